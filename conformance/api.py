@@ -1,0 +1,92 @@
+"""The one closed table of torch API a case program may reach.
+
+A program reaches an engine only through these names. Anything else, every dunder
+included, is rejected when the case file is loaded. Each engine under test is a module with
+torch's shape; the interpreter resolves a dotted path here by attribute lookup on it.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+# Names a program may use bare, and the dotted path each stands for.
+ROOTS: dict[str, str] = {
+    "torch": "torch",
+    "nn": "torch.nn",
+    "F": "torch.nn.functional",
+    "Variable": "torch.autograd.Variable",
+}
+
+# Dotted paths that are namespaces (attribute access continues through them).
+NAMESPACES: frozenset[str] = frozenset(
+    {"torch", "torch.autograd", "torch.nn", "torch.nn.functional"}
+)
+
+_TORCH = """
+tensor zeros ones full zeros_like ones_like arange rand randn rand_like randn_like manual_seed
+is_tensor get_default_dtype is_grad_enabled no_grad enable_grad set_grad_enabled
+float32 float64 float double int64 long int32 int bool
+add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu clamp
+mm matmul dot sum mean cat stack t reshape transpose squeeze unsqueeze clone
+equal allclose signbit where
+"""
+_AUTOGRAD = "grad backward Function Variable"
+_NN = "Linear Parameter Module"
+_FUNCTIONAL = "relu mse_loss"
+
+# Every callable or value reachable by a dotted path from a root.
+FUNCTIONS: frozenset[str] = frozenset(
+    [f"torch.{n}" for n in _TORCH.split()]
+    + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
+    + [f"torch.nn.{n}" for n in _NN.split()]
+    + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL.split()]
+)
+
+# Paths the harness serves itself so that every engine sees identical random values
+# (nn.Linear is built by the engine, then its parameters are refilled from the harness).
+SEEDED: frozenset[str] = frozenset(
+    {"torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like", "torch.manual_seed",
+     "torch.nn.Linear"}
+)
+
+_TENSOR_METHODS = """
+backward retain_grad register_hook requires_grad_ detach detach_ clone item tolist size dim
+numel add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu clamp mm matmul dot
+sum mean t reshape view transpose squeeze unsqueeze expand contiguous to cpu cuda double float
+add_ sub_ mul_ div_ pow_ neg_ exp_ zero_ fill_ copy_ clamp_
+"""
+_TENSOR_ATTRIBUTES = """
+grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version ndim
+"""
+
+# Attribute names allowed on values that are not namespaces, by what they belong to. The
+# loader cannot know a value's type, so it checks membership in the union; the interpreter
+# checks again at run time.
+OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "tensor method": frozenset(_TENSOR_METHODS.split()),
+    "tensor attribute": frozenset(_TENSOR_ATTRIBUTES.split()),
+    "grad_fn": frozenset({"name", "next_functions"}),
+    "ctx": frozenset(
+        {"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
+         "mark_non_differentiable", "set_materialize_grads"}
+    ),
+    "module": frozenset({"weight", "bias", "parameters", "in_features", "out_features"}),
+    "hook handle": frozenset({"remove"}),
+    "Function class": frozenset({"apply"}),
+}
+ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
+
+# Attributes a program may assign to (`x.grad = None`, `y.data = ...`).
+SETTABLE: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
+
+# Harness builtins (served by the interpreter, not by an engine).
+BUILTINS: frozenset[str] = frozenset(
+    {"raises", "warns", "assert_close", "range", "len", "float", "int"}
+)
+# Bound on `for _ in range(n)`: keeps every case program's run time small and finite.
+MAX_RANGE = 64
+
+
+def nearest(name: str, choices: frozenset[str] | set[str], n: int = 3) -> list[str]:
+    """Up to `n` supported names closest to `name`, for error messages."""
+    return difflib.get_close_matches(name, sorted(choices), n=n, cutoff=0.5)

@@ -1,0 +1,171 @@
+"""The one comparator: walks two traces and finds the first divergence.
+
+Fields are compared in a fixed order, statement by statement. Values use
+`torch.testing.assert_close`'s default tolerances for their dtype (NaN in both is
+agreement: both engines computed the same undefined result), and exact zeros must agree in
+sign. Message texts (error and warning) are a stricter field: a text-only difference is
+reported as a divergence with `strict=True`, separately from behavioural ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from conformance.trace import Snapshot, Step, TensorSnapshot, Trace, ValueSnapshot
+
+TENSOR_FIELDS = ("type", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn",
+                 "retains_grad", "version", "is_view", "alias")
+
+
+@dataclass(frozen=True)
+class Divergence:
+    step: int  # index into the traces' steps
+    line: int  # program line
+    field: str  # e.g. "outcome.kind", "a.grad.values", "warnings.text"
+    expected: Any  # torch's value
+    actual: Any  # the engine's value
+    strict: bool = False  # only the exact message text differs
+
+    def describe(self) -> str:
+        return (f"field `{self.field}`: torch has {_show(self.expected)}, "
+                f"engine has {_show(self.actual)}")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=8, threshold=64)
+    return repr(value)
+
+
+def tolerances(dtype: str) -> tuple[float, float]:
+    """torch.testing.assert_close's default (rtol, atol); exact for other dtypes."""
+    name = dtype.removeprefix("torch.")
+    return {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
+            "float64": (1e-7, 1e-7)}.get(name, (0.0, 0.0))
+
+
+def values_differ(a: np.ndarray, b: np.ndarray, dtype: str) -> str | None:
+    """Why two value arrays of the same shape disagree, or None."""
+    rtol, atol = tolerances(dtype)
+    if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        nan_a, nan_b = np.isnan(a64), np.isnan(b64)
+        if not np.array_equal(nan_a, nan_b):
+            return "values"
+        close = np.isclose(a64, b64, rtol=rtol, atol=atol) | nan_a
+        if not close.all():
+            return "values"
+        zeros = (a64 == 0) & (b64 == 0)
+        if not np.array_equal(np.signbit(a64[zeros]), np.signbit(b64[zeros])):
+            return "signed_zero"
+        return None
+    return None if np.array_equal(a, b) else "values"
+
+
+def _tensor_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot
+                  ) -> Iterator[tuple[str, Any, Any]]:
+    for name in TENSOR_FIELDS:
+        ev, av = getattr(e, name), getattr(a, name)
+        if ev != av:
+            yield f"{path}.{name}", ev, av
+            return  # later fields of a tensor that already differs only add noise
+    why = values_differ(e.values, a.values, e.dtype)
+    if why is not None:
+        yield f"{path}.{why}", e.values, a.values
+        return
+    if (e.grad is None) != (a.grad is None):
+        yield f"{path}.grad", "None" if e.grad is None else "a tensor", \
+            "None" if a.grad is None else "a tensor"
+    elif e.grad is not None and a.grad is not None:
+        yield from _tensor_diffs(f"{path}.grad", e.grad, a.grad)
+
+
+def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str
+                 ) -> Iterator[tuple[str, Any, Any]]:
+    if e.kind != a.kind:
+        yield f"{path}.kind", e.kind, a.kind
+    elif e.kind == "float":
+        why = values_differ(np.array(e.value), np.array(a.value), dtype)
+        if why is not None:
+            yield f"{path}.{why}", e.value, a.value
+    elif e.value != a.value:
+        yield f"{path}.value", e.value, a.value
+
+
+def snapshot_diffs(names_e: dict[str, Snapshot], names_a: dict[str, Snapshot], dtype: str,
+                   prefix: str = "") -> Iterator[tuple[str, Any, Any]]:
+    if list(names_e) != list(names_a):
+        yield f"{prefix}names", sorted(names_e), sorted(names_a)
+        return
+    for path, e in names_e.items():
+        a = names_a[path]
+        full = f"{prefix}{path}"
+        if isinstance(e, TensorSnapshot) and isinstance(a, TensorSnapshot):
+            yield from _tensor_diffs(full, e, a)
+        elif isinstance(e, ValueSnapshot) and isinstance(a, ValueSnapshot):
+            yield from _value_diffs(full, e, a, dtype)
+        else:
+            yield f"{full}.kind", _kind(e), _kind(a)
+
+
+def _kind(s: Snapshot) -> str:
+    return "tensor" if isinstance(s, TensorSnapshot) else s.kind
+
+
+def step_diffs(e: Step, a: Step, dtype: str) -> Iterator[tuple[str, Any, Any, bool]]:
+    """(field, torch value, engine value, strict) for every difference, in order."""
+    if e.line != a.line:
+        yield "statement", e.line, a.line, False
+        return
+    eo, ao = e.outcome, a.outcome
+    for name in ("status", "kind", "type"):
+        if getattr(eo, name) != getattr(ao, name):
+            yield f"outcome.{name}", getattr(eo, name), getattr(ao, name), False
+            return
+    if eo.text != ao.text:
+        yield "outcome.text", eo.text, ao.text, True
+    ew = [(w.kind, w.category) for w in e.warnings]
+    aw = [(w.kind, w.category) for w in a.warnings]
+    if ew != aw:
+        yield "warnings", ew, aw, False
+    elif [w.text for w in e.warnings] != [w.text for w in a.warnings]:
+        yield "warnings.text", [w.text for w in e.warnings], [w.text for w in a.warnings], True
+    if [ev.source for ev in e.events] != [ev.source for ev in a.events]:
+        yield "events", [ev.source for ev in e.events], [ev.source for ev in a.events], False
+    else:
+        for i, (ee, ae) in enumerate(zip(e.events, a.events, strict=False)):
+            for where, ex, ac in ((f"events[{i}].received.", ee.received, ae.received),
+                                  (f"events[{i}].returned.", ee.returned, ae.returned)):
+                for field, ev, av in snapshot_diffs(ex, ac, dtype, where):
+                    yield field, ev, av, False
+    for field, ev, av in snapshot_diffs(e.names, a.names, dtype):
+        yield field, ev, av, False
+
+
+@dataclass(frozen=True)
+class Comparison:
+    divergence: Divergence | None  # the first behavioural divergence
+    message: Divergence | None  # the first message-text divergence (strict field)
+
+
+def compare(expected: Trace, actual: Trace, dtype: str) -> Comparison:
+    """The first divergence of `actual` (engine under test) from `expected` (torch)."""
+    first_message: Divergence | None = None
+    for i, (e, a) in enumerate(zip(expected.steps, actual.steps, strict=False)):
+        for field, ev, av, strict in step_diffs(e, a, dtype):
+            d = Divergence(i, e.line, field, ev, av, strict)
+            if not strict:
+                return Comparison(d, first_message)
+            if first_message is None:
+                first_message = d
+    n_e, n_a = len(expected.steps), len(actual.steps)
+    if n_e != n_a:
+        i = min(n_e, n_a)
+        line = (expected.steps[i] if n_e > n_a else actual.steps[i]).line
+        d = Divergence(i, line, "steps", f"{n_e} steps", f"{n_a} steps")
+        return Comparison(d, first_message)
+    return Comparison(None, first_message)

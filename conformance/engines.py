@@ -1,0 +1,82 @@
+"""Engines: modules with torch's shape, and the few things the harness asks of them.
+
+The harness never special-cases an engine. Real torch, `reference_engine` and any third
+engine are all reached the same way: dotted API paths resolved by attribute lookup, and
+the observation protocol below (`_version`, `_is_view()`, `grad_fn`, ...), which is
+torch's own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+TORCH = "torch"
+DEFAULT_ENGINE = "reference_engine"
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str
+    module: ModuleType
+
+    def resolve(self, path: str) -> Any:
+        """The object at an API path such as `torch.nn.Linear`."""
+        obj: Any = self.module
+        for part in path.split(".")[1:]:
+            obj = getattr(obj, part)
+        return obj
+
+    def dtype(self, name: str) -> Any:
+        return getattr(self.module, name)
+
+    def is_tensor(self, value: object) -> bool:
+        return bool(self.module.is_tensor(value))
+
+    def tensor(self, values: np.ndarray, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Any:
+        return self.module.tensor(values, dtype=dtype, device=device,
+                                  requires_grad=requires_grad)
+
+    def no_grad(self) -> contextlib.AbstractContextManager[Any]:
+        return self.module.no_grad()  # type: ignore[no-any-return]
+
+    @contextlib.contextmanager
+    def defaults(self, device: str, dtype: str) -> Iterator[None]:
+        """Make `dtype` the default floating dtype and `device` the default device."""
+        m = self.module
+        old_dtype = m.get_default_dtype()
+        m.set_default_dtype(self.dtype(dtype))
+        # cpu is every engine's default already; torch's default-device mode costs a
+        # function-mode dispatch on every op, so it is only installed when it changes
+        # something.
+        if device != "cpu":
+            m.set_default_device(device)
+        try:
+            yield
+        finally:
+            if device != "cpu":
+                m.set_default_device(None)
+            m.set_default_dtype(old_dtype)
+
+    def device_available(self, device: str) -> bool:
+        if device == "cpu":
+            return True
+        cuda = getattr(self.module, "cuda", None)
+        return bool(cuda is not None and cuda.is_available())
+
+
+def load_engine(name: str) -> Engine:
+    """The engine importable as `name` (a module path: torch, reference_engine, ...)."""
+    try:
+        module = importlib.import_module(name)
+    except ImportError as e:
+        raise ValueError(f"cannot import engine {name!r}: {e}. Pass an importable module "
+                         "with torch's API, e.g. --engine reference_engine") from None
+    return Engine(name, module)

@@ -1,0 +1,447 @@
+"""The one interpreter: runs a Program against an engine and records its Trace.
+
+Program text is never handed to Python's eval/exec/compile: each IR node is interpreted
+here, and names and attributes reach an engine only through the API table (`api`).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from conformance import api, kinds
+from conformance import program as ir
+from conformance.compare import tolerances
+from conformance.engines import Engine
+from conformance.observe import observe, observe_value, tensor_values
+from conformance.trace import ASSERTION, ERROR, OK, Event, Outcome, Step, Trace, WarningRecord
+
+BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "**": operator.pow, "@": operator.matmul,
+}
+INPLACE: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
+}
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
+}
+
+
+class CaseFailure(Exception):
+    """The case's own check failed (assert, assert_close, raises, warns)."""
+
+
+class _StepFailed(Exception):
+    """A recorded step failed; unwinds to the nearest `with raises` or ends the run."""
+
+    def __init__(self, step: Step) -> None:
+        self.step = step
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """A dotted API path that is a namespace (`torch`, `torch.autograd`, ...)."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What `raises(kind)` / `warns(kind)` evaluate to; only `with` may use it."""
+
+    warning: bool
+    kind: str
+
+
+class Scope:
+    def __init__(self, parent: Scope | None = None) -> None:
+        self.vars: dict[str, Any] = {}
+        self.parent = parent
+
+    def get(self, name: str) -> Any:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.vars:
+                return scope.vars[name]
+            scope = scope.parent
+        raise CaseFailure(f"name `{name}` is used before it is assigned")
+
+
+
+
+class Interpreter:
+    def __init__(self, engine: Engine, *, seed: int = 0, dtype: str = "float32",
+                 device: str = "cpu") -> None:
+        self.engine = engine
+        self.dtype = dtype
+        self.device = device
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.globals = Scope()
+        self.trace = Trace(engine.name)
+        self.events: list[Event] = []
+        self.builtins: dict[str, Any] = {
+            "raises": lambda kind: self._expectation(kind, warning=False),
+            "warns": lambda kind: self._expectation(kind, warning=True),
+            "assert_close": self._assert_close,
+            "range": range, "len": len, "float": float, "int": int,
+        }
+        self.seeded: dict[str, Callable[..., Any]] = {
+            "torch.rand": self._rand, "torch.randn": self._randn,
+            "torch.rand_like": self._rand_like, "torch.randn_like": self._randn_like,
+            "torch.manual_seed": self._manual_seed, "torch.nn.Linear": self._linear,
+        }
+
+    # ---- running ---------------------------------------------------------------------
+    def run(self, program: ir.Program) -> Trace:
+        with self.engine.defaults(self.device, self.dtype):
+            try:
+                self._block(program.body, self.globals)
+            except _StepFailed as failed:
+                self.trace.failure = failed.step
+        return self.trace
+
+    def _block(self, body: tuple[ir.Stmt, ...], scope: Scope) -> None:
+        for stmt in body:
+            self._step(stmt, scope)
+
+    def _step(self, stmt: ir.Stmt, scope: Scope) -> None:
+        """Execute one statement and record it as a step."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                self._statement(stmt, scope)
+                outcome = Outcome(OK)
+            except _StepFailed:
+                raise
+            except CaseFailure as e:
+                outcome = Outcome(ASSERTION, text=str(e))
+            except Exception as e:  # an engine error is a recorded outcome, not a crash
+                text = kinds.normalise_text(str(e))
+                outcome = Outcome(ERROR, kinds.classify(text, warning=False),
+                                  type(e).__name__, text)
+        step = Step(stmt.line, outcome, [_warning_record(w) for w in caught],
+                    self.events, observe(self.engine, self._visible(scope)))
+        self.events = []
+        self.trace.steps.append(step)
+        if outcome.status != OK:
+            raise _StepFailed(step)
+
+    def _visible(self, scope: Scope) -> dict[str, Any]:
+        return {n: v for n, v in scope.vars.items() if not isinstance(v, type)}
+
+    def _statement(self, stmt: ir.Stmt, scope: Scope) -> None:
+        if isinstance(stmt, ir.Assign):
+            self._assign(stmt.target, self._eval(stmt.value, scope), scope)
+        elif isinstance(stmt, ir.AugAssign):
+            self._aug_assign(stmt, scope)
+        elif isinstance(stmt, ir.ExprStmt):
+            self._eval(stmt.value, scope)
+        elif isinstance(stmt, ir.Assert):
+            if not self._truth(self._eval(stmt.test, scope)):
+                msg = "" if stmt.msg is None else f": {self._eval(stmt.msg, scope)}"
+                raise CaseFailure(f"assert failed{msg}")
+        elif isinstance(stmt, ir.With):
+            self._with(stmt, scope)
+        elif isinstance(stmt, ir.For):
+            args = [self._eval(a, scope) for a in stmt.range_args]
+            iterations = range(*args)
+            if len(iterations) > api.MAX_RANGE:
+                raise CaseFailure(f"range of {len(iterations)} exceeds {api.MAX_RANGE}")
+            for i in iterations:
+                scope.vars[stmt.var] = i
+                self._block(stmt.body, scope)
+        elif isinstance(stmt, ir.Return):
+            raise _Return(None if stmt.value is None else self._eval(stmt.value, scope))
+        elif isinstance(stmt, ir.FunctionClass):
+            scope.vars[stmt.name] = self._function_class(stmt, scope)
+        else:  # pragma: no cover - the parser produces nothing else
+            raise TypeError(f"unknown statement {stmt!r}")
+
+    def _statements(self, body: tuple[ir.Stmt, ...], scope: Scope) -> Any:
+        """Run a method body (not recorded as steps); its return value."""
+        try:
+            for stmt in body:
+                self._statement(stmt, scope)
+        except _Return as r:
+            return r.value
+        return None
+
+    def _with(self, stmt: ir.With, scope: Scope) -> None:
+        context = self._eval(stmt.context, scope)
+        if not isinstance(context, Expectation):
+            with context:
+                self._block(stmt.body, scope)
+            return
+        first = len(self.trace.steps)
+        if context.warning:
+            self._block(stmt.body, scope)
+            seen = [w.kind for s in self.trace.steps[first:] for w in s.warnings]
+            if context.kind not in seen:
+                raise CaseFailure(f"expected a warning of kind {context.kind!r}; "
+                                  f"saw {seen or 'none'}")
+            return
+        try:
+            self._block(stmt.body, scope)
+        except _StepFailed as failed:
+            got = failed.step.outcome
+            if got.status == ERROR and got.kind == context.kind:
+                return
+            raise CaseFailure(f"expected an error of kind {context.kind!r}; got "
+                              f"{got.describe()}") from None
+        raise CaseFailure(f"expected an error of kind {context.kind!r}; the block ran "
+                          "without error")
+
+    def _assign(self, target: ir.Expr, value: Any, scope: Scope) -> None:
+        if isinstance(target, ir.Name):
+            scope.vars[target.id] = value
+        elif isinstance(target, ir.Tuple):
+            items = list(value)
+            if len(items) != len(target.elts):
+                raise CaseFailure(f"cannot unpack {len(items)} values into "
+                                  f"{len(target.elts)} names")
+            for t, v in zip(target.elts, items, strict=False):
+                self._assign(t, v, scope)
+        elif isinstance(target, ir.Subscript):
+            obj = self._eval(target.value, scope)
+            obj[self._index(target.index, scope)] = value
+        elif isinstance(target, ir.Attribute):
+            obj = self._eval(target.value, scope)
+            self._check_object_attribute(obj, target.attr)
+            setattr(obj, target.attr, value)
+        else:  # pragma: no cover
+            raise TypeError(f"cannot assign to {target!r}")
+
+    def _aug_assign(self, stmt: ir.AugAssign, scope: Scope) -> None:
+        # Python's own semantics: x[i] += v is t = x[i]; t += v; x[i] = t.
+        op = INPLACE[stmt.op]
+        value = self._eval(stmt.value, scope)
+        target = stmt.target
+        if isinstance(target, ir.Name):
+            scope.vars[target.id] = op(scope.get(target.id), value)
+        elif isinstance(target, ir.Subscript):
+            obj = self._eval(target.value, scope)
+            index = self._index(target.index, scope)
+            obj[index] = op(obj[index], value)
+        else:  # pragma: no cover
+            raise TypeError(f"cannot augment {target!r}")
+
+    # ---- expressions -----------------------------------------------------------------
+    def _eval(self, e: ir.Expr, scope: Scope) -> Any:
+        if isinstance(e, ir.Const):
+            return e.value
+        if isinstance(e, ir.Name):
+            if e.id in api.ROOTS:
+                return self._path(api.ROOTS[e.id])
+            if e.id in api.BUILTINS:
+                return self.builtins[e.id]
+            return scope.get(e.id)
+        if isinstance(e, ir.Attribute):
+            obj = self._eval(e.value, scope)
+            if isinstance(obj, Namespace):
+                return self._path(f"{obj.path}.{e.attr}")
+            self._check_object_attribute(obj, e.attr)
+            return getattr(obj, e.attr)
+        if isinstance(e, ir.Call):
+            func = self._eval(e.func, scope)
+            if isinstance(func, (Namespace, Expectation)):
+                raise CaseFailure(f"{func} is not callable")
+            args = [self._eval(a, scope) for a in e.args]
+            kwargs = {k.name: self._eval(k.value, scope) for k in e.keywords}
+            return func(*args, **kwargs)
+        if isinstance(e, ir.Subscript):
+            return self._eval(e.value, scope)[self._index(e.index, scope)]
+        if isinstance(e, ir.Tuple):
+            return tuple(self._eval(x, scope) for x in e.elts)
+        if isinstance(e, ir.List):
+            return [self._eval(x, scope) for x in e.elts]
+        if isinstance(e, ir.BinOp):
+            return BINARY[e.op](self._eval(e.left, scope), self._eval(e.right, scope))
+        if isinstance(e, ir.UnaryOp):
+            v = self._eval(e.operand, scope)
+            return (not self._truth(v)) if e.op == "not" else (-v if e.op == "-" else +v)
+        if isinstance(e, ir.Compare):
+            # Python's chaining: a < b < c is (a < b) and (b < c), b evaluated once.
+            left = self._eval(e.left, scope)
+            result: Any = True
+            for i, (op, right_e) in enumerate(zip(e.ops, e.comparators, strict=True)):
+                if i and not self._truth(result):
+                    return result
+                right = self._eval(right_e, scope)
+                result = COMPARE[op](left, right)
+                left = right
+            return result
+        if isinstance(e, ir.BoolOp):
+            value: Any = None
+            for v_e in e.values:
+                value = self._eval(v_e, scope)
+                if self._truth(value) == (e.op == "or"):
+                    return value
+            return value
+        if isinstance(e, ir.Lambda):
+            return self._lambda(e, scope)
+        if isinstance(e, ir.Slice):
+            return self._index(e, scope)
+        raise TypeError(f"unknown expression {e!r}")  # pragma: no cover
+
+    def _index(self, e: ir.Expr, scope: Scope) -> Any:
+        if isinstance(e, ir.Slice):
+            return slice(*(None if p is None else self._eval(p, scope)
+                           for p in (e.lower, e.upper, e.step)))
+        if isinstance(e, ir.Tuple):
+            return tuple(self._index(x, scope) for x in e.elts)
+        return self._eval(e, scope)
+
+    def _truth(self, value: Any) -> bool:
+        return bool(value)
+
+    def _path(self, path: str) -> Any:
+        if path in api.NAMESPACES:
+            return Namespace(path)
+        if path in self.seeded:
+            return self.seeded[path]
+        if path in api.FUNCTIONS:
+            return self.engine.resolve(path)
+        raise CaseFailure(f"`{path}` is not in the supported API")  # checked at load too
+
+    def _check_object_attribute(self, obj: Any, attr: str) -> None:
+        # The loader checked the name; this guards values the loader could not see.
+        if attr not in api.ATTRIBUTES or attr.startswith("__") or isinstance(
+                obj, (Namespace, Expectation, Scope)):
+            raise CaseFailure(f"attribute `{attr}` is not in the supported API")
+
+    # ---- program-defined callables ---------------------------------------------------
+    def _lambda(self, e: ir.Lambda, scope: Scope) -> Callable[..., Any]:
+        source = f"lambda@{e.line}:{e.col}"
+
+        def call(*args: Any) -> Any:
+            if len(args) != len(e.params):
+                raise TypeError(f"{source} takes {len(e.params)} arguments, got {len(args)}")
+            local = Scope(scope)
+            local.vars.update(zip(e.params, args, strict=True))
+            result = self._eval(e.body, local)
+            self._record_event(source, args, result)
+            return result
+
+        return call
+
+    def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
+        def method(m: ir.Method) -> Callable[..., Any]:
+            source = f"{stmt.name}.{m.name}"
+
+            def call(*args: Any) -> Any:
+                if len(args) != len(m.params):
+                    raise TypeError(f"{source}() takes {len(m.params)} positional arguments "
+                                    f"but {len(args)} were given")
+                local = Scope(scope)
+                local.vars.update(zip(m.params, args, strict=True))
+                result = self._statements(m.body, local)
+                self._record_event(source, args[1:], result)  # args[0] is ctx
+                return result
+
+            return staticmethod(call)  # type: ignore[return-value]
+
+        base = self.engine.resolve("torch.autograd.Function")
+        return type(stmt.name, (base,), {m.name: method(m) for m in stmt.methods})
+
+    def _record_event(self, source: str, args: tuple[Any, ...], result: Any) -> None:
+        received: dict[str, Any] = {}
+        for i, a in enumerate(args):
+            received.update(observe_value(self.engine, a, f"arg{i}"))
+        self.events.append(Event(source, received,
+                                 observe_value(self.engine, result, "return")))
+
+    # ---- harness builtins ------------------------------------------------------------
+    def _expectation(self, kind: Any, *, warning: bool) -> Expectation:
+        valid = kinds.WARNING_KINDS if warning else kinds.ERROR_KINDS
+        if kind not in valid:
+            near = api.nearest(str(kind), set(valid))
+            raise CaseFailure(f"unknown {'warning' if warning else 'error'} kind {kind!r}"
+                              + (f"; did you mean {', '.join(near)}?" if near else
+                                 f"; valid kinds: {', '.join(valid)}"))
+        return Expectation(warning, kind)
+
+    def _assert_close(self, actual: Any, expected: Any, rtol: float | None = None,
+                      atol: float | None = None) -> None:
+        a, b = self._as_array(actual), self._as_array(expected)
+        default_rtol, default_atol = tolerances(str(a.dtype))
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
+        if a.shape != b.shape:
+            raise CaseFailure(f"assert_close: shapes differ: {a.shape} vs {b.shape}")
+        if not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=False):
+            raise CaseFailure(f"assert_close: {a.tolist()} is not close to {b.tolist()} "
+                              f"(rtol={rtol}, atol={atol})")
+
+    def _as_array(self, value: Any) -> np.ndarray:
+        if self.engine.is_tensor(value):
+            return tensor_values(self.engine, value)
+        return np.asarray(value)
+
+    # ---- values every engine must see identically ------------------------------------
+    def _factory(self, draw: Callable[[tuple[int, ...]], np.ndarray], size: tuple[Any, ...],
+                 dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        shape = tuple(int(n) for n in size)
+        values = draw(shape)
+        if dtype is None:
+            dtype = self.engine.module.get_default_dtype()
+        return self.engine.tensor(values, dtype=dtype, device=device,
+                                  requires_grad=requires_grad)
+
+    def _rand(self, *size: Any, **kwargs: Any) -> Any:
+        return self._factory(self.rng.random, size, **kwargs)
+
+    def _randn(self, *size: Any, **kwargs: Any) -> Any:
+        return self._factory(self.rng.standard_normal, size, **kwargs)
+
+    def _like(self, draw: Callable[[tuple[int, ...]], np.ndarray], t: Any,
+              **kwargs: Any) -> Any:
+        kwargs.setdefault("dtype", t.dtype)
+        kwargs.setdefault("device", t.device)
+        return self._factory(draw, tuple(t.shape), **kwargs)
+
+    def _rand_like(self, t: Any, **kwargs: Any) -> Any:
+        return self._like(self.rng.random, t, **kwargs)
+
+    def _randn_like(self, t: Any, **kwargs: Any) -> Any:
+        return self._like(self.rng.standard_normal, t, **kwargs)
+
+    def _manual_seed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(int(seed))
+
+    def _linear(self, *args: Any, **kwargs: Any) -> Any:
+        module = self.engine.resolve("torch.nn.Linear")(*args, **kwargs)
+        # Same distribution as torch's default init, drawn from the harness generator.
+        bound = 1.0 / math.sqrt(module.in_features) if module.in_features else 0.0
+        with self.engine.no_grad():
+            for p in (module.weight, module.bias):
+                if p is not None:
+                    values = self.rng.uniform(-bound, bound, tuple(p.shape))
+                    p.copy_(self.engine.tensor(values, dtype=p.dtype, device=p.device))
+        return module
+
+
+def _warning_record(w: warnings.WarningMessage) -> WarningRecord:
+    text = kinds.normalise_text(str(w.message))
+    return WarningRecord(kinds.classify(text, warning=True), w.category.__name__, text)
+
+
+def run_program(engine: Engine, program: ir.Program, *, seed: int = 0,
+                dtype: str = "float32", device: str = "cpu") -> Trace:
+    """The trace of `program` run on `engine` with the item's default dtype and device."""
+    return Interpreter(engine, seed=seed, dtype=dtype, device=device).run(program)

@@ -1,0 +1,115 @@
+"""Canonical error and warning kinds, each defined once by the patterns of torch's message.
+
+Cases name an expected failure by kind (`raises("backward_twice")`), never by text: the text
+drifts between torch releases while the behaviour does not. The patterns below match the
+meaning of torch's message across releases; the exact text is compared separately, as a
+stricter field, by the comparator.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    warning: bool
+    patterns: tuple[str, ...]
+    meaning: str
+
+    def matches(self, text: str) -> bool:
+        return any(re.search(p, text) for p in self.patterns)
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind("backward_twice", False,
+         (r"Trying to backward through the graph a second time",),
+         "a saved tensor was needed after the graph's buffers were freed"),
+    Kind("saved_tensor_modified", False,
+         (r"one of the variables needed for gradient computation has been modified by an "
+          r"inplace operation",),
+         "a tensor saved for backward was modified in place before backward used it"),
+    Kind("view_of_leaf_inplace", False,
+         (r"a view of a leaf Variable that requires grad is being used in an in-place",),
+         "in-place operation on a view of a leaf that requires grad"),
+    Kind("leaf_inplace", False,
+         (r"a leaf Variable that requires grad is being used in an in-place",),
+         "in-place operation on a leaf that requires grad"),
+    Kind("implicit_grad_nonscalar", False,
+         (r"grad can be implicitly created only for scalar outputs",),
+         "backward() without a gradient on a tensor with more than one element"),
+    Kind("no_grad_fn", False,
+         (r"does not require grad and does not have a grad_fn",),
+         "backward or grad through a tensor that does not require grad"),
+    Kind("grad_shape_mismatch", False,
+         (r"Mismatch in shape: grad_output\[\d+\] has a shape of",),
+         "the gradient passed to backward/grad does not match the output's shape"),
+    Kind("invalid_gradient", False,
+         (r"returned an invalid gradient at index \d+",),
+         "a backward function returned a gradient of the wrong shape, dtype or device"),
+    Kind("wrong_number_of_gradients", False,
+         (r"returned an incorrect number of gradients",),
+         "a custom Function's backward returned the wrong number of gradients"),
+    Kind("unused_input", False,
+         (r"appears to not have been used in the graph",),
+         "autograd.grad input not reached from the outputs, without allow_unused"),
+    Kind("requires_grad_nonleaf", False,
+         (r"you can only change requires_grad flags of leaf variables",),
+         "requires_grad changed on a non-leaf tensor"),
+    Kind("retain_grad_no_requires_grad", False,
+         (r"can't retain_grad on Tensor that has requires_grad=False",),
+         "retain_grad() on a tensor that does not require grad"),
+    Kind("non_float_requires_grad", False,
+         (r"Only Tensors of floating point (and complex )?dtype can require gradients",),
+         "requires_grad=True on an integer or bool tensor"),
+    Kind("hook_no_requires_grad", False,
+         (r"cannot register a hook on a tensor that doesn't require gradient",),
+         "register_hook on a tensor that does not require grad"),
+    Kind("assigned_grad_mismatch", False,
+         (r"assigned grad has data of a different (size|type)",
+          r"assigned grad has data located on a different device",
+          r"assigned grad expected to be on"),
+         "assigning a .grad whose shape, dtype or device differs from the tensor's"),
+    Kind("device_mismatch", False,
+         (r"Expected all tensors to be on the same device",),
+         "an operation mixed tensors on different devices"),
+    Kind("shape_mismatch", False,
+         (r"must match the size of tensor",
+          r"shapes cannot be multiplied",
+          r"size mismatch",
+          r"shape '\[[\d, -]*\]' is invalid for input of size",
+          r"inconsistent tensor size",
+          r"Sizes of tensors must match"),
+         "operands of incompatible shapes"),
+    Kind("cuda_unavailable", False,
+         (r"Torch not compiled with CUDA enabled", r"No CUDA GPUs are available",
+          r"Found no NVIDIA driver"),
+         "a CUDA tensor was requested where no CUDA device exists"),
+    Kind("nonleaf_grad_access", True,
+         (r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed",),
+         "reading .grad of a non-leaf tensor that does not retain its grad"),
+)
+
+BY_NAME: dict[str, Kind] = {k.name: k for k in KINDS}
+ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
+WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning)
+UNKNOWN = "unknown"
+
+# torch appends where in its C++ build a warning was raised; that is a build artefact,
+# not part of the message.
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
+
+
+def normalise_text(text: str) -> str:
+    """The message as compared between engines: build-path suffixes removed."""
+    return _TRIGGERED.sub("", text).strip()
+
+
+def classify(text: str, *, warning: bool) -> str:
+    """The canonical kind of an error or warning message, or "unknown"."""
+    for kind in KINDS:
+        if kind.warning == warning and kind.matches(text):
+            return kind.name
+    return UNKNOWN

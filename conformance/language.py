@@ -1,0 +1,398 @@
+"""The case language: a small, closed subset of Python syntax.
+
+`parse` reads source with `ast.parse` (which only builds a syntax tree) and converts each
+node it recognises into the Program IR, rejecting everything else with the file line and
+the fix. `to_source` prints a Program back through `ast.unparse`. Nothing here, or anywhere
+in the harness, passes program text to eval, exec or compile.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from conformance import api
+from conformance import program as ir
+from conformance.diagnostics import CaseError
+
+BINARY_OPS: dict[type, str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
+    ast.MatMult: "@",
+}
+UNARY_OPS: dict[type, str] = {ast.USub: "-", ast.UAdd: "+", ast.Not: "not"}
+COMPARE_OPS: dict[type, str] = {
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+    ast.Is: "is", ast.IsNot: "is not",
+}
+# Augmented assignment is an in-place op on tensors; these are the ones the API has.
+AUG_OPS: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+FUNCTION_METHODS = ("forward", "backward")
+FUNCTION_DECORATORS = frozenset({"staticmethod"})
+
+_SYNTAX_FIX = {
+    "Import": "the case language has no imports; use the names torch, nn, F and Variable",
+    "ImportFrom": "the case language has no imports; use the names torch, nn, F and Variable",
+    "FunctionDef": "use a lambda for hooks, or a class deriving torch.autograd.Function",
+    "While": "use `for i in range(n)` with a bounded n",
+    "If": "the case language has no branches; write one case per behaviour",
+    "Try": "use `with raises(\"kind\"):` to expect an error",
+    "Global": "names are global already", "Nonlocal": "names are global already",
+    "Delete": "rebind the name instead (e.g. `x = None`)",
+}
+
+
+def _name_of_node(node: ast.AST) -> str:
+    return type(node).__name__
+
+
+class _Converter:
+    """Converts one ast.Module into a Program, checking names against the API table."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.assigned = _assigned_names(tree)
+
+    def fail(self, node: ast.AST, message: str, fix: str | None = None) -> CaseError:
+        return CaseError(message, line=getattr(node, "lineno", None), fix=fix)
+
+    # ---- statements -------------------------------------------------------------------
+    def body(self, stmts: Iterable[ast.stmt], *, in_method: bool) -> tuple[ir.Stmt, ...]:
+        return tuple(self.stmt(s, in_method=in_method) for s in stmts)
+
+    def stmt(self, node: ast.stmt, *, in_method: bool) -> ir.Stmt:
+        line = node.lineno
+        if isinstance(node, ast.Assign):
+            if len(node.targets) != 1:
+                raise self.fail(node, "chained assignment is not supported",
+                                "write one assignment per line")
+            return ir.Assign(self.target(node.targets[0]), self.expr(node.value), line=line)
+        if isinstance(node, ast.AugAssign):
+            op = AUG_OPS.get(type(node.op))
+            if op is None:
+                raise self.fail(node, f"augmented assignment {_name_of_node(node.op)} is "
+                                "not supported", "use one of += -= *= /=")
+            if not isinstance(node.target, (ast.Name, ast.Subscript)):
+                raise self.fail(node, "augmented assignment needs a name or subscript target")
+            return ir.AugAssign(self.target(node.target), op, self.expr(node.value), line=line)
+        if isinstance(node, ast.Expr):
+            return ir.ExprStmt(self.expr(node.value), line=line)
+        if isinstance(node, ast.Assert):
+            msg = None if node.msg is None else self.expr(node.msg)
+            return ir.Assert(self.expr(node.test), msg, line=line)
+        if isinstance(node, ast.With):
+            if len(node.items) != 1 or node.items[0].optional_vars is not None:
+                raise self.fail(node, "`with` takes exactly one context and no `as`",
+                                "nest `with` statements, e.g. `with torch.no_grad():`")
+            return ir.With(self.expr(node.items[0].context_expr),
+                           self.body(node.body, in_method=in_method), line=line)
+        if isinstance(node, ast.For):
+            return self.for_loop(node, in_method=in_method)
+        if isinstance(node, ast.Return):
+            if not in_method:
+                raise self.fail(node, "`return` outside a Function's forward/backward")
+            return ir.Return(None if node.value is None else self.expr(node.value), line=line)
+        if isinstance(node, ast.ClassDef):
+            if in_method:
+                raise self.fail(node, "classes must be defined at the top level")
+            return self.function_class(node)
+        if isinstance(node, ast.Pass):
+            return ir.ExprStmt(ir.Const(None), line=line)
+        kind = _name_of_node(node)
+        raise self.fail(node, f"`{kind}` statements are not part of the case language",
+                        _SYNTAX_FIX.get(kind, "see docs/case-format.md for the statements "
+                                        "a case program may use"))
+
+    def for_loop(self, node: ast.For, *, in_method: bool) -> ir.For:
+        it = node.iter
+        if not (isinstance(node.target, ast.Name) and isinstance(it, ast.Call)
+                and isinstance(it.func, ast.Name) and it.func.id == "range"
+                and not it.keywords and 1 <= len(it.args) <= 3) or node.orelse:
+            raise self.fail(node, "only `for NAME in range(...)` loops are supported")
+        args = tuple(self.expr(a) for a in it.args)
+        for a in args:
+            if isinstance(a, ir.Const) and isinstance(a.value, int) and a.value > api.MAX_RANGE:
+                raise self.fail(node, f"range bound {a.value} exceeds {api.MAX_RANGE}",
+                                f"keep loops to at most {api.MAX_RANGE} iterations")
+        return ir.For(node.target.id, args, self.body(node.body, in_method=in_method),
+                      line=node.lineno)
+
+    def function_class(self, node: ast.ClassDef) -> ir.FunctionClass:
+        if (len(node.bases) != 1 or node.keywords or node.decorator_list
+                or _dotted(node.bases[0]) not in ("torch.autograd.Function",)):
+            raise self.fail(node, "a class must derive from torch.autograd.Function alone",
+                            f"write `class {node.name}(torch.autograd.Function):`")
+        methods = []
+        for item in node.body:
+            if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) and \
+                    isinstance(item.value.value, str):
+                continue  # a docstring
+            if not isinstance(item, ast.FunctionDef) or item.name not in FUNCTION_METHODS:
+                raise self.fail(item, "a Function class holds only `forward` and `backward`",
+                                "define `@staticmethod def forward(ctx, ...)` and "
+                                "`@staticmethod def backward(ctx, ...)`")
+            decorators = tuple(_dotted(d) or "?" for d in item.decorator_list)
+            if "staticmethod" not in decorators or not set(decorators) <= FUNCTION_DECORATORS:
+                raise self.fail(item, f"`{item.name}` must be decorated with @staticmethod "
+                                "and nothing else")
+            a = item.args
+            if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
+                raise self.fail(item, "Function methods take plain positional parameters")
+            methods.append(ir.Method(item.name, tuple(p.arg for p in a.args),
+                                     self.body(item.body, in_method=True), decorators,
+                                     line=item.lineno))
+        if {m.name for m in methods} != set(FUNCTION_METHODS):
+            raise self.fail(node, f"class {node.name} needs both forward and backward")
+        return ir.FunctionClass(node.name, tuple(methods), line=node.lineno)
+
+    def target(self, node: ast.expr) -> ir.Expr:
+        if isinstance(node, ast.Name):
+            if node.id in api.ROOTS or node.id in api.BUILTINS:
+                raise self.fail(node, f"cannot assign to the reserved name `{node.id}`",
+                                "choose another variable name")
+            return ir.Name(node.id)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return ir.Tuple(tuple(self.target(e) for e in node.elts))
+        if isinstance(node, ast.Subscript):
+            return ir.Subscript(self.expr(node.value), self.index(node.slice))
+        if isinstance(node, ast.Attribute):
+            if node.attr not in api.SETTABLE:
+                raise self.fail(node, f"cannot assign to attribute `{node.attr}`",
+                                f"assignable attributes: {', '.join(sorted(api.SETTABLE))}")
+            return ir.Attribute(self.expr(node.value), node.attr)
+        raise self.fail(node, f"cannot assign to `{_name_of_node(node)}`")
+
+    # ---- expressions ------------------------------------------------------------------
+    def expr(self, node: ast.expr) -> ir.Expr:
+        if isinstance(node, ast.Constant):
+            v = node.value
+            if v is None or isinstance(v, (bool, int, float, str)):
+                return ir.Const(v)
+            raise self.fail(node, f"constant {v!r} of type {type(v).__name__} is not supported")
+        if isinstance(node, ast.Name):
+            return self.name(node)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Subscript):
+            return ir.Subscript(self.expr(node.value), self.index(node.slice))
+        if isinstance(node, ast.Tuple):
+            return ir.Tuple(tuple(self.expr(e) for e in node.elts))
+        if isinstance(node, ast.List):
+            return ir.List(tuple(self.expr(e) for e in node.elts))
+        if isinstance(node, ast.BinOp):
+            op = BINARY_OPS.get(type(node.op))
+            if op is None:
+                raise self.fail(node, f"operator {_name_of_node(node.op)} is not supported",
+                                f"use one of {' '.join(BINARY_OPS.values())}")
+            return ir.BinOp(op, self.expr(node.left), self.expr(node.right))
+        if isinstance(node, ast.UnaryOp):
+            uop = UNARY_OPS.get(type(node.op))
+            if uop is None:
+                raise self.fail(node, f"operator {_name_of_node(node.op)} is not supported")
+            return ir.UnaryOp(uop, self.expr(node.operand))
+        if isinstance(node, ast.Compare):
+            ops = []
+            for o in node.ops:
+                c = COMPARE_OPS.get(type(o))
+                if c is None:
+                    raise self.fail(node, f"comparison {_name_of_node(o)} is not supported")
+                ops.append(c)
+            return ir.Compare(self.expr(node.left), tuple(ops),
+                              tuple(self.expr(c) for c in node.comparators))
+        if isinstance(node, ast.BoolOp):
+            return ir.BoolOp("and" if isinstance(node.op, ast.And) else "or",
+                             tuple(self.expr(v) for v in node.values))
+        if isinstance(node, ast.Lambda):
+            a = node.args
+            if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
+                raise self.fail(node, "lambdas take plain positional parameters")
+            return ir.Lambda(tuple(p.arg for p in a.args), self.expr(node.body),
+                             line=node.lineno, col=node.col_offset)
+        kind = _name_of_node(node)
+        raise self.fail(node, f"`{kind}` expressions are not part of the case language",
+                        "see docs/case-format.md for the expressions a program may use")
+
+    def name(self, node: ast.Name) -> ir.Name:
+        n = node.id
+        if n.startswith("__"):
+            raise self.fail(node, f"dunder name `{n}` is not allowed")
+        if n not in api.ROOTS and n not in api.BUILTINS and n not in self.assigned:
+            known = set(api.ROOTS) | set(api.BUILTINS) | self.assigned
+            near = api.nearest(n, known)
+            raise self.fail(node, f"unknown name `{n}`",
+                            f"did you mean {', '.join(near)}?" if near else
+                            "assign it first, or use torch, nn, F, Variable or a builtin: "
+                            + ", ".join(sorted(api.BUILTINS)))
+        return ir.Name(n)
+
+    def attribute(self, node: ast.Attribute) -> ir.Attribute:
+        if node.attr.startswith("__"):
+            raise self.fail(node, f"dunder attribute `{node.attr}` is not allowed",
+                            "the case language reaches engines only through the API table "
+                            "in conformance/api.py")
+        base = _namespace_path(node.value)
+        if base is not None:
+            path = f"{base}.{node.attr}"
+            if path not in api.FUNCTIONS and path not in api.NAMESPACES:
+                choices = {p[len(base) + 1:] for p in api.FUNCTIONS | api.NAMESPACES
+                           if p.startswith(base + ".") and "." not in p[len(base) + 1:]}
+                near = api.nearest(node.attr, choices)
+                raise self.fail(node, f"`{path}` is not in the supported API",
+                                f"nearest supported names: {', '.join(near)}" if near else
+                                "add it to conformance/api.py if both engines support it")
+        elif node.attr not in api.ATTRIBUTES:
+            near = api.nearest(node.attr, set(api.ATTRIBUTES))
+            raise self.fail(node, f"attribute `{node.attr}` is not in the supported API",
+                            f"nearest supported names: {', '.join(near)}" if near else
+                            "add it to conformance/api.py if both engines support it")
+        return ir.Attribute(self.expr(node.value), node.attr)
+
+    def call(self, node: ast.Call) -> ir.Call:
+        keywords = []
+        for k in node.keywords:
+            if k.arg is None:
+                raise self.fail(node, "`**kwargs` in calls is not supported")
+            keywords.append(ir.Keyword(k.arg, self.expr(k.value)))
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                raise self.fail(node, "`*args` in calls is not supported")
+        return ir.Call(self.expr(node.func), tuple(self.expr(a) for a in node.args),
+                       tuple(keywords))
+
+    def index(self, node: ast.expr) -> ir.Expr:
+        if isinstance(node, ast.Slice):
+            return ir.Slice(*(None if p is None else self.expr(p)
+                              for p in (node.lower, node.upper, node.step)))
+        if isinstance(node, ast.Tuple):
+            return ir.Tuple(tuple(self.index(e) for e in node.elts))
+        return self.expr(node)
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
+def _namespace_path(node: ast.expr) -> str | None:
+    """The API path of `node` when it is a root or a namespace reached from one."""
+    dotted = _dotted(node)
+    if dotted is None:
+        return None
+    root, _, rest = dotted.partition(".")
+    if root not in api.ROOTS:
+        return None
+    path = api.ROOTS[root] + (f".{rest}" if rest else "")
+    return path if path in api.NAMESPACES else None
+
+
+def _assigned_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.ClassDef):
+            names.add(node.name)
+    return names
+
+
+def parse(source: str) -> ir.Program:
+    """The Program written in `source`; CaseError (line relative to `source`) otherwise."""
+    try:
+        tree = ast.parse(source, mode="exec")
+    except SyntaxError as e:
+        raise CaseError(f"syntax error: {e.msg}", line=e.lineno,
+                        fix="the program must be valid Python syntax") from None
+    converter = _Converter(tree)
+    return ir.Program(converter.body(tree.body, in_method=False))
+
+
+# ---- printing ---------------------------------------------------------------------------
+_BIN = {v: k for k, v in BINARY_OPS.items()}
+_UN = {v: k for k, v in UNARY_OPS.items()}
+_CMP = {v: k for k, v in COMPARE_OPS.items()}
+
+
+def _ast_expr(e: ir.Expr, ctx: ast.expr_context | None = None) -> ast.expr:
+    load = ctx or ast.Load()
+    if isinstance(e, ir.Const):
+        return ast.Constant(e.value)
+    if isinstance(e, ir.Name):
+        return ast.Name(e.id, load)
+    if isinstance(e, ir.Attribute):
+        return ast.Attribute(_ast_expr(e.value), e.attr, load)
+    if isinstance(e, ir.Call):
+        return ast.Call(_ast_expr(e.func), [_ast_expr(a) for a in e.args],
+                        [ast.keyword(k.name, _ast_expr(k.value)) for k in e.keywords])
+    if isinstance(e, ir.Slice):
+        return ast.Slice(*(None if p is None else _ast_expr(p)
+                           for p in (e.lower, e.upper, e.step)))
+    if isinstance(e, ir.Subscript):
+        return ast.Subscript(_ast_expr(e.value), _ast_expr(e.index), load)
+    if isinstance(e, ir.Tuple):
+        return ast.Tuple([_ast_expr(x, ctx) for x in e.elts], load)
+    if isinstance(e, ir.List):
+        return ast.List([_ast_expr(x) for x in e.elts], load)
+    if isinstance(e, ir.BinOp):
+        return ast.BinOp(_ast_expr(e.left), _BIN[e.op](), _ast_expr(e.right))
+    if isinstance(e, ir.UnaryOp):
+        return ast.UnaryOp(_UN[e.op](), _ast_expr(e.operand))
+    if isinstance(e, ir.Compare):
+        return ast.Compare(_ast_expr(e.left), [_CMP[o]() for o in e.ops],
+                           [_ast_expr(c) for c in e.comparators])
+    if isinstance(e, ir.BoolOp):
+        return ast.BoolOp(ast.And() if e.op == "and" else ast.Or(),
+                          [_ast_expr(v) for v in e.values])
+    if isinstance(e, ir.Lambda):
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in e.params],
+                             kwonlyargs=[], kw_defaults=[], defaults=[])
+        return ast.Lambda(args, _ast_expr(e.body))
+    raise TypeError(f"not an expression: {e!r}")
+
+
+def _ast_stmt(s: ir.Stmt) -> ast.stmt:
+    if isinstance(s, ir.Assign):
+        return ast.Assign([_ast_expr(s.target, ast.Store())], _ast_expr(s.value), lineno=0)
+    if isinstance(s, ir.AugAssign):
+        return ast.AugAssign(_ast_expr(s.target, ast.Store()), _BIN[s.op](), _ast_expr(s.value))
+    if isinstance(s, ir.ExprStmt):
+        if s.value == ir.Const(None):
+            return ast.Pass()
+        return ast.Expr(_ast_expr(s.value))
+    if isinstance(s, ir.Assert):
+        return ast.Assert(_ast_expr(s.test), None if s.msg is None else _ast_expr(s.msg))
+    if isinstance(s, ir.With):
+        return ast.With([ast.withitem(_ast_expr(s.context))], _ast_body(s.body), lineno=0)
+    if isinstance(s, ir.For):
+        it = ast.Call(ast.Name("range", ast.Load()), [_ast_expr(a) for a in s.range_args], [])
+        return ast.For(ast.Name(s.var, ast.Store()), it, _ast_body(s.body), [], lineno=0)
+    if isinstance(s, ir.Return):
+        return ast.Return(None if s.value is None else _ast_expr(s.value))
+    if isinstance(s, ir.FunctionClass):
+        base = ast.Attribute(ast.Attribute(ast.Name("torch", ast.Load()), "autograd",
+                                           ast.Load()), "Function", ast.Load())
+        methods: list[ast.stmt] = []
+        for m in s.methods:
+            args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in m.params],
+                                 kwonlyargs=[], kw_defaults=[], defaults=[])
+            methods.append(ast.FunctionDef(
+                m.name, args, _ast_body(m.body),
+                [ast.Name(d, ast.Load()) for d in m.decorators], None, lineno=0,
+                type_params=[]))
+        return ast.ClassDef(s.name, [base], [], methods, [], type_params=[])
+    raise TypeError(f"not a statement: {s!r}")
+
+
+def _ast_body(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
+    return [_ast_stmt(s) for s in body] or [ast.Pass()]
+
+
+def to_source(program: ir.Program) -> str:
+    """Source text that `parse` reads back into an equal Program."""
+    module = ast.Module([_ast_stmt(s) for s in program.body], type_ignores=[])
+    return ast.unparse(ast.fix_missing_locations(module)) + "\n"

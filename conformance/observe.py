@@ -1,0 +1,110 @@
+"""Snapshots of everything a program can see, taken without disturbing it.
+
+Observation must not change what it observes: `.grad` is read with warnings silenced (a
+non-leaf's `.grad` read would otherwise warn), and values are copied out through
+`detach()`, which shares the version counter without bumping it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from conformance.engines import Engine
+from conformance.trace import Snapshot, TensorSnapshot, ValueSnapshot
+
+# Sequences longer than this are summarised by their length (keeps traces small).
+MAX_SEQUENCE = 32
+_SCALARS = (bool, int, float, str)
+
+
+def tensor_values(engine: Engine, t: Any) -> np.ndarray:
+    return np.array(t.detach().cpu().numpy(), copy=True)
+
+
+def _read_grad(t: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return t.grad
+
+
+def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
+                    with_grad: bool = True) -> TensorSnapshot:
+    grad = _read_grad(t) if with_grad else None
+    grad_fn = t.grad_fn
+    return TensorSnapshot(
+        type=type(t).__name__,
+        shape=tuple(int(n) for n in t.shape),
+        dtype=str(t.dtype),
+        device=str(t.device),
+        values=tensor_values(engine, t),
+        requires_grad=bool(t.requires_grad),
+        is_leaf=bool(t.is_leaf),
+        grad_fn=None if grad_fn is None else type(grad_fn).__name__,
+        retains_grad=bool(t.retains_grad),
+        version=int(t._version),
+        is_view=bool(t._is_view()),
+        alias=alias,
+        grad=None if grad is None or not engine.is_tensor(grad)
+        else snapshot_tensor(engine, grad, with_grad=False),
+    )
+
+
+class Observer:
+    """Flattens named values into path -> snapshot, noting tensors seen twice."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.seen: dict[int, str] = {}
+        self.out: dict[str, Snapshot] = {}
+
+    def add(self, path: str, value: Any) -> None:
+        engine = self.engine
+        if engine.is_tensor(value):
+            alias = self.seen.setdefault(id(value), path)
+            snap = snapshot_tensor(engine, value, None if alias == path else alias)
+            self.out[path] = snap
+            grad = _read_grad(value)
+            if grad is not None and engine.is_tensor(grad):
+                self.seen.setdefault(id(grad), f"{path}.grad")
+            return
+        if value is None or isinstance(value, _SCALARS):
+            self.out[path] = ValueSnapshot(type(value).__name__, value)
+            return
+        type_name = type(value).__name__
+        if type_name in ("dtype", "device"):
+            self.out[path] = ValueSnapshot(type_name, str(value))
+        elif hasattr(value, "next_functions") and hasattr(value, "name"):
+            self.out[path] = ValueSnapshot("grad_fn", type_name)
+        elif isinstance(value, (tuple, list)):
+            self.out[path] = ValueSnapshot("sequence", len(value))
+            for i, item in enumerate(value[:MAX_SEQUENCE]):
+                self.add(f"{path}[{i}]", item)
+        elif hasattr(value, "parameters") and hasattr(value, "weight"):
+            self.out[path] = ValueSnapshot("module", type_name)
+            for name in ("weight", "bias"):
+                self.add(f"{path}.{name}", getattr(value, name, None))
+        else:
+            # Handles, classes, ctx objects, hooks: their presence is compared, their
+            # engine-specific type is not.
+            self.out[path] = ValueSnapshot("opaque")
+
+
+def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = ()) -> dict[
+        str, Snapshot]:
+    """Snapshot of every value bound to a program name, in name order."""
+    observer = Observer(engine)
+    skipped = set(skip)
+    for name in sorted(names):
+        if name not in skipped:
+            observer.add(name, names[name])
+    return observer.out
+
+
+def observe_value(engine: Engine, value: Any, path: str = "value") -> dict[str, Snapshot]:
+    observer = Observer(engine)
+    observer.add(path, value)
+    return observer.out

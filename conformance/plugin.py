@@ -1,0 +1,165 @@
+"""The pytest plugin: YAML cases become test items, one per case x device x dtype.
+
+Registered through the `pytest11` entry point, so `pytest cases/` (and `pytest` at the
+project root) collects every `cases/**/*.yaml`. A malformed file fails collection of that
+file alone, with file, line and fix. Item ids look like
+`cases/retain_graph/backward_twice.yaml::cpu-float32`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import report
+from conformance.diagnostics import CaseError
+from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
+from conformance.loader import Case, load_case
+from conformance.runner import (
+    PASS,
+    SKIPPED,
+    Item,
+    ItemResult,
+    describe_failure,
+    items_of,
+    run_item,
+)
+from conformance.vocabulary import FEATURES
+
+RESULT_PROPERTY = "conformance_result"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("autograd-conformance")
+    group.addoption("--engine", default=DEFAULT_ENGINE,
+                    help="importable module of the engine under test (default: %(default)s)")
+    group.addoption("--conformance-report", default=None, metavar="DIR",
+                    help="write conformance.json and summary.md for this run into DIR")
+    group.addoption("--lenient-messages", action="store_true",
+                    help="pass items whose only difference from torch is an exact "
+                         "error/warning text (kinds must still agree)")
+
+
+def _in_cases_dir(path: Path) -> bool:
+    return "cases" in path.parts[:-1]
+
+
+def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
+    if file_path.suffix == ".yaml" and _in_cases_dir(file_path):
+        return CaseFile.from_parent(parent, path=file_path)
+    return None
+
+
+class CaseFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        rel = Path(self.config.rootpath)
+        try:
+            path = self.path.relative_to(rel)
+        except ValueError:
+            path = self.path
+        try:
+            case = load_case(path.as_posix() if not path.is_absolute() else path,
+                             self.path.read_text(encoding="utf-8"))
+        except CaseError as e:
+            raise self.CollectError(str(e)) from None
+        for item in items_of(case):
+            yield CaseItem.from_parent(self, name=item.name, case=case, device=item.device,
+                                       dtype=item.dtype)
+
+
+_ENGINES: dict[str, Engine] = {}
+
+
+def _engine(config: pytest.Config) -> Engine:
+    name = config.getoption("--engine")
+    if name not in _ENGINES:
+        _ENGINES[name] = load_engine(name)
+    return _ENGINES[name]
+
+
+class ConformanceFailure(Exception):
+    pass
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case: Case, device: str, dtype: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.conformance_item = Item(case, device, dtype)
+        self.result: ItemResult | None = None
+        self.user_properties.extend([
+            ("features", ",".join(case.features)), ("device", device), ("dtype", dtype),
+        ])
+        for feature in case.features:
+            self.add_marker(feature)
+
+    def runtest(self) -> None:
+        engine = _engine(self.config)
+        self.result = run_item(self.conformance_item, engine,
+                               strict_messages=not self.config.getoption("--lenient-messages"))
+        if self.result.verdict == SKIPPED:
+            pytest.skip(self.result.reason)
+        if self.result.verdict != PASS:
+            raise ConformanceFailure(describe_failure(self.result))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> str:
+        if isinstance(excinfo.value, ConformanceFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)  # type: ignore[return-value]
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.conformance_item.case.line_offset, self.nodeid
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Iterator[None]:
+    outcome = yield
+    rep = outcome.get_result()  # type: ignore[attr-defined]
+    if isinstance(item, CaseItem) and rep.when == "call":
+        # user_properties travel from xdist workers to the controller, so the report
+        # written there sees every worker's results.
+        record = report.item_record(item.conformance_item, item.result, rep.outcome,
+                                    str(rep.longrepr) if rep.failed else "")
+        rep.user_properties.append((RESULT_PROPERTY, json.dumps(record)))
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == RESULT_PROPERTY:
+                self.records.append(json.loads(str(value)))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, meaning in FEATURES.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+    if config.getoption("--conformance-report") and not hasattr(config, "workerinput"):
+        collector = _Collector()
+        config.stash[_COLLECTOR] = collector
+        config.pluginmanager.register(collector, "conformance-collector")
+        config.stash[_STARTED] = report.now()
+
+
+_COLLECTOR = pytest.StashKey[_Collector]()
+_STARTED = pytest.StashKey[float]()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    collector = config.stash.get(_COLLECTOR, None)
+    if collector is None:
+        return
+    directory = Path(config.getoption("--conformance-report"))
+    paths = report.write(directory, collector.records,
+                         engine=config.getoption("--engine"), started=config.stash[_STARTED])
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"conformance report: {', '.join(str(p) for p in paths)}")

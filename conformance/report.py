@@ -1,0 +1,156 @@
+"""The run report: `conformance.json` (machine-readable) and `summary.md` (for CI pages).
+
+Records are plain JSON-able dicts built on whichever process ran the item (an xdist worker
+or the controller) and merged in the controller.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from conformance.compare import Divergence
+from conformance.runner import Item, ItemResult, describe_failure, statement_text
+
+SCHEMA_VERSION = 1
+# summary.md is meant for a CI step summary, which caps its size.
+MAX_SUMMARY_BYTES = 1 << 20
+MAX_LISTED_FAILURES = 200
+
+
+def now() -> float:
+    return time.time()
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)
+
+
+def _divergence(result: ItemResult, d: Divergence | None) -> dict[str, Any] | None:
+    if d is None:
+        return None
+    case = result.item.case
+    return {
+        "line": d.line + case.line_offset, "statement": statement_text(case, d.line),
+        "field": d.field, "torch": _jsonable(d.expected), "engine": _jsonable(d.actual),
+        "strict": d.strict,
+    }
+
+
+def item_record(item: Item, result: ItemResult | None, outcome: str, longrepr: str
+                ) -> dict[str, Any]:
+    case = item.case
+    record: dict[str, Any] = {
+        "id": item.id, "file": case.path, "features": list(case.features),
+        "device": item.device, "dtype": item.dtype,
+        "engine": None if result is None else result.engine,
+        "verdict": "error" if result is None else result.verdict,
+        "pytest_outcome": outcome,
+        "reason": "" if result is None else result.reason,
+    }
+    if result is None:
+        record["reason"] = longrepr[-2000:]
+        return record
+    record["divergence"] = _divergence(result, result.divergence)
+    record["message_divergence"] = _divergence(result, result.message_divergence)
+    if outcome == "failed":
+        record["report"] = describe_failure(result)
+        record["repro"] = result.repro()
+    return record
+
+
+def _git_revision() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=5, check=False)
+    except OSError:
+        return None
+    return out.stdout.strip() or None
+
+
+def run_info(engine: str, started: float) -> dict[str, Any]:
+    import torch
+
+    return {
+        "torch_version": torch.__version__,
+        "cuda_available": bool(torch.cuda.is_available()),
+        "python_version": platform.python_version(),
+        "numpy_version": np.__version__,
+        "engine": engine,
+        "git_revision": _git_revision(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "wall_time_s": round(now() - started, 3),
+    }
+
+
+def _summary(info: dict[str, Any], records: list[dict[str, Any]]) -> str:
+    # Per cell: passed, ran (not skipped), skipped.
+    cells: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    for r in records:
+        for feature in r["features"]:
+            cell = cells[(feature, r["device"], r["dtype"])]
+            skipped = r["verdict"] == "skipped"
+            cell[2] += skipped
+            cell[1] += not skipped
+            cell[0] += r["verdict"] == "pass"
+    columns = sorted({(r["device"], r["dtype"]) for r in records})
+    counts: dict[str, int] = defaultdict(int)
+    for r in records:
+        counts[r["verdict"]] += 1
+    lines = [
+        f"# Autograd conformance: {info['engine']} against torch {info['torch_version']}",
+        "",
+        ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + f" (of {len(records)})",
+        "",
+        "Cells: passed/ran per feature, device and dtype; `skipped` where no item could run "
+        "(see conformance.json for the reasons).",
+        "",
+        "| feature | " + " | ".join(f"{d} {t}" for d, t in columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
+    for feature in sorted({f for f, _, _ in cells}):
+        row = []
+        for d, t in columns:
+            passed, ran, skipped = cells.get((feature, d, t), (0, 0, 0))
+            row.append(f"{passed}/{ran}" if ran else ("skipped" if skipped else ""))
+        lines.append(f"| {feature} | " + " | ".join(row) + " |")
+    failures = [r for r in records if r["verdict"] not in ("pass", "skipped")]
+    if failures:
+        lines += ["", "## Failures", ""]
+        for r in failures[:MAX_LISTED_FAILURES]:
+            lines += ["```", r.get("report") or f"{r['id']}: {r['verdict']}: {r['reason']}",
+                      "```"]
+        if len(failures) > MAX_LISTED_FAILURES:
+            lines.append(f"... and {len(failures) - MAX_LISTED_FAILURES} more "
+                         "(see conformance.json)")
+    text = "\n".join(lines) + "\n"
+    if len(text.encode()) > MAX_SUMMARY_BYTES:
+        text = text.encode()[:MAX_SUMMARY_BYTES - 64].decode(errors="ignore")
+        text += "\n\n(truncated; see conformance.json)\n"
+    return text
+
+
+def write(directory: Path, records: list[dict[str, Any]], *, engine: str, started: float
+          ) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    records = sorted(records, key=lambda r: r["id"])
+    info = run_info(engine, started)
+    json_path = directory / "conformance.json"
+    json_path.write_text(json.dumps({"schema_version": SCHEMA_VERSION, "run_info": info,
+                                     "items": records}, indent=1) + "\n")
+    md_path = directory / "summary.md"
+    md_path.write_text(_summary(info, records))
+    return [json_path, md_path]

@@ -1,0 +1,122 @@
+"""Running one test item (case x device x dtype) on torch and an engine: its verdict."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from functools import cache
+
+from conformance.compare import Comparison, Divergence, compare
+from conformance.engines import TORCH, Engine, load_engine
+from conformance.interpreter import run_program
+from conformance.loader import Case
+from conformance.trace import Step, Trace
+
+PASS = "pass"
+DIVERGES = "diverges"
+CASE_WRONG = "case_disagrees_with_torch"
+SKIPPED = "skipped"
+ERROR = "error"
+VERDICTS = (PASS, DIVERGES, CASE_WRONG, SKIPPED, ERROR)
+
+
+@dataclass(frozen=True)
+class Item:
+    case: Case
+    device: str
+    dtype: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.device}-{self.dtype}"
+
+    @property
+    def id(self) -> str:
+        return f"{self.case.path}::{self.name}"
+
+
+@dataclass
+class ItemResult:
+    item: Item
+    engine: str
+    verdict: str
+    reason: str = ""  # for skipped / case wrong / error
+    divergence: Divergence | None = None
+    message_divergence: Divergence | None = None
+    torch_trace: Trace | None = None
+    engine_trace: Trace | None = None
+
+    def file_line(self, line: int) -> str:
+        return f"{self.item.case.path}:{line + self.item.case.line_offset}"
+
+    def repro(self) -> str:
+        engine = "" if self.engine == "reference_engine" else f" --engine {self.engine}"
+        return f"pytest {shlex.quote(self.item.id)}{engine}"
+
+
+@cache
+def torch_engine() -> Engine:
+    return load_engine(TORCH)
+
+
+def statement_text(case: Case, line: int) -> str:
+    lines = case.source_text.splitlines()
+    return lines[line - 1].strip() if 0 < line <= len(lines) else "?"
+
+
+def _run(engine: Engine, item: Item) -> Trace:
+    return run_program(engine, item.case.program, seed=item.case.seed, dtype=item.dtype,
+                       device=item.device)
+
+
+def run_item(item: Item, engine: Engine, *, strict_messages: bool = True) -> ItemResult:
+    """Run `item` on torch, check the case against torch, then compare `engine` with it."""
+    torch = torch_engine()
+    if not torch.device_available(item.device):
+        return ItemResult(item, engine.name, SKIPPED,
+                          f"{item.device} is not available to torch on this machine "
+                          "(torch.cuda.is_available() is False)")
+    expected = _run(torch, item)
+    if expected.failure is not None:
+        failed: Step = expected.failure
+        return ItemResult(item, engine.name, CASE_WRONG,
+                          f"torch breaks the case at {_where(item, failed.line)}: "
+                          f"{failed.outcome.describe()}", torch_trace=expected)
+    actual = _run(engine, item)
+    result: Comparison = compare(expected, actual, item.dtype)
+    failing = result.divergence or (result.message if strict_messages else None)
+    return ItemResult(item, engine.name, DIVERGES if failing else PASS,
+                      divergence=result.divergence, message_divergence=result.message,
+                      torch_trace=expected, engine_trace=actual)
+
+
+def _where(item: Item, line: int) -> str:
+    return f"{item.case.path}:{line + item.case.line_offset} `{statement_text(item.case, line)}`"
+
+
+def describe_failure(result: ItemResult) -> str:
+    """The report of a non-passing item: where, what, both values, how to rerun."""
+    item = result.item
+    if result.verdict != DIVERGES:
+        return f"{item.id}: {result.verdict}: {result.reason}"
+    d = result.divergence or result.message_divergence
+    assert d is not None
+    kind = "message text differs" if d.strict else "diverges from torch"
+    lines = [
+        f"{item.id}: {result.engine} {kind}",
+        f"  at {_where(item, d.line)}",
+        f"  {d.describe()}",
+    ]
+    if result.divergence is None:
+        lines.append("  (only the exact message text differs; the error kind agrees)")
+    elif result.message_divergence is not None and result.message_divergence.step < d.step:
+        m = result.message_divergence
+        lines.append(f"  earlier, a message text differs at {_where(item, m.line)}: "
+                     f"{m.describe()}")
+    lines.append(f"  rerun: {result.repro()}")
+    return "\n".join(lines)
+
+
+def items_of(case: Case) -> list[Item]:
+    return [Item(case, d, t) for d in case.devices for t in case.dtypes]
+

@@ -1,0 +1,86 @@
+"""Traces: what one run of a program on one engine did, statement by statement."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+OK = "ok"
+ERROR = "error"  # the engine raised
+ASSERTION = "assertion"  # the case's own assert / raises / warns / assert_close failed
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    kind: str | None = None  # canonical error kind (conformance.kinds), for errors
+    type: str | None = None  # exception class name
+    text: str | None = None  # message, normalised; for assertions what was expected
+
+    def describe(self) -> str:
+        if self.status == OK:
+            return "ok"
+        if self.status == ERROR:
+            return f"{self.type} [{self.kind}]: {self.text}"
+        return f"case assertion failed: {self.text}"
+
+
+@dataclass(frozen=True)
+class WarningRecord:
+    kind: str
+    category: str
+    text: str
+
+
+@dataclass(frozen=True)
+class TensorSnapshot:
+    type: str  # Tensor or Parameter
+    shape: tuple[int, ...]
+    dtype: str
+    device: str
+    values: np.ndarray
+    requires_grad: bool
+    is_leaf: bool
+    grad_fn: str | None
+    retains_grad: bool
+    version: int
+    is_view: bool
+    alias: str | None  # an earlier path naming the very same tensor object, if any
+    grad: TensorSnapshot | None = None
+
+
+@dataclass(frozen=True)
+class ValueSnapshot:
+    kind: str  # None, bool, int, float, str, dtype, device, grad_fn, sequence, opaque
+    value: Any = None
+
+
+Snapshot = TensorSnapshot | ValueSnapshot
+
+
+@dataclass(frozen=True)
+class Event:
+    """A call of program code from inside an engine: a hook or a Function method."""
+
+    source: str  # e.g. "lambda@12:20", "MyReLU.backward"
+    received: dict[str, Snapshot]
+    returned: dict[str, Snapshot]
+
+
+@dataclass
+class Step:
+    line: int  # program line of the statement
+    outcome: Outcome
+    warnings: list[WarningRecord] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    names: dict[str, Snapshot] = field(default_factory=dict)
+
+
+@dataclass
+class Trace:
+    engine: str
+    steps: list[Step] = field(default_factory=list)
+    # The step whose failure ended the run (not absorbed by `with raises`), if any.
+    failure: Step | None = None
