@@ -162,4 +162,4 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
                          engine=config.getoption("--engine"), started=config.stash[_STARTED])
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
-        reporter.write_line(f"conformance report: {', '.join(str(p) for p in paths)}")
+        reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in paths)}")

@@ -1,0 +1,120 @@
+"""The comparator catches injected divergences and names the statement and field."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from conformance.compare import compare, values_differ
+from conformance.engines import load_engine
+from conformance.interpreter import run_program
+from conformance.language import parse
+from conformance.trace import ERROR, Outcome, Trace
+from tests.conformance import wrong_engines as wrong
+
+TORCH = load_engine("torch")
+
+PROGRAM = parse("""\
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+c = a * 3
+b = torch.exp(a)
+loss = torch.mean(b)
+loss.backward()
+""")
+
+
+def torch_trace(dtype: str = "float32") -> Trace:
+    return run_program(TORCH, PROGRAM, dtype=dtype)
+
+
+def test_torch_agrees_with_itself() -> None:
+    result = compare(torch_trace(), torch_trace(), "float32")
+    assert result.divergence is None and result.message is None
+
+
+@pytest.mark.parametrize(
+    ("engine", "line", "field"),
+    [
+        (wrong.WRONG_EXP, 3, "b.values"),
+        (wrong.DETACHED_EXP, 3, "b.requires_grad"),
+        (wrong.WRONG_MEAN, 4, "loss.grad_fn"),
+        (wrong.RAISING_EXP, 3, "outcome.status"),
+        (wrong.VERSION_EXP, 3, "b.version"),
+        (wrong.WARNING_EXP, 3, "warnings"),
+    ],
+)
+def test_wrong_engine_is_caught_at_the_right_statement(engine: object, line: int,
+                                                        field: str) -> None:
+    expected = torch_trace()
+    actual = run_program(engine, PROGRAM)  # type: ignore[arg-type]
+    d = compare(expected, actual, "float32").divergence
+    assert d is not None
+    assert (d.line, d.field) == (line, field)
+    assert not d.strict
+
+
+def test_grad_divergence_is_found_after_backward() -> None:
+    # Values of b are fine if the perturbation only touches grads: scale the upstream grad.
+    program = parse("a = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                    "b = torch.exp(a)\n"
+                    "b.sum().backward()\n")
+    expected = run_program(TORCH, program)
+    actual = copy.deepcopy(expected)
+    snap = actual.steps[2].names["a"]
+    assert snap.grad is not None
+    object.__setattr__(snap.grad, "values", snap.grad.values * 2)
+    d = compare(expected, actual, "float32").divergence
+    assert d is not None and (d.line, d.field) == (3, "a.grad.values")
+
+
+def test_message_text_is_a_separate_strict_field() -> None:
+    program = parse("x = torch.ones(2, requires_grad=True)\n"
+                    "with raises('leaf_inplace'):\n"
+                    "    x.add_(1)\n")
+    expected = run_program(TORCH, program)
+    actual = copy.deepcopy(expected)
+    step = actual.steps[1]
+    assert step.outcome.status == ERROR and step.outcome.kind == "leaf_inplace"
+    step.outcome = Outcome(ERROR, "leaf_inplace", "RuntimeError", "a leaf Variable that "
+                           "requires grad is being used in an in-place operation!")
+    result = compare(expected, actual, "float32")
+    assert result.divergence is None
+    assert result.message is not None and result.message.strict
+    assert (result.message.line, result.message.field) == (3, "outcome.text")
+
+
+def test_error_kind_divergence_is_behavioural() -> None:
+    program = parse("x = torch.ones(2, requires_grad=True)\n"
+                    "with raises('leaf_inplace'):\n"
+                    "    x.add_(1)\n")
+    expected = run_program(TORCH, program)
+    actual = copy.deepcopy(expected)
+    actual.steps[1].outcome = Outcome(ERROR, "backward_twice", "RuntimeError", "other")
+    d = compare(expected, actual, "float32").divergence
+    assert d is not None and d.field == "outcome.kind" and not d.strict
+
+
+def test_shorter_trace_diverges() -> None:
+    expected = torch_trace()
+    actual = copy.deepcopy(expected)
+    actual.steps.pop()
+    d = compare(expected, actual, "float32").divergence
+    assert d is not None and d.field == "steps" and d.line == 5
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "dtype", "why"),
+    [
+        ([1.0, 2.0], [1.0, 2.0 + 1e-6], "torch.float32", None),
+        ([1.0, 2.0], [1.0, 2.0 + 1e-4], "torch.float32", "values"),
+        ([1.0, 2.0], [1.0, 2.0 + 1e-6], "torch.float64", "values"),
+        ([0.0, 1.0], [-0.0, 1.0], "torch.float32", "signed_zero"),
+        ([np.nan, 1.0], [np.nan, 1.0], "torch.float32", None),
+        ([np.nan, 1.0], [0.0, 1.0], "torch.float32", "values"),
+        ([1, 2], [1, 3], "torch.int64", "values"),
+    ],
+)
+def test_value_tolerances(a: list[float], b: list[float], dtype: str, why: str | None) -> None:
+    assert values_differ(np.array(a), np.array(b), dtype) == why

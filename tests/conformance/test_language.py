@@ -1,0 +1,130 @@
+"""The case language: what it accepts, what it rejects (with line and fix), and printing."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance import program as ir
+from conformance.diagnostics import CaseError
+from conformance.language import parse, to_source
+
+SEED_LIKE = """\
+a = torch.rand(1, 4, requires_grad=True)
+c = (a ** 2) * 2
+with raises("backward_twice"):
+    c.sum().backward()
+b = a + 2
+b[0] = 1000.0
+b[:, 1:3] += 1
+h = b.register_hook(lambda grad: grad * 2)
+for i in range(3):
+    a.grad = None
+class MyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input.clamp(min=0)
+    @staticmethod
+    def backward(ctx, g):
+        input, = ctx.saved_tensors
+        gi = g.clone()
+        gi[input < 0] = 0
+        return gi
+assert a.grad is None and -a.shape[0] == -(1 - 2) ** 2, "message"
+y = MyReLU.apply(a)
+lin = nn.Linear(4, 2)
+z = F.relu(lin(a)) @ torch.ones(2)
+v = Variable(torch.ones(2), requires_grad=True)
+"""
+
+
+def test_round_trip_of_every_statement_kind() -> None:
+    program = parse(SEED_LIKE)
+    kinds = {type(s).__name__ for s in program.body}
+    assert kinds == {"Assign", "AugAssign", "With", "For", "FunctionClass", "Assert"}
+    printed = to_source(program)
+    assert parse(printed) == program
+    # printing is a fixed point after one round
+    assert to_source(parse(printed)) == printed
+
+
+def test_line_numbers_are_kept_but_not_compared() -> None:
+    program = parse("x = torch.ones(2)\n\n\ny = x * 2\n")
+    assert [s.line for s in program.body] == [1, 4]
+    assert program == parse("x = torch.ones(2)\ny = x * 2\n")
+
+
+def test_lambda_carries_its_position() -> None:
+    program = parse("x = torch.ones(2, requires_grad=True)\nh = x.register_hook(lambda g: g)\n")
+    stmt = program.body[1]
+    assert isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call)
+    lam = stmt.value.args[0]
+    assert isinstance(lam, ir.Lambda) and (lam.line, lam.col) == (2, 20)
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "message", "fix"),
+    [
+        ("().__class__", 1, "dunder attribute `__class__`", "API table"),
+        ("x = torch.__dict__", 1, "dunder attribute `__dict__`", "API table"),
+        ("getattr(torch, 'x')", 1, "unknown name `getattr`", "assign it first"),
+        ("import os", 1, "`Import` statements", "no imports"),
+        ("from torch import nn", 1, "`ImportFrom` statements", "no imports"),
+        ("x = 1\ny = __import__('os')", 2, "dunder name `__import__`", None),
+        ("eval('1')", 1, "unknown name `eval`", None),
+        ("open('/etc/passwd')", 1, "unknown name `open`", None),
+        ("x = torch.ones(2)\nx.__class__.__bases__", 2, "dunder attribute", None),
+        ("t = type(torch.ones(1))", 1, "unknown name `type`", None),
+        ("'{0.__class__}'.format(1)", 1, "attribute `format`", None),
+        ("torch.load('f')", 1, "`torch.load` is not in the supported API", None),
+        ("torch._C", 1, "`torch._C` is not in the supported API", None),
+        ("torch.tensr([1.0])", 1, "`torch.tensr`", "tensor"),
+        ("nn.Lenear(2, 3)", 1, "`torch.nn.Lenear`", "Linear"),
+        ("x = torch.ones(2)\nx.bakward()", 2, "attribute `bakward`", "backward"),
+        ("x = torch.ones(2)\nx._version = 3", 2, "cannot assign to attribute `_version`",
+         "grad, requires_grad"),
+        ("torch = 1", 1, "reserved name `torch`", None),
+        ("while True:\n    pass", 1, "`While` statements", "range"),
+        ("if 1:\n    pass", 1, "`If` statements", None),
+        ("def f():\n    pass", 1, "`FunctionDef` statements", "lambda"),
+        ("x = [i for i in range(3)]", 1, "`ListComp` expressions", None),
+        ("for i in range(1000):\n    pass", 1, "exceeds", None),
+        ("for i in [1, 2]:\n    pass", 1, "only `for NAME in range(...)`", None),
+        ("return 1", 1, "`return` outside", None),
+        ("x = (1,\n", 1, "syntax error", "valid Python"),
+        ("class A:\n    pass", 1, "derive from torch.autograd.Function", None),
+        ("x = 1j", 1, "constant", None),
+        ("with torch.no_grad() as g:\n    pass", 1, "no `as`", None),
+        ("torch.ones(*[2])", 1, "`*args`", None),
+        ("x = y = 1", 1, "chained assignment", None),
+        ("x = 1\nx //= 2", 2, "augmented assignment", None),
+    ],
+)
+def test_rejections_name_line_and_fix(source: str, line: int, message: str,
+                                      fix: str | None) -> None:
+    with pytest.raises(CaseError) as info:
+        parse(source)
+    err = info.value
+    assert err.line == line
+    assert message in err.message
+    if fix is not None:
+        assert err.fix is not None and fix in err.fix
+
+
+def test_function_class_needs_both_static_methods() -> None:
+    src = ("class F(torch.autograd.Function):\n"
+           "    @staticmethod\n"
+           "    def forward(ctx, x):\n"
+           "        return x\n")
+    with pytest.raises(CaseError, match="needs both forward and backward"):
+        parse(src)
+    with pytest.raises(CaseError, match="decorated with @staticmethod"):
+        parse(src.replace("    @staticmethod\n", "") + "    @staticmethod\n"
+              "    def backward(ctx, g):\n        return g\n")
+
+
+def test_error_moves_into_file_coordinates() -> None:
+    with pytest.raises(CaseError) as info:
+        parse("x = 1\ny = eval('x')\n")
+    moved = info.value.at("cases/a.yaml", 4)
+    assert str(moved).startswith("cases/a.yaml:6: unknown name `eval`")

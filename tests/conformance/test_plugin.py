@@ -1,0 +1,105 @@
+"""The pytest plugin end to end, in throwaway projects (pytester)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+# pytester's in-process runs drop the modules they imported when they end; torch's C
+# extension cannot be imported twice in one process, so it is imported here, once, first.
+import torch  # noqa: F401
+
+GOOD = """\
+description: exp and its grad
+features: [grad_fn]
+source: test
+dtypes: [float32, float64]
+program: |
+  a = torch.tensor([1.0, 2.0], requires_grad=True)
+  b = torch.exp(a)
+  b.sum().backward()
+  assert_close(a.grad, b.detach())
+"""
+
+BAD = {
+    "bad_yaml.yaml": ("description: x\nfeatures: [leaf\nprogram: |\n  x = 1\n",
+                      "bad_yaml.yaml:3: malformed YAML"),
+    "unknown_key.yaml": (GOOD + "owner: me\n", "unknown_key.yaml:10: unknown key `owner`"),
+    "unknown_feature.yaml": (GOOD.replace("[grad_fn]", "[gradfn]"),
+                             "unknown_feature.yaml:2: unknown feature `gradfn`"),
+    "syntax.yaml": (GOOD.replace("b.sum().backward()", "b.sum(.backward()"),
+                    "syntax.yaml:8: syntax error"),
+    "unknown_api.yaml": (GOOD.replace("torch.exp(a)", "torch.expp(a)"),
+                         "unknown_api.yaml:7: `torch.expp` is not in the supported API"),
+}
+
+
+def make_cases(pytester: pytest.Pytester, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = pytester.path / "cases" / "family" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_items_ids_and_cuda_skip(pytester: pytest.Pytester) -> None:
+    make_cases(pytester, {"exp.yaml": GOOD})
+    result = pytester.runpytest("cases", "--engine", "torch", "-rs", "--collect-only", "-q")
+    ids = [line for line in result.outlines if "::" in line]
+    assert ids == [f"cases/family/exp.yaml::{d}-{t}" for d in ("cpu", "cuda")
+                   for t in ("float32", "float64")]
+    result = pytester.runpytest("cases", "--engine", "torch", "-rs")
+    result.assert_outcomes(passed=2, skipped=2)
+    result.stdout.fnmatch_lines(["*cuda is not available to torch on this machine*"])
+
+
+def test_each_malformed_file_fails_only_its_own_collection(pytester: pytest.Pytester) -> None:
+    make_cases(pytester, {"good.yaml": GOOD} | {n: t for n, (t, _) in BAD.items()})
+    # The project's pytest configuration continues past collection errors; a fresh
+    # project needs the flag.
+    result = pytester.runpytest("cases", "--engine", "torch", "--continue-on-collection-errors")
+    result.assert_outcomes(passed=2, skipped=2, errors=len(BAD))
+    out = result.stdout.str()
+    for _, expected in BAD.values():
+        assert f"cases/family/{expected}" in out
+    assert "fix:" in out
+    assert "Traceback" not in out
+
+
+def test_divergence_report_names_line_field_values_and_repro(pytester: pytest.Pytester
+                                                            ) -> None:
+    make_cases(pytester, {"exp.yaml": GOOD.replace("dtypes: [float32, float64]\n",
+                                                   "devices: [cpu]\n")})
+    result = pytester.runpytest("cases", "--engine", "tests.conformance.engine_wrong_exp")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*cases/family/exp.yaml::cpu-float32: tests.conformance.engine_wrong_exp diverges "
+        "from torch*",
+        "*at cases/family/exp.yaml:7 `b = torch.exp(a)`*",
+        "*field `b.values`: torch has [2.7182817 7.389056 ], engine has [2.7454646 7.462947 ]*",
+        "*rerun: pytest cases/family/exp.yaml::cpu-float32 --engine "
+        "tests.conformance.engine_wrong_exp*",
+    ])
+
+
+def test_case_that_torch_breaks_is_not_an_engine_divergence(pytester: pytest.Pytester) -> None:
+    make_cases(pytester, {"wrong.yaml": GOOD.replace("b.detach()", "2 * b.detach()")
+                          .replace("dtypes: [float32, float64]\n", "devices: [cpu]\n")})
+    result = pytester.runpytest("cases", "--engine", "torch")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*case_disagrees_with_torch: torch breaks the case at "
+                                 "cases/family/wrong.yaml:9 `assert_close(a.grad, 2 * "
+                                 "b.detach())`: case assertion failed: assert_close*"])
+
+
+def test_report_merges_xdist_workers(pytester: pytest.Pytester) -> None:
+    make_cases(pytester, {f"exp{i}.yaml": GOOD for i in range(3)})
+    result = pytester.runpytest_subprocess("cases", "--engine", "torch", "-n", "2",
+                                           "--conformance-report", "out")
+    result.assert_outcomes(passed=6, skipped=6)
+    report = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    verdicts = sorted(item["verdict"] for item in report["items"])
+    assert verdicts == ["pass"] * 6 + ["skipped"] * 6
+    assert report["run_info"]["engine"] == "torch"
+    summary = (pytester.path / "out" / "summary.md").read_text()
+    assert "| grad_fn | 3/3 | 3/3 | skipped | skipped |" in summary
