@@ -45,7 +45,7 @@ class Engine:
                                   requires_grad=requires_grad)
 
     def no_grad(self) -> contextlib.AbstractContextManager[Any]:
-        return self.module.no_grad()  # type: ignore[no-any-return]
+        return self.module.no_grad()
 
     @contextlib.contextmanager
     def defaults(self, device: str, dtype: str) -> Iterator[None]:

@@ -352,7 +352,7 @@ class Interpreter:
                 self._record_event(source, args[1:], result)  # args[0] is ctx
                 return result
 
-            return staticmethod(call)  # type: ignore[return-value]
+            return staticmethod(call)
 
         base = self.engine.resolve("torch.autograd.Function")
         return type(stmt.name, (base,), {m.name: method(m) for m in stmt.methods})

@@ -9,7 +9,9 @@ in the harness, passes program text to eval, exec or compile.
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterable
+from typing import Any
 
 from conformance import api
 from conformance import program as ir
@@ -355,11 +357,17 @@ def _ast_expr(e: ir.Expr, ctx: ast.expr_context | None = None) -> ast.expr:
     raise TypeError(f"not an expression: {e!r}")
 
 
+# Python 3.12 added type parameters to function and class nodes; unparse needs them there.
+_TYPE_PARAMS: dict[str, Any] = {"type_params": []} if sys.version_info >= (3, 12) else {}
+
+
 def _ast_stmt(s: ir.Stmt) -> ast.stmt:
     if isinstance(s, ir.Assign):
         return ast.Assign([_ast_expr(s.target, ast.Store())], _ast_expr(s.value), lineno=0)
     if isinstance(s, ir.AugAssign):
-        return ast.AugAssign(_ast_expr(s.target, ast.Store()), _BIN[s.op](), _ast_expr(s.value))
+        target = _ast_expr(s.target, ast.Store())
+        assert isinstance(target, (ast.Name, ast.Subscript, ast.Attribute))
+        return ast.AugAssign(target, _BIN[s.op](), _ast_expr(s.value))
     if isinstance(s, ir.ExprStmt):
         if s.value == ir.Const(None):
             return ast.Pass()
@@ -383,8 +391,8 @@ def _ast_stmt(s: ir.Stmt) -> ast.stmt:
             methods.append(ast.FunctionDef(
                 m.name, args, _ast_body(m.body),
                 [ast.Name(d, ast.Load()) for d in m.decorators], None, lineno=0,
-                type_params=[]))
-        return ast.ClassDef(s.name, [base], [], methods, [], type_params=[])
+                **_TYPE_PARAMS))
+        return ast.ClassDef(s.name, [base], [], methods, [], **_TYPE_PARAMS)
     raise TypeError(f"not a statement: {s!r}")
 
 

@@ -100,10 +100,10 @@ def load_case(path: str | Path, text: str | None = None) -> Case:
                         "see docs/case-format.md")
     program_node = fields["program"]
     source_text = _string(path, program_node, "program")
+    assert isinstance(program_node, yaml.ScalarNode)  # checked by _string
     if program_node.style == ">":
         raise _fail(path, program_node, "a folded (`>`) program loses its line breaks",
                     "write the program as a literal block: `program: |`")
-    assert isinstance(program_node, yaml.ScalarNode)
     offset = _program_line_offset(program_node)
     try:
         program = language.parse(source_text)
