@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from conformance import api
+from conformance import api, kinds
 from conformance import program as ir
 from conformance.diagnostics import CaseError
 
@@ -258,8 +258,27 @@ class _Converter:
         for a in node.args:
             if isinstance(a, ast.Starred):
                 raise self.fail(node, "`*args` in calls is not supported")
-        return ir.Call(self.expr(node.func), tuple(self.expr(a) for a in node.args),
+        call = ir.Call(self.expr(node.func), tuple(self.expr(a) for a in node.args),
                        tuple(keywords))
+        self.check_expectation(node, call)
+        return call
+
+    def check_expectation(self, node: ast.Call, call: ir.Call) -> None:
+        """`raises(kind)` / `warns(kind)` must name a known kind, checked at load time."""
+        if not (isinstance(call.func, ir.Name) and call.func.id in ("raises", "warns")):
+            return
+        valid = kinds.WARNING_KINDS if call.func.id == "warns" else kinds.ERROR_KINDS
+        if len(call.args) != 1 or call.keywords or not (
+                isinstance(call.args[0], ir.Const) and isinstance(call.args[0].value, str)):
+            raise self.fail(node, f"{call.func.id}() takes one kind name as a string",
+                            f'e.g. {call.func.id}("{valid[0]}")')
+        kind = call.args[0].value
+        if kind not in valid:
+            near = api.nearest(kind, set(valid))
+            raise self.fail(node, f"unknown {'warning' if call.func.id == 'warns' else 'error'}"
+                            f" kind {kind!r}",
+                            f"did you mean {', '.join(near)}?" if near else
+                            f"valid kinds (conformance/kinds.py): {', '.join(valid)}")
 
     def index(self, node: ast.expr) -> ir.Expr:
         if isinstance(node, ast.Slice):

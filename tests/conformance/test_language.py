@@ -98,6 +98,10 @@ def test_lambda_carries_its_position() -> None:
         ("torch.ones(*[2])", 1, "`*args`", None),
         ("x = y = 1", 1, "chained assignment", None),
         ("x = 1\nx //= 2", 2, "augmented assignment", None),
+        ("with raises('backward_twise'):\n    pass", 1, "unknown error kind", "backward_twice"),
+        ("with warns('leaf_inplace'):\n    pass", 1, "unknown warning kind",
+         "nonleaf_grad_access"),
+        ("k = 'leaf_inplace'\nwith raises(k):\n    pass", 2, "one kind name as a string", None),
     ],
 )
 def test_rejections_name_line_and_fix(source: str, line: int, message: str,

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from conformance.diagnostics import CaseError
+from conformance.language import parse, to_source
 from conformance.loader import load_case
 
 GOOD = """\
@@ -90,3 +91,6 @@ def test_every_case_in_the_library_loads() -> None:
     for f in files:
         case = load_case(f)
         assert case.source, f"{f} has no source:"
+        # the printer and the parser agree on every program in the library
+        assert parse(to_source(case.program)) == case.program, f
+

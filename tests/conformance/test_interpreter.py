@@ -1,0 +1,144 @@
+"""The interpreter on real torch: steps, outcomes, expectations, events, seeded values."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from conformance.engines import load_engine
+from conformance.interpreter import run_program
+from conformance.language import parse
+from conformance.trace import ASSERTION, ERROR, OK, TensorSnapshot, Trace
+
+TORCH = load_engine("torch")
+
+
+def run(source: str, **kwargs: object) -> Trace:
+    return run_program(TORCH, parse(source), **kwargs)  # type: ignore[arg-type]
+
+
+def values(trace: Trace, name: str, step: int = -1) -> np.ndarray:
+    snap = trace.steps[step].names[name]
+    assert isinstance(snap, TensorSnapshot)
+    return snap.values
+
+
+def test_seeded_values_repeat_and_depend_on_the_seed() -> None:
+    src = "a = torch.rand(2, 3)\nb = torch.randn_like(a)\n"
+    one, two, other = run(src, seed=3), run(src, seed=3), run(src, seed=4)
+    assert np.array_equal(values(one, "b"), values(two, "b"))
+    assert not np.array_equal(values(one, "a"), values(other, "a"))
+    reseeded = run("torch.manual_seed(5)\na = torch.rand(4)\ntorch.manual_seed(5)\n"
+                   "b = torch.rand(4)\n")
+    assert np.array_equal(values(reseeded, "a"), values(reseeded, "b"))
+
+
+def test_item_dtype_is_the_default_dtype() -> None:
+    trace = run("a = torch.rand(2)\nb = torch.tensor([1.0])\nc = torch.tensor([1])\n",
+                dtype="float64")
+    dtypes = {n: s.dtype for n, s in trace.steps[-1].names.items()
+              if isinstance(s, TensorSnapshot)}
+    assert dtypes == {"a": "torch.float64", "b": "torch.float64", "c": "torch.int64"}
+    # and it is restored afterwards
+    assert str(TORCH.module.get_default_dtype()) == "torch.float32"
+
+
+def test_linear_parameters_come_from_the_harness_generator() -> None:
+    trace = run("lin = nn.Linear(3, 2)\n", seed=1)
+    w = trace.steps[0].names["lin.weight"]
+    assert isinstance(w, TensorSnapshot) and w.type == "Parameter" and w.is_leaf
+    expected = np.random.default_rng(1).uniform(-1 / np.sqrt(3), 1 / np.sqrt(3), (2, 3))
+    assert np.allclose(w.values, expected)
+
+
+def test_raises_absorbs_the_expected_kind_only() -> None:
+    ok = run("x = torch.ones(2, requires_grad=True)\nwith raises('leaf_inplace'):\n"
+             "    x.add_(1)\n    y = 1\nz = 2\n")
+    assert ok.failure is None
+    assert [s.line for s in ok.steps] == [1, 3, 2, 5]  # the body stops at the error
+    assert ok.steps[1].outcome.status == ERROR and ok.steps[1].outcome.kind == "leaf_inplace"
+    wrong = run("x = torch.ones(2, requires_grad=True)\nwith raises('backward_twice'):\n"
+                "    x.add_(1)\n")
+    assert wrong.failure is not None and wrong.failure.outcome.status == ASSERTION
+    assert "got RuntimeError [leaf_inplace]" in str(wrong.failure.outcome.text)
+    silent = run("with raises('backward_twice'):\n    x = 1\n")
+    assert silent.failure is not None and "ran without error" in str(
+        silent.failure.outcome.text)
+
+
+def test_warns_and_the_recorded_warning() -> None:
+    trace = run("x = torch.ones(2, requires_grad=True)\ny = x * 2\n"
+                "with warns('nonleaf_grad_access'):\n    g = y.grad\n")
+    assert trace.failure is None
+    (w,) = trace.steps[2].warnings
+    assert (w.kind, w.category) == ("nonleaf_grad_access", "UserWarning")
+    assert "Triggered internally" not in w.text
+    missing = run("x = torch.ones(2, requires_grad=True)\nwith warns('nonleaf_grad_access'):\n"
+                  "    g = x.grad\n")
+    assert missing.failure is not None and missing.failure.outcome.status == ASSERTION
+
+
+def test_observation_does_not_warn_or_bump_versions() -> None:
+    trace = run("x = torch.ones(2, requires_grad=True)\ny = x * 2\nz = y + 1\n")
+    assert all(not s.warnings for s in trace.steps)
+    y = trace.steps[-1].names["y"]
+    assert isinstance(y, TensorSnapshot) and y.version == 0 and y.grad is None
+
+
+def test_hook_and_function_events() -> None:
+    trace = run("""\
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+x = torch.ones(2, requires_grad=True)
+y = Double.apply(x)
+h = y.register_hook(lambda grad: grad + 1)
+y.sum().backward()
+""")
+    assert trace.failure is None
+    assert [e.source for e in trace.steps[2].events] == ["Double.forward"]
+    backward = trace.steps[4].events
+    assert [e.source for e in backward] == ["lambda@10:20", "Double.backward"]
+    hook = backward[0]
+    assert np.array_equal(hook.received["arg0"].values, [1.0, 1.0])  # type: ignore[union-attr]
+    assert np.array_equal(hook.returned["return"].values, [2.0, 2.0])  # type: ignore[union-attr]
+    assert np.array_equal(values(trace, "x").shape, (2,))
+    x = trace.steps[4].names["x"]
+    assert isinstance(x, TensorSnapshot) and x.grad is not None
+    assert np.array_equal(x.grad.values, [4.0, 4.0])
+
+
+def test_loops_record_each_iteration() -> None:
+    trace = run("x = torch.zeros(3)\nfor i in range(3):\n    x[i] = i\n")
+    assert [s.line for s in trace.steps] == [1, 3, 3, 3, 2]
+    assert np.array_equal(values(trace, "x"), [0.0, 1.0, 2.0])
+    x = trace.steps[-1].names["x"]
+    assert isinstance(x, TensorSnapshot) and x.version == 3
+
+
+def test_aliases_and_inplace_identity() -> None:
+    trace = run("a = torch.ones(2)\nb = a\nc = a.add_(1)\nd = a.clone()\n")
+    names = trace.steps[-1].names
+    assert [names[n].alias for n in "abcd"] == [None, "a", "a", None]  # type: ignore[union-attr]
+
+
+def test_program_errors_are_outcomes_not_crashes() -> None:
+    trace = run("x = torch.ones(2)\ny = x.reshape(3)\nz = 1\n")
+    assert trace.failure is not None and trace.failure.line == 2
+    assert trace.failure.outcome.status == ERROR and trace.failure.outcome.kind == "shape_mismatch"
+    assert len(trace.steps) == 2
+    unbound = run("for i in range(0):\n    q = 1\nr = q\n")
+    assert unbound.failure is not None and "before it is assigned" in str(
+        unbound.failure.outcome.text)
+
+
+def test_ok_outcome_for_grad_mode_contexts() -> None:
+    trace = run("x = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n    y = x * 2\n"
+                "z = x * 2\n")
+    assert [s.outcome.status for s in trace.steps] == [OK] * 4
+    y, z = trace.steps[-1].names["y"], trace.steps[-1].names["z"]
+    assert isinstance(y, TensorSnapshot) and not y.requires_grad
+    assert isinstance(z, TensorSnapshot) and z.requires_grad and z.grad_fn == "MulBackward0"

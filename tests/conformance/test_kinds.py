@@ -1,0 +1,87 @@
+"""Error and warning kinds classify torch's own messages, and only their own."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.kinds import KINDS, UNKNOWN, classify, normalise_text
+
+# Texts as torch 2.13 words them (and, where noted, as older releases did).
+MESSAGES = {
+    "backward_twice": "Trying to backward through the graph a second time (or directly access "
+                      "saved tensors after they have already been freed). Saved intermediate "
+                      "values of the graph are freed when you call .backward() or "
+                      "autograd.grad(). Specify retain_graph=True if you need to backward "
+                      "through the graph a second time or if you need to access saved tensors "
+                      "after calling backward.",
+    "saved_tensor_modified": "one of the variables needed for gradient computation has been "
+                             "modified by an inplace operation: [torch.FloatTensor [2]], which "
+                             "is output 0 of AddBackward0, is at version 1; expected version 0 "
+                             "instead.",
+    "leaf_inplace": "a leaf Variable that requires grad is being used in an in-place "
+                    "operation.",
+    "view_of_leaf_inplace": "a view of a leaf Variable that requires grad is being used in an "
+                            "in-place operation.",
+    "implicit_grad_nonscalar": "grad can be implicitly created only for scalar outputs",
+    "no_grad_fn": "element 0 of tensors does not require grad and does not have a grad_fn",
+    "grad_shape_mismatch": "Mismatch in shape: grad_output[0] has a shape of torch.Size([3]) "
+                           "and output[0] has a shape of torch.Size([]).",
+    "invalid_gradient": "Function PowBackward0 returned an invalid gradient at index 0 - got "
+                        "[3] but expected shape compatible with [2]",
+    "wrong_number_of_gradients": "function MyReLUBackward returned an incorrect number of "
+                                 "gradients (expected 1, got 2)",
+    "unused_input": "The differentiated Tensor at index 1 appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.",
+    "requires_grad_nonleaf": "you can only change requires_grad flags of leaf variables. If you "
+                             "want to use a computed variable in a subgraph that doesn't "
+                             "require differentiation use var_no_grad = var.detach().",
+    "retain_grad_no_requires_grad": "can't retain_grad on Tensor that has requires_grad=False",
+    "non_float_requires_grad": "Only Tensors of floating point and complex dtype can require "
+                               "gradients",
+    "hook_no_requires_grad": "cannot register a hook on a tensor that doesn't require gradient",
+    "assigned_grad_mismatch": "assigned grad has data of a different size",
+    "device_mismatch": "Expected all tensors to be on the same device, but found at least two "
+                       "devices, cuda:0 and cpu!",
+    "shape_mismatch": "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)",
+    "cuda_unavailable": "Torch not compiled with CUDA enabled",
+}
+WARNINGS = {
+    "nonleaf_grad_access": "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                           "accessed. Its .grad attribute won't be populated during "
+                           "autograd.backward(). (Triggered internally at "
+                           "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
+}
+
+
+def test_every_kind_has_a_sample() -> None:
+    assert set(MESSAGES) | set(WARNINGS) == {k.name for k in KINDS}
+
+
+@pytest.mark.parametrize(("kind", "text"), sorted(MESSAGES.items()))
+def test_error_messages_classify_as_their_kind(kind: str, text: str) -> None:
+    assert classify(text, warning=False) == kind
+    assert classify(text, warning=True) == UNKNOWN
+
+
+@pytest.mark.parametrize(("kind", "text"), sorted(WARNINGS.items()))
+def test_warnings_classify_as_their_kind(kind: str, text: str) -> None:
+    assert classify(text, warning=True) == kind
+    assert classify(text, warning=False) == UNKNOWN
+
+
+def test_older_wording_still_classifies() -> None:
+    # torch 1.x: "... but the buffers have already been freed"
+    assert classify("Trying to backward through the graph a second time, but the buffers have "
+                    "already been freed. Specify retain_graph=True when calling backward the "
+                    "first time.", warning=False) == "backward_twice"
+    assert classify("Only Tensors of floating point dtype can require gradients",
+                    warning=False) == "non_float_requires_grad"
+
+
+def test_unrelated_text_is_unknown() -> None:
+    assert classify("something else went wrong", warning=False) == UNKNOWN
+
+
+def test_build_path_suffix_is_dropped() -> None:
+    text = normalise_text(WARNINGS["nonleaf_grad_access"])
+    assert text.endswith("autograd.backward().")
