@@ -19,6 +19,11 @@ from conformance.trace import Snapshot, Step, TensorSnapshot, Trace, ValueSnapsh
 
 TENSOR_FIELDS = ("type", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn",
                  "retains_grad", "version", "is_view", "alias")
+# Tensors the autograd engine itself produced (a `.grad`, a hook's argument or result) are
+# compared without `_version` and `_is_view()`: those reflect how torch's C++ kernels build
+# a gradient (in-place accumulation in an input buffer, an expand inside a formula), not
+# autograd semantics. Their identity (`alias`) and everything else is compared.
+ENGINE_MADE_FIELDS = tuple(f for f in TENSOR_FIELDS if f not in ("version", "is_view"))
 
 
 @dataclass(frozen=True)
@@ -66,9 +71,9 @@ def values_differ(a: np.ndarray, b: np.ndarray, dtype: str) -> str | None:
     return None if np.array_equal(a, b) else "values"
 
 
-def _tensor_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot
-                  ) -> Iterator[tuple[str, Any, Any]]:
-    for name in TENSOR_FIELDS:
+def _tensor_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot,
+                  fields: tuple[str, ...] = TENSOR_FIELDS) -> Iterator[tuple[str, Any, Any]]:
+    for name in fields:
         ev, av = getattr(e, name), getattr(a, name)
         if ev != av:
             yield f"{path}.{name}", ev, av
@@ -81,7 +86,7 @@ def _tensor_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot
         yield f"{path}.grad", "None" if e.grad is None else "a tensor", \
             "None" if a.grad is None else "a tensor"
     elif e.grad is not None and a.grad is not None:
-        yield from _tensor_diffs(f"{path}.grad", e.grad, a.grad)
+        yield from _tensor_diffs(f"{path}.grad", e.grad, a.grad, ENGINE_MADE_FIELDS)
 
 
 def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str
@@ -97,7 +102,8 @@ def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str
 
 
 def snapshot_diffs(names_e: dict[str, Snapshot], names_a: dict[str, Snapshot], dtype: str,
-                   prefix: str = "") -> Iterator[tuple[str, Any, Any]]:
+                   prefix: str = "", fields: tuple[str, ...] = TENSOR_FIELDS
+                   ) -> Iterator[tuple[str, Any, Any]]:
     if list(names_e) != list(names_a):
         yield f"{prefix}names", sorted(names_e), sorted(names_a)
         return
@@ -105,7 +111,7 @@ def snapshot_diffs(names_e: dict[str, Snapshot], names_a: dict[str, Snapshot], d
         a = names_a[path]
         full = f"{prefix}{path}"
         if isinstance(e, TensorSnapshot) and isinstance(a, TensorSnapshot):
-            yield from _tensor_diffs(full, e, a)
+            yield from _tensor_diffs(full, e, a, fields)
         elif isinstance(e, ValueSnapshot) and isinstance(a, ValueSnapshot):
             yield from _value_diffs(full, e, a, dtype)
         else:
@@ -124,7 +130,8 @@ def step_diffs(e: Step, a: Step, dtype: str) -> Iterator[tuple[str, Any, Any, bo
     eo, ao = e.outcome, a.outcome
     for name in ("status", "kind", "type"):
         if getattr(eo, name) != getattr(ao, name):
-            yield f"outcome.{name}", getattr(eo, name), getattr(ao, name), False
+            # the whole outcome, so the report shows the error each engine raised
+            yield f"outcome.{name}", eo.describe(), ao.describe(), False
             return
     if eo.text != ao.text:
         yield "outcome.text", eo.text, ao.text, True
@@ -140,7 +147,7 @@ def step_diffs(e: Step, a: Step, dtype: str) -> Iterator[tuple[str, Any, Any, bo
         for i, (ee, ae) in enumerate(zip(e.events, a.events, strict=False)):
             for where, ex, ac in ((f"events[{i}].received.", ee.received, ae.received),
                                   (f"events[{i}].returned.", ee.returned, ae.returned)):
-                for field, ev, av in snapshot_diffs(ex, ac, dtype, where):
+                for field, ev, av in snapshot_diffs(ex, ac, dtype, where, ENGINE_MADE_FIELDS):
                     yield field, ev, av, False
     for field, ev, av in snapshot_diffs(e.names, a.names, dtype):
         yield field, ev, av, False
