@@ -1,0 +1,107 @@
+"""How an op becomes part of the graph: OpSpec (the declarative entry, in the spirit of
+derivatives.yaml), OpNode (the grad_fn it creates) and record() (the glue).
+
+An OpSpec names, for each forward input, which saved values its gradient formula
+reads. torch saves an *input* only if some input whose formula reads it requires
+grad, but always saves the *result* when any formula reads it; record() applies
+exactly that rule, which is what makes version-counter errors match torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .grad_mode import is_grad_enabled
+from .graph import Edge, Node, node_class
+from .saved import SavedVariable
+from .tensor import Tensor
+
+Grads = Sequence[Tensor | None]
+
+
+class Ctx:
+    """What a backward formula sees: saved tensors (checked on access), attributes,
+    and which inputs need a gradient."""
+
+    def __init__(self, node: OpNode) -> None:
+        self._node = node
+
+    def __getattr__(self, name: str) -> Any:
+        node = self.__dict__["_node"]
+        if name in node.saved:
+            return node.saved[name].unpack(node)
+        return node.attrs[name]
+
+    def grads(self, *formulas: Callable[[], Tensor | None]) -> list[Tensor | None]:
+        """Evaluate each input's formula only if that input needs a gradient."""
+        return [f() if self._node.needs(i) else None for i, f in enumerate(formulas)]
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    grad_fn: str                                  # torch's node class name
+    inputs: tuple[str, ...]                       # forward input names, in edge order
+    saves: dict[str, tuple[str, ...]] = field(default_factory=dict)  # input -> saved names read
+    backward: Callable[[Ctx, Tensor], Grads] = lambda ctx, g: [g]
+
+
+class OpNode(Node):
+    def __init__(self, spec: OpSpec, edges: list[Edge], attrs: dict[str, Any]) -> None:
+        super().__init__(edges)
+        self.spec = spec
+        self.attrs = attrs
+        self.saved: dict[str, SavedVariable] = {}
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        g = grads[0]
+        if g is None:   # torch's generated nodes return undefined grads for undefined input
+            return [None] * len(self.next_edges)
+        return list(self.spec.backward(Ctx(self), g))
+
+    def release_variables(self) -> None:
+        for sv in self.saved.values():
+            sv.release()
+
+    def __getattr__(self, name: str) -> Any:
+        # grad_fn._saved_self etc., for introspection like torch's generated properties.
+        if name.startswith("_saved_"):
+            key = name[len("_saved_"):]
+            if key in self.__dict__.get("saved", {}):
+                return self.saved[key].unpack(self)
+            if key in self.__dict__.get("attrs", {}):
+                return self.attrs[key]
+            return None
+        raise AttributeError(name)
+
+
+def differentiable(inputs: Sequence[Tensor | None]) -> bool:
+    return is_grad_enabled() and any(t is not None and t.requires_grad for t in inputs)
+
+
+def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
+               result: Tensor, attrs: dict[str, Any]) -> OpNode:
+    node: OpNode = node_class(spec.grad_fn, OpNode)(spec, edges, attrs)
+    wanted = {s for i, name in enumerate(spec.inputs) for s in spec.saves.get(name, ())
+              if s == "result" or node.needs(i)}
+    by_name: dict[str, Any] = dict(zip(spec.inputs, inputs, strict=False))
+    # Tensor attributes (where's condition) are saved too, with the same checks.
+    by_name.update({k: v for k, v in attrs.items() if isinstance(v, Tensor)})
+    for name in sorted(wanted):
+        t = result if name == "result" else by_name.get(name)
+        if t is not None:
+            node.saved[name] = SavedVariable(t, is_output=name == "result")
+    node.input_metadata = [result._meta()]
+    return node
+
+
+def record(spec: OpSpec, result: Tensor, inputs: Sequence[Tensor | None],
+           **attrs: Any) -> Tensor:
+    """Attach a grad_fn to a freshly computed result if autograd must track it."""
+    from .engine import gradient_edge
+    if not (result.dtype.is_floating_point and differentiable(inputs)):
+        return result
+    edges = [gradient_edge(t) if t is not None else (None, 0) for t in inputs]
+    result._set_grad_fn(build_node(spec, edges, inputs, result, attrs))
+    return result

@@ -1,0 +1,149 @@
+"""dtype and device objects, type promotion, and the process-wide defaults."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class dtype:
+    """A torch dtype: knows its numpy twin and the names torch prints for it."""
+
+    def __init__(self, name: str, np_dtype: Any, scalar_name: str, cpp_name: str,
+                 tensor_type: str, category: int) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.scalar_name = scalar_name      # "Float", used in ATen messages
+        self.cpp_name = cpp_name            # "float", caffe2 TypeMeta name
+        self.tensor_type = tensor_type      # "FloatTensor", used in version errors
+        self.category = category            # 0 bool < 1 integer < 2 floating (promotion order)
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == 2
+
+    @property
+    def itemsize(self) -> int:
+        return int(self.np.itemsize)
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    __str__ = __repr__
+
+
+bool_ = dtype("bool", np.bool_, "Bool", "bool", "BoolTensor", 0)
+int32 = dtype("int32", np.int32, "Int", "int", "IntTensor", 1)
+int64 = dtype("int64", np.int64, "Long", "long int", "LongTensor", 1)
+float32 = dtype("float32", np.float32, "Float", "float", "FloatTensor", 2)
+float64 = dtype("float64", np.float64, "Double", "double", "DoubleTensor", 2)
+ALL = (bool_, int32, int64, float32, float64)
+
+
+def from_numpy(np_dtype: Any) -> dtype:
+    for d in ALL:
+        if d.np == np.dtype(np_dtype):
+            return d
+    if np.dtype(np_dtype).kind == "f":
+        return float32 if np.dtype(np_dtype).itemsize < 4 else float64
+    if np.dtype(np_dtype).kind in "iu":
+        return int64
+    raise TypeError(f"unsupported numpy dtype {np_dtype}")
+
+
+class device:
+    """A device label. Computation always happens in numpy; the label only travels."""
+
+    type: str
+    index: int | None
+
+    def __init__(self, spec: str | device, index: int | None = None) -> None:
+        if isinstance(spec, device):
+            self.type, self.index = spec.type, spec.index
+            return
+        kind, _, idx = str(spec).partition(":")
+        if kind not in ("cpu", "cuda"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda device type at start of device string: {spec}")
+        self.type = kind
+        if idx:
+            index = int(idx)
+        # torch resolves a bare "cuda" to the current device when a tensor is placed.
+        self.index = index if index is not None else (0 if kind == "cuda" else None)
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+
+CPU = device("cpu")
+
+_defaults: dict[str, Any] = {"dtype": float32, "device": CPU}
+
+
+def set_default_dtype(d: dtype) -> None:
+    _defaults["dtype"] = d
+
+
+def get_default_dtype() -> dtype:
+    return _defaults["dtype"]
+
+
+def set_default_device(d: device | str | None) -> None:
+    _defaults["device"] = CPU if d is None else device(d)
+
+
+def get_default_device() -> device:
+    return _defaults["device"]
+
+
+def type_string(d: dtype, dev: device) -> str:
+    """'torch.FloatTensor' / 'torch.cuda.FloatTensor', as torch's toString() prints them."""
+    return f"torch.cuda.{d.tensor_type}" if dev.type == "cuda" else f"torch.{d.tensor_type}"
+
+
+def _wider(a: dtype, b: dtype) -> dtype:
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    return a if a.itemsize >= b.itemsize else b
+
+
+def result_type(dims: list[dtype], zero_dims: list[dtype], scalars: list[dtype]) -> dtype:
+    """torch's promotion: dimensioned tensors outrank 0-dim tensors, which outrank Python
+    numbers; a lower rank only matters when it brings a higher category (bool<int<float)."""
+    result: dtype | None = None
+    for group in (dims, zero_dims, scalars):
+        if not group:
+            continue
+        best = group[0]
+        for d in group[1:]:
+            best = _wider(best, d)
+        if result is None:
+            result = best
+        elif best.category > result.category:
+            # A Python float joining an integer tensor yields the default dtype, not float64.
+            result = get_default_dtype() if group is scalars and best.is_floating_point else best
+            if group is scalars and best.category == 1:
+                result = int64
+    assert result is not None
+    return result
+
+
+def scalar_dtype(value: Any) -> dtype:
+    """The dtype torch gives a wrapped Python number before promotion."""
+    if isinstance(value, bool | np.bool_):
+        return bool_
+    if isinstance(value, int | np.integer):
+        return int64
+    return float64

@@ -1,0 +1,227 @@
+"""The backward engine: torch's Engine::execute in miniature.
+
+1. Count, for every node reachable from the roots, how many edges point at it.
+2. Pop ready nodes from a priority queue (highest sequence number first, i.e.
+   the most recently created node; AccumulateGrad nodes first of all), run its
+   tensor hooks, capture grads asked for by autograd.grad, run the node, free its
+   saved tensors unless retain_graph, validate each produced grad against the
+   receiving node's metadata (summing broadcast grads back), and add it into that
+   node's input buffer. A node becomes ready when its count reaches zero.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import messages
+from .grad_mode import is_grad_enabled, set_grad_enabled
+from .graph import MAX_SEQUENCE, Edge, GraphRoot, Meta, Node
+from .tensor import Tensor
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf: adds incoming grads into ``variable.grad``."""
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__([], sequence_nr=MAX_SEQUENCE)
+        self.variable = variable
+        self.input_metadata = [variable._meta()]
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        new = grads[0]
+        if new is None:
+            return []
+        var = self.variable
+        if var._grad is None:
+            # torch steals the incoming grad when nothing else references it (a refcount
+            # test: here the caller's list, our local and getrefcount's argument) ...
+            if not is_grad_enabled() and sys.getrefcount(new) <= 3 and _obeys_layout(new):
+                var._grad = new.detach()        # shares the buffer's version counter
+            else:
+                # ... otherwise copies it into a fresh tensor: version 1, and under
+                # create_graph a CopyBackwards grad_fn.
+                fresh = Tensor(np.empty(new.shape, new.dtype.np), new.dtype, new.device)
+                var._grad = fresh.copy_(new)
+        elif not is_grad_enabled():
+            var._grad._data += new._data.astype(var._grad.dtype.np)   # in place, same object
+            var._grad._version_counter.bump()
+        else:
+            var._grad = var._grad + new
+        return []
+
+
+def _obeys_layout(g: Tensor) -> bool:
+    # torch only steals a grad laid out like a fresh dense tensor; an expanded grad
+    # (from sum/mean backward) is copied instead.
+    return bool(g._data.flags.c_contiguous and g._data.flags.writeable)
+
+
+def gradient_edge(t: Tensor) -> Edge:
+    """Where a grad for t must be sent: its grad_fn, or its AccumulateGrad if a leaf."""
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t.requires_grad:
+        if t._accumulator is None:
+            t._accumulator = AccumulateGrad(t)
+        return (t._accumulator, 0)
+    return (None, 0)
+
+
+def _sizes(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
+    if len(shape) > len(to):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(to), strict=False))
+
+
+def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_name: str
+                     ) -> list[Tensor | None]:
+    from . import ops
+    out: list[Tensor | None] = []
+    for i, ((fn, nr), g) in enumerate(zip(edges, grads, strict=False)):
+        if fn is None or g is None:
+            out.append(g)
+            continue
+        meta: Meta = fn.input_metadata[nr]
+        if tuple(g.shape) != meta.shape:
+            if not _expandable(meta.shape, tuple(g.shape)):
+                raise RuntimeError(messages.invalid_gradient_shape(
+                    node_name, i, _sizes(g.shape), _sizes(meta.shape)))
+            g = ops.sum_to(g, meta.shape)
+        if g.dtype is not meta.dtype:
+            g = ops.to(g, meta.dtype)
+        out.append(g)
+    return out
+
+
+def _accumulate(old: Tensor, new: Tensor) -> Tensor:
+    """InputBuffer::add. torch adds in place when nobody else holds the buffered tensor
+    (a reference-count test); that is visible as the final .grad's _version."""
+    if not is_grad_enabled() and old._base is None and sys.getrefcount(old) <= 3 \
+            and old._data.flags.writeable and old.dtype is new.dtype:
+        old._data += new._data
+        old._version_counter.bump()
+        return old
+    return old + new
+
+
+def _needed(root: Node, must_run: set[Node], captures: set[Node]) -> dict[Node, bool]:
+    """exec_info: a node runs if it must (a target leaf) or feeds a node that runs or
+    whose input is captured. Iterative post-order DFS; graphs are DAGs."""
+    needed: dict[Node, bool] = {}
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        n, children_done = stack.pop()
+        if children_done:
+            needed[n] = n in must_run or any(
+                fn is not None and (needed[fn] or fn in captures) for fn, _ in n.next_edges)
+        elif n not in needed:
+            needed[n] = False
+            stack.append((n, True))
+            stack.extend((fn, False) for fn, _ in n.next_edges
+                         if fn is not None and fn not in needed)
+    return needed
+
+
+def _dependencies(root: Node) -> dict[Node, int]:
+    deps: dict[Node, int] = {}
+    stack, seen = [root], {root}
+    while stack:
+        n = stack.pop()
+        for fn, _ in n.next_edges:
+            if fn is None:
+                continue
+            deps[fn] = deps.get(fn, 0) + 1
+            if fn not in seen:
+                seen.add(fn)
+                stack.append(fn)
+    return deps
+
+
+def _call_pre_hooks(node: Node, inputs: list[Tensor | None]) -> list[Tensor | None]:
+    for nr, hooks in list(node.tensor_pre_hooks.items()):
+        for hook in list(hooks.values()):
+            if inputs[nr] is not None:
+                result = hook(inputs[nr])  # type: ignore[arg-type]
+                if result is not None:
+                    inputs[nr] = result
+    for nr, retain in list(node.retains_grad_hooks.items()):
+        if inputs[nr] is not None:
+            retain(inputs[nr])  # type: ignore[arg-type]
+    return inputs
+
+
+def execute(roots: Sequence[Tensor], grads: Sequence[Tensor | None], retain_graph: bool,
+            create_graph: bool, capture: Sequence[Tensor] | None = None,
+            accumulate_into: Sequence[Tensor] | None = None) -> list[Tensor | None]:
+    """Run backward from roots. With capture, return the grads flowing into those
+    tensors instead of accumulating (autograd.grad); with accumulate_into, only run
+    what is needed to reach those leaves (backward(inputs=...))."""
+    root_edges = [gradient_edge(t) for t in roots]
+    with set_grad_enabled(create_graph):
+        root_grads = validate_outputs(root_edges, list(grads), "GraphRoot")
+        if len(root_edges) == 1:
+            graph_root, nr = root_edges[0]
+            assert graph_root is not None
+            first: list[Tensor | None] = [None] * len(graph_root.input_metadata)
+            first[nr] = root_grads[0]
+        else:
+            graph_root = GraphRoot(root_edges, root_grads)
+            first = []
+        return _run(graph_root, first, retain_graph, capture, accumulate_into)
+
+
+def _run(graph_root: Node, first: list[Tensor | None], retain_graph: bool,
+         capture: Sequence[Tensor] | None, accumulate_into: Sequence[Tensor] | None
+         ) -> list[Tensor | None]:
+    capture_edges = [gradient_edge(t) for t in capture or ()]
+    captures = {fn for fn, _ in capture_edges if fn is not None}
+    must_run = {fn for fn, _ in (gradient_edge(t) for t in accumulate_into or ())
+                if fn is not None}
+    needed = _needed(graph_root, must_run, captures) if captures or must_run else None
+    deps = _dependencies(graph_root)
+    buffers: dict[Node, list[Tensor | None]] = {graph_root: first}
+    captured: list[Tensor | None] = [None] * len(capture_edges)
+    tie = itertools.count()
+    ready: list[tuple[int, int, Node]] = [(-graph_root.sequence_nr, next(tie), graph_root)]
+    while ready:
+        node = heapq.heappop(ready)[2]
+        inputs = buffers.pop(node)
+        runs = needed is None or needed[node]
+        # torch calls tensor hooks before capturing only for nodes that will not run.
+        if not runs:
+            inputs = _call_pre_hooks(node, inputs)
+        for k, (fn, nr) in enumerate(capture_edges):
+            if fn is node:
+                captured[k] = inputs[nr]
+        if not runs:
+            continue
+        outputs = node.apply(_call_pre_hooks(node, inputs))
+        if not retain_graph:
+            node.release_variables()
+        outputs = validate_outputs(node.next_edges, outputs, node.name())
+        for i, (fn, nr) in enumerate(node.next_edges):
+            g, outputs[i] = outputs[i], None   # moved into the buffer, as torch std::moves it
+            if fn is None or (needed is not None and not (needed[fn] or fn in captures)):
+                continue
+            buf = buffers.setdefault(fn, [None] * len(fn.input_metadata))
+            if g is not None:
+                old, buf[nr] = buf[nr], None
+                buf[nr] = g if old is None else _accumulate(old, g)
+                del old, g
+            deps[fn] -= 1
+            if deps[fn] == 0:
+                heapq.heappush(ready, (-fn.sequence_nr, next(tie), fn))
+    return captured

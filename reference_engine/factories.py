@@ -1,0 +1,138 @@
+"""Tensor factories. They honour the default dtype and device, like torch's."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtypes, messages
+from .dtypes import device, dtype
+from .tensor import Tensor, _shape_args
+
+_rng = {"gen": np.random.default_rng(0)}
+
+
+def manual_seed(seed: int) -> None:
+    _rng["gen"] = np.random.default_rng(seed)
+
+
+def _finish(arr: np.ndarray, dt: dtype, dev: device | str | None, requires_grad: bool) -> Tensor:
+    t = Tensor(np.array(arr, dtype=dt.np, order="C"), dt,
+               dtypes.get_default_device() if dev is None else device(dev))
+    if requires_grad:
+        t.requires_grad_(True) if dt.is_floating_point else _reject()
+    return t
+
+
+def _reject() -> None:
+    raise RuntimeError(messages.ONLY_FLOAT_REQUIRE_GRAD)
+
+
+def _infer_dtype(data: Any) -> dtype:
+    if isinstance(data, np.ndarray | np.generic):
+        return dtypes.from_numpy(data.dtype)
+    flat = np.asarray(data, dtype=object).reshape(-1).tolist() if not isinstance(
+        data, bool | int | float) else [data]
+    if flat and all(isinstance(v, bool | np.bool_) for v in flat):
+        return dtypes.bool_
+    if all(isinstance(v, bool | int | np.integer) for v in flat) and flat:
+        return dtypes.int64
+    return dtypes.get_default_dtype()
+
+
+def tensor(data: Any, dtype: dtype | None = None, device: device | str | None = None,
+           requires_grad: bool = False) -> Tensor:
+    if isinstance(data, Tensor):
+        warnings.warn(messages.COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+        dt = dtype or data.dtype
+        return _finish(data._data, dt, device or data.device, requires_grad)
+    if isinstance(data, list | tuple) and any(isinstance(v, Tensor) for v in data):
+        data = [v.tolist() if isinstance(v, Tensor) else v for v in data]
+    return _finish(np.asarray(data), dtype or _infer_dtype(data), device, requires_grad)
+
+
+def _sized(fill: Any, size: tuple[Any, ...], dtype: dtype | None, device: device | str | None,
+           requires_grad: bool) -> Tensor:
+    shape = _shape_args(size)
+    return _finish(np.full(shape, fill), dtype or dtypes.get_default_dtype(), device,
+                   requires_grad)
+
+
+def zeros(*size: Any, dtype: dtype | None = None, device: device | str | None = None,
+          requires_grad: bool = False) -> Tensor:
+    return _sized(0, size, dtype, device, requires_grad)
+
+
+def ones(*size: Any, dtype: dtype | None = None, device: device | str | None = None,
+         requires_grad: bool = False) -> Tensor:
+    return _sized(1, size, dtype, device, requires_grad)
+
+
+def empty(*size: Any, dtype: dtype | None = None, device: device | str | None = None,
+          requires_grad: bool = False) -> Tensor:
+    return _sized(0, size, dtype, device, requires_grad)
+
+
+def full(size: Sequence[int], fill_value: Any, dtype: dtype | None = None,
+         device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    dt = dtype or (_infer_dtype(fill_value))
+    return _finish(np.full(tuple(size), fill_value), dt, device, requires_grad)
+
+
+def _like(t: Tensor, fill: Any, dtype: dtype | None, device: device | str | None,
+          requires_grad: bool) -> Tensor:
+    return _finish(np.full(t.shape, fill), dtype or t.dtype, device or t.device, requires_grad)
+
+
+def zeros_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
+               requires_grad: bool = False) -> Tensor:
+    return _like(t, 0, dtype, device, requires_grad)
+
+
+def ones_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
+              requires_grad: bool = False) -> Tensor:
+    return _like(t, 1, dtype, device, requires_grad)
+
+
+def arange(start: float, end: float | None = None, step: float = 1, dtype: dtype | None = None,
+           device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    ints = all(isinstance(v, int) for v in (start, end, step))
+    dt = dtype or (dtypes.int64 if ints else dtypes.get_default_dtype())
+    return _finish(np.arange(start, end, step), dt, device, requires_grad)
+
+
+def rand(*size: Any, dtype: dtype | None = None, device: device | str | None = None,
+         requires_grad: bool = False) -> Tensor:
+    arr = _rng["gen"].random(_shape_args(size))
+    return _finish(arr, dtype or dtypes.get_default_dtype(), device, requires_grad)
+
+
+def randn(*size: Any, dtype: dtype | None = None, device: device | str | None = None,
+          requires_grad: bool = False) -> Tensor:
+    arr = _rng["gen"].standard_normal(_shape_args(size))
+    return _finish(arr, dtype or dtypes.get_default_dtype(), device, requires_grad)
+
+
+def rand_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
+              requires_grad: bool = False) -> Tensor:
+    return rand(*t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+def randn_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
+               requires_grad: bool = False) -> Tensor:
+    return randn(*t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                 requires_grad=requires_grad)
+
+
+def uniform_(t: Tensor, low: float, high: float) -> Tensor:
+    """In-place fill from U(low, high): used by nn init, so it bumps the version."""
+    values = _rng["gen"].uniform(low, high, t.shape)
+    from .grad_mode import no_grad
+    with no_grad():
+        return t.copy_(Tensor(values.astype(t.dtype.np), t.dtype, t.device))

@@ -1,0 +1,75 @@
+"""Grad mode: a process-wide switch that decides whether ops record graph nodes."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, TypeVar
+
+_state = {"enabled": True}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def is_grad_enabled() -> bool:
+    return _state["enabled"]
+
+
+def _set(mode: bool) -> None:
+    _state["enabled"] = bool(mode)
+
+
+class _GradModeContext:
+    """Base for the context managers; each also works as a function decorator, like torch."""
+
+    _mode: bool
+
+    def __enter__(self) -> None:
+        self._prev = is_grad_enabled()
+        _set(self._mode)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        _set(self._prev)
+
+    def __call__(self, fn: F) -> F:
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            prev = is_grad_enabled()
+            _set(mode)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _set(prev)
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_GradModeContext):
+    _mode = False
+
+
+class enable_grad(_GradModeContext):
+    _mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Switches immediately (so the plain call form works) and restores on __exit__."""
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = is_grad_enabled()
+        self._mode = bool(mode)
+        _set(self._mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __call__(self, fn: F) -> F:
+        _set(self._prev)   # used as a decorator: undo the switch made by __init__
+        return super().__call__(fn)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        _set(self._prev)

@@ -1,0 +1,233 @@
+"""Every error and warning text the engine emits, worded as torch 2.13 words them.
+
+Kept in one place so that a reader can audit wording against torch without
+hunting through the engine, and so the engine never improvises a message.
+Texts marked "cuda" could not be observed here (no GPU build); they are copied
+from torch's sources.
+"""
+
+from __future__ import annotations
+
+# --- requires_grad / leaves -------------------------------------------------
+ONLY_FLOAT_REQUIRE_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+# The attribute setter and requires_grad_() word the same rule differently in torch.
+ONLY_FLOAT_REQUIRE_GRAD_SETTER = (
+    "only Tensors of floating point and complex dtype can require gradients"
+)
+ONLY_FLOAT_REQUIRE_GRAD_METHOD = "only Tensors of floating point dtype can require gradients"
+NON_LEAF_REQUIRES_GRAD_FALSE = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)
+NON_LEAF_REQUIRES_GRAD_TRUE = "you can only change requires_grad flags of leaf variables."
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+
+# --- .grad ------------------------------------------------------------------
+NON_LEAF_GRAD_ACCESS = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
+HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
+CREATE_GRAPH_BACKWARD_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
+
+
+def grad_not_tensor(type_name: str) -> str:
+    return f"assigned grad expected to be a Tensor or None but got grad of type {type_name}"
+
+
+def grad_wrong_size(grad_sizes: str, sizes: str) -> str:
+    return (
+        f"attempting to assign a gradient of size '{grad_sizes}' to a tensor of size '{sizes}'. "
+        "Please ensure that the gradient and the tensor are the same size"
+    )
+
+
+def grad_wrong_dtype(grad_cpp_name: str, scalar_name: str) -> str:
+    return (
+        f"attempting to assign a gradient with dtype '{grad_cpp_name}' to a tensor with "
+        f"grad_dtype '{scalar_name}'. The gradient must match the tensor's grad_dtype (defaults "
+        "to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+        "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of "
+        "a tensor and its gradient may break downstream systems that assume they match."
+    )
+
+
+def grad_wrong_device(grad_device: str, device: str) -> str:
+    # cuda: copied from torch/csrc/autograd/python_variable.cpp (not observable on a CPU build).
+    return (
+        f"attempting to assign a gradient located on device with type '{grad_device}' to a tensor "
+        f"located on device with type '{device}'. Please ensure that the gradient and the tensor "
+        "are on the same device"
+    )
+
+
+def data_not_tensor(type_name: str) -> str:
+    return f"Variable data has to be a tensor, but got {type_name}"
+
+
+# --- backward / autograd.grad ------------------------------------------------
+IMPLICIT_GRAD_NON_SCALAR = "grad can be implicitly created only for scalar outputs"
+MATERIALIZE_WITHOUT_ALLOW_UNUSED = (
+    "Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+    "allow_unused=False."
+)
+DIFFERENTIATED_NO_GRAD = "One of the differentiated Tensors does not require grad"
+
+
+def grad_shape_mismatch(i: int, grad_shape: str, out_shape: str) -> str:
+    return (
+        f"Mismatch in shape: grad_output[{i}] has a shape of {grad_shape} and output[{i}] has a "
+        f"shape of {out_shape}."
+    )
+
+
+def no_grad_fn(i: int) -> str:
+    return f"element {i} of tensors does not require grad and does not have a grad_fn"
+
+
+def unused_input(i: int) -> str:
+    return (
+        f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+        "Set allow_unused=True if this is the desired behavior."
+    )
+
+
+def invalid_gradient_shape(node: str, i: int, got: str, expected: str) -> str:
+    return (
+        f"Function {node} returned an invalid gradient at index {i} - got {got} but expected "
+        f"shape compatible with {expected}"
+    )
+
+
+def wrong_grad_count(node: str, expected: int, got: int) -> str:
+    return (
+        f"function {node} returned an incorrect number of gradients (expected {expected}, "
+        f"got {got})"
+    )
+
+
+def grad_for_non_tensor(node: str, i: int) -> str:
+    return (
+        f"function {node} returned a gradient different than None at position {i + 1}, but the "
+        "corresponding forward input was not a Variable"
+    )
+
+
+# --- saved tensors -----------------------------------------------------------
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+
+
+def modified_by_inplace(type_and_sizes: str, producer: str | None, current: int,
+                        expected: int) -> str:
+    """producer is 'output N of Name', absent for leaves (torch omits the clause)."""
+    which = f", which is {producer}," if producer else ""
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{type_and_sizes}]{which} is at version {current}; expected version "
+        f"{expected} instead. Hint: enable anomaly detection to find the operation that failed "
+        "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+
+
+# --- shapes, dtypes, devices -------------------------------------------------
+def broadcast_mismatch(a: int, b: int, dim: int) -> str:
+    return (
+        f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton "
+        f"dimension {dim}"
+    )
+
+
+def mm_shapes(a: str, b: str) -> str:
+    return f"mat1 and mat2 shapes cannot be multiplied ({a} and {b})"
+
+
+def dot_sizes(n: int, m: int) -> str:
+    return (
+        f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number "
+        f"of elements, but got {n} and {m} elements respectively"
+    )
+
+
+def dot_dtypes(a: str, b: str) -> str:
+    return f"dot : expected both vectors to have same dtype, but found {a} and {b}"
+
+
+def invalid_shape(shape: str, numel: int) -> str:
+    return f"shape '{shape}' is invalid for input of size {numel}"
+
+
+VIEW_NOT_COMPATIBLE = (
+    "view size is not compatible with input tensor's size and stride (at least one dimension "
+    "spans across two contiguous subspaces). Use .reshape(...) instead."
+)
+
+
+def dim_out_of_range(low: int, high: int, got: int) -> str:
+    return f"Dimension out of range (expected to be in range of [{low}, {high}], but got {got})"
+
+
+def index_out_of_range(index: int, dim: int, size: int) -> str:
+    return f"index {index} is out of bounds for dimension {dim} with size {size}"
+
+
+def item_numel(n: int) -> str:
+    return f"a Tensor with {n} elements cannot be converted to Scalar"
+
+
+def cat_sizes(dim: int, expected: int, got: int, i: int) -> str:
+    return (
+        f"Sizes of tensors must match except in dimension {dim}. Expected size {expected} but "
+        f"got size {got} for tensor number {i} in the list."
+    )
+
+
+def mean_dtype(scalar_name: str) -> str:
+    return (
+        "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+        f"complex dtype. Got: {scalar_name}"
+    )
+
+
+def t_dims(n: int) -> str:
+    return f"t() expects a tensor with <= 2 dimensions, but self is {n}D"
+
+
+def expand_size(new: int, old: int, dim: int, target: str, sizes: str) -> str:
+    return (
+        f"The expanded size of the tensor ({new}) must match the existing size ({old}) at "
+        f"non-singleton dimension {dim}.  Target sizes: {target}.  Tensor sizes: {sizes}"
+    )
+
+
+def cannot_cast(result: str, out: str) -> str:
+    return f"result type {result} can't be cast to the desired output type {out}"
+
+
+def devices_differ(a: str, b: str) -> str:
+    # cuda: copied from ATen's TensorIterator (not observable on a CPU build).
+    return ("Expected all tensors to be on the same device, but found at least two devices, "
+            f"{a} and {b}!")
+
+
+COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."
+)

@@ -1,0 +1,84 @@
+"""A sliver of torch.nn: Parameter, Module, Linear."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from .. import dtypes
+from ..factories import empty, uniform_
+from ..tensor import Tensor
+from . import functional
+
+__all__ = ["Linear", "Module", "Parameter", "functional"]
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad by default and that Modules register."""
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        source = data if data is not None else empty(0)
+        super().__init__(source._data, source.dtype, source.device)
+        self._version_counter = source._version_counter  # shares storage, like torch
+        self.requires_grad_(requires_grad)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+
+class Module:
+    _parameters: dict[str, Parameter | None]
+    _modules: dict[str, Module]
+    training: bool
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "training", True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._modules[name] = value
+        object.__setattr__(self, name, value)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    def parameters(self) -> Iterator[Parameter]:
+        yield from (p for p in self._parameters.values() if p is not None)
+        for m in self._modules.values():
+            yield from m.parameters()
+
+    def named_parameters(self) -> Iterator[tuple[str, Parameter]]:
+        yield from ((n, p) for n, p in self._parameters.items() if p is not None)
+        for prefix, m in self._modules.items():
+            for name, p in m.named_parameters():
+                yield f"{prefix}.{name}", p
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            p.grad = None
+
+
+class Linear(Module):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: dtypes.dtype | None = None) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = Parameter(empty(out_features, in_features, dtype=dtype, device=device))
+        self.bias = Parameter(empty(out_features, dtype=dtype, device=device)) if bias else None
+        # kaiming_uniform_(a=sqrt(5)) reduces to U(-1/sqrt(fan_in), 1/sqrt(fan_in)); both
+        # inits write in place, so each parameter ends at _version 1 like torch's.
+        bound = 1 / math.sqrt(in_features) if in_features > 0 else 0.0
+        uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.linear(input, self.weight, self.bias)

@@ -1,0 +1,583 @@
+"""Differentiable ops: forward in numpy, backward written in engine ops.
+
+Each OpSpec below is one derivatives.yaml entry: torch's node name, the inputs
+that get edges, which saved values each input's formula reads, and the formula.
+Because formulas call engine ops, create_graph=True differentiates them again.
+Broadcast grads are *not* reduced here: like torch, the engine's validate_outputs
+sums them back to each input's shape.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtypes, messages
+from .autograd_meta import OpSpec, record
+from .dtypes import device, dtype
+from .tensor import Tensor
+
+Number = int | float | bool
+
+# ---- tensor construction and argument handling -----------------------------------
+
+
+def new(arr: Any, dt: dtype, dev: device) -> Tensor:
+    return Tensor(np.array(arr, dtype=dt.np, order="C"), dt, dev)
+
+
+def wrap(x: Any) -> Tensor:
+    """A Python number becomes a 0-dim 'wrapped number' tensor, as torch does, so that
+    it can be saved (x * 2 saves the 2) yet loses to tensors in type promotion."""
+    if isinstance(x, Tensor):
+        return x
+    dt = dtypes.scalar_dtype(x)
+    t = Tensor(np.array(x, dtype=dt.np), dt, dtypes.CPU)
+    t._wrapped_number = True
+    return t
+
+
+def _promotes(ts: Sequence[Tensor]) -> dtype:
+    return dtypes.result_type(
+        [t.dtype for t in ts if not t._wrapped_number and t.ndim > 0],
+        [t.dtype for t in ts if not t._wrapped_number and t.ndim == 0],
+        [t.dtype for t in ts if t._wrapped_number])
+
+
+def common_device(ts: Sequence[Tensor]) -> device:
+    # 0-dim cpu tensors (and wrapped numbers) may join any device, like torch's scalars.
+    real = [t.device for t in ts if not (t.ndim == 0 and t.device.type == "cpu")]
+    for d in real[1:]:
+        if d != real[0]:
+            raise RuntimeError(messages.devices_differ(str(real[0]), str(d)))
+    return real[0] if real else dtypes.CPU
+
+
+def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    n = builtins.max(len(a), len(b))
+    out = []
+    for i in range(n - 1, -1, -1):
+        ia, ib = len(a) - n + i, len(b) - n + i
+        sa = a[ia] if ia >= 0 else 1
+        sb = b[ib] if ib >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(messages.broadcast_mismatch(sa, sb, i))
+        out.append(sa if sb == 1 else sb)
+    return tuple(reversed(out))
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(messages.dim_out_of_range(-n, n - 1, dim))
+    return dim % n
+
+
+def _compute(fn: Callable[..., Any], *arrays: np.ndarray) -> Any:
+    with np.errstate(all="ignore"):   # torch returns inf/nan silently; so do we
+        return fn(*arrays)
+
+
+def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any],
+                 out_dtype: dtype | None = None, compute_dtype: dtype | None = None,
+                 **attrs: Any) -> Tensor:
+    ts = [wrap(a) for a in args]
+    dev = common_device(ts)
+    dt = compute_dtype or _promotes(ts)
+    shape: tuple[int, ...] = ()
+    for t in ts:
+        shape = broadcast_shape(shape, t.shape)
+    out = new(_compute(fn, *(t._data.astype(dt.np, copy=False) for t in ts)), out_dtype or dt, dev)
+    return out if spec is None else record(spec, out, ts, **attrs)
+
+
+def _float_dtype(t: Tensor) -> dtype:
+    return t.dtype if t.dtype.is_floating_point else dtypes.get_default_dtype()
+
+
+# ---- arithmetic -------------------------------------------------------------------
+
+ADD = OpSpec("AddBackward0", ("self", "other"),
+             backward=lambda c, g: c.grads(lambda: g, lambda: _times(g, c.alpha)))
+SUB = OpSpec("SubBackward0", ("self", "other"),
+             backward=lambda c, g: c.grads(lambda: g, lambda: _times(neg(g), c.alpha)))
+RSUB = OpSpec("RsubBackward1", ("self",), backward=lambda c, g: [_times(neg(g), c.alpha)])
+MUL = OpSpec("MulBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
+             lambda c, g: c.grads(lambda: mul(g, c.other), lambda: mul(g, c.self)))
+MUL_SCALAR = OpSpec("MulBackward1", ("self",), backward=lambda c, g: [mul_scalar(g, c.other)])
+DIV = OpSpec("DivBackward0", ("self", "other"), {"self": ("other",), "other": ("self", "other")},
+             lambda c, g: c.grads(lambda: div(g, c.other),
+                                  lambda: mul(neg(g), div(div(c.self, c.other), c.other))))
+DIV_SCALAR = OpSpec("DivBackward1", ("self",), backward=lambda c, g: [div_scalar(g, c.other)])
+NEG = OpSpec("NegBackward0", ("self",), backward=lambda c, g: [neg(g)])
+RECIPROCAL = OpSpec("ReciprocalBackward0", ("self",), {"self": ("result",)},
+                    lambda c, g: [mul(neg(g), mul(c.result, c.result))])
+
+
+def _times(g: Tensor, alpha: Number) -> Tensor:
+    return g if alpha == 1 else mul_scalar(g, alpha)
+
+
+def add(self: Any, other: Any, alpha: Number = 1) -> Tensor:
+    return _elementwise(ADD, lambda a, b: a + alpha * b if alpha != 1 else a + b,
+                        (self, other), alpha=alpha)
+
+
+def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
+    return _elementwise(SUB, lambda a, b: a - alpha * b if alpha != 1 else a - b,
+                        (self, other), alpha=alpha)
+
+
+def rsub(self: Tensor, other: Number, alpha: Number = 1) -> Tensor:
+    """other - alpha * self, for a Python number other (torch.rsub.Scalar)."""
+    dt = _promotes([self, wrap(other)])
+    arr = _compute(lambda a: other - alpha * a, self._data.astype(dt.np))
+    return record(RSUB, new(arr, dt, self.device), [self], alpha=alpha, other=other)
+
+
+def mul(self: Any, other: Any) -> Tensor:
+    return _elementwise(MUL, np.multiply, (self, other))
+
+
+def mul_scalar(self: Tensor, other: Number) -> Tensor:
+    """tensor * Scalar as ATen calls it internally (MulBackward1; the scalar is no input)."""
+    dt = _promotes([self, wrap(other)])
+    arr = _compute(lambda a: a * other, self._data.astype(dt.np))
+    return record(MUL_SCALAR, new(arr, dt, self.device), [self], other=other)
+
+
+def div(self: Any, other: Any) -> Tensor:
+    ts = [wrap(self), wrap(other)]
+    dt = _promotes(ts)
+    return _elementwise(DIV, np.true_divide, ts,
+                        compute_dtype=dt if dt.is_floating_point else dtypes.get_default_dtype())
+
+
+def div_scalar(self: Tensor, other: Number) -> Tensor:
+    arr = _compute(lambda a: a / other, self._data)
+    return record(DIV_SCALAR, new(arr, _float_dtype(self), self.device), [self], other=other)
+
+
+def neg(self: Tensor) -> Tensor:
+    return _elementwise(NEG, np.negative, (self,))
+
+
+def reciprocal(self: Tensor) -> Tensor:
+    return _unary_float(RECIPROCAL, np.reciprocal, self)
+
+
+# ---- pow ----------------------------------------------------------------------------
+
+def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    if c.exponent == 0:
+        return [zeros_like(c.self)]
+    return [mul(g, mul_scalar(pow(c.self, c.exponent - 1), c.exponent))]
+
+
+def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> Tensor:
+    # d(b**e)/de = b**e * log(b), defined as 0 where b == 0 and e >= 0 (torch's convention).
+    base_t = wrap(base)
+    zero_base = compare(base_t, 0, np.equal)
+    cond = compare(zero_base, compare(exponent, 0, np.greater_equal), np.logical_and)
+    log_b = log(base_t) if isinstance(base, Tensor) else float(np.log(base))
+    return where(cond, zeros_scalar(result), mul(result, log_b))
+
+
+POW0 = OpSpec("PowBackward0", ("self",), {"self": ("self",)}, _pow0_backward)
+POW1 = OpSpec(
+    "PowBackward1", ("self", "exponent"),
+    {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
+    lambda c, g: c.grads(
+        lambda: where(compare(c.exponent, 0, np.equal), zeros_scalar(g),
+                      mul(g, mul(c.exponent, pow(c.self, sub(c.exponent, 1))))),
+        lambda: mul(g, _log_base_term(c.self, c.exponent, c.result))))
+POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")},
+              lambda c, g: [mul(g, _log_base_term(c.self, c.exponent, c.result))])
+
+
+def pow(self: Any, exponent: Any) -> Tensor:
+    if isinstance(self, Tensor) and not isinstance(exponent, Tensor):
+        return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
+                            compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
+    if isinstance(self, Tensor):
+        return _elementwise(POW1, np.power, (self, exponent))
+    # Python number ** tensor (torch.pow.Scalar): only the exponent has an edge.
+    dt = _promotes([wrap(self), exponent])
+    arr = _compute(lambda e: np.power(np.asarray(self, dtype=dt.np), e),
+                   exponent._data.astype(dt.np))
+    out = new(arr, dt, exponent.device)
+    return record(POW2, out, [exponent], self=self)
+
+
+# ---- unary elementwise --------------------------------------------------------------
+
+def _unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor) -> Tensor:
+    return _elementwise(spec, fn, (self,), compute_dtype=_float_dtype(self))
+
+
+EXP = OpSpec("ExpBackward0", ("self",), {"self": ("result",)},
+             lambda c, g: [mul(g, c.result)])
+LOG = OpSpec("LogBackward0", ("self",), {"self": ("self",)}, lambda c, g: [div(g, c.self)])
+SQRT = OpSpec("SqrtBackward0", ("self",), {"self": ("result",)},
+              lambda c, g: [div(g, mul_scalar(c.result, 2))])
+ABS = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
+             lambda c, g: [mul(g, _constant(np.sign(c.self._data), c.self))])
+SIN = OpSpec("SinBackward0", ("self",), {"self": ("self",)}, lambda c, g: [mul(g, cos(c.self))])
+COS = OpSpec("CosBackward0", ("self",), {"self": ("self",)},
+             lambda c, g: [mul(g, neg(sin(c.self)))])
+TANH = OpSpec("TanhBackward0", ("self",), {"self": ("result",)},
+              lambda c, g: [mul(g, rsub(mul(c.result, c.result), 1))])
+SIGMOID = OpSpec("SigmoidBackward0", ("self",), {"self": ("result",)},
+                 lambda c, g: [mul(mul(g, rsub(c.result, 1)), c.result)])
+# threshold_backward / clamp_backward select with where(), so masked grads are +0, not -0.
+RELU = OpSpec("ReluBackward0", ("self",), {"self": ("result",)},
+              lambda c, g: [where(compare(c.result, 0, np.greater), g, zeros_scalar(g))])
+CLAMP = OpSpec("ClampBackward1", ("self",), {"self": ("self",)},
+               lambda c, g: [where(_clamp_mask(c.self, c.min, c.max), g, zeros_scalar(g))])
+
+
+def _constant(arr: Any, like: Tensor) -> Tensor:
+    return new(arr, like.dtype, like.device)
+
+
+def zeros_scalar(like: Tensor) -> Tensor:
+    return new(0, like.dtype, like.device)
+
+
+def _clamp_mask(x: Tensor, lo: Number | None, hi: Number | None) -> Tensor:
+    mask = np.ones(x.shape, dtype=bool)
+    if lo is not None:
+        mask &= x._data >= lo
+    if hi is not None:
+        mask &= x._data <= hi
+    return new(mask, dtypes.bool_, x.device)
+
+
+def exp(self: Tensor) -> Tensor:
+    return _unary_float(EXP, np.exp, self)
+
+
+def log(self: Tensor) -> Tensor:
+    return _unary_float(LOG, np.log, self)
+
+
+def sqrt(self: Tensor) -> Tensor:
+    return _unary_float(SQRT, np.sqrt, self)
+
+
+def abs(self: Tensor) -> Tensor:
+    return _elementwise(ABS, np.abs, (self,))
+
+
+def sin(self: Tensor) -> Tensor:
+    return _unary_float(SIN, np.sin, self)
+
+
+def cos(self: Tensor) -> Tensor:
+    return _unary_float(COS, np.cos, self)
+
+
+def tanh(self: Tensor) -> Tensor:
+    return _unary_float(TANH, np.tanh, self)
+
+
+def sigmoid(self: Tensor) -> Tensor:
+    return _unary_float(SIGMOID, lambda a: 1 / (1 + np.exp(-a)), self)
+
+
+def relu(self: Tensor) -> Tensor:
+    return _elementwise(RELU, lambda a: np.maximum(a, 0).astype(a.dtype), (self,))
+
+
+def clamp(self: Tensor, min: Number | None = None, max: Number | None = None) -> Tensor:
+    return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), min=min, max=max)
+
+
+def _clamp_array(a: np.ndarray, lo: Number | None, hi: Number | None) -> np.ndarray:
+    out = a if lo is None else np.maximum(a, np.asarray(lo, dtype=a.dtype))
+    return out if hi is None else np.minimum(out, np.asarray(hi, dtype=a.dtype))
+
+
+# ---- comparisons and other non-differentiable results ---------------------------------
+
+def compare(self: Any, other: Any, fn: Callable[..., Any]) -> Tensor:
+    return _elementwise(None, fn, (self, other), out_dtype=dtypes.bool_)
+
+
+def logical_not(self: Tensor) -> Tensor:
+    return new(np.logical_not(self._data), dtypes.bool_, self.device)
+
+
+def signbit(self: Tensor) -> Tensor:
+    return new(np.signbit(self._data), dtypes.bool_, self.device)
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    return bool(np.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+WHERE = OpSpec("WhereBackward0", ("self", "other"),
+               {"self": ("condition",), "other": ("condition",)},
+               lambda c, g: c.grads(lambda: where(c.condition, g, zeros_scalar(g)),
+                                    lambda: where(c.condition, zeros_scalar(g), g)))
+
+
+def where(condition: Tensor, self: Any, other: Any) -> Tensor:
+    a, b = wrap(self), wrap(other)
+    dt = _promotes([a, b])
+    dev = common_device([condition, a, b])
+    out = new(np.where(condition._data, a._data.astype(dt.np), b._data.astype(dt.np)), dt, dev)
+    return record(WHERE, out, [a, b], condition=condition)
+
+
+# ---- linear algebra -------------------------------------------------------------------
+
+MM = OpSpec("MmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
+            lambda c, g: c.grads(lambda: mm(g, views.t(c.mat2)),
+                                 lambda: mm(views.t(c.self), g)))
+MV = OpSpec("MvBackward0", ("self", "vec"), {"self": ("vec",), "vec": ("self",)},
+            lambda c, g: c.grads(
+                lambda: mul(views.reshape(g, (-1, 1)), c.vec),   # ger(): an exact outer product
+                lambda: mv(views.t(c.self), g)))
+DOT = OpSpec("DotBackward0", ("self", "tensor"), {"self": ("tensor",), "tensor": ("self",)},
+             lambda c, g: c.grads(lambda: mul(g, c.tensor), lambda: mul(g, c.self)))
+ADDMM = OpSpec("AddmmBackward0", ("self", "mat1", "mat2"), {"mat1": ("mat2",), "mat2": ("mat1",)},
+               lambda c, g: c.grads(lambda: g, lambda: mm(g, views.t(c.mat2)),
+                                    lambda: mm(views.t(c.mat1), g)))
+
+
+def _dims(t: Tensor) -> str:
+    return "x".join(str(s) for s in t.shape)
+
+
+def mm(self: Tensor, mat2: Tensor) -> Tensor:
+    if self.ndim != 2 or mat2.ndim != 2 or self.shape[1] != mat2.shape[0]:
+        raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
+    return _matmul_like(MM, self, mat2)
+
+
+def mv(self: Tensor, vec: Tensor) -> Tensor:
+    return _matmul_like(MV, self, vec)
+
+
+def dot(self: Tensor, other: Tensor) -> Tensor:
+    if self.dtype is not other.dtype:
+        raise RuntimeError(messages.dot_dtypes(self.dtype.scalar_name, other.dtype.scalar_name))
+    if self.numel() != other.numel():
+        raise RuntimeError(messages.dot_sizes(self.numel(), other.numel()))
+    return _matmul_like(DOT, self, other)
+
+
+def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
+    dev = common_device([bias, mat1, mat2])
+    dt = _promotes([mat1, mat2])
+    out = new(_compute(lambda b, x, w: b + x @ w, bias._data, mat1._data, mat2._data), dt, dev)
+    return record(ADDMM, out, [bias, mat1, mat2])
+
+
+def _matmul_like(spec: OpSpec, a: Tensor, b: Tensor) -> Tensor:
+    dev = common_device([a, b])
+    dt = _promotes([a, b])
+    return record(spec, new(_compute(np.matmul, a._data, b._data), dt, dev), [a, b])
+
+
+def matmul(self: Tensor, other: Tensor) -> Tensor:
+    if self.ndim == 1 and other.ndim == 1:
+        return dot(self, other)
+    if self.ndim == 2 and other.ndim == 2:
+        return mm(self, other)
+    if self.ndim == 2 and other.ndim == 1:
+        if self.shape[1] != other.shape[0]:
+            raise RuntimeError(messages.mm_shapes(_dims(self), f"{other.shape[0]}x1"))
+        return mv(self, other)
+    if self.ndim == 1 and other.ndim == 2:
+        # ATen: mm(self.unsqueeze(0), other).squeeze_(0) - an in-place squeeze, hence version 1
+        return inplace.squeeze_(mm(views.unsqueeze(self, 0), other), 0)
+    raise NotImplementedError("matmul is modelled for 1-D and 2-D operands only")
+
+
+# ---- reductions -----------------------------------------------------------------------
+
+def _sum_backward(c: Any, g: Tensor) -> Tensor:
+    if not c.keepdim:
+        for d in sorted(c.dim):
+            g = views.unsqueeze(g, d)
+    return views.expand(g, c.self_sym_sizes)
+
+
+SUM0 = OpSpec("SumBackward0", ("self",), backward=lambda c, g: [views.expand(g, c.self_sym_sizes)])
+SUM1 = OpSpec("SumBackward1", ("self",), backward=lambda c, g: [_sum_backward(c, g)])
+MEAN0 = OpSpec("MeanBackward0", ("self",),
+               backward=lambda c, g: [div_scalar(views.expand(g, c.self_sym_sizes),
+                                                 c.self_sym_numel)])
+MEAN1 = OpSpec("MeanBackward1", ("self",),
+               backward=lambda c, g: [div_scalar(_sum_backward(c, g), c.count)])
+
+
+def _reduce_dims(t: Tensor, dim: int | Sequence[int]) -> tuple[int, ...]:
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(wrap_dim(d, t.ndim) for d in dims) if t.ndim else ()
+
+
+def sum(self: Tensor, dim: int | Sequence[int] | None = None,
+        keepdim: bool = False) -> Tensor:
+    dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
+    if dim is None:
+        out = new(np.sum(self._data, dtype=dt.np), dt, self.device)
+        return record(SUM0, out, [self], self_sym_sizes=tuple(self.shape))
+    dims = _reduce_dims(self, dim)
+    out = new(np.sum(self._data, axis=dims, keepdims=keepdim, dtype=dt.np), dt, self.device)
+    return record(SUM1, out, [self], dim=dims, keepdim=keepdim, self_sym_sizes=tuple(self.shape))
+
+
+def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(messages.mean_dtype(self.dtype.scalar_name))
+    if dim is None:
+        out = new(np.mean(self._data), self.dtype, self.device)
+        return record(MEAN0, out, [self], self_sym_sizes=tuple(self.shape),
+                      self_sym_numel=self.numel())
+    dims = _reduce_dims(self, dim)
+    out = new(np.mean(self._data, axis=dims, keepdims=keepdim), self.dtype, self.device)
+    count = int(np.prod([self.shape[d] for d in dims])) if self.ndim else 1
+    return record(MEAN1, out, [self], dim=dims, keepdim=keepdim,
+                  self_sym_sizes=tuple(self.shape), count=count)
+
+
+def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:
+    """at::sum_to: what the engine applies to a broadcast grad (sum keepdim, then view)."""
+    lead = g.ndim - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
+                                if s == 1 and g.shape[lead + i] != 1]
+    if dims:
+        g = sum(g, dims, keepdim=True)
+    return views.view(g, tuple(shape)) if lead > 0 else g
+
+
+# ---- joining, copying, converting -------------------------------------------------------
+
+CAT = OpSpec("CatBackward0", ("tensors",),
+             backward=lambda c, g: [views.slice(g, c.dim, start, start + size)
+                                    for start, size in c.pieces])
+STACK = OpSpec("StackBackward0", ("tensors",),
+               backward=lambda c, g: [views.select(g, c.dim, i) for i in range(c.count)])
+CLONE = OpSpec("CloneBackward0", ("self",))
+TO_COPY = OpSpec("ToCopyBackward0", ("self",),
+                 backward=lambda c, g: [to(g, c.device, c.dtype)])
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    ts = list(tensors)
+    d = wrap_dim(dim, ts[0].ndim)
+    for i, t in enumerate(ts[1:], start=1):
+        for k in range(ts[0].ndim):
+            if k != d and t.shape[k] != ts[0].shape[k]:
+                raise RuntimeError(messages.cat_sizes(d, ts[0].shape[k], t.shape[k], i))
+    dt = _promotes(ts)
+    out = new(np.concatenate([t._data.astype(dt.np) for t in ts], axis=d), dt, common_device(ts))
+    starts = np.cumsum([0] + [t.shape[d] for t in ts])
+    pieces = [(int(s), t.shape[d]) for s, t in zip(starts, ts, strict=False)]
+    return record(CAT, out, ts, dim=d, pieces=pieces)
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    ts = list(tensors)
+    d = wrap_dim(dim, ts[0].ndim + 1)
+    dt = _promotes(ts)
+    out = new(np.stack([t._data.astype(dt.np) for t in ts], axis=d), dt, common_device(ts))
+    return record(STACK, out, ts, dim=d, count=len(ts))
+
+
+def clone(self: Tensor) -> Tensor:
+    return record(CLONE, new(self._data, self.dtype, self.device), [self])
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    target_device, target_dtype = self.device, self.dtype
+    for a in [*args, kwargs.get("device"), kwargs.get("dtype")]:
+        if isinstance(a, dtype):
+            target_dtype = a
+        elif isinstance(a, Tensor):
+            target_device, target_dtype = a.device, a.dtype
+        elif isinstance(a, str | device):
+            target_device = device(a)
+    if target_device == self.device and target_dtype is self.dtype:
+        return self
+    out = new(self._data, target_dtype, target_device)
+    return record(TO_COPY, out, [self], device=self.device, dtype=self.dtype)
+
+
+def zeros_like(t: Tensor) -> Tensor:
+    return new(np.zeros(t.shape), t.dtype, t.device)
+
+
+# ---- index plumbing shared by views and in-place writes --------------------------------
+# A view or index result is described by flat indices into its source, so every backward
+# of selecting elements is one scatter-add, and every backward of a scatter is a gather.
+
+def _gather_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    return [scatter_add(g, c.index, c.source_shape, c.grad_name)]
+
+
+def _scatter_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    return [gather(g, c.index, "IndexBackward0")]
+
+
+def gather(self: Tensor, index: np.ndarray, name: str) -> Tensor:
+    """self.flatten()[index] - the copy-semantics index op (torch's x[mask] / x[[0, 1]])."""
+    spec = OpSpec(name, ("self",), backward=_gather_backward)
+    out = new(self._data.reshape(-1)[index], self.dtype, self.device)
+    return record(spec, out, [self], index=index, source_shape=tuple(self.shape),
+                  grad_name="IndexPutBackward0")
+
+
+def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str) -> Tensor:
+    """zeros(shape) with self's elements added at flat positions index."""
+    spec = OpSpec(name, ("self",), backward=_scatter_backward)
+    flat = np.zeros(int(np.prod(shape, dtype=np.int64)), dtype=self.dtype.np)
+    np.add.at(flat, index.reshape(-1), np.broadcast_to(self._data, index.shape).reshape(-1))
+    return record(spec, new(flat.reshape(tuple(shape)), self.dtype, self.device), [self],
+                  index=index)
+
+
+INDEX_PUT = OpSpec(
+    "IndexPutBackward0", ("self", "values"),
+    backward=lambda c, g: c.grads(lambda: index_put(g, c.index, zeros_scalar(g)),
+                                  lambda: gather(g, c.index, "IndexBackward0")))
+
+
+def index_put(self: Tensor, index: np.ndarray, values: Tensor) -> Tensor:
+    """Out-of-place: a copy of self with positions index overwritten by values."""
+    arr = np.array(self._data, copy=True)
+    arr.reshape(-1)[index.reshape(-1)] = np.broadcast_to(values._data, index.shape).reshape(-1)
+    return record(INDEX_PUT, new(arr, self.dtype, self.device), [self, values], index=index)
+
+
+# ---- nn.functional helpers -------------------------------------------------------------
+
+MSE = OpSpec(
+    "MseLossBackward0", ("self", "target"),
+    {"self": ("self", "target"), "target": ("self", "target")},
+    lambda c, g: c.grads(lambda: mul(mul_scalar(sub(c.self, c.target), c.norm), g),
+                         lambda: mul(mul_scalar(sub(c.target, c.self), c.norm), g)))
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    diff = (input._data - target._data) ** 2
+    value = diff.mean() if reduction == "mean" else diff.sum() if reduction == "sum" else diff
+    norm = 2.0 / input.numel() if reduction == "mean" else 2.0
+    out = new(value, _promotes([input, target]), common_device([input, target]))
+    return record(MSE, out, [input, target], norm=norm, reduction=reduction)
+
+
+from . import inplace, views  # noqa: E402  (they import this module; used at call time)

@@ -1,0 +1,51 @@
+"""SavedVariable: a tensor an op keeps for its backward, checked on every unpack.
+
+The version recorded at save time is compared with the tensor's shared version
+counter on unpack, so any in-place write in between is detected exactly as in
+torch/csrc/autograd/saved_variable.cpp.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from . import messages
+from .dtypes import type_string
+
+if TYPE_CHECKING:
+    from .graph import Node
+    from .tensor import Tensor
+
+
+def short_name(node: Node) -> str:
+    # torch 2.13 prints "output 0 of Mul" for MulBackward0 (but keeps C++ names whole).
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+class SavedVariable:
+    def __init__(self, tensor: Tensor, is_output: bool) -> None:
+        self._tensor: Tensor | None = tensor
+        self._saved_version = tensor._version_counter.value
+        self._output_nr = tensor._output_nr
+        self._is_output = is_output
+        self._released = False
+
+    def unpack(self, saved_for: Node) -> Tensor:
+        if self._released or self._tensor is None:
+            raise RuntimeError(messages.BACKWARD_TWICE)
+        t = self._tensor
+        current = t._version_counter.value
+        if current != self._saved_version:
+            # An output was saved without its grad_fn (that would be a cycle), so torch names
+            # the node that saved it; an input is named by its grad_fn as it is now.
+            producer = saved_for if self._is_output else t.grad_fn
+            where = f"output {self._output_nr} of {short_name(producer)}" if producer else None
+            sizes = "[" + ", ".join(str(s) for s in t.shape) + "]"
+            raise RuntimeError(messages.modified_by_inplace(
+                f"{type_string(t.dtype, t.device)} {sizes}", where, current, self._saved_version))
+        return t
+
+    def release(self) -> None:
+        self._tensor = None
+        self._released = True

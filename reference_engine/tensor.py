@@ -1,0 +1,576 @@
+"""Tensor: a numpy array plus the autograd state torch keeps on a Variable.
+
+Ops live in ops.py / views.py / inplace.py; the methods here only delegate, so
+this file reads as the list of state a tensor carries and the rules on it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtypes, messages
+from .dtypes import device, dtype
+from .graph import Hook, Meta, Node, RemovableHandle
+
+
+class Size(tuple[int, ...]):
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        return int(np.prod(self, dtype=np.int64))
+
+
+class VersionCounter:
+    """Shared by a tensor, its views and its detach()es: one per storage family."""
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    def bump(self) -> None:
+        self.value += 1
+
+
+class Tensor:
+    _grad_fn: Node | None
+    _wrapped_number = False   # a Python number wrapped for an op; loses type promotion
+
+    def __init__(self, data: np.ndarray, dtype: dtype, device: device) -> None:
+        self._data = data
+        self._dtype = dtype
+        self._device = device
+        self._version_counter = VersionCounter()
+        self._requires_grad = False          # the leaf flag; non-leaves derive it from grad_fn
+        self._grad_fn = None
+        self._output_nr = 0
+        self._grad: Tensor | None = None
+        self._retains_grad = False
+        self._accumulator: Node | None = None  # this leaf's AccumulateGrad, made on demand
+        # View tracking: the root base, where this view's elements sit in the base
+        # (flat indices, so any chain of views composes), and the version at which
+        # grad_fn was last valid (an in-place write elsewhere makes it stale).
+        self._base: Tensor | None = None
+        self._view_index: np.ndarray | None = None
+        self._view_version = 0
+        self._view_differentiable = False
+
+    # ---- autograd state ----------------------------------------------------
+    @property
+    def grad_fn(self) -> Node | None:
+        stale = self._base is not None and self._view_differentiable \
+            and self._view_version != self._version_counter.value
+        if stale and (self._grad_fn is not None or self._base.requires_grad):  # type: ignore[union-attr]
+            from .views import regenerate_view_grad_fn
+            regenerate_view_grad_fn(self)
+        return self._grad_fn
+
+    def _set_grad_fn(self, node: Node, output_nr: builtins.int = 0) -> None:
+        old = self._grad_fn
+        self._grad_fn, self._output_nr = node, output_nr
+        self._view_version = self._version_counter.value
+        # retain_grad follows the tensor to its new grad_fn (torch moves it too).
+        if self._retains_grad and old is not None and old is not node:
+            hook = old.retains_grad_hooks.pop(self._output_nr, None)
+            if hook is not None:
+                node.retains_grad_hooks[output_nr] = hook
+
+    @property
+    def requires_grad(self) -> builtins.bool:
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: builtins.bool) -> None:
+        self._set_requires_grad(value, messages.ONLY_FLOAT_REQUIRE_GRAD_SETTER)
+
+    def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
+        self._set_requires_grad(requires_grad, messages.ONLY_FLOAT_REQUIRE_GRAD_METHOD)
+        return self
+
+    def _set_requires_grad(self, value: builtins.bool, dtype_message: str) -> None:
+        if not self.is_leaf:
+            raise RuntimeError(messages.NON_LEAF_REQUIRES_GRAD_TRUE if value
+                               else messages.NON_LEAF_REQUIRES_GRAD_FALSE)
+        if value and not self._dtype.is_floating_point:
+            raise RuntimeError(dtype_message)
+        self._requires_grad = bool(value)
+
+    @property
+    def is_leaf(self) -> builtins.bool:
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self) -> builtins.int:
+        return self._output_nr
+
+    @property
+    def grad(self) -> Tensor | None:
+        if not self.is_leaf and not self._retains_grad:
+            warnings.warn(messages.NON_LEAF_GRAD_ACCESS, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(messages.grad_not_tensor(type(value).__name__))
+            if value._dtype is not self._dtype:
+                raise RuntimeError(messages.grad_wrong_dtype(value._dtype.cpp_name,
+                                                             self._dtype.scalar_name))
+            if value._device != self._device:
+                raise RuntimeError(messages.grad_wrong_device(value._device.type,
+                                                              self._device.type))
+            if value.shape != self.shape:
+                raise RuntimeError(messages.grad_wrong_size(_sizes(value.shape),
+                                                            _sizes(self.shape)))
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> builtins.bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise RuntimeError(messages.RETAIN_GRAD_NO_GRAD)
+        if self.is_leaf or self._retains_grad:
+            return
+        node = self.grad_fn
+        assert node is not None
+
+        def retain(grad: Tensor) -> None:
+            from .ops import add, clone
+            self._grad = clone(grad) if self._grad is None else add(self._grad, grad)
+
+        node.retains_grad_hooks[self._output_nr] = retain
+        self._retains_grad = True
+
+    def register_hook(self, hook: Hook) -> RemovableHandle:
+        if not self.requires_grad:
+            raise RuntimeError(messages.HOOK_NO_GRAD)
+        from .engine import gradient_edge
+        node = gradient_edge(self)[0]
+        assert node is not None
+        table = node.tensor_pre_hooks.setdefault(self._output_nr if self.grad_fn else 0, {})
+        handle = RemovableHandle(table)
+        table[handle.id] = hook
+        return handle
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: builtins.bool | None = None,
+                 create_graph: builtins.bool = False,
+                 inputs: Sequence[Tensor] | Tensor | None = None
+                 ) -> None:
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        out = Tensor(self._data, self._dtype, self._device)
+        out._version_counter = self._version_counter   # detach() aliases: same counter
+        return out
+
+    def detach_(self) -> Tensor:
+        self._grad_fn = None
+        self._requires_grad = False
+        self._base, self._view_index = None, None
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        # .data aliases the values but gets a fresh version counter: writes through it are
+        # invisible to autograd's checks, exactly the hazard torch documents.
+        return Tensor(self._data, self._dtype, self._device)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(messages.data_not_tensor(type(value).__name__))
+        self._data, self._dtype, self._device = value._data, value._dtype, value._device
+
+    # ---- metadata ------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: builtins.int | None = None) -> Any:
+        return self.shape if dim is None else self.shape[dim]
+
+    @property
+    def dtype(self) -> dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> device:
+        return self._device
+
+    @property
+    def is_cuda(self) -> builtins.bool:
+        return self._device.type == "cuda"
+
+    @property
+    def ndim(self) -> builtins.int:
+        return self._data.ndim
+
+    def dim(self) -> builtins.int:
+        return self._data.ndim
+
+    def numel(self) -> builtins.int:
+        return int(self._data.size)
+
+    def is_floating_point(self) -> builtins.bool:
+        return self._dtype.is_floating_point
+
+    def is_contiguous(self) -> builtins.bool:
+        return bool(self._data.flags.c_contiguous)
+
+    @property
+    def _version(self) -> builtins.int:
+        return self._version_counter.value
+
+    def _is_view(self) -> builtins.bool:
+        return self._base is not None
+
+    def _meta(self) -> Meta:
+        return Meta(tuple(self._data.shape), self._dtype, self._device)
+
+    # ---- conversion ----------------------------------------------------------
+    def item(self) -> Any:
+        if self.numel() != 1:
+            raise RuntimeError(messages.item_numel(self.numel()))
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def numpy(self) -> np.ndarray:
+        return np.array(self._data, copy=True)
+
+    def __len__(self) -> builtins.int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return int(self._data.shape[0])
+
+    def __bool__(self) -> builtins.bool:
+        return bool(self.item())
+
+    def __float__(self) -> builtins.float:
+        return float(self.item())
+
+    def __int__(self) -> builtins.int:
+        return int(self.item())
+
+    def __index__(self) -> builtins.int:
+        return int(self.item())
+
+    def __repr__(self) -> str:
+        body = np.array2string(np.asarray(self._data), separator=", ", precision=4)
+        extras = []
+        if self._device.type != "cpu":
+            extras.append(f"device='{self._device}'")
+        if self._dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool_):
+            extras.append(f"dtype={self._dtype}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return f"tensor({', '.join([body, *extras])})"
+
+    def __iter__(self) -> Any:
+        return (self[i] for i in range(len(self)))
+
+    __hash__ = object.__hash__
+
+    # ---- ops (see ops.py, views.py, inplace.py) ---------------------------------
+    def add(self, other: Any, alpha: builtins.float = 1) -> Tensor:
+        return ops.add(self, other, alpha=alpha)
+
+    def sub(self, other: Any, alpha: builtins.float = 1) -> Tensor:
+        return ops.sub(self, other, alpha=alpha)
+
+    def mul(self, other: Any) -> Tensor:
+        return ops.mul(self, other)
+
+    def div(self, other: Any) -> Tensor:
+        return ops.div(self, other)
+
+    def pow(self, exponent: Any) -> Tensor:
+        return ops.pow(self, exponent)
+
+    def neg(self) -> Tensor:
+        return ops.neg(self)
+
+    def exp(self) -> Tensor:
+        return ops.exp(self)
+
+    def log(self) -> Tensor:
+        return ops.log(self)
+
+    def sqrt(self) -> Tensor:
+        return ops.sqrt(self)
+
+    def abs(self) -> Tensor:
+        return ops.abs(self)
+
+    def sin(self) -> Tensor:
+        return ops.sin(self)
+
+    def cos(self) -> Tensor:
+        return ops.cos(self)
+
+    def tanh(self) -> Tensor:
+        return ops.tanh(self)
+
+    def sigmoid(self) -> Tensor:
+        return ops.sigmoid(self)
+
+    def relu(self) -> Tensor:
+        return ops.relu(self)
+
+    def reciprocal(self) -> Tensor:
+        return ops.reciprocal(self)
+
+    def clamp(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Tensor:
+        return ops.clamp(self, min, max)
+
+    def mm(self, mat2: Tensor) -> Tensor:
+        return ops.mm(self, mat2)
+
+    def mv(self, vec: Tensor) -> Tensor:
+        return ops.mv(self, vec)
+
+    def matmul(self, other: Tensor) -> Tensor:
+        return ops.matmul(self, other)
+
+    def dot(self, other: Tensor) -> Tensor:
+        return ops.dot(self, other)
+
+    def sum(self, dim: builtins.int | Sequence[builtins.int] | None = None,
+            keepdim: builtins.bool = False) -> Tensor:
+        return ops.sum(self, dim, keepdim)
+
+    def mean(self, dim: builtins.int | Sequence[builtins.int] | None = None,
+             keepdim: builtins.bool = False) -> Tensor:
+        return ops.mean(self, dim, keepdim)
+
+    def clone(self) -> Tensor:
+        return ops.clone(self)
+
+    def contiguous(self) -> Tensor:
+        return self if self.is_contiguous() else ops.clone(self)
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        return ops.to(self, *args, **kwargs)
+
+    def cpu(self) -> Tensor:
+        return ops.to(self, device("cpu"))
+
+    def cuda(self) -> Tensor:
+        return ops.to(self, device("cuda"))
+
+    def double(self) -> Tensor:
+        return ops.to(self, dtypes.float64)
+
+    def float(self) -> Tensor:
+        return ops.to(self, dtypes.float32)
+
+    def long(self) -> Tensor:
+        return ops.to(self, dtypes.int64)
+
+    def int(self) -> Tensor:
+        return ops.to(self, dtypes.int32)
+
+    def bool(self) -> Tensor:
+        return ops.to(self, dtypes.bool_)
+
+    def signbit(self) -> Tensor:
+        return ops.signbit(self)
+
+    def equal(self, other: Tensor) -> builtins.bool:
+        return ops.equal(self, other)
+
+    def allclose(self, other: Tensor, rtol: builtins.float = 1e-05,
+                 atol: builtins.float = 1e-08) -> builtins.bool:
+        return ops.allclose(self, other, rtol, atol)
+
+    def t(self) -> Tensor:
+        return views.t(self)
+
+    @property
+    def T(self) -> Tensor:
+        return views.permute(self, tuple(reversed(range(self.ndim))))
+
+    def permute(self, *dims: Any) -> Tensor:
+        return views.permute(self, _shape_args(dims))
+
+    def view(self, *shape: Any) -> Tensor:
+        return views.view(self, _shape_args(shape))
+
+    def reshape(self, *shape: Any) -> Tensor:
+        return views.reshape(self, _shape_args(shape))
+
+    def flatten(self) -> Tensor:
+        return views.reshape(self, (-1,))
+
+    def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+        return views.transpose(self, dim0, dim1)
+
+    def squeeze(self, dim: builtins.int | None = None) -> Tensor:
+        return views.squeeze(self, dim)
+
+    def unsqueeze(self, dim: builtins.int) -> Tensor:
+        return views.unsqueeze(self, dim)
+
+    def expand(self, *sizes: Any) -> Tensor:
+        return views.expand(self, _shape_args(sizes))
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return views.expand(self, tuple(other.shape))
+
+    def select(self, dim: builtins.int, index: builtins.int) -> Tensor:
+        return views.select(self, dim, index)
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return views.getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        inplace.setitem(self, index, value)
+
+    def add_(self, other: Any, alpha: builtins.float = 1) -> Tensor:
+        return inplace.add_(self, other, alpha)
+
+    def sub_(self, other: Any, alpha: builtins.float = 1) -> Tensor:
+        return inplace.sub_(self, other, alpha)
+
+    def mul_(self, other: Any) -> Tensor:
+        return inplace.mul_(self, other)
+
+    def div_(self, other: Any) -> Tensor:
+        return inplace.div_(self, other)
+
+    def pow_(self, exponent: Any) -> Tensor:
+        return inplace.pow_(self, exponent)
+
+    def neg_(self) -> Tensor:
+        return inplace.neg_(self)
+
+    def exp_(self) -> Tensor:
+        return inplace.exp_(self)
+
+    def zero_(self) -> Tensor:
+        return inplace.zero_(self)
+
+    def fill_(self, value: Any) -> Tensor:
+        return inplace.fill_(self, value)
+
+    def copy_(self, src: Tensor) -> Tensor:
+        return inplace.copy_(self, src)
+
+    def clamp_(self, min: builtins.float | None = None,
+               max: builtins.float | None = None) -> Tensor:
+        return inplace.clamp_(self, min, max)
+
+    # ---- Python operators -----------------------------------------------------
+    def __add__(self, other: Any) -> Tensor:
+        return ops.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return ops.add(self, other)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return ops.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return ops.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return ops.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return ops.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        # torch computes scalar / x as reciprocal(x) * scalar (ReciprocalBackward0, MulBackward0)
+        return ops.mul(ops.reciprocal(self), other)
+
+    def __pow__(self, exponent: Any) -> Tensor:
+        return ops.pow(self, exponent)
+
+    def __rpow__(self, base: Any) -> Tensor:
+        return ops.pow(base, self)
+
+    def __matmul__(self, other: Tensor) -> Tensor:
+        return ops.matmul(self, other)
+
+    def __neg__(self) -> Tensor:
+        return ops.neg(self)
+
+    def __abs__(self) -> Tensor:
+        return ops.abs(self)
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return inplace.add_(self, other, 1)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return inplace.sub_(self, other, 1)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return inplace.mul_(self, other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return inplace.div_(self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return ops.compare(self, other, np.less)
+
+    def __le__(self, other: Any) -> Tensor:
+        return ops.compare(self, other, np.less_equal)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return ops.compare(self, other, np.greater)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return ops.compare(self, other, np.greater_equal)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return ops.compare(self, other, np.equal)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return ops.compare(self, other, np.not_equal)
+
+    def __invert__(self) -> Tensor:
+        return ops.logical_not(self)
+
+    def __and__(self, other: Any) -> Tensor:
+        return ops.compare(self, other, np.logical_and)
+
+    def __or__(self, other: Any) -> Tensor:
+        return ops.compare(self, other, np.logical_or)
+
+
+def _sizes(shape: Sequence[builtins.int]) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _shape_args(args: tuple[Any, ...]) -> tuple[int, ...]:
+    """Accept both f(2, 3) and f((2, 3)) like torch."""
+    if len(args) == 1 and isinstance(args[0], tuple | list):
+        return tuple(int(a) for a in args[0])
+    return tuple(int(a) for a in args)
+
+
+def is_tensor(obj: object) -> builtins.bool:
+    return isinstance(obj, Tensor)
+
+
+HookFn = Callable[[Tensor], Tensor | None]
+
+# Imported last: these modules import Tensor from here, and Tensor's methods only
+# need them at call time.
+from . import inplace, ops, views  # noqa: E402

@@ -1,0 +1,253 @@
+"""Engine mechanics: versions, views, saved tensors, hooks, modes, Functions."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import reference_engine as torch
+from reference_engine import messages
+
+
+def test_never_imports_torch():
+    root = pathlib.Path(torch.__file__).parent
+    for path in root.rglob("*.py"):
+        for line in path.read_text().splitlines():
+            words = line.split()
+            assert words[:2] not in (["import", "torch"], ["from", "torch"]), (path, line)
+
+
+def test_version_counters_shared_by_views_and_detach_not_data():
+    x = torch.ones(2, 2)
+    v, d, data = x[0], x.detach(), x.data
+    v.add_(1)
+    assert x._version == v._version == d._version == 1 and data._version == 0
+    data.add_(1)
+    assert x._version == 1 and x.tolist() == [[3, 3], [2, 2]]
+    assert v._base is x and v._is_view() and not d._is_view()
+
+
+def test_inplace_on_view_rebases_base():
+    a = torch.tensor([[1.0, 3.0], [2.0, 4.0]], requires_grad=True)
+    z = a * 1
+    v = z[0]
+    v.mul_(2)
+    assert type(z.grad_fn).__name__ == "CopySlices"
+    assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+    assert v._version == z._version == 1 and v._base is z
+    z.sum().backward()
+    assert a.grad.tolist() == [[2, 2], [1, 1]]
+
+
+def test_setitem_from_requiring_value():
+    y = torch.tensor(5.0, requires_grad=True)
+    x = torch.zeros(3)
+    x[0] = y
+    assert x.grad_fn.name() == "torch::autograd::CopySlices" and x.requires_grad
+    (x * torch.tensor([2.0, 1, 1])).sum().backward()
+    assert y.grad.item() == 2.0
+
+
+def test_mask_setitem_is_index_put():
+    a = torch.tensor([1.0, 3.0], requires_grad=True)
+    b = a * 1
+    b[b > 2] = 0.0
+    assert type(b.grad_fn).__name__ == "IndexPutBackward0" and b._version == 1
+    b.sum().backward()
+    assert a.grad.tolist() == [1.0, 0.0]
+
+
+def test_saved_output_error_names_saving_node():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    e = x.exp()
+    e.add_(1)
+    with pytest.raises(RuntimeError) as err:
+        e.sum().backward()
+    assert str(err.value) == messages.modified_by_inplace("torch.FloatTensor [2]",
+                                                          "output 0 of Exp", 1, 0)
+
+
+def test_saved_leaf_error_has_no_producer():
+    a = torch.tensor([1.0, 3.0], dtype=torch.float64, requires_grad=True)
+    loss = a.log().sum()
+    with torch.no_grad():
+        a.add_(1)
+    with pytest.raises(RuntimeError) as err:
+        loss.backward()
+    assert str(err.value) == messages.modified_by_inplace("torch.DoubleTensor [2]", None, 1, 0)
+
+
+def test_release_only_matters_for_saved_tensors():
+    p = torch.ones(2, requires_grad=True)
+    s = (p + 1).sum()
+    s.backward()
+    s.backward()
+    assert p.grad.tolist() == [2, 2]
+    y = p * 2  # saves the wrapped 2
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.sum().backward()
+
+
+def test_grad_accumulation_identity():
+    x = torch.ones(2, requires_grad=True)
+    (x * 2).sum().backward()
+    g = x.grad
+    assert g._version == 0  # stolen: a fresh dense grad
+    (x * 2).sum().backward()
+    assert x.grad is g and x.grad._version == 1
+    p = torch.ones(2, requires_grad=True)
+    (p + 1).sum().backward()
+    assert p.grad._version == 1  # an expanded grad is copied, not stolen
+    (x * x).sum().backward(create_graph=True)
+    assert x.grad is not g and type(x.grad.grad_fn).__name__ == "AddBackward0"
+
+
+def test_hooks_replace_and_remove():
+    x = torch.tensor([1.0], requires_grad=True)
+    h = x.register_hook(lambda g: g * 10)
+    (x * 2).backward()
+    assert x.grad.item() == 20
+    h.remove()
+    x.grad = None
+    (x * 2).backward()
+    assert x.grad.item() == 2
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        torch.ones(1).register_hook(lambda g: g)
+
+
+def test_retain_grad_rules():
+    x = torch.ones(1, requires_grad=True)
+    x.retain_grad()
+    assert not x.retains_grad  # no-op on leaves
+    y = x * 3
+    y.retain_grad()
+    y.retain_grad()
+    assert y.retains_grad
+    with pytest.raises(RuntimeError, match="can't retain_grad"):
+        torch.ones(1).retain_grad()
+
+
+def test_requires_grad_rules():
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point"):
+        torch.tensor([1, 2], requires_grad=True)
+    y = torch.ones(1, requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match=r"var_no_grad = var\.detach"):
+        y.requires_grad_(False)
+    assert y.reshape(1).is_leaf is False
+    assert torch.ones(1).requires_grad_() is not None
+
+
+def test_grad_modes():
+    x = torch.ones(1, requires_grad=True)
+    with torch.no_grad():
+        assert not (x * 2).requires_grad
+        with torch.enable_grad():
+            assert (x * 2).requires_grad
+    torch.set_grad_enabled(False)
+    assert not torch.is_grad_enabled()
+    torch.set_grad_enabled(True)
+    with torch.set_grad_enabled(False):
+        assert not (x * 2).requires_grad
+    assert torch.is_grad_enabled()
+
+
+def test_inplace_checks():
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable"):
+        x[0] = 2.0
+    with torch.no_grad():
+        x.add_(1)
+        x[0] = 3.0
+    assert x._version == 2 and x.is_leaf
+
+
+def test_wrong_grad_count():
+    class Bad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g
+
+    with pytest.raises(RuntimeError) as err:
+        Bad.apply(torch.ones(1, requires_grad=True)).sum().backward()
+    assert str(err.value) == messages.wrong_grad_count("BadBackward", 1, 2)
+
+
+def test_backward_errors():
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="implicitly created only for scalar"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match=r"grad_output\[0\] has a shape of torch.Size\(\[3\]\)"):
+        (x * 2).sum().backward(torch.ones(3))
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        torch.ones(2).sum().backward()
+    with pytest.raises(RuntimeError, match="index 1 appears to not have been used"):
+        torch.autograd.grad((x * 2).sum(), [x, torch.ones(1, requires_grad=True)])
+    _, gb = torch.autograd.grad((x * 2).sum(), [x, torch.ones(1, requires_grad=True)],
+                                 materialize_grads=True)
+    assert gb.tolist() == [0.0]
+
+
+def test_grad_setter_checks():
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="gradient of size"):
+        x.grad = torch.ones(3)
+    with pytest.raises(RuntimeError, match="dtype 'double'"):
+        x.grad = torch.ones(2, dtype=torch.float64)
+
+
+def test_double_backward_polynomial():
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x**2 - 2 * x + 1
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
+    (g2,) = torch.autograd.grad(g, x)
+    assert g.item() == 2.0 and g2.item() == 2.0
+
+
+def test_broadcast_grads_are_summed():
+    x = torch.ones(2, 3, requires_grad=True)
+    b = torch.ones(3, requires_grad=True)
+    (x * b).sum().backward()
+    assert b.grad.tolist() == [2, 2, 2]
+
+
+def test_grad_fn_names():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    m = torch.ones(2, 2, requires_grad=True)
+    cases = {
+        "AddBackward0": x + 2, "RsubBackward1": 2 - x, "SubBackward0": x - x,
+        "MulBackward0": 2 / x, "DivBackward0": x / x, "PowBackward0": x**2,
+        "PowBackward1": x**x, "PowBackward2": 2**x, "NegBackward0": -x,
+        "MmBackward0": m @ m, "MvBackward0": m @ x, "DotBackward0": x @ x,
+        "SqueezeBackward4": x @ m, "TBackward0": m.t(), "ViewBackward0": m.reshape(4),
+        "UnsafeViewBackward0": m.t().reshape(4), "SumBackward0": m.sum(),
+        "SumBackward1": m.sum(0), "MeanBackward1": m.mean(1), "ClampBackward1": x.clamp(0, 1),
+        "ReluBackward0": x.relu(), "CloneBackward0": x.clone(), "SelectBackward0": m[0],
+        "SliceBackward0": m[0:1], "IndexBackward0": x[x > 1], "StackBackward0": torch.stack([x]),
+        "ExpandBackward0": x.expand(3, 2), "UnsqueezeBackward0": x[None],
+        "ToCopyBackward0": x.double(), "WhereBackward0": torch.where(x > 1, x, x),
+        "AddmmBackward0": torch.nn.functional.linear(m, m, x),
+    }
+    for name, t in cases.items():
+        assert type(t.grad_fn).__name__ == name, (name, type(t.grad_fn).__name__)
+    assert x.to("cpu") is x and x.float() is x
+    assert type(x.grad_fn) is type(None)
+    assert m.sum().grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
+
+
+def test_defaults_honoured():
+    torch.set_default_dtype(torch.float64)
+    torch.set_default_device("cuda")
+    try:
+        t = torch.tensor([1.0])
+        assert str(t.dtype) == "torch.float64" and str(t.device) == "cuda:0"
+        assert str(torch.tensor([1, 2]).dtype) == "torch.int64"
+        assert str(torch.tensor(np.ones(2, dtype=np.float32)).dtype) == "torch.float32"
+        assert str(torch.nn.Linear(2, 2).weight.device) == "cuda:0"
+    finally:
+        torch.set_default_dtype(torch.float32)
+        torch.set_default_device("cpu")
