@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from conformance.kinds import ONCE_PER_PROCESS
 from conformance.trace import Snapshot, Step, TensorSnapshot, Trace, ValueSnapshot
 
 TENSOR_FIELDS = ("type", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn",
@@ -135,12 +136,14 @@ def step_diffs(e: Step, a: Step, dtype: str) -> Iterator[tuple[str, Any, Any, bo
             return
     if eo.text != ao.text:
         yield "outcome.text", eo.text, ao.text, True
-    ew = [(w.kind, w.category) for w in e.warnings]
-    aw = [(w.kind, w.category) for w in a.warnings]
+    e_warnings = [w for w in e.warnings if w.kind not in ONCE_PER_PROCESS]
+    a_warnings = [w for w in a.warnings if w.kind not in ONCE_PER_PROCESS]
+    ew = [(w.kind, w.category) for w in e_warnings]
+    aw = [(w.kind, w.category) for w in a_warnings]
     if ew != aw:
         yield "warnings", ew, aw, False
-    elif [w.text for w in e.warnings] != [w.text for w in a.warnings]:
-        yield "warnings.text", [w.text for w in e.warnings], [w.text for w in a.warnings], True
+    elif [w.text for w in e_warnings] != [w.text for w in a_warnings]:
+        yield "warnings.text", [w.text for w in e_warnings], [w.text for w in a_warnings], True
     if [ev.source for ev in e.events] != [ev.source for ev in a.events]:
         yield "events", [ev.source for ev in e.events], [ev.source for ev in a.events], False
     else:

@@ -18,6 +18,10 @@ class Kind:
     warning: bool
     patterns: tuple[str, ...]
     meaning: str
+    # torch issues some warnings once per process (TORCH_WARN_ONCE): whether one shows in a
+    # run depends on what ran before in that process, not on the program, so traces do not
+    # compare them.
+    once: bool = False
 
     def matches(self, text: str) -> bool:
         return any(re.search(p, text) for p in self.patterns)
@@ -90,11 +94,15 @@ KINDS: tuple[Kind, ...] = (
     Kind("nonleaf_grad_access", True,
          (r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed",),
          "reading .grad of a non-leaf tensor that does not retain its grad"),
+    Kind("create_graph_reference_cycle", True,
+         (r"Using backward\(\) with create_graph=True will create a reference cycle",),
+         "backward(create_graph=True) with leaves that accumulate grads", once=True),
 )
 
 BY_NAME: dict[str, Kind] = {k.name: k for k in KINDS}
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
-WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning)
+WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning and not k.once)
+ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)
 UNKNOWN = "unknown"
 
 # torch appends where in its C++ build a warning was raised; that is a build artefact,

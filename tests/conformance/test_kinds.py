@@ -46,6 +46,9 @@ MESSAGES = {
     "cuda_unavailable": "Torch not compiled with CUDA enabled",
 }
 WARNINGS = {
+    "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
+                                    "reference cycle between the parameter and its gradient "
+                                    "which can cause a memory leak.",
     "nonleaf_grad_access": "The .grad attribute of a Tensor that is not a leaf Tensor is being "
                            "accessed. Its .grad attribute won't be populated during "
                            "autograd.backward(). (Triggered internally at "
