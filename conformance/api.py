@@ -19,25 +19,29 @@ ROOTS: dict[str, str] = {
 
 # Dotted paths that are namespaces (attribute access continues through them).
 NAMESPACES: frozenset[str] = frozenset(
-    {"torch", "torch.autograd", "torch.nn", "torch.nn.functional"}
+    {"torch", "torch.autograd", "torch.autograd.function", "torch.nn", "torch.nn.functional"}
 )
 
 _TORCH = """
-tensor zeros ones full zeros_like ones_like arange rand randn rand_like randn_like manual_seed
-is_tensor get_default_dtype is_grad_enabled no_grad enable_grad set_grad_enabled
+tensor zeros ones full zeros_like ones_like arange empty rand randn rand_like randn_like
+manual_seed is_tensor get_default_dtype is_grad_enabled no_grad enable_grad set_grad_enabled
+inference_mode is_inference_mode_enabled
 float32 float64 float double int64 long int32 int bool
-add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu clamp
-mm matmul dot sum mean cat stack t reshape transpose squeeze unsqueeze clone
-equal allclose signbit where
+add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu clamp maximum minimum where
+mm bmm mv matmul dot sum mean prod amax amin max min softmax log_softmax
+cat stack gather index_select masked_fill t reshape transpose permute squeeze unsqueeze
+flatten narrow unbind split chunk diagonal clone equal allclose signbit isnan
 """
 _AUTOGRAD = "grad backward Function Variable"
+_AUTOGRAD_FUNCTION = "once_differentiable"
 _NN = "Linear Parameter Module"
-_FUNCTIONAL = "relu mse_loss"
+_FUNCTIONAL = "relu mse_loss cross_entropy softmax log_softmax linear"
 
 # Every callable or value reachable by a dotted path from a root.
 FUNCTIONS: frozenset[str] = frozenset(
     [f"torch.{n}" for n in _TORCH.split()]
     + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
+    + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
     + [f"torch.nn.{n}" for n in _NN.split()]
     + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL.split()]
 )
@@ -50,14 +54,21 @@ SEEDED: frozenset[str] = frozenset(
 )
 
 _TENSOR_METHODS = """
-backward retain_grad register_hook requires_grad_ detach detach_ clone item tolist size dim
-numel add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu clamp mm matmul dot
-sum mean t reshape view transpose squeeze unsqueeze expand contiguous to cpu cuda double float
-add_ sub_ mul_ div_ pow_ neg_ exp_ zero_ fill_ copy_ clamp_
+backward retain_grad register_hook register_post_accumulate_grad_hook requires_grad_ detach
+detach_ clone item tolist size dim numel is_contiguous
+add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu clamp maximum minimum where
+mm bmm mv matmul dot sum mean prod amax amin max min softmax log_softmax gather index_select
+masked_fill t reshape view view_as transpose permute squeeze unsqueeze expand expand_as
+flatten narrow unbind split chunk diagonal contiguous to cpu cuda double float
+add_ sub_ mul_ div_ pow_ neg_ exp_ log_ sqrt_ abs_ sin_ cos_ tanh_ sigmoid_ relu_ clamp_
+zero_ fill_ copy_ masked_fill_ t_ transpose_ squeeze_ unsqueeze_
 """
 _TENSOR_ATTRIBUTES = """
-grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version ndim
+grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
+_base ndim T is_inference
 """
+# grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
+_SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
 
 # Attribute names allowed on values that are not namespaces, by what they belong to. The
 # loader cannot know a value's type, so it checks membership in the union; the interpreter
@@ -65,12 +76,14 @@ grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad 
 OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "tensor method": frozenset(_TENSOR_METHODS.split()),
     "tensor attribute": frozenset(_TENSOR_ATTRIBUTES.split()),
-    "grad_fn": frozenset({"name", "next_functions"}),
+    "grad_fn": frozenset({"name", "next_functions", "register_hook", "register_prehook",
+                          "metadata", *_SAVED.split()}),
     "ctx": frozenset(
         {"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
          "mark_non_differentiable", "set_materialize_grads"}
     ),
-    "module": frozenset({"weight", "bias", "parameters", "in_features", "out_features"}),
+    "module": frozenset({"weight", "bias", "parameters", "zero_grad", "in_features",
+                         "out_features"}),
     "hook handle": frozenset({"remove"}),
     "Function class": frozenset({"apply"}),
 }

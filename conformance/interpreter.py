@@ -352,7 +352,11 @@ class Interpreter:
                 self._record_event(source, args[1:], result)  # args[0] is ctx
                 return result
 
-            return staticmethod(call)
+            # Decorators apply innermost first, as in Python; staticmethod is outermost.
+            fn: Callable[..., Any] = call
+            for decorator in reversed(m.decorators[1:]):
+                fn = self._path(decorator)(fn)
+            return staticmethod(fn)
 
         base = self.engine.resolve("torch.autograd.Function")
         return type(stmt.name, (base,), {m.name: method(m) for m in stmt.methods})

@@ -29,7 +29,9 @@ COMPARE_OPS: dict[type, str] = {
 # Augmented assignment is an in-place op on tensors; these are the ones the API has.
 AUG_OPS: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 FUNCTION_METHODS = ("forward", "backward")
-FUNCTION_DECORATORS = frozenset({"staticmethod"})
+# Decorators a Function method may carry, outermost first: staticmethod, then optionally
+# once_differentiable (on backward).
+FUNCTION_DECORATORS = frozenset({"staticmethod", "torch.autograd.function.once_differentiable"})
 
 _SYNTAX_FIX = {
     "Import": "the case language has no imports; use the names torch, nn, F and Variable",
@@ -132,9 +134,11 @@ class _Converter:
                                 "define `@staticmethod def forward(ctx, ...)` and "
                                 "`@staticmethod def backward(ctx, ...)`")
             decorators = tuple(_dotted(d) or "?" for d in item.decorator_list)
-            if "staticmethod" not in decorators or not set(decorators) <= FUNCTION_DECORATORS:
+            if decorators[:1] != ("staticmethod",) or not set(decorators) <= \
+                    FUNCTION_DECORATORS or len(set(decorators)) != len(decorators):
                 raise self.fail(item, f"`{item.name}` must be decorated with @staticmethod "
-                                "and nothing else")
+                                "(outermost), optionally followed by "
+                                "@torch.autograd.function.once_differentiable")
             a = item.args
             if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
                 raise self.fail(item, "Function methods take plain positional parameters")

@@ -18,6 +18,8 @@ from conformance.trace import Snapshot, TensorSnapshot, ValueSnapshot
 
 # Sequences longer than this are summarised by their length (keeps traces small).
 MAX_SEQUENCE = 32
+# Graph signatures stop after this many nodes.
+MAX_GRAPH_NODES = 64
 _SCALARS = (bool, int, float, str)
 
 
@@ -29,6 +31,32 @@ def _read_grad(t: Any) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return t.grad
+
+
+def graph_signature(root: Any) -> str | None:
+    """The autograd graph under `root` as text, e.g. `MulBackward0(AccumulateGrad, None)`.
+
+    Each edge is `Name`, or `Name@k` for output k > 0 of a multi-output node; a node met
+    again (the graph is a DAG) is written `#i`, its index in first-visit order.
+    """
+    if root is None:
+        return None
+    seen: dict[int, int] = {}
+
+    def visit(node: Any) -> str:
+        if id(node) in seen:
+            return f"#{seen[id(node)]}"
+        seen[id(node)] = len(seen)
+        if len(seen) > MAX_GRAPH_NODES:
+            return "..."
+        name = type(node).__name__
+        children = []
+        for child, nr in node.next_functions:
+            text = "None" if child is None else visit(child)
+            children.append(f"{text}@{nr}" if child is not None and nr else text)
+        return f"{name}({', '.join(children)})" if children else name
+
+    return visit(root)
 
 
 def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
@@ -44,6 +72,7 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
         requires_grad=bool(t.requires_grad),
         is_leaf=bool(t.is_leaf),
         grad_fn=None if grad_fn is None else type(grad_fn).__name__,
+        graph=graph_signature(grad_fn),
         retains_grad=bool(t.retains_grad),
         version=int(t._version),
         is_view=bool(t._is_view()),

@@ -44,6 +44,7 @@ class TensorSnapshot:
     requires_grad: bool
     is_leaf: bool
     grad_fn: str | None
+    graph: str | None  # observe.graph_signature of grad_fn
     retains_grad: bool
     version: int
     is_view: bool

@@ -142,3 +142,14 @@ def test_ok_outcome_for_grad_mode_contexts() -> None:
     y, z = trace.steps[-1].names["y"], trace.steps[-1].names["z"]
     assert isinstance(y, TensorSnapshot) and not y.requires_grad
     assert isinstance(z, TensorSnapshot) and z.requires_grad and z.grad_fn == "MulBackward0"
+
+
+def test_graph_signature_shows_shared_nodes_constants_and_output_numbers() -> None:
+    trace = run("a = torch.ones(2, requires_grad=True)\nc = torch.ones(2)\n"
+                "b = (a * 2) + (a * c)\nu = b.unbind()\nv = u[1] * 1\n")
+    names = trace.steps[-1].names
+    b, v = names["b"], names["v"]
+    assert isinstance(b, TensorSnapshot) and isinstance(v, TensorSnapshot)
+    assert b.graph == "AddBackward0(MulBackward0(AccumulateGrad, None), MulBackward0(#2, None))"
+    assert v.graph is not None and v.graph.startswith("MulBackward0(UnbindBackward0(")
+    assert "@1" in v.graph

@@ -132,3 +132,24 @@ def test_error_moves_into_file_coordinates() -> None:
         parse("x = 1\ny = eval('x')\n")
     moved = info.value.at("cases/a.yaml", 4)
     assert str(moved).startswith("cases/a.yaml:6: unknown name `eval`")
+
+
+def test_once_differentiable_decorator_round_trips() -> None:
+    src = ("class F(torch.autograd.Function):\n"
+           "    @staticmethod\n"
+           "    def forward(ctx, x):\n"
+           "        return x * 2\n"
+           "    @staticmethod\n"
+           "    @torch.autograd.function.once_differentiable\n"
+           "    def backward(ctx, g):\n"
+           "        return g * 2\n")
+    program = parse(src)
+    fc = program.body[0]
+    assert isinstance(fc, ir.FunctionClass)
+    assert fc.methods[1].decorators == ("staticmethod",
+                                        "torch.autograd.function.once_differentiable")
+    assert parse(to_source(program)) == program
+    with pytest.raises(CaseError, match="outermost"):
+        parse(src.replace("    @staticmethod\n    @torch.autograd.function.once_differentiable",
+                          "    @torch.autograd.function.once_differentiable\n"
+                          "    @staticmethod"))
