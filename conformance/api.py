@@ -85,6 +85,7 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "module": frozenset({"weight", "bias", "parameters", "zero_grad", "in_features",
                          "out_features"}),
     "hook handle": frozenset({"remove"}),
+    "max/min result": frozenset({"values", "indices"}),
     "Function class": frozenset({"apply"}),
 }
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())

@@ -33,6 +33,8 @@ FEATURES: dict[str, str] = {
     "matmul": "matrix products and their gradients",
     "reductions": "sum, mean and other reductions",
     "signed_zero": "IEEE signed zeros in values and gradients",
+    "ops": "one op of the table: forward, backward, saved tensors and grad_fn name",
+    "backward_options": "backward()'s gradient, inputs=, retain_graph and create_graph options",
     "errors": "the case checks that an error is raised",
     "warnings": "the case checks that a warning is issued",
 }
