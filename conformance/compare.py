@@ -19,7 +19,7 @@ from conformance.kinds import ONCE_PER_PROCESS
 from conformance.trace import Snapshot, Step, TensorSnapshot, Trace, ValueSnapshot
 
 TENSOR_FIELDS = ("type", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn",
-                 "graph", "retains_grad", "version", "is_view", "alias")
+                 "graph", "retains_grad", "version", "is_view", "alias", "grad_read_error")
 # Tensors the autograd engine itself produced (a `.grad`, a hook's argument or result) are
 # compared without `_version` and `_is_view()`: those reflect how torch's C++ kernels build
 # a gradient (in-place accumulation in an input buffer, an expand inside a formula), not

@@ -8,11 +8,12 @@ non-leaf's `.grad` read would otherwise warn), and values are copied out through
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
+from conformance import kinds
 from conformance.engines import Engine
 from conformance.trace import Snapshot, TensorSnapshot, ValueSnapshot
 
@@ -30,7 +31,7 @@ def tensor_values(engine: Engine, t: Any) -> np.ndarray:
 def _read_grad(t: Any) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return t.grad
+        return _attempt(lambda: t.grad)
 
 
 def graph_signature(root: Any) -> str | None:
@@ -59,26 +60,48 @@ def graph_signature(root: Any) -> str | None:
     return visit(root)
 
 
+def _attempt(read: Callable[[], Any]) -> Any:
+    """`read()`, or a description of the error it raised: torch raises on reading some
+    attributes (the grad_fn of a view whose base was modified in a forbidden way), and that
+    is an observation to compare, not a reason to stop observing."""
+    try:
+        return read()
+    except Exception as e:
+        text = kinds.normalise_text(str(e))
+        return RaisedOnRead(f"raises {kinds.classify(text, warning=False)}: {text}")
+
+
+class RaisedOnRead(str):
+    pass
+
+
 def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
                     with_grad: bool = True) -> TensorSnapshot:
     grad = _read_grad(t) if with_grad else None
-    grad_fn = t.grad_fn
+    grad_fn = _attempt(lambda: t.grad_fn)
+    if isinstance(grad_fn, RaisedOnRead):
+        grad_fn_name: str | None = grad_fn
+        graph = None
+    else:
+        grad_fn_name = None if grad_fn is None else type(grad_fn).__name__
+        graph = graph_signature(grad_fn)
     return TensorSnapshot(
         type=type(t).__name__,
         shape=tuple(int(n) for n in t.shape),
         dtype=str(t.dtype),
         device=str(t.device),
         values=tensor_values(engine, t),
-        requires_grad=bool(t.requires_grad),
-        is_leaf=bool(t.is_leaf),
-        grad_fn=None if grad_fn is None else type(grad_fn).__name__,
-        graph=graph_signature(grad_fn),
+        requires_grad=bool(_attempt(lambda: t.requires_grad)),
+        is_leaf=bool(_attempt(lambda: t.is_leaf)),
+        grad_fn=grad_fn_name,
+        graph=graph,
         retains_grad=bool(t.retains_grad),
         version=int(t._version),
         is_view=bool(t._is_view()),
         alias=alias,
         grad=None if grad is None or not engine.is_tensor(grad)
         else snapshot_tensor(engine, grad, with_grad=False),
+        grad_read_error=grad if isinstance(grad, RaisedOnRead) else None,
     )
 
 

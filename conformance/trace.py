@@ -50,6 +50,7 @@ class TensorSnapshot:
     is_view: bool
     alias: str | None  # an earlier path naming the very same tensor object, if any
     grad: TensorSnapshot | None = None
+    grad_read_error: str | None = None  # what reading .grad raised, if it raised
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,25 @@ MESSAGES = {
                        "devices, cuda:0 and cpu!",
     "shape_mismatch": "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)",
     "cuda_unavailable": "Torch not compiled with CUDA enabled",
+    "multi_output_view_inplace": "Output 0 of Unbind is a view and is being modified inplace. "
+                                 "This view is the output of a function that returns multiple "
+                                 "views. Such functions do not allow the output views to be "
+                                 "modified inplace.",
+    "custom_function_view_inplace": "Output 0 of MyFnBackward is a view and is being modified "
+                                    "inplace. This view was created inside a custom Function "
+                                    "(or because an input was returned as-is)",
+    "no_grad_view_inplace": "A view was created in no_grad mode and its base or another view "
+                            "of its base has been modified inplace with grad mode enabled. "
+                            "Given that this use case is ambiguous and error-prone, it is "
+                            "forbidden.",
+    "once_differentiable_twice": "trying to differentiate twice a function that was marked "
+                                 "with @once_differentiable",
+    "post_accumulate_hook_nonleaf": "post accumulate grad hooks cannot be registered on "
+                                    "non-leaf tensors",
+    "hook_bad_return": "hook 'lambda' has changed the size of value",
+    "non_differentiable_grad": "function MyFnBackward returned a gradient different than None "
+                               "at position 2, but the corresponding forward input was not a "
+                               "Variable",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
