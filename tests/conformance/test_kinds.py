@@ -107,3 +107,11 @@ def test_unrelated_text_is_unknown() -> None:
 def test_build_path_suffix_is_dropped() -> None:
     text = normalise_text(WARNINGS["nonleaf_grad_access"])
     assert text.endswith("autograd.backward().")
+
+
+def test_every_kind_is_documented_in_the_case_format() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "case-format.md").read_text()
+    missing = [k.name for k in KINDS if f"| `{k.name}`" not in doc]
+    assert missing == []
