@@ -93,6 +93,9 @@ class Interpreter:
         self.globals = Scope()
         self.trace = Trace(engine.name)
         self.events: list[Event] = []
+        # ctx objects handed to Function methods, by id: they may carry the program's own
+        # state. Holding them keeps their ids from being reused by other objects.
+        self.contexts: dict[int, Any] = {}
         self.builtins: dict[str, Any] = {
             "raises": lambda kind: self._expectation(kind, warning=False),
             "warns": lambda kind: self._expectation(kind, warning=True),
@@ -319,6 +322,8 @@ class Interpreter:
 
     def _check_object_attribute(self, obj: Any, attr: str) -> None:
         # The loader checked the name; this guards values the loader could not see.
+        if id(obj) in self.contexts and not attr.startswith("_"):
+            return
         if attr not in api.ATTRIBUTES or attr.startswith("__") or isinstance(
                 obj, (Namespace, Expectation, Scope)):
             raise CaseFailure(f"attribute `{attr}` is not in the supported API")
@@ -348,6 +353,7 @@ class Interpreter:
                                     f"but {len(args)} were given")
                 local = Scope(scope)
                 local.vars.update(zip(m.params, args, strict=True))
+                self.contexts[id(args[0])] = args[0]
                 result = self._statements(m.body, local)
                 self._record_event(source, args[1:], result)  # args[0] is ctx
                 return result

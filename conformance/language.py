@@ -54,6 +54,9 @@ class _Converter:
 
     def __init__(self, tree: ast.Module) -> None:
         self.assigned = _assigned_names(tree)
+        # Inside a Function method: the ctx parameter's name and the attributes the class
+        # stores on ctx (`ctx.k = k`), which the methods may then read.
+        self.ctx: tuple[str, frozenset[str]] | None = None
 
     def fail(self, node: ast.AST, message: str, fix: str | None = None) -> CaseError:
         return CaseError(message, line=getattr(node, "lineno", None), fix=fix)
@@ -142,9 +145,15 @@ class _Converter:
             a = item.args
             if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
                 raise self.fail(item, "Function methods take plain positional parameters")
-            methods.append(ir.Method(item.name, tuple(p.arg for p in a.args),
-                                     self.body(item.body, in_method=True), decorators,
-                                     line=item.lineno))
+            params = tuple(p.arg for p in a.args)
+            if not params:
+                raise self.fail(item, f"`{item.name}` takes ctx as its first parameter")
+            self.ctx = (params[0], _ctx_attributes(node))
+            try:
+                body = self.body(item.body, in_method=True)
+            finally:
+                self.ctx = None
+            methods.append(ir.Method(item.name, params, body, decorators, line=item.lineno))
         if {m.name for m in methods} != set(FUNCTION_METHODS):
             raise self.fail(node, f"class {node.name} needs both forward and backward")
         return ir.FunctionClass(node.name, tuple(methods), line=node.lineno)
@@ -160,6 +169,8 @@ class _Converter:
         if isinstance(node, ast.Subscript):
             return ir.Subscript(self.expr(node.value), self.index(node.slice))
         if isinstance(node, ast.Attribute):
+            if self._is_ctx_attribute(node, store=True):
+                return ir.Attribute(self.expr(node.value), node.attr)
             if node.attr not in api.SETTABLE:
                 raise self.fail(node, f"cannot assign to attribute `{node.attr}`",
                                 f"assignable attributes: {', '.join(sorted(api.SETTABLE))}")
@@ -237,7 +248,9 @@ class _Converter:
                             "the case language reaches engines only through the API table "
                             "in conformance/api.py")
         base = _namespace_path(node.value)
-        if base is not None:
+        if self._is_ctx_attribute(node, store=False):
+            pass
+        elif base is not None:
             path = f"{base}.{node.attr}"
             if path not in api.FUNCTIONS and path not in api.NAMESPACES:
                 choices = {p[len(base) + 1:] for p in api.FUNCTIONS | api.NAMESPACES
@@ -252,6 +265,16 @@ class _Converter:
                             f"nearest supported names: {', '.join(near)}" if near else
                             "add it to conformance/api.py if both engines support it")
         return ir.Attribute(self.expr(node.value), node.attr)
+
+    def _is_ctx_attribute(self, node: ast.Attribute, *, store: bool) -> bool:
+        """A Function's own state on ctx: any public name may be stored, and read back."""
+        if self.ctx is None or not (isinstance(node.value, ast.Name)
+                                    and node.value.id == self.ctx[0]):
+            return False
+        if node.attr.startswith("_"):
+            raise self.fail(node, f"ctx attribute `{node.attr}` is private",
+                            "store Function state under a name without a leading underscore")
+        return store or node.attr in self.ctx[1]
 
     def call(self, node: ast.Call) -> ir.Call:
         keywords = []
@@ -312,6 +335,19 @@ def _namespace_path(node: ast.expr) -> str | None:
         return None
     path = api.ROOTS[root] + (f".{rest}" if rest else "")
     return path if path in api.NAMESPACES else None
+
+
+def _ctx_attributes(cls: ast.ClassDef) -> frozenset[str]:
+    """Attribute names the class's methods assign on their first parameter (ctx)."""
+    names: set[str] = set()
+    for method in cls.body:
+        if isinstance(method, ast.FunctionDef) and method.args.args:
+            ctx = method.args.args[0].arg
+            for node in ast.walk(method):
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
+                        isinstance(node.value, ast.Name) and node.value.id == ctx:
+                    names.add(node.attr)
+    return frozenset(names)
 
 
 def _assigned_names(tree: ast.Module) -> set[str]:

@@ -75,6 +75,12 @@ class RaisedOnRead(str):
     pass
 
 
+def _version(t: Any) -> int | str:
+    # Inference tensors have no version counter: torch raises on reading it.
+    version = _attempt(lambda: t._version)
+    return version if isinstance(version, RaisedOnRead) else int(version)
+
+
 def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
                     with_grad: bool = True) -> TensorSnapshot:
     grad = _read_grad(t) if with_grad else None
@@ -96,7 +102,7 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
         grad_fn=grad_fn_name,
         graph=graph,
         retains_grad=bool(t.retains_grad),
-        version=int(t._version),
+        version=_version(t),
         is_view=bool(t._is_view()),
         alias=alias,
         grad=None if grad is None or not engine.is_tensor(grad)

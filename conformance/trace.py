@@ -46,7 +46,7 @@ class TensorSnapshot:
     grad_fn: str | None
     graph: str | None  # observe.graph_signature of grad_fn
     retains_grad: bool
-    version: int
+    version: int | str  # or what reading it raised
     is_view: bool
     alias: str | None  # an earlier path naming the very same tensor object, if any
     grad: TensorSnapshot | None = None

@@ -44,6 +44,14 @@ MESSAGES = {
                        "devices, cuda:0 and cpu!",
     "shape_mismatch": "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)",
     "cuda_unavailable": "Torch not compiled with CUDA enabled",
+    "backward_empty_inputs": "`inputs` argument to `backward()` cannot be empty.",
+    "input_no_requires_grad": "One of the differentiated Tensors does not require grad",
+    "materialize_grads_needs_allow_unused": "Expected allow_unused to be True or not passed "
+                                            "when materialize_grads=True, but got: "
+                                            "allow_unused=False.",
+    "inference_tensor_in_autograd": "Inference tensors cannot be saved for backward. Please do "
+                                    "not use Tensors created in inference mode in computation "
+                                    "tracked by autograd.",
     "multi_output_view_inplace": "Output 0 of Unbind is a view and is being modified inplace. "
                                  "This view is the output of a function that returns multiple "
                                  "views. Such functions do not allow the output views to be "
@@ -89,6 +97,15 @@ def test_error_messages_classify_as_their_kind(kind: str, text: str) -> None:
 def test_warnings_classify_as_their_kind(kind: str, text: str) -> None:
     assert classify(text, warning=True) == kind
     assert classify(text, warning=False) == UNKNOWN
+
+
+def test_variant_wordings_classify() -> None:
+    assert classify("only Tensors of floating point dtype can require gradients",
+                    warning=False) == "non_float_requires_grad"
+    assert classify("attempting to assign a gradient of size '[3]' to a tensor of size '[2]'.",
+                    warning=False) == "assigned_grad_mismatch"
+    assert classify("Inference tensors do not track version counter.",
+                    warning=False) == "inference_tensor_in_autograd"
 
 
 def test_older_wording_still_classifies() -> None:

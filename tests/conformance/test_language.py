@@ -153,3 +153,22 @@ def test_once_differentiable_decorator_round_trips() -> None:
         parse(src.replace("    @staticmethod\n    @torch.autograd.function.once_differentiable",
                           "    @torch.autograd.function.once_differentiable\n"
                           "    @staticmethod"))
+
+
+def test_ctx_state_may_be_stored_and_read_back_only_in_its_class() -> None:
+    src = ("class Scale(torch.autograd.Function):\n"
+           "    @staticmethod\n"
+           "    def forward(ctx, x, k):\n"
+           "        ctx.k = k\n"
+           "        return x * k\n"
+           "    @staticmethod\n"
+           "    def backward(ctx, g):\n"
+           "        return g * ctx.k, None\n")
+    program = parse(src)
+    assert parse(to_source(program)) == program
+    with pytest.raises(CaseError, match="attribute `j`"):
+        parse(src.replace("g * ctx.k", "g * ctx.j"))
+    with pytest.raises(CaseError, match="private"):
+        parse(src.replace("ctx.k = k", "ctx._k = k"))
+    with pytest.raises(CaseError, match="cannot assign to attribute `k`"):
+        parse(src + "x = torch.ones(1)\nx.k = 1\n")
