@@ -7,14 +7,22 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import messages
+from . import function, messages
 from .engine import execute
 from .function import Function, FunctionCtx
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .tensor import Tensor
 
-__all__ = ["Function", "FunctionCtx", "Variable", "backward", "enable_grad", "grad",
-           "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = ["Function", "FunctionCtx", "Variable", "backward", "enable_grad", "function", "grad",
+           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
+           "set_grad_enabled"]
 
 _warned = {"create_graph": False}
 
@@ -52,6 +60,8 @@ def _check_roots(outputs: Sequence[Tensor]) -> None:
 def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Tensor | Sequence[Tensor | None]
              | None = None, retain_graph: bool | None = None, create_graph: bool = False,
              inputs: Tensor | Sequence[Tensor] | None = None) -> None:
+    if inputs is not None and not isinstance(inputs, Tensor) and len(inputs) == 0:
+        raise RuntimeError(messages.BACKWARD_EMPTY_INPUTS)
     outputs = [t for t in _tuple(tensors) if t is not None]
     given = list(_tuple(grad_tensors)) or [None] * len(outputs)
     grads = _make_grads(outputs, given)
@@ -67,11 +77,13 @@ def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Tensor | Sequence
         return
     leaves = [t for t in targets if t.is_leaf]
     others = [t for t in targets if not t.is_leaf]
-    captured = execute(outputs, grads, retain_graph, create_graph, capture=others or None,
-                       accumulate_into=leaves)
-    for t, g in zip(others, captured, strict=False):   # non-leaf inputs accumulate like .grad
-        if g is not None:
-            t._grad = g if t._grad is None else t._grad + g
+    # torch (python_engine.cpp run_backward) calls retain_grad() on every input before
+    # running: a non-leaf input then gets its .grad from its retains_grad hook, and keeps
+    # retains_grad=True afterwards.
+    for t in others:
+        t.retain_grad()
+    execute(outputs, grads, retain_graph, create_graph, capture=others or None,
+            accumulate_into=leaves)
 
 
 def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .grad_mode import is_grad_enabled
+from .grad_mode import is_recording
 from .graph import Edge, Node, node_class
 from .saved import SavedVariable
 from .tensor import Tensor
@@ -77,7 +77,7 @@ class OpNode(Node):
 
 
 def differentiable(inputs: Sequence[Tensor | None]) -> bool:
-    return is_grad_enabled() and any(t is not None and t.requires_grad for t in inputs)
+    return is_recording() and any(t is not None and t.requires_grad for t in inputs)
 
 
 def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import messages
 from .grad_mode import is_grad_enabled, set_grad_enabled
-from .graph import MAX_SEQUENCE, Edge, GraphRoot, Meta, Node
+from .graph import MAX_SEQUENCE, Edge, GraphRoot, Meta, Node, check_hook_value
 from .tensor import Tensor
 
 
@@ -42,8 +42,9 @@ class AccumulateGrad(Node):
         var = self.variable
         if var._grad is None:
             # torch steals the incoming grad when nothing else references it (a refcount
-            # test: here the caller's list, our local and getrefcount's argument) ...
-            if not is_grad_enabled() and sys.getrefcount(new) <= 3 and _obeys_layout(new):
+            # test: here _run's `inputs` (kept for node post-hooks), the copy of it passed to
+            # apply, our local and getrefcount's argument) ...
+            if not is_grad_enabled() and sys.getrefcount(new) <= 4 and _obeys_layout(new):
                 var._grad = new.detach()        # shares the buffer's version counter
             else:
                 # ... otherwise copies it into a fresh tensor: version 1, and under
@@ -55,6 +56,9 @@ class AccumulateGrad(Node):
             var._grad._version_counter.bump()
         else:
             var._grad = var._grad + new
+        # register_post_accumulate_grad_hook: each hook receives the leaf itself.
+        for hook in list(var._post_accumulate_grad_hooks.values()):
+            hook(var)
         return []
 
 
@@ -151,12 +155,14 @@ def _dependencies(root: Node) -> dict[Node, int]:
 
 
 def _call_pre_hooks(node: Node, inputs: list[Tensor | None]) -> list[Tensor | None]:
+    """torch's call_tensor_pre_hooks: tensor hooks (called even with an undefined grad, as
+    None), then retain_grad's hooks (which skip undefined grads)."""
     for nr, hooks in list(node.tensor_pre_hooks.items()):
         for hook in list(hooks.values()):
-            if inputs[nr] is not None:
-                result = hook(inputs[nr])  # type: ignore[arg-type]
-                if result is not None:
-                    inputs[nr] = result
+            result = hook(inputs[nr])  # type: ignore[arg-type]
+            check_hook_value(inputs[nr], result, hook)
+            if result is not None:
+                inputs[nr] = result
     for nr, retain in list(node.retains_grad_hooks.items()):
         if inputs[nr] is not None:
             retain(inputs[nr])  # type: ignore[arg-type]
@@ -208,10 +214,15 @@ def _run(graph_root: Node, first: list[Tensor | None], retain_graph: bool,
                 captured[k] = inputs[nr]
         if not runs:
             continue
-        outputs = node.apply(_call_pre_hooks(node, inputs))
+        # torch's call_function: tensor pre-hooks, node pre-hooks, the node, validation,
+        # then node hooks, which see (grad_inputs, grad_outputs) and may replace grad_inputs.
+        inputs = node.call_pre_hooks(_call_pre_hooks(node, inputs))
+        outputs = node.apply(list(inputs))
         if not retain_graph:
             node.release_variables()
         outputs = validate_outputs(node.next_edges, outputs, node.name())
+        if node.post_hooks:
+            outputs = node.call_post_hooks(outputs, inputs)
         for i, (fn, nr) in enumerate(node.next_edges):
             g, outputs[i] = outputs[i], None   # moved into the buffer, as torch std::moves it
             if fn is None or (needed is not None and not (needed[fn] or fn in captures)):

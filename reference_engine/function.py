@@ -1,9 +1,17 @@
 """Custom autograd.Function: the user writes forward and backward; apply() runs
-forward without grad and, if any input requires grad, makes the outputs share one
-``<Name>Backward`` node whose apply calls the user's backward."""
+forward without grad and, if grad mode is on and any input requires grad, makes the
+outputs share one ``<Name>Backward`` node whose apply calls the user's backward.
+
+The output rules follow torch/csrc/autograd/custom_function.cpp (_wrap_outputs): an
+input returned as-is comes back as a view of itself carrying the node; an input marked
+dirty keeps its identity and has its history rebased; views returned from forward may not
+be modified in place later; non-differentiable outputs get no history.
+"""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -11,7 +19,7 @@ import numpy as np
 from . import engine, messages
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Meta, Node, node_class
-from .inplace import check_inplace
+from .inplace import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, rebase_history
 from .saved import SavedVariable
 from .tensor import Tensor
 
@@ -47,6 +55,10 @@ class BackwardCFunction(Node, FunctionCtx):
         self._saved: list[SavedVariable | None] | None = None
         self.materialize_grads = True
         self._is_tensor_input: list[bool] = []
+        # Per forward output: its metadata if it is a differentiable tensor output, the
+        # metadata to materialize zeros from if it is a non-differentiable tensor, or None
+        # for a non-tensor output (which always receives None).
+        self._output_info: list[Meta | None] = []
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
@@ -55,9 +67,10 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(None if sv is None else sv.unpack(self) for sv in self._saved)
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        # PyNode::apply: undefined grads become zeros unless set_materialize_grads(False).
         if self.materialize_grads:
-            grads = [_zeros(self.input_metadata[i]) if g is None else g
-                     for i, g in enumerate(grads)]
+            grads = [_zeros(info) if g is None and info is not None else g
+                     for g, info in zip(grads, self._output_info, strict=False)]
         result = self._forward_cls.backward(self, *grads)
         result = result if isinstance(result, tuple) else (result,)
         expected = len(self._is_tensor_input)
@@ -71,6 +84,8 @@ class BackwardCFunction(Node, FunctionCtx):
                 if g is not None:
                     raise RuntimeError(messages.grad_for_non_tensor(self.name(), i))
                 continue
+            if g is not None and not isinstance(g, Tensor):
+                raise RuntimeError(messages.grad_not_variable(type(g).__name__))
             out.append(g)
         return out
 
@@ -103,36 +118,143 @@ class Function:
         ctx = cls._backward_cls()
         tensor_args = [a for a in args if isinstance(a, Tensor)]
         ctx._is_tensor_input = [isinstance(a, Tensor) for a in args]
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        track = is_grad_enabled() and any(t.requires_grad for t in tensor_args)
-        edges = [engine.gradient_edge(t) for t in tensor_args] if track else []
+        executable = is_grad_enabled() and any(t.requires_grad for t in tensor_args)
+        ctx.needs_input_grad = tuple(executable and isinstance(a, Tensor) and a.requires_grad
+                                     for a in args)
+        if executable:
+            ctx.next_edges = [engine.gradient_edge(t) for t in tensor_args]
         with no_grad():
             outputs = cls.forward(ctx, *args)
         single = not isinstance(outputs, tuple)
-        outs = (outputs,) if single else outputs
-        if track:
-            ctx.next_edges = edges
-            outs = tuple(_attach(ctx, o, i, tensor_args) if isinstance(o, Tensor) else o
-                         for i, o in enumerate(outs))
+        outs = _wrap_outputs(ctx if executable else None, ctx, tensor_args,
+                             (outputs,) if single else outputs)
         ctx._saved = [None if t is None else SavedVariable(t, is_output=any(t is o for o in outs))
                       for t in ctx._to_save]
         return outs[0] if single else outs
 
 
-def _attach(ctx: BackwardCFunction, out: Tensor, i: int, inputs: list[Tensor]) -> Tensor:
-    ctx.input_metadata.append(out._meta())
-    if any(out is t for t in ctx._non_differentiable):
-        return out
-    if any(out is t for t in ctx._dirty):
-        check_inplace(out)
-        out._set_grad_fn(ctx, i)
-        return out
-    if any(out is t for t in inputs):
-        out = out.detach()   # an input returned as-is becomes a fresh alias with the new history
-    out._set_grad_fn(ctx, i)
+def _wrap_outputs(node: BackwardCFunction | None, ctx: BackwardCFunction, inputs: list[Tensor],
+                  raw: tuple[Any, ...]) -> tuple[Any, ...]:
+    dirty = ctx._dirty
+    for t in dirty:                     # _mark_dirty: every dirty tensor's version is bumped
+        t._version_counter.bump()
+    outs: list[Any] = []
+    diff_outputs = 0
+    for i, var in enumerate(raw):
+        if not isinstance(var, Tensor):
+            ctx._output_info.append(None)
+            if node is not None:
+                node.input_metadata.append(UNDEFINED_INPUT)
+            outs.append(var)
+            continue
+        is_input = any(var is t for t in inputs)
+        is_modified = any(var is t for t in dirty)
+        differentiable = node is not None and var.dtype.is_floating_point \
+            and not any(var is t for t in ctx._non_differentiable)
+        ctx._output_info.append(var._meta())
+        if node is not None:
+            node.input_metadata.append(var._meta())
+        if not differentiable:
+            if not var.requires_grad:
+                if is_input and not is_modified:
+                    var = _view_as_self(var)
+            elif is_input:
+                var = var.detach()
+            elif var._base is None:
+                var.detach_()
+        elif is_modified:
+            if var.is_leaf and var.requires_grad:
+                raise RuntimeError(messages.MARK_DIRTY_LEAF)
+            var._grad = None
+            if var._base is not None:
+                rebase_history(var, node)  # type: ignore[arg-type]
+            else:
+                var._set_grad_fn(node, i)  # type: ignore[arg-type]
+        elif is_input:
+            var = _view_as_self(var)
+            var._set_grad_fn(node, i)  # type: ignore[arg-type]
+        else:
+            var._set_grad_fn(node, i)  # type: ignore[arg-type]
+        if not (is_input and is_modified) and var._base is not None:
+            var._view_creation_meta = IN_CUSTOM_FUNCTION  # type: ignore[attr-defined]
+        diff_outputs += differentiable
+        outs.append(var)
+    if diff_outputs > 1:
+        for var in outs:
+            if isinstance(var, Tensor) and var._base is not None:
+                var._view_creation_meta = MULTI_OUTPUT_NODE  # type: ignore[attr-defined]
+    return tuple(outs)
+
+
+def _view_as_self(t: Tensor) -> Tensor:
+    """An alias of t that is a view of t's base (torch's view_as(self) under no_grad)."""
+    base = t._base if t._base is not None else t
+    out = Tensor(t._data[...], t.dtype, t.device)
+    out._base = base
+    out._version_counter = base._version_counter
+    out._view_index = t._view_index if t._view_index is not None \
+        else np.arange(base.numel()).reshape(base.shape)
+    out._view_version = base._version_counter.value
+    out._view_differentiable = True
     return out
+
+
+# Node::undefined_input(): the metadata slot of an output that is not a tensor.
+UNDEFINED_INPUT = Meta((), None, None)  # type: ignore[arg-type]
 
 
 def _zeros(meta: Meta) -> Tensor:
     from .ops import new
     return new(np.zeros(meta.shape), meta.dtype, meta.device)
+
+
+# ---- torch.autograd.function.once_differentiable ---------------------------------------
+
+class DelayedErrorNode(Node):
+    """The node once_differentiable hangs its results on: backward through it raises."""
+
+    def name(self) -> str:
+        return "torch::autograd::Error"
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        raise RuntimeError(messages.ONCE_DIFFERENTIABLE)
+
+
+Error = node_class("Error", DelayedErrorNode)
+
+
+def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """torch/autograd/function.py: run backward without grad; if grad mode is on and an
+    incoming grad requires grad, the results get an Error node so that differentiating
+    them again raises."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not is_grad_enabled():
+            return outputs
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        fakes: list[Tensor | None] = []
+        for o in outs:
+            if o is not None:
+                o = o.detach()
+                o.requires_grad = True
+            fakes.append(o)
+        node = Error([engine.gradient_edge(f) if f is not None else (None, 0) for f in fakes])
+        results: list[Tensor | None] = []
+        for i, f in enumerate(fakes):
+            if f is None:
+                node.input_metadata.append(UNDEFINED_INPUT)
+                results.append(None)
+                continue
+            node.input_metadata.append(f._meta())
+            out = Tensor(f._data, f.dtype, f.device)
+            out._set_grad_fn(node, i)
+            results.append(out)
+        return results[0] if single else tuple(results)
+
+    return wrapper

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
-_state = {"enabled": True}
+_state = {"enabled": True, "inference": False}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -18,6 +18,16 @@ def is_grad_enabled() -> bool:
 
 def _set(mode: bool) -> None:
     _state["enabled"] = bool(mode)
+
+
+def is_inference_mode_enabled() -> bool:
+    return _state["inference"]
+
+
+def is_recording() -> bool:
+    """Whether ops record graph nodes: grad mode on and not inside inference mode (where even
+    enable_grad does not make torch record)."""
+    return _state["enabled"] and not _state["inference"]
 
 
 class _GradModeContext:
@@ -73,3 +83,29 @@ class set_grad_enabled(_GradModeContext):
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         _set(self._prev)
+
+
+class inference_mode:
+    """torch.inference_mode(mode=True): c10::InferenceMode sets inference mode to `mode` and
+    grad mode to `not mode` (so inference_mode(False) enables grad), restoring both on exit.
+    Tensors created inside are inference tensors (see tensor.InferenceVersionCounter)."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+
+    def __enter__(self) -> None:
+        self._prev = (_state["enabled"], _state["inference"])
+        _state["enabled"], _state["inference"] = not self.mode, self.mode
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        _state["enabled"], _state["inference"] = self._prev
+
+    def __call__(self, fn: F) -> F:
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+        return wrapper  # type: ignore[return-value]

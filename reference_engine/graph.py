@@ -40,6 +40,10 @@ class Node:
         # Hooks of the tensors this node produced, keyed by their output_nr.
         self.tensor_pre_hooks: dict[int, dict[int, Hook]] = {}
         self.retains_grad_hooks: dict[int, Hook] = {}
+        # Hooks registered on the node itself (grad_fn.register_prehook / register_hook),
+        # keyed by handle id, in registration order.
+        self.pre_hooks: dict[int, Callable[..., Any]] = {}
+        self.post_hooks: dict[int, Callable[..., Any]] = {}
 
     def name(self) -> str:
         return type(self).__name__
@@ -47,6 +51,36 @@ class Node:
     @property
     def next_functions(self) -> tuple[Edge, ...]:
         return tuple(self.next_edges)
+
+    def register_prehook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """hook(grad_outputs) -> new grad_outputs or None, before the node runs."""
+        handle = RemovableHandle(self.pre_hooks)
+        self.pre_hooks[handle.id] = hook
+        return handle
+
+    def register_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """hook(grad_inputs, grad_outputs) -> new grad_inputs or None, after it ran."""
+        handle = RemovableHandle(self.post_hooks)
+        self.post_hooks[handle.id] = hook
+        return handle
+
+    def call_pre_hooks(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        """torch's call_pre_hooks: each node pre-hook may replace the incoming grads."""
+        for hook in list(self.pre_hooks.values()):
+            result = hook(tuple(grads))
+            if result is not None:
+                grads = list(_hook_result(result, grads, hook))
+        return grads
+
+    def call_post_hooks(self, outputs: list[Tensor | None], inputs: list[Tensor | None]
+                        ) -> list[Tensor | None]:
+        """torch's call_post_hooks: each node hook sees (grad_inputs, grad_outputs) and may
+        replace grad_inputs (the grads the node passes to its next functions)."""
+        for hook in list(self.post_hooks.values()):
+            result = hook(tuple(outputs), tuple(inputs))
+            if result is not None:
+                outputs = list(_hook_result(result, outputs, hook))
+        return outputs
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         raise NotImplementedError
@@ -73,6 +107,47 @@ class GraphRoot(Node):
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         return list(self.grads)
+
+
+def hook_name(hook: Any) -> str:
+    return str(getattr(hook, "__name__", type(hook).__name__))
+
+
+def _hook_result(result: Any, original: list[Any], hook: Any) -> tuple[Any, ...]:
+    """A node hook's replacement values, checked as torch's python_hook.cpp checks them."""
+    from . import messages
+    if not isinstance(result, tuple):
+        raise TypeError(messages.hook_result_type("tuple", type(result).__name__))
+    if len(result) != len(original):
+        raise RuntimeError(messages.hook_result_count(hook_name(hook), len(result),
+                                                      len(original)))
+    for old, new in zip(original, result, strict=True):
+        check_hook_value(old, new, hook)
+    return result
+
+
+def check_hook_value(original: Any, result: Any, hook: Any) -> None:
+    """check_single_result + check_variable_result: a hook may not change a grad's
+    presence, type, device or size."""
+    from . import messages
+    from .tensor import Tensor
+    if result is None:
+        return
+    if original is None:
+        raise RuntimeError(messages.HOOK_REPLACED_NONE)
+    if not isinstance(result, Tensor):
+        raise TypeError(messages.hook_result_type("Variable", type(result).__name__))
+    name = hook_name(hook)
+    if result.dtype is not original.dtype or result.device.type != original.device.type:
+        raise RuntimeError(messages.hook_changed_type(name, _type_string(original),
+                                                      _type_string(result)))
+    if tuple(result.shape) != tuple(original.shape):
+        raise RuntimeError(messages.hook_changed_size(name))
+
+
+def _type_string(t: Tensor) -> str:
+    from .dtypes import type_string
+    return type_string(t.dtype, t.device)
 
 
 _node_classes: dict[str, type[Any]] = {}

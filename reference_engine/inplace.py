@@ -15,23 +15,57 @@ import numpy as np
 from . import engine, messages, ops, views
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import Edge, Node
+from .graph import Edge, Node, node_class
+from .saved import short_name
 from .tensor import Tensor
 
+# torch's CreationMeta: how a view was made decides whether it may be modified in place.
+DEFAULT = "DEFAULT"
+NO_GRAD_MODE = "NO_GRAD_MODE"
+MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"
+IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
 
-def check_inplace(t: Tensor) -> None:
+
+def creation_meta(t: Tensor) -> str:
+    meta = getattr(t, "_view_creation_meta", None)
+    if meta is not None:
+        return str(meta)
+    return DEFAULT if t._view_differentiable else NO_GRAD_MODE
+
+
+def handle_view_on_rebase(t: Tensor, indirect: bool = False) -> None:
+    """variable.cpp handle_view_on_rebase: raise if this view may not be rebased, either
+    because it is modified in place (direct) or its base was (indirect)."""
+    meta = creation_meta(t)
+    if meta == DEFAULT:
+        return
+    fn = t._grad_fn
+    name = None if fn is None else short_name(fn)
+    header = messages.view_inplace_header(t._output_nr, name,
+                                          no_grad=meta == NO_GRAD_MODE or fn is None,
+                                          indirect=indirect)
+    raise RuntimeError(header + messages.VIEW_INPLACE_REASON[meta])
+
+
+def check_inplace(t: Tensor, others: Sequence[Tensor] = ()) -> None:
+    """VariableTypeUtils.h check_inplace: only when grad mode is on and some operand
+    requires grad."""
     if not is_grad_enabled():
         return
-    if t._base is not None and t._base.is_leaf and t._base.requires_grad:
-        raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
-    if t._base is None and t.is_leaf and t.requires_grad:
+    if not (t.requires_grad or any(o.requires_grad for o in others)):
+        return
+    if t._base is not None:
+        handle_view_on_rebase(t)
+        if t.requires_grad and t._base.is_leaf:
+            raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+    if t.requires_grad and t.is_leaf:
         raise RuntimeError(messages.LEAF_INPLACE)
 
 
 def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[Tensor],
                   **attrs: Any) -> Tensor:
     """Make self hold result's values, as op spec applied to (self, *others) in place."""
-    check_inplace(self)
+    check_inplace(self, others)
     if not np.can_cast(result.dtype.np, self.dtype.np, casting="same_kind") \
             and result.dtype is not self.dtype:
         raise RuntimeError(messages.cannot_cast(result.dtype.scalar_name, self.dtype.scalar_name))
@@ -40,13 +74,22 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     # A formula that reads `self` needs the value from before the write: torch saves a clone.
     reads_self = any("self" in spec.saves.get(n, ()) for n in spec.inputs)
     original = ops.clone(self) if track and reads_self else self
-    self._data[...] = np.broadcast_to(result._data, self.shape).astype(self.dtype.np)
+    write(self, np.broadcast_to(result._data, self.shape).astype(self.dtype.np))
     self._version_counter.bump()
     if track:
         edges = [old_edge] + [engine.gradient_edge(o) for o in others]
         node = build_node(spec, edges, [original, *others], self, attrs)
         rebase_history(self, node)
     return self
+
+
+def write(t: Tensor, values: np.ndarray) -> None:
+    """Store values into t's memory. numpy hands out some views read-only (diagonal): those
+    are written through their positions in the base, which is the same memory."""
+    if t._data.flags.writeable or t._base is None or t._view_index is None:
+        t._data[...] = values
+        return
+    t._base._data.put(t._view_index, values)
 
 
 def rebase_history(t: Tensor, node: Node) -> None:
@@ -142,11 +185,46 @@ def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> 
     return apply_inplace(self, ops.CLAMP, r, [], min=min, max=max)
 
 
+def _unary_(spec: OpSpec, fn: Any) -> Any:
+    """The in-place form of a unary elementwise op: same node, same saved values."""
+    def op_(self: Tensor) -> Tensor:
+        with no_grad():
+            r = fn(self)
+        return apply_inplace(self, spec, r, [])
+    return op_
+
+
+log_ = _unary_(ops.LOG, ops.log)
+sqrt_ = _unary_(ops.SQRT, ops.sqrt)
+abs_ = _unary_(ops.ABS, ops.abs)
+sin_ = _unary_(ops.SIN, ops.sin)
+cos_ = _unary_(ops.COS, ops.cos)
+tanh_ = _unary_(ops.TANH, ops.tanh)
+sigmoid_ = _unary_(ops.SIGMOID, ops.sigmoid)
+relu_ = _unary_(ops.RELU, ops.relu)
+
+
+def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    from . import indexing
+    with no_grad():
+        r = indexing.masked_fill(self, mask, value)
+    if isinstance(value, Tensor):
+        return apply_inplace(self, indexing.MASKED_FILL_TENSOR, r, [value], mask=mask)
+    return apply_inplace(self, indexing.MASKED_FILL, r, [], mask=mask)
+
+
 ZERO = OpSpec("ZeroBackward0", ("self",), backward=lambda c, g: [ops.zeros_like(g)])
 FILL = OpSpec("FillBackward2", ("self",), backward=lambda c, g: [ops.zeros_like(g)])
 COPY = OpSpec("CopyBackwards", ("self", "src"),
               backward=lambda c, g: c.grads(lambda: ops.zeros_like(g),
                                             lambda: ops.to(g, c.src_device, c.src_dtype)))
+
+
+def _copy_backwards_name(self: Node) -> str:
+    return "torch::autograd::CopyBackwards"   # a hand-written C++ node: named in full
+
+
+node_class(COPY.grad_fn, OpNode).name = _copy_backwards_name
 
 
 def zero_(self: Tensor) -> Tensor:
@@ -181,7 +259,7 @@ def squeeze_(self: Tensor, dim: int) -> Tensor:
 
 
 SQUEEZE4 = OpSpec("SqueezeBackward4", ("self",),
-                  backward=lambda c, g: [views.reshape(g, c.self_sym_sizes)])
+                  backward=lambda c, g: [views.unsqueeze_to(g, c.dim, c.self_sym_sizes)])
 
 
 # ---- __setitem__ -------------------------------------------------------------------------

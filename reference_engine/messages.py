@@ -25,6 +25,25 @@ VIEW_OF_LEAF_INPLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."
 )
 
+# --- inference mode ---------------------------------------------------------
+INFERENCE_SAVED_FOR_BACKWARD = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+# torch's text really has no spaces after the first two full stops.
+INFERENCE_INPLACE_OUTSIDE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+INFERENCE_REQUIRES_GRAD_OUTSIDE = (
+    "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+)
+INFERENCE_NO_VERSION = "Inference tensors do not track version counter."
+BACKWARD_EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
+
 # --- .grad ------------------------------------------------------------------
 NON_LEAF_GRAD_ACCESS = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -231,3 +250,72 @@ COPY_CONSTRUCT_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
     "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."
 )
+
+
+# --- hooks and custom Functions (graph.py, function.py, inplace.py) -----------
+def hook_result_type(expected: str, got: str) -> str:
+    # torch/csrc/autograd/python_hook.cpp: node hooks must return a tuple, tensor hooks a
+    # tensor ("Variable").
+    return f"expected {expected}, but hook returned '{got}'"
+
+
+def hook_result_count(name: str, got: int, expected: int) -> str:
+    return (f"hook '{name}' has returned an incorrect number of values (got {got}, but "
+            f"expected {expected})")
+
+
+HOOK_REPLACED_NONE = "can't replace a None gradient with a non-None value"
+
+
+def hook_changed_size(name: str) -> str:
+    return f"hook '{name}' has changed the size of value"
+
+
+def hook_changed_type(name: str, was: str, got: str) -> str:
+    return f"hook '{name}' has changed the type of value (was {was} got {got})"
+
+
+POST_ACCUMULATE_NON_LEAF = "post accumulate grad hooks cannot be registered on non-leaf tensors"
+MARK_DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
+ONCE_DIFFERENTIABLE = (
+    "trying to differentiate twice a function that was marked with @once_differentiable"
+)
+# torch/csrc/autograd/variable.cpp handle_view_on_rebase: a header, then one reason per
+# CreationMeta.
+def view_inplace_header(output_nr: int, fn_name: str | None, no_grad: bool,
+                        indirect: bool) -> str:
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if no_grad:
+        prefix = (f"Output {output_nr} of {fn_name} is a view of a view which was created in"
+                  if fn_name else "A view was created in")
+        return f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    return f"Output {output_nr} of {fn_name} is a view and {modified} modified inplace."
+
+
+VIEW_INPLACE_REASON = {
+    "MULTI_OUTPUT_NODE": (
+        " This view is the output of a function that returns multiple views. Such functions do "
+        "not allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one."
+    ),
+    "NO_GRAD_MODE": (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
+        "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+        "want the inplace to be tracked)."
+    ),
+    "IN_CUSTOM_FUNCTION": (
+        " This view was created inside a custom Function (or because an input was returned "
+        "as-is) and the autograd logic to handle view+inplace would override the custom "
+        "backward associated with the custom Function, leading to incorrect gradients. This "
+        "behavior is forbidden. You can fix this by cloning the output of the custom Function."
+    ),
+}
+MARK_DIRTY_NOT_INPUT = (
+    "Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an input, there "
+    "is no need to pass it to mark_dirty()."
+)
+
+
+def grad_not_variable(type_name: str) -> str:
+    return f"expected Variable or None (got {type_name})"

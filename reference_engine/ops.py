@@ -94,6 +94,14 @@ def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any
     return out if spec is None else record(spec, out, ts, **attrs)
 
 
+def written_in_place(t: Tensor, times: int = 1) -> Tensor:
+    """Mark t as written in place `times` times by the kernel that made it: torch formulas
+    such as at::zeros(...).scatter_(...) leave the grad they return at _version 1 (or 2)."""
+    for _ in range(times):
+        t._version_counter.bump()
+    return t
+
+
 def _float_dtype(t: Tensor) -> dtype:
     return t.dtype if t.dtype.is_floating_point else dtypes.get_default_dtype()
 
@@ -104,6 +112,8 @@ ADD = OpSpec("AddBackward0", ("self", "other"),
              backward=lambda c, g: c.grads(lambda: g, lambda: _times(g, c.alpha)))
 SUB = OpSpec("SubBackward0", ("self", "other"),
              backward=lambda c, g: c.grads(lambda: g, lambda: _times(neg(g), c.alpha)))
+ADD_SCALAR = OpSpec("AddBackward1", ("self",), backward=lambda c, g: [g])
+SUB_SCALAR = OpSpec("SubBackward1", ("self",), backward=lambda c, g: [g])
 RSUB = OpSpec("RsubBackward1", ("self",), backward=lambda c, g: [_times(neg(g), c.alpha)])
 MUL = OpSpec("MulBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
              lambda c, g: c.grads(lambda: mul(g, c.other), lambda: mul(g, c.self)))
@@ -129,6 +139,20 @@ def add(self: Any, other: Any, alpha: Number = 1) -> Tensor:
 def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
     return _elementwise(SUB, lambda a, b: a - alpha * b if alpha != 1 else a - b,
                         (self, other), alpha=alpha)
+
+
+def add_scalar(self: Tensor, other: Number) -> Tensor:
+    """tensor + Scalar as C++ formulas write it (AddBackward1; the scalar is no input)."""
+    dt = _promotes([self, wrap(other)])
+    arr = _compute(lambda a: a + other, self._data.astype(dt.np))
+    return record(ADD_SCALAR, new(arr, dt, self.device), [self], other=other)
+
+
+def sub_scalar(self: Tensor, other: Number) -> Tensor:
+    """tensor - Scalar as C++ formulas write it (SubBackward1)."""
+    dt = _promotes([self, wrap(other)])
+    arr = _compute(lambda a: a - other, self._data.astype(dt.np))
+    return record(SUB_SCALAR, new(arr, dt, self.device), [self], other=other)
 
 
 def rsub(self: Tensor, other: Number, alpha: Number = 1) -> Tensor:
@@ -192,10 +216,11 @@ POW1 = OpSpec(
     {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
     lambda c, g: c.grads(
         lambda: where(compare(c.exponent, 0, np.equal), zeros_scalar(g),
-                      mul(g, mul(c.exponent, pow(c.self, sub(c.exponent, 1))))),
+                      mul(g, mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1))))),
         lambda: mul(g, _log_base_term(c.self, c.exponent, c.result))))
 POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")},
-              lambda c, g: [mul(g, _log_base_term(c.self, c.exponent, c.result))])
+              lambda c, g: [mul(g, _log_base_term(c.self, c.exponent, c.result)
+                                if c.self == 0 else mul_scalar(c.result, float(np.log(c.self))))])
 
 
 def pow(self: Any, exponent: Any) -> Tensor:
@@ -224,17 +249,17 @@ LOG = OpSpec("LogBackward0", ("self",), {"self": ("self",)}, lambda c, g: [div(g
 SQRT = OpSpec("SqrtBackward0", ("self",), {"self": ("result",)},
               lambda c, g: [div(g, mul_scalar(c.result, 2))])
 ABS = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
-             lambda c, g: [mul(g, _constant(np.sign(c.self._data), c.self))])
+             lambda c, g: [mul(g, grad_ops.sgn(c.self))])
 SIN = OpSpec("SinBackward0", ("self",), {"self": ("self",)}, lambda c, g: [mul(g, cos(c.self))])
 COS = OpSpec("CosBackward0", ("self",), {"self": ("self",)},
              lambda c, g: [mul(g, neg(sin(c.self)))])
 TANH = OpSpec("TanhBackward0", ("self",), {"self": ("result",)},
-              lambda c, g: [mul(g, rsub(mul(c.result, c.result), 1))])
+              lambda c, g: [grad_ops.tanh_backward(g, c.result)])
 SIGMOID = OpSpec("SigmoidBackward0", ("self",), {"self": ("result",)},
-                 lambda c, g: [mul(mul(g, rsub(c.result, 1)), c.result)])
-# threshold_backward / clamp_backward select with where(), so masked grads are +0, not -0.
+                 lambda c, g: [grad_ops.sigmoid_backward(g, c.result)])
+# threshold_backward / clamp_backward select, so masked grads are +0, not -0.
 RELU = OpSpec("ReluBackward0", ("self",), {"self": ("result",)},
-              lambda c, g: [where(compare(c.result, 0, np.greater), g, zeros_scalar(g))])
+              lambda c, g: [grad_ops.threshold_backward(g, c.result, 0)])
 CLAMP = OpSpec("ClampBackward1", ("self",), {"self": ("self",)},
                lambda c, g: [where(_clamp_mask(c.self, c.min, c.max), g, zeros_scalar(g))])
 
@@ -338,11 +363,60 @@ def where(condition: Tensor, self: Any, other: Any) -> Tensor:
     return record(WHERE, out, [a, b], condition=condition)
 
 
+def _max_backward(c: Any, g: Tensor, keep: Callable[..., Any]) -> Tensor:
+    """at::where(self == other, grad / 2, grad).masked_fill_(<loses>, 0)."""
+    x, y = c.self, c.other
+    halved = where(compare(x, y, np.equal), div_scalar(g, 2), g)
+    return written_in_place(indexing.masked_fill(halved, compare(x, y, keep), 0))
+
+
+MAXIMUM = OpSpec("MaximumBackward0", ("self", "other"),
+                 {"self": ("self", "other"), "other": ("self", "other")},
+                 lambda c, g: c.grads(lambda: _max_backward(c, g, np.less),
+                                      lambda: _max_backward(c, g, np.greater)))
+MINIMUM = OpSpec("MinimumBackward0", ("self", "other"),
+                 {"self": ("self", "other"), "other": ("self", "other")},
+                 lambda c, g: c.grads(lambda: _max_backward(c, g, np.greater),
+                                      lambda: _max_backward(c, g, np.less)))
+
+
+def maximum(self: Tensor, other: Tensor) -> Tensor:
+    return _elementwise(MAXIMUM, np.maximum, (self, other))
+
+
+def minimum(self: Tensor, other: Tensor) -> Tensor:
+    return _elementwise(MINIMUM, np.minimum, (self, other))
+
+
 # ---- linear algebra -------------------------------------------------------------------
 
+def _column_major(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def mm_mat1_backward(g: Tensor, mat2: Tensor, sizes: tuple[int, ...],
+                     strides: tuple[int, ...]) -> Tensor:
+    if _column_major(sizes, strides):   # keep a column-major input's grad column-major
+        return views.t(mm(mat2, views.t(g)))
+    return mm(g, views.t(mat2))
+
+
+def mm_mat2_backward(g: Tensor, mat1: Tensor, sizes: tuple[int, ...],
+                     strides: tuple[int, ...]) -> Tensor:
+    if _column_major(sizes, strides):
+        return views.t(mm(views.t(g), mat1))
+    return mm(views.t(mat1), g)
+
+
+def strides(t: Tensor) -> tuple[int, ...]:
+    """Element strides, as torch reports them (numpy views keep torch's layouts)."""
+    return tuple(s // t._data.itemsize for s in t._data.strides)
+
+
 MM = OpSpec("MmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
-            lambda c, g: c.grads(lambda: mm(g, views.t(c.mat2)),
-                                 lambda: mm(views.t(c.self), g)))
+            lambda c, g: c.grads(
+                lambda: mm_mat1_backward(g, c.mat2, c.self_sym_sizes, c.self_sym_strides),
+                lambda: mm_mat2_backward(g, c.self, c.mat2_sym_sizes, c.mat2_sym_strides)))
 MV = OpSpec("MvBackward0", ("self", "vec"), {"self": ("vec",), "vec": ("self",)},
             lambda c, g: c.grads(
                 lambda: mul(views.reshape(g, (-1, 1)), c.vec),   # ger(): an exact outer product
@@ -350,8 +424,10 @@ MV = OpSpec("MvBackward0", ("self", "vec"), {"self": ("vec",), "vec": ("self",)}
 DOT = OpSpec("DotBackward0", ("self", "tensor"), {"self": ("tensor",), "tensor": ("self",)},
              lambda c, g: c.grads(lambda: mul(g, c.tensor), lambda: mul(g, c.self)))
 ADDMM = OpSpec("AddmmBackward0", ("self", "mat1", "mat2"), {"mat1": ("mat2",), "mat2": ("mat1",)},
-               lambda c, g: c.grads(lambda: g, lambda: mm(g, views.t(c.mat2)),
-                                    lambda: mm(views.t(c.mat1), g)))
+               lambda c, g: c.grads(
+                   lambda: g,
+                   lambda: mm_mat1_backward(g, c.mat2, c.mat1_sym_sizes, c.mat1_sym_strides),
+                   lambda: mm_mat2_backward(g, c.mat1, c.mat2_sym_sizes, c.mat2_sym_strides)))
 
 
 def _dims(t: Tensor) -> str:
@@ -361,7 +437,9 @@ def _dims(t: Tensor) -> str:
 def mm(self: Tensor, mat2: Tensor) -> Tensor:
     if self.ndim != 2 or mat2.ndim != 2 or self.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
-    return _matmul_like(MM, self, mat2)
+    return _matmul_like(MM, self, mat2, self_sym_sizes=tuple(self.shape),
+                        self_sym_strides=strides(self), mat2_sym_sizes=tuple(mat2.shape),
+                        mat2_sym_strides=strides(mat2))
 
 
 def mv(self: Tensor, vec: Tensor) -> Tensor:
@@ -382,28 +460,19 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     dev = common_device([bias, mat1, mat2])
     dt = _promotes([mat1, mat2])
     out = new(_compute(lambda b, x, w: b + x @ w, bias._data, mat1._data, mat2._data), dt, dev)
-    return record(ADDMM, out, [bias, mat1, mat2])
+    return record(ADDMM, out, [bias, mat1, mat2], mat1_sym_sizes=tuple(mat1.shape),
+                  mat1_sym_strides=strides(mat1), mat2_sym_sizes=tuple(mat2.shape),
+                  mat2_sym_strides=strides(mat2))
 
 
-def _matmul_like(spec: OpSpec, a: Tensor, b: Tensor) -> Tensor:
+def _matmul_like(spec: OpSpec, a: Tensor, b: Tensor, **attrs: Any) -> Tensor:
     dev = common_device([a, b])
     dt = _promotes([a, b])
-    return record(spec, new(_compute(np.matmul, a._data, b._data), dt, dev), [a, b])
+    return record(spec, new(_compute(np.matmul, a._data, b._data), dt, dev), [a, b], **attrs)
 
 
 def matmul(self: Tensor, other: Tensor) -> Tensor:
-    if self.ndim == 1 and other.ndim == 1:
-        return dot(self, other)
-    if self.ndim == 2 and other.ndim == 2:
-        return mm(self, other)
-    if self.ndim == 2 and other.ndim == 1:
-        if self.shape[1] != other.shape[0]:
-            raise RuntimeError(messages.mm_shapes(_dims(self), f"{other.shape[0]}x1"))
-        return mv(self, other)
-    if self.ndim == 1 and other.ndim == 2:
-        # ATen: mm(self.unsqueeze(0), other).squeeze_(0) - an in-place squeeze, hence version 1
-        return inplace.squeeze_(mm(views.unsqueeze(self, 0), other), 0)
-    raise NotImplementedError("matmul is modelled for 1-D and 2-D operands only")
+    return linalg.matmul(self, other)
 
 
 # ---- reductions -----------------------------------------------------------------------
@@ -568,8 +637,9 @@ def index_put(self: Tensor, index: np.ndarray, values: Tensor) -> Tensor:
 MSE = OpSpec(
     "MseLossBackward0", ("self", "target"),
     {"self": ("self", "target"), "target": ("self", "target")},
-    lambda c, g: c.grads(lambda: mul(mul_scalar(sub(c.self, c.target), c.norm), g),
-                         lambda: mul(mul_scalar(sub(c.target, c.self), c.norm), g)))
+    lambda c, g: c.grads(
+        lambda: grad_ops.mse_loss_backward(g, c.self, c.target, c.reduction),
+        lambda: grad_ops.mse_loss_backward(g, c.target, c.self, c.reduction)))
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
@@ -580,4 +650,5 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     return record(MSE, out, [input, target], norm=norm, reduction=reduction)
 
 
-from . import inplace, views  # noqa: E402  (they import this module; used at call time)
+# They import this module; used at call time.
+from . import grad_ops, indexing, linalg, views  # noqa: E402

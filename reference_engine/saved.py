@@ -25,6 +25,8 @@ def short_name(node: Node) -> str:
 
 class SavedVariable:
     def __init__(self, tensor: Tensor, is_output: bool) -> None:
+        if tensor.is_inference():
+            raise RuntimeError(messages.INFERENCE_SAVED_FOR_BACKWARD)
         self._tensor: Tensor | None = tensor
         self._saved_version = tensor._version_counter.value
         self._output_nr = tensor._output_nr
@@ -44,6 +46,16 @@ class SavedVariable:
             sizes = "[" + ", ".join(str(s) for s in t.shape) + "]"
             raise RuntimeError(messages.modified_by_inplace(
                 f"{type_string(t.dtype, t.device)} {sizes}", where, current, self._saved_version))
+        if self._is_output:
+            # An output is saved without its grad_fn (that would be a reference cycle); torch
+            # unpacks it as a new tensor object on every access, aliasing the output's data and
+            # version counter, with the saving node restored as its grad_fn.
+            from .tensor import Tensor
+            out = Tensor(t._data, t._dtype, t._device)
+            out._version_counter = t._version_counter
+            out._grad_fn, out._output_nr = saved_for, self._output_nr
+            out._view_version = out._version_counter.value
+            return out
         return t
 
     def release(self) -> None:

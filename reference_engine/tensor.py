@@ -15,6 +15,7 @@ import numpy as np
 
 from . import dtypes, messages
 from .dtypes import device, dtype
+from .grad_mode import is_inference_mode_enabled
 from .graph import Hook, Meta, Node, RemovableHandle
 
 
@@ -38,6 +39,15 @@ class VersionCounter:
         self.value += 1
 
 
+class InferenceVersionCounter(VersionCounter):
+    """The counter of an inference tensor (and its views and detach()es). torch's inference
+    tensors track no version at all: in-place writes are only allowed inside inference mode."""
+
+    def bump(self) -> None:
+        if not is_inference_mode_enabled():
+            raise RuntimeError(messages.INFERENCE_INPLACE_OUTSIDE)
+
+
 class Tensor:
     _grad_fn: Node | None
     _wrapped_number = False   # a Python number wrapped for an op; loses type promotion
@@ -46,13 +56,16 @@ class Tensor:
         self._data = data
         self._dtype = dtype
         self._device = device
-        self._version_counter = VersionCounter()
+        self._version_counter = (InferenceVersionCounter() if is_inference_mode_enabled()
+                                 else VersionCounter())
         self._requires_grad = False          # the leaf flag; non-leaves derive it from grad_fn
         self._grad_fn = None
         self._output_nr = 0
         self._grad: Tensor | None = None
         self._retains_grad = False
         self._accumulator: Node | None = None  # this leaf's AccumulateGrad, made on demand
+        # register_post_accumulate_grad_hook's hooks, run by AccumulateGrad (engine.py).
+        self._post_accumulate_grad_hooks: dict[builtins.int, Callable[[Tensor], None]] = {}
         # View tracking: the root base, where this view's elements sit in the base
         # (flat indices, so any chain of views composes), and the version at which
         # grad_fn was last valid (an in-place write elsewhere makes it stale).
@@ -64,10 +77,14 @@ class Tensor:
     # ---- autograd state ----------------------------------------------------
     @property
     def grad_fn(self) -> Node | None:
-        stale = self._base is not None and self._view_differentiable \
-            and self._view_version != self._version_counter.value
-        if stale and (self._grad_fn is not None or self._base.requires_grad):  # type: ignore[union-attr]
+        # torch's VariableHooks::grad_fn: a view whose storage changed since its grad_fn was
+        # made gets a fresh one, unless its creation forbids that (inplace.py).
+        base = self._base
+        if base is not None and self._view_version != self._version_counter.value \
+                and (self._grad_fn is not None or base.requires_grad):
+            from .inplace import handle_view_on_rebase
             from .views import regenerate_view_grad_fn
+            handle_view_on_rebase(self, indirect=True)
             regenerate_view_grad_fn(self)
         return self._grad_fn
 
@@ -83,13 +100,20 @@ class Tensor:
 
     @property
     def requires_grad(self) -> builtins.bool:
-        return self._requires_grad or self.grad_fn is not None
+        # A view also requires grad when its base does, even one made under no_grad
+        # (DifferentiableViewMeta::requires_grad).
+        return self._requires_grad or self.grad_fn is not None or (
+            self._base is not None and self._base.requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value: builtins.bool) -> None:
         self._set_requires_grad(value, messages.ONLY_FLOAT_REQUIRE_GRAD_SETTER)
 
     def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
+        # torch's requires_grad_ only refuses to turn tracking *off* on a non-leaf; turning it
+        # on there is a no-op (the attribute setter refuses both).
+        if not self.is_leaf and requires_grad:
+            return self
         self._set_requires_grad(requires_grad, messages.ONLY_FLOAT_REQUIRE_GRAD_METHOD)
         return self
 
@@ -99,6 +123,8 @@ class Tensor:
                                else messages.NON_LEAF_REQUIRES_GRAD_FALSE)
         if value and not self._dtype.is_floating_point:
             raise RuntimeError(dtype_message)
+        if value and self.is_inference() and not is_inference_mode_enabled():
+            raise RuntimeError(messages.INFERENCE_REQUIRES_GRAD_OUTSIDE)
         self._requires_grad = bool(value)
 
     @property
@@ -159,6 +185,16 @@ class Tensor:
         table = node.tensor_pre_hooks.setdefault(self._output_nr if self.grad_fn else 0, {})
         handle = RemovableHandle(table)
         table[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]
+                                           ) -> RemovableHandle:
+        if not self.requires_grad:
+            raise RuntimeError(messages.HOOK_NO_GRAD)
+        if self.grad_fn is not None:
+            raise RuntimeError(messages.POST_ACCUMULATE_NON_LEAF)
+        handle = RemovableHandle(self._post_accumulate_grad_hooks)
+        self._post_accumulate_grad_hooks[handle.id] = hook
         return handle
 
     def backward(self, gradient: Tensor | None = None, retain_graph: builtins.bool | None = None,
@@ -229,7 +265,14 @@ class Tensor:
 
     @property
     def _version(self) -> builtins.int:
+        if self.is_inference():
+            raise RuntimeError(messages.INFERENCE_NO_VERSION)
         return self._version_counter.value
+
+    def is_inference(self) -> builtins.bool:
+        # Views and detach()es share their source's counter, so a view of a normal tensor
+        # taken inside inference mode is normal, as in torch.
+        return isinstance(self._version_counter, InferenceVersionCounter)
 
     def _is_view(self) -> builtins.bool:
         return self._base is not None
@@ -336,8 +379,20 @@ class Tensor:
     def clamp(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Tensor:
         return ops.clamp(self, min, max)
 
+    def maximum(self, other: Tensor) -> Tensor:
+        return ops.maximum(self, other)
+
+    def minimum(self, other: Tensor) -> Tensor:
+        return ops.minimum(self, other)
+
+    def where(self, condition: Tensor, other: Any) -> Tensor:
+        return ops.where(condition, self, other)
+
     def mm(self, mat2: Tensor) -> Tensor:
         return ops.mm(self, mat2)
+
+    def bmm(self, mat2: Tensor) -> Tensor:
+        return linalg.bmm(self, mat2)
 
     def mv(self, vec: Tensor) -> Tensor:
         return ops.mv(self, vec)
@@ -355,6 +410,39 @@ class Tensor:
     def mean(self, dim: builtins.int | Sequence[builtins.int] | None = None,
              keepdim: builtins.bool = False) -> Tensor:
         return ops.mean(self, dim, keepdim)
+
+    def prod(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
+        return reductions.prod(self, dim, keepdim)
+
+    def amax(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
+        return reductions.amax(self, dim, keepdim)
+
+    def amin(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
+        return reductions.amin(self, dim, keepdim)
+
+    def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        return reductions.max(self, dim, keepdim)
+
+    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        return reductions.min(self, dim, keepdim)
+
+    def softmax(self, dim: builtins.int) -> Tensor:
+        return reductions.softmax(self, dim)
+
+    def log_softmax(self, dim: builtins.int) -> Tensor:
+        return reductions.log_softmax(self, dim)
+
+    def gather(self, dim: builtins.int, index: Tensor) -> Tensor:
+        return indexing.gather(self, dim, index)
+
+    def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
+        return indexing.index_select(self, dim, index)
+
+    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
+        return indexing.masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
+        return inplace.masked_fill_(self, mask, value)
 
     def clone(self) -> Tensor:
         return ops.clone(self)
@@ -412,13 +500,44 @@ class Tensor:
     def reshape(self, *shape: Any) -> Tensor:
         return views.reshape(self, _shape_args(shape))
 
-    def flatten(self) -> Tensor:
-        return views.reshape(self, (-1,))
+    def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:
+        return views.flatten(self, start_dim, end_dim)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return views.view(self, tuple(other.shape))
+
+    def narrow(self, dim: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
+        return views.narrow(self, dim, start, length)
+
+    def diagonal(self, offset: builtins.int = 0, dim1: builtins.int = 0,
+                 dim2: builtins.int = 1) -> Tensor:
+        return views.diagonal(self, offset, dim1, dim2)
+
+    def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        return views.unbind(self, dim)
+
+    def split(self, split_size: Any, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        return views.split(self, split_size, dim)
+
+    def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        return views.chunk(self, chunks, dim)
+
+    def t_(self) -> Tensor:
+        return views.t_(self)
+
+    def transpose_(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+        return views.transpose_(self, dim0, dim1)
+
+    def squeeze_(self, dim: Any = None) -> Tensor:
+        return views.squeeze_(self, dim)
+
+    def unsqueeze_(self, dim: builtins.int) -> Tensor:
+        return views.unsqueeze_(self, dim)
 
     def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
         return views.transpose(self, dim0, dim1)
 
-    def squeeze(self, dim: builtins.int | None = None) -> Tensor:
+    def squeeze(self, dim: Any = None) -> Tensor:
         return views.squeeze(self, dim)
 
     def unsqueeze(self, dim: builtins.int) -> Tensor:
@@ -468,6 +587,30 @@ class Tensor:
 
     def copy_(self, src: Tensor) -> Tensor:
         return inplace.copy_(self, src)
+
+    def log_(self) -> Tensor:
+        return inplace.log_(self)
+
+    def sqrt_(self) -> Tensor:
+        return inplace.sqrt_(self)
+
+    def abs_(self) -> Tensor:
+        return inplace.abs_(self)
+
+    def sin_(self) -> Tensor:
+        return inplace.sin_(self)
+
+    def cos_(self) -> Tensor:
+        return inplace.cos_(self)
+
+    def tanh_(self) -> Tensor:
+        return inplace.tanh_(self)
+
+    def sigmoid_(self) -> Tensor:
+        return inplace.sigmoid_(self)
+
+    def relu_(self) -> Tensor:
+        return inplace.relu_(self)
 
     def clamp_(self, min: builtins.float | None = None,
                max: builtins.float | None = None) -> Tensor:
@@ -573,4 +716,4 @@ HookFn = Callable[[Tensor], Tensor | None]
 
 # Imported last: these modules import Tensor from here, and Tensor's methods only
 # need them at call time.
-from . import inplace, ops, views  # noqa: E402
+from . import indexing, inplace, linalg, ops, reductions, views  # noqa: E402

@@ -9,15 +9,17 @@ back into the base's graph (CopySlices) and to rebuild the view's own grad_fn
 from __future__ import annotations
 
 import builtins
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import messages
-from .autograd_meta import OpSpec, build_node
+from .autograd_meta import Ctx, OpNode, OpSpec, build_node, differentiable
 from .autograd_meta import record as _record
 from .grad_mode import is_grad_enabled
+from .graph import node_class
 from .tensor import Tensor
 
 ViewFn = Callable[[np.ndarray], np.ndarray]
@@ -32,6 +34,9 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     out._view_index = fn(parent)
     out._view_version = base._version_counter.value
     out._view_differentiable = is_grad_enabled()
+    if src._base is not None and is_grad_enabled():   # torch's propagate_creation_meta
+        from .inplace import creation_meta
+        out._view_creation_meta = creation_meta(src)  # type: ignore[attr-defined]
     return _record(spec, out, [src], **attrs)
 
 
@@ -124,17 +129,33 @@ def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
     return _make_view(self, lambda a: np.transpose(a, ds), PERMUTE, dims=ds)
 
 
+def unsqueeze_to(g: Tensor, dims: Sequence[int], sizes: Sequence[int]) -> Tensor:
+    """torch's unsqueeze_to / unsqueeze_multiple: one unsqueeze per squeezed dim."""
+    for d in sorted(dims):
+        if sizes[d] == 1:
+            g = unsqueeze(g, d)
+    return g
+
+
 SQUEEZE0 = OpSpec("SqueezeBackward0", ("self",),
-                  backward=lambda c, g: [reshape(g, c.self_sym_sizes)])
+                  backward=lambda c, g: [unsqueeze_to(g, range(len(c.self_sym_sizes)),
+                                                      c.self_sym_sizes)])
 SQUEEZE1 = OpSpec("SqueezeBackward1", ("self",),
-                  backward=lambda c, g: [reshape(g, c.self_sym_sizes)])
+                  backward=lambda c, g: [unsqueeze_to(g, (c.dim,), c.self_sym_sizes)])
+SQUEEZE2 = OpSpec("SqueezeBackward2", ("self",),
+                  backward=lambda c, g: [unsqueeze_to(g, c.dim, c.self_sym_sizes)])
 UNSQUEEZE = OpSpec("UnsqueezeBackward0", ("self",), backward=lambda c, g: [squeeze(g, c.dim)])
 EXPAND = OpSpec("ExpandBackward0", ("self",),
                 backward=lambda c, g: [ops.sum_to(g, c.self_sym_sizes)])
 
 
-def squeeze(self: Tensor, dim: int | None = None) -> Tensor:
+def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     sizes = tuple(self.shape)
+    if not isinstance(dim, int) and dim is not None:
+        ds = tuple(ops.wrap_dim(d, self.ndim) for d in dim)
+        drop = tuple(d for d in ds if self.shape[d] == 1)
+        return _make_view(self, lambda a: np.squeeze(a, drop) if drop else a[...], SQUEEZE2,
+                          dim=ds, self_sym_sizes=sizes)
     if dim is None:
         return _make_view(self, np.squeeze, SQUEEZE0, self_sym_sizes=sizes)
     d = ops.wrap_dim(dim, self.ndim)
@@ -233,6 +254,197 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         else:
             out = select(out, dim, int(item))
     return out
+
+
+
+# ---- more single-output views -------------------------------------------------------------
+
+def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """torch.narrow is slice(dim, start, start + length): a SliceBackward0 view."""
+    d = ops.wrap_dim(dim, self.ndim)
+    s = start % self.shape[d] if start < 0 else start
+    if s + length > self.shape[d] or length < 0:
+        raise RuntimeError(f"start ({s}) + length ({length}) exceeds dimension size "
+                           f"({self.shape[d]}).")
+    return slice(self, d, s, s + length)
+
+
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if self.ndim == 0:
+        return reshape(self, (1,))
+    s, e = ops.wrap_dim(start_dim, self.ndim), ops.wrap_dim(end_dim, self.ndim)
+    if s == e:
+        return self
+    shape = (*self.shape[:s], int(np.prod(self.shape[s:e + 1], dtype=np.int64)),
+             *self.shape[e + 1:])
+    return reshape(self, shape)
+
+
+DIAGONAL = OpSpec("DiagonalBackward0", ("self",),
+                  backward=_scatter_back("DiagonalBackwardBackward0"))
+
+
+def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    d1, d2 = ops.wrap_dim(dim1, self.ndim), ops.wrap_dim(dim2, self.ndim)
+
+    def fn(a: np.ndarray) -> np.ndarray:
+        return np.diagonal(a, offset, d1, d2)
+    return _make_view(self, fn, DIAGONAL, index=fn(_positions(self)), offset=offset,
+                      dim1=d1, dim2=d2, self_sym_sizes=tuple(self.shape))
+
+
+# ---- multi-output views: unbind, split, chunk ------------------------------------------------
+# One node with an output per view (output_nr i). torch marks each view as created by a
+# multi-output node (CreationMeta::MULTI_OUTPUT_NODE): modifying one in place is an error.
+MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # the same flag as inplace.MULTI_OUTPUT_NODE
+
+
+class MultiOutputNode(OpNode):
+    """An OpNode whose formula receives the grads of all its outputs (None for unused)."""
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        if all(g is None for g in grads):
+            return [None] * len(self.next_edges)
+        return list(self.spec.backward(Ctx(self), grads))  # type: ignore[arg-type]
+
+
+def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
+    """Undefined grads of unused outputs become zeros of that output's shape."""
+    return [g if g is not None else ops.new(np.zeros(meta.shape), meta.dtype, meta.device)
+            for g, meta in zip(grads, c._node.input_metadata, strict=True)]
+
+
+def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
+                     **attrs: Any) -> tuple[Tensor, ...]:
+    base = src._base if src._base is not None else src
+    parent = src._view_index if src._view_index is not None else _positions(base)
+    outs = []
+    for fn in fns:
+        out = Tensor(fn(src._data), src.dtype, src.device)
+        out._base = base
+        out._version_counter = base._version_counter
+        out._view_index = fn(parent)
+        out._view_version = base._version_counter.value
+        out._view_differentiable = is_grad_enabled()
+        if is_grad_enabled():
+            out._view_creation_meta = MULTI_OUTPUT_NODE  # type: ignore[attr-defined]
+        outs.append(out)
+    if src.dtype.is_floating_point and differentiable([src]):
+        from .engine import gradient_edge
+        node = build_node(spec, [gradient_edge(src)], [src], outs[0], attrs)
+        multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
+        multi.saved = node.saved
+        multi.input_metadata = [o._meta() for o in outs]
+        for i, out in enumerate(outs):
+            out._set_grad_fn(multi, i)
+    return tuple(outs)
+
+
+UNBIND = OpSpec("UnbindBackward0", ("self",),
+                backward=lambda c, gs: [ops.stack(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+SPLIT = OpSpec("SplitBackward0", ("self",),
+               backward=lambda c, gs: [ops.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+SPLIT_WITH_SIZES = OpSpec("SplitWithSizesBackward0", ("self",),
+                          backward=lambda c, gs: [ops.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+
+
+def _picker(key: tuple[Any, ...]) -> ViewFn:
+    return lambda a: a[key]
+
+
+def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    d = ops.wrap_dim(dim, self.ndim)
+    fns = [_picker((builtins.slice(None),) * d + (i, Ellipsis)) for i in range(self.shape[d])]
+    return _make_multi_view(self, fns, UNBIND, dim=d)
+
+
+def _split_at(self: Tensor, d: int, sizes: Sequence[int], spec: OpSpec,
+              **attrs: Any) -> tuple[Tensor, ...]:
+    starts = np.cumsum([0, *sizes])
+    fns = [_picker((builtins.slice(None),) * d + (builtins.slice(int(a), int(b)),))
+           for a, b in itertools.pairwise(starts)]
+    return _make_multi_view(self, fns, spec, dim=d, self_sym_sizes=tuple(self.shape), **attrs)
+
+
+def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    d = ops.wrap_dim(dim, self.ndim)
+    n = self.shape[d]
+    if not isinstance(split_size, int):
+        sizes = [int(s) for s in split_size]
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={list(sizes)}")
+        return _split_at(self, d, sizes, SPLIT_WITH_SIZES, split_sizes=tuple(sizes))
+    step = builtins.max(split_size, 1)
+    sizes = [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
+    return _split_at(self, d, sizes, SPLIT, split_size=split_size)
+
+
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """torch.chunk is split(ceil(size / chunks)): SplitBackward0."""
+    d = ops.wrap_dim(dim, self.ndim)
+    size = -(-self.shape[d] // chunks)
+    return split(self, size, d)
+
+
+
+# ---- metadata-only in-place views of a plain tensor: t_, transpose_, squeeze_, unsqueeze_ ----
+
+T1 = OpSpec("TBackward1", ("self",), backward=lambda c, g: [t(g)])
+TRANSPOSE1 = OpSpec("TransposeBackward1", ("self",),
+                    backward=lambda c, g: [transpose(g, c.dim0, c.dim1)])
+SQUEEZE3 = OpSpec("SqueezeBackward3", ("self",),
+                  backward=lambda c, g: [unsqueeze_to(g, range(len(c.self_sym_sizes)),
+                                                      c.self_sym_sizes)])
+SQUEEZE5 = OpSpec("SqueezeBackward5", ("self",),
+                  backward=lambda c, g: [unsqueeze_to(g, c.dim, c.self_sym_sizes)])
+UNSQUEEZE1 = OpSpec("UnsqueezeBackward1", ("self",), backward=lambda c, g: [squeeze(g, c.dim)])
+
+
+def _restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
+    """Change self's shape/strides in place: version bump, history rebased onto spec."""
+    from . import engine, inplace
+    inplace.check_inplace(self)
+    if self._base is not None:
+        raise NotImplementedError("in-place metadata changes of a view are not modelled")
+    edge = engine.gradient_edge(self)
+    old = Tensor(self._data, self.dtype, self.device)
+    self._data = fn(self._data)
+    self._version_counter.bump()
+    if edge[0] is not None and is_grad_enabled():
+        node = build_node(spec, [edge], [old], self, attrs)
+        self._set_grad_fn(node)
+    return self
+
+
+def t_(self: Tensor) -> Tensor:
+    if self.ndim > 2:
+        raise RuntimeError(messages.t_dims(self.ndim))
+    return _restride_(self, np.transpose, T1)
+
+
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    d0, d1 = ops.wrap_dim(dim0, self.ndim), ops.wrap_dim(dim1, self.ndim)
+    return _restride_(self, lambda a: np.swapaxes(a, d0, d1), TRANSPOSE1, dim0=d0, dim1=d1)
+
+
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    d = ops.wrap_dim(dim, self.ndim + 1)
+    return _restride_(self, lambda a: np.expand_dims(a, d), UNSQUEEZE1, dim=d)
+
+
+def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    sizes = tuple(self.shape)
+    if dim is None:
+        return _restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
+    if isinstance(dim, int):
+        from . import inplace
+        return inplace.squeeze_(self, dim)
+    ds = tuple(ops.wrap_dim(d, self.ndim) for d in dim)
+    drop = tuple(d for d in ds if sizes[d] == 1)
+    return _restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
+                      self_sym_sizes=sizes)
 
 
 from . import ops  # noqa: E402  (ops imports this module; used at call time)

@@ -1,8 +1,8 @@
-"""torch.nn.functional: the few functions the harness uses."""
+"""torch.nn.functional: the functions case programs use."""
 
 from __future__ import annotations
 
-from .. import ops, views
+from .. import ops, reductions, views
 from ..tensor import Tensor
 
 
@@ -10,16 +10,38 @@ def relu(input: Tensor) -> Tensor:
     return ops.relu(input)
 
 
+def softmax(input: Tensor, dim: int) -> Tensor:
+    return reductions.softmax(input, dim)
+
+
+def log_softmax(input: Tensor, dim: int) -> Tensor:
+    return reductions.log_softmax(input, dim)
+
+
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     return ops.mse_loss(input, target, reduction)
 
 
+def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean",
+             ignore_index: int = -100) -> Tensor:
+    return reductions.nll_loss(input, target, reduction=reduction, ignore_index=ignore_index)
+
+
+def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean",
+                  ignore_index: int = -100) -> Tensor:
+    """Class-index targets: nll_loss(log_softmax(input, 1)), as ATen composes it."""
+    dim = 0 if input.ndim == 1 else 1
+    return nll_loss(log_softmax(input, dim), target, reduction, ignore_index)
+
+
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """As ATen: addmm when there is a bias, otherwise matmul (then add_ for >2-D inputs)."""
+    """As ATen: addmm for a 2-D input with bias; other contiguous inputs with bias are
+    flattened to 2-D, addmm'd and viewed back; without bias, matmul."""
     if input.ndim == 2 and bias is not None:
         return ops.addmm(bias, input, views.t(weight))
-    if input.ndim == 1 and bias is not None:   # torch: addmm on a 1-row view, viewed back
-        row = ops.addmm(bias, views.unsqueeze(input, 0), views.t(weight))
-        return views.view(row, (weight.shape[0],))
+    if bias is not None and input.is_contiguous():
+        flat = views.reshape(input, (-1, input.shape[-1]))
+        out = ops.addmm(bias, flat, views.t(weight))
+        return views.view(out, (*input.shape[:-1], weight.shape[0]))
     out = ops.matmul(input, views.t(weight))
     return out if bias is None else out.add_(bias)

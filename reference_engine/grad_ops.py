@@ -1,0 +1,191 @@
+"""The differentiable "backward ops" some derivatives.yaml formulas call.
+
+torch writes e.g. relu's gradient as threshold_backward(grad, result, 0): an op with its
+own derivatives.yaml entry, so a grad made with create_graph=True has a grad_fn named
+ThresholdBackwardBackward0. Modelling these ops (rather than inlining their arithmetic)
+keeps the graphs of higher-order grads identical to torch's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import ops
+from .autograd_meta import OpSpec, record
+from .tensor import Tensor
+
+
+def _binary(spec: OpSpec, fn: Any, a: Tensor, b: Tensor, **attrs: Any) -> Tensor:
+    dt = ops._promotes([a, b])
+    arr = ops._compute(fn, a._data.astype(dt.np), b._data.astype(dt.np))
+    out = ops.new(arr, dt, ops.common_device([a, b]))
+    return record(spec, out, [a, b], **attrs)
+
+
+# ---- sgn (abs's gradient is grad * self.sgn()) -----------------------------------------
+
+# sgn_backward is an efficient zero tensor for real inputs, which adds nothing where it
+# is accumulated; no grad at all models that.
+SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
+             lambda c, g: [None])
+
+
+def sgn(self: Tensor) -> Tensor:
+    return ops._elementwise(SGN, np.sign, (self,))
+
+
+# ---- threshold_backward (relu) ----------------------------------------------------------
+
+THRESHOLD_BACKWARD = OpSpec(
+    "ThresholdBackwardBackward0", ("grad_output", "self"), {"grad_output": ("self",)},
+    lambda c, g: c.grads(lambda: threshold_backward(g, c.self, c.threshold),
+                         lambda: ops.zeros_like(g)))
+
+
+def threshold_backward(grad_output: Tensor, self: Tensor, threshold: float) -> Tensor:
+    # x <= threshold ? 0 : grad  (a masked grad is +0, never -0)
+    return _binary(THRESHOLD_BACKWARD,
+                   lambda go, x: np.where(x <= threshold, np.zeros((), go.dtype), go),
+                   grad_output, self, threshold=threshold)
+
+
+# ---- sigmoid_backward / tanh_backward ---------------------------------------------------
+
+SIGMOID_BACKWARD = OpSpec(
+    "SigmoidBackwardBackward0", ("grad_output", "output"),
+    {"grad_output": ("output",), "output": ("grad_output", "output")},
+    lambda c, g: c.grads(
+        lambda: sigmoid_backward(g, c.output),
+        lambda: ops.mul(ops.mul(g, c.grad_output),
+                        ops.add_scalar(ops.mul_scalar(c.output, -2), 1))))
+
+
+def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    return _binary(SIGMOID_BACKWARD, lambda go, y: go * (1 - y) * y, grad_output, output)
+
+
+TANH_BACKWARD = OpSpec(
+    "TanhBackwardBackward0", ("grad_output", "output"),
+    {"grad_output": ("output",), "output": ("grad_output", "output")},
+    lambda c, g: c.grads(
+        lambda: tanh_backward(g, c.output),
+        lambda: ops.mul(g, ops.mul(ops.mul_scalar(c.output, -2), c.grad_output))))
+
+
+def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    return _binary(TANH_BACKWARD, lambda go, y: go * (1 - y * y), grad_output, output)
+
+
+# ---- softmax / log_softmax backward data ----------------------------------------------
+
+def _softmax_double_backward(c: Any, g: Tensor) -> Tensor:
+    go, out, d = c.grad_output, c.output, c.dim
+    from . import reductions as r
+    return ops.sub(ops.sub(ops.mul(go, g), ops.mul(r.sum_dim(ops.mul(out, go), d), g)),
+                   ops.mul(go, r.sum_dim(ops.mul(out, g), d)))
+
+
+SOFTMAX_BACKWARD_DATA = OpSpec(
+    "SoftmaxBackwardDataBackward0", ("grad_output", "output"),
+    {"grad_output": ("output",), "output": ("grad_output", "output")},
+    lambda c, g: c.grads(lambda: softmax_backward_data(g, c.output, c.dim),
+                         lambda: _softmax_double_backward(c, g)))
+
+
+def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
+    return _binary(SOFTMAX_BACKWARD_DATA,
+                   lambda go, y: y * (go - (go * y).sum(axis=dim, keepdims=True)),
+                   grad_output, output, dim=dim)
+
+
+LOG_SOFTMAX_BACKWARD_DATA = OpSpec(
+    "LogSoftmaxBackwardDataBackward0", ("grad_output", "output"),
+    {"grad_output": ("output",), "output": ("grad_output", "output")},
+    lambda c, g: c.grads(
+        lambda: log_softmax_backward_data(g, c.output, c.dim),
+        lambda: _log_softmax_double_backward(c, g)))
+
+
+def _log_softmax_double_backward(c: Any, g: Tensor) -> Tensor:
+    from . import reductions as r
+    return ops.mul(ops.mul(ops.neg(r.sum_dim(c.grad_output, c.dim)), ops.exp(c.output)), g)
+
+
+def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
+    return _binary(LOG_SOFTMAX_BACKWARD_DATA,
+                   lambda go, y: go - np.exp(y) * go.sum(axis=dim, keepdims=True),
+                   grad_output, output, dim=dim)
+
+
+# ---- mse_loss_backward ------------------------------------------------------------------
+
+def _mse_scale(x: Tensor, reduction: str, numel: int) -> Tensor:
+    """mse_loss_double_backward: 2 * x, divided by numel for reduction='mean'."""
+    out = ops.mul_scalar(x, 2)
+    return ops.written_in_place(ops.div_scalar(out, numel)) if reduction == "mean" else out
+
+
+MSE_LOSS_BACKWARD = OpSpec(
+    "MseLossBackwardBackward0", ("grad_output", "self", "target"),
+    {"grad_output": ("self", "target"), "self": ("grad_output",), "target": ("grad_output",)},
+    lambda c, g: c.grads(
+        lambda: _mse_grad_output(c, g),
+        lambda: _mse_scale(ops.mul(g, c.grad_output), c.reduction, c.numel),
+        lambda: ops.neg(_mse_scale(ops.mul(g, c.grad_output), c.reduction, c.numel))))
+
+
+def _mse_grad_output(c: Any, g: Tensor) -> Tensor:
+    if c.reduction == "none":
+        return mse_loss_backward(g, c.self, c.target, c.reduction)
+    from . import reductions as r
+    ones = ops.new(np.ones(c.grad_output.shape), c.grad_output.dtype, c.grad_output.device)
+    return r.sum_all(ops.mul(mse_loss_backward(ones, c.self, c.target, c.reduction), g))
+
+
+def mse_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
+                      reduction: str) -> Tensor:
+    norm = 2.0 / self.numel() if reduction == "mean" else 2.0
+    ts = [grad_output, self, target]
+    dt = ops._promotes(ts)
+    arr = ops._compute(lambda go, x, t: norm * (x - t) * go,
+                       *(t._data.astype(dt.np) for t in ts))
+    out = ops.new(np.broadcast_to(arr, np.broadcast_shapes(self.shape, target.shape)), dt,
+                  ops.common_device(ts))
+    return record(MSE_LOSS_BACKWARD, out, ts, reduction=reduction, numel=self.numel())
+
+
+# ---- nll_loss_backward ------------------------------------------------------------------
+
+NLL_LOSS_BACKWARD = OpSpec(
+    "NllLossBackwardBackward0", ("grad_output", "self"),
+    {"grad_output": ("target",)},
+    lambda c, g: c.grads(
+        lambda: _nll(g, c.target, c.reduction, c.ignore_index),
+        lambda: ops.zeros_like(g)))
+
+
+def _nll(g: Tensor, target: Tensor, reduction: str, ignore_index: int) -> Tensor:
+    from . import reductions
+    return reductions.nll_loss(g, target, reduction=reduction, ignore_index=ignore_index)
+
+
+def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduction: str,
+                      ignore_index: int, total_weight: float) -> Tensor:
+    grad = np.zeros(self.shape, dtype=self.dtype.np)
+    go = grad_output._data
+    rows = np.atleast_1d(target._data)
+    for i, t in enumerate(rows):
+        if t == ignore_index:
+            continue
+        scale = go.reshape(-1)[i] if reduction == "none" else go.reshape(())
+        if reduction == "mean":
+            scale = scale / total_weight
+        if self.ndim == 1:
+            grad[t] = -scale
+        else:
+            grad[i, t] = -scale
+    out = ops.new(grad, self.dtype, self.device)
+    return record(NLL_LOSS_BACKWARD, out, [grad_output, self], target=target,
+                  reduction=reduction, ignore_index=ignore_index)

@@ -1,0 +1,120 @@
+"""Index ops with a dim argument: gather, scatter, scatter_add, index_select, index_add,
+masked_fill. (Tensor indexing x[...] lives in views.py; flat-index plumbing in ops.py.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import ops
+from .autograd_meta import OpSpec, record
+from .tensor import Tensor
+
+
+def _grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:
+    """numpy fancy index addressing, for each element of index, the element of the
+    indexed tensor that torch's gather/scatter along dim touches."""
+    idx = index._data.astype(np.int64)
+    if not idx.ndim:
+        return (idx,)
+    grid: list[np.ndarray] = list(np.indices(idx.shape, sparse=False))
+    grid[dim] = idx
+    return tuple(grid)
+
+
+# ---- gather / scatter / scatter_add -------------------------------------------------------
+
+GATHER = OpSpec(
+    "GatherBackward0", ("self",), {"self": ("self", "index")},
+    lambda c, g: [ops.written_in_place(scatter_add(
+        ops.new(np.zeros(c.self.shape), g.dtype, g.device), c.dim, c.index, g))])
+SCATTER = OpSpec(
+    "ScatterBackward0", ("self", "src"), {"self": ("index",), "src": ("index",)},
+    lambda c, g: c.grads(lambda: scatter(g, c.dim, c.index, 0.0),
+                         lambda: gather(g, c.dim, c.index)))
+SCATTER_VALUE = OpSpec("ScatterBackward1", ("self",), {"self": ("index",)},
+                       lambda c, g: [scatter(g, c.dim, c.index, 0.0)])
+SCATTER_ADD = OpSpec(
+    "ScatterAddBackward0", ("self", "src"), {"src": ("index",)},
+    lambda c, g: c.grads(lambda: g, lambda: gather(g, c.dim, c.index)))
+
+
+def gather(self: Tensor, dim: int, index: Tensor) -> Tensor:
+    d = ops.wrap_dim(dim, self.ndim)
+    out = ops.new(self._data[_grid(index, d)], self.dtype, self.device)
+    return record(GATHER, out, [self], dim=d, index=index)
+
+
+def scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
+    d = ops.wrap_dim(dim, self.ndim)
+    arr = np.array(self._data, copy=True)
+    if isinstance(src, Tensor):
+        arr[_grid(index, d)] = src._data[tuple(slice(0, n) for n in index.shape)]
+        return record(SCATTER, ops.new(arr, self.dtype, self.device), [self, src], dim=d,
+                      index=index)
+    arr[_grid(index, d)] = src
+    return record(SCATTER_VALUE, ops.new(arr, self.dtype, self.device), [self], dim=d,
+                  index=index)
+
+
+def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    d = ops.wrap_dim(dim, self.ndim)
+    arr = np.array(self._data, copy=True)
+    np.add.at(arr, _grid(index, d), src._data[tuple(slice(0, n) for n in index.shape)])
+    return record(SCATTER_ADD, ops.new(arr, self.dtype, self.device), [self, src], dim=d,
+                  index=index)
+
+
+# ---- index_select / index_add --------------------------------------------------------------
+
+INDEX_SELECT = OpSpec(
+    "IndexSelectBackward0", ("self",), {"self": ("index",)},
+    lambda c, g: [ops.written_in_place(index_add(
+        ops.new(np.zeros(c.self_sym_sizes), g.dtype, g.device), c.dim, c.index, g))])
+INDEX_ADD = OpSpec(
+    "IndexAddBackward0", ("self", "source"), {"source": ("index",)},
+    lambda c, g: c.grads(lambda: g, lambda: index_select(g, c.dim, c.index)))
+
+
+def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
+    d = ops.wrap_dim(dim, self.ndim)
+    arr = np.take(self._data, index._data.reshape(-1).astype(np.int64), axis=d)
+    return record(INDEX_SELECT, ops.new(arr, self.dtype, self.device), [self], dim=d,
+                  index=index, self_sym_sizes=tuple(self.shape))
+
+
+def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    d = ops.wrap_dim(dim, self.ndim)
+    arr = np.array(self._data, copy=True)
+    key: Any = (slice(None),) * d + (index._data.reshape(-1).astype(np.int64),)
+    np.add.at(arr, key, source._data)
+    return record(INDEX_ADD, ops.new(arr, self.dtype, self.device), [self, source], dim=d,
+                  index=index)
+
+
+# ---- masked_fill --------------------------------------------------------------------------
+
+MASKED_FILL = OpSpec("MaskedFillBackward0", ("self",), {"self": ("mask",)},
+                     lambda c, g: [masked_fill(g, c.mask, 0)])
+MASKED_FILL_TENSOR = OpSpec(
+    "MaskedFillBackward1", ("self", "value"), {"self": ("mask",), "value": ("mask",)},
+    lambda c, g: c.grads(lambda: masked_fill(g, c.mask, 0),
+                         lambda: _masked_fill_value_backward(g, c.mask)))
+
+
+def _masked_fill_value_backward(g: Tensor, mask: Tensor) -> Tensor:
+    """masked_fill_backward: grad.masked_select(mask).sum()."""
+    positions = np.flatnonzero(np.broadcast_to(mask._data, g.shape))
+    return ops.sum(ops.gather(g, positions, "MaskedSelectBackward0"))
+
+
+def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    ops.broadcast_shape(tuple(self.shape), tuple(mask.shape))
+    m = np.broadcast_to(mask._data, self.shape)
+    if isinstance(value, Tensor):
+        arr = np.where(m, value._data.astype(self.dtype.np), self._data)
+        out = ops.new(arr, self.dtype, ops.common_device([self, value]))
+        return record(MASKED_FILL_TENSOR, out, [self, value], mask=mask)
+    arr = np.where(m, np.asarray(value, dtype=self.dtype.np), self._data)
+    return record(MASKED_FILL, ops.new(arr, self.dtype, self.device), [self], mask=mask)

@@ -1,0 +1,253 @@
+"""Reductions beyond sum/mean (ops.py): prod, amax/amin, max/min, softmax, log_softmax,
+nll_loss. Each entry follows its derivatives.yaml formula and saved values."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtypes, grad_ops, indexing, ops, views
+from .autograd_meta import OpSpec, record
+from .tensor import Tensor
+
+Dims = int | Sequence[int] | None
+
+
+def sum_dim(t: Tensor, dim: int) -> Tensor:
+    """t.sum(dim, keepdim=True), as the C++ formulas write it."""
+    return ops.sum(t, dim, keepdim=True)
+
+
+def sum_all(t: Tensor) -> Tensor:
+    return ops.sum(t)
+
+
+def _dims(t: Tensor, dim: Dims) -> tuple[int, ...]:
+    """An empty or absent dim list reduces every dim (amax's default)."""
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        return tuple(range(t.ndim))
+    return ops._reduce_dims(t, dim)
+
+
+def restore_reduced_dims(g: Tensor, dims: tuple[int, ...], keepdim: bool,
+                         ndim: int) -> Tensor:
+    """torch's restore_reduced_dims: reshape the reduced grad back to ndim dims."""
+    if keepdim:
+        return g
+    shape = [1] * ndim
+    rest = iter(g.shape)
+    for i in range(ndim):
+        if i not in dims:
+            shape[i] = next(rest)
+    return views.reshape(g, tuple(shape))
+
+
+# ---- prod -------------------------------------------------------------------------------
+
+def _prod_backward(c: Any, g: Tensor) -> Tensor:
+    x, result = c.self, c.result
+    if x.ndim == 0:
+        return g
+    if c.dim is not None and not c.keepdim:
+        g, result = views.unsqueeze(g, c.dim), views.unsqueeze(result, c.dim)
+    if not np.any(x._data == 0):
+        return ops.mul(g, ops.div(result, x))
+    # With zeros torch switches to a cumprod formula; here the product of the other
+    # elements is computed directly (exact first derivative, not differentiable again).
+    axis = None if c.dim is None else c.dim
+    data = x._data
+    others = np.zeros_like(data)
+    for idx in np.ndindex(data.shape):
+        if axis is None:
+            rest = np.delete(data.reshape(-1), np.ravel_multi_index(idx, data.shape))
+        else:
+            key = (*idx[:axis], builtins.slice(None), *idx[axis + 1:])
+            line = data[key]
+            rest = np.delete(line, idx[axis])
+        others[idx] = np.prod(rest)
+    return ops.mul(g, ops.new(others, x.dtype, x.device))
+
+
+PROD0 = OpSpec("ProdBackward0", ("self",), {"self": ("self", "result")},
+               lambda c, g: [_prod_backward(c, g)])
+PROD1 = OpSpec("ProdBackward1", ("self",), {"self": ("self", "result")},
+               lambda c, g: [_prod_backward(c, g)])
+
+
+def prod(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
+    if dim is None:
+        out = ops.new(np.prod(self._data, dtype=dt.np), dt, self.device)
+        return record(PROD0, out, [self], dim=None, keepdim=False)
+    d = ops.wrap_dim(dim, self.ndim)
+    out = ops.new(np.prod(self._data, axis=d, keepdims=keepdim, dtype=dt.np), dt, self.device)
+    return record(PROD1, out, [self], dim=d, keepdim=keepdim)
+
+
+# ---- amax / amin --------------------------------------------------------------------------
+
+def _amax_backward(c: Any, g: Tensor) -> Tensor:
+    """scale_grad_by_count(restore(grad), restore(result) == self, dim)."""
+    x = c.self
+    res = c.result._data
+    if not c.keepdim:
+        res = np.expand_dims(res, c.dim) if c.dim else res
+    mask = x._data == res
+    count = ops.new(mask.sum(axis=c.dim, keepdims=True), dtypes.int64, x.device)
+    g = restore_reduced_dims(g, c.dim, c.keepdim, x.ndim)
+    return ops.mul(ops.div(g, count), ops.new(mask, dtypes.bool_, x.device))
+
+
+AMAX = OpSpec("AmaxBackward0", ("self",), {"self": ("self", "result")},
+              lambda c, g: [_amax_backward(c, g)])
+AMIN = OpSpec("AminBackward0", ("self",), {"self": ("self", "result")},
+              lambda c, g: [_amax_backward(c, g)])
+
+
+def _extreme(spec: OpSpec, fn: Any, self: Tensor, dim: Dims, keepdim: bool) -> Tensor:
+    dims = _dims(self, dim)
+    out = ops.new(fn(self._data, axis=dims, keepdims=keepdim), self.dtype, self.device)
+    return record(spec, out, [self], dim=dims, keepdim=keepdim)
+
+
+def amax(self: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
+    return _extreme(AMAX, np.amax, self, dim, keepdim)
+
+
+def amin(self: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
+    return _extreme(AMIN, np.amin, self, dim, keepdim)
+
+
+# ---- max / min ----------------------------------------------------------------------------
+
+class return_types(tuple[Tensor, Tensor]):
+    """torch.return_types.max / min: a (values, indices) tuple with named fields."""
+
+    @property
+    def values(self) -> Tensor:
+        return self[0]
+
+    @property
+    def indices(self) -> Tensor:
+        return self[1]
+
+
+# type(torch.max(x, 0)).__name__ is "max" (torch.return_types.max); likewise "min".
+max_return_type = type("max", (return_types,), {})
+min_return_type = type("min", (return_types,), {})
+
+
+def _evenly_distribute(c: Any, g: Tensor) -> Tensor:
+    """new_zeros(...).masked_fill_(mask, grad / mask.sum()) - on CPU, as torch."""
+    x = c.self
+    mask = x._data == c.result._data
+    count = ops.new(mask.sum(), dtypes.int64, x.device)
+    zeros = ops.new(np.zeros(x.shape), g.dtype, g.device)
+    filled = indexing.masked_fill(zeros, ops.new(mask, dtypes.bool_, x.device), ops.div(g, count))
+    return ops.written_in_place(filled)
+
+
+def _select_backward(c: Any, g: Tensor) -> Tensor:
+    """value_selecting_reduction_backward: zeros(sizes).scatter(dim, indices, grad)."""
+    idx = c.indices
+    if not c.keepdim and len(c.self_sym_sizes) > 0:
+        g = views.unsqueeze(g, c.dim)
+        idx = views.unsqueeze(idx, c.dim)
+    zeros = ops.new(np.zeros(c.self_sym_sizes), g.dtype, g.device)
+    return ops.written_in_place(indexing.scatter(zeros, c.dim, idx, g), 2)
+
+
+MAX0 = OpSpec("MaxBackward0", ("self",), {"self": ("indices",)},
+              lambda c, g: [_select_backward(c, g)])
+MIN0 = OpSpec("MinBackward0", ("self",), {"self": ("indices",)},
+              lambda c, g: [_select_backward(c, g)])
+MAX1 = OpSpec("MaxBackward1", ("self",), {"self": ("self", "result")},
+              lambda c, g: [_evenly_distribute(c, g)])
+MIN1 = OpSpec("MinBackward1", ("self",), {"self": ("self", "result")},
+              lambda c, g: [_evenly_distribute(c, g)])
+
+
+def _max_min(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
+    if isinstance(dim, Tensor):   # torch.max(a, b) is maximum(a, b)
+        return ops.maximum(self, dim) if largest else ops.minimum(self, dim)
+    if dim is None:
+        fn = np.max if largest else np.min
+        out = ops.new(fn(self._data), self.dtype, self.device)
+        return record(MAX1 if largest else MIN1, out, [self])
+    d = ops.wrap_dim(dim, self.ndim)
+    arg = np.argmax if largest else np.argmin
+    idx = np.expand_dims(arg(self._data, axis=d), d) if self.ndim else np.zeros((), np.int64)
+    values = np.take_along_axis(self._data, idx, d) if self.ndim else self._data
+    if not keepdim and self.ndim:
+        values, idx = np.squeeze(values, d), np.squeeze(idx, d)
+    indices = ops.new(idx, dtypes.int64, self.device)
+    out = ops.new(values, self.dtype, self.device)
+    out = record(MAX0 if largest else MIN0, out, [self], dim=d, keepdim=keepdim,
+                 indices=indices, self_sym_sizes=tuple(self.shape))
+    return (max_return_type if largest else min_return_type)((out, indices))
+
+
+def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _max_min(self, dim, keepdim, largest=True)
+
+
+def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _max_min(self, dim, keepdim, largest=False)
+
+
+# ---- softmax / log_softmax ----------------------------------------------------------------
+
+SOFTMAX = OpSpec("SoftmaxBackward0", ("self",), {"self": ("result",)},
+                 lambda c, g: [grad_ops.softmax_backward_data(g, c.result, c.dim)])
+LOG_SOFTMAX = OpSpec("LogSoftmaxBackward0", ("self",), {"self": ("result",)},
+                     lambda c, g: [grad_ops.log_softmax_backward_data(g, c.result, c.dim)])
+
+
+def _stable_softmax(a: np.ndarray, d: int) -> np.ndarray:
+    e = np.exp(a - np.max(a, axis=d, keepdims=True))
+    return e / e.sum(axis=d, keepdims=True)
+
+
+def softmax(self: Tensor, dim: int) -> Tensor:
+    d = ops.wrap_dim(dim, self.ndim)
+    dt = ops._float_dtype(self)
+    out = ops.new(_stable_softmax(self._data.astype(dt.np), d), dt, self.device)
+    return record(SOFTMAX, out, [self], dim=d)
+
+
+def log_softmax(self: Tensor, dim: int) -> Tensor:
+    d = ops.wrap_dim(dim, self.ndim)
+    dt = ops._float_dtype(self)
+    a = self._data.astype(dt.np)
+    shifted = a - np.max(a, axis=d, keepdims=True)
+    out = ops.new(shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True)), dt, self.device)
+    return record(LOG_SOFTMAX, out, [self], dim=d)
+
+
+# ---- nll_loss ------------------------------------------------------------------------------
+
+NLL_LOSS = OpSpec(
+    "NllLossBackward0", ("self",), {"self": ("self", "target")},
+    lambda c, g: [grad_ops.nll_loss_backward(g, c.self, c.target, c.reduction, c.ignore_index,
+                                             c.total_weight)])
+
+
+def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean",
+             ignore_index: int = -100) -> Tensor:
+    rows = np.atleast_1d(target._data)
+    data = input._data.reshape(1, -1) if input.ndim == 1 else input._data
+    picked = np.array([0.0 if t == ignore_index else -data[i, t] for i, t in enumerate(rows)],
+                      dtype=input.dtype.np)
+    total_weight = float(np.sum(rows != ignore_index))
+    if reduction == "none":
+        value: Any = picked.reshape(target.shape)
+    elif reduction == "sum":
+        value = picked.sum()
+    else:
+        value = picked.sum() / total_weight
+    out = ops.new(value, input.dtype, input.device)
+    return record(NLL_LOSS, out, [input], target=target, reduction=reduction,
+                  ignore_index=ignore_index, total_weight=total_weight)
