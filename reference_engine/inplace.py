@@ -274,5 +274,25 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
             r = ops.index_put(self, positions, value_t.to(self.dtype))
         apply_inplace(self, ops.INDEX_PUT, r, [value_t], index=positions)
         return
-    copy_(views.getitem(self, index), value_t)
+    _copy_to(views.getitem(self, index), value_t)
+
+
+def _copy_to(dst: Tensor, src: Tensor) -> None:
+    """torch's setitem copy (python_variable_indexing.cpp copy_to): equal shapes copy; a
+    0-dim cpu value fills; otherwise the value's leading 1-dims are viewed away and it is
+    expanded to the destination - which shows as ViewBackward0 / ExpandBackward0 nodes."""
+    if tuple(dst.shape) == tuple(src.shape):
+        copy_(dst, src)
+        return
+    if src.ndim == 0 and src.device.type == "cpu":
+        copy_(dst, src)  # torch's fill_(Tensor): same values, same edges
+        return
+    sizes = list(src.shape)
+    while sizes and sizes[0] == 1:
+        sizes.pop(0)
+    src = views.view(src, tuple(sizes))
+    if tuple(src.shape) != tuple(dst.shape):
+        ops.broadcast_shape(tuple(dst.shape), tuple(src.shape))
+        src = views.expand(src, tuple(dst.shape))
+    copy_(dst, src)
 
