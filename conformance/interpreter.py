@@ -84,8 +84,11 @@ class Scope:
 
 class Interpreter:
     def __init__(self, engine: Engine, *, seed: int = 0, dtype: str = "float32",
-                 device: str = "cpu") -> None:
+                 device: str = "cpu", continue_on_error: bool = False) -> None:
         self.engine = engine
+        # Generated programs run on past a failing statement (the failure is recorded), so
+        # that what follows an error is explored too; case programs stop, as Python would.
+        self.continue_on_error = continue_on_error
         self.dtype = dtype
         self.device = device
         self.seed = seed
@@ -141,7 +144,10 @@ class Interpreter:
         self.events = []
         self.trace.steps.append(step)
         if outcome.status != OK:
-            raise _StepFailed(step)
+            if self.continue_on_error:
+                self.trace.failure = self.trace.failure or step
+            else:
+                raise _StepFailed(step)
 
     def _visible(self, scope: Scope) -> dict[str, Any]:
         return {n: v for n, v in scope.vars.items() if not isinstance(v, type)}
@@ -452,6 +458,8 @@ def _warning_record(w: warnings.WarningMessage) -> WarningRecord:
 
 
 def run_program(engine: Engine, program: ir.Program, *, seed: int = 0,
-                dtype: str = "float32", device: str = "cpu") -> Trace:
+                dtype: str = "float32", device: str = "cpu",
+                continue_on_error: bool = False) -> Trace:
     """The trace of `program` run on `engine` with the item's default dtype and device."""
-    return Interpreter(engine, seed=seed, dtype=dtype, device=device).run(program)
+    return Interpreter(engine, seed=seed, dtype=dtype, device=device,
+                       continue_on_error=continue_on_error).run(program)

@@ -203,6 +203,13 @@ class _Converter:
                                 f"use one of {' '.join(BINARY_OPS.values())}")
             return ir.BinOp(op, self.expr(node.left), self.expr(node.right))
         if isinstance(node, ast.UnaryOp):
+            operand = node.operand
+            if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) and \
+                    type(operand.value) in (int, float):
+                # a negative literal is one constant, as ast.unparse prints Const(-2.0)
+                value = operand.value
+                assert isinstance(value, (int, float))
+                return ir.Const(-value)
             uop = UNARY_OPS.get(type(node.op))
             if uop is None:
                 raise self.fail(node, f"operator {_name_of_node(node.op)} is not supported")

@@ -19,6 +19,8 @@ def bmm(self: Tensor, mat2: Tensor) -> Tensor:
     if self.ndim != 3 or mat2.ndim != 3 or self.shape[0] != mat2.shape[0] \
             or self.shape[2] != mat2.shape[1]:
         raise RuntimeError(messages.mm_shapes(ops._dims(self), ops._dims(mat2)))
+    if self.dtype is not mat2.dtype:
+        raise RuntimeError(messages.bmm_dtypes(self.dtype.scalar_name, mat2.dtype.scalar_name))
     return ops._matmul_like(BMM, self, mat2)
 
 
@@ -28,7 +30,10 @@ def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 
 def _should_fold(a: Tensor, b: Tensor) -> bool:
-    big, small = (a, b) if a.ndim >= b.ndim else (b, a)
+    """ATen's should_fold(tensor1, tensor2): the larger operand (b transposed, when b is the
+    larger) can be viewed as a matrix without a copy, or the smaller one needs a grad."""
+    a_larger = a.ndim >= b.ndim
+    big, small = (a, b) if a_larger else (b, a)
     if not (big.ndim >= 3 and small.ndim <= 2):
         return False
     if small.requires_grad:
@@ -37,8 +42,10 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
         return False
     if big.numel() == 0:
         return True
-    st = ops.strides(big)
-    return all(st[i] == st[i + 1] * big.shape[i + 1] for i in range(big.ndim - 2))
+    shape, st = list(big.shape), list(ops.strides(big))
+    if not a_larger:  # the layout of b.mT(), without making the view
+        shape[-2:], st[-2:] = shape[:-3:-1], st[:-3:-1]
+    return all(st[i] == st[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
@@ -58,7 +65,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return inplace.squeeze_(ops.mm(views.unsqueeze(a, 0), b), 0)
     if da == 2 and db == 2:
         return ops.mm(a, b)
-    if _should_fold(a, b) or _should_fold(b, a):
+    if _should_fold(a, b):
         return _folded(a, b)
     return _batched(a, b)
 

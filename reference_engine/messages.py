@@ -178,6 +178,19 @@ def mm_shapes(a: str, b: str) -> str:
     return f"mat1 and mat2 shapes cannot be multiplied ({a} and {b})"
 
 
+# Matrix products do not promote dtypes; each kernel words the refusal its own way.
+def mm_dtypes(a: str, b: str) -> str:  # cpp names: float, double
+    return f"expected m1 and m2 to have the same dtype, but got: {a} != {b}"
+
+
+def mv_dtypes(mat: str, vec: str) -> str:  # scalar names: Float, Double
+    return f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}"
+
+
+def bmm_dtypes(a: str, b: str) -> str:
+    return f"expected scalar type {a} but found {b}"
+
+
 def dot_sizes(n: int, m: int) -> str:
     return (
         f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number "

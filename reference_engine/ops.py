@@ -437,12 +437,16 @@ def _dims(t: Tensor) -> str:
 def mm(self: Tensor, mat2: Tensor) -> Tensor:
     if self.ndim != 2 or mat2.ndim != 2 or self.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
+    if self.dtype is not mat2.dtype:
+        raise RuntimeError(messages.mm_dtypes(self.dtype.cpp_name, mat2.dtype.cpp_name))
     return _matmul_like(MM, self, mat2, self_sym_sizes=tuple(self.shape),
                         self_sym_strides=strides(self), mat2_sym_sizes=tuple(mat2.shape),
                         mat2_sym_strides=strides(mat2))
 
 
 def mv(self: Tensor, vec: Tensor) -> Tensor:
+    if self.dtype is not vec.dtype:
+        raise RuntimeError(messages.mv_dtypes(self.dtype.scalar_name, vec.dtype.scalar_name))
     return _matmul_like(MV, self, vec)
 
 

@@ -44,6 +44,7 @@ MESSAGES = {
                        "devices, cuda:0 and cpu!",
     "shape_mismatch": "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)",
     "cuda_unavailable": "Torch not compiled with CUDA enabled",
+    "dtype_mismatch": "expected m1 and m2 to have the same dtype, but got: float != double",
     "backward_empty_inputs": "`inputs` argument to `backward()` cannot be empty.",
     "input_no_requires_grad": "One of the differentiated Tensors does not require grad",
     "materialize_grads_needs_allow_unused": "Expected allow_unused to be True or not passed "

@@ -1,0 +1,234 @@
+"""Generated programs: run on torch and an engine, compared, measured, and written as cases.
+
+A generated Program is printed and parsed back (so its statements carry line numbers), run
+on both engines past any failing statement, and compared with the one comparator. What it
+exercised (features, error kinds, a completed backward) feeds the hit-rate table; a
+divergence becomes a ready YAML case whose failing-on-torch statements are wrapped in
+`with raises(kind):`, so that the case holds on torch and pins the engine's divergence.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from conformance import kinds, vocabulary
+from conformance import program as ir
+from conformance.compare import Comparison, compare
+from conformance.engines import Engine
+from conformance.interpreter import run_program
+from conformance.language import parse, to_source
+from conformance.trace import ERROR, OK, Trace
+
+BACKWARD_CALLS = frozenset({"backward", "grad"})
+
+
+@dataclass
+class Checked:
+    program: ir.Program  # as parsed from `source`: statements carry lines
+    source: str
+    torch_trace: Trace
+    engine_trace: Trace
+    comparison: Comparison
+
+    @property
+    def diverges(self) -> bool:
+        return self.comparison.divergence is not None
+
+
+def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "float32",
+          device: str = "cpu") -> Checked:
+    source = to_source(program)
+    parsed = parse(source)
+    expected = run_program(torch, parsed, dtype=dtype, device=device, continue_on_error=True)
+    actual = run_program(engine, parsed, dtype=dtype, device=device, continue_on_error=True)
+    return Checked(parsed, source, expected, actual, compare(expected, actual, dtype))
+
+
+# ---- what a program exercised -----------------------------------------------------------
+
+def walk(body: tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ir.With, ir.For)):
+            yield from walk(stmt.body)
+        elif isinstance(stmt, ir.FunctionClass):
+            for m in stmt.methods:
+                yield from walk(m.body)
+
+
+def _exprs(node: object) -> Iterator[object]:
+    """Every IR node below `node` (dataclass fields, tuples)."""
+    yield node
+    if isinstance(node, tuple):
+        for item in node:
+            yield from _exprs(item)
+    elif hasattr(node, "__dataclass_fields__"):
+        for name in node.__dataclass_fields__:
+            yield from _exprs(getattr(node, name))
+
+
+# Attribute or method names, and keywords, that say which feature family a program touches.
+_FEATURE_OF_NAME = {
+    "backward": "backward_options", "grad": "autograd_grad", "retain_grad": "retain_grad",
+    "register_hook": "hooks", "remove": "hooks", "detach": "data", "data": "data",
+    "requires_grad_": "requires_grad", "no_grad": "grad_mode", "enable_grad": "grad_mode",
+    "unsqueeze": "views", "reshape": "views", "transpose": "views", "unbind": "views",
+    "sum": "reductions", "mean": "reductions", "amax": "reductions", "prod": "reductions",
+    "add_": "inplace", "mul_": "inplace", "exp_": "inplace", "zero_": "inplace",
+    "sin_": "inplace", "apply": "custom_function",
+}
+_FEATURE_OF_KEYWORD = {
+    "retain_graph": "retain_graph", "create_graph": "higher_order", "inputs": "backward_options",
+    "grad_outputs": "autograd_grad", "allow_unused": "autograd_grad",
+}
+
+
+def features_of(program: ir.Program) -> set[str]:
+    """Feature names (conformance.vocabulary) a program's text exercises."""
+    found = {"ops"}
+    for node in _exprs(program.body):
+        if isinstance(node, ir.Attribute):
+            found.add(_FEATURE_OF_NAME.get(node.attr, "ops"))
+        elif isinstance(node, ir.Keyword):
+            found.add(_FEATURE_OF_KEYWORD.get(node.name, "ops"))
+        elif isinstance(node, ir.BinOp) and node.op == "@":
+            found.add("matmul")
+        elif isinstance(node, ir.Subscript):
+            found.add("views")
+        elif isinstance(node, ir.AugAssign):
+            found.add("inplace")
+    return found & set(vocabulary.FEATURES)
+
+
+def _is_backward(stmt: ir.Stmt) -> bool:
+    return any(isinstance(n, ir.Attribute) and n.attr in BACKWARD_CALLS
+               for n in _exprs(stmt) if not isinstance(n, ir.Lambda))
+
+
+def hits(checked: Checked) -> set[str]:
+    """What the torch run exercised: features, `error:<kind>`, and `completed_backward`."""
+    found = {f"feature:{f}" for f in features_of(checked.program)}
+    by_line = {s.line: s for s in walk(checked.program.body)}
+    for step in checked.torch_trace.steps:
+        if step.outcome.status == ERROR:
+            found.add(f"error:{step.outcome.kind}")
+        elif step.outcome.status == OK and step.line in by_line and _is_backward(
+                by_line[step.line]) and not isinstance(by_line[step.line], (ir.With, ir.For)):
+            found.add("completed_backward")
+    return found
+
+
+@dataclass
+class HitRates:
+    """Counts of what generated programs exercised, for the hit-rate table."""
+
+    programs: int = 0
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def record(self, found: set[str]) -> None:
+        self.programs += 1
+        self.counts.update(found)
+
+    def merge(self, other: HitRates) -> None:
+        self.programs += other.programs
+        self.counts.update(other.counts)
+
+    def rate(self, key: str) -> float:
+        return self.counts[key] / self.programs if self.programs else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {"programs": self.programs, "counts": dict(sorted(self.counts.items()))}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, object]) -> HitRates:
+        counts = d.get("counts", {})
+        assert isinstance(counts, dict)
+        programs = d.get("programs", 0)
+        assert isinstance(programs, int)
+        return cls(programs, Counter({str(k): int(v) for k, v in counts.items()}))
+
+    def table(self) -> str:
+        lines = [f"generated programs: {self.programs}", f"{'hit':<44} {'rate':>7}"]
+        for key in sorted(self.counts):
+            lines.append(f"{key:<44} {self.rate(key):>7.1%}")
+        return "\n".join(lines)
+
+
+# ---- divergences as YAML cases ----------------------------------------------------------
+
+def _wrap_failures(body: tuple[ir.Stmt, ...], failed: dict[int, str]) -> tuple[ir.Stmt, ...]:
+    out: list[ir.Stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ir.With):
+            stmt = ir.With(stmt.context, _wrap_failures(stmt.body, failed))
+        if stmt.line in failed:
+            kind = failed[stmt.line]
+            if isinstance(stmt, ir.Assert) or kind == kinds.UNKNOWN:
+                continue  # an assert torch fails, or an error no kind names, cannot be pinned
+            stmt = ir.With(ir.Call(ir.Name("raises"), (ir.Const(kind),)), (stmt,))
+        out.append(stmt)
+    return tuple(out)
+
+
+def _unroll(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+    """Loops written out, so that each iteration's statement has a line of its own."""
+    out: list[ir.Stmt] = []
+    for stmt in body:
+        bounds = [a.value for a in stmt.range_args if isinstance(a, ir.Const)] \
+            if isinstance(stmt, ir.For) else []
+        if isinstance(stmt, ir.For) and len(bounds) == len(stmt.range_args) and all(
+                isinstance(b, int) for b in bounds):
+            for i in range(*(int(b) for b in bounds if isinstance(b, int))):
+                out.append(ir.Assign(ir.Name(stmt.var), ir.Const(i)))
+                out.extend(_unroll(stmt.body))
+        elif isinstance(stmt, ir.With):
+            out.append(ir.With(stmt.context, _unroll(stmt.body)))
+        else:
+            out.append(stmt)
+    return tuple(out)
+
+
+class _CaseDumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    # Programs as literal blocks (`program: |`), so that their lines read as written.
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_CaseDumper.add_representer(str, _str)
+
+
+def as_case(checked: Checked, engine: str, torch: Engine) -> str:
+    """The program as a YAML case that holds on torch: statements torch rejects are expected
+    to raise their kind; asserts torch fails are dropped."""
+    unrolled = parse(to_source(ir.Program(_unroll(checked.program.body))))
+    trace = run_program(torch, unrolled, continue_on_error=True)
+    failed = {s.line: s.outcome.kind or kinds.UNKNOWN for s in trace.steps
+              if s.outcome.status != OK}
+    program = ir.Program(_wrap_failures(unrolled.body, failed))
+    d = checked.comparison.divergence
+    where = "" if d is None else f" at `{d.field}`"
+    features = sorted(features_of(program) | ({"errors"} if failed else set()))
+    case = {
+        "description": f"Generated program on which {engine} diverged from torch{where}",
+        "features": features,
+        "source": "generated by conformance.strategies (hypothesis), shrunk",
+        "devices": ["cpu"],
+        "program": to_source(program),
+    }
+    return yaml.dump(case, Dumper=_CaseDumper, sort_keys=False, width=100)
+
+
+def save_case(text: str, directory: Path, stem: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{stem}.yaml"
+    path.write_text(text)
+    return path
