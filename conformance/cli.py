@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from conformance import generated_suite, profiles
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE
 from conformance.loader import load_case
@@ -15,10 +16,14 @@ from conformance.loader import load_case
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
     import pytest
 
-    pytest_args = [str(p) for p in args.cases] + [
+    suite = [] if args.no_generated else [str(Path(generated_suite.__file__))]
+    pytest_args = [str(p) for p in args.cases] + suite + [
         "--engine", args.engine, "--conformance-report", str(args.report_dir),
+        "--hypothesis-profile", args.profile,
         "-p", "no:cacheprovider", "-q", "--continue-on-collection-errors",
     ]
+    if args.save_divergences:
+        pytest_args += ["--save-divergences", str(args.save_divergences)]
     if args.workers != "0":
         pytest_args += ["-n", args.workers]
     if args.lenient_messages:
@@ -55,6 +60,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="where conformance.json and summary.md go (default: %(default)s)")
     run.add_argument("--workers", default="auto",
                      help="pytest-xdist workers, a number or auto; 0 runs in-process")
+    run.add_argument("--profile", default="default", choices=profiles.PROFILES,
+                     help="hypothesis profile for generated programs (default: %(default)s)")
+    run.add_argument("--no-generated", action="store_true",
+                     help="run the case library only, no generated programs")
+    run.add_argument("--save-divergences", type=Path, default=None, metavar="DIR",
+                     help="write shrunk divergences of generated programs to DIR as cases")
     run.add_argument("--lenient-messages", action="store_true",
                      help="do not fail items whose only difference is an exact message text")
     check = sub.add_parser("check", help="validate case files without running them")

@@ -49,6 +49,13 @@ def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "f
     return Checked(parsed, source, expected, actual, compare(expected, actual, dtype))
 
 
+def truncate(program: ir.Program, line: int) -> ir.Program:
+    """The statements up to the one holding `line`: all a first divergence there depends on
+    (later statements cannot change it, and removing them leaves the random draws as they
+    were)."""
+    return ir.Program(tuple(s for s in program.body if s.line <= line))
+
+
 # ---- what a program exercised -----------------------------------------------------------
 
 def walk(body: tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from conformance import report
+from conformance import profiles, report
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
+from conformance.generated import HitRates
 from conformance.loader import Case, load_case
 from conformance.runner import (
     PASS,
@@ -28,9 +29,11 @@ from conformance.runner import (
     items_of,
     run_item,
 )
+from conformance.runner import torch_engine as torch_engine_
 from conformance.vocabulary import FEATURES
 
 RESULT_PROPERTY = "conformance_result"
+HITS_PROPERTY = "conformance_generated_hits"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,6 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--lenient-messages", action="store_true",
                     help="pass items whose only difference from torch is an exact "
                          "error/warning text (kinds must still agree)")
+    group.addoption("--save-divergences", default=None, metavar="DIR",
+                    help="write each shrunk divergence of a generated program to DIR as a "
+                         "ready YAML case")
 
 
 def _in_cases_dir(path: Path) -> bool:
@@ -120,6 +126,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Iterator[None]:
     outcome = yield
     rep = outcome.get_result()  # type: ignore[attr-defined]
+    if _is_generated(item) and rep.when == "call":
+        rep.user_properties.append((HITS_PROPERTY, json.dumps(_GENERATED_LOG.as_dict())))
+        rep.user_properties.append((RESULT_PROPERTY, json.dumps(
+            report.generated_record(item.nodeid, item.config.getoption("--engine"),
+                                    rep.outcome, str(rep.longrepr) if rep.failed else ""))))
     if isinstance(item, CaseItem) and rep.when == "call":
         # user_properties travel from xdist workers to the controller, so the report
         # written there sees every worker's results.
@@ -129,18 +140,69 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 
 
 class _Collector:
+    """In the controller: every item's record and the generated programs' hit counts."""
+
     def __init__(self) -> None:
         self.records: list[dict[str, Any]] = []
+        self.hits = HitRates()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name == RESULT_PROPERTY:
                 self.records.append(json.loads(str(value)))
+            elif name == HITS_PROPERTY:
+                self.hits.merge(HitRates.from_dict(json.loads(str(value))))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.hits.programs:
+            terminalreporter.write_sep("-", "generated programs: hit rates")
+            terminalreporter.write_line(self.hits.table())
+
+
+# ---- generated programs -----------------------------------------------------------------
+# Hit counts of the generated-program items run in this process (reset per item).
+_GENERATED_LOG = HitRates()
+
+
+@pytest.fixture(scope="session")
+def conformance_engine(pytestconfig: pytest.Config) -> Engine:
+    """The engine under test (--engine)."""
+    return _engine(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def torch_engine() -> Engine:
+    return torch_engine_()
+
+
+@pytest.fixture(scope="session")
+def generated_log() -> HitRates:
+    return _GENERATED_LOG
+
+
+@pytest.fixture(scope="session")
+def save_divergences(pytestconfig: pytest.Config) -> str | None:
+    value = pytestconfig.getoption("--save-divergences")
+    return None if value is None else str(value)
+
+
+def _is_generated(item: pytest.Item) -> bool:
+    return "generated_log" in getattr(item, "fixturenames", ())
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if _is_generated(item):
+        _GENERATED_LOG.programs = 0
+        _GENERATED_LOG.counts.clear()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     for name, meaning in FEATURES.items():
         config.addinivalue_line("markers", f"{name}: {meaning}")
+    try:
+        config.stash[_PROFILE] = profiles.load(config.getoption("hypothesis_profile", None))
+    except ValueError as e:
+        raise pytest.UsageError(str(e)) from None
     if config.getoption("--conformance-report") and not hasattr(config, "workerinput"):
         collector = _Collector()
         config.stash[_COLLECTOR] = collector
@@ -149,6 +211,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _COLLECTOR = pytest.StashKey[_Collector]()
+_PROFILE = pytest.StashKey[str]()
 _STARTED = pytest.StashKey[float]()
 
 
@@ -159,7 +222,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     directory = Path(config.getoption("--conformance-report"))
     paths = report.write(directory, collector.records,
-                         engine=config.getoption("--engine"), started=config.stash[_STARTED])
+                         engine=config.getoption("--engine"), started=config.stash[_STARTED],
+                         profile=config.stash[_PROFILE], generated=collector.hits)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in paths)}")

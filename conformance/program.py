@@ -177,3 +177,9 @@ Stmt = Assign | AugAssign | ExprStmt | Assert | With | For | Return | FunctionCl
 @dataclass(frozen=True)
 class Program:
     body: tuple[Stmt, ...]
+
+    def __repr__(self) -> str:
+        # As source text: what hypothesis prints for a falsifying example is then readable.
+        from conformance.language import to_source
+
+        return f"parse({to_source(self)!r})"

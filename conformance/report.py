@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from conformance.compare import Divergence
+from conformance.generated import HitRates
 from conformance.runner import Item, ItemResult, describe_failure, statement_text
 
 SCHEMA_VERSION = 1
@@ -72,6 +73,23 @@ def item_record(item: Item, result: ItemResult | None, outcome: str, longrepr: s
     return record
 
 
+def generated_record(nodeid: str, engine: str, outcome: str, longrepr: str
+                     ) -> dict[str, Any]:
+    """The record of a generated-program item: one per run, over all its programs."""
+    verdict = {"passed": "pass", "skipped": "skipped"}.get(outcome, "diverges")
+    if outcome == "failed" and "diverges from torch on a generated program" not in longrepr:
+        verdict = "error"
+    record: dict[str, Any] = {
+        "id": nodeid, "file": nodeid.split("::")[0], "features": ["generated"],
+        "device": "cpu", "dtype": "float32", "engine": engine, "verdict": verdict,
+        "pytest_outcome": outcome, "reason": "",
+    }
+    if outcome == "failed":
+        record["report"] = longrepr[-20000:]
+        record["repro"] = f"pytest '{nodeid}' --engine {engine}"
+    return record
+
+
 def _git_revision() -> str | None:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
@@ -81,7 +99,7 @@ def _git_revision() -> str | None:
     return out.stdout.strip() or None
 
 
-def run_info(engine: str, started: float) -> dict[str, Any]:
+def run_info(engine: str, started: float, profile: str) -> dict[str, Any]:
     import torch
 
     return {
@@ -91,6 +109,7 @@ def run_info(engine: str, started: float) -> dict[str, Any]:
         "numpy_version": np.__version__,
         "engine": engine,
         "git_revision": _git_revision(),
+        "hypothesis_profile": profile,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "wall_time_s": round(now() - started, 3),
     }
@@ -143,14 +162,21 @@ def _summary(info: dict[str, Any], records: list[dict[str, Any]]) -> str:
     return text
 
 
-def write(directory: Path, records: list[dict[str, Any]], *, engine: str, started: float
-          ) -> list[Path]:
+def write(directory: Path, records: list[dict[str, Any]], *, engine: str, started: float,
+          profile: str, generated: HitRates) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     records = sorted(records, key=lambda r: r["id"])
-    info = run_info(engine, started)
+    info = run_info(engine, started, profile)
     json_path = directory / "conformance.json"
     json_path.write_text(json.dumps({"schema_version": SCHEMA_VERSION, "run_info": info,
-                                     "items": records}, indent=1) + "\n")
+                                     "items": records,
+                                     "generated": {**generated.as_dict(), "rates": {
+                                         k: round(generated.rate(k), 4)
+                                         for k in sorted(generated.counts)}}},
+                                    indent=1) + "\n")
     md_path = directory / "summary.md"
-    md_path.write_text(_summary(info, records))
+    summary = _summary(info, records)
+    if generated.programs:
+        summary += "\n## Generated programs\n\n```\n" + generated.table() + "\n```\n"
+    md_path.write_text(summary)
     return [json_path, md_path]

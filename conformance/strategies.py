@@ -533,7 +533,11 @@ def custom_function(draw: st.DrawFn, state: State) -> Emit:
 @st.composite
 def backward_twice(draw: st.DrawFn, state: State) -> Emit:
     """A loss through ops that save tensors, backwarded twice (the second may fail)."""
-    base = draw(st.sampled_from(state.differentiable() or state.vars), label="twice base")
+    stmts_before: tuple[ir.Stmt, ...] = ()
+    if not state.differentiable():
+        emit = draw(leaf(state, requires_grad=True), label="twice leaf")
+        stmts_before, state = emit.stmts, emit.state
+    base = draw(st.sampled_from(state.differentiable()), label="twice base")
     loss, state = state.fresh("loss")
     saver = draw(st.sampled_from(("square", "exp", "mul")), label="twice saver")
     x = name(base.name)
@@ -542,7 +546,7 @@ def backward_twice(draw: st.DrawFn, state: State) -> Emit:
     value = savers[saver]
     first = {} if draw(st.integers(0, 3), label="twice retain") else {
         "retain_graph": const(True)}
-    stmts = (assign(loss, method(value, "sum")),
+    stmts = (*stmts_before, assign(loss, method(value, "sum")),
              expr_stmt(method(name(loss), "backward", **first)),
              expr_stmt(method(name(loss), "backward")))
     return Emit(stmts, state.bind(Var(loss, (), base.requires_grad, leaf=False)))
@@ -597,18 +601,34 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
     backward."""
     state = State()
     stmts: list[ir.Stmt] = []
-    for _ in range(draw(st.integers(1, 2), label="leaves")):
+    # Every part may shrink away (an action with nothing to act on draws a leaf first), so
+    # a failing program shrinks to the few statements its failure needs.
+    # "One more?" draws rather than a drawn count: the shrinker deletes an unneeded part
+    # together with its "more" draw, where a count would tie every later draw to it.
+    for _ in range(2):
+        if not draw(st.integers(0, 1), label="another leaf"):
+            break
         emit = draw(leaf(state, settings), label="leaf")
         stmts += emit.stmts
         state = emit.state
-    for _ in range(draw(st.integers(1, settings.max_actions // 2), label="actions")):
+    for _ in range(settings.max_actions):
+        if not draw(st.integers(0, 3), label="another action"):
+            break
+        if not state.vars:
+            emit = draw(leaf(state, settings), label="leaf")
+            stmts += emit.stmts
+            state = emit.state
         action = draw(st.sampled_from(WEIGHTED_ACTIONS), label="action")
         emit = draw(ACTIONS[action](state), label=action)
         stmts += emit.stmts
         state = emit.state
     if draw(st.integers(0, 9), label="motif") < 4:
-        motif = draw(st.sampled_from(("backward_twice", "modify_saved")), label="motif kind")
+        motif = draw(st.sampled_from(("modify_saved", "backward_twice")), label="motif kind")
         emit = draw(ACTIONS[motif](state), label=motif)
+        stmts += emit.stmts
+        state = emit.state
+    if not state.vars:
+        emit = draw(leaf(state, settings), label="leaf")
         stmts += emit.stmts
         state = emit.state
     if draw(st.integers(0, 9), label="final backward") < 8:

@@ -1,0 +1,61 @@
+"""The generated-program suite: random autograd programs on torch and the engine under test.
+
+`autograd-conformance run` passes this file to pytest; the project's tests import the test
+from here, so the README's test command runs it too. Any divergence is shrunk by hypothesis
+to a minimal program, reported with its first divergent statement and field, and, with
+`--save-divergences DIR`, written there as a ready YAML case.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, note
+from hypothesis.control import current_build_context
+
+from conformance.engines import Engine
+from conformance.generated import Checked, HitRates, as_case, check, hits, save_case, truncate
+from conformance.program import Program
+from conformance.strategies import programs
+
+
+class GeneratedDivergence(AssertionError):
+    def __init__(self, checked: Checked, engine: str) -> None:
+        self.checked = checked
+        d = checked.comparison.divergence
+        assert d is not None
+        lines = checked.source.splitlines()
+        statement = lines[d.line - 1].strip() if 0 < d.line <= len(lines) else "?"
+        super().__init__(
+            f"{engine} diverges from torch on a generated program\n"
+            f"  at line {d.line}: `{statement}`\n  {d.describe()}\n"
+            f"  program:\n" + "\n".join(f"    {line}" for line in lines))
+
+
+def check_generated(program: Program, engine: Engine, torch: Engine, log: HitRates,
+                    save_dir: str | None) -> None:
+    """Run one generated program on both engines; raise GeneratedDivergence if they differ."""
+    checked = check(program, engine, torch)
+    log.record(hits(checked))
+    if not checked.diverges:
+        return
+    # Only the final, shrunk example is reported in full (hypothesis replays it last): cut
+    # after the divergent statement, and turned into a case.
+    if current_build_context().is_final:
+        d = checked.comparison.divergence
+        assert d is not None
+        checked = check(truncate(checked.program, d.line), engine, torch)
+        case = as_case(checked, engine.name, torch)
+        note(f"as a YAML case:\n{case}")
+        if save_dir:
+            path = save_case(case, Path(save_dir),
+                             f"divergence-{engine.name.replace('.', '_')}")
+            note(f"saved to {path}")
+    raise GeneratedDivergence(checked, engine.name)
+
+
+@given(program=programs())
+def test_generated_programs_agree_with_torch(program: Program, conformance_engine: Engine,
+                                              torch_engine: Engine, generated_log: HitRates,
+                                              save_divergences: str | None) -> None:
+    check_generated(program, conformance_engine, torch_engine, generated_log, save_divergences)

@@ -1,0 +1,70 @@
+"""Hypothesis profiles for generated programs, and how one is chosen.
+
+- `default`: what `autograd-conformance run` uses: enough programs to meet the hit-rate floors
+  with a margin, in about a minute on one core.
+- `dev`: quick local iterations.
+- `ci`: derived from hypothesis' own `ci` profile (derandomized, no deadline, no database,
+  print_blob); what the README's test command (`pytest -n auto`) uses.
+- `nightly`: thousands of programs.
+
+Choose with `--hypothesis-profile NAME` or the environment variable
+AUTOGRAD_CONFORMANCE_PROFILE; without either, tests run under `ci`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+from hypothesis.errors import InvalidArgument
+
+ENV_VAR = "AUTOGRAD_CONFORMANCE_PROFILE"
+FALLBACK = "ci"
+# Generated programs are built from many small draws and run two engines each: the checks
+# for slow or large data say nothing about them.
+_SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+# Seconds the shrinker may spend on one failure, per profile, so one divergence cannot eat
+# a CI run. Hypothesis keeps this bound in an internal constant (MAX_SHRINKING_SECONDS,
+# 300 s by default); it is set only where it exists.
+SHRINK_SECONDS = {"default": 60, "dev": 30, "ci": 120, "nightly": 300}
+
+try:
+    _HYPOTHESIS_CI = settings.get_profile("ci")
+except InvalidArgument:  # an older hypothesis without the built-in profile
+    _HYPOTHESIS_CI = settings(derandomize=True, deadline=None, database=None, print_blob=True)
+
+settings.register_profile("default", max_examples=250, deadline=None,
+                          suppress_health_check=_SUPPRESS)
+settings.register_profile("dev", max_examples=40, deadline=None,
+                          suppress_health_check=_SUPPRESS)
+settings.register_profile("ci", parent=_HYPOTHESIS_CI, max_examples=300, deadline=None,
+                          suppress_health_check=_SUPPRESS)
+settings.register_profile("nightly", max_examples=5000, deadline=None,
+                          suppress_health_check=_SUPPRESS)
+PROFILES = ("default", "dev", "ci", "nightly")
+
+
+def bound_shrinking(profile: str) -> None:
+    from hypothesis.internal.conjecture import engine
+
+    if hasattr(engine, "MAX_SHRINKING_SECONDS"):
+        engine.MAX_SHRINKING_SECONDS = SHRINK_SECONDS.get(profile, 300)
+
+
+def choose(explicit: str | None) -> str:
+    """The profile to load: the explicit option, else the environment variable, else ci."""
+    name = explicit or os.environ.get(ENV_VAR) or FALLBACK
+    try:
+        settings.get_profile(name)
+    except InvalidArgument:
+        raise ValueError(f"unknown hypothesis profile {name!r} (from "
+                         f"{'--hypothesis-profile' if explicit else ENV_VAR}); choose one of "
+                         f"{', '.join(PROFILES)}") from None
+    return name
+
+
+def load(explicit: str | None) -> str:
+    name = choose(explicit)
+    settings.load_profile(name)
+    bound_shrinking(name)
+    return name
