@@ -29,9 +29,9 @@ def tensor_values(engine: Engine, t: Any) -> np.ndarray:
 
 
 def _read_grad(t: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return _attempt(lambda: t.grad)
+    # observe() silences warnings around a whole observation: reading a non-leaf's .grad
+    # warns, and observing must not.
+    return _attempt(lambda: t.grad)
 
 
 def graph_signature(root: Any) -> str | None:
@@ -82,8 +82,8 @@ def _version(t: Any) -> int | str:
 
 
 def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
-                    with_grad: bool = True) -> TensorSnapshot:
-    grad = _read_grad(t) if with_grad else None
+                    grad: Any = None) -> TensorSnapshot:
+    """`t` as observed; `grad` is its .grad as read by the caller (None: not included)."""
     grad_fn = _attempt(lambda: t.grad_fn)
     if isinstance(grad_fn, RaisedOnRead):
         grad_fn_name: str | None = grad_fn
@@ -106,7 +106,7 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
         is_view=bool(t._is_view()),
         alias=alias,
         grad=None if grad is None or not engine.is_tensor(grad)
-        else snapshot_tensor(engine, grad, with_grad=False),
+        else snapshot_tensor(engine, grad),
         grad_read_error=grad if isinstance(grad, RaisedOnRead) else None,
     )
 
@@ -123,9 +123,9 @@ class Observer:
         engine = self.engine
         if engine.is_tensor(value):
             alias = self.seen.setdefault(id(value), path)
-            snap = snapshot_tensor(engine, value, None if alias == path else alias)
-            self.out[path] = snap
             grad = _read_grad(value)
+            self.out[path] = snapshot_tensor(engine, value, None if alias == path else alias,
+                                             grad)
             if grad is not None and engine.is_tensor(grad):
                 self.seen.setdefault(id(grad), f"{path}.grad")
             return
@@ -156,13 +156,17 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = ()) 
     """Snapshot of every value bound to a program name, in name order."""
     observer = Observer(engine)
     skipped = set(skip)
-    for name in sorted(names):
-        if name not in skipped:
-            observer.add(name, names[name])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in sorted(names):
+            if name not in skipped:
+                observer.add(name, names[name])
     return observer.out
 
 
 def observe_value(engine: Engine, value: Any, path: str = "value") -> dict[str, Snapshot]:
     observer = Observer(engine)
-    observer.add(path, value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        observer.add(path, value)
     return observer.out
