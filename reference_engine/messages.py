@@ -2,8 +2,8 @@
 
 Kept in one place so that a reader can audit wording against torch without
 hunting through the engine, and so the engine never improvises a message.
-Texts marked "cuda" could not be observed here (no GPU build); they are copied
-from torch's sources.
+Texts marked "cuda" could not be observed here (no GPU build); they are
+copied out of torch's sources.
 """
 
 from __future__ import annotations
