@@ -25,7 +25,12 @@ _SCALARS = (bool, int, float, str)
 
 
 def tensor_values(engine: Engine, t: Any) -> np.ndarray:
-    return np.array(t.detach().cpu().numpy(), copy=True)
+    try:
+        return np.array(t.detach().cpu().numpy(), copy=True)
+    except RuntimeError:
+        # torch's efficient zero tensors (the grads of some double backwards) refuse a
+        # plain .numpy(); force=True materialises them.
+        return np.array(t.numpy(force=True), copy=True)
 
 
 def _read_grad(t: Any) -> Any:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import function, messages
-from .engine import execute
+from .engine import execute, gradient_edge
 from .function import Function, FunctionCtx
 from .grad_mode import (
     enable_grad,
@@ -52,8 +52,10 @@ def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Tensor | None]
 
 
 def _check_roots(outputs: Sequence[Tensor]) -> None:
+    # run_backward checks each root's gradient edge, not requires_grad: a view made under
+    # no_grad requires grad (through its base) but has no edge to start from.
     for i, out in enumerate(outputs):
-        if not out.requires_grad:
+        if gradient_edge(out)[0] is None:
             raise RuntimeError(messages.no_grad_fn(i))
 
 
@@ -75,13 +77,14 @@ def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Tensor | Sequence
     if not targets:
         execute(outputs, grads, retain_graph, create_graph)
         return
-    leaves = [t for t in targets if t.is_leaf]
-    others = [t for t in targets if not t.is_leaf]
     # torch (python_engine.cpp run_backward) calls retain_grad() on every input before
     # running: a non-leaf input then gets its .grad from its retains_grad hook, and keeps
-    # retains_grad=True afterwards.
-    for t in others:
+    # retains_grad=True afterwards; on a leaf it is a no-op, unless the leaf no longer
+    # requires grad (requires_grad_(False)), where it raises.
+    for t in targets:
         t.retain_grad()
+    leaves = [t for t in targets if t.is_leaf]
+    others = [t for t in targets if not t.is_leaf]
     execute(outputs, grads, retain_graph, create_graph, capture=others or None,
             accumulate_into=leaves)
 

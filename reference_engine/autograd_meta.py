@@ -56,7 +56,10 @@ class OpNode(Node):
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         g = grads[0]
-        if g is None:   # torch's generated nodes return undefined grads for undefined input
+        # torch's generated nodes return undefined grads for an undefined input, and compute
+        # nothing when no input needs a grad (every edge None: an input that only requires
+        # grad through its base, a view made under no_grad), whose saved values were never kept.
+        if g is None or not any(self.needs(i) for i in range(len(self.next_edges))):
             return [None] * len(self.next_edges)
         return list(self.spec.backward(Ctx(self), g))
 

@@ -31,6 +31,7 @@ class AccumulateGrad(Node):
         super().__init__([], sequence_nr=MAX_SEQUENCE)
         self.variable = variable
         self.input_metadata = [variable._meta()]
+        self.tensor_pre_hooks = {0: variable._leaf_hooks}
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -40,7 +41,12 @@ class AccumulateGrad(Node):
         if new is None:
             return []
         var = self.variable
-        if var._grad is None:
+        # torch checks requires_grad when the node runs: a leaf that stopped requiring grad
+        # (requires_grad_(False) after the graph was built) gets no grad; its post-accumulate
+        # hooks still run.
+        if not var.requires_grad:
+            pass
+        elif var._grad is None:
             # torch steals the incoming grad when nothing else references it (a refcount
             # test: here _run's `inputs` (kept for node post-hooks), the copy of it passed to
             # apply, our local and getrefcount's argument) ...
@@ -73,7 +79,10 @@ def gradient_edge(t: Tensor) -> Edge:
     fn = t.grad_fn
     if fn is not None:
         return (fn, t._output_nr)
-    if t.requires_grad:
+    # torch's grad_accumulator() reads the leaf's own flag (requires_grad_), not
+    # requires_grad(): a view made under no_grad of a tensor that requires grad reports
+    # requires_grad=True through its base, yet has neither a grad_fn nor an accumulator.
+    if t._requires_grad:
         if t._accumulator is None:
             t._accumulator = AccumulateGrad(t)
         return (t._accumulator, 0)

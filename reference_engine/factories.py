@@ -82,19 +82,26 @@ def full(size: Sequence[int], fill_value: Any, dtype: dtype | None = None,
     return _finish(np.full(tuple(size), fill_value), dt, device, requires_grad)
 
 
-def _like(t: Tensor, fill: Any, dtype: dtype | None, device: device | str | None,
-          requires_grad: bool) -> Tensor:
+def _check_input(function: str, t: Any) -> None:
+    # torch's argument parser refuses anything but a Tensor (None included) with a TypeError.
+    if not isinstance(t, Tensor):
+        raise TypeError(messages.argument_not_tensor(function, type(t).__name__))
+
+
+def _like(function: str, t: Tensor, fill: Any, dtype: dtype | None,
+          device: device | str | None, requires_grad: bool) -> Tensor:
+    _check_input(function, t)
     return _finish(np.full(t.shape, fill), dtype or t.dtype, device or t.device, requires_grad)
 
 
 def zeros_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
                requires_grad: bool = False) -> Tensor:
-    return _like(t, 0, dtype, device, requires_grad)
+    return _like("zeros_like", t, 0, dtype, device, requires_grad)
 
 
 def ones_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
               requires_grad: bool = False) -> Tensor:
-    return _like(t, 1, dtype, device, requires_grad)
+    return _like("ones_like", t, 1, dtype, device, requires_grad)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: dtype | None = None,
@@ -120,12 +127,14 @@ def randn(*size: Any, dtype: dtype | None = None, device: device | str | None = 
 
 def rand_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
               requires_grad: bool = False) -> Tensor:
+    _check_input("rand_like", t)
     return rand(*t.shape, dtype=dtype or t.dtype, device=device or t.device,
                 requires_grad=requires_grad)
 
 
 def randn_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
                requires_grad: bool = False) -> Tensor:
+    _check_input("randn_like", t)
     return randn(*t.shape, dtype=dtype or t.dtype, device=device or t.device,
                  requires_grad=requires_grad)
 

@@ -54,18 +54,30 @@ def check_inplace(t: Tensor, others: Sequence[Tensor] = ()) -> None:
         return
     if not (t.requires_grad or any(o.requires_grad for o in others)):
         return
+    # C++ is_leaf() reads the grad_fn_ field: checking must not regenerate a view's grad_fn
+    # (which would raise the indirect "its base ... has been modified" error instead).
     if t._base is not None:
         handle_view_on_rebase(t)
-        if t.requires_grad and t._base.is_leaf:
+        if t.requires_grad and t._base._grad_fn is None:
             raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
-    if t.requires_grad and t.is_leaf:
+    if t.requires_grad and t._grad_fn is None:
         raise RuntimeError(messages.LEAF_INPLACE)
 
 
+def internal_overlap(t: Tensor) -> bool:
+    """at::has_internal_overlap == Yes: a dim of stride 0 and size > 1 (an expanded tensor,
+    such as the grad sum() hands back), where several elements share one memory location."""
+    return any(st == 0 and n > 1 for st, n in zip(t._data.strides, t.shape, strict=True))
+
+
 def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[Tensor],
-                  **attrs: Any) -> Tensor:
-    """Make self hold result's values, as op spec applied to (self, *others) in place."""
+                  idempotent: bool = False, **attrs: Any) -> Tensor:
+    """Make self hold result's values, as op spec applied to (self, *others) in place.
+    `idempotent` ops (zero_, fill_ with a number) may write overlapping memory; every other
+    kernel's TensorIterator refuses, before anything is written or counted."""
     check_inplace(self, others)
+    if not idempotent and internal_overlap(self):
+        raise RuntimeError(messages.INTERNAL_OVERLAP)
     if not np.can_cast(result.dtype.np, self.dtype.np, casting="same_kind") \
             and result.dtype is not self.dtype:
         raise RuntimeError(messages.cannot_cast(result.dtype.scalar_name, self.dtype.scalar_name))
@@ -121,8 +133,12 @@ class CopySlices(Node):
             return [None] * len(self.next_edges)
         result = ops.clone(g)
         res = self.fn.apply([ops.gather(result, self.index, "IndexBackward0")])
-        out: list[Tensor | None] = [None if res[0] is None
-                                    else ops.index_put(result, self.index, res[0])]
+        # torch writes result twice in place (result.copy_(grad), then grad_slice.copy_(res)),
+        # which shows as _version 2 on a grad that leaves through a view (an expand). Under
+        # create_graph torch's graph of it reads CopySlices(CopyBackwards(...)); this model's
+        # reads IndexPutBackward0(CloneBackward0(...)).
+        out: list[Tensor | None] = [None if res[0] is None else ops.written_in_place(
+            ops.index_put(result, self.index, res[0]), 2)]
         return out + list(res[1:])
 
     def release_variables(self) -> None:
@@ -228,12 +244,13 @@ node_class(COPY.grad_fn, OpNode).name = _copy_backwards_name
 
 
 def zero_(self: Tensor) -> Tensor:
-    return apply_inplace(self, ZERO, ops.zeros_like(self), [])
+    return apply_inplace(self, ZERO, ops.zeros_like(self), [], idempotent=True)
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:
+    # fill_(Tensor) checks overlap; fill_(Scalar) does not (writing one value twice is fine).
     return apply_inplace(self, FILL, ops.new(np.full(self.shape, value), self.dtype, self.device),
-                         [])
+                         [], idempotent=not isinstance(value, Tensor))
 
 
 def copy_(self: Tensor, src: Any) -> Tensor:

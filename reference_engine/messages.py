@@ -96,6 +96,11 @@ def data_not_tensor(type_name: str) -> str:
     return f"Variable data has to be a tensor, but got {type_name}"
 
 
+def argument_not_tensor(function: str, type_name: str) -> str:
+    """The Python arg parser's words for a non-Tensor where a Tensor `input` is expected."""
+    return f"{function}(): argument 'input' (position 1) must be Tensor, not {type_name}"
+
+
 # --- backward / autograd.grad ------------------------------------------------
 IMPLICIT_GRAD_NON_SCALAR = "grad can be implicitly created only for scalar outputs"
 MATERIALIZE_WITHOUT_ALLOW_UNUSED = (
@@ -332,3 +337,7 @@ MARK_DIRTY_NOT_INPUT = (
 
 def grad_not_variable(type_name: str) -> str:
     return f"expected Variable or None (got {type_name})"
+
+INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")

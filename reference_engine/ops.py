@@ -239,8 +239,22 @@ def pow(self: Any, exponent: Any) -> Tensor:
 
 # ---- unary elementwise --------------------------------------------------------------
 
-def _unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor) -> Tensor:
-    return _elementwise(spec, fn, (self,), compute_dtype=_float_dtype(self))
+def _unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
+                 rounded: bool = False) -> Tensor:
+    dt = _float_dtype(self)
+    if rounded and dt is dtypes.float32:
+        # torch's float32 exp/log/sin/cos/tanh (SLEEF, within 1 ULP) are nearly always the
+        # correctly rounded value; numpy's float32 SIMD loops are often 1 ULP off, which a
+        # chain like exp(x * x) amplifies past the comparison's tolerance. Computing in
+        # float64 and rounding once agrees with torch far more often.
+        return _elementwise(spec, fn, (self,), out_dtype=dt, compute_dtype=dtypes.float64)
+    return _elementwise(spec, fn, (self,), compute_dtype=dt)
+
+
+def _sigmoid_array(a: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-a)) in a's precision, with the exp rounded as torch's (see above)."""
+    e = np.exp(-a.astype(np.float64)).astype(a.dtype)
+    return np.asarray(a.dtype.type(1) / (a.dtype.type(1) + e))
 
 
 EXP = OpSpec("ExpBackward0", ("self",), {"self": ("result",)},
@@ -282,11 +296,11 @@ def _clamp_mask(x: Tensor, lo: Number | None, hi: Number | None) -> Tensor:
 
 
 def exp(self: Tensor) -> Tensor:
-    return _unary_float(EXP, np.exp, self)
+    return _unary_float(EXP, np.exp, self, rounded=True)
 
 
 def log(self: Tensor) -> Tensor:
-    return _unary_float(LOG, np.log, self)
+    return _unary_float(LOG, np.log, self, rounded=True)
 
 
 def sqrt(self: Tensor) -> Tensor:
@@ -298,23 +312,24 @@ def abs(self: Tensor) -> Tensor:
 
 
 def sin(self: Tensor) -> Tensor:
-    return _unary_float(SIN, np.sin, self)
+    return _unary_float(SIN, np.sin, self, rounded=True)
 
 
 def cos(self: Tensor) -> Tensor:
-    return _unary_float(COS, np.cos, self)
+    return _unary_float(COS, np.cos, self, rounded=True)
 
 
 def tanh(self: Tensor) -> Tensor:
-    return _unary_float(TANH, np.tanh, self)
+    return _unary_float(TANH, np.tanh, self, rounded=True)
 
 
 def sigmoid(self: Tensor) -> Tensor:
-    return _unary_float(SIGMOID, lambda a: 1 / (1 + np.exp(-a)), self)
+    return _unary_float(SIGMOID, _sigmoid_array, self)
 
 
 def relu(self: Tensor) -> Tensor:
-    return _elementwise(RELU, lambda a: np.maximum(a, 0).astype(a.dtype), (self,))
+    # relu is clamp_min(self, 0): x < 0 ? 0 : x, so -0.0 stays -0.0 and NaN stays NaN.
+    return _elementwise(RELU, lambda a: _clamp_array(a, 0, None), (self,))
 
 
 def clamp(self: Tensor, min: Number | None = None, max: Number | None = None) -> Tensor:
@@ -322,8 +337,10 @@ def clamp(self: Tensor, min: Number | None = None, max: Number | None = None) ->
 
 
 def _clamp_array(a: np.ndarray, lo: Number | None, hi: Number | None) -> np.ndarray:
-    out = a if lo is None else np.maximum(a, np.asarray(lo, dtype=a.dtype))
-    return out if hi is None else np.minimum(out, np.asarray(hi, dtype=a.dtype))
+    """ATen's clamp: x < lo ? lo : x, then x > hi ? hi : x. A bound equal to x (a zero of
+    the other sign) leaves x as it is; np.maximum would not."""
+    out = a if lo is None else np.where(a < lo, np.asarray(lo, dtype=a.dtype), a)
+    return out if hi is None else np.where(out > hi, np.asarray(hi, dtype=a.dtype), out)
 
 
 # ---- comparisons and other non-differentiable results ---------------------------------
@@ -338,6 +355,10 @@ def logical_not(self: Tensor) -> Tensor:
 
 def signbit(self: Tensor) -> Tensor:
     return new(np.signbit(self._data), dtypes.bool_, self.device)
+
+
+def isnan(self: Tensor) -> Tensor:
+    return new(np.isnan(self._data), dtypes.bool_, self.device)
 
 
 def equal(a: Tensor, b: Tensor) -> bool:
@@ -380,12 +401,23 @@ MINIMUM = OpSpec("MinimumBackward0", ("self", "other"),
                                       lambda: _max_backward(c, g, np.less)))
 
 
+def _keep_first(pick: Callable[..., Any]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """ATen's scalar maximum/minimum: NaN if either is NaN, else std::max(a, b), which keeps
+    the first operand on ties (maximum(-0., 0.) is -0.). torch's vectorized loop (whole
+    SIMD vectors of contiguous elements, 16 float32 / 8 float64 with AVX512) takes the second
+    operand on ties instead; that CPU-dependent path is not modelled."""
+    def fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a, b = np.broadcast_arrays(a, b)
+        return np.where(np.isnan(a) | np.isnan(b), a + b, np.where(pick(b, a), b, a))
+    return fn
+
+
 def maximum(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(MAXIMUM, np.maximum, (self, other))
+    return _elementwise(MAXIMUM, _keep_first(np.greater), (self, other))
 
 
 def minimum(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(MINIMUM, np.minimum, (self, other))
+    return _elementwise(MINIMUM, _keep_first(np.less), (self, other))
 
 
 # ---- linear algebra -------------------------------------------------------------------
@@ -439,7 +471,7 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
     if self.dtype is not mat2.dtype:
         raise RuntimeError(messages.mm_dtypes(self.dtype.cpp_name, mat2.dtype.cpp_name))
-    return _matmul_like(MM, self, mat2, self_sym_sizes=tuple(self.shape),
+    return _matmul_like(MM, self, mat2, mm_product, self_sym_sizes=tuple(self.shape),
                         self_sym_strides=strides(self), mat2_sym_sizes=tuple(mat2.shape),
                         mat2_sym_strides=strides(mat2))
 
@@ -463,16 +495,43 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
     dev = common_device([bias, mat1, mat2])
     dt = _promotes([mat1, mat2])
-    out = new(_compute(lambda b, x, w: b + x @ w, bias._data, mat1._data, mat2._data), dt, dev)
+    # BLAS accumulates into the output, which starts as the bias: -0.0 + (-0.0 products)
+    # stays -0.0.
+    out = new(_compute(lambda b, x, w: b + _from_negative_zero(x, w), bias._data, mat1._data,
+                       mat2._data), dt, dev)
     return record(ADDMM, out, [bias, mat1, mat2], mat1_sym_sizes=tuple(mat1.shape),
                   mat1_sym_strides=strides(mat1), mat2_sym_sizes=tuple(mat2.shape),
                   mat2_sym_strides=strides(mat2))
 
 
-def _matmul_like(spec: OpSpec, a: Tensor, b: Tensor, **attrs: Any) -> Tensor:
+def blas_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b as BLAS computes it: each sum of products accumulates from +0.0, so a sum of
+    zeros is +0.0 even where every product is -0.0 (numpy's sign there is unreliable)."""
+    return np.matmul(a, b) + a.dtype.type(0)
+
+
+def _from_negative_zero(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The 2-D a @ b summed from -0.0: -0.0 exactly where every product is -0.0."""
+    products = a[:, :, None] * b[None, :, :]
+    all_negative_zero = np.all((products == 0) & np.signbit(products), axis=1)
+    return np.where(all_negative_zero, a.dtype.type(-0.0), blas_product(a, b))
+
+
+def mm_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """mm's kernel: with an inner size of 1 and both outer sizes above 1, each element is
+    the one product a[i, 0] * b[0, j] with its sign (an outer product, not a BLAS sum);
+    otherwise sums accumulate from +0.0 (blas_product). Found empirically on torch 2.13 CPU."""
+    if a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1:
+        return _from_negative_zero(a, b)
+    return blas_product(a, b)
+
+
+def _matmul_like(spec: OpSpec, a: Tensor, b: Tensor,
+                 product: Callable[[np.ndarray, np.ndarray], np.ndarray] = blas_product,
+                 **attrs: Any) -> Tensor:
     dev = common_device([a, b])
     dt = _promotes([a, b])
-    return record(spec, new(_compute(np.matmul, a._data, b._data), dt, dev), [a, b], **attrs)
+    return record(spec, new(_compute(product, a._data, b._data), dt, dev), [a, b], **attrs)
 
 
 def matmul(self: Tensor, other: Tensor) -> Tensor:
@@ -502,14 +561,21 @@ def _reduce_dims(t: Tensor, dim: int | Sequence[int]) -> tuple[int, ...]:
     return tuple(wrap_dim(d, t.ndim) for d in dims) if t.ndim else ()
 
 
+def _sum_array(a: np.ndarray, dt: dtype, dims: tuple[int, ...] | None = None,
+               keepdim: bool = False) -> np.ndarray:
+    """ATen's sum accumulates from +0.0: a sum of -0.0s (even of one) is +0.0. numpy
+    starts from the first element and keeps -0.0; adding +0.0 turns only -0.0 into +0.0."""
+    return np.sum(a, axis=dims, keepdims=keepdim, dtype=dt.np) + dt.np.type(0)
+
+
 def sum(self: Tensor, dim: int | Sequence[int] | None = None,
         keepdim: bool = False) -> Tensor:
     dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
     if dim is None:
-        out = new(np.sum(self._data, dtype=dt.np), dt, self.device)
+        out = new(_sum_array(self._data, dt), dt, self.device)
         return record(SUM0, out, [self], self_sym_sizes=tuple(self.shape))
     dims = _reduce_dims(self, dim)
-    out = new(np.sum(self._data, axis=dims, keepdims=keepdim, dtype=dt.np), dt, self.device)
+    out = new(_sum_array(self._data, dt, dims, keepdim), dt, self.device)
     return record(SUM1, out, [self], dim=dims, keepdim=keepdim, self_sym_sizes=tuple(self.shape))
 
 
@@ -517,18 +583,24 @@ def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = F
     if not self.dtype.is_floating_point:
         raise RuntimeError(messages.mean_dtype(self.dtype.scalar_name))
     if dim is None:
-        out = new(np.mean(self._data), self.dtype, self.device)
+        total = _sum_array(self._data, self.dtype)
+        out = new(_compute(lambda t: t / self.numel(), total), self.dtype, self.device)
         return record(MEAN0, out, [self], self_sym_sizes=tuple(self.shape),
                       self_sym_numel=self.numel())
     dims = _reduce_dims(self, dim)
-    out = new(np.mean(self._data, axis=dims, keepdims=keepdim), self.dtype, self.device)
     count = int(np.prod([self.shape[d] for d in dims])) if self.ndim else 1
+    # mean is sum / count, so a mean of -0.0s is +0.0 too.
+    total = _sum_array(self._data, self.dtype, dims, keepdim)
+    out = new(_compute(lambda t: t / count, total), self.dtype, self.device)
     return record(MEAN1, out, [self], dim=dims, keepdim=keepdim,
                   self_sym_sizes=tuple(self.shape), count=count)
 
 
 def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:
-    """at::sum_to: what the engine applies to a broadcast grad (sum keepdim, then view)."""
+    """at::sum_to: what the engine applies to a broadcast grad (sum keepdim, then view;
+    to a 0-dim shape, one plain sum())."""
+    if len(shape) == 0:
+        return sum(g)
     lead = g.ndim - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
                                 if s == 1 and g.shape[lead + i] != 1]

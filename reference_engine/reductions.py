@@ -107,18 +107,34 @@ AMIN = OpSpec("AminBackward0", ("self",), {"self": ("self", "result")},
               lambda c, g: [_amax_backward(c, g)])
 
 
-def _extreme(spec: OpSpec, fn: Any, self: Tensor, dim: Dims, keepdim: bool) -> Tensor:
+def first_extreme(a: np.ndarray, dims: tuple[int, ...], keepdim: bool,
+                  largest: bool) -> np.ndarray:
+    """amax/amin as ATen's scalar reduction loop computes them: max_impl(acc, x) keeps the
+    accumulator on ties and propagates NaN, so of equal values (-0.0 and 0.0) the first one
+    visited wins. The loop visits the reduced elements in memory order (TensorIterator puts
+    the smallest stride innermost). Where a reduction is long enough for the vectorized loop
+    (four SIMD vectors of contiguous elements or outputs, CPU-dependent) torch's tie-breaking
+    differs; that is not modelled."""
+    keep = [d for d in range(a.ndim) if d not in dims]
+    order = sorted(dims, key=lambda d: -a.strides[d])   # stable: outermost first
+    moved = np.transpose(a, keep + order).reshape([a.shape[d] for d in keep] + [-1])
+    pick = (np.argmax if largest else np.argmin)(moved, axis=-1)   # first max, or first NaN
+    out = np.take_along_axis(moved, pick[..., None], -1)[..., 0]
+    return np.expand_dims(out, dims) if keepdim else out
+
+
+def _extreme(spec: OpSpec, largest: bool, self: Tensor, dim: Dims, keepdim: bool) -> Tensor:
     dims = _dims(self, dim)
-    out = ops.new(fn(self._data, axis=dims, keepdims=keepdim), self.dtype, self.device)
+    out = ops.new(first_extreme(self._data, dims, keepdim, largest), self.dtype, self.device)
     return record(spec, out, [self], dim=dims, keepdim=keepdim)
 
 
 def amax(self: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
-    return _extreme(AMAX, np.amax, self, dim, keepdim)
+    return _extreme(AMAX, True, self, dim, keepdim)
 
 
 def amin(self: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
-    return _extreme(AMIN, np.amin, self, dim, keepdim)
+    return _extreme(AMIN, False, self, dim, keepdim)
 
 
 # ---- max / min ----------------------------------------------------------------------------

@@ -31,6 +31,10 @@ class SavedVariable:
         self._saved_version = tensor._version_counter.value
         self._output_nr = tensor._output_nr
         self._is_output = is_output
+        # An output is saved as tensor_data(): a new tensor sharing its storage at save time,
+        # so a later `out.data = other` does not reach the saved value (an input is saved as
+        # the tensor itself, and does see it).
+        self._output_data = (tensor._data, tensor._dtype, tensor._device)
         self._released = False
 
     def unpack(self, saved_for: Node) -> Tensor:
@@ -51,7 +55,7 @@ class SavedVariable:
             # unpacks it as a new tensor object on every access, aliasing the output's data and
             # version counter, with the saving node restored as its grad_fn.
             from .tensor import Tensor
-            out = Tensor(t._data, t._dtype, t._device)
+            out = Tensor(*self._output_data)
             out._version_counter = t._version_counter
             out._grad_fn, out._output_nr = saved_for, self._output_nr
             out._view_version = out._version_counter.value

@@ -7,6 +7,7 @@ this file reads as the list of state a tensor carries and the rules on it.
 from __future__ import annotations
 
 import builtins
+import functools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -48,6 +49,21 @@ class InferenceVersionCounter(VersionCounter):
             raise RuntimeError(messages.INFERENCE_INPLACE_OUTSIDE)
 
 
+_OPERANDS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+
+
+def _operator(method: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
+    """torch's operator slots turn a TypeError into NotImplemented, so an operand that is
+    neither a tensor nor a number (None, a str) gets Python's own error ("unsupported
+    operand type(s) for +: 'Tensor' and 'NoneType'"), and == None is plain identity."""
+    @functools.wraps(method)
+    def operator(self: Tensor, other: Any) -> Tensor:
+        if not isinstance(other, (Tensor, *_OPERANDS)):
+            return NotImplemented
+        return method(self, other)
+    return operator
+
+
 class Tensor:
     _grad_fn: Node | None
     _wrapped_number = False   # a Python number wrapped for an op; loses type promotion
@@ -64,6 +80,9 @@ class Tensor:
         self._grad: Tensor | None = None
         self._retains_grad = False
         self._accumulator: Node | None = None  # this leaf's AccumulateGrad, made on demand
+        # A leaf's tensor hooks live on the tensor, not on its AccumulateGrad (torch reads
+        # impl::hooks(variable) lazily): a replaced accumulator still runs them.
+        self._leaf_hooks: dict[builtins.int, Hook] = {}
         # register_post_accumulate_grad_hook's hooks, run by AccumulateGrad (engine.py).
         self._post_accumulate_grad_hooks: dict[builtins.int, Callable[[Tensor], None]] = {}
         # View tracking: the root base, where this view's elements sit in the base
@@ -101,8 +120,9 @@ class Tensor:
     @property
     def requires_grad(self) -> builtins.bool:
         # A view also requires grad when its base does, even one made under no_grad
-        # (DifferentiableViewMeta::requires_grad).
-        return self._requires_grad or self.grad_fn is not None or (
+        # (DifferentiableViewMeta::requires_grad). It reads the grad_fn_ field, not the
+        # grad_fn getter, so it never raises for a view that may not be regenerated.
+        return self._requires_grad or self._grad_fn is not None or (
             self._base is not None and self._base.requires_grad)
 
     @requires_grad.setter
@@ -137,7 +157,10 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        if not self.is_leaf and not self._retains_grad:
+        # TensorBase::grad() uses the C++ is_leaf(), which reads the grad_fn_ field (no
+        # regeneration, so no error for a multi-output view whose base changed), and only
+        # warns when there is no grad to return.
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(messages.NON_LEAF_GRAD_ACCESS, UserWarning, stacklevel=2)
         return self._grad
 
@@ -179,10 +202,9 @@ class Tensor:
     def register_hook(self, hook: Hook) -> RemovableHandle:
         if not self.requires_grad:
             raise RuntimeError(messages.HOOK_NO_GRAD)
-        from .engine import gradient_edge
-        node = gradient_edge(self)[0]
-        assert node is not None
-        table = node.tensor_pre_hooks.setdefault(self._output_nr if self.grad_fn else 0, {})
+        node = self.grad_fn
+        table = self._leaf_hooks if node is None else \
+            node.tensor_pre_hooks.setdefault(self._output_nr, {})
         handle = RemovableHandle(table)
         table[handle.id] = hook
         return handle
@@ -225,6 +247,11 @@ class Tensor:
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(messages.data_not_tensor(type(value).__name__))
+        # torch's VariableHooks::set_data drops the leaf's AccumulateGrad when the dtype or
+        # device changes: graphs built before keep the old node (and cast grads to the old
+        # dtype), graphs built after get a new one with the new metadata.
+        if value._dtype is not self._dtype or value._device != self._device:
+            self._accumulator = None
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
 
     # ---- metadata ------------------------------------------------------------
@@ -477,6 +504,9 @@ class Tensor:
     def signbit(self) -> Tensor:
         return ops.signbit(self)
 
+    def isnan(self) -> Tensor:
+        return ops.isnan(self)
+
     def equal(self, other: Tensor) -> builtins.bool:
         return ops.equal(self, other)
 
@@ -617,37 +647,48 @@ class Tensor:
         return inplace.clamp_(self, min, max)
 
     # ---- Python operators -----------------------------------------------------
+    @_operator
     def __add__(self, other: Any) -> Tensor:
         return ops.add(self, other)
 
+    @_operator
     def __radd__(self, other: Any) -> Tensor:
         return ops.add(self, other)
 
+    @_operator
     def __sub__(self, other: Any) -> Tensor:
         return ops.sub(self, other)
 
+    @_operator
     def __rsub__(self, other: Any) -> Tensor:
         return ops.rsub(self, other)
 
+    @_operator
     def __mul__(self, other: Any) -> Tensor:
         return ops.mul(self, other)
 
+    @_operator
     def __rmul__(self, other: Any) -> Tensor:
         return ops.mul(self, other)
 
+    @_operator
     def __truediv__(self, other: Any) -> Tensor:
         return ops.div(self, other)
 
+    @_operator
     def __rtruediv__(self, other: Any) -> Tensor:
         # torch computes scalar / x as reciprocal(x) * scalar (ReciprocalBackward0, MulBackward0)
         return ops.mul(ops.reciprocal(self), other)
 
+    @_operator
     def __pow__(self, exponent: Any) -> Tensor:
         return ops.pow(self, exponent)
 
+    @_operator
     def __rpow__(self, base: Any) -> Tensor:
         return ops.pow(base, self)
 
+    @_operator
     def __matmul__(self, other: Tensor) -> Tensor:
         return ops.matmul(self, other)
 
@@ -657,42 +698,54 @@ class Tensor:
     def __abs__(self) -> Tensor:
         return ops.abs(self)
 
+    @_operator
     def __iadd__(self, other: Any) -> Tensor:
         return inplace.add_(self, other, 1)
 
+    @_operator
     def __isub__(self, other: Any) -> Tensor:
         return inplace.sub_(self, other, 1)
 
+    @_operator
     def __imul__(self, other: Any) -> Tensor:
         return inplace.mul_(self, other)
 
+    @_operator
     def __itruediv__(self, other: Any) -> Tensor:
         return inplace.div_(self, other)
 
+    @_operator
     def __lt__(self, other: Any) -> Tensor:
         return ops.compare(self, other, np.less)
 
+    @_operator
     def __le__(self, other: Any) -> Tensor:
         return ops.compare(self, other, np.less_equal)
 
+    @_operator
     def __gt__(self, other: Any) -> Tensor:
         return ops.compare(self, other, np.greater)
 
+    @_operator
     def __ge__(self, other: Any) -> Tensor:
         return ops.compare(self, other, np.greater_equal)
 
+    @_operator
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         return ops.compare(self, other, np.equal)
 
+    @_operator
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
         return ops.compare(self, other, np.not_equal)
 
     def __invert__(self) -> Tensor:
         return ops.logical_not(self)
 
+    @_operator
     def __and__(self, other: Any) -> Tensor:
         return ops.compare(self, other, np.logical_and)
 
+    @_operator
     def __or__(self, other: Any) -> Tensor:
         return ops.compare(self, other, np.logical_or)
 

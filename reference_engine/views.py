@@ -96,10 +96,20 @@ def view(self: Tensor, shape: Sequence[int]) -> Tensor:
                       self_sym_sizes=tuple(self.shape))
 
 
+RESHAPE_ALIAS = OpSpec("ReshapeAliasBackward0", ("self",),
+                      backward=lambda c, g: [reshape(g, c.self_sym_sizes)])
+
+
 def reshape(self: Tensor, shape: Sequence[int]) -> Tensor:
+    """ATen's reshape: a contiguous tensor is view()ed; another one whose layout still
+    allows a view (an expanded tensor) goes through _reshape_alias (its own node name);
+    anything else is cloned and _unsafe_view()ed."""
     new_shape = _infer_shape(self, shape)
-    if _viewable(self, new_shape):
+    if self._data.flags.c_contiguous:
         return view(self, new_shape)
+    if _viewable(self, new_shape):
+        return _make_view(self, lambda a: np.reshape(a, new_shape, copy=False), RESHAPE_ALIAS,
+                          self_sym_sizes=tuple(self.shape))
     # ATen: clone to contiguous, then _unsafe_view (a fresh tensor, not a view).
     copied = ops.clone(self)
     out = Tensor(copied._data.reshape(new_shape), self.dtype, self.device)
@@ -181,8 +191,19 @@ def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
                                                     _sizes(self.shape)))
         target.append(new)
     shape = tuple(target)
-    return _make_view(self, lambda a: np.broadcast_to(a, shape), EXPAND,
+    return _make_view(self, lambda a: _expand_array(a, shape), EXPAND,
                       self_sym_sizes=tuple(self.shape))
+
+
+def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """torch's expand strides: 0 for new leading dims and for size-1 dims that grow; a dim
+    that keeps its size keeps its stride (np.broadcast_to zeroes every size-1 dim, which
+    changes what matmul's should_fold sees)."""
+    lead = len(shape) - a.ndim
+    kept = [0 if old == 1 and new != 1 else st
+            for old, new, st in zip(a.shape, shape[lead:], a.strides, strict=True)]
+    return np.lib.stride_tricks.as_strided(a, shape, (0,) * lead + tuple(kept),
+                                           writeable=False)
 
 
 # ---- indexing ----------------------------------------------------------------------------

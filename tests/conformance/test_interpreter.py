@@ -153,3 +153,12 @@ def test_graph_signature_shows_shared_nodes_constants_and_output_numbers() -> No
     assert b.graph == "AddBackward0(MulBackward0(AccumulateGrad, None), MulBackward0(#2, None))"
     assert v.graph is not None and v.graph.startswith("MulBackward0(UnbindBackward0(")
     assert "@1" in v.graph
+
+
+def test_efficient_zero_tensors_are_observed() -> None:
+    # abs's double backward hands back torch's ZeroTensor, which plain .numpy() refuses
+    trace = run("x = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+                "g, = torch.autograd.grad(x.abs().sum(), x, create_graph=True)\n"
+                "gg, = torch.autograd.grad(g.sum(), x)\n")
+    assert trace.failure is None
+    assert np.array_equal(values(trace, "gg"), [0.0, 0.0])
