@@ -21,6 +21,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         "--engine", args.engine, "--conformance-report", str(args.report_dir),
         "--hypothesis-profile", args.profile,
         "-p", "no:cacheprovider", "-q", "--continue-on-collection-errors",
+        # this command imported hypothesis (for its profiles) before pytest could rewrite it
+        "-W", "ignore::pytest.PytestAssertRewriteWarning",
     ]
     if args.save_divergences:
         pytest_args += ["--save-divergences", str(args.save_divergences)]
