@@ -19,6 +19,7 @@ import numpy as np
 from conformance.compare import Divergence
 from conformance.generated import HitRates
 from conformance.runner import Item, ItemResult, describe_failure, statement_text
+from conformance.trace import TensorSnapshot
 
 SCHEMA_VERSION = 1
 # summary.md is meant for a CI step summary, which caps its size.
@@ -47,8 +48,25 @@ def _divergence(result: ItemResult, d: Divergence | None) -> dict[str, Any] | No
     return {
         "line": d.line + case.line_offset, "statement": statement_text(case, d.line),
         "field": d.field, "torch": _jsonable(d.expected), "engine": _jsonable(d.actual),
-        "strict": d.strict,
+        "strict": d.strict, "graphs": _graphs(result, d),
     }
+
+
+def _graphs(result: ItemResult, d: Divergence) -> dict[str, str | None] | None:
+    """The graph signatures (observe.graph_signature) of the tensor the divergent field
+    belongs to, in both traces at the divergent step: what the HTML report draws."""
+    traces = (result.torch_trace, result.engine_trace)
+    if any(t is None or d.step >= len(t.steps) for t in traces):
+        return None
+    graphs: dict[str, str | None] = {}
+    for side, trace in zip(("torch", "engine"), traces, strict=True):
+        assert trace is not None
+        names = trace.steps[d.step].names
+        # the longest name path that prefixes the field: "a.grad.values" -> "a"
+        owner = max((p for p in names if d.field.startswith(p + ".")), key=len, default=None)
+        snap = names.get(owner) if owner else None
+        graphs[side] = snap.graph if isinstance(snap, TensorSnapshot) else None
+    return graphs if any(graphs.values()) else None
 
 
 def item_record(item: Item, result: ItemResult | None, outcome: str, longrepr: str
