@@ -88,6 +88,8 @@ def item_record(item: Item, result: ItemResult | None, outcome: str, longrepr: s
     if outcome == "failed":
         record["report"] = describe_failure(result)
         record["repro"] = result.repro()
+        record["program"] = case.source_text
+        record["program_first_line"] = case.line_offset + 1
     return record
 
 
