@@ -8,6 +8,7 @@ file alone, with file, line and fix. Item ids look like
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,12 +16,14 @@ from typing import Any
 
 import pytest
 
-from conformance import profiles, report
+from conformance import expectations, profiles, report
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
 from conformance.loader import Case, load_case
 from conformance.runner import (
+    DIVERGES,
+    KNOWN,
     PASS,
     SKIPPED,
     Item,
@@ -28,12 +31,14 @@ from conformance.runner import (
     describe_failure,
     items_of,
     run_item,
+    torch_version,
 )
 from conformance.runner import torch_engine as torch_engine_
 from conformance.vocabulary import FEATURES
 
 RESULT_PROPERTY = "conformance_result"
 HITS_PROPERTY = "conformance_generated_hits"
+MATCHED_PROPERTY = "conformance_known_matched"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,6 +50,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--lenient-messages", action="store_true",
                     help="pass items whose only difference from torch is an exact "
                          "error/warning text (kinds must still agree)")
+    group.addoption("--expectations", default=None, metavar="FILE",
+                    help="known divergences of the engine under test (default: "
+                         "expectations/<engine>.yaml when it exists)")
+    group.addoption("--strict-expectations", action="store_true",
+                    help="fail the run when an expectations entry matches nothing")
     group.addoption("--save-divergences", default=None, metavar="DIR",
                     help="write each shrunk divergence of a generated program to DIR as a "
                          "ready YAML case")
@@ -104,12 +114,26 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         engine = _engine(self.config)
-        self.result = run_item(self.conformance_item, engine,
-                               strict_messages=not self.config.getoption("--lenient-messages"))
-        if self.result.verdict == SKIPPED:
-            pytest.skip(self.result.reason)
-        if self.result.verdict != PASS:
-            raise ConformanceFailure(describe_failure(self.result))
+        item = self.conformance_item
+        self.result = result = run_item(
+            item, engine, strict_messages=not self.config.getoption("--lenient-messages"))
+        if result.verdict == SKIPPED:
+            pytest.skip(result.reason)
+        expectations = self.config.stash[_EXPECTATIONS]
+        known = expectations.for_item(item.id, item.device, item.dtype, torch_version())
+        if known is not None:
+            _MATCHED.add(known.index)
+            where = known.where(expectations.path)
+            if result.verdict == DIVERGES:
+                result.verdict = KNOWN
+                result.reason = f"known divergence ({where}): {known.reason}"
+                pytest.xfail(result.reason)
+            if result.verdict == PASS:
+                raise ConformanceFailure(
+                    f"{item.id}: listed as a known divergence at {where}, but it passes now: "
+                    "remove or narrow the entry")
+        if result.verdict != PASS:
+            raise ConformanceFailure(describe_failure(result))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> str:
@@ -126,6 +150,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Iterator[None]:
     outcome = yield
     rep = outcome.get_result()  # type: ignore[attr-defined]
+    if rep.when == "call" and _MATCHED:
+        rep.user_properties.append((MATCHED_PROPERTY, json.dumps(sorted(_MATCHED))))
     if _is_generated(item) and rep.when == "call":
         rep.user_properties.append((HITS_PROPERTY, json.dumps(_GENERATED_LOG.as_dict())))
         rep.user_properties.append((RESULT_PROPERTY, json.dumps(
@@ -142,9 +168,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 class _Collector:
     """In the controller: every item's record and the generated programs' hit counts."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: expectations.Expectations) -> None:
         self.records: list[dict[str, Any]] = []
         self.hits = HitRates()
+        self.known = known
+        self.matched: set[int] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -152,11 +180,20 @@ class _Collector:
                 self.records.append(json.loads(str(value)))
             elif name == HITS_PROPERTY:
                 self.hits.merge(HitRates.from_dict(json.loads(str(value))))
+            elif name == MATCHED_PROPERTY:
+                self.matched.update(json.loads(str(value)))
+
+    def unmatched(self) -> list[expectations.Known]:
+        return [k for k in self.known.known if k.index not in self.matched]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.hits.programs:
             terminalreporter.write_sep("-", "generated programs: hit rates")
             terminalreporter.write_line(self.hits.table())
+        for k in self.unmatched():
+            terminalreporter.write_line(
+                f"expectations: the entry at {k.where(self.known.path)} matched nothing in "
+                "this run (remove it if the divergence is gone)")
 
 
 # ---- generated programs -----------------------------------------------------------------
@@ -178,6 +215,16 @@ def torch_engine() -> Engine:
 @pytest.fixture(scope="session")
 def generated_log() -> HitRates:
     return _GENERATED_LOG
+
+
+@pytest.fixture(scope="session")
+def known_divergences(pytestconfig: pytest.Config) -> expectations.Expectations:
+    return pytestconfig.stash[_EXPECTATIONS]
+
+
+@pytest.fixture(scope="session")
+def matched_expectations() -> set[int]:
+    return _MATCHED
 
 
 @pytest.fixture(scope="session")
@@ -203,13 +250,32 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_PROFILE] = profiles.load(config.getoption("hypothesis_profile", None))
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
-    if config.getoption("--conformance-report") and not hasattr(config, "workerinput"):
-        collector = _Collector()
+    config.stash[_EXPECTATIONS] = _load_expectations(config)
+    _MATCHED.clear()  # one session's matches (a process may run several, e.g. pytester)
+    if not hasattr(config, "workerinput"):
+        collector = _Collector(config.stash[_EXPECTATIONS])
         config.stash[_COLLECTOR] = collector
         config.pluginmanager.register(collector, "conformance-collector")
         config.stash[_STARTED] = report.now()
 
 
+def _load_expectations(config: pytest.Config) -> expectations.Expectations:
+    explicit = config.getoption("--expectations")
+    path = Path(explicit) if explicit else expectations.default_path(
+        Path(config.rootpath), config.getoption("--engine"))
+    if not explicit and not path.exists():
+        return expectations.NONE
+    with contextlib.suppress(ValueError):  # outside the project: keep it as given
+        path = path.resolve().relative_to(Path(config.rootpath).resolve())
+    try:
+        return expectations.load(path)
+    except CaseError as e:
+        raise pytest.UsageError(str(e)) from None
+
+
+# Indices of expectations entries matched by items run in this process.
+_MATCHED: set[int] = set()
+_EXPECTATIONS = pytest.StashKey[expectations.Expectations]()
 _COLLECTOR = pytest.StashKey[_Collector]()
 _PROFILE = pytest.StashKey[str]()
 _STARTED = pytest.StashKey[float]()
@@ -220,10 +286,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     collector = config.stash.get(_COLLECTOR, None)
     if collector is None:
         return
+    if config.getoption("--strict-expectations") and collector.unmatched() and \
+            session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if not config.getoption("--conformance-report"):
+        return
     directory = Path(config.getoption("--conformance-report"))
     paths = report.write(directory, collector.records,
                          engine=config.getoption("--engine"), started=config.stash[_STARTED],
-                         profile=config.stash[_PROFILE], generated=collector.hits)
+                         profile=config.stash[_PROFILE], generated=collector.hits,
+                         known=collector.known, unmatched=collector.unmatched())
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in paths)}")

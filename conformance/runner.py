@@ -16,8 +16,9 @@ PASS = "pass"
 DIVERGES = "diverges"
 CASE_WRONG = "case_disagrees_with_torch"
 SKIPPED = "skipped"
+KNOWN = "known"  # a divergence listed in the expectations file
 ERROR = "error"
-VERDICTS = (PASS, DIVERGES, CASE_WRONG, SKIPPED, ERROR)
+VERDICTS = (PASS, DIVERGES, CASE_WRONG, SKIPPED, KNOWN, ERROR)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,11 @@ class ItemResult:
 @cache
 def torch_engine() -> Engine:
     return load_engine(TORCH)
+
+
+def torch_version() -> str:
+    """The installed torch release (what expectations' version ranges are checked against)."""
+    return str(torch_engine().module.__version__)
 
 
 def statement_text(case: Case, line: int) -> str:

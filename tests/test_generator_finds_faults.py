@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 
 import reference_engine
+from conformance import expectations
 from conformance.engines import Engine
 from conformance.generated import HitRates, walk
 from conformance.generated_suite import GeneratedDivergence, check_generated
@@ -114,3 +115,22 @@ def test_injected_fault_is_found_and_shrunk(fault: str, tmp_path: Path) -> None:
     (saved,) = tmp_path.glob("*.yaml")
     case = load_case(saved)
     assert case.features and case.program.body
+
+
+def test_listed_generated_divergence_is_counted_not_shrunk(tmp_path: Path) -> None:
+    module = engine_copy("faulty_known")
+    neg_result_claims_leaf(module)
+    faulty = Engine("faulty_known", module)
+    listed = tmp_path / "known.yaml"
+    listed.write_text("known:\n  - generated: {field: '*.is_leaf'}\n    reason: injected\n")
+    known = expectations.load(listed)
+    log, matched = HitRates(), set()
+
+    @settings(parent=settings.get_profile("default"), database=None, derandomize=True)
+    @given(programs())
+    def search(program: Program) -> None:
+        check_generated(program, faulty, ORACLE, log, None, known, matched)
+
+    search()  # no GeneratedDivergence: every divergence it met is listed
+    assert log.counts["known_divergence"] > 0
+    assert matched == {0}
