@@ -295,7 +295,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     paths = report.write(directory, collector.records,
                          engine=config.getoption("--engine"), started=config.stash[_STARTED],
                          profile=config.stash[_PROFILE], generated=collector.hits,
-                         known=collector.known, unmatched=collector.unmatched())
+                         known=collector.known, unmatched=collector.unmatched(),
+                         seed=config.getoption("hypothesis_seed", None))
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in paths)}")

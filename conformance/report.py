@@ -6,6 +6,8 @@ or the controller) and merged in the controller.
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import json
 import platform
 import subprocess
@@ -16,7 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from conformance import html_report
 from conformance.compare import Divergence
+from conformance.expectations import NONE as NO_EXPECTATIONS
+from conformance.expectations import Expectations, Known
 from conformance.generated import HitRates
 from conformance.runner import Item, ItemResult, describe_failure, statement_text
 from conformance.trace import TensorSnapshot
@@ -119,17 +124,34 @@ def _git_revision() -> str | None:
     return out.stdout.strip() or None
 
 
-def run_info(engine: str, started: float, profile: str) -> dict[str, Any]:
+def _engine_version(engine: str) -> str | None:
+    """The engine module's __version__, else the version of the distribution shipping it."""
+    module = importlib.import_module(engine)
+    version = getattr(module, "__version__", None)
+    if version is not None:
+        return str(version)
+    top = engine.split(".")[0]
+    for dist in importlib.metadata.packages_distributions().get(top, []):
+        return importlib.metadata.version(dist)
+    return None
+
+
+def run_info(engine: str, started: float, profile: str, seed: object = None
+             ) -> dict[str, Any]:
     import torch
 
+    cuda = bool(torch.cuda.is_available())
     return {
         "torch_version": torch.__version__,
-        "cuda_available": bool(torch.cuda.is_available()),
+        "cuda_available": cuda,
+        "cuda_device": torch.cuda.get_device_name() if cuda else None,
         "python_version": platform.python_version(),
         "numpy_version": np.__version__,
         "engine": engine,
+        "engine_version": _engine_version(engine),
         "git_revision": _git_revision(),
         "hypothesis_profile": profile,
+        "hypothesis_seed": None if seed is None else str(seed),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "wall_time_s": round(now() - started, 3),
     }
@@ -183,13 +205,19 @@ def _summary(info: dict[str, Any], records: list[dict[str, Any]]) -> str:
 
 
 def write(directory: Path, records: list[dict[str, Any]], *, engine: str, started: float,
-          profile: str, generated: HitRates) -> list[Path]:
+          profile: str, generated: HitRates, known: Expectations = NO_EXPECTATIONS,
+          unmatched: list[Known] | None = None, seed: object = None) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     records = sorted(records, key=lambda r: r["id"])
-    info = run_info(engine, started, profile)
+    info = run_info(engine, started, profile, seed)
     json_path = directory / "conformance.json"
     json_path.write_text(json.dumps({"schema_version": SCHEMA_VERSION, "run_info": info,
                                      "items": records,
+                                     "expectations": {
+                                         "file": known.path, "entries": len(known.known),
+                                         "unmatched": [
+                                             {"line": k.line, "reason": k.reason}
+                                             for k in unmatched or []]},
                                      "generated": {**generated.as_dict(), "rates": {
                                          k: round(generated.rate(k), 4)
                                          for k in sorted(generated.counts)}}},
@@ -199,4 +227,5 @@ def write(directory: Path, records: list[dict[str, Any]], *, engine: str, starte
     if generated.programs:
         summary += "\n## Generated programs\n\n```\n" + generated.table() + "\n```\n"
     md_path.write_text(summary)
+    html_report.write(json_path)
     return [json_path, md_path]

@@ -13,9 +13,9 @@ most programs end in a backward or grad call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
@@ -32,6 +32,7 @@ class GenSettings:
 
 
 DEFAULT = GenSettings()
+T = TypeVar("T")
 
 # Leaf values: negatives, zeros of both signs, and a spread of magnitudes.
 VALUES = (-2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, 3.0)
@@ -125,6 +126,13 @@ def nested(values: list[float], shape: tuple[int, ...]) -> ir.Expr:
                          for i in range(shape[0])))
 
 
+def pick(draw: st.DrawFn, options: Sequence[T], label: str) -> T:
+    """One of `options`, shrinking towards the first. An index draw rather than
+    sampled_from: the integers strategy is built once and cached, where a sampled_from over
+    each state's names would be built and validated anew on every draw."""
+    return options[draw(st.integers(0, len(options) - 1), label=label)]
+
+
 def numel(shape: tuple[int, ...]) -> int:
     n = 1
     for s in shape:
@@ -140,8 +148,7 @@ def shapes(settings: GenSettings = DEFAULT, min_rank: int = 0) -> st.SearchStrat
                     max_size=settings.max_rank).map(tuple)
 
 
-@st.composite
-def leaf(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT,
+def _leaf(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT,
          shape: tuple[int, ...] | None = None, requires_grad: bool | None = None) -> Emit:
     """A new leaf: random values, or literal ones including signed zeros."""
     if shape is None:
@@ -149,22 +156,21 @@ def leaf(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT,
     if requires_grad is None:
         requires_grad = draw(st.booleans(), label="leaf requires_grad")
     kwargs: dict[str, ir.Expr] = {}
-    dtype = draw(st.sampled_from(settings.dtypes), label="leaf dtype")
+    dtype = pick(draw, settings.dtypes, "leaf dtype")
     if dtype != settings.dtypes[0]:
         kwargs["dtype"] = torch_fn(dtype)
-    device = draw(st.sampled_from(settings.devices), label="leaf device")
+    device = pick(draw, settings.devices, "leaf device")
     if device != "cpu":
         kwargs["device"] = const(device)
     if requires_grad:
         kwargs["requires_grad"] = const(True)
-    kind = draw(st.sampled_from(("randn", "literal", "positive")), label="leaf values")
+    kind = pick(draw, ("randn", "literal", "positive"), "leaf values")
     positive = kind == "positive"
     if kind == "randn":
         value: ir.Expr = call(torch_fn("randn"), *(const(n) for n in shape), **kwargs)
     else:
         pool = POSITIVE_VALUES if positive else VALUES
-        values = draw(st.lists(st.sampled_from(pool), min_size=numel(shape),
-                               max_size=numel(shape)), label="leaf literal")
+        values = [pick(draw, pool, "leaf value") for _ in range(numel(shape))]
         value = call(torch_fn("tensor"), nested(values, shape), **kwargs)
     n, state = state.fresh("x")
     var = Var(n, shape, requires_grad, leaf=True, positive=positive)
@@ -185,7 +191,7 @@ def broadcast_partner(shape: tuple[int, ...], draw: st.DrawFn) -> tuple[int, ...
     """A shape that broadcasts against `shape`: trailing dims kept or set to 1."""
     keep = draw(st.integers(0, len(shape)), label="partner rank")
     tail = shape[len(shape) - keep:]
-    return tuple(draw(st.sampled_from((s, 1)), label="partner dim") for s in tail)
+    return tuple(pick(draw, (s, 1), "partner dim") for s in tail)
 
 
 def _result(state: State, out_shape: tuple[int, ...], inputs: tuple[Var, ...],
@@ -195,36 +201,34 @@ def _result(state: State, out_shape: tuple[int, ...], inputs: tuple[Var, ...],
     return n, state, var
 
 
-@st.composite
-def unary_op(draw: st.DrawFn, state: State) -> Emit:
-    x = draw(st.sampled_from(state.vars), label="unary input")
+def _unary_op(draw: st.DrawFn, state: State) -> Emit:
+    x = pick(draw, state.vars, "unary input")
     choices = [u for u in UNARY if x.positive or not u[1]]
-    op, _, positive = draw(st.sampled_from(choices), label="unary op")
+    op, _, positive = pick(draw, choices, "unary op")
     n, state, var = _result(state, x.shape, (x,), positive)
     return Emit((assign(n, method(name(x.name), op)),), state.bind(var))
 
 
-@st.composite
-def binary_op(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Emit:
-    x = draw(st.sampled_from(state.vars), label="binary left")
-    op = draw(st.sampled_from(BINARY), label="binary op")
+def _binary_op(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Emit:
+    x = pick(draw, state.vars, "binary left")
+    op = pick(draw, BINARY, "binary op")
     stmts: tuple[ir.Stmt, ...] = ()
-    partner_kind = draw(st.sampled_from(("number", "var", "new")), label="binary right")
+    partner_kind = pick(draw, ("number", "var", "new"), "binary right")
     right: ir.Expr
     if partner_kind == "number":
-        right = const(draw(st.sampled_from((2.0, 0.5, 3.0)), label="number"))
+        right = const(pick(draw, (2.0, 0.5, 3.0), "number"))
         out_shape, positive = x.shape, x.positive and op in "*/"
         inputs: tuple[Var, ...] = (x,)
     else:
         candidates = [v for v in state.vars
                       if _broadcasts(v.shape, x.shape) and (op != "/" or v.positive)]
         if partner_kind == "var" and candidates:
-            y = draw(st.sampled_from(candidates), label="binary partner")
+            y = pick(draw, candidates, "binary partner")
         else:
             shape = broadcast_partner(x.shape, draw)
             # keep away from division by zero: a new denominator is positive
-            emit = draw(positive_leaf(state, settings, shape) if op == "/" else
-                        leaf(state, settings, shape=shape), label="partner leaf")
+            emit = (_positive_leaf(draw, state, settings, shape) if op == "/" else
+                    _leaf(draw, state, settings, shape=shape))
             stmts, state = emit.stmts, emit.state
             y = state.vars[-1]
         right = name(y.name)
@@ -235,11 +239,9 @@ def binary_op(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) ->
     return Emit((*stmts, assign(n, ir.BinOp(op, name(x.name), right))), state.bind(var))
 
 
-@st.composite
-def positive_leaf(draw: st.DrawFn, state: State, settings: GenSettings,
+def _positive_leaf(draw: st.DrawFn, state: State, settings: GenSettings,
                   shape: tuple[int, ...]) -> Emit:
-    values = draw(st.lists(st.sampled_from(POSITIVE_VALUES), min_size=numel(shape),
-                           max_size=numel(shape)), label="positive values")
+    values = [pick(draw, POSITIVE_VALUES, "positive value") for _ in range(numel(shape))]
     rg = draw(st.booleans(), label="positive requires_grad")
     kwargs = {"requires_grad": const(True)} if rg else {}
     n, state = state.fresh("x")
@@ -257,10 +259,9 @@ def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(max(x, y) for x, y in zip(a1, b1, strict=False))
 
 
-@st.composite
-def reduction(draw: st.DrawFn, state: State) -> Emit:
-    x = draw(st.sampled_from(state.vars), label="reduction input")
-    op = draw(st.sampled_from(("sum", "mean", "amax", "prod")), label="reduction op")
+def _reduction(draw: st.DrawFn, state: State) -> Emit:
+    x = pick(draw, state.vars, "reduction input")
+    op = pick(draw, ("sum", "mean", "amax", "prod"), "reduction op")
     args: tuple[ir.Expr, ...] = ()
     kwargs: dict[str, ir.Expr] = {}
     out_shape: tuple[int, ...] = ()
@@ -276,18 +277,17 @@ def reduction(draw: st.DrawFn, state: State) -> Emit:
     return Emit((assign(n, method(name(x.name), op, *args, **kwargs)),), state.bind(var))
 
 
-@st.composite
-def matmul(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Emit:
+def _matmul(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Emit:
     """x @ w for a new w of compatible shape: 1-D, 2-D and batched operands."""
     ranked = [v for v in state.vars if v.shape]
     if not ranked:
-        return draw(unary_op(state))
-    x = draw(st.sampled_from(ranked), label="matmul left")
+        return _unary_op(draw, state)
+    x = pick(draw, ranked, "matmul left")
     k = x.shape[-1]
     rank = draw(st.integers(1, 2), label="matmul right rank")
     m = draw(st.integers(1, settings.max_side), label="matmul m")
     w_shape = (k,) if rank == 1 else (k, m)
-    emit = draw(leaf(state, settings, shape=w_shape), label="matmul right")
+    emit = _leaf(draw, state, settings, shape=w_shape)
     w = emit.state.vars[-1]
     out = x.shape[:-1] + (() if rank == 1 else (m,))
     n, state, var = _result(emit.state, out, (x, w))
@@ -295,10 +295,9 @@ def matmul(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Em
                 state.bind(var))
 
 
-@st.composite
-def view(draw: st.DrawFn, state: State) -> Emit:
+def _view(draw: st.DrawFn, state: State) -> Emit:
     """A view (possibly of a view): t, transpose, reshape, unsqueeze, indexing, unbind."""
-    x = draw(st.sampled_from(state.vars), label="view input")
+    x = pick(draw, state.vars, "view input")
     options: list[tuple[str, Callable[[ir.Expr], ir.Expr], tuple[int, ...]]] = [
         ("unsqueeze", lambda e: method(e, "unsqueeze", const(0)), (1, *x.shape)),
         ("reshape", lambda e: method(e, "reshape", const(-1)), (numel(x.shape),)),
@@ -310,7 +309,7 @@ def view(draw: st.DrawFn, state: State) -> Emit:
         options.append(("select", lambda e: ir.Subscript(e, const(0)), x.shape[1:]))
         options.append(("slice", lambda e: ir.Subscript(e, ir.Slice(const(0), const(1))),
                         (1, *x.shape[1:])))
-    _kind, build, out_shape = draw(st.sampled_from(options), label="view kind")
+    _kind, build, out_shape = pick(draw, options, "view kind")
     if x.shape and draw(st.integers(0, 4), label="multi-output view") == 0:
         n, state = state.fresh("u")
         var = Var(n, x.shape[1:], x.requires_grad, leaf=False, positive=x.positive,
@@ -324,17 +323,16 @@ def view(draw: st.DrawFn, state: State) -> Emit:
 INPLACE = (("add_", 1.0), ("mul_", 2.0), ("exp_", None), ("zero_", None), ("sin_", None))
 
 
-@st.composite
-def inplace(draw: st.DrawFn, state: State) -> Emit:
+def _inplace(draw: st.DrawFn, state: State) -> Emit:
     """An in-place op on any name: leaves, views of leaves and saved tensors included."""
-    x = draw(st.sampled_from(state.vars), label="inplace target")
-    kind = draw(st.sampled_from(("method", "setitem", "augassign")), label="inplace kind")
+    x = pick(draw, state.vars, "inplace target")
+    kind = pick(draw, ("method", "setitem", "augassign"), "inplace kind")
     if kind == "setitem" and x.shape:
         stmt: ir.Stmt = ir.Assign(ir.Subscript(name(x.name), const(0)), const(0.0))
     elif kind == "augassign":
         stmt = ir.AugAssign(name(x.name), "+", const(1.0))
     else:
-        op, arg = draw(st.sampled_from(INPLACE), label="inplace op")
+        op, arg = pick(draw, INPLACE, "inplace op")
         stmt = expr_stmt(method(name(x.name), op, *(() if arg is None else (const(arg),))))
     return Emit((stmt,), state.bind(replace(x, positive=False)))
 
@@ -345,10 +343,9 @@ def _root(v: Var) -> ir.Expr:
     return name(v.name) if not v.shape else method(name(v.name), "sum")
 
 
-@st.composite
-def backward(draw: st.DrawFn, state: State) -> Emit:
+def _backward(draw: st.DrawFn, state: State) -> Emit:
     targets = state.differentiable() or state.vars
-    v = draw(st.sampled_from(targets), label="backward target")
+    v = pick(draw, targets, "backward target")
     kwargs: dict[str, ir.Expr] = {}
     if draw(st.booleans(), label="retain_graph"):
         kwargs["retain_graph"] = const(True)
@@ -356,22 +353,21 @@ def backward(draw: st.DrawFn, state: State) -> Emit:
         kwargs["create_graph"] = const(True)
     leaves = state.leaves()
     if leaves and draw(st.integers(0, 4), label="inputs=") == 0:
-        kwargs["inputs"] = ir.List((name(draw(st.sampled_from(leaves), label="input").name),))
+        kwargs["inputs"] = ir.List((name(pick(draw, leaves, "input").name),))
     if v.shape != () and draw(st.booleans(), label="explicit gradient"):
         gradient = call(torch_fn("ones_like"), name(v.name))
         return Emit((expr_stmt(method(name(v.name), "backward", gradient, **kwargs)),), state)
     return Emit((expr_stmt(method(_root(v), "backward", **kwargs)),), state)
 
 
-@st.composite
-def autograd_grad(draw: st.DrawFn, state: State) -> Emit:
+def _autograd_grad(draw: st.DrawFn, state: State) -> Emit:
     """torch.autograd.grad, with allow_unused, and optionally a second-order grad."""
     leaves = state.leaves()
     targets = state.differentiable()
     if not leaves or not targets:
-        return draw(backward(state))
-    v = draw(st.sampled_from(targets), label="grad output")
-    x = draw(st.sampled_from(leaves), label="grad input")
+        return _backward(draw, state)
+    v = pick(draw, targets, "grad output")
+    x = pick(draw, leaves, "grad input")
     create = draw(st.booleans(), label="grad create_graph")
     kwargs: dict[str, ir.Expr] = {"allow_unused": const(True)}
     if create:
@@ -403,13 +399,12 @@ HOOK_BODIES: tuple[Callable[[ir.Expr], ir.Expr], ...] = (
 )
 
 
-@st.composite
-def hook(draw: st.DrawFn, state: State) -> Emit:
+def _hook(draw: st.DrawFn, state: State) -> Emit:
     targets = state.differentiable()
     if not targets:
         return Emit((), state)
-    v = draw(st.sampled_from(targets), label="hook target")
-    body = draw(st.sampled_from(HOOK_BODIES), label="hook body")
+    v = pick(draw, targets, "hook target")
+    body = pick(draw, HOOK_BODIES, "hook body")
     h, state = state.fresh("h")
     lam = ir.Lambda(("grad",), body(name("grad")))
     stmts: list[ir.Stmt] = [assign(h, method(name(v.name), "register_hook", lam))]
@@ -418,12 +413,11 @@ def hook(draw: st.DrawFn, state: State) -> Emit:
     return Emit(tuple(stmts), state)
 
 
-@st.composite
-def tensor_state(draw: st.DrawFn, state: State) -> Emit:
+def _tensor_state(draw: st.DrawFn, state: State) -> Emit:
     """retain_grad, detach, .data, requires_grad_, and resetting or zeroing .grad."""
-    v = draw(st.sampled_from(state.vars), label="state target")
-    kind = draw(st.sampled_from(("retain_grad", "detach", "data", "data=", "requires_grad_",
-                                 "grad=None", "grad.zero_")), label="state action")
+    v = pick(draw, state.vars, "state target")
+    kind = pick(draw, ("retain_grad", "detach", "data", "data=", "requires_grad_",
+                                 "grad=None", "grad.zero_"), "state action")
     if kind == "retain_grad":
         return Emit((expr_stmt(method(name(v.name), "retain_grad")),), state)
     if kind in ("detach", "data"):
@@ -445,19 +439,18 @@ def tensor_state(draw: st.DrawFn, state: State) -> Emit:
     return Emit((expr_stmt(method(attr(name(v.name), "grad"), "zero_")),), state)
 
 
-@st.composite
-def grad_mode_block(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Emit:
+def _grad_mode_block(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Emit:
     """`with torch.no_grad():` (or enable_grad inside it) around an op or in-place op."""
     body: list[ir.Stmt] = []
     inner = state
     for _ in range(draw(st.integers(1, 2), label="block size")):
-        emit = draw(st.one_of(unary_op(inner), inplace(inner), view(inner)),
-                    label="block statement")
+        piece = pick(draw, (_unary_op, _inplace, _view), "block statement")
+        emit = piece(draw, inner)
         body += emit.stmts
         inner = emit.state
     # results made here do not require grad (no_grad); the generator's record is a guess
     # for enable_grad blocks, which only steers later draws
-    mode = draw(st.sampled_from(("no_grad", "enable_grad")), label="grad mode")
+    mode = pick(draw, ("no_grad", "enable_grad"), "grad mode")
     block = ir.With(call(torch_fn(mode)), tuple(body))
     if mode == "enable_grad":
         block = ir.With(call(torch_fn("no_grad")), (block,))
@@ -467,20 +460,18 @@ def grad_mode_block(draw: st.DrawFn, state: State, settings: GenSettings = DEFAU
     return Emit((block,), inner)
 
 
-@st.composite
-def loop(draw: st.DrawFn, state: State) -> Emit:
+def _loop(draw: st.DrawFn, state: State) -> Emit:
     """`for i in range(2):` around a backward that keeps the graph (grads accumulate)."""
     targets = state.differentiable()
     if not targets:
         return Emit((), state)
-    v = draw(st.sampled_from(targets), label="loop target")
+    v = pick(draw, targets, "loop target")
     body = expr_stmt(method(_root(v), "backward", retain_graph=const(True)))
     return Emit((ir.For("i", (const(2),), (body,)),), state)
 
 
-@st.composite
-def shape_assert(draw: st.DrawFn, state: State) -> Emit:
-    v = draw(st.sampled_from(state.vars), label="assert target")
+def _shape_assert(draw: st.DrawFn, state: State) -> Emit:
+    v = pick(draw, state.vars, "assert target")
     test = ir.Compare(attr(name(v.name), "shape"), ("==",), (shape_tuple(v.shape),))
     return Emit((ir.Assert(test),), state)
 
@@ -515,10 +506,9 @@ FUNCTIONS["ExpF"] = _function(
      ir.Return(ir.BinOp("*", name("g"), name("y")))))
 
 
-@st.composite
-def custom_function(draw: st.DrawFn, state: State) -> Emit:
-    x = draw(st.sampled_from(state.vars), label="function input")
-    fn = draw(st.sampled_from(sorted(FUNCTIONS)), label="function")
+def _custom_function(draw: st.DrawFn, state: State) -> Emit:
+    x = pick(draw, state.vars, "function input")
+    fn = pick(draw, sorted(FUNCTIONS), "function")
     stmts: tuple[ir.Stmt, ...] = ()
     if fn not in state.functions:
         stmts = (FUNCTIONS[fn],)
@@ -530,16 +520,15 @@ def custom_function(draw: st.DrawFn, state: State) -> Emit:
 
 # ---- motifs: error paths reached on purpose ---------------------------------------------
 
-@st.composite
-def backward_twice(draw: st.DrawFn, state: State) -> Emit:
+def _backward_twice(draw: st.DrawFn, state: State) -> Emit:
     """A loss through ops that save tensors, backwarded twice (the second may fail)."""
     stmts_before: tuple[ir.Stmt, ...] = ()
     if not state.differentiable():
-        emit = draw(leaf(state, requires_grad=True), label="twice leaf")
+        emit = _leaf(draw, state, requires_grad=True)
         stmts_before, state = emit.stmts, emit.state
-    base = draw(st.sampled_from(state.differentiable()), label="twice base")
+    base = pick(draw, state.differentiable(), "twice base")
     loss, state = state.fresh("loss")
-    saver = draw(st.sampled_from(("square", "exp", "mul")), label="twice saver")
+    saver = pick(draw, ("square", "exp", "mul"), "twice saver")
     x = name(base.name)
     savers: dict[str, ir.Expr] = {"square": ir.BinOp("**", x, const(2)),
                                   "exp": method(x, "exp"), "mul": ir.BinOp("*", x, x)}
@@ -552,22 +541,21 @@ def backward_twice(draw: st.DrawFn, state: State) -> Emit:
     return Emit(stmts, state.bind(Var(loss, (), base.requires_grad, leaf=False)))
 
 
-@st.composite
-def modify_saved(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Emit:
+def _modify_saved(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Emit:
     """An op saves a tensor, the tensor is modified in place, then backward runs."""
-    emit = draw(leaf(state, settings, requires_grad=True), label="saved leaf")
+    emit = _leaf(draw, state, settings, requires_grad=True)
     state = emit.state
     x0 = state.vars[-1]
     a, state = state.fresh("a")
     s, state = state.fresh("s")
-    saver = draw(st.sampled_from(("exp", "mul", "sin", "pow")), label="saver op")
+    saver = pick(draw, ("exp", "mul", "sin", "pow"), "saver op")
     savers: dict[str, ir.Expr] = {
         "exp": method(name(a), "exp"), "mul": ir.BinOp("*", name(a), name(a)),
         "sin": method(name(a), "sin"), "pow": ir.BinOp("**", name(a), const(2))}
     value = savers[saver]
     modified = name(s) if saver == "exp" and draw(st.booleans(), label="modify output") \
         else name(a)
-    op = draw(st.sampled_from(("add_", "mul_")), label="modify op")
+    op = pick(draw, ("add_", "mul_"), "modify op")
     stmts = (*emit.stmts,
              assign(a, ir.BinOp("*", name(x0.name), const(1.0))),
              assign(s, value),
@@ -580,12 +568,13 @@ def modify_saved(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT)
 
 # ---- programs ----------------------------------------------------------------------------
 
-ACTIONS: dict[str, Callable[[State], st.SearchStrategy[Emit]]] = {
-    "unary": unary_op, "binary": binary_op, "reduction": reduction, "matmul": matmul,
-    "view": view, "inplace": inplace, "backward": backward, "grad": autograd_grad,
-    "hook": hook, "state": tensor_state, "grad_mode": grad_mode_block, "loop": loop,
-    "assert": shape_assert, "function": custom_function, "backward_twice": backward_twice,
-    "modify_saved": modify_saved, "leaf": lambda s: leaf(s),
+Piece = Callable[[st.DrawFn, State], Emit]
+ACTIONS: dict[str, Piece] = {
+    "unary": _unary_op, "binary": _binary_op, "reduction": _reduction, "matmul": _matmul,
+    "view": _view, "inplace": _inplace, "backward": _backward, "grad": _autograd_grad,
+    "hook": _hook, "state": _tensor_state, "grad_mode": _grad_mode_block, "loop": _loop,
+    "assert": _shape_assert, "function": _custom_function, "backward_twice": _backward_twice,
+    "modify_saved": _modify_saved, "leaf": lambda draw, s: _leaf(draw, s),
 }
 # Draw weights (repetitions in the sampled list); ops dominate, motifs are frequent enough
 # to reach their error paths in a good share of programs.
@@ -608,33 +597,55 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
     for _ in range(2):
         if not draw(st.integers(0, 1), label="another leaf"):
             break
-        emit = draw(leaf(state, settings), label="leaf")
+        emit = _leaf(draw, state, settings)
         stmts += emit.stmts
         state = emit.state
     for _ in range(settings.max_actions):
         if not draw(st.integers(0, 3), label="another action"):
             break
         if not state.vars:
-            emit = draw(leaf(state, settings), label="leaf")
+            emit = _leaf(draw, state, settings)
             stmts += emit.stmts
             state = emit.state
-        action = draw(st.sampled_from(WEIGHTED_ACTIONS), label="action")
-        emit = draw(ACTIONS[action](state), label=action)
+        action = pick(draw, WEIGHTED_ACTIONS, "action")
+        emit = ACTIONS[action](draw, state)
         stmts += emit.stmts
         state = emit.state
     if draw(st.integers(0, 9), label="motif") < 4:
-        motif = draw(st.sampled_from(("modify_saved", "backward_twice")), label="motif kind")
-        emit = draw(ACTIONS[motif](state), label=motif)
+        motif = pick(draw, ("modify_saved", "backward_twice"), "motif kind")
+        emit = ACTIONS[motif](draw, state)
         stmts += emit.stmts
         state = emit.state
     if not state.vars:
-        emit = draw(leaf(state, settings), label="leaf")
+        emit = _leaf(draw, state, settings)
         stmts += emit.stmts
         state = emit.state
     if draw(st.integers(0, 9), label="final backward") < 8:
-        emit = draw(backward(state), label="final backward")
+        emit = _backward(draw, state)
         stmts += emit.stmts
     # Function classes first: a class statement defines a name later statements call.
     classes = tuple(s for s in stmts if isinstance(s, ir.FunctionClass))
     rest = tuple(s for s in stmts if not isinstance(s, ir.FunctionClass))
     return ir.Program(classes + rest)
+
+
+# ---- the pieces as composable strategies -------------------------------------------------
+# programs() calls the pieces directly (one composite, fast to draw); these wrap each as a
+# strategy of its own for composing elsewhere, e.g. `st.data().draw(leaf(State()))`.
+leaf = st.composite(_leaf)
+unary_op = st.composite(_unary_op)
+binary_op = st.composite(_binary_op)
+reduction = st.composite(_reduction)
+matmul = st.composite(_matmul)
+view = st.composite(_view)
+inplace = st.composite(_inplace)
+backward = st.composite(_backward)
+autograd_grad = st.composite(_autograd_grad)
+hook = st.composite(_hook)
+tensor_state = st.composite(_tensor_state)
+grad_mode_block = st.composite(_grad_mode_block)
+loop = st.composite(_loop)
+shape_assert = st.composite(_shape_assert)
+custom_function = st.composite(_custom_function)
+backward_twice = st.composite(_backward_twice)
+modify_saved = st.composite(_modify_saved)
