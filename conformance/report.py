@@ -188,7 +188,11 @@ def _summary(info: dict[str, Any], records: list[dict[str, Any]]) -> str:
             passed, ran, skipped = cells.get((feature, d, t), (0, 0, 0))
             row.append(f"{passed}/{ran}" if ran else ("skipped" if skipped else ""))
         lines.append(f"| {feature} | " + " | ".join(row) + " |")
-    failures = [r for r in records if r["verdict"] not in ("pass", "skipped")]
+    known = [r for r in records if r["verdict"] == "known"]
+    if known:
+        lines += ["", "## Known divergences (listed in the expectations file)", ""]
+        lines += [f"- `{r['id']}`: {r['reason']}" for r in known[:MAX_LISTED_FAILURES]]
+    failures = [r for r in records if r["verdict"] not in ("pass", "skipped", "known")]
     if failures:
         lines += ["", "## Failures", ""]
         for r in failures[:MAX_LISTED_FAILURES]:
@@ -227,5 +231,4 @@ def write(directory: Path, records: list[dict[str, Any]], *, engine: str, starte
     if generated.programs:
         summary += "\n## Generated programs\n\n```\n" + generated.table() + "\n```\n"
     md_path.write_text(summary)
-    html_report.write(json_path)
-    return [json_path, md_path]
+    return [json_path, md_path, html_report.write(json_path)]
