@@ -37,6 +37,7 @@ from conformance.diagnostics import CaseError
 from conformance.engines import TORCH, Engine, load_engine
 from conformance.interpreter import run_program
 from conformance.loader import Case, load_case
+from conformance.report import git_revision
 from conformance.runner import Item, items_of, statement_text, torch_engine
 from conformance.trace import (
     Event,
@@ -202,12 +203,6 @@ def trace_from_json(d: dict[str, Any]) -> Trace:
 
 
 # ---- recordings ---------------------------------------------------------------------------
-def _git_revision() -> str | None:
-    from conformance.report import _git_revision as revision
-
-    return revision()
-
-
 def header(engine: str) -> dict[str, Any]:
     import torch
 
@@ -218,7 +213,7 @@ def header(engine: str) -> dict[str, Any]:
         "numpy_version": np.__version__,
         "cuda_available": bool(torch.cuda.is_available()),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "git_revision": _git_revision(),
+        "git_revision": git_revision(),
     }
 
 

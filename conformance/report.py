@@ -115,7 +115,7 @@ def generated_record(nodeid: str, engine: str, outcome: str, longrepr: str
     return record
 
 
-def _git_revision() -> str | None:
+def git_revision() -> str | None:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                              timeout=5, check=False)
@@ -149,7 +149,7 @@ def run_info(engine: str, started: float, profile: str, seed: object = None
         "numpy_version": np.__version__,
         "engine": engine,
         "engine_version": _engine_version(engine),
-        "git_revision": _git_revision(),
+        "git_revision": git_revision(),
         "hypothesis_profile": profile,
         "hypothesis_seed": None if seed is None else str(seed),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
