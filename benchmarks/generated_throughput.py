@@ -1,8 +1,10 @@
 """Generated programs checked per second per core, end to end, and where the time goes.
 
-End to end = drawing a program (hypothesis), printing and parsing it, running it on torch and
-on the reference engine (with a full snapshot after every statement), and comparing the two
-traces. One process, one core. Each repetition draws the same programs (derandomized).
+End to end = drawing a program (hypothesis), numbering its statements, running it on torch
+and on the reference engine (with a full snapshot after every statement), and comparing the
+two traces: what `conformance.generated.check` does for a program that agrees (a divergent
+one is also printed and parsed, for its report). One process, one core. Each repetition
+draws the same programs (derandomized).
 
     python benchmarks/generated_throughput.py [--programs 200] [--repeats 5] [--save]
 
@@ -23,8 +25,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from conformance.compare import compare
 from conformance.engines import load_engine
+from conformance.generated import number
 from conformance.interpreter import run_program
-from conformance.language import parse, to_source
 from conformance.program import Program
 from conformance.strategies import GenSettings, programs
 
@@ -49,11 +51,11 @@ def draw(n: int) -> tuple[list[Program], float]:
 def run_once(n: int) -> dict[str, float]:
     torch_engine, engine = load_engine("torch"), load_engine("reference_engine")
     drawn, t_draw = draw(n)
-    t = {"draw": t_draw, "print_parse": 0.0, "torch": 0.0, "engine": 0.0, "compare": 0.0}
+    t = {"draw": t_draw, "number": 0.0, "torch": 0.0, "engine": 0.0, "compare": 0.0}
     statements = []
     for program in drawn:
         t0 = time.perf_counter()
-        parsed = parse(to_source(program))
+        parsed = number(program)
         t1 = time.perf_counter()
         expected = run_program(torch_engine, parsed, continue_on_error=True)
         t2 = time.perf_counter()
@@ -61,7 +63,7 @@ def run_once(n: int) -> dict[str, float]:
         t3 = time.perf_counter()
         compare(expected, actual, "float32")
         t4 = time.perf_counter()
-        t["print_parse"] += t1 - t0
+        t["number"] += t1 - t0
         t["torch"] += t2 - t1
         t["engine"] += t3 - t2
         t["compare"] += t4 - t3

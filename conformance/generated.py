@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -42,11 +42,42 @@ class Checked:
 
 def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "float32",
           device: str = "cpu") -> Checked:
-    source = to_source(program)
-    parsed = parse(source)
-    expected = run_program(torch, parsed, dtype=dtype, device=device, continue_on_error=True)
-    actual = run_program(engine, parsed, dtype=dtype, device=device, continue_on_error=True)
-    return Checked(parsed, source, expected, actual, compare(expected, actual, dtype))
+    """Run `program` on both engines and compare. Statements are told apart by their order
+    (`number`); only a divergent program is printed and parsed, so that its report and case
+    carry the lines of its source."""
+    numbered = number(program)
+    checked = _check(numbered, "", engine, torch, dtype, device)
+    if checked.diverges:
+        source = to_source(program)
+        checked = _check(parse(source), source, engine, torch, dtype, device)
+    return checked
+
+
+def _check(program: ir.Program, source: str, engine: Engine, torch: Engine, dtype: str,
+           device: str) -> Checked:
+    expected = run_program(torch, program, dtype=dtype, device=device, continue_on_error=True)
+    actual = run_program(engine, program, dtype=dtype, device=device, continue_on_error=True)
+    return Checked(program, source, expected, actual, compare(expected, actual, dtype))
+
+
+def number(program: ir.Program) -> ir.Program:
+    """The program with each statement's `line` set to its position in execution-text order
+    (1, 2, ...): distinct per statement like source lines, without printing and parsing."""
+    counter = iter(range(1, 1 << 30))
+
+    def stmts(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        for s in body:
+            line = next(counter)
+            if isinstance(s, (ir.With, ir.For)):
+                s = replace(s, body=stmts(s.body))
+            elif isinstance(s, ir.FunctionClass):
+                s = replace(s, methods=tuple(replace(m, body=stmts(m.body))
+                                             for m in s.methods))
+            out.append(replace(s, line=line))
+        return tuple(out)
+
+    return ir.Program(stmts(program.body))
 
 
 def truncate(program: ir.Program, line: int) -> ir.Program:

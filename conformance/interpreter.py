@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import operator
 import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +67,14 @@ class Expectation:
     kind: str
 
 
+class EngineMade(dict[int, "weakref.ref[Any]"]):
+    """Weak references by id; `id in self` only while that very object is alive."""
+
+    def __contains__(self, key: object) -> bool:
+        ref = self.get(key)  # type: ignore[call-overload]
+        return ref is not None and ref() is not None and id(ref()) == key
+
+
 class Scope:
     def __init__(self, parent: Scope | None = None) -> None:
         self.vars: dict[str, Any] = {}
@@ -99,6 +108,8 @@ class Interpreter:
         # ctx objects handed to Function methods, by id: they may carry the program's own
         # state. Holding them keeps their ids from being reused by other objects.
         self.contexts: dict[int, Any] = {}
+        # Tensors torch.autograd.grad returned (see observe.Observer), by id.
+        self.engine_made = EngineMade()
         self.builtins: dict[str, Any] = {
             "raises": lambda kind: self._expectation(kind, warning=False),
             "warns": lambda kind: self._expectation(kind, warning=True),
@@ -140,7 +151,8 @@ class Interpreter:
                 outcome = Outcome(ERROR, kinds.classify(text, warning=False),
                                   type(e).__name__, text)
         step = Step(stmt.line, outcome, [_warning_record(w) for w in caught],
-                    self.events, observe(self.engine, self._visible(scope)))
+                    self.events, observe(self.engine, self._visible(scope),
+                                         engine_made=self.engine_made))
         self.events = []
         self.trace.steps.append(step)
         if outcome.status != OK:
@@ -322,6 +334,8 @@ class Interpreter:
             return Namespace(path)
         if path in self.seeded:
             return self.seeded[path]
+        if path == "torch.autograd.grad":
+            return self._autograd_grad
         if path in api.FUNCTIONS:
             return self.engine.resolve(path)
         raise CaseFailure(f"`{path}` is not in the supported API")  # checked at load too
@@ -379,6 +393,16 @@ class Interpreter:
             received.update(observe_value(self.engine, a, f"arg{i}"))
         self.events.append(Event(source, received,
                                  observe_value(self.engine, result, "return")))
+
+    def _autograd_grad(self, *args: Any, **kwargs: Any) -> Any:
+        """The engine's autograd.grad, noting which tensors it returned (engine-made)."""
+        grads = self.engine.resolve("torch.autograd.grad")(*args, **kwargs)
+        for g in grads:
+            if g is not None:
+                # a weak reference: holding the tensor would change reference counts, which
+                # an engine may consult (torch steals a gradient nothing else holds)
+                self.engine_made[id(g)] = weakref.ref(g)
+        return grads
 
     # ---- harness builtins ------------------------------------------------------------
     def _expectation(self, kind: Any, *, warning: bool) -> Expectation:

@@ -8,7 +8,8 @@ non-leaf's `.grad` read would otherwise warn), and values are copied out through
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -119,18 +120,24 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
 class Observer:
     """Flattens named values into path -> snapshot, noting tensors seen twice."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, engine_made: Container[int] = ()) -> None:
         self.engine = engine
+        self.engine_made = engine_made  # ids of tensors torch.autograd.grad returned
         self.seen: dict[int, str] = {}
         self.out: dict[str, Snapshot] = {}
+        self.grads: set[int] = set()  # ids of the .grad of every named tensor
 
     def add(self, path: str, value: Any) -> None:
         engine = self.engine
         if engine.is_tensor(value):
             alias = self.seen.setdefault(id(value), path)
             grad = _read_grad(value)
-            self.out[path] = snapshot_tensor(engine, value, None if alias == path else alias,
-                                             grad)
+            snap = snapshot_tensor(engine, value, None if alias == path else alias, grad)
+            # a gradient bound to a name (`g = x.grad`, `g, = torch.autograd.grad(...)`) is
+            # still a tensor the autograd engine made
+            if id(value) in self.engine_made or id(value) in self.grads:
+                snap = replace(snap, engine_made=True)
+            self.out[path] = snap
             if grad is not None and engine.is_tensor(grad):
                 self.seen.setdefault(id(grad), f"{path}.grad")
             return
@@ -156,13 +163,19 @@ class Observer:
             self.out[path] = ValueSnapshot("opaque")
 
 
-def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = ()) -> dict[
-        str, Snapshot]:
+def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
+            engine_made: Container[int] = ()) -> dict[str, Snapshot]:
     """Snapshot of every value bound to a program name, in name order."""
-    observer = Observer(engine)
+    observer = Observer(engine, engine_made)
     skipped = set(skip)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # first the grads, so that a name bound to one is known as such in any name order
+        for value in names.values():
+            if engine.is_tensor(value):
+                grad = _read_grad(value)
+                if grad is not None and engine.is_tensor(grad):
+                    observer.grads.add(id(grad))
         for name in sorted(names):
             if name not in skipped:
                 observer.add(name, names[name])

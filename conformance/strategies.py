@@ -133,6 +133,19 @@ def pick(draw: st.DrawFn, options: Sequence[T], label: str) -> T:
     return options[draw(st.integers(0, len(options) - 1), label=label)]
 
 
+def literal_values(draw: st.DrawFn, pool: Sequence[float], n: int, label: str
+                   ) -> list[float]:
+    """n values from `pool` out of ONE draw: a tensor's elements are numerous and rarely
+    what a failure hinges on, and one draw per element made up most of the drawing time.
+    Shrinks towards every element being pool[0] (0 is drawn as all-first)."""
+    code = draw(st.integers(0, len(pool) ** n - 1), label=label)
+    values = []
+    for _ in range(n):
+        code, i = divmod(code, len(pool))
+        values.append(pool[i])
+    return values
+
+
 def numel(shape: tuple[int, ...]) -> int:
     n = 1
     for s in shape:
@@ -170,7 +183,7 @@ def _leaf(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT,
         value: ir.Expr = call(torch_fn("randn"), *(const(n) for n in shape), **kwargs)
     else:
         pool = POSITIVE_VALUES if positive else VALUES
-        values = [pick(draw, pool, "leaf value") for _ in range(numel(shape))]
+        values = literal_values(draw, pool, numel(shape), "leaf values")
         value = call(torch_fn("tensor"), nested(values, shape), **kwargs)
     n, state = state.fresh("x")
     var = Var(n, shape, requires_grad, leaf=True, positive=positive)
@@ -241,7 +254,7 @@ def _binary_op(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -
 
 def _positive_leaf(draw: st.DrawFn, state: State, settings: GenSettings,
                   shape: tuple[int, ...]) -> Emit:
-    values = [pick(draw, POSITIVE_VALUES, "positive value") for _ in range(numel(shape))]
+    values = literal_values(draw, POSITIVE_VALUES, numel(shape), "positive values")
     rg = draw(st.booleans(), label="positive requires_grad")
     kwargs = {"requires_grad": const(True)} if rg else {}
     n, state = state.fresh("x")

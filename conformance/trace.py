@@ -51,6 +51,9 @@ class TensorSnapshot:
     alias: str | None  # an earlier path naming the very same tensor object, if any
     grad: TensorSnapshot | None = None
     grad_read_error: str | None = None  # what reading .grad raised, if it raised
+    # made by the autograd engine (a gradient bound to a name): compared without the
+    # kernel-artefact fields, like .grad itself (compare.ENGINE_MADE_FIELDS)
+    engine_made: bool = False
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from conformance.compare import compare, values_differ
 from conformance.engines import load_engine
 from conformance.interpreter import run_program
 from conformance.language import parse
-from conformance.trace import ERROR, Outcome, Trace
+from conformance.trace import ERROR, Outcome, TensorSnapshot, Trace
 from tests.conformance import wrong_engines as wrong
 
 TORCH = load_engine("torch")
@@ -118,3 +118,18 @@ def test_shorter_trace_diverges() -> None:
 )
 def test_value_tolerances(a: list[float], b: list[float], dtype: str, why: str | None) -> None:
     assert values_differ(np.array(a), np.array(b), dtype) == why
+
+
+def test_engine_made_tensors_skip_kernel_artefact_fields() -> None:
+    program = parse("x = torch.ones(2, requires_grad=True)\n"
+                    "g, = torch.autograd.grad((x * x).sum(), [x])\n")
+    expected = run_program(TORCH, program)
+    actual = copy.deepcopy(expected)
+    snap = actual.steps[1].names["g"]
+    assert isinstance(snap, TensorSnapshot) and snap.engine_made
+    object.__setattr__(snap, "is_view", not snap.is_view)
+    object.__setattr__(snap, "version", snap.version + 1)
+    assert compare(expected, actual, "float32").divergence is None
+    object.__setattr__(snap, "grad_fn", "MulBackward0")
+    d = compare(expected, actual, "float32").divergence
+    assert d is not None and d.field == "g.grad_fn"

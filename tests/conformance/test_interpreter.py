@@ -162,3 +162,12 @@ def test_efficient_zero_tensors_are_observed() -> None:
                 "gg, = torch.autograd.grad(g.sum(), x)\n")
     assert trace.failure is None
     assert np.array_equal(values(trace, "gg"), [0.0, 0.0])
+
+
+def test_gradients_bound_to_names_are_engine_made() -> None:
+    trace = run("x = torch.ones(2, requires_grad=True)\ny = (x * x).sum()\n"
+                "g, = torch.autograd.grad(y, [x], retain_graph=True)\ny.backward()\n"
+                "h = x.grad\nc = x * 1\n")
+    names = trace.steps[-1].names
+    made = {n: s.engine_made for n, s in names.items() if isinstance(s, TensorSnapshot)}
+    assert made == {"g": True, "h": True, "x": False, "y": False, "c": False}
