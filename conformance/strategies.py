@@ -13,6 +13,7 @@ most programs end in a backward or grad call.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -126,11 +127,21 @@ def nested(values: list[float], shape: tuple[int, ...]) -> ir.Expr:
                          for i in range(shape[0])))
 
 
+BOOLS = st.booleans()
+
+
+@functools.cache
+def ints(low: int, high: int) -> st.SearchStrategy[int]:
+    """st.integers(low, high), built once per bounds: hypothesis' own strategy cache costs
+    more per lookup than the draws it serves here."""
+    return st.integers(low, high)
+
+
 def pick(draw: st.DrawFn, options: Sequence[T], label: str) -> T:
     """One of `options`, shrinking towards the first. An index draw rather than
     sampled_from: the integers strategy is built once and cached, where a sampled_from over
     each state's names would be built and validated anew on every draw."""
-    return options[draw(st.integers(0, len(options) - 1), label=label)]
+    return options[draw(ints(0, len(options) - 1), label=label)]
 
 
 def literal_values(draw: st.DrawFn, pool: Sequence[float], n: int, label: str
@@ -138,7 +149,7 @@ def literal_values(draw: st.DrawFn, pool: Sequence[float], n: int, label: str
     """n values from `pool` out of ONE draw: a tensor's elements are numerous and rarely
     what a failure hinges on, and one draw per element made up most of the drawing time.
     Shrinks towards every element being pool[0] (0 is drawn as all-first)."""
-    code = draw(st.integers(0, len(pool) ** n - 1), label=label)
+    code = draw(ints(0, len(pool) ** n - 1), label=label)
     values = []
     for _ in range(n):
         code, i = divmod(code, len(pool))
@@ -167,7 +178,7 @@ def _leaf(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT,
     if shape is None:
         shape = draw(shapes(settings), label="leaf shape")
     if requires_grad is None:
-        requires_grad = draw(st.booleans(), label="leaf requires_grad")
+        requires_grad = draw(BOOLS, label="leaf requires_grad")
     kwargs: dict[str, ir.Expr] = {}
     dtype = pick(draw, settings.dtypes, "leaf dtype")
     if dtype != settings.dtypes[0]:
@@ -202,7 +213,7 @@ BINARY = ("+", "-", "*", "/")
 
 def broadcast_partner(shape: tuple[int, ...], draw: st.DrawFn) -> tuple[int, ...]:
     """A shape that broadcasts against `shape`: trailing dims kept or set to 1."""
-    keep = draw(st.integers(0, len(shape)), label="partner rank")
+    keep = draw(ints(0, len(shape)), label="partner rank")
     tail = shape[len(shape) - keep:]
     return tuple(pick(draw, (s, 1), "partner dim") for s in tail)
 
@@ -255,7 +266,7 @@ def _binary_op(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -
 def _positive_leaf(draw: st.DrawFn, state: State, settings: GenSettings,
                   shape: tuple[int, ...]) -> Emit:
     values = literal_values(draw, POSITIVE_VALUES, numel(shape), "positive values")
-    rg = draw(st.booleans(), label="positive requires_grad")
+    rg = draw(BOOLS, label="positive requires_grad")
     kwargs = {"requires_grad": const(True)} if rg else {}
     n, state = state.fresh("x")
     return Emit((assign(n, call(torch_fn("tensor"), nested(values, shape), **kwargs)),),
@@ -278,9 +289,9 @@ def _reduction(draw: st.DrawFn, state: State) -> Emit:
     args: tuple[ir.Expr, ...] = ()
     kwargs: dict[str, ir.Expr] = {}
     out_shape: tuple[int, ...] = ()
-    if x.shape and (op == "amax" or draw(st.booleans(), label="reduce a dim")):
-        dim = draw(st.integers(0, len(x.shape) - 1), label="dim")
-        keepdim = draw(st.booleans(), label="keepdim")
+    if x.shape and (op == "amax" or draw(BOOLS, label="reduce a dim")):
+        dim = draw(ints(0, len(x.shape) - 1), label="dim")
+        keepdim = draw(BOOLS, label="keepdim")
         args = (const(dim),)
         if keepdim:
             kwargs["keepdim"] = const(True)
@@ -297,8 +308,8 @@ def _matmul(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> E
         return _unary_op(draw, state)
     x = pick(draw, ranked, "matmul left")
     k = x.shape[-1]
-    rank = draw(st.integers(1, 2), label="matmul right rank")
-    m = draw(st.integers(1, settings.max_side), label="matmul m")
+    rank = draw(ints(1, 2), label="matmul right rank")
+    m = draw(ints(1, settings.max_side), label="matmul m")
     w_shape = (k,) if rank == 1 else (k, m)
     emit = _leaf(draw, state, settings, shape=w_shape)
     w = emit.state.vars[-1]
@@ -323,7 +334,7 @@ def _view(draw: st.DrawFn, state: State) -> Emit:
         options.append(("slice", lambda e: ir.Subscript(e, ir.Slice(const(0), const(1))),
                         (1, *x.shape[1:])))
     _kind, build, out_shape = pick(draw, options, "view kind")
-    if x.shape and draw(st.integers(0, 4), label="multi-output view") == 0:
+    if x.shape and draw(ints(0, 4), label="multi-output view") == 0:
         n, state = state.fresh("u")
         var = Var(n, x.shape[1:], x.requires_grad, leaf=False, positive=x.positive,
                   multi_view=True)
@@ -360,14 +371,14 @@ def _backward(draw: st.DrawFn, state: State) -> Emit:
     targets = state.differentiable() or state.vars
     v = pick(draw, targets, "backward target")
     kwargs: dict[str, ir.Expr] = {}
-    if draw(st.booleans(), label="retain_graph"):
+    if draw(BOOLS, label="retain_graph"):
         kwargs["retain_graph"] = const(True)
-    if draw(st.integers(0, 5), label="create_graph") == 0:
+    if draw(ints(0, 5), label="create_graph") == 0:
         kwargs["create_graph"] = const(True)
     leaves = state.leaves()
-    if leaves and draw(st.integers(0, 4), label="inputs=") == 0:
+    if leaves and draw(ints(0, 4), label="inputs=") == 0:
         kwargs["inputs"] = ir.List((name(pick(draw, leaves, "input").name),))
-    if v.shape != () and draw(st.booleans(), label="explicit gradient"):
+    if v.shape != () and draw(BOOLS, label="explicit gradient"):
         gradient = call(torch_fn("ones_like"), name(v.name))
         return Emit((expr_stmt(method(name(v.name), "backward", gradient, **kwargs)),), state)
     return Emit((expr_stmt(method(_root(v), "backward", **kwargs)),), state)
@@ -381,13 +392,13 @@ def _autograd_grad(draw: st.DrawFn, state: State) -> Emit:
         return _backward(draw, state)
     v = pick(draw, targets, "grad output")
     x = pick(draw, leaves, "grad input")
-    create = draw(st.booleans(), label="grad create_graph")
+    create = draw(BOOLS, label="grad create_graph")
     kwargs: dict[str, ir.Expr] = {"allow_unused": const(True)}
     if create:
         kwargs["create_graph"] = const(True)
-    if draw(st.booleans(), label="grad retain_graph"):
+    if draw(BOOLS, label="grad retain_graph"):
         kwargs["retain_graph"] = const(True)
-    if v.shape != () and draw(st.booleans(), label="grad_outputs"):
+    if v.shape != () and draw(BOOLS, label="grad_outputs"):
         kwargs["grad_outputs"] = call(torch_fn("ones_like"), name(v.name))
         out: ir.Expr = name(v.name)
     else:
@@ -396,7 +407,7 @@ def _autograd_grad(draw: st.DrawFn, state: State) -> Emit:
     stmts: list[ir.Stmt] = [ir.Assign(ir.Tuple((name(g),)), call(
         torch_fn("autograd.grad"), out, ir.List((name(x.name),)), **kwargs))]
     state = state.bind(Var(g, x.shape, create, leaf=not create))
-    if create and draw(st.booleans(), label="second order"):
+    if create and draw(BOOLS, label="second order"):
         gg, state = state.fresh("g")
         stmts.append(ir.Assign(ir.Tuple((name(gg),)), call(
             torch_fn("autograd.grad"), method(name(g), "sum"), ir.List((name(x.name),)),
@@ -421,7 +432,7 @@ def _hook(draw: st.DrawFn, state: State) -> Emit:
     h, state = state.fresh("h")
     lam = ir.Lambda(("grad",), body(name("grad")))
     stmts: list[ir.Stmt] = [assign(h, method(name(v.name), "register_hook", lam))]
-    if draw(st.integers(0, 3), label="remove hook") == 0:
+    if draw(ints(0, 3), label="remove hook") == 0:
         stmts.append(expr_stmt(method(name(h), "remove")))
     return Emit(tuple(stmts), state)
 
@@ -444,7 +455,7 @@ def _tensor_state(draw: st.DrawFn, state: State) -> Emit:
         return Emit((ir.Assign(attr(name(v.name), "data"), new),),
                     state.bind(replace(v, positive=False)))
     if kind == "requires_grad_":
-        flag = draw(st.booleans(), label="requires_grad_ flag")
+        flag = draw(BOOLS, label="requires_grad_ flag")
         stmt = expr_stmt(method(name(v.name), "requires_grad_", const(flag)))
         return Emit((stmt,), state.bind(replace(v, requires_grad=flag or v.requires_grad)))
     if kind == "grad=None":
@@ -456,7 +467,7 @@ def _grad_mode_block(draw: st.DrawFn, state: State, settings: GenSettings = DEFA
     """`with torch.no_grad():` (or enable_grad inside it) around an op or in-place op."""
     body: list[ir.Stmt] = []
     inner = state
-    for _ in range(draw(st.integers(1, 2), label="block size")):
+    for _ in range(draw(ints(1, 2), label="block size")):
         piece = pick(draw, (_unary_op, _inplace, _view), "block statement")
         emit = piece(draw, inner)
         body += emit.stmts
@@ -546,7 +557,7 @@ def _backward_twice(draw: st.DrawFn, state: State) -> Emit:
     savers: dict[str, ir.Expr] = {"square": ir.BinOp("**", x, const(2)),
                                   "exp": method(x, "exp"), "mul": ir.BinOp("*", x, x)}
     value = savers[saver]
-    first = {} if draw(st.integers(0, 3), label="twice retain") else {
+    first = {} if draw(ints(0, 3), label="twice retain") else {
         "retain_graph": const(True)}
     stmts = (*stmts_before, assign(loss, method(value, "sum")),
              expr_stmt(method(name(loss), "backward", **first)),
@@ -566,7 +577,7 @@ def _modify_saved(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT
         "exp": method(name(a), "exp"), "mul": ir.BinOp("*", name(a), name(a)),
         "sin": method(name(a), "sin"), "pow": ir.BinOp("**", name(a), const(2))}
     value = savers[saver]
-    modified = name(s) if saver == "exp" and draw(st.booleans(), label="modify output") \
+    modified = name(s) if saver == "exp" and draw(BOOLS, label="modify output") \
         else name(a)
     op = pick(draw, ("add_", "mul_"), "modify op")
     stmts = (*emit.stmts,
@@ -608,13 +619,13 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
     # "One more?" draws rather than a drawn count: the shrinker deletes an unneeded part
     # together with its "more" draw, where a count would tie every later draw to it.
     for _ in range(2):
-        if not draw(st.integers(0, 1), label="another leaf"):
+        if not draw(ints(0, 1), label="another leaf"):
             break
         emit = _leaf(draw, state, settings)
         stmts += emit.stmts
         state = emit.state
     for _ in range(settings.max_actions):
-        if not draw(st.integers(0, 3), label="another action"):
+        if not draw(ints(0, 3), label="another action"):
             break
         if not state.vars:
             emit = _leaf(draw, state, settings)
@@ -624,7 +635,7 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
         emit = ACTIONS[action](draw, state)
         stmts += emit.stmts
         state = emit.state
-    if draw(st.integers(0, 9), label="motif") < 4:
+    if draw(ints(0, 9), label="motif") < 4:
         motif = pick(draw, ("modify_saved", "backward_twice"), "motif kind")
         emit = ACTIONS[motif](draw, state)
         stmts += emit.stmts
@@ -633,7 +644,7 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
         emit = _leaf(draw, state, settings)
         stmts += emit.stmts
         state = emit.state
-    if draw(st.integers(0, 9), label="final backward") < 8:
+    if draw(ints(0, 9), label="final backward") < 8:
         emit = _backward(draw, state)
         stmts += emit.stmts
     # Function classes first: a class statement defines a name later statements call.

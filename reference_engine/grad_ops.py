@@ -26,10 +26,12 @@ def _binary(spec: OpSpec, fn: Any, a: Tensor, b: Tensor, **attrs: Any) -> Tensor
 
 # ---- sgn (abs's gradient is grad * self.sgn()) -----------------------------------------
 
-# sgn_backward is an efficient zero tensor for real inputs, which adds nothing where it
-# is accumulated; no grad at all models that.
+# sgn_backward is an efficient zero tensor for real inputs (torch's ZeroTensor): a gradient
+# of zeros with no history. It counts as a gradient (the input is "used"), it adds nothing
+# where it is accumulated, and its version numbers are kernel details the harness does not
+# compare; a plain zeros tensor without history models all three.
 SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
-             lambda c, g: [None])
+             lambda c, g: [ops.zeros_like(g)])
 
 
 def sgn(self: Tensor) -> Tensor:
