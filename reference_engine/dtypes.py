@@ -147,3 +147,9 @@ def scalar_dtype(value: Any) -> dtype:
     if isinstance(value, int | np.integer):
         return int64
     return float64
+
+
+def cast(arr: np.ndarray, np_dtype: Any) -> np.ndarray:
+    """arr as np_dtype; like torch, out-of-range values become inf without a warning."""
+    with np.errstate(all="ignore"):
+        return arr.astype(np_dtype)

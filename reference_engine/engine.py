@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import messages
+from . import dtypes, messages
 from .grad_mode import is_grad_enabled, set_grad_enabled
 from .graph import MAX_SEQUENCE, Edge, GraphRoot, Meta, Node, check_hook_value
 from .tensor import Tensor
@@ -58,7 +58,7 @@ class AccumulateGrad(Node):
                 fresh = Tensor(np.empty(new.shape, new.dtype.np), new.dtype, new.device)
                 var._grad = fresh.copy_(new)
         elif not is_grad_enabled():
-            var._grad._data += new._data.astype(var._grad.dtype.np)   # in place, same object
+            var._grad._data += dtypes.cast(new._data, var._grad.dtype.np)  # in place, same object
             var._grad._version_counter.bump()
         else:
             var._grad = var._grad + new

@@ -144,4 +144,4 @@ def uniform_(t: Tensor, low: float, high: float) -> Tensor:
     values = _rng["gen"].uniform(low, high, t.shape)
     from .grad_mode import no_grad
     with no_grad():
-        return t.copy_(Tensor(values.astype(t.dtype.np), t.dtype, t.device))
+        return t.copy_(Tensor(dtypes.cast(values, t.dtype.np), t.dtype, t.device))

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
+from . import dtypes, ops
 from .autograd_meta import OpSpec, record
 from .tensor import Tensor
 
@@ -113,7 +113,7 @@ def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     ops.broadcast_shape(tuple(self.shape), tuple(mask.shape))
     m = np.broadcast_to(mask._data, self.shape)
     if isinstance(value, Tensor):
-        arr = np.where(m, value._data.astype(self.dtype.np), self._data)
+        arr = np.where(m, dtypes.cast(value._data, self.dtype.np), self._data)
         out = ops.new(arr, self.dtype, ops.common_device([self, value]))
         return record(MASKED_FILL_TENSOR, out, [self, value], mask=mask)
     arr = np.where(m, np.asarray(value, dtype=self.dtype.np), self._data)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from . import engine, messages, ops, views
+from . import dtypes, engine, messages, ops, views
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Edge, Node, node_class
@@ -86,7 +86,7 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     # A formula that reads `self` needs the value from before the write: torch saves a clone.
     reads_self = any("self" in spec.saves.get(n, ()) for n in spec.inputs)
     original = ops.clone(self) if track and reads_self else self
-    write(self, np.broadcast_to(result._data, self.shape).astype(self.dtype.np))
+    write(self, dtypes.cast(np.broadcast_to(result._data, self.shape), self.dtype.np))
     self._version_counter.bump()
     if track:
         edges = [old_edge] + [engine.gradient_edge(o) for o in others]

@@ -26,7 +26,9 @@ Number = int | float | bool
 
 
 def new(arr: Any, dt: dtype, dev: device) -> Tensor:
-    return Tensor(np.array(arr, dtype=dt.np, order="C"), dt, dev)
+    with np.errstate(all="ignore"):  # a cast that overflows gives inf, silently, in torch
+        return Tensor(np.array(arr, dtype=dt.np, order="C"), dt, dev)
+
 
 
 def wrap(x: Any) -> Tensor:
@@ -253,7 +255,8 @@ def _unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
 
 def _sigmoid_array(a: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-a)) in a's precision, with the exp rounded as torch's (see above)."""
-    e = np.exp(-a.astype(np.float64)).astype(a.dtype)
+    with np.errstate(all="ignore"):
+        e = np.exp(-a.astype(np.float64)).astype(a.dtype)
     return np.asarray(a.dtype.type(1) / (a.dtype.type(1) + e))
 
 
