@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
 from conformance.loader import Case, load_case
+from conformance.report import error_record
 from conformance.runner import (
     DIVERGES,
     KNOWN,
@@ -37,6 +39,8 @@ from conformance.runner import torch_engine as torch_engine_
 from conformance.vocabulary import FEATURES
 
 RESULT_PROPERTY = "conformance_result"
+# ids of case items: path.yaml::device-dtype
+_CASE_ID = re.compile(r"\.yaml::(cpu|cuda)-float(32|64)$")
 HITS_PROPERTY = "conformance_generated_hits"
 MATCHED_PROPERTY = "conformance_known_matched"
 
@@ -175,13 +179,19 @@ class _Collector:
         self.matched: set[int] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        recorded = False
         for name, value in report.user_properties:
             if name == RESULT_PROPERTY:
                 self.records.append(json.loads(str(value)))
+                recorded = True
             elif name == HITS_PROPERTY:
                 self.hits.merge(HitRates.from_dict(json.loads(str(value))))
             elif name == MATCHED_PROPERTY:
                 self.matched.update(json.loads(str(value)))
+        # An item that failed without a record of its own (an xdist worker that crashed
+        # under it, an error in setup) still appears in the report, as an error.
+        if report.failed and not recorded and _CASE_ID.search(report.nodeid):
+            self.records.append(error_record(report.nodeid, str(report.longrepr)))
 
     def unmatched(self) -> list[expectations.Known]:
         return [k for k in self.known.known if k.index not in self.matched]

@@ -98,6 +98,15 @@ def item_record(item: Item, result: ItemResult | None, outcome: str, longrepr: s
     return record
 
 
+def error_record(nodeid: str, longrepr: str) -> dict[str, Any]:
+    """The record of a case item that ended without a verdict (its worker crashed)."""
+    path, _, name = nodeid.rpartition("::")
+    device, _, dtype = name.partition("-")
+    return {"id": nodeid, "file": path, "features": ["unknown"], "device": device,
+            "dtype": dtype, "engine": None, "verdict": "error", "pytest_outcome": "failed",
+            "reason": longrepr[-2000:]}
+
+
 def generated_record(nodeid: str, engine: str, outcome: str, longrepr: str
                      ) -> dict[str, Any]:
     """The record of a generated-program item: one per run, over all its programs."""

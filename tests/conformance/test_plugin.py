@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -105,3 +106,21 @@ def test_report_merges_xdist_workers(pytester: pytest.Pytester) -> None:
     assert report["run_info"]["engine"] == "torch"
     summary = (pytester.path / "out" / "summary.md").read_text()
     assert "| grad_fn | 3/3 | 3/3 | skipped | skipped |" in summary
+
+
+def test_a_crashed_worker_item_is_an_error_in_the_report(pytester: pytest.Pytester,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the workers are new processes: they import the crashing engine from the project root
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
+    make_cases(pytester, {"exp.yaml": GOOD.replace("dtypes: [float32, float64]\n",
+                                                   "devices: [cpu]\n"),
+                          "double.yaml": GOOD.replace("torch.exp(a)", "a * 2")
+                          .replace("assert_close(a.grad, b.detach())", "b.sum()")
+                          .replace("dtypes: [float32, float64]\n", "devices: [cpu]\n")})
+    result = pytester.runpytest_subprocess("cases", "--engine", "tests.conformance.engine_crash",
+                                           "-n", "2", "--conformance-report", "out")
+    assert result.ret != 0
+    report = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    verdicts = {item["id"]: item["verdict"] for item in report["items"]}
+    assert verdicts["cases/family/exp.yaml::cpu-float32"] == "error"
+    assert verdicts["cases/family/double.yaml::cpu-float32"] == "pass"
