@@ -148,7 +148,8 @@ class Interpreter:
                 outcome = Outcome(ASSERTION, text=str(e))
             except Exception as e:  # an engine error is a recorded outcome, not a crash
                 text = kinds.normalise_text(str(e))
-                outcome = Outcome(ERROR, kinds.classify(text, warning=False),
+                outcome = Outcome(ERROR, kinds.classify(text, warning=False,
+                                                        exception=type(e).__name__),
                                   type(e).__name__, text)
         step = Step(stmt.line, outcome, [_warning_record(w) for w in caught],
                     self.events, observe(self.engine, self._visible(scope),

@@ -22,6 +22,9 @@ class Kind:
     # run depends on what ran before in that process, not on the program, so traces do not
     # compare them.
     once: bool = False
+    # For the Python errors no pattern names (a None where a tensor belongs): the exception
+    # type that defines the kind when no message pattern matched.
+    exception: str | None = None
 
     def matches(self, text: str) -> bool:
         return any(re.search(p, text) for p in self.patterns)
@@ -123,6 +126,10 @@ KINDS: tuple[Kind, ...] = (
           r"allowed",
           r"Inference tensors do not track version counter"),
          "an inference-mode tensor used where autograd must track it"),
+    Kind("not_a_tensor", False,
+         (r"all inputs have to be Tensors or GradientEdges, but got",
+          r"Expected output to be a torch\.Tensor"),
+         "autograd.grad given something other than a tensor among its outputs or inputs"),
     Kind("device_mismatch", False,
          (r"Expected all tensors to be on the same device",),
          "an operation mixed tensors on different devices"),
@@ -144,6 +151,15 @@ KINDS: tuple[Kind, ...] = (
          (r"Torch not compiled with CUDA enabled", r"No CUDA GPUs are available",
           r"Found no NVIDIA driver"),
          "a CUDA tensor was requested where no CUDA device exists"),
+    Kind("python_type_error", False, (), "any other TypeError, e.g. a None where a tensor "
+         "belongs", exception="TypeError"),
+    Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",
+         exception="AssertionError"),
+    Kind("python_value_error", False, (), "any other ValueError", exception="ValueError"),
+    Kind("python_index_error", False, (), "any other IndexError, e.g. an index out of range",
+         exception="IndexError"),
+    Kind("python_attribute_error", False, (), "any other AttributeError, e.g. `.zero_()` on a "
+         ".grad that is None", exception="AttributeError"),
     Kind("nonleaf_grad_access", True,
          (r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed",),
          "reading .grad of a non-leaf tensor that does not retain its grad"),
@@ -168,9 +184,14 @@ def normalise_text(text: str) -> str:
     return _TRIGGERED.sub("", text).strip()
 
 
-def classify(text: str, *, warning: bool) -> str:
-    """The canonical kind of an error or warning message, or "unknown"."""
+def classify(text: str, *, warning: bool, exception: str | None = None) -> str:
+    """The canonical kind of an error or warning: by its message's pattern, else (for
+    errors) by the Python exception type, else "unknown"."""
     for kind in KINDS:
         if kind.warning == warning and kind.matches(text):
             return kind.name
+    if exception is not None and not warning:
+        for kind in KINDS:
+            if kind.exception == exception:
+                return kind.name
     return UNKNOWN

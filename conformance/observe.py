@@ -74,7 +74,8 @@ def _attempt(read: Callable[[], Any]) -> Any:
         return read()
     except Exception as e:
         text = kinds.normalise_text(str(e))
-        return RaisedOnRead(f"raises {kinds.classify(text, warning=False)}: {text}")
+        kind = kinds.classify(text, warning=False, exception=type(e).__name__)
+        return RaisedOnRead(f"raises {kind}: {text}")
 
 
 class RaisedOnRead(str):

@@ -97,8 +97,15 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     if materialize_grads and allow_unused is False:
         raise ValueError(messages.MATERIALIZE_WITHOUT_ALLOW_UNUSED)
     allow = bool(allow_unused) or materialize_grads
-    outs = [t for t in _tuple(outputs) if t is not None]
-    ins = [t for t in _tuple(inputs) if t is not None]
+    # torch iterates whatever is not a tensor: None there is Python's own TypeError
+    outs = list(outputs) if not isinstance(outputs, Tensor) else [outputs]
+    ins = list(inputs) if not isinstance(inputs, Tensor) else [inputs]
+    for t in outs:
+        if not isinstance(t, Tensor):
+            raise AssertionError(messages.GRAD_OUTPUT_NOT_TENSOR)
+    for t in ins:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(messages.grad_input_not_tensor(type(t).__name__))
     given = list(_tuple(grad_outputs)) or [None] * len(outs)
     grads = _make_grads(outs, given)
     _check_roots(outs)

@@ -108,6 +108,11 @@ MATERIALIZE_WITHOUT_ALLOW_UNUSED = (
     "allow_unused=False."
 )
 DIFFERENTIATED_NO_GRAD = "One of the differentiated Tensors does not require grad"
+GRAD_OUTPUT_NOT_TENSOR = "Expected output to be a torch.Tensor"  # an AssertionError
+
+
+def grad_input_not_tensor(type_name: str) -> str:
+    return f"all inputs have to be Tensors or GradientEdges, but got {type_name}"
 
 
 def grad_shape_mismatch(i: int, grad_shape: str, out_shape: str) -> str:

@@ -44,6 +44,7 @@ MESSAGES = {
                        "devices, cuda:0 and cpu!",
     "shape_mismatch": "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)",
     "cuda_unavailable": "Torch not compiled with CUDA enabled",
+    "not_a_tensor": "all inputs have to be Tensors or GradientEdges, but got NoneType",
     "dtype_mismatch": "expected m1 and m2 to have the same dtype, but got: float != double",
     "backward_empty_inputs": "`inputs` argument to `backward()` cannot be empty.",
     "input_no_requires_grad": "One of the differentiated Tensors does not require grad",
@@ -85,7 +86,19 @@ WARNINGS = {
 
 
 def test_every_kind_has_a_sample() -> None:
-    assert set(MESSAGES) | set(WARNINGS) == {k.name for k in KINDS}
+    by_type = {k.name for k in KINDS if k.exception}
+    assert set(MESSAGES) | set(WARNINGS) | by_type == {k.name for k in KINDS}
+
+
+def test_errors_no_pattern_names_are_classified_by_python_type() -> None:
+    assert classify("'NoneType' object is not iterable", warning=False,
+                    exception="TypeError") == "python_type_error"
+    assert classify("assert x", warning=False,
+                    exception="AssertionError") == "python_assertion_error"
+    # a torch pattern wins over the type, and warnings are never classified by type
+    assert classify("grad can be implicitly created only for scalar outputs", warning=False,
+                    exception="TypeError") == "implicit_grad_nonscalar"
+    assert classify("odd", warning=True, exception="TypeError") == UNKNOWN
 
 
 @pytest.mark.parametrize(("kind", "text"), sorted(MESSAGES.items()))
