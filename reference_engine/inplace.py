@@ -121,7 +121,7 @@ class CopySlices(Node):
     def __init__(self, base_edge: Edge, base: Tensor, index: np.ndarray, fn: Node) -> None:
         super().__init__([base_edge, *fn.next_edges[1:]])
         self.index = index
-        self.fn = fn
+        self.fn: Node | None = fn
         self.input_metadata = [base._meta()]
 
     def name(self) -> str:
@@ -131,6 +131,10 @@ class CopySlices(Node):
         g = grads[0]
         if g is None:
             return [None] * len(self.next_edges)
+        if self.fn is None:
+            # torch drops the wrapped node when the graph is freed (release_variables), so a
+            # second pass fails here even when that node saved nothing
+            raise RuntimeError(messages.BACKWARD_TWICE)
         result = ops.clone(g)
         res = self.fn.apply([ops.gather(result, self.index, "IndexBackward0")])
         # torch writes result twice in place (result.copy_(grad), then grad_slice.copy_(res)),
@@ -142,7 +146,7 @@ class CopySlices(Node):
         return out + list(res[1:])
 
     def release_variables(self) -> None:
-        self.fn.release_variables()
+        self.fn = None
 
 
 # ---- the in-place ops ------------------------------------------------------------------
