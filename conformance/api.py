@@ -46,13 +46,6 @@ FUNCTIONS: frozenset[str] = frozenset(
     + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL.split()]
 )
 
-# Paths the harness serves itself so that every engine sees identical random values
-# (nn.Linear is built by the engine, then its parameters are refilled from the harness).
-SEEDED: frozenset[str] = frozenset(
-    {"torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like", "torch.manual_seed",
-     "torch.nn.Linear"}
-)
-
 _TENSOR_METHODS = """
 backward retain_grad register_hook register_post_accumulate_grad_hook requires_grad_ detach
 detach_ clone item tolist size dim numel is_contiguous

@@ -116,6 +116,8 @@ class Interpreter:
             "assert_close": self._assert_close,
             "range": range, "len": len, "float": float, "int": int,
         }
+        # API paths the harness serves itself, so that every engine sees identical random
+        # values (nn.Linear is built by the engine, then its parameters are refilled).
         self.seeded: dict[str, Callable[..., Any]] = {
             "torch.rand": self._rand, "torch.randn": self._randn,
             "torch.rand_like": self._rand_like, "torch.randn_like": self._randn_like,

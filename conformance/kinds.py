@@ -168,7 +168,6 @@ KINDS: tuple[Kind, ...] = (
          "backward(create_graph=True) with leaves that accumulate grads", once=True),
 )
 
-BY_NAME: dict[str, Kind] = {k.name: k for k in KINDS}
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
 WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning and not k.once)
 ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)

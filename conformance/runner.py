@@ -18,7 +18,6 @@ CASE_WRONG = "case_disagrees_with_torch"
 SKIPPED = "skipped"
 KNOWN = "known"  # a divergence listed in the expectations file
 ERROR = "error"
-VERDICTS = (PASS, DIVERGES, CASE_WRONG, SKIPPED, KNOWN, ERROR)
 
 
 @dataclass(frozen=True)
