@@ -4,39 +4,89 @@ case, explain one item side by side, record traces and diff recordings (drift)."
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance import generated_suite, profiles
+import conformance
+from conformance import paths, profiles, run_summary
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE
 from conformance.loader import load_case
 
+RUN_PROFILE = "default"  # the run command's; plain pytest's is profiles.FALLBACK
+# xdist gives up after this many crashed workers; items that crash their worker (a segfault,
+# os._exit, a watchdog's kill) are error records, and the run goes on past them
+MAX_WORKER_RESTARTS = 1000
 
-def _run(args: argparse.Namespace, extra: list[str]) -> int:
+
+def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
     import pytest
 
-    suite = [] if args.no_generated else [str(Path(generated_suite.__file__))]
-    pytest_args = [str(p) for p in args.cases] + suite + [
+    pytest_args = [str(p) for p in args.cases] + [
         "--engine", args.engine, "--conformance-report", str(args.report_dir),
         "--hypothesis-profile", args.profile,
+        # always in worker processes, so a crash or a hang ends one item, not the run
+        "-n", args.workers, "--max-worker-restart", str(MAX_WORKER_RESTARTS),
         "-p", "no:cacheprovider", "-q", "--continue-on-collection-errors",
         # this command imported hypothesis (for its profiles) before pytest could rewrite it
         "-W", "ignore::pytest.PytestAssertRewriteWarning",
     ]
+    if not args.no_generated:
+        pytest_args.append("--generated-programs")
     if args.save_divergences:
         pytest_args += ["--save-divergences", str(args.save_divergences)]
     if args.expectations:
         pytest_args += ["--expectations", str(args.expectations)]
+    if args.devices:
+        pytest_args += ["--devices", args.devices]
+    if args.write_expectations:
+        pytest_args += ["--write-expectations", str(args.write_expectations)]
     # the whole suite runs here, so an entry that matches nothing is stale
-    if not args.cases_given and not args.no_generated:
+    if not (args.cases_given or args.no_generated or args.devices or passthrough):
         pytest_args.append("--strict-expectations")
-    if args.workers != "0":
-        pytest_args += ["-n", args.workers]
     if args.lenient_messages:
         pytest_args.append("--lenient-messages")
-    return int(pytest.main(pytest_args + extra))
+    started = time.time()
+    code = int(pytest.main(pytest_args + passthrough))
+    print(run_summary.final_line(args.engine, args.report_dir, started, code))
+    return code
+
+
+def _prepare_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Resolve and check `run`'s options once, before pytest starts: one usage error each."""
+    from conformance.engines import load_engine
+
+    args.cases_given = bool(args.cases)
+    if not args.cases:
+        found = paths.default_cases(Path.cwd())
+        if found is None:
+            parser.error("no case library here (./cases does not exist): name case files or "
+                         "directories, e.g. `autograd-conformance run path/to/cases`")
+        args.cases = [found]
+    for case in args.cases:
+        if not Path(str(case).split("::")[0]).exists():
+            parser.error(f"{case}: no such case file or directory")
+    workers = str(args.workers)
+    if workers == "0":
+        print("autograd-conformance: --workers 0: items always run in a worker process (a "
+              "crash then ends one item, not the run); using 1 worker", file=sys.stderr)
+        workers = "1"
+    if workers != "auto" and not (workers.isdigit() and int(workers) >= 1):
+        parser.error(f"--workers {args.workers}: a number of worker processes (1 or more) or "
+                     "auto")
+    args.workers = workers
+    source = "--profile" if args.profile else profiles.ENV_VAR
+    args.profile = args.profile or os.environ.get(profiles.ENV_VAR) or RUN_PROFILE
+    if args.profile not in profiles.PROFILES:
+        parser.error(f"unknown hypothesis profile {args.profile!r} (from {source}); choose one "
+                     f"of {', '.join(profiles.PROFILES)}")
+    try:
+        load_engine(args.engine)
+    except ValueError as e:
+        parser.error(str(e))
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -84,19 +134,11 @@ def _new(args: argparse.Namespace) -> int:
     return 0
 
 
-def _importable_here() -> None:
-    # Engines are named by module path; as with `python -m` and pytest's rootdir, modules
-    # under the working directory (e.g. tests.conformance.engine_wrong_exp) are importable.
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
-
-
 def _explain(args: argparse.Namespace) -> int:
     from conformance import explain
     from conformance.engines import load_engine
     from conformance.runner import DIVERGES, PASS
 
-    _importable_here()
     try:
         item = explain.find_item(args.id)
         engine = load_engine(args.engine)
@@ -111,7 +153,6 @@ def _explain(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     from conformance import recording
 
-    _importable_here()
     try:
         rec = recording.record(args.cases, args.engine, every=args.progress_every,
                                progress=None if args.quiet else recording.print_progress,
@@ -147,20 +188,61 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # the reader went away (`diff | head`): stop quietly, and keep Python's own flush at
+        # exit from failing on the closed pipe again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def version_text() -> str:
+    import platform
+    from importlib import metadata
+
+    def installed(dist: str) -> str:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return f"autograd-conformance {conformance.__version__} (torch {installed('torch')}, " \
+           f"Python {platform.python_version()})"
+
+
+def _main(argv: list[str]) -> int:
+    # `run CASES... [options] -- PYTEST ARGS`: what follows `--` goes to pytest untouched
+    passthrough: list[str] = []
+    if argv[:1] == ["run"] and "--" in argv:
+        cut = argv.index("--")
+        argv, passthrough = argv[:cut], argv[cut + 1:]
     parser = argparse.ArgumentParser(prog="autograd-conformance", description=__doc__)
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run the conformance suite and write the report; "
-                         "arguments after the options are passed to pytest")
-    run.add_argument("cases", nargs="*", type=Path, default=[Path("cases")],
-                     help="case files or directories (default: cases)")
+    run = sub.add_parser("run", help="run the conformance suite in worker processes and "
+                         "write the report; pytest's own arguments go after `--`",
+                         usage="%(prog)s [CASES...] [options] [-- PYTEST ARGS]")
+    run.add_argument("cases", nargs="*", type=Path,
+                     help="case files or directories (default: ./cases, else the case "
+                          "library of the clone this package runs from)")
     run.add_argument("--engine", default=DEFAULT_ENGINE,
                      help="importable module of the engine under test (default: %(default)s)")
     run.add_argument("--report-dir", type=Path, default=Path("reports"),
                      help="where conformance.json and summary.md go (default: %(default)s)")
     run.add_argument("--workers", default="auto",
-                     help="pytest-xdist workers, a number or auto; 0 runs in-process")
-    run.add_argument("--profile", default="default", choices=profiles.PROFILES,
-                     help="hypothesis profile for generated programs (default: %(default)s)")
+                     help="worker processes, a number or auto (default); items always run "
+                          "in workers, so 0 means 1")
+    run.add_argument("--profile", default=None, choices=profiles.PROFILES,
+                     help=f"hypothesis profile for generated programs (default: "
+                          f"${profiles.ENV_VAR}, else {RUN_PROFILE})")
+    run.add_argument("--devices", default=None, metavar="LIST",
+                     help="run only these devices' items, comma-separated, e.g. cpu")
+    run.add_argument("--write-expectations", type=Path, default=None, metavar="FILE",
+                     help="write the run's divergent items to FILE as an expectations file")
     run.add_argument("--no-generated", action="store_true",
                      help="run the case library only, no generated programs")
     run.add_argument("--save-divergences", type=Path, default=None, metavar="DIR",
@@ -211,11 +293,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     diff.add_argument("--json", type=Path, default=None, metavar="FILE",
                       help="also write the drift report as JSON")
     args, extra = parser.parse_known_args(argv)
-    args.cases_given = bool(getattr(args, "cases", None)) and args.cases != [Path("cases")]
-    if args.command == "run":
-        return _run(args, extra)
     if extra:
-        parser.error(f"unrecognised arguments: {' '.join(extra)}")
+        hint = "; pytest's options go after `--`, e.g. `autograd-conformance run cases/ops " \
+               "-- -k exp -x`" if args.command == "run" else ""
+        (run if args.command == "run" else parser).error(
+            f"unrecognised arguments: {' '.join(extra)}{hint}")
+    if args.command == "run":
+        _prepare_run(run, args)
+        return _run(args, passthrough)
     commands = {"check": _check, "new": _new, "explain": _explain, "record": _record,
                 "diff": _diff}
     return commands[args.command](args)

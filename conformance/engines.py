@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -72,11 +74,29 @@ class Engine:
         return bool(cuda is not None and cuda.is_available())
 
 
-def load_engine(name: str) -> Engine:
-    """The engine importable as `name` (a module path: torch, reference_engine, ...)."""
+def load_engine(name: str, directory: Path | None = None) -> Engine:
+    """The engine importable as `name` (a module path: torch, reference_engine, ...).
+
+    As with `python -m`, a module in `directory` (the working directory, by default) is
+    importable too; that directory joins `sys.path` only when the module is not importable
+    otherwise and is there, so an ordinary run's imports are left alone."""
     try:
-        module = importlib.import_module(name)
-    except ImportError as e:
-        raise ValueError(f"cannot import engine {name!r}: {e}. Pass an importable module "
-                         "with torch's API, e.g. --engine reference_engine") from None
+        module = _import_from(name, Path.cwd() if directory is None else directory)
+    except Exception as e:  # ImportError, or anything the module raises while importing
+        raise ValueError(f"cannot import engine {name!r}: {type(e).__name__}: {e}. Pass an "
+                         "importable module with torch's API, e.g. --engine reference_engine "
+                         "(a module in the working directory, or on PYTHONPATH)") from None
     return Engine(name, module)
+
+
+def _import_from(name: str, directory: Path) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        top = name.split(".")[0]
+        here = directory.resolve()
+        missing_here = e.name == top and ((here / top).is_dir() or (here / f"{top}.py").is_file())
+        if not missing_here or str(here) in sys.path:
+            raise
+    sys.path.insert(0, str(here))
+    return importlib.import_module(name)

@@ -22,6 +22,7 @@ now passes, and an entry that matches nothing in a run, are reported so the list
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,11 +109,13 @@ def _strings(path: str, node: yaml.Node, key: str, valid: tuple[str, ...]
     return values
 
 
-def load(path: str | Path) -> Expectations:
-    """The expectations in `path`; CaseError naming file and line when malformed."""
-    path = str(path)
+def load(path: str | Path, shown: str | None = None) -> Expectations:
+    """The expectations in `path`; CaseError naming file and line when malformed. `shown`
+    is how messages name the file (e.g. relative to the project root), by default `path`."""
+    source = Path(path)
+    path = str(path) if shown is None else shown
     try:
-        root = yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        root = yaml.compose(source.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
     except (OSError, yaml.YAMLError) as e:
         raise CaseError(f"cannot read the expectations file: {e}", file=path) from None
     if root is None:
@@ -167,3 +170,8 @@ def load(path: str | Path) -> Expectations:
 
 def default_path(root: Path, engine: str) -> Path:
     return root / "expectations" / f"{engine}.yaml"
+
+
+def find_default(engine: str, roots: Iterable[Path]) -> Path | None:
+    """The first `expectations/<engine>.yaml` that exists under one of `roots`."""
+    return next((p for p in (default_path(r, engine) for r in roots) if p.is_file()), None)

@@ -18,6 +18,7 @@ from conformance.expectations import NONE as NO_EXPECTATIONS
 from conformance.expectations import Expectations
 from conformance.generated import Checked, HitRates, as_case, check, hits, save_case, truncate
 from conformance.program import Program
+from conformance.progress import Progress
 from conformance.runner import torch_version
 from conformance.strategies import programs
 
@@ -75,6 +76,10 @@ def check_generated(program: Program, engine: Engine, torch: Engine, log: HitRat
 def test_generated_programs_agree_with_torch(
         program: Program, conformance_engine: Engine, torch_engine: Engine,
         generated_log: HitRates, save_divergences: str | None,
-        known_divergences: Expectations, matched_expectations: set[int]) -> None:
-    check_generated(program, conformance_engine, torch_engine, generated_log, save_divergences,
-                    known_divergences, matched_expectations)
+        known_divergences: Expectations, matched_expectations: set[int],
+        generated_progress: Progress) -> None:
+    try:
+        check_generated(program, conformance_engine, torch_engine, generated_log,
+                        save_divergences, known_divergences, matched_expectations)
+    finally:
+        generated_progress.tick(generated_log.programs)

@@ -148,6 +148,8 @@ class Interpreter:
                 raise
             except CaseFailure as e:
                 outcome = Outcome(ASSERTION, text=str(e))
+            except MemoryError:  # the machine's limit, not a behaviour: the item is an error
+                raise
             except Exception as e:  # an engine error is a recorded outcome, not a crash
                 text = kinds.normalise_text(str(e))
                 outcome = Outcome(ERROR, kinds.classify(text, warning=False,

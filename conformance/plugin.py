@@ -9,6 +9,7 @@ file alone, with file, line and fix. Item ids look like
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import re
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from conformance import expectations, profiles, report
+from conformance import baseline, expectations, paths, profiles, progress, report
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
@@ -36,7 +37,7 @@ from conformance.runner import (
     torch_version,
 )
 from conformance.runner import torch_engine as torch_engine_
-from conformance.vocabulary import FEATURES
+from conformance.vocabulary import DEVICES, FEATURES
 
 RESULT_PROPERTY = "conformance_result"
 # ids of case items: path.yaml::device-dtype
@@ -62,6 +63,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--save-divergences", default=None, metavar="DIR",
                     help="write each shrunk divergence of a generated program to DIR as a "
                          "ready YAML case")
+    group.addoption("--devices", default=None, metavar="LIST",
+                    help="run only items on these devices, comma-separated (e.g. cpu); "
+                         "the others are deselected")
+    group.addoption("--write-expectations", default=None, metavar="FILE",
+                    help="write every divergent case item of this run to FILE as an "
+                         "expectations file (a baseline to start from)")
+    group.addoption("--generated-programs", action="store_true",
+                    help="also run the generated-program suite (conformance/"
+                         "generated_suite.py), wherever the package is installed")
 
 
 def _in_cases_dir(path: Path) -> bool:
@@ -97,7 +107,9 @@ _ENGINES: dict[str, Engine] = {}
 def _engine(config: pytest.Config) -> Engine:
     name = config.getoption("--engine")
     if name not in _ENGINES:
-        _ENGINES[name] = load_engine(name)
+        # the invocation directory, also in xdist workers: `--engine my_engine` finds
+        # my_engine.py there, as the printed rerun commands expect
+        _ENGINES[name] = load_engine(name, Path(config.invocation_params.dir))
     return _ENGINES[name]
 
 
@@ -228,6 +240,12 @@ def generated_log() -> HitRates:
 
 
 @pytest.fixture(scope="session")
+def generated_progress(pytestconfig: pytest.Config) -> progress.Progress:
+    """Counts and rates of generated programs, printed while a long run goes on."""
+    return progress.Progress(progress.terminal_writer(pytestconfig))
+
+
+@pytest.fixture(scope="session")
 def known_divergences(pytestconfig: pytest.Config) -> expectations.Expectations:
     return pytestconfig.stash[_EXPECTATIONS]
 
@@ -260,6 +278,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_PROFILE] = profiles.load(config.getoption("hypothesis_profile", None))
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
+    try:  # once, here: a wrong --engine is one usage error, not a traceback per item
+        _engine(config)
+        config.stash[_DEVICES] = _devices(config)
+    except ValueError as e:
+        raise pytest.UsageError(str(e)) from None
     config.stash[_EXPECTATIONS] = _load_expectations(config)
     _MATCHED.clear()  # one session's matches (a process may run several, e.g. pytester)
     if not hasattr(config, "workerinput"):
@@ -267,20 +290,68 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_COLLECTOR] = collector
         config.pluginmanager.register(collector, "conformance-collector")
         config.stash[_STARTED] = report.now()
+        if config.getoption("--write-expectations"):
+            config.pluginmanager.register(baseline.Writer(
+                Path(config.getoption("--write-expectations")), lambda: collector.records,
+                config.getoption("--engine")), "conformance-baseline")
 
 
 def _load_expectations(config: pytest.Config) -> expectations.Expectations:
     explicit = config.getoption("--expectations")
-    path = Path(explicit) if explicit else expectations.default_path(
-        Path(config.rootpath), config.getoption("--engine"))
-    if not explicit and not path.exists():
+    root, cwd = Path(config.rootpath), Path(config.invocation_params.dir)
+    found = cwd / explicit if explicit else expectations.find_default(  # explicit: from cwd
+        config.getoption("--engine"), paths.expectation_roots(root, cwd, config.args))
+    if found is None:
         return expectations.NONE
-    with contextlib.suppress(ValueError):  # outside the project: keep it as given
-        path = path.resolve().relative_to(Path(config.rootpath).resolve())
+    path = found
+    shown = str(explicit or path)
+    with contextlib.suppress(ValueError):  # inside the project: named from its root
+        shown = path.resolve().relative_to(root.resolve()).as_posix()
     try:
-        return expectations.load(path)
+        return expectations.load(path, shown)
     except CaseError as e:
         raise pytest.UsageError(str(e)) from None
+
+
+def _devices(config: pytest.Config) -> tuple[str, ...] | None:
+    value = config.getoption("--devices")
+    if value is None:
+        return None
+    chosen = tuple(d.strip() for d in str(value).split(",") if d.strip())
+    unknown = [d for d in chosen if d not in DEVICES]
+    if unknown or not chosen:
+        raise ValueError(f"--devices {value}: unknown device {', '.join(unknown) or '(none)'}; "
+                         f"choose from {', '.join(DEVICES)}, comma-separated")
+    return chosen
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k/-m deselect, so they apply to the added suite too
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    if config.getoption("--generated-programs"):
+        # Collected under a fixed id, not by path: installed in site-packages, the suite's
+        # file would otherwise move pytest's rootdir and so every case id.
+        module = pytest.Module.from_parent(session, path=Path(generated_suite_path()),
+                                           nodeid="conformance/generated_suite.py")
+        items.extend(i for i in session.genitems(module) if isinstance(i, pytest.Item))
+    devices = config.stash.get(_DEVICES, None)
+    if devices is None:
+        return
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        device = item.conformance_item.device if isinstance(item, CaseItem) else \
+            "cpu" if _is_generated(item) else None  # generated programs run on cpu
+        (keep if device is None or device in devices else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def generated_suite_path() -> str:
+    spec = importlib.util.find_spec("conformance.generated_suite")
+    assert spec is not None and spec.origin is not None
+    return spec.origin
 
 
 # Indices of expectations entries matched by items run in this process.
@@ -289,6 +360,7 @@ _EXPECTATIONS = pytest.StashKey[expectations.Expectations]()
 _COLLECTOR = pytest.StashKey[_Collector]()
 _PROFILE = pytest.StashKey[str]()
 _STARTED = pytest.StashKey[float]()
+_DEVICES = pytest.StashKey["tuple[str, ...] | None"]()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

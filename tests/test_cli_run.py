@@ -1,0 +1,118 @@
+"""`autograd-conformance run` end to end, as a user starts it: a subprocess in a project
+directory outside this repository, with an engine module in that directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATED_ID = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
+CASE = """\
+description: {op} and its grad
+features: [grad_fn]
+source: test
+devices: [cpu]
+program: |
+  a = torch.tensor([1.0, 2.0], requires_grad=True)
+  b = torch.{op}(a)
+  b.sum().backward()
+"""
+
+
+def project(tmp_path: Path, ops: tuple[str, ...], engine: str | None = None) -> Path:
+    for op in ops:
+        path = tmp_path / "cases" / "family" / f"{op}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(CASE.format(op=op))
+    if engine is not None:  # a module in the working directory, named by --engine
+        shutil.copy(ROOT / "tests" / "conformance" / f"{engine}.py", tmp_path / "my_engine.py")
+    return tmp_path
+
+
+def run(cwd: Path, *args: str, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items()
+             if not k.startswith("PYTEST_") and k != "AUTOGRAD_CONFORMANCE_PROFILE"}
+    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], cwd=cwd,
+                          env=clean | (env or {}), capture_output=True, text=True, check=False)
+
+
+def report(cwd: Path, directory: str = "reports") -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((cwd / directory / "conformance.json").read_text())
+    return data
+
+
+def test_a_crashing_item_is_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
+    # exp: os._exit; sin: a segfault; cos: MemoryError; tanh: an ordinary pass
+    cwd = project(tmp_path, ("exp", "sin", "cos", "tanh"), engine="engine_killers")
+    result = run(cwd, "run", "--engine", "my_engine", "--no-generated", "--workers", "1")
+    assert result.returncode == 1, result.stdout + result.stderr
+    verdicts = {r["id"]: r for r in report(cwd)["items"]}
+    assert sorted(verdicts) == [f"cases/family/{op}.yaml::cpu-float32"
+                                for op in ("cos", "exp", "sin", "tanh")]
+    for op in ("exp", "sin", "cos"):
+        assert verdicts[f"cases/family/{op}.yaml::cpu-float32"]["verdict"] == "error", op
+    assert "crashed" in verdicts["cases/family/exp.yaml::cpu-float32"]["reason"]
+    assert "crashed" in verdicts["cases/family/sin.yaml::cpu-float32"]["reason"]
+    assert "MemoryError" in verdicts["cases/family/cos.yaml::cpu-float32"]["reason"]
+    assert verdicts["cases/family/tanh.yaml::cpu-float32"]["verdict"] == "pass"
+    assert report(cwd)["run_info"]["engine"] == "my_engine"
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("autograd-conformance: engine my_engine vs torch ")
+    assert "report in reports/ (4 items: error: 3, pass: 1; exit code 1)" in last
+    # the printed rerun command works from the same directory (the engine is found there)
+    rerun = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                            "cases/family/tanh.yaml::cpu-float32", "--engine", "my_engine"],
+                           cwd=cwd, capture_output=True, text=True, check=False,
+                           env={k: v for k, v in os.environ.items()
+                                if not k.startswith("PYTEST_")})
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+
+
+def test_workers_0_runs_generated_programs_under_the_chosen_profile(tmp_path: Path) -> None:
+    cwd = project(tmp_path, ("tanh",))
+    # the profile comes from the environment; the seed makes the `dev` profile's draw fixed
+    result = run(cwd, "run", "--workers", "0", "--report-dir", "out", "--",
+                 "--hypothesis-seed", "3", env={"AUTOGRAD_CONFORMANCE_PROFILE": "dev"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "--workers 0: items always run in a worker process" in result.stderr
+    data = report(cwd, "out")
+    assert data["run_info"]["hypothesis_profile"] == "dev"
+    generated = next(r for r in data["items"] if r["id"] == GENERATED_ID)
+    assert generated["verdict"] == "pass"
+    assert data["generated"]["programs"] == 40  # dev's max_examples: the profile applied
+    assert "DeadlineExceeded" not in result.stdout
+
+
+def test_run_checks_its_arguments_once_before_pytest_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    monkeypatch.chdir(project(tmp_path, ("tanh",)))
+    monkeypatch.delenv("AUTOGRAD_CONFORMANCE_PROFILE", raising=False)
+    cases: list[tuple[list[str], str]] = [
+        (["--engine", "nonexistent"], "cannot import engine 'nonexistent'"),
+        (["-k", "sin"], "pytest's options go after `--`"),
+        (["--workers", "-2"], "--workers -2: a number of worker processes"),
+        (["no/such/dir"], "no/such/dir: no such case file or directory"),
+    ]
+    for args, message in cases:
+        with pytest.raises(SystemExit) as exit_:
+            main(["run", *args])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, (args, err)
+    monkeypatch.setenv("AUTOGRAD_CONFORMANCE_PROFILE", "weekly")
+    with pytest.raises(SystemExit):
+        main(["run"])
+    assert "unknown hypothesis profile 'weekly' (from AUTOGRAD_CONFORMANCE_PROFILE)" in \
+        capsys.readouterr().err
