@@ -5,14 +5,13 @@ working directory, as any command's are. What is found without being named:
 
 - the case library: `./cases`, else the `cases/` of the source checkout this package runs
   from (a clone, installed editable); an installed wheel ships no cases, so they are named;
-- `expectations/<engine>.yaml`: looked for, in order, in pytest's rootdir, the working
-  directory, the directory holding each named `cases/` folder (a clone's expectations sit
-  beside its cases), and the source checkout; the first that exists is used.
+- `expectations/<engine>.yaml`: looked for, in order, in pytest's rootdir (a clone's root:
+  its pyproject.toml), the working directory and the source checkout; the first that exists
+  is used. Its `items` patterns match item ids, which are relative to pytest's rootdir.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 import conformance
@@ -33,14 +32,8 @@ def default_cases(cwd: Path) -> Path | None:
     return checkout / CASES if checkout is not None else None
 
 
-def expectation_roots(rootdir: Path, cwd: Path, args: Iterable[str]) -> list[Path]:
+def expectation_roots(rootdir: Path, cwd: Path) -> list[Path]:
     roots = [rootdir, cwd]
-    for arg in args:
-        path = (cwd / arg.split("::")[0]).resolve()
-        for parent in [path, *path.parents]:
-            if parent.name == CASES:
-                roots.append(parent.parent)
-                break
     checkout = source_checkout()
     if checkout is not None:
         roots.append(checkout)

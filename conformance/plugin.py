@@ -300,7 +300,7 @@ def _load_expectations(config: pytest.Config) -> expectations.Expectations:
     explicit = config.getoption("--expectations")
     root, cwd = Path(config.rootpath), Path(config.invocation_params.dir)
     found = cwd / explicit if explicit else expectations.find_default(  # explicit: from cwd
-        config.getoption("--engine"), paths.expectation_roots(root, cwd, config.args))
+        config.getoption("--engine"), paths.expectation_roots(root, cwd))
     if found is None:
         return expectations.NONE
     path = found

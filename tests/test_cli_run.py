@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED_ID = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
@@ -116,3 +117,32 @@ def test_run_checks_its_arguments_once_before_pytest_starts(
         main(["run"])
     assert "unknown hypothesis profile 'weekly' (from AUTOGRAD_CONFORMANCE_PROFILE)" in \
         capsys.readouterr().err
+
+
+def test_a_closed_pipe_ends_a_command_quietly(tmp_path: Path) -> None:
+    cwd = project(tmp_path, ("tanh",))
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written (`... | head -0`)
+    try:
+        result = subprocess.run([sys.executable, "-m", "conformance.cli", "check", "cases"],
+                                cwd=cwd, stdout=write, stderr=subprocess.PIPE, text=True,
+                                check=False)
+    finally:
+        os.close(write)
+    assert result.returncode == 1
+    assert result.stderr == ""  # no BrokenPipeError traceback, no "Exception ignored"
+
+
+def test_version_names_the_package_torch_and_python(capsys: pytest.CaptureFixture[str]
+                                                    ) -> None:
+    import platform
+
+    import conformance
+    from conformance.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == (
+        f"autograd-conformance {conformance.__version__} (torch {torch.__version__}, "
+        f"Python {platform.python_version()})")
