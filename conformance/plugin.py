@@ -279,7 +279,10 @@ def pytest_configure(config: pytest.Config) -> None:
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
     try:  # once, here: a wrong --engine is one usage error, not a traceback per item
-        _engine(config)
+        # (this package's own engine is imported when first used: the plugin is loaded in
+        # every pytest run of the environment, and most never run a case)
+        if config.getoption("--engine") != DEFAULT_ENGINE:
+            _engine(config)
         config.stash[_DEVICES] = _devices(config)
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
