@@ -23,7 +23,7 @@ from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
 from conformance.loader import Case, load_case
-from conformance.report import error_record
+from conformance.report import error_record, generated_record
 from conformance.runner import (
     DIVERGES,
     KNOWN,
@@ -265,6 +265,27 @@ def _is_generated(item: pytest.Item) -> bool:
     return "generated_log" in getattr(item, "fixturenames", ())
 
 
+# The generated-program test's name (conformance/generated_suite.py); not imported here, as
+# importing that module decorates the test with whatever hypothesis profile is loaded then.
+GENERATED_TEST = "test_generated_programs_agree_with_torch"
+
+
+class _CrashRecorder:
+    """In the controller: the generated-program item, when its worker died under it (a
+    segfault, os._exit, a watchdog's kill), is an error record too, as a case item is."""
+
+    def __init__(self, records: list[dict[str, Any]], engine: str) -> None:
+        self.records, self.engine = records, engine
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed and report.nodeid.endswith("::" + GENERATED_TEST) and \
+                all(name != RESULT_PROPERTY for name, _ in report.user_properties):
+            record = generated_record(report.nodeid, self.engine, "failed",
+                                      str(report.longrepr))
+            record["reason"] = str(report.longrepr)[-2000:]  # e.g. "worker 'gw0' crashed..."
+            self.records.append(record)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if _is_generated(item):
         _GENERATED_LOG.programs = 0
@@ -293,6 +314,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_COLLECTOR] = collector
         config.pluginmanager.register(collector, "conformance-collector")
         config.stash[_STARTED] = report.now()
+        config.pluginmanager.register(_CrashRecorder(
+            collector.records, config.getoption("--engine")), "conformance-crash-recorder")
         if config.getoption("--write-expectations"):
             config.pluginmanager.register(baseline.Writer(
                 Path(config.getoption("--write-expectations")), lambda: collector.records,

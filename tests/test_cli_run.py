@@ -78,6 +78,20 @@ def test_a_crashing_item_is_an_error_and_the_run_goes_on(tmp_path: Path) -> None
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
 
 
+def test_a_generated_program_that_kills_its_worker_is_an_error(tmp_path: Path) -> None:
+    cwd = project(tmp_path, ("tanh",))
+    (cwd / "dies_on_tensor.py").write_text(
+        "import os\nimport torch\n\n\ndef tensor(*args, **kwargs):\n    os._exit(5)\n\n\n"
+        "def __getattr__(name):\n    return getattr(torch, name)\n")
+    result = run(cwd, "run", "--engine", "dies_on_tensor", "--workers", "1")
+    assert result.returncode == 1, result.stdout + result.stderr
+    verdicts = {r["id"]: r for r in report(cwd)["items"]}
+    # every item killed its worker; each was replaced and the report has them all
+    assert sorted(verdicts) == ["cases/family/tanh.yaml::cpu-float32", GENERATED_ID]
+    assert {r["verdict"] for r in verdicts.values()} == {"error"}
+    assert "crashed" in verdicts[GENERATED_ID]["reason"]
+
+
 def test_workers_0_runs_generated_programs_under_the_chosen_profile(tmp_path: Path) -> None:
     cwd = project(tmp_path, ("tanh",))
     # the profile comes from the environment; the seed makes the `dev` profile's draw fixed
