@@ -15,6 +15,7 @@ from conformance import paths, profiles, run_summary
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE
 from conformance.loader import load_case
+from conformance.vocabulary import parse_devices
 
 RUN_PROFILE = "default"  # the run command's; plain pytest's is profiles.FALLBACK
 # xdist gives up after this many crashed workers; items that crash their worker (a segfault,
@@ -84,6 +85,8 @@ def _prepare_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         parser.error(f"unknown hypothesis profile {args.profile!r} (from {source}); choose one "
                      f"of {', '.join(profiles.PROFILES)}")
     try:
+        if args.devices is not None:
+            parse_devices(args.devices)
         load_engine(args.engine)
     except ValueError as e:
         parser.error(str(e))

@@ -37,7 +37,7 @@ from conformance.runner import (
     torch_version,
 )
 from conformance.runner import torch_engine as torch_engine_
-from conformance.vocabulary import DEVICES, FEATURES
+from conformance.vocabulary import FEATURES, parse_devices
 
 RESULT_PROPERTY = "conformance_result"
 # ids of case items: path.yaml::device-dtype
@@ -341,14 +341,7 @@ def _load_expectations(config: pytest.Config) -> expectations.Expectations:
 
 def _devices(config: pytest.Config) -> tuple[str, ...] | None:
     value = config.getoption("--devices")
-    if value is None:
-        return None
-    chosen = tuple(d.strip() for d in str(value).split(",") if d.strip())
-    unknown = [d for d in chosen if d not in DEVICES]
-    if unknown or not chosen:
-        raise ValueError(f"--devices {value}: unknown device {', '.join(unknown) or '(none)'}; "
-                         f"choose from {', '.join(DEVICES)}, comma-separated")
-    return chosen
+    return None if value is None else parse_devices(str(value))
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k/-m deselect, so they apply to the added suite too

@@ -43,3 +43,13 @@ DEVICES: tuple[str, ...] = ("cpu", "cuda")
 DTYPES: tuple[str, ...] = ("float32", "float64")
 DEFAULT_DEVICES: tuple[str, ...] = ("cpu", "cuda")
 DEFAULT_DTYPES: tuple[str, ...] = ("float32",)
+
+
+def parse_devices(value: str) -> tuple[str, ...]:
+    """A `--devices` value (`cpu`, `cpu,cuda`); ValueError naming the choices otherwise."""
+    chosen = tuple(d.strip() for d in value.split(",") if d.strip())
+    unknown = [d for d in chosen if d not in DEVICES]
+    if unknown or not chosen:
+        raise ValueError(f"--devices {value}: unknown device {', '.join(unknown) or '(none)'}; "
+                         f"choose from {', '.join(DEVICES)}, comma-separated")
+    return chosen

@@ -119,6 +119,7 @@ def test_run_checks_its_arguments_once_before_pytest_starts(
         (["-k", "sin"], "pytest's options go after `--`"),
         (["--workers", "-2"], "--workers -2: a number of worker processes"),
         (["no/such/dir"], "no/such/dir: no such case file or directory"),
+        (["--devices", "gpu"], "--devices gpu: unknown device gpu; choose from cpu, cuda"),
     ]
     for args, message in cases:
         with pytest.raises(SystemExit) as exit_:
