@@ -268,6 +268,7 @@ def _is_generated(item: pytest.Item) -> bool:
 # The generated-program test's name (conformance/generated_suite.py); not imported here, as
 # importing that module decorates the test with whatever hypothesis profile is loaded then.
 GENERATED_TEST = "test_generated_programs_agree_with_torch"
+GENERATED_ID = f"conformance/generated_suite.py::{GENERATED_TEST}"
 
 
 class _CrashRecorder:
@@ -347,11 +348,12 @@ def _devices(config: pytest.Config) -> tuple[str, ...] | None:
 @pytest.hookimpl(tryfirst=True)  # before -k/-m deselect, so they apply to the added suite too
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    if config.getoption("--generated-programs"):
+    if config.getoption("--generated-programs") and \
+            not any(i.nodeid == GENERATED_ID for i in items):  # not also named by path
         # Collected under a fixed id, not by path: installed in site-packages, the suite's
         # file would otherwise move pytest's rootdir and so every case id.
         module = pytest.Module.from_parent(session, path=Path(generated_suite_path()),
-                                           nodeid="conformance/generated_suite.py")
+                                           nodeid=GENERATED_ID.split("::")[0])
         items.extend(i for i in session.genitems(module) if isinstance(i, pytest.Item))
     devices = config.stash.get(_DEVICES, None)
     if devices is None:

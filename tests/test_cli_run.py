@@ -161,3 +161,18 @@ def test_version_names_the_package_torch_and_python(capsys: pytest.CaptureFixtur
     assert capsys.readouterr().out.strip() == (
         f"autograd-conformance {conformance.__version__} (torch {torch.__version__}, "
         f"Python {platform.python_version()})")
+
+
+def test_the_final_line_never_reads_an_earlier_runs_report(tmp_path: Path) -> None:
+    from conformance.run_summary import final_line
+
+    path = tmp_path / "conformance.json"
+    path.write_text(json.dumps({"run_info": {"torch_version": "2.13.0"},
+                                "items": [{"verdict": "pass"}, {"verdict": "diverges"}]}))
+    assert final_line("e", tmp_path, path.stat().st_mtime, 1) == (
+        f"autograd-conformance: engine e vs torch 2.13.0: report in {tmp_path}/ "
+        "(2 items: diverges: 1, pass: 1; exit code 1)")
+    os.utime(path, (0, 0))  # written long before this run started
+    assert final_line("e", tmp_path, 1000.0, 4) == (
+        f"autograd-conformance: engine e: no report written to {tmp_path}/ "
+        "(pytest exit code 4)")
