@@ -305,7 +305,8 @@ def pytest_configure(config: pytest.Config) -> None:
         # every pytest run of the environment, and most never run a case)
         if config.getoption("--engine") != DEFAULT_ENGINE:
             _engine(config)
-        config.stash[_DEVICES] = _devices(config)
+        config.pluginmanager.register(_Selection(
+            config.getoption("--generated-programs"), _devices(config)), "conformance-selection")
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
     config.stash[_EXPECTATIONS] = _load_expectations(config)
@@ -326,11 +327,10 @@ def pytest_configure(config: pytest.Config) -> None:
 def _load_expectations(config: pytest.Config) -> expectations.Expectations:
     explicit = config.getoption("--expectations")
     root, cwd = Path(config.rootpath), Path(config.invocation_params.dir)
-    found = cwd / explicit if explicit else expectations.find_default(  # explicit: from cwd
+    path = cwd / explicit if explicit else expectations.find_default(  # explicit: from cwd
         config.getoption("--engine"), paths.expectation_roots(root, cwd))
-    if found is None:
+    if path is None:
         return expectations.NONE
-    path = found
     shown = str(explicit or path)
     with contextlib.suppress(ValueError):  # inside the project: named from its root
         shown = path.resolve().relative_to(root.resolve()).as_posix()
@@ -345,28 +345,34 @@ def _devices(config: pytest.Config) -> tuple[str, ...] | None:
     return None if value is None else parse_devices(str(value))
 
 
-@pytest.hookimpl(tryfirst=True)  # before -k/-m deselect, so they apply to the added suite too
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
-    if config.getoption("--generated-programs") and \
-            not any(i.nodeid == GENERATED_ID for i in items):  # not also named by path
-        # Collected under a fixed id, not by path: installed in site-packages, the suite's
-        # file would otherwise move pytest's rootdir and so every case id.
-        module = pytest.Module.from_parent(session, path=Path(generated_suite_path()),
-                                           nodeid=GENERATED_ID.split("::")[0])
-        items.extend(i for i in session.genitems(module) if isinstance(i, pytest.Item))
-    devices = config.stash.get(_DEVICES, None)
-    if devices is None:
-        return
-    keep: list[pytest.Item] = []
-    drop: list[pytest.Item] = []
-    for item in items:
-        device = item.conformance_item.device if isinstance(item, CaseItem) else \
-            "cpu" if _is_generated(item) else None  # generated programs run on cpu
-        (keep if device is None or device in devices else drop).append(item)
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+class _Selection:
+    """--generated-programs and --devices. A registered object rather than a module-level
+    hook, so that other collection hooks of this plugin can sit beside it."""
+
+    def __init__(self, generated: bool, devices: tuple[str, ...] | None) -> None:
+        self.generated, self.devices = generated, devices
+
+    @pytest.hookimpl(tryfirst=True)  # before -k/-m deselect, so they apply to the suite too
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        if self.generated and not any(i.nodeid == GENERATED_ID for i in items):
+            # Collected under a fixed id, not by path (it may also be named by path):
+            # installed in site-packages, the file would move pytest's rootdir and so
+            # every case id.
+            module = pytest.Module.from_parent(session, path=Path(generated_suite_path()),
+                                               nodeid=GENERATED_ID.split("::")[0])
+            items.extend(i for i in session.genitems(module) if isinstance(i, pytest.Item))
+        if self.devices is None:
+            return
+        keep: list[pytest.Item] = []
+        drop: list[pytest.Item] = []
+        for item in items:
+            device = item.conformance_item.device if isinstance(item, CaseItem) else \
+                "cpu" if _is_generated(item) else None  # generated programs run on cpu
+            (keep if device is None or device in self.devices else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
 
 
 def generated_suite_path() -> str:
@@ -381,7 +387,6 @@ _EXPECTATIONS = pytest.StashKey[expectations.Expectations]()
 _COLLECTOR = pytest.StashKey[_Collector]()
 _PROFILE = pytest.StashKey[str]()
 _STARTED = pytest.StashKey[float]()
-_DEVICES = pytest.StashKey["tuple[str, ...] | None"]()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
