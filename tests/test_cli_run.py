@@ -176,3 +176,23 @@ def test_the_final_line_never_reads_an_earlier_runs_report(tmp_path: Path) -> No
     assert final_line("e", tmp_path, 1000.0, 4) == (
         f"autograd-conformance: engine e: no report written to {tmp_path}/ "
         "(pytest exit code 4)")
+
+
+def test_the_working_directory_joins_sys_path_only_for_an_engine_found_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.engines import load_engine
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    before = list(sys.path)
+    assert load_engine("reference_engine", tmp_path).name == "reference_engine"
+    assert sys.path == before  # importable already: nothing added
+    (tmp_path / "engine_here_only.py").write_text("from torch import *  # noqa\n")
+    monkeypatch.delitem(sys.modules, "engine_here_only", raising=False)
+    assert load_engine("engine_here_only", tmp_path).module.__file__ == \
+        str(tmp_path / "engine_here_only.py")
+    assert sys.path[0] == str(tmp_path.resolve())
+    with pytest.raises(ValueError, match="cannot import engine 'engine_missing'"):
+        load_engine("engine_missing", tmp_path)
+    (tmp_path / "engine_broken.py").write_text("raise RuntimeError('half-installed')\n")
+    with pytest.raises(ValueError, match="RuntimeError: half-installed"):
+        load_engine("engine_broken", tmp_path)
