@@ -4,11 +4,13 @@ case, explain one item side by side, record traces and diff recordings (drift)."
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 import conformance
 from conformance import paths, profiles, run_summary
@@ -51,9 +53,48 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
     if args.lenient_messages:
         pytest_args.append("--lenient-messages")
     started = time.time()
-    code = int(pytest.main(pytest_args + passthrough))
-    print(run_summary.final_line(args.engine, args.report_dir, started, code))
+    real_stdout = sys.stdout
+    # `run | head`: the run goes on and writes its report when the reader leaves
+    sys.stdout = _ClosedPipeToDevnull(real_stdout)
+    try:
+        code = int(pytest.main(pytest_args + passthrough))
+        print(run_summary.final_line(args.engine, args.report_dir, started, code))
+    finally:
+        sys.stdout = real_stdout
     return code
+
+
+class _ClosedPipeToDevnull(io.TextIOBase):
+    """stdout that, once its reader has gone, sends the rest of the output to /dev/null."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+
+    def _closed(self) -> None:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self.inner.fileno())
+
+    def write(self, text: str) -> int:
+        try:
+            return self.inner.write(text)
+        except BrokenPipeError:
+            self._closed()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.inner.flush()
+        except BrokenPipeError:
+            self._closed()
+
+    def fileno(self) -> int:
+        return self.inner.fileno()
+
+    def isatty(self) -> bool:
+        return self.inner.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.inner.encoding
 
 
 def _prepare_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -134,18 +134,29 @@ def test_run_checks_its_arguments_once_before_pytest_starts(
         capsys.readouterr().err
 
 
-def test_a_closed_pipe_ends_a_command_quietly(tmp_path: Path) -> None:
-    cwd = project(tmp_path, ("tanh",))
+def to_closed_pipe(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     read, write = os.pipe()
     os.close(read)  # the reader is gone before anything is written (`... | head -0`)
     try:
-        result = subprocess.run([sys.executable, "-m", "conformance.cli", "check", "cases"],
-                                cwd=cwd, stdout=write, stderr=subprocess.PIPE, text=True,
-                                check=False)
+        return subprocess.run([sys.executable, "-m", "conformance.cli", *args], cwd=cwd,
+                              stdout=write, stderr=subprocess.PIPE, text=True, check=False)
     finally:
         os.close(write)
+
+
+def test_a_closed_pipe_ends_a_command_quietly(tmp_path: Path) -> None:
+    result = to_closed_pipe(project(tmp_path, ("tanh",)), "check", "cases")
     assert result.returncode == 1
     assert result.stderr == ""  # no BrokenPipeError traceback, no "Exception ignored"
+
+
+def test_a_run_whose_reader_left_still_completes_and_writes_its_report(tmp_path: Path
+                                                                       ) -> None:
+    cwd = project(tmp_path, ("tanh",))
+    result = to_closed_pipe(cwd, "run", "--no-generated", "--workers", "1")
+    assert result.returncode == 0
+    assert "Error" not in result.stderr
+    assert [r["verdict"] for r in report(cwd)["items"]] == ["pass"]
 
 
 def test_version_names_the_package_torch_and_python(capsys: pytest.CaptureFixture[str]
