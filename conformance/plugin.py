@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,11 @@ _ENGINES: dict[str, Engine] = {}
 
 def _engine(config: pytest.Config) -> Engine:
     name = config.getoption("--engine")
-    if name not in _ENGINES:
+    cached = _ENGINES.get(name)
+    # pytester's in-process runs drop the modules they imported when they end: an engine
+    # first imported inside one is imported again, or its lazy imports would build a second
+    # copy of its classes beside the first and fail later items (isinstance checks)
+    if cached is None or sys.modules.get(name) is not cached.module:
         _ENGINES[name] = load_engine(name)
     return _ENGINES[name]
 
