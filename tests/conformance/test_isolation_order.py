@@ -9,9 +9,15 @@ that the innocent items are ones the polluter does break.
 
 from __future__ import annotations
 
+import sys
+import types
 import xml.etree.ElementTree as ET
+from types import SimpleNamespace
 
 import pytest
+
+from conformance import plugin
+from conformance.engines import Engine
 
 POLLUTER = ("pollute.yaml", """\
 description: leaves grad mode off
@@ -126,3 +132,16 @@ def test_control_without_restoring_the_polluter_breaks_the_innocent(
     innocent = {k: v for k, v in outcomes.items() if "pollute" not in k}
     assert all(v is not None and "case_disagrees_with_torch" in v
                for v in innocent.values()), innocent
+
+
+def test_an_engine_a_pytester_run_dropped_from_sys_modules_is_imported_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytester's in-process runs remove the modules they imported; a cached engine module
+    # that is no longer in sys.modules would build a second copy of its classes through its
+    # lazy imports, and later items on that worker failed (`Tensor + Tensor` unsupported).
+    stale = Engine("reference_engine", types.ModuleType("reference_engine"))
+    monkeypatch.setitem(plugin._ENGINES, "reference_engine", stale)
+    config = SimpleNamespace(getoption=lambda name: "reference_engine")
+    engine = plugin._engine(config)  # type: ignore[arg-type]
+    assert engine.module is sys.modules["reference_engine"] is not stale.module
+    assert plugin._engine(config) is engine  # and it is cached while current
