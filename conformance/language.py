@@ -197,10 +197,9 @@ class _Converter:
     def _not_owned(self, node: ast.expr) -> str | None:
         """Why `node` may be an object the program did not make; None when it is its own
         (or, for a call's result, when only the run-time check can tell)."""
-        dotted = _dotted(node)
-        if dotted is not None and dotted.partition(".")[0] in api.ROOTS:
-            return (f"`{dotted}` belongs to the engine and is shared by every case run in "
-                    "the process")
+        if _api_path(node) is not None:
+            return (f"`{ast.unparse(node)}` belongs to the engine and is shared by every "
+                    "case run in the process")
         if isinstance(node, ast.Name):
             if node.id in api.BUILTINS:
                 return f"`{node.id}` is a harness builtin"
@@ -401,28 +400,28 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
-def _namespace_path(node: ast.expr) -> str | None:
-    """The API path of `node` when it is a root or a namespace reached from one."""
+def _api_path(node: ast.expr) -> str | None:
+    """The API path `node` spells from a root (`torch.nn.Parameter` for `nn.Parameter`),
+    whether or not the table has it; None when `node` does not start at a root."""
     dotted = _dotted(node)
     if dotted is None:
         return None
     root, _, rest = dotted.partition(".")
     if root not in api.ROOTS:
         return None
-    path = api.ROOTS[root] + (f".{rest}" if rest else "")
+    return api.ROOTS[root] + (f".{rest}" if rest else "")
+
+
+def _namespace_path(node: ast.expr) -> str | None:
+    """The API path of `node` when it is a root or a namespace reached from one."""
+    path = _api_path(node)
     return path if path in api.NAMESPACES else None
 
 
 def _api_object_path(node: ast.expr) -> str | None:
-    """The API path of `node` when it is a function or class of the table (not a namespace)
-    reached from a root, e.g. `torch.nn.Parameter` for `nn.Parameter`."""
-    dotted = _dotted(node)
-    if dotted is None:
-        return None
-    root, _, rest = dotted.partition(".")
-    if root not in api.ROOTS:
-        return None
-    path = api.ROOTS[root] + (f".{rest}" if rest else "")
+    """The API path of `node` when it is a function or class of the table reached from a
+    root (not a namespace)."""
+    path = _api_path(node)
     return path if path in api.FUNCTIONS else None
 
 
@@ -448,11 +447,9 @@ def _engine_aliases(tree: ast.Module, classes: set[str]) -> dict[str, tuple[int,
                 and isinstance(node.targets[0], ast.Name)):
             continue
         value = node.value
-        dotted = _dotted(value)
-        if (isinstance(value, ast.Name) and (value.id in api.ROOTS or value.id in classes)) \
-                or (isinstance(value, ast.Attribute) and (
-                    value.attr not in api.TENSOR_VALUED
-                    or (dotted is not None and dotted.partition(".")[0] in api.ROOTS))):
+        if _api_path(value) is not None \
+                or (isinstance(value, ast.Name) and value.id in classes) \
+                or (isinstance(value, ast.Attribute) and value.attr not in api.TENSOR_VALUED):
             aliases.setdefault(node.targets[0].id, (node.lineno, ast.unparse(value)))
     return aliases
 
