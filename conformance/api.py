@@ -86,6 +86,20 @@ ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 # Attributes a program may assign to (`x.grad = None`, `y.data = ...`).
 SETTABLE: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
 
+# Isolation: a program sets attributes only on values it made (its tensors, its Functions'
+# ctx, its modules), never on a class, a namespace or another engine object, whose change
+# every later case in the process would see. These are the attributes through which an
+# assignment still reaches the program's own tensors (`model.weight.requires_grad = False`).
+TENSOR_VALUED: frozenset[str] = frozenset(
+    {"grad", "data", "T", "_base", "weight", "bias", "values", "indices"})
+# What an engine's ctx has of its own beyond the ctx table: in torch ctx is the backward
+# node (grad_fn's members), with the class's `apply` and the deprecated `saved_variables`.
+# A program stores no state under these names; through its ctx parameter it reads only the
+# ctx table and what it stored.
+CTX_ENGINE_MEMBERS: frozenset[str] = (
+    OBJECT_ATTRIBUTES["ctx"] | OBJECT_ATTRIBUTES["grad_fn"]
+    | OBJECT_ATTRIBUTES["Function class"] | {"saved_variables"})
+
 # Harness builtins (served by the interpreter, not by an engine).
 BUILTINS: frozenset[str] = frozenset(
     {"raises", "warns", "assert_close", "range", "len", "float", "int"}

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from conformance import isolation
+
 TORCH = "torch"
 DEFAULT_ENGINE = "reference_engine"
 
@@ -66,6 +68,15 @@ class Engine:
             if device != "cpu":
                 m.set_default_device(None)
             m.set_default_dtype(old_dtype)
+
+    def global_state(self) -> dict[str, object]:
+        """The engine's process-global settings a program could change (isolation.SETTINGS
+        that the engine has), by name."""
+        return isolation.read(self.module)
+
+    def restore_global_state(self, before: dict[str, object]) -> list[isolation.StateChange]:
+        """Set back what differs from `before` (a `global_state()`); what differed."""
+        return isolation.restore(self.module, before)
 
     def device_available(self, device: str) -> bool:
         if device == "cpu":

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance import api, kinds
+from conformance import api, isolation, kinds
 from conformance import program as ir
 from conformance.compare import tolerances
 from conformance.engines import Engine
@@ -108,6 +108,8 @@ class Interpreter:
         # ctx objects handed to Function methods, by id: they may carry the program's own
         # state. Holding them keeps their ids from being reused by other objects.
         self.contexts: dict[int, Any] = {}
+        # Names the program stored on its ctx objects (its Function state).
+        self.ctx_names: set[str] = set()
         # Tensors torch.autograd.grad returned (see observe.Observer), by id.
         self.engine_made = EngineMade()
         self.builtins: dict[str, Any] = {
@@ -126,11 +128,15 @@ class Interpreter:
 
     # ---- running ---------------------------------------------------------------------
     def run(self, program: ir.Program) -> Trace:
-        with self.engine.defaults(self.device, self.dtype):
+        # The guard restores whatever process-global state the program changed (grad mode
+        # switched by a plain call, ...), so that no later run in this process sees it.
+        with isolation.guard(self.engine) as changes, \
+                self.engine.defaults(self.device, self.dtype):
             try:
                 self._block(program.body, self.globals)
             except _StepFailed as failed:
                 self.trace.failure = failed.step
+        self.trace.state_changes = changes
         return self.trace
 
     def _block(self, body: tuple[ir.Stmt, ...], scope: Scope) -> None:
@@ -243,10 +249,11 @@ class Interpreter:
                 self._assign(t, v, scope)
         elif isinstance(target, ir.Subscript):
             obj = self._eval(target.value, scope)
+            self._check_item_store(obj)
             obj[self._index(target.index, scope)] = value
         elif isinstance(target, ir.Attribute):
             obj = self._eval(target.value, scope)
-            self._check_object_attribute(obj, target.attr)
+            self._check_attribute_store(obj, target.attr)
             setattr(obj, target.attr, value)
         else:  # pragma: no cover
             raise TypeError(f"cannot assign to {target!r}")
@@ -260,6 +267,7 @@ class Interpreter:
             scope.vars[target.id] = op(scope.get(target.id), value)
         elif isinstance(target, ir.Subscript):
             obj = self._eval(target.value, scope)
+            self._check_item_store(obj)
             index = self._index(target.index, scope)
             obj[index] = op(obj[index], value)
         else:  # pragma: no cover
@@ -347,11 +355,49 @@ class Interpreter:
 
     def _check_object_attribute(self, obj: Any, attr: str) -> None:
         # The loader checked the name; this guards values the loader could not see.
-        if id(obj) in self.contexts and not attr.startswith("_"):
-            return
+        if id(obj) in self.contexts:
+            # a ctx is also the engine's backward node (torch's y.grad_fn is the ctx): its
+            # table and grad_fn's, and the program's own state; never `apply` and the like
+            if attr in self.ctx_names or attr in api.OBJECT_ATTRIBUTES["ctx"] or \
+                    attr in api.OBJECT_ATTRIBUTES["grad_fn"]:
+                return
+            raise CaseFailure(f"ctx attribute `{attr}` is not in the supported API")
         if attr not in api.ATTRIBUTES or attr.startswith("__") or isinstance(
                 obj, (Namespace, Expectation, Scope)):
             raise CaseFailure(f"attribute `{attr}` is not in the supported API")
+        if isinstance(obj, type) and attr not in api.OBJECT_ATTRIBUTES["Function class"]:
+            # a class's methods called unbound could write onto the class (isolation)
+            raise CaseFailure(f"attribute `{attr}` of the class `{obj.__name__}` is not in "
+                              "the supported API")
+
+    def _check_attribute_store(self, obj: Any, attr: str) -> None:
+        """Isolation: the program sets attributes only on values it made, never on a class,
+        namespace or engine object whose change later runs in this process would see."""
+        if id(obj) in self.contexts:
+            if attr.startswith("_") or attr in api.CTX_ENGINE_MEMBERS or (
+                    hasattr(obj, attr) and attr not in self.ctx_names):
+                raise CaseFailure(f"cannot set ctx attribute `{attr}`: the name belongs to "
+                                  "the engine's ctx; store Function state under another name")
+            self.ctx_names.add(attr)
+            return
+        if attr not in api.SETTABLE:
+            raise CaseFailure(f"cannot set attribute `{attr}`; settable: "
+                              + ", ".join(sorted(api.SETTABLE)))
+        if isinstance(obj, type) or not (self.engine.is_tensor(obj) or self._is_module(obj)):
+            raise CaseFailure(f"cannot set `{attr}` on {_describe_object(obj)}: a program "
+                              "sets attributes only on its own tensors, modules and ctx")
+
+    def _check_item_store(self, obj: Any) -> None:
+        if isinstance(obj, type) or not (self.engine.is_tensor(obj) or isinstance(obj, list)):
+            raise CaseFailure(f"cannot assign items of {_describe_object(obj)}: a program "
+                              "assigns items only of its own tensors and lists")
+
+    def _is_module(self, obj: Any) -> bool:
+        try:
+            module = self.engine.resolve("torch.nn.Module")
+        except AttributeError:  # an engine without modules
+            return False
+        return isinstance(obj, module)
 
     # ---- program-defined callables ---------------------------------------------------
     def _lambda(self, e: ir.Lambda, scope: Scope) -> Callable[..., Any]:
@@ -479,6 +525,12 @@ class Interpreter:
                     values = self.rng.uniform(-bound, bound, tuple(p.shape))
                     p.copy_(self.engine.tensor(values, dtype=p.dtype, device=p.device))
         return module
+
+
+def _describe_object(obj: Any) -> str:
+    if isinstance(obj, type):
+        return f"the class `{obj.__name__}`"
+    return f"a `{type(obj).__name__}` object"
 
 
 def _warning_record(w: warnings.WarningMessage) -> WarningRecord:

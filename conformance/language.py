@@ -54,6 +54,10 @@ class _Converter:
 
     def __init__(self, tree: ast.Module) -> None:
         self.assigned = _assigned_names(tree)
+        self.classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+        # Names bound to an engine object or a class (`P = nn.Parameter`, `g = y.grad_fn`),
+        # with the line of that binding: a program may not set attributes through them.
+        self.engine_aliases = _engine_aliases(tree, self.classes)
         # Inside a Function method: the ctx parameter's name and the attributes the class
         # stores on ctx (`ctx.k = k`), which the methods may then read.
         self.ctx: tuple[str, frozenset[str]] | None = None
@@ -167,15 +171,55 @@ class _Converter:
         if isinstance(node, (ast.Tuple, ast.List)):
             return ir.Tuple(tuple(self.target(e) for e in node.elts))
         if isinstance(node, ast.Subscript):
+            self.check_owned(node.value, node)
             return ir.Subscript(self.expr(node.value), self.index(node.slice))
         if isinstance(node, ast.Attribute):
             if self._is_ctx_attribute(node, store=True):
                 return ir.Attribute(self.expr(node.value), node.attr)
+            self.check_owned(node.value, node)
             if node.attr not in api.SETTABLE:
                 raise self.fail(node, f"cannot assign to attribute `{node.attr}`",
                                 f"assignable attributes: {', '.join(sorted(api.SETTABLE))}")
             return ir.Attribute(self.expr(node.value), node.attr)
         raise self.fail(node, f"cannot assign to `{_name_of_node(node)}`")
+
+    def check_owned(self, base: ast.expr, target: ast.expr) -> None:
+        """Isolation: an assignment changes only a value the program made, never an engine
+        object that every later case in the process would see changed."""
+        problem = self._not_owned(base)
+        if problem is not None:
+            raise self.fail(target, f"cannot assign to `{ast.unparse(target)}`: {problem}",
+                            "a program may set attributes only on values it made: its "
+                            "tensors (`x.requires_grad = False`), its modules' parameters "
+                            "(`model.weight.grad = None`) and, in a Function, its ctx "
+                            "(`ctx.k = k`)")
+
+    def _not_owned(self, node: ast.expr) -> str | None:
+        """Why `node` may be an object the program did not make; None when it is its own
+        (or, for a call's result, when only the run-time check can tell)."""
+        if _api_path(node) is not None:
+            return (f"`{ast.unparse(node)}` belongs to the engine and is shared by every "
+                    "case run in the process")
+        if isinstance(node, ast.Name):
+            if node.id in api.BUILTINS:
+                return f"`{node.id}` is a harness builtin"
+            if node.id in self.classes:
+                return f"`{node.id}` is a class; changing it is not a program's business"
+            if node.id in self.engine_aliases:
+                line, value = self.engine_aliases[node.id]
+                return f"`{node.id}` is bound to `{value}` (line {line}), an engine object"
+            return None
+        if isinstance(node, ast.Attribute):
+            if self.ctx is not None and isinstance(node.value, ast.Name) and \
+                    node.value.id == self.ctx[0] and node.attr in self.ctx[1]:
+                return None  # the Function's own state
+            if node.attr not in api.TENSOR_VALUED:
+                return (f"`{ast.unparse(node)}` is an engine object reached by attribute, "
+                        "not a value the program made")
+            return self._not_owned(node.value)
+        if isinstance(node, ast.Subscript):
+            return self._not_owned(node.value)
+        return None
 
     # ---- expressions ------------------------------------------------------------------
     def expr(self, node: ast.expr) -> ir.Expr:
@@ -257,6 +301,24 @@ class _Converter:
         base = _namespace_path(node.value)
         if self._is_ctx_attribute(node, store=False):
             pass
+        elif self.ctx is not None and isinstance(node.value, ast.Name) and \
+                node.value.id == self.ctx[0] and node.attr not in api.OBJECT_ATTRIBUTES["ctx"]:
+            # ctx is also an engine object (in torch, the backward node): through it a
+            # program reaches only the ctx table, not `ctx.apply` or `ctx.saved_variables`
+            ctx_api = api.OBJECT_ATTRIBUTES["ctx"]
+            near = api.nearest(node.attr, ctx_api | self.ctx[1])
+            raise self.fail(node, f"`{node.value.id}.{node.attr}` is not in the ctx API",
+                            f"nearest supported names: {', '.join(near)}" if near else
+                            "ctx offers " + ", ".join(sorted(ctx_api)) + ", and what the "
+                            "Function stores on it")
+        elif _api_object_path(node.value) is not None and \
+                node.attr not in api.OBJECT_ATTRIBUTES["Function class"]:
+            # a class or function of the engine's API: calling `torch.autograd.Function.
+            # mark_dirty(nn.Parameter)` would write onto a class every later case shares
+            raise self.fail(node, f"attribute `{node.attr}` of the engine's "
+                            f"`{_api_object_path(node.value)}` is not in the supported API",
+                            "call it on a value the program made, e.g. `x.requires_grad_()`, "
+                            "`ctx.mark_dirty(x)`")
         elif base is not None:
             path = f"{base}.{node.attr}"
             if path not in api.FUNCTIONS and path not in api.NAMESPACES:
@@ -281,7 +343,13 @@ class _Converter:
         if node.attr.startswith("_"):
             raise self.fail(node, f"ctx attribute `{node.attr}` is private",
                             "store Function state under a name without a leading underscore")
-        return store or node.attr in self.ctx[1]
+        if store and node.attr in api.CTX_ENGINE_MEMBERS:
+            raise self.fail(node, f"cannot assign to `{node.value.id}.{node.attr}`: the "
+                            "name belongs to the engine's ctx",
+                            "store Function state under another name, e.g. "
+                            f"`{node.value.id}.my_{node.attr.strip('_')}`")
+        return store or (node.attr in self.ctx[1]
+                         and node.attr not in api.CTX_ENGINE_MEMBERS)
 
     def call(self, node: ast.Call) -> ir.Call:
         keywords = []
@@ -332,16 +400,29 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
-def _namespace_path(node: ast.expr) -> str | None:
-    """The API path of `node` when it is a root or a namespace reached from one."""
+def _api_path(node: ast.expr) -> str | None:
+    """The API path `node` spells from a root (`torch.nn.Parameter` for `nn.Parameter`),
+    whether or not the table has it; None when `node` does not start at a root."""
     dotted = _dotted(node)
     if dotted is None:
         return None
     root, _, rest = dotted.partition(".")
     if root not in api.ROOTS:
         return None
-    path = api.ROOTS[root] + (f".{rest}" if rest else "")
+    return api.ROOTS[root] + (f".{rest}" if rest else "")
+
+
+def _namespace_path(node: ast.expr) -> str | None:
+    """The API path of `node` when it is a root or a namespace reached from one."""
+    path = _api_path(node)
     return path if path in api.NAMESPACES else None
+
+
+def _api_object_path(node: ast.expr) -> str | None:
+    """The API path of `node` when it is a function or class of the table reached from a
+    root (not a namespace)."""
+    path = _api_path(node)
+    return path if path in api.FUNCTIONS else None
 
 
 def _ctx_attributes(cls: ast.ClassDef) -> frozenset[str]:
@@ -355,6 +436,22 @@ def _ctx_attributes(cls: ast.ClassDef) -> frozenset[str]:
                         isinstance(node.value, ast.Name) and node.value.id == ctx:
                     names.add(node.attr)
     return frozenset(names)
+
+
+def _engine_aliases(tree: ast.Module, classes: set[str]) -> dict[str, tuple[int, str]]:
+    """Names some assignment binds to a class, or to an engine object reached by a dotted
+    path or by an attribute other than a tensor-valued one: name -> (line, value source)."""
+    aliases: dict[str, tuple[int, str]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        if _api_path(value) is not None \
+                or (isinstance(value, ast.Name) and value.id in classes) \
+                or (isinstance(value, ast.Attribute) and value.attr not in api.TENSOR_VALUED):
+            aliases.setdefault(node.targets[0].id, (node.lineno, ast.unparse(value)))
+    return aliases
 
 
 def _assigned_names(tree: ast.Module) -> set[str]:

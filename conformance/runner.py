@@ -6,6 +6,7 @@ import shlex
 from dataclasses import dataclass
 from functools import cache
 
+from conformance import isolation
 from conformance.compare import Comparison, Divergence, compare
 from conformance.engines import TORCH, Engine, load_engine
 from conformance.interpreter import run_program
@@ -82,17 +83,40 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True) -> Ite
                           f"{item.device} is not available to torch on this machine "
                           "(torch.cuda.is_available() is False)")
     expected = _run(torch, item)
+    if expected.state_changes:
+        return ItemResult(item, engine.name, ERROR, _left_changed(item, expected),
+                          torch_trace=expected)
     if expected.failure is not None:
         failed: Step = expected.failure
         return ItemResult(item, engine.name, CASE_WRONG,
                           f"torch breaks the case at {_where(item, failed.line)}: "
                           f"{failed.outcome.describe()}", torch_trace=expected)
     actual = _run(engine, item)
+    if actual.state_changes:
+        return ItemResult(item, engine.name, ERROR,
+                          _left_changed(item, actual, torch_clean=True),
+                          torch_trace=expected, engine_trace=actual)
     result: Comparison = compare(expected, actual, item.dtype)
     failing = result.divergence or (result.message if strict_messages else None)
     return ItemResult(item, engine.name, DIVERGES if failing else PASS,
                       divergence=result.divergence, message_divergence=result.message,
                       torch_trace=expected, engine_trace=actual)
+
+
+def _left_changed(item: Item, trace: Trace, *, torch_clean: bool = False) -> str:
+    """Why an item whose run left process-global state changed is an error (isolation)."""
+    restored = all(c.restored for c in trace.state_changes)
+    text = (f"{isolation.describe(trace.engine, trace.state_changes)} after running the "
+            "item; " + ("the harness set it back so that no other item sees it. " if restored
+                        else "later items in this process may see what was not restored. "))
+    text += ("torch left it as it found it: the engine does not restore what torch restores"
+             if torch_clean else
+             "A case must leave process state as it found it: switch it back before the "
+             "program ends, or use the `with` form (e.g. `with torch.set_grad_enabled(False):`)")
+    if trace.failure is not None:
+        text += (f". The run stopped early, at {_where(item, trace.failure.line)}: "
+                 f"{trace.failure.outcome.describe()}")
+    return text
 
 
 def _where(item: Item, line: int) -> str:

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from conformance.isolation import StateChange
+
 OK = "ok"
 ERROR = "error"  # the engine raised
 ASSERTION = "assertion"  # the case's own assert / raises / warns / assert_close failed
@@ -89,3 +91,5 @@ class Trace:
     steps: list[Step] = field(default_factory=list)
     # The step whose failure ended the run (not absorbed by `with raises`), if any.
     failure: Step | None = None
+    # Process-global engine settings the run left changed (the harness restored them).
+    state_changes: list[StateChange] = field(default_factory=list)

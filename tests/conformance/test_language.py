@@ -166,7 +166,7 @@ def test_ctx_state_may_be_stored_and_read_back_only_in_its_class() -> None:
            "        return g * ctx.k, None\n")
     program = parse(src)
     assert parse(to_source(program)) == program
-    with pytest.raises(CaseError, match="attribute `j`"):
+    with pytest.raises(CaseError, match=r"`ctx\.j` is not in the ctx API"):
         parse(src.replace("g * ctx.k", "g * ctx.j"))
     with pytest.raises(CaseError, match="private"):
         parse(src.replace("ctx.k = k", "ctx._k = k"))

@@ -1,0 +1,147 @@
+"""No verdict depends on what ran before it: a polluting case beside innocent ones.
+
+The polluting case passes the loader (a plain `torch.set_grad_enabled(False)` call is part
+of the language) and leaves grad mode off. Each run puts it first, in the middle or last,
+with 0 or 2 workers; in every run every innocent item passes and the polluter's items fail
+naming what they changed. A control run with the harness's restoration switched off shows
+that the innocent items are ones the polluter does break.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import xml.etree.ElementTree as ET
+from types import SimpleNamespace
+
+import pytest
+
+from conformance import plugin
+from conformance.engines import Engine
+
+POLLUTER = ("pollute.yaml", """\
+description: leaves grad mode off
+features: [grad_mode]
+devices: [cpu]
+dtypes: [float32, float64]
+program: |
+  x = torch.ones(2, requires_grad=True)
+  torch.set_grad_enabled(False)
+  y = x * 2
+  assert not y.requires_grad
+""")
+
+_INNOCENT_PROGRAMS = {
+    # the issue's example: an nn.Linear built after the polluter
+    "linear.yaml": """\
+  m = nn.Linear(3, 2)
+  assert m.weight.requires_grad
+  loss = m(torch.ones(1, 3)).sum()
+  loss.backward()
+  assert m.weight.grad is not None
+""",
+    "records.yaml": """\
+  assert torch.is_grad_enabled()
+  x = torch.ones(2, requires_grad=True)
+  y = (x * 3).sum()
+  assert y.requires_grad
+  y.backward()
+  assert_close(x.grad, torch.full((2,), 3.0))
+""",
+    "parameter.yaml": """\
+  p = nn.Parameter(torch.ones(2))
+  assert p.requires_grad
+  (p * p).sum().backward()
+  assert_close(p.grad, torch.full((2,), 2.0))
+""",
+    "function.yaml": """\
+  class Double(torch.autograd.Function):
+      @staticmethod
+      def forward(ctx, x):
+          return x * 2
+      @staticmethod
+      def backward(ctx, g):
+          return g * 2
+  x = torch.ones(2, requires_grad=True)
+  y = Double.apply(x)
+  assert y.grad_fn is not None
+  y.sum().backward()
+""",
+    "no_grad_block.yaml": """\
+  x = torch.ones(2, requires_grad=True)
+  with torch.no_grad():
+      y = x * 2
+  z = x * 2
+  assert not y.requires_grad
+  assert z.requires_grad
+""",
+}
+INNOCENT = {
+    name: "description: innocent\nfeatures: [grad_mode]\ndevices: [cpu]\n"
+          f"dtypes: [float32, float64]\nprogram: |\n{program}"
+    for name, program in _INNOCENT_PROGRAMS.items()
+}
+NAMES = sorted(INNOCENT)
+ORDERS = {
+    "polluter-first": [POLLUTER[0], *NAMES],
+    "polluter-middle": [*NAMES[:2], POLLUTER[0], *NAMES[2:]],
+    "polluter-last": [*reversed(NAMES), POLLUTER[0]],
+}
+ITEMS_PER_FILE = 2  # cpu x (float32, float64)
+
+
+def run(pytester: pytest.Pytester, order: list[str], workers: int) -> dict[str, str | None]:
+    """Each item's id and its failure message (None when it passed), from a fresh pytest
+    process given the files in `order`."""
+    for name, text in [POLLUTER, *INNOCENT.items()]:
+        path = pytester.path / "cases" / "iso" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    result = pytester.runpytest_subprocess(
+        *[f"cases/iso/{name}" for name in order], "-n", str(workers), "--junitxml=out.xml")
+    outcomes: dict[str, str | None] = {}
+    for case in ET.parse(pytester.path / "out.xml").getroot().iter("testcase"):
+        failure = case.find("failure")
+        assert case.find("skipped") is None and case.find("error") is None, result.stdout.str()
+        outcomes[f"{case.get('classname')}::{case.get('name')}"] = (
+            None if failure is None else failure.get("message", ""))
+    assert len(outcomes) == ITEMS_PER_FILE * len(order), result.stdout.str()
+    return outcomes
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("order", list(ORDERS))
+def test_innocent_items_pass_in_every_order_and_worker_count(
+        pytester: pytest.Pytester, order: str, workers: int) -> None:
+    outcomes = run(pytester, ORDERS[order], workers)
+    polluted = {k: v for k, v in outcomes.items() if "pollute" in k}
+    innocent = {k: v for k, v in outcomes.items() if "pollute" not in k}
+    assert len(polluted) == ITEMS_PER_FILE
+    assert innocent and all(v is None for v in innocent.values()), innocent
+    for message in polluted.values():
+        assert message is not None and "error: torch left grad mode disabled (was enabled) " \
+            "after running the item; the harness set it back" in message, message
+
+
+def test_control_without_restoring_the_polluter_breaks_the_innocent(
+        pytester: pytest.Pytester) -> None:
+    # What the guard prevents: its restoration switched off in the child process only.
+    pytester.makeconftest("from conformance import isolation\n"
+                          "isolation.restore = lambda module, before: []\n")
+    outcomes = run(pytester, ORDERS["polluter-first"], 0)
+    innocent = {k: v for k, v in outcomes.items() if "pollute" not in k}
+    assert all(v is not None and "case_disagrees_with_torch" in v
+               for v in innocent.values()), innocent
+
+
+def test_an_engine_a_pytester_run_dropped_from_sys_modules_is_imported_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytester's in-process runs remove the modules they imported; a cached engine module
+    # that is no longer in sys.modules would build a second copy of its classes through its
+    # lazy imports, and later items on that worker failed (`Tensor + Tensor` unsupported).
+    stale = Engine("reference_engine", types.ModuleType("reference_engine"))
+    monkeypatch.setitem(plugin._ENGINES, "reference_engine", stale)
+    config = SimpleNamespace(getoption=lambda name: "reference_engine")
+    engine = plugin._engine(config)  # type: ignore[arg-type]
+    assert engine.module is sys.modules["reference_engine"] is not stale.module
+    assert plugin._engine(config) is engine  # and it is cached while current
