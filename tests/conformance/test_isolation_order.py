@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import types
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -141,7 +142,8 @@ def test_an_engine_a_pytester_run_dropped_from_sys_modules_is_imported_again(
     # lazy imports, and later items on that worker failed (`Tensor + Tensor` unsupported).
     stale = Engine("reference_engine", types.ModuleType("reference_engine"))
     monkeypatch.setitem(plugin._ENGINES, "reference_engine", stale)
-    config = SimpleNamespace(getoption=lambda name: "reference_engine")
+    config = SimpleNamespace(getoption=lambda name: "reference_engine",
+                             invocation_params=SimpleNamespace(dir=Path.cwd()))
     engine = plugin._engine(config)  # type: ignore[arg-type]
     assert engine.module is sys.modules["reference_engine"] is not stale.module
     assert plugin._engine(config) is engine  # and it is cached while current
