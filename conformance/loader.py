@@ -25,9 +25,11 @@ from conformance.diagnostics import CaseError
 REQUIRED = ("description", "features", "program")
 OPTIONAL = ("devices", "dtypes", "seed", "source")
 # Limits a case file must keep (documented in docs/case-format.md, "Loading limits"). Case
-# files are a few KiB; the limits keep a hostile or mistaken file from exhausting memory or
-# the stack, and make the verdict the same in every process, however deep its stack.
-MAX_CASE_BYTES = 1 << 20
+# files are a few KiB (the library's largest: 1.4 KiB); the limits keep a hostile or mistaken
+# file from exhausting time, memory or the stack, and make the verdict the same in every
+# process, however deep its stack. PyYAML's scanner reads about 64 KiB of the costliest YAML
+# per second (a 1 MiB file of keys: 17 to 22 s, in every xdist worker), hence 64 KiB.
+MAX_CASE_BYTES = 64 << 10
 MAX_NESTING = 100  # levels of statements and expressions in a program
 MAX_SEED = 2**64 - 1
 _DECIMAL = re.compile(r"0|[1-9][0-9]*")

@@ -44,8 +44,7 @@ def _with_program(statement: str) -> str:
 
 # name -> (text or None for a special file, a fragment of the message, the line or None)
 HOSTILE_TEXTS: dict[str, tuple[str | bytes, str, int | None]] = {
-    "big.yaml": ("#" * (2 * MAX_CASE_BYTES), f"over the limit of {MAX_CASE_BYTES} bytes",
-                 None),
+    "big.yaml": ("#" * (2 << 20), f"over the limit of {MAX_CASE_BYTES} bytes", None),
     "latin1.yaml": (GOOD.replace("a leaf", "caf\xe9").encode("latin-1"),
                     "not UTF-8: byte 0xe9", 1),
     "latin1_line6.yaml": (_with_program("assert x.is_leaf  # \xe9").encode("latin-1"),
@@ -56,11 +55,11 @@ HOSTILE_TEXTS: dict[str, tuple[str | bytes, str, int | None]] = {
                        "the YAML nests too deeply", None),
     "deep_mapping.yaml": ("description: " + "{a: " * 5000 + "b" + "}" * 5000 + "\n",
                           "the YAML nests too deeply", None),
-    "deep_block.yaml": ("".join(" " * i + "- \n" for i in range(1200)),
+    "deep_block.yaml": ("- " * 5000 + "x\n",
                         "the YAML nests too deeply", None),
     "deep_program.yaml": (_with_program("y = " + "-" * 5000 + "x"),
                           "nests more than 100 levels deep", None),
-    "long_chain.yaml": (_with_program("y = x" + " + x" * 20000),
+    "long_chain.yaml": (_with_program("y = x" + "+x" * 20000),
                         "nests more than 100 levels deep", None),
     "deep_parens.yaml": (_with_program("y = " + "(" * 5000 + "x" + ")" * 5000),
                          "syntax error: too many nested parentheses", 7),
