@@ -176,7 +176,7 @@ def _parse_program(path: str, source_text: str, offset: int) -> ir.Program:
 
 
 def _too_deep_at(program: ir.Program) -> int | None:
-    """The line of the first statement where the program nests deeper than MAX_NESTING
+    """The line of a statement where the program nests deeper than MAX_NESTING
     (0 if it has none), or None. Iterative: the IR may be deeper than the stack allows."""
     stack: list[tuple[object, int, int]] = [(program, 0, 0)]
     while stack:
