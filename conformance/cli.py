@@ -134,19 +134,40 @@ def _prepare_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
 
 def _check(args: argparse.Namespace) -> int:
+    import os
+
+    # Every file is checked, whatever the others hold; a named path that is no directory is
+    # checked as a file (so a FIFO, a device or a dangling symlink is reported, not read).
     files: list[Path] = []
+    unreadable: list[OSError] = []
     for p in args.files:
-        path = Path(p)
-        files += sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
-    bad = 0
+        if not Path(p).is_dir():
+            files.append(Path(p))
+            continue
+        # every `*.yaml` entry but directories (FIFOs and dangling symlinks too); symlinked
+        # directories are not followed, as pytest does not follow them either
+        for root, _, names in sorted(os.walk(p, onerror=unreadable.append)):
+            files += [Path(root, n) for n in sorted(names) if n.endswith(".yaml")]
+    bad = len(unreadable)
+    for error in unreadable:
+        print(f"{error.filename}: cannot read the directory: {error.strerror}",
+              file=sys.stderr)
     for f in files:
         try:
             load_case(f)
         except CaseError as e:
             bad += 1
             print(e, file=sys.stderr)
-    print(f"{len(files) - bad} of {len(files)} case files are valid")
-    return 1 if bad else 0
+        except Exception as e:  # a harness bug: say so, and go on with the other files
+            bad += 1
+            print(f"{f}: internal error while loading ({type(e).__name__}: {e}); this is a "
+                  "bug in autograd-conformance, please report it", file=sys.stderr)
+    total = len(files) + len(unreadable)
+    print(f"{total - bad} of {total} case files are valid"
+          + (f" (unreadable directories: {len(unreadable)})" if unreadable else ""))
+    if not total:
+        print(f"no case files (*.yaml) in {' '.join(args.files)}", file=sys.stderr)
+    return 1 if bad or not total else 0
 
 
 def _new(args: argparse.Namespace) -> int:

@@ -1,8 +1,10 @@
 """The pytest plugin: YAML cases become test items, one per case x device x dtype.
 
-Registered through the `pytest11` entry point, so `pytest cases/` (and `pytest` at the
-project root) collects every `cases/**/*.yaml`. A malformed file fails collection of that
-file alone, with file, line and fix. Item ids look like
+Registered through the `pytest11` entry point, so the plugin is active in every pytest run
+of the environment; it collects `*.yaml` only under the paths of the `conformance_cases` ini
+option (this project's pyproject.toml: `cases`) and under paths named on the command line,
+never other projects' YAML. A malformed file fails collection of that file alone, with
+file, line and fix, and is an `error` record in the report. Item ids look like
 `cases/retain_graph/backward_twice.yaml::cpu-float32`.
 """
 
@@ -11,9 +13,10 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +26,8 @@ from conformance import baseline, expectations, paths, profiles, progress, repor
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
-from conformance.loader import Case, load_case
-from conformance.report import error_record, generated_record
+from conformance.loader import Case, load_case, read_case_text
+from conformance.report import collection_error_record, error_record, generated_record
 from conformance.runner import (
     DIVERGES,
     KNOWN,
@@ -45,6 +48,9 @@ RESULT_PROPERTY = "conformance_result"
 _CASE_ID = re.compile(r"\.yaml::(cpu|cuda)-float(32|64)$")
 HITS_PROPERTY = "conformance_generated_hits"
 MATCHED_PROPERTY = "conformance_known_matched"
+# The record of a case file that failed to load, carried on its CollectReport (whose extra
+# attributes travel from xdist workers to the controller).
+LOAD_ERROR_ATTRIBUTE = "conformance_load_error"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -73,29 +79,80 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--generated-programs", action="store_true",
                     help="also run the generated-program suite (conformance/"
                          "generated_suite.py), wherever the package is installed")
+    parser.addini("conformance_cases", type="paths", default=[],
+                  help="where YAML case files are collected from (relative to the ini "
+                       "file); YAML under paths named on the command line is collected too")
 
 
-def _in_cases_dir(path: Path) -> bool:
-    return "cases" in path.parts[:-1]
+def _case_roots(config: pytest.Config) -> tuple[Path, ...]:
+    """The configured case paths and the paths named on the command line (not testpaths:
+    naming a folder there is no request for its YAML), absolute, symlinks kept as pytest
+    keeps them in collected paths."""
+    roots = config.stash.get(_CASE_ROOTS, None)
+    if roots is None:
+        named = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
+        given = [*config.getini("conformance_cases"),
+                 *(config.invocation_params.dir / arg.split("::")[0] for arg in named)]
+        roots = tuple(Path(os.path.abspath(p)) for p in given)
+        config.stash[_CASE_ROOTS] = roots
+    return roots
+
+
+def _is_case_path(config: pytest.Config, path: Path) -> bool:
+    path = Path(os.path.abspath(path))
+    return any(path == root or root in path.parents for root in _case_roots(config))
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
-    if file_path.suffix == ".yaml" and _in_cases_dir(file_path):
+    if file_path.suffix == ".yaml" and _is_case_path(parent.config, file_path):
         return CaseFile.from_parent(parent, path=file_path)
     return None
 
 
+def _file_or_directory(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file() or entry.is_dir()
+    except OSError:  # a symlink loop
+        return False
+
+
+def _unreadable_entries(directory: pytest.Dir) -> list[CaseFile]:
+    """The `*.yaml` entries of a case directory that are neither files nor directories
+    (FIFOs, devices, sockets, dangling symlinks): pytest passes over them without a word;
+    here each becomes a case file that fails to load, naming what it is."""
+    config = directory.config
+    if not _is_case_path(config, directory.path) and \
+            not any(root.parent == directory.path for root in _case_roots(config)):
+        return []
+    try:
+        entries = sorted(os.scandir(directory.path), key=lambda e: e.name)
+    except OSError:  # gone or unreadable since pytest listed it: nothing more to add
+        return []
+    found = []
+    for entry in entries:
+        path = Path(entry.path)
+        if entry.name.endswith(".yaml") and not _file_or_directory(entry) \
+                and _is_case_path(config, path) \
+                and not directory.ihook.pytest_ignore_collect(collection_path=path,
+                                                              config=config):
+            found.append(CaseFile.from_parent(directory, path=path))
+    return found
+
+
 class CaseFile(pytest.File):
+    load_error: CaseError | None = None
+
     def collect(self) -> Iterator[pytest.Item]:
         rel = Path(self.config.rootpath)
         try:
             path = self.path.relative_to(rel)
         except ValueError:
             path = self.path
+        name = path.as_posix() if not path.is_absolute() else str(path)
         try:
-            case = load_case(path.as_posix() if not path.is_absolute() else path,
-                             self.path.read_text(encoding="utf-8"))
+            case = load_case(name, read_case_text(self.path, name))
         except CaseError as e:
+            self.load_error = e
             raise self.CollectError(str(e)) from None
         for item in items_of(case):
             yield CaseItem.from_parent(self, name=item.name, case=case, device=item.device,
@@ -186,6 +243,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
         rep.user_properties.append((RESULT_PROPERTY, json.dumps(record)))
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector
+                               ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    rep = yield
+    if isinstance(collector, pytest.Dir) and rep.passed:
+        rep.result.extend(_unreadable_entries(collector))
+    if isinstance(collector, CaseFile) and rep.failed:
+        text = str(rep.longrepr)
+        e = collector.load_error
+        record = collection_error_record(
+            rep.nodeid, rep.nodeid if e is None else e.file, None if e is None else e.line,
+            text if e is None else e.message, text)
+        setattr(rep, LOAD_ERROR_ATTRIBUTE, json.dumps(record))
+    return rep
+
+
 class _Collector:
     """In the controller: every item's record and the generated programs' hit counts."""
 
@@ -194,6 +267,7 @@ class _Collector:
         self.hits = HitRates()
         self.known = known
         self.matched: set[int] = set()
+        self.load_errors: set[str] = set()  # node ids of case files that failed to load
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         recorded = False
@@ -209,6 +283,14 @@ class _Collector:
         # under it, an error in setup) still appears in the report, as an error.
         if report.failed and not recorded and _CASE_ID.search(report.nodeid):
             self.records.append(error_record(report.nodeid, str(report.longrepr)))
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # Under xdist every worker collects every file; the controller hears each failed
+        # collection once per distinct text, and a file is recorded once whatever it hears.
+        record = getattr(report, LOAD_ERROR_ATTRIBUTE, None)
+        if report.failed and record is not None and report.nodeid not in self.load_errors:
+            self.load_errors.add(report.nodeid)
+            self.records.append(json.loads(str(record)))
 
     def unmatched(self) -> list[expectations.Known]:
         return [k for k in self.known.known if k.index not in self.matched]
@@ -392,6 +474,7 @@ _EXPECTATIONS = pytest.StashKey[expectations.Expectations]()
 _COLLECTOR = pytest.StashKey[_Collector]()
 _PROFILE = pytest.StashKey[str]()
 _STARTED = pytest.StashKey[float]()
+_CASE_ROOTS = pytest.StashKey[tuple[Path, ...]]()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -107,6 +107,16 @@ def error_record(nodeid: str, longrepr: str) -> dict[str, Any]:
             "reason": longrepr[-2000:]}
 
 
+def collection_error_record(nodeid: str, file: str, line: int | None, message: str,
+                            text: str) -> dict[str, Any]:
+    """The record of a case file that failed to load: it has no items, so it stands for
+    them (device and dtype empty), with the loader's file, line, message and whole text."""
+    return {"id": nodeid, "file": file, "line": line, "message": message,
+            "features": ["unknown"], "device": "", "dtype": "", "engine": None,
+            "verdict": "error", "pytest_outcome": "failed", "reason": text[-2000:],
+            "report": text[-20000:]}
+
+
 def generated_record(nodeid: str, engine: str, outcome: str, longrepr: str
                      ) -> dict[str, Any]:
     """The record of a generated-program item: one per run, over all its programs."""

@@ -63,6 +63,18 @@ def test_explicit_devices_dtypes_seed(tmp_path: Path) -> None:
         (GOOD + "source: docs\n", 7, "duplicate key `source`", None),
         ("- a\n- b\n", 1, "must be a YAML mapping", "description"),
         (GOOD.replace("program: |", "program: >"), 4, "folded", "literal block"),
+        # a seed is a plain decimal integer: YAML 1.1 reads all these as integers too
+        # (0o17 and '7' are strings to YAML 1.1, 7.0 a float)
+        *[(GOOD + f"seed: {seed}\n", 7, "`seed", "decimal integer from 0 to")
+          for seed in ("0x1F", "0o17", "017", "1_000", "+5", "0b1", "-3", "1:20",
+                       str(2**64), "9" * 5000, "'7'", "7.0")],
+        (GOOD + "devices: [cpu, cuda, cpu]\n", 7, "duplicate device `cpu`", "once"),
+        (GOOD + "dtypes: [float64, float64]\n", 7, "duplicate dtype `float64`", "once"),
+        (GOOD.replace("[leaf]", "[leaf, views, leaf]"), 2, "duplicate feature `leaf`", "once"),
+        ("? [description]\n: x\n", 1, "a key must be a plain name", "valid keys"),
+        ("description: a\x00b\n", 1, "character #x0000 is not allowed", "control"),
+        (GOOD.replace("assert x.is_leaf", "y = " + "-" * 101 + "x"), 6,
+         "nests more than 100 levels deep", "split"),
     ],
 )
 def test_bad_files_name_file_line_and_fix(tmp_path: Path, text: str, line: int, message: str,
@@ -76,6 +88,13 @@ def test_bad_files_name_file_line_and_fix(tmp_path: Path, text: str, line: int, 
     assert message in err.message
     if fix is not None:
         assert err.fix is not None and fix in err.fix
+
+
+def test_largest_seed_and_deepest_program_load(tmp_path: Path) -> None:
+    # the limits' edges: what is documented as allowed loads
+    case = load_case(write(tmp_path, GOOD.replace("assert x.is_leaf", "y = " + "-" * 96 + "x")
+                           + f"seed: {2**64 - 1}\n"))
+    assert case.seed == 2**64 - 1
 
 
 def test_single_line_program(tmp_path: Path) -> None:

@@ -124,3 +124,91 @@ def test_a_crashed_worker_item_is_an_error_in_the_report(pytester: pytest.Pytest
     verdicts = {item["id"]: item["verdict"] for item in report["items"]}
     assert verdicts["cases/family/exp.yaml::cpu-float32"] == "error"
     assert verdicts["cases/family/double.yaml::cpu-float32"] == "pass"
+
+
+# ---- what YAML is collected ---------------------------------------------------------------
+
+def _other_project(pytester: pytest.Pytester) -> None:
+    """A project sharing the environment, with its own (non-case) YAML under `cases/`."""
+    pytester.makepyfile(test_own="def test_own():\n    pass\n")
+    for folder in ("cases", "tests/cases"):
+        path = pytester.path / folder / "fixture.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("name: not a conformance case\n")
+
+
+def test_another_projects_yaml_is_not_collected(pytester: pytest.Pytester) -> None:
+    _other_project(pytester)
+    (pytester.path / "tests" / "test_more.py").write_text("def test_more():\n    pass\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2)
+    assert "fixture.yaml" not in result.stdout.str()
+    # folders listed in testpaths are not named on the command line
+    pytester.makeini("[pytest]\ntestpaths = tests cases\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    assert "fixture.yaml" not in result.stdout.str()
+
+
+def test_yaml_is_collected_under_the_configured_paths(pytester: pytest.Pytester) -> None:
+    _other_project(pytester)
+    make_cases(pytester, {"exp.yaml": GOOD})
+    pytester.makeini("[pytest]\nconformance_cases = cases/family\n")
+    result = pytester.runpytest("--engine", "torch")
+    result.assert_outcomes(passed=3, skipped=2)  # test_own and exp.yaml, not fixture.yaml
+    assert "fixture.yaml" not in result.stdout.str()
+
+
+def test_yaml_named_on_the_command_line_is_collected(pytester: pytest.Pytester) -> None:
+    _other_project(pytester)
+    outside = pytester.path / "elsewhere" / "deeper"
+    outside.mkdir(parents=True)
+    (outside / "exp.yaml").write_text(GOOD)
+    (outside / "broken.yaml").write_text(BAD["unknown_key.yaml"][0])
+    # a directory: every YAML under it is a case, however its folders are named
+    result = pytester.runpytest("elsewhere", "--engine", "torch",
+                                "--continue-on-collection-errors")
+    result.assert_outcomes(passed=2, skipped=2, errors=1)
+    assert "elsewhere/deeper/broken.yaml:10: unknown key `owner`" in result.stdout.str()
+    # a file, and an item of one
+    result = pytester.runpytest("elsewhere/deeper/exp.yaml", "--engine", "torch")
+    result.assert_outcomes(passed=2, skipped=2)
+    result = pytester.runpytest("elsewhere/deeper/exp.yaml::cpu-float64", "--engine", "torch")
+    result.assert_outcomes(passed=1)
+    # another project's YAML is a (failing) case when named explicitly
+    result = pytester.runpytest("cases/fixture.yaml")
+    result.assert_outcomes(errors=1)
+    assert "cases/fixture.yaml:1: unknown key `name`" in result.stdout.str()
+
+
+def test_the_conformance_command_collects_cases_outside_cases(pytester: pytest.Pytester
+                                                              ) -> None:
+    outside = pytester.path / "mine"
+    outside.mkdir()
+    (outside / "exp.yaml").write_text(GOOD.replace("dtypes: [float32, float64]\n",
+                                                   "devices: [cpu]\n"))
+    result = pytester.run("autograd-conformance", "run", "mine", "--engine", "torch",
+                          "--no-generated", "--report-dir", "out", "--workers", "1")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    report = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    assert [(r["id"], r["verdict"]) for r in report["items"]] == [
+        ("mine/exp.yaml::cpu-float32", "pass")]
+
+
+def test_a_broken_case_is_an_error_record_and_fails_the_run(pytester: pytest.Pytester) -> None:
+    make_cases(pytester, {"good.yaml": GOOD} | {n: t for n, (t, _) in BAD.items()})
+    result = pytester.runpytest("cases", "--engine", "torch", "--conformance-report", "out",
+                                "--continue-on-collection-errors")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    errors = {r["id"]: r for r in report["items"] if r["verdict"] == "error"}
+    assert set(errors) == {f"cases/family/{name}" for name in BAD}
+    for name, (_, expected) in BAD.items():
+        record = errors[f"cases/family/{name}"]
+        where, message = expected.split(": ", 1)
+        assert record["file"] == f"cases/family/{name}"
+        assert record["line"] == int(where.rpartition(":")[2])
+        assert record["message"].startswith(message)
+        assert f"cases/family/{expected}" in record["reason"]
+    summary = (pytester.path / "out" / "summary.md").read_text()
+    assert f"error: {len(BAD)}, pass: 2, skipped: 2 (of {len(BAD) + 4})" in summary
