@@ -12,6 +12,7 @@ import contextlib
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -275,10 +276,11 @@ def _load_expectations(config: pytest.Config) -> expectations.Expectations:
         Path(config.rootpath), config.getoption("--engine"))
     if not explicit and not path.exists():
         return expectations.NONE
+    shown = path  # entries are named relative to the project; read from where it is
     with contextlib.suppress(ValueError):  # outside the project: keep it as given
-        path = path.resolve().relative_to(Path(config.rootpath).resolve())
+        shown = path.resolve().relative_to(Path(config.rootpath).resolve())
     try:
-        return expectations.load(path)
+        return replace(expectations.load(path), path=str(shown))
     except CaseError as e:
         raise pytest.UsageError(str(e)) from None
 
