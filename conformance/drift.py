@@ -1,10 +1,10 @@
 """Drift between two recordings (conformance/recording.py): every behaviour and message that
 changed, per item and statement.
 
-Steps are compared with the comparator's own rules (`compare.step_diffs`: tolerances per
+Steps are compared by the comparator's own function (`compare.step_diffs`: tolerances per
 dtype, signed zeros, NaN agreement, engine-made tensors without `_version`/`_is_view()`,
-once-per-process warnings ignored), but every difference of every step is listed, not
-only the first.
+once-per-process warnings ignored), with `every=True`: every difference of every step is
+listed, not only the first.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def _item_changes(item_id: str, old: dict[str, Any], new: dict[str, Any]) -> lis
     changes: list[Change] = []
     for i, (es, as_) in enumerate(zip(e.steps, a.steps, strict=False)):
         where = old_steps[i]
-        for name, ev, av, strict in step_diffs(es, as_, dtype):
+        for name, ev, av, strict in step_diffs(es, as_, dtype, every=True):
             changes.append(Change(category(name), name, ev, av, i, where["file_line"],
                                   where["statement"], strict))
         if es.line != as_.line:
