@@ -265,3 +265,17 @@ def test_a_malformed_snapshot_is_named() -> None:
 
 def test_step_fields_all_have_a_codec() -> None:
     assert {f.name for f in dataclasses.fields(Step)} == set(recording._STEP_CODECS)
+
+
+def test_diff_names_the_item_whose_stored_trace_is_malformed(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    rec = _recording(project, "old.json")
+    path = project / "old.json"
+    del _steps(rec)[0]["names"]["x"]["dtype"]
+    broken = project / "broken.json"
+    recording.dump(rec, broken)
+    assert main(["diff", str(path), str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "cases/grads.yaml::cpu-float32" in err and "lacks `dtype`" in err
