@@ -169,10 +169,14 @@ def render_steps(case: Case, dtype: str, torch_steps: list[Step],
             not strict for *_, strict in marks) else ("~ " if marks else "  ")
         lines.append(f"{mark}[{i}] line {step.line + case.line_offset}: "
                      f"{statement_text(case, step.line)}")
+        # both engines ran this statement: the comparator's differences say what differs
+        aligned = e is not None and a is not None and "statement" not in marked
+        if e is not None and a is not None and not aligned:
+            lines.append(f"  ! statement: the engine ran line {a.line + case.line_offset}: "
+                         f"{statement_text(case, a.line)}")
         if engine_steps is None:
             lines.append(f"    outcome: {_outcome(e)}")
-        elif (e is not None and a is not None
-              and not any(f.startswith("outcome.") for f in marked)):
+        elif aligned and not any(f.startswith("outcome.") for f in marked):
             lines.append(f"    outcome: {_outcome(e)} (both)")
         else:
             lines += [f"  ! outcome: torch:  {_outcome(e)}",
@@ -181,7 +185,7 @@ def render_steps(case: Case, dtype: str, torch_steps: list[Step],
         if engine_steps is None or ew == aw:
             lines += [f"    warning{'' if engine_steps is None else ' (both)'}: {w}"
                       for w in ew]
-        elif e is None or a is None or marked & {"warnings", "warnings.text"}:
+        elif not aligned or marked & {"warnings", "warnings.text"}:
             lines += [f"  ! warning, torch:  {w}" for w in ew] or ["  ! warning, torch:  none"]
             lines += [f"  ! warning, engine: {w}" for w in aw] or ["  ! warning, engine: none"]
         else:  # they differ only in warnings the comparator leaves out

@@ -279,3 +279,17 @@ def test_diff_names_the_item_whose_stored_trace_is_malformed(
     assert main(["diff", str(path), str(broken)]) == 2
     err = capsys.readouterr().err
     assert "cases/grads.yaml::cpu-float32" in err and "lacks `dtype`" in err
+
+
+def test_explain_names_the_statement_each_engine_ran() -> None:
+    trace = _torch_trace()
+    other = copy.deepcopy(trace)
+    other.steps[1].line = trace.steps[2].line
+    assert [f for f, *_ in step_diffs(trace.steps[1], other.steps[1], "float32",
+                                      every=True)] == ["statement"]
+    lines = render_steps(_case(), "float32", trace.steps, other.steps)
+    at = lines.index(next(line for line in lines if line.startswith("!![1]")))
+    line = trace.steps[2].line + _case().line_offset
+    assert lines[at + 1] == f"  ! statement: the engine ran line {line}: " \
+        "y.backward(create_graph=True)"
+    assert lines[at + 2].startswith("  ! outcome")
