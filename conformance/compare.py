@@ -14,6 +14,7 @@ verdict.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -23,8 +24,13 @@ import numpy as np
 from conformance.kinds import ONCE_PER_PROCESS
 from conformance.trace import Snapshot, Step, TensorSnapshot, Trace, ValueSnapshot
 
-TENSOR_FIELDS = ("type", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn",
-                 "graph", "retains_grad", "version", "is_view", "alias", "grad_read_error")
+# Fields with a rule of their own in `_tensor_diffs` (values by tolerance, the grad as an
+# engine-made tensor; engine_made chooses the fields); every other field of TensorSnapshot
+# is compared by equality, in declaration order, so a new field is compared unless it is
+# named here.
+OWN_RULES = ("values", "grad", "engine_made")
+TENSOR_FIELDS = tuple(f.name for f in dataclasses.fields(TensorSnapshot)
+                      if f.name not in OWN_RULES)
 # Tensors the autograd engine itself produced (a `.grad`, a hook's argument or result) are
 # compared without `_version` and `_is_view()`: those reflect how torch's C++ kernels build
 # a gradient (in-place accumulation in an input buffer, an expand inside a formula), not

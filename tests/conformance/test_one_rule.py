@@ -293,3 +293,18 @@ def test_explain_names_the_statement_each_engine_ran() -> None:
     assert lines[at + 1] == f"  ! statement: the engine ran line {line}: " \
         "y.backward(create_graph=True)"
     assert lines[at + 2].startswith("  ! outcome")
+
+
+def test_every_tensor_field_is_compared_by_a_rule() -> None:
+    from conformance.compare import OWN_RULES, TENSOR_FIELDS
+
+    names = [f.name for f in dataclasses.fields(TensorSnapshot)]
+    assert sorted(TENSOR_FIELDS + OWN_RULES) == sorted(names)
+    trace = _torch_trace()
+    for name in TENSOR_FIELDS:  # each is seen when it alone differs
+        other = copy.deepcopy(trace)
+        x = other.steps[0].names["x"]
+        assert isinstance(x, TensorSnapshot)
+        _set(x, **{name: f"changed {getattr(x, name)}"})
+        d = compare(trace, other, "float32").divergence
+        assert d is not None and d.field == f"x.{name}"
