@@ -240,10 +240,10 @@ def _diff(args: argparse.Namespace) -> int:
 
     try:
         old, new = recording.load(args.old), recording.load(args.new)
+        d = drift.diff(old, new)
     except recording.RecordingError as e:
         print(e, file=sys.stderr)
         return 2
-    d = drift.diff(old, new)
     print(drift.summary(d, str(args.old), str(args.new)))
     if args.markdown:
         drift.write_markdown(d, args.markdown, str(args.old), str(args.new))

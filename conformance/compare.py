@@ -5,10 +5,16 @@ Fields are compared in a fixed order, statement by statement. Values use
 agreement: both engines computed the same undefined result), and exact zeros must agree in
 sign. Message texts (error and warning) are a stricter field: a text-only difference is
 reported as a divergence with `strict=True`, separately from behavioural ones.
+
+`step_diffs` (with `snapshot_diffs` for named values) is the one place that decides what
+is compared: `compare` takes the first difference it yields, `explain` and `diff`
+(conformance/drift.py) show every one (`every=True`), so they cannot disagree with the
+verdict.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +24,13 @@ import numpy as np
 from conformance.kinds import ONCE_PER_PROCESS
 from conformance.trace import Snapshot, Step, TensorSnapshot, Trace, ValueSnapshot
 
-TENSOR_FIELDS = ("type", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn",
-                 "graph", "retains_grad", "version", "is_view", "alias", "grad_read_error")
+# Fields with a rule of their own in `_tensor_diffs` (values by tolerance, the grad as an
+# engine-made tensor; engine_made chooses the fields); every other field of TensorSnapshot
+# is compared by equality, in declaration order, so a new field is compared unless it is
+# named here.
+OWN_RULES = ("values", "grad", "engine_made")
+TENSOR_FIELDS = tuple(f.name for f in dataclasses.fields(TensorSnapshot)
+                      if f.name not in OWN_RULES)
 # Tensors the autograd engine itself produced (a `.grad`, a hook's argument or result) are
 # compared without `_version` and `_is_view()`: those reflect how torch's C++ kernels build
 # a gradient (in-place accumulation in an input buffer, an expand inside a formula), not
@@ -75,21 +86,26 @@ def values_differ(a: np.ndarray, b: np.ndarray, dtype: str) -> str | None:
 
 
 def _tensor_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot,
-                  fields: tuple[str, ...] = TENSOR_FIELDS) -> Iterator[tuple[str, Any, Any]]:
+                  fields: tuple[str, ...] = TENSOR_FIELDS, every: bool = False
+                  ) -> Iterator[tuple[str, Any, Any]]:
     for name in fields:
         ev, av = getattr(e, name), getattr(a, name)
         if ev != av:
             yield f"{path}.{name}", ev, av
-            return  # later fields of a tensor that already differs only add noise
-    why = values_differ(e.values, a.values, e.dtype)
+            if not every:
+                return  # later fields of a tensor that already differs only add noise
+    # values of different shapes are not compared: their shapes are already a difference
+    why = values_differ(e.values, a.values, e.dtype) if e.values.shape == a.values.shape \
+        else None
     if why is not None:
         yield f"{path}.{why}", e.values, a.values
-        return
+        if not every:
+            return
     if (e.grad is None) != (a.grad is None):
         yield f"{path}.grad", "None" if e.grad is None else "a tensor", \
             "None" if a.grad is None else "a tensor"
     elif e.grad is not None and a.grad is not None:
-        yield from _tensor_diffs(f"{path}.grad", e.grad, a.grad, ENGINE_MADE_FIELDS)
+        yield from _tensor_diffs(f"{path}.grad", e.grad, a.grad, ENGINE_MADE_FIELDS, every)
 
 
 def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str
@@ -105,17 +121,23 @@ def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str
 
 
 def snapshot_diffs(names_e: dict[str, Snapshot], names_a: dict[str, Snapshot], dtype: str,
-                   prefix: str = "", fields: tuple[str, ...] = TENSOR_FIELDS
-                   ) -> Iterator[tuple[str, Any, Any]]:
+                   prefix: str = "", fields: tuple[str, ...] = TENSOR_FIELDS,
+                   every: bool = False) -> Iterator[tuple[str, Any, Any]]:
+    """(field, torch value, engine value) for the compared fields of named values that
+    differ: the first of each name, or with `every` all of them (and, when the names
+    differ, the names both have)."""
     if list(names_e) != list(names_a):
         yield f"{prefix}names", sorted(names_e), sorted(names_a)
-        return
+        if not every:
+            return
     for path, e in names_e.items():
+        if path not in names_a:
+            continue
         a = names_a[path]
         full = f"{prefix}{path}"
         if isinstance(e, TensorSnapshot) and isinstance(a, TensorSnapshot):
             yield from _tensor_diffs(full, e, a, ENGINE_MADE_FIELDS if e.engine_made
-                                     else fields)
+                                     else fields, every)
         elif isinstance(e, ValueSnapshot) and isinstance(a, ValueSnapshot):
             yield from _value_diffs(full, e, a, dtype)
         else:
@@ -126,18 +148,23 @@ def _kind(s: Snapshot) -> str:
     return "tensor" if isinstance(s, TensorSnapshot) else s.kind
 
 
-def step_diffs(e: Step, a: Step, dtype: str) -> Iterator[tuple[str, Any, Any, bool]]:
-    """(field, torch value, engine value, strict) for every difference, in order."""
+def step_diffs(e: Step, a: Step, dtype: str, every: bool = False
+               ) -> Iterator[tuple[str, Any, Any, bool]]:
+    """(field, torch value, engine value, strict) for each difference of two steps, in
+    order: the first of each part (outcome, each name, ...), or with `every` all of them.
+    Either way the first one yielded is the same."""
     if e.line != a.line:
         yield "statement", e.line, a.line, False
-        return
+        return  # different statements: nothing else lines up
     eo, ao = e.outcome, a.outcome
-    for name in ("status", "kind", "type"):
-        if getattr(eo, name) != getattr(ao, name):
-            # the whole outcome, so the report shows the error each engine raised
-            yield f"outcome.{name}", eo.describe(), ao.describe(), False
+    name = next((n for n in ("status", "kind", "type") if getattr(eo, n) != getattr(ao, n)),
+                None)
+    if name is not None:
+        # the whole outcome, so the report shows the error each engine raised
+        yield f"outcome.{name}", eo.describe(), ao.describe(), False
+        if not every:
             return
-    if eo.text != ao.text:
+    elif eo.text != ao.text:
         yield "outcome.text", eo.text, ao.text, True
     e_warnings = [w for w in e.warnings if w.kind not in ONCE_PER_PROCESS]
     a_warnings = [w for w in a.warnings if w.kind not in ONCE_PER_PROCESS]
@@ -153,9 +180,10 @@ def step_diffs(e: Step, a: Step, dtype: str) -> Iterator[tuple[str, Any, Any, bo
         for i, (ee, ae) in enumerate(zip(e.events, a.events, strict=False)):
             for where, ex, ac in ((f"events[{i}].received.", ee.received, ae.received),
                                   (f"events[{i}].returned.", ee.returned, ae.returned)):
-                for field, ev, av in snapshot_diffs(ex, ac, dtype, where, ENGINE_MADE_FIELDS):
+                for field, ev, av in snapshot_diffs(ex, ac, dtype, where, ENGINE_MADE_FIELDS,
+                                                    every):
                     yield field, ev, av, False
-    for field, ev, av in snapshot_diffs(e.names, a.names, dtype):
+    for field, ev, av in snapshot_diffs(e.names, a.names, dtype, every=every):
         yield field, ev, av, False
 
 

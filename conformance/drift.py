@@ -1,10 +1,10 @@
 """Drift between two recordings (conformance/recording.py): every behaviour and message that
 changed, per item and statement.
 
-Steps are compared with the comparator's own rules (`compare.step_diffs`: tolerances per
+Steps are compared by the comparator's own function (`compare.step_diffs`: tolerances per
 dtype, signed zeros, NaN agreement, engine-made tensors without `_version`/`_is_view()`,
-once-per-process warnings ignored), but every difference of every step is listed, not
-only the first.
+once-per-process warnings ignored), with `every=True`: every difference of every step is
+listed, not only the first.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from conformance.compare import step_diffs
-from conformance.recording import RAN, trace_from_json
+from conformance.recording import RAN, RecordingError, trace_from_json
 
 # Change categories, in the order the summary lists them.
 CATEGORIES = ("item", "error_kind", "message", "warnings", "events", "values", "grad",
@@ -111,13 +111,17 @@ def _item_changes(item_id: str, old: dict[str, Any], new: dict[str, Any]) -> lis
             return []
         return [Change("item", "status", f"{old.get('status')}: {old.get('reason', '')}",
                        f"{new.get('status')}: {new.get('reason', '')}")]
-    dtype = old["dtype"]
-    old_steps, new_steps = old["trace"]["steps"], new["trace"]["steps"]
-    e, a = trace_from_json(old["trace"]), trace_from_json(new["trace"])
+    try:
+        dtype = old["dtype"]
+        old_steps, new_steps = old["trace"]["steps"], new["trace"]["steps"]
+        e, a = trace_from_json(old["trace"]), trace_from_json(new["trace"])
+    except (KeyError, TypeError, ValueError, IndexError) as error:  # a hand-edited file
+        raise RecordingError(f"{item_id}: a stored trace cannot be read: "
+                             f"{type(error).__name__}: {error}") from None
     changes: list[Change] = []
     for i, (es, as_) in enumerate(zip(e.steps, a.steps, strict=False)):
         where = old_steps[i]
-        for name, ev, av, strict in step_diffs(es, as_, dtype):
+        for name, ev, av, strict in step_diffs(es, as_, dtype, every=True):
             changes.append(Change(category(name), name, ev, av, i, where["file_line"],
                                   where["statement"], strict))
         if es.line != as_.line:

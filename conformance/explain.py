@@ -1,21 +1,22 @@
 """`autograd-conformance explain ID`: one item's traces on torch and on an engine, side by
 side, statement by statement, ending with the first divergence.
 
-Differences are found with the comparator's rules (`compare.values_differ` for values,
-plain equality for metadata; engine-made tensors without `_version`/`_is_view()`), but
-every differing field of a name is shown, where the comparator stops at the first.
+Differences are exactly those of the comparator (`compare.step_diffs` and
+`compare.snapshot_diffs`, which the verdict is taken from), but every differing field of a
+name is shown, where the comparator stops at the first; what it does not compare (the
+`_version` of an engine-made tensor, a warning torch gives once per process) is never
+marked as a difference.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from conformance import compare
-from conformance.compare import ENGINE_MADE_FIELDS, TENSOR_FIELDS, step_diffs, values_differ
+from conformance.compare import ENGINE_MADE_FIELDS, TENSOR_FIELDS, step_diffs
 from conformance.engines import Engine
 from conformance.interpreter import run_program
 from conformance.loader import Case, load_case
@@ -30,7 +31,7 @@ from conformance.runner import (
     statement_text,
     torch_engine,
 )
-from conformance.trace import Event, Snapshot, Step, TensorSnapshot, ValueSnapshot
+from conformance.trace import Event, Snapshot, Step, ValueSnapshot
 
 WIDTH = 100  # characters of one shown value
 
@@ -94,34 +95,13 @@ def summarise(s: Snapshot) -> str:
     return ", ".join(parts)
 
 
-def tensor_field_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot, dtype: str,
-                       fields: tuple[str, ...] = TENSOR_FIELDS
-                       ) -> Iterator[tuple[str, Any, Any]]:
-    """Every field of two tensor snapshots that differs (values by the comparator's rule)."""
-    for name in fields:
-        ev, av = getattr(e, name), getattr(a, name)
-        if ev != av:
-            yield f"{path}.{name}", ev, av
-    if e.values.shape == a.values.shape:
-        why = values_differ(e.values, a.values, e.dtype)
-        if why is not None:
-            yield f"{path}.{why}", e.values, a.values
-    if (e.grad is None) != (a.grad is None):
-        yield (f"{path}.grad", "None" if e.grad is None else _show(e.grad.values),
-               "None" if a.grad is None else _show(a.grad.values))
-    elif e.grad is not None and a.grad is not None:
-        yield from tensor_field_diffs(f"{path}.grad", e.grad, a.grad, dtype,
-                                      ENGINE_MADE_FIELDS)
-
-
 def name_diffs(path: str, e: Snapshot | None, a: Snapshot | None, dtype: str,
                fields: tuple[str, ...] = TENSOR_FIELDS) -> list[tuple[str, Any, Any]]:
+    """Every compared field of one name that differs, by the comparator's own rules."""
     if e is None or a is None:
         return [(path, "absent" if e is None else summarise(e),
                  "absent" if a is None else summarise(a))]
-    if isinstance(e, TensorSnapshot) and isinstance(a, TensorSnapshot):
-        return list(tensor_field_diffs(path, e, a, dtype, fields))
-    return list(compare.snapshot_diffs({path: e}, {path: a}, dtype, "", fields))
+    return list(compare.snapshot_diffs({path: e}, {path: a}, dtype, "", fields, every=True))
 
 
 def _names(lines: list[str], e: dict[str, Snapshot], a: dict[str, Snapshot], dtype: str,
@@ -183,14 +163,20 @@ def render_steps(case: Case, dtype: str, torch_steps: list[Step],
         a = shown[i] if i < len(shown) else None
         step = e or a
         assert step is not None
-        marks = [] if e is None or a is None else list(step_diffs(e, a, dtype))
+        marks = [] if e is None or a is None else list(step_diffs(e, a, dtype, every=True))
+        marked = {field for field, *_ in marks}
         mark = "!!" if ((e is None or a is None) and engine_steps is not None) or any(
             not strict for *_, strict in marks) else ("~ " if marks else "  ")
         lines.append(f"{mark}[{i}] line {step.line + case.line_offset}: "
                      f"{statement_text(case, step.line)}")
+        # both engines ran this statement: the comparator's differences say what differs
+        aligned = e is not None and a is not None and "statement" not in marked
+        if e is not None and a is not None and not aligned:
+            lines.append(f"  ! statement: the engine ran line {a.line + case.line_offset}: "
+                         f"{statement_text(case, a.line)}")
         if engine_steps is None:
             lines.append(f"    outcome: {_outcome(e)}")
-        elif _outcome(e) == _outcome(a):
+        elif aligned and not any(f.startswith("outcome.") for f in marked):
             lines.append(f"    outcome: {_outcome(e)} (both)")
         else:
             lines += [f"  ! outcome: torch:  {_outcome(e)}",
@@ -199,15 +185,21 @@ def render_steps(case: Case, dtype: str, torch_steps: list[Step],
         if engine_steps is None or ew == aw:
             lines += [f"    warning{'' if engine_steps is None else ' (both)'}: {w}"
                       for w in ew]
-        else:
+        elif not aligned or marked & {"warnings", "warnings.text"}:
             lines += [f"  ! warning, torch:  {w}" for w in ew] or ["  ! warning, torch:  none"]
             lines += [f"  ! warning, engine: {w}" for w in aw] or ["  ! warning, engine: none"]
+        else:  # they differ only in warnings the comparator leaves out
+            lines += [f"    warning, torch:  {w}" for w in ew] or ["    warning, torch:  none"]
+            lines += [f"    warning, engine: {w}" for w in aw] or ["    warning, engine: none"]
+            lines.append("    (not compared: torch gives these warnings once per process)")
         if engine_steps is None:
             if e is not None:
                 _events(lines, e.events, e.events, dtype)
                 _names(lines, e.names, e.names, dtype, "  ", before=before)
         elif e is not None and a is not None:
             _events(lines, e.events, a.events, dtype)
+            if "names" in marked and set(e.names) == set(a.names):
+                lines.append("  ! names: the same, in a different order")
             _names(lines, e.names, a.names, dtype, "  ", before=before)
         if before is not None and e is not None:
             before = e.names

@@ -5,14 +5,17 @@ writes each item's whole trace in a compact JSON-able form; `autograd-conformanc
 (conformance/drift.py) compares two recordings, e.g. torch 2.13 against a newer release,
 to list every behaviour and message that changed.
 
-The form mirrors conformance/trace.py's dataclasses one to one, so a stored trace reads
-back into the same Trace the comparator works on:
+The form is derived from conformance/trace.py's dataclasses (`dataclasses.fields`), so a
+stored trace reads back into the very same Trace the comparator works on, every field
+included:
 
-- step: `line` (program line), `file_line`, `statement`, `outcome` (status, kind, type,
-  text; only the set fields), `warnings` ([kind, category, text]), `events`, `names`;
-- tensor snapshot: `t: "tensor"`, the TensorSnapshot fields, `values` as nested lists
-  (non-finite floats as the strings "nan", "inf", "-inf"; -0.0 stays -0.0) with their NumPy
-  dtype in `values_dtype`, `grad` as a nested snapshot; None-valued optional fields left out;
+- step: its fields `line` (program line), `outcome` (the set fields of Outcome),
+  `warnings` (each a list of WarningRecord's fields, in order; left out when empty),
+  `events` (left out when empty) and `names`, plus `file_line` and `statement`;
+- tensor snapshot: `t: "tensor"` and every TensorSnapshot field that is not at its
+  default (`engine_made` only when true): `values` as nested lists (non-finite floats as
+  the strings "nan", "inf", "-inf"; -0.0 stays -0.0) with their NumPy dtype in
+  `values_dtype` (and `values_shape` when empty), `grad` as a nested snapshot;
 - value snapshot: `t: "value"`, `kind`, `value`.
 
 A file whose name ends in `.gz` is gzip-compressed.
@@ -20,6 +23,7 @@ A file whose name ends in `.gz` is gzip-compressed.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import gzip
 import json
@@ -27,6 +31,7 @@ import math
 import platform
 import sys
 import time
+import typing
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
@@ -51,10 +56,15 @@ from conformance.trace import (
 )
 
 FORMAT = "autograd-conformance-recording"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: every snapshot field stored (1 dropped `engine_made`)
 RAN = "ran"
 LOAD_ERROR = "load_error"  # the case file could not be loaded
 CRASHED = "error"  # the harness itself raised while running the item
+
+
+class RecordingError(ValueError):
+    pass
+
 
 _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
@@ -88,12 +98,13 @@ def encode_array(a: np.ndarray) -> Any:
     return _encode_nested(a.tolist())
 
 
-def decode_array(data: Any, dtype: str, shape: Iterable[int]) -> np.ndarray:
+def decode_array(data: Any, dtype: str, shape: Iterable[int] | None = None) -> np.ndarray:
     if isinstance(data, dict):
         real = decode_array(data["real"], dtype, shape)
         imag = decode_array(data["imag"], dtype, shape)
         return (real + 1j * imag).astype(dtype)
-    return np.array(_decode_nested(data), dtype=dtype).reshape(tuple(shape))
+    array = np.array(_decode_nested(data), dtype=dtype)
+    return array if shape is None else array.reshape(tuple(shape))
 
 
 def _encode_scalar(value: Any) -> Any:
@@ -105,50 +116,81 @@ def _encode_scalar(value: Any) -> Any:
 
 
 # ---- snapshots, steps and traces ---------------------------------------------------------
+# Every dataclass is stored field by field, as `dataclasses.fields` lists them, so a field
+# added to conformance/trace.py is stored and read back without a change here (a field the
+# codecs below cannot store fails loudly instead of being dropped).
+_TAGS: dict[str, type[TensorSnapshot] | type[ValueSnapshot]] = {
+    "tensor": TensorSnapshot, "value": ValueSnapshot}
+_HINTS = {cls: typing.get_type_hints(cls) for cls in (*_TAGS.values(), Outcome, Event)}
+
+
+def _default(f: dataclasses.Field[Any]) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return dataclasses.MISSING
+
+
+def _is_default(f: dataclasses.Field[Any], value: Any) -> bool:
+    default = _default(f)
+    return default is not dataclasses.MISSING and type(value) is type(default) \
+        and bool(value == default)
+
+
+def _encode_field(name: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, np.ndarray):
+        out = {name: encode_array(value), f"{name}_dtype": str(value.dtype)}
+        if value.size == 0:  # nested lists lose the shape of an empty array
+            out[f"{name}_shape"] = list(value.shape)
+        return out
+    if isinstance(value, (TensorSnapshot, ValueSnapshot)):
+        return {name: snapshot_to_json(value)}
+    if isinstance(value, tuple):
+        return {name: [_encode_scalar(v) for v in value]}
+    return {name: _encode_scalar(value)}
+
+
+def _decode_field(cls: type, name: str, d: dict[str, Any]) -> Any:
+    value, hint = d[name], _HINTS[cls][name]
+    if value is None:
+        return None
+    if hint is np.ndarray:
+        return decode_array(value, d[f"{name}_dtype"], d.get(f"{name}_shape"))
+    if isinstance(value, dict) and value.get("t") in _TAGS:
+        return snapshot_from_json(value)
+    if typing.get_origin(hint) is tuple:
+        return tuple(value)
+    return value
+
+
 def snapshot_to_json(s: Snapshot) -> dict[str, Any]:
-    if isinstance(s, ValueSnapshot):
-        return {"t": "value", "kind": s.kind, "value": _encode_scalar(s.value)}
-    out: dict[str, Any] = {
-        "t": "tensor", "type": s.type, "shape": list(s.shape), "dtype": s.dtype,
-        "device": s.device, "values": encode_array(s.values),
-        "values_dtype": str(s.values.dtype), "requires_grad": s.requires_grad,
-        "is_leaf": s.is_leaf, "grad_fn": s.grad_fn, "graph": s.graph,
-        "retains_grad": s.retains_grad, "version": s.version, "is_view": s.is_view,
-    }
-    if s.alias is not None:
-        out["alias"] = s.alias
-    if s.grad is not None:
-        out["grad"] = snapshot_to_json(s.grad)
-    if s.grad_read_error is not None:
-        out["grad_read_error"] = s.grad_read_error
+    """`{"t": "tensor" | "value", field: value, ...}`; fields at their default left out."""
+    out: dict[str, Any] = {"t": next(t for t, cls in _TAGS.items() if type(s) is cls)}
+    for f in dataclasses.fields(s):
+        value = getattr(s, f.name)
+        if not _is_default(f, value):
+            out.update(_encode_field(f.name, value))
     return out
 
 
 def snapshot_from_json(d: dict[str, Any]) -> Snapshot:
-    if d["t"] == "value":
-        value = d["value"]
-        if d["kind"] == "float" and isinstance(value, str):
-            value = _NON_FINITE.get(value, value)
-        return ValueSnapshot(d["kind"], value)
-    shape = tuple(int(n) for n in d["shape"])
-    return TensorSnapshot(
-        type=d["type"], shape=shape, dtype=d["dtype"], device=d["device"],
-        values=decode_array(d["values"], d["values_dtype"], shape),
-        requires_grad=d["requires_grad"], is_leaf=d["is_leaf"], grad_fn=d["grad_fn"],
-        graph=d["graph"], retains_grad=d["retains_grad"], version=d["version"],
-        is_view=d["is_view"], alias=d.get("alias"),
-        grad=_grad_from_json(d.get("grad")),
-        grad_read_error=d.get("grad_read_error"),
-    )
-
-
-def _grad_from_json(d: dict[str, Any] | None) -> TensorSnapshot | None:
-    if d is None:
-        return None
-    grad = snapshot_from_json(d)
-    if not isinstance(grad, TensorSnapshot):
-        raise ValueError(f"a stored .grad is not a tensor: {d!r}")
-    return grad
+    cls = _TAGS.get(d.get("t", ""))
+    if cls is None:
+        raise RecordingError(f"a stored snapshot of unknown type: {str(d)[:200]}")
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in d:
+            kwargs[f.name] = _decode_field(cls, f.name, d)
+        elif _default(f) is dataclasses.MISSING:
+            raise RecordingError(f"a stored {cls.__name__} lacks `{f.name}`: {str(d)[:200]}")
+    if cls is ValueSnapshot and kwargs["kind"] == "float" and isinstance(kwargs.get("value"),
+                                                                         str):
+        kwargs["value"] = _NON_FINITE.get(kwargs["value"], kwargs["value"])
+    if cls is TensorSnapshot and kwargs.get("grad") is not None \
+            and not isinstance(kwargs["grad"], TensorSnapshot):
+        raise RecordingError(f"a stored .grad is not a tensor: {str(d)[:200]}")
+    return cls(**kwargs)
 
 
 def _names_to_json(names: dict[str, Snapshot]) -> dict[str, Any]:
@@ -160,34 +202,63 @@ def _names_from_json(d: dict[str, Any]) -> dict[str, Snapshot]:
 
 
 def outcome_to_json(o: Outcome) -> dict[str, Any]:
-    return {k: v for k, v in (("status", o.status), ("kind", o.kind), ("type", o.type),
-                              ("text", o.text)) if v is not None}
+    return {f.name: getattr(o, f.name) for f in dataclasses.fields(o)
+            if getattr(o, f.name) is not None}
+
+
+def outcome_from_json(d: dict[str, Any]) -> Outcome:
+    return Outcome(**{f.name: d[f.name] for f in dataclasses.fields(Outcome) if f.name in d})
+
+
+def _warning_to_json(w: WarningRecord) -> list[Any]:
+    return [getattr(w, f.name) for f in dataclasses.fields(w)]  # compact: in field order
+
+
+def _warning_from_json(row: list[Any]) -> WarningRecord:
+    return WarningRecord(*row)
+
+
+def _event_to_json(e: Event) -> dict[str, Any]:
+    return {f.name: _names_to_json(v) if isinstance(v, dict) else v
+            for f in dataclasses.fields(e) for v in [getattr(e, f.name)]}
+
+
+def _event_from_json(d: dict[str, Any]) -> Event:
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(Event):
+        is_names = typing.get_origin(_HINTS[Event][f.name]) is dict
+        kwargs[f.name] = _names_from_json(d[f.name]) if is_names else d[f.name]
+    return Event(**kwargs)
+
+
+# How each field of a Step is stored and read back; a Step field missing here is an error
+# at the first recording, never a field silently dropped.
+_STEP_CODECS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "line": (int, int),
+    "outcome": (outcome_to_json, outcome_from_json),
+    "warnings": (lambda ws: [_warning_to_json(w) for w in ws],
+                 lambda rows: [_warning_from_json(r) for r in rows]),
+    "events": (lambda es: [_event_to_json(e) for e in es],
+               lambda ds: [_event_from_json(d) for d in ds]),
+    "names": (_names_to_json, _names_from_json),
+}
 
 
 def step_to_json(step: Step, case: Case) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "line": step.line, "file_line": step.line + case.line_offset,
-        "statement": statement_text(case, step.line), "outcome": outcome_to_json(step.outcome),
-    }
-    if step.warnings:
-        out["warnings"] = [[w.kind, w.category, w.text] for w in step.warnings]
-    if step.events:
-        out["events"] = [{"source": e.source, "received": _names_to_json(e.received),
-                          "returned": _names_to_json(e.returned)} for e in step.events]
-    out["names"] = _names_to_json(step.names)
+    """The step's fields (empty lists left out), with its file line and statement text."""
+    out: dict[str, Any] = {"file_line": step.line + case.line_offset,
+                           "statement": statement_text(case, step.line)}
+    for f in dataclasses.fields(step):
+        value = getattr(step, f.name)
+        if value != [] or f.name == "names":
+            out[f.name] = _STEP_CODECS[f.name][0](value)
     return out
 
 
 def step_from_json(d: dict[str, Any]) -> Step:
-    o = d["outcome"]
-    return Step(
-        line=d["line"],
-        outcome=Outcome(o["status"], o.get("kind"), o.get("type"), o.get("text")),
-        warnings=[WarningRecord(k, c, t) for k, c, t in d.get("warnings", [])],
-        events=[Event(e["source"], _names_from_json(e["received"]),
-                      _names_from_json(e["returned"])) for e in d.get("events", [])],
-        names=_names_from_json(d["names"]),
-    )
+    kwargs = {f.name: _STEP_CODECS[f.name][1](d[f.name])
+              for f in dataclasses.fields(Step) if f.name in d}
+    return Step(**kwargs)
 
 
 def trace_to_json(trace: Trace, case: Case) -> dict[str, Any]:
@@ -287,10 +358,6 @@ def dump(recording: dict[str, Any], path: str | Path) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-class RecordingError(ValueError):
-    pass
-
-
 def load(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     try:
@@ -303,7 +370,8 @@ def load(path: str | Path) -> dict[str, Any]:
                              "(write one with `autograd-conformance record`)")
     if data.get("schema_version") != SCHEMA_VERSION:
         raise RecordingError(f"{path}: recording schema {data.get('schema_version')}, this "
-                             f"version reads schema {SCHEMA_VERSION}")
+                             f"version reads schema {SCHEMA_VERSION}; record it again with "
+                             "`autograd-conformance record`")
     return data
 
 
