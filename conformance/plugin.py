@@ -347,6 +347,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     facts = state.facts(session, _options(config))
     records = collector.records + state.records_missing_from(collector.records)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if config.getoption("collectonly", False):
+        if reporter is not None:
+            reporter.write_sep("-", f"conformance report: nothing ran (--collect-only); "
+                                    f"{directory}/ left as it was")
+        return
     if facts.collected == 0 and not records:
         # a run that matched nothing must not replace the last real report with an empty one
         if reporter is not None:

@@ -192,6 +192,9 @@ def _normalized(record: dict[str, Any]) -> dict[str, Any]:
     record.setdefault("reason", "")
     record.setdefault("pytest_outcome", "failed" if record.get("verdict") == "error"
                       else "passed")
+    if run_status.is_load_error(record):
+        record.setdefault("line", None)
+        record.setdefault("message", record["reason"] or "failed to load")
     return record
 
 

@@ -152,6 +152,10 @@ def test_a_run_that_collected_nothing_writes_nothing(pytester: pytest.Pytester) 
     result.stdout.fnmatch_lines(["*conformance report: no item was collected; out/ left as "
                                  "it was*"])
     assert (pytester.path / "out" / "conformance.json").read_bytes() == before
+    result = pytester.runpytest("cases", "--engine", "torch", "--conformance-report", "out",
+                                "--collect-only")
+    result.stdout.fnmatch_lines(["*conformance report: nothing ran (--collect-only)*"])
+    assert (pytester.path / "out" / "conformance.json").read_bytes() == before
     # a directory the run would have made is not left behind either
     pytester.runpytest("cases", "--engine", "torch", "--conformance-report", "fresh",
                        "-k", "no_such_case")
