@@ -182,3 +182,24 @@ def test_a_second_run_into_a_busy_report_directory_is_refused(pytester: pytest.P
     result = pytester.runpytest("cases", "--engine", "torch", "--conformance-report", "out")
     result.assert_outcomes(passed=1)
     assert read(pytester)["status"]["outcome"] == "PASS"
+
+
+class _Config:
+    """Just enough of pytest.Config for plugin._options."""
+
+    def __init__(self, **values: Any) -> None:
+        self.values = values
+
+    def getoption(self, name: str, default: Any = None) -> Any:
+        return self.values.get(name, default)
+
+
+def test_options_record_devices_when_the_plugin_has_the_option() -> None:
+    from conformance.plugin import _options
+
+    given = {"--lenient-messages": False, "--strict-expectations": True}
+    config: Any = _Config(**given, **{"--devices": "cpu, cuda"})
+    assert _options(config)["devices"] == ["cpu", "cuda"]
+    assert _options(config)["strict_expectations"] is True
+    config = _Config(**given)  # a plugin without --devices: every device
+    assert _options(config)["devices"] is None
