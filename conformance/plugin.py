@@ -23,7 +23,7 @@ from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
 from conformance.loader import Case, load_case
 from conformance.report import error_record
-from conformance.run_state import RunState
+from conformance.run_state import RunState, terminate_as_interrupt
 from conformance.runner import (
     DIVERGES,
     KNOWN,
@@ -289,6 +289,7 @@ def _start_report(config: pytest.Config) -> None:
                                 f"report directory ({e}); name a writable directory") from None
     config.stash[_LOCK] = lock
     config.add_cleanup(lambda: lock.release(wrote=config.stash.get(_WROTE, False)))
+    config.add_cleanup(terminate_as_interrupt())
 
 
 def _options(config: pytest.Config) -> dict[str, Any]:

@@ -8,6 +8,10 @@ outcome is unchanged by it.
 from __future__ import annotations
 
 import re
+import signal
+import threading
+from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -59,6 +63,25 @@ class RunState:
         for yet."""
         ids = {r.get("id") for r in records}
         return [r for nodeid, r in sorted(self.collection_errors.items()) if nodeid not in ids]
+
+
+def terminate_as_interrupt() -> Callable[[], None]:
+    """Make SIGTERM (a CI job's timeout or cancel, `kill`) end the run as Ctrl-C does, so it
+    still writes its report, marked interrupted, instead of dying and leaving the previous
+    run's report in place. Returns the function that puts the old handler back. Only where
+    SIGTERM has its default action and in the main thread (signal handlers live there)."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return lambda: None
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt("terminated (SIGTERM)")
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    signal.signal(signal.SIGTERM, interrupt)
+    return restore
 
 
 def collection_error(nodeid: str, text: str) -> dict[str, Any]:

@@ -113,6 +113,20 @@ def test_an_engine_raising_keyboard_interrupt_gives_an_incomplete_report(
     assert summary.startswith("**INCOMPLETE**: ")
 
 
+def test_a_terminated_run_still_writes_an_incomplete_report(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the subprocess imports the test engine
+    make(pytester, {"a.yaml": DOUBLE, "b.yaml": CASE, "c.yaml": DOUBLE})
+    result = pytester.runpytest_subprocess("cases", "--engine",
+                                           "tests.conformance.engine_sigterm",
+                                           "--conformance-report", "out")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    data = read(pytester)
+    assert data["status"]["line"] == ("INCOMPLETE: 1 pass of 3 collected; 1 executed; "
+                                      "interrupted (terminated (SIGTERM)); pytest exit "
+                                      "status 2")
+
+
 def test_a_run_stopped_by_maxfail_is_incomplete(pytester: pytest.Pytester) -> None:
     make(pytester, {"a.yaml": CASE, "b.yaml": CASE, "c.yaml": CASE})
     result = pytester.runpytest("cases", "--engine", "tests.conformance.engine_wrong_exp",
