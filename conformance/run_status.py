@@ -66,6 +66,10 @@ def line(records: list[dict[str, Any]], run: dict[str, Any]) -> tuple[str, str]:
             parts.append(text)
     text = f"{word}: " + (", ".join(parts) if parts else "no results")
     text += f" of {run.get('collected', 0)} collected; {run.get('executed', 0)} executed"
+    # plain pytest tests run beside the cases (pytest tests/ cases/) have no record
+    others = run.get("executed", 0) - (len(records) - loads)
+    if others > 0:
+        text += f" ({others} without a conformance record: tests other than cases)"
     if run.get("interrupted"):
         text += "; interrupted" + (f" ({run['interruption']})" if run.get("interruption")
                                    else "")

@@ -49,6 +49,9 @@ def run(collected: int, executed: int | None = None, **kw: Any) -> dict[str, Any
     ([item("pass")], run(1, interrupted=True, interruption="KeyboardInterrupt"),
      ("INCOMPLETE", "INCOMPLETE: 1 pass of 1 collected; 1 executed; interrupted "
                     "(KeyboardInterrupt)")),
+    ([item("pass")], run(3),
+     ("PASS", "PASS: 1 pass of 3 collected; 3 executed (2 without a conformance record: "
+              "tests other than cases)")),
     ([collection_error("cases/f/b.yaml", "cases/f/b.yaml:3: unknown key `x`")], run(0),
      ("FAIL", "FAIL: 1 error (1 file failed to load) of 0 collected; 0 executed")),
 ])
