@@ -91,8 +91,11 @@ def collection_error(nodeid: str, text: str) -> dict[str, Any]:
     line: int | None = None
     message = text.strip()
     found = _FILE_LINE.match(message)
-    if found and found["file"] == path:
-        line, message = int(found["line"]), found["message"]
+    named = found["file"] if found else ""
+    # the loader names the file as it read it, which may be absolute where the node id is
+    # relative to pytest's rootdir
+    if found and (named == path or named.endswith("/" + path) or path.endswith("/" + named)):
+        path, line, message = named, int(found["line"]), found["message"]
     elif message.startswith(f"{path}: "):  # an error of the whole file, e.g. unreadable
         message = message[len(path) + 2:]
     else:  # a Python traceback: its last line says what went wrong

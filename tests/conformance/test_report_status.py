@@ -65,6 +65,9 @@ def test_collection_error_record_names_file_line_and_message() -> None:
     assert (r["file"], r["line"], r["message"]) == ("cases/f/b.yaml", 3,
                                                     "unknown key `x`\n  fix: drop it")
     assert r["device"] is None and r["verdict"] == "error" and run_status.is_load_error(r)
+    r = collection_error("f/b.yaml", "/abs/cases/f/b.yaml:7: syntax error\n  fix: close it")
+    assert (r["id"], r["file"], r["line"]) == ("f/b.yaml", "/abs/cases/f/b.yaml", 7)
+    assert r["message"] == "syntax error\n  fix: close it"
     traceback = "Traceback (most recent call last):\n  ...\nImportError: no module named q\n"
     r = collection_error("tests/test_q.py", traceback)
     assert (r["line"], r["message"]) == (None, "ImportError: no module named q")
