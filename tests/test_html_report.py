@@ -305,6 +305,8 @@ def test_interrupted_run_and_a_device_where_nothing_ran(tmp_path: Path) -> None:
                "verdict": "skipped", "pytest_outcome": "skipped",
                "reason": "cuda is not available to torch on this machine"}
     rows = [{**records()[0], "id": "cases/ops/exp.yaml::cpu-float32"},
+            {**skipped, "id": "cases/cuda/only.yaml::cuda-float32", "device": "cuda",
+             "dtype": "float32", "features": ["devices"]},
             *({**skipped, "id": f"cases/ops/exp.yaml::cuda-{t}", "device": "cuda", "dtype": t}
               for t in ("float32", "float64"))]
     facts = run_status.RunFacts(collected=5, executed=3, interrupted=True,
@@ -312,7 +314,7 @@ def test_interrupted_run_and_a_device_where_nothing_ran(tmp_path: Path) -> None:
     report.write(directory, rows, engine=ENGINE, started=report.now(), profile="ci",
                  generated=HitRates(), run=facts)
     summary = (directory / "summary.md").read_text()
-    assert summary.startswith("**INCOMPLETE**: 1 pass, 2 skipped of 5 collected; 3 executed; "
+    assert summary.startswith("**INCOMPLETE**: 1 pass, 3 skipped of 5 collected; 3 executed; "
                               "interrupted (KeyboardInterrupt); pytest exit status 2\n")
     assert "| ops | 1/1 | skipped | skipped |" in summary  # summary.md keeps every column
     dom = dump_dom(tmp_path, directory / "index.html")
@@ -321,11 +323,14 @@ def test_interrupted_run_and_a_device_where_nothing_ran(tmp_path: Path) -> None:
     assert row and re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', row.group(1)) == [
         "1/1"]
     assert "<th>cuda float32</th>" not in dom
-    assert ("cuda: nothing could run (2 items skipped: cuda is not available to torch on this "
+    assert ("cuda: nothing could run (3 items skipped: cuda is not available to torch on this "
             "machine)") in dom
+    # a feature only cuda had has no (empty) row, and the note names it
+    assert '<tr data-feature="devices">' not in dom
+    assert "Features only the hidden columns have: devices." in dom
     # chosen in the filter, the hidden device's columns are there
     dom = dump_dom(tmp_path, (directory / "index.html").as_uri() + "#device=cuda")
-    assert "<th>cuda float32</th>" in dom
+    assert "<th>cuda float32</th>" in dom and '<tr data-feature="devices">' in dom
 
 
 @needs_chromium
