@@ -287,7 +287,6 @@ def _start_report(config: pytest.Config) -> None:
     except OSError as e:
         raise pytest.UsageError(f"--conformance-report {directory}: cannot use it as the "
                                 f"report directory ({e}); name a writable directory") from None
-    config.stash[_LOCK] = lock
     config.add_cleanup(lambda: lock.release(wrote=config.stash.get(_WROTE, False)))
     config.add_cleanup(terminate_as_interrupt())
 
@@ -329,7 +328,6 @@ _COLLECTOR = pytest.StashKey[_Collector]()
 _PROFILE = pytest.StashKey[str]()
 _STARTED = pytest.StashKey[float]()
 _RUN_STATE = pytest.StashKey[RunState]()
-_LOCK = pytest.StashKey[report_dir.ReportLock]()
 _WROTE = pytest.StashKey[bool]()
 
 
