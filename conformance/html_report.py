@@ -16,6 +16,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from conformance import run_status
+from conformance.report_dir import write_atomic
+
 TEMPLATE = "html_report.html"
 PASSING = ("pass", "skipped")
 # Leaves of a divergent value shown before the rest is elided.
@@ -32,16 +35,22 @@ PAD = 8
 def write(json_path: Path) -> Path:
     """Render `index.html` next to `json_path` (a conformance.json) and return its path."""
     path = json_path.with_name("index.html")
-    path.write_text(render(json.loads(json_path.read_text())), encoding="utf-8")
+    write_atomic(path, render(json.loads(json_path.read_text(encoding="utf-8"))))
     return path
 
 
 def render(report: dict[str, Any]) -> str:
     """The page for a parsed conformance.json."""
     info = report.get("run_info", {})
+    items = report.get("items", [])
+    status = report.get("status")
+    if not isinstance(status, dict):  # a report of schema 1: derived as the writer would
+        word, line = run_status.line(items, info)
+        status = {"outcome": word, "line": line}
     data = {
+        "status": status,
         "run_info": info,
-        "items": [_page_record(r) for r in report.get("items", [])],
+        "items": [_page_record(r) for r in items],
         "generated": report.get("generated"),
         "expectations": report.get("expectations"),
     }

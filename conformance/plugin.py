@@ -22,12 +22,13 @@ from typing import Any
 
 import pytest
 
-from conformance import baseline, expectations, paths, profiles, progress, report
+from conformance import baseline, expectations, paths, profiles, progress, report, report_dir
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
 from conformance.loader import Case, load_case, read_case_text
 from conformance.report import collection_error_record, error_record, generated_record
+from conformance.run_state import RunState, terminate_as_interrupt
 from conformance.runner import (
     DIVERGES,
     KNOWN,
@@ -409,6 +410,43 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(baseline.Writer(
                 Path(config.getoption("--write-expectations")), lambda: collector.records,
                 config.getoption("--engine")), "conformance-baseline")
+        _start_report(config)
+
+
+def _start_report(config: pytest.Config) -> None:
+    """Track how far the run gets, and take the report directory for this run alone."""
+    state = RunState()
+    config.stash[_RUN_STATE] = state
+    config.pluginmanager.register(state, "conformance-run-state")
+    directory = config.getoption("--conformance-report")
+    if not directory:
+        return
+    lock = report_dir.ReportLock(Path(directory))
+    try:
+        lock.acquire()
+    except report_dir.ReportDirBusy as e:
+        raise pytest.UsageError(str(e)) from None
+    except OSError as e:
+        raise pytest.UsageError(f"--conformance-report {directory}: cannot use it as the "
+                                f"report directory ({e}); name a writable directory") from None
+    config.add_cleanup(lambda: lock.release(wrote=config.stash.get(_WROTE, False)))
+    config.add_cleanup(terminate_as_interrupt())
+
+
+def _options(config: pytest.Config) -> dict[str, Any]:
+    """The command-line options that shape which items ran and their verdicts (engine,
+    hypothesis profile and seed, and the expectations file have their own run_info keys)."""
+    # --devices may not exist in every version of the plugin; absent means all devices
+    devices = config.getoption("--devices", None)
+    return {
+        "keyword": config.getoption("keyword", "") or None,
+        "markexpr": config.getoption("markexpr", "") or None,
+        "lenient_messages": bool(config.getoption("--lenient-messages")),
+        "strict_expectations": bool(config.getoption("--strict-expectations")),
+        "devices": None if not devices else [
+            d.strip() for d in str(devices).split(",") if d.strip()],
+        "maxfail": int(config.getoption("maxfail", 0) or 0),
+    }
 
 
 def _load_expectations(config: pytest.Config) -> expectations.Expectations:
@@ -475,6 +513,8 @@ _COLLECTOR = pytest.StashKey[_Collector]()
 _PROFILE = pytest.StashKey[str]()
 _STARTED = pytest.StashKey[float]()
 _CASE_ROOTS = pytest.StashKey[tuple[Path, ...]]()
+_RUN_STATE = pytest.StashKey[RunState]()
+_WROTE = pytest.StashKey[bool]()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -488,11 +528,27 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not config.getoption("--conformance-report"):
         return
     directory = Path(config.getoption("--conformance-report"))
-    paths = report.write(directory, collector.records,
+    state = config.stash[_RUN_STATE]
+    facts = state.facts(session, _options(config))
+    records = collector.records + state.records_missing_from(collector.records)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if config.getoption("collectonly", False):
+        if reporter is not None:
+            reporter.write_sep("-", f"conformance report: nothing ran (--collect-only); "
+                                    f"{directory}/ left as it was")
+        return
+    if facts.collected == 0 and not records:
+        # a run that matched nothing must not replace the last real report with an empty one
+        if reporter is not None:
+            reporter.write_sep("-", f"conformance report: no item was collected; {directory}/ "
+                                    "left as it was")
+        return
+    paths = report.write(directory, records,
                          engine=config.getoption("--engine"), started=config.stash[_STARTED],
                          profile=config.stash[_PROFILE], generated=collector.hits,
                          known=collector.known, unmatched=collector.unmatched(),
-                         seed=config.getoption("hypothesis_seed", None))
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
+                         seed=config.getoption("hypothesis_seed", None), run=facts)
+    config.stash[_WROTE] = True
     if reporter is not None:
         reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in paths)}")
+        reporter.write_line(report.status_of(paths[0]))

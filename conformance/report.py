@@ -1,7 +1,10 @@
-"""The run report: `conformance.json` (machine-readable) and `summary.md` (for CI pages).
+"""The run report: `conformance.json` (machine-readable), `summary.md` (for CI pages) and
+`index.html`, each replaced atomically.
 
 Records are plain JSON-able dicts built on whichever process ran the item (an xdist worker
-or the controller) and merged in the controller.
+or the controller) and merged in the controller. A record with verdict `error` and no
+device stands for a file that failed to load (run_status.is_load_error): it has no cell in
+the matrix, and counts in the status line and the lists of failures.
 """
 
 from __future__ import annotations
@@ -18,15 +21,19 @@ from typing import Any
 
 import numpy as np
 
-from conformance import html_report
+from conformance import html_report, run_status
 from conformance.compare import Divergence
 from conformance.expectations import NONE as NO_EXPECTATIONS
 from conformance.expectations import Expectations, Known
 from conformance.generated import HitRates
+from conformance.report_dir import write_atomic
 from conformance.runner import Item, ItemResult, describe_failure, statement_text
 from conformance.trace import TensorSnapshot
 
-SCHEMA_VERSION = 1
+# 2: run_info counts the run (collected, executed, interrupted, exit status, options), a
+# top-level `status`, records of files that failed to load (device and dtype null), case
+# description and source on item records.
+SCHEMA_VERSION = 2
 # summary.md is meant for a CI step summary, which caps its size.
 MAX_SUMMARY_BYTES = 1 << 20
 MAX_LISTED_FAILURES = 200
@@ -80,6 +87,7 @@ def item_record(item: Item, result: ItemResult | None, outcome: str, longrepr: s
     record: dict[str, Any] = {
         "id": item.id, "file": case.path, "features": list(case.features),
         "device": item.device, "dtype": item.dtype,
+        "description": case.description, "source": case.source,
         "engine": None if result is None else result.engine,
         "verdict": "error" if result is None else result.verdict,
         "pytest_outcome": outcome,
@@ -110,9 +118,9 @@ def error_record(nodeid: str, longrepr: str) -> dict[str, Any]:
 def collection_error_record(nodeid: str, file: str, line: int | None, message: str,
                             text: str) -> dict[str, Any]:
     """The record of a case file that failed to load: it has no items, so it stands for
-    them (device and dtype empty), with the loader's file, line, message and whole text."""
+    them (device and dtype null), with the loader's file, line, message and whole text."""
     return {"id": nodeid, "file": file, "line": line, "message": message,
-            "features": ["unknown"], "device": "", "dtype": "", "engine": None,
+            "features": ["unknown"], "device": None, "dtype": None, "engine": None,
             "verdict": "error", "pytest_outcome": "failed", "reason": text[-2000:],
             "report": text[-20000:]}
 
@@ -155,10 +163,11 @@ def _engine_version(engine: str) -> str | None:
     return None
 
 
-def run_info(engine: str, started: float, profile: str, seed: object = None
-             ) -> dict[str, Any]:
+def run_info(engine: str, started: float, profile: str, seed: object = None,
+             run: run_status.RunFacts | None = None) -> dict[str, Any]:
     import torch
 
+    run = run or run_status.RunFacts()
     cuda = bool(torch.cuda.is_available())
     return {
         "torch_version": torch.__version__,
@@ -173,27 +182,51 @@ def run_info(engine: str, started: float, profile: str, seed: object = None
         "hypothesis_seed": None if seed is None else str(seed),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "wall_time_s": round(now() - started, 3),
+        "collected": run.collected,
+        "executed": run.executed,
+        "interrupted": run.interrupted,
+        "interruption": run.interruption,
+        "exit_status": run.exit_status,
+        "options": run.options,
     }
 
 
-def _summary(info: dict[str, Any], records: list[dict[str, Any]]) -> str:
+def _normalized(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as the schema has it, whoever made it: a file that failed to load has null
+    device and dtype (never "" or absent) and at least one feature."""
+    record = dict(record)
+    for key in ("device", "dtype"):
+        record[key] = record.get(key) or None
+    record["features"] = list(record.get("features") or ["unknown"])
+    record.setdefault("engine", None)
+    record.setdefault("reason", "")
+    record.setdefault("pytest_outcome", "failed" if record.get("verdict") == "error"
+                      else "passed")
+    if run_status.is_load_error(record):
+        record.setdefault("line", None)
+        record.setdefault("message", record["reason"] or "failed to load")
+    return record
+
+
+def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[str, Any]]
+             ) -> str:
+    loads = [r for r in records if run_status.is_load_error(r)]
+    items = [r for r in records if not run_status.is_load_error(r)]
     # Per cell: passed, ran (not skipped), skipped.
     cells: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
-    for r in records:
+    for r in items:
         for feature in r["features"]:
             cell = cells[(feature, r["device"], r["dtype"])]
             skipped = r["verdict"] == "skipped"
             cell[2] += skipped
             cell[1] += not skipped
             cell[0] += r["verdict"] == "pass"
-    columns = sorted({(r["device"], r["dtype"]) for r in records})
-    counts: dict[str, int] = defaultdict(int)
-    for r in records:
-        counts[r["verdict"]] += 1
+    columns = sorted({(r["device"], r["dtype"]) for r in items})
+    word, _, rest = status["line"].partition(": ")
     lines = [
-        f"# Autograd conformance: {info['engine']} against torch {info['torch_version']}",
+        f"**{word}**: {rest}",
         "",
-        ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + f" (of {len(records)})",
+        f"# Autograd conformance: {info['engine']} against torch {info['torch_version']}",
         "",
         "Cells: passed/ran per feature, device and dtype; `skipped` where no item could run "
         "(see conformance.json for the reasons).",
@@ -207,11 +240,17 @@ def _summary(info: dict[str, Any], records: list[dict[str, Any]]) -> str:
             passed, ran, skipped = cells.get((feature, d, t), (0, 0, 0))
             row.append(f"{passed}/{ran}" if ran else ("skipped" if skipped else ""))
         lines.append(f"| {feature} | " + " | ".join(row) + " |")
+    if loads:
+        lines += ["", "## Files that failed to load (no items ran from them)", ""]
+        for r in loads[:MAX_LISTED_FAILURES]:
+            where = r["file"] if r.get("line") is None else f"{r['file']}:{r['line']}"
+            message = " ".join(str(r.get("message") or r.get("reason") or "").split())
+            lines.append(f"- `{where}`: {message}")
     known = [r for r in records if r["verdict"] == "known"]
     if known:
         lines += ["", "## Known divergences (listed in the expectations file)", ""]
         lines += [f"- `{r['id']}`: {r['reason']}" for r in known[:MAX_LISTED_FAILURES]]
-    failures = [r for r in records if r["verdict"] not in ("pass", "skipped", "known")]
+    failures = [r for r in items if r["verdict"] not in ("pass", "skipped", "known")]
     if failures:
         lines += ["", "## Failures", ""]
         for r in failures[:MAX_LISTED_FAILURES]:
@@ -229,25 +268,39 @@ def _summary(info: dict[str, Any], records: list[dict[str, Any]]) -> str:
 
 def write(directory: Path, records: list[dict[str, Any]], *, engine: str, started: float,
           profile: str, generated: HitRates, known: Expectations = NO_EXPECTATIONS,
-          unmatched: list[Known] | None = None, seed: object = None) -> list[Path]:
+          unmatched: list[Known] | None = None, seed: object = None,
+          run: run_status.RunFacts | None = None) -> list[Path]:
+    """Write the three files of one run. Without `run` (a caller outside pytest), every
+    record of an item counts as collected and executed."""
     directory.mkdir(parents=True, exist_ok=True)
-    records = sorted(records, key=lambda r: r["id"])
-    info = run_info(engine, started, profile, seed)
+    records = sorted((_normalized(r) for r in records), key=lambda r: r["id"])
+    if run is None:
+        ran = sum(not run_status.is_load_error(r) for r in records)
+        run = run_status.RunFacts(collected=ran, executed=ran)
+    info = run_info(engine, started, profile, seed, run)
+    word, text = run_status.line(records, info)
+    status = {"outcome": word, "line": text}
     json_path = directory / "conformance.json"
-    json_path.write_text(json.dumps({"schema_version": SCHEMA_VERSION, "run_info": info,
-                                     "items": records,
-                                     "expectations": {
-                                         "file": known.path, "entries": len(known.known),
-                                         "unmatched": [
-                                             {"line": k.line, "reason": k.reason}
-                                             for k in unmatched or []]},
-                                     "generated": {**generated.as_dict(), "rates": {
-                                         k: round(generated.rate(k), 4)
-                                         for k in sorted(generated.counts)}}},
-                                    indent=1) + "\n")
+    data = {"schema_version": SCHEMA_VERSION, "status": status, "run_info": info,
+            "items": records,
+            "expectations": {
+                "file": known.path, "entries": len(known.known),
+                "unmatched": [{"line": k.line, "reason": k.reason} for k in unmatched or []]},
+            "generated": {**generated.as_dict(), "rates": {
+                k: round(generated.rate(k), 4) for k in sorted(generated.counts)}}}
+    text = json.dumps(data, indent=1) + "\n"
+    write_atomic(json_path, text)
     md_path = directory / "summary.md"
-    summary = _summary(info, records)
+    summary = _summary(info, status, records)
     if generated.programs:
         summary += "\n## Generated programs\n\n```\n" + generated.table() + "\n```\n"
-    md_path.write_text(summary)
-    return [json_path, md_path, html_report.write(json_path)]
+    write_atomic(md_path, summary)
+    html_path = directory / "index.html"
+    # from the JSON text, as a reader of conformance.json would see the data
+    write_atomic(html_path, html_report.render(json.loads(text)))
+    return [json_path, md_path, html_path]
+
+
+def status_of(json_path: Path) -> str:
+    """The status line of a written conformance.json (what summary.md opens with)."""
+    return str(json.loads(json_path.read_text(encoding="utf-8"))["status"]["line"])

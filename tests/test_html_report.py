@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import html_report, report
+from conformance import html_report, report, run_status
 from conformance.generated import HitRates
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -33,33 +33,52 @@ PROGRAM = ("x = torch.rand(3, requires_grad=True)\n"
            f"assert_close(z, z)  # {NASTY}\n")
 
 
+SOURCE_URL = "https://github.com/pytorch/pytorch/blob/main/x.py?a=1&b=2"
+LOAD_ERROR = {  # as the loader's records are: no device, no dtype (empty, not null)
+    "id": "cases/f/broken.yaml", "file": "cases/f/broken.yaml", "line": 8,
+    "message": "syntax error: '(' was never closed\n  fix: close it", "features": ["unknown"],
+    "device": "", "dtype": "", "engine": None, "verdict": "error", "pytest_outcome": "failed",
+    "reason": "cases/f/broken.yaml:8: syntax error: '(' was never closed"}
+
+
 def records() -> list[dict]:
     base = {"file": "cases/f/x.yaml", "engine": ENGINE, "pytest_outcome": "passed",
             "reason": "", "divergence": None, "message_divergence": None}
+    mul = {**base, "file": "cases/ops/mul.yaml", "id": "cases/ops/mul.yaml::cpu-float32",
+           "features": ["ops"], "device": "cpu", "dtype": "float32", "verdict": "diverges",
+           "pytest_outcome": "failed", "description": "mul's graph",
+           "divergence": {"line": 8, "statement": "z = y + x * 2", "field": "z.values",
+                          "torch": [1.0, -0.0, float("nan")], "engine": [1.0, 0.0, NASTY],
+                          "strict": False,
+                          "graphs": {"torch": TORCH_GRAPH, "engine": ENGINE_GRAPH}},
+           "report": f"mul diverges {NASTY}",
+           "repro": f"pytest cases/ops/mul.yaml::cpu-float32 --engine {ENGINE}",
+           "program": PROGRAM, "program_first_line": 6}
     return [
         {**base, "id": "cases/ops/exp.yaml::cpu-float32", "features": ["ops", "grad_fn"],
-         "device": "cpu", "dtype": "float32", "verdict": "pass"},
-        {**base, "id": "cases/ops/mul.yaml::cpu-float32", "features": ["ops"],
-         "device": "cpu", "dtype": "float32", "verdict": "diverges",
-         "pytest_outcome": "failed",
-         "divergence": {"line": 8, "statement": "z = y + x * 2", "field": "z.values",
-                        "torch": [1.0, -0.0, float("nan")], "engine": [1.0, 0.0, NASTY],
-                        "strict": False,
-                        "graphs": {"torch": TORCH_GRAPH, "engine": ENGINE_GRAPH}},
-         "report": f"mul diverges {NASTY}",
-         "repro": f"pytest cases/ops/mul.yaml::cpu-float32 --engine {ENGINE}",
-         "program": PROGRAM, "program_first_line": 6},
+         "device": "cpu", "dtype": "float32", "verdict": "pass",
+         "description": "exp and its grad", "source": SOURCE_URL},
+        mul,
+        # the same failure in float64: one entry in the page, naming both dtypes
+        {**mul, "id": "cases/ops/mul.yaml::cpu-float64", "dtype": "float64",
+         "repro": f"pytest cases/ops/mul.yaml::cpu-float64 --engine {ENGINE}"},
         # a failure with a divergence but neither graphs nor program (as known ones have)
         {**base, "id": "cases/hooks/h.yaml::cpu-float32", "features": ["hooks"],
          "device": "cpu", "dtype": "float32", "verdict": "case_disagrees_with_torch",
          "pytest_outcome": "failed", "reason": "Traceback <b>boom</b>",
+         "description": "a hook", "source": "javascript:alert(1)",
          "divergence": {"line": 3, "statement": "h()", "field": "outcome.status",
                         "torch": "ok", "engine": "raises RuntimeError", "strict": True,
                         "graphs": None}},
         {**base, "id": "cases/ops/exp.yaml::cuda-float32", "features": ["ops", "grad_fn"],
          "device": "cuda", "dtype": "float32", "verdict": "skipped",
          "pytest_outcome": "skipped", "reason": "cuda is not available"},
+        {**base, "id": "cases/ops/exp.yaml::cuda-float64", "features": ["ops", "grad_fn"],
+         "device": "cuda", "dtype": "float64", "verdict": "pass"},
+        LOAD_ERROR,
     ]
+STATUS = ("FAIL: 2 diverges, 1 case_disagrees_with_torch, 1 error (1 file failed to load), "
+          "2 pass, 1 skipped of 6 collected; 6 executed")
 
 
 @pytest.fixture(scope="module")
@@ -225,15 +244,33 @@ def test_page_after_its_script_ran(built: Path, tmp_path: Path) -> None:
     expected = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
                 for line in summary.splitlines()
                 if line.startswith("| ") and not line.startswith("| feature")}
-    assert expected == {"grad_fn": ["1/1", "skipped"], "hooks": ["0/1", ""],
-                        "ops": ["1/2", "skipped"]}
+    assert expected == {"grad_fn": ["1/1", "", "skipped", "1/1"], "hooks": ["0/1", "", "", ""],
+                        "ops": ["1/2", "0/1", "skipped", "1/1"]}
     for feature, cells in expected.items():
         row = re.search(rf'<tr data-feature="{feature}">(.*?)</tr>', dom)
         assert row, f"no matrix row for {feature}"
         assert re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', row.group(1)) == cells
     assert 'class="cell some-fail"' in dom and 'class="cell all-pass"' in dom
     assert 'class="cell skipped"' in dom
-    assert "Failures (2)" in dom and 'data-id="cases/hooks/h.yaml::cpu-float32"' in dom
+    # the banner says what summary.md's first line says
+    assert summary.splitlines()[0] == "**FAIL**: " + STATUS.split(": ", 1)[1]
+    assert re.search(r'<div id="status" role="status" class="FAIL">([^<]*)</div>', dom)[1] \
+        == STATUS.replace("&", "&amp;")
+    # the file that failed to load: a card with its line and message, first of the failures
+    assert "Failures (4), 3 distinct" in dom
+    card = dom.split('data-id="cases/f/broken.yaml"')[1].split("</section>")[0]
+    assert "cases/f/broken.yaml:8" in card and "was never closed" in card
+    assert "failed to load" in card
+    assert dom.index('data-id="cases/f/broken.yaml"') < dom.index('data-id="cases/ops/')
+    # identical failures across dtypes are one entry naming them
+    assert 'data-ids="cases/ops/mul.yaml::cpu-float32 cases/ops/mul.yaml::cpu-float64"' in dom
+    assert "cases/ops/mul.yaml on cpu, dtypes float32, float64" in dom
+    assert 'data-id="cases/ops/mul.yaml::cpu-float64"' not in dom
+    # description and source: a link for an http(s) URL, text for anything else
+    assert f'<a href="{SOURCE_URL.replace("&", "&amp;")}" rel="noopener noreferrer">' in dom
+    assert "mul's graph" in dom and "exp and its grad" in dom
+    assert "source: javascript:alert(1)" in dom and 'href="javascript' not in dom
+    assert 'data-id="cases/hooks/h.yaml::cpu-float32"' in dom
     assert "Traceback &lt;b&gt;boom&lt;/b&gt;" in dom and '<p class="note">(not drawn' not in dom
     for name in ("feature", "device", "dtype", "verdict"):
         assert re.search(rf'<select id="filter-{name}">.*?<option', dom, re.S), name
@@ -255,10 +292,45 @@ def test_page_after_its_script_ran(built: Path, tmp_path: Path) -> None:
 @needs_chromium
 def test_filters_from_the_url_fragment(built: Path, tmp_path: Path) -> None:
     dom = dump_dom(tmp_path, built.as_uri() + "#verdict=pass&device=cpu")
-    assert "showing 1 of 4 items" in dom and "Failures (0)" in dom
+    assert "showing 1 of 7 items" in dom and "Failures (0)" in dom
     row = re.search(r'<tr data-feature="ops">(.*?)</tr>', dom)
     assert row and re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', row.group(1)) == [
         "1/1"]
+
+
+@needs_chromium
+def test_interrupted_run_and_a_device_where_nothing_ran(tmp_path: Path) -> None:
+    directory = tmp_path / "report"
+    skipped = {"file": "cases/ops/exp.yaml", "features": ["ops"], "engine": ENGINE,
+               "verdict": "skipped", "pytest_outcome": "skipped",
+               "reason": "cuda is not available to torch on this machine"}
+    rows = [{**records()[0], "id": "cases/ops/exp.yaml::cpu-float32"},
+            {**skipped, "id": "cases/cuda/only.yaml::cuda-float32", "device": "cuda",
+             "dtype": "float32", "features": ["devices"]},
+            *({**skipped, "id": f"cases/ops/exp.yaml::cuda-{t}", "device": "cuda", "dtype": t}
+              for t in ("float32", "float64"))]
+    facts = run_status.RunFacts(collected=5, executed=3, interrupted=True,
+                                interruption="KeyboardInterrupt", exit_status=2)
+    report.write(directory, rows, engine=ENGINE, started=report.now(), profile="ci",
+                 generated=HitRates(), run=facts)
+    summary = (directory / "summary.md").read_text()
+    assert summary.startswith("**INCOMPLETE**: 1 pass, 3 skipped of 5 collected; 3 executed; "
+                              "interrupted (KeyboardInterrupt); pytest exit status 2\n")
+    assert "| ops | 1/1 | skipped | skipped |" in summary  # summary.md keeps every column
+    dom = dump_dom(tmp_path, directory / "index.html")
+    assert re.search(r'<div id="status" role="status" class="INCOMPLETE">INCOMPLETE: ', dom)
+    row = re.search(r'<tr data-feature="ops">(.*?)</tr>', dom)
+    assert row and re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', row.group(1)) == [
+        "1/1"]
+    assert "<th>cuda float32</th>" not in dom
+    assert ("cuda: nothing could run (3 items skipped: cuda is not available to torch on this "
+            "machine)") in dom
+    # a feature only cuda had has no (empty) row, and the note names it
+    assert '<tr data-feature="devices">' not in dom
+    assert "Features only the hidden columns have: devices." in dom
+    # chosen in the filter, the hidden device's columns are there
+    dom = dump_dom(tmp_path, (directory / "index.html").as_uri() + "#device=cuda")
+    assert "<th>cuda float32</th>" in dom and '<tr data-feature="devices">' in dom
 
 
 @needs_chromium
@@ -276,4 +348,6 @@ def test_page_requests_nothing(built: Path, tmp_path: Path) -> None:
         "</script></body>"))
     dom = dump_dom(tmp_path, probe)
     assert 'data-resources="none"' in dom
-    assert not re.search(r'\b(?:src|href)="(?:https?:)?//', dom)
+    # an <a href> is a link the reader may follow, not a load; nothing else may point out
+    assert not re.search(r'\bsrc="(?:https?:)?//', dom)
+    assert not re.search(r'<(?!a )[a-z]+ [^>]*\bhref="(?:https?:)?//', dom)

@@ -233,7 +233,9 @@ def _assert_clean_run(result: pytest.RunResult, root: Path,
         assert record["line"] == line, name
         assert message in record["message"], name
     summary = (root / "out" / "summary.md").read_text()
-    assert f"error: {len(expected)}, pass: 1 (of {len(expected) + 1})" in summary
+    assert summary.startswith(
+        f"**FAIL**: {len(expected)} error ({len(expected)} files failed to load), 1 pass "
+        "of 1 collected; 1 executed; pytest exit status 1")
     assert not (root / MARKER).exists()
 
 

@@ -211,4 +211,6 @@ def test_a_broken_case_is_an_error_record_and_fails_the_run(pytester: pytest.Pyt
         assert record["message"].startswith(message)
         assert f"cases/family/{expected}" in record["reason"]
     summary = (pytester.path / "out" / "summary.md").read_text()
-    assert f"error: {len(BAD)}, pass: 2, skipped: 2 (of {len(BAD) + 4})" in summary
+    assert summary.startswith(
+        f"**FAIL**: {len(BAD)} error ({len(BAD)} files failed to load), 2 pass, 2 skipped "
+        "of 4 collected; 4 executed; pytest exit status 1")

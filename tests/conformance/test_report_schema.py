@@ -28,7 +28,9 @@ program: |
 
 def make(pytester: pytest.Pytester) -> None:
     for name, text in {"exp.yaml": CASE, "double.yaml": CASE.replace("torch.exp(a)", "a * 2"),
-                       "broken.yaml": CASE.replace("b.sum()", "b.sum(")}.items():
+                       "broken.yaml": CASE.replace("b.sum()", "b.sum("),
+                       # torch itself breaks this case's assert: case_disagrees_with_torch
+                       "wrong.yaml": CASE + "  assert_close(a.grad, a)\n"}.items():
         path = pytester.path / "cases" / "f" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -49,7 +51,12 @@ def test_a_report_with_every_verdict_validates(pytester: pytest.Pytester) -> Non
     report = json.loads((pytester.path / "out" / "conformance.json").read_text())
     jsonschema.validate(report, SCHEMA)
     verdicts = {r["verdict"] for r in report["items"]}
-    assert {"pass", "diverges", "known", "skipped"} <= verdicts
+    assert verdicts == set(SCHEMA["$defs"]["verdict"]["enum"])  # every verdict
+    # broken.yaml failed to load: an error record with its file and line, no device
+    broken = [r for r in report["items"] if r["file"] == "cases/f/broken.yaml"]
+    assert [(r["verdict"], r["device"], r["line"]) for r in broken] == [("error", None, 8)]
+    assert report["status"]["outcome"] == "FAIL"
+    assert report["run_info"]["collected"] == report["run_info"]["executed"] == 12
     # the wrong-exp engine forwards every other name, __version__ included, to torch
     assert report["run_info"]["engine_version"] == torch.__version__
     assert report["expectations"]["unmatched"] == [{"line": 4, "reason": "stale"}]
@@ -64,5 +71,5 @@ def test_a_report_with_every_verdict_validates(pytester: pytest.Pytester) -> Non
 
 def test_schema_rejects_a_report_missing_run_info() -> None:
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"schema_version": 1, "items": [], "generated": {},
+        jsonschema.validate({"schema_version": 2, "items": [], "generated": {},
                              "expectations": {}}, SCHEMA)
