@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from conformance import expectations, profiles, report
+from conformance import expectations, limits, profiles, report
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
@@ -62,6 +62,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--save-divergences", default=None, metavar="DIR",
                     help="write each shrunk divergence of a generated program to DIR as a "
                          "ready YAML case")
+    group.addoption("--item-timeout", type=float, default=limits.DEFAULT_ITEM_TIMEOUT,
+                    metavar="SECONDS",
+                    help="wall-clock limit of one case item, or of one generated program "
+                         "(both engines' runs); an item over it is an error naming the line "
+                         "running (default: %(default)s; 0: none)")
 
 
 def _in_cases_dir(path: Path) -> bool:
@@ -120,7 +125,8 @@ class CaseItem(pytest.Item):
         engine = _engine(self.config)
         item = self.conformance_item
         self.result = result = run_item(
-            item, engine, strict_messages=not self.config.getoption("--lenient-messages"))
+            item, engine, strict_messages=not self.config.getoption("--lenient-messages"),
+            item_timeout=self.config.getoption("--item-timeout"))
         if result.verdict == SKIPPED:
             pytest.skip(result.reason)
         expectations = self.config.stash[_EXPECTATIONS]
@@ -220,6 +226,12 @@ def conformance_engine(pytestconfig: pytest.Config) -> Engine:
 @pytest.fixture(scope="session")
 def torch_engine() -> Engine:
     return torch_engine_()
+
+
+@pytest.fixture(scope="session")
+def conformance_item_timeout(pytestconfig: pytest.Config) -> float:
+    """--item-timeout: seconds one generated program may run (0: none)."""
+    return float(pytestconfig.getoption("--item-timeout"))
 
 
 @pytest.fixture(scope="session")

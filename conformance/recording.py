@@ -45,6 +45,7 @@ from conformance.trace import (
     Snapshot,
     Step,
     TensorSnapshot,
+    TensorSummary,
     Trace,
     ValueSnapshot,
     WarningRecord,
@@ -110,8 +111,7 @@ def snapshot_to_json(s: Snapshot) -> dict[str, Any]:
         return {"t": "value", "kind": s.kind, "value": _encode_scalar(s.value)}
     out: dict[str, Any] = {
         "t": "tensor", "type": s.type, "shape": list(s.shape), "dtype": s.dtype,
-        "device": s.device, "values": encode_array(s.values),
-        "values_dtype": str(s.values.dtype), "requires_grad": s.requires_grad,
+        "device": s.device, **_values_to_json(s.values), "requires_grad": s.requires_grad,
         "is_leaf": s.is_leaf, "grad_fn": s.grad_fn, "graph": s.graph,
         "retains_grad": s.retains_grad, "version": s.version, "is_view": s.is_view,
     }
@@ -133,13 +133,32 @@ def snapshot_from_json(d: dict[str, Any]) -> Snapshot:
     shape = tuple(int(n) for n in d["shape"])
     return TensorSnapshot(
         type=d["type"], shape=shape, dtype=d["dtype"], device=d["device"],
-        values=decode_array(d["values"], d["values_dtype"], shape),
+        values=_values_from_json(d, shape),
         requires_grad=d["requires_grad"], is_leaf=d["is_leaf"], grad_fn=d["grad_fn"],
         graph=d["graph"], retains_grad=d["retains_grad"], version=d["version"],
         is_view=d["is_view"], alias=d.get("alias"),
         grad=_grad_from_json(d.get("grad")),
         grad_read_error=d.get("grad_read_error"),
     )
+
+
+# A tensor observed as a summary (limits.SUMMARY_THRESHOLD) is stored as its statistics.
+_SUMMARY = "summary"
+
+
+def _values_to_json(values: np.ndarray | TensorSummary) -> dict[str, Any]:
+    if isinstance(values, TensorSummary):
+        return {"values": {k: _encode_scalar(v) for k, v in vars(values).items()},
+                "values_dtype": _SUMMARY}
+    return {"values": encode_array(values), "values_dtype": str(values.dtype)}
+
+
+def _values_from_json(d: dict[str, Any], shape: tuple[int, ...]
+                      ) -> np.ndarray | TensorSummary:
+    if d["values_dtype"] == _SUMMARY:
+        return TensorSummary(**{k: v if k == "checksum" else _NON_FINITE.get(v, v)
+                                for k, v in d["values"].items()})
+    return decode_array(d["values"], d["values_dtype"], shape)
 
 
 def _grad_from_json(d: dict[str, Any] | None) -> TensorSnapshot | None:
