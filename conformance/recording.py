@@ -36,6 +36,7 @@ import numpy as np
 from conformance.diagnostics import CaseError
 from conformance.engines import TORCH, Engine, load_engine
 from conformance.interpreter import run_program
+from conformance.limits import RunLimit
 from conformance.loader import Case, load_case
 from conformance.report import git_revision
 from conformance.runner import Item, items_of, statement_text, torch_engine
@@ -256,6 +257,9 @@ def item_record(item: Item, engine: Engine) -> dict[str, Any]:
                             device=item.device)
     except Exception as e:  # a harness or engine crash outside any statement
         return {**record, "status": CRASHED, "reason": f"{type(e).__name__}: {e}"}
+    except RunLimit as e:  # statements or trace memory (conformance.limits)
+        line = "?" if e.line is None else e.line + case.line_offset
+        return {**record, "status": CRASHED, "reason": f"stopped at {case.path}:{line}: {e}"}
     return {**record, "status": RAN, "trace": trace_to_json(trace, case)}
 
 

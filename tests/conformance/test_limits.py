@@ -230,3 +230,41 @@ def test_without_a_main_thread_timer_the_deadline_is_not_armed() -> None:
     with limits.deadline(0) as unlimited:
         pass
     assert armed == [False] and unlimited is False
+
+
+# ---- the other commands meet the same limits --------------------------------------------------
+NESTED = "x = 0\n" + "".join(f"{'    ' * d}for i{d} in range(64):\n" for d in range(3)) + \
+    "    " * 3 + "x = x + 1"
+
+
+def item_of(program: str) -> Item:
+    text = HEADER + "".join(f"  {line}\n" for line in program.splitlines())
+    return Item(load_case(PATH, text), "cpu", "float32")
+
+
+def test_explain_and_record_report_a_stopped_run() -> None:
+    from conformance.explain import explain
+    from conformance.recording import item_record
+
+    text, result = explain(item_of(NESTED), REFERENCE)
+    assert result.verdict == ERROR
+    assert text.endswith(f"error: stopped at {where(5)} `x = x + 1` on torch: the run "
+                         f"executed more than {limits.MAX_STATEMENTS} statements (loops "
+                         "multiply: count the iterations)")
+    record = item_record(item_of(NESTED), TORCH)
+    assert record["status"] == "error"
+    assert record["reason"].startswith(f"stopped at {where(5)}: the run executed more than")
+
+
+def test_a_summary_survives_a_recording_round_trip() -> None:
+    from conformance.recording import snapshot_from_json, snapshot_to_json
+
+    trace = run_program(TORCH, parse(f"x = torch.rand({2 * limits.SUMMARY_THRESHOLD})\n"
+                                     "x[0] = float('nan')"))
+    snap = trace.steps[-1].names["x"]
+    assert isinstance(snap, TensorSnapshot) and isinstance(snap.values, TensorSummary)
+    assert snap.values.nan == 1
+    back = snapshot_from_json(snapshot_to_json(snap))
+    assert isinstance(back, TensorSnapshot) and isinstance(back.values, TensorSummary)
+    assert vars(back.values) == pytest.approx(vars(snap.values), nan_ok=True)
+    assert back.values.checksum == snap.values.checksum
