@@ -137,17 +137,27 @@ def deadline(seconds: float, what: str = "item") -> Iterator[bool]:
         return
 
     def expire(signum: int, frame: Any) -> None:
+        # Disarm here, not only on leaving: the exception may land anywhere, even in the
+        # `finally` below before it has disarmed, and a watchdog left armed would end the
+        # process later.
+        _disarm(previous)
         raise ItemTimeout(f"{what} ran longer than the time limit of {seconds:g} s "
                           "(--item-timeout)")
 
     previous = signal.signal(signal.SIGALRM, expire)
     # The watchdog writes every thread's traceback to stderr and exits the process; under
     # xdist the controller records the item as crashed and a new worker takes over.
-    faulthandler.dump_traceback_later(seconds + watchdog_grace(seconds), exit=True, file=sys.stderr)
+    faulthandler.dump_traceback_later(seconds + watchdog_grace(seconds), exit=True,
+                                      file=sys.__stderr__ or sys.stderr)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield True
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        faulthandler.cancel_dump_traceback_later()
-        signal.signal(signal.SIGALRM, previous)
+        _disarm(previous)
+
+
+def _disarm(previous: Any) -> None:
+    """Stop the timer and the watchdog and restore the previous handler (idempotent)."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    faulthandler.cancel_dump_traceback_later()
+    signal.signal(signal.SIGALRM, previous)

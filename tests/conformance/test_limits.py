@@ -204,17 +204,30 @@ HANGS = "a = torch.rand(3)\nb = torch.exp(a)"
 
 def test_an_engine_op_that_never_returns_is_stopped_by_the_item_timeout() -> None:
     hangs = load_engine("tests.conformance.engine_hangs")
-    result = run_case(HANGS, hangs, item_timeout=0.2)
+    # the limit must outlast torch's run of the program, which comes first
+    result = run_case(HANGS, hangs, item_timeout=1.0)
     assert result.verdict == ERROR
     assert result.reason == (
         f"stopped at {where(2)} `b = torch.exp(a)` on tests.conformance.engine_hangs: the item "
-        f"{PATH}::cpu-float32 ran longer than the time limit of 0.2 s (--item-timeout)")
+        f"{PATH}::cpu-float32 ran longer than the time limit of 1 s (--item-timeout)")
 
 
 def test_a_generated_program_that_never_returns_is_stopped() -> None:
     hangs = load_engine("tests.conformance.engine_hangs")
-    with pytest.raises(GeneratedLimit, match=r"stopped at statement 2 .*time limit of 0\.2 s"):
-        check_generated(parse(HANGS), hangs, TORCH, HitRates(), None, item_timeout=0.2)
+    with pytest.raises(GeneratedLimit, match=r"stopped at statement 2 .*time limit of 1 s"):
+        check_generated(parse(HANGS), hangs, TORCH, HitRates(), None, item_timeout=1.0)
+
+
+def test_the_timer_disarms_itself_when_it_fires() -> None:
+    # It may fire as the guarded code ends, inside the cleanup: it must leave nothing armed
+    # (a watchdog left armed would end the process later).
+    import signal
+
+    before = signal.getsignal(signal.SIGALRM)
+    with pytest.raises(limits.ItemTimeout), limits.deadline(30.0):
+        signal.raise_signal(signal.SIGALRM)
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
 def test_without_a_main_thread_timer_the_deadline_is_not_armed() -> None:
