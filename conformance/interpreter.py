@@ -618,6 +618,18 @@ def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int 
             return max(math.ceil((end - start) / step), 0) if step else None
         if path == "torch.nn.Linear":
             return max(int(args[0]), 0) * max(int(args[1]), 0)
+        if path == "torch.tensor":
+            # nested sequences may repeat one list many times: `[[0.0] * n] * n` is small
+            # in Python and n * n elements in a tensor; a range is not materialised either
+            data, count = (args[0] if args else kwargs.get("data")), 1
+            while isinstance(data, (list, tuple, range)):
+                length = -((data.start - data.stop) // data.step) if isinstance(
+                    data, range) else len(data)
+                count *= max(length, 0)
+                if length <= 0 or isinstance(data, range):
+                    break
+                data = data[0]
+            return count
     except (TypeError, ValueError, IndexError, OverflowError):
         return None  # the engine reports malformed sizes itself
     return None
