@@ -180,6 +180,19 @@ def test_summaries_of_an_expansion_and_of_its_copy_agree() -> None:
     assert summaries_differ(s_view, s_copy, "torch.float32") is None
 
 
+def test_a_wrong_value_in_a_summarised_tensor_is_a_divergence() -> None:
+    from conformance.runner import DIVERGES, describe_failure
+
+    wrong_exp = load_engine("tests.conformance.engine_wrong_exp")
+    result = run_case(f"x = torch.rand({2 * limits.SUMMARY_THRESHOLD})\ny = torch.exp(x)",
+                      wrong_exp)
+    assert result.verdict == DIVERGES
+    assert result.divergence is not None and result.divergence.field == "y.values"
+    text = describe_failure(result)
+    assert f"at {where(2)} `y = torch.exp(x)`" in text
+    assert f"torch has summary of {2 * limits.SUMMARY_THRESHOLD} elements: sum=" in text
+
+
 def test_summaries_are_compared_within_the_dtype_tolerance() -> None:
     import torch
 
