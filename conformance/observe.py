@@ -7,7 +7,6 @@ non-leaf's `.grad` read would otherwise warn), and values are copied out through
 
 from __future__ import annotations
 
-import hashlib
 import math
 import warnings
 from collections.abc import Callable, Container, Iterable, Mapping
@@ -18,6 +17,7 @@ import numpy as np
 
 from conformance import kinds, limits
 from conformance.engines import Engine
+from conformance.summary import summarise
 from conformance.trace import Snapshot, TensorSnapshot, TensorSummary, ValueSnapshot
 
 # Sequences longer than this are summarised by their length (keeps traces small).
@@ -67,27 +67,7 @@ def tensor_summary(engine: Engine, t: Any) -> TensorSummary:
         raise limits.RunLimit(f"cannot observe a tensor of shape {list(shape)} without copying "
                               f"more than {limits.MAX_TENSOR_ELEMENTS} elements (the engine's "
                               "tensors report no stride() showing an expansion)")
-    raw = tensor_values(engine, d)
-    checksum = hashlib.blake2b(str(raw.shape).encode() + raw.dtype.str.encode()
-                               + np.ascontiguousarray(raw).tobytes(), digest_size=8)
-    a = raw.astype(np.complex128).view(np.float64) if raw.dtype.kind == "c" \
-        else raw.astype(np.float64)  # complex: over real and imaginary parts
-    nan = np.isnan(a)
-    finite = a[np.isfinite(a)]
-    present = a[~nan]
-    zero = finite == 0
-    return TensorSummary(
-        elements=math.prod(shape),
-        sum=float(finite.sum()) * weight,
-        min=float(present.min()) if present.size else math.nan,
-        max=float(present.max()) if present.size else math.nan,
-        mean_abs=float(np.abs(finite).mean()) if finite.size else 0.0,
-        nan=int(nan.sum()) * weight,
-        posinf=int(np.isposinf(a).sum()) * weight,
-        neginf=int(np.isneginf(a).sum()) * weight,
-        zeros=int(zero.sum()) * weight,
-        neg_zeros=int(np.signbit(finite[zero]).sum()) * weight,
-        checksum=checksum.hexdigest())
+    return summarise(tensor_values(engine, d), math.prod(shape), weight)
 
 
 def snapshot_bytes(snapshots: Mapping[str, Snapshot]) -> int:
