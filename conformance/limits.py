@@ -131,7 +131,8 @@ def deadline(seconds: float, what: str = "item") -> Iterator[bool]:
     """Raise ItemTimeout in the running code after `seconds` (0 or less: no limit), and end
     the process `watchdog_grace(seconds)` later if that did not end it (code that a signal
     cannot interrupt). Yields whether the limit is armed: without POSIX timers or outside the
-    main thread nothing is armed (the caller runs unbounded, as documented)."""
+    main thread nothing is armed (the caller runs unbounded, as documented). Not nestable:
+    there is one interval timer and one watchdog per process."""
     if seconds <= 0 or not timer_available():
         yield False
         return
