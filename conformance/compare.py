@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from conformance.kinds import ONCE_PER_PROCESS
-from conformance.trace import Snapshot, Step, TensorSnapshot, Trace, ValueSnapshot
+from conformance.trace import Snapshot, Step, TensorSnapshot, TensorSummary, Trace, ValueSnapshot
 
 # Fields with a rule of their own in `_tensor_diffs` (values by tolerance, the grad as an
 # engine-made tensor; engine_made chooses the fields); every other field of TensorSnapshot
@@ -55,6 +55,8 @@ class Divergence:
 def _show(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return np.array2string(value, precision=8, threshold=64)
+    if isinstance(value, TensorSummary):
+        return str(value)
     return repr(value)
 
 
@@ -65,8 +67,13 @@ def tolerances(dtype: str) -> tuple[float, float]:
             "float64": (1e-7, 1e-7)}.get(name, (0.0, 0.0))
 
 
-def values_differ(a: np.ndarray, b: np.ndarray, dtype: str) -> str | None:
+def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, dtype: str
+                  ) -> str | None:
     """Why two value arrays of the same shape disagree, or None."""
+    if isinstance(a, TensorSummary) or isinstance(b, TensorSummary):
+        if isinstance(a, TensorSummary) and isinstance(b, TensorSummary):
+            return summaries_differ(a, b, dtype)
+        return "values"
     if a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes():
         return None  # bit for bit equal (signed zeros and NaNs included): the common case
     rtol, atol = tolerances(dtype)
@@ -85,6 +92,33 @@ def values_differ(a: np.ndarray, b: np.ndarray, dtype: str) -> str | None:
     return None if np.array_equal(a, b) else "values"
 
 
+def summaries_differ(a: TensorSummary, b: TensorSummary, dtype: str) -> str | None:
+    """Why two summaries of large tensors (limits.SUMMARY_THRESHOLD) disagree, or None.
+
+    Equal checksums are bit-equal values. Otherwise each statistic is held to what the
+    elementwise rule (|a - b| <= atol + rtol * |b|, NaN matching NaN) implies for it, so a
+    summary never reports a divergence the full comparison would not: counts of NaN and of
+    infinities exactly; min, max and mean |x| within atol + rtol * |value|; the sum of finite
+    elements within n * atol + rtol * n * mean |x|. Differences that leave every statistic
+    within bounds (values permuted, errors that cancel) go unseen. Signed zeros: the
+    counts of -0.0 must agree when the counts of zeros do.
+    """
+    if a.checksum == b.checksum:
+        return None
+    if (a.elements, a.nan, a.posinf, a.neginf) != (b.elements, b.nan, b.posinf, b.neginf):
+        return "values"
+    rtol, atol = tolerances(dtype)
+    finite = a.elements - a.nan - a.posinf - a.neginf
+    close = bool(np.isclose([a.min, a.max, a.mean_abs], [b.min, b.max, b.mean_abs],
+                            rtol=rtol, atol=atol, equal_nan=True).all())
+    if not close or abs(a.sum - b.sum) > finite * (atol + rtol * b.mean_abs) + \
+            1e-12 * abs(b.sum):  # float64 summation order
+        return "values"
+    if a.zeros == b.zeros and a.neg_zeros != b.neg_zeros:
+        return "signed_zero"
+    return None
+
+
 def _tensor_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot,
                   fields: tuple[str, ...] = TENSOR_FIELDS, every: bool = False
                   ) -> Iterator[tuple[str, Any, Any]]:
@@ -95,8 +129,7 @@ def _tensor_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot,
             if not every:
                 return  # later fields of a tensor that already differs only add noise
     # values of different shapes are not compared: their shapes are already a difference
-    why = values_differ(e.values, a.values, e.dtype) if e.values.shape == a.values.shape \
-        else None
+    why = values_differ(e.values, a.values, e.dtype) if e.shape == a.shape else None
     if why is not None:
         yield f"{path}.{why}", e.values, a.values
         if not every:

@@ -219,6 +219,8 @@ def explain(item: Item, engine: Engine, *, all_names: bool = False
             ""]
     if result.verdict == SKIPPED:
         return "\n".join([*head, f"skipped: {result.reason}"]), result
+    if result.torch_trace is None:  # a whole-run limit stopped it (conformance.limits)
+        return "\n".join([*head, f"{result.verdict}: {result.reason}"]), result
     torch_trace = result.torch_trace
     assert torch_trace is not None
     engine_trace = result.engine_trace

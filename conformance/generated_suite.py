@@ -17,6 +17,8 @@ from conformance.engines import Engine
 from conformance.expectations import NONE as NO_EXPECTATIONS
 from conformance.expectations import Expectations
 from conformance.generated import Checked, HitRates, as_case, check, hits, save_case, truncate
+from conformance.language import to_source
+from conformance.limits import RunLimit, deadline
 from conformance.program import Program
 from conformance.progress import Progress
 from conformance.runner import torch_version
@@ -36,12 +38,31 @@ class GeneratedDivergence(AssertionError):
             f"  program:\n" + "\n".join(f"    {line}" for line in lines))
 
 
+class GeneratedLimit(AssertionError):
+    """A generated program ran into a whole-run limit (conformance.limits)."""
+
+
+def _bounded_check(program: Program, engine: Engine, torch: Engine, item_timeout: float
+                   ) -> Checked:
+    try:
+        with deadline(item_timeout, "a generated program"):
+            return check(program, engine, torch)
+    except RunLimit as stopped:
+        source = to_source(program)
+        raise GeneratedLimit(
+            f"a generated program was stopped at statement {stopped.line} (statements "
+            f"numbered in order): {stopped}\n  program:\n"
+            + "\n".join(f"    {line}" for line in source.splitlines())) from None
+
+
 def check_generated(program: Program, engine: Engine, torch: Engine, log: HitRates,
                     save_dir: str | None, known: Expectations = NO_EXPECTATIONS,
-                    matched: set[int] | None = None) -> None:
+                    matched: set[int] | None = None, item_timeout: float = 0.0) -> None:
     """Run one generated program on both engines; raise GeneratedDivergence if they differ
-    in a way the expectations file does not list (a listed one is counted, not shrunk)."""
-    checked = check(program, engine, torch)
+    in a way the expectations file does not list (a listed one is counted, not shrunk).
+    `item_timeout` seconds (0: none) bound the program's runs; a whole-run limit raises
+    GeneratedLimit with the program."""
+    checked = _bounded_check(program, engine, torch, item_timeout)
     found = hits(checked)
     d = checked.comparison.divergence
     if d is not None:
@@ -77,9 +98,10 @@ def test_generated_programs_agree_with_torch(
         program: Program, conformance_engine: Engine, torch_engine: Engine,
         generated_log: HitRates, save_divergences: str | None,
         known_divergences: Expectations, matched_expectations: set[int],
-        generated_progress: Progress) -> None:
+        generated_progress: Progress, conformance_item_timeout: float) -> None:
     try:
         check_generated(program, conformance_engine, torch_engine, generated_log,
-                        save_divergences, known_divergences, matched_expectations)
+                        save_divergences, known_divergences, matched_expectations,
+                        conformance_item_timeout)
     finally:
         generated_progress.tick(generated_log.programs)

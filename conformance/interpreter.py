@@ -16,12 +16,22 @@ from typing import Any
 
 import numpy as np
 
-from conformance import api, isolation, kinds
+from conformance import api, isolation, kinds, limits
 from conformance import program as ir
 from conformance.compare import tolerances
 from conformance.engines import Engine
-from conformance.observe import observe, observe_value, tensor_values
-from conformance.trace import ASSERTION, ERROR, OK, Event, Outcome, Step, Trace, WarningRecord
+from conformance.observe import observe, observe_value, snapshot_bytes, tensor_values
+from conformance.trace import (
+    ASSERTION,
+    ERROR,
+    LIMIT,
+    OK,
+    Event,
+    Outcome,
+    Step,
+    Trace,
+    WarningRecord,
+)
 
 BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
@@ -125,6 +135,11 @@ class Interpreter:
             "torch.rand_like": self._rand_like, "torch.randn_like": self._randn_like,
             "torch.manual_seed": self._manual_seed, "torch.nn.Linear": self._linear,
         }
+        # Bounds (conformance.limits): statements executed, the program line running (named
+        # when a whole-run limit ends the run), and the snapshot memory of the trace so far.
+        self.executed = 0
+        self.line = 0
+        self.trace_bytes = 0
 
     # ---- running ---------------------------------------------------------------------
     def run(self, program: ir.Program) -> Trace:
@@ -136,8 +151,20 @@ class Interpreter:
                 self._block(program.body, self.globals)
             except _StepFailed as failed:
                 self.trace.failure = failed.step
+            except limits.RunLimit as stopped:
+                if stopped.line is None:  # the timer's signal cannot know the line
+                    stopped.line = self.line
+                raise
         self.trace.state_changes = changes
         return self.trace
+
+    def _count(self, line: int) -> None:
+        """One more statement (or lambda evaluation) executed, at program line `line`."""
+        self.line = line
+        self.executed += 1
+        if self.executed > limits.MAX_STATEMENTS:
+            raise limits.RunLimit(f"the run executed more than {limits.MAX_STATEMENTS} "
+                                  "statements (loops multiply: count the iterations)", line)
 
     def _block(self, body: tuple[ir.Stmt, ...], scope: Scope) -> None:
         for stmt in body:
@@ -145,6 +172,7 @@ class Interpreter:
 
     def _step(self, stmt: ir.Stmt, scope: Scope) -> None:
         """Execute one statement and record it as a step."""
+        self._count(stmt.line)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -152,6 +180,8 @@ class Interpreter:
                 outcome = Outcome(OK)
             except _StepFailed:
                 raise
+            except limits.LimitRefused as e:
+                outcome = Outcome(LIMIT, text=str(e))
             except CaseFailure as e:
                 outcome = Outcome(ASSERTION, text=str(e))
             except MemoryError:  # the machine's limit, not a behaviour: the item is an error
@@ -165,12 +195,22 @@ class Interpreter:
                     self.events, observe(self.engine, self._visible(scope),
                                          engine_made=self.engine_made))
         self.events = []
+        self._budget(step)
         self.trace.steps.append(step)
         if outcome.status != OK:
             if self.continue_on_error:
                 self.trace.failure = self.trace.failure or step
             else:
                 raise _StepFailed(step)
+
+    def _budget(self, step: Step) -> None:
+        self.trace_bytes += snapshot_bytes(step.names) + sum(
+            snapshot_bytes(ev.received) + snapshot_bytes(ev.returned) for ev in step.events)
+        if self.trace_bytes > limits.MAX_TRACE_BYTES:
+            raise limits.RunLimit(
+                f"the trace of this run exceeds its memory budget of "
+                f"{limits.MAX_TRACE_BYTES >> 20} MB of snapshots after {len(self.trace.steps) + 1}"
+                " steps (fewer statements, or fewer or smaller tensors in scope)", step.line)
 
     def _visible(self, scope: Scope) -> dict[str, Any]:
         return {n: v for n, v in scope.vars.items() if not isinstance(v, type)}
@@ -205,11 +245,15 @@ class Interpreter:
 
     def _statements(self, body: tuple[ir.Stmt, ...], scope: Scope) -> Any:
         """Run a method body (not recorded as steps); its return value."""
+        line = self.line
         try:
             for stmt in body:
+                self._count(stmt.line)
                 self._statement(stmt, scope)
         except _Return as r:
             return r.value
+        finally:
+            self.line = line
         return None
 
     def _with(self, stmt: ir.With, scope: Scope) -> None:
@@ -232,6 +276,8 @@ class Interpreter:
             got = failed.step.outcome
             if got.status == ERROR and got.kind == context.kind:
                 return
+            if got.status == LIMIT:  # a limit is the case's problem, not an expected error
+                raise
             raise CaseFailure(f"expected an error of kind {context.kind!r}; got "
                               f"{got.describe()}") from None
         raise CaseFailure(f"expected an error of kind {context.kind!r}; the block ran "
@@ -264,12 +310,12 @@ class Interpreter:
         value = self._eval(stmt.value, scope)
         target = stmt.target
         if isinstance(target, ir.Name):
-            scope.vars[target.id] = op(scope.get(target.id), value)
+            scope.vars[target.id] = self._binary(op, stmt.op, scope.get(target.id), value)
         elif isinstance(target, ir.Subscript):
             obj = self._eval(target.value, scope)
             self._check_item_store(obj)
             index = self._index(target.index, scope)
-            obj[index] = op(obj[index], value)
+            obj[index] = self._binary(op, stmt.op, obj[index], value)
         else:  # pragma: no cover
             raise TypeError(f"cannot augment {target!r}")
 
@@ -295,7 +341,8 @@ class Interpreter:
                 raise CaseFailure(f"{func} is not callable")
             args = [self._eval(a, scope) for a in e.args]
             kwargs = {k.name: self._eval(k.value, scope) for k in e.keywords}
-            return func(*args, **kwargs)
+            self._check_call(e.func, func, args, kwargs)
+            return self._check_made(func(*args, **kwargs))
         if isinstance(e, ir.Subscript):
             return self._eval(e.value, scope)[self._index(e.index, scope)]
         if isinstance(e, ir.Tuple):
@@ -303,7 +350,8 @@ class Interpreter:
         if isinstance(e, ir.List):
             return [self._eval(x, scope) for x in e.elts]
         if isinstance(e, ir.BinOp):
-            return BINARY[e.op](self._eval(e.left, scope), self._eval(e.right, scope))
+            return self._binary(BINARY[e.op], e.op, self._eval(e.left, scope),
+                                self._eval(e.right, scope))
         if isinstance(e, ir.UnaryOp):
             v = self._eval(e.operand, scope)
             return (not self._truth(v)) if e.op == "not" else (-v if e.op == "-" else +v)
@@ -330,6 +378,60 @@ class Interpreter:
         if isinstance(e, ir.Slice):
             return self._index(e, scope)
         raise TypeError(f"unknown expression {e!r}")  # pragma: no cover
+
+    # ---- per-operation limits (conformance.limits) ------------------------------------
+    def _binary(self, op: Callable[[Any, Any], Any], symbol: str, left: Any, right: Any
+                ) -> Any:
+        """`op(left, right)`, refused before it computes anything beyond a limit."""
+        if symbol == "**":
+            limits.check_pow(left, right)
+        elif symbol == "*":
+            limits.check_repeat(left, right)
+        if self.engine.is_tensor(left) or self.engine.is_tensor(right):
+            self._check_operands([left, right], f"`{symbol}`")
+            return self._check_made(op(left, right))
+        return limits.check_result(op(left, right))
+
+    def _check_call(self, func_e: ir.Expr, func: Any, args: list[Any],
+                    kwargs: dict[str, Any]) -> None:
+        path = _api_path(func_e)
+        if path is not None:
+            count = factory_elements(path, args, kwargs)
+            if count is not None:
+                limits.check_elements(count, f"`{path}(...)`")
+        operands = [*args, *kwargs.values()]
+        owner = getattr(func, "__self__", None)
+        if owner is not None and self.engine.is_tensor(owner):
+            operands.append(owner)
+        self._check_operands(operands, "the call")
+
+    def _check_operands(self, operands: list[Any], what: str) -> None:
+        """Refuse an operation whose tensor operands could make a result beyond the element
+        limit: their broadcast shape (elementwise ops, an outer product by broadcasting), or
+        the total of a list of tensors (cat, stack)."""
+        shapes: list[tuple[int, ...]] = []
+        total = 0
+        for v in operands:
+            if isinstance(v, (list, tuple)):
+                total += sum(math.prod(t.shape) for t in v if self.engine.is_tensor(t))
+            elif self.engine.is_tensor(v):
+                shapes.append(tuple(int(n) for n in v.shape))
+        if math.prod(math.prod(s) for s in shapes) > limits.MAX_TENSOR_ELEMENTS:
+            try:
+                largest = math.prod(np.broadcast_shapes(*shapes))
+            except ValueError:  # not broadcastable: the largest operand
+                largest = max(math.prod(s) for s in shapes)
+            limits.check_elements(largest, f"{what} on tensors of shapes "
+                                  f"{', '.join(str(list(s)) for s in shapes)}")
+        limits.check_elements(total, f"{what} on a list of tensors")
+
+    def _check_made(self, value: Any) -> Any:
+        """`value`, unless it is a new tensor (not a view) beyond the element limit: what the
+        checks before an operation cannot foresee (a matmul's result) ends there."""
+        if self.engine.is_tensor(value) and math.prod(value.shape) > \
+                limits.MAX_TENSOR_ELEMENTS and not value._is_view():
+            limits.check_elements(math.prod(value.shape), "a tensor an operation made")
+        return value
 
     def _index(self, e: ir.Expr, scope: Scope) -> Any:
         if isinstance(e, ir.Slice):
@@ -406,9 +508,12 @@ class Interpreter:
         def call(*args: Any) -> Any:
             if len(args) != len(e.params):
                 raise TypeError(f"{source} takes {len(e.params)} arguments, got {len(args)}")
+            line = self.line
+            self._count(e.line)
             local = Scope(scope)
             local.vars.update(zip(e.params, args, strict=True))
             result = self._eval(e.body, local)
+            self.line = line
             self._record_event(source, args, result)
             return result
 
@@ -467,6 +572,9 @@ class Interpreter:
 
     def _assert_close(self, actual: Any, expected: Any, rtol: float | None = None,
                       atol: float | None = None) -> None:
+        for v in (actual, expected):
+            if self.engine.is_tensor(v):
+                limits.check_elements(math.prod(v.shape), "assert_close's copy of a tensor")
         a, b = self._as_array(actual), self._as_array(expected)
         default_rtol, default_atol = tolerances(str(a.dtype))
         rtol = default_rtol if rtol is None else rtol
@@ -531,6 +639,52 @@ def _describe_object(obj: Any) -> str:
     if isinstance(obj, type):
         return f"the class `{obj.__name__}`"
     return f"a `{type(obj).__name__}` object"
+def _api_path(e: ir.Expr) -> str | None:
+    """The dotted API path an expression names (`torch.zeros`, `nn.Linear`), or None."""
+    parts: list[str] = []
+    while isinstance(e, ir.Attribute):
+        parts.append(e.attr)
+        e = e.value
+    if not isinstance(e, ir.Name) or e.id not in api.ROOTS:
+        return None
+    return ".".join([api.ROOTS[e.id], *reversed(parts)])
+
+
+_SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand",
+                              "torch.randn", "torch.full"})
+
+
+def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int | None:
+    """How many elements a tensor factory call would allocate, when its sizes say so."""
+    try:
+        if path in _SIZED_FACTORIES:
+            size: Any = args[:1] if path == "torch.full" else args
+            size = kwargs.get("size", size)
+            if len(size) == 1 and isinstance(size[0], (tuple, list)):
+                size = size[0]
+            return math.prod(max(int(n), 0) for n in size)
+        if path == "torch.arange":
+            bounds = [float(a) for a in args[:3]]
+            start, end, step = (0.0, bounds[0], 1.0) if len(bounds) == 1 else \
+                (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1.0)
+            return max(math.ceil((end - start) / step), 0) if step else None
+        if path == "torch.nn.Linear":
+            return max(int(args[0]), 0) * max(int(args[1]), 0)
+        if path == "torch.tensor":
+            # nested sequences may repeat one list many times: `[[0.0] * n] * n` is small
+            # in Python and n * n elements in a tensor; a range is not materialised either
+            data, count = (args[0] if args else kwargs.get("data")), 1
+            while isinstance(data, (list, tuple, range)):
+                length = -((data.start - data.stop) // data.step) if isinstance(
+                    data, range) else len(data)
+                count *= max(length, 0)
+                if length <= 0 or isinstance(data, range):
+                    break
+                data = data[0]
+            return count
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None  # the engine reports malformed sizes itself
+    return None
 
 
 def _warning_record(w: warnings.WarningMessage) -> WarningRecord:

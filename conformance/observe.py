@@ -7,6 +7,7 @@ non-leaf's `.grad` read would otherwise warn), and values are copied out through
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import replace
@@ -14,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from conformance import kinds
+from conformance import kinds, limits
 from conformance.engines import Engine
-from conformance.trace import Snapshot, TensorSnapshot, ValueSnapshot
+from conformance.summary import summarise
+from conformance.trace import Snapshot, TensorSnapshot, TensorSummary, ValueSnapshot
 
 # Sequences longer than this are summarised by their length (keeps traces small).
 MAX_SEQUENCE = 32
@@ -32,6 +34,55 @@ def tensor_values(engine: Engine, t: Any) -> np.ndarray:
         # torch's efficient zero tensors (the grads of some double backwards) refuse a
         # plain .numpy(); force=True materialises them.
         return np.array(t.numpy(force=True), copy=True)
+
+
+def observed_values(engine: Engine, t: Any) -> np.ndarray | TensorSummary:
+    """A copy of `t`'s values, or above limits.SUMMARY_THRESHOLD elements their summary."""
+    if math.prod(t.shape) <= limits.SUMMARY_THRESHOLD:
+        return tensor_values(engine, t)
+    return tensor_summary(engine, t)
+
+
+def tensor_summary(engine: Engine, t: Any) -> TensorSummary:
+    """Statistics of all of `t`'s elements, computed from its distinct data: a dimension of
+    stride 0 (an `expand`) is read at index 0 and weighs its elements by its size, so an
+    expanded view is never materialised."""
+    d = t
+    shape = tuple(int(n) for n in t.shape)
+    stride = getattr(t, "stride", None)
+    strides = tuple(int(n) for n in stride()) if callable(stride) else (1,) * len(shape)
+    repeated = [i for i, (n, st) in enumerate(zip(shape, strides, strict=True))
+                if n > 1 and st == 0]
+    if repeated:
+        index = tuple(0 if i in repeated else slice(None) for i in range(len(shape)))
+        # A view of `t` itself (not of its detach()): an engine that tracks views by element
+        # positions (reference_engine) then indexes the positions it holds, which are
+        # expanded too, instead of numbering every element of a new base.
+        with engine.no_grad():
+            d = _attempt(lambda: t[index])
+        if isinstance(d, RaisedOnRead):
+            d = t.detach()[index]
+    weight = math.prod(shape[i] for i in repeated)
+    if math.prod(d.shape) > limits.MAX_TENSOR_ELEMENTS:
+        raise limits.RunLimit(f"cannot observe a tensor of shape {list(shape)} without copying "
+                              f"more than {limits.MAX_TENSOR_ELEMENTS} elements (the engine's "
+                              "tensors report no stride() showing an expansion)")
+    return summarise(tensor_values(engine, d), math.prod(shape), weight)
+
+
+def snapshot_bytes(snapshots: Mapping[str, Snapshot]) -> int:
+    """Estimated memory of snapshots (for the trace budget, limits.MAX_TRACE_BYTES)."""
+    total = 0
+    for s in snapshots.values():
+        total += limits.SNAPSHOT_OVERHEAD_BYTES
+        if isinstance(s, TensorSnapshot):
+            if isinstance(s.values, np.ndarray):
+                total += s.values.nbytes
+            if s.grad is not None:
+                total += snapshot_bytes({"grad": s.grad})
+        elif isinstance(s.value, str):
+            total += len(s.value)
+    return total
 
 
 def _read_grad(t: Any) -> Any:
@@ -103,7 +154,7 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
         shape=tuple(int(n) for n in t.shape),
         dtype=str(t.dtype),
         device=str(t.device),
-        values=tensor_values(engine, t),
+        values=observed_values(engine, t),
         requires_grad=bool(_attempt(lambda: t.requires_grad)),
         is_leaf=bool(_attempt(lambda: t.is_leaf)),
         grad_fn=grad_fn_name,

@@ -22,7 +22,16 @@ from typing import Any
 
 import pytest
 
-from conformance import baseline, expectations, paths, profiles, progress, report, report_dir
+from conformance import (
+    baseline,
+    expectations,
+    limits,
+    paths,
+    profiles,
+    progress,
+    report,
+    report_dir,
+)
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
@@ -83,6 +92,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("conformance_cases", type="paths", default=[],
                   help="where YAML case files are collected from (relative to the ini "
                        "file); YAML under paths named on the command line is collected too")
+    group.addoption("--item-timeout", type=float, default=limits.DEFAULT_ITEM_TIMEOUT,
+                    metavar="SECONDS",
+                    help="wall-clock limit of one case item, or of one generated program "
+                         "(both engines' runs); an item over it is an error naming the line "
+                         "running (default: %(default)s; 0: none)")
 
 
 def _case_roots(config: pytest.Config) -> tuple[Path, ...]:
@@ -195,7 +209,8 @@ class CaseItem(pytest.Item):
         engine = _engine(self.config)
         item = self.conformance_item
         self.result = result = run_item(
-            item, engine, strict_messages=not self.config.getoption("--lenient-messages"))
+            item, engine, strict_messages=not self.config.getoption("--lenient-messages"),
+            item_timeout=self.config.getoption("--item-timeout"))
         if result.verdict == SKIPPED:
             pytest.skip(result.reason)
         expectations = self.config.stash[_EXPECTATIONS]
@@ -320,6 +335,12 @@ def conformance_engine(pytestconfig: pytest.Config) -> Engine:
 @pytest.fixture(scope="session")
 def torch_engine() -> Engine:
     return torch_engine_()
+
+
+@pytest.fixture(scope="session")
+def conformance_item_timeout(pytestconfig: pytest.Config) -> float:
+    """--item-timeout: seconds one generated program may run (0: none)."""
+    return float(pytestconfig.getoption("--item-timeout"))
 
 
 @pytest.fixture(scope="session")

@@ -41,6 +41,7 @@ import numpy as np
 from conformance.diagnostics import CaseError
 from conformance.engines import TORCH, Engine, load_engine
 from conformance.interpreter import run_program
+from conformance.limits import RunLimit
 from conformance.loader import Case, load_case
 from conformance.report import git_revision
 from conformance.runner import Item, items_of, statement_text, torch_engine
@@ -50,6 +51,7 @@ from conformance.trace import (
     Snapshot,
     Step,
     TensorSnapshot,
+    TensorSummary,
     Trace,
     ValueSnapshot,
     WarningRecord,
@@ -138,7 +140,14 @@ def _is_default(f: dataclasses.Field[Any], value: Any) -> bool:
         and bool(value == default)
 
 
+# A tensor observed as a summary (limits.SUMMARY_THRESHOLD) is stored as its statistics.
+_SUMMARY = "summary"
+
+
 def _encode_field(name: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, TensorSummary):
+        return {name: {k: _encode_scalar(v) for k, v in vars(value).items()},
+                f"{name}_dtype": _SUMMARY}
     if isinstance(value, np.ndarray):
         out = {name: encode_array(value), f"{name}_dtype": str(value.dtype)}
         if value.size == 0:  # nested lists lose the shape of an empty array
@@ -155,7 +164,10 @@ def _decode_field(cls: type, name: str, d: dict[str, Any]) -> Any:
     value, hint = d[name], _HINTS[cls][name]
     if value is None:
         return None
-    if hint is np.ndarray:
+    if d.get(f"{name}_dtype") == _SUMMARY:
+        return TensorSummary(**{k: v if k == "checksum" else _NON_FINITE.get(v, v)
+                                for k, v in value.items()})
+    if hint is np.ndarray or f"{name}_dtype" in d:  # values: an array or a summary
         return decode_array(value, d[f"{name}_dtype"], d.get(f"{name}_shape"))
     if isinstance(value, dict) and value.get("t") in _TAGS:
         return snapshot_from_json(value)
@@ -308,6 +320,9 @@ def item_record(item: Item, engine: Engine) -> dict[str, Any]:
                             device=item.device)
     except Exception as e:  # a harness or engine crash outside any statement
         return {**record, "status": CRASHED, "reason": f"{type(e).__name__}: {e}"}
+    except RunLimit as e:  # statements or trace memory (conformance.limits)
+        line = "?" if e.line is None else e.line + case.line_offset
+        return {**record, "status": CRASHED, "reason": f"stopped at {case.path}:{line}: {e}"}
     return {**record, "status": RAN, "trace": trace_to_json(trace, case)}
 
 

@@ -10,8 +10,9 @@ from conformance import isolation
 from conformance.compare import Comparison, Divergence, compare
 from conformance.engines import TORCH, Engine, load_engine
 from conformance.interpreter import run_program
+from conformance.limits import RunLimit, deadline
 from conformance.loader import Case
-from conformance.trace import Step, Trace
+from conformance.trace import LIMIT, Step, Trace
 
 PASS = "pass"
 DIVERGES = "diverges"
@@ -75,28 +76,39 @@ def _run(engine: Engine, item: Item) -> Trace:
                        device=item.device)
 
 
-def run_item(item: Item, engine: Engine, *, strict_messages: bool = True) -> ItemResult:
-    """Run `item` on torch, check the case against torch, then compare `engine` with it."""
+def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
+             item_timeout: float = 0.0) -> ItemResult:
+    """Run `item` on torch, check the case against torch, then compare `engine` with it.
+
+    `item_timeout` seconds (0: none) bound both runs and the comparison (limits.deadline); a
+    whole-run limit (time, statements, trace memory) makes the verdict `error`, naming the
+    case's file:line that was running.
+    """
     torch = torch_engine()
     if not torch.device_available(item.device):
         return ItemResult(item, engine.name, SKIPPED,
                           f"{item.device} is not available to torch on this machine "
                           "(torch.cuda.is_available() is False)")
-    expected = _run(torch, item)
-    if expected.state_changes:
-        return ItemResult(item, engine.name, ERROR, _left_changed(item, expected),
-                          torch_trace=expected)
-    if expected.failure is not None:
-        failed: Step = expected.failure
-        return ItemResult(item, engine.name, CASE_WRONG,
-                          f"torch breaks the case at {_where(item, failed.line)}: "
-                          f"{failed.outcome.describe()}", torch_trace=expected)
-    actual = _run(engine, item)
-    if actual.state_changes:
+    running = torch
+    try:
+        with deadline(item_timeout, f"the item {item.id}"):
+            expected = _run(torch, item)
+            if expected.state_changes:
+                return ItemResult(item, engine.name, ERROR, _left_changed(item, expected),
+                                  torch_trace=expected)
+            if expected.failure is not None:
+                return _torch_failed(item, engine, expected)
+            running = engine
+            actual = _run(engine, item)
+            if actual.state_changes:
+                return ItemResult(item, engine.name, ERROR,
+                                  _left_changed(item, actual, torch_clean=True),
+                                  torch_trace=expected, engine_trace=actual)
+            result: Comparison = compare(expected, actual, item.dtype)
+    except RunLimit as stopped:
+        where = "" if stopped.line is None else f" at {_where(item, stopped.line)}"
         return ItemResult(item, engine.name, ERROR,
-                          _left_changed(item, actual, torch_clean=True),
-                          torch_trace=expected, engine_trace=actual)
-    result: Comparison = compare(expected, actual, item.dtype)
+                          f"stopped{where} on {running.name}: {stopped}")
     failing = result.divergence or (result.message if strict_messages else None)
     return ItemResult(item, engine.name, DIVERGES if failing else PASS,
                       divergence=result.divergence, message_divergence=result.message,
@@ -117,6 +129,17 @@ def _left_changed(item: Item, trace: Trace, *, torch_clean: bool = False) -> str
         text += (f". The run stopped early, at {_where(item, trace.failure.line)}: "
                  f"{trace.failure.outcome.describe()}")
     return text
+
+
+def _torch_failed(item: Item, engine: Engine, expected: Trace) -> ItemResult:
+    failed: Step = expected.failure  # type: ignore[assignment]
+    if failed.outcome.status == LIMIT:  # the case exceeds a limit: not torch's doing
+        return ItemResult(item, engine.name, ERROR,
+                          f"the case exceeds a limit at {_where(item, failed.line)}: "
+                          f"{failed.outcome.text}", torch_trace=expected)
+    return ItemResult(item, engine.name, CASE_WRONG,
+                      f"torch breaks the case at {_where(item, failed.line)}: "
+                      f"{failed.outcome.describe()}", torch_trace=expected)
 
 
 def _where(item: Item, line: int) -> str:

@@ -12,6 +12,7 @@ from conformance.isolation import StateChange
 OK = "ok"
 ERROR = "error"  # the engine raised
 ASSERTION = "assertion"  # the case's own assert / raises / warns / assert_close failed
+LIMIT = "limit"  # the statement would exceed a limit of the case language (conformance.limits)
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class Outcome:
             return "ok"
         if self.status == ERROR:
             return f"{self.type} [{self.kind}]: {self.text}"
+        if self.status == LIMIT:
+            return f"limit exceeded: {self.text}"
         return f"case assertion failed: {self.text}"
 
 
@@ -37,12 +40,39 @@ class WarningRecord:
 
 
 @dataclass(frozen=True)
+class TensorSummary:
+    """A tensor too large to copy (limits.SUMMARY_THRESHOLD), observed by statistics over all
+    of its elements (an expanded view's repeated elements counted as often as they appear)."""
+
+    elements: int
+    sum: float  # in float64
+    min: float  # NaN ignored (nan if every element is NaN)
+    max: float
+    mean_abs: float
+    nan: int
+    posinf: int
+    neginf: int
+    zeros: int
+    neg_zeros: int
+    # blake2b of the distinct data (an expanded view's repeated elements once): equal in
+    # both engines means bit-equal values; it is not compared otherwise (an engine that
+    # materialises an expansion stores the same values differently).
+    checksum: str
+
+    def __str__(self) -> str:
+        return (f"summary of {self.elements} elements: sum={self.sum:.9g} min={self.min:.9g} "
+                f"max={self.max:.9g} mean|x|={self.mean_abs:.9g} nan={self.nan} "
+                f"+inf={self.posinf} -inf={self.neginf} zeros={self.zeros} "
+                f"(-0.0: {self.neg_zeros}) checksum={self.checksum}")
+
+
+@dataclass(frozen=True)
 class TensorSnapshot:
     type: str  # Tensor or Parameter
     shape: tuple[int, ...]
     dtype: str
     device: str
-    values: np.ndarray
+    values: np.ndarray | TensorSummary  # a summary above limits.SUMMARY_THRESHOLD elements
     requires_grad: bool
     is_leaf: bool
     grad_fn: str | None

@@ -290,6 +290,11 @@ class Tensor:
     def is_contiguous(self) -> builtins.bool:
         return bool(self._data.flags.c_contiguous)
 
+    def stride(self, dim: builtins.int | None = None) -> Any:
+        """Element strides, as torch reports them (0 along a dimension `expand` repeats)."""
+        strides = ops.strides(self)
+        return strides if dim is None else strides[dim]
+
     @property
     def _version(self) -> builtins.int:
         if self.is_inference():

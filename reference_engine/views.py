@@ -226,8 +226,10 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
 
     def fn(a: np.ndarray) -> np.ndarray:
         return a[key]
-    return _make_view(self, fn, SELECT, index=fn(_positions(self)), dim=d,
-                      self_sym_sizes=tuple(self.shape))
+    # positions only for the backward: numbering every element of a large (expanded) tensor
+    # is what indexing it without grad must not cost
+    return _make_view(self, fn, SELECT, dim=d, self_sym_sizes=tuple(self.shape),
+                      index=fn(_positions(self)) if differentiable([self]) else None)
 
 
 def slice(self: Tensor, dim: int, start: int | None, end: int | None,
@@ -237,8 +239,8 @@ def slice(self: Tensor, dim: int, start: int | None, end: int | None,
 
     def fn(a: np.ndarray) -> np.ndarray:
         return a[key]
-    return _make_view(self, fn, SLICE, index=fn(_positions(self)), dim=d,
-                      self_sym_sizes=tuple(self.shape))
+    return _make_view(self, fn, SLICE, dim=d, self_sym_sizes=tuple(self.shape),
+                      index=fn(_positions(self)) if differentiable([self]) else None)
 
 
 def _is_advanced(item: Any) -> bool:

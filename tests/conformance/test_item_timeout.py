@@ -1,0 +1,71 @@
+"""`--item-timeout` end to end (pytester): an engine op that never returns ends its item with
+an `error` verdict, in process when the timer's signal can interrupt it, and through the
+watchdog (the worker process ends, xdist replaces it) when it cannot. Neither test depends on
+timing: the engines here never return at all."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+# pytester's in-process runs drop the modules they imported; torch's C extension cannot be
+# imported twice in one process, so it is imported here, once, first.
+import torch  # noqa: F401
+
+CASE = """\
+description: exp of a random tensor
+features: [ops]
+devices: [cpu]
+program: |
+  a = torch.rand(3)
+  b = torch.exp(a)
+"""
+# Runs after hang.yaml (xdist -n 1 keeps file order): the run goes on past the hang.
+LATER = CASE.replace("torch.exp(a)", "a * 2")
+
+
+def make_cases(pytester: pytest.Pytester, *, later: bool = False) -> None:
+    for name, text in (("hang.yaml", CASE), ("later.yaml", LATER))[:2 if later else 1]:
+        path = pytester.path / "cases" / "family" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def verdicts(pytester: pytest.Pytester) -> dict[str, dict[str, str]]:
+    report = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    return {item["id"]: item for item in report["items"]}
+
+
+def test_the_timer_ends_an_item_whose_engine_op_never_returns(
+        pytester: pytest.Pytester) -> None:
+    make_cases(pytester)
+    # the limit must outlast torch's run of the program, which comes first
+    result = pytester.runpytest("cases", "--engine", "tests.conformance.engine_hangs",
+                                "--item-timeout", "1", "--conformance-report", "out",
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*cases/family/hang.yaml::cpu-float32: error: stopped at cases/family/hang.yaml:6 "
+        "`b = torch.exp(a)` on tests.conformance.engine_hangs: the item "
+        "cases/family/hang.yaml::cpu-float32 ran longer than the time limit of 1 s "
+        "(--item-timeout)*"])
+    assert verdicts(pytester)["cases/family/hang.yaml::cpu-float32"]["verdict"] == "error"
+
+
+def test_the_watchdog_ends_a_worker_the_timer_cannot_interrupt(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the workers are new processes: they import the engine from the project root
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
+    make_cases(pytester, later=True)
+    result = pytester.runpytest_subprocess(
+        "cases", "--engine", "tests.conformance.engine_hangs_uninterruptibly",
+        "--item-timeout", "1", "-n", "1", "--conformance-report", "out")
+    assert result.ret != 0
+    items = verdicts(pytester)
+    hang = items["cases/family/hang.yaml::cpu-float32"]
+    assert hang["verdict"] == "error"
+    assert "crashed" in hang["reason"], hang["reason"]
+    # a verdict of its own (with this tiny limit, on a busy machine it may time out too)
+    assert items["cases/family/later.yaml::cpu-float32"]["verdict"] in ("pass", "error")

@@ -1,0 +1,38 @@
+"""conformance.summary: statistics computed a chunk at a time equal those of the whole."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+import pytest
+
+from conformance.summary import CHUNK, summarise
+
+
+def test_chunked_statistics_equal_the_whole_arrays() -> None:
+    rng = np.random.default_rng(0)
+    raw = rng.standard_normal(int(2.5 * CHUNK)).astype(np.float32)
+    raw[CHUNK + 7] = np.nan  # in the second chunk
+    raw[2 * CHUNK + 3] = -np.inf
+    raw[5] = np.inf
+    raw[2 * CHUNK + 9] = -0.0
+    raw[11] = 0.0
+    raw[CHUNK + 1] = -1e6  # the minimum, in the second chunk
+    s = summarise(raw, raw.size * 3, 3)
+    a = raw.astype(np.float64)
+    finite = a[np.isfinite(a)]
+    assert s.elements == raw.size * 3
+    assert (s.nan, s.posinf, s.neginf, s.zeros, s.neg_zeros) == (3, 3, 3, 6, 3)
+    assert (s.min, s.max) == (-math.inf, math.inf)
+    assert s.sum == pytest.approx(3 * finite.sum(), rel=1e-12)
+    assert s.mean_abs == pytest.approx(np.abs(finite).mean(), rel=1e-12)
+    whole = hashlib.blake2b(str(raw.shape).encode() + raw.dtype.str.encode() + raw.tobytes(),
+                            digest_size=8)
+    assert s.checksum == whole.hexdigest()
+
+
+def test_all_nan_has_no_minimum() -> None:
+    s = summarise(np.full(10, np.nan), 10, 1)
+    assert math.isnan(s.min) and math.isnan(s.max) and s.nan == 10 and s.mean_abs == 0.0
