@@ -1,5 +1,5 @@
 """The one line that ends `autograd-conformance run`: engine, torch version, where the report
-is and its verdict counts, read back from the report the run wrote (never from a report an
+is and its status line, read back from the report the run wrote (never from a report an
 earlier run left there)."""
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ def final_line(engine: str, directory: Path, started: float, exit_code: int) -> 
         return f"{PREFIX} engine {engine}: no report written to {directory}/ " \
                f"(pytest exit code {exit_code})"
     torch = data.get("run_info", {}).get("torch_version", "?")
-    verdicts = Counter(str(r.get("verdict")) for r in data.get("items", []))
-    counts = ", ".join(f"{v}: {n}" for v, n in sorted(verdicts.items()))
-    total = sum(verdicts.values())
-    return f"{PREFIX} engine {engine} vs torch {torch}: report in {directory}/ " \
-           f"({total} items{': ' + counts if counts else ''}; exit code {exit_code})"
+    # the report's own status line (run_status), so the terminal says what the report says
+    status = data.get("status", {}).get("line")
+    if not status:
+        verdicts = Counter(str(r.get("verdict")) for r in data.get("items", []))
+        status = ", ".join(f"{v}: {n}" for v, n in sorted(verdicts.items())) or "no items"
+        status += f"; exit code {exit_code}"
+    return f"{PREFIX} engine {engine} vs torch {torch}: {status}; report in {directory}/"

@@ -68,7 +68,8 @@ def test_a_crashing_item_is_an_error_and_the_run_goes_on(tmp_path: Path) -> None
     assert report(cwd)["run_info"]["engine"] == "my_engine"
     last = result.stdout.strip().splitlines()[-1]
     assert last.startswith("autograd-conformance: engine my_engine vs torch ")
-    assert "report in reports/ (4 items: error: 3, pass: 1; exit code 1)" in last
+    assert last.endswith(": FAIL: 3 error, 1 pass of 4 collected; 4 executed; pytest exit "
+                         "status 1; report in reports/")
     # the printed rerun command works from the same directory (the engine is found there)
     rerun = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                             "cases/family/tanh.yaml::cpu-float32", "--engine", "my_engine"],
@@ -179,10 +180,11 @@ def test_the_final_line_never_reads_an_earlier_runs_report(tmp_path: Path) -> No
 
     path = tmp_path / "conformance.json"
     path.write_text(json.dumps({"run_info": {"torch_version": "2.13.0"},
+                                "status": {"outcome": "FAIL", "line": "FAIL: 1 diverges"},
                                 "items": [{"verdict": "pass"}, {"verdict": "diverges"}]}))
     assert final_line("e", tmp_path, path.stat().st_mtime, 1) == (
-        f"autograd-conformance: engine e vs torch 2.13.0: report in {tmp_path}/ "
-        "(2 items: diverges: 1, pass: 1; exit code 1)")
+        f"autograd-conformance: engine e vs torch 2.13.0: FAIL: 1 diverges; report in "
+        f"{tmp_path}/")
     os.utime(path, (0, 0))  # written long before this run started
     assert final_line("e", tmp_path, 1000.0, 4) == (
         f"autograd-conformance: engine e: no report written to {tmp_path}/ "
