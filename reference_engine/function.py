@@ -176,13 +176,13 @@ def _wrap_outputs(node: BackwardCFunction | None, ctx: BackwardCFunction, inputs
         else:
             var._set_grad_fn(node, i)  # type: ignore[arg-type]
         if not (is_input and is_modified) and var._base is not None:
-            var._view_creation_meta = IN_CUSTOM_FUNCTION  # type: ignore[attr-defined]
+            var._view_creation_meta = IN_CUSTOM_FUNCTION
         diff_outputs += differentiable
         outs.append(var)
     if diff_outputs > 1:
         for var in outs:
             if isinstance(var, Tensor) and var._base is not None:
-                var._view_creation_meta = MULTI_OUTPUT_NODE  # type: ignore[attr-defined]
+                var._view_creation_meta = MULTI_OUTPUT_NODE
     return tuple(outs)
 
 

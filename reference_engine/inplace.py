@@ -27,9 +27,8 @@ IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
 
 
 def creation_meta(t: Tensor) -> str:
-    meta = getattr(t, "_view_creation_meta", None)
-    if meta is not None:
-        return str(meta)
+    if t._view_creation_meta is not None:
+        return t._view_creation_meta
     return DEFAULT if t._view_differentiable else NO_GRAD_MODE
 
 

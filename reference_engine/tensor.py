@@ -92,6 +92,10 @@ class Tensor:
         self._view_index: np.ndarray | None = None
         self._view_version = 0
         self._view_differentiable = False
+        # torch's CreationMeta when it is not derived from _view_differentiable: set for
+        # views made in a custom Function or by a multi-output op, and inherited by views
+        # of such views (inplace.creation_meta reads it).
+        self._view_creation_meta: str | None = None
 
     # ---- autograd state ----------------------------------------------------
     @property

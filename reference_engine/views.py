@@ -36,7 +36,7 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     out._view_differentiable = is_grad_enabled()
     if src._base is not None and is_grad_enabled():   # torch's propagate_creation_meta
         from .inplace import creation_meta
-        out._view_creation_meta = creation_meta(src)  # type: ignore[attr-defined]
+        out._view_creation_meta = creation_meta(src)
     return _record(spec, out, [src], **attrs)
 
 
@@ -350,7 +350,7 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
         out._view_version = base._version_counter.value
         out._view_differentiable = is_grad_enabled()
         if is_grad_enabled():
-            out._view_creation_meta = MULTI_OUTPUT_NODE  # type: ignore[attr-defined]
+            out._view_creation_meta = MULTI_OUTPUT_NODE
         outs.append(out)
     if src.dtype.is_floating_point and differentiable([src]):
         from .engine import gradient_edge
