@@ -1,0 +1,107 @@
+"""Every OpSpec of the reference engine is reached by test_gradcheck's rows.
+
+The set of OpSpecs is read from the engine's modules (not written here), and the set that
+the gradcheck rows reach is read from the graphs those rows build: the forward graph, which
+test_backward_matches_central_difference checks, and the create_graph graph of its first
+derivative, which test_double_backward_matches_central_difference checks. A new OpSpec
+without a row that builds its node fails here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+import reference_engine as torch
+from reference_engine.autograd_meta import OpSpec
+from reference_engine.graph import Node
+from tests.reference_engine.test_gradcheck import OPS, _outputs
+
+# OpSpecs whose node only a third-order graph builds: they appear in the backward formulas of
+# other backward nodes (a formula's formula), which central differences of first and second
+# derivatives cannot see. The test below requires each to be unreached at second order and
+# reached at third, so this list cannot go stale.
+THIRD_ORDER_ONLY = {
+    "AddBackward1": "tensor + Scalar, used only in SigmoidBackwardBackward0's formula",
+}
+# Rows whose third-order graph builds the THIRD_ORDER_ONLY nodes.
+THIRD_ORDER_ROWS = ("sigmoid",)
+# OpSpecs no public op builds at any order (dead formulas, kept for torch's naming).
+UNREACHABLE = {
+    "ScatterBackward1": "the self formula of ScatterBackward0, whose self is always a fresh "
+                        "zeros tensor (max/min's backward); no public op scatters into a "
+                        "tensor that requires grad",
+}
+
+
+def _opspecs() -> dict[str, str]:
+    """grad_fn name -> module.NAME of every OpSpec defined at module level in the engine."""
+    found: dict[str, str] = {}
+    for info in pkgutil.walk_packages(torch.__path__, "reference_engine."):
+        module = importlib.import_module(info.name)
+        for attr, value in vars(module).items():
+            if isinstance(value, OpSpec):
+                found.setdefault(value.grad_fn, f"{info.name}.{attr}")
+    return found
+
+
+def _node_names(roots: Iterable[Node | None]) -> set[str]:
+    """Short class names of every node reachable from roots, including the op node a
+    CopySlices wraps (it is not among its next_functions)."""
+    names: set[str] = set()
+    seen: set[int] = set()
+    stack = [r for r in roots if r is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.add(node.name().rsplit("::", 1)[-1])
+        wrapped = getattr(node, "fn", None)
+        if isinstance(wrapped, Node):
+            stack.append(wrapped)
+        stack.extend(fn for fn, _ in node.next_functions if fn is not None)
+    return names
+
+
+def _graphs(name: str, order: int) -> set[str]:
+    """Node names in the graphs of row `name` up to derivative `order` (1: forward graph,
+    2: plus the graph of the first derivative, 3: plus that of the second)."""
+    f, shapes = OPS[name]
+    rng = np.random.default_rng(0)
+    xs = [torch.tensor(rng.uniform(-1, 1, s), requires_grad=True) for s in shapes]
+    total: Any = sum(((o * o).sum() for o in _outputs(f(*xs))), torch.tensor(0.0))
+    names = _node_names([total.grad_fn])
+    for _ in range(order - 1):
+        if not total.requires_grad:
+            break
+        grads = torch.autograd.grad(total, xs, create_graph=True, allow_unused=True,
+                                    materialize_grads=True)
+        names |= _node_names(g.grad_fn for g in grads)
+        total = sum((g.sum() for g in grads), torch.tensor(0.0))
+    return names
+
+
+def test_every_opspec_is_reached_by_gradcheck() -> None:
+    specs = _opspecs()
+    assert len(specs) > 50, "the engine's OpSpecs were not found"
+    reached = set().union(*(_graphs(name, 2) for name in OPS))
+    missing = {specs[n] for n in set(specs) - reached - set(THIRD_ORDER_ONLY) - set(UNREACHABLE)}
+    assert not missing, f"OpSpecs with no gradcheck row building their node: {sorted(missing)}"
+
+
+def test_the_exceptions_are_still_exceptions() -> None:
+    """THIRD_ORDER_ONLY is built at third order and not before; UNREACHABLE is not built even
+    at third order by the rows that use its neighbours (max/min, gather)."""
+    specs = _opspecs()
+    assert (set(THIRD_ORDER_ONLY) | set(UNREACHABLE)) <= set(specs)
+    second = set().union(*(_graphs(name, 2) for name in OPS))
+    third = set().union(*(_graphs(name, 3) for name in THIRD_ORDER_ROWS))
+    assert not set(THIRD_ORDER_ONLY) & second, "reached at second order: drop the exception"
+    assert set(THIRD_ORDER_ONLY) <= third
+    near = set().union(*(_graphs(name, 3) for name in ("max_dim", "min_dim_keepdim", "gather")))
+    assert not set(UNREACHABLE) & (second | near), "now reached: drop the exception"
