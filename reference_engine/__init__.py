@@ -1,11 +1,14 @@
 """reference_engine: a NumPy model of PyTorch 2.13 autograd with a torch-shaped API.
 
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph),
-ops.py / views.py / inplace.py (the op table), engine.py (backward), saved.py,
+ops.py / views.py / inplace.py (the op table; registry.py lists the public ops, from
+which this module's op exports and Tensor's op methods are made), engine.py (backward), saved.py,
 function.py (custom Functions). All texts users can see are in messages.py.
 """
 
 from __future__ import annotations
+
+from importlib import import_module as _import_module
 
 from . import autograd, nn
 from . import dtypes as _dtypes
@@ -40,61 +43,15 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .indexing import gather, index_select, masked_fill
-from .linalg import bmm
-from .ops import (
-    abs,
-    add,
-    addmm,
-    allclose,
-    cat,
-    clamp,
-    clone,
-    cos,
-    div,
-    dot,
-    equal,
-    exp,
-    isnan,
-    log,
-    matmul,
-    maximum,
-    mean,
-    minimum,
-    mm,
-    mul,
-    mv,
-    neg,
-    pow,
-    reciprocal,
-    relu,
-    rsub,
-    sigmoid,
-    signbit,
-    sin,
-    sqrt,
-    stack,
-    sub,
-    sum,
-    tanh,
-    where,
-)
-from .reductions import amax, amin, log_softmax, max, min, prod, softmax
+from .registry import FUNCTIONS as _FUNCTIONS
+from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
-from .views import (
-    chunk,
-    diagonal,
-    flatten,
-    narrow,
-    permute,
-    reshape,
-    split,
-    squeeze,
-    t,
-    transpose,
-    unbind,
-    unsqueeze,
-)
+
+# torch.<op> for every registry row that is a function: the forward itself.
+for _row in _OPS:
+    if _row.function:
+        globals()[_row.name] = getattr(_import_module(f".{_row.module}", __name__), _row.name)
+del _row
 
 float32 = float = _dtypes.float32
 float64 = double = _dtypes.float64
@@ -102,43 +59,24 @@ int64 = long = _dtypes.int64
 int32 = int = _dtypes.int32
 bool = _dtypes.bool_
 
+# The names that are not registry ops; the ops are added from the registry.
 __all__ = [
     "Size",
     "Tensor",
-    "abs",
-    "add",
-    "addmm",
-    "allclose",
-    "amax",
-    "amin",
     "arange",
     "autograd",
-    "bmm",
     "bool",
-    "cat",
-    "chunk",
-    "clamp",
-    "clone",
-    "cos",
     "device",
-    "diagonal",
-    "div",
-    "dot",
     "double",
     "dtype",
     "empty",
     "enable_grad",
-    "equal",
-    "exp",
-    "flatten",
     "float",
     "float32",
     "float64",
     "full",
-    "gather",
     "get_default_device",
     "get_default_dtype",
-    "index_select",
     "inference_mode",
     "int",
     "int32",
@@ -146,58 +84,22 @@ __all__ = [
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "is_tensor",
-    "isnan",
-    "log",
-    "log_softmax",
     "long",
     "manual_seed",
-    "masked_fill",
-    "matmul",
-    "max",
-    "maximum",
-    "mean",
-    "min",
-    "minimum",
-    "mm",
-    "mul",
-    "mv",
-    "narrow",
-    "neg",
     "nn",
     "no_grad",
     "ones",
     "ones_like",
-    "permute",
-    "pow",
-    "prod",
     "rand",
     "rand_like",
     "randn",
     "randn_like",
-    "reciprocal",
-    "relu",
-    "reshape",
-    "rsub",
     "set_default_device",
     "set_default_dtype",
     "set_grad_enabled",
-    "sigmoid",
-    "signbit",
-    "sin",
-    "softmax",
-    "split",
-    "sqrt",
-    "squeeze",
-    "stack",
-    "sub",
-    "sum",
-    "t",
-    "tanh",
     "tensor",
-    "transpose",
-    "unbind",
-    "unsqueeze",
-    "where",
     "zeros",
     "zeros_like",
 ]
+__all__.extend(_FUNCTIONS)
+__all__.sort()

@@ -56,7 +56,8 @@ class AccumulateGrad(Node):
                 # ... otherwise copies it into a fresh tensor: version 1, and under
                 # create_graph a CopyBackwards grad_fn.
                 fresh = Tensor(np.empty(new.shape, new.dtype.np), new.dtype, new.device)
-                var._grad = fresh.copy_(new)
+                from .inplace import copy_  # inplace imports this module
+                var._grad = copy_(fresh, new)
         elif not is_grad_enabled():
             var._grad._data += dtypes.cast(new._data, var._grad.dtype.np)  # in place, same object
             var._grad._version_counter.bump()

@@ -143,5 +143,6 @@ def uniform_(t: Tensor, low: float, high: float) -> Tensor:
     """In-place fill from U(low, high): used by nn init, so it bumps the version."""
     values = _rng["gen"].uniform(low, high, t.shape)
     from .grad_mode import no_grad
+    from .inplace import copy_
     with no_grad():
-        return t.copy_(Tensor(dtypes.cast(values, t.dtype.np), t.dtype, t.device))
+        return copy_(t, Tensor(dtypes.cast(values, t.dtype.np), t.dtype, t.device))

@@ -291,7 +291,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     if views._is_advanced(index):
         positions = views.advanced_positions(self, index)
         with no_grad():
-            r = ops.index_put(self, positions, value_t.to(self.dtype))
+            r = ops.index_put(self, positions, ops.to(value_t, self.dtype))
         apply_inplace(self, ops.INDEX_PUT, r, [value_t], index=positions)
         return
     _copy_to(views.getitem(self, index), value_t)

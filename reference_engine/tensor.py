@@ -363,131 +363,15 @@ class Tensor:
 
     __hash__ = object.__hash__
 
-    # ---- ops (see ops.py, views.py, inplace.py) ---------------------------------
-    def add(self, other: Any, alpha: builtins.float = 1) -> Tensor:
-        return ops.add(self, other, alpha=alpha)
-
-    def sub(self, other: Any, alpha: builtins.float = 1) -> Tensor:
-        return ops.sub(self, other, alpha=alpha)
-
-    def mul(self, other: Any) -> Tensor:
-        return ops.mul(self, other)
-
-    def div(self, other: Any) -> Tensor:
-        return ops.div(self, other)
-
-    def pow(self, exponent: Any) -> Tensor:
-        return ops.pow(self, exponent)
-
-    def neg(self) -> Tensor:
-        return ops.neg(self)
-
-    def exp(self) -> Tensor:
-        return ops.exp(self)
-
-    def log(self) -> Tensor:
-        return ops.log(self)
-
-    def sqrt(self) -> Tensor:
-        return ops.sqrt(self)
-
-    def abs(self) -> Tensor:
-        return ops.abs(self)
-
-    def sin(self) -> Tensor:
-        return ops.sin(self)
-
-    def cos(self) -> Tensor:
-        return ops.cos(self)
-
-    def tanh(self) -> Tensor:
-        return ops.tanh(self)
-
-    def sigmoid(self) -> Tensor:
-        return ops.sigmoid(self)
-
-    def relu(self) -> Tensor:
-        return ops.relu(self)
-
-    def reciprocal(self) -> Tensor:
-        return ops.reciprocal(self)
-
-    def clamp(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Tensor:
-        return ops.clamp(self, min, max)
-
-    def maximum(self, other: Tensor) -> Tensor:
-        return ops.maximum(self, other)
-
-    def minimum(self, other: Tensor) -> Tensor:
-        return ops.minimum(self, other)
-
+    # ---- ops --------------------------------------------------------------------
+    # A method that is its op's forward (self first, same parameters), and its in-place
+    # form, is attached from the registry (attach_methods below). Written here are only
+    # the adapters: another argument order, varargs shapes, conversions.
     def where(self, condition: Tensor, other: Any) -> Tensor:
         return ops.where(condition, self, other)
 
-    def mm(self, mat2: Tensor) -> Tensor:
-        return ops.mm(self, mat2)
-
-    def bmm(self, mat2: Tensor) -> Tensor:
-        return linalg.bmm(self, mat2)
-
-    def mv(self, vec: Tensor) -> Tensor:
-        return ops.mv(self, vec)
-
-    def matmul(self, other: Tensor) -> Tensor:
-        return ops.matmul(self, other)
-
-    def dot(self, other: Tensor) -> Tensor:
-        return ops.dot(self, other)
-
-    def sum(self, dim: builtins.int | Sequence[builtins.int] | None = None,
-            keepdim: builtins.bool = False) -> Tensor:
-        return ops.sum(self, dim, keepdim)
-
-    def mean(self, dim: builtins.int | Sequence[builtins.int] | None = None,
-             keepdim: builtins.bool = False) -> Tensor:
-        return ops.mean(self, dim, keepdim)
-
-    def prod(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
-        return reductions.prod(self, dim, keepdim)
-
-    def amax(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-        return reductions.amax(self, dim, keepdim)
-
-    def amin(self, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-        return reductions.amin(self, dim, keepdim)
-
-    def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        return reductions.max(self, dim, keepdim)
-
-    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
-        return reductions.min(self, dim, keepdim)
-
-    def softmax(self, dim: builtins.int) -> Tensor:
-        return reductions.softmax(self, dim)
-
-    def log_softmax(self, dim: builtins.int) -> Tensor:
-        return reductions.log_softmax(self, dim)
-
-    def gather(self, dim: builtins.int, index: Tensor) -> Tensor:
-        return indexing.gather(self, dim, index)
-
-    def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
-        return indexing.index_select(self, dim, index)
-
-    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
-        return indexing.masked_fill(self, mask, value)
-
-    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
-        return inplace.masked_fill_(self, mask, value)
-
-    def clone(self) -> Tensor:
-        return ops.clone(self)
-
     def contiguous(self) -> Tensor:
         return self if self.is_contiguous() else ops.clone(self)
-
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        return ops.to(self, *args, **kwargs)
 
     def cpu(self) -> Tensor:
         return ops.to(self, device("cpu"))
@@ -510,21 +394,12 @@ class Tensor:
     def bool(self) -> Tensor:
         return ops.to(self, dtypes.bool_)
 
-    def signbit(self) -> Tensor:
-        return ops.signbit(self)
-
-    def isnan(self) -> Tensor:
-        return ops.isnan(self)
-
     def equal(self, other: Tensor) -> builtins.bool:
         return ops.equal(self, other)
 
     def allclose(self, other: Tensor, rtol: builtins.float = 1e-05,
                  atol: builtins.float = 1e-08) -> builtins.bool:
         return ops.allclose(self, other, rtol, atol)
-
-    def t(self) -> Tensor:
-        return views.t(self)
 
     @property
     def T(self) -> Tensor:
@@ -539,48 +414,8 @@ class Tensor:
     def reshape(self, *shape: Any) -> Tensor:
         return views.reshape(self, _shape_args(shape))
 
-    def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:
-        return views.flatten(self, start_dim, end_dim)
-
     def view_as(self, other: Tensor) -> Tensor:
         return views.view(self, tuple(other.shape))
-
-    def narrow(self, dim: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
-        return views.narrow(self, dim, start, length)
-
-    def diagonal(self, offset: builtins.int = 0, dim1: builtins.int = 0,
-                 dim2: builtins.int = 1) -> Tensor:
-        return views.diagonal(self, offset, dim1, dim2)
-
-    def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
-        return views.unbind(self, dim)
-
-    def split(self, split_size: Any, dim: builtins.int = 0) -> tuple[Tensor, ...]:
-        return views.split(self, split_size, dim)
-
-    def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
-        return views.chunk(self, chunks, dim)
-
-    def t_(self) -> Tensor:
-        return views.t_(self)
-
-    def transpose_(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
-        return views.transpose_(self, dim0, dim1)
-
-    def squeeze_(self, dim: Any = None) -> Tensor:
-        return views.squeeze_(self, dim)
-
-    def unsqueeze_(self, dim: builtins.int) -> Tensor:
-        return views.unsqueeze_(self, dim)
-
-    def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
-        return views.transpose(self, dim0, dim1)
-
-    def squeeze(self, dim: Any = None) -> Tensor:
-        return views.squeeze(self, dim)
-
-    def unsqueeze(self, dim: builtins.int) -> Tensor:
-        return views.unsqueeze(self, dim)
 
     def expand(self, *sizes: Any) -> Tensor:
         return views.expand(self, _shape_args(sizes))
@@ -588,72 +423,11 @@ class Tensor:
     def expand_as(self, other: Tensor) -> Tensor:
         return views.expand(self, tuple(other.shape))
 
-    def select(self, dim: builtins.int, index: builtins.int) -> Tensor:
-        return views.select(self, dim, index)
-
     def __getitem__(self, index: Any) -> Tensor:
         return views.getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         inplace.setitem(self, index, value)
-
-    def add_(self, other: Any, alpha: builtins.float = 1) -> Tensor:
-        return inplace.add_(self, other, alpha)
-
-    def sub_(self, other: Any, alpha: builtins.float = 1) -> Tensor:
-        return inplace.sub_(self, other, alpha)
-
-    def mul_(self, other: Any) -> Tensor:
-        return inplace.mul_(self, other)
-
-    def div_(self, other: Any) -> Tensor:
-        return inplace.div_(self, other)
-
-    def pow_(self, exponent: Any) -> Tensor:
-        return inplace.pow_(self, exponent)
-
-    def neg_(self) -> Tensor:
-        return inplace.neg_(self)
-
-    def exp_(self) -> Tensor:
-        return inplace.exp_(self)
-
-    def zero_(self) -> Tensor:
-        return inplace.zero_(self)
-
-    def fill_(self, value: Any) -> Tensor:
-        return inplace.fill_(self, value)
-
-    def copy_(self, src: Tensor) -> Tensor:
-        return inplace.copy_(self, src)
-
-    def log_(self) -> Tensor:
-        return inplace.log_(self)
-
-    def sqrt_(self) -> Tensor:
-        return inplace.sqrt_(self)
-
-    def abs_(self) -> Tensor:
-        return inplace.abs_(self)
-
-    def sin_(self) -> Tensor:
-        return inplace.sin_(self)
-
-    def cos_(self) -> Tensor:
-        return inplace.cos_(self)
-
-    def tanh_(self) -> Tensor:
-        return inplace.tanh_(self)
-
-    def sigmoid_(self) -> Tensor:
-        return inplace.sigmoid_(self)
-
-    def relu_(self) -> Tensor:
-        return inplace.relu_(self)
-
-    def clamp_(self, min: builtins.float | None = None,
-               max: builtins.float | None = None) -> Tensor:
-        return inplace.clamp_(self, min, max)
 
     # ---- Python operators -----------------------------------------------------
     @_operator
@@ -778,4 +552,24 @@ HookFn = Callable[[Tensor], Tensor | None]
 
 # Imported last: these modules import Tensor from here, and Tensor's methods only
 # need them at call time.
-from . import indexing, inplace, linalg, ops, reductions, views  # noqa: E402
+from . import inplace, ops, views  # noqa: E402
+
+
+def attach_methods() -> None:
+    """Tensor.<name> is the forward of each registry row with a method, Tensor.<name>_ its
+    in-place form: the function itself, so method and function cannot drift apart."""
+    from importlib import import_module
+
+    from .registry import OPS
+    for row in OPS:
+        owners = [(row.name, row.module)] if row.method else []
+        if row.inplace is not None and row.inplace_name is not None:
+            owners.append((row.inplace_name, row.inplace))
+        for name, module in owners:
+            if name in vars(Tensor):
+                raise AssertionError(f"Tensor.{name} is written in tensor.py and is a "
+                                     f"registry method: keep one")
+            setattr(Tensor, name, getattr(import_module(f".{module}", __package__), name))
+
+
+attach_methods()

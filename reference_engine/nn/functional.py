@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import ops, reductions, views
+from .. import inplace, ops, reductions, views
 from ..tensor import Tensor
 
 
@@ -44,4 +44,4 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         out = ops.addmm(bias, flat, views.t(weight))
         return views.view(out, (*input.shape[:-1], weight.shape[0]))
     out = ops.matmul(input, views.t(weight))
-    return out if bias is None else out.add_(bias)
+    return out if bias is None else inplace.add_(out, bias)
