@@ -1,8 +1,9 @@
 """Central-difference check, in float64 and independently of torch, of every op's backward
 and double backward.
 
-OPS is the single table of the op table: every op (and in-place form, view, nn function)
-of the reference engine has at least one row. For each row:
+OPS holds the sample inputs: every differentiable op of reference_engine/registry.py, and
+its in-place form, has at least one row named for it (test_registry.py checks this), and
+every OpSpec is built by some row (test_gradcheck_coverage.py). For each row:
 
 - backward: the grad of sum(f(x) * u), for a random u, against central differences;
 - double backward: the grad of s(x) = sum_i <vjp_i(x), w_i>, the random-vector-Jacobian
@@ -61,6 +62,7 @@ OPS: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     "pow_tensor": (lambda a, b: _p(a) ** b, [(3,), (3,)]),
     "rpow": (lambda a: 2 ** a, [(3,)]),
     "neg": (lambda a: -a, [(3,)]),
+    "reciprocal": (lambda a: torch.reciprocal(_p(a)), [(3,)]),
     # unary
     "abs": (lambda a: a.abs() * a, [(4,)]),
     "exp": (lambda a: a.exp(), [(3,)]),
@@ -80,6 +82,7 @@ OPS: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     "mm": (lambda a, b: a.mm(b), [(2, 3), (3, 4)]),
     "mm_transposed": (lambda a, b: a.t().mm(b.t()), [(3, 2), (4, 3)]),
     "mv": (lambda a, b: torch.mv(a, b), [(2, 3), (3,)]),
+    "addmm": (lambda c, a, b: torch.addmm(c, a, b), [(4,), (2, 3), (3, 4)]),
     "bmm": (lambda a, b: torch.bmm(a, b), [(2, 2, 3), (2, 3, 2)]),
     "dot": (lambda a, b: a.dot(b), [(3,), (3,)]),
     "matmul_1d_1d": (lambda a, b: a @ b, [(3,), (3,)]),
@@ -151,6 +154,7 @@ OPS: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     "flatten": (lambda a: a.flatten() ** 2, [(2, 3)]),
     "flatten_dims": (lambda a: torch.flatten(a, 1) ** 2, [(2, 3, 2)]),
     "narrow": (lambda a: a.narrow(1, 1, 2) ** 2, [(2, 3)]),
+    "select": (lambda a: a.select(1, 2) ** 2, [(2, 3)]),
     "index_basic": (lambda a: a[1:, 0] ** 2, [(3, 2)]),
     "view_chain": (lambda a: a.t().reshape(6).view(2, 3).transpose(0, 1)[1:, 0] ** 2,
                    [(2, 3)]),

@@ -1,0 +1,128 @@
+"""The op registry agrees with what is made from it and with the tables checked against it.
+
+Made from it (reference_engine/__init__.py, tensor.attach_methods): `torch.<op>`, `__all__`,
+Tensor's delegating methods and in-place forms. Checked against it here, because they
+belong to the harness, which treats reference_engine as one engine among others and must
+not import it: conformance/api.py's op rows (what a case may call on any engine) and the
+generator's op lists in conformance/strategies.py. Checked against it too: every
+differentiable op and in-place form has a gradcheck row (test_gradcheck.OPS).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+import reference_engine as torch
+from conformance import api, strategies
+from reference_engine import registry
+from reference_engine.registry import OPS, OpRow
+from tests.reference_engine.test_gradcheck import OPS as GRADCHECK
+
+# Registry ops a case program may not call: torch has them, but the harness's vocabulary
+# (api.py) leaves them out; the engine uses them to model torch's graphs.
+ENGINE_ONLY_FUNCTIONS = {
+    "reciprocal": "scalar / x is reciprocal(x) * scalar in torch's graph",
+    "rsub": "scalar - x is RsubBackward1 in torch's graph",
+    "addmm": "F.linear's graph",
+}
+ENGINE_ONLY_METHODS = {
+    "reciprocal": ENGINE_ONLY_FUNCTIONS["reciprocal"],
+    "signbit": "cases call torch.signbit",
+    "isnan": "cases call torch.isnan",
+    "select": "x[i] is select in torch's graph",
+}
+
+ROW_IDS = [r.name for r in OPS]
+
+
+def _forward(row: OpRow) -> object:
+    return getattr(importlib.import_module(f"reference_engine.{row.module}"), row.name)
+
+
+def test_names_are_unique() -> None:
+    names = [r.name for r in OPS] + [n for r in OPS if (n := r.inplace_name)]
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("row", OPS, ids=ROW_IDS)
+def test_a_function_row_is_the_package_export(row: OpRow) -> None:
+    forward = _forward(row)
+    assert callable(forward)
+    if row.function:
+        assert getattr(torch, row.name) is forward
+        assert row.name in torch.__all__
+    else:
+        assert row.name not in torch.__all__
+
+
+@pytest.mark.parametrize("row", OPS, ids=ROW_IDS)
+def test_a_method_row_is_the_tensor_method(row: OpRow) -> None:
+    if row.method:
+        assert getattr(torch.Tensor, row.name) is _forward(row)
+        first = next(iter(inspect.signature(_forward(row)).parameters))
+        assert first == "self", "a method's forward takes the tensor first"
+    if row.inplace is not None:
+        name = row.inplace_name
+        assert name is not None
+        module = importlib.import_module(f"reference_engine.{row.inplace}")
+        assert getattr(torch.Tensor, name) is getattr(module, name)
+
+
+def test_the_exports_are_the_rows_and_the_rest() -> None:
+    """__all__ holds each function row once, and nothing it lists is missing."""
+    assert sorted(torch.__all__) == torch.__all__
+    assert len(set(torch.__all__)) == len(torch.__all__)
+    assert set(registry.FUNCTIONS) <= set(torch.__all__)
+    assert all(hasattr(torch, n) for n in torch.__all__)
+
+
+def _has_gradcheck_row(name: str) -> bool:
+    """A row named for the op, or for one of its variants (`sum_dim`, `matmul_1d_2d`)."""
+    return any(key == name or key.startswith(name + "_") for key in GRADCHECK)
+
+
+@pytest.mark.parametrize("row", [r for r in OPS if r.differentiable],
+                         ids=[r.name for r in OPS if r.differentiable])
+def test_every_differentiable_op_has_a_gradcheck_row(row: OpRow) -> None:
+    assert _has_gradcheck_row(row.name), f"add a row for {row.name} to test_gradcheck.OPS"
+    if row.inplace_name is not None:
+        assert row.inplace_name in GRADCHECK, f"add a row for {row.inplace_name}"
+
+
+def _api(prefix: str) -> set[str]:
+    return {p[len(prefix):] for p in api.FUNCTIONS
+            if p.startswith(prefix) and "." not in p[len(prefix):]}
+
+
+def test_api_lists_every_function_row_but_the_engine_only_ones() -> None:
+    callable_in_cases = _api("torch.")
+    functions = set(registry.FUNCTIONS)
+    assert functions - callable_in_cases == set(ENGINE_ONLY_FUNCTIONS)
+    assert not callable_in_cases & set(ENGINE_ONLY_FUNCTIONS)
+
+
+def test_api_lists_every_method_row_but_the_engine_only_ones() -> None:
+    methods = api.OBJECT_ATTRIBUTES["tensor method"]
+    rows = set(registry.METHODS) | set(registry.INPLACE)
+    assert rows - methods == set(ENGINE_ONLY_METHODS)
+
+
+def test_every_api_name_exists_on_the_reference_engine() -> None:
+    """The harness's table names nothing the engine lacks (torch.X and Tensor.X)."""
+    assert {n for n in _api("torch.") if not hasattr(torch, n)} == set()
+    methods = api.OBJECT_ATTRIBUTES["tensor method"]
+    assert {n for n in methods if not hasattr(torch.Tensor, n)} == set()
+
+
+def test_the_generators_op_lists_are_registry_ops() -> None:
+    """strategies.UNARY's methods are differentiable method rows; strategies.INPLACE's are
+    in-place forms or in-place rows."""
+    by_name = {r.name: r for r in OPS}
+    for op, _positive_in, _positive_out in strategies.UNARY:
+        assert op in by_name and by_name[op].method and by_name[op].differentiable, op
+    inplace = set(registry.INPLACE) | {r.name for r in OPS if r.name.endswith("_")}
+    for op, _arg in strategies.INPLACE:
+        assert op in inplace, op
