@@ -22,6 +22,9 @@ NAMESPACES: frozenset[str] = frozenset(
     {"torch", "torch.autograd", "torch.autograd.function", "torch.nn", "torch.nn.functional"}
 )
 
+# The op names in _TORCH and _TENSOR_METHODS are checked against the reference engine's op
+# registry (tests/reference_engine/test_registry.py), not derived from it: this table is the
+# contract for every engine, and the harness does not import one to build it.
 _TORCH = """
 tensor zeros ones full zeros_like ones_like arange empty rand randn rand_like randn_like
 manual_seed is_tensor get_default_dtype is_grad_enabled no_grad enable_grad set_grad_enabled
