@@ -8,9 +8,7 @@ function.py (custom Functions). All texts users can see are in messages.py.
 
 from __future__ import annotations
 
-from importlib import import_module as _import_module
-
-from . import autograd, nn
+from . import autograd, indexing, inplace, linalg, nn, ops, reductions, views
 from . import dtypes as _dtypes
 from .dtypes import (
     device,
@@ -47,11 +45,30 @@ from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
 
-# torch.<op> for every registry row that is a function: the forward itself.
+# The registry names a row's module; these are they (imported statically: the engine
+# imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
+_MODULES = {"indexing": indexing, "inplace": inplace, "linalg": linalg, "ops": ops,
+            "reductions": reductions, "views": views}
+
+
+def _attach(name: str, forward: object) -> None:
+    if name in vars(Tensor):
+        raise AssertionError(f"Tensor.{name} is written in tensor.py and is a registry "
+                             f"method: keep one")
+    setattr(Tensor, name, forward)
+
+
+# torch.<op> is the forward of each function row; Tensor.<op> that of each method row (the
+# function itself, so method and function cannot drift apart), Tensor.<op>_ its in-place form.
 for _row in _OPS:
+    _forward = getattr(_MODULES[_row.module], _row.name)
     if _row.function:
-        globals()[_row.name] = getattr(_import_module(f".{_row.module}", __name__), _row.name)
-del _row
+        globals()[_row.name] = _forward
+    if _row.method:
+        _attach(_row.name, _forward)
+    if _row.inplace is not None and _row.inplace_name is not None:
+        _attach(_row.inplace_name, getattr(_MODULES[_row.inplace], _row.inplace_name))
+del _row, _forward
 
 float32 = float = _dtypes.float32
 float64 = double = _dtypes.float64

@@ -365,8 +365,8 @@ class Tensor:
 
     # ---- ops --------------------------------------------------------------------
     # A method that is its op's forward (self first, same parameters), and its in-place
-    # form, is attached from the registry (attach_methods below). Written here are only
-    # the adapters: another argument order, varargs shapes, conversions.
+    # form, is attached from the registry by __init__.py. Written here are only the
+    # adapters: another argument order, varargs shapes, conversions.
     def where(self, condition: Tensor, other: Any) -> Tensor:
         return ops.where(condition, self, other)
 
@@ -554,22 +554,3 @@ HookFn = Callable[[Tensor], Tensor | None]
 # need them at call time.
 from . import inplace, ops, views  # noqa: E402
 
-
-def attach_methods() -> None:
-    """Tensor.<name> is the forward of each registry row with a method, Tensor.<name>_ its
-    in-place form: the function itself, so method and function cannot drift apart."""
-    from importlib import import_module
-
-    from .registry import OPS
-    for row in OPS:
-        owners = [(row.name, row.module)] if row.method else []
-        if row.inplace is not None and row.inplace_name is not None:
-            owners.append((row.inplace_name, row.inplace))
-        for name, module in owners:
-            if name in vars(Tensor):
-                raise AssertionError(f"Tensor.{name} is written in tensor.py and is a "
-                                     f"registry method: keep one")
-            setattr(Tensor, name, getattr(import_module(f".{module}", __package__), name))
-
-
-attach_methods()
