@@ -186,18 +186,6 @@ def pow_(self: Tensor, exponent: Any) -> Tensor:
     return apply_inplace(self, ops.POW0, r, [], exponent=exponent)
 
 
-def neg_(self: Tensor) -> Tensor:
-    with no_grad():
-        r = ops.neg(self)
-    return apply_inplace(self, ops.NEG, r, [])
-
-
-def exp_(self: Tensor) -> Tensor:
-    with no_grad():
-        r = ops.exp(self)
-    return apply_inplace(self, ops.EXP, r, [])
-
-
 def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
     with no_grad():
         r = ops.clamp(self, min, max)
@@ -210,9 +198,13 @@ def _unary_(spec: OpSpec, fn: Any) -> Any:
         with no_grad():
             r = fn(self)
         return apply_inplace(self, spec, r, [])
+    # Named for the op: it is Tensor.<name>_ itself, and Python's errors name the function.
+    op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
     return op_
 
 
+neg_ = _unary_(ops.NEG, ops.neg)
+exp_ = _unary_(ops.EXP, ops.exp)
 log_ = _unary_(ops.LOG, ops.log)
 sqrt_ = _unary_(ops.SQRT, ops.sqrt)
 abs_ = _unary_(ops.ABS, ops.abs)
