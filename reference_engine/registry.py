@@ -1,13 +1,14 @@
 """The op registry, in the spirit of PyTorch's OpInfo: one row per public op.
 
-From these rows are derived the package's op exports and `__all__` (__init__.py), the
-Tensor methods that only delegate and their in-place forms (tensor.attach_methods), and
-the checks that the gradcheck rows, the harness's API table and the generator's op lists
-agree with the engine (tests/reference_engine/test_registry.py). The backward of each op
-is its OpSpec, next to its forward. Pure data: this module imports nothing of the engine.
+From these rows __init__.py makes the package's op exports and `__all__`, and Tensor's
+methods that are an op's forward and their in-place forms (tensor.py writes only the
+adapters). tests/reference_engine/test_registry.py checks against them what the harness
+owns and must not derive from one engine (conformance/api.py's op rows, the generator's op
+lists) and that every differentiable op and in-place form has a gradcheck row. The
+backward of each op is its OpSpec, next to its forward. Pure data: imports no engine code.
 
-Adding an op: write its forward and OpSpec, add one row here, one gradcheck row, one case.
-"""
+Adding an op: its forward and OpSpec, one row here, one gradcheck row, one case, and its
+name in conformance/api.py when case programs may call it."""
 
 from __future__ import annotations
 
