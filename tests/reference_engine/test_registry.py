@@ -1,6 +1,6 @@
 """The op registry agrees with what is made from it and with the tables checked against it.
 
-Made from it (reference_engine/__init__.py, tensor.attach_methods): `torch.<op>`, `__all__`,
+Made from it by reference_engine/__init__.py: `torch.<op>`, `__all__`,
 Tensor's delegating methods and in-place forms. Checked against it here, because they
 belong to the harness, which treats reference_engine as one engine among others and must
 not import it: conformance/api.py's op rows (what a case may call on any engine) and the
