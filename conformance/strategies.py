@@ -1,8 +1,9 @@
 """Hypothesis strategies that build random autograd Programs.
 
 They build the same IR the YAML cases parse into (`conformance.program`), from small named
-pieces, each a strategy over the generator's symbolic `State` (which names exist, their
-shapes, whether they require grad, whether their values are positive). Every `draw` is
+pieces, each a function of hypothesis' `draw` and the generator's symbolic `State` (which
+names exist, their shapes, whether they require grad, whether their values are positive),
+called by the one composite strategy `programs()`. Every `draw` is
 labelled. `GenSettings` caps sizes in one place.
 
 The mix is steered, by construction, towards the behaviour that matters: the error paths
@@ -47,7 +48,6 @@ class Var:
     requires_grad: bool
     leaf: bool
     positive: bool = False  # all values > 0: log, sqrt and division by it are safe
-    multi_view: bool = False  # an output of unbind/split/chunk
 
 
 @dataclass(frozen=True)
@@ -336,8 +336,7 @@ def _view(draw: st.DrawFn, state: State) -> Emit:
     _kind, build, out_shape = pick(draw, options, "view kind")
     if x.shape and draw(ints(0, 4), label="multi-output view") == 0:
         n, state = state.fresh("u")
-        var = Var(n, x.shape[1:], x.requires_grad, leaf=False, positive=x.positive,
-                  multi_view=True)
+        var = Var(n, x.shape[1:], x.requires_grad, leaf=False, positive=x.positive)
         return Emit((assign(n, ir.Subscript(method(name(x.name), "unbind"), const(0))),),
                     state.bind(var))
     n, state, var = _result(state, out_shape, (x,), x.positive, prefix="v")
@@ -651,25 +650,3 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
     classes = tuple(s for s in stmts if isinstance(s, ir.FunctionClass))
     rest = tuple(s for s in stmts if not isinstance(s, ir.FunctionClass))
     return ir.Program(classes + rest)
-
-
-# ---- the pieces as composable strategies -------------------------------------------------
-# programs() calls the pieces directly (one composite, fast to draw); these wrap each as a
-# strategy of its own for composing elsewhere, e.g. `st.data().draw(leaf(State()))`.
-leaf = st.composite(_leaf)
-unary_op = st.composite(_unary_op)
-binary_op = st.composite(_binary_op)
-reduction = st.composite(_reduction)
-matmul = st.composite(_matmul)
-view = st.composite(_view)
-inplace = st.composite(_inplace)
-backward = st.composite(_backward)
-autograd_grad = st.composite(_autograd_grad)
-hook = st.composite(_hook)
-tensor_state = st.composite(_tensor_state)
-grad_mode_block = st.composite(_grad_mode_block)
-loop = st.composite(_loop)
-shape_assert = st.composite(_shape_assert)
-custom_function = st.composite(_custom_function)
-backward_twice = st.composite(_backward_twice)
-modify_saved = st.composite(_modify_saved)
