@@ -251,7 +251,7 @@ def _binary_op(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -
         else:
             shape = broadcast_partner(x.shape, draw)
             # keep away from division by zero: a new denominator is positive
-            emit = (_positive_leaf(draw, state, settings, shape) if op == "/" else
+            emit = (_positive_leaf(draw, state, shape) if op == "/" else
                     _leaf(draw, state, settings, shape=shape))
             stmts, state = emit.stmts, emit.state
             y = state.vars[-1]
@@ -263,8 +263,7 @@ def _binary_op(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -
     return Emit((*stmts, assign(n, ir.BinOp(op, name(x.name), right))), state.bind(var))
 
 
-def _positive_leaf(draw: st.DrawFn, state: State, settings: GenSettings,
-                  shape: tuple[int, ...]) -> Emit:
+def _positive_leaf(draw: st.DrawFn, state: State, shape: tuple[int, ...]) -> Emit:
     values = literal_values(draw, POSITIVE_VALUES, numel(shape), "positive values")
     rg = draw(BOOLS, label="positive requires_grad")
     kwargs = {"requires_grad": const(True)} if rg else {}
@@ -462,7 +461,7 @@ def _tensor_state(draw: st.DrawFn, state: State) -> Emit:
     return Emit((expr_stmt(method(attr(name(v.name), "grad"), "zero_")),), state)
 
 
-def _grad_mode_block(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Emit:
+def _grad_mode_block(draw: st.DrawFn, state: State) -> Emit:
     """`with torch.no_grad():` (or enable_grad inside it) around an op or in-place op."""
     body: list[ir.Stmt] = []
     inner = state
