@@ -587,7 +587,7 @@ class Interpreter:
 
     def _as_array(self, value: Any) -> np.ndarray:
         if self.engine.is_tensor(value):
-            return tensor_values(self.engine, value)
+            return tensor_values(value)
         return np.asarray(value)
 
     # ---- values every engine must see identically ------------------------------------

@@ -69,6 +69,27 @@ def _pop_saved_tensor_hooks(r: Resolve, value: object) -> None:
         r("torch._C._autograd._pop_saved_tensors_default_hooks")()
 
 
+# Two flags torch reads with two getters and sets with one call, `setter(first, second)`.
+_ANOMALY = ("torch.is_anomaly_enabled", "torch.is_anomaly_check_nan_enabled")
+_DETERMINISTIC = ("torch.are_deterministic_algorithms_enabled",
+                  "torch.is_deterministic_algorithms_warn_only_enabled")
+
+
+def _flag_of_pair(name: str, reads: tuple[str, str], setter: str, which: int,
+                  keyword: str | None = None) -> Setting:
+    """The setting of flag `which` (0 or 1) of a pair; restoring it passes the other flag's
+    current value back to the setter, by position or, with `keyword`, by that keyword."""
+    def write(r: Resolve, value: object) -> None:
+        flags = [r(path)() for path in reads]
+        flags[which] = value
+        if keyword is None:
+            r(setter)(*flags)
+        else:
+            r(setter)(flags[0], **{keyword: flags[1]})
+
+    return Setting(name, reads, lambda r: r(reads[which])(), (setter,), write, _on_off)
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("the default dtype", ("torch.get_default_dtype",),
             lambda r: r("torch.get_default_dtype")(), ("torch.set_default_dtype",),
@@ -83,31 +104,12 @@ SETTINGS: tuple[Setting, ...] = (
     # only its context manager sets it (no engine has a setter), so it is checked only
     Setting("inference mode", ("torch.is_inference_mode_enabled",),
             lambda r: r("torch.is_inference_mode_enabled")(), show=_on_off),
-    Setting("anomaly mode", ("torch.is_anomaly_enabled", "torch.is_anomaly_check_nan_enabled"),
-            lambda r: r("torch.is_anomaly_enabled")(), ("torch.set_anomaly_enabled",),
-            lambda r, v: r("torch.set_anomaly_enabled")(
-                v, r("torch.is_anomaly_check_nan_enabled")()), _on_off),
-    Setting("anomaly mode's NaN check",
-            ("torch.is_anomaly_enabled", "torch.is_anomaly_check_nan_enabled"),
-            lambda r: r("torch.is_anomaly_check_nan_enabled")(), ("torch.set_anomaly_enabled",),
-            lambda r, v: r("torch.set_anomaly_enabled")(r("torch.is_anomaly_enabled")(), v),
-            _on_off),
-    Setting("deterministic algorithms",
-            ("torch.are_deterministic_algorithms_enabled",
-             "torch.is_deterministic_algorithms_warn_only_enabled"),
-            lambda r: r("torch.are_deterministic_algorithms_enabled")(),
-            ("torch.use_deterministic_algorithms",),
-            lambda r, v: r("torch.use_deterministic_algorithms")(
-                v, warn_only=r("torch.is_deterministic_algorithms_warn_only_enabled")()),
-            _on_off),
-    Setting("deterministic algorithms' warn-only",
-            ("torch.are_deterministic_algorithms_enabled",
-             "torch.is_deterministic_algorithms_warn_only_enabled"),
-            lambda r: r("torch.is_deterministic_algorithms_warn_only_enabled")(),
-            ("torch.use_deterministic_algorithms",),
-            lambda r, v: r("torch.use_deterministic_algorithms")(
-                r("torch.are_deterministic_algorithms_enabled")(), warn_only=v),
-            _on_off),
+    _flag_of_pair("anomaly mode", _ANOMALY, "torch.set_anomaly_enabled", 0),
+    _flag_of_pair("anomaly mode's NaN check", _ANOMALY, "torch.set_anomaly_enabled", 1),
+    _flag_of_pair("deterministic algorithms", _DETERMINISTIC,
+                  "torch.use_deterministic_algorithms", 0, "warn_only"),
+    _flag_of_pair("deterministic algorithms' warn-only", _DETERMINISTIC,
+                  "torch.use_deterministic_algorithms", 1, "warn_only"),
     Setting("the saved-tensor default hooks",
             ("torch._C._autograd._top_saved_tensors_default_hooks",),
             lambda r: r("torch._C._autograd._top_saved_tensors_default_hooks")(True),

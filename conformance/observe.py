@@ -27,7 +27,7 @@ MAX_GRAPH_NODES = 64
 _SCALARS = (bool, int, float, str)
 
 
-def tensor_values(engine: Engine, t: Any) -> np.ndarray:
+def tensor_values(t: Any) -> np.ndarray:
     try:
         return np.array(t.detach().cpu().numpy(), copy=True)
     except RuntimeError:
@@ -39,7 +39,7 @@ def tensor_values(engine: Engine, t: Any) -> np.ndarray:
 def observed_values(engine: Engine, t: Any) -> np.ndarray | TensorSummary:
     """A copy of `t`'s values, or above limits.SUMMARY_THRESHOLD elements their summary."""
     if math.prod(t.shape) <= limits.SUMMARY_THRESHOLD:
-        return tensor_values(engine, t)
+        return tensor_values(t)
     return tensor_summary(engine, t)
 
 
@@ -67,7 +67,7 @@ def tensor_summary(engine: Engine, t: Any) -> TensorSummary:
         raise limits.RunLimit(f"cannot observe a tensor of shape {list(shape)} without copying "
                               f"more than {limits.MAX_TENSOR_ELEMENTS} elements (the engine's "
                               "tensors report no stride() showing an expansion)")
-    return summarise(tensor_values(engine, d), math.prod(shape), weight)
+    return summarise(tensor_values(d), math.prod(shape), weight)
 
 
 def snapshot_bytes(snapshots: Mapping[str, Snapshot]) -> int:

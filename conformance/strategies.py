@@ -1,8 +1,9 @@
 """Hypothesis strategies that build random autograd Programs.
 
 They build the same IR the YAML cases parse into (`conformance.program`), from small named
-pieces, each a strategy over the generator's symbolic `State` (which names exist, their
-shapes, whether they require grad, whether their values are positive). Every `draw` is
+pieces, each a function of hypothesis' `draw` and the generator's symbolic `State` (which
+names exist, their shapes, whether they require grad, whether their values are positive),
+called by the one composite strategy `programs()`. Every `draw` is
 labelled. `GenSettings` caps sizes in one place.
 
 The mix is steered, by construction, towards the behaviour that matters: the error paths
@@ -47,7 +48,6 @@ class Var:
     requires_grad: bool
     leaf: bool
     positive: bool = False  # all values > 0: log, sqrt and division by it are safe
-    multi_view: bool = False  # an output of unbind/split/chunk
 
 
 @dataclass(frozen=True)
@@ -251,7 +251,7 @@ def _binary_op(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -
         else:
             shape = broadcast_partner(x.shape, draw)
             # keep away from division by zero: a new denominator is positive
-            emit = (_positive_leaf(draw, state, settings, shape) if op == "/" else
+            emit = (_positive_leaf(draw, state, shape) if op == "/" else
                     _leaf(draw, state, settings, shape=shape))
             stmts, state = emit.stmts, emit.state
             y = state.vars[-1]
@@ -263,8 +263,7 @@ def _binary_op(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -
     return Emit((*stmts, assign(n, ir.BinOp(op, name(x.name), right))), state.bind(var))
 
 
-def _positive_leaf(draw: st.DrawFn, state: State, settings: GenSettings,
-                  shape: tuple[int, ...]) -> Emit:
+def _positive_leaf(draw: st.DrawFn, state: State, shape: tuple[int, ...]) -> Emit:
     values = literal_values(draw, POSITIVE_VALUES, numel(shape), "positive values")
     rg = draw(BOOLS, label="positive requires_grad")
     kwargs = {"requires_grad": const(True)} if rg else {}
@@ -336,8 +335,7 @@ def _view(draw: st.DrawFn, state: State) -> Emit:
     _kind, build, out_shape = pick(draw, options, "view kind")
     if x.shape and draw(ints(0, 4), label="multi-output view") == 0:
         n, state = state.fresh("u")
-        var = Var(n, x.shape[1:], x.requires_grad, leaf=False, positive=x.positive,
-                  multi_view=True)
+        var = Var(n, x.shape[1:], x.requires_grad, leaf=False, positive=x.positive)
         return Emit((assign(n, ir.Subscript(method(name(x.name), "unbind"), const(0))),),
                     state.bind(var))
     n, state, var = _result(state, out_shape, (x,), x.positive, prefix="v")
@@ -463,7 +461,7 @@ def _tensor_state(draw: st.DrawFn, state: State) -> Emit:
     return Emit((expr_stmt(method(attr(name(v.name), "grad"), "zero_")),), state)
 
 
-def _grad_mode_block(draw: st.DrawFn, state: State, settings: GenSettings = DEFAULT) -> Emit:
+def _grad_mode_block(draw: st.DrawFn, state: State) -> Emit:
     """`with torch.no_grad():` (or enable_grad inside it) around an op or in-place op."""
     body: list[ir.Stmt] = []
     inner = state
@@ -651,25 +649,3 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
     classes = tuple(s for s in stmts if isinstance(s, ir.FunctionClass))
     rest = tuple(s for s in stmts if not isinstance(s, ir.FunctionClass))
     return ir.Program(classes + rest)
-
-
-# ---- the pieces as composable strategies -------------------------------------------------
-# programs() calls the pieces directly (one composite, fast to draw); these wrap each as a
-# strategy of its own for composing elsewhere, e.g. `st.data().draw(leaf(State()))`.
-leaf = st.composite(_leaf)
-unary_op = st.composite(_unary_op)
-binary_op = st.composite(_binary_op)
-reduction = st.composite(_reduction)
-matmul = st.composite(_matmul)
-view = st.composite(_view)
-inplace = st.composite(_inplace)
-backward = st.composite(_backward)
-autograd_grad = st.composite(_autograd_grad)
-hook = st.composite(_hook)
-tensor_state = st.composite(_tensor_state)
-grad_mode_block = st.composite(_grad_mode_block)
-loop = st.composite(_loop)
-shape_assert = st.composite(_shape_assert)
-custom_function = st.composite(_custom_function)
-backward_twice = st.composite(_backward_twice)
-modify_saved = st.composite(_modify_saved)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 
 import reference_engine
-from conformance import expectations
+from conformance import expectations, profiles
 from conformance.engines import Engine
 from conformance.generated import HitRates, walk
 from conformance.generated_suite import GeneratedDivergence, check_generated
@@ -29,6 +29,19 @@ from conformance.strategies import programs
 
 ORACLE = Engine("reference_engine", reference_engine)
 HANDFUL = 6
+SHRINKS = 500  # successful shrinks allowed per failure: the only bound on shrinking here
+
+
+@pytest.fixture
+def shrinking_bounded_by_count() -> Iterator[None]:
+    """Shrinking bounded by a count of shrinks and by no wall time, whatever profile is loaded,
+    so that the shrunk program is the same on an idle machine and under load."""
+    from hypothesis.internal.conjecture import engine
+
+    before = engine.MAX_SHRINKS, engine.MAX_SHRINKING_SECONDS
+    profiles.bound_shrinking_to(SHRINKS, float("inf"))
+    yield
+    profiles.bound_shrinking_to(*before)
 
 
 def engine_copy(name: str) -> ModuleType:
@@ -93,6 +106,7 @@ def _size(program: Program) -> int:
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.usefixtures("shrinking_bounded_by_count")
 def test_injected_fault_is_found_and_shrunk(fault: str, tmp_path: Path) -> None:
     inject, field_word = FAULTS[fault]
     module = engine_copy(f"faulty_{fault}")
