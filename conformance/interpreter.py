@@ -7,7 +7,6 @@ here, and names and attributes reach an engine only through the API table (`api`
 from __future__ import annotations
 
 import math
-import operator
 import warnings
 import weakref
 from collections.abc import Callable
@@ -16,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance import api, isolation, kinds, limits
+from conformance import api, isolation, kinds, limits, operators
 from conformance import program as ir
 from conformance.compare import tolerances
 from conformance.engines import Engine
@@ -33,17 +32,10 @@ from conformance.trace import (
     WarningRecord,
 )
 
-BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-    "**": operator.pow, "@": operator.matmul,
-}
+BINARY: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.BINARY}
 INPLACE: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
-}
-COMPARE: dict[str, Callable[[Any, Any], Any]] = {
-    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-    "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
-}
+    o.symbol: o.inplace for o in operators.BINARY if o.inplace is not None}
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.COMPARE}
 
 
 class CaseFailure(Exception):

@@ -13,21 +13,14 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from conformance import api, kinds
+from conformance import api, kinds, operators
 from conformance import program as ir
 from conformance.diagnostics import CaseError
 
-BINARY_OPS: dict[type, str] = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
-    ast.MatMult: "@",
-}
-UNARY_OPS: dict[type, str] = {ast.USub: "-", ast.UAdd: "+", ast.Not: "not"}
-COMPARE_OPS: dict[type, str] = {
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-    ast.Is: "is", ast.IsNot: "is not",
-}
-# Augmented assignment is an in-place op on tensors; these are the ones the API has.
-AUG_OPS: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+BINARY_OPS: dict[type, str] = {o.node: o.symbol for o in operators.BINARY}
+UNARY_OPS: dict[type, str] = {o.node: o.symbol for o in operators.UNARY}
+COMPARE_OPS: dict[type, str] = {o.node: o.symbol for o in operators.COMPARE}
+AUG_OPS: dict[type, str] = {o.node: o.symbol for o in operators.AUGMENTED}
 FUNCTION_METHODS = ("forward", "backward")
 # Decorators a Function method may carry, outermost first: staticmethod, then optionally
 # once_differentiable (on backward).
