@@ -326,7 +326,7 @@ class Tensor:
 
     def __len__(self) -> builtins.int:
         if self.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
+            raise TypeError(messages.LEN_OF_0D)
         return int(self._data.shape[0])
 
     def __bool__(self) -> builtins.bool:

@@ -260,7 +260,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         return ops.gather(self, advanced_positions(self, index), "IndexBackward0")
     items = index if isinstance(index, tuple) else (index,)
     if any(_is_advanced(i) for i in items):
-        raise NotImplementedError("mixing advanced and basic indexing is not modelled")
+        raise NotImplementedError(messages.MIXED_INDEXING_NOT_MODELLED)
     lone_slice = len(items) == 1 and isinstance(items[0], builtins.slice)
     consumed = builtins.sum(1 for i in items if i is not None and i is not Ellipsis)
     out, dim = self, 0
@@ -287,8 +287,7 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
     d = ops.wrap_dim(dim, self.ndim)
     s = start % self.shape[d] if start < 0 else start
     if s + length > self.shape[d] or length < 0:
-        raise RuntimeError(f"start ({s}) + length ({length}) exceeds dimension size "
-                           f"({self.shape[d]}).")
+        raise RuntimeError(messages.narrow_out_of_range(s, length, self.shape[d]))
     return slice(self, d, s, s + length)
 
 
@@ -395,9 +394,7 @@ def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[
     if not isinstance(split_size, int):
         sizes = [int(s) for s in split_size]
         if builtins.sum(sizes) != n:
-            raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
-                f"size at dimension {d}), but got split_sizes={list(sizes)}")
+            raise RuntimeError(messages.split_sizes_wrong_sum(n, d, list(sizes)))
         return _split_at(self, d, sizes, SPLIT_WITH_SIZES, split_sizes=tuple(sizes))
     step = builtins.max(split_size, 1)
     sizes = [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
@@ -430,7 +427,7 @@ def _restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     from . import engine, inplace
     inplace.check_inplace(self)
     if self._base is not None:
-        raise NotImplementedError("in-place metadata changes of a view are not modelled")
+        raise NotImplementedError(messages.VIEW_METADATA_INPLACE_NOT_MODELLED)
     edge = engine.gradient_edge(self)
     old = Tensor(self._data, self.dtype, self.device)
     self._data = fn(self._data)
