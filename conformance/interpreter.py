@@ -554,12 +554,12 @@ class Interpreter:
 
     # ---- harness builtins ------------------------------------------------------------
     def _expectation(self, kind: Any, *, warning: bool) -> Expectation:
-        valid = kinds.WARNING_KINDS if warning else kinds.ERROR_KINDS
-        if kind not in valid:
-            near = api.nearest(str(kind), set(valid))
-            raise CaseFailure(f"unknown {'warning' if warning else 'error'} kind {kind!r}"
-                              + (f"; did you mean {', '.join(near)}?" if near else
-                                 f"; valid kinds: {', '.join(valid)}"))
+        unknown = kinds.unknown_kind(kind, warning=warning)
+        if unknown:
+            problem, near = unknown
+            valid = kinds.WARNING_KINDS if warning else kinds.ERROR_KINDS
+            raise CaseFailure(problem + (f"; did you mean {', '.join(near)}?" if near else
+                                         f"; valid kinds: {', '.join(valid)}"))
         return Expectation(warning, kind)
 
     def _assert_close(self, actual: Any, expected: Any, rtol: float | None = None,

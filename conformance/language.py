@@ -368,10 +368,10 @@ class _Converter:
             raise self.fail(node, f"{call.func.id}() takes one kind name as a string",
                             f'e.g. {call.func.id}("{valid[0]}")')
         kind = call.args[0].value
-        if kind not in valid:
-            near = api.nearest(kind, set(valid))
-            raise self.fail(node, f"unknown {'warning' if call.func.id == 'warns' else 'error'}"
-                            f" kind {kind!r}",
+        unknown = kinds.unknown_kind(kind, warning=call.func.id == "warns")
+        if unknown:
+            problem, near = unknown
+            raise self.fail(node, problem,
                             f"did you mean {', '.join(near)}?" if near else
                             f"valid kinds (conformance/kinds.py): {', '.join(valid)}")
 

@@ -8,6 +8,8 @@ copied out of torch's sources.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 # --- requires_grad / leaves -------------------------------------------------
 ONLY_FLOAT_REQUIRE_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
 # The attribute setter and requires_grad_() word the same rule differently in torch.
@@ -349,6 +351,11 @@ INTERNAL_OVERLAP = (
 
 
 # --- dtypes, devices, shapes --------------------------------------------------
+def sizes(shape: Sequence[int]) -> str:
+    """A shape as torch's messages print sizes: `[2, 3]`."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
 def unsupported_numpy_dtype(np_dtype: object) -> str:
     return f"unsupported numpy dtype {np_dtype}"
 

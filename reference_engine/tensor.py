@@ -176,8 +176,8 @@ class Tensor:
                 raise RuntimeError(messages.grad_wrong_device(value._device.type,
                                                               self._device.type))
             if value.shape != self.shape:
-                raise RuntimeError(messages.grad_wrong_size(_sizes(value.shape),
-                                                            _sizes(self.shape)))
+                raise RuntimeError(messages.grad_wrong_size(messages.sizes(value.shape),
+                                                            messages.sizes(self.shape)))
         self._grad = value
 
     @property
@@ -753,10 +753,6 @@ class Tensor:
     @_operator
     def __or__(self, other: Any) -> Tensor:
         return ops.compare(self, other, np.logical_or)
-
-
-def _sizes(shape: Sequence[builtins.int]) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def _shape_args(args: tuple[Any, ...]) -> tuple[int, ...]:

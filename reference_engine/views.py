@@ -60,17 +60,13 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     view._set_grad_fn(node)
 
 
-def _sizes(shape: Sequence[int]) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
 def _infer_shape(t: Tensor, shape: Sequence[int]) -> tuple[int, ...]:
     shape = tuple(shape)
     known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
     if shape.count(-1) == 1 and known != 0 and t.numel() % known == 0:
         return tuple(t.numel() // known if s == -1 else s for s in shape)
     if -1 in shape or known != t.numel():
-        raise RuntimeError(messages.invalid_shape(_sizes(shape), t.numel()))
+        raise RuntimeError(messages.invalid_shape(messages.sizes(shape), t.numel()))
     return shape
 
 
@@ -187,8 +183,8 @@ def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
         old = self.shape[i - lead] if i >= lead else 1
         new = old if s == -1 else s
         if i >= lead and old != 1 and old != new:
-            raise RuntimeError(messages.expand_size(new, old, i, _sizes(sizes),
-                                                    _sizes(self.shape)))
+            raise RuntimeError(messages.expand_size(new, old, i, messages.sizes(sizes),
+                                                    messages.sizes(self.shape)))
         target.append(new)
     shape = tuple(target)
     return _make_view(self, lambda a: _expand_array(a, shape), EXPAND,
@@ -318,7 +314,7 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 # ---- multi-output views: unbind, split, chunk ------------------------------------------------
 # One node with an output per view (output_nr i). torch marks each view as created by a
 # multi-output node (CreationMeta::MULTI_OUTPUT_NODE): modifying one in place is an error.
-MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # the same flag as inplace.MULTI_OUTPUT_NODE
+MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # inplace.MULTI_OUTPUT_NODE is this one
 
 
 class MultiOutputNode(OpNode):
