@@ -17,7 +17,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Operator:
     symbol: str
-    node: type[ast.AST]
+    node: type  # an ast node class (ast.Add, ast.Lt, ...)
     function: Callable[..., Any]
     inplace: Callable[[Any, Any], Any] | None = None
 

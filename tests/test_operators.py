@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 
 import pytest
 
@@ -40,3 +42,10 @@ def test_ir_nodes_carry_table_symbols() -> None:
     body = language.parse(PRELUDE + "x = a @ b").body
     assert isinstance(body[2], ir.Assign) and isinstance(body[2].value, ir.BinOp)
     assert body[2].value.op == "@"
+
+
+def test_program_does_not_import_the_parser() -> None:
+    # The IR and its printer need only the operator table: no program <-> language cycle.
+    code = ("import sys, conformance.program as p; p.Program(()).__repr__(); "
+            "assert 'conformance.language' not in sys.modules, sorted(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)
