@@ -16,11 +16,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from conformance import run_status
+from conformance import run_status, verdicts
 from conformance.report_dir import write_atomic
 
 TEMPLATE = "html_report.html"
-PASSING = ("pass", "skipped")
+PASSING = verdicts.PASSING
 # Leaves of a divergent value shown before the rest is elided.
 MAX_SHOWN_LEAVES = 1000
 

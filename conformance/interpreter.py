@@ -7,7 +7,6 @@ here, and names and attributes reach an engine only through the API table (`api`
 from __future__ import annotations
 
 import math
-import operator
 import warnings
 import weakref
 from collections.abc import Callable
@@ -16,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance import api, isolation, kinds, limits
+from conformance import api, isolation, kinds, limits, operators
 from conformance import program as ir
 from conformance.compare import tolerances
 from conformance.engines import Engine
@@ -33,17 +32,10 @@ from conformance.trace import (
     WarningRecord,
 )
 
-BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-    "**": operator.pow, "@": operator.matmul,
-}
+BINARY: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.BINARY}
 INPLACE: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
-}
-COMPARE: dict[str, Callable[[Any, Any], Any]] = {
-    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-    "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
-}
+    o.symbol: o.inplace for o in operators.BINARY if o.inplace is not None}
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.COMPARE}
 
 
 class CaseFailure(Exception):
@@ -562,12 +554,12 @@ class Interpreter:
 
     # ---- harness builtins ------------------------------------------------------------
     def _expectation(self, kind: Any, *, warning: bool) -> Expectation:
-        valid = kinds.WARNING_KINDS if warning else kinds.ERROR_KINDS
-        if kind not in valid:
-            near = api.nearest(str(kind), set(valid))
-            raise CaseFailure(f"unknown {'warning' if warning else 'error'} kind {kind!r}"
-                              + (f"; did you mean {', '.join(near)}?" if near else
-                                 f"; valid kinds: {', '.join(valid)}"))
+        unknown = kinds.unknown_kind(kind, warning=warning)
+        if unknown:
+            problem, near = unknown
+            valid = kinds.WARNING_KINDS if warning else kinds.ERROR_KINDS
+            raise CaseFailure(problem + (f"; did you mean {', '.join(near)}?" if near else
+                                         f"; valid kinds: {', '.join(valid)}"))
         return Expectation(warning, kind)
 
     def _assert_close(self, actual: Any, expected: Any, rtol: float | None = None,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from conformance import api
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -172,6 +174,17 @@ ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
 WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning and not k.once)
 ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)
 UNKNOWN = "unknown"
+
+
+def unknown_kind(kind: object, *, warning: bool) -> tuple[str, list[str]] | None:
+    """None when `kind` names a known error (or warning) kind; otherwise the problem and the
+    nearest known names. `raises`/`warns` are checked at load time (language) and, for a
+    kind the parser could not see, when run (interpreter): one rule for both."""
+    valid = WARNING_KINDS if warning else ERROR_KINDS
+    if kind in valid:
+        return None
+    return (f"unknown {'warning' if warning else 'error'} kind {kind!r}",
+            api.nearest(str(kind), set(valid)))
 
 # torch appends where in its C++ build a warning was raised; that is a build artefact,
 # not part of the message.

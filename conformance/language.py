@@ -9,25 +9,17 @@ in the harness, passes program text to eval, exec or compile.
 from __future__ import annotations
 
 import ast
-import sys
 from collections.abc import Iterable
-from typing import Any
 
-from conformance import api, kinds
+from conformance import api, kinds, operators
 from conformance import program as ir
 from conformance.diagnostics import CaseError
+from conformance.program import to_source  # noqa: F401  (printing lives with the IR)
 
-BINARY_OPS: dict[type, str] = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
-    ast.MatMult: "@",
-}
-UNARY_OPS: dict[type, str] = {ast.USub: "-", ast.UAdd: "+", ast.Not: "not"}
-COMPARE_OPS: dict[type, str] = {
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-    ast.Is: "is", ast.IsNot: "is not",
-}
-# Augmented assignment is an in-place op on tensors; these are the ones the API has.
-AUG_OPS: dict[type, str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+BINARY_OPS: dict[type, str] = {o.node: o.symbol for o in operators.BINARY}
+UNARY_OPS: dict[type, str] = {o.node: o.symbol for o in operators.UNARY}
+COMPARE_OPS: dict[type, str] = {o.node: o.symbol for o in operators.COMPARE}
+AUG_OPS: dict[type, str] = {o.node: o.symbol for o in operators.AUGMENTED}
 FUNCTION_METHODS = ("forward", "backward")
 # Decorators a Function method may carry, outermost first: staticmethod, then optionally
 # once_differentiable (on backward).
@@ -375,10 +367,10 @@ class _Converter:
             raise self.fail(node, f"{call.func.id}() takes one kind name as a string",
                             f'e.g. {call.func.id}("{valid[0]}")')
         kind = call.args[0].value
-        if kind not in valid:
-            near = api.nearest(kind, set(valid))
-            raise self.fail(node, f"unknown {'warning' if call.func.id == 'warns' else 'error'}"
-                            f" kind {kind!r}",
+        unknown = kinds.unknown_kind(kind, warning=call.func.id == "warns")
+        if unknown:
+            problem, near = unknown
+            raise self.fail(node, problem,
                             f"did you mean {', '.join(near)}?" if near else
                             f"valid kinds (conformance/kinds.py): {', '.join(valid)}")
 
@@ -475,95 +467,3 @@ def parse(source: str) -> ir.Program:
                         fix="the program must be valid Python syntax") from None
     converter = _Converter(tree)
     return ir.Program(converter.body(tree.body, in_method=False))
-
-
-# ---- printing ---------------------------------------------------------------------------
-_BIN = {v: k for k, v in BINARY_OPS.items()}
-_UN = {v: k for k, v in UNARY_OPS.items()}
-_CMP = {v: k for k, v in COMPARE_OPS.items()}
-
-
-def _ast_expr(e: ir.Expr, ctx: ast.expr_context | None = None) -> ast.expr:
-    load = ctx or ast.Load()
-    if isinstance(e, ir.Const):
-        return ast.Constant(e.value)
-    if isinstance(e, ir.Name):
-        return ast.Name(e.id, load)
-    if isinstance(e, ir.Attribute):
-        return ast.Attribute(_ast_expr(e.value), e.attr, load)
-    if isinstance(e, ir.Call):
-        return ast.Call(_ast_expr(e.func), [_ast_expr(a) for a in e.args],
-                        [ast.keyword(k.name, _ast_expr(k.value)) for k in e.keywords])
-    if isinstance(e, ir.Slice):
-        return ast.Slice(*(None if p is None else _ast_expr(p)
-                           for p in (e.lower, e.upper, e.step)))
-    if isinstance(e, ir.Subscript):
-        return ast.Subscript(_ast_expr(e.value), _ast_expr(e.index), load)
-    if isinstance(e, ir.Tuple):
-        return ast.Tuple([_ast_expr(x, ctx) for x in e.elts], load)
-    if isinstance(e, ir.List):
-        return ast.List([_ast_expr(x) for x in e.elts], load)
-    if isinstance(e, ir.BinOp):
-        return ast.BinOp(_ast_expr(e.left), _BIN[e.op](), _ast_expr(e.right))
-    if isinstance(e, ir.UnaryOp):
-        return ast.UnaryOp(_UN[e.op](), _ast_expr(e.operand))
-    if isinstance(e, ir.Compare):
-        return ast.Compare(_ast_expr(e.left), [_CMP[o]() for o in e.ops],
-                           [_ast_expr(c) for c in e.comparators])
-    if isinstance(e, ir.BoolOp):
-        return ast.BoolOp(ast.And() if e.op == "and" else ast.Or(),
-                          [_ast_expr(v) for v in e.values])
-    if isinstance(e, ir.Lambda):
-        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in e.params],
-                             kwonlyargs=[], kw_defaults=[], defaults=[])
-        return ast.Lambda(args, _ast_expr(e.body))
-    raise TypeError(f"not an expression: {e!r}")
-
-
-# Python 3.12 added type parameters to function and class nodes; unparse needs them there.
-_TYPE_PARAMS: dict[str, Any] = {"type_params": []} if sys.version_info >= (3, 12) else {}
-
-
-def _ast_stmt(s: ir.Stmt) -> ast.stmt:
-    if isinstance(s, ir.Assign):
-        return ast.Assign([_ast_expr(s.target, ast.Store())], _ast_expr(s.value), lineno=0)
-    if isinstance(s, ir.AugAssign):
-        target = _ast_expr(s.target, ast.Store())
-        assert isinstance(target, (ast.Name, ast.Subscript, ast.Attribute))
-        return ast.AugAssign(target, _BIN[s.op](), _ast_expr(s.value))
-    if isinstance(s, ir.ExprStmt):
-        if s.value == ir.Const(None):
-            return ast.Pass()
-        return ast.Expr(_ast_expr(s.value))
-    if isinstance(s, ir.Assert):
-        return ast.Assert(_ast_expr(s.test), None if s.msg is None else _ast_expr(s.msg))
-    if isinstance(s, ir.With):
-        return ast.With([ast.withitem(_ast_expr(s.context))], _ast_body(s.body), lineno=0)
-    if isinstance(s, ir.For):
-        it = ast.Call(ast.Name("range", ast.Load()), [_ast_expr(a) for a in s.range_args], [])
-        return ast.For(ast.Name(s.var, ast.Store()), it, _ast_body(s.body), [], lineno=0)
-    if isinstance(s, ir.Return):
-        return ast.Return(None if s.value is None else _ast_expr(s.value))
-    if isinstance(s, ir.FunctionClass):
-        base = ast.Attribute(ast.Attribute(ast.Name("torch", ast.Load()), "autograd",
-                                           ast.Load()), "Function", ast.Load())
-        methods: list[ast.stmt] = []
-        for m in s.methods:
-            args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in m.params],
-                                 kwonlyargs=[], kw_defaults=[], defaults=[])
-            methods.append(ast.FunctionDef(
-                m.name, args, _ast_body(m.body),
-                [ast.Name(d, ast.Load()) for d in m.decorators], None, lineno=0,
-                **_TYPE_PARAMS))
-        return ast.ClassDef(s.name, [base], [], methods, [], **_TYPE_PARAMS)
-    raise TypeError(f"not a statement: {s!r}")
-
-
-def _ast_body(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
-    return [_ast_stmt(s) for s in body] or [ast.Pass()]
-
-
-def to_source(program: ir.Program) -> str:
-    """Source text that `parse` reads back into an equal Program."""
-    module = ast.Module([_ast_stmt(s) for s in program.body], type_ignores=[])
-    return ast.unparse(ast.fix_missing_locations(module)) + "\n"

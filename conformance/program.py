@@ -8,7 +8,12 @@ by value; source positions are carried for messages but excluded from equality, 
 
 from __future__ import annotations
 
+import ast
+import sys
 from dataclasses import dataclass, field
+from typing import Any
+
+from conformance import operators
 
 Scalar = int | float | bool | str | None
 
@@ -180,6 +185,98 @@ class Program:
 
     def __repr__(self) -> str:
         # As source text: what hypothesis prints for a falsifying example is then readable.
-        from conformance.language import to_source
-
         return f"parse({to_source(self)!r})"
+
+
+# ---- printing ---------------------------------------------------------------------------
+# The IR printed back as Python source: here, not in language, so that Program's repr needs
+# no import of the parser (no program <-> language cycle).
+_BIN = {o.symbol: o.node for o in operators.BINARY}
+_UN = {o.symbol: o.node for o in operators.UNARY}
+_CMP = {o.symbol: o.node for o in operators.COMPARE}
+
+
+def _ast_expr(e: Expr, ctx: ast.expr_context | None = None) -> ast.expr:
+    load = ctx or ast.Load()
+    if isinstance(e, Const):
+        return ast.Constant(e.value)
+    if isinstance(e, Name):
+        return ast.Name(e.id, load)
+    if isinstance(e, Attribute):
+        return ast.Attribute(_ast_expr(e.value), e.attr, load)
+    if isinstance(e, Call):
+        return ast.Call(_ast_expr(e.func), [_ast_expr(a) for a in e.args],
+                        [ast.keyword(k.name, _ast_expr(k.value)) for k in e.keywords])
+    if isinstance(e, Slice):
+        return ast.Slice(*(None if p is None else _ast_expr(p)
+                           for p in (e.lower, e.upper, e.step)))
+    if isinstance(e, Subscript):
+        return ast.Subscript(_ast_expr(e.value), _ast_expr(e.index), load)
+    if isinstance(e, Tuple):
+        return ast.Tuple([_ast_expr(x, ctx) for x in e.elts], load)
+    if isinstance(e, List):
+        return ast.List([_ast_expr(x) for x in e.elts], load)
+    if isinstance(e, BinOp):
+        return ast.BinOp(_ast_expr(e.left), _BIN[e.op](), _ast_expr(e.right))
+    if isinstance(e, UnaryOp):
+        return ast.UnaryOp(_UN[e.op](), _ast_expr(e.operand))
+    if isinstance(e, Compare):
+        return ast.Compare(_ast_expr(e.left), [_CMP[o]() for o in e.ops],
+                           [_ast_expr(c) for c in e.comparators])
+    if isinstance(e, BoolOp):
+        return ast.BoolOp(ast.And() if e.op == "and" else ast.Or(),
+                          [_ast_expr(v) for v in e.values])
+    if isinstance(e, Lambda):
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in e.params],
+                             kwonlyargs=[], kw_defaults=[], defaults=[])
+        return ast.Lambda(args, _ast_expr(e.body))
+    raise TypeError(f"not an expression: {e!r}")
+
+
+# Python 3.12 added type parameters to function and class nodes; unparse needs them there.
+_TYPE_PARAMS: dict[str, Any] = {"type_params": []} if sys.version_info >= (3, 12) else {}
+
+
+def _ast_stmt(s: Stmt) -> ast.stmt:
+    if isinstance(s, Assign):
+        return ast.Assign([_ast_expr(s.target, ast.Store())], _ast_expr(s.value), lineno=0)
+    if isinstance(s, AugAssign):
+        target = _ast_expr(s.target, ast.Store())
+        assert isinstance(target, (ast.Name, ast.Subscript, ast.Attribute))
+        return ast.AugAssign(target, _BIN[s.op](), _ast_expr(s.value))
+    if isinstance(s, ExprStmt):
+        if s.value == Const(None):
+            return ast.Pass()
+        return ast.Expr(_ast_expr(s.value))
+    if isinstance(s, Assert):
+        return ast.Assert(_ast_expr(s.test), None if s.msg is None else _ast_expr(s.msg))
+    if isinstance(s, With):
+        return ast.With([ast.withitem(_ast_expr(s.context))], _ast_body(s.body), lineno=0)
+    if isinstance(s, For):
+        it = ast.Call(ast.Name("range", ast.Load()), [_ast_expr(a) for a in s.range_args], [])
+        return ast.For(ast.Name(s.var, ast.Store()), it, _ast_body(s.body), [], lineno=0)
+    if isinstance(s, Return):
+        return ast.Return(None if s.value is None else _ast_expr(s.value))
+    if isinstance(s, FunctionClass):
+        base = ast.Attribute(ast.Attribute(ast.Name("torch", ast.Load()), "autograd",
+                                           ast.Load()), "Function", ast.Load())
+        methods: list[ast.stmt] = []
+        for m in s.methods:
+            args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in m.params],
+                                 kwonlyargs=[], kw_defaults=[], defaults=[])
+            methods.append(ast.FunctionDef(
+                m.name, args, _ast_body(m.body),
+                [ast.Name(d, ast.Load()) for d in m.decorators], None, lineno=0,
+                **_TYPE_PARAMS))
+        return ast.ClassDef(s.name, [base], [], methods, [], **_TYPE_PARAMS)
+    raise TypeError(f"not a statement: {s!r}")
+
+
+def _ast_body(body: tuple[Stmt, ...]) -> list[ast.stmt]:
+    return [_ast_stmt(s) for s in body] or [ast.Pass()]
+
+
+def to_source(program: Program) -> str:
+    """Source text that `parse` reads back into an equal Program."""
+    module = ast.Module([_ast_stmt(s) for s in program.body], type_ignores=[])
+    return ast.unparse(ast.fix_missing_locations(module)) + "\n"

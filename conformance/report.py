@@ -27,7 +27,17 @@ from conformance.expectations import NONE as NO_EXPECTATIONS
 from conformance.expectations import Expectations, Known
 from conformance.generated import HitRates
 from conformance.report_dir import write_atomic
-from conformance.runner import Item, ItemResult, describe_failure, statement_text
+from conformance.runner import (
+    DIVERGES,
+    ERROR,
+    KNOWN,
+    PASS,
+    SKIPPED,
+    Item,
+    ItemResult,
+    describe_failure,
+    statement_text,
+)
 from conformance.trace import TensorSnapshot
 
 # 2: run_info counts the run (collected, executed, interrupted, exit status, options), a
@@ -89,7 +99,7 @@ def item_record(item: Item, result: ItemResult | None, outcome: str, longrepr: s
         "device": item.device, "dtype": item.dtype,
         "description": case.description, "source": case.source,
         "engine": None if result is None else result.engine,
-        "verdict": "error" if result is None else result.verdict,
+        "verdict": ERROR if result is None else result.verdict,
         "pytest_outcome": outcome,
         "reason": "" if result is None else result.reason,
     }
@@ -111,7 +121,7 @@ def error_record(nodeid: str, longrepr: str) -> dict[str, Any]:
     path, _, name = nodeid.rpartition("::")
     device, _, dtype = name.partition("-")
     return {"id": nodeid, "file": path, "features": ["unknown"], "device": device,
-            "dtype": dtype, "engine": None, "verdict": "error", "pytest_outcome": "failed",
+            "dtype": dtype, "engine": None, "verdict": ERROR, "pytest_outcome": "failed",
             "reason": longrepr[-2000:]}
 
 
@@ -121,16 +131,16 @@ def collection_error_record(nodeid: str, file: str, line: int | None, message: s
     them (device and dtype null), with the loader's file, line, message and whole text."""
     return {"id": nodeid, "file": file, "line": line, "message": message,
             "features": ["unknown"], "device": None, "dtype": None, "engine": None,
-            "verdict": "error", "pytest_outcome": "failed", "reason": text[-2000:],
+            "verdict": ERROR, "pytest_outcome": "failed", "reason": text[-2000:],
             "report": text[-20000:]}
 
 
 def generated_record(nodeid: str, engine: str, outcome: str, longrepr: str
                      ) -> dict[str, Any]:
     """The record of a generated-program item: one per run, over all its programs."""
-    verdict = {"passed": "pass", "skipped": "skipped"}.get(outcome, "diverges")
+    verdict = {"passed": PASS, "skipped": SKIPPED}.get(outcome, DIVERGES)
     if outcome == "failed" and "diverges from torch on a generated program" not in longrepr:
-        verdict = "error"
+        verdict = ERROR
     record: dict[str, Any] = {
         "id": nodeid, "file": nodeid.split("::")[0], "features": ["generated"],
         "device": "cpu", "dtype": "float32", "engine": engine, "verdict": verdict,
@@ -200,7 +210,7 @@ def _normalized(record: dict[str, Any]) -> dict[str, Any]:
     record["features"] = list(record.get("features") or ["unknown"])
     record.setdefault("engine", None)
     record.setdefault("reason", "")
-    record.setdefault("pytest_outcome", "failed" if record.get("verdict") == "error"
+    record.setdefault("pytest_outcome", "failed" if record.get("verdict") == ERROR
                       else "passed")
     if run_status.is_load_error(record):
         record.setdefault("line", None)
@@ -217,10 +227,10 @@ def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[st
     for r in items:
         for feature in r["features"]:
             cell = cells[(feature, r["device"], r["dtype"])]
-            skipped = r["verdict"] == "skipped"
+            skipped = r["verdict"] == SKIPPED
             cell[2] += skipped
             cell[1] += not skipped
-            cell[0] += r["verdict"] == "pass"
+            cell[0] += r["verdict"] == PASS
     columns = sorted({(r["device"], r["dtype"]) for r in items})
     word, _, rest = status["line"].partition(": ")
     lines = [
@@ -246,11 +256,11 @@ def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[st
             where = r["file"] if r.get("line") is None else f"{r['file']}:{r['line']}"
             message = " ".join(str(r.get("message") or r.get("reason") or "").split())
             lines.append(f"- `{where}`: {message}")
-    known = [r for r in records if r["verdict"] == "known"]
+    known = [r for r in records if r["verdict"] == KNOWN]
     if known:
         lines += ["", "## Known divergences (listed in the expectations file)", ""]
         lines += [f"- `{r['id']}`: {r['reason']}" for r in known[:MAX_LISTED_FAILURES]]
-    failures = [r for r in items if r["verdict"] not in ("pass", "skipped", "known")]
+    failures = [r for r in items if r["verdict"] not in (PASS, SKIPPED, KNOWN)]
     if failures:
         lines += ["", "## Failures", ""]
         for r in failures[:MAX_LISTED_FAILURES]:

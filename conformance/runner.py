@@ -13,13 +13,15 @@ from conformance.interpreter import run_program
 from conformance.limits import RunLimit, deadline
 from conformance.loader import Case
 from conformance.trace import LIMIT, Step, Trace
+from conformance.verdicts import Verdict
 
-PASS = "pass"
-DIVERGES = "diverges"
-CASE_WRONG = "case_disagrees_with_torch"
-SKIPPED = "skipped"
-KNOWN = "known"  # a divergence listed in the expectations file
-ERROR = "error"
+# The verdict names as plain strings (what the records and the JSON report carry).
+PASS = Verdict.PASS.value
+DIVERGES = Verdict.DIVERGES.value
+CASE_WRONG = Verdict.CASE_WRONG.value
+SKIPPED = Verdict.SKIPPED.value
+KNOWN = Verdict.KNOWN.value  # a divergence listed in the expectations file
+ERROR = Verdict.ERROR.value
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from . import messages
+
 
 class dtype:
     """A torch dtype: knows its numpy twin and the names torch prints for it."""
@@ -49,7 +51,7 @@ def from_numpy(np_dtype: Any) -> dtype:
         return float32 if np.dtype(np_dtype).itemsize < 4 else float64
     if np.dtype(np_dtype).kind in "iu":
         return int64
-    raise TypeError(f"unsupported numpy dtype {np_dtype}")
+    raise TypeError(messages.unsupported_numpy_dtype(np_dtype))
 
 
 class device:
@@ -64,8 +66,7 @@ class device:
             return
         kind, _, idx = str(spec).partition(":")
         if kind not in ("cpu", "cuda"):
-            raise RuntimeError(
-                f"Expected one of cpu, cuda device type at start of device string: {spec}")
+            raise RuntimeError(messages.bad_device_string(spec))
         self.type = kind
         if idx:
             index = int(idx)

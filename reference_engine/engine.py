@@ -90,10 +90,6 @@ def gradient_edge(t: Tensor) -> Edge:
     return (None, 0)
 
 
-def _sizes(shape: Sequence[int]) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
 def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
     if len(shape) > len(to):
         return False
@@ -112,7 +108,7 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
         if tuple(g.shape) != meta.shape:
             if not _expandable(meta.shape, tuple(g.shape)):
                 raise RuntimeError(messages.invalid_gradient_shape(
-                    node_name, i, _sizes(g.shape), _sizes(meta.shape)))
+                    node_name, i, messages.sizes(g.shape), messages.sizes(meta.shape)))
             g = ops.sum_to(g, meta.shape)
         if g.dtype is not meta.dtype:
             g = ops.to(g, meta.dtype)

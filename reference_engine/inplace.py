@@ -22,7 +22,7 @@ from .tensor import Tensor
 # torch's CreationMeta: how a view was made decides whether it may be modified in place.
 DEFAULT = "DEFAULT"
 NO_GRAD_MODE = "NO_GRAD_MODE"
-MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"
+MULTI_OUTPUT_NODE = views.MULTI_OUTPUT_NODE  # defined where the multi-output views are made
 IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
 
 

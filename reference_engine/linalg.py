@@ -51,8 +51,7 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
-        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
-                           f"{da}D and {db}D")
+        raise RuntimeError(messages.matmul_0d(da, db))
     if da == 1 and db == 1:
         return ops.dot(a, b)
     if da == 2 and db == 1:

@@ -8,6 +8,8 @@ copied out of torch's sources.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 # --- requires_grad / leaves -------------------------------------------------
 ONLY_FLOAT_REQUIRE_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
 # The attribute setter and requires_grad_() word the same rule differently in torch.
@@ -346,3 +348,38 @@ def grad_not_variable(type_name: str) -> str:
 INTERNAL_OVERLAP = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation.")
+
+
+# --- dtypes, devices, shapes --------------------------------------------------
+def sizes(shape: Sequence[int]) -> str:
+    """A shape as torch's messages print sizes: `[2, 3]`."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def unsupported_numpy_dtype(np_dtype: object) -> str:
+    return f"unsupported numpy dtype {np_dtype}"
+
+
+def bad_device_string(spec: object) -> str:
+    return f"Expected one of cpu, cuda device type at start of device string: {spec}"
+
+
+def matmul_0d(da: int, db: int) -> str:
+    return f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+
+
+LEN_OF_0D = "len() of a 0-d tensor"
+
+
+def narrow_out_of_range(start: int, length: int, size: int) -> str:
+    return f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+
+
+def split_sizes_wrong_sum(n: int, dim: int, sizes: list[int]) -> str:
+    return (f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+            f"size at dimension {dim}), but got split_sizes={sizes}")
+
+
+# --- not modelled (the engine's own limits, no torch wording) ------------------
+MIXED_INDEXING_NOT_MODELLED = "mixing advanced and basic indexing is not modelled"
+VIEW_METADATA_INPLACE_NOT_MODELLED = "in-place metadata changes of a view are not modelled"

@@ -47,7 +47,7 @@ class SavedVariable:
             # the node that saved it; an input is named by its grad_fn as it is now.
             producer = saved_for if self._is_output else t.grad_fn
             where = f"output {self._output_nr} of {short_name(producer)}" if producer else None
-            sizes = "[" + ", ".join(str(s) for s in t.shape) + "]"
+            sizes = messages.sizes(t.shape)
             raise RuntimeError(messages.modified_by_inplace(
                 f"{type_string(t.dtype, t.device)} {sizes}", where, current, self._saved_version))
         if self._is_output:

@@ -180,8 +180,8 @@ class Tensor:
                 raise RuntimeError(messages.grad_wrong_device(value._device.type,
                                                               self._device.type))
             if value.shape != self.shape:
-                raise RuntimeError(messages.grad_wrong_size(_sizes(value.shape),
-                                                            _sizes(self.shape)))
+                raise RuntimeError(messages.grad_wrong_size(messages.sizes(value.shape),
+                                                            messages.sizes(self.shape)))
         self._grad = value
 
     @property
@@ -330,7 +330,7 @@ class Tensor:
 
     def __len__(self) -> builtins.int:
         if self.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
+            raise TypeError(messages.LEN_OF_0D)
         return int(self._data.shape[0])
 
     def __bool__(self) -> builtins.bool:
@@ -531,10 +531,6 @@ class Tensor:
     @_operator
     def __or__(self, other: Any) -> Tensor:
         return ops.compare(self, other, np.logical_or)
-
-
-def _sizes(shape: Sequence[builtins.int]) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def _shape_args(args: tuple[Any, ...]) -> tuple[int, ...]:

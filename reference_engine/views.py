@@ -60,17 +60,13 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     view._set_grad_fn(node)
 
 
-def _sizes(shape: Sequence[int]) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
 def _infer_shape(t: Tensor, shape: Sequence[int]) -> tuple[int, ...]:
     shape = tuple(shape)
     known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
     if shape.count(-1) == 1 and known != 0 and t.numel() % known == 0:
         return tuple(t.numel() // known if s == -1 else s for s in shape)
     if -1 in shape or known != t.numel():
-        raise RuntimeError(messages.invalid_shape(_sizes(shape), t.numel()))
+        raise RuntimeError(messages.invalid_shape(messages.sizes(shape), t.numel()))
     return shape
 
 
@@ -187,8 +183,8 @@ def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
         old = self.shape[i - lead] if i >= lead else 1
         new = old if s == -1 else s
         if i >= lead and old != 1 and old != new:
-            raise RuntimeError(messages.expand_size(new, old, i, _sizes(sizes),
-                                                    _sizes(self.shape)))
+            raise RuntimeError(messages.expand_size(new, old, i, messages.sizes(sizes),
+                                                    messages.sizes(self.shape)))
         target.append(new)
     shape = tuple(target)
     return _make_view(self, lambda a: _expand_array(a, shape), EXPAND,
@@ -260,7 +256,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         return ops.gather(self, advanced_positions(self, index), "IndexBackward0")
     items = index if isinstance(index, tuple) else (index,)
     if any(_is_advanced(i) for i in items):
-        raise NotImplementedError("mixing advanced and basic indexing is not modelled")
+        raise NotImplementedError(messages.MIXED_INDEXING_NOT_MODELLED)
     lone_slice = len(items) == 1 and isinstance(items[0], builtins.slice)
     consumed = builtins.sum(1 for i in items if i is not None and i is not Ellipsis)
     out, dim = self, 0
@@ -287,8 +283,7 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
     d = ops.wrap_dim(dim, self.ndim)
     s = start % self.shape[d] if start < 0 else start
     if s + length > self.shape[d] or length < 0:
-        raise RuntimeError(f"start ({s}) + length ({length}) exceeds dimension size "
-                           f"({self.shape[d]}).")
+        raise RuntimeError(messages.narrow_out_of_range(s, length, self.shape[d]))
     return slice(self, d, s, s + length)
 
 
@@ -319,7 +314,7 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 # ---- multi-output views: unbind, split, chunk ------------------------------------------------
 # One node with an output per view (output_nr i). torch marks each view as created by a
 # multi-output node (CreationMeta::MULTI_OUTPUT_NODE): modifying one in place is an error.
-MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # the same flag as inplace.MULTI_OUTPUT_NODE
+MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # inplace.MULTI_OUTPUT_NODE is this one
 
 
 class MultiOutputNode(OpNode):
@@ -395,9 +390,7 @@ def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[
     if not isinstance(split_size, int):
         sizes = [int(s) for s in split_size]
         if builtins.sum(sizes) != n:
-            raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
-                f"size at dimension {d}), but got split_sizes={list(sizes)}")
+            raise RuntimeError(messages.split_sizes_wrong_sum(n, d, list(sizes)))
         return _split_at(self, d, sizes, SPLIT_WITH_SIZES, split_sizes=tuple(sizes))
     step = builtins.max(split_size, 1)
     sizes = [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
@@ -430,7 +423,7 @@ def _restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     from . import engine, inplace
     inplace.check_inplace(self)
     if self._base is not None:
-        raise NotImplementedError("in-place metadata changes of a view are not modelled")
+        raise NotImplementedError(messages.VIEW_METADATA_INPLACE_NOT_MODELLED)
     edge = engine.gradient_edge(self)
     old = Tensor(self._data, self.dtype, self.device)
     self._data = fn(self._data)

@@ -1,0 +1,21 @@
+"""The verdict vocabulary: every verdict an item or a file can get, in one place.
+
+The runner, the reports and the page use these values; the JSON schema's `verdict` enum,
+the page's template and the README are tested to name exactly these (tests/test_verdicts.py).
+"""
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Verdict(str, Enum):
+    PASS = "pass"
+    DIVERGES = "diverges"
+    CASE_WRONG = "case_disagrees_with_torch"
+    SKIPPED = "skipped"
+    KNOWN = "known"  # a divergence listed in the expectations file
+    ERROR = "error"
+
+
+# Verdicts that do not count against a cell or the page's "failing" filter.
+PASSING: tuple[str, ...] = (Verdict.PASS.value, Verdict.SKIPPED.value)
