@@ -37,7 +37,7 @@ from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
 from conformance.loader import Case, load_case, read_case_text
 from conformance.report import collection_error_record, error_record, generated_record
-from conformance.run_state import RunState, terminate_as_interrupt
+from conformance.run_state import RunState, collection_error, terminate_as_interrupt
 from conformance.runner import (
     DIVERGES,
     KNOWN,
@@ -278,12 +278,13 @@ def pytest_make_collect_report(collector: pytest.Collector
 class _Collector:
     """In the controller: every item's record and the generated programs' hit counts."""
 
-    def __init__(self, known: expectations.Expectations) -> None:
+    def __init__(self, known: expectations.Expectations, engine: str) -> None:
+        self.engine = engine
         self.records: list[dict[str, Any]] = []
         self.hits = HitRates()
         self.known = known
         self.matched: set[int] = set()
-        self.load_errors: set[str] = set()  # node ids of case files that failed to load
+        self.load_errors: set[str] = set()  # node ids of files that failed to collect
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         recorded = False
@@ -296,17 +297,27 @@ class _Collector:
             elif name == MATCHED_PROPERTY:
                 self.matched.update(json.loads(str(value)))
         # An item that failed without a record of its own (an xdist worker that crashed
-        # under it, an error in setup) still appears in the report, as an error.
-        if report.failed and not recorded and _CASE_ID.search(report.nodeid):
-            self.records.append(error_record(report.nodeid, str(report.longrepr)))
+        # under it, a watchdog's kill, an error in setup) still appears in the report, as an
+        # error: a case item, or the generated-program item.
+        if report.failed and not recorded:
+            if _CASE_ID.search(report.nodeid):
+                self.records.append(error_record(report.nodeid, str(report.longrepr)))
+            elif report.nodeid.endswith("::" + GENERATED_TEST):
+                record = generated_record(report.nodeid, self.engine, "failed",
+                                          str(report.longrepr))
+                record["reason"] = str(report.longrepr)[-2000:]  # "worker 'gw0' crashed..."
+                self.records.append(record)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        # Under xdist every worker collects every file; the controller hears each failed
-        # collection once per distinct text, and a file is recorded once whatever it hears.
-        record = getattr(report, LOAD_ERROR_ATTRIBUTE, None)
-        if report.failed and record is not None and report.nodeid not in self.load_errors:
-            self.load_errors.add(report.nodeid)
-            self.records.append(json.loads(str(record)))
+        # Every file that failed to collect is one error record: a case file's carries the
+        # loader's file, line and message; any other's is read from pytest's text. Under
+        # xdist every worker collects every file, and a file is recorded once.
+        if not report.failed or report.nodeid in self.load_errors:
+            return
+        self.load_errors.add(report.nodeid)
+        carried = getattr(report, LOAD_ERROR_ATTRIBUTE, None)
+        self.records.append(json.loads(str(carried)) if carried is not None
+                            else collection_error(report.nodeid, str(report.longrepr)))
 
     def unmatched(self) -> list[expectations.Known]:
         return [k for k in self.known.known if k.index not in self.matched]
@@ -380,22 +391,6 @@ GENERATED_TEST = "test_generated_programs_agree_with_torch"
 GENERATED_ID = f"conformance/generated_suite.py::{GENERATED_TEST}"
 
 
-class _CrashRecorder:
-    """In the controller: the generated-program item, when its worker died under it (a
-    segfault, os._exit, a watchdog's kill), is an error record too, as a case item is."""
-
-    def __init__(self, records: list[dict[str, Any]], engine: str) -> None:
-        self.records, self.engine = records, engine
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.failed and report.nodeid.endswith("::" + GENERATED_TEST) and \
-                all(name != RESULT_PROPERTY for name, _ in report.user_properties):
-            record = generated_record(report.nodeid, self.engine, "failed",
-                                      str(report.longrepr))
-            record["reason"] = str(report.longrepr)[-2000:]  # e.g. "worker 'gw0' crashed..."
-            self.records.append(record)
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if _is_generated(item):
         _GENERATED_LOG.programs = 0
@@ -421,12 +416,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_EXPECTATIONS] = _load_expectations(config)
     _MATCHED.clear()  # one session's matches (a process may run several, e.g. pytester)
     if not hasattr(config, "workerinput"):
-        collector = _Collector(config.stash[_EXPECTATIONS])
+        collector = _Collector(config.stash[_EXPECTATIONS], config.getoption("--engine"))
         config.stash[_COLLECTOR] = collector
         config.pluginmanager.register(collector, "conformance-collector")
         config.stash[_STARTED] = report.now()
-        config.pluginmanager.register(_CrashRecorder(
-            collector.records, config.getoption("--engine")), "conformance-crash-recorder")
         if config.getoption("--write-expectations"):
             config.pluginmanager.register(baseline.Writer(
                 Path(config.getoption("--write-expectations")), lambda: collector.records,
@@ -457,15 +450,13 @@ def _start_report(config: pytest.Config) -> None:
 def _options(config: pytest.Config) -> dict[str, Any]:
     """The command-line options that shape which items ran and their verdicts (engine,
     hypothesis profile and seed, and the expectations file have their own run_info keys)."""
-    # --devices may not exist in every version of the plugin; absent means all devices
-    devices = config.getoption("--devices", None)
+    devices = _devices(config)
     return {
         "keyword": config.getoption("keyword", "") or None,
         "markexpr": config.getoption("markexpr", "") or None,
         "lenient_messages": bool(config.getoption("--lenient-messages")),
         "strict_expectations": bool(config.getoption("--strict-expectations")),
-        "devices": None if not devices else [
-            d.strip() for d in str(devices).split(",") if d.strip()],
+        "devices": None if devices is None else list(devices),
         "maxfail": int(config.getoption("maxfail", 0) or 0),
     }
 
@@ -551,7 +542,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     directory = Path(config.getoption("--conformance-report"))
     state = config.stash[_RUN_STATE]
     facts = state.facts(session, _options(config))
-    records = collector.records + state.records_missing_from(collector.records)
+    records = collector.records
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if config.getoption("collectonly", False):
         if reporter is not None:

@@ -1,5 +1,5 @@
-"""In the pytest controller: how far a run got (collected, executed, interrupted) and every
-file that failed to collect, for the report's status and run_info.
+"""In the pytest controller: how far a run got (collected, executed, interrupted), for the
+report's status and run_info; and the record of a file that failed to collect.
 
 Registered by the plugin beside its record collector; it only listens, so a run's pytest
 outcome is unchanged by it.
@@ -27,8 +27,6 @@ class RunState:
     def __init__(self) -> None:
         self.executed: set[str] = set()
         self.keyboard_interrupt: str | None = None
-        # node id -> record of a file whose collection failed
-        self.collection_errors: dict[str, dict[str, Any]] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # An item that ran to its end has a teardown report (a skipped or failed setup too);
@@ -36,11 +34,6 @@ class RunState:
         # KeyboardInterrupt has neither, and is not counted.
         if report.when in ("teardown", "???"):
             self.executed.add(report.nodeid)
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed and report.nodeid not in self.collection_errors:
-            self.collection_errors[report.nodeid] = collection_error(
-                report.nodeid, str(report.longrepr))
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]
                                   ) -> None:
@@ -57,12 +50,6 @@ class RunState:
         return RunFacts(collected=int(getattr(session, "testscollected", 0) or 0),
                         executed=len(self.executed), interrupted=interrupted,
                         interruption=reason, exit_status=exit_status, options=options)
-
-    def records_missing_from(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The collection errors that no record (e.g. the loader's own, richer one) stands
-        for yet."""
-        ids = {r.get("id") for r in records}
-        return [r for nodeid, r in sorted(self.collection_errors.items()) if nodeid not in ids]
 
 
 def terminate_as_interrupt() -> Callable[[], None]:

@@ -89,6 +89,19 @@ def test_a_broken_case_file_is_an_error_in_every_report(pytester: pytest.Pyteste
     result.stdout.fnmatch_lines(["*" + line + "*"])  # and on the terminal
 
 
+def test_a_python_module_that_fails_to_collect_is_an_error_record_too(
+        pytester: pytest.Pytester) -> None:
+    # not a case file: its record is read from pytest's text (the last line of the traceback)
+    make(pytester, {"exp.yaml": CASE})
+    pytester.makepyfile(test_broken="import no_such_module_here\n")
+    result = run(pytester, [], "cases", "test_broken.py", "--engine", "torch",
+                 "--conformance-report", "out", "--continue-on-collection-errors")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    errors = [r for r in read(pytester)["items"] if r["verdict"] == "error"]
+    assert [(r["id"], r["device"]) for r in errors] == [("test_broken.py", None)]
+    assert "no_such_module_here" in errors[0]["message"]
+
+
 def test_an_engine_raising_keyboard_interrupt_gives_an_incomplete_report(
         pytester: pytest.Pytester, xdist: list[str]) -> None:
     make(pytester, {"a.yaml": DOUBLE, "b.yaml": CASE, "c.yaml": DOUBLE, "d.yaml": DOUBLE})
