@@ -631,6 +631,8 @@ def _describe_object(obj: Any) -> str:
     if isinstance(obj, type):
         return f"the class `{obj.__name__}`"
     return f"a `{type(obj).__name__}` object"
+
+
 def _api_path(e: ir.Expr) -> str | None:
     """The dotted API path an expression names (`torch.zeros`, `nn.Linear`), or None."""
     parts: list[str] = []
