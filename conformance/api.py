@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import difflib
 
+from reference_engine import registry
+
 # Names a program may use bare, and the dotted path each stands for.
 ROOTS: dict[str, str] = {
     "torch": "torch",
@@ -22,18 +24,14 @@ NAMESPACES: frozenset[str] = frozenset(
     {"torch", "torch.autograd", "torch.autograd.function", "torch.nn", "torch.nn.functional"}
 )
 
-# The op names in _TORCH and _TENSOR_METHODS are checked against the reference engine's op
-# registry (tests/reference_engine/test_registry.py), not derived from it: this table is the
-# contract for every engine, and the harness does not import one to build it.
+# The ops are the rows of the reference engine's op registry, read from it: a case must run
+# on that engine (the executable specification), so its ops are the cases' vocabulary. The
+# registry is pure data; only its names are read here.
 _TORCH = """
 tensor zeros ones full zeros_like ones_like arange empty rand randn rand_like randn_like
 manual_seed is_tensor get_default_dtype is_grad_enabled no_grad enable_grad set_grad_enabled
 inference_mode is_inference_mode_enabled
 float32 float64 float double int64 long int32 int bool
-add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu clamp maximum minimum where
-mm bmm mv matmul dot sum mean prod amax amin max min softmax log_softmax
-cat stack gather index_select masked_fill t reshape transpose permute squeeze unsqueeze
-flatten narrow unbind split chunk diagonal clone equal allclose signbit isnan
 """
 _AUTOGRAD = "grad backward Function Variable"
 _AUTOGRAD_FUNCTION = "once_differentiable"
@@ -42,22 +40,19 @@ _FUNCTIONAL = "relu mse_loss cross_entropy softmax log_softmax linear"
 
 # Every callable or value reachable by a dotted path from a root.
 FUNCTIONS: frozenset[str] = frozenset(
-    [f"torch.{n}" for n in _TORCH.split()]
+    [f"torch.{n}" for n in (*_TORCH.split(), *registry.FUNCTIONS)]
     + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
     + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
     + [f"torch.nn.{n}" for n in _NN.split()]
     + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL.split()]
 )
 
+# Tensor's methods besides the registry's op methods and in-place forms; `where`, `reshape`
+# and `permute` are function rows whose methods tensor.py adapts (argument order, varargs).
 _TENSOR_METHODS = """
 backward retain_grad register_hook register_post_accumulate_grad_hook requires_grad_ detach
-detach_ clone item tolist size dim numel is_contiguous
-add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu clamp maximum minimum where
-mm bmm mv matmul dot sum mean prod amax amin max min softmax log_softmax gather index_select
-masked_fill t reshape view view_as transpose permute squeeze unsqueeze expand expand_as
-flatten narrow unbind split chunk diagonal contiguous to cpu cuda double float
-add_ sub_ mul_ div_ pow_ neg_ exp_ log_ sqrt_ abs_ sin_ cos_ tanh_ sigmoid_ relu_ clamp_
-zero_ fill_ copy_ masked_fill_ t_ transpose_ squeeze_ unsqueeze_
+detach_ item tolist size dim numel is_contiguous where reshape view view_as permute expand
+expand_as contiguous cpu cuda double float
 """
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
@@ -70,7 +65,8 @@ _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
 # loader cannot know a value's type, so it checks membership in the union; the interpreter
 # checks again at run time.
 OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
-    "tensor method": frozenset(_TENSOR_METHODS.split()),
+    "tensor method": frozenset(
+        (*_TENSOR_METHODS.split(), *registry.METHODS, *registry.INPLACE)),
     "tensor attribute": frozenset(_TENSOR_ATTRIBUTES.split()),
     "grad_fn": frozenset({"name", "next_functions", "register_hook", "register_prehook",
                           "metadata", *_SAVED.split()}),

@@ -23,6 +23,7 @@ from conformance.engines import Engine
 from conformance.interpreter import run_program
 from conformance.language import parse, to_source
 from conformance.trace import ERROR, OK, Trace
+from reference_engine import registry
 
 BACKWARD_CALLS = frozenset({"backward", "grad"})
 
@@ -110,15 +111,15 @@ def _exprs(node: object) -> Iterator[object]:
             yield from _exprs(getattr(node, name))
 
 
-# Attribute or method names, and keywords, that say which feature family a program touches.
+# Attribute or method names, and keywords, that say which feature family a program touches:
+# the op registry's family of each op (in-place forms: `inplace`), and the autograd API.
 _FEATURE_OF_NAME = {
+    **{r.name: r.feature for r in registry.OPS},
+    **{r.inplace_name: "inplace" for r in registry.OPS if r.inplace_name},
     "backward": "backward_options", "grad": "autograd_grad", "retain_grad": "retain_grad",
     "register_hook": "hooks", "remove": "hooks", "detach": "data", "data": "data",
     "requires_grad_": "requires_grad", "no_grad": "grad_mode", "enable_grad": "grad_mode",
-    "unsqueeze": "views", "reshape": "views", "transpose": "views", "unbind": "views",
-    "sum": "reductions", "mean": "reductions", "amax": "reductions", "prod": "reductions",
-    "add_": "inplace", "mul_": "inplace", "exp_": "inplace", "zero_": "inplace",
-    "sin_": "inplace", "apply": "custom_function",
+    "apply": "custom_function",
 }
 _FEATURE_OF_KEYWORD = {
     "retain_graph": "retain_graph", "create_graph": "higher_order", "inputs": "backward_options",

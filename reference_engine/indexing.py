@@ -29,12 +29,11 @@ GATHER = OpSpec(
     "GatherBackward0", ("self",), {"self": ("self", "index")},
     lambda c, g: [ops.written_in_place(scatter_add(
         ops.new(np.zeros(c.self.shape), g.dtype, g.device), c.dim, c.index, g))])
+# Only max/min's backward scatters, always into fresh zeros: the self formula (torch's
+# grad.scatter(dim, index, 0), a ScatterBackward1 node) is never needed, so neither is it.
 SCATTER = OpSpec(
-    "ScatterBackward0", ("self", "src"), {"self": ("index",), "src": ("index",)},
-    lambda c, g: c.grads(lambda: scatter(g, c.dim, c.index, 0.0),
-                         lambda: gather(g, c.dim, c.index)))
-SCATTER_VALUE = OpSpec("ScatterBackward1", ("self",), {"self": ("index",)},
-                       lambda c, g: [scatter(g, c.dim, c.index, 0.0)])
+    "ScatterBackward0", ("self", "src"), {"src": ("index",)},
+    lambda c, g: c.grads(lambda: None, lambda: gather(g, c.dim, c.index)))
 SCATTER_ADD = OpSpec(
     "ScatterAddBackward0", ("self", "src"), {"src": ("index",)},
     lambda c, g: c.grads(lambda: g, lambda: gather(g, c.dim, c.index)))
@@ -46,15 +45,11 @@ def gather(self: Tensor, dim: int, index: Tensor) -> Tensor:
     return record(GATHER, out, [self], dim=d, index=index)
 
 
-def scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
+def scatter(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = ops.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
-    if isinstance(src, Tensor):
-        arr[_grid(index, d)] = src._data[tuple(slice(0, n) for n in index.shape)]
-        return record(SCATTER, ops.new(arr, self.dtype, self.device), [self, src], dim=d,
-                      index=index)
-    arr[_grid(index, d)] = src
-    return record(SCATTER_VALUE, ops.new(arr, self.dtype, self.device), [self], dim=d,
+    arr[_grid(index, d)] = src._data[tuple(slice(0, n) for n in index.shape)]
+    return record(SCATTER, ops.new(arr, self.dtype, self.device), [self, src], dim=d,
                   index=index)
 
 

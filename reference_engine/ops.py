@@ -116,7 +116,10 @@ SUB = OpSpec("SubBackward0", ("self", "other"),
              backward=lambda c, g: c.grads(lambda: g, lambda: _times(neg(g), c.alpha)))
 ADD_SCALAR = OpSpec("AddBackward1", ("self",), backward=lambda c, g: [g])
 SUB_SCALAR = OpSpec("SubBackward1", ("self",), backward=lambda c, g: [g])
-RSUB = OpSpec("RsubBackward1", ("self",), backward=lambda c, g: [_times(neg(g), c.alpha)])
+RSUB = OpSpec("RsubBackward0", ("self", "other"),
+              backward=lambda c, g: c.grads(lambda: _times(neg(g), c.alpha), lambda: g))
+RSUB_SCALAR = OpSpec("RsubBackward1", ("self",),
+                     backward=lambda c, g: [_times(neg(g), c.alpha)])
 MUL = OpSpec("MulBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
              lambda c, g: c.grads(lambda: mul(g, c.other), lambda: mul(g, c.self)))
 MUL_SCALAR = OpSpec("MulBackward1", ("self",), backward=lambda c, g: [mul_scalar(g, c.other)])
@@ -157,11 +160,14 @@ def sub_scalar(self: Tensor, other: Number) -> Tensor:
     return record(SUB_SCALAR, new(arr, dt, self.device), [self], other=other)
 
 
-def rsub(self: Tensor, other: Number, alpha: Number = 1) -> Tensor:
-    """other - alpha * self, for a Python number other (torch.rsub.Scalar)."""
+def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
+    """other - alpha * self: torch.rsub.Tensor, or .Scalar for a Python number other."""
+    if isinstance(other, Tensor):
+        return _elementwise(RSUB, lambda a, b: b - alpha * a if alpha != 1 else b - a,
+                            (self, other), alpha=alpha)
     dt = _promotes([self, wrap(other)])
     arr = _compute(lambda a: other - alpha * a, self._data.astype(dt.np))
-    return record(RSUB, new(arr, dt, self.device), [self], alpha=alpha, other=other)
+    return record(RSUB_SCALAR, new(arr, dt, self.device), [self], alpha=alpha, other=other)
 
 
 def mul(self: Any, other: Any) -> Tensor:

@@ -1,18 +1,38 @@
 """The op registry, in the spirit of PyTorch's OpInfo: one row per public op.
 
-From these rows __init__.py makes the package's op exports and `__all__`, and Tensor's
-methods that are an op's forward and their in-place forms (tensor.py writes only the
-adapters). tests/reference_engine/test_registry.py checks against them what the harness
-owns and must not derive from one engine (conformance/api.py's op rows, the generator's op
-lists) and that every differentiable op and in-place form has a gradcheck row. The
-backward of each op is its OpSpec, next to its forward. Pure data: imports no engine code.
+Made from these rows: the package's op exports and `__all__`, Tensor's methods that are an
+op's forward and their in-place forms (reference_engine/__init__.py; tensor.py writes only
+the adapters), the op names a case program may call (conformance/api.py), the feature family
+a generated program touches (conformance/generated.py), and a central-difference gradcheck
+of every row with a sample (tests/reference_engine/test_gradcheck.py). The backward of each
+op is its OpSpec, next to its forward. Pure data: imports no engine code, so the harness
+reads it without depending on the engine's behaviour (a case must run on this engine, the
+executable specification, so its op vocabulary is the harness's).
 
-Adding an op: its forward and OpSpec, one row here, one gradcheck row, one case, and its
-name in conformance/api.py when case programs may call it."""
+Adding an op: its forward and OpSpec, one row here (with a sample), and one case.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Const:
+    """A constant tensor argument of a sample: an index, a mask."""
+    values: object               # nested lists of ints or bools
+    dtype: str = "int64"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """How gradcheck calls an op: `torch.<name>(*inputs, *args)`, or the method on the first
+    input for a row with no function; an in-place form on a copy of the first input."""
+    shapes: tuple[Shape, ...]    # the differentiable inputs, drawn uniformly in [-1, 1]
+    args: tuple[object, ...] = ()   # what follows them: dims, numbers, Const(...)
+    positive: bool = False       # the op's domain (log, sqrt, a divisor): inputs x*x + 0.5
 
 
 @dataclass(frozen=True)
@@ -26,47 +46,99 @@ class OpRow:
     method: bool = True
     inplace: str | None = None   # the module whose `<name>_` is `Tensor.<name>_`
     differentiable: bool = True  # gradcheck must have a row for it (and its in-place form)
+    feature: str = "ops"         # the feature family (conformance/vocabulary.py) it belongs to
+    # None: the op needs a call gradcheck cannot make from data (a list of tensors, a
+    # condition first); test_gradcheck.py then writes that row by hand.
+    sample: Sample | None = None
 
     @property
     def inplace_name(self) -> str | None:
         return None if self.inplace is None else self.name + "_"
 
 
-def _rows(module: str, names: str, *, function: bool = True, method: bool = True,
-          inplace: str | None = None, differentiable: bool = True) -> tuple[OpRow, ...]:
-    return tuple(OpRow(n, module, function, method, inplace, differentiable)
-                 for n in names.split())
+def _row(name: str, module: str, *shapes: Shape, args: tuple[object, ...] = (),
+         positive: bool = False, function: bool = True, method: bool = True,
+         inplace: str | None = None, differentiable: bool = True,
+         feature: str = "ops") -> OpRow:
+    """One row; `shapes` (with `args` and `positive`) is its gradcheck sample, none if empty."""
+    sample = Sample(shapes, args, positive) if shapes else None
+    return OpRow(name, module, function, method, inplace, differentiable, feature, sample)
 
+
+V, M, S3 = (3,), (2, 3), (2, 3, 2)   # sample shapes: a vector, a matrix, a 3-d tensor
+MASK = Const([[True, False, True], [False, True, False]], "bool")
 
 OPS: tuple[OpRow, ...] = (
-    # elementwise arithmetic and unary (ops.py)
-    *_rows("ops", "add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu clamp",
-           inplace="inplace"),
-    *_rows("ops", "reciprocal maximum minimum clone"),
-    OpRow("where", "ops", method=False),          # Tensor.where(cond, other): an adapter
-    OpRow("rsub", "ops", method=False),
-    OpRow("addmm", "ops", method=False),
-    *_rows("ops", "signbit isnan", differentiable=False),
-    OpRow("equal", "ops", method=False, differentiable=False),
-    OpRow("allclose", "ops", method=False, differentiable=False),
-    OpRow("to", "ops", function=False),
+    # elementwise arithmetic and unary (ops.py), with in-place forms (inplace.py)
+    _row("add", "ops", M, V, inplace="inplace"),
+    _row("sub", "ops", M, M, inplace="inplace"),
+    _row("mul", "ops", M, (1, 3), inplace="inplace"),
+    _row("div", "ops", M, M, positive=True, inplace="inplace"),
+    _row("pow", "ops", V, V, positive=True, inplace="inplace"),
+    _row("neg", "ops", V, inplace="inplace"),
+    _row("exp", "ops", V, inplace="inplace"),
+    _row("log", "ops", V, positive=True, inplace="inplace"),
+    _row("sqrt", "ops", V, positive=True, inplace="inplace"),
+    _row("abs", "ops", (4,), inplace="inplace"),
+    _row("sin", "ops", V, inplace="inplace"),
+    _row("cos", "ops", V, inplace="inplace"),
+    _row("tanh", "ops", V, inplace="inplace"),
+    _row("sigmoid", "ops", V, inplace="inplace"),
+    _row("relu", "ops", (4,), inplace="inplace"),
+    _row("clamp", "ops", (4,), args=(-0.5, 0.5), inplace="inplace"),
+    _row("reciprocal", "ops", V, positive=True),
+    _row("maximum", "ops", (4,), (4,)),
+    _row("minimum", "ops", (4,), (4,)),
+    _row("clone", "ops", M),
+    _row("where", "ops", method=False),     # the condition comes first; Tensor.where adapts
+    _row("rsub", "ops", V, V, method=False),
+    _row("addmm", "ops", (4,), M, (3, 4), method=False),
+    _row("signbit", "ops", differentiable=False),
+    _row("isnan", "ops", differentiable=False),
+    _row("equal", "ops", method=False, differentiable=False),
+    _row("allclose", "ops", method=False, differentiable=False),
+    _row("to", "ops", function=False, feature="devices"),
     # products (ops.py, linalg.py)
-    *_rows("ops", "mm mv matmul dot"),
-    OpRow("bmm", "linalg"),
+    _row("mm", "ops", M, (3, 4), feature="matmul"),
+    _row("mv", "ops", M, V, feature="matmul"),
+    _row("matmul", "ops", M, (3, 2), feature="matmul"),
+    _row("dot", "ops", V, V, feature="matmul"),
+    _row("bmm", "linalg", (2, 2, 3), (2, 3, 2), feature="matmul"),
     # reductions (ops.py, reductions.py)
-    *_rows("ops", "sum mean"),
-    *_rows("reductions", "prod amax amin max min softmax log_softmax"),
+    _row("sum", "ops", M, feature="reductions"),
+    _row("mean", "ops", M, feature="reductions"),
+    _row("prod", "reductions", M, positive=True, feature="reductions"),
+    _row("amax", "reductions", M, feature="reductions"),
+    _row("amin", "reductions", M, feature="reductions"),
+    _row("max", "reductions", M, feature="reductions"),
+    _row("min", "reductions", M, feature="reductions"),
+    _row("softmax", "reductions", M, args=(1,)),
+    _row("log_softmax", "reductions", M, args=(0,)),
     # joining and indexing (ops.py, indexing.py)
-    *_rows("ops", "cat stack", method=False),
-    *_rows("indexing", "gather index_select"),
-    OpRow("masked_fill", "indexing", inplace="inplace"),
+    _row("cat", "ops", method=False),       # take a list of tensors
+    _row("stack", "ops", method=False),
+    _row("gather", "indexing", M, args=(1, Const([[0, 2], [1, 1]]))),
+    _row("index_select", "indexing", M, args=(1, Const([2, 0, 2]))),
+    _row("masked_fill", "indexing", M, args=(MASK, 0.5), inplace="inplace"),
     # views (views.py); their in-place forms restride the tensor itself
-    *_rows("views", "t transpose squeeze unsqueeze", inplace="views"),
-    *_rows("views", "flatten narrow diagonal unbind split chunk"),
-    *_rows("views", "reshape permute", method=False),   # Tensor's take varargs shapes
-    OpRow("select", "views", function=False),
+    _row("t", "views", M, inplace="views", feature="views"),
+    _row("transpose", "views", M, args=(0, 1), inplace="views", feature="views"),
+    _row("squeeze", "views", (2, 1, 3), inplace="views", feature="views"),
+    _row("unsqueeze", "views", M, args=(1,), inplace="views", feature="views"),
+    _row("flatten", "views", S3, feature="views"),
+    _row("narrow", "views", M, args=(1, 1, 2), feature="views"),
+    _row("diagonal", "views", (3, 3), feature="views"),
+    _row("unbind", "views", M, feature="views"),
+    _row("split", "views", M, args=(2, 1), feature="views"),
+    _row("chunk", "views", (3, 2), args=(2, 0), feature="views"),
+    # Tensor.reshape and Tensor.permute take varargs shapes: adapters in tensor.py
+    _row("reshape", "views", M, args=((6,),), method=False, feature="views"),
+    _row("permute", "views", S3, args=((2, 0, 1),), method=False, feature="views"),
+    _row("select", "views", M, args=(1, 2), function=False, feature="views"),
     # in-place ops with no out-of-place form here (inplace.py)
-    *_rows("inplace", "zero_ fill_ copy_", function=False),
+    _row("zero_", "inplace", V, function=False, feature="inplace"),
+    _row("fill_", "inplace", V, args=(2.0,), function=False, feature="inplace"),
+    _row("copy_", "inplace", V, V, function=False, feature="inplace"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)

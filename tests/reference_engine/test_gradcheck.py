@@ -1,9 +1,10 @@
 """Central-difference check, in float64 and independently of torch, of every op's backward
 and double backward.
 
-OPS holds the sample inputs: every differentiable op of reference_engine/registry.py, and
-its in-place form, has at least one row named for it (test_registry.py checks this), and
-every OpSpec is built by some row (test_gradcheck_coverage.py). For each row:
+OPS holds the rows: one for every op of reference_engine/registry.py with a sample, and its
+in-place form, made from the sample; then the variants written here by hand. Every
+differentiable op has a row named for it (test_registry.py checks this), and every OpSpec
+is built by some row (test_gradcheck_coverage.py). For each row:
 
 - backward: the grad of sum(f(x) * u), for a random u, against central differences;
 - double backward: the grad of s(x) = sum_i <vjp_i(x), w_i>, the random-vector-Jacobian
@@ -21,6 +22,8 @@ import numpy as np
 import pytest
 
 import reference_engine as torch
+from reference_engine.registry import OPS as REGISTRY
+from reference_engine.registry import Const, OpRow
 
 F = torch.nn.functional
 EPS = 1e-6
@@ -46,45 +49,70 @@ def _p(a: Any) -> Any:
     return a * a + 0.5
 
 
+Row = tuple[Callable[..., Any], list[tuple[int, ...]]]
+
+
+def _argument(value: object) -> Any:
+    if isinstance(value, Const):
+        return torch.tensor(value.values, dtype=getattr(torch, value.dtype))
+    return value
+
+
+def _call(row: OpRow, inplace: bool) -> Callable[..., Any]:
+    """The registry row's sample call: torch.<name>(*xs, *args), the method where the row has
+    no function, an in-place form on a copy of the first input (a leaf cannot be written)."""
+    sample = row.sample
+    assert sample is not None
+
+    def f(*xs: Any) -> Any:
+        xs = tuple(_p(x) for x in xs) if sample.positive else xs
+        args = tuple(_argument(a) for a in sample.args)
+        if inplace or row.name.endswith("_"):
+            name = row.inplace_name if inplace else row.name
+            return getattr(xs[0] * 1, str(name))(*xs[1:], *args)
+        if row.function:
+            return getattr(torch, row.name)(*xs, *args)
+        return getattr(xs[0], row.name)(*xs[1:], *args)
+    return f
+
+
+def _from_registry() -> dict[str, Row]:
+    rows: dict[str, Row] = {}
+    for row in REGISTRY:
+        if row.sample is not None:
+            rows[row.name] = (_call(row, False), list(row.sample.shapes))
+            if row.inplace_name is not None:
+                rows[row.inplace_name] = (_call(row, True), list(row.sample.shapes))
+    return rows
+
+
+# Variants the registry's samples do not make: keywords, scalars, compositions that give a
+# linear op a non-zero second derivative, ops a sample cannot call (lists, a condition first).
 # name -> (function, input shapes). Outputs may be tuples (multi-output ops).
-OPS: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
+_BY_HAND: dict[str, Row] = {
     # arithmetic
-    "add": (lambda a, b: a + b, [(2, 3), (3,)]),
+    "add_composed": (lambda a, b: a + b, [(2, 3), (3,)]),
     "add_alpha": (lambda a, b: torch.add(a, b, alpha=3), [(2, 3), (2, 3)]),
-    "sub": (lambda a, b: torch.sub(a, b, alpha=2), [(2, 3), (2, 3)]),
-    "rsub": (lambda a: 2 - a, [(3,)]),
-    "mul": (lambda a, b: a * b, [(2, 3), (1, 3)]),
+    "sub_composed": (lambda a, b: torch.sub(a, b, alpha=2), [(2, 3), (2, 3)]),
+    "rsub_composed": (lambda a: 2 - a, [(3,)]),
+    "mul_composed": (lambda a, b: a * b, [(2, 3), (1, 3)]),
     "mul_scalar": (lambda a: a * 3, [(3,)]),
-    "div": (lambda a, b: a / _p(b), [(2, 3), (2, 3)]),
     "div_scalar": (lambda a: a / 4, [(3,)]),
     "rdiv": (lambda a: 2 / _p(a), [(3,)]),
     "pow_scalar": (lambda a: a ** 3, [(3,)]),
     "pow_tensor": (lambda a, b: _p(a) ** b, [(3,), (3,)]),
     "rpow": (lambda a: 2 ** a, [(3,)]),
-    "neg": (lambda a: -a, [(3,)]),
-    "reciprocal": (lambda a: torch.reciprocal(_p(a)), [(3,)]),
+    "neg_composed": (lambda a: -a, [(3,)]),
     # unary
-    "abs": (lambda a: a.abs() * a, [(4,)]),
-    "exp": (lambda a: a.exp(), [(3,)]),
-    "log": (lambda a: _p(a).log(), [(3,)]),
-    "sqrt": (lambda a: _p(a).sqrt(), [(3,)]),
-    "sin": (lambda a: a.sin(), [(3,)]),
-    "cos": (lambda a: a.cos(), [(3,)]),
-    "tanh": (lambda a: a.tanh(), [(3,)]),
-    "sigmoid": (lambda a: a.sigmoid(), [(3,)]),
-    "relu": (lambda a: a.relu() * a, [(4,)]),
-    "clamp": (lambda a: a.clamp(-0.5, 0.5) * a, [(4,)]),
+    "abs_composed": (lambda a: a.abs() * a, [(4,)]),
+    "relu_composed": (lambda a: a.relu() * a, [(4,)]),
+    "clamp_composed": (lambda a: a.clamp(-0.5, 0.5) * a, [(4,)]),
     "clamp_min": (lambda a: torch.clamp(a, min=0.1) ** 2, [(4,)]),
-    "maximum": (lambda a, b: torch.maximum(a, b) ** 2, [(4,), (4,)]),
-    "minimum": (lambda a, b: torch.minimum(a, b) ** 2, [(4,), (4,)]),
+    "maximum_composed": (lambda a, b: torch.maximum(a, b) ** 2, [(4,), (4,)]),
+    "minimum_composed": (lambda a, b: torch.minimum(a, b) ** 2, [(4,), (4,)]),
     "where": (lambda a, b: torch.where(a > 0, a, b) ** 2, [(4,), (4,)]),
     # matrix products
-    "mm": (lambda a, b: a.mm(b), [(2, 3), (3, 4)]),
     "mm_transposed": (lambda a, b: a.t().mm(b.t()), [(3, 2), (4, 3)]),
-    "mv": (lambda a, b: torch.mv(a, b), [(2, 3), (3,)]),
-    "addmm": (lambda c, a, b: torch.addmm(c, a, b), [(4,), (2, 3), (3, 4)]),
-    "bmm": (lambda a, b: torch.bmm(a, b), [(2, 2, 3), (2, 3, 2)]),
-    "dot": (lambda a, b: a.dot(b), [(3,), (3,)]),
     "matmul_1d_1d": (lambda a, b: a @ b, [(3,), (3,)]),
     "matmul_2d_1d": (lambda a, b: a @ b, [(2, 3), (3,)]),
     "matmul_1d_2d": (lambda a, b: a @ b, [(3,), (3, 2)]),
@@ -96,23 +124,20 @@ OPS: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     "matmul_1d_3d": (lambda a, b: a @ b, [(3,), (2, 3, 2)]),
     "matmul_3d_1d": (lambda a, b: a @ b, [(2, 2, 3), (3,)]),
     # reductions
-    "sum": (lambda a: a.sum() ** 2, [(2, 3)]),
+    "sum_composed": (lambda a: a.sum() ** 2, [(2, 3)]),
     "sum_dim": (lambda a: a.sum(1) ** 2, [(2, 3)]),
-    "mean": (lambda a: a.mean() ** 2, [(2, 3)]),
+    "mean_composed": (lambda a: a.mean() ** 2, [(2, 3)]),
     "mean_dim": (lambda a: a.mean(0, keepdim=True) ** 2, [(2, 3)]),
-    "prod": (lambda a: _p(a).prod(), [(2, 3)]),
     "prod_dim": (lambda a: _p(a).prod(1), [(2, 3)]),
     "prod_dim_keepdim": (lambda a: torch.prod(_p(a), 0, keepdim=True), [(2, 3)]),
-    "amax": (lambda a: a.amax() * a, [(2, 3)]),
+    "amax_composed": (lambda a: a.amax() * a, [(2, 3)]),
     "amax_dim": (lambda a: a.amax(1) ** 2, [(2, 3)]),
     "amin_dims": (lambda a: torch.amin(a, (0, 1), keepdim=True) * a, [(2, 3)]),
-    "max": (lambda a: a.max() ** 2, [(2, 3)]),
-    "min": (lambda a: torch.min(a) * a, [(2, 3)]),
+    "max_composed": (lambda a: a.max() ** 2, [(2, 3)]),
+    "min_composed": (lambda a: torch.min(a) * a, [(2, 3)]),
     "max_dim": (lambda a: a.max(1).values ** 2, [(2, 3)]),
     "min_dim_keepdim": (lambda a: torch.min(a, 0, keepdim=True)[0] * a, [(2, 3)]),
     "max_binary": (lambda a, b: torch.max(a, b) ** 2, [(3,), (3,)]),
-    "softmax": (lambda a: a.softmax(1), [(2, 3)]),
-    "log_softmax": (lambda a: torch.log_softmax(a, 0), [(2, 3)]),
     "F_softmax": (lambda a: F.softmax(a, dim=-1), [(3,)]),
     # nn.functional
     "mse_loss": (lambda a, b: F.mse_loss(a, b), [(2, 3), (2, 3)]),
@@ -128,11 +153,11 @@ OPS: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     # joining, indexing, copying
     "cat": (lambda a, b: torch.cat([a, b], 1) ** 2, [(2, 1), (2, 3)]),
     "stack": (lambda a, b: torch.stack([a, b], 1) ** 2, [(2,), (2,)]),
-    "gather": (lambda a: torch.gather(a, 1, IDX) ** 2, [(2, 3)]),
-    "index_select": (lambda a: a.index_select(1, COLS) ** 2, [(2, 3)]),
-    "masked_fill": (lambda a: a.masked_fill(a > 0, 0.5) ** 2, [(2, 3)]),
+    "gather_composed": (lambda a: torch.gather(a, 1, IDX) ** 2, [(2, 3)]),
+    "index_select_composed": (lambda a: a.index_select(1, COLS) ** 2, [(2, 3)]),
+    "masked_fill_composed": (lambda a: a.masked_fill(a > 0, 0.5) ** 2, [(2, 3)]),
     "masked_fill_tensor": (lambda a, v: a.masked_fill(a > 0, v) * a, [(2, 3), ()]),
-    "clone": (lambda a: a.clone() ** 2, [(2, 3)]),
+    "clone_composed": (lambda a: a.clone() ** 2, [(2, 3)]),
     "to_device": (lambda a: a.cuda().cpu() ** 2, [(2, 3)]),
     "contiguous": (lambda a: a.t().contiguous() ** 2, [(2, 3)]),
     "index_advanced": (lambda a: a[a > 0] ** 2, [(5,)]),
@@ -140,60 +165,54 @@ OPS: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     # views
     "view": (lambda a: a.view(3, 2) ** 2, [(2, 3)]),
     "view_as": (lambda a, b: a.view_as(b) * b, [(2, 3), (3, 2)]),
-    "reshape": (lambda a: a.reshape(6) ** 2, [(2, 3)]),
+    "reshape_composed": (lambda a: a.reshape(6) ** 2, [(2, 3)]),
     "reshape_copy": (lambda a: a.t().reshape(6) ** 2, [(2, 3)]),
     "reshape_alias": (lambda a: a.expand(2, 3).reshape(2, 3, 1) ** 2, [(3,)]),
-    "transpose": (lambda a: a.transpose(0, 1) ** 2, [(2, 3)]),
-    "t": (lambda a: a.t() ** 2, [(2, 3)]),
-    "permute": (lambda a: a.permute(2, 0, 1) ** 2, [(2, 3, 2)]),
-    "squeeze": (lambda a: a.squeeze() ** 2, [(2, 1, 3)]),
+    "transpose_composed": (lambda a: a.transpose(0, 1) ** 2, [(2, 3)]),
+    "t_composed": (lambda a: a.t() ** 2, [(2, 3)]),
+    "permute_composed": (lambda a: a.permute(2, 0, 1) ** 2, [(2, 3, 2)]),
+    "squeeze_composed": (lambda a: a.squeeze() ** 2, [(2, 1, 3)]),
     "squeeze_dim": (lambda a: a.squeeze(1) ** 2, [(2, 1, 3)]),
     "squeeze_dims": (lambda a: a.squeeze((0, 1)) ** 2, [(1, 1, 3)]),
-    "unsqueeze": (lambda a: a.unsqueeze(1) ** 2, [(2, 3)]),
+    "unsqueeze_composed": (lambda a: a.unsqueeze(1) ** 2, [(2, 3)]),
     "expand": (lambda a: a.expand(2, 3, 3) ** 2, [(3, 1)]),
-    "flatten": (lambda a: a.flatten() ** 2, [(2, 3)]),
+    "flatten_composed": (lambda a: a.flatten() ** 2, [(2, 3)]),
     "flatten_dims": (lambda a: torch.flatten(a, 1) ** 2, [(2, 3, 2)]),
-    "narrow": (lambda a: a.narrow(1, 1, 2) ** 2, [(2, 3)]),
-    "select": (lambda a: a.select(1, 2) ** 2, [(2, 3)]),
+    "narrow_composed": (lambda a: a.narrow(1, 1, 2) ** 2, [(2, 3)]),
+    "select_composed": (lambda a: a.select(1, 2) ** 2, [(2, 3)]),
     "index_basic": (lambda a: a[1:, 0] ** 2, [(3, 2)]),
     "view_chain": (lambda a: a.t().reshape(6).view(2, 3).transpose(0, 1)[1:, 0] ** 2,
                    [(2, 3)]),
-    "diagonal": (lambda a: a.diagonal() ** 2, [(3, 3)]),
+    "diagonal_composed": (lambda a: a.diagonal() ** 2, [(3, 3)]),
     "diagonal_offset": (lambda a: torch.diagonal(a, 1) ** 2, [(3, 4)]),
-    "unbind": (lambda a: a.unbind(1), [(2, 3)]),
+    "unbind_composed": (lambda a: a.unbind(1), [(2, 3)]),
     "unbind_partly_used": (lambda a: a.unbind(0)[1] ** 2, [(2, 3)]),
-    "split": (lambda a: torch.split(a, 2, 1), [(2, 3)]),
     "split_sizes": (lambda a: a.split([1, 2], 1), [(2, 3)]),
-    "chunk": (lambda a: a.chunk(2, 0), [(3, 2)]),
     # in-place forms
-    "add_": (lambda a, b: (a * 1).add_(b, alpha=2) ** 2, [(3,), (3,)]),
-    "sub_": (lambda a, b: (a * 1).sub_(b) ** 2, [(3,), (3,)]),
-    "mul_": (lambda a, b: (a * 1).mul_(b), [(3,), (3,)]),
-    "div_": (lambda a, b: (a * 1).div_(_p(b)), [(3,), (3,)]),
-    "pow_": (lambda a: (a * 1).pow_(3), [(3,)]),
+    "add__composed": (lambda a, b: (a * 1).add_(b, alpha=2) ** 2, [(3,), (3,)]),
+    "sub__composed": (lambda a, b: (a * 1).sub_(b) ** 2, [(3,), (3,)]),
+    "mul__composed": (lambda a, b: (a * 1).mul_(b), [(3,), (3,)]),
+    "pow__composed": (lambda a: (a * 1).pow_(3), [(3,)]),
     "pow_tensor_": (lambda a, b: _p(a).pow_(b), [(3,), (3,)]),
-    "neg_": (lambda a: (a * a).neg_(), [(3,)]),
-    "exp_": (lambda a: (a * 1).exp_(), [(3,)]),
-    "log_": (lambda a: _p(a).log_(), [(3,)]),
-    "sqrt_": (lambda a: _p(a).sqrt_(), [(3,)]),
-    "abs_": (lambda a: (a * 1).abs_() * a, [(3,)]),
-    "sin_": (lambda a: (a * 1).sin_(), [(3,)]),
-    "cos_": (lambda a: (a * 1).cos_(), [(3,)]),
-    "tanh_": (lambda a: (a * 1).tanh_(), [(3,)]),
-    "sigmoid_": (lambda a: (a * 1).sigmoid_(), [(3,)]),
-    "relu_": (lambda a: (a * 1).relu_() * a, [(4,)]),
-    "clamp_": (lambda a: (a * 1).clamp_(-0.5, 0.5) * a, [(4,)]),
-    "masked_fill_": (lambda a: (a * 1).masked_fill_(a > 0, 2.0) * a, [(2, 3)]),
-    "t_": (lambda a: (a * 1).t_() ** 2, [(2, 3)]),
-    "transpose_": (lambda a: (a * 1).transpose_(0, 1) ** 2, [(2, 3)]),
-    "squeeze_": (lambda a: (a * 1).squeeze_() ** 2, [(2, 1)]),
-    "unsqueeze_": (lambda a: (a * 1).unsqueeze_(0) ** 2, [(2,)]),
+    "neg__composed": (lambda a: (a * a).neg_(), [(3,)]),
+    "abs__composed": (lambda a: (a * 1).abs_() * a, [(3,)]),
+    "relu__composed": (lambda a: (a * 1).relu_() * a, [(4,)]),
+    "clamp__composed": (lambda a: (a * 1).clamp_(-0.5, 0.5) * a, [(4,)]),
+    "masked_fill__composed": (lambda a: (a * 1).masked_fill_(a > 0, 2.0) * a, [(2, 3)]),
+    "t__composed": (lambda a: (a * 1).t_() ** 2, [(2, 3)]),
+    "transpose__composed": (lambda a: (a * 1).transpose_(0, 1) ** 2, [(2, 3)]),
+    "squeeze__composed": (lambda a: (a * 1).squeeze_() ** 2, [(2, 1)]),
+    "unsqueeze__composed": (lambda a: (a * 1).unsqueeze_(0) ** 2, [(2,)]),
     "squeeze_dims_": (lambda a: (a * 1).squeeze_((0, 2)) ** 2, [(1, 2, 1)]),
-    "zero_": (lambda a: (a * 1).zero_() + a ** 2, [(3,)]),
-    "fill_": (lambda a: (a * 1).fill_(2.0) * a, [(3,)]),
-    "copy_": (lambda a, b: (a * 1).copy_(b) ** 2 * a, [(3,), (3,)]),
+    "zero__composed": (lambda a: (a * 1).zero_() + a ** 2, [(3,)]),
+    "fill__composed": (lambda a: (a * 1).fill_(2.0) * a, [(3,)]),
+    "copy__composed": (lambda a, b: (a * 1).copy_(b) ** 2 * a, [(3,), (3,)]),
     "inplace_on_view": (_inplace_view, [(2, 2)]),
 }
+
+OPS: dict[str, Row] = _from_registry()
+assert not OPS.keys() & _BY_HAND.keys(), "a hand row is named for a registry row"
+OPS.update(_BY_HAND)
 
 
 

@@ -30,12 +30,6 @@ THIRD_ORDER_ONLY = {
 }
 # Rows whose third-order graph builds the THIRD_ORDER_ONLY nodes.
 THIRD_ORDER_ROWS = ("sigmoid",)
-# OpSpecs no public op builds at any order (dead formulas, kept for torch's naming).
-UNREACHABLE = {
-    "ScatterBackward1": "the self formula of ScatterBackward0, whose self is always a fresh "
-                        "zeros tensor (max/min's backward); no public op scatters into a "
-                        "tensor that requires grad",
-}
 
 
 def _opspecs() -> dict[str, str]:
@@ -90,18 +84,15 @@ def test_every_opspec_is_reached_by_gradcheck() -> None:
     specs = _opspecs()
     assert len(specs) > 50, "the engine's OpSpecs were not found"
     reached = set().union(*(_graphs(name, 2) for name in OPS))
-    missing = {specs[n] for n in set(specs) - reached - set(THIRD_ORDER_ONLY) - set(UNREACHABLE)}
+    missing = {specs[n] for n in set(specs) - reached - set(THIRD_ORDER_ONLY)}
     assert not missing, f"OpSpecs with no gradcheck row building their node: {sorted(missing)}"
 
 
 def test_the_exceptions_are_still_exceptions() -> None:
-    """THIRD_ORDER_ONLY is built at third order and not before; UNREACHABLE is not built even
-    at third order by the rows that use its neighbours (max/min, gather)."""
+    """THIRD_ORDER_ONLY is built at third order and not before."""
     specs = _opspecs()
-    assert (set(THIRD_ORDER_ONLY) | set(UNREACHABLE)) <= set(specs)
+    assert set(THIRD_ORDER_ONLY) <= set(specs)
     second = set().union(*(_graphs(name, 2) for name in OPS))
     third = set().union(*(_graphs(name, 3) for name in THIRD_ORDER_ROWS))
     assert not set(THIRD_ORDER_ONLY) & second, "reached at second order: drop the exception"
     assert set(THIRD_ORDER_ONLY) <= third
-    near = set().union(*(_graphs(name, 3) for name in ("max_dim", "min_dim_keepdim", "gather")))
-    assert not set(UNREACHABLE) & (second | near), "now reached: drop the exception"

@@ -1,11 +1,10 @@
 """The op registry agrees with what is made from it and with the tables checked against it.
 
 Made from it by reference_engine/__init__.py: `torch.<op>`, `__all__`,
-Tensor's delegating methods and in-place forms. Checked against it here, because they
-belong to the harness, which treats reference_engine as one engine among others and must
-not import it: conformance/api.py's op rows (what a case may call on any engine) and the
-generator's op lists in conformance/strategies.py. Checked against it too: every
-differentiable op and in-place form has a gradcheck row (test_gradcheck.OPS).
+Tensor's delegating methods and in-place forms; by conformance/api.py, the ops a case may
+call (so each row must be torch's too). Checked against it: the generator's op lists in
+conformance/strategies.py, and that every differentiable op and in-place form has a
+gradcheck row (test_gradcheck.OPS).
 """
 
 from __future__ import annotations
@@ -20,20 +19,6 @@ from conformance import api, strategies
 from reference_engine import registry
 from reference_engine.registry import OPS, OpRow
 from tests.reference_engine.test_gradcheck import OPS as GRADCHECK
-
-# Registry ops a case program may not call: torch has them, but the harness's vocabulary
-# (api.py) leaves them out; the engine uses them to model torch's graphs.
-ENGINE_ONLY_FUNCTIONS = {
-    "reciprocal": "scalar / x is reciprocal(x) * scalar in torch's graph",
-    "rsub": "scalar - x is RsubBackward1 in torch's graph",
-    "addmm": "F.linear's graph",
-}
-ENGINE_ONLY_METHODS = {
-    "reciprocal": ENGINE_ONLY_FUNCTIONS["reciprocal"],
-    "signbit": "cases call torch.signbit",
-    "isnan": "cases call torch.isnan",
-    "select": "x[i] is select in torch's graph",
-}
 
 ROW_IDS = [r.name for r in OPS]
 
@@ -97,17 +82,17 @@ def _api(prefix: str) -> set[str]:
             if p.startswith(prefix) and "." not in p[len(prefix):]}
 
 
-def test_api_lists_every_function_row_but_the_engine_only_ones() -> None:
-    callable_in_cases = _api("torch.")
-    functions = set(registry.FUNCTIONS)
-    assert functions - callable_in_cases == set(ENGINE_ONLY_FUNCTIONS)
-    assert not callable_in_cases & set(ENGINE_ONLY_FUNCTIONS)
-
-
-def test_api_lists_every_method_row_but_the_engine_only_ones() -> None:
-    methods = api.OBJECT_ATTRIBUTES["tensor method"]
-    rows = set(registry.METHODS) | set(registry.INPLACE)
-    assert rows - methods == set(ENGINE_ONLY_METHODS)
+@pytest.mark.parametrize("row", OPS, ids=ROW_IDS)
+def test_every_row_is_torch_api(row: OpRow) -> None:
+    """Case programs may call every row (conformance/api.py reads them), so each is torch's:
+    `torch.<name>` for a function row, `Tensor.<name>` and `<name>_` for its methods."""
+    import torch as real_torch
+    if row.function:
+        assert callable(getattr(real_torch, row.name))
+    if row.method:
+        assert callable(getattr(real_torch.Tensor, row.name))
+    if row.inplace_name is not None:
+        assert callable(getattr(real_torch.Tensor, row.inplace_name))
 
 
 def test_every_api_name_exists_on_the_reference_engine() -> None:
@@ -126,3 +111,8 @@ def test_the_generators_op_lists_are_registry_ops() -> None:
     inplace = set(registry.INPLACE) | {r.name for r in OPS if r.name.endswith("_")}
     for op, _arg in strategies.INPLACE:
         assert op in inplace, op
+
+
+def test_every_feature_is_in_the_vocabulary() -> None:
+    from conformance.vocabulary import FEATURES
+    assert {r.feature for r in OPS} <= set(FEATURES)
