@@ -544,6 +544,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     facts = state.facts(session, _options(config))
     records = collector.records
     reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and getattr(reporter, "_width_of_current_line", 0):
+        reporter.write_line("")     # the session ends mid progress line (`... [100%]`)
     if config.getoption("collectonly", False):
         if reporter is not None:
             reporter.write_sep("-", f"conformance report: nothing ran (--collect-only); "
