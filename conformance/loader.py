@@ -25,7 +25,7 @@ from conformance.diagnostics import CaseError
 REQUIRED = ("description", "features", "program")
 OPTIONAL = ("devices", "dtypes", "seed", "source")
 # Limits a case file must keep (documented in docs/case-format.md, "Loading limits"). Case
-# files are a few KiB (the library's largest: 1.4 KiB); the limits keep a hostile or mistaken
+# files are a few KiB (the library's largest: about 2 KiB); the limits keep a hostile or mistaken
 # file from exhausting time, memory or the stack, and make the verdict the same in every
 # process, however deep its stack. PyYAML's scanner reads about 64 KiB of the costliest YAML
 # per second (a 1 MiB file of keys: 17 to 22 s, in every xdist worker), hence 64 KiB.
