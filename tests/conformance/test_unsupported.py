@@ -97,7 +97,8 @@ def test_lacks_tells_a_missing_name_from_one_whose_code_raised():
         raise AssertionError("torch.amin resolved on an engine that lacks it")
 
 
-def test_report_counts_unsupported_apart_and_lists_the_missing_paths(tmp_path):
+def _report(tmp_path: Path) -> Path:
+    """A report of four items: two lack torch.amin, one Tensor.sum, one passes."""
     programs = {"amin1": "a = torch.tensor([1.0])\nb = torch.amin(a)",
                 "amin2": "a = torch.tensor([2.0])\nb = torch.amin(a)",
                 "sum": "a = torch.full((2,), 1.0)\nb = a.sum()",
@@ -109,6 +110,11 @@ def test_report_counts_unsupported_apart_and_lists_the_missing_paths(tmp_path):
         records.append(report.item_record(result.item, result, outcome, "longrepr"))
     report.write(tmp_path / "out", records, engine=ENGINE, started=report.now(),
                  profile="ci", generated=HitRates())
+    return tmp_path / "out"
+
+
+def test_report_counts_unsupported_apart_and_lists_the_missing_paths(tmp_path):
+    _report(tmp_path)
     data = json.loads((tmp_path / "out" / "conformance.json").read_text())
     jsonschema.validate(data, SCHEMA)
     assert data["missing_api"] == {"torch.amin": 2, "Tensor.sum": 1}
@@ -118,13 +124,11 @@ def test_report_counts_unsupported_apart_and_lists_the_missing_paths(tmp_path):
     assert "| feature | cpu float32 | unsupported |" in summary
     assert "| ops | 1/4 | 3 |" in summary
     assert "| `torch.amin` | 2 |" in summary and "| `Tensor.sum` | 1 |" in summary
-    return tmp_path / "out" / "index.html"
 
 
 @needs_chromium
 def test_page_draws_the_unsupported_column_and_the_missing_paths(tmp_path):
-    dom = dump_dom(tmp_path, test_report_counts_unsupported_apart_and_lists_the_missing_paths(
-        tmp_path))
+    dom = dump_dom(tmp_path, _report(tmp_path) / "index.html")
     row = re.search(r'<tr data-feature="ops">(.*?)</tr>', dom)
     assert row and re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', row.group(1)) == [
         "1/4", "3"]
