@@ -80,6 +80,9 @@ def test_join_derives_covered_and_reports_what_does_not_fit(tmp_path):
                          ("w", "test_autograd.py test_nowhere"),
                          ("doc", "https://pytorch.org/docs/stable/autograd.html")]:
         (cases / f"{name}.yaml").write_text(CASE.format(source=source), encoding="utf-8")
+    # a file that fails to load is no case and covers nothing
+    (cases / "broken.yaml").write_text(CASE.format(source="test_autograd.py test_z")
+                                       .replace("program", "programme"), encoding="utf-8")
     coverage = cm.join(cmap, cm.case_sources(cases))
     # a cited test counts as covered even if marked out of scope; that mark is a problem
     assert coverage.status == {"TestA.test_x": cm.TODO, "TestA.test_y": cm.COVERED,
