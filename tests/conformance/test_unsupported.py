@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 
-from conformance import report, run_status
+from conformance import explain, report, run_status
 from conformance.engines import MissingAPI, lacks, load_engine
 from conformance.generated import HitRates
 from conformance.loader import load_case
@@ -135,3 +135,14 @@ def test_page_draws_the_unsupported_column_and_the_missing_paths(tmp_path):
     table = re.search(r'<table id="missing-api">(.*?)</table>', dom, re.S)
     assert table and re.findall(r"<td[^>]*>([^<]*)</td>", table.group(1)) == [
         "torch.amin", "2", "Tensor.sum", "1"]
+
+
+def test_explain_names_the_missing_api(tmp_path):
+    path = tmp_path / "amin.yaml"
+    path.write_text("description: d\nfeatures: [ops]\ndevices: [cpu]\nprogram: |\n"
+                    "  a = torch.tensor([1.0, 2.0])\n  b = torch.amin(a)\n")
+    (item,) = items_of(load_case(path))
+    text, result = explain.explain(item, load_engine(ENGINE))
+    assert result.verdict == UNSUPPORTED
+    assert text.endswith("unsupported: tests.conformance.engine_lacks_api lacks torch.amin, "
+                         "which the case uses (add it to the engine)")
