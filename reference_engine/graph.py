@@ -49,6 +49,12 @@ class Node:
         return type(self).__name__
 
     @property
+    def metadata(self) -> dict[Any, Any]:
+        """torch's `grad_fn.metadata`: a dict the node keeps for its users, empty at first
+        and the same dict on every read."""
+        return self.__dict__.setdefault("_metadata", {})
+
+    @property
     def next_functions(self) -> tuple[Edge, ...]:
         return tuple(self.next_edges)
 
