@@ -75,6 +75,14 @@ KINDS: tuple[Kind, ...] = (
     Kind("non_differentiable_grad", False,
          (r"returned a gradient different than None at position",),
          "a Function's backward returned a grad for an input that cannot have one"),
+    Kind("mark_dirty_not_returned", False,
+         (r"Some elements marked as dirty during the forward method were not returned as "
+          r"output",),
+         "a custom Function marked an input dirty but did not return it"),
+    Kind("mark_dirty_view_multiple_outputs", False,
+         (r"If your Function modifies inplace an input that is a view of another Tensor, your "
+          r"Function cannot return more than one Tensor",),
+         "a custom Function marked a view input dirty and returned several tensors"),
     Kind("implicit_grad_nonscalar", False,
          (r"grad can be implicitly created only for scalar outputs",),
          "backward() without a gradient on a tensor with more than one element"),

@@ -163,8 +163,12 @@ def _wrap_outputs(node: BackwardCFunction | None, ctx: BackwardCFunction, inputs
             elif var._base is None:
                 var.detach_()
         elif is_modified:
-            if var.is_leaf and var.requires_grad:
+            # C++ is_leaf() reads the grad_fn_ field: the check must not regenerate a dirty
+            # view's grad_fn against its base's history from before the rebase.
+            if var._grad_fn is None and var.requires_grad:
                 raise RuntimeError(messages.MARK_DIRTY_LEAF)
+            if var._base is not None and len(raw) > 1:
+                raise RuntimeError(messages.MARK_DIRTY_VIEW_MULTIPLE_OUTPUTS)
             var._grad = None
             if var._base is not None:
                 rebase_history(var, node)  # type: ignore[arg-type]
@@ -179,6 +183,8 @@ def _wrap_outputs(node: BackwardCFunction | None, ctx: BackwardCFunction, inputs
             var._view_creation_meta = IN_CUSTOM_FUNCTION
         diff_outputs += differentiable
         outs.append(var)
+    if any(not any(t is o for o in outs) for t in dirty):
+        raise RuntimeError(messages.MARK_DIRTY_NOT_RETURNED)
     if diff_outputs > 1:
         for var in outs:
             if isinstance(var, Tensor) and var._base is not None:

@@ -111,6 +111,9 @@ def rebase_history(t: Tensor, node: Node) -> None:
     assert t._view_index is not None
     copy_slices = CopySlices(engine.gradient_edge(base), base, t._view_index, node)
     base._set_grad_fn(copy_slices)
+    # variable.cpp rebase_history ends with `self.grad_fn()`: the view's grad_fn is
+    # regenerated now, onto the CopySlices (an AsStridedBackward0 made before later nodes).
+    views.regenerate_view_grad_fn(t)
 
 
 class CopySlices(Node):

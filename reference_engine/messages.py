@@ -336,6 +336,18 @@ VIEW_INPLACE_REASON = {
         "behavior is forbidden. You can fix this by cloning the output of the custom Function."
     ),
 }
+# torch/csrc/autograd/custom_function.cpp (_process_backward_mode_ad)
+MARK_DIRTY_VIEW_MULTIPLE_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
+MARK_DIRTY_NOT_RETURNED = (
+    "Some elements marked as dirty during the forward method were not returned as output. The "
+    "inputs that are modified inplace must all be outputs of the Function.")
 MARK_DIRTY_NOT_INPUT = (
     "Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an input, there "
     "is no need to pass it to mark_dirty()."

@@ -73,6 +73,13 @@ MESSAGES = {
     "non_differentiable_grad": "function MyFnBackward returned a gradient different than None "
                                "at position 2, but the corresponding forward input was not a "
                                "Variable",
+    "mark_dirty_not_returned": "Some elements marked as dirty during the forward method were "
+                               "not returned as output. The inputs that are modified inplace "
+                               "must all be outputs of the Function.",
+    "mark_dirty_view_multiple_outputs": "If your Function modifies inplace an input that is a "
+                                        "view of another Tensor, your Function cannot return "
+                                        "more than one Tensor. This is not supported by the "
+                                        "current autograd engine.",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
