@@ -83,6 +83,9 @@ KINDS: tuple[Kind, ...] = (
          (r"If your Function modifies inplace an input that is a view of another Tensor, your "
           r"Function cannot return more than one Tensor",),
          "a custom Function marked a view input dirty and returned several tensors"),
+    Kind("mark_dirty_view_not_input", False,
+         (r"ctx\.mark_dirty\(\) received a tensor that was not an input",),
+         "a custom Function marked dirty a view that is not one of its inputs"),
     Kind("implicit_grad_nonscalar", False,
          (r"grad can be implicitly created only for scalar outputs",),
          "backward() without a gradient on a tensor with more than one element"),
@@ -170,6 +173,10 @@ KINDS: tuple[Kind, ...] = (
          exception="IndexError"),
     Kind("python_attribute_error", False, (), "any other AttributeError, e.g. `.zero_()` on a "
          ".grad that is None", exception="AttributeError"),
+    Kind("mark_dirty_not_input", True,
+         (r"ctx\.mark_dirty\(\) received a tensor that was not an input",
+          r"Only input Tensors should be given to ctx\.mark_dirty\(\)"),
+         "a custom Function marked dirty a tensor that is not one of its inputs"),
     Kind("nonleaf_grad_access", True,
          (r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed",),
          "reading .grad of a non-leaf tensor that does not retain its grad"),

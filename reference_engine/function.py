@@ -11,6 +11,7 @@ be modified in place later; non-differentiable outputs get no history.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy as np
 from . import engine, messages
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Meta, Node, node_class
-from .inplace import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, rebase_history
+from .inplace import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, check_inplace, rebase_history
 from .saved import SavedVariable
 from .tensor import Tensor
 
@@ -163,6 +164,12 @@ def _wrap_outputs(node: BackwardCFunction | None, ctx: BackwardCFunction, inputs
             elif var._base is None:
                 var.detach_()
         elif is_modified:
+            if not is_input:
+                if var._base is not None:
+                    raise RuntimeError(messages.MARK_DIRTY_NOT_INPUT)
+                warnings.warn(messages.MARK_DIRTY_NOT_INPUT, UserWarning, stacklevel=2)
+            if var._base is not None:    # a dirty view is checked as any in-place on a view
+                check_inplace(var)
             # C++ is_leaf() reads the grad_fn_ field: the check must not regenerate a dirty
             # view's grad_fn against its base's history from before the rebase.
             if var._grad_fn is None and var.requires_grad:

@@ -348,10 +348,10 @@ MARK_DIRTY_VIEW_MULTIPLE_OUTPUTS = (
 MARK_DIRTY_NOT_RETURNED = (
     "Some elements marked as dirty during the forward method were not returned as output. The "
     "inputs that are modified inplace must all be outputs of the Function.")
+# custom_function.cpp: a warning for a tensor, an error for a view (its rebase would be wrong).
 MARK_DIRTY_NOT_INPUT = (
-    "Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an input, there "
-    "is no need to pass it to mark_dirty()."
-)
+    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+    "been mutated should be passed to ctx.mark_dirty().")
 
 
 def grad_not_variable(type_name: str) -> str:
