@@ -259,18 +259,13 @@ def copy_(self: Tensor, src: Any) -> Tensor:
 
 
 def squeeze_(self: Tensor, dim: int) -> Tensor:
-    """Metadata-only in-place squeeze, as ATen's matmul uses it (SqueezeBackward4)."""
+    """In-place squeeze of one dim (SqueezeBackward4), as Tensor.squeeze_(dim) and ATen's
+    matmul use it: a metadata change like the other in-place view ops (views.restride_)."""
     sizes = tuple(self.shape)
     d = ops.wrap_dim(dim, self.ndim)
-    if self.shape[d] == 1:
-        self._data = np.squeeze(self._data, d)
-    self._version_counter.bump()
-    if self.requires_grad and is_grad_enabled():
-        node: OpNode = build_node(SQUEEZE4, [engine.gradient_edge(self)], [self], self,
-                                  {"dim": (d,), "self_sym_sizes": sizes})
-        node.input_metadata = [self._meta()]
-        self._set_grad_fn(node)
-    return self
+    keep = self.shape[d] != 1
+    return views.restride_(self, lambda a: a if keep else np.squeeze(a, d), SQUEEZE4,
+                           dim=(d,), self_sym_sizes=sizes)
 
 
 SQUEEZE4 = OpSpec("SqueezeBackward4", ("self",),

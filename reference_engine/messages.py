@@ -394,4 +394,3 @@ def split_sizes_wrong_sum(n: int, dim: int, sizes: list[int]) -> str:
 
 # --- not modelled (the engine's own limits, no torch wording) ------------------
 MIXED_INDEXING_NOT_MODELLED = "mixing advanced and basic indexing is not modelled"
-VIEW_METADATA_INPLACE_NOT_MODELLED = "in-place metadata changes of a view are not modelled"

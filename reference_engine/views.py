@@ -418,15 +418,19 @@ SQUEEZE5 = OpSpec("SqueezeBackward5", ("self",),
 UNSQUEEZE1 = OpSpec("UnsqueezeBackward1", ("self",), backward=lambda c, g: [squeeze(g, c.dim)])
 
 
-def _restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
-    """Change self's shape/strides in place: version bump, history rebased onto spec."""
+def restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
+    """Change self's shape/strides in place: version bump, history rebased onto spec.
+
+    On a view (torch's inplace-view ops re-view the base): the view keeps its base and its
+    creation meta, only its geometry changes, and it is checked like any in-place op on a
+    view (views made under no_grad, by a multi-output op or in a custom Function refuse)."""
     from . import engine, inplace
     inplace.check_inplace(self)
-    if self._base is not None:
-        raise NotImplementedError(messages.VIEW_METADATA_INPLACE_NOT_MODELLED)
     edge = engine.gradient_edge(self)
     old = Tensor(self._data, self.dtype, self.device)
     self._data = fn(self._data)
+    if self._view_index is not None:
+        self._view_index = fn(self._view_index)
     self._version_counter.bump()
     if edge[0] is not None and is_grad_enabled():
         node = build_node(spec, [edge], [old], self, attrs)
@@ -437,29 +441,29 @@ def _restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
 def t_(self: Tensor) -> Tensor:
     if self.ndim > 2:
         raise RuntimeError(messages.t_dims(self.ndim))
-    return _restride_(self, np.transpose, T1)
+    return restride_(self, np.transpose, T1)
 
 
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
     d0, d1 = ops.wrap_dim(dim0, self.ndim), ops.wrap_dim(dim1, self.ndim)
-    return _restride_(self, lambda a: np.swapaxes(a, d0, d1), TRANSPOSE1, dim0=d0, dim1=d1)
+    return restride_(self, lambda a: np.swapaxes(a, d0, d1), TRANSPOSE1, dim0=d0, dim1=d1)
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     d = ops.wrap_dim(dim, self.ndim + 1)
-    return _restride_(self, lambda a: np.expand_dims(a, d), UNSQUEEZE1, dim=d)
+    return restride_(self, lambda a: np.expand_dims(a, d), UNSQUEEZE1, dim=d)
 
 
 def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     sizes = tuple(self.shape)
     if dim is None:
-        return _restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
+        return restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
     if isinstance(dim, int):
         from . import inplace
         return inplace.squeeze_(self, dim)
     ds = tuple(ops.wrap_dim(d, self.ndim) for d in dim)
     drop = tuple(d for d in ds if sizes[d] == 1)
-    return _restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
+    return restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
                       self_sym_sizes=sizes)
 
 
