@@ -380,6 +380,8 @@ class _Converter:
                               for p in (node.lower, node.upper, node.step)))
         if isinstance(node, ast.Tuple):
             return ir.Tuple(tuple(self.index(e) for e in node.elts))
+        if isinstance(node, ast.Constant) and node.value is Ellipsis:
+            return ir.Const(Ellipsis)
         return self.expr(node)
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import ast
 import sys
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
 from conformance import operators
 
-Scalar = int | float | bool | str | None
+# Ellipsis only as an index (`x[..., 0]`); the parser admits it nowhere else.
+Scalar = int | float | bool | str | None | types.EllipsisType
 
 
 @dataclass(frozen=True)

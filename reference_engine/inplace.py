@@ -275,16 +275,27 @@ SQUEEZE4 = OpSpec("SqueezeBackward4", ("self",),
 # ---- __setitem__ -------------------------------------------------------------------------
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:
-    """Basic index: copy_ into the view (CopySlices on the base). Advanced index:
-    index_put_ on the tensor itself (IndexPutBackward0)."""
+    """Basic index: copy_ into the view (CopySlices on the base). Advanced index: index_put_
+    on the tensor, or on the view its basic items make (IndexPutBackward0, under a
+    CopySlices for a view); the value's leading 1-dims are viewed away first, as
+    THPVariable_setitem does (a ViewBackward0 under IndexPutBackward0)."""
     value_t = ops.wrap(value)
-    if views._is_advanced(index):
-        positions = views.advanced_positions(self, index)
-        with no_grad():
-            r = ops.index_put(self, positions, ops.to(value_t, self.dtype))
-        apply_inplace(self, ops.INDEX_PUT, r, [value_t], index=positions)
+    target, positions = views.advanced_target(self, index)
+    if positions is None:
+        _copy_to(target, value_t)
         return
-    _copy_to(views.getitem(self, index), value_t)
+    value_t = _without_leading_ones(value_t)
+    with no_grad():
+        r = ops.index_put(target, positions, ops.to(value_t, target.dtype))
+    apply_inplace(target, ops.INDEX_PUT, r, [value_t], index=positions)
+
+
+def _without_leading_ones(t: Tensor) -> Tensor:
+    """at::indexing::slicePrefix1sSize: a view without the leading size-1 dims, if any."""
+    sizes = list(t.shape)
+    while sizes and sizes[0] == 1:
+        sizes.pop(0)
+    return t if len(sizes) == t.ndim else views.view(t, tuple(sizes))
 
 
 def _copy_to(dst: Tensor, src: Tensor) -> None:
@@ -297,10 +308,7 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
     if src.ndim == 0 and src.device.type == "cpu":
         copy_(dst, src)  # torch's fill_(Tensor): same values, same edges
         return
-    sizes = list(src.shape)
-    while sizes and sizes[0] == 1:
-        sizes.pop(0)
-    src = views.view(src, tuple(sizes))
+    src = _without_leading_ones(src)
     if tuple(src.shape) != tuple(dst.shape):
         ops.broadcast_shape(tuple(dst.shape), tuple(src.shape))
         src = views.expand(src, tuple(dst.shape))

@@ -392,5 +392,12 @@ def split_sizes_wrong_sum(n: int, dim: int, sizes: list[int]) -> str:
             f"size at dimension {dim}), but got split_sizes={sizes}")
 
 
+# python_variable_indexing.cpp treatSequenceAsTuple, on every such index
+NON_TUPLE_SEQUENCE_INDEX = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+    "a different result")
+
+
 # --- not modelled (the engine's own limits, no torch wording) ------------------
-MIXED_INDEXING_NOT_MODELLED = "mixing advanced and basic indexing is not modelled"

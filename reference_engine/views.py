@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -240,40 +241,98 @@ def slice(self: Tensor, dim: int, start: int | None, end: int | None,
 
 
 def _is_advanced(item: Any) -> bool:
-    return isinstance(item, Tensor | list | np.ndarray)
+    """An index that copies (IndexBackward0): a list, an array, a tensor other than a 0-d
+    integer one (which torch takes as a plain integer)."""
+    if isinstance(item, Tensor):
+        return not (item.ndim == 0 and item.dtype.category == 1)
+    return isinstance(item, list | np.ndarray)
+
+
+def _as_items(index: Any) -> tuple[Any, ...] | None:
+    """torch's treatSequenceAsTuple: a tuple, or (numpy's old heuristic) a short list holding
+    a sequence, tensor, slice, None or Ellipsis, is a tuple of indices; None otherwise."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32 and any(
+            isinstance(i, Tensor | list | tuple | builtins.slice) or i is None or i is Ellipsis
+            for i in index):
+        warnings.warn(messages.NON_TUPLE_SEQUENCE_INDEX, UserWarning, stacklevel=4)
+        return tuple(index)
+    return None
+
+
+def _index_array(item: Any) -> np.ndarray:
+    return item._data if isinstance(item, Tensor) else np.asarray(item)
 
 
 def advanced_positions(self: Tensor, index: Any) -> np.ndarray:
     """Flat positions picked by an advanced (tensor/list/mask) index, as numpy picks them."""
-    key = index._data if isinstance(index, Tensor) else np.asarray(index)
-    return np.asarray(_positions(self)[key])
+    return np.asarray(_positions(self)[_index_array(index)])
+
+
+def _dims_of(item: Any) -> int:
+    """How many dims of the indexed tensor an index item consumes."""
+    if item is None or item is Ellipsis:
+        return 0
+    if _is_advanced(item):
+        key = _index_array(item)
+        return key.ndim if key.dtype == np.bool_ else 1
+    return 1
+
+
+def _apply_basic(self: Tensor, items: tuple[Any, ...], lone: bool
+                 ) -> tuple[Tensor, tuple[Any, ...] | None]:
+    """torch's applySlicing: the basic items become select/slice/unsqueeze steps, one view
+    node each (a full slice inside a tuple is skipped); the advanced items are returned as
+    the numpy key that picks from that view (None when there are none), which numpy places
+    as torch's index() does once the integers are gone."""
+    consumed = builtins.sum(_dims_of(i) for i in items)
+    out, dim = self, 0
+    key: list[Any] = []
+    advanced = False
+    for item in items:
+        if item is None:
+            out, dim = unsqueeze(out, dim), dim + 1
+            key.append(builtins.slice(None))
+        elif item is Ellipsis:
+            n = self.ndim - consumed
+            dim += n
+            key.extend([builtins.slice(None)] * n)
+        elif isinstance(item, builtins.slice):
+            if item != builtins.slice(None) or lone:
+                out = slice(out, dim, item.start, item.stop, item.step)
+            dim += 1
+            key.append(builtins.slice(None))
+        elif _is_advanced(item):
+            key.append(_index_array(item))
+            dim += _dims_of(item)
+            advanced = True
+        else:
+            out = select(out, dim, int(item))
+    return out, (tuple(key) if advanced else None)
 
 
 def getitem(self: Tensor, index: Any) -> Tensor:
     """Basic indexing decomposes into select/slice/unsqueeze steps, one node each, as in
-    torch's python_variable_indexing; an advanced index makes a copy (IndexBackward0)."""
-    if _is_advanced(index):
+    torch's python_variable_indexing; advanced items then make a copy (IndexBackward0) of
+    that view."""
+    items = _as_items(index)
+    if items is None and _is_advanced(index):
         return ops.gather(self, advanced_positions(self, index), "IndexBackward0")
-    items = index if isinstance(index, tuple) else (index,)
-    if any(_is_advanced(i) for i in items):
-        raise NotImplementedError(messages.MIXED_INDEXING_NOT_MODELLED)
-    lone_slice = len(items) == 1 and isinstance(items[0], builtins.slice)
-    consumed = builtins.sum(1 for i in items if i is not None and i is not Ellipsis)
-    out, dim = self, 0
-    for item in items:
-        if item is None:
-            out, dim = unsqueeze(out, dim), dim + 1
-        elif item is Ellipsis:
-            dim += self.ndim - consumed
-        elif isinstance(item, builtins.slice):
-            full = item == builtins.slice(None)
-            if not full or lone_slice:   # torch skips a full slice inside a tuple index
-                out = slice(out, dim, item.start, item.stop, item.step)
-            dim += 1
-        else:
-            out = select(out, dim, int(item))
-    return out
+    out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
+    if key is None:
+        return out
+    return ops.gather(out, np.asarray(_positions(out)[key]), "IndexBackward0")
 
+
+def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None]:
+    """For setitem: the tensor an index writes into (self, or the view its basic items
+    make) and, for an advanced index, the flat positions in it (None for a basic index)."""
+    items = _as_items(index)
+    if items is None and _is_advanced(index):
+        return self, advanced_positions(self, index)
+    out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
+    return out, None if key is None else np.asarray(_positions(out)[key])
 
 
 # ---- more single-output views -------------------------------------------------------------

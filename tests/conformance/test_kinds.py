@@ -92,6 +92,9 @@ WARNINGS = {
                             "input Tensors that have been mutated should be passed to "
                             "ctx.mark_dirty(). (Triggered internally at "
                             "/__w/pytorch/pytorch/torch/csrc/autograd/custom_function.cpp:320.)",
+    "non_tuple_sequence_index": "Using a non-tuple sequence for multidimensional indexing is "
+                                "deprecated and will be changed in pytorch 2.9; use "
+                                "x[tuple(seq)] instead of x[seq].",
     "nonleaf_grad_access": "The .grad attribute of a Tensor that is not a leaf Tensor is being "
                            "accessed. Its .grad attribute won't be populated during "
                            "autograd.backward(). (Triggered internally at "

@@ -172,3 +172,12 @@ def test_ctx_state_may_be_stored_and_read_back_only_in_its_class() -> None:
         parse(src.replace("ctx.k = k", "ctx._k = k"))
     with pytest.raises(CaseError, match="cannot assign to attribute `k`"):
         parse(src + "x = torch.ones(1)\nx.k = 1\n")
+
+
+def test_ellipsis_is_an_index_and_nothing_else() -> None:
+    src = "x = torch.ones(2, 3)\ny = x[..., 0]\nz = x[[0], ...]\n"
+    program = parse(src)
+    assert to_source(program) == src
+    assert parse(to_source(program)) == program
+    with pytest.raises(CaseError, match="constant Ellipsis"):
+        parse("x = ...\n")
