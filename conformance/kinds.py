@@ -95,6 +95,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("grad_shape_mismatch", False,
          (r"Mismatch in shape: grad_output\[\d+\] has a shape of",),
          "the gradient passed to backward/grad does not match the output's shape"),
+    Kind("batched_grad_shape_mismatch", False,
+         (r"If `is_grads_batched=True`, we interpret the first dimension of each grad_output",),
+         "autograd.grad(is_grads_batched=True) with a grad_output whose entries do not match "
+         "the output's shape"),
     Kind("invalid_gradient", False,
          (r"returned an invalid gradient at index \d+",),
          "a backward function returned a gradient of the wrong shape, dtype or device"),

@@ -18,7 +18,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .tensor import Tensor
+from .tensor import Size, Tensor
 
 __all__ = ["Function", "FunctionCtx", "Variable", "backward", "enable_grad", "function", "grad",
            "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
@@ -33,13 +33,19 @@ def _tuple(x: Tensor | Sequence[Tensor | None] | None) -> tuple[Tensor | None, .
     return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
-def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Tensor | None]
-                ) -> list[Tensor | None]:
+def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Tensor | None],
+                batched: bool = False) -> list[Tensor | None]:
     from .ops import new
     result: list[Tensor | None] = []
     for i, (out, g) in enumerate(zip(outputs, grads, strict=False)):
         if g is not None:
-            if tuple(g.shape) != tuple(out.shape):
+            first = g[0] if batched else g   # torch compares one batch entry
+            if tuple(first.shape) != tuple(out.shape):
+                if batched:
+                    # torch prints that entry's shape without its first dim (it strips the
+                    # batch dim a second time)
+                    raise RuntimeError(messages.batched_grad_shape_mismatch(
+                        i, repr(Size(first.shape[1:])), repr(out.shape)))
                 raise RuntimeError(messages.grad_shape_mismatch(i, repr(g.shape), repr(out.shape)))
             result.append(g)
         elif out.requires_grad:
@@ -107,14 +113,17 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         if not isinstance(t, Tensor):
             raise RuntimeError(messages.grad_input_not_tensor(type(t).__name__))
     given = list(_tuple(grad_outputs)) or [None] * len(outs)
-    grads = _make_grads(outs, given)
+    grads = _make_grads(outs, given, is_grads_batched)
     _check_roots(outs)
     for t in ins:
         if not t.requires_grad:
             raise RuntimeError(messages.DIFFERENTIATED_NO_GRAD)
     if retain_graph is None:
         retain_graph = create_graph
-    result = execute(outs, grads, retain_graph, create_graph, capture=ins)
+    if is_grads_batched:
+        result = _batched_vjp(outs, grads, retain_graph, create_graph, ins)
+    else:
+        result = execute(outs, grads, retain_graph, create_graph, capture=ins)
     for i, r in enumerate(result):
         if r is None and not allow:
             raise RuntimeError(messages.unused_input(i))
@@ -122,6 +131,24 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         from .ops import zeros_like
         result = [zeros_like(t) if r is None else r for t, r in zip(ins, result, strict=False)]
     return tuple(result)
+
+
+def _batched_vjp(outs: list[Tensor], grads: list[Tensor | None], retain_graph: bool,
+                 create_graph: bool, ins: list[Tensor]) -> list[Tensor | None]:
+    """torch vmaps one backward over the first dim of every grad_output; here one backward
+    per batch entry (the graph kept until the last), the input grads stacked along dim 0.
+    Hooks run once per entry here, once on the batched grads in torch (not modelled: the
+    harness cannot observe a hook that receives a batched grad)."""
+    from .ops import stack
+    size = next(len(g) for g in grads if g is not None)
+    per_entry = [execute(outs, [None if g is None else g[b] for g in grads],
+                         retain_graph or b < size - 1, create_graph, capture=ins)
+                 for b in range(size)]
+    result: list[Tensor | None] = []
+    for k in range(len(ins)):
+        column = [entry[k] for entry in per_entry]
+        result.append(None if column[0] is None else stack(column, 0))  # type: ignore[arg-type]
+    return result
 
 
 def Variable(data: Tensor, requires_grad: bool = False) -> Tensor:

@@ -124,6 +124,16 @@ def grad_shape_mismatch(i: int, grad_shape: str, out_shape: str) -> str:
     )
 
 
+def batched_grad_shape_mismatch(i: int, grad_shape: str, out_shape: str) -> str:
+    # torch/autograd/__init__.py _make_grads (is_grads_batched=True)
+    return (
+        "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as "
+        "the batch dimension. The sizes of the remaining dimensions are expected to match the "
+        f"shape of corresponding output, but a mismatch was detected: grad_output[{i}] has a "
+        f"shape of {grad_shape} and output[{i}] has a shape of {out_shape}. If you only want "
+        "some tensors in `grad_output` to be considered batched, consider using vmap.")
+
+
 def no_grad_fn(i: int) -> str:
     return f"element {i} of tensors does not require grad and does not have a grad_fn"
 

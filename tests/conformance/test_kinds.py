@@ -83,6 +83,14 @@ MESSAGES = {
     "mark_dirty_view_not_input": "ctx.mark_dirty() received a tensor that was not an input. "
                                  "Only input Tensors that have been mutated should be passed "
                                  "to ctx.mark_dirty().",
+    "batched_grad_shape_mismatch": "If `is_grads_batched=True`, we interpret the first "
+                                   "dimension of each grad_output as the batch dimension. The "
+                                   "sizes of the remaining dimensions are expected to match the "
+                                   "shape of corresponding output, but a mismatch was detected: "
+                                   "grad_output[0] has a shape of torch.Size([]) and output[0] "
+                                   "has a shape of torch.Size([2, 2]). If you only want some "
+                                   "tensors in `grad_output` to be considered batched, consider "
+                                   "using vmap.",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
