@@ -87,12 +87,12 @@ def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Tensor | Sequence
     # running: a non-leaf input then gets its .grad from its retains_grad hook, and keeps
     # retains_grad=True afterwards; on a leaf it is a no-op, unless the leaf no longer
     # requires grad (requires_grad_(False)), where it raises.
+    # The input's node itself (AccumulateGrad for a leaf) is then marked to execute
+    # (GraphTask::init_to_execute with accumulate_grad): a non-leaf input's grad_fn runs, with
+    # its hooks, computing no grads past it, and frees its saved tensors.
     for t in targets:
         t.retain_grad()
-    leaves = [t for t in targets if t.is_leaf]
-    others = [t for t in targets if not t.is_leaf]
-    execute(outputs, grads, retain_graph, create_graph, capture=others or None,
-            accumulate_into=leaves)
+    execute(outputs, grads, retain_graph, create_graph, accumulate_into=targets)
 
 
 def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],

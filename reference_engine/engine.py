@@ -20,7 +20,7 @@ import numpy as np
 
 from . import dtypes, messages
 from .grad_mode import is_grad_enabled, set_grad_enabled
-from .graph import MAX_SEQUENCE, Edge, GraphRoot, Meta, Node, check_hook_value
+from .graph import MAX_SEQUENCE, TASK_NODES, Edge, GraphRoot, Meta, Node, check_hook_value
 from .tensor import Tensor
 
 
@@ -203,6 +203,18 @@ def _run(graph_root: Node, first: list[Tensor | None], retain_graph: bool,
     must_run = {fn for fn, _ in (gradient_edge(t) for t in accumulate_into or ())
                 if fn is not None}
     needed = _needed(graph_root, must_run, captures) if captures or must_run else None
+    TASK_NODES.append(None if needed is None else
+                      {n for n, run in needed.items() if run} | captures)
+    try:
+        return _execute_nodes(graph_root, first, retain_graph, needed, captures,
+                              capture_edges)
+    finally:
+        TASK_NODES.pop()
+
+
+def _execute_nodes(graph_root: Node, first: list[Tensor | None], retain_graph: bool,
+                   needed: dict[Node, bool] | None, captures: set[Node],
+                   capture_edges: list[Edge]) -> list[Tensor | None]:
     deps = _dependencies(graph_root)
     buffers: dict[Node, list[Tensor | None]] = {graph_root: first}
     captured: list[Tensor | None] = [None] * len(capture_edges)
@@ -224,6 +236,8 @@ def _run(graph_root: Node, first: list[Tensor | None], retain_graph: bool,
         # then node hooks, which see (grad_inputs, grad_outputs) and may replace grad_inputs.
         inputs = node.call_pre_hooks(_call_pre_hooks(node, inputs))
         outputs = node.apply(list(inputs))
+        if needed is not None and node.computes_only_wanted:
+            outputs = [g if node.should_compute(i) else None for i, g in enumerate(outputs)]
         if not retain_graph:
             node.release_variables()
         outputs = validate_outputs(node.next_edges, outputs, node.name())

@@ -47,6 +47,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node *is* the ctx, as in torch (ctx is an instance of MyFnBackward)."""
 
     _forward_cls: type[Function]
+    computes_only_wanted = False
 
     def __init__(self) -> None:
         super().__init__([])

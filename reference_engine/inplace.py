@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes, engine, messages, ops, views
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import Edge, Node, node_class
+from .graph import TASK_NODES, Edge, Node, node_class
 from .saved import short_name
 from .tensor import Tensor
 
@@ -138,6 +138,11 @@ class CopySlices(Node):
             # second pass fails here even when that node saved nothing
             raise RuntimeError(messages.BACKWARD_TWICE)
         result = ops.clone(g)
+        # torch adds the wrapped node's first next node (the view's old history, which the
+        # backward may not reach) to the running task, so that the node computes that grad.
+        wanted = TASK_NODES[-1]
+        if wanted is not None and self.fn.next_edges[0][0] is not None:
+            wanted.add(self.fn.next_edges[0][0])
         res = self.fn.apply([ops.gather(result, self.index, "IndexBackward0")])
         # torch writes result twice in place (result.copy_(grad), then grad_slice.copy_(res)),
         # which shows as _version 2 on a grad that leaves through a view (an expand). Under
@@ -290,12 +295,13 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     apply_inplace(target, ops.INDEX_PUT, r, [value_t], index=positions)
 
 
-def _without_leading_ones(t: Tensor) -> Tensor:
-    """at::indexing::slicePrefix1sSize: a view without the leading size-1 dims, if any."""
+def _without_leading_ones(t: Tensor, always: bool = False) -> Tensor:
+    """at::indexing::slicePrefix1sSize: a view without the leading size-1 dims. setitem's
+    index_put_ path views only when there are some; copy_to views `always`."""
     sizes = list(t.shape)
     while sizes and sizes[0] == 1:
         sizes.pop(0)
-    return t if len(sizes) == t.ndim else views.view(t, tuple(sizes))
+    return t if len(sizes) == t.ndim and not always else views.view(t, tuple(sizes))
 
 
 def _copy_to(dst: Tensor, src: Tensor) -> None:
@@ -308,7 +314,7 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
     if src.ndim == 0 and src.device.type == "cpu":
         copy_(dst, src)  # torch's fill_(Tensor): same values, same edges
         return
-    src = _without_leading_ones(src)
+    src = _without_leading_ones(src, always=True)
     if tuple(src.shape) != tuple(dst.shape):
         ops.broadcast_shape(tuple(dst.shape), tuple(src.shape))
         src = views.expand(src, tuple(dst.shape))
