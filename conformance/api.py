@@ -114,3 +114,11 @@ MAX_RANGE = 64
 def nearest(name: str, choices: frozenset[str] | set[str], n: int = 3) -> list[str]:
     """Up to `n` supported names closest to `name`, for error messages."""
     return difflib.get_close_matches(name, sorted(choices), n=n, cutoff=0.5)
+
+
+# ---- issue 10's gaps (kept as appended lines until api.py derives its rows) ----------------
+# AccumulateGrad.variable: the leaf an accumulator writes into.
+OBJECT_ATTRIBUTES["grad_fn"] = OBJECT_ATTRIBUTES["grad_fn"] | {"variable"}
+ATTRIBUTES = frozenset().union(*OBJECT_ATTRIBUTES.values())
+CTX_ENGINE_MEMBERS = (OBJECT_ATTRIBUTES["ctx"] | OBJECT_ATTRIBUTES["grad_fn"]
+                      | OBJECT_ATTRIBUTES["Function class"] | {"saved_variables"})

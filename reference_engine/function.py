@@ -49,6 +49,10 @@ class BackwardCFunction(Node, FunctionCtx):
     _forward_cls: type[Function]
     computes_only_wanted = False
 
+    def __call__(self, *grads: Any) -> Any:
+        # A custom Function's node is a PyNode: unlike the C++ nodes, it cannot be called.
+        raise TypeError(messages.not_callable(type(self).__name__))
+
     def __init__(self) -> None:
         super().__init__([])
         self._to_save: tuple[Tensor | None, ...] = ()

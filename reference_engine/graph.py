@@ -89,6 +89,20 @@ class Node:
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         raise NotImplementedError
 
+    def __call__(self, *grads: Any) -> Any:
+        """THPCppFunction_call: apply the node to one grad (or None) per output, under the
+        caller's grad mode and without hooks; one result, or a tuple when there are none or
+        several."""
+        from . import messages
+        from .tensor import Tensor
+        if len(grads) != len(self.input_metadata):
+            raise TypeError(messages.node_call_arity(len(self.input_metadata), len(grads)))
+        for i, g in enumerate(grads):
+            if g is not None and not isinstance(g, Tensor):
+                raise TypeError(messages.node_call_not_variable(i))
+        out = self.apply(list(grads))
+        return out[0] if len(out) == 1 else tuple(out)
+
     def release_variables(self) -> None:
         """Drop saved tensors once the node has run without retain_graph."""
 

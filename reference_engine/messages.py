@@ -299,6 +299,19 @@ def hook_result_count(name: str, got: int, expected: int) -> str:
             f"expected {expected})")
 
 
+# torch/csrc/autograd/python_cpp_function.cpp THPCppFunction_call: calling a grad_fn
+def node_call_arity(expected: int, got: int) -> str:
+    return f"expected {expected} arguments, got {got} instead"
+
+
+def node_call_not_variable(i: int) -> str:
+    return f"argument {i} is not a Variable"
+
+
+def not_callable(type_name: str) -> str:
+    return f"'{type_name}' object is not callable"   # Python's own, for a custom node
+
+
 HOOK_REPLACED_NONE = "can't replace a None gradient with a non-None value"
 
 
