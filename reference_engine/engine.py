@@ -182,7 +182,9 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor | None], retain_grap
     tensors instead of accumulating (autograd.grad); with accumulate_into, only run
     what is needed to reach those leaves (backward(inputs=...))."""
     root_edges = [gradient_edge(t) for t in roots]
-    with set_grad_enabled(create_graph):
+    # torch's formulas give inf and nan silently: NumPy's RuntimeWarnings (0 ** x backward,
+    # an inf - inf in a sum of grads) are not torch's and must not leak from a backward.
+    with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         root_grads = validate_outputs(root_edges, list(grads), "GraphRoot")
         if len(root_edges) == 1:
             graph_root, nr = root_edges[0]

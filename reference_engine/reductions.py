@@ -80,10 +80,12 @@ PROD1 = OpSpec("ProdBackward1", ("self",), {"self": ("self", "result")},
 def prod(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
     if dim is None:
-        out = ops.new(np.prod(self._data, dtype=dt.np), dt, self.device)
+        out = ops.new(ops._compute(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
+                      self.device)
         return record(PROD0, out, [self], dim=None, keepdim=False)
     d = ops.wrap_dim(dim, self.ndim)
-    out = ops.new(np.prod(self._data, axis=d, keepdims=keepdim, dtype=dt.np), dt, self.device)
+    out = ops.new(ops._compute(lambda a: np.prod(a, axis=d, keepdims=keepdim, dtype=dt.np),
+                               self._data), dt, self.device)
     return record(PROD1, out, [self], dim=d, keepdim=keepdim)
 
 
@@ -223,8 +225,9 @@ LOG_SOFTMAX = OpSpec("LogSoftmaxBackward0", ("self",), {"self": ("result",)},
 
 
 def _stable_softmax(a: np.ndarray, d: int) -> np.ndarray:
-    e = np.exp(a - np.max(a, axis=d, keepdims=True))
-    return e / e.sum(axis=d, keepdims=True)
+    with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
+        e = np.exp(a - np.max(a, axis=d, keepdims=True))
+        return e / e.sum(axis=d, keepdims=True)
 
 
 def softmax(self: Tensor, dim: int) -> Tensor:
@@ -238,8 +241,10 @@ def log_softmax(self: Tensor, dim: int) -> Tensor:
     d = ops.wrap_dim(dim, self.ndim)
     dt = ops._float_dtype(self)
     a = self._data.astype(dt.np)
-    shifted = a - np.max(a, axis=d, keepdims=True)
-    out = ops.new(shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True)), dt, self.device)
+    with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
+        shifted = a - np.max(a, axis=d, keepdims=True)
+        logsum = np.log(np.exp(shifted).sum(axis=d, keepdims=True))
+    out = ops.new(shifted - logsum, dt, self.device)
     return record(LOG_SOFTMAX, out, [self], dim=d)
 
 
