@@ -122,3 +122,6 @@ OBJECT_ATTRIBUTES["grad_fn"] = OBJECT_ATTRIBUTES["grad_fn"] | {"variable"}
 ATTRIBUTES = frozenset().union(*OBJECT_ATTRIBUTES.values())
 CTX_ENGINE_MEMBERS = (OBJECT_ATTRIBUTES["ctx"] | OBJECT_ATTRIBUTES["grad_fn"]
                       | OBJECT_ATTRIBUTES["Function class"] | {"saved_variables"})
+FUNCTIONS = FUNCTIONS | {"torch.argmax", "torch.argmin"}
+OBJECT_ATTRIBUTES["tensor method"] = OBJECT_ATTRIBUTES["tensor method"] | {"argmax", "argmin"}
+ATTRIBUTES = frozenset().union(*OBJECT_ATTRIBUTES.values())

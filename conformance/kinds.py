@@ -57,7 +57,10 @@ KINDS: tuple[Kind, ...] = (
          "in-place on a view returned by a custom Function"),
     Kind("no_grad_view_inplace", False,
          (r"A view was created in no_grad mode and (is being|its base or another view of its "
-          r"base has been) modified inplace with grad mode enabled",),
+          r"base has been) modified inplace with grad mode enabled",
+          # a view of such a view: the same rule, worded from the view's own grad_fn
+          r"is a view of a view which was created in no_grad mode and (is being|its base or "
+          r"another view of its base has been) modified inplace with grad mode enabled"),
          "a view made under no_grad (or its base) modified in place in grad mode"),
     Kind("once_differentiable_twice", False,
          (r"trying to differentiate twice a function that was marked with "
@@ -86,6 +89,18 @@ KINDS: tuple[Kind, ...] = (
     Kind("mark_dirty_view_not_input", False,
          (r"ctx\.mark_dirty\(\) received a tensor that was not an input",),
          "a custom Function marked dirty a view that is not one of its inputs"),
+    Kind("post_accumulate_hook_returned", False,
+         (r"post accumulate grad hooks should return None",),
+         "a post-accumulate-grad hook returned a value"),
+    Kind("detach_view_inplace", False,
+         (r"Can't detach views in-place",),
+         "detach_() on a view"),
+    Kind("saved_tensor_detached", False,
+         (r"Trying to use a saved tensor that has been detached",),
+         "a backward needed a saved input that was detached in place since"),
+    Kind("data_not_float", False,
+         (r"data set to a tensor that requires gradients must be floating point",),
+         "`.data = ` an integer tensor on a tensor that requires grad"),
     Kind("implicit_grad_nonscalar", False,
          (r"grad can be implicitly created only for scalar outputs",),
          "backward() without a gradient on a tensor with more than one element"),

@@ -77,7 +77,7 @@ class OpNode(Node):
         if name.startswith("_saved_"):
             key = name[len("_saved_"):]
             if key in self.__dict__.get("saved", {}):
-                return self.saved[key].unpack(self)
+                return self.saved[key].unpack(self, in_backward=False)
             if key in self.__dict__.get("attrs", {}):
                 return self.attrs[key]
             return None

@@ -63,9 +63,11 @@ class AccumulateGrad(Node):
             var._grad._version_counter.bump()
         else:
             var._grad = var._grad + new
-        # register_post_accumulate_grad_hook: each hook receives the leaf itself.
+        # register_post_accumulate_grad_hook: each hook receives the leaf itself, after the
+        # grad was accumulated, and may not return anything.
         for hook in list(var._post_accumulate_grad_hooks.values()):
-            hook(var)
+            if hook(var) is not None:
+                raise RuntimeError(messages.POST_ACCUMULATE_HOOK_RETURNED)
         return []
 
 

@@ -323,6 +323,21 @@ def hook_changed_type(name: str, was: str, got: str) -> str:
     return f"hook '{name}' has changed the type of value (was {was} got {got})"
 
 
+# torch/csrc/autograd/saved_variable.cpp SavedVariable::unpack (two strings, no space)
+SAVED_TENSOR_DETACHED = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead")
+POST_ACCUMULATE_HOOK_RETURNED = "Tensor post accumulate grad hooks should return None."
+# torch/csrc/autograd/VariableTypeManual.cpp detach_
+DETACH_VIEW_INPLACE = (
+    "Can't detach views in-place. Use detach() instead. If you are using "
+    "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+    "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+    "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+    "torch/optim/optimizer.py as the solution.")
+# torch/csrc/autograd/variable.cpp VariableHooks::set_data
+DATA_NOT_FLOAT = ("data set to a tensor that requires gradients must be floating point or "
+                  "complex dtype")
 POST_ACCUMULATE_NON_LEAF = "post accumulate grad hooks cannot be registered on non-leaf tensors"
 MARK_DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 ONCE_DIFFERENTIABLE = (

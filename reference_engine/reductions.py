@@ -216,6 +216,33 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min(self, dim, keepdim, largest=False)
 
 
+# ---- argmax / argmin: integer results, never differentiable ------------------------------
+
+def _arg_extreme(self: Tensor, dim: int | None, keepdim: bool, largest: bool) -> Tensor:
+    """The index of the first largest (smallest) element; a NaN counts as the extreme, as
+    in torch (and numpy). Without dim, over the flattened tensor."""
+    pick = np.argmax if largest else np.argmin
+    if dim is None:
+        idx = np.asarray(pick(self._data.reshape(-1)), dtype=np.int64)
+        if keepdim:
+            idx = idx.reshape((1,) * self.ndim)
+        return ops.new(idx, dtypes.int64, self.device)
+    d = ops.wrap_dim(dim, self.ndim)
+    data = self._data.reshape(1) if self.ndim == 0 else self._data
+    idx = np.asarray(pick(data, axis=d if self.ndim else 0), dtype=np.int64)
+    if keepdim and self.ndim:
+        idx = np.expand_dims(idx, d)
+    return ops.new(idx, dtypes.int64, self.device)
+
+
+def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return _arg_extreme(self, dim, keepdim, largest=True)
+
+
+def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return _arg_extreme(self, dim, keepdim, largest=False)
+
+
 # ---- softmax / log_softmax ----------------------------------------------------------------
 
 SOFTMAX = OpSpec("SoftmaxBackward0", ("self",), {"self": ("result",)},

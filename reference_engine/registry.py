@@ -69,6 +69,9 @@ OPS: tuple[OpRow, ...] = (
     *_rows("inplace", "zero_ fill_ copy_", function=False),
 )
 
+# issue 10's gaps (appended rows, until the tables are reconciled): argmax, argmin.
+OPS = (*OPS, *_rows("reductions", "argmax argmin", differentiable=False))
+
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
 METHODS: tuple[str, ...] = tuple(r.name for r in OPS if r.method)
 INPLACE: tuple[str, ...] = tuple(r.inplace_name for r in OPS if r.inplace_name)

@@ -91,6 +91,17 @@ MESSAGES = {
                                    "has a shape of torch.Size([2, 2]). If you only want some "
                                    "tensors in `grad_output` to be considered batched, consider "
                                    "using vmap.",
+    "post_accumulate_hook_returned": "Tensor post accumulate grad hooks should return None.",
+    "detach_view_inplace": "Can't detach views in-place. Use detach() instead. If you are "
+                           "using DistributedDataParallel (DDP) for training, and "
+                           "gradient_as_bucket_view is set as True, gradients are views of "
+                           "DDP buckets, and hence detach_() cannot be called on these "
+                           "gradients.",
+    "saved_tensor_detached": "Trying to use a saved tensor that has been detached in-place, "
+                             "i.e. with .detach_().This is not supported, please use "
+                             "out-of-place `.detach()` instead",
+    "data_not_float": "data set to a tensor that requires gradients must be floating point or "
+                      "complex dtype",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
@@ -151,6 +162,16 @@ def test_variant_wordings_classify() -> None:
                     warning=False) == "assigned_grad_mismatch"
     assert classify("Inference tensors do not track version counter.",
                     warning=False) == "inference_tensor_in_autograd"
+
+
+def test_view_of_a_no_grad_view_is_the_no_grad_view_kind() -> None:
+    assert classify("Output 0 of View is a view of a view which was created in no_grad mode "
+                    "and is being modified inplace with grad mode enabled. Given that this use "
+                    "case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                    "code by moving both the view and the inplace either both inside the "
+                    "no_grad block (if you don't want the inplace to be tracked) or both "
+                    "outside (if you want the inplace to be tracked).",
+                    warning=False) == "no_grad_view_inplace"
 
 
 def test_older_wording_still_classifies() -> None:
