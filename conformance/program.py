@@ -169,6 +169,17 @@ class Method:
     line: int = field(default=0, compare=False)
 
 
+# torch's newer Function style: `forward(*inputs)` without ctx, and `setup_context(ctx,
+# inputs, output)` to fill ctx from them.
+SETUP_CONTEXT = "setup_context"
+
+
+def method_has_ctx(name: str, class_has_setup_context: bool) -> bool:
+    """Whether a Function method's first parameter is ctx (all but a forward paired with
+    setup_context)."""
+    return not (class_has_setup_context and name == "forward")
+
+
 @dataclass(frozen=True)
 class FunctionClass:
     """`class Name(torch.autograd.Function)` with static forward and backward."""

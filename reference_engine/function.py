@@ -119,6 +119,11 @@ class Function:
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
         raise NotImplementedError
 
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        """Overridden by a Function whose forward takes no ctx (torch 2.0's style)."""
+        raise NotImplementedError
+
     @classmethod
     def apply(cls, *args: Any) -> Any:
         ctx = cls._backward_cls()
@@ -130,7 +135,13 @@ class Function:
         if executable:
             ctx.next_edges = [engine.gradient_edge(t) for t in tensor_args]
         with no_grad():
-            outputs = cls.forward(ctx, *args)
+            if cls.setup_context is not Function.setup_context:
+                # python_function.cpp: forward(*inputs), then setup_context(ctx, inputs,
+                # output) with the output as forward returned it
+                outputs = cls.forward(*args)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args)
         single = not isinstance(outputs, tuple)
         outs = _wrap_outputs(ctx if executable else None, ctx, tensor_args,
                              (outputs,) if single else outputs)

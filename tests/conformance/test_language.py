@@ -181,3 +181,25 @@ def test_ellipsis_is_an_index_and_nothing_else() -> None:
     assert parse(to_source(program)) == program
     with pytest.raises(CaseError, match="constant Ellipsis"):
         parse("x = ...\n")
+
+
+def test_setup_context_pairs_with_a_forward_without_ctx() -> None:
+    src = ("class Sq(torch.autograd.Function):\n"
+           "    @staticmethod\n"
+           "    def forward(x):\n"
+           "        return x * x\n\n"
+           "    @staticmethod\n"
+           "    def setup_context(ctx, inputs, output):\n"
+           "        ctx.k = 2\n\n"
+           "    @staticmethod\n"
+           "    def backward(ctx, g):\n"
+           "        return g * ctx.k\n")
+    program = parse(src)
+    assert parse(to_source(program)) == program
+    # without setup_context, forward's first parameter is ctx, so it needs one
+    no_setup = src.replace("    @staticmethod\n    def setup_context(ctx, inputs, output):\n"
+                           "        ctx.k = 2\n\n", "").replace("ctx.k", "2")
+    with pytest.raises(CaseError, match="takes ctx as its first parameter"):
+        parse(no_setup.replace("def forward(x)", "def forward()"))
+    with pytest.raises(CaseError, match="holds only"):
+        parse(src.replace("setup_context", "setup"))
