@@ -125,3 +125,10 @@ CTX_ENGINE_MEMBERS = (OBJECT_ATTRIBUTES["ctx"] | OBJECT_ATTRIBUTES["grad_fn"]
 FUNCTIONS = FUNCTIONS | {"torch.argmax", "torch.argmin"}
 OBJECT_ATTRIBUTES["tensor method"] = OBJECT_ATTRIBUTES["tensor method"] | {"argmax", "argmin"}
 ATTRIBUTES = frozenset().union(*OBJECT_ATTRIBUTES.values())
+# torch.autograd.graph's gradient edges, accepted by autograd.grad and backward.
+NAMESPACES = NAMESPACES | {"torch.autograd.graph"}
+FUNCTIONS = FUNCTIONS | {"torch.autograd.graph.get_gradient_edge",
+                         "torch.autograd.graph.GradientEdge"}
+OBJECT_ATTRIBUTES["gradient edge"] = frozenset({"node", "output_nr", "ownership_token"})
+OBJECT_ATTRIBUTES["tensor attribute"] = OBJECT_ATTRIBUTES["tensor attribute"] | {"output_nr"}
+ATTRIBUTES = frozenset().union(*OBJECT_ATTRIBUTES.values())

@@ -151,6 +151,13 @@ KINDS: tuple[Kind, ...] = (
     Kind("materialize_grads_needs_allow_unused", False,
          (r"Expected allow_unused to be True or not passed when materialize_grads=True",),
          "autograd.grad(materialize_grads=True, allow_unused=False)"),
+    Kind("materialize_gradient_edge", False,
+         (r"materialize_grads cannot be used when the given input is a GradientEdge",),
+         "autograd.grad(materialize_grads=True) with an unreached GradientEdge input"),
+    Kind("gradient_edge_no_grad", False,
+         (r"It is not possible to get the gradient edge for a Tensor that does not require "
+          r"gradients",),
+         "get_gradient_edge of a tensor that does not require grad"),
     Kind("inference_tensor_in_autograd", False,
          (r"Inference tensors cannot be saved for backward",
           r"Inplace update to inference tensor outside InferenceMode is not allowed",

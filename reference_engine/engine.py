@@ -177,13 +177,13 @@ def _call_pre_hooks(node: Node, inputs: list[Tensor | None]) -> list[Tensor | No
     return inputs
 
 
-def execute(roots: Sequence[Tensor], grads: Sequence[Tensor | None], retain_graph: bool,
-            create_graph: bool, capture: Sequence[Tensor] | None = None,
-            accumulate_into: Sequence[Tensor] | None = None) -> list[Tensor | None]:
-    """Run backward from roots. With capture, return the grads flowing into those
-    tensors instead of accumulating (autograd.grad); with accumulate_into, only run
-    what is needed to reach those leaves (backward(inputs=...))."""
-    root_edges = [gradient_edge(t) for t in roots]
+def execute(root_edges: Sequence[Edge], grads: Sequence[Tensor | None], retain_graph: bool,
+            create_graph: bool, capture: Sequence[Edge] | None = None,
+            accumulate_into: Sequence[Edge] | None = None) -> list[Tensor | None]:
+    """Run backward from the roots' edges (gradient_edge of each output tensor, or a
+    GradientEdge). With capture, return the grads flowing into those edges instead of
+    accumulating (autograd.grad); with accumulate_into, only run what is needed to reach
+    those edges' nodes, and run them (backward(inputs=...))."""
     # torch's formulas give inf and nan silently: NumPy's RuntimeWarnings (0 ** x backward,
     # an inf - inf in a sum of grads) are not torch's and must not leak from a backward.
     with set_grad_enabled(create_graph), np.errstate(all="ignore"):
@@ -194,18 +194,17 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor | None], retain_grap
             first: list[Tensor | None] = [None] * len(graph_root.input_metadata)
             first[nr] = root_grads[0]
         else:
-            graph_root = GraphRoot(root_edges, root_grads)
+            graph_root = GraphRoot(list(root_edges), root_grads)
             first = []
         return _run(graph_root, first, retain_graph, capture, accumulate_into)
 
 
 def _run(graph_root: Node, first: list[Tensor | None], retain_graph: bool,
-         capture: Sequence[Tensor] | None, accumulate_into: Sequence[Tensor] | None
+         capture: Sequence[Edge] | None, accumulate_into: Sequence[Edge] | None
          ) -> list[Tensor | None]:
-    capture_edges = [gradient_edge(t) for t in capture or ()]
+    capture_edges = list(capture or ())
     captures = {fn for fn, _ in capture_edges if fn is not None}
-    must_run = {fn for fn, _ in (gradient_edge(t) for t in accumulate_into or ())
-                if fn is not None}
+    must_run = {fn for fn, _ in accumulate_into or () if fn is not None}
     needed = _needed(graph_root, must_run, captures) if captures or must_run else None
     TASK_NODES.append(None if needed is None else
                       {n for n, run in needed.items() if run} | captures)

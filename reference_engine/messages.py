@@ -113,6 +113,13 @@ DIFFERENTIATED_NO_GRAD = "One of the differentiated Tensors does not require gra
 GRAD_OUTPUT_NOT_TENSOR = "Expected output to be a torch.Tensor"  # an AssertionError
 
 
+# torch/autograd/graph.py get_gradient_edge; torch/autograd/__init__.py grad
+GRADIENT_EDGE_NO_GRAD = ("It is not possible to get the gradient edge for a Tensor that does "
+                         "not require gradients")
+MATERIALIZE_GRADIENT_EDGE = ("materialize_grads cannot be used when the given input is a "
+                             "GradientEdge")
+
+
 def grad_input_not_tensor(type_name: str) -> str:
     return f"all inputs have to be Tensors or GradientEdges, but got {type_name}"
 

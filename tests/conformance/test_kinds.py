@@ -102,6 +102,10 @@ MESSAGES = {
                              "out-of-place `.detach()` instead",
     "data_not_float": "data set to a tensor that requires gradients must be floating point or "
                       "complex dtype",
+    "materialize_gradient_edge": "materialize_grads cannot be used when the given input is a "
+                                 "GradientEdge",
+    "gradient_edge_no_grad": "It is not possible to get the gradient edge for a Tensor that "
+                             "does not require gradients",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
