@@ -118,9 +118,9 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     if materialize_grads and allow_unused is False:
         raise ValueError(messages.MATERIALIZE_WITHOUT_ALLOW_UNUSED)
     allow = bool(allow_unused) or materialize_grads
-    # torch iterates whatever is not a tensor: None there is Python's own TypeError
-    outs = list(_tuple(outputs))
-    ins = list(_tuple(inputs))
+    # torch iterates whatever is not a tensor or an edge: None there is Python's own TypeError
+    outs = [outputs] if isinstance(outputs, Tensor | GradientEdge) else list(outputs)
+    ins = [inputs] if isinstance(inputs, Tensor | GradientEdge) else list(inputs)
     for t in outs:
         if not isinstance(t, Tensor | GradientEdge):
             raise AssertionError(messages.GRAD_OUTPUT_NOT_TENSOR)
