@@ -290,6 +290,11 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         _copy_to(target, value_t)
         return
     value_t = _without_leading_ones(value_t)
+    try:
+        np.broadcast_shapes(tuple(value_t.shape), positions.shape)
+    except ValueError:
+        raise RuntimeError(messages.index_put_shape_mismatch(
+            messages.sizes(value_t.shape), messages.sizes(positions.shape))) from None
     with no_grad():
         r = ops.index_put(target, positions, ops.to(value_t, target.dtype))
     apply_inplace(target, ops.INDEX_PUT, r, [value_t], index=positions)

@@ -437,6 +437,25 @@ def split_sizes_wrong_sum(n: int, dim: int, sizes: list[int]) -> str:
             f"size at dimension {dim}), but got split_sizes={sizes}")
 
 
+# ATen's advanced indexing (TensorAdvancedIndexing.cpp, IndexKernel, TensorIterator)
+def index_out_of_bounds(index: int, k: int, size: int) -> str:
+    return f"index {index} is out of bounds for dimension {k} with size {size}"
+
+
+def mask_shape_mismatch(mask: str, j: int, shape: str, dim: int) -> str:
+    return (f"The shape of the mask {mask} at index {j} does not match the shape of the "
+            f"indexed tensor {shape} at index {dim}")
+
+
+def index_shapes_mismatch(shapes: str) -> str:
+    return f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+
+
+def index_put_shape_mismatch(value: str, result: str) -> str:
+    return (f"shape mismatch: value tensor of shape {value} cannot be broadcast to indexing "
+            f"result of shape {result}")
+
+
 # python_variable_indexing.cpp treatSequenceAsTuple, on every such index
 NON_TUPLE_SEQUENCE_INDEX = (
     "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "

@@ -267,7 +267,40 @@ def _index_array(item: Any) -> np.ndarray:
 
 def advanced_positions(self: Tensor, index: Any) -> np.ndarray:
     """Flat positions picked by an advanced (tensor/list/mask) index, as numpy picks them."""
-    return np.asarray(_positions(self)[_index_array(index)])
+    return _pick(self, (_index_array(index),))
+
+
+def _pick(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
+    """Flat positions of t that numpy's key picks, after ATen's index checks (with its
+    texts): mask shapes, index shapes that broadcast, indices in bounds."""
+    dim, arrays = 0, []
+    for item in key:
+        if isinstance(item, np.ndarray) and item.dtype == np.bool_:
+            for j in range(item.ndim):
+                if dim + j >= t.ndim or item.shape[j] != t.shape[dim + j]:
+                    raise IndexError(messages.mask_shape_mismatch(
+                        messages.sizes(item.shape), j, messages.sizes(t.shape), dim + j))
+            arrays.append((dim, item))
+            dim += item.ndim
+        elif isinstance(item, np.ndarray):
+            arrays.append((dim, item))
+            dim += 1
+        else:
+            dim += 1
+    shapes = [a.shape for _, a in arrays if a.dtype != np.bool_]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError(messages.index_shapes_mismatch(
+            ", ".join(messages.sizes(s) for s in shapes))) from None
+    for k, (d, a) in enumerate(arrays):
+        if a.dtype != np.bool_ and d < t.ndim:
+            bad = a[(a < -t.shape[d]) | (a >= t.shape[d])]
+            if bad.size:
+                # ATen names the k-th index tensor's position, not the tensor's dim
+                raise IndexError(messages.index_out_of_bounds(int(bad.reshape(-1)[0]), k,
+                                                              t.shape[d]))
+    return np.asarray(_positions(t)[key])
 
 
 def _dims_of(item: Any) -> int:
@@ -322,7 +355,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
     if key is None:
         return out
-    return ops.gather(out, np.asarray(_positions(out)[key]), "IndexBackward0")
+    return ops.gather(out, _pick(out, key), "IndexBackward0")
 
 
 def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None]:
@@ -332,7 +365,7 @@ def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None
     if items is None and _is_advanced(index):
         return self, advanced_positions(self, index)
     out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
-    return out, None if key is None else np.asarray(_positions(out)[key])
+    return out, None if key is None else _pick(out, key)
 
 
 # ---- more single-output views -------------------------------------------------------------

@@ -159,6 +159,11 @@ def test_warnings_classify_as_their_kind(kind: str, text: str) -> None:
     assert classify(text, warning=False) == errors.get(kind, UNKNOWN)
 
 
+def test_index_put_value_mismatch_is_a_shape_mismatch() -> None:
+    assert classify("shape mismatch: value tensor of shape [3] cannot be broadcast to indexing "
+                    "result of shape [2, 4]", warning=False) == "shape_mismatch"
+
+
 def test_variant_wordings_classify() -> None:
     assert classify("only Tensors of floating point dtype can require gradients",
                     warning=False) == "non_float_requires_grad"
