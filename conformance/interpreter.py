@@ -555,8 +555,11 @@ class Interpreter:
         return call
 
     def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
+        setup = any(m.name == ir.SETUP_CONTEXT for m in stmt.methods)
+
         def method(m: ir.Method) -> Callable[..., Any]:
             source = f"{stmt.name}.{m.name}"
+            has_ctx = ir.method_has_ctx(m.name, setup)
 
             def call(*args: Any) -> Any:
                 if len(args) != len(m.params):
@@ -564,9 +567,10 @@ class Interpreter:
                                     f"but {len(args)} were given")
                 local = Scope(scope)
                 local.vars.update(zip(m.params, args, strict=True))
-                self.contexts[id(args[0])] = args[0]
+                if has_ctx:
+                    self.contexts[id(args[0])] = args[0]
                 result = self._statements(m.body, local)
-                self._record_event(source, args[1:], result)  # args[0] is ctx
+                self._record_event(source, args[1:] if has_ctx else args, result)
                 return result
 
             # Decorators apply innermost first, as in Python; staticmethod is outermost.
