@@ -21,7 +21,8 @@ ROOTS: dict[str, str] = {
 
 # Dotted paths that are namespaces (attribute access continues through them).
 NAMESPACES: frozenset[str] = frozenset(
-    {"torch", "torch.autograd", "torch.autograd.function", "torch.nn", "torch.nn.functional"}
+    {"torch", "torch.autograd", "torch.autograd.function", "torch.nn", "torch.nn.functional",
+     "torch.autograd.graph"}
 )
 
 # The ops are the rows of the reference engine's op registry, read from it: a case must run
@@ -35,6 +36,8 @@ float32 float64 float double int64 long int32 int bool
 """
 _AUTOGRAD = "grad backward Function Variable"
 _AUTOGRAD_FUNCTION = "once_differentiable"
+# Context managers for `with` (saved-tensor hooks).
+_AUTOGRAD_GRAPH = "saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu"
 _NN = "Linear Parameter Module"
 _FUNCTIONAL = "relu mse_loss cross_entropy softmax log_softmax linear"
 
@@ -43,6 +46,7 @@ FUNCTIONS: frozenset[str] = frozenset(
     [f"torch.{n}" for n in (*_TORCH.split(), *registry.FUNCTIONS)]
     + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
     + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
+    + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
     + [f"torch.nn.{n}" for n in _NN.split()]
     + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL.split()]
 )
@@ -60,6 +64,9 @@ _base ndim T is_inference
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
+# ... and the SavedTensor objects behind them (`_raw_saved_*`), and a custom Function's.
+_RAW_SAVED = " ".join(n.replace("_saved_", "_raw_saved_") for n in _SAVED.split())
+_FUNCTION_SAVED = "saved_tensors _raw_saved_tensors"
 
 # Attribute names allowed on values that are not namespaces, by what they belong to. The
 # loader cannot know a value's type, so it checks membership in the union; the interpreter
@@ -69,7 +76,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
         (*_TENSOR_METHODS.split(), *registry.METHODS, *registry.INPLACE)),
     "tensor attribute": frozenset(_TENSOR_ATTRIBUTES.split()),
     "grad_fn": frozenset({"name", "next_functions", "register_hook", "register_prehook",
-                          "metadata", *_SAVED.split()}),
+                          "metadata", *_SAVED.split(), *_RAW_SAVED.split(),
+                          *_FUNCTION_SAVED.split()}),
     "ctx": frozenset(
         {"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
          "mark_non_differentiable", "set_materialize_grads"}
@@ -79,6 +87,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "hook handle": frozenset({"remove"}),
     "max/min result": frozenset({"values", "indices"}),
     "Function class": frozenset({"apply"}),
+    # torch._C._autograd.SavedTensor, from `grad_fn._raw_saved_*`
+    "saved tensor": frozenset({"register_hooks", "data", "unpack_hook"}),
 }
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from . import autograd_graph as graph
 from . import function, messages
 from .engine import execute, gradient_edge
 from .function import Function, FunctionCtx
@@ -21,7 +22,7 @@ from .grad_mode import (
 from .tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "Variable", "backward", "enable_grad", "function", "grad",
-           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
+           "graph", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
            "set_grad_enabled"]
 
 _warned = {"create_graph": False}
