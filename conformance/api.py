@@ -36,8 +36,10 @@ float32 float64 float double int64 long int32 int bool
 """
 _AUTOGRAD = "grad backward Function Variable"
 _AUTOGRAD_FUNCTION = "once_differentiable"
-# Context managers for `with` (saved-tensor hooks).
-_AUTOGRAD_GRAPH = "saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu"
+# Context managers for `with` (saved-tensor hooks), and hooks over several tensors.
+_AUTOGRAD_GRAPH = """
+saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu register_multi_grad_hook
+"""
 _NN = "Linear Parameter Module"
 _FUNCTIONAL = "relu mse_loss cross_entropy softmax log_softmax linear"
 
@@ -47,6 +49,9 @@ FUNCTIONS: frozenset[str] = frozenset(
     + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
     + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
     + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
+    # the engine's handle, for final callbacks of the running backward
+    + ["torch.autograd.Variable._execution_engine",
+       "torch.autograd.Variable._execution_engine.queue_callback"]
     + [f"torch.nn.{n}" for n in _NN.split()]
     + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL.split()]
 )

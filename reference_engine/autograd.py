@@ -9,7 +9,7 @@ import numpy as np
 
 from . import autograd_graph as graph
 from . import function, messages
-from .engine import execute, gradient_edge
+from .engine import ExecutionEngine, execute, gradient_edge
 from .function import Function, FunctionCtx
 from .grad_mode import (
     enable_grad,
@@ -125,9 +125,14 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     return tuple(result)
 
 
-def Variable(data: Tensor, requires_grad: bool = False) -> Tensor:
-    """Legacy constructor: today it just returns a leaf (a detached alias of data)."""
-    out = data.detach()
-    out.requires_grad_(requires_grad)
-    return out
+class Variable:
+    """Legacy constructor: today it just returns a leaf (a detached alias of data). It also
+    carries the engine's handle, `Variable._execution_engine.queue_callback(cb)`."""
+
+    _execution_engine = ExecutionEngine()
+
+    def __new__(cls, data: Tensor, requires_grad: bool = False) -> Tensor:  # type: ignore[misc]
+        out = data.detach()
+        out.requires_grad_(requires_grad)
+        return out
 

@@ -1,16 +1,19 @@
-"""torch.autograd.graph: saved-tensor hooks as context managers (torch/autograd/graph.py)."""
+"""torch.autograd.graph (torch/autograd/graph.py): saved-tensor hooks as context managers,
+and hooks over several tensors (register_multi_grad_hook)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from . import saved
+from . import engine, messages, saved
 from .dtypes import device
+from .graph import Node, RemovableHandle
 from .tensor import Tensor
 
-__all__ = ["disable_saved_tensors_hooks", "save_on_cpu", "saved_tensors_hooks"]
+__all__ = ["disable_saved_tensors_hooks", "register_multi_grad_hook", "save_on_cpu",
+           "saved_tensors_hooks"]
 
 
 class saved_tensors_hooks:  # noqa: N801 (torch's name)
@@ -57,3 +60,58 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
             saved.enable_hooks()
         else:
             saved.disable_hooks(previous, fail_if_non_empty=False)
+
+
+class _MultiHandle:
+    """Removes each tensor hook a multi-grad hook registered."""
+
+    def __init__(self, handles: tuple[RemovableHandle, ...]) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+MULTI_GRAD_MODES = ("all", "any")
+
+
+def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable[[Any], None], *,
+                             mode: str = "all") -> _MultiHandle:
+    """"all": once per backward, after the grads of every tensor that backward computes,
+    `fn(grads)` with None for the others; "any": `fn(grad)` with the first grad computed.
+    Both are tensor hooks on each tensor, keyed by the running backward (graph task)."""
+    if mode not in MULTI_GRAD_MODES:
+        raise ValueError(messages.multi_grad_mode(MULTI_GRAD_MODES, mode))
+    if mode == "any":
+        ran: set[int] = set()
+
+        def first_only(grad: Tensor) -> None:
+            task = engine.current_graph_task_id()
+            if task not in ran:
+                ran.add(task)
+                fn(grad)
+
+        return _MultiHandle(tuple(t.register_hook(first_only) for t in tensors
+                                  if t.requires_grad))
+    nodes: list[Node | None] = [engine.gradient_edge(t)[0] for t in tensors]
+    seen: dict[int, int] = {}                     # per graph task: grads received so far
+    grads: dict[int, list[Tensor | None]] = {}
+    expected: dict[str, int] = {}
+
+    def receiver(i: int) -> Callable[[Tensor], None]:
+        def hook(grad: Tensor) -> None:
+            task = engine.current_graph_task_id()
+            count = seen.get(task, 0)
+            seen[task] = count + 1
+            buffer = grads.setdefault(task, [None] * len(tensors))
+            if count == 0:  # the first call knows which tensors this backward reaches
+                expected["calls"] = sum(engine.will_engine_execute_node(n) for n in nodes
+                                        if n is not None)
+            buffer[i] = grad
+            if count == expected["calls"] - 1:
+                del seen[task], grads[task]
+                fn(buffer)
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(receiver(i)) for i, t in enumerate(tensors)))

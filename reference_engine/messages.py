@@ -408,3 +408,14 @@ def split_sizes_wrong_sum(n: int, dim: int, sizes: list[int]) -> str:
 # --- not modelled (the engine's own limits, no torch wording) ------------------
 MIXED_INDEXING_NOT_MODELLED = "mixing advanced and basic indexing is not modelled"
 VIEW_METADATA_INPLACE_NOT_MODELLED = "in-place metadata changes of a view are not modelled"
+
+# --- the engine's final callbacks (Engine::queue_callback) ----------------------------
+QUEUE_CALLBACK_OUTSIDE_BACKWARD = "Final callbacks can only be installed during backward pass."
+WILL_EXECUTE_OUTSIDE_BACKWARD = (
+    "_get_should_execute_nodes should only be called during the backward pass"
+)
+
+
+# --- torch.autograd.graph.register_multi_grad_hook ----------------------------------------
+def multi_grad_mode(modes: tuple[str, ...], mode: object) -> str:
+    return f"Expects mode to be one of {modes} but got {mode}"
