@@ -78,8 +78,8 @@ bool = _dtypes.bool_
 
 # The names that are not registry ops; the ops are added from the registry.
 __all__ = [
-    "Size",
     "_C",
+    "Size",
     "Tensor",
     "arange",
     "autograd",

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from . import engine, messages, saved
+from . import engine, messages, ops, saved
 from .dtypes import device
 from .graph import Node, RemovableHandle
 from .tensor import Tensor
@@ -16,7 +16,7 @@ __all__ = ["disable_saved_tensors_hooks", "register_multi_grad_hook", "save_on_c
            "saved_tensors_hooks"]
 
 
-class saved_tensors_hooks:  # noqa: N801 (torch's name)
+class saved_tensors_hooks:
     """Within the block, every tensor saved for backward is kept as `pack_hook(tensor)` and
     given back by `unpack_hook(packed)`; the innermost block's pair wins."""
 
@@ -32,7 +32,7 @@ class saved_tensors_hooks:  # noqa: N801 (torch's name)
         saved.pop_default_hooks()
 
 
-class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (torch's name)
+class save_on_cpu(saved_tensors_hooks):
     """Saved tensors are kept on cpu and moved back to their device when unpacked
     (pin_memory only changes how torch copies, not what is saved)."""
 
@@ -42,7 +42,7 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (torch's name)
 
         def unpack_from_cpu(packed: tuple[device, Tensor]) -> Tensor:
             where, tensor = packed
-            return tensor.to(where)
+            return ops.to(tensor, where)
 
         super().__init__(pack_to_cpu, unpack_from_cpu)
 

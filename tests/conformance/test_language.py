@@ -78,6 +78,10 @@ def test_lambda_carries_its_position() -> None:
         ("'{0.__class__}'.format(1)", 1, "attribute `format`", None),
         ("torch.load('f')", 1, "`torch.load` is not in the supported API", None),
         ("torch._C", 1, "`torch._C` is not in the supported API", None),
+        ("Variable._execution_engine.run_backward()", 1,
+         "attribute `run_backward` of the engine's", None),
+        ("Variable.data", 1, "attribute `data` of the engine's `torch.autograd.Variable`",
+         None),
         ("torch.tensr([1.0])", 1, "`torch.tensr`", "tensor"),
         ("nn.Lenear(2, 3)", 1, "`torch.nn.Lenear`", "Linear"),
         ("x = torch.ones(2)\nx.bakward()", 2, "attribute `bakward`", "backward"),
@@ -172,3 +176,12 @@ def test_ctx_state_may_be_stored_and_read_back_only_in_its_class() -> None:
         parse(src.replace("ctx.k = k", "ctx._k = k"))
     with pytest.raises(CaseError, match="cannot assign to attribute `k`"):
         parse(src + "x = torch.ones(1)\nx.k = 1\n")
+
+
+def test_a_table_path_may_pass_through_an_api_object() -> None:
+    # torch.autograd.Variable is a function of the table, and the table also holds paths
+    # through it: the engine's handle for final callbacks
+    program = parse("Variable._execution_engine.queue_callback(lambda: None)")
+    stmt = program.body[0]
+    assert isinstance(stmt, ir.ExprStmt) and isinstance(stmt.value, ir.Call)
+    assert parse(to_source(program)) == program
