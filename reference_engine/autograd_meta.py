@@ -27,12 +27,15 @@ class Ctx:
 
     def __init__(self, node: OpNode) -> None:
         self._node = node
+        # torch's generated apply unpacks each saved value once, in the order it was saved,
+        # before any formula runs: saved-tensor unpack hooks run once per value and apply
+        self._unpacked = {name: sv.unpack(node) for name, sv in node.saved.items()}
 
     def __getattr__(self, name: str) -> Any:
-        node = self.__dict__["_node"]
-        if name in node.saved:
-            return node.saved[name].unpack(node)
-        return node.attrs[name]
+        unpacked = self.__dict__["_unpacked"]
+        if name in unpacked:
+            return unpacked[name]
+        return self.__dict__["_node"].attrs[name]
 
     def grads(self, *formulas: Callable[[], Tensor | None]) -> list[Tensor | None]:
         """Evaluate each input's formula only if that input needs a gradient."""
