@@ -97,7 +97,8 @@ class SavedVariable:
         self._saved_version = tensor._version_counter.value
         self._output_nr = tensor._output_nr
         self._is_output = is_output
-        self._is_leaf = tensor.is_leaf if is_leaf is None else is_leaf
+        # C++ is_leaf() reads the grad_fn_ field (a stale view's grad_fn is not regenerated)
+        self._is_leaf = tensor._grad_fn is None if is_leaf is None else is_leaf
         # An input (or a leaf) is kept as the tensor itself; an output is kept as
         # tensor_data(): a new tensor sharing its storage and version counter at save time,
         # so a later `out.data = other` does not reach the saved value (an input does see it).
