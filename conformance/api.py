@@ -36,7 +36,12 @@ float32 float64 float double int64 long int32 int bool
 """
 _AUTOGRAD = "grad backward Function Variable"
 _AUTOGRAD_FUNCTION = "once_differentiable"
-_AUTOGRAD_GRAPH = "get_gradient_edge GradientEdge"    # accepted by autograd.grad and backward
+# Gradient edges (accepted by autograd.grad and backward), context managers for `with`
+# (saved-tensor hooks), and hooks over several tensors.
+_AUTOGRAD_GRAPH = """
+get_gradient_edge GradientEdge saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu
+register_multi_grad_hook
+"""
 _NN = "Linear Parameter Module"
 _FUNCTIONAL = "relu mse_loss cross_entropy softmax log_softmax linear"
 
@@ -46,6 +51,9 @@ FUNCTIONS: frozenset[str] = frozenset(
     + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
     + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
     + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
+    # the engine's handle, for final callbacks of the running backward
+    + ["torch.autograd.Variable._execution_engine",
+       "torch.autograd.Variable._execution_engine.queue_callback"]
     + [f"torch.nn.{n}" for n in _NN.split()]
     + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL.split()]
 )
@@ -63,6 +71,10 @@ _base ndim T is_inference output_nr
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
+# ... the SavedTensor objects behind them (`_raw_saved_*`; none for a Scalar such as pow's
+# exponent), and a custom Function's.
+_RAW_SAVED = "_raw_saved_self _raw_saved_other _raw_saved_result _raw_saved_mat2"
+_FUNCTION_SAVED = "saved_tensors _raw_saved_tensors"
 
 # Attribute names allowed on values that are not namespaces, by what they belong to. The
 # loader cannot know a value's type, so it checks membership in the union; the interpreter
@@ -72,7 +84,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
         (*_TENSOR_METHODS.split(), *registry.METHODS, *registry.INPLACE)),
     "tensor attribute": frozenset(_TENSOR_ATTRIBUTES.split()),
     "grad_fn": frozenset({"name", "next_functions", "register_hook", "register_prehook",
-                          "metadata", "variable", *_SAVED.split()}),   # variable: AccumulateGrad's
+                          "metadata", "variable", *_SAVED.split(), *_RAW_SAVED.split(),
+                          *_FUNCTION_SAVED.split()}),   # variable: AccumulateGrad's
     "ctx": frozenset(
         {"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
          "mark_non_differentiable", "set_materialize_grads"}
@@ -83,6 +96,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "max/min result": frozenset({"values", "indices"}),
     "Function class": frozenset({"apply"}),
     "gradient edge": frozenset({"node", "output_nr", "ownership_token"}),
+    # torch._C._autograd.SavedTensor, from `grad_fn._raw_saved_*`
+    "saved tensor": frozenset({"register_hooks", "data", "unpack_hook"}),
 }
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 

@@ -331,6 +331,9 @@ class Interpreter:
             obj = self._eval(e.value, scope)
             if isinstance(obj, Namespace):
                 return self._path(f"{obj.path}.{e.attr}")
+            path = _api_path(e)
+            if path in api.FUNCTIONS:  # a path through an API object (Variable._execution_engine)
+                return self._path(path)
             self._check_object_attribute(obj, e.attr)
             return self._attribute(obj, e.attr)
         if isinstance(e, ir.Call):

@@ -213,6 +213,28 @@ KINDS: tuple[Kind, ...] = (
     Kind("create_graph_reference_cycle", True,
          (r"Using backward\(\) with create_graph=True will create a reference cycle",),
          "backward(create_graph=True) with leaves that accumulate grads", once=True),
+    Kind("pack_hook_inplace", False,
+         (r"A saved tensor pack hook is modifying its input in place",),
+         "a saved-tensor pack hook modified the tensor it was given in place"),
+    Kind("unpack_hook_not_tensor", False,
+         (r"Output of saved tensor unpack_hook expected to be a Tensor",),
+         "a saved-tensor unpack hook returned something other than a tensor"),
+    Kind("saved_hooks_already_set", False,
+         (r"Calling register_hooks on a saved tensor whose hooks have already been set",),
+         "register_hooks a second time on one saved tensor"),
+    Kind("saved_hooks_after_free", False,
+         (r"Calling register_hooks on a saved tensor after it has been freed",),
+         "register_hooks on a saved tensor that backward already freed"),
+    Kind("saved_hooks_on_none", False,
+         (r"Calling register_hooks on a saved tensor with value None is forbidden",),
+         "register_hooks on a custom Function's saved None"),
+    # disable_saved_tensors_hooks raises the caller's own message; these are the messages of
+    # torch's docstring example and of torch.func, the callers torch documents
+    Kind("saved_tensor_hooks_disabled", False,
+         (r"saved tensors default hooks are disabled",
+          r"torch\.func\.\{grad, vjp, jacrev, hessian\} don't yet support saved tensor "
+          r"hooks"),
+         "saved-tensor hooks set inside disable_saved_tensors_hooks (or the reverse)"),
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)

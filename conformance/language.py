@@ -310,6 +310,8 @@ class _Converter:
                             f"nearest supported names: {', '.join(near)}" if near else
                             "ctx offers " + ", ".join(sorted(ctx_api)) + ", and what the "
                             "Function stores on it")
+        elif f"{_api_object_path(node.value)}.{node.attr}" in api.FUNCTIONS:
+            pass  # a path of the table through an API object (Variable._execution_engine)
         elif _api_object_path(node.value) is not None and \
                 node.attr not in api.OBJECT_ATTRIBUTES["Function class"]:
             # a class or function of the engine's API: calling `torch.autograd.Function.

@@ -8,7 +8,7 @@ function.py (custom Functions). All texts users can see are in messages.py.
 
 from __future__ import annotations
 
-from . import autograd, indexing, inplace, linalg, nn, ops, reductions, views
+from . import _C, autograd, indexing, inplace, linalg, nn, ops, reductions, views
 from . import dtypes as _dtypes
 from .dtypes import (
     device,
@@ -78,6 +78,7 @@ bool = _dtypes.bool_
 
 # The names that are not registry ops; the ops are added from the registry.
 __all__ = [
+    "_C",
     "Size",
     "Tensor",
     "arange",

@@ -11,7 +11,7 @@ import numpy as np
 from . import autograd_graph as graph
 from . import function, messages
 from .autograd_graph import GradientEdge, edge_of
-from .engine import execute
+from .engine import ExecutionEngine, execute
 from .function import Function, FunctionCtx
 from .grad_mode import (
     enable_grad,
@@ -25,8 +25,7 @@ from .graph import Edge
 from .tensor import Size, Tensor
 
 __all__ = ["Function", "FunctionCtx", "Variable", "backward", "enable_grad", "function", "grad",
-           "graph",
-           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
+           "graph", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
            "set_grad_enabled"]
 
 _warned = {"create_graph": False}
@@ -170,9 +169,14 @@ def _batched_vjp(outs: list[Edge], grads: list[Tensor | None], retain_graph: boo
     return result
 
 
-def Variable(data: Tensor, requires_grad: bool = False) -> Tensor:
-    """Legacy constructor: today it just returns a leaf (a detached alias of data)."""
-    out = data.detach()
-    out.requires_grad_(requires_grad)
-    return out
+class Variable:
+    """Legacy constructor: today it just returns a leaf (a detached alias of data). It also
+    carries the engine's handle, `Variable._execution_engine.queue_callback(cb)`."""
+
+    _execution_engine = ExecutionEngine()
+
+    def __new__(cls, data: Tensor, requires_grad: bool = False) -> Tensor:  # type: ignore[misc]
+        out = data.detach()
+        out.requires_grad_(requires_grad)
+        return out
 

@@ -1,15 +1,22 @@
-"""torch.autograd.graph's gradient edges: where a tensor's gradient is computed, as a value
-that autograd.grad and backward accept in place of the tensor (as an output to start from,
-or an input to stop at)."""
+"""torch.autograd.graph (torch/autograd/graph.py): gradient edges (where a tensor's gradient
+is computed, a value autograd.grad and backward accept in place of the tensor, as an output
+to start from or an input to stop at), saved-tensor hooks as context managers, and hooks
+over several tensors (register_multi_grad_hook)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
-from . import engine, messages
+from . import engine, messages, ops, saved
+from .dtypes import device
 from .grad_mode import enable_grad
-from .graph import Node
+from .graph import Node, RemovableHandle
 from .tensor import Tensor
+
+__all__ = ["GradientEdge", "disable_saved_tensors_hooks", "get_gradient_edge",
+           "register_multi_grad_hook", "save_on_cpu", "saved_tensors_hooks"]
 
 
 class GradientEdge(NamedTuple):
@@ -36,3 +43,104 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
 def edge_of(x: Tensor | GradientEdge) -> tuple[Node | None, int]:
     """The engine's (node, input_nr) for a tensor or a GradientEdge."""
     return engine.gradient_edge(x) if isinstance(x, Tensor) else (x.node, x.output_nr)
+
+
+class saved_tensors_hooks:
+    """Within the block, every tensor saved for backward is kept as `pack_hook(tensor)` and
+    given back by `unpack_hook(packed)`; the innermost block's pair wins."""
+
+    def __init__(self, pack_hook: Callable[[Tensor], Any],
+                 unpack_hook: Callable[[Any], Tensor]) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        saved.push_default_hooks(self.pack_hook, self.unpack_hook)
+
+    def __exit__(self, *args: object) -> None:
+        saved.pop_default_hooks()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on cpu and moved back to their device when unpacked
+    (pin_memory only changes how torch copies, not what is saved)."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor: Tensor) -> tuple[device, Tensor]:
+            return (tensor.device, tensor.cpu())
+
+        def unpack_from_cpu(packed: tuple[device, Tensor]) -> Tensor:
+            where, tensor = packed
+            return ops.to(tensor, where)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
+    """Within the block, setting saved-tensor hooks raises RuntimeError(error_message); so
+    does entering it while hooks are set. The previous state comes back on exit."""
+    previous = saved.disabled_error_message()
+    try:
+        saved.disable_hooks(error_message)
+        yield
+    finally:
+        if previous is None:
+            saved.enable_hooks()
+        else:
+            saved.disable_hooks(previous, fail_if_non_empty=False)
+
+
+class _MultiHandle:
+    """Removes each tensor hook a multi-grad hook registered."""
+
+    def __init__(self, handles: tuple[RemovableHandle, ...]) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+MULTI_GRAD_MODES = ("all", "any")
+
+
+def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable[[Any], None], *,
+                             mode: str = "all") -> _MultiHandle:
+    """"all": once per backward, after the grads of every tensor that backward computes,
+    `fn(grads)` with None for the others; "any": `fn(grad)` with the first grad computed.
+    Both are tensor hooks on each tensor, keyed by the running backward (graph task)."""
+    if mode not in MULTI_GRAD_MODES:
+        raise ValueError(messages.multi_grad_mode(MULTI_GRAD_MODES, mode))
+    if mode == "any":
+        ran: set[int] = set()
+
+        def first_only(grad: Tensor) -> None:
+            task = engine.current_graph_task_id()
+            if task not in ran:
+                ran.add(task)
+                fn(grad)
+
+        return _MultiHandle(tuple(t.register_hook(first_only) for t in tensors
+                                  if t.requires_grad))
+    nodes: list[Node | None] = [engine.gradient_edge(t)[0] for t in tensors]
+    seen: dict[int, int] = {}                     # per graph task: grads received so far
+    grads: dict[int, list[Tensor | None]] = {}
+    expected: dict[str, int] = {}
+
+    def receiver(i: int) -> Callable[[Tensor], None]:
+        def hook(grad: Tensor) -> None:
+            task = engine.current_graph_task_id()
+            count = seen.get(task, 0)
+            seen[task] = count + 1
+            buffer = grads.setdefault(task, [None] * len(tensors))
+            if count == 0:  # the first call knows which tensors this backward reaches
+                expected["calls"] = sum(engine.will_engine_execute_node(n) for n in nodes
+                                        if n is not None)
+            buffer[i] = grad
+            if count == expected["calls"] - 1:
+                del seen[task], grads[task]
+                fn(buffer)
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(receiver(i)) for i, t in enumerate(tensors)))

@@ -27,12 +27,15 @@ class Ctx:
 
     def __init__(self, node: OpNode) -> None:
         self._node = node
+        # torch's generated apply unpacks each saved value once, in the order it was saved,
+        # before any formula runs: saved-tensor unpack hooks run once per value and apply
+        self._unpacked = {name: sv.unpack(node) for name, sv in node.saved.items()}
 
     def __getattr__(self, name: str) -> Any:
-        node = self.__dict__["_node"]
-        if name in node.saved:
-            return node.saved[name].unpack(node)
-        return node.attrs[name]
+        unpacked = self.__dict__["_unpacked"]
+        if name in unpacked:
+            return unpacked[name]
+        return self.__dict__["_node"].attrs[name]
 
     def grads(self, *formulas: Callable[[], Tensor | None]) -> list[Tensor | None]:
         """Evaluate each input's formula only if the running backward wants that input's
@@ -62,10 +65,8 @@ class OpNode(Node):
         # grad through its base, a view made under no_grad), whose saved values were never kept.
         if g is None or not any(self.needs(i) for i in range(len(self.next_edges))):
             return [None] * len(self.next_edges)
-        # The generated apply unpacks every saved value first, whichever grads the running
-        # backward wants: a modified one raises even if no wanted formula reads it.
-        for sv in self.saved.values():
-            sv.unpack(self)
+        # Ctx unpacks every saved value first, whichever grads the running backward wants:
+        # a modified one raises even if no wanted formula reads it.
         return list(self.spec.backward(Ctx(self), g))
 
     def release_variables(self) -> None:
@@ -81,6 +82,9 @@ class OpNode(Node):
             if key in self.__dict__.get("attrs", {}):
                 return self.attrs[key]
             return None
+        if name.startswith("_raw_saved_"):
+            # torch's SavedTensor object itself (register_hooks, data, unpack_hook)
+            return self.__dict__.get("saved", {}).get(name[len("_raw_saved_"):])
         raise AttributeError(name)
 
 
@@ -89,7 +93,9 @@ def differentiable(inputs: Sequence[Tensor | None]) -> bool:
 
 
 def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
-               result: Tensor, attrs: dict[str, Any]) -> OpNode:
+               result: Tensor, attrs: dict[str, Any], with_result: bool = True) -> OpNode:
+    """The node of one op; `with_result=False` leaves the result to `save_result` (torch
+    saves an output after setting its history, which saved-tensor pack hooks can see)."""
     node: OpNode = node_class(spec.grad_fn, OpNode)(spec, edges, attrs)
     wanted = {s for i, name in enumerate(spec.inputs) for s in spec.saves.get(name, ())
               if s == "result" or node.needs(i)}
@@ -97,11 +103,22 @@ def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
     # Tensor attributes (where's condition) are saved too, with the same checks.
     by_name.update({k: v for k, v in attrs.items() if isinstance(v, Tensor)})
     for name in sorted(wanted):
-        t = result if name == "result" else by_name.get(name)
+        if name == "result":
+            if with_result:
+                save_result(node, result)
+            continue
+        t = by_name.get(name)
         if t is not None:
-            node.saved[name] = SavedVariable(t, is_output=name == "result")
+            node.saved[name] = SavedVariable(t, is_output=False)
     node.input_metadata = [result._meta()]
     return node
+
+
+def save_result(node: OpNode, result: Tensor) -> None:
+    """Save an op's result for its node if the formula reads it (an output is never a
+    leaf: the op gives it this node as history)."""
+    if any("result" in node.spec.saves.get(name, ()) for name in node.spec.inputs):
+        node.saved["result"] = SavedVariable(result, is_output=True, is_leaf=False)
 
 
 def record(spec: OpSpec, result: Tensor, inputs: Sequence[Tensor | None],
@@ -111,5 +128,7 @@ def record(spec: OpSpec, result: Tensor, inputs: Sequence[Tensor | None],
     if not (result.dtype.is_floating_point and differentiable(inputs)):
         return result
     edges = [gradient_edge(t) if t is not None else (None, 0) for t in inputs]
-    result._set_grad_fn(build_node(spec, edges, inputs, result, attrs))
+    node = build_node(spec, edges, inputs, result, attrs, with_result=False)
+    result._set_grad_fn(node)
+    save_result(node, result)
     return result

@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -196,7 +196,66 @@ def execute(root_edges: Sequence[Edge], grads: Sequence[Tensor | None], retain_g
         else:
             graph_root = GraphRoot(list(root_edges), root_grads)
             first = []
-        return _run(graph_root, first, retain_graph, capture, accumulate_into)
+        _tasks.append(GraphTask())
+        try:
+            result = _run(graph_root, first, retain_graph, capture, accumulate_into)
+            _run_final_callbacks(_tasks[-1].final_callbacks)
+        finally:
+            _tasks.pop()
+        return result
+
+
+class GraphTask:
+    """What torch keeps per backward call and exposes to Python while it runs: an id, the
+    nodes it will execute, and its final callbacks (Engine::queue_callback)."""
+
+    _ids = itertools.count()
+
+    def __init__(self) -> None:
+        self.id = next(GraphTask._ids)
+        self.final_callbacks: list[Callable[[], object]] = []
+        self.nodes: set[Node] = set()           # nodes_in_graph: reachable from the root
+        self.needed: dict[Node, bool] | None = None  # exec_info; None: every node runs
+
+
+# The running graph tasks, innermost (a reentrant backward's) last.
+_tasks: list[GraphTask] = []
+
+
+def current_graph_task_id() -> int:
+    """torch._C._current_graph_task_id: -1 outside backward."""
+    return _tasks[-1].id if _tasks else -1
+
+
+def will_engine_execute_node(node: Node) -> bool:
+    """torch._C._will_engine_execute_node: whether the running backward executes `node`."""
+    if not _tasks:
+        raise RuntimeError(messages.WILL_EXECUTE_OUTSIDE_BACKWARD)
+    task = _tasks[-1]
+    return node in task.nodes and (task.needed is None or task.needed.get(node, False))
+
+
+def queue_callback(callback: Callable[[], object]) -> None:
+    if not _tasks:
+        raise RuntimeError(messages.QUEUE_CALLBACK_OUTSIDE_BACKWARD)
+    _tasks[-1].final_callbacks.append(callback)
+
+
+def _run_final_callbacks(callbacks: list[Callable[[], object]]) -> None:
+    """exec_post_processing: in order, after every node ran; a callback may queue more,
+    which run in the same loop."""
+    i = 0
+    while i < len(callbacks):
+        callbacks[i]()
+        i += 1
+
+
+class ExecutionEngine:
+    """torch.autograd.Variable._execution_engine: the engine's Python face."""
+
+    @staticmethod
+    def queue_callback(callback: Callable[[], object]) -> None:
+        queue_callback(callback)
 
 
 def _run(graph_root: Node, first: list[Tensor | None], retain_graph: bool,
@@ -219,6 +278,8 @@ def _execute_nodes(graph_root: Node, first: list[Tensor | None], retain_graph: b
                    needed: dict[Node, bool] | None, captures: set[Node],
                    capture_edges: list[Edge]) -> list[Tensor | None]:
     deps = _dependencies(graph_root)
+    if _tasks:
+        _tasks[-1].nodes, _tasks[-1].needed = {graph_root, *deps}, needed
     buffers: dict[Node, list[Tensor | None]] = {graph_root: first}
     captured: list[Tensor | None] = [None] * len(capture_edges)
     tie = itertools.count()

@@ -58,7 +58,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._to_save: tuple[Tensor | None, ...] = ()
         self._dirty: tuple[Tensor, ...] = ()
         self._non_differentiable: tuple[Tensor, ...] = ()
-        self._saved: list[SavedVariable | None] | None = None
+        self._saved: list[SavedVariable] | None = None
         self.materialize_grads = True
         self._is_tensor_input: list[bool] = []
         # Per forward output: its metadata if it is a differentiable tensor output, the
@@ -70,7 +70,15 @@ class BackwardCFunction(Node, FunctionCtx):
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         if self._saved is None:
             return tuple(self._to_save)
-        return tuple(None if sv is None else sv.unpack(self) for sv in self._saved)
+        return tuple(sv.unpack(self) for sv in self._raw_saved_tensors)
+
+    @property
+    def _raw_saved_tensors(self) -> tuple[SavedVariable, ...]:
+        """torch's SavedTensor objects (a saved None is one too); freed after backward."""
+        saved = self._saved or []
+        if any(sv._released for sv in saved):
+            raise RuntimeError(messages.BACKWARD_TWICE)
+        return tuple(saved)
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         # PyNode::apply: undefined grads become zeros unless set_materialize_grads(False).
@@ -97,8 +105,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def release_variables(self) -> None:
         for sv in self._saved or ():
-            if sv is not None:
-                sv.release()
+            sv.release()
 
 
 class Function:
@@ -145,8 +152,9 @@ class Function:
         single = not isinstance(outputs, tuple)
         outs = _wrap_outputs(ctx if executable else None, ctx, tensor_args,
                              (outputs,) if single else outputs)
-        ctx._saved = [None if t is None else SavedVariable(t, is_output=any(t is o for o in outs))
-                      for t in ctx._to_save]
+        # torch saves (and runs saved-tensor pack hooks) only for a node that will run
+        ctx._saved = [SavedVariable(t, is_output=t is not None and any(t is o for o in outs))
+                      for t in ctx._to_save] if executable else []
         return outs[0] if single else outs
 
 

@@ -183,6 +183,31 @@ BACKWARD_TWICE = (
 )
 
 
+# saved_variable.cpp / python_saved_variable_hooks.cpp: saved-tensor hooks
+SAVED_HOOKS_ALREADY_SET = (
+    "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one "
+    "pair of hooks is allowed at a time."
+)
+SAVED_HOOKS_AFTER_FREE = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+    "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you need "
+    "to access saved variables after calling backward."
+)
+SAVED_HOOKS_ON_NONE = "Calling register_hooks on a saved tensor with value None is forbidden"
+PACK_HOOK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook."
+)
+
+
+def unpack_hook_not_tensor(type_name: str) -> str:
+    return ("Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+            f"type {type_name}")
+
+
 def modified_by_inplace(type_and_sizes: str, producer: str | None, current: int,
                         expected: int) -> str:
     """producer is 'output N of Name', absent for leaves (torch omits the clause)."""
@@ -464,4 +489,13 @@ NON_TUPLE_SEQUENCE_INDEX = (
     "a different result")
 
 
-# --- not modelled (the engine's own limits, no torch wording) ------------------
+# --- the engine's final callbacks (Engine::queue_callback) ----------------------------
+QUEUE_CALLBACK_OUTSIDE_BACKWARD = "Final callbacks can only be installed during backward pass."
+WILL_EXECUTE_OUTSIDE_BACKWARD = (
+    "_get_should_execute_nodes should only be called during the backward pass"
+)
+
+
+# --- torch.autograd.graph.register_multi_grad_hook ----------------------------------------
+def multi_grad_mode(modes: tuple[str, ...], mode: object) -> str:
+    return f"Expects mode to be one of {modes} but got {mode}"

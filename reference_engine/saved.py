@@ -3,19 +3,73 @@
 The version recorded at save time is compared with the tensor's shared version
 counter on unpack, so any in-place write in between is detected exactly as in
 torch/csrc/autograd/saved_variable.cpp.
+
+Saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks, and register_hooks on a
+grad_fn's `_raw_saved_*`) replace what is kept by whatever `pack(tensor)` returns; `unpack`
+turns that back into a tensor when backward needs it. The default hooks are a stack (the
+innermost `with` wins), which can be disabled with an error message
+(disable_saved_tensors_hooks); torch keeps both per thread, the engine per process.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from . import messages
 from .dtypes import type_string
+from .grad_mode import no_grad
 
 if TYPE_CHECKING:
     from .graph import Node
     from .tensor import Tensor
+
+Hooks = tuple[Callable[[Any], Any], Callable[[Any], Any]]
+
+# ---- torch._C._autograd's default hooks (SavedTensorDefaultHooks) -----------------------
+_default_hooks: list[Hooks] = []
+_disabled: dict[str, str | None] = {"message": None}  # None: the hooks are enabled
+
+
+def push_default_hooks(pack_hook: Callable[[Any], Any],
+                       unpack_hook: Callable[[Any], Any]) -> None:
+    _check_enabled()
+    _default_hooks.append((pack_hook, unpack_hook))
+
+
+def pop_default_hooks() -> None:
+    _default_hooks.pop()
+
+
+def top_default_hooks(ignore_is_tracing: bool = False) -> Hooks | None:
+    return _default_hooks[-1] if _default_hooks else None
+
+
+def hooks_enabled() -> bool:
+    return _disabled["message"] is None
+
+
+def disabled_error_message() -> str | None:
+    return _disabled["message"]
+
+
+def disable_hooks(message: str, fail_if_non_empty: bool = True) -> None:
+    # torch sets the message first, then refuses if hooks are already pushed (the
+    # Python context manager's `finally` restores the previous state).
+    _disabled["message"] = message
+    if fail_if_non_empty and _default_hooks:
+        _check_enabled()
+
+
+def enable_hooks() -> None:
+    _disabled["message"] = None
+
+
+def _check_enabled() -> None:
+    message = _disabled["message"]
+    if message is not None:
+        raise RuntimeError(message)
 
 
 def short_name(node: Node) -> str:
@@ -24,28 +78,96 @@ def short_name(node: Node) -> str:
 
 
 class SavedVariable:
-    def __init__(self, tensor: Tensor, is_output: bool) -> None:
+    """One saved value; its Python face is torch's SavedTensor (`grad_fn._raw_saved_*`):
+    `register_hooks(pack, unpack)`, `data` and `unpack_hook`. `tensor` None is a saved None
+    (a custom Function's `save_for_backward(x, None)`). `is_leaf` overrides the tensor's
+    own state where the caller saves before giving the tensor its history."""
+
+    def __init__(self, tensor: Tensor | None, is_output: bool,
+                 is_leaf: bool | None = None) -> None:
+        self._tensor: Tensor | None = tensor
+        self._default_constructed = tensor is None
+        self._released = False
+        self._hooks: Hooks | None = None
+        self._packed: Any = None
+        if tensor is None:
+            return
         if tensor.is_inference():
             raise RuntimeError(messages.INFERENCE_SAVED_FOR_BACKWARD)
-        self._tensor: Tensor | None = tensor
         self._saved_version = tensor._version_counter.value
         self._output_nr = tensor._output_nr
         self._is_output = is_output
-        # An output is saved as tensor_data(): a new tensor sharing its storage at save time,
-        # so a later `out.data = other` does not reach the saved value (an input is saved as
-        # the tensor itself, and does see it).
-        self._output_data = (tensor._data, tensor._dtype, tensor._device)
-        self._released = False
-        self._was_leaf = tensor._grad_fn is None   # C++ is_leaf(): the grad_fn_ field
+        # C++ is_leaf() reads the grad_fn_ field (a stale view's grad_fn is not regenerated)
+        self._is_leaf = tensor._grad_fn is None if is_leaf is None else is_leaf
+        # An input (or a leaf) is kept as the tensor itself; an output is kept as
+        # tensor_data(): a new tensor sharing its storage and version counter at save time,
+        # so a later `out.data = other` does not reach the saved value (an input does see it).
+        self._saved_original = not is_output or self._is_leaf
+        self._data: Tensor = tensor if self._saved_original else _tensor_data(tensor)
+        hooks = top_default_hooks()
+        # torch keeps wrapped numbers (the 3 of `x * 3`) away from the hooks
+        if hooks is not None and not tensor._wrapped_number:
+            self._saved_original = False
+            self._set_hooks_and_pack(hooks, tensor)
 
-    def unpack(self, saved_for: Node, in_backward: bool = True) -> Tensor:
-        """The saved tensor, checked. A saved input that lost its history to detach_() can no
+    # ---- torch's SavedTensor API ----------------------------------------------------
+    @property
+    def data(self) -> Any:
+        """The packed object when hooks are set, else the tensor kept; None once freed."""
+        if self._hooks is not None:
+            return self._packed
+        return None if self._released or self._tensor is None else self._data
+
+    @property
+    def unpack_hook(self) -> Callable[[Any], Any] | None:
+        return None if self._hooks is None else self._hooks[1]
+
+    def register_hooks(self, pack_hook: Callable[[Any], Any],
+                       unpack_hook: Callable[[Any], Any]) -> None:
+        if self._hooks is not None:
+            raise RuntimeError(messages.SAVED_HOOKS_ALREADY_SET)
+        if self._released:
+            raise RuntimeError(messages.SAVED_HOOKS_AFTER_FREE)
+        if self._tensor is None:
+            raise RuntimeError(messages.SAVED_HOOKS_ON_NONE)
+        # the original tensor is handed to pack as a detached alias (same storage and
+        # version counter), an output's tensor_data as it is
+        self._set_hooks_and_pack((pack_hook, unpack_hook),
+                                 self._data.detach() if self._saved_original else self._data)
+        self._saved_original = False
+
+    # ---- the engine's side ----------------------------------------------------------
+    def _set_hooks_and_pack(self, hooks: Hooks, data: Tensor) -> None:
+        """torch's set_hooks_and_pack_data: keep what pack returns (pack runs without grad)
+        and what unpacking needs to rebuild the tensor's autograd identity."""
+        from .engine import gradient_edge
+        assert self._tensor is not None
+        t = self._tensor
+        self._hooks = hooks
+        # save_metadata: a leaf is unpacked onto its own AccumulateGrad, an input onto the
+        # grad_fn it has now, an output onto the node that saves it (given at unpack)
+        self._accumulator = gradient_edge(t)[0] if self._is_leaf else None
+        self._requires_grad = t.requires_grad if self._is_leaf else False
+        self._grad_fn = t.grad_fn if not self._is_leaf and not self._is_output else None
+        version = data._version_counter.value
+        with no_grad():
+            self._packed = hooks[0](data)
+        if data._version_counter.value != version:
+            raise RuntimeError(messages.PACK_HOOK_INPLACE)
+
+    def unpack(self, saved_for: Node | None = None, in_backward: bool = True) -> Tensor | None:
+        """The saved value, checked. A saved input that lost its history to detach_() can no
         longer be used by a backward (torch still shows it through grad_fn._saved_*)."""
+        if self._default_constructed:
+            return None
         if self._released or self._tensor is None:
             raise RuntimeError(messages.BACKWARD_TWICE)
-        t = self._tensor
-        if in_backward and not self._is_output and not self._was_leaf and t._grad_fn is None:
+        if self._hooks is not None:
+            return self._unpack_hooked(saved_for)
+        if (in_backward and not self._is_output and not self._is_leaf
+                and self._tensor._grad_fn is None):
             raise RuntimeError(messages.SAVED_TENSOR_DETACHED)
+        t = self._data
         current = t._version_counter.value
         if current != self._saved_version:
             # An output was saved without its grad_fn (that would be a cycle), so torch names
@@ -55,18 +177,47 @@ class SavedVariable:
             sizes = messages.sizes(t.shape)
             raise RuntimeError(messages.modified_by_inplace(
                 f"{type_string(t.dtype, t.device)} {sizes}", where, current, self._saved_version))
-        if self._is_output:
-            # An output is saved without its grad_fn (that would be a reference cycle); torch
-            # unpacks it as a new tensor object on every access, aliasing the output's data and
-            # version counter, with the saving node restored as its grad_fn.
-            from .tensor import Tensor
-            out = Tensor(*self._output_data)
-            out._version_counter = t._version_counter
-            out._grad_fn, out._output_nr = saved_for, self._output_nr
-            out._view_version = out._version_counter.value
-            return out
-        return t
+        if self._saved_original:
+            return t
+        # An output is saved without its grad_fn (that would be a reference cycle); torch
+        # unpacks it as a new tensor object on every access, aliasing the output's data and
+        # version counter, with the saving node restored as its grad_fn.
+        return _variable(t, saved_for, self._output_nr)
+
+    def _unpack_hooked(self, saved_for: Node | None) -> Tensor:
+        from .tensor import Tensor
+        assert self._hooks is not None
+        data = self._hooks[1](self._packed)
+        if not isinstance(data, Tensor):
+            raise TypeError(messages.unpack_hook_not_tensor(type(data).__name__))
+        # make_variable: a new tensor on the unpacked data (and its version counter, not the
+        # original's), with the saved autograd identity; no version check through hooks
+        if not self._is_leaf:
+            return _variable(data, self._grad_fn if not self._is_output else saved_for,
+                             self._output_nr)
+        var = _variable(data, None, 0)
+        var._requires_grad = self._requires_grad
+        var._accumulator = self._accumulator
+        return var
 
     def release(self) -> None:
         self._tensor = None
+        self._hooks = None
+        self._packed = None
         self._released = True
+
+
+def _tensor_data(t: Tensor) -> Tensor:
+    """A new tensor on t's storage and version counter, without autograd history."""
+    from .tensor import Tensor
+    out = Tensor(t._data, t._dtype, t._device)
+    out._version_counter = t._version_counter
+    return out
+
+
+def _variable(data: Tensor, grad_fn: Node | None, output_nr: int) -> Tensor:
+    out = _tensor_data(data)
+    if grad_fn is not None:
+        out._grad_fn, out._output_nr = grad_fn, output_nr
+        out._view_version = out._version_counter.value
+    return out

@@ -27,6 +27,14 @@ _SAVED_BY = {
 }
 
 
+def _node_with(attr: str, t: Any, x: Any, probe: Any, y: Any) -> Any:
+    """A grad_fn node that has `attr`: a custom Function's for its saved_tensors."""
+    if attr in ("saved_tensors", "_raw_saved_tensors"):
+        return probe.grad_fn
+    saved = attr.replace("_raw_saved_", "_saved_")
+    return _SAVED_BY[saved](t, x) if saved in _SAVED_BY else y.grad_fn
+
+
 def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
     """For each attribute category of the table, (attribute, object) pairs to look up on
     engine `t`'s own objects."""
@@ -44,7 +52,7 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
         def backward(ctx: Any, g: Any) -> Any:
             return g * 2
 
-    Probe.apply(x)
+    probe = Probe.apply(x)
     linear = t.nn.Linear(2, 1)
     handle = y.register_hook(lambda g: None)
     handle.remove()
@@ -52,8 +60,7 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
     return {
         "tensor method": [(a, y) for a in attrs["tensor method"]],
         "tensor attribute": [(a, y) for a in attrs["tensor attribute"]],
-        "grad_fn": [(a, _SAVED_BY[a](t, x) if a in _SAVED_BY else y.grad_fn)
-                    for a in attrs["grad_fn"]],
+        "grad_fn": [(a, _node_with(a, t, x, probe, y)) for a in attrs["grad_fn"]],
         "ctx": [(a, seen["ctx"]) for a in attrs["ctx"]],
         "module": [(a, linear) for a in attrs["module"]],
         "hook handle": [(a, handle) for a in attrs["hook handle"]],
@@ -61,6 +68,7 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
         "Function class": [(a, Probe) for a in attrs["Function class"]],
         "gradient edge": [(a, t.autograd.graph.get_gradient_edge(y))
                           for a in attrs["gradient edge"]],
+        "saved tensor": [(a, (x * x).grad_fn._raw_saved_self) for a in attrs["saved tensor"]],
     }
 
 

@@ -126,7 +126,8 @@ def test_an_engine_lacking_a_setting_is_checked_for_what_it_has() -> None:
         "grad mode disabled (was enabled), which could not be restored"]
     assert reference_engine.is_grad_enabled()
     assert set(REFERENCE.global_state()) == {
-        "the default dtype", "the default device", "grad mode", "inference mode"}
+        "the default dtype", "the default device", "grad mode", "inference mode",
+        "the saved-tensor default hooks"}
 
 
 def item(program: str) -> Item:
@@ -178,3 +179,13 @@ def test_an_engine_that_leaves_state_torch_restores_is_an_error() -> None:
     assert result.reason.startswith("forgetful left grad mode disabled (was enabled)")
     assert "torch left it as it found it" in result.reason
     assert torch.is_grad_enabled()
+
+
+def test_the_reference_engines_saved_tensor_hooks_are_restored() -> None:
+    hooks = reference_engine.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)
+    with isolation.guard(REFERENCE) as changes:
+        hooks.__enter__()
+        hooks.__enter__()
+    assert [c.describe() for c in changes] == [
+        "the saved-tensor default hooks with a (pack, unpack) pair on top (was empty)"]
+    assert reference_engine._C._autograd._top_saved_tensors_default_hooks(True) is None

@@ -106,6 +106,24 @@ MESSAGES = {
                                  "GradientEdge",
     "gradient_edge_no_grad": "It is not possible to get the gradient edge for a Tensor that "
                              "does not require gradients",
+    "pack_hook_inplace": "A saved tensor pack hook is modifying its input in place. Tensors "
+                         "provided as input to pack hook cannot be modified by in-place "
+                         "operations as this can lead to unexpected side-effects. Please open "
+                         "an issue if you need to perform in-place operations on the input to "
+                         "a pack hook.",
+    "unpack_hook_not_tensor": "Output of saved tensor unpack_hook expected to be a Tensor but "
+                              "got result of type int",
+    "saved_hooks_already_set": "Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at a "
+                               "time.",
+    "saved_hooks_after_free": "Calling register_hooks on a saved tensor after it has been freed. "
+                              "Saved intermediate values of the graph are freed when you call "
+                              ".backward() or autograd.grad(). Specify retain_graph=True if you "
+                              "need to backward through the graph a second time or if you need "
+                              "to access saved variables after calling backward.",
+    "saved_hooks_on_none": "Calling register_hooks on a saved tensor with value None is "
+                           "forbidden",
+    "saved_tensor_hooks_disabled": "saved tensors default hooks are disabled",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
@@ -181,6 +199,12 @@ def test_view_of_a_no_grad_view_is_the_no_grad_view_kind() -> None:
                     "no_grad block (if you don't want the inplace to be tracked) or both "
                     "outside (if you want the inplace to be tracked).",
                     warning=False) == "no_grad_view_inplace"
+
+
+def test_torch_func_disables_saved_tensor_hooks_with_its_own_text() -> None:
+    assert classify("torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor "
+                    "hooks. Please open an issue with your use case.",
+                    warning=False) == "saved_tensor_hooks_disabled"
 
 
 def test_older_wording_still_classifies() -> None:

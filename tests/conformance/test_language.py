@@ -78,6 +78,10 @@ def test_lambda_carries_its_position() -> None:
         ("'{0.__class__}'.format(1)", 1, "attribute `format`", None),
         ("torch.load('f')", 1, "`torch.load` is not in the supported API", None),
         ("torch._C", 1, "`torch._C` is not in the supported API", None),
+        ("Variable._execution_engine.run_backward()", 1,
+         "attribute `run_backward` of the engine's", None),
+        ("Variable.data", 1, "attribute `data` of the engine's `torch.autograd.Variable`",
+         None),
         ("torch.tensr([1.0])", 1, "`torch.tensr`", "tensor"),
         ("nn.Lenear(2, 3)", 1, "`torch.nn.Lenear`", "Linear"),
         ("x = torch.ones(2)\nx.bakward()", 2, "attribute `bakward`", "backward"),
@@ -203,3 +207,12 @@ def test_setup_context_pairs_with_a_forward_without_ctx() -> None:
         parse(no_setup.replace("def forward(x)", "def forward()"))
     with pytest.raises(CaseError, match="holds only"):
         parse(src.replace("setup_context", "setup"))
+
+
+def test_a_table_path_may_pass_through_an_api_object() -> None:
+    # torch.autograd.Variable is a function of the table, and the table also holds paths
+    # through it: the engine's handle for final callbacks
+    program = parse("Variable._execution_engine.queue_callback(lambda: None)")
+    stmt = program.body[0]
+    assert isinstance(stmt, ir.ExprStmt) and isinstance(stmt.value, ir.Call)
+    assert parse(to_source(program)) == program
