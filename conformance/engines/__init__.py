@@ -4,6 +4,24 @@ The harness never special-cases an engine. Real torch, `reference_engine` and an
 engine are all reached the same way: dotted API paths resolved by attribute lookup, and
 the observation protocol below (`_version`, `_is_view()`, `grad_fn`, ...), which is
 torch's own.
+
+Engine protocol v2: an engine module may also define, each optional,
+
+- `conformance_context(device, dtype)`: a context manager entered around each of its runs
+  (an item's engine side, a generated program's), inside the harness's default dtype and
+  device and its isolation guard. Torch the truth never enters one.
+- `conformance_statement()`: a context manager entered around executing each simple
+  statement (not around observing it, nor around a `with`/`for`/class statement, whose
+  inner statements enter it themselves).
+- `conformance_reset()`: called before each run, for engines with process-wide caches.
+
+An engine that defines either context may switch a compiler on in it; when dynamo is loaded
+in the process (`torch._dynamo` in sys.modules) the harness's observation and hook-event
+recording are then exempt from it (`torch._dynamo.disable`), so that no compiler traces the
+harness's own code. The harness never imports torch for this.
+
+The adapters shipped here: `conformance.engines.compiled_autograd` (PyTorch's compiled
+autograd).
 """
 
 from __future__ import annotations
@@ -11,8 +29,9 @@ from __future__ import annotations
 import contextlib
 import importlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -68,6 +87,35 @@ class Engine:
             if device != "cpu":
                 m.set_default_device(None)
             m.set_default_dtype(old_dtype)
+
+    # ---- protocol v2 (optional members of the engine module) -------------------------------
+    @cached_property
+    def statement_context(self) -> Callable[[], contextlib.AbstractContextManager[Any]] | None:
+        """The engine's `conformance_statement`, if it has one."""
+        return getattr(self.module, "conformance_statement", None)
+
+    @contextlib.contextmanager
+    def run_context(self, device: str, dtype: str) -> Iterator[None]:
+        """Around one run: `conformance_reset()` first, the item's default dtype and device,
+        then the engine's own `conformance_context(device, dtype)`, if it has these."""
+        reset = getattr(self.module, "conformance_reset", None)
+        if reset is not None:
+            reset()
+        context = getattr(self.module, "conformance_context", None)
+        with self.defaults(device, dtype), \
+                (contextlib.nullcontext() if context is None else context(device, dtype)):
+            yield
+
+    def exempt(self, function: Callable[..., Any]) -> Callable[..., Any]:
+        """`function`, exempt from dynamo when this engine may switch a compiler on (it has a
+        protocol-v2 context) and dynamo is loaded; else `function` itself (no cost)."""
+        has_context = self.statement_context is not None or \
+            getattr(self.module, "conformance_context", None) is not None
+        dynamo = sys.modules.get("torch._dynamo")
+        if not has_context or dynamo is None:
+            return function
+        disabled: Callable[..., Any] = dynamo.disable(function)
+        return disabled
 
     def global_state(self) -> dict[str, object]:
         """The engine's process-global settings a program could change (isolation.SETTINGS
