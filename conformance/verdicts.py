@@ -14,6 +14,7 @@ class Verdict(str, Enum):
     CASE_WRONG = "case_disagrees_with_torch"
     SKIPPED = "skipped"
     KNOWN = "known"  # a divergence listed in the expectations file
+    MASKED = "masked"  # differs only in fields the engine declares it does not match
     ERROR = "error"
 
 

@@ -14,6 +14,10 @@ Engine protocol v2: an engine module may also define, each optional,
   statement (not around observing it, nor around a `with`/`for`/class statement, whose
   inner statements enter it themselves).
 - `conformance_reset()`: called before each run, for engines with process-wide caches.
+- `conformance_masks`: (field pattern, reason) pairs, fields the engine declares it does not
+  match (fnmatch over divergence fields such as `g.grad_fn`); a difference there makes the
+  item `masked` (an expected failure naming the reason, never a pass) unless a real
+  divergence follows.
 
 An engine that defines either context may switch a compiler on in it; when dynamo is loaded
 in the process (`torch._dynamo` in sys.modules) the harness's observation and hook-event
@@ -39,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from conformance import isolation
+from conformance.compare import FieldMask
 
 TORCH = "torch"
 DEFAULT_ENGINE = "reference_engine"
@@ -94,6 +99,12 @@ class Engine:
         """The engine's `conformance_statement`, if it has one."""
         return getattr(self.module, "conformance_statement", None)
 
+    @cached_property
+    def masks(self) -> tuple[FieldMask, ...]:
+        """The engine's `conformance_masks`, checked by load_engine."""
+        declared = getattr(self.module, "conformance_masks", ())
+        return tuple(FieldMask(str(field), str(reason)) for field, reason in declared)
+
     @contextlib.contextmanager
     def run_context(self, device: str, dtype: str) -> Iterator[None]:
         """Around one run: `conformance_reset()` first, the item's default dtype and device,
@@ -145,7 +156,17 @@ def load_engine(name: str, directory: Path | None = None) -> Engine:
         raise ValueError(f"cannot import engine {name!r}: {type(e).__name__}: {e}. Pass an "
                          "importable module with torch's API, e.g. --engine reference_engine "
                          "(a module in the working directory, or on PYTHONPATH)") from None
-    return Engine(name, module)
+    engine = Engine(name, module)
+    try:
+        masks = engine.masks
+    except (TypeError, ValueError):
+        masks = ()
+    if any(not m.field or not m.reason.strip() for m in masks) or \
+            len(masks) != len(getattr(module, "conformance_masks", ())):
+        raise ValueError(f"engine {name!r}: `conformance_masks` must be a sequence of (field "
+                         "pattern, reason) pairs, each with a non-empty reason, e.g. "
+                         "[('*.grad_fn', 'graphs are compiled into one node')]")
+    return engine
 
 
 def _import_from(name: str, directory: Path) -> ModuleType:
