@@ -63,18 +63,22 @@ def _compiler(gm: torch.fx.GraphModule) -> Callable[..., Any]:
 
 
 def conformance_reset() -> None:
-    """Before each run: with a `torch.compile` backend, forget everything dynamo compiled.
+    """Before each run: forget every graph compiled autograd captured (and, with a
+    `torch.compile` backend, everything dynamo compiled), so that an item's result never
+    depends on the items run before it in the process.
 
-    What one item compiles is of little use to the next (its graphs and hooks differ), and
-    what dynamo keeps makes an item's result depend on the items before it: a code object
-    recompiled `recompile_limit` times is run uncompiled from then on (the harness's hook
-    closures share one code object), and warnings dynamo gives once per process
-    (`warn_once`) are given only to the first item. `torch._dynamo.reset()` clears both, and
-    compiled autograd's cache. Backend `none` compiles nothing and compiled autograd's own
-    cache is keyed by each graph's structure, so it never needs a reset: the library's items
-    then share the captures of their common graphs, which keeps its run fast.
+    Both caches are observable. Compiled autograd reuses a captured graph for a later backward
+    that its cache key wrongly takes for the same one (findings, 10: `unbind` of a 3-row then
+    a 2-row tensor fails with "invalid gradient ... got [3, 2]"), so an item could fail only
+    after another. Dynamo runs a code object uncompiled once it was recompiled
+    `recompile_limit` times (the harness's hook closures share one code object), and gives
+    some warnings once per process (`warn_once`). `torch._dynamo.reset()` clears all of it,
+    compiled autograd's cache included; backend `none` only needs compiled autograd's.
+    Within one item the caches work as they would in a user's program.
     """
-    if BACKEND != "none":
+    if BACKEND == "none":
+        compiled_autograd.reset()
+    else:
         torch._dynamo.reset()
 
 
