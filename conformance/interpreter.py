@@ -113,8 +113,9 @@ class Interpreter:
         # Tensors the autograd engine made (autograd.grad's results, every tensor once seen as
         # a .grad: observe.observe notes those), by identity (see observe.Observer).
         self.engine_made = EngineMade()
-        # Protocol v2 (conformance/engines): the engine's statement context, and the harness's own code
-        # that runs inside an engine (observation, hook events) exempt from its compilers.
+        # Protocol v2 (conformance/engines): the engine's statement context, and the
+        # harness's own code that runs inside an engine (observation, hook events) exempt
+        # from its compilers.
         self.statement_context = engine.statement_context
         self.observe = engine.exempt(observe)
         self.observe_value = engine.exempt(observe_value)
