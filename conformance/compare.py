@@ -15,6 +15,7 @@ verdict.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -221,25 +222,49 @@ def step_diffs(e: Step, a: Step, dtype: str, every: bool = False
 
 
 @dataclass(frozen=True)
+class FieldMask:
+    """A field an engine declares it cannot match (engines.Engine.masks), and why: a
+    difference there is reported as masked, never as agreement, and comparison goes on."""
+
+    field: str  # fnmatch pattern over divergence fields, e.g. "*.grad_fn"
+    reason: str
+
+    def covers(self, field: str) -> bool:
+        return fnmatch.fnmatchcase(field, self.field)
+
+
+@dataclass(frozen=True)
 class Comparison:
     divergence: Divergence | None  # the first behavioural divergence
     message: Divergence | None  # the first message-text divergence (strict field)
+    masked: Divergence | None = None  # the first difference in a masked field
+    mask: FieldMask | None = None  # the mask that covered it
 
 
-def compare(expected: Trace, actual: Trace, dtype: str) -> Comparison:
-    """The first divergence of `actual` (engine under test) from `expected` (torch)."""
+def compare(expected: Trace, actual: Trace, dtype: str,
+            masks: tuple[FieldMask, ...] = ()) -> Comparison:
+    """The first divergence of `actual` (engine under test) from `expected` (torch), past
+    differences in the fields `masks` cover (the first of those is noted)."""
     first_message: Divergence | None = None
+    masked: tuple[Divergence, FieldMask] | None = None
+
+    def result(d: Divergence | None) -> Comparison:
+        return Comparison(d, first_message, *(masked or (None, None)))
+
     for i, (e, a) in enumerate(zip(expected.steps, actual.steps, strict=False)):
-        for field, ev, av, strict in step_diffs(e, a, dtype):
+        # with masks, every difference: a masked field must not hide the fields after it
+        for field, ev, av, strict in step_diffs(e, a, dtype, every=bool(masks)):
             d = Divergence(i, e.line, field, ev, av, strict)
-            if not strict:
-                return Comparison(d, first_message)
-            if first_message is None:
+            mask = next((m for m in masks if m.covers(field)), None)
+            if mask is not None:
+                masked = masked or (d, mask)
+            elif not strict:
+                return result(d)
+            elif first_message is None:
                 first_message = d
     n_e, n_a = len(expected.steps), len(actual.steps)
     if n_e != n_a:
         i = min(n_e, n_a)
         line = (expected.steps[i] if n_e > n_a else actual.steps[i]).line
-        d = Divergence(i, line, "steps", f"{n_e} steps", f"{n_a} steps")
-        return Comparison(d, first_message)
-    return Comparison(None, first_message)
+        return result(Divergence(i, line, "steps", f"{n_e} steps", f"{n_a} steps"))
+    return result(None)

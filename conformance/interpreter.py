@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import warnings
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,13 @@ from conformance import api, isolation, kinds, limits, operators
 from conformance import program as ir
 from conformance.compare import tolerances
 from conformance.engines import Engine, MissingAPI, lacks
-from conformance.observe import observe, observe_value, snapshot_bytes, tensor_values
+from conformance.observe import (
+    EngineMade,
+    observe,
+    observe_value,
+    snapshot_bytes,
+    tensor_values,
+)
 from conformance.trace import (
     ASSERTION,
     ERROR,
@@ -36,6 +41,9 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in op
 INPLACE: dict[str, Callable[[Any, Any], Any]] = {
     o.symbol: o.inplace for o in operators.BINARY if o.inplace is not None}
 COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.COMPARE}
+# Statements whose inner statements are steps of their own (they enter an engine's
+# statement context themselves).
+_COMPOUND = (ir.With, ir.For, ir.FunctionClass)
 
 
 class CaseFailure(Exception):
@@ -69,14 +77,6 @@ class Expectation:
     kind: str
 
 
-class EngineMade(dict[int, "weakref.ref[Any]"]):
-    """Weak references by id; `id in self` only while that very object is alive."""
-
-    def __contains__(self, key: object) -> bool:
-        ref = self.get(key)  # type: ignore[call-overload]
-        return ref is not None and ref() is not None and id(ref()) == key
-
-
 class Scope:
     def __init__(self, parent: Scope | None = None) -> None:
         self.vars: dict[str, Any] = {}
@@ -89,8 +89,6 @@ class Scope:
                 return scope.vars[name]
             scope = scope.parent
         raise CaseFailure(f"name `{name}` is used before it is assigned")
-
-
 
 
 # Values that are Python's own, not an engine's: an AttributeError on them (`.zero_()` on a
@@ -118,8 +116,15 @@ class Interpreter:
         self.contexts: dict[int, Any] = {}
         # Names the program stored on its ctx objects (its Function state).
         self.ctx_names: set[str] = set()
-        # Tensors torch.autograd.grad returned (see observe.Observer), by id.
+        # Tensors the autograd engine made (autograd.grad's results, every tensor once seen as
+        # a .grad: observe.observe notes those), by identity (see observe.Observer).
         self.engine_made = EngineMade()
+        # Protocol v2 (conformance/engines): the engine's statement context, and the
+        # harness's own code that runs inside an engine (observation, hook events) exempt
+        # from its compilers.
+        self.statement_context = engine.statement_context
+        self.observe = engine.exempt(observe)
+        self.observe_value = engine.exempt(observe_value)
         self.builtins: dict[str, Any] = {
             "raises": lambda kind: self._expectation(kind, warning=False),
             "warns": lambda kind: self._expectation(kind, warning=True),
@@ -144,7 +149,7 @@ class Interpreter:
         # The guard restores whatever process-global state the program changed (grad mode
         # switched by a plain call, ...), so that no later run in this process sees it.
         with isolation.guard(self.engine) as changes, \
-                self.engine.defaults(self.device, self.dtype):
+                self.engine.run_context(self.device, self.dtype):
             try:
                 self._block(program.body, self.globals)
             except _StepFailed as failed:
@@ -174,7 +179,11 @@ class Interpreter:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                self._statement(stmt, scope)
+                if self.statement_context is None or isinstance(stmt, _COMPOUND):
+                    self._statement(stmt, scope)
+                else:
+                    with self.statement_context():
+                        self._statement(stmt, scope)
                 outcome = Outcome(OK)
             except _StepFailed:
                 raise
@@ -186,12 +195,12 @@ class Interpreter:
                 raise
             except Exception as e:  # an engine error is a recorded outcome, not a crash
                 text = kinds.normalise_text(str(e))
-                outcome = Outcome(ERROR, kinds.classify(text, warning=False,
-                                                        exception=type(e).__name__),
-                                  type(e).__name__, text)
+                name = kinds.exception_name(e)
+                outcome = Outcome(ERROR, kinds.classify(text, warning=False, exception=name),
+                                  name, text)
         step = Step(stmt.line, outcome, [_warning_record(w) for w in caught],
-                    self.events, observe(self.engine, self._visible(scope),
-                                         engine_made=self.engine_made))
+                    self.events, self.observe(self.engine, self._visible(scope),
+                                              engine_made=self.engine_made))
         self.events = []
         self._budget(step)
         self.trace.steps.append(step)
@@ -588,18 +597,16 @@ class Interpreter:
     def _record_event(self, source: str, args: tuple[Any, ...], result: Any) -> None:
         received: dict[str, Any] = {}
         for i, a in enumerate(args):
-            received.update(observe_value(self.engine, a, f"arg{i}"))
+            received.update(self.observe_value(self.engine, a, f"arg{i}"))
         self.events.append(Event(source, received,
-                                 observe_value(self.engine, result, "return")))
+                                 self.observe_value(self.engine, result, "return")))
 
     def _autograd_grad(self, *args: Any, **kwargs: Any) -> Any:
         """The engine's autograd.grad, noting which tensors it returned (engine-made)."""
         grads = self._resolve("torch.autograd.grad")(*args, **kwargs)
         for g in grads:
             if g is not None:
-                # a weak reference: holding the tensor would change reference counts, which
-                # an engine may consult (torch steals a gradient nothing else holds)
-                self.engine_made[id(g)] = weakref.ref(g)
+                self.engine_made.add(g)
         return grads
 
     # ---- harness builtins ------------------------------------------------------------

@@ -263,6 +263,13 @@ def normalise_text(text: str) -> str:
     return _TRIGGERED.sub("", text).strip()
 
 
+def exception_name(error: BaseException) -> str:
+    """The name of `error`'s nearest builtin exception class: what traces record and compare,
+    so that an engine's own subclass (dynamo's TorchRuntimeError, torch's _LinAlgError) is
+    the RuntimeError it is."""
+    return next(c.__name__ for c in type(error).__mro__ if c.__module__ == "builtins")
+
+
 def classify(text: str, *, warning: bool, exception: str | None = None) -> str:
     """The canonical kind of an error or warning: by its message's pattern, else (for
     errors) by the Python exception type, else "unknown"."""

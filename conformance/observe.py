@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Container, Iterable, Mapping
+import weakref
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -125,7 +126,7 @@ def _attempt(read: Callable[[], Any]) -> Any:
         return read()
     except Exception as e:
         text = kinds.normalise_text(str(e))
-        kind = kinds.classify(text, warning=False, exception=type(e).__name__)
+        kind = kinds.classify(text, warning=False, exception=kinds.exception_name(e))
         return RaisedOnRead(f"raises {kind}: {text}")
 
 
@@ -169,15 +170,30 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
     )
 
 
+class EngineMade(dict[int, "weakref.ref[Any]"]):
+    """The tensors the autograd engine made, by identity: weak references by id, `id in self`
+    only while that very object is alive."""
+
+    def __contains__(self, key: object) -> bool:
+        ref = self.get(key)  # type: ignore[call-overload]
+        return ref is not None and ref() is not None and id(ref()) == key
+
+    def add(self, t: Any) -> None:
+        # a weak reference: holding the tensor would change reference counts, which an
+        # engine may consult (torch steals a gradient nothing else holds)
+        self[id(t)] = weakref.ref(t)
+
+
 class Observer:
     """Flattens named values into path -> snapshot, noting tensors seen twice."""
 
-    def __init__(self, engine: Engine, engine_made: Container[int] = ()) -> None:
+    def __init__(self, engine: Engine, engine_made: EngineMade | None = None) -> None:
         self.engine = engine
-        self.engine_made = engine_made  # ids of tensors torch.autograd.grad returned
+        # tensors autograd.grad returned, and every tensor seen as a .grad (observe notes
+        # them): a gradient keeps its comparison rules after `x.grad = None` unbinds it
+        self.engine_made = EngineMade() if engine_made is None else engine_made
         self.seen: dict[int, str] = {}
         self.out: dict[str, Snapshot] = {}
-        self.grads: set[int] = set()  # ids of the .grad of every named tensor
 
     def add(self, path: str, value: Any) -> None:
         engine = self.engine
@@ -187,7 +203,7 @@ class Observer:
             snap = snapshot_tensor(engine, value, None if alias == path else alias, grad)
             # a gradient bound to a name (`g = x.grad`, `g, = torch.autograd.grad(...)`) is
             # still a tensor the autograd engine made
-            if id(value) in self.engine_made or id(value) in self.grads:
+            if id(value) in self.engine_made:
                 snap = replace(snap, engine_made=True)
             self.out[path] = snap
             if grad is not None and engine.is_tensor(grad):
@@ -216,7 +232,7 @@ class Observer:
 
 
 def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
-            engine_made: Container[int] = ()) -> dict[str, Snapshot]:
+            engine_made: EngineMade | None = None) -> dict[str, Snapshot]:
     """Snapshot of every value bound to a program name, in name order."""
     observer = Observer(engine, engine_made)
     skipped = set(skip)
@@ -227,7 +243,7 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
             if engine.is_tensor(value):
                 grad = _read_grad(value)
                 if grad is not None and engine.is_tensor(grad):
-                    observer.grads.add(id(grad))
+                    observer.engine_made.add(grad)
         for name in sorted(names):
             if name not in skipped:
                 observer.add(name, names[name])

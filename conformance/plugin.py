@@ -41,6 +41,7 @@ from conformance.run_state import RunState, collection_error, terminate_as_inter
 from conformance.runner import (
     DIVERGES,
     KNOWN,
+    MASKED,
     PASS,
     SKIPPED,
     Item,
@@ -222,10 +223,13 @@ class CaseItem(pytest.Item):
                 result.verdict = KNOWN
                 result.reason = f"known divergence ({where}): {known.reason}"
                 pytest.xfail(result.reason)
-            if result.verdict == PASS:
+            if result.verdict in (PASS, MASKED):
                 raise ConformanceFailure(
-                    f"{item.id}: listed as a known divergence at {where}, but it passes now: "
+                    f"{item.id}: listed as a known divergence at {where}, but it passes now"
+                    f"{' but for masked fields' if result.verdict == MASKED else ''}: "
                     "remove or narrow the entry")
+        if result.verdict == MASKED:
+            pytest.xfail(result.reason)
         if result.verdict != PASS:
             raise ConformanceFailure(describe_failure(result))
 

@@ -31,6 +31,7 @@ from conformance.runner import (
     DIVERGES,
     ERROR,
     KNOWN,
+    MASKED,
     PASS,
     SKIPPED,
     UNSUPPORTED,
@@ -107,7 +108,7 @@ def item_record(item: Item, result: ItemResult | None, outcome: str, longrepr: s
     if result is None:
         record["reason"] = longrepr[-2000:]
         return record
-    record["divergence"] = _divergence(result, result.divergence)
+    record["divergence"] = _divergence(result, result.divergence or result.masked)
     record["message_divergence"] = _divergence(result, result.message_divergence)
     if result.missing_api:
         record["missing_api"] = list(result.missing_api)
@@ -282,7 +283,11 @@ def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[st
     if known:
         lines += ["", "## Known divergences (listed in the expectations file)", ""]
         lines += [f"- `{r['id']}`: {r['reason']}" for r in known[:MAX_LISTED_FAILURES]]
-    failures = [r for r in items if r["verdict"] not in (PASS, SKIPPED, KNOWN)]
+    masked = [r for r in records if r["verdict"] == MASKED]
+    if masked:
+        lines += ["", "## Masked fields (the engine declares it does not match them)", ""]
+        lines += [f"- `{r['id']}`: {r['reason']}" for r in masked[:MAX_LISTED_FAILURES]]
+    failures = [r for r in items if r["verdict"] not in (PASS, SKIPPED, KNOWN, MASKED)]
     if failures:
         lines += ["", "## Failures", ""]
         for r in failures[:MAX_LISTED_FAILURES]:

@@ -21,6 +21,7 @@ DIVERGES = Verdict.DIVERGES.value
 CASE_WRONG = Verdict.CASE_WRONG.value
 SKIPPED = Verdict.SKIPPED.value
 KNOWN = Verdict.KNOWN.value  # a divergence listed in the expectations file
+MASKED = Verdict.MASKED.value  # only fields the engine masks (engines.Engine.masks) differ
 ERROR = Verdict.ERROR.value
 UNSUPPORTED = Verdict.UNSUPPORTED.value  # the engine lacks an API the case uses
 
@@ -48,6 +49,7 @@ class ItemResult:
     reason: str = ""  # for skipped / case wrong / error
     divergence: Divergence | None = None
     message_divergence: Divergence | None = None
+    masked: Divergence | None = None  # the first difference in a field the engine masks
     torch_trace: Trace | None = None
     engine_trace: Trace | None = None
     missing_api: list[str] = field(default_factory=list)  # for unsupported: the API paths
@@ -115,14 +117,19 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
                                   f"{engine.name} lacks {', '.join(missing)}, which the case "
                                   "uses (add it to the engine)", torch_trace=expected,
                                   engine_trace=actual, missing_api=missing)
-            result: Comparison = compare(expected, actual, item.dtype)
+            result: Comparison = compare(expected, actual, item.dtype, engine.masks)
     except RunLimit as stopped:
         where = "" if stopped.line is None else f" at {_where(item, stopped.line)}"
         return ItemResult(item, engine.name, ERROR,
                           f"stopped{where} on {running.name}: {stopped}")
     failing = result.divergence or (result.message if strict_messages else None)
-    return ItemResult(item, engine.name, DIVERGES if failing else PASS,
-                      divergence=result.divergence, message_divergence=result.message,
+    verdict, reason = (DIVERGES, "") if failing else (PASS, "")
+    if not failing and result.masked is not None and result.mask is not None:
+        verdict = MASKED
+        reason = (f"masked by the engine ({result.mask.reason}): at "
+                  f"{_where(item, result.masked.line)}, {result.masked.describe()}")
+    return ItemResult(item, engine.name, verdict, reason, divergence=result.divergence,
+                      message_divergence=result.message, masked=result.masked,
                       torch_trace=expected, engine_trace=actual)
 
 

@@ -14,6 +14,7 @@ class Verdict(str, Enum):
     CASE_WRONG = "case_disagrees_with_torch"
     SKIPPED = "skipped"
     KNOWN = "known"  # a divergence listed in the expectations file
+    MASKED = "masked"  # differs only in fields the engine declares it does not match
     ERROR = "error"
     # the engine lacks an API the case uses (runner.ItemResult.missing_api names it): not a
     # divergence to debug but an API to add; never a pass

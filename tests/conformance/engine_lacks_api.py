@@ -11,7 +11,8 @@ from typing import Any
 
 import torch
 
-from tests.conformance.engine_wrong_exp import exp  # noqa: F401  (1% off: a divergence)
+# exp 1% off (a divergence); one masked field (a `masked` item)
+from tests.conformance.engine_wrong_exp import conformance_masks, exp  # noqa: F401
 
 LACKING = frozenset({"amin"})
 

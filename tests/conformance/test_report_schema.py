@@ -29,6 +29,9 @@ program: |
 def make(pytester: pytest.Pytester) -> None:
     for name, text in {"exp.yaml": CASE, "double.yaml": CASE.replace("torch.exp(a)", "a * 2"),
                        "broken.yaml": CASE.replace("b.sum()", "b.sum("),
+                       # only a field the engine masks differs: masked
+                       "masked.yaml": CASE.replace("b = torch.exp(a)", "m = torch.exp(a)")
+                       .replace("b.sum()", "a.sum()"),
                        # torch itself breaks this case's assert: case_disagrees_with_torch
                        "wrong.yaml": CASE + "  assert_close(a.grad, a)\n",
                        # the engine lacks torch.amin: unsupported
@@ -59,7 +62,7 @@ def test_a_report_with_every_verdict_validates(pytester: pytest.Pytester) -> Non
     broken = [r for r in report["items"] if r["file"] == "cases/f/broken.yaml"]
     assert [(r["verdict"], r["device"], r["line"]) for r in broken] == [("error", None, 8)]
     assert report["status"]["outcome"] == "FAIL"
-    assert report["run_info"]["collected"] == report["run_info"]["executed"] == 14
+    assert report["run_info"]["collected"] == report["run_info"]["executed"] == 18
     assert report["missing_api"] == {"torch.amin": 1}
     # the engine forwards every other name, __version__ included, to torch
     assert report["run_info"]["engine_version"] == torch.__version__

@@ -4,6 +4,28 @@ The harness never special-cases an engine. Real torch, `reference_engine` and an
 engine are all reached the same way: dotted API paths resolved by attribute lookup, and
 the observation protocol below (`_version`, `_is_view()`, `grad_fn`, ...), which is
 torch's own.
+
+Engine protocol v2: an engine module may also define, each optional,
+
+- `conformance_context(device, dtype)`: a context manager entered around each of its runs
+  (an item's engine side, a generated program's), inside the harness's default dtype and
+  device and its isolation guard. Torch the truth never enters one.
+- `conformance_statement()`: a context manager entered around executing each simple
+  statement (not around observing it, nor around a `with`/`for`/class statement, whose
+  inner statements enter it themselves).
+- `conformance_reset()`: called before each run, for engines with process-wide caches.
+- `conformance_masks`: (field pattern, reason) pairs, fields the engine declares it does not
+  match (fnmatch over divergence fields such as `g.grad_fn`); a difference there makes the
+  item `masked` (an expected failure naming the reason, never a pass) unless a real
+  divergence follows.
+
+An engine that defines either context may switch a compiler on in it; when dynamo is loaded
+in the process (`torch._dynamo` in sys.modules) the harness's observation and hook-event
+recording are then exempt from it (`torch._dynamo.disable`), so that no compiler traces the
+harness's own code. The harness never imports torch for this.
+
+The adapters shipped here: `conformance.engines.compiled_autograd` (PyTorch's compiled
+autograd).
 """
 
 from __future__ import annotations
@@ -12,8 +34,9 @@ import contextlib
 import importlib
 import inspect
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -21,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from conformance import isolation
+from conformance.compare import FieldMask
 
 TORCH = "torch"
 DEFAULT_ENGINE = "reference_engine"
@@ -97,6 +121,41 @@ class Engine:
                 m.set_default_device(None)
             m.set_default_dtype(old_dtype)
 
+    # ---- protocol v2 (optional members of the engine module) -------------------------------
+    @cached_property
+    def statement_context(self) -> Callable[[], contextlib.AbstractContextManager[Any]] | None:
+        """The engine's `conformance_statement`, if it has one."""
+        return getattr(self.module, "conformance_statement", None)
+
+    @cached_property
+    def masks(self) -> tuple[FieldMask, ...]:
+        """The engine's `conformance_masks`, checked by load_engine."""
+        declared = getattr(self.module, "conformance_masks", ())
+        return tuple(FieldMask(str(field), str(reason)) for field, reason in declared)
+
+    @contextlib.contextmanager
+    def run_context(self, device: str, dtype: str) -> Iterator[None]:
+        """Around one run: `conformance_reset()` first, the item's default dtype and device,
+        then the engine's own `conformance_context(device, dtype)`, if it has these."""
+        reset = getattr(self.module, "conformance_reset", None)
+        if reset is not None:
+            reset()
+        context = getattr(self.module, "conformance_context", None)
+        with self.defaults(device, dtype), \
+                (contextlib.nullcontext() if context is None else context(device, dtype)):
+            yield
+
+    def exempt(self, function: Callable[..., Any]) -> Callable[..., Any]:
+        """`function`, exempt from dynamo when this engine may switch a compiler on (it has a
+        protocol-v2 context) and dynamo is loaded; else `function` itself (no cost)."""
+        has_context = self.statement_context is not None or \
+            getattr(self.module, "conformance_context", None) is not None
+        dynamo = sys.modules.get("torch._dynamo")
+        if not has_context or dynamo is None:
+            return function
+        disabled: Callable[..., Any] = dynamo.disable(function)
+        return disabled
+
     def global_state(self) -> dict[str, object]:
         """The engine's process-global settings a program could change (isolation.SETTINGS
         that the engine has), by name."""
@@ -125,7 +184,17 @@ def load_engine(name: str, directory: Path | None = None) -> Engine:
         raise ValueError(f"cannot import engine {name!r}: {type(e).__name__}: {e}. Pass an "
                          "importable module with torch's API, e.g. --engine reference_engine "
                          "(a module in the working directory, or on PYTHONPATH)") from None
-    return Engine(name, module)
+    engine = Engine(name, module)
+    try:
+        masks = engine.masks
+    except (TypeError, ValueError):
+        masks = ()
+    if any(not m.field or not m.reason.strip() for m in masks) or \
+            len(masks) != len(getattr(module, "conformance_masks", ())):
+        raise ValueError(f"engine {name!r}: `conformance_masks` must be a sequence of (field "
+                         "pattern, reason) pairs, each with a non-empty reason, e.g. "
+                         "[('*.grad_fn', 'graphs are compiled into one node')]")
+    return engine
 
 
 def _import_from(name: str, directory: Path) -> ModuleType:
