@@ -65,7 +65,11 @@ def check_inplace(t: Tensor, others: Sequence[Tensor] = ()) -> None:
 
 def internal_overlap(t: Tensor) -> bool:
     """at::has_internal_overlap == Yes: a dim of stride 0 and size > 1 (an expanded tensor,
-    such as the grad sum() hands back), where several elements share one memory location."""
+    such as the grad sum() hands back), where several elements share one memory location.
+    A tensor without elements is non-overlapping and dense (torch's first test), whatever
+    its strides: NumPy gives an empty array stride 0."""
+    if t._data.size == 0:
+        return False
     return any(st == 0 and n > 1 for st, n in zip(t._data.strides, t.shape, strict=True))
 
 
