@@ -95,6 +95,10 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
         edges = [old_edge] + [engine.gradient_edge(o) for o in others]
         node = build_node(spec, edges, [original, *others], self, attrs)
         rebase_history(self, node)
+        saved_result = getattr(node, "saved", {}).get("result")
+        if saved_result is not None and self._base is not None:
+            # torch saves the output after the rebase, reading the view's new grad_fn
+            saved_result.saved_in_place_on_view(self.grad_fn)
     return self
 
 
@@ -115,6 +119,7 @@ def rebase_history(t: Tensor, node: Node) -> None:
     assert t._view_index is not None
     copy_slices = CopySlices(engine.gradient_edge(base), base, t._view_index, node)
     base._set_grad_fn(copy_slices)
+    t.grad_fn  # noqa: B018 - torch regenerates the view's grad_fn here, not lazily later
 
 
 class CopySlices(Node):
@@ -138,15 +143,18 @@ class CopySlices(Node):
             # torch drops the wrapped node when the graph is freed (release_variables), so a
             # second pass fails here even when that node saved nothing
             raise RuntimeError(messages.BACKWARD_TWICE)
-        result = ops.clone(g)
-        res = self.fn.apply([ops.gather(result, self.index, "IndexBackward0")])
-        # torch writes result twice in place (result.copy_(grad), then grad_slice.copy_(res)),
-        # which shows as _version 2 on a grad that leaves through a view (an expand). Under
-        # create_graph torch's graph of it reads CopySlices(CopyBackwards(...)); this model's
-        # reads IndexPutBackward0(CloneBackward0(...)).
-        out: list[Tensor | None] = [None if res[0] is None else ops.written_in_place(
-            ops.index_put(result, self.index, res[0]), 2)]
-        return out + list(res[1:])
+        # torch's CopySlices::apply_impl, op for op, so that under create_graph the grad's
+        # graph is torch's: result.copy_(grad) (CopyBackwards), the view's slice of it
+        # (AsStridedBackward0), fn applied to a clone of the slice, written back into the
+        # slice in place (CopySlices over result).
+        meta = self.input_metadata[0]
+        result = copy_(Tensor(np.empty(meta.shape, g.dtype.np), g.dtype, g.device), g)
+        grad_slice = views.as_strided_view(result, self.index)
+        res = self.fn.apply([ops.clone(grad_slice)])
+        if res[0] is None:
+            return [None, *res[1:]]
+        copy_(grad_slice, res[0])
+        return [result, *res[1:]]
 
     def release_variables(self) -> None:
         self.fn = None

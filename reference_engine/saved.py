@@ -8,6 +8,7 @@ torch/csrc/autograd/saved_variable.cpp.
 from __future__ import annotations
 
 import re
+import weakref
 from typing import TYPE_CHECKING
 
 from . import messages
@@ -36,6 +37,17 @@ class SavedVariable:
         # the tensor itself, and does see it).
         self._output_data = (tensor._data, tensor._dtype, tensor._device)
         self._released = False
+        self._view_grad_fn: weakref.ref[Node] | None = None
+
+    def saved_in_place_on_view(self, grad_fn: Node) -> None:
+        """The output of an in-place op on a view (torch's is_inplace_on_view): torch keeps a
+        weak reference to the view's grad_fn after the rebase (its AsStridedBackward0, over
+        the base's CopySlices) and unpacks the output under it while that node lives."""
+        self._view_grad_fn = weakref.ref(grad_fn)
+
+    def _output_grad_fn(self, saved_for: Node) -> Node:
+        fn = self._view_grad_fn() if self._view_grad_fn is not None else None
+        return saved_for if fn is None else fn
 
     def unpack(self, saved_for: Node) -> Tensor:
         if self._released or self._tensor is None:
@@ -45,7 +57,7 @@ class SavedVariable:
         if current != self._saved_version:
             # An output was saved without its grad_fn (that would be a cycle), so torch names
             # the node that saved it; an input is named by its grad_fn as it is now.
-            producer = saved_for if self._is_output else t.grad_fn
+            producer = self._output_grad_fn(saved_for) if self._is_output else t.grad_fn
             where = f"output {self._output_nr} of {short_name(producer)}" if producer else None
             sizes = messages.sizes(t.shape)
             raise RuntimeError(messages.modified_by_inplace(
@@ -57,7 +69,7 @@ class SavedVariable:
             from .tensor import Tensor
             out = Tensor(*self._output_data)
             out._version_counter = t._version_counter
-            out._grad_fn, out._output_nr = saved_for, self._output_nr
+            out._grad_fn, out._output_nr = self._output_grad_fn(saved_for), self._output_nr
             out._view_version = out._version_counter.value
             return out
         return t
