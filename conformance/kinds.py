@@ -168,6 +168,14 @@ KINDS: tuple[Kind, ...] = (
     Kind("create_graph_reference_cycle", True,
          (r"Using backward\(\) with create_graph=True will create a reference cycle",),
          "backward(create_graph=True) with leaves that accumulate grads", once=True),
+    Kind("grad_empty_inputs", False,
+         # torch before 2.x raised a ValueError "grad requires non-empty inputs."
+         (r"`inputs` argument to `grad\(\)` cannot be empty",
+          r"grad requires non-empty inputs"),
+         "autograd.grad(outputs, inputs=[])"),
+    Kind("post_accumulate_hook_returned_value", False,
+         (r"post accumulate grad hooks should return None",),
+         "a post-accumulate-grad hook returned a tensor other than its argument"),
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)

@@ -100,6 +100,8 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     # torch iterates whatever is not a tensor: None there is Python's own TypeError
     outs = list(outputs) if not isinstance(outputs, Tensor) else [outputs]
     ins = list(inputs) if not isinstance(inputs, Tensor) else [inputs]
+    if not ins:
+        raise RuntimeError(messages.GRAD_EMPTY_INPUTS)
     for t in outs:
         if not isinstance(t, Tensor):
             raise AssertionError(messages.GRAD_OUTPUT_NOT_TENSOR)

@@ -45,6 +45,7 @@ INFERENCE_REQUIRES_GRAD_OUTSIDE = (
 )
 INFERENCE_NO_VERSION = "Inference tensors do not track version counter."
 BACKWARD_EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
+GRAD_EMPTY_INPUTS = "`inputs` argument to `grad()` cannot be empty."
 
 # --- .grad ------------------------------------------------------------------
 NON_LEAF_GRAD_ACCESS = (
@@ -301,6 +302,9 @@ def hook_changed_type(name: str, was: str, got: str) -> str:
 
 
 POST_ACCUMULATE_NON_LEAF = "post accumulate grad hooks cannot be registered on non-leaf tensors"
+# python_hook.cpp PyFunctionTensorPostAccGradHooks: a hook's result other than None (or the
+# tensor it was given) fails after every hook ran.
+POST_ACCUMULATE_RETURNED = "Tensor post accumulate grad hooks should return None."
 MARK_DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 ONCE_DIFFERENTIABLE = (
     "trying to differentiate twice a function that was marked with @once_differentiable"

@@ -73,6 +73,9 @@ MESSAGES = {
     "non_differentiable_grad": "function MyFnBackward returned a gradient different than None "
                                "at position 2, but the corresponding forward input was not a "
                                "Variable",
+    "grad_empty_inputs": "`inputs` argument to `grad()` cannot be empty.",
+    "post_accumulate_hook_returned_value": "Tensor post accumulate grad hooks should return "
+                                           "None.",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
@@ -129,6 +132,9 @@ def test_older_wording_still_classifies() -> None:
                     "first time.", warning=False) == "backward_twice"
     assert classify("Only Tensors of floating point dtype can require gradients",
                     warning=False) == "non_float_requires_grad"
+    # torch 2.0's ValueError, which test_autograd.py test_grad_empty_inputs still expects
+    assert classify("grad requires non-empty inputs.", warning=False,
+                    exception="ValueError") == "grad_empty_inputs"
 
 
 def test_unrelated_text_is_unknown() -> None:
