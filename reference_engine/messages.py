@@ -387,3 +387,12 @@ def split_sizes_wrong_sum(n: int, dim: int, sizes: list[int]) -> str:
 # --- not modelled (the engine's own limits, no torch wording) ------------------
 MIXED_INDEXING_NOT_MODELLED = "mixing advanced and basic indexing is not modelled"
 VIEW_METADATA_INPLACE_NOT_MODELLED = "in-place metadata changes of a view are not modelled"
+
+
+# --- var / var_mean (reductions.py): aten/src/ATen/native/ReduceOps.cpp ------------------
+VAR_DTYPE = "std and var only support floating point and complex dtypes"
+
+
+def var_dof_warning(op: str) -> str:
+    return (f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).")
