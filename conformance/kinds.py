@@ -176,6 +176,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("post_accumulate_hook_returned_value", False,
          (r"post accumulate grad hooks should return None",),
          "a post-accumulate-grad hook returned a tensor other than its argument"),
+    Kind("saved_variables_deprecated", True,
+         (r"'saved_variables' is deprecated; use 'saved_tensors'",),
+         "a custom Function's backward read ctx.saved_variables"),
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)

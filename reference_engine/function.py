@@ -11,6 +11,7 @@ be modified in place later; non-differentiable outputs get no history.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -65,6 +66,12 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is None:
             return tuple(self._to_save)
         return tuple(None if sv is None else sv.unpack(self) for sv in self._saved)
+
+    @property
+    def saved_variables(self) -> tuple[Tensor | None, ...]:
+        # python_function.cpp THPFunction_saved_variables: the old name, with a warning
+        warnings.warn(messages.SAVED_VARIABLES_DEPRECATED, DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         # PyNode::apply: undefined grads become zeros unless set_materialize_grads(False).

@@ -396,3 +396,7 @@ VAR_DTYPE = "std and var only support floating point and complex dtypes"
 def var_dof_warning(op: str) -> str:
     return (f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel).")
+
+
+# --- ctx.saved_variables (function.py): python_function.cpp -------------------------------
+SAVED_VARIABLES_DEPRECATED = "'saved_variables' is deprecated; use 'saved_tensors'"

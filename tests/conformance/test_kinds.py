@@ -85,6 +85,7 @@ WARNINGS = {
                            "accessed. Its .grad attribute won't be populated during "
                            "autograd.backward(). (Triggered internally at "
                            "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
+    "saved_variables_deprecated": "'saved_variables' is deprecated; use 'saved_tensors'",
 }
 
 
