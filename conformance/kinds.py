@@ -179,6 +179,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("saved_variables_deprecated", True,
          (r"'saved_variables' is deprecated; use 'saved_tensors'",),
          "a custom Function's backward read ctx.saved_variables"),
+    Kind("out_requires_grad", False,
+         (r"functions with out=\.\.\. arguments don't support automatic differentiation",),
+         "an op's out= form called in grad mode with an input or out that requires grad"),
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)

@@ -400,3 +400,12 @@ def var_dof_warning(op: str) -> str:
 
 # --- ctx.saved_variables (function.py): python_function.cpp -------------------------------
 SAVED_VARIABLES_DEPRECATED = "'saved_variables' is deprecated; use 'saved_tensors'"
+
+
+# --- out= overloads (ops.into_out): VariableTypeUtils.h throw_error_out_requires_grad ---------
+def out_requires_grad(op: str) -> str:
+    return (f"{op}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+
+
+OUT_RESIZE_NOT_MODELLED = "an out= tensor of another shape (which torch resizes) is not modelled"

@@ -76,6 +76,8 @@ MESSAGES = {
     "grad_empty_inputs": "`inputs` argument to `grad()` cannot be empty.",
     "post_accumulate_hook_returned_value": "Tensor post accumulate grad hooks should return "
                                            "None.",
+    "out_requires_grad": "mul(): functions with out=... arguments don't support automatic "
+                         "differentiation, but one of the arguments requires grad.",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
