@@ -462,9 +462,6 @@ def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
                       self_sym_sizes=sizes)
 
 
-from . import ops  # noqa: E402  (ops imports this module; used at call time)
-
-
 # ---- as_strided: the views torch's backward formulas take of a fresh buffer ------------
 
 def _strided(index: np.ndarray) -> ViewFn:
@@ -510,3 +507,6 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
     storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
     inplace.copy_(as_strided_view(storage, index), g)
     return as_strided_view(storage, np.arange(n).reshape(base_shape))
+
+
+from . import ops  # noqa: E402  (ops imports this module; used at call time)
