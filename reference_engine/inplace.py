@@ -89,11 +89,18 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     # A formula that reads `self` needs the value from before the write: torch saves a clone.
     reads_self = any("self" in spec.saves.get(n, ()) for n in spec.inputs)
     original = ops.clone(self) if track and reads_self else self
+    # torch collects the edges and saves the inputs before the kernel writes: an operand
+    # sharing self's storage (b.mul_(b), another view of the same base) keeps its grad_fn
+    # from before, and is saved at the version before this write
+    edges = [old_edge] + [engine.gradient_edge(o) for o in others] if track else []
+    versions = [o._version_counter.value for o in others]
     write(self, dtypes.cast(np.broadcast_to(result._data, self.shape), self.dtype.np))
     self._version_counter.bump()
     if track:
-        edges = [old_edge] + [engine.gradient_edge(o) for o in others]
         node = build_node(spec, edges, [original, *others], self, attrs)
+        for name, version in zip(spec.inputs[1:], versions, strict=False):
+            if name in node.saved:
+                node.saved[name].saved_at(version)
         rebase_history(self, node)
         saved_result = getattr(node, "saved", {}).get("result")
         if saved_result is not None and self._base is not None:

@@ -39,11 +39,23 @@ class SavedVariable:
         self._released = False
         self._view_grad_fn: weakref.ref[Node] | None = None
 
+    def saved_at(self, version: int) -> None:
+        """An input of an in-place op, saved (as torch does) before the op's own write."""
+        self._saved_version = version
+
     def saved_in_place_on_view(self, grad_fn: Node) -> None:
         """The output of an in-place op on a view (torch's is_inplace_on_view): torch keeps a
         weak reference to the view's grad_fn after the rebase (its AsStridedBackward0, over
-        the base's CopySlices) and unpacks the output under it while that node lives."""
+        the base's CopySlices) and unpacks the output under it while that node lives. It
+        saves the output's tensor_data(), which does not keep the view (nor so its grad_fn)
+        alive: an alias of the data and version counter stands in for the view here."""
         self._view_grad_fn = weakref.ref(grad_fn)
+        from .tensor import Tensor
+        view = self._tensor
+        assert view is not None
+        alias = Tensor(*self._output_data)
+        alias._version_counter, alias._output_nr = view._version_counter, view._output_nr
+        self._tensor = alias
 
     def _output_grad_fn(self, saved_for: Node) -> Node:
         fn = self._view_grad_fn() if self._view_grad_fn is not None else None
