@@ -112,6 +112,8 @@ OPS: tuple[OpRow, ...] = (
     _row("amin", "reductions", M, feature="reductions"),
     _row("max", "reductions", M, feature="reductions"),
     _row("min", "reductions", M, feature="reductions"),
+    _row("argmax", "reductions", differentiable=False, feature="reductions"),
+    _row("argmin", "reductions", differentiable=False, feature="reductions"),
     _row("softmax", "reductions", M, args=(1,)),
     _row("log_softmax", "reductions", M, args=(0,)),
     _row("var", "reductions", M, feature="reductions"),

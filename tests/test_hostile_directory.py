@@ -94,7 +94,10 @@ def _verdicts(report: dict[str, Any]) -> dict[str, str]:
 def test_a_hostile_directory_gets_clean_verdicts_and_leaves_innocents_alone(
         tmp_path: Path, workers: str) -> None:
     expected = _hostile_directory(tmp_path)
-    result = run(tmp_path, "run", "--no-generated", "--workers", workers)
+    # No wall-clock limit: every hostile item ends by a count (statements, bits, elements),
+    # and the large innocent ones must pass however loaded the machine is.
+    result = run(tmp_path, "run", "--no-generated", "--workers", workers,
+                 "--", "--item-timeout", "0")
     out = result.stdout + result.stderr
     assert result.returncode == 1, out
     assert "Traceback" not in out and "INTERNALERROR" not in out, out
