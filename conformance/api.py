@@ -88,7 +88,7 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
                           *_FUNCTION_SAVED.split()}),   # variable: AccumulateGrad's
     "ctx": frozenset(
         {"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
-         "mark_non_differentiable", "set_materialize_grads"}
+         "mark_non_differentiable", "set_materialize_grads", "saved_variables"}
     ),
     "module": frozenset({"weight", "bias", "parameters", "zero_grad", "in_features",
                          "out_features"}),
@@ -110,13 +110,13 @@ SETTABLE: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
 # assignment still reaches the program's own tensors (`model.weight.requires_grad = False`).
 TENSOR_VALUED: frozenset[str] = frozenset(
     {"grad", "data", "T", "_base", "weight", "bias", "values", "indices"})
-# What an engine's ctx has of its own beyond the ctx table: in torch ctx is the backward
-# node (grad_fn's members), with the class's `apply` and the deprecated `saved_variables`.
-# A program stores no state under these names; through its ctx parameter it reads only the
-# ctx table and what it stored.
+# What an engine's ctx has of its own beyond the ctx table (which includes the deprecated
+# `saved_variables`, read for its warning): in torch ctx is the backward node (grad_fn's
+# members), with the class's `apply`. A program stores no state under these names; through
+# its ctx parameter it reads only the ctx table and what it stored.
 CTX_ENGINE_MEMBERS: frozenset[str] = (
     OBJECT_ATTRIBUTES["ctx"] | OBJECT_ATTRIBUTES["grad_fn"]
-    | OBJECT_ATTRIBUTES["Function class"] | {"saved_variables"})
+    | OBJECT_ATTRIBUTES["Function class"])
 
 # Harness builtins (served by the interpreter, not by an engine).
 BUILTINS: frozenset[str] = frozenset(

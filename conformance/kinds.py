@@ -235,6 +235,17 @@ KINDS: tuple[Kind, ...] = (
           r"torch\.func\.\{grad, vjp, jacrev, hessian\} don't yet support saved tensor "
           r"hooks"),
          "saved-tensor hooks set inside disable_saved_tensors_hooks (or the reverse)"),
+    Kind("grad_empty_inputs", False,
+         # torch before 2.x raised a ValueError "grad requires non-empty inputs."
+         (r"`inputs` argument to `grad\(\)` cannot be empty",
+          r"grad requires non-empty inputs"),
+         "autograd.grad(outputs, inputs=[])"),
+    Kind("saved_variables_deprecated", True,
+         (r"'saved_variables' is deprecated; use 'saved_tensors'",),
+         "a custom Function's backward read ctx.saved_variables"),
+    Kind("out_requires_grad", False,
+         (r"functions with out=\.\.\. arguments don't support automatic differentiation",),
+         "an op's out= form called in grad mode with an input or out that requires grad"),
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)

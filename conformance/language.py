@@ -303,7 +303,7 @@ class _Converter:
         elif self.ctx is not None and isinstance(node.value, ast.Name) and \
                 node.value.id == self.ctx[0] and node.attr not in api.OBJECT_ATTRIBUTES["ctx"]:
             # ctx is also an engine object (in torch, the backward node): through it a
-            # program reaches only the ctx table, not `ctx.apply` or `ctx.saved_variables`
+            # program reaches only the ctx table, not `ctx.apply` or `ctx.next_functions`
             ctx_api = api.OBJECT_ATTRIBUTES["ctx"]
             near = api.nearest(node.attr, ctx_api | self.ctx[1])
             raise self.fail(node, f"`{node.value.id}.{node.attr}` is not in the ctx API",

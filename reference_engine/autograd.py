@@ -120,6 +120,8 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     # torch iterates whatever is not a tensor or an edge: None there is Python's own TypeError
     outs = [outputs] if isinstance(outputs, Tensor | GradientEdge) else list(outputs)
     ins = [inputs] if isinstance(inputs, Tensor | GradientEdge) else list(inputs)
+    if not ins:
+        raise RuntimeError(messages.GRAD_EMPTY_INPUTS)
     for t in outs:
         if not isinstance(t, Tensor | GradientEdge):
             raise AssertionError(messages.GRAD_OUTPUT_NOT_TENSOR)

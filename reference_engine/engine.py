@@ -63,11 +63,18 @@ class AccumulateGrad(Node):
             var._grad._version_counter.bump()
         else:
             var._grad = var._grad + new
-        # register_post_accumulate_grad_hook: each hook receives the leaf itself, after the
-        # grad was accumulated, and may not return anything.
+        # register_post_accumulate_grad_hook: each hook receives the leaf itself; as in
+        # python_hook.cpp's _call_hooks, a result other than None or its argument is checked
+        # like a tensor hook's and passed to the next hook instead, and is an error at the end.
+        arg, replaced = var, False
         for hook in list(var._post_accumulate_grad_hooks.values()):
-            if hook(var) is not None:
-                raise RuntimeError(messages.POST_ACCUMULATE_HOOK_RETURNED)
+            result = hook(arg)
+            if result is None or result is arg:
+                continue
+            check_hook_value(arg, result, hook)
+            arg, replaced = result, True
+        if replaced:
+            raise RuntimeError(messages.POST_ACCUMULATE_HOOK_RETURNED)
         return []
 
 

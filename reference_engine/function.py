@@ -80,6 +80,12 @@ class BackwardCFunction(Node, FunctionCtx):
             raise RuntimeError(messages.BACKWARD_TWICE)
         return tuple(saved)
 
+    @property
+    def saved_variables(self) -> tuple[Tensor | None, ...]:
+        # python_function.cpp THPFunction_saved_variables: the old name, with a warning
+        warnings.warn(messages.SAVED_VARIABLES_DEPRECATED, DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         # PyNode::apply: undefined grads become zeros unless set_materialize_grads(False).
         if self.materialize_grads:

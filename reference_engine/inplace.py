@@ -65,7 +65,11 @@ def check_inplace(t: Tensor, others: Sequence[Tensor] = ()) -> None:
 
 def internal_overlap(t: Tensor) -> bool:
     """at::has_internal_overlap == Yes: a dim of stride 0 and size > 1 (an expanded tensor,
-    such as the grad sum() hands back), where several elements share one memory location."""
+    such as the grad sum() hands back), where several elements share one memory location.
+    A tensor without elements is non-overlapping and dense (torch's first test), whatever
+    its strides: NumPy gives an empty array stride 0."""
+    if t._data.size == 0:
+        return False
     return any(st == 0 and n > 1 for st, n in zip(t._data.strides, t.shape, strict=True))
 
 
@@ -85,12 +89,23 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     # A formula that reads `self` needs the value from before the write: torch saves a clone.
     reads_self = any("self" in spec.saves.get(n, ()) for n in spec.inputs)
     original = ops.clone(self) if track and reads_self else self
+    # torch collects the edges and saves the inputs before the kernel writes: an operand
+    # sharing self's storage (b.mul_(b), another view of the same base) keeps its grad_fn
+    # from before, and is saved at the version before this write
+    edges = [old_edge] + [engine.gradient_edge(o) for o in others] if track else []
+    versions = [o._version_counter.value for o in others]
     write(self, dtypes.cast(np.broadcast_to(result._data, self.shape), self.dtype.np))
     self._version_counter.bump()
     if track:
-        edges = [old_edge] + [engine.gradient_edge(o) for o in others]
         node = build_node(spec, edges, [original, *others], self, attrs)
+        for name, version in zip(spec.inputs[1:], versions, strict=False):
+            if name in node.saved:
+                node.saved[name].saved_at(version)
         rebase_history(self, node)
+        saved_result = getattr(node, "saved", {}).get("result")
+        if saved_result is not None and self._base is not None:
+            # torch saves the output after the rebase, reading the view's new grad_fn
+            saved_result.saved_in_place_on_view(self.grad_fn)
     return self
 
 
@@ -137,20 +152,23 @@ class CopySlices(Node):
             # torch drops the wrapped node when the graph is freed (release_variables), so a
             # second pass fails here even when that node saved nothing
             raise RuntimeError(messages.BACKWARD_TWICE)
-        result = ops.clone(g)
+        # torch's CopySlices::apply_impl, op for op, so that under create_graph the grad's
+        # graph is torch's: result.copy_(grad) (CopyBackwards), the view's slice of it
+        # (AsStridedBackward0), fn applied to a clone of the slice, written back into the
+        # slice in place (CopySlices over result).
+        meta = self.input_metadata[0]
+        result = copy_(Tensor(np.empty(meta.shape, g.dtype.np), g.dtype, g.device), g)
+        grad_slice = views.as_strided_view(result, self.index)
         # torch adds the wrapped node's first next node (the view's old history, which the
         # backward may not reach) to the running task, so that the node computes that grad.
         wanted = TASK_NODES[-1]
         if wanted is not None and self.fn.next_edges[0][0] is not None:
             wanted.add(self.fn.next_edges[0][0])
-        res = self.fn.apply([ops.gather(result, self.index, "IndexBackward0")])
-        # torch writes result twice in place (result.copy_(grad), then grad_slice.copy_(res)),
-        # which shows as _version 2 on a grad that leaves through a view (an expand). Under
-        # create_graph torch's graph of it reads CopySlices(CopyBackwards(...)); this model's
-        # reads IndexPutBackward0(CloneBackward0(...)).
-        out: list[Tensor | None] = [None if res[0] is None else ops.written_in_place(
-            ops.index_put(result, self.index, res[0]), 2)]
-        return out + list(res[1:])
+        res = self.fn.apply([ops.clone(grad_slice)])
+        if res[0] is None:
+            return [None, *res[1:]]
+        copy_(grad_slice, res[0])
+        return [result, *res[1:]]
 
     def release_variables(self) -> None:
         self.fn = None

@@ -45,6 +45,7 @@ INFERENCE_REQUIRES_GRAD_OUTSIDE = (
 )
 INFERENCE_NO_VERSION = "Inference tensors do not track version counter."
 BACKWARD_EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
+GRAD_EMPTY_INPUTS = "`inputs` argument to `grad()` cannot be empty."
 
 # --- .grad ------------------------------------------------------------------
 NON_LEAF_GRAD_ACCESS = (
@@ -499,3 +500,26 @@ WILL_EXECUTE_OUTSIDE_BACKWARD = (
 # --- torch.autograd.graph.register_multi_grad_hook ----------------------------------------
 def multi_grad_mode(modes: tuple[str, ...], mode: object) -> str:
     return f"Expects mode to be one of {modes} but got {mode}"
+
+
+# --- var / var_mean (reductions.py): aten/src/ATen/native/ReduceOps.cpp ------------------
+VAR_DTYPE = "std and var only support floating point and complex dtypes"
+
+
+def var_dof_warning(op: str) -> str:
+    return (f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).")
+
+
+# --- ctx.saved_variables (function.py): python_function.cpp -------------------------------
+SAVED_VARIABLES_DEPRECATED = "'saved_variables' is deprecated; use 'saved_tensors'"
+
+
+# --- out= overloads (ops.into_out): VariableTypeUtils.h throw_error_out_requires_grad ---------
+def out_requires_grad(op: str) -> str:
+    return (f"{op}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+
+
+# --- not modelled (the engine's own limits, no torch wording) ------------------
+OUT_RESIZE_NOT_MODELLED = "an out= tensor of another shape (which torch resizes) is not modelled"

@@ -170,8 +170,29 @@ def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
     return record(RSUB_SCALAR, new(arr, dt, self.device), [self], alpha=alpha, other=other)
 
 
-def mul(self: Any, other: Any) -> Tensor:
+def mul(self: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into_out("mul", out, (self, other), lambda: mul(self, other))
     return _elementwise(MUL, np.multiply, (self, other))
+
+
+def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[], Tensor]
+             ) -> Tensor:
+    """An op's out= overload. Autograd refuses it (VariableType's
+    throw_error_out_requires_grad) when grad mode is on and an input or `out` requires grad;
+    otherwise the result is written into `out` in place, which counts as one write."""
+    from .grad_mode import is_grad_enabled, no_grad
+    from .inplace import write
+    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
+                                 for t in (*inputs, out)):
+        raise RuntimeError(messages.out_requires_grad(name))
+    with no_grad():
+        result = compute()
+    if tuple(result.shape) != tuple(out.shape):
+        raise NotImplementedError(messages.OUT_RESIZE_NOT_MODELLED)
+    write(out, dtypes.cast(result._data, out.dtype.np))
+    out._version_counter.bump()
+    return out
 
 
 def mul_scalar(self: Tensor, other: Number) -> Tensor:

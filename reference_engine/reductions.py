@@ -4,13 +4,15 @@ nll_loss. Each entry follows its derivatives.yaml formula and saved values."""
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from . import dtypes, grad_ops, indexing, ops, views
-from .autograd_meta import OpSpec, record
+from . import dtypes, grad_ops, indexing, messages, ops, views
+from .autograd_meta import OpSpec, build_node, differentiable, record
+from .graph import node_class
 from .tensor import Tensor
 
 Dims = int | Sequence[int] | None
@@ -299,3 +301,104 @@ def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     out = ops.new(value, input.dtype, input.device)
     return record(NLL_LOSS, out, [input], target=target, reduction=reduction,
                   ignore_index=ignore_index, total_weight=total_weight)
+
+
+# ---- var / var_mean -----------------------------------------------------------------------
+
+def _var_backward(g: Tensor, x: Tensor, dim: tuple[int, ...] | None, correction: float,
+                  keepdim: bool) -> Tensor:
+    """torch's var_backward (FunctionsManual.cpp), op for op."""
+    if x.ndim == 0 or dim is None:
+        dof = x.numel() - correction
+        if dof <= 0:
+            # 2 / dof is infinite: NaN where x equals its mean (inf * 0), inf elsewhere
+            mean = np.mean(x._data)
+            factor = np.where(x._data == mean, np.nan, np.inf).astype(g.dtype.np)
+            return ops.mul(g, ops.new(factor, g.dtype, g.device))
+        return ops.mul(ops.mul_scalar(g, 2.0 / dof), ops.sub(x, ops.mean(x)))
+    if not keepdim and x.ndim > 1:
+        for d in sorted(dim):     # unsqueeze_multiple
+            g = views.unsqueeze(g, d)
+    rest = int(np.prod([x.shape[d] for d in dim])) - correction
+    scale = 2.0 / rest if rest != 0 else float("inf")
+    return ops.mul(ops.mul_scalar(g, scale), ops.sub(x, ops.mean(x, dim or None, keepdim=True)))
+
+
+def _var_mean_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
+    gvar, gmean = gs
+    x = c.self
+    out = None if gvar is None else _var_backward(gvar, x, c.dim, c.correction, c.keepdim)
+    if gmean is not None:
+        if c.dim:   # mean_backward: sum_backward(grad, sizes, dim, keepdim) / n
+            n = int(np.prod([x.shape[d] for d in c.dim]))
+            if not c.keepdim:
+                for d in sorted(c.dim):
+                    gmean = views.unsqueeze(gmean, d)
+        else:
+            n = x.numel()
+        aux = ops.div_scalar(views.expand(gmean, tuple(x.shape)), n)
+        out = aux if out is None else ops.add(out, aux)
+    return [out]
+
+
+VAR = OpSpec("VarBackward0", ("self",), {"self": ("self",)},
+             lambda c, g: [_var_backward(g, c.self, c.dim, c.correction, c.keepdim)])
+VAR_MEAN = OpSpec("VarMeanBackward0", ("self",), {"self": ("self",)},
+                  _var_mean_backward)  # type: ignore[arg-type]
+
+
+def _var_args(self: Tensor, dim: Any, unbiased: bool | None, correction: float | None
+              ) -> tuple[tuple[int, ...] | None, float]:
+    """torch.var's overloads: var(x, unbiased), var(x, dim, unbiased, keepdim) and
+    var(x, dim, *, correction, keepdim); an empty dim list reduces every dim."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(messages.VAR_DTYPE)
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    dims = None if dim is None else ops._reduce_dims(self, dim)
+    return dims, correction
+
+
+def _var_values(self: Tensor, dims: tuple[int, ...] | None, correction: float,
+                keepdim: bool, op: str) -> tuple[np.ndarray, np.ndarray]:
+    axis = dims if dims else None
+    n = self.numel() if axis is None else int(np.prod([self.shape[d] for d in axis]))
+    if n - correction <= 0:
+        warnings.warn(messages.var_dof_warning(op), UserWarning, stacklevel=3)
+    a = self._data
+    with np.errstate(all="ignore"):
+        mean = np.mean(a, axis=axis, keepdims=True)
+        var = np.sum((a - mean) ** 2, axis=axis, keepdims=keepdim) / (n - correction)
+    if not keepdim:
+        mean = np.squeeze(mean, axis) if axis is not None else mean.reshape(())
+    return np.asarray(var, a.dtype), np.asarray(mean, a.dtype)
+
+
+def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
+        *, correction: float | None = None) -> Tensor:
+    dims, corr = _var_args(self, dim, unbiased, correction)
+    v, _ = _var_values(self, dims, corr, keepdim, "var")
+    return record(VAR, ops.new(v, self.dtype, self.device), [self], dim=dims,
+                  correction=corr, keepdim=keepdim)
+
+
+def var_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
+             keepdim: bool = False, *, correction: float | None = None
+             ) -> tuple[Tensor, Tensor]:
+    """(var, mean), both outputs of one VarMeanBackward0 node."""
+    from .engine import gradient_edge
+    dims, corr = _var_args(self, dim, unbiased, correction)
+    v, m = _var_values(self, dims, corr, keepdim, "var_mean")
+    outs = (ops.new(v, self.dtype, self.device), ops.new(m, self.dtype, self.device))
+    if differentiable([self]):
+        attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}
+        node = build_node(VAR_MEAN, [gradient_edge(self)], [self], outs[0], attrs)
+        multi = node_class(VAR_MEAN.grad_fn, views.MultiOutputNode)(
+            VAR_MEAN, node.next_edges, node.attrs)
+        multi.saved = node.saved
+        multi.input_metadata = [o._meta() for o in outs]
+        for i, out in enumerate(outs):
+            out._set_grad_fn(multi, i)
+    return outs

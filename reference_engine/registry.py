@@ -116,6 +116,8 @@ OPS: tuple[OpRow, ...] = (
     _row("argmin", "reductions", differentiable=False, feature="reductions"),
     _row("softmax", "reductions", M, args=(1,)),
     _row("log_softmax", "reductions", M, args=(0,)),
+    _row("var", "reductions", M, feature="reductions"),
+    _row("var_mean", "reductions", M, method=False, feature="reductions"),
     # joining and indexing (ops.py, indexing.py)
     _row("cat", "ops", method=False),       # take a list of tensors
     _row("stack", "ops", method=False),

@@ -14,6 +14,7 @@ innermost `with` wins), which can be disabled with an error message
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -87,6 +88,7 @@ class SavedVariable:
                  is_leaf: bool | None = None) -> None:
         self._tensor: Tensor | None = tensor
         self._default_constructed = tensor is None
+        self._view_grad_fn: weakref.ref[Node] | None = None
         self._released = False
         self._hooks: Hooks | None = None
         self._packed: Any = None
@@ -109,6 +111,23 @@ class SavedVariable:
         if hooks is not None and not tensor._wrapped_number:
             self._saved_original = False
             self._set_hooks_and_pack(hooks, tensor)
+
+    def saved_at(self, version: int) -> None:
+        """An input of an in-place op, saved (as torch does) before the op's own write."""
+        self._saved_version = version
+
+    def saved_in_place_on_view(self, grad_fn: Node) -> None:
+        """The output of an in-place op on a view (torch's is_inplace_on_view): torch keeps a
+        weak reference to the view's grad_fn after the rebase (its AsStridedBackward0, over
+        the base's CopySlices) and unpacks the output under it while that node lives. It
+        saves the output's tensor_data(), which does not keep the view (nor so its grad_fn)
+        alive: the tensor_data alias stands in for the view here."""
+        self._view_grad_fn = weakref.ref(grad_fn)
+        self._tensor = self._data
+
+    def _output_grad_fn(self, saved_for: Node | None) -> Node | None:
+        fn = self._view_grad_fn() if self._view_grad_fn is not None else None
+        return saved_for if fn is None else fn
 
     # ---- torch's SavedTensor API ----------------------------------------------------
     @property
@@ -172,7 +191,7 @@ class SavedVariable:
         if current != self._saved_version:
             # An output was saved without its grad_fn (that would be a cycle), so torch names
             # the node that saved it; an input is named by its grad_fn as it is now.
-            producer = saved_for if self._is_output else t.grad_fn
+            producer = self._output_grad_fn(saved_for) if self._is_output else t.grad_fn
             where = f"output {self._output_nr} of {short_name(producer)}" if producer else None
             sizes = messages.sizes(t.shape)
             raise RuntimeError(messages.modified_by_inplace(
@@ -182,7 +201,7 @@ class SavedVariable:
         # An output is saved without its grad_fn (that would be a reference cycle); torch
         # unpacks it as a new tensor object on every access, aliasing the output's data and
         # version counter, with the saving node restored as its grad_fn.
-        return _variable(t, saved_for, self._output_nr)
+        return _variable(t, self._output_grad_fn(saved_for), self._output_nr)
 
     def _unpack_hooked(self, saved_for: Node | None) -> Tensor:
         from .tensor import Tensor
@@ -193,8 +212,8 @@ class SavedVariable:
         # make_variable: a new tensor on the unpacked data (and its version counter, not the
         # original's), with the saved autograd identity; no version check through hooks
         if not self._is_leaf:
-            return _variable(data, self._grad_fn if not self._is_output else saved_for,
-                             self._output_nr)
+            return _variable(data, self._grad_fn if not self._is_output
+                             else self._output_grad_fn(saved_for), self._output_nr)
         var = _variable(data, None, 0)
         var._requires_grad = self._requires_grad
         var._accumulator = self._accumulator

@@ -46,8 +46,7 @@ def _positions(t: Tensor) -> np.ndarray:
 
 
 AS_STRIDED = OpSpec("AsStridedBackward0", ("self",),
-                    backward=lambda c, g: [ops.scatter_add(g, c.index, c.base_shape,
-                                                           "AsStridedScatterBackward0")])
+                    backward=lambda c, g: [as_strided_backward(g, c.index, c.base_shape)])
 
 
 def regenerate_view_grad_fn(view: Tensor) -> None:
@@ -557,6 +556,53 @@ def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     drop = tuple(d for d in ds if sizes[d] == 1)
     return restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
                       self_sym_sizes=sizes)
+
+
+# ---- as_strided: the views torch's backward formulas take of a fresh buffer ------------
+
+def _strided(index: np.ndarray) -> ViewFn:
+    """The NumPy view of a contiguous array at flat positions `index`. Every view's index is
+    affine in its coordinates (offset + sum of coordinate * stride), so its strides can be
+    read off the index."""
+    offset = int(index.flat[0]) if index.size else 0
+    strides = tuple(int(np.take(index, 1, axis=d).flat[0]) - offset if n > 1 else 0
+                    for d, n in enumerate(index.shape))
+
+    def pick(a: np.ndarray) -> np.ndarray:
+        assert a.flags.c_contiguous, "as_strided of a non-contiguous array"
+        return np.lib.stride_tricks.as_strided(a.reshape(-1)[offset:], index.shape,
+                                               tuple(s * a.itemsize for s in strides))
+    positions = np.arange(int(index.max()) + 1 if index.size else 0)
+    assert np.array_equal(pick(positions), index), "a view index that is not affine"
+    return pick
+
+
+def as_strided_view(t: Tensor, index: np.ndarray) -> Tensor:
+    """t.as_strided(...) at the flat positions `index` of contiguous t (AsStridedBackward0)."""
+    return _make_view(t, _strided(index), AS_STRIDED, index=index, base_shape=tuple(t.shape))
+
+
+def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...]) -> Tensor:
+    """torch's as_strided_backward for a contiguous input geometry (FunctionsManual.cpp), so
+    that its graph under create_graph is torch's: squeeze the grad's size-1 dims
+    (SqueezeBackward1), sum its stride-0 dims (SumBackward1), copy it into a zero storage
+    through the output geometry (CopySlices) and return the storage viewed with the input
+    geometry (AsStridedBackward0)."""
+    from . import inplace  # inplace imports this module
+    n = int(np.prod(base_shape, dtype=np.int64))
+    if index.size == 0:
+        return Tensor(np.zeros(base_shape, g.dtype.np), g.dtype, g.device)
+    for d in reversed(range(index.ndim)):
+        if index.shape[d] == 1:
+            g, index = squeeze(g, d), np.squeeze(index, d)
+        elif np.take(index, 1, axis=d).flat[0] == index.flat[0]:   # stride 0: an expand
+            g, index = ops.sum(g, d), np.take(index, 0, axis=d)
+    if np.unique(index).size != index.size:
+        # torch index_add_s an overlapping output geometry; no view of this engine has one
+        return ops.scatter_add(g, index, base_shape, "AsStridedScatterBackward0")
+    storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
+    inplace.copy_(as_strided_view(storage, index), g)
+    return as_strided_view(storage, np.arange(n).reshape(base_shape))
 
 
 from . import ops  # noqa: E402  (ops imports this module; used at call time)

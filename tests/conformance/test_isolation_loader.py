@@ -74,8 +74,10 @@ HOSTILE = [
     # ctx: only its table and the Function's own state
     (function(forward="a = ctx.apply"), 5, "`ctx.apply` is not in the ctx API",
      "ctx offers mark_dirty"),
-    (function(backward="a, = ctx.saved_variables"), 9,
-     "`ctx.saved_variables` is not in the ctx API", "saved_tensors"),
+    (function(backward="a = ctx.saved_tensorz"), 9,
+     "`ctx.saved_tensorz` is not in the ctx API", "saved_tensors"),
+    (function(forward="ctx.saved_variables = ()"), 5,
+     "cannot assign to `ctx.saved_variables`: the name belongs to the engine's ctx", None),
     (function(backward="a = ctx.next_functions"), 9, "`ctx.next_functions` is not in the ctx API",
      None),
     (function(forward="ctx.apply = None"), 5,

@@ -124,6 +124,9 @@ MESSAGES = {
     "saved_hooks_on_none": "Calling register_hooks on a saved tensor with value None is "
                            "forbidden",
     "saved_tensor_hooks_disabled": "saved tensors default hooks are disabled",
+    "grad_empty_inputs": "`inputs` argument to `grad()` cannot be empty.",
+    "out_requires_grad": "mul(): functions with out=... arguments don't support automatic "
+                         "differentiation, but one of the arguments requires grad.",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
@@ -140,6 +143,7 @@ WARNINGS = {
                            "accessed. Its .grad attribute won't be populated during "
                            "autograd.backward(). (Triggered internally at "
                            "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
+    "saved_variables_deprecated": "'saved_variables' is deprecated; use 'saved_tensors'",
 }
 
 
@@ -214,6 +218,9 @@ def test_older_wording_still_classifies() -> None:
                     "first time.", warning=False) == "backward_twice"
     assert classify("Only Tensors of floating point dtype can require gradients",
                     warning=False) == "non_float_requires_grad"
+    # torch 2.0's ValueError, which test_autograd.py test_grad_empty_inputs still expects
+    assert classify("grad requires non-empty inputs.", warning=False,
+                    exception="ValueError") == "grad_empty_inputs"
 
 
 def test_older_mark_dirty_wording_classifies() -> None:

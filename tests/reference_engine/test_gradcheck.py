@@ -40,7 +40,9 @@ def _setitem(a: Any, b: Any) -> Any:
 
 def _inplace_view(a: Any) -> Any:
     c = a * 1
-    c[0].mul_(c[1])
+    # a clone: c[1] itself shares c's version counter, so mul_'s write makes its saved
+    # `other` stale and backward raises, in torch as here
+    c[0].mul_(c[1].clone())
     return c ** 2
 
 
