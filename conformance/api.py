@@ -27,9 +27,10 @@ NAMESPACES: frozenset[str] = frozenset(
 
 # The ops are the rows of the reference engine's op registry, read from it: a case must run
 # on that engine (the executable specification), so its ops are the cases' vocabulary. The
-# registry is pure data; only its names are read here.
+# registry is pure data; only its names are read here. `torch.empty` is left out: its values
+# are uninitialised memory, which traces would compare (a case writes zeros instead).
 _TORCH = """
-tensor zeros ones full zeros_like ones_like arange empty rand randn rand_like randn_like
+tensor zeros ones full zeros_like ones_like arange rand randn rand_like randn_like
 manual_seed is_tensor get_default_dtype is_grad_enabled no_grad enable_grad set_grad_enabled
 inference_mode is_inference_mode_enabled
 float32 float64 float double int64 long int32 int bool

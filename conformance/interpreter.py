@@ -701,8 +701,8 @@ def _api_path(e: ir.Expr) -> str | None:
     return ".".join([api.ROOTS[e.id], *reversed(parts)])
 
 
-_SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand",
-                              "torch.randn", "torch.full"})
+_SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.rand", "torch.randn",
+                              "torch.full"})
 
 
 def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int | None:
