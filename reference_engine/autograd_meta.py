@@ -84,19 +84,29 @@ def differentiable(inputs: Sequence[Tensor | None]) -> bool:
 
 
 def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
-               result: Tensor, attrs: dict[str, Any]) -> OpNode:
+               result: Tensor, attrs: dict[str, Any], save_result: bool = True) -> OpNode:
+    """The op's node with its saved values. An in-place op builds it before its kernel
+    writes (as torch's VariableType does) and saves the result afterwards (save_result)."""
     node: OpNode = node_class(spec.grad_fn, OpNode)(spec, edges, attrs)
     wanted = {s for i, name in enumerate(spec.inputs) for s in spec.saves.get(name, ())
-              if s == "result" or node.needs(i)}
+              if s != "result" and node.needs(i)}
     by_name: dict[str, Any] = dict(zip(spec.inputs, inputs, strict=False))
     # Tensor attributes (where's condition) are saved too, with the same checks.
     by_name.update({k: v for k, v in attrs.items() if isinstance(v, Tensor)})
     for name in sorted(wanted):
-        t = result if name == "result" else by_name.get(name)
+        t = by_name.get(name)
         if t is not None:
-            node.saved[name] = SavedVariable(t, is_output=name == "result")
+            node.saved[name] = SavedVariable(t, is_output=False)
+    if save_result:
+        save_output(node, result)
     node.input_metadata = [result._meta()]
     return node
+
+
+def save_output(node: OpNode, result: Tensor) -> None:
+    """torch always saves the result when a formula reads it."""
+    if any("result" in node.spec.saves.get(name, ()) for name in node.spec.inputs):
+        node.saved["result"] = SavedVariable(result, is_output=True)
 
 
 def record(spec: OpSpec, result: Tensor, inputs: Sequence[Tensor | None],

@@ -73,6 +73,10 @@ MESSAGES = {
     "non_differentiable_grad": "function MyFnBackward returned a gradient different than None "
                                "at position 2, but the corresponding forward input was not a "
                                "Variable",
+    "inference_view_inplace": "A view was created in inference mode and is being modified "
+                              "inplace in normal mode. Given that this use case is ambiguous "
+                              "and error-prone, it is forbidden.",
+    "own_grad_assignment": "can't assign Variable as its own grad",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
