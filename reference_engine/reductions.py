@@ -157,9 +157,12 @@ min_return_type = type("min", (return_types,), {})
 
 
 def _evenly_distribute(c: Any, g: Tensor) -> Tensor:
-    """new_zeros(...).masked_fill_(mask, grad / mask.sum()) - on CPU, as torch."""
+    """new_zeros(...).masked_fill_(mask, grad / mask.sum()) - on CPU, as torch. A NaN
+    result (NaN propagates through min/max) is shared by every NaN element: the mask is then
+    input.isnan(), so an all-NaN input gets an even share everywhere."""
     x = c.self
-    mask = x._data == c.result._data
+    value = c.result._data
+    mask = np.isnan(x._data) if np.isnan(value) else x._data == value
     count = ops.new(mask.sum(), dtypes.int64, x.device)
     zeros = ops.new(np.zeros(x.shape), g.dtype, g.device)
     filled = indexing.masked_fill(zeros, ops.new(mask, dtypes.bool_, x.device), ops.div(g, count))
