@@ -395,3 +395,7 @@ VIEW_METADATA_INPLACE_NOT_MODELLED = "in-place metadata changes of a view are no
 
 # --- .grad assignment (python_variable.cpp THPVariable_set_grad) ----------------
 GRAD_IS_SELF = "can't assign Variable as its own grad"
+
+
+def trace_not_matrix(ndim: int) -> str:
+    return f"trace: expected a matrix, but got tensor with dim {ndim}"

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, grad_ops, indexing, ops, views
+from . import dtypes, grad_ops, indexing, messages, ops, views
 from .autograd_meta import OpSpec, record
 from .tensor import Tensor
 
@@ -270,3 +270,29 @@ def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     out = ops.new(value, input.dtype, input.device)
     return record(NLL_LOSS, out, [input], target=target, reduction=reduction,
                   ignore_index=ignore_index, total_weight=total_weight)
+
+
+# ---- trace --------------------------------------------------------------------------------
+
+def _trace_backward(g: Tensor, sizes: tuple[int, int]) -> Tensor:
+    """FunctionsManual trace_backward_symint: zeros(m * n).index_fill_(0, positions of the
+    diagonal, grad).view(m, n). The diagonal has min(m, n) elements, every n + 1 apart in
+    the flat layout, also for a non-square matrix."""
+    m, n = sizes
+    zeros = ops.new(np.zeros(m * n), g.dtype, g.device)
+    positions = ops.new(np.arange(builtins.min(m, n)) * (n + 1), dtypes.int64, g.device)
+    # zeros() and index_fill_ each write in place: torch's grad is at _version 2
+    filled = ops.written_in_place(indexing.index_fill(zeros, 0, positions, g), 2)
+    return views.view(filled, sizes)
+
+
+TRACE = OpSpec("TraceBackward0", ("self",),
+               backward=lambda c, g: [_trace_backward(g, c.self_sym_sizes)])
+
+
+def trace(self: Tensor) -> Tensor:
+    if self.ndim != 2:
+        raise RuntimeError(messages.trace_not_matrix(self.ndim))
+    dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
+    out = ops.new(np.trace(self._data).astype(dt.np), dt, self.device)
+    return record(TRACE, out, [self], self_sym_sizes=tuple(self.shape))

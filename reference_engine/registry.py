@@ -139,6 +139,10 @@ OPS: tuple[OpRow, ...] = (
     _row("zero_", "inplace", V, function=False, feature="inplace"),
     _row("fill_", "inplace", V, args=(2.0,), function=False, feature="inplace"),
     _row("copy_", "inplace", V, V, function=False, feature="inplace"),
+    # later additions
+    _row("atan2", "ops", M, V),
+    _row("trace", "reductions", (3, 2), feature="reductions"),
+    _row("index_fill", "indexing", M, args=(1, Const([0, 2]), 0.5)),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
