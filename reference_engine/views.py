@@ -48,7 +48,13 @@ def _inference_alias(src: Tensor, fn: ViewFn) -> Tensor:
     """An inference tensor has no autograd metadata, so torch tracks no view of it (in or
     out of inference mode): the result shares its memory but is a plain inference tensor,
     a leaf without _base that does not require grad."""
-    out = Tensor(fn(src._data), src.dtype, src.device)
+    data = fn(src._data)
+    if not data.flags.writeable and src._data.flags.writeable \
+            and not any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape, strict=True)):
+        # numpy hands out diagonal() read-only; with no _base to write through, the alias
+        # writes its memory directly (an expanded alias stays read-only: in-place refuses it)
+        data.flags.writeable = True
+    out = Tensor(data, src.dtype, src.device)
     out._version_counter = src._version_counter
     return out
 
