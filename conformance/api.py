@@ -21,7 +21,8 @@ ROOTS: dict[str, str] = {
 
 # Dotted paths that are namespaces (attribute access continues through them).
 NAMESPACES: frozenset[str] = frozenset(
-    {"torch", "torch.autograd", "torch.autograd.function", "torch.nn", "torch.nn.functional"}
+    {"torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph", "torch.nn",
+     "torch.nn.functional"}
 )
 
 # The ops are the rows of the reference engine's op registry, read from it: a case must run
@@ -35,6 +36,7 @@ float32 float64 float double int64 long int32 int bool
 """
 _AUTOGRAD = "grad backward Function Variable"
 _AUTOGRAD_FUNCTION = "once_differentiable"
+_AUTOGRAD_GRAPH = "get_gradient_edge GradientEdge"    # accepted by autograd.grad and backward
 _NN = "Linear Parameter Module"
 _FUNCTIONAL = "relu mse_loss cross_entropy softmax log_softmax linear"
 
@@ -43,6 +45,7 @@ FUNCTIONS: frozenset[str] = frozenset(
     [f"torch.{n}" for n in (*_TORCH.split(), *registry.FUNCTIONS)]
     + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
     + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
+    + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
     + [f"torch.nn.{n}" for n in _NN.split()]
     + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL.split()]
 )
@@ -56,7 +59,7 @@ expand_as contiguous cpu cuda double float
 """
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
-_base ndim T is_inference
+_base ndim T is_inference output_nr
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
@@ -69,7 +72,7 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
         (*_TENSOR_METHODS.split(), *registry.METHODS, *registry.INPLACE)),
     "tensor attribute": frozenset(_TENSOR_ATTRIBUTES.split()),
     "grad_fn": frozenset({"name", "next_functions", "register_hook", "register_prehook",
-                          "metadata", *_SAVED.split()}),
+                          "metadata", "variable", *_SAVED.split()}),   # variable: AccumulateGrad's
     "ctx": frozenset(
         {"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
          "mark_non_differentiable", "set_materialize_grads"}
@@ -79,6 +82,7 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "hook handle": frozenset({"remove"}),
     "max/min result": frozenset({"values", "indices"}),
     "Function class": frozenset({"apply"}),
+    "gradient edge": frozenset({"node", "output_nr", "ownership_token"}),
 }
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 

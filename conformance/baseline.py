@@ -46,8 +46,8 @@ def render(records: Iterable[dict[str, Any]], engine: str, torch_version: str) -
     records = list(records)
     cases = [r for r in records if r.get("verdict") == DIVERGES and "divergence" in r]
     generated = [r for r in records if r.get("verdict") == DIVERGES and "divergence" not in r]
-    unexcusable = [r for r in records if r.get("verdict") in ("error",
-                                                              "case_disagrees_with_torch")]
+    unexcusable = [r for r in records if r.get("verdict") in (
+        "error", "case_disagrees_with_torch", "unsupported")]
     lines = [
         f"# Known divergences of {engine} from torch {torch_version}: every case item that",
         f"# diverged in the run of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())},",
@@ -61,8 +61,9 @@ def render(records: Iterable[dict[str, Any]], engine: str, torch_version: str) -
         lines.append('#   - generated: {field: "*.values", statement: "* = torch.exp(*"}')
         lines.append("#     reason: ...")
     if unexcusable:
-        lines.append(f"# not listed ({len(unexcusable)}): items with verdict error or "
-                     "case_disagrees_with_torch, which no entry can excuse:")
+        lines.append(f"# not listed ({len(unexcusable)}): items with verdict error, "
+                     "case_disagrees_with_torch or unsupported (an API the engine lacks), "
+                     "which no entry can excuse:")
         lines += [f"#   {r.get('id')}: {r.get('verdict')}" for r in unexcusable[:50]]
     if not cases:
         lines.append("known: []")

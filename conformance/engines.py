@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,16 +26,43 @@ TORCH = "torch"
 DEFAULT_ENGINE = "reference_engine"
 
 
+class MissingAPI(AttributeError):
+    """The engine has nothing at an API path: it lacks that API (the verdict `unsupported`),
+    as opposed to an AttributeError its own code raised while computing an attribute."""
+
+    def __init__(self, path: str, error: AttributeError) -> None:
+        super().__init__(str(error))
+        self.path = path
+        self.error = error
+
+
+def lacks(obj: Any, name: str) -> bool:
+    """Whether `obj` has no attribute `name` at all, after `getattr(obj, name)` raised
+    AttributeError: a name found statically (a method, a property, a slot, an instance
+    attribute) means the engine's own code raised, e.g. inside a property."""
+    try:
+        inspect.getattr_static(obj, name)
+    except AttributeError:
+        return True
+    return False
+
+
 @dataclass(frozen=True)
 class Engine:
     name: str
     module: ModuleType
 
     def resolve(self, path: str) -> Any:
-        """The object at an API path such as `torch.nn.Linear`."""
+        """The object at an API path such as `torch.nn.Linear`; MissingAPI if the engine has
+        nothing there."""
         obj: Any = self.module
         for part in path.split(".")[1:]:
-            obj = getattr(obj, part)
+            try:
+                obj = getattr(obj, part)
+            except AttributeError as error:
+                if lacks(obj, part):
+                    raise MissingAPI(path, error) from None
+                raise
         return obj
 
     def dtype(self, name: str) -> Any:

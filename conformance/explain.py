@@ -23,6 +23,7 @@ from conformance.loader import Case, load_case
 from conformance.runner import (
     CASE_WRONG,
     SKIPPED,
+    UNSUPPORTED,
     Item,
     ItemResult,
     describe_failure,
@@ -232,6 +233,8 @@ def explain(item: Item, engine: Engine, *, all_names: bool = False
     tail = [""]
     if result.verdict == CASE_WRONG:
         tail.append(f"the case itself fails on torch: {result.reason}")
+    elif result.verdict == UNSUPPORTED:
+        tail.append(f"unsupported: {result.reason}")
     elif result.divergence is None and result.message_divergence is None:
         tail.append(f"no divergence: {engine.name} agrees with torch on all "
                     f"{len(torch_trace.steps)} steps")

@@ -53,6 +53,7 @@ def render(report: dict[str, Any]) -> str:
         "items": [_page_record(r) for r in items],
         "generated": report.get("generated"),
         "expectations": report.get("expectations"),
+        "missing_api": report.get("missing_api") or {},
     }
     title = (f"Autograd conformance: {info.get('engine', '?')} against torch "
              f"{info.get('torch_version', '?')}")

@@ -18,7 +18,7 @@ import numpy as np
 from conformance import api, isolation, kinds, limits, operators
 from conformance import program as ir
 from conformance.compare import tolerances
-from conformance.engines import Engine
+from conformance.engines import Engine, MissingAPI, lacks
 from conformance.observe import observe, observe_value, snapshot_bytes, tensor_values
 from conformance.trace import (
     ASSERTION,
@@ -91,6 +91,12 @@ class Scope:
         raise CaseFailure(f"name `{name}` is used before it is assigned")
 
 
+
+
+# Values that are Python's own, not an engine's: an AttributeError on them (`.zero_()` on a
+# `.grad` that is None) is the behaviour under test, never a missing API.
+_PLAIN: frozenset[type] = frozenset(
+    {type(None), bool, int, float, complex, str, list, tuple, dict})
 
 
 class Interpreter:
@@ -326,7 +332,7 @@ class Interpreter:
             if isinstance(obj, Namespace):
                 return self._path(f"{obj.path}.{e.attr}")
             self._check_object_attribute(obj, e.attr)
-            return getattr(obj, e.attr)
+            return self._attribute(obj, e.attr)
         if isinstance(e, ir.Call):
             func = self._eval(e.func, scope)
             if isinstance(func, (Namespace, Expectation)):
@@ -444,8 +450,45 @@ class Interpreter:
         if path == "torch.autograd.grad":
             return self._autograd_grad
         if path in api.FUNCTIONS:
-            return self.engine.resolve(path)
+            return self._resolve(path)
         raise CaseFailure(f"`{path}` is not in the supported API")  # checked at load too
+
+    # ---- API the engine lacks (the verdict `unsupported`) ------------------------------
+    def _resolve(self, path: str) -> Any:
+        """The engine's object at an API path; a path it lacks is noted on the trace, and
+        the statement fails with the engine's AttributeError."""
+        try:
+            return self.engine.resolve(path)
+        except MissingAPI as missing:
+            self._missing(missing.path)
+            raise missing.error from None
+
+    def _attribute(self, obj: Any, attr: str) -> Any:
+        """`obj.attr` for an attribute of the API table; noted as missing when an engine
+        value lacks it outright (not when its own code raised, nor on None or a number)."""
+        try:
+            return getattr(obj, attr)
+        except AttributeError:
+            if type(obj) not in _PLAIN and lacks(obj, attr):
+                self._missing(f"{self._owner(obj, attr)}.{attr}")
+            raise
+
+    def _owner(self, obj: Any, attr: str) -> str:
+        """What an attribute belongs to, named as the API table names it (Tensor, ctx,
+        grad_fn, module, ...), so that one missing method counts once across ops."""
+        if self.engine.is_tensor(obj):
+            return "Tensor"
+        if id(obj) in self.contexts:
+            return "ctx"
+        if isinstance(obj, type):
+            return "Function"
+        owners = [k for k, names in api.OBJECT_ATTRIBUTES.items()
+                  if attr in names and not k.startswith("tensor")]
+        return owners[0] if owners else type(obj).__name__
+
+    def _missing(self, path: str) -> None:
+        if path not in self.trace.missing_api:
+            self.trace.missing_api.append(path)
 
     def _check_object_attribute(self, obj: Any, attr: str) -> None:
         # The loader checked the name; this guards values the loader could not see.
@@ -512,8 +555,11 @@ class Interpreter:
         return call
 
     def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
+        setup = any(m.name == ir.SETUP_CONTEXT for m in stmt.methods)
+
         def method(m: ir.Method) -> Callable[..., Any]:
             source = f"{stmt.name}.{m.name}"
+            has_ctx = ir.method_has_ctx(m.name, setup)
 
             def call(*args: Any) -> Any:
                 if len(args) != len(m.params):
@@ -521,9 +567,10 @@ class Interpreter:
                                     f"but {len(args)} were given")
                 local = Scope(scope)
                 local.vars.update(zip(m.params, args, strict=True))
-                self.contexts[id(args[0])] = args[0]
+                if has_ctx:
+                    self.contexts[id(args[0])] = args[0]
                 result = self._statements(m.body, local)
-                self._record_event(source, args[1:], result)  # args[0] is ctx
+                self._record_event(source, args[1:] if has_ctx else args, result)
                 return result
 
             # Decorators apply innermost first, as in Python; staticmethod is outermost.
@@ -532,7 +579,7 @@ class Interpreter:
                 fn = self._path(decorator)(fn)
             return staticmethod(fn)
 
-        base = self.engine.resolve("torch.autograd.Function")
+        base = self._resolve("torch.autograd.Function")
         return type(stmt.name, (base,), {m.name: method(m) for m in stmt.methods})
 
     def _record_event(self, source: str, args: tuple[Any, ...], result: Any) -> None:
@@ -544,7 +591,7 @@ class Interpreter:
 
     def _autograd_grad(self, *args: Any, **kwargs: Any) -> Any:
         """The engine's autograd.grad, noting which tensors it returned (engine-made)."""
-        grads = self.engine.resolve("torch.autograd.grad")(*args, **kwargs)
+        grads = self._resolve("torch.autograd.grad")(*args, **kwargs)
         for g in grads:
             if g is not None:
                 # a weak reference: holding the tensor would change reference counts, which
@@ -616,7 +663,7 @@ class Interpreter:
         self.rng = np.random.default_rng(int(seed))
 
     def _linear(self, *args: Any, **kwargs: Any) -> Any:
-        module = self.engine.resolve("torch.nn.Linear")(*args, **kwargs)
+        module = self._resolve("torch.nn.Linear")(*args, **kwargs)
         # Same distribution as torch's default init, drawn from the harness generator.
         bound = 1.0 / math.sqrt(module.in_features) if module.in_features else 0.0
         with self.engine.no_grad():

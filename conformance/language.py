@@ -21,6 +21,7 @@ UNARY_OPS: dict[type, str] = {o.node: o.symbol for o in operators.UNARY}
 COMPARE_OPS: dict[type, str] = {o.node: o.symbol for o in operators.COMPARE}
 AUG_OPS: dict[type, str] = {o.node: o.symbol for o in operators.AUGMENTED}
 FUNCTION_METHODS = ("forward", "backward")
+SETUP_CONTEXT = ir.SETUP_CONTEXT
 # Decorators a Function method may carry, outermost first: staticmethod, then optionally
 # once_differentiable (on backward).
 FUNCTION_DECORATORS = frozenset({"staticmethod", "torch.autograd.function.once_differentiable"})
@@ -124,12 +125,15 @@ class _Converter:
             raise self.fail(node, "a class must derive from torch.autograd.Function alone",
                             f"write `class {node.name}(torch.autograd.Function):`")
         methods = []
+        setup = _has_setup_context(node)
         for item in node.body:
             if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) and \
                     isinstance(item.value.value, str):
                 continue  # a docstring
-            if not isinstance(item, ast.FunctionDef) or item.name not in FUNCTION_METHODS:
-                raise self.fail(item, "a Function class holds only `forward` and `backward`",
+            if not isinstance(item, ast.FunctionDef) or \
+                    item.name not in (*FUNCTION_METHODS, SETUP_CONTEXT):
+                raise self.fail(item, "a Function class holds only `forward`, `backward` and "
+                                "optionally `setup_context`",
                                 "define `@staticmethod def forward(ctx, ...)` and "
                                 "`@staticmethod def backward(ctx, ...)`")
             decorators = tuple(_dotted(d) or "?" for d in item.decorator_list)
@@ -142,15 +146,18 @@ class _Converter:
             if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
                 raise self.fail(item, "Function methods take plain positional parameters")
             params = tuple(p.arg for p in a.args)
-            if not params:
+            if setup and item.name == "forward":
+                self.ctx = None   # forward(*inputs): ctx is setup_context's
+            elif not params:
                 raise self.fail(item, f"`{item.name}` takes ctx as its first parameter")
-            self.ctx = (params[0], _ctx_attributes(node))
+            else:
+                self.ctx = (params[0], _ctx_attributes(node))
             try:
                 body = self.body(item.body, in_method=True)
             finally:
                 self.ctx = None
             methods.append(ir.Method(item.name, params, body, decorators, line=item.lineno))
-        if {m.name for m in methods} != set(FUNCTION_METHODS):
+        if {m.name for m in methods} - {SETUP_CONTEXT} != set(FUNCTION_METHODS):
             raise self.fail(node, f"class {node.name} needs both forward and backward")
         return ir.FunctionClass(node.name, tuple(methods), line=node.lineno)
 
@@ -380,6 +387,8 @@ class _Converter:
                               for p in (node.lower, node.upper, node.step)))
         if isinstance(node, ast.Tuple):
             return ir.Tuple(tuple(self.index(e) for e in node.elts))
+        if isinstance(node, ast.Constant) and node.value is Ellipsis:
+            return ir.Const(Ellipsis)
         return self.expr(node)
 
 
@@ -417,11 +426,17 @@ def _api_object_path(node: ast.expr) -> str | None:
     return path if path in api.FUNCTIONS else None
 
 
+def _has_setup_context(cls: ast.ClassDef) -> bool:
+    return any(isinstance(m, ast.FunctionDef) and m.name == SETUP_CONTEXT for m in cls.body)
+
+
 def _ctx_attributes(cls: ast.ClassDef) -> frozenset[str]:
     """Attribute names the class's methods assign on their first parameter (ctx)."""
     names: set[str] = set()
+    setup = _has_setup_context(cls)
     for method in cls.body:
-        if isinstance(method, ast.FunctionDef) and method.args.args:
+        if isinstance(method, ast.FunctionDef) and method.args.args and \
+                ir.method_has_ctx(method.name, setup):
             ctx = method.args.args[0].arg
             for node in ast.walk(method):
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \

@@ -544,8 +544,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     facts = state.facts(session, _options(config))
     records = collector.records
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and getattr(reporter, "_width_of_current_line", 0):
-        reporter.write_line("")     # the session ends mid progress line (`... [100%]`)
+    # The session ends mid progress line (`... [100%]`); pytest has no public test for it.
+    if reporter is not None and getattr(reporter, "_width_of_current_line", None):
+        reporter.write_line("")
     if config.getoption("collectonly", False):
         if reporter is not None:
             reporter.write_sep("-", f"conformance report: nothing ran (--collect-only); "

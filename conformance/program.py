@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import ast
 import sys
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
 from conformance import operators
 
-Scalar = int | float | bool | str | None
+# Ellipsis only as an index (`x[..., 0]`); the parser admits it nowhere else.
+Scalar = int | float | bool | str | None | types.EllipsisType
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,17 @@ class Method:
     body: tuple[Stmt, ...]
     decorators: tuple[str, ...] = ("staticmethod",)
     line: int = field(default=0, compare=False)
+
+
+# torch's newer Function style: `forward(*inputs)` without ctx, and `setup_context(ctx,
+# inputs, output)` to fill ctx from them.
+SETUP_CONTEXT = "setup_context"
+
+
+def method_has_ctx(name: str, class_has_setup_context: bool) -> bool:
+    """Whether a Function method's first parameter is ctx (all but a forward paired with
+    setup_context)."""
+    return not (class_has_setup_context and name == "forward")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import json
 import platform
 import subprocess
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from conformance.runner import (
     KNOWN,
     PASS,
     SKIPPED,
+    UNSUPPORTED,
     Item,
     ItemResult,
     describe_failure,
@@ -108,6 +109,8 @@ def item_record(item: Item, result: ItemResult | None, outcome: str, longrepr: s
         return record
     record["divergence"] = _divergence(result, result.divergence)
     record["message_divergence"] = _divergence(result, result.message_divergence)
+    if result.missing_api:
+        record["missing_api"] = list(result.missing_api)
     if outcome == "failed":
         record["report"] = describe_failure(result)
         record["repro"] = result.repro()
@@ -218,6 +221,13 @@ def _normalized(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+def missing_api(records: list[dict[str, Any]]) -> dict[str, int]:
+    """API paths the engine lacks, each with the number of items it made unsupported, most
+    first: what an engine author adds next."""
+    counts = Counter(p for r in records for p in r.get("missing_api") or ())
+    return dict(sorted(counts.items(), key=lambda i: (-i[1], i[0])))
+
+
 def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[str, Any]]
              ) -> str:
     loads = [r for r in records if run_status.is_load_error(r)]
@@ -232,6 +242,9 @@ def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[st
             cell[1] += not skipped
             cell[0] += r["verdict"] == PASS
     columns = sorted({(r["device"], r["dtype"]) for r in items})
+    # unsupported items of a feature, on any device and dtype: their own column (in a run
+    # that has any), so that an API the engine lacks never reads as a divergence
+    unsupported = Counter(f for r in items if r["verdict"] == UNSUPPORTED for f in r["features"])
     word, _, rest = status["line"].partition(": ")
     lines = [
         f"**{word}**: {rest}",
@@ -239,17 +252,26 @@ def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[st
         f"# Autograd conformance: {info['engine']} against torch {info['torch_version']}",
         "",
         "Cells: passed/ran per feature, device and dtype; `skipped` where no item could run "
-        "(see conformance.json for the reasons).",
+        "(see conformance.json for the reasons)"
+        + ("; `unsupported`: items whose API the engine lacks." if unsupported else "."),
         "",
-        "| feature | " + " | ".join(f"{d} {t}" for d, t in columns) + " |",
-        "|---|" + "---|" * len(columns),
+        "| feature | " + " | ".join(f"{d} {t}" for d, t in columns)
+        + (" | unsupported |" if unsupported else " |"),
+        "|---|" + "---|" * (len(columns) + bool(unsupported)),
     ]
     for feature in sorted({f for f, _, _ in cells}):
         row = []
         for d, t in columns:
             passed, ran, skipped = cells.get((feature, d, t), (0, 0, 0))
             row.append(f"{passed}/{ran}" if ran else ("skipped" if skipped else ""))
+        if unsupported:
+            row.append(str(unsupported[feature] or ""))
         lines.append(f"| {feature} | " + " | ".join(row) + " |")
+    missing = missing_api(records)
+    if missing:
+        lines += ["", "## APIs the engine lacks (items `unsupported`)", "",
+                  "| API path | items |", "|---|---:|"]
+        lines += [f"| `{path}` | {n} |" for path, n in missing.items()]
     if loads:
         lines += ["", "## Files that failed to load (no items ran from them)", ""]
         for r in loads[:MAX_LISTED_FAILURES]:
@@ -292,7 +314,7 @@ def write(directory: Path, records: list[dict[str, Any]], *, engine: str, starte
     status = {"outcome": word, "line": text}
     json_path = directory / "conformance.json"
     data = {"schema_version": SCHEMA_VERSION, "status": status, "run_info": info,
-            "items": records,
+            "items": records, "missing_api": missing_api(records),
             "expectations": {
                 "file": known.path, "entries": len(known.known),
                 "unmatched": [{"line": k.line, "reason": k.reason} for k in unmatched or []]},

@@ -12,13 +12,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.runner import CASE_WRONG, DIVERGES, ERROR, KNOWN, PASS, SKIPPED
+from conformance.runner import CASE_WRONG, DIVERGES, ERROR, KNOWN, PASS, SKIPPED, UNSUPPORTED
 
 PASSED, FAILED, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
-# Verdicts that make a run fail (a `known` divergence is expected, so it does not).
-FAILING = (DIVERGES, CASE_WRONG, ERROR)
+# Verdicts that make a run fail (a `known` divergence is expected, so it does not). An
+# `unsupported` item fails the run too: an engine that lacks an API a case uses has not shown
+# the behaviour, so it does not PASS; the line counts those items apart from divergences.
+FAILING = (DIVERGES, CASE_WRONG, ERROR, UNSUPPORTED)
 # The order verdicts are counted in the line: what needs attention first.
-ORDER = (DIVERGES, CASE_WRONG, ERROR, KNOWN, PASS, SKIPPED)
+ORDER = (DIVERGES, CASE_WRONG, ERROR, UNSUPPORTED, KNOWN, PASS, SKIPPED)
 # run_info.options of a run that set none of them (the plugin records the ones given).
 DEFAULT_OPTIONS: dict[str, Any] = {"keyword": None, "markexpr": None, "lenient_messages": False,
                                    "strict_expectations": False, "devices": None, "maxfail": 0}

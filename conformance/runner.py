@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from conformance import isolation
@@ -22,6 +22,7 @@ CASE_WRONG = Verdict.CASE_WRONG.value
 SKIPPED = Verdict.SKIPPED.value
 KNOWN = Verdict.KNOWN.value  # a divergence listed in the expectations file
 ERROR = Verdict.ERROR.value
+UNSUPPORTED = Verdict.UNSUPPORTED.value  # the engine lacks an API the case uses
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class ItemResult:
     message_divergence: Divergence | None = None
     torch_trace: Trace | None = None
     engine_trace: Trace | None = None
+    missing_api: list[str] = field(default_factory=list)  # for unsupported: the API paths
 
     def file_line(self, line: int) -> str:
         return f"{self.item.case.path}:{line + self.item.case.line_offset}"
@@ -106,6 +108,13 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
                 return ItemResult(item, engine.name, ERROR,
                                   _left_changed(item, actual, torch_clean=True),
                                   torch_trace=expected, engine_trace=actual)
+            # an API torch has and the engine lacks: nothing to compare until it is added
+            missing = [p for p in actual.missing_api if p not in expected.missing_api]
+            if missing:
+                return ItemResult(item, engine.name, UNSUPPORTED,
+                                  f"{engine.name} lacks {', '.join(missing)}, which the case "
+                                  "uses (add it to the engine)", torch_trace=expected,
+                                  engine_trace=actual, missing_api=missing)
             result: Comparison = compare(expected, actual, item.dtype)
     except RunLimit as stopped:
         where = "" if stopped.line is None else f" at {_where(item, stopped.line)}"

@@ -123,3 +123,5 @@ class Trace:
     failure: Step | None = None
     # Process-global engine settings the run left changed (the harness restored them).
     state_changes: list[StateChange] = field(default_factory=list)
+    # API paths the engine lacks that the program reached (engines.MissingAPI), in order.
+    missing_api: list[str] = field(default_factory=list)

@@ -15,6 +15,9 @@ class Verdict(str, Enum):
     SKIPPED = "skipped"
     KNOWN = "known"  # a divergence listed in the expectations file
     ERROR = "error"
+    # the engine lacks an API the case uses (runner.ItemResult.missing_api names it): not a
+    # divergence to debug but an API to add; never a pass
+    UNSUPPORTED = "unsupported"
 
 
 # Verdicts that do not count against a cell or the page's "failing" filter.

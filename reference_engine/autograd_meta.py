@@ -35,8 +35,9 @@ class Ctx:
         return node.attrs[name]
 
     def grads(self, *formulas: Callable[[], Tensor | None]) -> list[Tensor | None]:
-        """Evaluate each input's formula only if that input needs a gradient."""
-        return [f() if self._node.needs(i) else None for i, f in enumerate(formulas)]
+        """Evaluate each input's formula only if the running backward wants that input's
+        gradient (torch's task_should_compute_output): a formula not run unpacks nothing."""
+        return [f() if self._node.should_compute(i) else None for i, f in enumerate(formulas)]
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,10 @@ class OpNode(Node):
         # grad through its base, a view made under no_grad), whose saved values were never kept.
         if g is None or not any(self.needs(i) for i in range(len(self.next_edges))):
             return [None] * len(self.next_edges)
+        # The generated apply unpacks every saved value first, whichever grads the running
+        # backward wants: a modified one raises even if no wanted formula reads it.
+        for sv in self.saved.values():
+            sv.unpack(self)
         return list(self.spec.backward(Ctx(self), g))
 
     def release_variables(self) -> None:
@@ -72,7 +77,7 @@ class OpNode(Node):
         if name.startswith("_saved_"):
             key = name[len("_saved_"):]
             if key in self.__dict__.get("saved", {}):
-                return self.saved[key].unpack(self)
+                return self.saved[key].unpack(self, in_backward=False)
             if key in self.__dict__.get("attrs", {}):
                 return self.attrs[key]
             return None

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import dtypes, messages
 from .grad_mode import is_grad_enabled, set_grad_enabled
-from .graph import MAX_SEQUENCE, Edge, GraphRoot, Meta, Node, check_hook_value
+from .graph import MAX_SEQUENCE, TASK_NODES, Edge, GraphRoot, Meta, Node, check_hook_value
 from .tensor import Tensor
 
 
@@ -63,9 +63,11 @@ class AccumulateGrad(Node):
             var._grad._version_counter.bump()
         else:
             var._grad = var._grad + new
-        # register_post_accumulate_grad_hook: each hook receives the leaf itself.
+        # register_post_accumulate_grad_hook: each hook receives the leaf itself, after the
+        # grad was accumulated, and may not return anything.
         for hook in list(var._post_accumulate_grad_hooks.values()):
-            hook(var)
+            if hook(var) is not None:
+                raise RuntimeError(messages.POST_ACCUMULATE_HOOK_RETURNED)
         return []
 
 
@@ -175,14 +177,16 @@ def _call_pre_hooks(node: Node, inputs: list[Tensor | None]) -> list[Tensor | No
     return inputs
 
 
-def execute(roots: Sequence[Tensor], grads: Sequence[Tensor | None], retain_graph: bool,
-            create_graph: bool, capture: Sequence[Tensor] | None = None,
-            accumulate_into: Sequence[Tensor] | None = None) -> list[Tensor | None]:
-    """Run backward from roots. With capture, return the grads flowing into those
-    tensors instead of accumulating (autograd.grad); with accumulate_into, only run
-    what is needed to reach those leaves (backward(inputs=...))."""
-    root_edges = [gradient_edge(t) for t in roots]
-    with set_grad_enabled(create_graph):
+def execute(root_edges: Sequence[Edge], grads: Sequence[Tensor | None], retain_graph: bool,
+            create_graph: bool, capture: Sequence[Edge] | None = None,
+            accumulate_into: Sequence[Edge] | None = None) -> list[Tensor | None]:
+    """Run backward from the roots' edges (gradient_edge of each output tensor, or a
+    GradientEdge). With capture, return the grads flowing into those edges instead of
+    accumulating (autograd.grad); with accumulate_into, only run what is needed to reach
+    those edges' nodes, and run them (backward(inputs=...))."""
+    # torch's formulas give inf and nan silently: NumPy's RuntimeWarnings (0 ** x backward,
+    # an inf - inf in a sum of grads) are not torch's and must not leak from a backward.
+    with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         root_grads = validate_outputs(root_edges, list(grads), "GraphRoot")
         if len(root_edges) == 1:
             graph_root, nr = root_edges[0]
@@ -190,19 +194,30 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor | None], retain_grap
             first: list[Tensor | None] = [None] * len(graph_root.input_metadata)
             first[nr] = root_grads[0]
         else:
-            graph_root = GraphRoot(root_edges, root_grads)
+            graph_root = GraphRoot(list(root_edges), root_grads)
             first = []
         return _run(graph_root, first, retain_graph, capture, accumulate_into)
 
 
 def _run(graph_root: Node, first: list[Tensor | None], retain_graph: bool,
-         capture: Sequence[Tensor] | None, accumulate_into: Sequence[Tensor] | None
+         capture: Sequence[Edge] | None, accumulate_into: Sequence[Edge] | None
          ) -> list[Tensor | None]:
-    capture_edges = [gradient_edge(t) for t in capture or ()]
+    capture_edges = list(capture or ())
     captures = {fn for fn, _ in capture_edges if fn is not None}
-    must_run = {fn for fn, _ in (gradient_edge(t) for t in accumulate_into or ())
-                if fn is not None}
+    must_run = {fn for fn, _ in accumulate_into or () if fn is not None}
     needed = _needed(graph_root, must_run, captures) if captures or must_run else None
+    TASK_NODES.append(None if needed is None else
+                      {n for n, run in needed.items() if run} | captures)
+    try:
+        return _execute_nodes(graph_root, first, retain_graph, needed, captures,
+                              capture_edges)
+    finally:
+        TASK_NODES.pop()
+
+
+def _execute_nodes(graph_root: Node, first: list[Tensor | None], retain_graph: bool,
+                   needed: dict[Node, bool] | None, captures: set[Node],
+                   capture_edges: list[Edge]) -> list[Tensor | None]:
     deps = _dependencies(graph_root)
     buffers: dict[Node, list[Tensor | None]] = {graph_root: first}
     captured: list[Tensor | None] = [None] * len(capture_edges)
@@ -224,6 +239,8 @@ def _run(graph_root: Node, first: list[Tensor | None], retain_graph: bool,
         # then node hooks, which see (grad_inputs, grad_outputs) and may replace grad_inputs.
         inputs = node.call_pre_hooks(_call_pre_hooks(node, inputs))
         outputs = node.apply(list(inputs))
+        if needed is not None and node.computes_only_wanted:
+            outputs = [g if node.should_compute(i) else None for i, g in enumerate(outputs)]
         if not retain_graph:
             node.release_variables()
         outputs = validate_outputs(node.next_edges, outputs, node.name())

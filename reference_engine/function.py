@@ -11,6 +11,7 @@ be modified in place later; non-differentiable outputs get no history.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy as np
 from . import engine, messages
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Meta, Node, node_class
-from .inplace import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, rebase_history
+from .inplace import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, check_inplace, rebase_history
 from .saved import SavedVariable
 from .tensor import Tensor
 
@@ -46,6 +47,11 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node *is* the ctx, as in torch (ctx is an instance of MyFnBackward)."""
 
     _forward_cls: type[Function]
+    computes_only_wanted = False
+
+    def __call__(self, *grads: Any) -> Any:
+        # A custom Function's node is a PyNode: unlike the C++ nodes, it cannot be called.
+        raise TypeError(messages.not_callable(type(self).__name__))
 
     def __init__(self) -> None:
         super().__init__([])
@@ -113,6 +119,11 @@ class Function:
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
         raise NotImplementedError
 
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        """Overridden by a Function whose forward takes no ctx (torch 2.0's style)."""
+        raise NotImplementedError
+
     @classmethod
     def apply(cls, *args: Any) -> Any:
         ctx = cls._backward_cls()
@@ -124,7 +135,13 @@ class Function:
         if executable:
             ctx.next_edges = [engine.gradient_edge(t) for t in tensor_args]
         with no_grad():
-            outputs = cls.forward(ctx, *args)
+            if cls.setup_context is not Function.setup_context:
+                # python_function.cpp: forward(*inputs), then setup_context(ctx, inputs,
+                # output) with the output as forward returned it
+                outputs = cls.forward(*args)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args)
         single = not isinstance(outputs, tuple)
         outs = _wrap_outputs(ctx if executable else None, ctx, tensor_args,
                              (outputs,) if single else outputs)
@@ -163,8 +180,18 @@ def _wrap_outputs(node: BackwardCFunction | None, ctx: BackwardCFunction, inputs
             elif var._base is None:
                 var.detach_()
         elif is_modified:
-            if var.is_leaf and var.requires_grad:
+            if not is_input:
+                if var._base is not None:
+                    raise RuntimeError(messages.MARK_DIRTY_NOT_INPUT)
+                warnings.warn(messages.MARK_DIRTY_NOT_INPUT, UserWarning, stacklevel=2)
+            if var._base is not None:    # a dirty view is checked as any in-place on a view
+                check_inplace(var)
+            # C++ is_leaf() reads the grad_fn_ field: the check must not regenerate a dirty
+            # view's grad_fn against its base's history from before the rebase.
+            if var._grad_fn is None and var.requires_grad:
                 raise RuntimeError(messages.MARK_DIRTY_LEAF)
+            if var._base is not None and len(raw) > 1:
+                raise RuntimeError(messages.MARK_DIRTY_VIEW_MULTIPLE_OUTPUTS)
             var._grad = None
             if var._base is not None:
                 rebase_history(var, node)  # type: ignore[arg-type]
@@ -179,6 +206,8 @@ def _wrap_outputs(node: BackwardCFunction | None, ctx: BackwardCFunction, inputs
             var._view_creation_meta = IN_CUSTOM_FUNCTION
         diff_outputs += differentiable
         outs.append(var)
+    if any(not any(t is o for o in outs) for t in dirty):
+        raise RuntimeError(messages.MARK_DIRTY_NOT_RETURNED)
     if diff_outputs > 1:
         for var in outs:
             if isinstance(var, Tensor) and var._base is not None:

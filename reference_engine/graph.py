@@ -33,6 +33,10 @@ class Meta(NamedTuple):
 
 
 class Node:
+    # torch's generated nodes compute only the grads the running backward wants (see
+    # should_compute); a custom Function's backward and GraphRoot return all of theirs.
+    computes_only_wanted = True
+
     def __init__(self, next_edges: list[Edge], sequence_nr: int | None = None) -> None:
         self.next_edges = next_edges
         self.sequence_nr = next(_sequence) if sequence_nr is None else sequence_nr
@@ -47,6 +51,12 @@ class Node:
 
     def name(self) -> str:
         return type(self).__name__
+
+    @property
+    def metadata(self) -> dict[Any, Any]:
+        """torch's `grad_fn.metadata`: a dict the node keeps for its users, empty at first
+        and the same dict on every read."""
+        return self.__dict__.setdefault("_metadata", {})
 
     @property
     def next_functions(self) -> tuple[Edge, ...]:
@@ -85,14 +95,40 @@ class Node:
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         raise NotImplementedError
 
+    def __call__(self, *grads: Any) -> Any:
+        """THPCppFunction_call: apply the node to one grad (or None) per output, under the
+        caller's grad mode and without hooks; one result, or a tuple when there are none or
+        several."""
+        from . import messages
+        from .tensor import Tensor
+        if len(grads) != len(self.input_metadata):
+            raise TypeError(messages.node_call_arity(len(self.input_metadata), len(grads)))
+        for i, g in enumerate(grads):
+            if g is not None and not isinstance(g, Tensor):
+                raise TypeError(messages.node_call_not_variable(i))
+        out = self.apply(list(grads))
+        return out[0] if len(out) == 1 else tuple(out)
+
     def release_variables(self) -> None:
         """Drop saved tensors once the node has run without retain_graph."""
 
     def needs(self, i: int) -> bool:
         return self.next_edges[i][0] is not None
 
+    def should_compute(self, i: int) -> bool:
+        """torch's task_should_compute_output: input i has an edge, and the running backward
+        executes (or captures at) the node it leads to, so its grad is wanted."""
+        fn = self.next_edges[i][0]
+        wanted = TASK_NODES[-1]
+        return fn is not None and (wanted is None or fn in wanted)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+# The nodes each running backward executes or captures at (torch's GraphTask exec_info),
+# innermost last; None for a backward that runs every node it reaches.
+TASK_NODES: list[set[Node] | None] = [None]
 
 
 class GraphRoot(Node):
@@ -101,6 +137,8 @@ class GraphRoot(Node):
     def __init__(self, edges: list[Edge], grads: list[Tensor | None]) -> None:
         super().__init__(edges)
         self.grads = grads
+
+    computes_only_wanted = False
 
     def name(self) -> str:
         return "torch::autograd::GraphRoot"

@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes, engine, messages, ops, views
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable, save_output
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
-from .graph import Edge, Node, node_class
+from .graph import TASK_NODES, Edge, Node, node_class
 from .saved import short_name
 from .tensor import Tensor
 
@@ -129,6 +129,9 @@ def rebase_history(t: Tensor, node: Node) -> None:
     assert t._view_index is not None
     copy_slices = CopySlices(engine.gradient_edge(base), base, t._view_index, node)
     base._set_grad_fn(copy_slices)
+    # variable.cpp rebase_history ends with `self.grad_fn()`: the view's grad_fn is
+    # regenerated now, onto the CopySlices (an AsStridedBackward0 made before later nodes).
+    views.regenerate_view_grad_fn(t)
 
 
 class CopySlices(Node):
@@ -153,6 +156,11 @@ class CopySlices(Node):
             # second pass fails here even when that node saved nothing
             raise RuntimeError(messages.BACKWARD_TWICE)
         result = ops.clone(g)
+        # torch adds the wrapped node's first next node (the view's old history, which the
+        # backward may not reach) to the running task, so that the node computes that grad.
+        wanted = TASK_NODES[-1]
+        if wanted is not None and self.fn.next_edges[0][0] is not None:
+            wanted.add(self.fn.next_edges[0][0])
         res = self.fn.apply([ops.gather(result, self.index, "IndexBackward0")])
         # torch writes result twice in place (result.copy_(grad), then grad_slice.copy_(res)),
         # which shows as _version 2 on a grad that leaves through a view (an expand). Under
@@ -274,18 +282,13 @@ def copy_(self: Tensor, src: Any) -> Tensor:
 
 
 def squeeze_(self: Tensor, dim: int) -> Tensor:
-    """Metadata-only in-place squeeze, as ATen's matmul uses it (SqueezeBackward4)."""
+    """In-place squeeze of one dim (SqueezeBackward4), as Tensor.squeeze_(dim) and ATen's
+    matmul use it: a metadata change like the other in-place view ops (views.restride_)."""
     sizes = tuple(self.shape)
     d = ops.wrap_dim(dim, self.ndim)
-    if self.shape[d] == 1:
-        self._data = np.squeeze(self._data, d)
-    self._version_counter.bump()
-    if self.requires_grad and is_grad_enabled():
-        node: OpNode = build_node(SQUEEZE4, [engine.gradient_edge(self)], [self], self,
-                                  {"dim": (d,), "self_sym_sizes": sizes})
-        node.input_metadata = [self._meta()]
-        self._set_grad_fn(node)
-    return self
+    keep = self.shape[d] != 1
+    return views.restride_(self, lambda a: a if keep else np.squeeze(a, d), SQUEEZE4,
+                           dim=(d,), self_sym_sizes=sizes)
 
 
 SQUEEZE4 = OpSpec("SqueezeBackward4", ("self",),
@@ -295,16 +298,33 @@ SQUEEZE4 = OpSpec("SqueezeBackward4", ("self",),
 # ---- __setitem__ -------------------------------------------------------------------------
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:
-    """Basic index: copy_ into the view (CopySlices on the base). Advanced index:
-    index_put_ on the tensor itself (IndexPutBackward0)."""
+    """Basic index: copy_ into the view (CopySlices on the base). Advanced index: index_put_
+    on the tensor, or on the view its basic items make (IndexPutBackward0, under a
+    CopySlices for a view); the value's leading 1-dims are viewed away first, as
+    THPVariable_setitem does (a ViewBackward0 under IndexPutBackward0)."""
     value_t = ops.wrap(value)
-    if views._is_advanced(index):
-        positions = views.advanced_positions(self, index)
-        with no_grad():
-            r = ops.index_put(self, positions, ops.to(value_t, self.dtype))
-        apply_inplace(self, ops.INDEX_PUT, r, [value_t], index=positions)
+    target, positions = views.advanced_target(self, index)
+    if positions is None:
+        _copy_to(target, value_t)
         return
-    _copy_to(views.getitem(self, index), value_t)
+    value_t = _without_leading_ones(value_t)
+    try:
+        np.broadcast_shapes(tuple(value_t.shape), positions.shape)
+    except ValueError:
+        raise RuntimeError(messages.index_put_shape_mismatch(
+            messages.sizes(value_t.shape), messages.sizes(positions.shape))) from None
+    with no_grad():
+        r = ops.index_put(target, positions, ops.to(value_t, target.dtype))
+    apply_inplace(target, ops.INDEX_PUT, r, [value_t], index=positions)
+
+
+def _without_leading_ones(t: Tensor, always: bool = False) -> Tensor:
+    """at::indexing::slicePrefix1sSize: a view without the leading size-1 dims. setitem's
+    index_put_ path views only when there are some; copy_to views `always`."""
+    sizes = list(t.shape)
+    while sizes and sizes[0] == 1:
+        sizes.pop(0)
+    return t if len(sizes) == t.ndim and not always else views.view(t, tuple(sizes))
 
 
 def _copy_to(dst: Tensor, src: Tensor) -> None:
@@ -317,10 +337,7 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
     if src.ndim == 0 and src.device.type == "cpu":
         copy_(dst, src)  # torch's fill_(Tensor): same values, same edges
         return
-    sizes = list(src.shape)
-    while sizes and sizes[0] == 1:
-        sizes.pop(0)
-    src = views.view(src, tuple(sizes))
+    src = _without_leading_ones(src, always=True)
     if tuple(src.shape) != tuple(dst.shape):
         ops.broadcast_shape(tuple(dst.shape), tuple(src.shape))
         src = views.expand(src, tuple(dst.shape))

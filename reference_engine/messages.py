@@ -113,6 +113,13 @@ DIFFERENTIATED_NO_GRAD = "One of the differentiated Tensors does not require gra
 GRAD_OUTPUT_NOT_TENSOR = "Expected output to be a torch.Tensor"  # an AssertionError
 
 
+# torch/autograd/graph.py get_gradient_edge; torch/autograd/__init__.py grad
+GRADIENT_EDGE_NO_GRAD = ("It is not possible to get the gradient edge for a Tensor that does "
+                         "not require gradients")
+MATERIALIZE_GRADIENT_EDGE = ("materialize_grads cannot be used when the given input is a "
+                             "GradientEdge")
+
+
 def grad_input_not_tensor(type_name: str) -> str:
     return f"all inputs have to be Tensors or GradientEdges, but got {type_name}"
 
@@ -122,6 +129,16 @@ def grad_shape_mismatch(i: int, grad_shape: str, out_shape: str) -> str:
         f"Mismatch in shape: grad_output[{i}] has a shape of {grad_shape} and output[{i}] has a "
         f"shape of {out_shape}."
     )
+
+
+def batched_grad_shape_mismatch(i: int, grad_shape: str, out_shape: str) -> str:
+    # torch/autograd/__init__.py _make_grads (is_grads_batched=True)
+    return (
+        "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as "
+        "the batch dimension. The sizes of the remaining dimensions are expected to match the "
+        f"shape of corresponding output, but a mismatch was detected: grad_output[{i}] has a "
+        f"shape of {grad_shape} and output[{i}] has a shape of {out_shape}. If you only want "
+        "some tensors in `grad_output` to be considered batched, consider using vmap.")
 
 
 def no_grad_fn(i: int) -> str:
@@ -289,6 +306,19 @@ def hook_result_count(name: str, got: int, expected: int) -> str:
             f"expected {expected})")
 
 
+# torch/csrc/autograd/python_cpp_function.cpp THPCppFunction_call: calling a grad_fn
+def node_call_arity(expected: int, got: int) -> str:
+    return f"expected {expected} arguments, got {got} instead"
+
+
+def node_call_not_variable(i: int) -> str:
+    return f"argument {i} is not a Variable"
+
+
+def not_callable(type_name: str) -> str:
+    return f"'{type_name}' object is not callable"   # Python's own, for a custom node
+
+
 HOOK_REPLACED_NONE = "can't replace a None gradient with a non-None value"
 
 
@@ -300,6 +330,21 @@ def hook_changed_type(name: str, was: str, got: str) -> str:
     return f"hook '{name}' has changed the type of value (was {was} got {got})"
 
 
+# torch/csrc/autograd/saved_variable.cpp SavedVariable::unpack (two strings, no space)
+SAVED_TENSOR_DETACHED = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead")
+POST_ACCUMULATE_HOOK_RETURNED = "Tensor post accumulate grad hooks should return None."
+# torch/csrc/autograd/VariableTypeManual.cpp detach_
+DETACH_VIEW_INPLACE = (
+    "Can't detach views in-place. Use detach() instead. If you are using "
+    "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+    "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+    "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+    "torch/optim/optimizer.py as the solution.")
+# torch/csrc/autograd/variable.cpp VariableHooks::set_data
+DATA_NOT_FLOAT = ("data set to a tensor that requires gradients must be floating point or "
+                  "complex dtype")
 POST_ACCUMULATE_NON_LEAF = "post accumulate grad hooks cannot be registered on non-leaf tensors"
 MARK_DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 ONCE_DIFFERENTIABLE = (
@@ -344,10 +389,22 @@ VIEW_INPLACE_REASON = {
         "you want the inplace to be tracked)."
     ),
 }
+# torch/csrc/autograd/custom_function.cpp (_process_backward_mode_ad)
+MARK_DIRTY_VIEW_MULTIPLE_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
+MARK_DIRTY_NOT_RETURNED = (
+    "Some elements marked as dirty during the forward method were not returned as output. The "
+    "inputs that are modified inplace must all be outputs of the Function.")
+# custom_function.cpp: a warning for a tensor, an error for a view (its rebase would be wrong).
 MARK_DIRTY_NOT_INPUT = (
-    "Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an input, there "
-    "is no need to pass it to mark_dirty()."
-)
+    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+    "been mutated should be passed to ctx.mark_dirty().")
 
 
 def grad_not_variable(type_name: str) -> str:
@@ -388,9 +445,31 @@ def split_sizes_wrong_sum(n: int, dim: int, sizes: list[int]) -> str:
             f"size at dimension {dim}), but got split_sizes={sizes}")
 
 
-# --- not modelled (the engine's own limits, no torch wording) ------------------
-MIXED_INDEXING_NOT_MODELLED = "mixing advanced and basic indexing is not modelled"
-VIEW_METADATA_INPLACE_NOT_MODELLED = "in-place metadata changes of a view are not modelled"
+# ATen's advanced indexing (TensorAdvancedIndexing.cpp, IndexKernel, TensorIterator)
+def index_out_of_bounds(index: int, k: int, size: int) -> str:
+    return f"index {index} is out of bounds for dimension {k} with size {size}"
+
+
+def mask_shape_mismatch(mask: str, j: int, shape: str, dim: int) -> str:
+    return (f"The shape of the mask {mask} at index {j} does not match the shape of the "
+            f"indexed tensor {shape} at index {dim}")
+
+
+def index_shapes_mismatch(shapes: str) -> str:
+    return f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+
+
+def index_put_shape_mismatch(value: str, result: str) -> str:
+    return (f"shape mismatch: value tensor of shape {value} cannot be broadcast to indexing "
+            f"result of shape {result}")
+
+
+# python_variable_indexing.cpp treatSequenceAsTuple, on every such index
+NON_TUPLE_SEQUENCE_INDEX = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+    "a different result")
 
 
 # --- .grad assignment (python_variable.cpp THPVariable_set_grad) ----------------

@@ -80,10 +80,12 @@ PROD1 = OpSpec("ProdBackward1", ("self",), {"self": ("self", "result")},
 def prod(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
     if dim is None:
-        out = ops.new(np.prod(self._data, dtype=dt.np), dt, self.device)
+        out = ops.new(ops._compute(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
+                      self.device)
         return record(PROD0, out, [self], dim=None, keepdim=False)
     d = ops.wrap_dim(dim, self.ndim)
-    out = ops.new(np.prod(self._data, axis=d, keepdims=keepdim, dtype=dt.np), dt, self.device)
+    out = ops.new(ops._compute(lambda a: np.prod(a, axis=d, keepdims=keepdim, dtype=dt.np),
+                               self._data), dt, self.device)
     return record(PROD1, out, [self], dim=d, keepdim=keepdim)
 
 
@@ -217,6 +219,33 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _max_min(self, dim, keepdim, largest=False)
 
 
+# ---- argmax / argmin: integer results, never differentiable ------------------------------
+
+def _arg_extreme(self: Tensor, dim: int | None, keepdim: bool, largest: bool) -> Tensor:
+    """The index of the first largest (smallest) element; a NaN counts as the extreme, as
+    in torch (and numpy). Without dim, over the flattened tensor."""
+    pick = np.argmax if largest else np.argmin
+    if dim is None:
+        idx = np.asarray(pick(self._data.reshape(-1)), dtype=np.int64)
+        if keepdim:
+            idx = idx.reshape((1,) * self.ndim)
+        return ops.new(idx, dtypes.int64, self.device)
+    d = ops.wrap_dim(dim, self.ndim)
+    data = self._data.reshape(1) if self.ndim == 0 else self._data
+    idx = np.asarray(pick(data, axis=d if self.ndim else 0), dtype=np.int64)
+    if keepdim and self.ndim:
+        idx = np.expand_dims(idx, d)
+    return ops.new(idx, dtypes.int64, self.device)
+
+
+def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return _arg_extreme(self, dim, keepdim, largest=True)
+
+
+def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return _arg_extreme(self, dim, keepdim, largest=False)
+
+
 # ---- softmax / log_softmax ----------------------------------------------------------------
 
 SOFTMAX = OpSpec("SoftmaxBackward0", ("self",), {"self": ("result",)},
@@ -226,8 +255,9 @@ LOG_SOFTMAX = OpSpec("LogSoftmaxBackward0", ("self",), {"self": ("result",)},
 
 
 def _stable_softmax(a: np.ndarray, d: int) -> np.ndarray:
-    e = np.exp(a - np.max(a, axis=d, keepdims=True))
-    return e / e.sum(axis=d, keepdims=True)
+    with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
+        e = np.exp(a - np.max(a, axis=d, keepdims=True))
+        return e / e.sum(axis=d, keepdims=True)
 
 
 def softmax(self: Tensor, dim: int) -> Tensor:
@@ -241,8 +271,10 @@ def log_softmax(self: Tensor, dim: int) -> Tensor:
     d = ops.wrap_dim(dim, self.ndim)
     dt = ops._float_dtype(self)
     a = self._data.astype(dt.np)
-    shifted = a - np.max(a, axis=d, keepdims=True)
-    out = ops.new(shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True)), dt, self.device)
+    with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
+        shifted = a - np.max(a, axis=d, keepdims=True)
+        logsum = np.log(np.exp(shifted).sum(axis=d, keepdims=True))
+    out = ops.new(shifted - logsum, dt, self.device)
     return record(LOG_SOFTMAX, out, [self], dim=d)
 
 

@@ -36,11 +36,16 @@ class SavedVariable:
         # the tensor itself, and does see it).
         self._output_data = (tensor._data, tensor._dtype, tensor._device)
         self._released = False
+        self._was_leaf = tensor._grad_fn is None   # C++ is_leaf(): the grad_fn_ field
 
-    def unpack(self, saved_for: Node) -> Tensor:
+    def unpack(self, saved_for: Node, in_backward: bool = True) -> Tensor:
+        """The saved tensor, checked. A saved input that lost its history to detach_() can no
+        longer be used by a backward (torch still shows it through grad_fn._saved_*)."""
         if self._released or self._tensor is None:
             raise RuntimeError(messages.BACKWARD_TWICE)
         t = self._tensor
+        if in_backward and not self._is_output and not self._was_leaf and t._grad_fn is None:
+            raise RuntimeError(messages.SAVED_TENSOR_DETACHED)
         current = t._version_counter.value
         if current != self._saved_version:
             # An output was saved without its grad_fn (that would be a cycle), so torch names

@@ -238,6 +238,8 @@ class Tensor:
         return out
 
     def detach_(self) -> Tensor:
+        if self._base is not None:
+            raise RuntimeError(messages.DETACH_VIEW_INPLACE)
         self._grad_fn = None
         self._requires_grad = False
         self._base, self._view_index = None, None
@@ -253,6 +255,8 @@ class Tensor:
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(messages.data_not_tensor(type(value).__name__))
+        if self.requires_grad and not value._dtype.is_floating_point:
+            raise RuntimeError(messages.DATA_NOT_FLOAT)
         # torch's VariableHooks::set_data drops the leaf's AccumulateGrad when the dtype or
         # device changes: graphs built before keep the old node (and cast grads to the old
         # dtype), graphs built after get a new one with the new metadata.

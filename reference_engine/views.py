@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -259,40 +260,131 @@ def slice(self: Tensor, dim: int, start: int | None, end: int | None,
 
 
 def _is_advanced(item: Any) -> bool:
-    return isinstance(item, Tensor | list | np.ndarray)
+    """An index that copies (IndexBackward0): a list, an array, a tensor other than a 0-d
+    integer one (which torch takes as a plain integer)."""
+    if isinstance(item, Tensor):
+        return not (item.ndim == 0 and item.dtype.category == 1)
+    return isinstance(item, list | np.ndarray)
+
+
+def _as_items(index: Any) -> tuple[Any, ...] | None:
+    """torch's treatSequenceAsTuple: a tuple, or (numpy's old heuristic) a short list holding
+    a sequence, tensor, slice, None or Ellipsis, is a tuple of indices; None otherwise."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32 and any(
+            isinstance(i, Tensor | list | tuple | builtins.slice) or i is None or i is Ellipsis
+            for i in index):
+        warnings.warn(messages.NON_TUPLE_SEQUENCE_INDEX, UserWarning, stacklevel=4)
+        return tuple(index)
+    return None
+
+
+def _index_array(item: Any) -> np.ndarray:
+    return item._data if isinstance(item, Tensor) else np.asarray(item)
 
 
 def advanced_positions(self: Tensor, index: Any) -> np.ndarray:
     """Flat positions picked by an advanced (tensor/list/mask) index, as numpy picks them."""
-    key = index._data if isinstance(index, Tensor) else np.asarray(index)
-    return np.asarray(_positions(self)[key])
+    return _pick(self, (_index_array(index),))
+
+
+def _pick(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
+    """Flat positions of t that numpy's key picks, after ATen's index checks (with its
+    texts): mask shapes, index shapes that broadcast, indices in bounds."""
+    dim, arrays = 0, []
+    for item in key:
+        if isinstance(item, np.ndarray) and item.dtype == np.bool_:
+            for j in range(item.ndim):
+                if dim + j >= t.ndim or item.shape[j] != t.shape[dim + j]:
+                    raise IndexError(messages.mask_shape_mismatch(
+                        messages.sizes(item.shape), j, messages.sizes(t.shape), dim + j))
+            arrays.append((dim, item))
+            dim += item.ndim
+        elif isinstance(item, np.ndarray):
+            arrays.append((dim, item))
+            dim += 1
+        else:
+            dim += 1
+    shapes = [a.shape for _, a in arrays if a.dtype != np.bool_]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError(messages.index_shapes_mismatch(
+            ", ".join(messages.sizes(s) for s in shapes))) from None
+    for k, (d, a) in enumerate(arrays):
+        if a.dtype != np.bool_ and d < t.ndim:
+            bad = a[(a < -t.shape[d]) | (a >= t.shape[d])]
+            if bad.size:
+                # ATen names the k-th index tensor's position, not the tensor's dim
+                raise IndexError(messages.index_out_of_bounds(int(bad.reshape(-1)[0]), k,
+                                                              t.shape[d]))
+    return np.asarray(_positions(t)[key])
+
+
+def _dims_of(item: Any) -> int:
+    """How many dims of the indexed tensor an index item consumes."""
+    if item is None or item is Ellipsis:
+        return 0
+    if _is_advanced(item):
+        key = _index_array(item)
+        return key.ndim if key.dtype == np.bool_ else 1
+    return 1
+
+
+def _apply_basic(self: Tensor, items: tuple[Any, ...], lone: bool
+                 ) -> tuple[Tensor, tuple[Any, ...] | None]:
+    """torch's applySlicing: the basic items become select/slice/unsqueeze steps, one view
+    node each (a full slice inside a tuple is skipped); the advanced items are returned as
+    the numpy key that picks from that view (None when there are none), which numpy places
+    as torch's index() does once the integers are gone."""
+    consumed = builtins.sum(_dims_of(i) for i in items)
+    out, dim = self, 0
+    key: list[Any] = []
+    advanced = False
+    for item in items:
+        if item is None:
+            out, dim = unsqueeze(out, dim), dim + 1
+            key.append(builtins.slice(None))
+        elif item is Ellipsis:
+            n = self.ndim - consumed
+            dim += n
+            key.extend([builtins.slice(None)] * n)
+        elif isinstance(item, builtins.slice):
+            if item != builtins.slice(None) or lone:
+                out = slice(out, dim, item.start, item.stop, item.step)
+            dim += 1
+            key.append(builtins.slice(None))
+        elif _is_advanced(item):
+            key.append(_index_array(item))
+            dim += _dims_of(item)
+            advanced = True
+        else:
+            out = select(out, dim, int(item))
+    return out, (tuple(key) if advanced else None)
 
 
 def getitem(self: Tensor, index: Any) -> Tensor:
     """Basic indexing decomposes into select/slice/unsqueeze steps, one node each, as in
-    torch's python_variable_indexing; an advanced index makes a copy (IndexBackward0)."""
-    if _is_advanced(index):
+    torch's python_variable_indexing; advanced items then make a copy (IndexBackward0) of
+    that view."""
+    items = _as_items(index)
+    if items is None and _is_advanced(index):
         return ops.gather(self, advanced_positions(self, index), "IndexBackward0")
-    items = index if isinstance(index, tuple) else (index,)
-    if any(_is_advanced(i) for i in items):
-        raise NotImplementedError(messages.MIXED_INDEXING_NOT_MODELLED)
-    lone_slice = len(items) == 1 and isinstance(items[0], builtins.slice)
-    consumed = builtins.sum(1 for i in items if i is not None and i is not Ellipsis)
-    out, dim = self, 0
-    for item in items:
-        if item is None:
-            out, dim = unsqueeze(out, dim), dim + 1
-        elif item is Ellipsis:
-            dim += self.ndim - consumed
-        elif isinstance(item, builtins.slice):
-            full = item == builtins.slice(None)
-            if not full or lone_slice:   # torch skips a full slice inside a tuple index
-                out = slice(out, dim, item.start, item.stop, item.step)
-            dim += 1
-        else:
-            out = select(out, dim, int(item))
-    return out
+    out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
+    if key is None:
+        return out
+    return ops.gather(out, _pick(out, key), "IndexBackward0")
 
+
+def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None]:
+    """For setitem: the tensor an index writes into (self, or the view its basic items
+    make) and, for an advanced index, the flat positions in it (None for a basic index)."""
+    items = _as_items(index)
+    if items is None and _is_advanced(index):
+        return self, advanced_positions(self, index)
+    out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
+    return out, None if key is None else _pick(out, key)
 
 
 # ---- more single-output views -------------------------------------------------------------
@@ -441,15 +533,19 @@ SQUEEZE5 = OpSpec("SqueezeBackward5", ("self",),
 UNSQUEEZE1 = OpSpec("UnsqueezeBackward1", ("self",), backward=lambda c, g: [squeeze(g, c.dim)])
 
 
-def _restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
-    """Change self's shape/strides in place: version bump, history rebased onto spec."""
+def restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
+    """Change self's shape/strides in place: version bump, history rebased onto spec.
+
+    On a view (torch's inplace-view ops re-view the base): the view keeps its base and its
+    creation meta, only its geometry changes, and it is checked like any in-place op on a
+    view (views made under no_grad, by a multi-output op or in a custom Function refuse)."""
     from . import engine, inplace
     inplace.check_inplace(self)
-    if self._base is not None:
-        raise NotImplementedError(messages.VIEW_METADATA_INPLACE_NOT_MODELLED)
     edge = engine.gradient_edge(self)
     old = Tensor(self._data, self.dtype, self.device)
     self._data = fn(self._data)
+    if self._view_index is not None:
+        self._view_index = fn(self._view_index)
     self._version_counter.bump()
     if edge[0] is not None and is_grad_enabled():
         node = build_node(spec, [edge], [old], self, attrs)
@@ -460,29 +556,29 @@ def _restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
 def t_(self: Tensor) -> Tensor:
     if self.ndim > 2:
         raise RuntimeError(messages.t_dims(self.ndim))
-    return _restride_(self, np.transpose, T1)
+    return restride_(self, np.transpose, T1)
 
 
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
     d0, d1 = ops.wrap_dim(dim0, self.ndim), ops.wrap_dim(dim1, self.ndim)
-    return _restride_(self, lambda a: np.swapaxes(a, d0, d1), TRANSPOSE1, dim0=d0, dim1=d1)
+    return restride_(self, lambda a: np.swapaxes(a, d0, d1), TRANSPOSE1, dim0=d0, dim1=d1)
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     d = ops.wrap_dim(dim, self.ndim + 1)
-    return _restride_(self, lambda a: np.expand_dims(a, d), UNSQUEEZE1, dim=d)
+    return restride_(self, lambda a: np.expand_dims(a, d), UNSQUEEZE1, dim=d)
 
 
 def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     sizes = tuple(self.shape)
     if dim is None:
-        return _restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
+        return restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
     if isinstance(dim, int):
         from . import inplace
         return inplace.squeeze_(self, dim)
     ds = tuple(ops.wrap_dim(d, self.ndim) for d in dim)
     drop = tuple(d for d in ds if sizes[d] == 1)
-    return _restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
+    return restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
                       self_sym_sizes=sizes)
 
 

@@ -21,7 +21,7 @@ def test_schema_verdict_enum_is_the_verdict_enum() -> None:
 
 def test_runner_constants_are_the_enum_values() -> None:
     constants = [runner.PASS, runner.DIVERGES, runner.CASE_WRONG, runner.SKIPPED, runner.KNOWN,
-                 runner.ERROR]
+                 runner.ERROR, runner.UNSUPPORTED]
     assert sorted(constants) == sorted(VALUES)
     assert all(type(c) is str for c in constants)  # plain strings in records, not members
 

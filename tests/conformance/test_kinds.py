@@ -73,6 +73,39 @@ MESSAGES = {
     "non_differentiable_grad": "function MyFnBackward returned a gradient different than None "
                                "at position 2, but the corresponding forward input was not a "
                                "Variable",
+    "mark_dirty_not_returned": "Some elements marked as dirty during the forward method were "
+                               "not returned as output. The inputs that are modified inplace "
+                               "must all be outputs of the Function.",
+    "mark_dirty_view_multiple_outputs": "If your Function modifies inplace an input that is a "
+                                        "view of another Tensor, your Function cannot return "
+                                        "more than one Tensor. This is not supported by the "
+                                        "current autograd engine.",
+    "mark_dirty_view_not_input": "ctx.mark_dirty() received a tensor that was not an input. "
+                                 "Only input Tensors that have been mutated should be passed "
+                                 "to ctx.mark_dirty().",
+    "batched_grad_shape_mismatch": "If `is_grads_batched=True`, we interpret the first "
+                                   "dimension of each grad_output as the batch dimension. The "
+                                   "sizes of the remaining dimensions are expected to match the "
+                                   "shape of corresponding output, but a mismatch was detected: "
+                                   "grad_output[0] has a shape of torch.Size([]) and output[0] "
+                                   "has a shape of torch.Size([2, 2]). If you only want some "
+                                   "tensors in `grad_output` to be considered batched, consider "
+                                   "using vmap.",
+    "post_accumulate_hook_returned": "Tensor post accumulate grad hooks should return None.",
+    "detach_view_inplace": "Can't detach views in-place. Use detach() instead. If you are "
+                           "using DistributedDataParallel (DDP) for training, and "
+                           "gradient_as_bucket_view is set as True, gradients are views of "
+                           "DDP buckets, and hence detach_() cannot be called on these "
+                           "gradients.",
+    "saved_tensor_detached": "Trying to use a saved tensor that has been detached in-place, "
+                             "i.e. with .detach_().This is not supported, please use "
+                             "out-of-place `.detach()` instead",
+    "data_not_float": "data set to a tensor that requires gradients must be floating point or "
+                      "complex dtype",
+    "materialize_gradient_edge": "materialize_grads cannot be used when the given input is a "
+                                 "GradientEdge",
+    "gradient_edge_no_grad": "It is not possible to get the gradient edge for a Tensor that "
+                             "does not require gradients",
     "inference_view_inplace": "A view was created in inference mode and is being modified "
                               "inplace in normal mode. Given that this use case is ambiguous "
                               "and error-prone, it is forbidden.",
@@ -82,11 +115,23 @@ WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
                                     "reference cycle between the parameter and its gradient "
                                     "which can cause a memory leak.",
+    "mark_dirty_not_input": "ctx.mark_dirty() received a tensor that was not an input. Only "
+                            "input Tensors that have been mutated should be passed to "
+                            "ctx.mark_dirty(). (Triggered internally at "
+                            "/__w/pytorch/pytorch/torch/csrc/autograd/custom_function.cpp:320.)",
+    "non_tuple_sequence_index": "Using a non-tuple sequence for multidimensional indexing is "
+                                "deprecated and will be changed in pytorch 2.9; use "
+                                "x[tuple(seq)] instead of x[seq].",
     "nonleaf_grad_access": "The .grad attribute of a Tensor that is not a leaf Tensor is being "
                            "accessed. Its .grad attribute won't be populated during "
                            "autograd.backward(). (Triggered internally at "
                            "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
 }
+
+
+# torch words an error and a warning alike: mark_dirty with a non-input warns for a tensor and
+# raises for a view, with one text. error kind -> warning kind.
+SAME_TEXT = {"mark_dirty_view_not_input": "mark_dirty_not_input"}
 
 
 def test_every_kind_has_a_sample() -> None:
@@ -108,13 +153,19 @@ def test_errors_no_pattern_names_are_classified_by_python_type() -> None:
 @pytest.mark.parametrize(("kind", "text"), sorted(MESSAGES.items()))
 def test_error_messages_classify_as_their_kind(kind: str, text: str) -> None:
     assert classify(text, warning=False) == kind
-    assert classify(text, warning=True) == UNKNOWN
+    assert classify(text, warning=True) == SAME_TEXT.get(kind, UNKNOWN)
 
 
 @pytest.mark.parametrize(("kind", "text"), sorted(WARNINGS.items()))
 def test_warnings_classify_as_their_kind(kind: str, text: str) -> None:
     assert classify(text, warning=True) == kind
-    assert classify(text, warning=False) == UNKNOWN
+    errors = {w: e for e, w in SAME_TEXT.items()}
+    assert classify(text, warning=False) == errors.get(kind, UNKNOWN)
+
+
+def test_index_put_value_mismatch_is_a_shape_mismatch() -> None:
+    assert classify("shape mismatch: value tensor of shape [3] cannot be broadcast to indexing "
+                    "result of shape [2, 4]", warning=False) == "shape_mismatch"
 
 
 def test_variant_wordings_classify() -> None:
@@ -126,6 +177,22 @@ def test_variant_wordings_classify() -> None:
                     warning=False) == "inference_tensor_in_autograd"
 
 
+def test_view_of_a_no_grad_view_is_the_no_grad_view_kind() -> None:
+    assert classify("Output 0 of View is a view of a view which was created in no_grad mode "
+                    "and is being modified inplace with grad mode enabled. Given that this use "
+                    "case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                    "code by moving both the view and the inplace either both inside the "
+                    "no_grad block (if you don't want the inplace to be tracked) or both "
+                    "outside (if you want the inplace to be tracked).",
+                    warning=False) == "no_grad_view_inplace"
+
+
+def test_view_of_view_wordings_classify() -> None:
+    assert classify("Output 0 of View is a view of a view which was created in inference mode "
+                    "and its base or another view of its base has been modified inplace in "
+                    "normal mode.", warning=False) == "inference_view_inplace"
+
+
 def test_older_wording_still_classifies() -> None:
     # torch 1.x: "... but the buffers have already been freed"
     assert classify("Trying to backward through the graph a second time, but the buffers have "
@@ -133,6 +200,13 @@ def test_older_wording_still_classifies() -> None:
                     "first time.", warning=False) == "backward_twice"
     assert classify("Only Tensors of floating point dtype can require gradients",
                     warning=False) == "non_float_requires_grad"
+
+
+def test_older_mark_dirty_wording_classifies() -> None:
+    # torch 2.0-2.4: the warning for a non-input given to mark_dirty
+    assert classify("Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not "
+                    "an input, there is no need to pass it to mark_dirty().",
+                    warning=True) == "mark_dirty_not_input"
 
 
 def test_unrelated_text_is_unknown() -> None:

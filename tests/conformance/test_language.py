@@ -172,3 +172,34 @@ def test_ctx_state_may_be_stored_and_read_back_only_in_its_class() -> None:
         parse(src.replace("ctx.k = k", "ctx._k = k"))
     with pytest.raises(CaseError, match="cannot assign to attribute `k`"):
         parse(src + "x = torch.ones(1)\nx.k = 1\n")
+
+
+def test_ellipsis_is_an_index_and_nothing_else() -> None:
+    src = "x = torch.ones(2, 3)\ny = x[..., 0]\nz = x[[0], ...]\n"
+    program = parse(src)
+    assert to_source(program) == src
+    assert parse(to_source(program)) == program
+    with pytest.raises(CaseError, match="constant Ellipsis"):
+        parse("x = ...\n")
+
+
+def test_setup_context_pairs_with_a_forward_without_ctx() -> None:
+    src = ("class Sq(torch.autograd.Function):\n"
+           "    @staticmethod\n"
+           "    def forward(x):\n"
+           "        return x * x\n\n"
+           "    @staticmethod\n"
+           "    def setup_context(ctx, inputs, output):\n"
+           "        ctx.k = 2\n\n"
+           "    @staticmethod\n"
+           "    def backward(ctx, g):\n"
+           "        return g * ctx.k\n")
+    program = parse(src)
+    assert parse(to_source(program)) == program
+    # without setup_context, forward's first parameter is ctx, so it needs one
+    no_setup = src.replace("    @staticmethod\n    def setup_context(ctx, inputs, output):\n"
+                           "        ctx.k = 2\n\n", "").replace("ctx.k", "2")
+    with pytest.raises(CaseError, match="takes ctx as its first parameter"):
+        parse(no_setup.replace("def forward(x)", "def forward()"))
+    with pytest.raises(CaseError, match="holds only"):
+        parse(src.replace("setup_context", "setup"))

@@ -30,7 +30,10 @@ def make(pytester: pytest.Pytester) -> None:
     for name, text in {"exp.yaml": CASE, "double.yaml": CASE.replace("torch.exp(a)", "a * 2"),
                        "broken.yaml": CASE.replace("b.sum()", "b.sum("),
                        # torch itself breaks this case's assert: case_disagrees_with_torch
-                       "wrong.yaml": CASE + "  assert_close(a.grad, a)\n"}.items():
+                       "wrong.yaml": CASE + "  assert_close(a.grad, a)\n",
+                       # the engine lacks torch.amin: unsupported
+                       "lacking.yaml": CASE.replace("torch.exp(a)", "torch.amin(a)")
+                       .replace("dtypes: [float32, float64]", "dtypes: [float32]")}.items():
         path = pytester.path / "cases" / "f" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -45,7 +48,7 @@ def test_a_report_with_every_verdict_validates(pytester: pytest.Pytester) -> Non
     (pytester.path / "known.yaml").write_text(
         "known:\n  - items: 'cases/f/exp.yaml::cpu-float64'\n    reason: listed\n"
         "  - items: 'cases/f/none.yaml::*'\n    reason: stale\n")
-    pytester.runpytest("cases", "--engine", "tests.conformance.engine_wrong_exp",
+    pytester.runpytest("cases", "--engine", "tests.conformance.engine_lacks_api",
                        "--conformance-report", "out", "--expectations", "known.yaml",
                        "--continue-on-collection-errors", "--junitxml", "junit.xml")
     report = json.loads((pytester.path / "out" / "conformance.json").read_text())
@@ -56,8 +59,9 @@ def test_a_report_with_every_verdict_validates(pytester: pytest.Pytester) -> Non
     broken = [r for r in report["items"] if r["file"] == "cases/f/broken.yaml"]
     assert [(r["verdict"], r["device"], r["line"]) for r in broken] == [("error", None, 8)]
     assert report["status"]["outcome"] == "FAIL"
-    assert report["run_info"]["collected"] == report["run_info"]["executed"] == 12
-    # the wrong-exp engine forwards every other name, __version__ included, to torch
+    assert report["run_info"]["collected"] == report["run_info"]["executed"] == 14
+    assert report["missing_api"] == {"torch.amin": 1}
+    # the engine forwards every other name, __version__ included, to torch
     assert report["run_info"]["engine_version"] == torch.__version__
     assert report["expectations"]["unmatched"] == [{"line": 4, "reason": "stale"}]
     # pytest's own junit XML carries feature, device and dtype per case item

@@ -311,3 +311,19 @@ def test_saved_output_unpacks_as_new_alias():
     y = x.exp()
     r = y.grad_fn._saved_result
     assert r is not y and r.grad_fn is y.grad_fn and r._version_counter is y._version_counter
+
+
+def test_no_numpy_warnings_from_inf_and_nan():
+    # torch computes inf and nan silently; NumPy's RuntimeWarnings must not leak from the
+    # forward reductions or from any backward formula (0 ** b, inf - inf in a sum of grads).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = torch.tensor([-1.0, 0.0, 1.0], requires_grad=True)
+        (0 ** b).sum().backward()
+        assert b.grad.tolist() == [float("-inf"), 0.0, 0.0]
+        y = torch.tensor([float("inf"), float("-inf"), 0.0], requires_grad=True)
+        (y.sum() + y.mean() + y.prod() + torch.softmax(y, 0).sum()
+         + torch.log_softmax(y, 0).sum()).backward()
+        x = torch.tensor([0.0, 1.0], requires_grad=True)
+        (x.log() + x.sqrt() + 1 / x).sum().backward()
+        assert np.isnan(x.grad.tolist()[0])

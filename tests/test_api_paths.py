@@ -1,0 +1,91 @@
+"""Every API path of the closed table (conformance/api.py) resolves on both engines, torch and
+reference_engine: each function path through Engine.resolve, and each attribute on an object
+of the kind the table names it for (a tensor, a grad_fn node, a Function's ctx, ...). A path
+that one engine lacks would make every case using it `unsupported` there."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from conformance import api
+from conformance.engines import load_engine
+
+ENGINES = ("torch", "reference_engine")
+
+# The grad_fn node carrying each generated `_saved_*` property the table allows.
+_SAVED_BY = {
+    "_saved_self": lambda t, x: (x * x).grad_fn,
+    "_saved_other": lambda t, x: (x * x).grad_fn,
+    "_saved_result": lambda t, x: t.exp(x).grad_fn,
+    "_saved_exponent": lambda t, x: (x ** 2.0).grad_fn,
+    "_saved_mat2": lambda t, x: t.mm(x, x.reshape(2, 1)).grad_fn,
+}
+
+
+def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
+    """For each attribute category of the table, (attribute, object) pairs to look up on
+    engine `t`'s own objects."""
+    x = t.tensor([[1.0, 2.0]], requires_grad=True)  # 2-d: `.T` is no deprecated use
+    y = x * 2
+    seen: dict[str, Any] = {}
+
+    class Probe(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any) -> Any:
+            seen["ctx"] = ctx
+            return a * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+    Probe.apply(x)
+    linear = t.nn.Linear(2, 1)
+    handle = y.register_hook(lambda g: None)
+    handle.remove()
+    attrs = api.OBJECT_ATTRIBUTES
+    return {
+        "tensor method": [(a, y) for a in attrs["tensor method"]],
+        "tensor attribute": [(a, y) for a in attrs["tensor attribute"]],
+        "grad_fn": [(a, _SAVED_BY[a](t, x) if a in _SAVED_BY else y.grad_fn)
+                    for a in attrs["grad_fn"]],
+        "ctx": [(a, seen["ctx"]) for a in attrs["ctx"]],
+        "module": [(a, linear) for a in attrs["module"]],
+        "hook handle": [(a, handle) for a in attrs["hook handle"]],
+        "max/min result": [(a, t.max(y.detach(), 1)) for a in attrs["max/min result"]],
+        "Function class": [(a, Probe) for a in attrs["Function class"]],
+    }
+
+
+def test_every_attribute_category_is_sampled() -> None:
+    assert set(_samples(load_engine("torch").module)) == set(api.OBJECT_ATTRIBUTES)
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_every_function_path_resolves(engine_name: str) -> None:
+    engine = load_engine(engine_name)
+    lacking = []
+    for path in sorted(api.FUNCTIONS | api.NAMESPACES):
+        try:
+            engine.resolve(path)
+        except AttributeError:
+            lacking.append(path)
+    assert lacking == [], f"{engine_name} lacks {lacking}"
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_every_object_attribute_resolves(engine_name: str) -> None:
+    samples = _samples(load_engine(engine_name).module)
+    lacking = []
+    for category, pairs in sorted(samples.items()):
+        for attr, obj in sorted(pairs, key=lambda p: p[0]):
+            try:
+                with warnings.catch_warnings():  # `.grad` of a non-leaf warns; present
+                    warnings.simplefilter("ignore")
+                    getattr(obj, attr)
+            except AttributeError:
+                lacking.append(f"{category}: {attr} on {type(obj).__name__}")
+    assert lacking == [], f"{engine_name} lacks {lacking}"

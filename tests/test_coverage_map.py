@@ -1,0 +1,111 @@
+"""The coverage map of test_autograd.py: well formed, consistent with the case library, and
+its generated table up to date."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance import coverage_map as cm
+
+CASE = """description: d
+features: [leaf]
+source: {source}
+program: |
+  a = torch.ones(1)
+"""
+
+
+@pytest.fixture(scope="module")
+def cmap() -> cm.CoverageMap:
+    return cm.load_map()
+
+
+@pytest.fixture(scope="module")
+def coverage(cmap: cm.CoverageMap) -> cm.Coverage:
+    return cm.join(cmap, cm.case_sources())
+
+
+def test_every_case_source_names_one_test_and_no_covered_test_is_out_of_scope(coverage):
+    assert coverage.problems == []
+
+
+def test_committed_table_is_up_to_date(cmap, coverage):
+    assert cm.TABLE_PATH.read_text(encoding="utf-8") == cm.render(cmap, coverage), (
+        "docs/coverage/test_autograd.md is stale: run python -m conformance.coverage_map")
+
+
+def test_map_lists_each_function_once_with_a_status(cmap):
+    keys = [e.key for e in cmap.entries]
+    assert len(keys) == len(set(keys)) == sum(cmap.classes.values()) == 517
+    assert {e.status for e in cmap.entries} == {cm.TODO, cm.OUT_OF_SCOPE}
+    assert all(e.reason for e in cmap.entries if e.status == cm.OUT_OF_SCOPE)
+    # spot checks of the file at the map's commit: first and last test, a repeated name
+    assert keys[0] == "TestAutograd.test_copy_slices_graph_task_updates"
+    assert keys[-1] == "TestAutogradMultipleDispatch.test_trace_backward_nonsquare_171704"
+    assert cmap.resolve("test_version_counter") == [
+        "TestAutograd.test_version_counter",
+        "TestSelectiveActivationCheckpoint.test_version_counter",
+    ]
+
+
+def _write_map(tmp_path: Path, tests: str, classes: str = "TestA: 2") -> Path:
+    path = tmp_path / "map.yaml"
+    path.write_text(f"commit: abc\nclasses:\n  {classes}\ntests:\n{tests}", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("tests", "classes", "message"), [
+    ("  TestA.test_x: todo\n  TestA.test_x: todo\n", "TestA: 2", "listed twice"),
+    ("  TestA.test_x: todo\n", "TestA: 2", "a test line was lost or added"),
+    ("  TestA.test_x: todo\n  TestA.test_y: covered\n", "TestA: 2", "covered is derived"),
+    ("  TestA.test_x: todo\n  TestA.test_y: \"out of scope: vibes\"\n", "TestA: 2",
+     "unknown category `vibes`"),
+    ("  TestA.test_x: todo\n  test_y: todo\n", "TestA: 2", "write `Class.test_name`"),
+])
+def test_malformed_maps_are_refused_with_the_fix(tmp_path, tests, classes, message):
+    with pytest.raises(cm.MapError, match=message):
+        cm.load_map(_write_map(tmp_path, tests, classes))
+
+
+def test_join_derives_covered_and_reports_what_does_not_fit(tmp_path):
+    cmap = cm.load_map(_write_map(tmp_path, (
+        "  TestA.test_x: todo\n  TestA.test_y: \"out of scope: profiler\"\n"
+        "  TestB.test_x: todo\n  TestB.test_z: todo\n"), "TestA: 2\n  TestB: 2"))
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    for name, source in [("z", "test_autograd.py test_z"), ("bx", "test_autograd.py TestB.test_x"),
+                         ("y", "test_autograd.py test_y"), ("x", "test_autograd.py test_x"),
+                         ("w", "test_autograd.py test_nowhere"),
+                         ("doc", "https://pytorch.org/docs/stable/autograd.html")]:
+        (cases / f"{name}.yaml").write_text(CASE.format(source=source), encoding="utf-8")
+    # a file that fails to load is no case and covers nothing
+    (cases / "broken.yaml").write_text(CASE.format(source="test_autograd.py test_z")
+                                       .replace("program", "programme"), encoding="utf-8")
+    coverage = cm.join(cmap, cm.case_sources(cases))
+    # a cited test counts as covered even if marked out of scope; that mark is a problem
+    assert coverage.status == {"TestA.test_x": cm.TODO, "TestA.test_y": cm.COVERED,
+                               "TestB.test_x": cm.COVERED, "TestB.test_z": cm.COVERED}
+    assert coverage.cases["TestB.test_z"] == ["cases/z.yaml"]
+    problems = "\n".join(coverage.problems)
+    assert "cases/x.yaml: `test_x` is ambiguous" in problems
+    assert "cases/w.yaml: `source: test_autograd.py test_nowhere` names no test" in problems
+    assert "TestA.test_y is marked out of scope (profiler) but cases/y.yaml cover it" in problems
+    assert len(coverage.problems) == 3
+    table = cm.render(cmap, coverage)
+    assert "**Covered / in scope: 3 / 4 (75.0 %)**" in table
+    assert "| `TestB.test_z` | covered | [cases/z.yaml](../../cases/z.yaml) |" in table
+
+
+def test_functions_of_lists_test_methods_of_test_classes_in_order():
+    source = (
+        "class TestA(TestCase):\n"
+        "    def test_b(self):\n        def test_inner(): pass\n"
+        "    def helper(self): pass\n"
+        "    def test_a(self): pass\n"
+        "def test_module_level(): pass\n"
+        "class Helper:\n    def test_not_a_test_class(self): pass\n"
+        "class TestC:\n    async def test_c(self): pass\n"
+    )
+    assert cm.functions_of(source) == ["TestA.test_b", "TestA.test_a", "TestC.test_c"]
