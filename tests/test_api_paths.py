@@ -15,8 +15,10 @@ from conformance.engines import load_engine
 
 ENGINES = ("torch", "reference_engine")
 
-# The grad_fn node carrying each generated `_saved_*` property the table allows.
+# The grad_fn node carrying each attribute only some nodes have: the generated `_saved_*`
+# properties, AccumulateGrad's `variable`.
 _SAVED_BY = {
+    "variable": lambda t, x: (x * 2).grad_fn.next_functions[0][0],
     "_saved_self": lambda t, x: (x * x).grad_fn,
     "_saved_other": lambda t, x: (x * x).grad_fn,
     "_saved_result": lambda t, x: t.exp(x).grad_fn,
@@ -57,6 +59,8 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
         "hook handle": [(a, handle) for a in attrs["hook handle"]],
         "max/min result": [(a, t.max(y.detach(), 1)) for a in attrs["max/min result"]],
         "Function class": [(a, Probe) for a in attrs["Function class"]],
+        "gradient edge": [(a, t.autograd.graph.get_gradient_edge(y))
+                          for a in attrs["gradient edge"]],
     }
 
 
