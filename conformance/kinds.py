@@ -191,6 +191,16 @@ KINDS: tuple[Kind, ...] = (
          (r"Torch not compiled with CUDA enabled", r"No CUDA GPUs are available",
           r"Found no NVIDIA driver"),
          "a CUDA tensor was requested where no CUDA device exists"),
+    Kind("inference_view_inplace", False,
+         (r"A view was created in inference mode and (is being|its base or another view of "
+          r"its base has been) modified inplace in normal mode",
+          # a view of such a view: the same rule, worded from the view's own grad_fn
+          r"is a view of a view which was created in inference mode and (is being|its base or "
+          r"another view of its base has been) modified inplace in normal mode"),
+         "a view made in inference_mode (or its base) modified in place outside it"),
+    Kind("own_grad_assignment", False,
+         (r"can't assign Variable as its own grad",),
+         "a tensor assigned as its own .grad"),
     Kind("python_type_error", False, (), "any other TypeError, e.g. a None where a tensor "
          "belongs", exception="TypeError"),
     Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",

@@ -90,6 +90,13 @@ class inference_mode:
     grad mode to `not mode` (so inference_mode(False) enables grad), restoring both on exit.
     Tensors created inside are inference tensors (see tensor.InferenceVersionCounter)."""
 
+    def __new__(cls, mode: Any = True) -> Any:
+        # torch's bare decorator form, inference_mode(func): anything but a bool is the
+        # function to decorate with inference mode enabled.
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
+
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
 

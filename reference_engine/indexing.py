@@ -113,3 +113,30 @@ def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
         return record(MASKED_FILL_TENSOR, out, [self, value], mask=mask)
     arr = np.where(m, np.asarray(value, dtype=self.dtype.np), self._data)
     return record(MASKED_FILL, ops.new(arr, self.dtype, self.device), [self], mask=mask)
+
+
+# ---- index_fill ---------------------------------------------------------------------------
+
+INDEX_FILL = OpSpec("IndexFillBackward0", ("self",),
+                    backward=lambda c, g: [index_fill(g, c.dim, c.index, 0)])
+INDEX_FILL_TENSOR = OpSpec(
+    "IndexFillBackward1", ("self", "value"),
+    backward=lambda c, g: c.grads(
+        lambda: index_fill(g, c.dim, c.index, 0),
+        # a position listed twice was filled once: its grad counts once (at::_unique)
+        lambda: ops.sum(index_select(g, c.dim, ops.new(np.unique(c.index._data),
+                                                       dtypes.int64, g.device)))))
+
+
+def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """A copy of self with the slices at `index` along dim set to value (a number, or a
+    0-dim tensor, which is then differentiable: IndexFillBackward1)."""
+    d = ops.wrap_dim(dim, self.ndim)
+    arr = np.array(self._data, copy=True)
+    key = (slice(None),) * d + (index._data.reshape(-1).astype(np.int64),)
+    if isinstance(value, Tensor):
+        arr[key] = dtypes.cast(value._data, self.dtype.np)
+        out = ops.new(arr, self.dtype, ops.common_device([self, value]))
+        return record(INDEX_FILL_TENSOR, out, [self, value], dim=d, index=index)
+    arr[key] = value
+    return record(INDEX_FILL, ops.new(arr, self.dtype, self.device), [self], dim=d, index=index)

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from . import dtypes, engine, messages, ops, views
-from .autograd_meta import OpNode, OpSpec, build_node, differentiable
-from .grad_mode import is_grad_enabled, no_grad
+from .autograd_meta import OpNode, OpSpec, build_node, differentiable, save_result
+from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
 from .graph import TASK_NODES, Edge, Node, node_class
 from .saved import short_name
 from .tensor import Tensor
@@ -24,12 +24,22 @@ DEFAULT = "DEFAULT"
 NO_GRAD_MODE = "NO_GRAD_MODE"
 MULTI_OUTPUT_NODE = views.MULTI_OUTPUT_NODE  # defined where the multi-output views are made
 IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
+INFERENCE_MODE = "INFERENCE_MODE"
 
 
 def creation_meta(t: Tensor) -> str:
     if t._view_creation_meta is not None:
         return t._view_creation_meta
     return DEFAULT if t._view_differentiable else NO_GRAD_MODE
+
+
+def inference_mode_meta(src: Tensor, meta: str | None) -> str | None:
+    """torch's get_creation_meta_in_mode and propagate_creation_meta for inference mode: a
+    view made inside it is INFERENCE_MODE, and so is any view of such a view."""
+    if is_inference_mode_enabled() or (src._base is not None
+                                       and creation_meta(src) == INFERENCE_MODE):
+        return INFERENCE_MODE
+    return meta
 
 
 def handle_view_on_rebase(t: Tensor, indirect: bool = False) -> None:
@@ -41,8 +51,10 @@ def handle_view_on_rebase(t: Tensor, indirect: bool = False) -> None:
     fn = t._grad_fn
     name = None if fn is None else short_name(fn)
     header = messages.view_inplace_header(t._output_nr, name,
-                                          no_grad=meta == NO_GRAD_MODE or fn is None,
-                                          indirect=indirect)
+                                          no_grad=meta in (NO_GRAD_MODE, INFERENCE_MODE)
+                                          or fn is None,
+                                          indirect=indirect,
+                                          inference=meta == INFERENCE_MODE)
     raise RuntimeError(header + messages.VIEW_INPLACE_REASON[meta])
 
 
@@ -89,18 +101,18 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     # A formula that reads `self` needs the value from before the write: torch saves a clone.
     reads_self = any("self" in spec.saves.get(n, ()) for n in spec.inputs)
     original = ops.clone(self) if track and reads_self else self
-    # torch collects the edges and saves the inputs before the kernel writes: an operand
-    # sharing self's storage (b.mul_(b), another view of the same base) keeps its grad_fn
-    # from before, and is saved at the version before this write
-    edges = [old_edge] + [engine.gradient_edge(o) for o in others] if track else []
-    versions = [o._version_counter.value for o in others]
+    # torch's VariableType saves the inputs before the kernel writes: an input that cannot
+    # be saved (an inference tensor) fails with self untouched, and an operand sharing self's
+    # storage (a.mul_(a), another view of the same base) keeps its grad_fn from before and is
+    # saved at its old version, so backward then finds it modified. The result is saved after.
+    node = None
+    if track:
+        edges = [old_edge] + [engine.gradient_edge(o) for o in others]
+        node = build_node(spec, edges, [original, *others], self, attrs, with_result=False)
     write(self, dtypes.cast(np.broadcast_to(result._data, self.shape), self.dtype.np))
     self._version_counter.bump()
-    if track:
-        node = build_node(spec, edges, [original, *others], self, attrs)
-        for name, version in zip(spec.inputs[1:], versions, strict=False):
-            if name in node.saved:
-                node.saved[name].saved_at(version)
+    if node is not None:
+        save_result(node, self)
         rebase_history(self, node)
         saved_result = getattr(node, "saved", {}).get("result")
         if saved_result is not None and self._base is not None:

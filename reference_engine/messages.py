@@ -379,11 +379,13 @@ ONCE_DIFFERENTIABLE = (
 # torch/csrc/autograd/variable.cpp handle_view_on_rebase: a header, then one reason per
 # CreationMeta.
 def view_inplace_header(output_nr: int, fn_name: str | None, no_grad: bool,
-                        indirect: bool) -> str:
+                        indirect: bool, inference: bool = False) -> str:
     modified = "its base or another view of its base has been" if indirect else "is being"
     if no_grad:
         prefix = (f"Output {output_nr} of {fn_name} is a view of a view which was created in"
                   if fn_name else "A view was created in")
+        if inference:
+            return f"{prefix} inference mode and {modified} modified inplace in normal mode."
         return f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     return f"Output {output_nr} of {fn_name} is a view and {modified} modified inplace."
 
@@ -405,6 +407,12 @@ VIEW_INPLACE_REASON = {
         "as-is) and the autograd logic to handle view+inplace would override the custom "
         "backward associated with the custom Function, leading to incorrect gradients. This "
         "behavior is forbidden. You can fix this by cloning the output of the custom Function."
+    ),
+    "INFERENCE_MODE": (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
+        "inference_mode block (if you don't want the inplace to be tracked) or both outside (if "
+        "you want the inplace to be tracked)."
     ),
 }
 # torch/csrc/autograd/custom_function.cpp (_process_backward_mode_ad)
@@ -523,3 +531,11 @@ def out_requires_grad(op: str) -> str:
 
 # --- not modelled (the engine's own limits, no torch wording) ------------------
 OUT_RESIZE_NOT_MODELLED = "an out= tensor of another shape (which torch resizes) is not modelled"
+
+
+# --- .grad assignment (python_variable.cpp THPVariable_set_grad) ----------------
+GRAD_IS_SELF = "can't assign Variable as its own grad"
+
+
+def trace_not_matrix(ndim: int) -> str:
+    return f"trace: expected a matrix, but got tensor with dim {ndim}"

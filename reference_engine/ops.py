@@ -757,5 +757,27 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     return record(MSE, out, [input, target], norm=norm, reduction=reduction)
 
 
+# ---- atan2 ------------------------------------------------------------------------------
+
+def _atan2_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """FunctionsManual atan2_backward: both grads scale by the reciprocal of self^2 + other^2,
+    masked to 0 where that is 0, so atan2(0, 0) has a zero gradient rather than NaN."""
+    denom = add(mul(c.self, c.self), mul(c.other, c.other))
+    recip = indexing.masked_fill(reciprocal(denom), compare(denom, 0, np.equal), 0)
+    return c.grads(lambda: mul(mul(g, c.other), recip),
+                   lambda: mul(mul(g, neg(c.self)), recip))
+
+
+ATAN2 = OpSpec("Atan2Backward0", ("self", "other"),
+               {"self": ("self", "other"), "other": ("self", "other")}, _atan2_backward)
+
+
+def atan2(self: Tensor, other: Tensor) -> Tensor:
+    ts = [wrap(self), wrap(other)]
+    dt = _promotes(ts)
+    dt = dt if dt.is_floating_point else dtypes.get_default_dtype()   # integers give floats
+    return _elementwise(ATAN2, np.arctan2, ts, compute_dtype=dt)
+
+
 # They import this module; used at call time.
 from . import grad_ops, indexing, linalg, views  # noqa: E402

@@ -161,9 +161,12 @@ min_return_type = type("min", (return_types,), {})
 
 
 def _evenly_distribute(c: Any, g: Tensor) -> Tensor:
-    """new_zeros(...).masked_fill_(mask, grad / mask.sum()) - on CPU, as torch."""
+    """new_zeros(...).masked_fill_(mask, grad / mask.sum()) - on CPU, as torch. A NaN
+    result (NaN propagates through min/max) is shared by every NaN element: the mask is then
+    input.isnan(), so an all-NaN input gets an even share everywhere."""
     x = c.self
-    mask = x._data == c.result._data
+    value = c.result._data
+    mask = np.isnan(x._data) if np.isnan(value) else x._data == value
     count = ops.new(mask.sum(), dtypes.int64, x.device)
     zeros = ops.new(np.zeros(x.shape), g.dtype, g.device)
     filled = indexing.masked_fill(zeros, ops.new(mask, dtypes.bool_, x.device), ops.div(g, count))
@@ -402,3 +405,29 @@ def var_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
         for i, out in enumerate(outs):
             out._set_grad_fn(multi, i)
     return outs
+
+
+# ---- trace --------------------------------------------------------------------------------
+
+def _trace_backward(g: Tensor, sizes: tuple[int, int]) -> Tensor:
+    """FunctionsManual trace_backward_symint: zeros(m * n).index_fill_(0, positions of the
+    diagonal, grad).view(m, n). The diagonal has min(m, n) elements, every n + 1 apart in
+    the flat layout, also for a non-square matrix."""
+    m, n = sizes
+    zeros = ops.new(np.zeros(m * n), g.dtype, g.device)
+    positions = ops.new(np.arange(builtins.min(m, n)) * (n + 1), dtypes.int64, g.device)
+    # zeros() and index_fill_ each write in place: torch's grad is at _version 2
+    filled = ops.written_in_place(indexing.index_fill(zeros, 0, positions, g), 2)
+    return views.view(filled, sizes)
+
+
+TRACE = OpSpec("TraceBackward0", ("self",),
+               backward=lambda c, g: [_trace_backward(g, c.self_sym_sizes)])
+
+
+def trace(self: Tensor) -> Tensor:
+    if self.ndim != 2:
+        raise RuntimeError(messages.trace_not_matrix(self.ndim))
+    dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
+    out = ops.new(np.trace(self._data).astype(dt.np), dt, self.device)
+    return record(TRACE, out, [self], self_sym_sizes=tuple(self.shape))

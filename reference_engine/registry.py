@@ -89,6 +89,7 @@ OPS: tuple[OpRow, ...] = (
     _row("reciprocal", "ops", V, positive=True),
     _row("maximum", "ops", (4,), (4,)),
     _row("minimum", "ops", (4,), (4,)),
+    _row("atan2", "ops", M, V),
     _row("clone", "ops", M),
     _row("where", "ops", method=False),     # the condition comes first; Tensor.where adapts
     _row("rsub", "ops", V, V, method=False),
@@ -112,6 +113,7 @@ OPS: tuple[OpRow, ...] = (
     _row("amin", "reductions", M, feature="reductions"),
     _row("max", "reductions", M, feature="reductions"),
     _row("min", "reductions", M, feature="reductions"),
+    _row("trace", "reductions", (3, 2), feature="reductions"),
     _row("argmax", "reductions", differentiable=False, feature="reductions"),
     _row("argmin", "reductions", differentiable=False, feature="reductions"),
     _row("softmax", "reductions", M, args=(1,)),
@@ -123,6 +125,7 @@ OPS: tuple[OpRow, ...] = (
     _row("stack", "ops", method=False),
     _row("gather", "indexing", M, args=(1, Const([[0, 2], [1, 1]]))),
     _row("index_select", "indexing", M, args=(1, Const([2, 0, 2]))),
+    _row("index_fill", "indexing", M, args=(1, Const([0, 2]), 0.5)),
     _row("masked_fill", "indexing", M, args=(MASK, 0.5), inplace="inplace"),
     # views (views.py); their in-place forms restride the tensor itself
     _row("t", "views", M, inplace="views", feature="views"),

@@ -112,10 +112,6 @@ class SavedVariable:
             self._saved_original = False
             self._set_hooks_and_pack(hooks, tensor)
 
-    def saved_at(self, version: int) -> None:
-        """An input of an in-place op, saved (as torch does) before the op's own write."""
-        self._saved_version = version
-
     def saved_in_place_on_view(self, grad_fn: Node) -> None:
         """The output of an in-place op on a view (torch's is_inplace_on_view): torch keeps a
         weak reference to the view's grad_fn after the rebase (its AsStridedBackward0, over

@@ -173,6 +173,8 @@ class Tensor:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(messages.grad_not_tensor(type(value).__name__))
+            if value is self:
+                raise RuntimeError(messages.GRAD_IS_SELF)
             if value._dtype is not self._dtype:
                 raise RuntimeError(messages.grad_wrong_dtype(value._dtype.cpp_name,
                                                              self._dtype.scalar_name))

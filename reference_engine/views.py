@@ -27,6 +27,8 @@ ViewFn = Callable[[np.ndarray], np.ndarray]
 
 
 def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
+    if src.is_inference():
+        return _inference_alias(src, fn)
     base = src._base if src._base is not None else src
     out = Tensor(fn(src._data), src.dtype, src.device)
     out._base = base
@@ -38,7 +40,24 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     if src._base is not None and is_grad_enabled():   # torch's propagate_creation_meta
         from .inplace import creation_meta
         out._view_creation_meta = creation_meta(src)
+    from .inplace import inference_mode_meta
+    out._view_creation_meta = inference_mode_meta(src, out._view_creation_meta)
     return _record(spec, out, [src], **attrs)
+
+
+def _inference_alias(src: Tensor, fn: ViewFn) -> Tensor:
+    """An inference tensor has no autograd metadata, so torch tracks no view of it (in or
+    out of inference mode): the result shares its memory but is a plain inference tensor,
+    a leaf without _base that does not require grad."""
+    data = fn(src._data)
+    if not data.flags.writeable and src._data.flags.writeable \
+            and not any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape, strict=True)):
+        # numpy hands out diagonal() read-only; with no _base to write through, the alias
+        # writes its memory directly (an expanded alias stays read-only: in-place refuses it)
+        data.flags.writeable = True
+    out = Tensor(data, src.dtype, src.device)
+    out._version_counter = src._version_counter
+    return out
 
 
 def _positions(t: Tensor) -> np.ndarray:
@@ -425,6 +444,8 @@ def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
 
 def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
                      **attrs: Any) -> tuple[Tensor, ...]:
+    if src.is_inference():
+        return tuple(_inference_alias(src, fn) for fn in fns)
     base = src._base if src._base is not None else src
     parent = src._view_index if src._view_index is not None else _positions(base)
     outs = []
@@ -437,6 +458,8 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
         out._view_differentiable = is_grad_enabled()
         if is_grad_enabled():
             out._view_creation_meta = MULTI_OUTPUT_NODE
+        from .inplace import inference_mode_meta
+        out._view_creation_meta = inference_mode_meta(src, out._view_creation_meta)
         outs.append(out)
     if src.dtype.is_floating_point and differentiable([src]):
         from .engine import gradient_edge

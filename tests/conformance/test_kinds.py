@@ -127,6 +127,10 @@ MESSAGES = {
     "grad_empty_inputs": "`inputs` argument to `grad()` cannot be empty.",
     "out_requires_grad": "mul(): functions with out=... arguments don't support automatic "
                          "differentiation, but one of the arguments requires grad.",
+    "inference_view_inplace": "A view was created in inference mode and is being modified "
+                              "inplace in normal mode. Given that this use case is ambiguous "
+                              "and error-prone, it is forbidden.",
+    "own_grad_assignment": "can't assign Variable as its own grad",
 }
 WARNINGS = {
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
@@ -209,6 +213,12 @@ def test_torch_func_disables_saved_tensor_hooks_with_its_own_text() -> None:
     assert classify("torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor "
                     "hooks. Please open an issue with your use case.",
                     warning=False) == "saved_tensor_hooks_disabled"
+
+
+def test_view_of_view_wordings_classify() -> None:
+    assert classify("Output 0 of View is a view of a view which was created in inference mode "
+                    "and its base or another view of its base has been modified inplace in "
+                    "normal mode.", warning=False) == "inference_view_inplace"
 
 
 def test_older_wording_still_classifies() -> None:

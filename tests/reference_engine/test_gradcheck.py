@@ -40,10 +40,11 @@ def _setitem(a: Any, b: Any) -> Any:
 
 def _inplace_view(a: Any) -> Any:
     c = a * 1
-    # a clone: c[1] itself shares c's version counter, so mul_'s write makes its saved
-    # `other` stale and backward raises, in torch as here
-    c[0].mul_(c[1].clone())
-    return c ** 2
+    v = c[1]   # a view from before the write: its grad_fn is regenerated (AsStridedBackward0)
+    # the operand must not alias c: torch saves it before the write bumps c's version, so
+    # c[0].mul_(c[1]) cannot be differentiated (torch and the engine both refuse)
+    c[0].mul_(a[1])
+    return c ** 2 * v
 
 
 def _p(a: Any) -> Any:
