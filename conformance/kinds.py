@@ -256,6 +256,12 @@ KINDS: tuple[Kind, ...] = (
     Kind("out_requires_grad", False,
          (r"functions with out=\.\.\. arguments don't support automatic differentiation",),
          "an op's out= form called in grad mode with an input or out that requires grad"),
+    Kind("memory_overlap", False,
+         (r"unsupported operation: (more than one element of the written-to tensor refers|"
+          r"some elements of the input tensor and the written-to tensor refer) to a single "
+          r"memory location",),
+         "an in-place op writing a tensor whose elements share memory, or that partly shares "
+         "memory with an input (x[1:].add_(x[:-1]))"),
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)

@@ -39,16 +39,21 @@ SCATTER_ADD = OpSpec(
     lambda c, g: c.grads(lambda: g, lambda: gather(g, c.dim, c.index)))
 
 
+def _dims_1(a: np.ndarray) -> np.ndarray:
+    """gather and scatter take a 0-d tensor as one of shape (1,) (a view of it)."""
+    return a.reshape(1) if a.ndim == 0 else a
+
+
 def gather(self: Tensor, dim: int, index: Tensor) -> Tensor:
     d = ops.wrap_dim(dim, self.ndim)
-    out = ops.new(self._data[_grid(index, d)], self.dtype, self.device)
+    out = ops.new(_dims_1(self._data)[_grid(index, d)], self.dtype, self.device)
     return record(GATHER, out, [self], dim=d, index=index)
 
 
 def scatter(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = ops.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
-    arr[_grid(index, d)] = src._data[tuple(slice(0, n) for n in index.shape)]
+    _dims_1(arr)[_grid(index, d)] = src._data[tuple(slice(0, n) for n in index.shape)]
     return record(SCATTER, ops.new(arr, self.dtype, self.device), [self, src], dim=d,
                   index=index)
 
@@ -56,7 +61,7 @@ def scatter(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = ops.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
-    np.add.at(arr, _grid(index, d), src._data[tuple(slice(0, n) for n in index.shape)])
+    np.add.at(_dims_1(arr), _grid(index, d), src._data[tuple(slice(0, n) for n in index.shape)])
     return record(SCATTER_ADD, ops.new(arr, self.dtype, self.device), [self, src], dim=d,
                   index=index)
 

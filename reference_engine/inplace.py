@@ -85,6 +85,33 @@ def internal_overlap(t: Tensor) -> bool:
     return any(st == 0 and n > 1 for st, n in zip(t._data.strides, t.shape, strict=True))
 
 
+def _memory_span(a: np.ndarray) -> tuple[int, int] | None:
+    """[first byte, end) of a non-overlapping and dense array (torch's condition for judging
+    overlap at all); None for any other layout ("too hard" in torch: not checked)."""
+    if a.size == 0 or any(st < 0 for st in a.strides):
+        return None
+    expected = a.itemsize
+    for stride, n in sorted(zip(a.strides, a.shape, strict=True)):
+        if n == 1:
+            continue
+        if stride != expected:
+            return None
+        expected *= n
+    start = a.__array_interface__["data"][0]
+    return start, start + a.size * a.itemsize
+
+
+def partial_overlap(out: Tensor, other: Tensor) -> bool:
+    """at::get_overlap_status == PARTIAL: the two share memory without being the same span
+    with the same strides (that, `a.add_(a)`, is FULL and allowed; `m.add_(m.t())` is not)."""
+    a, b = _memory_span(out._data), _memory_span(other._data)
+    if a is None or b is None:
+        return False
+    if a == b:
+        return out._data.strides != other._data.strides
+    return a[0] < b[1] and b[0] < a[1]
+
+
 def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[Tensor],
                   idempotent: bool = False, **attrs: Any) -> Tensor:
     """Make self hold result's values, as op spec applied to (self, *others) in place.
@@ -93,6 +120,8 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     check_inplace(self, others)
     if not idempotent and internal_overlap(self):
         raise RuntimeError(messages.INTERNAL_OVERLAP)
+    if any(isinstance(o, Tensor) and partial_overlap(self, o) for o in others):
+        raise RuntimeError(messages.PARTIAL_OVERLAP)
     if not np.can_cast(result.dtype.np, self.dtype.np, casting="same_kind") \
             and result.dtype is not self.dtype:
         raise RuntimeError(messages.cannot_cast(result.dtype.scalar_name, self.dtype.scalar_name))

@@ -439,6 +439,11 @@ def grad_not_variable(type_name: str) -> str:
 INTERNAL_OVERLAP = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation.")
+# MemoryOverlap.cpp assert_no_partial_overlap: an input that shares some, not all, of the
+# output's memory
+PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+    "to a single memory location. Please clone() the tensor before performing the operation.")
 
 
 # --- dtypes, devices, shapes --------------------------------------------------

@@ -127,6 +127,9 @@ MESSAGES = {
     "grad_empty_inputs": "`inputs` argument to `grad()` cannot be empty.",
     "out_requires_grad": "mul(): functions with out=... arguments don't support automatic "
                          "differentiation, but one of the arguments requires grad.",
+    "memory_overlap": "unsupported operation: some elements of the input tensor and the "
+                      "written-to tensor refer to a single memory location. Please clone() the "
+                      "tensor before performing the operation.",
     "inference_view_inplace": "A view was created in inference mode and is being modified "
                               "inplace in normal mode. Given that this use case is ambiguous "
                               "and error-prone, it is forbidden.",
@@ -219,6 +222,12 @@ def test_view_of_view_wordings_classify() -> None:
     assert classify("Output 0 of View is a view of a view which was created in inference mode "
                     "and its base or another view of its base has been modified inplace in "
                     "normal mode.", warning=False) == "inference_view_inplace"
+
+
+def test_internal_overlap_is_the_memory_overlap_kind() -> None:
+    assert classify("unsupported operation: more than one element of the written-to tensor "
+                    "refers to a single memory location. Please clone() the tensor before "
+                    "performing the operation.", warning=False) == "memory_overlap"
 
 
 def test_older_wording_still_classifies() -> None:
