@@ -74,7 +74,8 @@ _base ndim T is_inference output_nr
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
 # ... the SavedTensor objects behind them (`_raw_saved_*`; none for a Scalar such as pow's
 # exponent), and a custom Function's.
-_RAW_SAVED = "_raw_saved_self _raw_saved_other _raw_saved_result _raw_saved_mat2"
+_RAW_SAVED = " ".join(n.replace("_saved_", "_raw_saved_") for n in _SAVED.split()
+                      if n != "_saved_exponent")
 _FUNCTION_SAVED = "saved_tensors _raw_saved_tensors"
 
 # Attribute names allowed on values that are not namespaces, by what they belong to. The

@@ -120,7 +120,7 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     check_inplace(self, others)
     if not idempotent and internal_overlap(self):
         raise RuntimeError(messages.INTERNAL_OVERLAP)
-    if any(isinstance(o, Tensor) and partial_overlap(self, o) for o in others):
+    if any(partial_overlap(self, o) for o in others):
         raise RuntimeError(messages.PARTIAL_OVERLAP)
     if not np.can_cast(result.dtype.np, self.dtype.np, casting="same_kind") \
             and result.dtype is not self.dtype:

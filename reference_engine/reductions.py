@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes, grad_ops, indexing, messages, ops, views
-from .autograd_meta import OpSpec, build_node, differentiable, record
-from .graph import node_class
+from .autograd_meta import OpSpec, differentiable, record
 from .tensor import Tensor
 
 Dims = int | Sequence[int] | None
@@ -391,19 +390,12 @@ def var_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
              keepdim: bool = False, *, correction: float | None = None
              ) -> tuple[Tensor, Tensor]:
     """(var, mean), both outputs of one VarMeanBackward0 node."""
-    from .engine import gradient_edge
     dims, corr = _var_args(self, dim, unbiased, correction)
     v, m = _var_values(self, dims, corr, keepdim, "var_mean")
     outs = (ops.new(v, self.dtype, self.device), ops.new(m, self.dtype, self.device))
     if differentiable([self]):
-        attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}
-        node = build_node(VAR_MEAN, [gradient_edge(self)], [self], outs[0], attrs)
-        multi = node_class(VAR_MEAN.grad_fn, views.MultiOutputNode)(
-            VAR_MEAN, node.next_edges, node.attrs)
-        multi.saved = node.saved
-        multi.input_metadata = [o._meta() for o in outs]
-        for i, out in enumerate(outs):
-            out._set_grad_fn(multi, i)
+        views.record_multi_output(VAR_MEAN, self, outs,
+                                  {"dim": dims, "correction": corr, "keepdim": keepdim})
     return outs
 
 

@@ -462,14 +462,20 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
         out._view_creation_meta = inference_mode_meta(src, out._view_creation_meta)
         outs.append(out)
     if src.dtype.is_floating_point and differentiable([src]):
-        from .engine import gradient_edge
-        node = build_node(spec, [gradient_edge(src)], [src], outs[0], attrs)
-        multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
-        multi.saved = node.saved
-        multi.input_metadata = [o._meta() for o in outs]
-        for i, out in enumerate(outs):
-            out._set_grad_fn(multi, i)
+        record_multi_output(spec, src, outs, attrs)
     return tuple(outs)
+
+
+def record_multi_output(spec: OpSpec, src: Tensor, outs: Sequence[Tensor],
+                        attrs: dict[str, Any]) -> None:
+    """One node of `spec` over src whose outputs are all of `outs` (unbind, var_mean)."""
+    from .engine import gradient_edge
+    node = build_node(spec, [gradient_edge(src)], [src], outs[0], attrs)
+    multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
+    multi.saved = node.saved
+    multi.input_metadata = [o._meta() for o in outs]
+    for i, out in enumerate(outs):
+        out._set_grad_fn(multi, i)
 
 
 UNBIND = OpSpec("UnbindBackward0", ("self",),
