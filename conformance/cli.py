@@ -1,5 +1,6 @@
-"""`autograd-conformance`: run the suite and write the report, check case files, start a new
-case, explain one item side by side, record traces and diff recordings (drift)."""
+"""`autograd-conformance`: run the suite and write the report, merge several runs' reports,
+check case files, start a new case, explain one item side by side, record traces and diff
+recordings (drift)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 import conformance
-from conformance import paths, profiles, run_summary
+from conformance import campaign, paths, profiles, run_summary
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE
 from conformance.loader import load_case
@@ -52,6 +53,10 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
         pytest_args.append("--strict-expectations")
     if args.lenient_messages:
         pytest_args.append("--lenient-messages")
+    if args.hypothesis_db:
+        pytest_args += ["--hypothesis-db", args.hypothesis_db]
+    if args.shard:
+        pytest_args += ["--shard", args.shard]
     started = time.time()
     real_stdout = sys.stdout
     # `run | head`: the run goes on and writes its report when the reader leaves
@@ -128,9 +133,37 @@ def _prepare_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     try:
         if args.devices is not None:
             parse_devices(args.devices)
+        if args.shard is not None:
+            campaign.parse_shard(args.shard)
+        if args.hypothesis_db is not None:
+            campaign.open_database(args.hypothesis_db)
         load_engine(args.engine)
     except ValueError as e:
         parser.error(str(e))
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from conformance import merge
+    from conformance.report_dir import ReportDirBusy
+
+    try:
+        written, outcome = merge.write(args.reports, args.out)
+    except merge.MergeError as e:
+        print(f"autograd-conformance merge: {e}", file=sys.stderr)
+        return 2
+    except ReportDirBusy:
+        print(f"autograd-conformance merge: --out {args.out}: a run is writing its report "
+              "there; wait for it, or merge into another directory", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"autograd-conformance merge: --out {args.out}: cannot write the report "
+              f"there ({e}); name a writable directory", file=sys.stderr)
+        return 2
+    from conformance.report import status_of
+
+    print(f"{run_summary.PREFIX} merged {len(args.reports)} reports: "
+          f"{status_of(written[0])}; report in {args.out}/")
+    return 0 if outcome == "PASS" else 1
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -316,6 +349,19 @@ def _main(argv: list[str]) -> int:
                      help="known divergences (default: expectations/<engine>.yaml if present)")
     run.add_argument("--lenient-messages", action="store_true",
                      help="do not fail items whose only difference is an exact message text")
+    run.add_argument("--hypothesis-db", default=None, metavar="PATH|URL",
+                     help="hypothesis' example database, shared by the machines of a "
+                          "campaign: a directory, or redis://host:port/N (needs the `redis` "
+                          "extra); failures saved there replay first, under every profile")
+    run.add_argument("--shard", default=None, metavar="K/N",
+                     help="this machine is shard K of N: generated programs draw from a "
+                          "seed of their own per shard (see README, Scaling out)")
+    merge = sub.add_parser("merge", help="merge several runs' conformance.json (the machines "
+                           "of one campaign) into one report; exit 1 unless it is PASS")
+    merge.add_argument("reports", nargs="+", type=Path,
+                       help="conformance.json files, or report directories holding one")
+    merge.add_argument("--out", type=Path, required=True, metavar="DIR",
+                       help="where the merged conformance.json, summary.md and index.html go")
     check = sub.add_parser("check", help="validate case files without running them")
     check.add_argument("files", nargs="+", help="case files or directories")
     new = sub.add_parser("new", help="write a new case file from a template, or from a "
@@ -367,7 +413,7 @@ def _main(argv: list[str]) -> int:
         _prepare_run(run, args)
         return _run(args, passthrough)
     commands = {"check": _check, "new": _new, "explain": _explain, "record": _record,
-                "diff": _diff}
+                "diff": _diff, "merge": _merge}
     return commands[args.command](args)
 
 

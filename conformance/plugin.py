@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import is_hypothesis_test
 
 from conformance import (
     baseline,
+    campaign,
     expectations,
     limits,
     paths,
@@ -93,6 +95,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("conformance_cases", type="paths", default=[],
                   help="where YAML case files are collected from (relative to the ini "
                        "file); YAML under paths named on the command line is collected too")
+    group.addoption("--hypothesis-db", default=None, metavar="PATH|URL",
+                    help="hypothesis' example database, shared by the machines of a "
+                         "campaign: a directory, or redis://host:port/N (needs the `redis` "
+                         "extra); saved failures replay first, under every profile")
+    group.addoption("--shard", default=None, metavar="K/N",
+                    help="this machine is shard K of N: hypothesis tests draw from a seed of "
+                         "their own per shard (with --hypothesis-seed S: of S and K)")
     group.addoption("--item-timeout", type=float, default=limits.DEFAULT_ITEM_TIMEOUT,
                     metavar="SECONDS",
                     help="wall-clock limit of one case item, or of one generated program "
@@ -401,11 +410,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         _GENERATED_LOG.counts.clear()
 
 
+# After hypothesis' own pytest_configure, which loads --hypothesis-profile and sets
+# --hypothesis-seed: the profile loaded here (with the example database) must be the last.
+@pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     for name, meaning in FEATURES.items():
         config.addinivalue_line("markers", f"{name}: {meaning}")
     try:
-        config.stash[_PROFILE] = profiles.load(config.getoption("hypothesis_profile", None))
+        spec = config.getoption("--hypothesis-db")
+        database = None if spec is None else campaign.open_database(str(spec))
+        config.stash[_PROFILE] = profiles.load(config.getoption("hypothesis_profile", None),
+                                               database)
+        _start_shard(config, None if spec is None else str(spec))
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
     try:  # once, here: a wrong --engine is one usage error, not a traceback per item
@@ -429,6 +445,45 @@ def pytest_configure(config: pytest.Config) -> None:
                 Path(config.getoption("--write-expectations")), lambda: collector.records,
                 config.getoption("--engine")), "conformance-baseline")
         _start_report(config)
+
+
+def _start_shard(config: pytest.Config, database: str | None) -> None:
+    """--shard: the seed hypothesis tests of this run draw from (None: hypothesis' own)."""
+    from hypothesis import core, settings
+
+    text = config.getoption("--shard")
+    shard = None if text is None else campaign.parse_shard(str(text))
+    seed = None
+    if shard is not None:
+        given = config.getoption("hypothesis_seed", None)
+        if given is not None:
+            seed = campaign.shard_seed(shard, given)
+            # hypothesis' plugin made --hypothesis-seed a forced seed, which turns the
+            # example database off; here it names the campaign, the shard's seed replaces it
+            core.global_force_seed = None
+        elif settings().derandomize:  # the profile loaded above
+            seed = campaign.shard_seed(shard)
+    config.stash[_SHARD_SEED] = seed
+    config.stash[_CAMPAIGN] = campaign.describe(database, shard, seed)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A hypothesis test of a shard draws from the shard's seed, as with `@seed(...)`, but
+    keeping the example database (`@seed` turns it off). A test with a seed of its own keeps
+    it. The seed is set for this call only, so the test function is left as it was."""
+    seed = item.config.stash.get(_SHARD_SEED, None)
+    obj = getattr(item, "obj", None)
+    test: Any = getattr(obj, "__func__", obj)  # a method's function holds the attributes
+    if seed is None or not is_hypothesis_test(test) or \
+            getattr(test, "_hypothesis_internal_use_seed", None) is not None:
+        yield
+        return
+    test._hypothesis_internal_use_seed = seed  # what hypothesis' @seed sets
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_seed = None
 
 
 def _start_report(config: pytest.Config) -> None:
@@ -531,6 +586,8 @@ _STARTED = pytest.StashKey[float]()
 _CASE_ROOTS = pytest.StashKey[tuple[Path, ...]]()
 _RUN_STATE = pytest.StashKey[RunState]()
 _WROTE = pytest.StashKey[bool]()
+_SHARD_SEED = pytest.StashKey[int | None]()
+_CAMPAIGN = pytest.StashKey[dict[str, Any]]()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -566,7 +623,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
                          engine=config.getoption("--engine"), started=config.stash[_STARTED],
                          profile=config.stash[_PROFILE], generated=collector.hits,
                          known=collector.known, unmatched=collector.unmatched(),
-                         seed=config.getoption("hypothesis_seed", None), run=facts)
+                         seed=config.getoption("hypothesis_seed", None), run=facts,
+                         campaign=config.stash.get(_CAMPAIGN, None))
     config.stash[_WROTE] = True
     if reporter is not None:
         reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in paths)}")

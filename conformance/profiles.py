@@ -10,6 +10,11 @@
 
 Choose with `--hypothesis-profile NAME` or the environment variable
 AUTOGRAD_CONFORMANCE_PROFILE; without either, tests run under `ci`.
+
+`default` and `ci` have no example database of their own. With `--hypothesis-db`
+(conformance.campaign) the loaded profile gets one: hypothesis then replays the failures saved
+there before drawing its programs (derandomized profiles draw the same programs as without
+it), and saves the failures it finds.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, settings
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import InvalidArgument
 
 ENV_VAR = "AUTOGRAD_CONFORMANCE_PROFILE"
@@ -75,8 +81,21 @@ def choose(explicit: str | None) -> str:
     return name
 
 
-def load(explicit: str | None) -> str:
+def load(explicit: str | None, database: ExampleDatabase | None = None) -> str:
+    """Load the chosen profile (with `database`, a copy of it that uses that example
+    database); return the chosen profile's name."""
     name = choose(explicit)
-    settings.load_profile(name)
+    if database is None:
+        settings.load_profile(name)
+    else:
+        # a profile of its own, as hypothesis' plugin names its derived ones, so that the
+        # named profile stays as registered for later sessions of the same process.
+        # derandomize is inherited, not passed: hypothesis refuses a database beside an
+        # explicit derandomize=True, but the engine does use one that a profile inherits
+        # it with (the reuse phase replays saved failures, then the derandomized draws).
+        derived = f"{name}-with-database"
+        settings.register_profile(derived, parent=settings.get_profile(name),
+                                  database=database)
+        settings.load_profile(derived)
     bound_shrinking(name)
     return name

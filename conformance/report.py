@@ -45,7 +45,9 @@ from conformance.trace import TensorSnapshot
 # 2: run_info counts the run (collected, executed, interrupted, exit status, options), a
 # top-level `status`, records of files that failed to load (device and dtype null), case
 # description and source on item records.
-SCHEMA_VERSION = 2
+# 3: run_info names the campaign (hypothesis_database, shard, shard_seed); a merged report
+# (conformance.merge) has run_info.merged and records' `conflict`.
+SCHEMA_VERSION = 3
 # summary.md is meant for a CI step summary, which caps its size.
 MAX_SUMMARY_BYTES = 1 << 20
 MAX_LISTED_FAILURES = 200
@@ -178,8 +180,11 @@ def _engine_version(engine: str) -> str | None:
 
 
 def run_info(engine: str, started: float, profile: str, seed: object = None,
-             run: run_status.RunFacts | None = None) -> dict[str, Any]:
+             run: run_status.RunFacts | None = None,
+             campaign: dict[str, Any] | None = None) -> dict[str, Any]:
     import torch
+
+    from conformance.campaign import describe
 
     run = run or run_status.RunFacts()
     cuda = bool(torch.cuda.is_available())
@@ -202,6 +207,7 @@ def run_info(engine: str, started: float, profile: str, seed: object = None,
         "interruption": run.interruption,
         "exit_status": run.exit_status,
         "options": run.options,
+        **(campaign or describe(None, None, None)),
     }
 
 
@@ -279,6 +285,20 @@ def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[st
             where = r["file"] if r.get("line") is None else f"{r['file']}:{r['line']}"
             message = " ".join(str(r.get("message") or r.get("reason") or "").split())
             lines.append(f"- `{where}`: {message}")
+    merged = info.get("merged")
+    if merged:
+        lines += ["", f"## Merged from {len(merged)} reports", "",
+                  "| report | status | shard | profile | git revision |", "|---|---|---|---|---|"]
+        lines += [f"| `{m['report']}` | {m['status']} | {m.get('shard') or ''} | "
+                  f"{m.get('hypothesis_profile') or ''} | {m.get('git_revision') or ''} |"
+                  for m in merged]
+    conflicts = [r for r in records if r.get("conflict")]
+    if conflicts:
+        lines += ["", "## Conflicting verdicts (the same item, different verdicts in different "
+                  "reports; the item keeps the one needing attention first)", ""]
+        lines += ["- `" + r["id"] + "`: " + ", ".join(
+            f"{c['verdict']} in `{c['report']}`" for c in r["conflict"]) for r in
+            conflicts[:MAX_LISTED_FAILURES]]
     known = [r for r in records if r["verdict"] == KNOWN]
     if known:
         lines += ["", "## Known divergences (listed in the expectations file)", ""]
@@ -306,25 +326,34 @@ def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[st
 def write(directory: Path, records: list[dict[str, Any]], *, engine: str, started: float,
           profile: str, generated: HitRates, known: Expectations = NO_EXPECTATIONS,
           unmatched: list[Known] | None = None, seed: object = None,
-          run: run_status.RunFacts | None = None) -> list[Path]:
+          run: run_status.RunFacts | None = None,
+          campaign: dict[str, Any] | None = None) -> list[Path]:
     """Write the three files of one run. Without `run` (a caller outside pytest), every
     record of an item counts as collected and executed."""
-    directory.mkdir(parents=True, exist_ok=True)
     records = sorted((_normalized(r) for r in records), key=lambda r: r["id"])
     if run is None:
         ran = sum(not run_status.is_load_error(r) for r in records)
         run = run_status.RunFacts(collected=ran, executed=ran)
-    info = run_info(engine, started, profile, seed, run)
+    info = run_info(engine, started, profile, seed, run, campaign)
     word, text = run_status.line(records, info)
-    status = {"outcome": word, "line": text}
-    json_path = directory / "conformance.json"
+    expected = {"file": known.path, "entries": len(known.known),
+                "unmatched": [{"line": k.line, "reason": k.reason} for k in unmatched or []]}
+    return write_data(directory, {"status": {"outcome": word, "line": text}, "run_info": info,
+                                  "items": records, "expectations": expected}, generated)
+
+
+def write_data(directory: Path, data: dict[str, Any], generated: HitRates) -> list[Path]:
+    """Write conformance.json, summary.md and index.html from a report's status, run_info,
+    items and expectations (a run's, or several runs' merged), and its generated programs'
+    hit counts."""
+    directory.mkdir(parents=True, exist_ok=True)
+    records, info, status = data["items"], data["run_info"], data["status"]
     data = {"schema_version": SCHEMA_VERSION, "status": status, "run_info": info,
             "items": records, "missing_api": missing_api(records),
-            "expectations": {
-                "file": known.path, "entries": len(known.known),
-                "unmatched": [{"line": k.line, "reason": k.reason} for k in unmatched or []]},
+            "expectations": data["expectations"],
             "generated": {**generated.as_dict(), "rates": {
                 k: round(generated.rate(k), 4) for k in sorted(generated.counts)}}}
+    json_path = directory / "conformance.json"
     text = json.dumps(data, indent=1) + "\n"
     write_atomic(json_path, text)
     md_path = directory / "summary.md"
