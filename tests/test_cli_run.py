@@ -121,7 +121,17 @@ def test_run_checks_its_arguments_once_before_pytest_starts(
         (["--workers", "-2"], "--workers -2: a number of worker processes"),
         (["no/such/dir"], "no/such/dir: no such case file or directory"),
         (["--devices", "gpu"], "--devices gpu: unknown device gpu; choose from cpu, cuda"),
+        (["--shard", "3/2"], "--shard 3/2: K must be between 1 and N"),
+        (["--shard", "two"], "--shard 'two': expected K/N"),
+        (["--hypothesis-db", "cases/family/tanh.yaml"],
+         "--hypothesis-db cases/family/tanh.yaml: not a directory"),
+        # without the `redis` package (made unimportable here), and the URL's password hidden
+        (["--hypothesis-db", "redis://:secret@localhost:6379/0"],
+         "--hypothesis-db redis://localhost:6379/0: a Redis database needs the `redis` "
+         "package: pip install 'autograd-conformance[redis]'"),
     ]
+    monkeypatch.setitem(sys.modules, "redis", None)
+    monkeypatch.setitem(sys.modules, "hypothesis.extra.redis", None)
     for args, message in cases:
         with pytest.raises(SystemExit) as exit_:
             main(["run", *args])
