@@ -44,13 +44,18 @@ try:
 except InvalidArgument:  # an older hypothesis without the built-in profile
     _HYPOTHESIS_CI = settings(derandomize=True, deadline=None, database=None, print_blob=True)
 
+# The random profiles first: a profile registered without a parent inherits from the settings
+# loaded, and registering `default` below replaces the loaded profile when it is hypothesis'
+# own `default` (hypothesis re-applies a profile registered under the loaded name), so `dev`
+# and `nightly` registered after it drew the same programs on every run. derandomize=False
+# is explicit too: on a CI machine hypothesis starts with its derandomized `ci` loaded.
+settings.register_profile("dev", max_examples=40, deadline=None, derandomize=False,
+                          suppress_health_check=_SUPPRESS)
+settings.register_profile("nightly", max_examples=5000, deadline=None, derandomize=False,
+                          suppress_health_check=_SUPPRESS)
 settings.register_profile("default", max_examples=250, deadline=None, derandomize=True,
                           database=None, suppress_health_check=_SUPPRESS)
-settings.register_profile("dev", max_examples=40, deadline=None,
-                          suppress_health_check=_SUPPRESS)
 settings.register_profile("ci", parent=_HYPOTHESIS_CI, max_examples=300, deadline=None,
-                          suppress_health_check=_SUPPRESS)
-settings.register_profile("nightly", max_examples=5000, deadline=None,
                           suppress_health_check=_SUPPRESS)
 PROFILES = ("default", "dev", "ci", "nightly")
 

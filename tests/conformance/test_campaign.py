@@ -147,3 +147,19 @@ def test_show():
     # without the option, the profile keeps its own: none for `default`
     result = pytester.runpytest("test_show.py", "-s", "--hypothesis-profile", "default")
     result.stdout.fnmatch_lines(["*DERANDOMIZE True DATABASE NoneType*"])
+
+
+def test_dev_and_nightly_draw_new_programs_each_run_and_a_shard_keeps_them_random(
+        pytester: pytest.Pytester) -> None:
+    from hypothesis import settings
+
+    from conformance import profiles
+
+    assert [settings.get_profile(p).derandomize for p in profiles.PROFILES] == [
+        p in ("default", "ci") for p in profiles.PROFILES]
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    pytester.runpytest("test_x.py", "--hypothesis-profile", "nightly", "--shard", "1/2",
+                       "--conformance-report", "out")
+    info = json.loads((pytester.path / "out" / "conformance.json").read_text())["run_info"]
+    assert (info["shard"], info["shard_seed"], info["hypothesis_database"]) == ("1/2", None,
+                                                                                None)
