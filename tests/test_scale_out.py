@@ -195,19 +195,3 @@ def test_a_failure_saved_in_redis_replays_in_another_process(tmp_path: Path,
                                                              redis_url: str) -> None:
     _replays(tmp_path, redis_url, redis_url[:-1] + "1")  # database 1 of the same server
 
-
-def test_the_fuzz_target_requests_no_fixture_and_finds_a_divergence(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance import fuzz_target
-    from conformance.generated_suite import GeneratedDivergence
-
-    # what a fuzzing runner that skips tests with fixtures (HypoFuzz) sees
-    items, _ = pytester.inline_genitems("--pyargs", "conformance.fuzz_target")
-    assert [(i.name, list(getattr(i, "fixturenames", ["?"]))) for i in items] == [
-        ("test_fuzz_generated_programs", [])]
-    # and how it calls a test: one input from the fuzzer's bytes (here the smallest)
-    (pytester.path / "wrong_leaves.py").write_text(WRONG_LEAVES)
-    monkeypatch.chdir(pytester.path)  # the engine module is found in the working directory
-    monkeypatch.setenv(fuzz_target.ENV_VAR, "wrong_leaves")
-    with pytest.raises(GeneratedDivergence, match="wrong_leaves diverges from torch"):
-        fuzz_target.test_fuzz_generated_programs.hypothesis.fuzz_one_input(bytes(4096))
