@@ -14,12 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from conformance import api, isolation, kinds, limits, operators
+from conformance import api, changes, isolation, kinds, limits, operators
 from conformance import program as ir
 from conformance.compare import tolerances
 from conformance.engines import Engine, MissingAPI, lacks
 from conformance.observe import (
     EngineMade,
+    Reusable,
     observe,
     observe_value,
     snapshot_bytes,
@@ -44,6 +45,10 @@ COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in o
 # Statements whose inner statements are steps of their own (they enter an engine's
 # statement context themselves).
 _COMPOUND = (ir.With, ir.For, ir.FunctionClass)
+# The reference observation: every live name snapshot after every statement. Off, a step
+# reuses the snapshots of the names its statement cannot have changed (conformance.changes);
+# tests/test_incremental_snapshots.py holds the two to identical traces.
+FULL_SNAPSHOTS = False
 
 
 class CaseFailure(Exception):
@@ -99,8 +104,12 @@ _PLAIN: frozenset[type] = frozenset(
 
 class Interpreter:
     def __init__(self, engine: Engine, *, seed: int = 0, dtype: str = "float32",
-                 device: str = "cpu", continue_on_error: bool = False) -> None:
+                 device: str = "cpu", continue_on_error: bool = False,
+                 full_snapshots: bool | None = None) -> None:
         self.engine = engine
+        # The reference observation snapshots every live name after every statement; the
+        # default reuses the snapshots of names a statement cannot have changed (changes.py).
+        self.full_snapshots = FULL_SNAPSHOTS if full_snapshots is None else full_snapshots
         # Generated programs run on past a failing statement (the failure is recorded), so
         # that what follows an error is explored too; case programs stop, as Python would.
         self.continue_on_error = continue_on_error
@@ -143,6 +152,10 @@ class Interpreter:
         self.executed = 0
         self.line = 0
         self.trace_bytes = 0
+        # Incremental observation: the last snapshots of top-level tensors, and what the
+        # running statement has done so far (conformance.changes).
+        self.reusable: dict[str, Reusable] = {}
+        self.effects = changes.Effects()
 
     # ---- running ---------------------------------------------------------------------
     def run(self, program: ir.Program) -> Trace:
@@ -176,6 +189,12 @@ class Interpreter:
     def _step(self, stmt: ir.Stmt, scope: Scope) -> None:
         """Execute one statement and record it as a step."""
         self._count(stmt.line)
+        compound = isinstance(stmt, _COMPOUND)
+        if compound:
+            # entering it (a context manager, saved-tensor hooks) is not a step of its own:
+            # its first inner step snapshots everything
+            self.reusable.clear()
+        effects = self.effects = changes.Effects()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -198,9 +217,13 @@ class Interpreter:
                 name = kinds.exception_name(e)
                 outcome = Outcome(ERROR, kinds.classify(text, warning=False, exception=name),
                                   name, text)
+        changed = None if self.full_snapshots or compound or not effects.pure or \
+            self.events else changes.assigned_names(stmt)
         step = Step(stmt.line, outcome, [_warning_record(w) for w in caught],
                     self.events, self.observe(self.engine, self._visible(scope),
-                                              engine_made=self.engine_made))
+                                              engine_made=self.engine_made,
+                                              reusable=None if self.full_snapshots
+                                              else self.reusable, changed=changed))
         self.events = []
         self._budget(step)
         self.trace.steps.append(step)
@@ -411,8 +434,10 @@ class Interpreter:
                 limits.check_elements(count, f"`{path}(...)`")
         operands = [*args, *kwargs.values()]
         owner = getattr(func, "__self__", None)
-        if owner is not None and self.engine.is_tensor(owner):
+        is_method = owner is not None and self.engine.is_tensor(owner)
+        if is_method:
             operands.append(owner)
+        self.effects.call(func_e, path, is_method, kwargs)
         self._check_operands(operands, "the call")
 
     def _check_operands(self, operands: list[Any], what: str) -> None:
@@ -556,6 +581,7 @@ class Interpreter:
             if len(args) != len(e.params):
                 raise TypeError(f"{source} takes {len(e.params)} arguments, got {len(args)}")
             line = self.line
+            self.effects.pure = False  # program code: anything may happen in it
             self._count(e.line)
             local = Scope(scope)
             local.vars.update(zip(e.params, args, strict=True))
@@ -577,6 +603,7 @@ class Interpreter:
                 if len(args) != len(m.params):
                     raise TypeError(f"{source}() takes {len(m.params)} positional arguments "
                                     f"but {len(args)} were given")
+                self.effects.pure = False  # program code: anything may happen in it
                 local = Scope(scope)
                 local.vars.update(zip(m.params, args, strict=True))
                 if has_ctx:
@@ -745,7 +772,9 @@ def _warning_record(w: warnings.WarningMessage) -> WarningRecord:
 
 def run_program(engine: Engine, program: ir.Program, *, seed: int = 0,
                 dtype: str = "float32", device: str = "cpu",
-                continue_on_error: bool = False) -> Trace:
-    """The trace of `program` run on `engine` with the item's default dtype and device."""
+                continue_on_error: bool = False, full_snapshots: bool | None = None) -> Trace:
+    """The trace of `program` run on `engine` with the item's default dtype and device;
+    `full_snapshots` chooses the reference observation (None: FULL_SNAPSHOTS)."""
     return Interpreter(engine, seed=seed, dtype=dtype, device=device,
-                       continue_on_error=continue_on_error).run(program)
+                       continue_on_error=continue_on_error,
+                       full_snapshots=full_snapshots).run(program)

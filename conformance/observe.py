@@ -11,7 +11,7 @@ import math
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -194,6 +194,25 @@ class Observer:
         self.engine_made = EngineMade() if engine_made is None else engine_made
         self.seen: dict[int, str] = {}
         self.out: dict[str, Snapshot] = {}
+        # path -> id of the .grad of the tensor there, when that is a tensor
+        self.grad_ids: dict[str, int] = {}
+
+    def reuse(self, path: str, value: Any, entry: Reusable) -> None:
+        """`entry`'s snapshot of `value` at `path`, as `add` would take it now: only alias
+        and engine_made depend on other names; a new object only when one of them moved."""
+        alias = self.seen.setdefault(id(value), path)
+        snap = entry.snapshot
+        fields: dict[str, Any] = {}
+        alias_now = None if alias == path else alias
+        if snap.alias != alias_now:
+            fields["alias"] = alias_now
+        made = id(value) in self.engine_made
+        if made != snap.engine_made:
+            fields["engine_made"] = made
+        self.out[path] = replace(snap, **fields) if fields else snap
+        if entry.grad_id is not None:
+            self.grad_ids[path] = entry.grad_id
+            self.seen.setdefault(entry.grad_id, f"{path}.grad")
 
     def add(self, path: str, value: Any) -> None:
         engine = self.engine
@@ -207,6 +226,7 @@ class Observer:
                 snap = replace(snap, engine_made=True)
             self.out[path] = snap
             if grad is not None and engine.is_tensor(grad):
+                self.grad_ids[path] = id(grad)
                 self.seen.setdefault(id(grad), f"{path}.grad")
             return
         if value is None or isinstance(value, _SCALARS):
@@ -231,22 +251,66 @@ class Observer:
             self.out[path] = ValueSnapshot("opaque")
 
 
+@dataclass
+class Reusable:
+    """A top-level name's tensor snapshot, as the last observation took it, with what a
+    later observation needs to reuse it: the tensor (weakly: holding it would change
+    reference counts an engine may consult) and its .grad's identity."""
+
+    ref: weakref.ref[Any]
+    snapshot: TensorSnapshot
+    grad_id: int | None  # id of its .grad when that is a tensor (the grad outlives it)
+
+
 def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
-            engine_made: EngineMade | None = None) -> dict[str, Snapshot]:
-    """Snapshot of every value bound to a program name, in name order."""
+            engine_made: EngineMade | None = None,
+            reusable: dict[str, Reusable] | None = None,
+            changed: frozenset[str] | None = None) -> dict[str, Snapshot]:
+    """Snapshot of every value bound to a program name, in name order.
+
+    With `reusable` (filled in by every call) and `changed` (the names the statement since
+    the last call may have changed, conformance.changes; None: anything), the snapshot of a
+    tensor bound to the same object as then and not in `changed` is the one taken then, with
+    the two fields that depend on the other names (alias, engine_made) brought up to date.
+    """
     observer = Observer(engine, engine_made)
     skipped = set(skip)
+    previous: dict[str, Reusable] = {}
+    if reusable is not None and changed is not None:
+        previous = {n: e for n, e in reusable.items() if n not in changed}
+    if reusable is not None:
+        reusable.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # first the grads, so that a name bound to one is known as such in any name order
-        for value in names.values():
-            if engine.is_tensor(value):
+        # (a reused tensor's grad was noted when its snapshot was taken, and lives on)
+        for name, value in names.items():
+            entry = previous.get(name)
+            if entry is not None and entry.ref() is not value:  # rebound (a loop variable)
+                del previous[name]
+                entry = None
+            if entry is None and engine.is_tensor(value):
                 grad = _read_grad(value)
                 if grad is not None and engine.is_tensor(grad):
                     observer.engine_made.add(grad)
         for name in sorted(names):
-            if name not in skipped:
-                observer.add(name, names[name])
+            if name in skipped:
+                continue
+            value = names[name]
+            entry = previous.get(name)
+            if entry is not None:
+                observer.reuse(name, value, entry)
+            else:
+                observer.add(name, value)
+            if reusable is not None:
+                snap = observer.out[name]
+                if isinstance(snap, TensorSnapshot):
+                    try:
+                        ref = weakref.ref(value)
+                    except TypeError:  # an engine's tensor without weak references
+                        continue
+                    grad_id = observer.grad_ids.get(name)
+                    reusable[name] = Reusable(ref, snap, grad_id)
     return observer.out
 
 
