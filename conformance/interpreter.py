@@ -116,7 +116,7 @@ class Interpreter:
         self.dtype = dtype
         self.device = device
         self.seed = seed
-        self.rng = np.random.default_rng(seed)
+        self._rng: np.random.Generator | None = None  # made on first use (it is not cheap)
         self.globals = Scope()
         self.trace = Trace(engine.name)
         self.events: list[Event] = []
@@ -156,6 +156,17 @@ class Interpreter:
         # running statement has done so far (conformance.changes).
         self.reusable: dict[str, Reusable] = {}
         self.effects = changes.Effects()
+        self._sizes: dict[int, int] = {}  # snapshot_bytes of the last step's snapshots
+
+    @property
+    def rng(self) -> np.random.Generator:
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, generator: np.random.Generator) -> None:
+        self._rng = generator
 
     # ---- running ---------------------------------------------------------------------
     def run(self, program: ir.Program) -> Trace:
@@ -217,13 +228,17 @@ class Interpreter:
                 name = kinds.exception_name(e)
                 outcome = Outcome(ERROR, kinds.classify(text, warning=False, exception=name),
                                   name, text)
-        changed = None if self.full_snapshots or compound or not effects.pure or \
-            self.events else changes.assigned_names(stmt)
-        step = Step(stmt.line, outcome, [_warning_record(w) for w in caught],
-                    self.events, self.observe(self.engine, self._visible(scope),
-                                              engine_made=self.engine_made,
-                                              reusable=None if self.full_snapshots
-                                              else self.reusable, changed=changed))
+            records = [_warning_record(w) for w in caught]
+            # observing must not warn (a non-leaf's .grad read does): from here on ignored,
+            # in this same context rather than a second one (it is a cost of every step)
+            warnings.simplefilter("ignore")
+            changed = None if self.full_snapshots or compound or not effects.pure or \
+                self.events else changes.assigned_names(stmt)
+            names = self.observe(self.engine, self._visible(scope),
+                                 engine_made=self.engine_made,
+                                 reusable=None if self.full_snapshots else self.reusable,
+                                 changed=changed, warnings_silenced=True)
+        step = Step(stmt.line, outcome, records, self.events, names)
         self.events = []
         self._budget(step)
         self.trace.steps.append(step)
@@ -234,7 +249,18 @@ class Interpreter:
                 raise _StepFailed(step)
 
     def _budget(self, step: Step) -> None:
-        self.trace_bytes += snapshot_bytes(step.names) + sum(
+        # A snapshot reused from the step before is counted again (each step is charged for
+        # all it shows, in either observation), its size read from the step before.
+        sizes: dict[int, int] = {}
+        total = 0
+        for path, snap in step.names.items():
+            size = self._sizes.get(id(snap))
+            if size is None:
+                size = snapshot_bytes({path: snap})
+            sizes[id(snap)] = size
+            total += size
+        self._sizes = sizes  # the snapshots are the last step's: alive, their ids theirs
+        self.trace_bytes += total + sum(
             snapshot_bytes(ev.received) + snapshot_bytes(ev.returned) for ev in step.events)
         if self.trace_bytes > limits.MAX_TRACE_BYTES:
             raise limits.RunLimit(

@@ -7,6 +7,7 @@ non-leaf's `.grad` read would otherwise warn), and values are copied out through
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 import weakref
@@ -30,7 +31,7 @@ _SCALARS = (bool, int, float, str)
 
 def tensor_values(t: Any) -> np.ndarray:
     try:
-        return np.array(t.detach().cpu().numpy(), copy=True)
+        return t.detach().cpu().numpy().copy()
     except RuntimeError:
         # torch's efficient zero tensors (the grads of some double backwards) refuse a
         # plain .numpy(); force=True materialises them.
@@ -89,10 +90,20 @@ def snapshot_bytes(snapshots: Mapping[str, Snapshot]) -> int:
 def _read_grad(t: Any) -> Any:
     # observe() silences warnings around a whole observation: reading a non-leaf's .grad
     # warns, and observing must not.
-    return _attempt(lambda: t.grad)
+    try:
+        return t.grad
+    except Exception:
+        return _attempt(lambda: t.grad)
 
 
-def graph_signature(root: Any) -> str | None:
+# One observation's reads of graph nodes, by id: (node, type name, its edges). Names share
+# most of their graphs, and reading a node's edges is the costly part of a signature (torch
+# builds the tuple afresh on every read). Holding the nodes for one observation keeps their
+# ids theirs; they are alive anyway, through the named tensors.
+NodeReads = dict[int, tuple[Any, str, tuple[tuple[Any, int], ...]]]
+
+
+def graph_signature(root: Any, nodes: NodeReads | None = None) -> str | None:
     """The autograd graph under `root` as text, e.g. `MulBackward0(AccumulateGrad, None)`.
 
     Each edge is `Name`, or `Name@k` for output k > 0 of a multi-output node; a node met
@@ -100,20 +111,27 @@ def graph_signature(root: Any) -> str | None:
     """
     if root is None:
         return None
+    reads: NodeReads = {} if nodes is None else nodes
     seen: dict[int, int] = {}
 
     def visit(node: Any) -> str:
-        if id(node) in seen:
-            return f"#{seen[id(node)]}"
-        seen[id(node)] = len(seen)
+        key = id(node)
+        if key in seen:
+            return f"#{seen[key]}"
+        seen[key] = len(seen)
         if len(seen) > MAX_GRAPH_NODES:
             return "..."
-        name = type(node).__name__
+        read = reads.get(key)
+        if read is None:
+            read = reads[key] = (node, type(node).__name__, tuple(node.next_functions))
+        name, edges = read[1], read[2]
+        if not edges:
+            return name
         children = []
-        for child, nr in node.next_functions:
+        for child, nr in edges:
             text = "None" if child is None else visit(child)
             children.append(f"{text}@{nr}" if child is not None and nr else text)
-        return f"{name}({', '.join(children)})" if children else name
+        return f"{name}({', '.join(children)})"
 
     return visit(root)
 
@@ -134,6 +152,9 @@ class RaisedOnRead(str):
     pass
 
 
+_UNREAD = object()
+
+
 def _version(t: Any) -> int | str:
     # Inference tensors have no version counter: torch raises on reading it.
     version = _attempt(lambda: t._version)
@@ -141,15 +162,48 @@ def _version(t: Any) -> int | str:
 
 
 def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
-                    grad: Any = None) -> TensorSnapshot:
-    """`t` as observed; `grad` is its .grad as read by the caller (None: not included)."""
+                    grad: Any = None, nodes: NodeReads | None = None) -> TensorSnapshot:
+    """`t` as observed; `grad` is its .grad as read by the caller (None: not included);
+    `nodes` the graph nodes read so far in this observation."""
+    try:
+        # the common case in one go: none of these reads raises
+        grad_fn = t.grad_fn
+        requires_grad = bool(t.requires_grad)
+        is_leaf = bool(t.is_leaf)
+        version: int | str = int(t._version)
+    except Exception:
+        # some read raises (a view's grad_fn after a forbidden in-place write, an inference
+        # tensor's version): each field as read on its own, a raise observed as its text
+        return _snapshot_tensor_field_by_field(engine, t, alias, grad, nodes)
+    return TensorSnapshot(
+        type=type(t).__name__,
+        shape=tuple(map(int, t.shape)),
+        dtype=str(t.dtype),
+        device=str(t.device),
+        values=observed_values(engine, t),
+        requires_grad=requires_grad,
+        is_leaf=is_leaf,
+        grad_fn=None if grad_fn is None else type(grad_fn).__name__,
+        graph=graph_signature(grad_fn, nodes),
+        retains_grad=bool(t.retains_grad),
+        version=version,
+        is_view=bool(t._is_view()),
+        alias=alias,
+        grad=None if grad is None or not engine.is_tensor(grad)
+        else snapshot_tensor(engine, grad, nodes=nodes),
+        grad_read_error=grad if isinstance(grad, RaisedOnRead) else None,
+    )
+
+
+def _snapshot_tensor_field_by_field(engine: Engine, t: Any, alias: str | None,
+                                    grad: Any, nodes: NodeReads | None) -> TensorSnapshot:
     grad_fn = _attempt(lambda: t.grad_fn)
     if isinstance(grad_fn, RaisedOnRead):
         grad_fn_name: str | None = grad_fn
         graph = None
     else:
         grad_fn_name = None if grad_fn is None else type(grad_fn).__name__
-        graph = graph_signature(grad_fn)
+        graph = graph_signature(grad_fn, nodes)
     return TensorSnapshot(
         type=type(t).__name__,
         shape=tuple(int(n) for n in t.shape),
@@ -165,7 +219,7 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
         is_view=bool(t._is_view()),
         alias=alias,
         grad=None if grad is None or not engine.is_tensor(grad)
-        else snapshot_tensor(engine, grad),
+        else snapshot_tensor(engine, grad, nodes=nodes),
         grad_read_error=grad if isinstance(grad, RaisedOnRead) else None,
     )
 
@@ -196,6 +250,9 @@ class Observer:
         self.out: dict[str, Snapshot] = {}
         # path -> id of the .grad of the tensor there, when that is a tensor
         self.grad_ids: dict[str, int] = {}
+        # .grads observe() has read already, by the id of their tensor (read once)
+        self.grads: dict[int, Any] = {}
+        self.nodes: NodeReads = {}
 
     def reuse(self, path: str, value: Any, entry: Reusable) -> None:
         """`entry`'s snapshot of `value` at `path`, as `add` would take it now: only alias
@@ -218,8 +275,11 @@ class Observer:
         engine = self.engine
         if engine.is_tensor(value):
             alias = self.seen.setdefault(id(value), path)
-            grad = _read_grad(value)
-            snap = snapshot_tensor(engine, value, None if alias == path else alias, grad)
+            grad = self.grads.pop(id(value), _UNREAD)
+            if grad is _UNREAD:
+                grad = _read_grad(value)
+            snap = snapshot_tensor(engine, value, None if alias == path else alias, grad,
+                                   self.nodes)
             # a gradient bound to a name (`g = x.grad`, `g, = torch.autograd.grad(...)`) is
             # still a tensor the autograd engine made
             if id(value) in self.engine_made:
@@ -265,13 +325,15 @@ class Reusable:
 def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
             engine_made: EngineMade | None = None,
             reusable: dict[str, Reusable] | None = None,
-            changed: frozenset[str] | None = None) -> dict[str, Snapshot]:
+            changed: frozenset[str] | None = None,
+            warnings_silenced: bool = False) -> dict[str, Snapshot]:
     """Snapshot of every value bound to a program name, in name order.
 
     With `reusable` (filled in by every call) and `changed` (the names the statement since
     the last call may have changed, conformance.changes; None: anything), the snapshot of a
     tensor bound to the same object as then and not in `changed` is the one taken then, with
     the two fields that depend on the other names (alias, engine_made) brought up to date.
+    `warnings_silenced`: the caller already ignores warnings (else this call does).
     """
     observer = Observer(engine, engine_made)
     skipped = set(skip)
@@ -280,8 +342,9 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
         previous = {n: e for n, e in reusable.items() if n not in changed}
     if reusable is not None:
         reusable.clear()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with contextlib.nullcontext() if warnings_silenced else warnings.catch_warnings():
+        if not warnings_silenced:
+            warnings.simplefilter("ignore")
         # first the grads, so that a name bound to one is known as such in any name order
         # (a reused tensor's grad was noted when its snapshot was taken, and lives on)
         for name, value in names.items():
@@ -290,7 +353,7 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
                 del previous[name]
                 entry = None
             if entry is None and engine.is_tensor(value):
-                grad = _read_grad(value)
+                grad = observer.grads[id(value)] = _read_grad(value)
                 if grad is not None and engine.is_tensor(grad):
                     observer.engine_made.add(grad)
         for name in sorted(names):
