@@ -22,8 +22,9 @@ cheaper way of running them exists short of not running them.
 
 and `harness_ratio` leaves the draw out (the run side only). One process, one core
 (`torch.set_num_threads(1)`), timed in this process's CPU time (`time.process_time`:
-other processes on a shared machine do not count). Each repetition draws the same programs (derandomized);
-every figure is the median over repetitions.
+other processes on a shared machine do not count). Each repetition draws the same
+programs (derandomized); every figure is the median over repetitions, after one untimed
+warm-up of 20 programs.
 
     python benchmarks/generated_throughput.py [--programs 200] [--repeats 5] [--save]
         [--full-snapshots]
@@ -140,7 +141,7 @@ def run_floor(compiled: list[list[CodeType]]) -> float:
             namespace = floor_globals()
             for code in codes:
                 with contextlib.suppress(Exception):
-                    exec(code, namespace)  # noqa: S102 - the program's own code, on torch
+                    exec(code, namespace)  # the program's own code, on torch alone
     elapsed = clock() - start
     # a program may have switched global state (as the harness's isolation guard undoes)
     torch.set_default_dtype(default_dtype)
@@ -151,6 +152,8 @@ def run_floor(compiled: list[list[CodeType]]) -> float:
 # ---- end to end -----------------------------------------------------------------------------
 def run_once(n: int, full_snapshots: bool) -> dict[str, float]:
     torch_engine, engine = load_engine("torch"), load_engine("reference_engine")
+    # (the argument only when asked for: the script also measures a checkout from before it)
+    mode = {"full_snapshots": True} if full_snapshots else {}
     drawn, t_draw = draw(n)
     t = {"draw": t_draw, "number": 0.0, "torch": 0.0, "engine": 0.0, "compare": 0.0}
     statements = []
@@ -158,11 +161,9 @@ def run_once(n: int, full_snapshots: bool) -> dict[str, float]:
         t0 = clock()
         parsed = number(program)
         t1 = clock()
-        expected = run_program(torch_engine, parsed, continue_on_error=True,
-                               full_snapshots=full_snapshots)
+        expected = run_program(torch_engine, parsed, continue_on_error=True, **mode)
         t2 = clock()
-        actual = run_program(engine, parsed, continue_on_error=True,
-                             full_snapshots=full_snapshots)
+        actual = run_program(engine, parsed, continue_on_error=True, **mode)
         t3 = clock()
         compare(expected, actual, "float32")
         t4 = clock()
@@ -189,6 +190,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)  # per core
     load_before = os.getloadavg()
+    run_once(20, args.full_snapshots)  # warm-up (imports, caches), not counted
     runs = [run_once(args.programs, args.full_snapshots) for _ in range(args.repeats)]
     load_after = os.getloadavg()
     median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}

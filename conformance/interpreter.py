@@ -20,6 +20,7 @@ from conformance.compare import tolerances
 from conformance.engines import Engine, MissingAPI, lacks
 from conformance.observe import (
     EngineMade,
+    NodeReads,
     Reusable,
     observe,
     observe_value,
@@ -155,6 +156,7 @@ class Interpreter:
         # Incremental observation: the last snapshots of top-level tensors, and what the
         # running statement has done so far (conformance.changes).
         self.reusable: dict[str, Reusable] = {}
+        self.node_reads: NodeReads = {}  # graph nodes the last observation read
         self.effects = changes.Effects()
         self._sizes: dict[int, int] = {}  # snapshot_bytes of the last step's snapshots
 
@@ -237,7 +239,9 @@ class Interpreter:
             names = self.observe(self.engine, self._visible(scope),
                                  engine_made=self.engine_made,
                                  reusable=None if self.full_snapshots else self.reusable,
-                                 changed=changed, warnings_silenced=True)
+                                 changed=changed, warnings_silenced=True,
+                                 node_reads=None if self.full_snapshots
+                                 else self.node_reads)
         step = Step(stmt.line, outcome, records, self.events, names)
         self.events = []
         self._budget(step)

@@ -96,44 +96,65 @@ def _read_grad(t: Any) -> Any:
         return _attempt(lambda: t.grad)
 
 
-# One observation's reads of graph nodes, by id: (node, type name, its edges). Names share
+# An observation's reads of graph nodes, by id: (node, type name, its edges). Names share
 # most of their graphs, and reading a node's edges is the costly part of a signature (torch
-# builds the tuple afresh on every read). Holding the nodes for one observation keeps their
-# ids theirs; they are alive anyway, through the named tensors.
+# builds the tuple and a wrapper per edge afresh on every read). The node is held with its
+# read, so its id stays its own: an id found here is that very node.
 NodeReads = dict[int, tuple[Any, str, tuple[tuple[Any, int], ...]]]
 
 
-def graph_signature(root: Any, nodes: NodeReads | None = None) -> str | None:
+def graph_signature(root: Any, nodes: NodeReads | None = None,
+                    earlier: NodeReads | None = None) -> str | None:
     """The autograd graph under `root` as text, e.g. `MulBackward0(AccumulateGrad, None)`.
 
     Each edge is `Name`, or `Name@k` for output k > 0 of a multi-output node; a node met
-    again (the graph is a DAG) is written `#i`, its index in first-visit order.
+    again (the graph is a DAG) is written `#i`, its index in first-visit order. `nodes`
+    collects the reads; a node read by the observation before (`earlier`) is not read
+    again: a node's type and edges are fixed when it is made (an in-place op or a view's
+    rebase gives the tensor a new node, never new edges to an old one).
     """
     if root is None:
         return None
     reads: NodeReads = {} if nodes is None else nodes
+    before: NodeReads = {} if earlier is None else earlier
     seen: dict[int, int] = {}
+    # the text in pieces, joined once: nesting strings would copy each subtree's text once
+    # per level above it
+    out: list[str] = []
 
-    def visit(node: Any) -> str:
+    def visit(node: Any) -> None:
         key = id(node)
         if key in seen:
-            return f"#{seen[key]}"
+            out.append(f"#{seen[key]}")
+            return
         seen[key] = len(seen)
         if len(seen) > MAX_GRAPH_NODES:
-            return "..."
+            out.append("...")
+            return
         read = reads.get(key)
         if read is None:
-            read = reads[key] = (node, type(node).__name__, tuple(node.next_functions))
-        name, edges = read[1], read[2]
+            read = before.get(key)
+            if read is None:
+                read = (node, type(node).__name__, tuple(node.next_functions))
+            reads[key] = read
+        out.append(read[1])
+        edges = read[2]
         if not edges:
-            return name
-        children = []
-        for child, nr in edges:
-            text = "None" if child is None else visit(child)
-            children.append(f"{text}@{nr}" if child is not None and nr else text)
-        return f"{name}({', '.join(children)})"
+            return
+        out.append("(")
+        for i, (child, nr) in enumerate(edges):
+            if i:
+                out.append(", ")
+            if child is None:
+                out.append("None")
+                continue
+            visit(child)
+            if nr:
+                out.append(f"@{nr}")
+        out.append(")")
 
-    return visit(root)
+    visit(root)
+    return "".join(out)
 
 
 def _attempt(read: Callable[[], Any]) -> Any:
@@ -162,9 +183,10 @@ def _version(t: Any) -> int | str:
 
 
 def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
-                    grad: Any = None, nodes: NodeReads | None = None) -> TensorSnapshot:
+                    grad: Any = None, nodes: NodeReads | None = None,
+                    earlier: NodeReads | None = None) -> TensorSnapshot:
     """`t` as observed; `grad` is its .grad as read by the caller (None: not included);
-    `nodes` the graph nodes read so far in this observation."""
+    `nodes` and `earlier` the graph nodes read by this observation and the one before."""
     try:
         # the common case in one go: none of these reads raises
         grad_fn = t.grad_fn
@@ -174,7 +196,7 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
     except Exception:
         # some read raises (a view's grad_fn after a forbidden in-place write, an inference
         # tensor's version): each field as read on its own, a raise observed as its text
-        return _snapshot_tensor_field_by_field(engine, t, alias, grad, nodes)
+        return _snapshot_tensor_field_by_field(engine, t, alias, grad, nodes, earlier)
     return TensorSnapshot(
         type=type(t).__name__,
         shape=tuple(map(int, t.shape)),
@@ -184,26 +206,27 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
         requires_grad=requires_grad,
         is_leaf=is_leaf,
         grad_fn=None if grad_fn is None else type(grad_fn).__name__,
-        graph=graph_signature(grad_fn, nodes),
+        graph=graph_signature(grad_fn, nodes, earlier),
         retains_grad=bool(t.retains_grad),
         version=version,
         is_view=bool(t._is_view()),
         alias=alias,
         grad=None if grad is None or not engine.is_tensor(grad)
-        else snapshot_tensor(engine, grad, nodes=nodes),
+        else snapshot_tensor(engine, grad, nodes=nodes, earlier=earlier),
         grad_read_error=grad if isinstance(grad, RaisedOnRead) else None,
     )
 
 
 def _snapshot_tensor_field_by_field(engine: Engine, t: Any, alias: str | None,
-                                    grad: Any, nodes: NodeReads | None) -> TensorSnapshot:
+                                    grad: Any, nodes: NodeReads | None,
+                                    earlier: NodeReads | None) -> TensorSnapshot:
     grad_fn = _attempt(lambda: t.grad_fn)
     if isinstance(grad_fn, RaisedOnRead):
         grad_fn_name: str | None = grad_fn
         graph = None
     else:
         grad_fn_name = None if grad_fn is None else type(grad_fn).__name__
-        graph = graph_signature(grad_fn, nodes)
+        graph = graph_signature(grad_fn, nodes, earlier)
     return TensorSnapshot(
         type=type(t).__name__,
         shape=tuple(int(n) for n in t.shape),
@@ -219,7 +242,7 @@ def _snapshot_tensor_field_by_field(engine: Engine, t: Any, alias: str | None,
         is_view=bool(t._is_view()),
         alias=alias,
         grad=None if grad is None or not engine.is_tensor(grad)
-        else snapshot_tensor(engine, grad, nodes=nodes),
+        else snapshot_tensor(engine, grad, nodes=nodes, earlier=earlier),
         grad_read_error=grad if isinstance(grad, RaisedOnRead) else None,
     )
 
@@ -253,6 +276,7 @@ class Observer:
         # .grads observe() has read already, by the id of their tensor (read once)
         self.grads: dict[int, Any] = {}
         self.nodes: NodeReads = {}
+        self.earlier_nodes: NodeReads | None = None  # the observation before's reads
 
     def reuse(self, path: str, value: Any, entry: Reusable) -> None:
         """`entry`'s snapshot of `value` at `path`, as `add` would take it now: only alias
@@ -279,7 +303,7 @@ class Observer:
             if grad is _UNREAD:
                 grad = _read_grad(value)
             snap = snapshot_tensor(engine, value, None if alias == path else alias, grad,
-                                   self.nodes)
+                                   self.nodes, self.earlier_nodes)
             # a gradient bound to a name (`g = x.grad`, `g, = torch.autograd.grad(...)`) is
             # still a tensor the autograd engine made
             if id(value) in self.engine_made:
@@ -326,7 +350,8 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
             engine_made: EngineMade | None = None,
             reusable: dict[str, Reusable] | None = None,
             changed: frozenset[str] | None = None,
-            warnings_silenced: bool = False) -> dict[str, Snapshot]:
+            warnings_silenced: bool = False,
+            node_reads: NodeReads | None = None) -> dict[str, Snapshot]:
     """Snapshot of every value bound to a program name, in name order.
 
     With `reusable` (filled in by every call) and `changed` (the names the statement since
@@ -334,8 +359,15 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
     tensor bound to the same object as then and not in `changed` is the one taken then, with
     the two fields that depend on the other names (alias, engine_made) brought up to date.
     `warnings_silenced`: the caller already ignores warnings (else this call does).
+    `node_reads` (also filled in by every call) are the graph nodes the last call read,
+    which are not read again (graph_signature); it holds them until the next call, so they
+    outlive the program's last reference by at most the statement in between.
     """
     observer = Observer(engine, engine_made)
+    if node_reads is not None:
+        observer.earlier_nodes = dict(node_reads)
+        node_reads.clear()
+        observer.nodes = node_reads
     skipped = set(skip)
     previous: dict[str, Reusable] = {}
     if reusable is not None and changed is not None:
