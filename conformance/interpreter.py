@@ -156,7 +156,7 @@ class Interpreter:
         # Incremental observation: the last snapshots of top-level tensors, and what the
         # running statement has done so far (conformance.changes).
         self.reusable: dict[str, Reusable] = {}
-        self.node_reads: NodeReads = {}  # graph nodes the last observation read
+        self.node_reads: list[NodeReads] = [{}]  # graph nodes the last observation read
         self.effects = changes.Effects()
         self._sizes: dict[int, int] = {}  # snapshot_bytes of the last step's snapshots
 

@@ -351,7 +351,7 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
             reusable: dict[str, Reusable] | None = None,
             changed: frozenset[str] | None = None,
             warnings_silenced: bool = False,
-            node_reads: NodeReads | None = None) -> dict[str, Snapshot]:
+            node_reads: list[NodeReads] | None = None) -> dict[str, Snapshot]:
     """Snapshot of every value bound to a program name, in name order.
 
     With `reusable` (filled in by every call) and `changed` (the names the statement since
@@ -359,15 +359,15 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
     tensor bound to the same object as then and not in `changed` is the one taken then, with
     the two fields that depend on the other names (alias, engine_made) brought up to date.
     `warnings_silenced`: the caller already ignores warnings (else this call does).
-    `node_reads` (also filled in by every call) are the graph nodes the last call read,
-    which are not read again (graph_signature); it holds them until the next call, so they
-    outlive the program's last reference by at most the statement in between.
+    `node_reads` holds one NodeReads: the graph nodes the last call read, which are not read
+    again (graph_signature); each call leaves its own reads there, holding them until the
+    next call, so a node outlives the program's last reference by at most the statement in
+    between.
     """
     observer = Observer(engine, engine_made)
     if node_reads is not None:
-        observer.earlier_nodes = dict(node_reads)
-        node_reads.clear()
-        observer.nodes = node_reads
+        observer.earlier_nodes = node_reads.pop(0)
+        node_reads.append(observer.nodes)
     skipped = set(skip)
     previous: dict[str, Reusable] = {}
     if reusable is not None and changed is not None:
