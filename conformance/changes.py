@@ -22,9 +22,9 @@ coarse, so that it is obviously right:
 
 Which calls are pure is decided while the statement runs (the interpreter reports each call
 through `Effects.call`), on the value actually called: a method is pure only on an engine
-tensor (a module's `double()` converts its parameters in place). `tests/
-test_incremental_snapshots.py` holds this against the full snapshot, on generated programs
-and on every case file, on both engines.
+tensor (a module's `double()` converts its parameters in place).
+`tests/conformance/test_incremental_snapshots.py` holds this against the full snapshot, on
+generated programs and on every case file, on both engines.
 """
 
 from __future__ import annotations

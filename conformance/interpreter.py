@@ -48,7 +48,7 @@ COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in o
 _COMPOUND = (ir.With, ir.For, ir.FunctionClass)
 # The reference observation: every live name snapshot after every statement. Off, a step
 # reuses the snapshots of the names its statement cannot have changed (conformance.changes);
-# tests/test_incremental_snapshots.py holds the two to identical traces.
+# tests/conformance/test_incremental_snapshots.py holds the two to identical traces.
 FULL_SNAPSHOTS = False
 
 
