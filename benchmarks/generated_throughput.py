@@ -13,10 +13,11 @@ part only `exec`s those code objects in order against the real `torch` module, a
 ending that one statement (caught, as the harness goes on past a failing statement);
 the median of FLOOR_PASSES such passes. The harness builtins are the cheapest honest
 stand-ins: `raises(kind)` a context manager that swallows the error, `warns(kind)` one
-that does nothing, `assert_close` a `torch.allclose` check; `torch.rand` and friends are torch's own (the harness draws its
-random values from NumPy; the cost is of the same kind). Warnings are silenced. This is
-what the programs cost torch itself, with Python's own dispatch of the statements: no
-cheaper way of running them exists short of not running them.
+that does nothing, `assert_close` a `torch.allclose` check; `torch.rand` and friends are
+torch's own (the harness draws its random values from NumPy; the cost is of the same
+kind). Warnings are silenced. This is what the programs cost torch itself, with Python's
+own dispatch of the statements: no cheaper way of running them exists short of not
+running them.
 
     ratio = (draw + number + torch run + engine run + compare) / floor
 
