@@ -156,10 +156,16 @@ def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str
 
 def snapshot_diffs(names_e: dict[str, Snapshot], names_a: dict[str, Snapshot], dtype: str,
                    prefix: str = "", fields: tuple[str, ...] = TENSOR_FIELDS,
-                   every: bool = False) -> Iterator[tuple[str, Any, Any]]:
+                   every: bool = False, agreed: set[tuple[str, int, int]] | None = None
+                   ) -> Iterator[tuple[str, Any, Any]]:
     """(field, torch value, engine value) for the compared fields of named values that
     differ: the first of each name, or with `every` all of them (and, when the names
-    differ, the names both have)."""
+    differ, the names both have).
+
+    `agreed` holds (path, id, id) of tensor snapshot pairs already found equal at that path:
+    the incremental observation reuses a snapshot object while its name is unchanged, and
+    the same two objects at the same path compare the same way again (the caller keeps the
+    traces, so the ids stay theirs)."""
     if list(names_e) != list(names_a):
         yield f"{prefix}names", sorted(names_e), sorted(names_a)
         if not every:
@@ -170,8 +176,16 @@ def snapshot_diffs(names_e: dict[str, Snapshot], names_a: dict[str, Snapshot], d
         a = names_a[path]
         full = f"{prefix}{path}"
         if isinstance(e, TensorSnapshot) and isinstance(a, TensorSnapshot):
-            yield from _tensor_diffs(full, e, a, ENGINE_MADE_FIELDS if e.engine_made
-                                     else fields, every)
+            key = (full, id(e), id(a))
+            if agreed is not None and key in agreed:
+                continue
+            found = False
+            for diff in _tensor_diffs(full, e, a, ENGINE_MADE_FIELDS if e.engine_made
+                                      else fields, every):
+                found = True
+                yield diff
+            if agreed is not None and not found:
+                agreed.add(key)
         elif isinstance(e, ValueSnapshot) and isinstance(a, ValueSnapshot):
             yield from _value_diffs(full, e, a, dtype)
         else:
@@ -182,7 +196,8 @@ def _kind(s: Snapshot) -> str:
     return "tensor" if isinstance(s, TensorSnapshot) else s.kind
 
 
-def step_diffs(e: Step, a: Step, dtype: str, every: bool = False
+def step_diffs(e: Step, a: Step, dtype: str, every: bool = False,
+               agreed: set[tuple[str, int, int]] | None = None
                ) -> Iterator[tuple[str, Any, Any, bool]]:
     """(field, torch value, engine value, strict) for each difference of two steps, in
     order: the first of each part (outcome, each name, ...), or with `every` all of them.
@@ -217,7 +232,7 @@ def step_diffs(e: Step, a: Step, dtype: str, every: bool = False
                 for field, ev, av in snapshot_diffs(ex, ac, dtype, where, ENGINE_MADE_FIELDS,
                                                     every):
                     yield field, ev, av, False
-    for field, ev, av in snapshot_diffs(e.names, a.names, dtype, every=every):
+    for field, ev, av in snapshot_diffs(e.names, a.names, dtype, every=every, agreed=agreed):
         yield field, ev, av, False
 
 
@@ -251,9 +266,11 @@ def compare(expected: Trace, actual: Trace, dtype: str,
     def result(d: Divergence | None) -> Comparison:
         return Comparison(d, first_message, *(masked or (None, None)))
 
+    agreed: set[tuple[str, int, int]] = set()
     for i, (e, a) in enumerate(zip(expected.steps, actual.steps, strict=False)):
         # with masks, every difference: a masked field must not hide the fields after it
-        for field, ev, av, strict in step_diffs(e, a, dtype, every=bool(masks)):
+        for field, ev, av, strict in step_diffs(e, a, dtype, every=bool(masks),
+                                                agreed=agreed):
             d = Divergence(i, e.line, field, ev, av, strict)
             mask = next((m for m in masks if m.covers(field)), None)
             if mask is not None:

@@ -14,12 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from conformance import api, isolation, kinds, limits, operators
+from conformance import api, changes, isolation, kinds, limits, operators
 from conformance import program as ir
 from conformance.compare import tolerances
 from conformance.engines import Engine, MissingAPI, lacks
 from conformance.observe import (
     EngineMade,
+    NodeReads,
+    Reusable,
     observe,
     observe_value,
     snapshot_bytes,
@@ -44,6 +46,10 @@ COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in o
 # Statements whose inner statements are steps of their own (they enter an engine's
 # statement context themselves).
 _COMPOUND = (ir.With, ir.For, ir.FunctionClass)
+# The reference observation: every live name snapshot after every statement. Off, a step
+# reuses the snapshots of the names its statement cannot have changed (conformance.changes);
+# tests/conformance/test_incremental_snapshots.py holds the two to identical traces.
+FULL_SNAPSHOTS = False
 
 
 class CaseFailure(Exception):
@@ -99,15 +105,19 @@ _PLAIN: frozenset[type] = frozenset(
 
 class Interpreter:
     def __init__(self, engine: Engine, *, seed: int = 0, dtype: str = "float32",
-                 device: str = "cpu", continue_on_error: bool = False) -> None:
+                 device: str = "cpu", continue_on_error: bool = False,
+                 full_snapshots: bool | None = None) -> None:
         self.engine = engine
+        # The reference observation snapshots every live name after every statement; the
+        # default reuses the snapshots of names a statement cannot have changed (changes.py).
+        self.full_snapshots = FULL_SNAPSHOTS if full_snapshots is None else full_snapshots
         # Generated programs run on past a failing statement (the failure is recorded), so
         # that what follows an error is explored too; case programs stop, as Python would.
         self.continue_on_error = continue_on_error
         self.dtype = dtype
         self.device = device
         self.seed = seed
-        self.rng = np.random.default_rng(seed)
+        self._rng: np.random.Generator | None = None  # made on first use (it is not cheap)
         self.globals = Scope()
         self.trace = Trace(engine.name)
         self.events: list[Event] = []
@@ -143,6 +153,22 @@ class Interpreter:
         self.executed = 0
         self.line = 0
         self.trace_bytes = 0
+        # Incremental observation: the last snapshots of top-level tensors, and what the
+        # running statement has done so far (conformance.changes).
+        self.reusable: dict[str, Reusable] = {}
+        self.node_reads: list[NodeReads] = [{}]  # graph nodes the last observation read
+        self.effects = changes.Effects()
+        self._sizes: dict[int, int] = {}  # snapshot_bytes of the last step's snapshots
+
+    @property
+    def rng(self) -> np.random.Generator:
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, generator: np.random.Generator) -> None:
+        self._rng = generator
 
     # ---- running ---------------------------------------------------------------------
     def run(self, program: ir.Program) -> Trace:
@@ -176,6 +202,12 @@ class Interpreter:
     def _step(self, stmt: ir.Stmt, scope: Scope) -> None:
         """Execute one statement and record it as a step."""
         self._count(stmt.line)
+        compound = isinstance(stmt, _COMPOUND)
+        if compound:
+            # entering it (a context manager, saved-tensor hooks) is not a step of its own:
+            # its first inner step snapshots everything
+            self.reusable.clear()
+        effects = self.effects = changes.Effects()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -198,9 +230,19 @@ class Interpreter:
                 name = kinds.exception_name(e)
                 outcome = Outcome(ERROR, kinds.classify(text, warning=False, exception=name),
                                   name, text)
-        step = Step(stmt.line, outcome, [_warning_record(w) for w in caught],
-                    self.events, self.observe(self.engine, self._visible(scope),
-                                              engine_made=self.engine_made))
+            records = [_warning_record(w) for w in caught]
+            # observing must not warn (a non-leaf's .grad read does): from here on ignored,
+            # in this same context rather than a second one (it is a cost of every step)
+            warnings.simplefilter("ignore")
+            changed = None if self.full_snapshots or compound or not effects.pure or \
+                self.events else changes.assigned_names(stmt)
+            names = self.observe(self.engine, self._visible(scope),
+                                 engine_made=self.engine_made,
+                                 reusable=None if self.full_snapshots else self.reusable,
+                                 changed=changed, warnings_silenced=True,
+                                 node_reads=None if self.full_snapshots
+                                 else self.node_reads)
+        step = Step(stmt.line, outcome, records, self.events, names)
         self.events = []
         self._budget(step)
         self.trace.steps.append(step)
@@ -211,7 +253,18 @@ class Interpreter:
                 raise _StepFailed(step)
 
     def _budget(self, step: Step) -> None:
-        self.trace_bytes += snapshot_bytes(step.names) + sum(
+        # A snapshot reused from the step before is counted again (each step is charged for
+        # all it shows, in either observation), its size read from the step before.
+        sizes: dict[int, int] = {}
+        total = 0
+        for path, snap in step.names.items():
+            size = self._sizes.get(id(snap))
+            if size is None:
+                size = snapshot_bytes({path: snap})
+            sizes[id(snap)] = size
+            total += size
+        self._sizes = sizes  # the snapshots are the last step's: alive, their ids theirs
+        self.trace_bytes += total + sum(
             snapshot_bytes(ev.received) + snapshot_bytes(ev.returned) for ev in step.events)
         if self.trace_bytes > limits.MAX_TRACE_BYTES:
             raise limits.RunLimit(
@@ -411,8 +464,10 @@ class Interpreter:
                 limits.check_elements(count, f"`{path}(...)`")
         operands = [*args, *kwargs.values()]
         owner = getattr(func, "__self__", None)
-        if owner is not None and self.engine.is_tensor(owner):
+        is_method = owner is not None and self.engine.is_tensor(owner)
+        if is_method:
             operands.append(owner)
+        self.effects.call(func_e, path, is_method, kwargs)
         self._check_operands(operands, "the call")
 
     def _check_operands(self, operands: list[Any], what: str) -> None:
@@ -556,6 +611,7 @@ class Interpreter:
             if len(args) != len(e.params):
                 raise TypeError(f"{source} takes {len(e.params)} arguments, got {len(args)}")
             line = self.line
+            self.effects.pure = False  # program code: anything may happen in it
             self._count(e.line)
             local = Scope(scope)
             local.vars.update(zip(e.params, args, strict=True))
@@ -577,6 +633,7 @@ class Interpreter:
                 if len(args) != len(m.params):
                     raise TypeError(f"{source}() takes {len(m.params)} positional arguments "
                                     f"but {len(args)} were given")
+                self.effects.pure = False  # program code: anything may happen in it
                 local = Scope(scope)
                 local.vars.update(zip(m.params, args, strict=True))
                 if has_ctx:
@@ -745,7 +802,9 @@ def _warning_record(w: warnings.WarningMessage) -> WarningRecord:
 
 def run_program(engine: Engine, program: ir.Program, *, seed: int = 0,
                 dtype: str = "float32", device: str = "cpu",
-                continue_on_error: bool = False) -> Trace:
-    """The trace of `program` run on `engine` with the item's default dtype and device."""
+                continue_on_error: bool = False, full_snapshots: bool | None = None) -> Trace:
+    """The trace of `program` run on `engine` with the item's default dtype and device;
+    `full_snapshots` chooses the reference observation (None: FULL_SNAPSHOTS)."""
     return Interpreter(engine, seed=seed, dtype=dtype, device=device,
-                       continue_on_error=continue_on_error).run(program)
+                       continue_on_error=continue_on_error,
+                       full_snapshots=full_snapshots).run(program)

@@ -7,11 +7,12 @@ non-leaf's `.grad` read would otherwise warn), and values are copied out through
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,7 @@ _SCALARS = (bool, int, float, str)
 
 def tensor_values(t: Any) -> np.ndarray:
     try:
-        return np.array(t.detach().cpu().numpy(), copy=True)
+        return t.detach().cpu().numpy().copy()
     except RuntimeError:
         # torch's efficient zero tensors (the grads of some double backwards) refuse a
         # plain .numpy(); force=True materialises them.
@@ -89,33 +90,71 @@ def snapshot_bytes(snapshots: Mapping[str, Snapshot]) -> int:
 def _read_grad(t: Any) -> Any:
     # observe() silences warnings around a whole observation: reading a non-leaf's .grad
     # warns, and observing must not.
-    return _attempt(lambda: t.grad)
+    try:
+        return t.grad
+    except Exception:
+        return _attempt(lambda: t.grad)
 
 
-def graph_signature(root: Any) -> str | None:
+# An observation's reads of graph nodes, by id: (node, type name, its edges). Names share
+# most of their graphs, and reading a node's edges is the costly part of a signature (torch
+# builds the tuple and a wrapper per edge afresh on every read). The node is held with its
+# read, so its id stays its own: an id found here is that very node.
+NodeReads = dict[int, tuple[Any, str, tuple[tuple[Any, int], ...]]]
+
+
+def graph_signature(root: Any, nodes: NodeReads | None = None,
+                    earlier: NodeReads | None = None) -> str | None:
     """The autograd graph under `root` as text, e.g. `MulBackward0(AccumulateGrad, None)`.
 
     Each edge is `Name`, or `Name@k` for output k > 0 of a multi-output node; a node met
-    again (the graph is a DAG) is written `#i`, its index in first-visit order.
+    again (the graph is a DAG) is written `#i`, its index in first-visit order. `nodes`
+    collects the reads; a node read by the observation before (`earlier`) is not read
+    again: a node's type and edges are fixed when it is made (an in-place op or a view's
+    rebase gives the tensor a new node, never new edges to an old one).
     """
     if root is None:
         return None
+    reads: NodeReads = {} if nodes is None else nodes
+    before: NodeReads = {} if earlier is None else earlier
     seen: dict[int, int] = {}
+    # the text in pieces, joined once: nesting strings would copy each subtree's text once
+    # per level above it
+    out: list[str] = []
 
-    def visit(node: Any) -> str:
-        if id(node) in seen:
-            return f"#{seen[id(node)]}"
-        seen[id(node)] = len(seen)
+    def visit(node: Any) -> None:
+        key = id(node)
+        if key in seen:
+            out.append(f"#{seen[key]}")
+            return
+        seen[key] = len(seen)
         if len(seen) > MAX_GRAPH_NODES:
-            return "..."
-        name = type(node).__name__
-        children = []
-        for child, nr in node.next_functions:
-            text = "None" if child is None else visit(child)
-            children.append(f"{text}@{nr}" if child is not None and nr else text)
-        return f"{name}({', '.join(children)})" if children else name
+            out.append("...")
+            return
+        read = reads.get(key)
+        if read is None:
+            read = before.get(key)
+            if read is None:
+                read = (node, type(node).__name__, tuple(node.next_functions))
+            reads[key] = read
+        out.append(read[1])
+        edges = read[2]
+        if not edges:
+            return
+        out.append("(")
+        for i, (child, nr) in enumerate(edges):
+            if i:
+                out.append(", ")
+            if child is None:
+                out.append("None")
+                continue
+            visit(child)
+            if nr:
+                out.append(f"@{nr}")
+        out.append(")")
 
-    return visit(root)
+    visit(root)
+    return "".join(out)
 
 
 def _attempt(read: Callable[[], Any]) -> Any:
@@ -134,6 +173,9 @@ class RaisedOnRead(str):
     pass
 
 
+_UNREAD = object()
+
+
 def _version(t: Any) -> int | str:
     # Inference tensors have no version counter: torch raises on reading it.
     version = _attempt(lambda: t._version)
@@ -141,15 +183,50 @@ def _version(t: Any) -> int | str:
 
 
 def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
-                    grad: Any = None) -> TensorSnapshot:
-    """`t` as observed; `grad` is its .grad as read by the caller (None: not included)."""
+                    grad: Any = None, nodes: NodeReads | None = None,
+                    earlier: NodeReads | None = None) -> TensorSnapshot:
+    """`t` as observed; `grad` is its .grad as read by the caller (None: not included);
+    `nodes` and `earlier` the graph nodes read by this observation and the one before."""
+    try:
+        # the common case in one go: none of these reads raises
+        grad_fn = t.grad_fn
+        requires_grad = bool(t.requires_grad)
+        is_leaf = bool(t.is_leaf)
+        version: int | str = int(t._version)
+    except Exception:
+        # some read raises (a view's grad_fn after a forbidden in-place write, an inference
+        # tensor's version): each field as read on its own, a raise observed as its text
+        return _snapshot_tensor_field_by_field(engine, t, alias, grad, nodes, earlier)
+    return TensorSnapshot(
+        type=type(t).__name__,
+        shape=tuple(map(int, t.shape)),
+        dtype=str(t.dtype),
+        device=str(t.device),
+        values=observed_values(engine, t),
+        requires_grad=requires_grad,
+        is_leaf=is_leaf,
+        grad_fn=None if grad_fn is None else type(grad_fn).__name__,
+        graph=graph_signature(grad_fn, nodes, earlier),
+        retains_grad=bool(t.retains_grad),
+        version=version,
+        is_view=bool(t._is_view()),
+        alias=alias,
+        grad=None if grad is None or not engine.is_tensor(grad)
+        else snapshot_tensor(engine, grad, nodes=nodes, earlier=earlier),
+        grad_read_error=grad if isinstance(grad, RaisedOnRead) else None,
+    )
+
+
+def _snapshot_tensor_field_by_field(engine: Engine, t: Any, alias: str | None,
+                                    grad: Any, nodes: NodeReads | None,
+                                    earlier: NodeReads | None) -> TensorSnapshot:
     grad_fn = _attempt(lambda: t.grad_fn)
     if isinstance(grad_fn, RaisedOnRead):
         grad_fn_name: str | None = grad_fn
         graph = None
     else:
         grad_fn_name = None if grad_fn is None else type(grad_fn).__name__
-        graph = graph_signature(grad_fn)
+        graph = graph_signature(grad_fn, nodes, earlier)
     return TensorSnapshot(
         type=type(t).__name__,
         shape=tuple(int(n) for n in t.shape),
@@ -165,7 +242,7 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
         is_view=bool(t._is_view()),
         alias=alias,
         grad=None if grad is None or not engine.is_tensor(grad)
-        else snapshot_tensor(engine, grad),
+        else snapshot_tensor(engine, grad, nodes=nodes, earlier=earlier),
         grad_read_error=grad if isinstance(grad, RaisedOnRead) else None,
     )
 
@@ -194,19 +271,46 @@ class Observer:
         self.engine_made = EngineMade() if engine_made is None else engine_made
         self.seen: dict[int, str] = {}
         self.out: dict[str, Snapshot] = {}
+        # path -> id of the .grad of the tensor there, when that is a tensor
+        self.grad_ids: dict[str, int] = {}
+        # .grads observe() has read already, by the id of their tensor (read once)
+        self.grads: dict[int, Any] = {}
+        self.nodes: NodeReads = {}
+        self.earlier_nodes: NodeReads | None = None  # the observation before's reads
+
+    def reuse(self, path: str, value: Any, entry: Reusable) -> None:
+        """`entry`'s snapshot of `value` at `path`, as `add` would take it now: only alias
+        and engine_made depend on other names; a new object only when one of them moved."""
+        alias = self.seen.setdefault(id(value), path)
+        snap = entry.snapshot
+        fields: dict[str, Any] = {}
+        alias_now = None if alias == path else alias
+        if snap.alias != alias_now:
+            fields["alias"] = alias_now
+        made = id(value) in self.engine_made
+        if made != snap.engine_made:
+            fields["engine_made"] = made
+        self.out[path] = replace(snap, **fields) if fields else snap
+        if entry.grad_id is not None:
+            self.grad_ids[path] = entry.grad_id
+            self.seen.setdefault(entry.grad_id, f"{path}.grad")
 
     def add(self, path: str, value: Any) -> None:
         engine = self.engine
         if engine.is_tensor(value):
             alias = self.seen.setdefault(id(value), path)
-            grad = _read_grad(value)
-            snap = snapshot_tensor(engine, value, None if alias == path else alias, grad)
+            grad = self.grads.pop(id(value), _UNREAD)
+            if grad is _UNREAD:
+                grad = _read_grad(value)
+            snap = snapshot_tensor(engine, value, None if alias == path else alias, grad,
+                                   self.nodes, self.earlier_nodes)
             # a gradient bound to a name (`g = x.grad`, `g, = torch.autograd.grad(...)`) is
             # still a tensor the autograd engine made
             if id(value) in self.engine_made:
                 snap = replace(snap, engine_made=True)
             self.out[path] = snap
             if grad is not None and engine.is_tensor(grad):
+                self.grad_ids[path] = id(grad)
                 self.seen.setdefault(id(grad), f"{path}.grad")
             return
         if value is None or isinstance(value, _SCALARS):
@@ -231,22 +335,77 @@ class Observer:
             self.out[path] = ValueSnapshot("opaque")
 
 
+@dataclass
+class Reusable:
+    """A top-level name's tensor snapshot, as the last observation took it, with what a
+    later observation needs to reuse it: the tensor (weakly: holding it would change
+    reference counts an engine may consult) and its .grad's identity."""
+
+    ref: weakref.ref[Any]
+    snapshot: TensorSnapshot
+    grad_id: int | None  # id of its .grad when that is a tensor (the grad outlives it)
+
+
 def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
-            engine_made: EngineMade | None = None) -> dict[str, Snapshot]:
-    """Snapshot of every value bound to a program name, in name order."""
+            engine_made: EngineMade | None = None,
+            reusable: dict[str, Reusable] | None = None,
+            changed: frozenset[str] | None = None,
+            warnings_silenced: bool = False,
+            node_reads: list[NodeReads] | None = None) -> dict[str, Snapshot]:
+    """Snapshot of every value bound to a program name, in name order.
+
+    With `reusable` (filled in by every call) and `changed` (the names the statement since
+    the last call may have changed, conformance.changes; None: anything), the snapshot of a
+    tensor bound to the same object as then and not in `changed` is the one taken then, with
+    the two fields that depend on the other names (alias, engine_made) brought up to date.
+    `warnings_silenced`: the caller already ignores warnings (else this call does).
+    `node_reads` holds one NodeReads: the graph nodes the last call read, which are not read
+    again (graph_signature); each call leaves its own reads there, holding them until the
+    next call, so a node outlives the program's last reference by at most the statement in
+    between.
+    """
     observer = Observer(engine, engine_made)
+    if node_reads is not None:
+        observer.earlier_nodes = node_reads.pop(0)
+        node_reads.append(observer.nodes)
     skipped = set(skip)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    previous: dict[str, Reusable] = {}
+    if reusable is not None and changed is not None:
+        previous = {n: e for n, e in reusable.items() if n not in changed}
+    if reusable is not None:
+        reusable.clear()
+    with contextlib.nullcontext() if warnings_silenced else warnings.catch_warnings():
+        if not warnings_silenced:
+            warnings.simplefilter("ignore")
         # first the grads, so that a name bound to one is known as such in any name order
-        for value in names.values():
-            if engine.is_tensor(value):
-                grad = _read_grad(value)
+        # (a reused tensor's grad was noted when its snapshot was taken, and lives on)
+        for name, value in names.items():
+            entry = previous.get(name)
+            if entry is not None and entry.ref() is not value:  # rebound (a loop variable)
+                del previous[name]
+                entry = None
+            if entry is None and engine.is_tensor(value):
+                grad = observer.grads[id(value)] = _read_grad(value)
                 if grad is not None and engine.is_tensor(grad):
                     observer.engine_made.add(grad)
         for name in sorted(names):
-            if name not in skipped:
-                observer.add(name, names[name])
+            if name in skipped:
+                continue
+            value = names[name]
+            entry = previous.get(name)
+            if entry is not None:
+                observer.reuse(name, value, entry)
+            else:
+                observer.add(name, value)
+            if reusable is not None:
+                snap = observer.out[name]
+                if isinstance(snap, TensorSnapshot):
+                    try:
+                        ref = weakref.ref(value)
+                    except TypeError:  # an engine's tensor without weak references
+                        continue
+                    grad_id = observer.grad_ids.get(name)
+                    reusable[name] = Reusable(ref, snap, grad_id)
     return observer.out
 
 

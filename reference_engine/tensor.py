@@ -380,6 +380,8 @@ class Tensor:
         return self if self.is_contiguous() else ops.clone(self)
 
     def cpu(self) -> Tensor:
+        if self._device == dtypes.CPU:
+            return self  # what ops.to returns for a tensor already there, without parsing
         return ops.to(self, device("cpu"))
 
     def cuda(self) -> Tensor:
