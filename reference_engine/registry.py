@@ -151,3 +151,13 @@ OPS: tuple[OpRow, ...] = (
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
 METHODS: tuple[str, ...] = tuple(r.name for r in OPS if r.method)
 INPLACE: tuple[str, ...] = tuple(r.inplace_name for r in OPS if r.inplace_name)
+
+# Differentiable rows the program generator (conformance/strategies.py) does not call, each
+# with the reason; it calls every other differentiable row, in each of its forms. A test
+# (tests/conformance/test_strategies.py) holds the two lists together.
+NOT_GENERATED: dict[str, str] = {
+    "where": "no sample: the condition is a bool tensor computed from data, drawn first",
+    "cat": "no sample: takes a list of tensors",
+    "stack": "no sample: takes a list of tensors",
+    "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
+}
