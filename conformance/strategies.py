@@ -71,6 +71,7 @@ class Var:
     positive: bool = False  # all values > 0: log, sqrt and division by it are safe
     dtype: str = DEFAULT_DTYPE
     device: str = DEFAULT_DEVICE
+    stale: bool = False  # made from a graph a backward or grad call may have freed
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,11 @@ class State:
     def leaves(self) -> tuple[Var, ...]:
         return tuple(v for v in self.vars if v.leaf and v.requires_grad)
 
+    def backwarded(self) -> State:
+        """After a backward or grad call: every result so far may hang from a freed graph."""
+        return replace(self, vars=tuple(v if v.leaf else replace(v, stale=True)
+                                        for v in self.vars))
+
 
 @dataclass(frozen=True)
 class Emit:
@@ -106,8 +112,22 @@ class Dice:
     A seeded PRNG rather than digits of the integer: hypothesis draws large integers mostly
     small, which would leave every later digit 0."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, draw: st.DrawFn | None = None) -> None:
         self._rng = random.Random(seed)
+        self._draw = draw
+
+    def choose(self, options: Sequence[T], label: str) -> T:
+        """One of `options` by a hypothesis draw of its own, for the few choices that decide
+        what a part IS (which action, which op): hypothesis repeats a drawn seed often, and
+        a choice among many options made from seeds alone came out lumpy (some ops in 13 %
+        of programs, others in none)."""
+        if self._draw is None:
+            return self.pick(options)
+        # hypothesis favours some values of any one draw and copies runs of draws within
+        # and across examples: the index is offset by the seed's own choice
+        n = len(options)
+        drawn = self._draw(ints(0, n - 1), label=label)
+        return options[(drawn + self.below(n)) % n]
 
     def below(self, n: int) -> int:
         return self._rng.randrange(n) if n > 1 else 0
@@ -251,7 +271,9 @@ def _input(dice: Dice, state: State, settings: GenSettings, shape: Shape | None,
     fit = [v for v in state.vars if (shape is None or v.shape == shape)
            and (v.positive or not positive) and (dtype is None or v.dtype == dtype)]
     if fit and dice.chance(3, 4):
-        return dice.recent(fit), Emit((), state)
+        # mostly a name that requires grad: ops chain into graphs a backward goes through
+        graph = [v for v in fit if v.requires_grad]
+        return dice.recent(graph if graph and dice.chance(3, 4) else fit), Emit((), state)
     emit = _leaf(dice, state, settings, shape=shape, positive=True if positive else None,
                  dtype=dtype)
     return emit.state.vars[-1], emit
@@ -261,7 +283,7 @@ def _result(state: State, out_shape: Shape, inputs: Sequence[Var], positive: boo
             prefix: str = "y") -> tuple[str, State, Var]:
     n, state = state.fresh(prefix)
     var = Var(n, out_shape, any(v.requires_grad for v in inputs), False, positive,
-              _promote(*inputs), inputs[0].device)
+              _promote(*inputs), inputs[0].device, any(v.stale for v in inputs))
     return n, state, var
 
 
@@ -273,7 +295,9 @@ POINTWISE, BROADCAST, REDUCTION, SAMPLE = "pointwise", "broadcast", "reduction",
 _OPERATOR_NAME = {"truediv": "div"}
 OPERATOR_OF: dict[str, str] = {
     _OPERATOR_NAME.get(o.function.__name__, o.function.__name__): o.symbol
-    for o in operators.BINARY}
+    for o in operators.BINARY
+    if _OPERATOR_NAME.get(o.function.__name__, o.function.__name__) in registry.FUNCTIONS}
+OPERATOR_OP: dict[str, str] = {symbol: op for op, symbol in OPERATOR_OF.items()}
 AUGMENTED = frozenset(o.symbol for o in operators.AUGMENTED)
 
 
@@ -314,7 +338,7 @@ class GenOp:
                                             if isinstance(a, registry.Const))
         if self.form == REDUCTION:
             shapes = ()
-        return all(_fits(s, settings) for s in (*shapes, *self.outputs))
+        return all(_fits(s, settings) for s in shapes)
 
 
 def _const_shape(values: object) -> Shape:
@@ -378,6 +402,17 @@ def ops_for(settings: GenSettings) -> tuple[GenOp, ...]:
     return tuple(op for op in generated_ops() if op.fits(settings))
 
 
+@cache
+def weighted_ops(settings: GenSettings) -> tuple[GenOp, ...]:
+    """ops_for(settings), an op repeated by its weight: rows called on their sample's fixed
+    shapes, or only on positive values, are drawn twice as often, since they less often
+    find an input already there or are nested into another op's statement; with that
+    every op is used, and its gradient compared, in a share of programs (the floors in
+    tests/conformance/test_strategies.py)."""
+    return tuple(op for op in ops_for(settings)
+                 for _ in range(3 if op.form == SAMPLE or op.sample.positive else 1))
+
+
 def _arg_expr(a: object) -> ir.Expr:
     if isinstance(a, registry.Const):
         values = a.values
@@ -408,8 +443,8 @@ def _prepare_target(dice: Dice, state: State, x: Var) -> tuple[Var, Emit]:
 
 
 def _op_call(op: GenOp, form: str, inputs: Sequence[Var], args: Sequence[ir.Expr],
-             kwargs: dict[str, ir.Expr]) -> ir.Expr:
-    names = [name(v.name) for v in inputs]
+             kwargs: dict[str, ir.Expr], exprs: dict[str, ir.Expr]) -> ir.Expr:
+    names = [exprs.get(v.name, name(v.name)) for v in inputs]
     if form == "function":
         return call(torch_fn(op.name), *names, *args, **kwargs)
     if form == "operator":
@@ -418,16 +453,69 @@ def _op_call(op: GenOp, form: str, inputs: Sequence[Var], args: Sequence[ir.Expr
     return method(names[0], m, *names[1:], *args, **kwargs)
 
 
+@dataclass(frozen=True)
+class _Value:
+    """An op's result before it is named: its expression, shape and inputs."""
+
+    expr: ir.Expr
+    shape: Shape
+    inputs: tuple[Var, ...]
+
+
+CHAINED = "<chained>"  # the name a nested op's input has while it is an expression
+
+
 def _registry_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
-    """One registry op, in one of its forms."""
-    table = ops_for(settings)
-    op = dice.pick(table)
+    """One registry op in one of its forms, often with one or two more applied to its
+    result in the same statement (`y = torch.sin(x).exp()`): more ops per statement, and a
+    longer chain for a backward to go through."""
+    op = dice.choose(weighted_ops(settings), "op")
     form = dice.pick(op.forms)
+    stmts: list[ir.Stmt] = []
+    exprs: dict[str, ir.Expr] = {}
+    first: Var | None = None
+    value: _Value | None = None
+    for _ in range(4):
+        emit, value = _one_op(dice, state, settings, op, form, first, exprs)
+        stmts.extend(emit.stmts)
+        state = emit.state
+        if value is None:  # an in-place form: a statement of its own
+            return Emit(tuple(stmts), state)
+        requires = any(v.requires_grad for v in value.inputs)
+        first = Var(CHAINED, value.shape, requires, False, False, _promote(*value.inputs),
+                    value.inputs[0].device, any(v.stale for v in value.inputs))
+        exprs = {CHAINED: value.expr}
+        nested = _nested_ops(settings, value.shape)
+        if not nested or dice.chance(1, 4):
+            break
+        op = dice.pick(nested)
+        form = dice.pick([f for f in op.forms if f != "inplace"] or ["function"])
+        if op.name.endswith("_"):
+            break
+    assert value is not None
+    n, state, var = _result(state, value.shape, value.inputs)
+    return Emit((*stmts, assign(n, value.expr)), state.bind(var))
+
+
+@cache
+def _nested_ops(settings: GenSettings, shape: Shape) -> tuple[GenOp, ...]:
+    """The ops that can take a value of `shape` of any sign as their first input."""
+    return tuple(o for o in ops_for(settings) if not o.sample.positive and (
+        o.form != SAMPLE or o.sample.shapes[0] == shape))
+
+
+def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: str,
+            first: Var | None, exprs: dict[str, ir.Expr]) -> tuple[Emit, _Value | None]:
+    """`op` called in `form`, on `first` (when nested) and inputs drawn for it; an in-place
+    form's statement, or the call as a value (None for the Emit's statements then)."""
     positive = op.sample.positive
     stmts: list[ir.Stmt] = []
 
     def take(shape: Shape | None, dtype: str | None = None) -> Var:
-        nonlocal state
+        nonlocal state, first
+        if first is not None:
+            var, first = first, None
+            return var
         var, emit = _input(dice, state, settings, shape, positive, dtype)
         stmts.extend(emit.stmts)
         state = emit.state
@@ -435,6 +523,7 @@ def _registry_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
 
     args: list[ir.Expr] = []
     kwargs: dict[str, ir.Expr] = {}
+    index: int | None = None
     if op.form == POINTWISE:
         inputs = [take(None)]
         args = [_arg_expr(a) for a in op.sample.args]
@@ -443,10 +532,9 @@ def _registry_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
         x = take(None)
         if form == "operator" and op.name != "pow" and dice.chance(1, 4):
             # a Python number as the right operand (MulBackward1 and the like)
-            n, state, var = _result(state, x.shape, (x,))
             number = const(dice.pick((2.0, 0.5, 3.0)))
-            value = ir.BinOp(OPERATOR_OF[op.name], name(x.name), number)
-            return Emit((*stmts, assign(n, value)), state.bind(var))
+            value = ir.BinOp(OPERATOR_OF[op.name], exprs.get(x.name, name(x.name)), number)
+            return Emit(tuple(stmts), state), _Value(value, x.shape, (x,))
         fit = [v for v in state.vars if _broadcasts(v.shape, x.shape)
                and (v.positive or not positive)
                and (form != "inplace" or _broadcast(x.shape, v.shape) == x.shape)]
@@ -472,16 +560,14 @@ def _registry_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
             dim = dice.below(len(x.shape))
             keepdim = dice.chance(1, 2)
             args = [const(dim)]
-            if keepdim:
+            if op.dim_result_tuple:  # (values, indices): the values
+                args.append(const(keepdim))
+                index = 0
+            elif keepdim:
                 kwargs["keepdim"] = const(True)
             out_shapes = (tuple(1 if i == dim else s for i, s in enumerate(x.shape))
                           if keepdim else tuple(s for i, s in enumerate(x.shape) if i != dim),)
-            if op.dim_result_tuple:  # (values, indices): the values
-                args.append(const(keepdim))
-                kwargs = {}
-                value = ir.Subscript(_op_call(op, form, inputs, args, kwargs), const(0))
-                n, state, var = _result(state, out_shapes[0], inputs)
-                return Emit((*stmts, assign(n, value)), state.bind(var))
+            out_shapes = out_shapes * (2 if op.dim_result_tuple else 1)
     else:
         # products want operands of one dtype (mm: "expected m1 and m2 to have the same
         # dtype"): the later inputs take the first one's
@@ -494,21 +580,20 @@ def _registry_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
         stmts.extend(emit.stmts)
         state = emit.state
         inputs = [target, *inputs[1:]]
-        stmt: ir.Stmt = expr_stmt(_op_call(op, form, inputs, args, kwargs))
+        stmt: ir.Stmt = expr_stmt(_op_call(op, form, inputs, args, kwargs, exprs))
         if op.row.name in OPERATOR_OF and OPERATOR_OF[op.row.name] in AUGMENTED and \
                 dice.chance(1, 2):
             stmt = ir.AugAssign(name(target.name), OPERATOR_OF[op.row.name],
                                 name(inputs[1].name))
         written = replace(target, shape=out_shapes[0], positive=False,
-                          requires_grad=any(v.requires_grad for v in inputs),
-                          dtype=target.dtype)
-        return Emit((*stmts, stmt), state.bind(written))
-    value = _op_call(op, form, inputs, args, kwargs)
-    index = dice.below(len(out_shapes))
+                          requires_grad=any(v.requires_grad for v in inputs))
+        return Emit((*stmts, stmt), state.bind(written)), None
+    value = _op_call(op, form, inputs, args, kwargs, exprs)
+    if index is None:
+        index = dice.below(len(out_shapes))
     if len(out_shapes) > 1:
         value = ir.Subscript(value, const(index))
-    n, state, var = _result(state, out_shapes[index], inputs)
-    return Emit((*stmts, assign(n, value)), state.bind(var))
+    return Emit(tuple(stmts), state), _Value(value, out_shapes[index], tuple(inputs))
 
 
 def broadcast_partner(shape: Shape, dice: Dice) -> Shape:
@@ -538,7 +623,7 @@ def _matmul(dice: Dice, state: State, settings: GenSettings) -> Emit:
     rank = 1 if settings.max_rank < 2 else 1 + dice.below(2)
     m = 1 + dice.below(settings.max_side)
     w_shape = (k,) if rank == 1 else (k, m)
-    emit = _leaf(dice, state, settings, shape=w_shape)
+    emit = _leaf(dice, state, settings, shape=w_shape, dtype=x.dtype)
     w = emit.state.vars[-1]
     out = x.shape[:-1] + (() if rank == 1 else (m,))
     n, state, var = _result(emit.state, out, (x, w))
@@ -592,6 +677,7 @@ def _root(v: Var) -> ir.Expr:
 
 def _backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     targets = state.differentiable() or state.vars
+    state = state.backwarded()
     v = dice.recent(targets)
     kwargs: dict[str, ir.Expr] = {}
     if dice.chance(1, 2):
@@ -607,6 +693,21 @@ def _backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     return Emit((expr_stmt(method(_root(v), "backward", **kwargs)),), state)
 
 
+def _final_backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """A program's last backward: often of a loss summing the newest results that require
+    grad (as training code sums its terms), so the gradients of several chains of ops are
+    compared at once."""
+    results = [v for v in state.differentiable() if not v.leaf and not v.stale]
+    if len(results) < 2 or dice.chance(1, 3):
+        return _backward(dice, state, settings)
+    terms = results[-6:]
+    loss: ir.Expr = _root(terms[0])
+    for v in terms[1:]:
+        loss = ir.BinOp("+", loss, _root(v))
+    kwargs = {"retain_graph": const(True)} if dice.chance(1, 2) else {}
+    return Emit((expr_stmt(method(loss, "backward", **kwargs)),), state)
+
+
 def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """torch.autograd.grad, with allow_unused, and optionally a second-order grad."""
     leaves = state.leaves()
@@ -616,6 +717,7 @@ def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
     v = dice.recent(targets)
     x = dice.pick(leaves)
     create = dice.chance(1, 2)
+    state = state.backwarded()
     kwargs: dict[str, ir.Expr] = {"allow_unused": const(True)}
     if create:
         kwargs["create_graph"] = const(True)
@@ -785,7 +887,8 @@ def _backward_twice(dice: Dice, state: State, settings: GenSettings) -> Emit:
     stmts = (*stmts_before, assign(loss, method(value, "sum")),
              expr_stmt(method(name(loss), "backward", **first)),
              expr_stmt(method(name(loss), "backward")))
-    return Emit(stmts, state.bind(replace(base, name=loss, shape=(), leaf=False)))
+    return Emit(stmts, state.backwarded().bind(
+        replace(base, name=loss, shape=(), leaf=False, stale=True)))
 
 
 def _modify_saved(dice: Dice, state: State, settings: GenSettings) -> Emit:
@@ -808,7 +911,7 @@ def _modify_saved(dice: Dice, state: State, settings: GenSettings) -> Emit:
              expr_stmt(method(method(name(s), "sum"), "backward")))
     state = state.bind(replace(x0, name=a, leaf=False, positive=False)).bind(
         replace(x0, name=s, leaf=False, positive=False))
-    return Emit(stmts, state)
+    return Emit(stmts, state.backwarded())
 
 
 def _new_leaf(dice: Dice, state: State, settings: GenSettings) -> Emit:
@@ -838,7 +941,7 @@ def _action(name_: str, piece: Piece, weight: int, *features: str) -> Action:
 # Ops dominate (the registry's rows, each with a share of programs big enough to compare its
 # backward); motifs are frequent enough to reach their error paths in a good share.
 ACTIONS: tuple[Action, ...] = (
-    _action("op", _registry_op, 14, "ops", "reductions", "views", "matmul", "inplace"),
+    _action("op", _registry_op, 30, "ops", "reductions", "views", "matmul", "inplace"),
     _action("matmul", _matmul, 1, "matmul"),
     _action("view", _view, 2, "views"),
     _action("inplace", _inplace, 1, "inplace"),
@@ -856,6 +959,8 @@ ACTIONS: tuple[Action, ...] = (
 )
 BY_NAME: dict[str, Action] = {a.name: a for a in ACTIONS}
 WEIGHTED: tuple[Action, ...] = tuple(a for a in ACTIONS for _ in range(a.weight))
+# An action's draw ends the program with probability 1/STOP: about 7 actions on average.
+STOP = 8
 MOTIFS = (BY_NAME["modify_saved"], BY_NAME["backward_twice"])
 
 
@@ -873,29 +978,38 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
 
     # Every part may shrink away (an action with nothing to act on draws a leaf first), so
     # a failing program shrinks to the few statements its failure needs. Each part is one
-    # draw whose value 0 (mod 4) ends the sequence and whose value seeds the part's dice:
-    # the shrinker deletes an unneeded part with its draw, where a drawn count would tie
-    # every later draw to it.
+    # draw whose value 0 (mod 4) ends the sequence and which, with the draw before it,
+    # seeds the part's dice: hypothesis repeats a drawn value often across examples, and the
+    # pair keeps the parts diverse, while deleting a part (the shrinker's main move) changes
+    # only the part after it. A drawn count would instead tie every later draw to it.
+    codes = [0]
+
+    def dice(label: str) -> Dice | None:
+        code = draw(SEED, label=label)
+        codes.append(code)
+        return Dice(code << 32 | codes[-2], draw) if code % STOP else None
+
     for _ in range(2):
-        code = draw(SEED, label="leaf")
-        if not code % 2:
+        leaf_dice = dice("leaf")
+        if leaf_dice is None or leaf_dice.chance(1, 3):
             break
-        add(_leaf(Dice(code), state, settings))
+        add(_leaf(leaf_dice, state, settings))
     for _ in range(settings.max_actions):
-        code = draw(SEED, label="action")
-        if not code % 4:
+        action_dice = dice("action")
+        if action_dice is None:
             break
-        dice = Dice(code)
         if not state.vars:
-            add(_leaf(dice, state, settings))
-        add(dice.pick(WEIGHTED).piece(dice, state, settings))
-    dice = Dice(draw(SEED, label="ending"))
-    if dice.chance(2, 5):
-        add(dice.pick(MOTIFS).piece(dice, state, settings))
+            add(_leaf(action_dice, state, settings))
+        add(action_dice.choose(WEIGHTED, "action kind").piece(action_dice, state, settings))
+    # the final backward comes before a motif, which would leave its own freed or modified
+    # graph as the newest names: the backward is through the ops drawn so far
+    end = dice("ending") or Dice(codes[-2])
     if not state.vars:
-        add(_leaf(dice, state, settings))
-    if dice.chance(4, 5):
-        add(_backward(dice, state, settings))
+        add(_leaf(end, state, settings))
+    if end.chance(4, 5):
+        add(_final_backward(end, state, settings))
+    if end.chance(2, 5):
+        add(end.pick(MOTIFS).piece(end, state, settings))
     # Function classes first: a class statement defines a name later statements call.
     classes = tuple(s for s in stmts if isinstance(s, ir.FunctionClass))
     rest = tuple(s for s in stmts if not isinstance(s, ir.FunctionClass))

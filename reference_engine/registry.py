@@ -93,14 +93,14 @@ OPS: tuple[OpRow, ...] = (
     _row("clone", "ops", M),
     _row("where", "ops", method=False),     # the condition comes first; Tensor.where adapts
     _row("rsub", "ops", V, V, method=False),
-    _row("addmm", "ops", (4,), M, (3, 4), method=False),
+    _row("addmm", "ops", (2,), M, (3, 2), method=False),
     _row("signbit", "ops", differentiable=False),
     _row("isnan", "ops", differentiable=False),
     _row("equal", "ops", method=False, differentiable=False),
     _row("allclose", "ops", method=False, differentiable=False),
     _row("to", "ops", function=False, feature="devices"),
     # products (ops.py, linalg.py)
-    _row("mm", "ops", M, (3, 4), feature="matmul"),
+    _row("mm", "ops", M, (3, 2), feature="matmul"),
     _row("mv", "ops", M, V, feature="matmul"),
     _row("matmul", "ops", M, (3, 2), feature="matmul"),
     _row("dot", "ops", V, V, feature="matmul"),
