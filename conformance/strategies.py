@@ -698,9 +698,9 @@ def _final_backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     grad (as training code sums its terms), so the gradients of several chains of ops are
     compared at once."""
     results = [v for v in state.differentiable() if not v.leaf and not v.stale]
-    if len(results) < 2 or dice.chance(1, 3):
+    if len(results) < 2 or dice.chance(1, 8):
         return _backward(dice, state, settings)
-    terms = results[-6:]
+    terms = results[-8:]
     loss: ir.Expr = _root(terms[0])
     for v in terms[1:]:
         loss = ir.BinOp("+", loss, _root(v))
