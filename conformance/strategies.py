@@ -112,9 +112,10 @@ class Dice:
     A seeded PRNG rather than digits of the integer: hypothesis draws large integers mostly
     small, which would leave every later digit 0."""
 
-    def __init__(self, seed: int, draw: st.DrawFn | None = None) -> None:
+    def __init__(self, seed: int, draw: st.DrawFn | None = None, salt: int = 0) -> None:
         self._rng = random.Random(seed)
         self._draw = draw
+        self._salt = salt
 
     def choose(self, options: Sequence[T], label: str) -> T:
         """One of `options` by a hypothesis draw of its own, for the few choices that decide
@@ -127,7 +128,7 @@ class Dice:
         # and across examples: the index is offset by the seed's own choice
         n = len(options)
         drawn = self._draw(ints(0, n - 1), label=label)
-        return options[(drawn + self.below(n)) % n]
+        return options[(drawn + self.below(n) + self._salt) % n]
 
     def below(self, n: int) -> int:
         return self._rng.randrange(n) if n > 1 else 0
@@ -247,7 +248,7 @@ def _leaf(dice: Dice, state: State, settings: GenSettings, shape: Shape | None =
     if shape is None:
         shape = draw_shape(dice, settings)
     if requires_grad is None:
-        requires_grad = dice.chance(2, 3)
+        requires_grad = dice.chance(4, 5)
     dtype = dtype if dtype in settings.dtypes else dice.pick(settings.dtypes)
     device = dice.pick(settings.devices)
     kwargs = factory_kwargs(dtype, device, requires_grad)
@@ -270,12 +271,15 @@ def _input(dice: Dice, state: State, settings: GenSettings, shape: Shape | None,
     op's domain says so), or else a new leaf; the Emit holds the leaf's statement, if any."""
     fit = [v for v in state.vars if (shape is None or v.shape == shape)
            and (v.positive or not positive) and (dtype is None or v.dtype == dtype)]
-    if fit and dice.chance(3, 4):
-        # mostly a name that requires grad: ops chain into graphs a backward goes through
-        graph = [v for v in fit if v.requires_grad]
-        return dice.recent(graph if graph and dice.chance(3, 4) else fit), Emit((), state)
+    # mostly a name that requires grad (or a new leaf that does): ops chain into graphs a
+    # backward goes through
+    graph = [v for v in fit if v.requires_grad and not v.stale]
+    if graph and dice.chance(3, 4):
+        return dice.recent(graph), Emit((), state)
+    if fit and dice.chance(1, 3):
+        return dice.recent(fit), Emit((), state)
     emit = _leaf(dice, state, settings, shape=shape, positive=True if positive else None,
-                 dtype=dtype)
+                 dtype=dtype, requires_grad=dice.chance(4, 5))
     return emit.state.vars[-1], emit
 
 
@@ -318,6 +322,13 @@ class GenOp:
     def sample(self) -> registry.Sample:
         assert self.row.sample is not None
         return self.row.sample
+
+    @property
+    def weight(self) -> int:
+        """How often it is drawn, relative to a pointwise op: see weighted_ops."""
+        if self.row.name.endswith("_"):
+            return 5  # in-place only: its target must be a clone in a completed graph
+        return 3 if self.form == SAMPLE or self.sample.positive else 1
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -405,12 +416,11 @@ def ops_for(settings: GenSettings) -> tuple[GenOp, ...]:
 @cache
 def weighted_ops(settings: GenSettings) -> tuple[GenOp, ...]:
     """ops_for(settings), an op repeated by its weight: rows called on their sample's fixed
-    shapes, or only on positive values, are drawn twice as often, since they less often
+    shapes, or only on positive values, are drawn more often, since they less often
     find an input already there or are nested into another op's statement; with that
     every op is used, and its gradient compared, in a share of programs (the floors in
     tests/conformance/test_strategies.py)."""
-    return tuple(op for op in ops_for(settings)
-                 for _ in range(3 if op.form == SAMPLE or op.sample.positive else 1))
+    return tuple(op for op in ops_for(settings) for _ in range(op.weight))
 
 
 def _arg_expr(a: object) -> ir.Expr:
@@ -435,8 +445,11 @@ def _arg_expr(a: object) -> ir.Expr:
 
 def _prepare_target(dice: Dice, state: State, x: Var) -> tuple[Var, Emit]:
     """The name an in-place form writes: mostly a clone when `x` is a leaf that requires
-    grad (the in-place-on-leaf error stays reachable a quarter of the time)."""
-    if not (x.leaf and x.requires_grad) or dice.chance(1, 4):
+    grad, or an older name that ops made since may have saved (the in-place-on-leaf and
+    modified-saved-tensor errors stay reachable a quarter of the time; the motifs reach
+    the latter on purpose), so that most in-place ops are in a graph a backward completes."""
+    safe = not (x.leaf and x.requires_grad) and (x.leaf or x == state.vars[-1])
+    if safe or dice.chance(1, 4):
         return x, Emit((), state)
     n, state, var = _result(state, x.shape, (x,), x.positive, prefix="c")
     return var, Emit((assign(n, method(name(x.name), "clone")),), state.bind(var))
@@ -541,7 +554,7 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
         if fit and dice.chance(1, 2):
             y = dice.recent(fit)
         else:
-            partner = broadcast_partner(x.shape, dice)
+            partner = broadcast_partner(x.shape, dice, settings)
             if form != "inplace" and len(x.shape) < settings.max_rank and dice.chance(1, 4):
                 # a partner of higher rank broadcasts x
                 partner = (1 + dice.below(settings.max_side), *x.shape)
@@ -560,10 +573,9 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
             dim = dice.below(len(x.shape))
             keepdim = dice.chance(1, 2)
             args = [const(dim)]
-            if op.dim_result_tuple:  # (values, indices): the values
-                args.append(const(keepdim))
+            if op.dim_result_tuple:  # (values, indices) or (var, mean): the first
                 index = 0
-            elif keepdim:
+            if keepdim:
                 kwargs["keepdim"] = const(True)
             out_shapes = (tuple(1 if i == dim else s for i, s in enumerate(x.shape))
                           if keepdim else tuple(s for i, s in enumerate(x.shape) if i != dim),)
@@ -596,11 +608,12 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
     return Emit(tuple(stmts), state), _Value(value, out_shapes[index], tuple(inputs))
 
 
-def broadcast_partner(shape: Shape, dice: Dice) -> Shape:
-    """A shape that broadcasts against `shape`: trailing dims kept or set to 1."""
-    keep = dice.below(len(shape) + 1)
+def broadcast_partner(shape: Shape, dice: Dice, settings: GenSettings) -> Shape:
+    """A shape that broadcasts against `shape` and fits `settings` (a view's result may not):
+    trailing dims kept or set to 1."""
+    keep = dice.below(min(len(shape), settings.max_rank) + 1)
     tail = shape[len(shape) - keep:]
-    return tuple(s if dice.chance(2, 3) else 1 for s in tail)
+    return tuple(s if s <= settings.max_side and dice.chance(2, 3) else 1 for s in tail)
 
 
 def _broadcasts(a: Shape, b: Shape) -> bool:
@@ -615,8 +628,8 @@ def _broadcast(a: Shape, b: Shape) -> Shape:
 
 def _matmul(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """x @ w for a new w of compatible shape: 1-D, 2-D and batched operands."""
-    ranked = [v for v in state.vars if v.shape]
-    if not ranked:
+    ranked = [v for v in state.vars if v.shape and v.shape[-1] <= settings.max_side]
+    if not ranked or settings.max_rank < 1:
         return _registry_op(dice, state, settings)
     x = dice.recent(ranked)
     k = x.shape[-1]
@@ -771,18 +784,18 @@ def _tensor_state(dice: Dice, state: State, settings: GenSettings) -> Emit:
                       "grad=None", "grad.zero_"))
     if kind == "retain_grad":
         return Emit((expr_stmt(method(name(v.name), "retain_grad")),), state)
-    if kind in ("detach", "data"):
-        n, state = state.fresh("d")
-        value = method(name(v.name), "detach") if kind == "detach" else attr(name(v.name),
-                                                                                "data")
-        return Emit((assign(n, value),), state.bind(replace(v, name=n, requires_grad=False,
-                                                            leaf=True)))
-    if kind == "data=":
+    if kind == "data=" and _fits(v.shape, settings):
         # new values of the same shape, dtype and device (the settings' own)
         new = call(torch_fn("randn"), *(const(s) for s in v.shape),
                    **factory_kwargs(v.dtype, v.device, False))
         return Emit((ir.Assign(attr(name(v.name), "data"), new),),
                     state.bind(replace(v, positive=False)))
+    if kind in ("detach", "data", "data="):
+        n, state = state.fresh("d")
+        value = method(name(v.name), "detach") if kind == "detach" else attr(name(v.name),
+                                                                                "data")
+        return Emit((assign(n, value),), state.bind(replace(v, name=n, requires_grad=False,
+                                                            leaf=True)))
     if kind == "requires_grad_":
         flag = dice.chance(1, 2)
         stmt = expr_stmt(method(name(v.name), "requires_grad_", const(flag)))
@@ -978,26 +991,30 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
 
     # Every part may shrink away (an action with nothing to act on draws a leaf first), so
     # a failing program shrinks to the few statements its failure needs. Each part is one
-    # draw whose value 0 (mod 4) ends the sequence and which, with the draw before it,
-    # seeds the part's dice: hypothesis repeats a drawn value often across examples, and the
-    # pair keeps the parts diverse, while deleting a part (the shrinker's main move) changes
-    # only the part after it. A drawn count would instead tie every later draw to it.
+    # draw, which with the draw before it seeds the part's dice (hypothesis repeats a drawn
+    # value often across examples; the pair keeps the parts diverse, while deleting a part,
+    # the shrinker's main move, changes only the part after it). The value 0, which
+    # hypothesis draws often and the shrinker aims at, skips the part; any other multiple
+    # of STOP ends the actions. (0 ending them all left a quarter of the default profile's
+    # programs without an op.) A drawn count would instead tie every later draw to it.
     codes = [0]
 
     def dice(label: str) -> Dice | None:
         code = draw(SEED, label=label)
         codes.append(code)
-        return Dice(code << 32 | codes[-2], draw) if code % STOP else None
+        salt = hash(tuple(codes)) & 0xFFFF
+        return Dice(code << 32 | codes[-2], draw, salt) if code % STOP else None
 
     for _ in range(2):
         leaf_dice = dice("leaf")
-        if leaf_dice is None or leaf_dice.chance(1, 3):
-            break
-        add(_leaf(leaf_dice, state, settings))
+        if leaf_dice is not None:
+            add(_leaf(leaf_dice, state, settings))
     for _ in range(settings.max_actions):
         action_dice = dice("action")
         if action_dice is None:
-            break
+            if codes[-1]:
+                break
+            continue
         if not state.vars:
             add(_leaf(action_dice, state, settings))
         add(action_dice.choose(WEIGHTED, "action kind").piece(action_dice, state, settings))
