@@ -328,7 +328,9 @@ class GenOp:
         """How often it is drawn, relative to a pointwise op: see weighted_ops."""
         if self.row.name.endswith("_"):
             return 5  # in-place only: its target must be a clone in a completed graph
-        return 3 if self.form == SAMPLE or self.sample.positive else 1
+        if self.form == SAMPLE or self.sample.positive:
+            return 3
+        return 2 if self.row.inplace is not None else 1  # a third form to spread over
 
     @property
     def forms(self) -> tuple[str, ...]:

@@ -717,11 +717,18 @@ def gather(self: Tensor, index: np.ndarray, name: str) -> Tensor:
                   grad_name="IndexPutBackward0")
 
 
-def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str) -> Tensor:
-    """zeros(shape) with self's elements added at flat positions index."""
+def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str,
+                distinct: bool = False) -> Tensor:
+    """zeros(shape) with self's elements added at flat positions index. With `distinct`
+    positions (a select or slice: each element once) they are written, as ATen's
+    select_backward/slice_backward copy into the zeros: 0 + -0.0 would lose the sign."""
     spec = OpSpec(name, ("self",), backward=_scatter_backward)
     flat = np.zeros(int(np.prod(shape, dtype=np.int64)), dtype=self.dtype.np)
-    np.add.at(flat, index.reshape(-1), np.broadcast_to(self._data, index.shape).reshape(-1))
+    values = np.broadcast_to(self._data, index.shape).reshape(-1)
+    if distinct:
+        flat[index.reshape(-1)] = values
+    else:
+        np.add.at(flat, index.reshape(-1), values)
     return record(spec, new(flat.reshape(tuple(shape)), self.dtype, self.device), [self],
                   index=index)
 
