@@ -329,7 +329,7 @@ class GenOp:
         if self.row.name.endswith("_"):
             return 5  # in-place only: its target must be a clone in a completed graph
         if self.form == SAMPLE or self.sample.positive:
-            return 3
+            return 4
         return 2 if self.row.inplace is not None else 1  # a third form to spread over
 
     @property
@@ -596,7 +596,7 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
         inputs = [target, *inputs[1:]]
         stmt: ir.Stmt = expr_stmt(_op_call(op, form, inputs, args, kwargs, exprs))
         if op.row.name in OPERATOR_OF and OPERATOR_OF[op.row.name] in AUGMENTED and \
-                dice.chance(1, 2):
+                dice.chance(1, 4):
             stmt = ir.AugAssign(name(target.name), OPERATOR_OF[op.row.name],
                                 name(inputs[1].name))
         written = replace(target, shape=out_shapes[0], positive=False,

@@ -244,6 +244,10 @@ def mm_dtypes(a: str, b: str) -> str:  # cpp names: float, double
     return f"expected m1 and m2 to have the same dtype, but got: {a} != {b}"
 
 
+def addmm_dtypes(first: str, a: str, b: str) -> str:  # first: self or mat1; scalar names
+    return f"{first} and mat2 must have the same dtype, but got {a} and {b}"
+
+
 def mv_dtypes(mat: str, vec: str) -> str:  # scalar names: Float, Double
     return f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}"
 

@@ -523,6 +523,12 @@ def dot(self: Tensor, other: Tensor) -> Tensor:
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
+    # no promotion: the bias, then mat1, against mat2 (found by the generator: a float32
+    # bias with float64 matrices ran)
+    for first, t in (("self", bias), ("mat1", mat1)):
+        if t.dtype is not mat2.dtype:
+            raise RuntimeError(messages.addmm_dtypes(first, t.dtype.scalar_name,
+                                                     mat2.dtype.scalar_name))
     dev = common_device([bias, mat1, mat2])
     dt = _promotes([mat1, mat2])
     # BLAS accumulates into the output, which starts as the bias: -0.0 + (-0.0 products)
