@@ -692,13 +692,14 @@ def _root(v: Var) -> ir.Expr:
 
 def _backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     targets = state.differentiable() or state.vars
-    state = state.backwarded()
     v = dice.recent(targets)
     kwargs: dict[str, ir.Expr] = {}
     if dice.chance(1, 2):
         kwargs["retain_graph"] = const(True)
     if dice.chance(1, 6):
         kwargs["create_graph"] = const(True)
+    if not kwargs:
+        state = state.backwarded()  # retain_graph or create_graph keep the graph
     leaves = state.leaves()
     if leaves and dice.chance(1, 5):
         kwargs["inputs"] = ir.List((name(dice.pick(leaves).name),))
@@ -713,9 +714,9 @@ def _final_backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     grad (as training code sums its terms), so the gradients of several chains of ops are
     compared at once."""
     results = [v for v in state.differentiable() if not v.leaf and not v.stale]
-    if len(results) < 2 or dice.chance(1, 8):
+    if not results or dice.chance(1, 12):
         return _backward(dice, state, settings)
-    terms = results[-8:]
+    terms = results[-12:]
     loss: ir.Expr = _root(terms[0])
     for v in terms[1:]:
         loss = ir.BinOp("+", loss, _root(v))
@@ -924,9 +925,10 @@ def _modify_saved(dice: Dice, state: State, settings: GenSettings) -> Emit:
              assign(s, savers[saver]),
              expr_stmt(method(modified, op, const(2.0))),
              expr_stmt(method(method(name(s), "sum"), "backward")))
-    state = state.bind(replace(x0, name=a, leaf=False, positive=False)).bind(
-        replace(x0, name=s, leaf=False, positive=False))
-    return Emit(stmts, state.backwarded())
+    # its backward frees only its own graph: a and s
+    state = state.bind(replace(x0, name=a, leaf=False, positive=False, stale=True)).bind(
+        replace(x0, name=s, leaf=False, positive=False, stale=True))
+    return Emit(stmts, state)
 
 
 def _new_leaf(dice: Dice, state: State, settings: GenSettings) -> Emit:
@@ -1025,7 +1027,7 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
     end = dice("ending") or Dice(codes[-2])
     if not state.vars:
         add(_leaf(end, state, settings))
-    if end.chance(4, 5):
+    if end.chance(9, 10):
         add(_final_backward(end, state, settings))
     if end.chance(2, 5):
         add(end.pick(MOTIFS).piece(end, state, settings))

@@ -204,10 +204,10 @@ def test_every_generated_op_is_used_and_its_backward_compared() -> None:
 
 
 def test_every_form_of_every_generated_op_is_drawn() -> None:
-    """Function, method and in-place forms (the API paths of each row), in 600 programs:
+    """Function, method and in-place forms (the API paths of each row), in 1000 programs:
     a property of the text, so drawing is enough."""
     used: set[str] = set()
-    for p in sample_programs(600):
+    for p in sample_programs(1000):
         used |= api_hits(p)
     paths = {"function": "api:torch.{}", "method": "api:Tensor.{}",
              "inplace": "api:Tensor.{}_"}
