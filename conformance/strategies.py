@@ -14,6 +14,13 @@ a pointwise op on any tensor; two inputs and no arguments broadcast; a reduction
 a dim is drawn with dim/keepdim; any other row is called on inputs of its sample's shapes
 with its sample's arguments (dims, index tensors), its result shapes read once from torch.
 
+Not generated on purpose: an op mixing float32 and float64 operands (every input of an op
+takes its first input's dtype). A float32 result promoted into a float64 one is compared at
+float64's tolerance, and float32 rounding that depends on a BLAS kernel's summation order
+(addmm, mm) is not the reference engine's to reproduce (found by the generator: a float32
+addmm one ulp off, seen through `torch.sub(addmm(...), float64)`). Leaves of both dtypes
+still meet in a program's final loss.
+
 The mix is steered, by construction, towards the behaviour that matters: the error paths
 (backward twice through freed buffers, modified saved tensors, in-place on leaves and their
 views, multi-output views, no_grad) are reached by motifs that set them up on purpose, and
@@ -327,9 +334,9 @@ class GenOp:
     def weight(self) -> int:
         """How often it is drawn, relative to a pointwise op: see weighted_ops."""
         if self.row.name.endswith("_"):
-            return 5  # in-place only: its target must be a clone in a completed graph
+            return 8  # in-place only: its target must be a clone in a completed graph
         if self.form == SAMPLE or self.sample.positive:
-            return 4
+            return 6
         return 2 if self.row.inplace is not None else 1  # a third form to spread over
 
     @property
@@ -550,7 +557,10 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
             number = const(dice.pick((2.0, 0.5, 3.0)))
             value = ir.BinOp(OPERATOR_OF[op.name], exprs.get(x.name, name(x.name)), number)
             return Emit(tuple(stmts), state), _Value(value, x.shape, (x,))
-        fit = [v for v in state.vars if _broadcasts(v.shape, x.shape)
+        # a partner of x's dtype: a float32 result promoted into a float64 one would be
+        # compared at float64's tolerance, where float32 rounding (BLAS' summation order)
+        # is not the engine's to match
+        fit = [v for v in state.vars if _broadcasts(v.shape, x.shape) and v.dtype == x.dtype
                and (v.positive or not positive)
                and (form != "inplace" or _broadcast(x.shape, v.shape) == x.shape)]
         if fit and dice.chance(1, 2):
@@ -559,9 +569,10 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
             partner = broadcast_partner(x.shape, dice, settings)
             if form != "inplace" and len(x.shape) < settings.max_rank and dice.chance(1, 4):
                 # a partner of higher rank broadcasts x
-                partner = (1 + dice.below(settings.max_side), *x.shape)
+                partner = (1 + dice.below(settings.max_side),
+                           *(1 if n > settings.max_side else n for n in x.shape))
             emit = _leaf(dice, state, settings, shape=partner,
-                         positive=True if positive else None)
+                         positive=True if positive else None, dtype=x.dtype)
             stmts.extend(emit.stmts)
             state = emit.state
             y = state.vars[-1]
@@ -1040,10 +1051,16 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
 def sample_programs(n: int, settings: GenSettings = DEFAULT) -> list[ir.Program]:
     """The first `n` programs hypothesis generates, derandomized (the same list on every
     run and machine): what the `default` profile's run meets, for measurements."""
+    from conformance import profiles  # registers the profiles
+
     drawn: list[ir.Program] = []
 
-    @hsettings(max_examples=n, database=None, derandomize=True, phases=[Phase.generate],
-               deadline=None, suppress_health_check=list(HealthCheck))
+    # every setting from the `default` profile, whatever profile is loaded: the programs
+    # hypothesis draws depend on the settings, not only on the seed
+    assert "default" in profiles.PROFILES
+
+    @hsettings(parent=hsettings.get_profile("default"), max_examples=n,
+               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(programs(settings))
     def collect(program: ir.Program) -> None:
         drawn.append(program)
