@@ -40,8 +40,8 @@ def main() -> None:
         found = search.detect(op.name)
         rows.append({"op": op.name, "nodes": list(found.targets),
                      "detected_by_program": found.detected_by})
-        print(f"{op.name:<14} {'found by program ' + str(found.detected_by) if found.detected
-                               else 'MISSED':<24} {', '.join(found.targets)}", flush=True)
+        verdict = f"found by program {found.detected_by}" if found.detected else "MISSED"
+        print(f"{op.name:<14} {verdict:<24} {', '.join(found.targets)}", flush=True)
     missed = [r["op"] for r in rows if r["detected_by_program"] is None]
     result = {
         "what": "injected backward faults (first gradient negated) the default profile's "

@@ -226,7 +226,7 @@ def _detaches(e: ir.Expr) -> bool:
         and e.func.attr == "detach")
 
 
-def _makes_leaf_requiring_grad(e: ir.Expr) -> bool:
+def _makes_leaf_requiring_grad(e: object) -> bool:
     return any(isinstance(n, ir.Keyword) and n.name == "requires_grad"
                and n.value == ir.Const(True) for n in _nodes(e))
 

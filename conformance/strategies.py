@@ -555,8 +555,8 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
         if form == "operator" and op.name != "pow" and dice.chance(1, 4):
             # a Python number as the right operand (MulBackward1 and the like)
             number = const(dice.pick((2.0, 0.5, 3.0)))
-            value = ir.BinOp(OPERATOR_OF[op.name], exprs.get(x.name, name(x.name)), number)
-            return Emit(tuple(stmts), state), _Value(value, x.shape, (x,))
+            with_number = ir.BinOp(OPERATOR_OF[op.name], exprs.get(x.name, name(x.name)), number)
+            return Emit(tuple(stmts), state), _Value(with_number, x.shape, (x,))
         # a partner of x's dtype: a float32 result promoted into a float64 one would be
         # compared at float64's tolerance, where float32 rounding (BLAS' summation order)
         # is not the engine's to match
@@ -613,7 +613,7 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
         written = replace(target, shape=out_shapes[0], positive=False,
                           requires_grad=any(v.requires_grad for v in inputs))
         return Emit((*stmts, stmt), state.bind(written)), None
-    value = _op_call(op, form, inputs, args, kwargs, exprs)
+    value: ir.Expr = _op_call(op, form, inputs, args, kwargs, exprs)
     if index is None:
         index = dice.below(len(out_shapes))
     if len(out_shapes) > 1:
@@ -909,7 +909,9 @@ def _backward_twice(dice: Dice, state: State, settings: GenSettings) -> Emit:
     base = dice.recent(state.differentiable())
     loss, state = state.fresh("loss")
     x = name(base.name)
-    value = dice.pick((ir.BinOp("**", x, const(2)), method(x, "exp"), ir.BinOp("*", x, x)))
+    savers: tuple[ir.Expr, ...] = (ir.BinOp("**", x, const(2)), method(x, "exp"),
+                                   ir.BinOp("*", x, x))
+    value = dice.pick(savers)
     first = {} if dice.below(4) else {"retain_graph": const(True)}
     stmts = (*stmts_before, assign(loss, method(value, "sum")),
              expr_stmt(method(name(loss), "backward", **first)),

@@ -8,6 +8,7 @@ function.py (custom Functions). All texts users can see are in messages.py.
 
 from __future__ import annotations
 
+import builtins as _builtins
 import functools
 import inspect
 from typing import Any
@@ -65,7 +66,8 @@ def _attach(name: str, forward: object) -> None:
 
 # torch.<op> is the forward of each function row; Tensor.<op> that of each method row (the
 # function itself, so method and function cannot drift apart), Tensor.<op>_ its in-place form.
-def _tensors_required(name: str, n: int, forward: Any, method: bool) -> Any:
+def _tensors_required(name: str, n: _builtins.int, forward: Any, method: _builtins.bool
+                      ) -> Any:
     """`forward`, refusing None for its first `n` parameters (the op's tensor inputs) as
     torch's argument parser does (TypeError), where the forward would take None as a
     number or fail inside. Found by the generator: `torch.atan2(x, g)` with a `g` that

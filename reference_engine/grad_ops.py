@@ -9,7 +9,6 @@ keeps the graphs of higher-order grads identical to torch's.
 from __future__ import annotations
 
 import functools
-
 from typing import Any
 
 import numpy as np
