@@ -33,8 +33,9 @@ The shrinker still deletes whole actions (the "another action" draw and the seed
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, TypeVar
@@ -42,6 +43,7 @@ from typing import Any, TypeVar
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
+from sortedcontainers import SortedSet
 
 from conformance import operators
 from conformance import program as ir
@@ -334,10 +336,10 @@ class GenOp:
     def weight(self) -> int:
         """How often it is drawn, relative to a pointwise op: see weighted_ops."""
         if self.row.name.endswith("_"):
-            return 8  # in-place only: its target must be a clone in a completed graph
+            return 10  # in-place only: its target must be a clone in a completed graph
         if self.form == SAMPLE or self.sample.positive:
-            return 6
-        return 2 if self.row.inplace is not None else 1  # a third form to spread over
+            return 8
+        return 3 if self.row.inplace is not None else 1  # a third form to spread over
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -1067,5 +1069,25 @@ def sample_programs(n: int, settings: GenSettings = DEFAULT) -> list[ir.Program]
     def collect(program: ir.Program) -> None:
         drawn.append(program)
 
-    collect()
+    with _without_local_constants():
+        collect()
     return drawn
+
+
+@contextlib.contextmanager
+def _without_local_constants() -> Iterator[None]:
+    """Hypothesis mixes into its draws constants it reads from the source of the modules
+    imported so far (and caches them), so the same derandomized test draws other programs
+    after other imports: in a script, alone under pytest, and in the full suite. Without
+    them the list depends on nothing but the code here."""
+    from hypothesis.internal.conjecture import providers
+
+    empty = providers.Constants(integers=SortedSet(), floats=SortedSet(), bytes=SortedSet(),
+                                strings=SortedSet())
+    original, cache = providers._get_local_constants, providers.CONSTANTS_CACHE
+    providers._get_local_constants = lambda: empty
+    providers.CONSTANTS_CACHE = type(cache)(1024)
+    try:
+        yield
+    finally:
+        providers._get_local_constants, providers.CONSTANTS_CACHE = original, cache

@@ -195,12 +195,9 @@ def test_hit_rates_meet_the_floors() -> None:
     assert rates.rate("completed_backward") >= 0.40, rates.table()
 
 
-# The issue asks for 2 % and 1 %. Measured on these 250 programs: the rarest op is used in
-# 1.6 % (permute) and has its backward compared in 1.2 %; hypothesis copies runs of draws
-# between the examples of one run, so per-op shares vary more than the weights suggest.
-# USE_FLOOR is below the asked 2 % until the generator meets it (see the weights in
-# GenOp.weight).
-USE_FLOOR, GRAD_FLOOR = 0.015, 0.01
+# Measured on these 250 programs (GenOp.weight tuned for it): the rarest op is used in 3.6 %
+# of them and has its backward compared in 2.0 %.
+USE_FLOOR, GRAD_FLOOR = 0.02, 0.01
 
 
 def test_every_generated_op_is_used_and_its_backward_compared() -> None:
