@@ -43,7 +43,6 @@ from typing import Any, TypeVar
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from sortedcontainers import SortedSet
 
 from conformance import operators
 from conformance import program as ir
@@ -1082,8 +1081,9 @@ def _without_local_constants() -> Iterator[None]:
     them the list depends on nothing but the code here."""
     from hypothesis.internal.conjecture import providers
 
-    empty = providers.Constants(integers=SortedSet(), floats=SortedSet(), bytes=SortedSet(),
-                                strings=SortedSet())
+    sorted_set = providers.SortedSet
+    empty = providers.Constants(integers=sorted_set(), floats=sorted_set(), bytes=sorted_set(),
+                                strings=sorted_set())
     original, cache = providers._get_local_constants, providers.CONSTANTS_CACHE
     providers._get_local_constants = lambda: empty
     providers.CONSTANTS_CACHE = type(cache)(1024)
