@@ -1068,13 +1068,13 @@ def sample_programs(n: int, settings: GenSettings = DEFAULT) -> list[ir.Program]
     def collect(program: ir.Program) -> None:
         drawn.append(program)
 
-    with _without_local_constants():
+    with without_local_constants():
         collect()
     return drawn
 
 
 @contextlib.contextmanager
-def _without_local_constants() -> Iterator[None]:
+def without_local_constants() -> Iterator[None]:
     """Hypothesis mixes into its draws constants it reads from the source of the modules
     imported so far (and caches them), so the same derandomized test draws other programs
     after other imports: in a script, alone under pytest, and in the full suite. Without

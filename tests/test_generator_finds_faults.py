@@ -27,10 +27,14 @@ from conformance.generated_suite import GeneratedDivergence, check_generated
 from conformance.interpreter import run_program
 from conformance.loader import load_case
 from conformance.program import Program
-from conformance.strategies import programs, sample_programs
+from conformance.strategies import programs, sample_programs, without_local_constants
 
 ORACLE = Engine("reference_engine", reference_engine)
-HANDFUL = 6
+# Statements a shrunk program may keep. 8, not the 6 of the earlier generator: an action's
+# choices are seeded by its draw and the one before it (which keeps hypothesis' examples
+# diverse), so deleting an action changes the next one and the shrinker keeps some that do
+# not matter (measured: wrong_sin_backward shrinks to 8, the others to 6 or fewer).
+HANDFUL = 8
 SHRINKS = 500  # successful shrinks allowed per failure: the only bound on shrinking here
 
 
@@ -108,7 +112,9 @@ def test_injected_fault_is_found_and_shrunk(fault: str, tmp_path: Path) -> None:
     def search(program: Program) -> None:
         check_generated(program, faulty, ORACLE, HitRates(), str(tmp_path))
 
-    with pytest.raises(GeneratedDivergence) as info:
+    # hypothesis' draws depend on constants of the modules imported so far: without them
+    # the search, and the shrunk program, are the same alone and in the full suite
+    with pytest.raises(GeneratedDivergence) as info, without_local_constants():
         search()
     checked = info.value.checked
     divergence = checked.comparison.divergence
@@ -135,7 +141,8 @@ def test_listed_generated_divergence_is_counted_not_shrunk(tmp_path: Path) -> No
     def search(program: Program) -> None:
         check_generated(program, faulty, ORACLE, log, None, known, matched)
 
-    search()  # no GeneratedDivergence: every divergence it met is listed
+    with without_local_constants():
+        search()  # no GeneratedDivergence: every divergence it met is listed
     assert log.counts["known_divergence"] > 0
     assert matched == {0}
 
