@@ -16,12 +16,13 @@ from pathlib import Path
 
 import yaml
 
-from conformance import kinds, vocabulary
+from conformance import api, kinds, operators, vocabulary
 from conformance import program as ir
 from conformance.compare import Comparison, compare
 from conformance.engines import Engine
 from conformance.interpreter import run_program
 from conformance.language import parse, to_source
+from conformance.strategies import OPERATOR_OP
 from conformance.trace import ERROR, OK, Trace
 from reference_engine import registry
 
@@ -149,17 +150,199 @@ def _is_backward(stmt: ir.Stmt) -> bool:
                for n in _exprs(stmt) if not isinstance(n, ir.Lambda))
 
 
+# ---- API paths and gradients through each op ------------------------------------------
+
+_OP_NAMES = frozenset(r.name for r in registry.OPS)
+_OP_OF_METHOD = {**{r.name: r.name for r in registry.OPS if r.method or r.name.endswith("_")},
+                 **{r.inplace_name: r.name for r in registry.OPS if r.inplace_name}}
+_TENSOR_METHODS = api.OBJECT_ATTRIBUTES["tensor method"]
+# operator symbol -> (dunder name, registry op), and the augmented forms
+_OPERATORS = {o.symbol: (f"__{o.function.__name__}__", OPERATOR_OP.get(o.symbol))
+              for o in operators.BINARY}
+_AUGMENTED = {o.symbol: (f"__{o.inplace.__name__}__", OPERATOR_OP.get(o.symbol))
+              for o in operators.AUGMENTED if o.inplace is not None}
+
+
+def _dotted(e: ir.Expr) -> str | None:
+    if isinstance(e, ir.Name):
+        return e.id
+    if isinstance(e, ir.Attribute):
+        base = _dotted(e.value)
+        return None if base is None else f"{base}.{e.attr}"
+    return None
+
+
+def _api_of(node: object) -> tuple[str, str | None] | None:
+    """(`api:` path, registry op or None) of one IR node that calls into an engine."""
+    if isinstance(node, ir.Call) and isinstance(node.func, ir.Attribute):
+        path = _dotted(node.func)
+        if path is not None and path.startswith("torch."):
+            last = path.rsplit(".", 1)[1]
+            return f"api:{path}", last if path == f"torch.{last}" and last in _OP_NAMES \
+                else None
+        m = node.func.attr
+        if m in _TENSOR_METHODS:
+            return f"api:Tensor.{m}", _OP_OF_METHOD.get(m)
+        if m == "apply":
+            return "api:Function.apply", None
+    elif isinstance(node, ir.BinOp) and node.op in _OPERATORS:
+        dunder, op = _OPERATORS[node.op]
+        return f"api:Tensor.{dunder}", op
+    elif isinstance(node, ir.AugAssign) and node.op in _AUGMENTED:
+        dunder, op = _AUGMENTED[node.op]
+        return f"api:Tensor.{dunder}", op
+    return None
+
+
+def _nodes(node: object) -> Iterator[object]:
+    """The IR nodes below `node`, not entering lambdas (a hook's body runs in backward)."""
+    yield node
+    if isinstance(node, ir.Lambda):
+        return
+    if isinstance(node, tuple):
+        for item in node:
+            yield from _nodes(item)
+    elif hasattr(node, "__dataclass_fields__"):
+        for name in node.__dataclass_fields__:
+            yield from _nodes(getattr(node, name))
+
+
+def _ops_in(node: object) -> set[str]:
+    found = set()
+    for n in _nodes(node):
+        a = _api_of(n)
+        if a is not None and a[1] is not None:
+            found.add(a[1])
+    return found
+
+
+def _names_in(node: object) -> set[str]:
+    return {n.id for n in _nodes(node) if isinstance(n, ir.Name) and n.id != "torch"}
+
+
+def _detaches(e: ir.Expr) -> bool:
+    return (isinstance(e, ir.Attribute) and e.attr == "data") or (
+        isinstance(e, ir.Call) and isinstance(e.func, ir.Attribute)
+        and e.func.attr == "detach")
+
+
+def _makes_leaf_requiring_grad(e: object) -> bool:
+    return any(isinstance(n, ir.Keyword) and n.name == "requires_grad"
+               and n.value == ir.Const(True) for n in _nodes(e))
+
+
+class _GradFlow:
+    """A static data-flow walk of a program's assignments: for each name, whether it
+    requires grad and the ops a gradient from it flows back through (ops whose value was
+    made from an input that requires grad). Views and hooks are not followed: an
+    approximation that can only miss a path, never invent an op the statement lacks."""
+
+    def __init__(self, ok_lines: set[int]) -> None:
+        self.ok_lines = ok_lines
+        self.requires: dict[str, bool] = {}
+        self.through: dict[str, frozenset[str]] = {}
+        self.compared: set[str] = set()
+
+    def flow(self, e: object, enabled: bool) -> tuple[bool, frozenset[str]]:
+        refs = [r for r in _names_in(e) if self.requires.get(r)]
+        if not enabled:
+            return False, frozenset()
+        ops = frozenset(_ops_in(e)) if refs else frozenset()
+        carried = frozenset().union(*(self.through.get(r, frozenset()) for r in refs))
+        return bool(refs) or _makes_leaf_requiring_grad(e), ops | carried
+
+    def gradient(self, stmt: ir.Stmt, root: ir.Expr) -> None:
+        if stmt.line in self.ok_lines:
+            self.compared |= self.flow(root, True)[1]
+
+    def write(self, target: str, e: object, enabled: bool) -> None:
+        """An in-place write into `target` of a value computed from `e` (and target)."""
+        rg, ops = self.flow(e, enabled)
+        self.requires[target] = self.requires.get(target, False) or rg
+        self.through[target] = self.through.get(target, frozenset()) | ops
+
+    def run(self, body: tuple[ir.Stmt, ...], enabled: bool = True) -> None:
+        for stmt in body:
+            if isinstance(stmt, ir.With):
+                mode = _dotted(stmt.context.func) if isinstance(stmt.context, ir.Call) \
+                    else None
+                self.run(stmt.body, {"torch.no_grad": False, "torch.enable_grad": True
+                                     }.get(mode or "", enabled))
+            elif isinstance(stmt, ir.For):
+                self.run(stmt.body, enabled)
+            elif isinstance(stmt, ir.Assign):
+                self.assign(stmt, enabled)
+            elif isinstance(stmt, ir.AugAssign) and isinstance(stmt.target, ir.Name):
+                self.write(stmt.target.id, stmt, enabled)
+            elif isinstance(stmt, ir.ExprStmt) and isinstance(stmt.value, ir.Call) and \
+                    isinstance(stmt.value.func, ir.Attribute):
+                self.call(stmt, stmt.value, stmt.value.func, enabled)
+
+    def assign(self, stmt: ir.Assign, enabled: bool) -> None:
+        value = stmt.value
+        if isinstance(value, ir.Call) and _dotted(value.func) == "torch.autograd.grad" \
+                and value.args:
+            self.gradient(stmt, value.args[0])
+        target = stmt.target
+        if isinstance(target, ir.Subscript) and isinstance(target.value, ir.Name):
+            self.write(target.value.id, value, enabled)
+            return
+        names = [target] if isinstance(target, ir.Name) else list(target.elts) \
+            if isinstance(target, ir.Tuple) else []
+        rg, ops = (False, frozenset[str]()) if _detaches(value) else self.flow(value, enabled)
+        for n in names:
+            if isinstance(n, ir.Name):
+                self.requires[n.id], self.through[n.id] = rg, ops
+
+    def call(self, stmt: ir.Stmt, value: ir.Call, func: ir.Attribute, enabled: bool) -> None:
+        if func.attr == "backward":
+            self.gradient(stmt, func.value)
+        elif func.attr == "requires_grad_" and isinstance(func.value, ir.Name):
+            flag = value.args[0] if value.args else ir.Const(True)
+            if flag == ir.Const(True):
+                self.requires[func.value.id] = True
+        elif func.attr.endswith("_") and isinstance(func.value, ir.Name):
+            self.write(func.value.id, value, enabled)
+
+
+def api_hits(program: ir.Program) -> set[str]:
+    """`api:<path>` for every engine entry point the program calls, `op:<name>` for every
+    registry op it calls in any form (function, method, in-place, operator)."""
+    found = set()
+    for node in _exprs(program.body):
+        a = _api_of(node)
+        if a is not None:
+            found.add(a[0])
+            if a[1] is not None:
+                found.add(f"op:{a[1]}")
+    return found
+
+
+def grad_hits(program: ir.Program, ok_lines: set[int]) -> set[str]:
+    """`grad:<op>` for every op a compared gradient flows through: a backward or
+    autograd.grad statement that completed on torch (a line in `ok_lines`) whose root
+    depends, by the assignments, on a value that op made from an input requiring grad."""
+    flow = _GradFlow(ok_lines)
+    flow.run(program.body)
+    return {f"grad:{op}" for op in flow.compared}
+
+
 def hits(checked: Checked) -> set[str]:
-    """What the torch run exercised: features, `error:<kind>`, and `completed_backward`."""
+    """What the torch run exercised: features, `error:<kind>`, `completed_backward`, the API
+    paths and ops used (`api:`, `op:`), and the ops gradients were compared through
+    (`grad:`)."""
     found = {f"feature:{f}" for f in features_of(checked.program)}
     by_line = {s.line: s for s in walk(checked.program.body)}
+    ok_lines = set()
     for step in checked.torch_trace.steps:
         if step.outcome.status == ERROR:
             found.add(f"error:{step.outcome.kind}")
-        elif step.outcome.status == OK and step.line in by_line and _is_backward(
-                by_line[step.line]) and not isinstance(by_line[step.line], (ir.With, ir.For)):
-            found.add("completed_backward")
-    return found
+        elif step.outcome.status == OK:
+            ok_lines.add(step.line)
+            if step.line in by_line and _is_backward(by_line[step.line]) and \
+                    not isinstance(by_line[step.line], (ir.With, ir.For)):
+                found.add("completed_backward")
+    return found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)
 
 
 @dataclass
@@ -192,8 +375,15 @@ class HitRates:
         return cls(programs, Counter({str(k): int(v) for k, v in counts.items()}))
 
     def table(self) -> str:
+        """One row per key, grouped by kind (feature, error, op, api, grad, ...), sorted."""
         lines = [f"generated programs: {self.programs}", f"{'hit':<44} {'rate':>7}"]
-        for key in sorted(self.counts):
+        group = None
+        for key in sorted(self.counts, key=lambda k: (k.partition(":")[0] if ":" in k
+                                                       else "", k)):
+            prefix = key.partition(":")[0] if ":" in key else ""
+            if prefix != group:
+                group = prefix
+                lines.append(f"-- {prefix or 'runs'}")
             lines.append(f"{key:<44} {self.rate(key):>7.1%}")
         return "\n".join(lines)
 

@@ -174,6 +174,7 @@ KINDS: tuple[Kind, ...] = (
          "an operation mixed tensors on different devices"),
     Kind("dtype_mismatch", False,
          (r"expected m1 and m2 to have the same dtype",
+          r"(self|mat1) and mat2 must have the same dtype",
           r"input tensors must have the same dtype",
           r"expected both vectors to have same dtype",
           r"expected scalar type \w+ but found \w+"),

@@ -8,8 +8,14 @@ function.py (custom Functions). All texts users can see are in messages.py.
 
 from __future__ import annotations
 
+import builtins as _builtins
+import functools
+import inspect
+from typing import Any
+
 from . import _C, autograd, indexing, inplace, linalg, nn, ops, reductions, views
 from . import dtypes as _dtypes
+from . import messages as _messages
 from .dtypes import (
     device,
     dtype,
@@ -60,15 +66,38 @@ def _attach(name: str, forward: object) -> None:
 
 # torch.<op> is the forward of each function row; Tensor.<op> that of each method row (the
 # function itself, so method and function cannot drift apart), Tensor.<op>_ its in-place form.
+def _tensors_required(name: str, n: _builtins.int, forward: Any, method: _builtins.bool
+                      ) -> Any:
+    """`forward`, refusing None for its first `n` parameters (the op's tensor inputs) as
+    torch's argument parser does (TypeError), where the forward would take None as a
+    number or fail inside. Found by the generator: `torch.atan2(x, g)` with a `g` that
+    autograd.grad(allow_unused=True) gave as None. A method counts positions after self."""
+    if n == 0:
+        return forward
+    params = [("input" if p == "self" else p)
+              for p in list(inspect.signature(forward).parameters)[:n]]
+
+    @functools.wraps(forward)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        for position, (param, arg) in enumerate(zip(params, args, strict=False), 1 - method):
+            if arg is None:
+                raise TypeError(_messages.argument_must_be_tensor(name, param, position,
+                                                                  "NoneType"))
+        return forward(*args, **kwargs)
+
+    return checked
+
+
 for _row in _OPS:
     _forward = getattr(_MODULES[_row.module], _row.name)
+    _inputs = 0 if _row.sample is None else len(_row.sample.shapes)
     if _row.function:
-        globals()[_row.name] = _forward
+        globals()[_row.name] = _tensors_required(_row.name, _inputs, _forward, False)
     if _row.method:
-        _attach(_row.name, _forward)
+        _attach(_row.name, _tensors_required(_row.name, _inputs, _forward, True))
     if _row.inplace is not None and _row.inplace_name is not None:
         _attach(_row.inplace_name, getattr(_MODULES[_row.inplace], _row.inplace_name))
-del _row, _forward
+del _row, _forward, _inputs
 
 float32 = float = _dtypes.float32
 float64 = double = _dtypes.float64

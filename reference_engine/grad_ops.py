@@ -8,6 +8,7 @@ keeps the graphs of higher-order grads identical to torch's.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -96,9 +97,20 @@ SOFTMAX_BACKWARD_DATA = OpSpec(
                          lambda: _softmax_double_backward(c, g)))
 
 
+def _row_sum(a: np.ndarray, dim: int) -> np.ndarray:
+    """The sum over `dim` as ATen's softmax backward kernels take it: over the last dim the
+    vectorised kernel folds from the first element (a row of -0.0 sums to -0.0), over any
+    other dim it accumulates from +0.0 as numpy does. Found by the generator: a softmax
+    under a select whose other rows get a -0.0 gradient gave -0.0 where torch gives 0.0."""
+    d = dim % a.ndim if a.ndim else 0
+    if a.ndim == 0 or d != a.ndim - 1:
+        return a.sum(axis=dim, keepdims=True)
+    return functools.reduce(np.add, np.moveaxis(a, d, 0))[..., None]
+
+
 def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
     return _binary(SOFTMAX_BACKWARD_DATA,
-                   lambda go, y: y * (go - (go * y).sum(axis=dim, keepdims=True)),
+                   lambda go, y: y * (go - _row_sum(go * y, dim)),
                    grad_output, output, dim=dim)
 
 
@@ -117,7 +129,7 @@ def _log_softmax_double_backward(c: Any, g: Tensor) -> Tensor:
 
 def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
     return _binary(LOG_SOFTMAX_BACKWARD_DATA,
-                   lambda go, y: go - np.exp(y) * go.sum(axis=dim, keepdims=True),
+                   lambda go, y: go - np.exp(y) * _row_sum(go, dim),
                    grad_output, output, dim=dim)
 
 

@@ -122,10 +122,12 @@ def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 # ---- index_fill ---------------------------------------------------------------------------
 
-INDEX_FILL = OpSpec("IndexFillBackward0", ("self",),
+# Both save the index (a SavedVariable: freed by a backward, so a second pass fails there,
+# as torch's; found by the generator).
+INDEX_FILL = OpSpec("IndexFillBackward0", ("self",), {"self": ("index",)},
                     backward=lambda c, g: [index_fill(g, c.dim, c.index, 0)])
 INDEX_FILL_TENSOR = OpSpec(
-    "IndexFillBackward1", ("self", "value"),
+    "IndexFillBackward1", ("self", "value"), {"self": ("index",), "value": ("index",)},
     backward=lambda c, g: c.grads(
         lambda: index_fill(g, c.dim, c.index, 0),
         # a position listed twice was filled once: its grad counts once (at::_unique)

@@ -319,7 +319,16 @@ def copy_(self: Tensor, src: Any) -> Tensor:
     src = ops.wrap(src)
     ops.broadcast_shape(tuple(self.shape), tuple(src.shape))
     values = ops.new(np.broadcast_to(src._data, self.shape), self.dtype, self.device)
-    return apply_inplace(self, COPY, values, [src], src_device=src.device, src_dtype=src.dtype)
+    # ATen's copy_impl returns before its TensorIterator when src is self's very data (same
+    # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
+    return apply_inplace(self, COPY, values, [src], idempotent=_same_data(self, src),
+                         src_device=src.device, src_dtype=src.dtype)
+
+
+def _same_data(a: Tensor, b: Tensor) -> bool:
+    x, y = a._data, b._data
+    return (x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
+            and x.shape == y.shape and x.strides == y.strides and a.dtype is b.dtype)
 
 
 def squeeze_(self: Tensor, dim: int) -> Tensor:

@@ -101,7 +101,13 @@ def data_not_tensor(type_name: str) -> str:
 
 def argument_not_tensor(function: str, type_name: str) -> str:
     """The Python arg parser's words for a non-Tensor where a Tensor `input` is expected."""
-    return f"{function}(): argument 'input' (position 1) must be Tensor, not {type_name}"
+    return argument_must_be_tensor(function, "input", 1, type_name)
+
+
+def argument_must_be_tensor(function: str, param: str, position: int, type_name: str) -> str:
+    """... and for any Tensor parameter (positions as in the function form)."""
+    return f"{function}(): argument '{param}' (position {position}) must be Tensor, not " \
+        f"{type_name}"
 
 
 # --- backward / autograd.grad ------------------------------------------------
@@ -236,6 +242,10 @@ def mm_shapes(a: str, b: str) -> str:
 # Matrix products do not promote dtypes; each kernel words the refusal its own way.
 def mm_dtypes(a: str, b: str) -> str:  # cpp names: float, double
     return f"expected m1 and m2 to have the same dtype, but got: {a} != {b}"
+
+
+def addmm_dtypes(first: str, a: str, b: str) -> str:  # first: self or mat1; scalar names
+    return f"{first} and mat2 must have the same dtype, but got {a} and {b}"
 
 
 def mv_dtypes(mat: str, vec: str) -> str:  # scalar names: Float, Double

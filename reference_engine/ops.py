@@ -25,9 +25,20 @@ Number = int | float | bool
 # ---- tensor construction and argument handling -----------------------------------
 
 
-def new(arr: Any, dt: dtype, dev: device) -> Tensor:
+def new(arr: Any, dt: dtype, dev: device, order: str = "C") -> Tensor:
     with np.errstate(all="ignore"):  # a cast that overflows gives inf, silently, in torch
-        return Tensor(np.array(arr, dtype=dt.np, order="C"), dt, dev)
+        return Tensor(np.array(arr, dtype=dt.np, order=order), dt, dev)  # type: ignore[call-overload]
+
+
+def _layout_kept(ts: Sequence[Tensor], shape: tuple[int, ...]) -> bool:
+    """TensorIterator gives an elementwise result its inputs' memory layout (a transposed
+    input gives a transposed result, so reshaping it copies) where they agree; here only
+    where every input that is not 0-d has the result's shape, no expanded (0) stride, and
+    the same order of strides: elsewhere the result is contiguous, as it was before.
+    Found by the generator: `(x.t() * 2).reshape(-1)` is an UnsafeViewBackward0 in torch."""
+    orders = {tuple(np.argsort(t._data.strides, kind="stable")) for t in ts if t.ndim}
+    return len(orders) == 1 and all(
+        t.ndim == 0 or (tuple(t.shape) == shape and 0 not in t._data.strides) for t in ts)
 
 
 
@@ -92,7 +103,8 @@ def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any
     shape: tuple[int, ...] = ()
     for t in ts:
         shape = broadcast_shape(shape, t.shape)
-    out = new(_compute(fn, *(t._data.astype(dt.np, copy=False) for t in ts)), out_dtype or dt, dev)
+    out = new(_compute(fn, *(t._data.astype(dt.np, copy=False) for t in ts)), out_dtype or dt, dev,
+              "K" if _layout_kept(ts, shape) else "C")
     return out if spec is None else record(spec, out, ts, **attrs)
 
 
@@ -523,6 +535,12 @@ def dot(self: Tensor, other: Tensor) -> Tensor:
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
+    # no promotion: the bias, then mat1, against mat2 (found by the generator: a float32
+    # bias with float64 matrices ran)
+    for first, t in (("self", bias), ("mat1", mat1)):
+        if t.dtype is not mat2.dtype:
+            raise RuntimeError(messages.addmm_dtypes(first, t.dtype.scalar_name,
+                                                     mat2.dtype.scalar_name))
     dev = common_device([bias, mat1, mat2])
     dt = _promotes([mat1, mat2])
     # BLAS accumulates into the output, which starts as the bias: -0.0 + (-0.0 products)
@@ -717,11 +735,18 @@ def gather(self: Tensor, index: np.ndarray, name: str) -> Tensor:
                   grad_name="IndexPutBackward0")
 
 
-def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str) -> Tensor:
-    """zeros(shape) with self's elements added at flat positions index."""
+def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str,
+                distinct: bool = False) -> Tensor:
+    """zeros(shape) with self's elements added at flat positions index. With `distinct`
+    positions (a select or slice: each element once) they are written, as ATen's
+    select_backward/slice_backward copy into the zeros: 0 + -0.0 would lose the sign."""
     spec = OpSpec(name, ("self",), backward=_scatter_backward)
     flat = np.zeros(int(np.prod(shape, dtype=np.int64)), dtype=self.dtype.np)
-    np.add.at(flat, index.reshape(-1), np.broadcast_to(self._data, index.shape).reshape(-1))
+    values = np.broadcast_to(self._data, index.shape).reshape(-1)
+    if distinct:
+        flat[index.reshape(-1)] = values
+    else:
+        np.add.at(flat, index.reshape(-1), values)
     return record(spec, new(flat.reshape(tuple(shape)), self.dtype, self.device), [self],
                   index=index)
 

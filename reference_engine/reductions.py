@@ -369,13 +369,15 @@ def _var_values(self: Tensor, dims: tuple[int, ...] | None, correction: float,
     n = self.numel() if axis is None else int(np.prod([self.shape[d] for d in axis]))
     if n - correction <= 0:
         warnings.warn(messages.var_dof_warning(op), UserWarning, stacklevel=3)
-    a = self._data
+    # ATen's CPU var/var_mean (WelfordOps) accumulate a float32 tensor in double and round
+    # once: in float32 the two-pass sum came out an ulp off (found by the generator)
+    a = self._data.astype(np.float64)
     with np.errstate(all="ignore"):
         mean = np.mean(a, axis=axis, keepdims=True)
         var = np.sum((a - mean) ** 2, axis=axis, keepdims=keepdim) / (n - correction)
     if not keepdim:
         mean = np.squeeze(mean, axis) if axis is not None else mean.reshape(())
-    return np.asarray(var, a.dtype), np.asarray(mean, a.dtype)
+    return np.asarray(var, self._data.dtype), np.asarray(mean, self._data.dtype)
 
 
 def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,

@@ -224,7 +224,7 @@ def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 # ---- indexing ----------------------------------------------------------------------------
 
 def _scatter_back(name: str) -> Callable[[Any, Tensor], list[Tensor | None]]:
-    return lambda c, g: [ops.scatter_add(g, c.index, c.self_sym_sizes, name)]
+    return lambda c, g: [ops.scatter_add(g, c.index, c.self_sym_sizes, name, distinct=True)]
 
 
 SELECT = OpSpec("SelectBackward0", ("self",), backward=_scatter_back("SelectBackwardBackward0"))
