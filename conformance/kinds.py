@@ -182,6 +182,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("shape_mismatch", False,
          (r"must match the size of tensor",
           r"shapes cannot be multiplied",
+          r"must be a matrix",
+          r"vector \+ matrix @ vector expected",
           r"size mismatch",
           r"shape '\[[\d, -]*\]' is invalid for input of size",
           r"inconsistent tensor size",

@@ -239,6 +239,23 @@ def mm_shapes(a: str, b: str) -> str:
     return f"mat1 and mat2 shapes cannot be multiplied ({a} and {b})"
 
 
+# Operands of the wrong rank: each kernel checks ranks before shapes, in its own words.
+def mm_not_matrix(operand: str) -> str:  # self or mat2
+    return f"{operand} must be a matrix"
+
+
+def addmm_not_matrix(operand: str, ndim: int) -> str:  # mat1 or mat2
+    return f"{operand} must be a matrix, got {ndim}-D tensor"
+
+
+def mv_ranks(mat_ndim: int, vec_ndim: int) -> str:  # mv is addmv with a 1-D bias
+    return f"vector + matrix @ vector expected, got 1, {mat_ndim}, {vec_ndim}"
+
+
+def mv_sizes(rows: int, mat: str, vec: int) -> str:
+    return f"size mismatch, got input ({rows}), mat ({mat}), vec ({vec})"
+
+
 # Matrix products do not promote dtypes; each kernel words the refusal its own way.
 def mm_dtypes(a: str, b: str) -> str:  # cpp names: float, double
     return f"expected m1 and m2 to have the same dtype, but got: {a} != {b}"

@@ -509,7 +509,12 @@ def _dims(t: Tensor) -> str:
 
 
 def mm(self: Tensor, mat2: Tensor) -> Tensor:
-    if self.ndim != 2 or mat2.ndim != 2 or self.shape[1] != mat2.shape[0]:
+    # ranks, then shapes, then dtypes: the order of ATen's checks (found by the generator:
+    # mm on a 3-D tensor whose squeeze_ had failed)
+    for operand, t in (("self", self), ("mat2", mat2)):
+        if t.ndim != 2:
+            raise RuntimeError(messages.mm_not_matrix(operand))
+    if self.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
     if self.dtype is not mat2.dtype:
         raise RuntimeError(messages.mm_dtypes(self.dtype.cpp_name, mat2.dtype.cpp_name))
@@ -519,6 +524,11 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
 
 
 def mv(self: Tensor, vec: Tensor) -> Tensor:
+    # ranks, sizes, then dtypes, as addmv checks them
+    if self.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(messages.mv_ranks(self.ndim, vec.ndim))
+    if self.shape[1] != vec.shape[0]:
+        raise RuntimeError(messages.mv_sizes(self.shape[0], _dims(self), vec.shape[0]))
     if self.dtype is not vec.dtype:
         raise RuntimeError(messages.mv_dtypes(self.dtype.scalar_name, vec.dtype.scalar_name))
     return _matmul_like(MV, self, vec)
@@ -533,14 +543,17 @@ def dot(self: Tensor, other: Tensor) -> Tensor:
 
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
-    if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
     # no promotion: the bias, then mat1, against mat2 (found by the generator: a float32
-    # bias with float64 matrices ran)
+    # bias with float64 matrices ran); dtypes are checked before ranks and shapes, as ATen
     for first, t in (("self", bias), ("mat1", mat1)):
         if t.dtype is not mat2.dtype:
             raise RuntimeError(messages.addmm_dtypes(first, t.dtype.scalar_name,
                                                      mat2.dtype.scalar_name))
+    for operand, t in (("mat1", mat1), ("mat2", mat2)):
+        if t.ndim != 2:
+            raise RuntimeError(messages.addmm_not_matrix(operand, t.ndim))
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
     dev = common_device([bias, mat1, mat2])
     dt = _promotes([mat1, mat2])
     # BLAS accumulates into the output, which starts as the bias: -0.0 + (-0.0 products)
