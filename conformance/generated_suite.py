@@ -8,8 +8,10 @@ to a minimal program, reported with its first divergent statement and field, and
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import given, note
 from hypothesis.control import current_build_context
 
@@ -22,7 +24,7 @@ from conformance.limits import RunLimit, deadline
 from conformance.program import Program
 from conformance.progress import Progress
 from conformance.runner import torch_version
-from conformance.strategies import programs
+from conformance.strategies import programs, without_local_constants
 
 
 class GeneratedDivergence(AssertionError):
@@ -91,6 +93,15 @@ def check_generated(program: Program, engine: Engine, torch: Engine, log: HitRat
                              f"divergence-{engine.name.replace('.', '_')}")
             note(f"saved to {path}")
     raise GeneratedDivergence(checked, engine.name)
+
+
+@pytest.fixture(autouse=True)
+def _programs_from_the_generator_alone() -> Iterator[None]:
+    """The programs drawn depend on the generator's code and the profile's seed only, not on
+    which modules the process imported before (see strategies.without_local_constants):
+    `run`, one worker of `pytest -n auto` and a test that imports this suite draw alike."""
+    with without_local_constants():
+        yield
 
 
 @given(program=programs())
