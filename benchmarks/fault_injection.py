@@ -1,6 +1,6 @@
 """How many injected backward faults the `default` profile's generated programs find.
 
-For every differentiable op the generator calls (conformance.strategies.generated_ops), a
+For every differentiable op the generator calls (conformance.gen_ops.generated_ops), a
 copy of the reference engine gets that op's backward wrong (its nodes return their first
 gradient negated: conformance.fault_injection), and the default profile's 250 programs
 (derandomized, as `autograd-conformance run` draws them) run on it against the unfaulted
@@ -23,7 +23,8 @@ from pathlib import Path
 import torch
 
 from conformance.fault_injection import FaultSearch
-from conformance.strategies import generated_ops, sample_programs
+from conformance.gen_ops import generated_ops
+from conformance.strategies import sample_programs
 
 RESULT = Path(__file__).parent / "results" / "fault_injection.json"
 

@@ -57,10 +57,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from conformance.compare import compare
 from conformance.engines import load_engine
+from conformance.gen_state import GenSettings
 from conformance.generated import number
 from conformance.interpreter import run_program
 from conformance.program import Program, _ast_stmt
-from conformance.strategies import GenSettings, programs
+from conformance.strategies import programs
 
 # Programs of up to about 12 statements, the size the target is stated for.
 SIZE = GenSettings(max_actions=6)

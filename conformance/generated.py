@@ -20,9 +20,9 @@ from conformance import api, kinds, operators, vocabulary
 from conformance import program as ir
 from conformance.compare import Comparison, compare
 from conformance.engines import Engine
+from conformance.gen_ops import OPERATOR_OP
 from conformance.interpreter import run_program
 from conformance.language import parse, to_source
-from conformance.strategies import OPERATOR_OP
 from conformance.trace import ERROR, OK, Trace
 from reference_engine import registry
 

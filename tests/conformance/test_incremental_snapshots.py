@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from conformance import changes
 from conformance.compare import compare
 from conformance.engines import load_engine
+from conformance.gen_state import GenSettings
 from conformance.generated import number
 from conformance.interpreter import run_program
 from conformance.kinds import ONCE_PER_PROCESS
@@ -27,7 +28,7 @@ from conformance.loader import load_case
 from conformance.program import Program
 from conformance.recording import outcome_to_json, snapshot_to_json
 from conformance.runner import items_of
-from conformance.strategies import GenSettings, programs
+from conformance.strategies import programs
 from conformance.trace import Snapshot, Trace
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,12 +11,13 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+from conformance import gen_ops, gen_state
 from conformance import program as ir
-from conformance import strategies
 from conformance.engines import load_engine
+from conformance.gen_state import GenSettings
 from conformance.generated import HitRates, api_hits, check, hits, walk
 from conformance.language import parse, to_source
-from conformance.strategies import GenSettings, programs, sample_programs
+from conformance.strategies import programs, sample_programs
 from reference_engine import registry
 
 TORCH = load_engine("torch")
@@ -100,11 +101,11 @@ def settings_broken(program: ir.Program, s: GenSettings) -> list[str]:
             broken.append(f"shape {shape}: {to_source(ir.Program((ir.ExprStmt(node),)))}")
         dtype = kwargs.get("dtype")
         dtype_name = _dotted(dtype).removeprefix("torch.") if dtype is not None else (
-            strategies.DEFAULT_DTYPE if floating else None)
+            gen_state.DEFAULT_DTYPE if floating else None)
         if dtype_name is not None and dtype_name not in s.dtypes:
             broken.append(f"dtype {dtype_name}")
         device = kwargs.get("device")
-        device_name = device.value if isinstance(device, ir.Const) else strategies.DEFAULT_DEVICE
+        device_name = device.value if isinstance(device, ir.Const) else gen_state.DEFAULT_DEVICE
         if device_name not in s.devices:
             broken.append(f"device {device_name}")
     return broken
@@ -123,14 +124,14 @@ SETTINGS = (
 def test_every_drawn_program_respects_its_settings(gen: GenSettings,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     actions = [0]
-    choose = strategies.Dice.choose
+    choose = gen_state.Dice.choose
 
-    def counting(dice: strategies.Dice, options: Any, label: str) -> Any:
+    def counting(dice: gen_state.Dice, options: Any, label: str) -> Any:
         if label == "action kind":
             actions[0] += 1
         return choose(dice, options, label)
 
-    monkeypatch.setattr(strategies.Dice, "choose", counting)
+    monkeypatch.setattr(gen_state.Dice, "choose", counting)
 
     @settings(max_examples=150, database=None, derandomize=True, phases=[Phase.generate],
               deadline=None)
@@ -157,14 +158,14 @@ def test_the_settings_check_can_fail() -> None:
 # ---- the op table is the registry's ------------------------------------------------------
 
 def test_every_differentiable_registry_op_is_generated_or_listed_as_not() -> None:
-    generated = {op.name for op in strategies.generated_ops()}
+    generated = {op.name for op in gen_ops.generated_ops()}
     differentiable = {r.name for r in registry.OPS if r.differentiable}
     listed = set(registry.NOT_GENERATED)
     assert listed <= differentiable, listed - differentiable
     assert generated | listed == differentiable, differentiable - generated - listed
     assert not generated & listed
     assert all(reason.strip() for reason in registry.NOT_GENERATED.values())
-    for op in strategies.generated_ops():
+    for op in gen_ops.generated_ops():
         row = op.row
         forms = set(op.forms)
         if not row.name.endswith("_"):
@@ -203,7 +204,7 @@ USE_FLOOR, GRAD_FLOOR = 0.02, 0.01
 def test_every_generated_op_is_used_and_its_backward_compared() -> None:
     rates = default_rates()
     low = {op.name: (rates.rate(f"op:{op.name}"), rates.rate(f"grad:{op.name}"))
-           for op in strategies.generated_ops()}
+           for op in gen_ops.generated_ops()}
     low = {k: v for k, v in low.items() if v[0] < USE_FLOOR or v[1] < GRAD_FLOOR}
     assert low == {}, low
 
@@ -217,7 +218,7 @@ def test_every_form_of_every_generated_op_is_drawn() -> None:
     paths = {"function": "api:torch.{}", "method": "api:Tensor.{}",
              "inplace": "api:Tensor.{}_"}
     unused = []
-    for op in strategies.generated_ops():
+    for op in gen_ops.generated_ops():
         for form in op.forms:
             if form == "operator":
                 continue  # counted by operator (api:Tensor.__add__ ...)

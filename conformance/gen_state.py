@@ -1,0 +1,270 @@
+"""The generator's vocabulary: settings, the symbolic state of a program being drawn, an
+action's dice, IR shorthands, and leaves (conformance.strategies draws programs from them).
+
+`State` is what the generator knows of the names it made (shapes, dtypes, devices, whether
+they require grad, are positive, may hang from a freed graph); it only steers later draws,
+torch decides what actually happens. Every size, rank, dtype and device comes from
+`GenSettings`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any, TypeVar
+
+from hypothesis import strategies as st
+
+from conformance import program as ir
+
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class GenSettings:
+    max_rank: int = 3
+    max_side: int = 3  # every dimension is 1..max_side
+    max_actions: int = 10  # actions after the leaves; a program stays around 12 statements
+    devices: tuple[str, ...] = ("cpu",)
+    dtypes: tuple[str, ...] = ("float32", "float64")
+
+
+DEFAULT = GenSettings()
+T = TypeVar("T")
+# What a factory call without dtype= / device= makes (the run's default dtype is float32).
+DEFAULT_DTYPE, DEFAULT_DEVICE = "float32", "cpu"
+
+# Leaf values: negatives, zeros of both signs, and a spread of magnitudes.
+VALUES = (-2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, 3.0)
+POSITIVE_VALUES = (0.5, 0.75, 1.0, 1.5, 2.0)
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    shape: Shape
+    requires_grad: bool
+    leaf: bool
+    positive: bool = False  # all values > 0: log, sqrt and division by it are safe
+    dtype: str = DEFAULT_DTYPE
+    device: str = DEFAULT_DEVICE
+    stale: bool = False  # made from a graph a backward or grad call may have freed
+
+
+@dataclass(frozen=True)
+class State:
+    vars: tuple[Var, ...] = ()
+    functions: frozenset[str] = frozenset()  # custom Function classes defined so far
+    counter: int = 0
+
+    def fresh(self, prefix: str) -> tuple[str, State]:
+        return f"{prefix}{self.counter}", replace(self, counter=self.counter + 1)
+
+    def bind(self, var: Var) -> State:
+        others = tuple(v for v in self.vars if v.name != var.name)
+        return replace(self, vars=(*others, var))
+
+    def differentiable(self) -> tuple[Var, ...]:
+        return tuple(v for v in self.vars if v.requires_grad)
+
+    def leaves(self) -> tuple[Var, ...]:
+        return tuple(v for v in self.vars if v.leaf and v.requires_grad)
+
+    def backwarded(self) -> State:
+        """After a backward or grad call: every result so far may hang from a freed graph."""
+        return replace(self, vars=tuple(v if v.leaf else replace(v, stale=True)
+                                        for v in self.vars))
+
+
+@dataclass(frozen=True)
+class Emit:
+    """What a piece adds: statements, and the state after them."""
+
+    stmts: tuple[ir.Stmt, ...]
+    state: State
+
+
+class Dice:
+    """An action's random choices, decoded from the one integer hypothesis drew for it.
+    A seeded PRNG rather than digits of the integer: hypothesis draws large integers mostly
+    small, which would leave every later digit 0."""
+
+    def __init__(self, seed: int, draw: st.DrawFn | None = None, salt: int = 0) -> None:
+        self._rng = random.Random(seed)
+        self._draw = draw
+        self._salt = salt
+
+    def choose(self, options: Sequence[T], label: str) -> T:
+        """One of `options` by a hypothesis draw of its own, for the few choices that decide
+        what a part IS (which action, which op): hypothesis repeats a drawn seed often, and
+        a choice among many options made from seeds alone came out lumpy (some ops in 13 %
+        of programs, others in none)."""
+        if self._draw is None:
+            return self.pick(options)
+        # hypothesis favours some values of any one draw and copies runs of draws within
+        # and across examples: the index is offset by the seed's own choice
+        n = len(options)
+        drawn = self._draw(ints(0, n - 1), label=label)
+        return options[(drawn + self.below(n) + self._salt) % n]
+
+    def below(self, n: int) -> int:
+        return self._rng.randrange(n) if n > 1 else 0
+
+    def chance(self, k: int, n: int) -> bool:
+        """True with probability k/n."""
+        return self._rng.randrange(n) < k
+
+    def pick(self, options: Sequence[T]) -> T:
+        return options[self.below(len(options))]
+
+    def recent(self, options: Sequence[T]) -> T:
+        """One of `options`, the last (the newest name) half of the time: ops chain into
+        longer graphs, which a final backward then runs through."""
+        if self._rng.randrange(2):
+            return options[-1]
+        return self.pick(options)
+
+
+# ---- IR shorthands -----------------------------------------------------------------------
+
+def name(n: str) -> ir.Name:
+    return ir.Name(n)
+
+
+def const(v: Any) -> ir.Const:
+    return ir.Const(v)
+
+
+def attr(value: ir.Expr, a: str) -> ir.Attribute:
+    return ir.Attribute(value, a)
+
+
+def call(func: ir.Expr, *args: ir.Expr, **kwargs: ir.Expr) -> ir.Call:
+    return ir.Call(func, tuple(args), tuple(ir.Keyword(k, v) for k, v in kwargs.items()))
+
+
+def method(obj: ir.Expr, m: str, *args: ir.Expr, **kwargs: ir.Expr) -> ir.Call:
+    return call(attr(obj, m), *args, **kwargs)
+
+
+def torch_fn(path: str) -> ir.Expr:
+    expr: ir.Expr = name("torch")
+    for part in path.split("."):
+        expr = attr(expr, part)
+    return expr
+
+
+def assign(target: str, value: ir.Expr) -> ir.Assign:
+    return ir.Assign(name(target), value)
+
+
+def expr_stmt(value: ir.Expr) -> ir.ExprStmt:
+    return ir.ExprStmt(value)
+
+
+def shape_tuple(shape: Shape) -> ir.Tuple:
+    return ir.Tuple(tuple(const(n) for n in shape))
+
+
+def nested(values: Sequence[Any], shape: Shape) -> ir.Expr:
+    if not shape:
+        return const(values[0])
+    step = len(values) // shape[0]
+    return ir.List(tuple(nested(values[i * step:(i + 1) * step], shape[1:])
+                         for i in range(shape[0])))
+
+
+def numel(shape: Shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+@cache
+def ints(low: int, high: int) -> st.SearchStrategy[int]:
+    """st.integers(low, high), built once per bounds: hypothesis' own strategy cache costs
+    more per lookup than the draws it serves here."""
+    return st.integers(low, high)
+
+
+SEED = ints(0, 2**32 - 1)
+
+
+def fits_settings(shape: Shape, settings: GenSettings) -> bool:
+    return len(shape) <= settings.max_rank and all(1 <= s <= settings.max_side for s in shape)
+
+
+def promoted(*vs: Var) -> str:
+    return "float64" if any(v.dtype == "float64" for v in vs) else vs[0].dtype
+
+
+# ---- leaves ------------------------------------------------------------------------------
+
+def draw_shape(dice: Dice, settings: GenSettings, min_rank: int = 0) -> Shape:
+    rank = min_rank + dice.below(max(settings.max_rank - min_rank, 0) + 1)
+    return tuple(1 + dice.below(settings.max_side) for _ in range(rank))
+
+
+def factory_kwargs(dtype: str, device: str, requires_grad: bool) -> dict[str, ir.Expr]:
+    kwargs: dict[str, ir.Expr] = {}
+    if dtype != DEFAULT_DTYPE:
+        kwargs["dtype"] = torch_fn(dtype)
+    if device != DEFAULT_DEVICE:
+        kwargs["device"] = const(device)
+    if requires_grad:
+        kwargs["requires_grad"] = const(True)
+    return kwargs
+
+
+def leaf(dice: Dice, state: State, settings: GenSettings, shape: Shape | None = None,
+          requires_grad: bool | None = None, positive: bool | None = None,
+          dtype: str | None = None) -> Emit:
+    """A new leaf: random values, or literal ones including signed zeros; `positive` forces
+    (True) or forbids (False) values > 0."""
+    if shape is None:
+        shape = draw_shape(dice, settings)
+    if requires_grad is None:
+        requires_grad = dice.chance(4, 5)
+    dtype = dtype if dtype in settings.dtypes else dice.pick(settings.dtypes)
+    device = dice.pick(settings.devices)
+    kwargs = factory_kwargs(dtype, device, requires_grad)
+    kind = "positive" if positive else dice.pick(("randn", "literal", "positive")[
+        :2 if positive is False else 3])
+    if kind == "randn":
+        value: ir.Expr = call(torch_fn("randn"), *(const(n) for n in shape), **kwargs)
+    else:
+        pool = POSITIVE_VALUES if kind == "positive" else VALUES
+        values = [dice.pick(pool) for _ in range(numel(shape))]
+        value = call(torch_fn("tensor"), nested(values, shape), **kwargs)
+    n, state = state.fresh("x")
+    var = Var(n, shape, requires_grad, True, kind == "positive", dtype, device)
+    return Emit((assign(n, value),), state.bind(var))
+
+
+def operand(dice: Dice, state: State, settings: GenSettings, shape: Shape | None,
+           positive: bool, dtype: str | None = None) -> tuple[Var, Emit]:
+    """An existing name fit to be an op's input (of `shape` and `dtype`, positive if the
+    op's domain says so), or else a new leaf; the Emit holds the leaf's statement, if any."""
+    fit = [v for v in state.vars if (shape is None or v.shape == shape)
+           and (v.positive or not positive) and (dtype is None or v.dtype == dtype)]
+    # mostly a name that requires grad (or a new leaf that does): ops chain into graphs a
+    # backward goes through
+    graph = [v for v in fit if v.requires_grad and not v.stale]
+    if graph and dice.chance(3, 4):
+        return dice.recent(graph), Emit((), state)
+    if fit and dice.chance(1, 3):
+        return dice.recent(fit), Emit((), state)
+    emit = leaf(dice, state, settings, shape=shape, positive=True if positive else None,
+                 dtype=dtype, requires_grad=dice.chance(4, 5))
+    return emit.state.vars[-1], emit
+
+
+def new_result(state: State, out_shape: Shape, inputs: Sequence[Var], positive: bool = False,
+            prefix: str = "y") -> tuple[str, State, Var]:
+    n, state = state.fresh(prefix)
+    var = Var(n, out_shape, any(v.requires_grad for v in inputs), False, positive,
+              promoted(*inputs), inputs[0].device, any(v.stale for v in inputs))
+    return n, state, var
