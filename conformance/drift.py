@@ -182,10 +182,14 @@ def summary(d: Drift, old_name: str, new_name: str) -> str:
         lines.append(f"no drift: {d.compared} items, identical behaviour and messages")
         return "\n".join(lines)
     counts = d.counts()
-    lines.append(f"{len(d.items)} of {d.compared} items changed; "
-                 + ", ".join(f"{c}: {counts[c]}" for c in CATEGORIES if counts[c])
-                 + (f"; only in old: {len(d.only_old)}" if d.only_old else "")
-                 + (f"; only in new: {len(d.only_new)}" if d.only_new else ""))
+    parts = [f"{len(d.items)} of {d.compared} items changed"]
+    if d.items:
+        parts.append(", ".join(f"{c}: {counts[c]}" for c in CATEGORIES if counts[c]))
+    if d.only_old:
+        parts.append(f"only in old: {len(d.only_old)}")
+    if d.only_new:
+        parts.append(f"only in new: {len(d.only_new)}")
+    lines.append("; ".join(parts))
     for item in d.items:
         lines.append(f"{item.id}")
         for c in item.changes:

@@ -308,3 +308,12 @@ def test_every_tensor_field_is_compared_by_a_rule() -> None:
         _set(x, **{name: f"changed {getattr(x, name)}"})
         d = compare(trace, other, "float32").divergence
         assert d is not None and d.field == f"x.{name}"
+
+
+def test_a_drift_of_added_items_alone_says_so_in_one_clause() -> None:
+    header = {"engine": "reference_engine", "torch_version": "2.13.0"}
+    item = {"trace": {"steps": []}}
+    d = drift.diff({"header": header, "items": {"a": item}},
+                   {"header": header, "items": {"a": item, "b": item}})
+    line = drift.summary(d, "old", "new").splitlines()[2]
+    assert line == "0 of 1 items changed; only in new: 1"
