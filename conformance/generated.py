@@ -123,15 +123,18 @@ def walk(body: tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:
                 yield from walk(m.body)
 
 
-def _exprs(node: object) -> Iterator[object]:
-    """Every IR node below `node` (dataclass fields, tuples)."""
+def nodes(node: object, *, into_lambdas: bool = True) -> Iterator[object]:
+    """Every IR node below `node` (dataclass fields, tuples); a lambda's body only with
+    `into_lambdas` (a hook's body runs in backward, not where it is written)."""
     yield node
+    if isinstance(node, ir.Lambda) and not into_lambdas:
+        return
     if isinstance(node, tuple):
         for item in node:
-            yield from _exprs(item)
+            yield from nodes(item, into_lambdas=into_lambdas)
     elif hasattr(node, "__dataclass_fields__"):
         for name in node.__dataclass_fields__:
-            yield from _exprs(getattr(node, name))
+            yield from nodes(getattr(node, name), into_lambdas=into_lambdas)
 
 
 # Attribute or method names, and keywords, that say which feature family a program touches:
@@ -153,7 +156,7 @@ _FEATURE_OF_KEYWORD = {
 def features_of(program: ir.Program) -> set[str]:
     """Feature names (conformance.vocabulary) a program's text exercises."""
     found = {"ops"}
-    for node in _exprs(program.body):
+    for node in nodes(program.body):
         if isinstance(node, ir.Attribute):
             found.add(_FEATURE_OF_NAME.get(node.attr, "ops"))
         elif isinstance(node, ir.Keyword):
@@ -169,7 +172,7 @@ def features_of(program: ir.Program) -> set[str]:
 
 def _is_backward(stmt: ir.Stmt) -> bool:
     return any(isinstance(n, ir.Attribute) and n.attr in BACKWARD_CALLS
-               for n in _exprs(stmt) if not isinstance(n, ir.Lambda))
+               for n in nodes(stmt))
 
 
 # ---- API paths and gradients through each op ------------------------------------------
@@ -185,11 +188,12 @@ _AUGMENTED = {o.symbol: (f"__{o.inplace.__name__}__", OPERATOR_OP.get(o.symbol))
               for o in operators.AUGMENTED if o.inplace is not None}
 
 
-def _dotted(e: ir.Expr) -> str | None:
+def dotted(e: ir.Expr) -> str | None:
+    """`torch.autograd.grad` for that chain of attributes on a name; None for anything else."""
     if isinstance(e, ir.Name):
         return e.id
     if isinstance(e, ir.Attribute):
-        base = _dotted(e.value)
+        base = dotted(e.value)
         return None if base is None else f"{base}.{e.attr}"
     return None
 
@@ -197,7 +201,7 @@ def _dotted(e: ir.Expr) -> str | None:
 def _api_of(node: object) -> tuple[str, str | None] | None:
     """(`api:` path, registry op or None) of one IR node that calls into an engine."""
     if isinstance(node, ir.Call) and isinstance(node.func, ir.Attribute):
-        path = _dotted(node.func)
+        path = dotted(node.func)
         if path is not None and path.startswith("torch."):
             last = path.rsplit(".", 1)[1]
             return f"api:{path}", last if path == f"torch.{last}" and last in _OP_NAMES \
@@ -216,22 +220,9 @@ def _api_of(node: object) -> tuple[str, str | None] | None:
     return None
 
 
-def _nodes(node: object) -> Iterator[object]:
-    """The IR nodes below `node`, not entering lambdas (a hook's body runs in backward)."""
-    yield node
-    if isinstance(node, ir.Lambda):
-        return
-    if isinstance(node, tuple):
-        for item in node:
-            yield from _nodes(item)
-    elif hasattr(node, "__dataclass_fields__"):
-        for name in node.__dataclass_fields__:
-            yield from _nodes(getattr(node, name))
-
-
 def _ops_in(node: object) -> set[str]:
     found = set()
-    for n in _nodes(node):
+    for n in nodes(node, into_lambdas=False):
         a = _api_of(n)
         if a is not None and a[1] is not None:
             found.add(a[1])
@@ -239,7 +230,8 @@ def _ops_in(node: object) -> set[str]:
 
 
 def _names_in(node: object) -> set[str]:
-    return {n.id for n in _nodes(node) if isinstance(n, ir.Name) and n.id != "torch"}
+    return {n.id for n in nodes(node, into_lambdas=False)
+            if isinstance(n, ir.Name) and n.id != "torch"}
 
 
 def _detaches(e: ir.Expr) -> bool:
@@ -250,7 +242,7 @@ def _detaches(e: ir.Expr) -> bool:
 
 def _makes_leaf_requiring_grad(e: object) -> bool:
     return any(isinstance(n, ir.Keyword) and n.name == "requires_grad"
-               and n.value == ir.Const(True) for n in _nodes(e))
+               and n.value == ir.Const(True) for n in nodes(e, into_lambdas=False))
 
 
 class _GradFlow:
@@ -286,7 +278,7 @@ class _GradFlow:
     def run(self, body: tuple[ir.Stmt, ...], enabled: bool = True) -> None:
         for stmt in body:
             if isinstance(stmt, ir.With):
-                mode = _dotted(stmt.context.func) if isinstance(stmt.context, ir.Call) \
+                mode = dotted(stmt.context.func) if isinstance(stmt.context, ir.Call) \
                     else None
                 self.run(stmt.body, {"torch.no_grad": False, "torch.enable_grad": True
                                      }.get(mode or "", enabled))
@@ -302,7 +294,7 @@ class _GradFlow:
 
     def assign(self, stmt: ir.Assign, enabled: bool) -> None:
         value = stmt.value
-        if isinstance(value, ir.Call) and _dotted(value.func) == "torch.autograd.grad" \
+        if isinstance(value, ir.Call) and dotted(value.func) == "torch.autograd.grad" \
                 and value.args:
             self.gradient(stmt, value.args[0])
         target = stmt.target
@@ -331,7 +323,7 @@ def api_hits(program: ir.Program) -> set[str]:
     """`api:<path>` for every engine entry point the program calls, `op:<name>` for every
     registry op it calls in any form (function, method, in-place, operator)."""
     found = set()
-    for node in _exprs(program.body):
+    for node in nodes(program.body):
         a = _api_of(node)
         if a is not None:
             found.add(a[0])

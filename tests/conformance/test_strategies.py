@@ -3,7 +3,6 @@ honoured, every registry op generated (or listed as not), and the hit-rate floor
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -15,7 +14,7 @@ from conformance import gen_ops, gen_state
 from conformance import program as ir
 from conformance.engines import load_engine
 from conformance.gen_state import GenSettings
-from conformance.generated import HitRates, api_hits, check, hits, walk
+from conformance.generated import HitRates, api_hits, check, dotted, hits, nodes, walk
 from conformance.language import parse, to_source
 from conformance.strategies import programs, sample_programs
 from reference_engine import registry
@@ -52,24 +51,6 @@ def test_every_statement_kind_of_the_language_is_reachable() -> None:
 
 # ---- settings ----------------------------------------------------------------------------
 
-def _nodes(node: object) -> Iterator[object]:
-    yield node
-    if isinstance(node, tuple):
-        for item in node:
-            yield from _nodes(item)
-    elif hasattr(node, "__dataclass_fields__"):
-        for name in node.__dataclass_fields__:
-            yield from _nodes(getattr(node, name))
-
-
-def _dotted(e: object) -> str:
-    if isinstance(e, ir.Name):
-        return e.id
-    if isinstance(e, ir.Attribute):
-        return f"{_dotted(e.value)}.{e.attr}"
-    return "?"
-
-
 def _literal_shape(e: ir.Expr) -> tuple[tuple[int, ...], list[Any]]:
     if isinstance(e, ir.List):
         parts = [_literal_shape(x) for x in e.elts]
@@ -83,10 +64,10 @@ def _literal_shape(e: ir.Expr) -> tuple[tuple[int, ...], list[Any]]:
 def settings_broken(program: ir.Program, s: GenSettings) -> list[str]:
     """Every way the program's tensor factories break `s` (empty: none)."""
     broken = []
-    for node in _nodes(program.body):
+    for node in nodes(program.body):
         if not isinstance(node, ir.Call):
             continue
-        path = _dotted(node.func)
+        path = dotted(node.func)
         if path not in ("torch.randn", "torch.tensor"):
             continue
         kwargs = {k.name: k.value for k in node.keywords}
@@ -100,7 +81,7 @@ def settings_broken(program: ir.Program, s: GenSettings) -> list[str]:
         if len(shape) > s.max_rank or any(not 1 <= n <= s.max_side for n in shape):
             broken.append(f"shape {shape}: {to_source(ir.Program((ir.ExprStmt(node),)))}")
         dtype = kwargs.get("dtype")
-        dtype_name = _dotted(dtype).removeprefix("torch.") if dtype is not None else (
+        dtype_name = (dotted(dtype) or "?").removeprefix("torch.") if dtype is not None else (
             gen_state.DEFAULT_DTYPE if floating else None)
         if dtype_name is not None and dtype_name not in s.dtypes:
             broken.append(f"dtype {dtype_name}")
