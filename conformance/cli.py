@@ -350,9 +350,7 @@ def _main(argv: list[str]) -> int:
     run.add_argument("--lenient-messages", action="store_true",
                      help="do not fail items whose only difference is an exact message text")
     run.add_argument("--hypothesis-db", default=None, metavar="PATH|URL",
-                     help="hypothesis' example database, shared by the machines of a "
-                          "campaign: a directory, or redis://host:port/N (needs the `redis` "
-                          "extra); failures saved there replay first, under every profile")
+                     help=campaign.DATABASE_HELP)
     run.add_argument("--shard", default=None, metavar="K/N",
                      help="this machine is shard K of N: generated programs draw from a "
                           "seed of their own per shard (see README, Scaling out)")

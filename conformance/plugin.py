@@ -96,9 +96,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   help="where YAML case files are collected from (relative to the ini "
                        "file); YAML under paths named on the command line is collected too")
     group.addoption("--hypothesis-db", default=None, metavar="PATH|URL",
-                    help="hypothesis' example database, shared by the machines of a "
-                         "campaign: a directory, or redis://host:port/N (needs the `redis` "
-                         "extra); saved failures replay first, under every profile")
+                    help=campaign.DATABASE_HELP)
     group.addoption("--shard", default=None, metavar="K/N",
                     help="this machine is shard K of N: hypothesis tests draw from a seed of "
                          "their own per shard (with --hypothesis-seed S: of S and K)")
