@@ -14,25 +14,14 @@ from typing import Any
 import pytest
 import torch
 
+from tests.case_files import write_cases
+
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED_ID = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
-CASE = """\
-description: {op} and its grad
-features: [grad_fn]
-source: test
-devices: [cpu]
-program: |
-  a = torch.tensor([1.0, 2.0], requires_grad=True)
-  b = torch.{op}(a)
-  b.sum().backward()
-"""
 
 
 def project(tmp_path: Path, ops: tuple[str, ...], engine: str | None = None) -> Path:
-    for op in ops:
-        path = tmp_path / "cases" / "family" / f"{op}.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(CASE.format(op=op))
+    write_cases(tmp_path, *ops)
     if engine is not None:  # a module in the working directory, named by --engine
         shutil.copy(ROOT / "tests" / "conformance" / f"{engine}.py", tmp_path / "my_engine.py")
     return tmp_path

@@ -19,17 +19,9 @@ from typing import Any
 
 import pytest
 
+from tests.case_files import write_cases
+
 GENERATED_ID = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
-CASE = """\
-description: {op} and its grad
-features: [grad_fn]
-source: test
-devices: [cpu]
-program: |
-  a = torch.tensor([1.0, 2.0], requires_grad=True)
-  b = torch.{op}(a)
-  b.sum().backward()
-"""
 # An engine every generated program meets the fault of: its leaves' values are off.
 WRONG_LEAVES = '''\
 """torch whose `tensor` factory makes every value 0.5 larger."""
@@ -80,10 +72,7 @@ def report(directory: Path) -> dict[str, Any]:
 
 def test_shards_with_a_shared_directory_database_merge_into_one_report(
         tmp_path: Path) -> None:
-    for op in ("exp", "sin"):
-        path = tmp_path / "cases" / "family" / f"{op}.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(CASE.format(op=op))
+    write_cases(tmp_path, "exp", "sin")
     # two machines: the same campaign seed, shards 1/2 and 2/2, one database, at once
     runs = [start(tmp_path, "-m", "conformance.cli", "run", "--workers", "1", "--profile",
                   "dev", "--hypothesis-db", "shared-db", "--shard", f"{k}/2", "--report-dir",
