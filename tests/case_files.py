@@ -16,9 +16,10 @@ program: |
 """
 
 
-def write_cases(root: Path, *ops: str) -> None:
-    """cases/family/<op>.yaml under `root` for each op: one cpu item each."""
+def write_cases(root: Path, *ops: str, template: str = CASE) -> None:
+    """cases/family/<op>.yaml under `root` for each op, from `template` (by default one cpu
+    item each)."""
     for op in ops:
         path = root / "cases" / "family" / f"{op}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(CASE.format(op=op))
+        path.write_text(template.format(op=op))

@@ -12,6 +12,7 @@ import torch  # noqa: F401
 
 from conformance import expectations
 from conformance.progress import Progress
+from tests.case_files import write_cases
 
 WRONG_EXP = "tests.conformance.engine_wrong_exp"  # exp is 1% off
 GENERATED_ID = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
@@ -28,10 +29,7 @@ program: |
 
 
 def make_cases(root: Path, *ops: str) -> None:
-    for op in ops:
-        path = root / "cases" / "family" / f"{op}.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(CASE.format(op=op))
+    write_cases(root, *ops, template=CASE)
 
 
 def collected(result: pytest.RunResult) -> list[str]:
