@@ -19,9 +19,24 @@ kind). Warnings are silenced. This is what the programs cost torch itself, with 
 own dispatch of the statements: no cheaper way of running them exists short of not
 running them.
 
-    ratio = (draw + number + torch run + engine run + compare) / floor
+    ratio = (draw + number + torch run + engine run + compare + gc) / floor
 
-and `harness_ratio` leaves the draw out (the run side only). One process, one core
+and `harness_ratio` leaves the draw out (the run side only); `gc` is the cyclic
+collector's work deferred while a program ran (`cyclic_gc_paused`), done when it is
+switched back on.
+
+The same run also measures what the parts cost on their own, in the floor's way: the
+reference engine executing the same compiled code in torch's place (`engine_floor`), and
+hypothesis running as many examples of a test that draws one integer
+(`hypothesis_floor`). Their sum with the floor is what a harness with no cost of its own
+would take:
+
+    bound_ratio = (hypothesis_floor + floor + engine_floor) / floor
+    overhead_ratio = end to end / (hypothesis_floor + floor + engine_floor)
+
+`bound_ratio` is the best ratio this design can reach with this reference engine, and
+`overhead_ratio` what the harness (observation, interpreter, comparison, the generator's
+own work) multiplies it by. One process, one core
 (`torch.set_num_threads(1)`), timed in this process's CPU time (`time.process_time`:
 other processes on a shared machine do not count). Each repetition draws the same
 programs (derandomized); every figure is the median over repetitions, after one untimed
@@ -54,7 +69,9 @@ from typing import Any
 
 import torch
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
+import reference_engine
 from conformance.compare import compare
 from conformance.engines import load_engine
 from conformance.gen_state import GenSettings
@@ -102,11 +119,15 @@ class _Block:
         return self.swallow
 
 
-def _assert_close(actual: Any, expected: Any, rtol: float | None = None,
-                  atol: float | None = None) -> None:
-    a, b = torch.as_tensor(actual), torch.as_tensor(expected)
-    if not torch.allclose(a.double(), b.double()):
-        raise AssertionError("assert_close")
+def _assert_close_on(module: Any) -> Any:
+    """The harness's `assert_close` on `module`'s tensors: an allclose check."""
+    def assert_close(actual: Any, expected: Any, rtol: float | None = None,
+                     atol: float | None = None) -> None:
+        a, b = (x if isinstance(x, module.Tensor) else module.tensor(x)
+                for x in (actual, expected))
+        if not module.allclose(a.double(), b.double()):
+            raise AssertionError("assert_close")
+    return assert_close
 
 
 def compile_floor(program: Program) -> list[CodeType]:
@@ -118,31 +139,47 @@ def compile_floor(program: Program) -> list[CodeType]:
     return codes
 
 
-def floor_globals() -> dict[str, Any]:
-    return {"torch": torch, "nn": torch.nn, "F": torch.nn.functional,
-            "Variable": torch.autograd.Variable,
+def floor_globals(module: Any = torch) -> dict[str, Any]:
+    return {"torch": module, "nn": module.nn, "F": module.nn.functional,
+            "Variable": module.autograd.Variable,
             "raises": lambda kind: _Block(True), "warns": lambda kind: _Block(False),
-            "assert_close": _assert_close, "range": range, "len": len, "float": float,
-            "int": int, "__builtins__": {"__build_class__": __build_class__,
-                                         "staticmethod": staticmethod, "__name__": "floor"}}
+            "assert_close": _assert_close_on(module), "range": range, "len": len,
+            "float": float, "int": int,
+            "__builtins__": {"__build_class__": __build_class__,
+                             "staticmethod": staticmethod, "__name__": "floor"}}
 
 
-def run_floor(compiled: list[list[CodeType]]) -> float:
-    """Seconds torch alone takes to execute the compiled programs."""
-    default_dtype, grad_enabled = torch.get_default_dtype(), torch.is_grad_enabled()
+def run_floor(compiled: list[list[CodeType]], module: Any = torch) -> float:
+    """Seconds `module` alone (torch, or the reference engine in its place) takes to
+    execute the compiled programs."""
+    default_dtype, grad_enabled = module.get_default_dtype(), module.is_grad_enabled()
     start = clock()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for codes in compiled:
-            namespace = floor_globals()
+            namespace = floor_globals(module)
             for code in codes:
                 with contextlib.suppress(Exception):
-                    exec(code, namespace)  # the program's own code, on torch alone
+                    exec(code, namespace)  # the program's own code, on the module alone
     elapsed = clock() - start
     # a program may have switched global state (as the harness's isolation guard undoes)
-    torch.set_default_dtype(default_dtype)
-    torch.set_grad_enabled(grad_enabled)
+    module.set_default_dtype(default_dtype)
+    module.set_grad_enabled(grad_enabled)
     return elapsed
+
+
+def draw_floor(n: int) -> float:
+    """Seconds hypothesis takes to run n examples of a test that draws one integer: its
+    own cost per example, which any program drawn through it costs at least."""
+    @settings(max_examples=n, database=None, derandomize=True, phases=[Phase.generate],
+              deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.integers(0, 2 ** 63))
+    def one_integer(x: int) -> None:
+        pass
+
+    start = clock()
+    one_integer()
+    return clock() - start
 
 
 # ---- end to end -----------------------------------------------------------------------------
@@ -151,7 +188,8 @@ def run_once(n: int, full_snapshots: bool) -> dict[str, float]:
     # (the argument only when asked for: the script also measures a checkout from before it)
     mode = {"full_snapshots": True} if full_snapshots else {}
     drawn, t_draw = draw(n)
-    t = {"draw": t_draw, "number": 0.0, "torch": 0.0, "engine": 0.0, "compare": 0.0}
+    t = {"draw": t_draw, "number": 0.0, "torch": 0.0, "engine": 0.0, "compare": 0.0,
+         "gc": 0.0}
     statements = []
     for program in drawn:
         t0 = clock()
@@ -164,19 +202,31 @@ def run_once(n: int, full_snapshots: bool) -> dict[str, float]:
             t3 = clock()
             compare(expected, actual, "float32")
             t4 = clock()
+        # the collector's deferred work, done when it is switched back on, is the run's too
+        t5 = clock()
         t["number"] += t1 - t0
         t["torch"] += t2 - t1
         t["engine"] += t3 - t2
         t["compare"] += t4 - t3
+        t["gc"] += t5 - t4
         statements.append(len(expected.steps))
     # the floor is short (a fraction of a millisecond per program): the median of several
     # passes, so that one preempted pass does not move the ratio
     compiled = [compile_floor(p) for p in drawn]
     floor = statistics.median(run_floor(compiled) for _ in range(FLOOR_PASSES))
+    # what the parts cost on their own: the reference engine executing the same code in
+    # torch's place, and hypothesis running as many examples of a one-integer test
+    engine_floor = statistics.median(run_floor(compiled, reference_engine)
+                                     for _ in range(FLOOR_PASSES))
+    hypothesis_floor = statistics.median(draw_floor(len(drawn)) for _ in range(3))
+    parts = hypothesis_floor + floor + engine_floor
     total = sum(t.values())
     return {"programs": len(drawn), "total_s": total, "per_second": len(drawn) / total,
             "floor_s": floor, "floor_per_program_ms": 1000 * floor / len(drawn),
             "ratio": total / floor, "harness_ratio": (total - t_draw) / floor,
+            "engine_floor_s": engine_floor, "hypothesis_floor_s": hypothesis_floor,
+            "bound_ratio": parts / floor, "bound_per_second": len(drawn) / parts,
+            "overhead_ratio": total / parts,
             "median_steps": statistics.median(statements), "max_steps": max(statements),
             **{f"share_{k}": v / total for k, v in t.items()}}
 
