@@ -278,9 +278,10 @@ class Observer:
         self.nodes: NodeReads = {}
         self.earlier_nodes: NodeReads | None = None  # the observation before's reads
 
-    def reuse(self, path: str, value: Any, entry: Reusable) -> None:
-        """`entry`'s snapshot of `value` at `path`, as `add` would take it now: only alias
-        and engine_made depend on other names; a new object only when one of them moved."""
+    def reuse(self, path: str, value: Any, entry: Reusable) -> TensorSnapshot:
+        """`entry`'s snapshot of `value` at `path`, as `add` would take it now (returned):
+        only alias and engine_made depend on other names; a new object only when one of
+        them moved."""
         alias = self.seen.setdefault(id(value), path)
         snap = entry.snapshot
         fields: dict[str, Any] = {}
@@ -290,10 +291,11 @@ class Observer:
         made = id(value) in self.engine_made
         if made != snap.engine_made:
             fields["engine_made"] = made
-        self.out[path] = replace(snap, **fields) if fields else snap
+        snap = self.out[path] = replace(snap, **fields) if fields else snap
         if entry.grad_id is not None:
             self.grad_ids[path] = entry.grad_id
             self.seen.setdefault(entry.grad_id, f"{path}.grad")
+        return snap
 
     def add(self, path: str, value: Any) -> None:
         engine = self.engine
@@ -448,13 +450,15 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
             if name in skipped:
                 continue
             value = names[name]
-            entry = previous.get(name)
-            if entry is None:
-                entry = _still(observer, value, rechecked.get(name))
+            entry = previous.get(name) or _still(observer, value, rechecked.get(name))
             if entry is not None:
-                observer.reuse(name, value, entry)
-            else:
-                observer.add(name, value)
+                reused = observer.reuse(name, value, entry)
+                if reusable is not None:
+                    # the same entry while its snapshot is (no new weak reference per step)
+                    reusable[name] = entry if reused is entry.snapshot else \
+                        Reusable(entry.ref, reused, entry.grad_id, entry.grad_fn)
+                continue
+            observer.add(name, value)
             if reusable is not None:
                 snap = observer.out[name]
                 if isinstance(snap, TensorSnapshot):
@@ -463,8 +467,7 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
                     except TypeError:  # an engine's tensor without weak references
                         continue
                     grad_id = observer.grad_ids.get(name)
-                    reusable[name] = Reusable(ref, snap, grad_id, _grad_fn(value) if entry
-                                              is None else entry.grad_fn)
+                    reusable[name] = Reusable(ref, snap, grad_id, _grad_fn(value))
     return observer.out
 
 
@@ -480,7 +483,8 @@ def _still(observer: Observer, value: Any, entry: Reusable | None) -> Reusable |
         observer.grads[id(value)] = grad
         return None
     grad_id = id(grad) if grad is not None and observer.engine.is_tensor(grad) else None
-    return Reusable(entry.ref, entry.snapshot, grad_id, entry.grad_fn)
+    return entry if grad_id == entry.grad_id else \
+        Reusable(entry.ref, entry.snapshot, grad_id, entry.grad_fn)
 
 
 def _grad_fn(t: Any) -> Any:
