@@ -43,6 +43,8 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in op
 INPLACE: dict[str, Callable[[Any, Any], Any]] = {
     o.symbol: o.inplace for o in operators.BINARY if o.inplace is not None}
 COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.COMPARE}
+# Most statements' outcome (immutable: one object serves every step)
+_OK_OUTCOME = Outcome(OK)
 # Statements whose inner statements are steps of their own (they enter an engine's
 # statement context themselves).
 _COMPOUND = (ir.With, ir.For, ir.FunctionClass)
@@ -225,7 +227,7 @@ class Interpreter:
             else:
                 with self.statement_context():
                     self._statement(stmt, scope)
-            outcome = Outcome(OK)
+            outcome = _OK_OUTCOME
         except _StepFailed:
             # an inner step failed: its warnings went with it, and so do this one's (no
             # step records them), as they would leaving a context of this step's own

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -384,16 +385,21 @@ def unchanged(engine: Engine, t: Any, grad: Any, snap: TensorSnapshot, grad_fn: 
         return False
 
 
+# The fields of a snapshot `_same_fields` compares with the tensor's own, as one tuple.
+_READ_FIELDS = operator.attrgetter("type", "shape", "dtype", "device", "requires_grad",
+                                   "is_leaf", "retains_grad", "version", "is_view")
+
+
 def _same_fields(engine: Engine, t: Any, snap: TensorSnapshot) -> bool:
     """The fields of `snap` that snapshot_tensor reads from `t` itself, compared with `t`
-    now (grad_fn's identity is the caller's)."""
+    now (grad_fn's identity is the caller's): as snapshot_tensor reads them, in one tuple
+    (none is a float, so tuple equality is each field's), then the values bit for bit."""
     old = snap.values
-    if not isinstance(old, np.ndarray) or snap.is_view != bool(t._is_view()) or \
-            snap.version != int(t._version) or snap.requires_grad != bool(t.requires_grad) \
-            or snap.is_leaf != bool(t.is_leaf) or snap.retains_grad != bool(t.retains_grad) \
-            or snap.type != type(t).__name__ or snap.shape != tuple(map(int, t.shape)) or \
-            snap.dtype != str(t.dtype) or snap.device != str(t.device) or \
-            math.prod(snap.shape) > limits.SUMMARY_THRESHOLD:
+    # values copied then (not summarised) and the same shape now: copied now too
+    if not isinstance(old, np.ndarray) or _READ_FIELDS(snap) != (
+            type(t).__name__, tuple(map(int, t.shape)), str(t.dtype), str(t.device),
+            bool(t.requires_grad), bool(t.is_leaf), bool(t.retains_grad), int(t._version),
+            bool(t._is_view())):
         return False
     now = tensor_values(t)
     return now.dtype == old.dtype and now.shape == old.shape and now.tobytes() == old.tobytes()
