@@ -160,6 +160,7 @@ class Interpreter:
         self.reusable: dict[str, Reusable] = {}
         self.node_reads: list[NodeReads] = [{}]  # graph nodes the last observation read
         self.effects = changes.Effects()
+        self.unknown_changes = False  # a compound statement was entered since the last step
         self._sizes: dict[int, int] = {}  # snapshot_bytes of the last step's snapshots
         # The run's warnings as recorded (each step takes its own, run), and the filters
         # that record them all.
@@ -216,8 +217,8 @@ class Interpreter:
         compound = isinstance(stmt, _COMPOUND)
         if compound:
             # entering it (a context manager, saved-tensor hooks) is not a step of its own:
-            # its first inner step snapshots everything
-            self.reusable.clear()
+            # its first inner step rechecks every name (observe.unchanged)
+            self.unknown_changes = True
         effects = self.effects = changes.Effects()
         caught = self.warnings
         first = len(caught)  # the warnings from here on are this step's
@@ -245,8 +246,9 @@ class Interpreter:
             outcome = Outcome(ERROR, kinds.classify(text, warning=False, exception=name),
                               name, text)
         records = [_warning_record(w) for w in caught[first:]]
-        changed = None if self.full_snapshots or compound or not effects.pure or \
-            self.events else changes.assigned_names(stmt)
+        changed = None if self.full_snapshots or compound or self.unknown_changes or \
+            not effects.pure or self.events else changes.assigned_names(stmt)
+        self.unknown_changes = False
         # observing must not warn (a non-leaf's .grad read does): what it gives is dropped
         names = self.observe(self.engine, self._visible(scope),
                              engine_made=self.engine_made,
