@@ -162,8 +162,8 @@ class Interpreter:
         self.effects = changes.Effects()
         self.unknown_changes = False  # a compound statement was entered since the last step
         self._sizes: dict[int, int] = {}  # snapshot_bytes of the last step's snapshots
-        # The run's warnings as recorded (each step takes its own, run), and the filters
-        # that record them all.
+        # The run's warnings as recorded (each step takes those its statement gave; see
+        # run), and the warning filters that record them all.
         self.warnings: list[warnings.WarningMessage] = []
         self.filters: list[Any] = []
 
