@@ -10,7 +10,7 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -43,6 +43,8 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in op
 INPLACE: dict[str, Callable[[Any, Any], Any]] = {
     o.symbol: o.inplace for o in operators.BINARY if o.inplace is not None}
 COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.COMPARE}
+# Most statements' outcome (immutable: one object serves every step)
+_OK_OUTCOME = Outcome(OK)
 # Statements whose inner statements are steps of their own (they enter an engine's
 # statement context themselves).
 _COMPOUND = (ir.With, ir.For, ir.FunctionClass)
@@ -158,7 +160,12 @@ class Interpreter:
         self.reusable: dict[str, Reusable] = {}
         self.node_reads: list[NodeReads] = [{}]  # graph nodes the last observation read
         self.effects = changes.Effects()
+        self.unknown_changes = False  # a compound statement was entered since the last step
         self._sizes: dict[int, int] = {}  # snapshot_bytes of the last step's snapshots
+        # The run's warnings as recorded (each step takes those its statement gave; see
+        # run), and the warning filters that record them all.
+        self.warnings: list[warnings.WarningMessage] = []
+        self.filters: list[Any] = []
 
     @property
     def rng(self) -> np.random.Generator:
@@ -175,7 +182,12 @@ class Interpreter:
         # The guard restores whatever process-global state the program changed (grad mode
         # switched by a plain call, ...), so that no later run in this process sees it.
         with isolation.guard(self.engine) as changes, \
-                self.engine.run_context(self.device, self.dtype):
+                self.engine.run_context(self.device, self.dtype), \
+                warnings.catch_warnings(record=True) as caught:
+            # every warning is recorded; each step takes those its statement gave and drops
+            # the rest (its observation's): one context per run, not one per step
+            warnings.simplefilter("always")
+            self.warnings, self.filters = caught, list(warnings.filters)
             try:
                 self._block(program.body, self.globals)
             except _StepFailed as failed:
@@ -205,43 +217,50 @@ class Interpreter:
         compound = isinstance(stmt, _COMPOUND)
         if compound:
             # entering it (a context manager, saved-tensor hooks) is not a step of its own:
-            # its first inner step snapshots everything
-            self.reusable.clear()
+            # its first inner step rechecks every name (observe.unchanged)
+            self.unknown_changes = True
         effects = self.effects = changes.Effects()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                if self.statement_context is None or isinstance(stmt, _COMPOUND):
+        caught = self.warnings
+        first = len(caught)  # the warnings from here on are this step's
+        try:
+            if self.statement_context is None or isinstance(stmt, _COMPOUND):
+                self._statement(stmt, scope)
+            else:
+                with self.statement_context():
                     self._statement(stmt, scope)
-                else:
-                    with self.statement_context():
-                        self._statement(stmt, scope)
-                outcome = Outcome(OK)
-            except _StepFailed:
-                raise
-            except limits.LimitRefused as e:
-                outcome = Outcome(LIMIT, text=str(e))
-            except CaseFailure as e:
-                outcome = Outcome(ASSERTION, text=str(e))
-            except MemoryError:  # the machine's limit, not a behaviour: the item is an error
-                raise
-            except Exception as e:  # an engine error is a recorded outcome, not a crash
-                text = kinds.normalise_text(str(e))
-                name = kinds.exception_name(e)
-                outcome = Outcome(ERROR, kinds.classify(text, warning=False, exception=name),
-                                  name, text)
-            records = [_warning_record(w) for w in caught]
-            # observing must not warn (a non-leaf's .grad read does): from here on ignored,
-            # in this same context rather than a second one (it is a cost of every step)
-            warnings.simplefilter("ignore")
-            changed = None if self.full_snapshots or compound or not effects.pure or \
-                self.events else changes.assigned_names(stmt)
-            names = self.observe(self.engine, self._visible(scope),
-                                 engine_made=self.engine_made,
-                                 reusable=None if self.full_snapshots else self.reusable,
-                                 changed=changed, warnings_silenced=True,
-                                 node_reads=None if self.full_snapshots
-                                 else self.node_reads)
+            outcome = _OK_OUTCOME
+        except _StepFailed:
+            # an inner step failed: its warnings went with it, and so do this one's (no
+            # step records them), as they would leaving a context of this step's own
+            del caught[first:]
+            raise
+        except limits.LimitRefused as e:
+            outcome = Outcome(LIMIT, text=str(e))
+        except CaseFailure as e:
+            outcome = Outcome(ASSERTION, text=str(e))
+        except MemoryError:  # the machine's limit, not a behaviour: the item is an error
+            raise
+        except Exception as e:  # an engine error is a recorded outcome, not a crash
+            text = kinds.normalise_text(str(e))
+            name = kinds.exception_name(e)
+            outcome = Outcome(ERROR, kinds.classify(text, warning=False, exception=name),
+                              name, text)
+        records = [_warning_record(w) for w in caught[first:]]
+        changed = None if self.full_snapshots or compound or self.unknown_changes or \
+            not effects.pure or self.events else changes.assigned_names(stmt)
+        self.unknown_changes = False
+        # observing must not warn (a non-leaf's .grad read does): what it gives is dropped
+        names = self.observe(self.engine, self._visible(scope),
+                             engine_made=self.engine_made,
+                             reusable=None if self.full_snapshots else self.reusable,
+                             changed=changed, warnings_silenced=True,
+                             node_reads=None if self.full_snapshots else self.node_reads)
+        del caught[first:]
+        if warnings.filters != self.filters:
+            # engine code changed the filters: set back, as leaving a step's own context
+            # would, so that no later step sees the change
+            cast(list[Any], warnings.filters)[:] = self.filters
+            warnings.simplefilter("always")  # (already first: only tells `warnings`)
         step = Step(stmt.line, outcome, records, self.events, names)
         self.events = []
         self._budget(step)
@@ -381,66 +400,78 @@ class Interpreter:
 
     # ---- expressions -----------------------------------------------------------------
     def _eval(self, e: ir.Expr, scope: Scope) -> Any:
-        if isinstance(e, ir.Const):
-            return e.value
-        if isinstance(e, ir.Name):
-            if e.id in api.ROOTS:
-                return self._path(api.ROOTS[e.id])
-            if e.id in api.BUILTINS:
-                return self.builtins[e.id]
-            return scope.get(e.id)
-        if isinstance(e, ir.Attribute):
-            obj = self._eval(e.value, scope)
-            if isinstance(obj, Namespace):
-                return self._path(f"{obj.path}.{e.attr}")
-            path = _api_path(e)
-            if path in api.FUNCTIONS:  # a path through an API object (Variable._execution_engine)
-                return self._path(path)
-            self._check_object_attribute(obj, e.attr)
-            return self._attribute(obj, e.attr)
-        if isinstance(e, ir.Call):
-            func = self._eval(e.func, scope)
-            if isinstance(func, (Namespace, Expectation)):
-                raise CaseFailure(f"{func} is not callable")
-            args = [self._eval(a, scope) for a in e.args]
-            kwargs = {k.name: self._eval(k.value, scope) for k in e.keywords}
-            self._check_call(e.func, func, args, kwargs)
-            return self._check_made(func(*args, **kwargs))
-        if isinstance(e, ir.Subscript):
-            return self._eval(e.value, scope)[self._index(e.index, scope)]
-        if isinstance(e, ir.Tuple):
-            return tuple(self._eval(x, scope) for x in e.elts)
-        if isinstance(e, ir.List):
-            return [self._eval(x, scope) for x in e.elts]
-        if isinstance(e, ir.BinOp):
-            return self._binary(BINARY[e.op], e.op, self._eval(e.left, scope),
-                                self._eval(e.right, scope))
-        if isinstance(e, ir.UnaryOp):
-            v = self._eval(e.operand, scope)
-            return (not self._truth(v)) if e.op == "not" else (-v if e.op == "-" else +v)
-        if isinstance(e, ir.Compare):
-            # Python's chaining: a < b < c is (a < b) and (b < c), b evaluated once.
-            left = self._eval(e.left, scope)
-            result: Any = True
-            for i, (op, right_e) in enumerate(zip(e.ops, e.comparators, strict=True)):
-                if i and not self._truth(result):
-                    return result
-                right = self._eval(right_e, scope)
-                result = COMPARE[op](left, right)
-                left = right
-            return result
-        if isinstance(e, ir.BoolOp):
-            value: Any = None
-            for v_e in e.values:
-                value = self._eval(v_e, scope)
-                if self._truth(value) == (e.op == "or"):
-                    return value
-            return value
-        if isinstance(e, ir.Lambda):
-            return self._lambda(e, scope)
-        if isinstance(e, ir.Slice):
-            return self._index(e, scope)
-        raise TypeError(f"unknown expression {e!r}")  # pragma: no cover
+        # one lookup by the node's class instead of a chain of isinstance tests: this runs
+        # for every node of every statement (the IR's classes have no subclasses)
+        evaluate = _EVALUATORS.get(type(e))
+        if evaluate is None:  # pragma: no cover - the parser produces nothing else
+            raise TypeError(f"unknown expression {e!r}")
+        return evaluate(self, e, scope)
+
+    def _const(self, e: ir.Const, scope: Scope) -> Any:
+        return e.value
+
+    def _name(self, e: ir.Name, scope: Scope) -> Any:
+        if e.id in api.ROOTS:
+            return self._path(api.ROOTS[e.id])
+        if e.id in api.BUILTINS:
+            return self.builtins[e.id]
+        return scope.get(e.id)
+
+    def _attribute_read(self, e: ir.Attribute, scope: Scope) -> Any:
+        obj = self._eval(e.value, scope)
+        if isinstance(obj, Namespace):
+            return self._path(f"{obj.path}.{e.attr}")
+        path = _api_path(e)
+        if path in api.FUNCTIONS:  # a path through an API object (Variable._execution_engine)
+            return self._path(path)
+        self._check_object_attribute(obj, e.attr)
+        return self._attribute(obj, e.attr)
+
+    def _call(self, e: ir.Call, scope: Scope) -> Any:
+        func = self._eval(e.func, scope)
+        if isinstance(func, (Namespace, Expectation)):
+            raise CaseFailure(f"{func} is not callable")
+        args = [self._eval(a, scope) for a in e.args]
+        kwargs = {k.name: self._eval(k.value, scope) for k in e.keywords}
+        self._check_call(e.func, func, args, kwargs)
+        return self._check_made(func(*args, **kwargs))
+
+    def _subscript(self, e: ir.Subscript, scope: Scope) -> Any:
+        return self._eval(e.value, scope)[self._index(e.index, scope)]
+
+    def _tuple(self, e: ir.Tuple, scope: Scope) -> Any:
+        return tuple(self._eval(x, scope) for x in e.elts)
+
+    def _list(self, e: ir.List, scope: Scope) -> Any:
+        return [self._eval(x, scope) for x in e.elts]
+
+    def _binop(self, e: ir.BinOp, scope: Scope) -> Any:
+        return self._binary(BINARY[e.op], e.op, self._eval(e.left, scope),
+                            self._eval(e.right, scope))
+
+    def _unaryop(self, e: ir.UnaryOp, scope: Scope) -> Any:
+        v = self._eval(e.operand, scope)
+        return (not self._truth(v)) if e.op == "not" else (-v if e.op == "-" else +v)
+
+    def _compare(self, e: ir.Compare, scope: Scope) -> Any:
+        # Python's chaining: a < b < c is (a < b) and (b < c), b evaluated once.
+        left = self._eval(e.left, scope)
+        result: Any = True
+        for i, (op, right_e) in enumerate(zip(e.ops, e.comparators, strict=True)):
+            if i and not self._truth(result):
+                return result
+            right = self._eval(right_e, scope)
+            result = COMPARE[op](left, right)
+            left = right
+        return result
+
+    def _boolop(self, e: ir.BoolOp, scope: Scope) -> Any:
+        value: Any = None
+        for v_e in e.values:
+            value = self._eval(v_e, scope)
+            if self._truth(value) == (e.op == "or"):
+                return value
+        return value
 
     # ---- per-operation limits (conformance.limits) ------------------------------------
     def _binary(self, op: Callable[[Any, Any], Any], symbol: str, left: Any, right: Any
@@ -474,14 +505,18 @@ class Interpreter:
         """Refuse an operation whose tensor operands could make a result beyond the element
         limit: their broadcast shape (elementwise ops, an outer product by broadcasting), or
         the total of a list of tensors (cat, stack)."""
-        shapes: list[tuple[int, ...]] = []
+        is_tensor = self.engine.is_tensor
+        tensors = []
+        product = 1  # of the operands' element counts: their broadcast is at most that
         total = 0
         for v in operands:
             if isinstance(v, (list, tuple)):
-                total += sum(math.prod(t.shape) for t in v if self.engine.is_tensor(t))
-            elif self.engine.is_tensor(v):
-                shapes.append(tuple(int(n) for n in v.shape))
-        if math.prod(math.prod(s) for s in shapes) > limits.MAX_TENSOR_ELEMENTS:
+                total += sum(math.prod(t.shape) for t in v if is_tensor(t))
+            elif is_tensor(v):
+                tensors.append(v)
+                product *= math.prod(map(int, v.shape))
+        if product > limits.MAX_TENSOR_ELEMENTS:
+            shapes = [tuple(int(n) for n in t.shape) for t in tensors]
             try:
                 largest = math.prod(np.broadcast_shapes(*shapes))
             except ValueError:  # not broadcastable: the largest operand
@@ -739,6 +774,18 @@ class Interpreter:
                     values = self.rng.uniform(-bound, bound, tuple(p.shape))
                     p.copy_(self.engine.tensor(values, dtype=p.dtype, device=p.device))
         return module
+
+
+# How each expression node is evaluated (Interpreter._eval).
+_EVALUATORS: dict[type, Callable[[Interpreter, Any, Scope], Any]] = {
+    ir.Const: Interpreter._const, ir.Name: Interpreter._name,
+    ir.Attribute: Interpreter._attribute_read, ir.Call: Interpreter._call,
+    ir.Subscript: Interpreter._subscript, ir.Tuple: Interpreter._tuple,
+    ir.List: Interpreter._list, ir.BinOp: Interpreter._binop,
+    ir.UnaryOp: Interpreter._unaryop, ir.Compare: Interpreter._compare,
+    ir.BoolOp: Interpreter._boolop, ir.Lambda: Interpreter._lambda,
+    ir.Slice: Interpreter._index,
+}
 
 
 def _describe_object(obj: Any) -> str:

@@ -119,12 +119,23 @@ SETTINGS: tuple[Setting, ...] = (
 
 
 def _resolver(module: ModuleType) -> Resolve:
+    """Attribute lookup along an API path on `module`. Each path is looked up once per
+    resolver (it is read, checked and read again around every run); a resolver lives for
+    one read or restore, so a module changed since is looked up afresh."""
+    found: dict[str, Any] = {}
+
     def resolve(path: str) -> Any:
-        obj: Any = module
-        for part in path.split(".")[1:]:
-            obj = getattr(obj, part)
+        obj = found.get(path, _UNSEEN)
+        if obj is _UNSEEN:
+            obj = module
+            for part in path.split(".")[1:]:
+                obj = getattr(obj, part)
+            found[path] = obj
         return obj
     return resolve
+
+
+_UNSEEN = object()
 
 
 def _has(resolve: Resolve, paths: tuple[str, ...]) -> bool:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -278,9 +279,10 @@ class Observer:
         self.nodes: NodeReads = {}
         self.earlier_nodes: NodeReads | None = None  # the observation before's reads
 
-    def reuse(self, path: str, value: Any, entry: Reusable) -> None:
-        """`entry`'s snapshot of `value` at `path`, as `add` would take it now: only alias
-        and engine_made depend on other names; a new object only when one of them moved."""
+    def reuse(self, path: str, value: Any, entry: Reusable) -> TensorSnapshot:
+        """`entry`'s snapshot of `value` at `path`, as `add` would take it now (returned):
+        only alias and engine_made depend on other names; a new object only when one of
+        them moved."""
         alias = self.seen.setdefault(id(value), path)
         snap = entry.snapshot
         fields: dict[str, Any] = {}
@@ -290,10 +292,11 @@ class Observer:
         made = id(value) in self.engine_made
         if made != snap.engine_made:
             fields["engine_made"] = made
-        self.out[path] = replace(snap, **fields) if fields else snap
+        snap = self.out[path] = replace(snap, **fields) if fields else snap
         if entry.grad_id is not None:
             self.grad_ids[path] = entry.grad_id
             self.seen.setdefault(entry.grad_id, f"{path}.grad")
+        return snap
 
     def add(self, path: str, value: Any) -> None:
         engine = self.engine
@@ -339,11 +342,67 @@ class Observer:
 class Reusable:
     """A top-level name's tensor snapshot, as the last observation took it, with what a
     later observation needs to reuse it: the tensor (weakly: holding it would change
-    reference counts an engine may consult) and its .grad's identity."""
+    reference counts an engine may consult), its .grad's identity, and its grad_fn then
+    (`unchanged` tells a node by identity; torch's nodes take no weak references, so it is
+    held, as NodeReads holds nodes: it outlives the tensor's own reference by at most the
+    statement up to the next observation)."""
 
     ref: weakref.ref[Any]
     snapshot: TensorSnapshot
     grad_id: int | None  # id of its .grad when that is a tensor (the grad outlives it)
+    grad_fn: Any = _UNREAD  # the node its graph signature was read from (_UNREAD: unknown)
+
+
+# Every field of a TensorSnapshot, by how `unchanged` knows it is still what a snapshot
+# says: read afresh and compared, the graph by its root node's identity, or depending on
+# other names (set by Observer.reuse). A new field must be placed here (checked below).
+_REREAD = ("type", "shape", "dtype", "device", "values", "requires_grad", "is_leaf",
+           "grad_fn", "retains_grad", "version", "is_view", "grad", "grad_read_error")
+_BY_NODE = ("graph",)
+_BY_NAMES = ("alias", "engine_made")
+assert sorted(_REREAD + _BY_NODE + _BY_NAMES) == sorted(
+    f.name for f in fields(TensorSnapshot)), "observe.unchanged must know every field"
+
+
+def unchanged(engine: Engine, t: Any, grad: Any, snap: TensorSnapshot, grad_fn: Any) -> bool:
+    """Whether `snapshot_tensor(engine, t, ..., grad)` would now give `snap` again (but for
+    alias and engine_made), read without building a snapshot: every field read afresh and
+    compared (values bit for bit), the graph signature by its root node: the same node has
+    the same signature, as a node's edges are fixed when it is made (graph_signature).
+    `grad_fn` is the node `snap` was taken from. Any doubt answers False (a full snapshot
+    is taken): a read that raises, a summary, a .grad that has a graph of its own."""
+    try:
+        if t.grad_fn is not grad_fn or not _same_fields(engine, t, snap):
+            return False
+        if grad is None or not engine.is_tensor(grad):
+            # None, or a value that is no tensor: snapshot_tensor records no grad either;
+            # a read that raised is recorded as its text
+            return snap.grad is None and snap.grad_read_error == (
+                grad if isinstance(grad, RaisedOnRead) else None)
+        return snap.grad is not None and grad.grad_fn is None and \
+            snap.grad.graph is None and _same_fields(engine, grad, snap.grad)
+    except Exception:
+        return False
+
+
+# The fields of a snapshot `_same_fields` compares with the tensor's own, as one tuple.
+_READ_FIELDS = operator.attrgetter("type", "shape", "dtype", "device", "requires_grad",
+                                   "is_leaf", "retains_grad", "version", "is_view")
+
+
+def _same_fields(engine: Engine, t: Any, snap: TensorSnapshot) -> bool:
+    """The fields of `snap` that snapshot_tensor reads from `t` itself, compared with `t`
+    now (grad_fn's identity is the caller's): as snapshot_tensor reads them, in one tuple
+    (none is a float, so tuple equality is each field's), then the values bit for bit."""
+    old = snap.values
+    # values copied then (not summarised) and the same shape now: copied now too
+    if not isinstance(old, np.ndarray) or _READ_FIELDS(snap) != (
+            type(t).__name__, tuple(map(int, t.shape)), str(t.dtype), str(t.device),
+            bool(t.requires_grad), bool(t.is_leaf), bool(t.retains_grad), int(t._version),
+            bool(t._is_view())):
+        return False
+    now = tensor_values(t)
+    return now.dtype == old.dtype and now.shape == old.shape and now.tobytes() == old.tobytes()
 
 
 def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
@@ -358,6 +417,8 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
     the last call may have changed, conformance.changes; None: anything), the snapshot of a
     tensor bound to the same object as then and not in `changed` is the one taken then, with
     the two fields that depend on the other names (alias, engine_made) brought up to date.
+    A name in `changed` bound to the same tensor as then reuses its snapshot too when
+    `unchanged` finds every field still as it was (a backward leaves most names alone).
     `warnings_silenced`: the caller already ignores warnings (else this call does).
     `node_reads` holds one NodeReads: the graph nodes the last call read, which are not read
     again (graph_signature); each call leaves its own reads there, holding them until the
@@ -369,10 +430,13 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
         observer.earlier_nodes = node_reads.pop(0)
         node_reads.append(observer.nodes)
     skipped = set(skip)
+    # names the statement cannot have changed (reused as they are), and names it may have
+    # changed, whose last snapshot is reused only when `unchanged` finds it still true
     previous: dict[str, Reusable] = {}
-    if reusable is not None and changed is not None:
-        previous = {n: e for n, e in reusable.items() if n not in changed}
+    rechecked: dict[str, Reusable] = {}
     if reusable is not None:
+        for n, e in reusable.items():
+            (previous if changed is not None and n not in changed else rechecked)[n] = e
         reusable.clear()
     with contextlib.nullcontext() if warnings_silenced else warnings.catch_warnings():
         if not warnings_silenced:
@@ -392,11 +456,15 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
             if name in skipped:
                 continue
             value = names[name]
-            entry = previous.get(name)
+            entry = previous.get(name) or _still(observer, value, rechecked.get(name))
             if entry is not None:
-                observer.reuse(name, value, entry)
-            else:
-                observer.add(name, value)
+                reused = observer.reuse(name, value, entry)
+                if reusable is not None:
+                    # the same entry while its snapshot is (no new weak reference per step)
+                    reusable[name] = entry if reused is entry.snapshot else \
+                        Reusable(entry.ref, reused, entry.grad_id, entry.grad_fn)
+                continue
+            observer.add(name, value)
             if reusable is not None:
                 snap = observer.out[name]
                 if isinstance(snap, TensorSnapshot):
@@ -405,8 +473,31 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
                     except TypeError:  # an engine's tensor without weak references
                         continue
                     grad_id = observer.grad_ids.get(name)
-                    reusable[name] = Reusable(ref, snap, grad_id)
+                    reusable[name] = Reusable(ref, snap, grad_id, _grad_fn(value))
     return observer.out
+
+
+def _still(observer: Observer, value: Any, entry: Reusable | None) -> Reusable | None:
+    """`entry` brought up to date when its tensor is `value` and `unchanged`, else None
+    (and `value`'s .grad, read here, left for Observer.add)."""
+    if entry is None or entry.ref() is not value:
+        return None
+    grad = observer.grads.pop(id(value), _UNREAD)
+    if grad is _UNREAD:  # a tensor bound to two names: read for each, as add does
+        grad = _read_grad(value)
+    if not unchanged(observer.engine, value, grad, entry.snapshot, entry.grad_fn):
+        observer.grads[id(value)] = grad
+        return None
+    grad_id = id(grad) if grad is not None and observer.engine.is_tensor(grad) else None
+    return entry if grad_id == entry.grad_id else \
+        Reusable(entry.ref, entry.snapshot, grad_id, entry.grad_fn)
+
+
+def _grad_fn(t: Any) -> Any:
+    try:
+        return t.grad_fn
+    except Exception:
+        return _UNREAD  # never a node: `unchanged` answers False
 
 
 def observe_value(engine: Engine, value: Any, path: str = "value") -> dict[str, Snapshot]:

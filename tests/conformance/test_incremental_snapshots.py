@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from conformance import changes
+from conformance import changes, observe
 from conformance.compare import compare
 from conformance.engines import load_engine
 from conformance.gen_state import GenSettings
@@ -134,3 +134,36 @@ def test_a_wrong_rule_is_caught(engine: str, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.undo()
     full, incremental = run_both(engine, program)
     assert canonical(full) == canonical(incremental)
+
+
+# a backward is never pure: every name is rechecked (observe.unchanged) after it
+BACKWARD = parse("a = torch.ones(3, requires_grad=True)\nb = torch.ones(2)\n"
+                 "c = (a * 2).sum()\nv = b[0:1]\nc.backward()\nv.mul_(3)\n")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_names_an_impure_statement_left_alone_keep_their_snapshots(engine: str) -> None:
+    trace = run_program(load_engine(engine), BACKWARD)
+    before, after = trace.steps[3].names, trace.steps[4].names
+    assert after["b"] is before["b"] and after["v"] is before["v"]  # backward: untouched
+    assert after["c"] is before["c"]  # the root: its buffers freed, which no field shows
+    assert after["a"] is not before["a"]  # a.grad was written
+    last = trace.steps[5].names
+    assert last["v"] is not after["v"] and last["b"] is not after["b"]  # written through v
+    full, incremental = run_both(engine, BACKWARD)
+    assert canonical(full) == canonical(incremental)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_wrong_recheck_is_caught(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a recheck that overlooks values: `v.mul_(3)` writes b through its view, and b keeps
+    # a stale snapshot, which the comparison with the full snapshot must see
+    real = observe.unchanged
+
+    def values_unseen(engine_: Any, t: Any, grad: Any, snap: Any, grad_fn: Any) -> bool:
+        return real(engine_, t, grad, snap, grad_fn) or (
+            t.grad_fn is grad_fn and snap.grad is None and grad is None)
+
+    monkeypatch.setattr(observe, "unchanged", values_unseen)
+    full, incremental = run_both(engine, BACKWARD)
+    assert canonical(full) != canonical(incremental)
