@@ -78,7 +78,11 @@ class GenOp:
             return 10  # in-place only: its target must be a clone in a completed graph
         if self.form == SAMPLE or self.sample.positive:
             return 8
-        return 3 if self.row.inplace is not None else 1  # a third form to spread over
+        if self.row.inplace is None:
+            return 1
+        # a third form to spread over (a fourth: an operator), and the in-place one is drawn
+        # only as a statement's first op (a nested op is called out of place)
+        return 3 if self.row.name not in OPERATOR_OF else 5
 
     @property
     def forms(self) -> tuple[str, ...]:

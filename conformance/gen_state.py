@@ -91,23 +91,16 @@ class Dice:
     A seeded PRNG rather than digits of the integer: hypothesis draws large integers mostly
     small, which would leave every later digit 0."""
 
-    def __init__(self, seed: int, draw: st.DrawFn | None = None, salt: int = 0) -> None:
+    __slots__ = ("_rng",)
+
+    def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
-        self._draw = draw
-        self._salt = salt
 
     def choose(self, options: Sequence[T], label: str) -> T:
-        """One of `options` by a hypothesis draw of its own, for the few choices that decide
-        what a part IS (which action, which op): hypothesis repeats a drawn seed often, and
-        a choice among many options made from seeds alone came out lumpy (some ops in 13 %
-        of programs, others in none)."""
-        if self._draw is None:
-            return self.pick(options)
-        # hypothesis favours some values of any one draw and copies runs of draws within
-        # and across examples: the index is offset by the seed's own choice
-        n = len(options)
-        drawn = self._draw(ints(0, n - 1), label=label)
-        return options[(drawn + self.below(n) + self._salt) % n]
+        """One of `options`, for the few choices that decide what a part IS (which action,
+        which op), named by `label`: from the seed like every other choice. (A hypothesis
+        draw of its own per such choice cost as much as the rest of the action.)"""
+        return self.pick(options)
 
     def below(self, n: int) -> int:
         return self._rng.randrange(n) if n > 1 else 0
