@@ -10,9 +10,9 @@ its sample's shapes with its sample's arguments, its result shapes read once fro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from functools import cache
-from typing import Any
+from dataclasses import dataclass
+from functools import cache, cached_property
+from typing import Any, cast
 
 from conformance import operators
 from conformance import program as ir
@@ -84,7 +84,7 @@ class GenOp:
         # only as a statement's first op (a nested op is called out of place)
         return 3 if self.row.name not in OPERATOR_OF else 5
 
-    @property
+    @cached_property  # (read for every op drawn)
     def forms(self) -> tuple[str, ...]:
         """How it is called: `function` (torch.op), `method` (x.op), `inplace` (x.op_, or
         the row itself when its name is an in-place method), `operator` (x + y)."""
@@ -94,6 +94,11 @@ class GenOp:
                                  ("inplace", self.row.inplace is not None),
                                  ("operator", self.row.name in OPERATOR_OF)) if ok]
         return tuple(found)
+
+    @cached_property
+    def nested_forms(self) -> tuple[str, ...]:
+        """Its forms as a value inside another op's statement: out of place."""
+        return tuple(f for f in self.forms if f != "inplace") or ("function",)
 
     def fits(self, settings: GenSettings) -> bool:
         """A row called on its sample's shapes can be drawn only where they are allowed."""
@@ -194,7 +199,7 @@ def _arg_expr(a: object) -> ir.Expr:
         return call(torch_fn("tensor"), nested(flat, shape))
     if isinstance(a, tuple):
         return ir.Tuple(tuple(const(v) for v in a))
-    return const(a)
+    return const(cast(ir.Scalar, a))  # a dim or a number
 
 
 def _prepare_target(dice: Dice, state: State, x: Var) -> tuple[Var, Emit]:
@@ -256,7 +261,7 @@ def registry_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
         if not nested or dice.chance(1, 4):
             break
         op = dice.pick(nested)
-        form = dice.pick([f for f in op.forms if f != "inplace"] or ["function"])
+        form = dice.pick(op.nested_forms)
         if op.name.endswith("_"):
             break
     assert value is not None
@@ -355,7 +360,7 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
                 dice.chance(1, 4):
             stmt = ir.AugAssign(name(target.name), OPERATOR_OF[op.row.name],
                                 name(inputs[1].name))
-        written = replace(target, shape=out_shapes[0], positive=False,
+        written = target._replace(shape=out_shapes[0], positive=False,
                           requires_grad=any(v.requires_grad for v in inputs))
         return Emit((*stmts, stmt), state.bind(written)), None
     value: ir.Expr = _op_call(op, form, inputs, args, kwargs, exprs)

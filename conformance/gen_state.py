@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from hypothesis import strategies as st
 
@@ -41,8 +41,10 @@ VALUES = (-2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, 3.0)
 POSITIVE_VALUES = (0.5, 0.75, 1.0, 1.5, 2.0)
 
 
-@dataclass(frozen=True)
-class Var:
+# Var, State and Emit are named tuples, not frozen dataclasses: a program's draw makes
+# dozens of each, and a frozen dataclass' __init__ and dataclasses.replace cost several
+# times a tuple's (they were a tenth of the draw).
+class Var(NamedTuple):
     name: str
     shape: Shape
     requires_grad: bool
@@ -53,18 +55,18 @@ class Var:
     stale: bool = False  # made from a graph a backward or grad call may have freed
 
 
-@dataclass(frozen=True)
-class State:
+class State(NamedTuple):
     vars: tuple[Var, ...] = ()
     functions: frozenset[str] = frozenset()  # custom Function classes defined so far
     counter: int = 0
 
     def fresh(self, prefix: str) -> tuple[str, State]:
-        return f"{prefix}{self.counter}", replace(self, counter=self.counter + 1)
+        return f"{prefix}{self.counter}", State(self.vars, self.functions, self.counter + 1)
 
     def bind(self, var: Var) -> State:
-        others = tuple(v for v in self.vars if v.name != var.name)
-        return replace(self, vars=(*others, var))
+        name_ = var.name
+        others = tuple(v for v in self.vars if v.name != name_)
+        return State((*others, var), self.functions, self.counter)
 
     def differentiable(self) -> tuple[Var, ...]:
         return tuple(v for v in self.vars if v.requires_grad)
@@ -74,12 +76,11 @@ class State:
 
     def backwarded(self) -> State:
         """After a backward or grad call: every result so far may hang from a freed graph."""
-        return replace(self, vars=tuple(v if v.leaf else replace(v, stale=True)
-                                        for v in self.vars))
+        return State(tuple(v if v.leaf else v._replace(stale=True) for v in self.vars),
+                     self.functions, self.counter)
 
 
-@dataclass(frozen=True)
-class Emit:
+class Emit(NamedTuple):
     """What a piece adds: statements, and the state after them."""
 
     stmts: tuple[ir.Stmt, ...]
@@ -102,46 +103,45 @@ class Dice:
         draw of its own per such choice cost as much as the rest of the action.)"""
         return self.pick(options)
 
+    # from random() (one call into C) rather than randrange (several Python frames): the
+    # bias of a 53-bit float scaled to a few dozen options is far below anything measured
     def below(self, n: int) -> int:
-        return self._rng.randrange(n) if n > 1 else 0
+        return int(self._rng.random() * n)
 
     def chance(self, k: int, n: int) -> bool:
         """True with probability k/n."""
-        return self._rng.randrange(n) < k
+        return self._rng.random() * n < k
 
     def pick(self, options: Sequence[T]) -> T:
-        return options[self.below(len(options))]
+        return options[int(self._rng.random() * len(options))]
 
     def recent(self, options: Sequence[T]) -> T:
         """One of `options`, the last (the newest name) half of the time: ops chain into
         longer graphs, which a final backward then runs through."""
-        if self._rng.randrange(2):
+        if self._rng.random() < 0.5:
             return options[-1]
-        return self.pick(options)
+        return options[int(self._rng.random() * len(options))]
 
 
 # ---- IR shorthands -----------------------------------------------------------------------
-
-def name(n: str) -> ir.Name:
-    return ir.Name(n)
-
-
-def const(v: Any) -> ir.Const:
-    return ir.Const(v)
-
-
-def attr(value: ir.Expr, a: str) -> ir.Attribute:
-    return ir.Attribute(value, a)
+# (the node classes themselves where a shorthand would only forward: a frame less per node)
+name = ir.Name
+const = ir.Const
+attr = ir.Attribute
+expr_stmt = ir.ExprStmt
 
 
 def call(func: ir.Expr, *args: ir.Expr, **kwargs: ir.Expr) -> ir.Call:
-    return ir.Call(func, tuple(args), tuple(ir.Keyword(k, v) for k, v in kwargs.items()))
+    if not kwargs:
+        return ir.Call(func, args)
+    return ir.Call(func, args, tuple([ir.Keyword(k, v) for k, v in kwargs.items()]))
 
 
 def method(obj: ir.Expr, m: str, *args: ir.Expr, **kwargs: ir.Expr) -> ir.Call:
-    return call(attr(obj, m), *args, **kwargs)
+    return call(ir.Attribute(obj, m), *args, **kwargs)
 
 
+@cache  # nodes are immutable: one `torch.autograd.grad` serves every program
 def torch_fn(path: str) -> ir.Expr:
     expr: ir.Expr = name("torch")
     for part in path.split("."):
@@ -151,10 +151,6 @@ def torch_fn(path: str) -> ir.Expr:
 
 def assign(target: str, value: ir.Expr) -> ir.Assign:
     return ir.Assign(name(target), value)
-
-
-def expr_stmt(value: ir.Expr) -> ir.ExprStmt:
-    return ir.ExprStmt(value)
 
 
 def shape_tuple(shape: Shape) -> ir.Tuple:

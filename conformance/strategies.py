@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hsettings
@@ -109,11 +109,11 @@ def _view(dice: Dice, state: State, settings: GenSettings) -> Emit:
     build, out_shape = dice.pick(options)
     if x.shape and dice.chance(1, 5):
         n, state = state.fresh("u")
-        var = replace(x, name=n, shape=x.shape[1:], leaf=False)
+        var = x._replace(name=n, shape=x.shape[1:], leaf=False)
         return Emit((assign(n, ir.Subscript(method(name(x.name), "unbind"), const(0))),),
                     state.bind(var))
     n, state = state.fresh("v")
-    var = replace(x, name=n, shape=out_shape, leaf=False)
+    var = x._replace(name=n, shape=out_shape, leaf=False)
     return Emit((assign(n, build(name(x.name))),), state.bind(var))
 
 
@@ -126,7 +126,7 @@ def _inplace(dice: Dice, state: State, settings: GenSettings) -> Emit:
         stmt: ir.Stmt = ir.Assign(ir.Subscript(name(x.name), const(0)), const(0.0))
     else:
         stmt = ir.AugAssign(name(x.name), dice.pick(sorted(AUGMENTED - {"/"})), const(1.0))
-    return Emit((stmt,), state.bind(replace(x, positive=False)))
+    return Emit((stmt,), state.bind(x._replace(positive=False)))
 
 
 # ---- autograd actions --------------------------------------------------------------------
@@ -192,14 +192,14 @@ def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
     g, state = state.fresh("g")
     stmts: list[ir.Stmt] = [ir.Assign(ir.Tuple((name(g),)), call(
         torch_fn("autograd.grad"), out, ir.List((name(x.name),)), **kwargs))]
-    state = state.bind(replace(x, name=g, requires_grad=create, leaf=not create,
+    state = state.bind(x._replace(name=g, requires_grad=create, leaf=not create,
                                positive=False))
     if create and dice.chance(1, 2):
         gg, state = state.fresh("g")
         stmts.append(ir.Assign(ir.Tuple((name(gg),)), call(
             torch_fn("autograd.grad"), method(name(g), "sum"), ir.List((name(x.name),)),
             allow_unused=const(True))))
-        state = state.bind(replace(x, name=gg, requires_grad=False, leaf=True,
+        state = state.bind(x._replace(name=gg, requires_grad=False, leaf=True,
                                    positive=False))
     return Emit(tuple(stmts), state)
 
@@ -237,17 +237,17 @@ def _tensor_state(dice: Dice, state: State, settings: GenSettings) -> Emit:
         new = call(torch_fn("randn"), *(const(s) for s in v.shape),
                    **factory_kwargs(v.dtype, v.device, False))
         return Emit((ir.Assign(attr(name(v.name), "data"), new),),
-                    state.bind(replace(v, positive=False)))
+                    state.bind(v._replace(positive=False)))
     if kind in ("detach", "data", "data="):
         n, state = state.fresh("d")
         value = method(name(v.name), "detach") if kind == "detach" else attr(name(v.name),
                                                                                 "data")
-        return Emit((assign(n, value),), state.bind(replace(v, name=n, requires_grad=False,
+        return Emit((assign(n, value),), state.bind(v._replace(name=n, requires_grad=False,
                                                             leaf=True)))
     if kind == "requires_grad_":
         flag = dice.chance(1, 2)
         stmt = expr_stmt(method(name(v.name), "requires_grad_", const(flag)))
-        return Emit((stmt,), state.bind(replace(v, requires_grad=flag or v.requires_grad)))
+        return Emit((stmt,), state.bind(v._replace(requires_grad=flag or v.requires_grad)))
     if kind == "grad=None":
         return Emit((ir.Assign(attr(name(v.name), "grad"), const(None)),), state)
     return Emit((expr_stmt(method(attr(name(v.name), "grad"), "zero_")),), state)
@@ -269,8 +269,8 @@ def _grad_mode_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
     if mode == "enable_grad":
         block = ir.With(call(torch_fn("no_grad")), (block,))
     else:
-        inner = replace(inner, vars=tuple(
-            v if v in state.vars else replace(v, requires_grad=False) for v in inner.vars))
+        inner = inner._replace(vars=tuple(
+            v if v in state.vars else v._replace(requires_grad=False) for v in inner.vars))
     return Emit((block,), inner)
 
 
@@ -326,7 +326,7 @@ def _custom_function(dice: Dice, state: State, settings: GenSettings) -> Emit:
     stmts: tuple[ir.Stmt, ...] = ()
     if fn not in state.functions:
         stmts = (FUNCTIONS[fn],)
-        state = replace(state, functions=state.functions | {fn})
+        state = state._replace(functions=state.functions | {fn})
     n, state, var = new_result(state, x.shape, (x,), x.positive and fn != "Double")
     apply = call(attr(name(fn), "apply"), name(x.name))
     return Emit((*stmts, assign(n, apply)), state.bind(var))
@@ -351,7 +351,7 @@ def _backward_twice(dice: Dice, state: State, settings: GenSettings) -> Emit:
              expr_stmt(method(name(loss), "backward", **first)),
              expr_stmt(method(name(loss), "backward")))
     return Emit(stmts, state.backwarded().bind(
-        replace(base, name=loss, shape=(), leaf=False, stale=True)))
+        base._replace(name=loss, shape=(), leaf=False, stale=True)))
 
 
 def _modify_saved(dice: Dice, state: State, settings: GenSettings) -> Emit:
@@ -373,8 +373,8 @@ def _modify_saved(dice: Dice, state: State, settings: GenSettings) -> Emit:
              expr_stmt(method(modified, op, const(2.0))),
              expr_stmt(method(method(name(s), "sum"), "backward")))
     # its backward frees only its own graph: a and s
-    state = state.bind(replace(x0, name=a, leaf=False, positive=False, stale=True)).bind(
-        replace(x0, name=s, leaf=False, positive=False, stale=True))
+    state = state.bind(x0._replace(name=a, leaf=False, positive=False, stale=True)).bind(
+        x0._replace(name=s, leaf=False, positive=False, stale=True))
     return Emit(stmts, state)
 
 
