@@ -39,6 +39,9 @@ DEFAULT_DTYPE, DEFAULT_DEVICE = "float32", "cpu"
 # Leaf values: negatives, zeros of both signs, and a spread of magnitudes.
 VALUES = (-2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, 3.0)
 POSITIVE_VALUES = (0.5, 0.75, 1.0, 1.5, 2.0)
+# their nodes, built once (a dict by value would make -0.0 and 0.0 one node)
+VALUE_NODES = tuple(ir.Const(v) for v in VALUES)
+POSITIVE_NODES = tuple(ir.Const(v) for v in POSITIVE_VALUES)
 
 
 # Var, State and Emit are named tuples, not frozen dataclasses: a program's draw makes
@@ -158,11 +161,15 @@ def shape_tuple(shape: Shape) -> ir.Tuple:
 
 
 def nested(values: Sequence[Any], shape: Shape) -> ir.Expr:
-    if not shape:
-        return const(values[0])
-    step = len(values) // shape[0]
-    return ir.List(tuple(nested(values[i * step:(i + 1) * step], shape[1:])
-                         for i in range(shape[0])))
+    """The nested list literal of `values` (flat, row-major) in `shape`."""
+    return nested_nodes([const(v) for v in values], shape)
+
+
+def nested_nodes(items: list[ir.Expr], shape: Shape) -> ir.Expr:
+    """`items` (flat, row-major) grouped into nested lists of `shape`, innermost first."""
+    for n in reversed(shape):
+        items = [ir.List(tuple(items[i:i + n])) for i in range(0, len(items), n)]
+    return items[0]
 
 
 def numel(shape: Shape) -> int:
@@ -172,14 +179,8 @@ def numel(shape: Shape) -> int:
     return n
 
 
-@cache
-def ints(low: int, high: int) -> st.SearchStrategy[int]:
-    """st.integers(low, high), built once per bounds: hypothesis' own strategy cache costs
-    more per lookup than the draws it serves here."""
-    return st.integers(low, high)
-
-
-SEED = ints(0, 2**32 - 1)
+SEED_MAX = 2**32 - 1
+SEED = st.integers(0, SEED_MAX)  # a part's seed (conformance.strategies.seed_source)
 
 
 def fits_settings(shape: Shape, settings: GenSettings) -> bool:
@@ -225,9 +226,9 @@ def leaf(dice: Dice, state: State, settings: GenSettings, shape: Shape | None = 
     if kind == "randn":
         value: ir.Expr = call(torch_fn("randn"), *(const(n) for n in shape), **kwargs)
     else:
-        pool = POSITIVE_VALUES if kind == "positive" else VALUES
-        values = [dice.pick(pool) for _ in range(numel(shape))]
-        value = call(torch_fn("tensor"), nested(values, shape), **kwargs)
+        pool = POSITIVE_NODES if kind == "positive" else VALUE_NODES
+        values: list[ir.Expr] = [dice.pick(pool) for _ in range(numel(shape))]
+        value = call(torch_fn("tensor"), nested_nodes(values, shape), **kwargs)
     n, state = state.fresh("x")
     var = Var(n, shape, requires_grad, True, kind == "positive", dtype, device)
     return Emit((assign(n, value),), state.bind(var))

@@ -37,6 +37,7 @@ costs the same and differs more.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ from conformance.gen_ops import AUGMENTED, registry_op
 from conformance.gen_state import (
     DEFAULT,
     SEED,
+    SEED_MAX,
     Dice,
     Emit,
     GenSettings,
@@ -449,10 +451,10 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
     # of STOP ends the actions. (0 ending them all left a quarter of the default profile's
     # programs without an op.) A drawn count would instead tie every later draw to it.
     codes = [0]
-    labels = (f"part {i}" for i in itertools.count())  # see "Drawing" above
+    seed = seed_source(draw)
 
     def dice() -> Dice | None:
-        code = draw(SEED, label=next(labels))
+        code = seed()
         codes.append(code)
         return Dice(code << 32 | codes[-2]) if code % STOP else None
 
@@ -482,6 +484,20 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
     classes = tuple(s for s in stmts if isinstance(s, ir.FunctionClass))
     rest = tuple(s for s in stmts if not isinstance(s, ir.FunctionClass))
     return ir.Program(classes + rest)
+
+
+def seed_source(draw: st.DrawFn) -> Callable[[], int]:
+    """What draws a part's seed, 0..SEED_MAX. Where `draw` is the bound method of
+    hypothesis' ConjectureData (as @composite passes it), the choice is drawn from that
+    object itself: a draw through a strategy (its validation, a span, its bounds' weights)
+    cost three times the choice, and a program makes one per part. Anywhere else (a
+    hypothesis without that method), through SEED, with a label per position (see
+    "Drawing" above)."""
+    draw_integer = getattr(getattr(draw, "__self__", None), "draw_integer", None)
+    if callable(draw_integer):
+        return functools.partial(draw_integer, 0, SEED_MAX)
+    labels = (f"part {i}" for i in itertools.count())
+    return lambda: draw(SEED, label=next(labels))
 
 
 def sample_programs(n: int, settings: GenSettings = DEFAULT) -> list[ir.Program]:
