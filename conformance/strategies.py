@@ -27,11 +27,12 @@ most programs end in a backward or grad call.
 Drawing: hypothesis' per-draw bookkeeping dominated the cost of a program, so each part
 (a leaf, an action, the ending) is ONE integer draw, the seed of the part's `Dice`; every
 choice in it, which action and which op included, is decoded from that seed. The shrinker
-deletes whole parts (one draw each). Each draw has a label of its own (its position):
-hypothesis mutates an example by copying a span over another of the same label, and with
-one label for every action it spent most of its calls on such copies (207 of 266 for 200
-programs: a quarter overran, a tenth repeated a program already drawn), where a new program
-costs the same and differs more.
+deletes whole parts (one draw each). A draw is a bare choice, without a span of its own
+(`seed_source`), or, where it goes through a strategy, has a label of its own (its
+position): hypothesis mutates an example by copying a span over another of the same label,
+and with one label for every action it spent most of its calls on such copies (207 of 266
+for 200 programs: a quarter overran, a tenth repeated a program already drawn), where a new
+program costs the same and differs more.
 """
 
 from __future__ import annotations
@@ -195,14 +196,14 @@ def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
     stmts: list[ir.Stmt] = [ir.Assign(ir.Tuple((name(g),)), call(
         torch_fn("autograd.grad"), out, ir.List((name(x.name),)), **kwargs))]
     state = state.bind(x._replace(name=g, requires_grad=create, leaf=not create,
-                               positive=False))
+                                  positive=False))
     if create and dice.chance(1, 2):
         gg, state = state.fresh("g")
         stmts.append(ir.Assign(ir.Tuple((name(gg),)), call(
             torch_fn("autograd.grad"), method(name(g), "sum"), ir.List((name(x.name),)),
             allow_unused=const(True))))
         state = state.bind(x._replace(name=gg, requires_grad=False, leaf=True,
-                                   positive=False))
+                                      positive=False))
     return Emit(tuple(stmts), state)
 
 
@@ -245,7 +246,7 @@ def _tensor_state(dice: Dice, state: State, settings: GenSettings) -> Emit:
         value = method(name(v.name), "detach") if kind == "detach" else attr(name(v.name),
                                                                                 "data")
         return Emit((assign(n, value),), state.bind(v._replace(name=n, requires_grad=False,
-                                                            leaf=True)))
+                                                               leaf=True)))
     if kind == "requires_grad_":
         flag = dice.chance(1, 2)
         stmt = expr_stmt(method(name(v.name), "requires_grad_", const(flag)))
