@@ -62,14 +62,20 @@ class GenOp:
     outputs: tuple[Shape, ...]        # the sample call's result shapes (several: a tuple)
     dim_result_tuple: bool = False    # REDUCTION: with a dim it returns (values, indices)
 
-    @property
+    @cached_property  # (these are read for every op drawn)
     def name(self) -> str:
         return self.row.name
 
-    @property
+    @cached_property
     def sample(self) -> registry.Sample:
         assert self.row.sample is not None
         return self.row.sample
+
+    @cached_property
+    def arg_exprs(self) -> tuple[ir.Expr, ...]:
+        """Its sample's arguments after the inputs, as expressions (nodes are immutable:
+        every call shares them)."""
+        return tuple(_arg_expr(a) for a in self.sample.args)
 
     @property
     def weight(self) -> int:
@@ -84,7 +90,7 @@ class GenOp:
         # only as a statement's first op (a nested op is called out of place)
         return 3 if self.row.name not in OPERATOR_OF else 5
 
-    @cached_property  # (read for every op drawn)
+    @cached_property
     def forms(self) -> tuple[str, ...]:
         """How it is called: `function` (torch.op), `method` (x.op), `inplace` (x.op_, or
         the row itself when its name is an in-place method), `operator` (x + y)."""
@@ -293,12 +299,12 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
         state = emit.state
         return var
 
-    args: list[ir.Expr] = []
+    args: Sequence[ir.Expr] = ()
     kwargs: dict[str, ir.Expr] = {}
     index: int | None = None
     if op.form == POINTWISE:
         inputs = [take(None)]
-        args = [_arg_expr(a) for a in op.sample.args]
+        args = op.arg_exprs
         out_shapes: tuple[Shape, ...] = (inputs[0].shape,)
     elif op.form == BROADCAST:
         x = take(None)
@@ -348,7 +354,7 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
         # dtype"): the later inputs take the first one's
         inputs = [take(op.sample.shapes[0])]
         inputs += [take(s, inputs[0].dtype) for s in op.sample.shapes[1:]]
-        args = [_arg_expr(a) for a in op.sample.args]
+        args = op.arg_exprs
         out_shapes = op.outputs
     if form == "inplace":
         target, emit = _prepare_target(dice, state, inputs[0])

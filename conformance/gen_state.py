@@ -209,6 +209,18 @@ def factory_kwargs(dtype: str, device: str, requires_grad: bool) -> dict[str, ir
     return kwargs
 
 
+@cache  # (a handful of combinations; nodes are immutable)
+def factory_keywords(dtype: str, device: str, requires_grad: bool) -> tuple[ir.Keyword, ...]:
+    return tuple(ir.Keyword(k, v) for k, v in factory_kwargs(dtype, device,
+                                                             requires_grad).items())
+
+
+@cache
+def shape_args(shape: Shape) -> tuple[ir.Expr, ...]:
+    """`shape` as a factory's positional arguments (torch.randn(2, 3))."""
+    return tuple(const(n) for n in shape)
+
+
 def leaf(dice: Dice, state: State, settings: GenSettings, shape: Shape | None = None,
           requires_grad: bool | None = None, positive: bool | None = None,
           dtype: str | None = None) -> Emit:
@@ -220,15 +232,15 @@ def leaf(dice: Dice, state: State, settings: GenSettings, shape: Shape | None = 
         requires_grad = dice.chance(4, 5)
     dtype = dtype if dtype in settings.dtypes else dice.pick(settings.dtypes)
     device = dice.pick(settings.devices)
-    kwargs = factory_kwargs(dtype, device, requires_grad)
+    keywords = factory_keywords(dtype, device, requires_grad)
     kind = "positive" if positive else dice.pick(("randn", "literal", "positive")[
         :2 if positive is False else 3])
     if kind == "randn":
-        value: ir.Expr = call(torch_fn("randn"), *(const(n) for n in shape), **kwargs)
+        value: ir.Expr = ir.Call(torch_fn("randn"), shape_args(shape), keywords)
     else:
         pool = POSITIVE_NODES if kind == "positive" else VALUE_NODES
         values: list[ir.Expr] = [dice.pick(pool) for _ in range(numel(shape))]
-        value = call(torch_fn("tensor"), nested_nodes(values, shape), **kwargs)
+        value = ir.Call(torch_fn("tensor"), (nested_nodes(values, shape),), keywords)
     n, state = state.fresh("x")
     var = Var(n, shape, requires_grad, True, kind == "positive", dtype, device)
     return Emit((assign(n, value),), state.bind(var))
