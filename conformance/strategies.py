@@ -48,7 +48,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from conformance import program as ir
-from conformance.gen_ops import AUGMENTED, registry_op
+from conformance.gen_ops import AUGMENTED, blas_dtype, registry_op
 from conformance.gen_state import (
     DEFAULT,
     SEED,
@@ -78,7 +78,9 @@ from conformance.gen_state import (
 
 def _matmul(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """x @ w for a new w of compatible shape: 1-D, 2-D and batched operands."""
-    ranked = [v for v in state.vars if v.shape and v.shape[-1] <= settings.max_side]
+    dtype = blas_dtype(settings)  # (see gen_ops.BLAS_PRODUCTS)
+    ranked = [v for v in state.vars if v.shape and v.shape[-1] <= settings.max_side
+              and dtype in (None, v.dtype)]
     if not ranked or settings.max_rank < 1:
         return registry_op(dice, state, settings)
     x = dice.recent(ranked)
