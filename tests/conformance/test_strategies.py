@@ -227,8 +227,8 @@ def test_hit_rates_meet_the_floors() -> None:
     assert rates.rate("completed_backward") >= 0.40, rates.table()
 
 
-# Measured on these 250 programs (GenOp.weight tuned for it): the rarest op is used in 3.6 %
-# of them and has its backward compared in 2.0 %.
+# Measured on these 250 programs (GenOp.weight tuned for it): the rarest op is used in 4.4 %
+# of them (div), and the op whose backward is compared least, in 2.0 % (diagonal).
 USE_FLOOR, GRAD_FLOOR = 0.02, 0.01
 
 
