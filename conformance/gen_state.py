@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from hypothesis import strategies as st
 
@@ -39,10 +39,15 @@ DEFAULT_DTYPE, DEFAULT_DEVICE = "float32", "cpu"
 # Leaf values: negatives, zeros of both signs, and a spread of magnitudes.
 VALUES = (-2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, 3.0)
 POSITIVE_VALUES = (0.5, 0.75, 1.0, 1.5, 2.0)
+# their nodes, built once (a dict by value would make -0.0 and 0.0 one node)
+VALUE_NODES = tuple(ir.Const(v) for v in VALUES)
+POSITIVE_NODES = tuple(ir.Const(v) for v in POSITIVE_VALUES)
 
 
-@dataclass(frozen=True)
-class Var:
+# Var, State and Emit are named tuples, not frozen dataclasses: a program's draw makes
+# dozens of each, and a frozen dataclass' __init__ and dataclasses.replace cost several
+# times a tuple's (they were a tenth of the draw).
+class Var(NamedTuple):
     name: str
     shape: Shape
     requires_grad: bool
@@ -53,18 +58,18 @@ class Var:
     stale: bool = False  # made from a graph a backward or grad call may have freed
 
 
-@dataclass(frozen=True)
-class State:
+class State(NamedTuple):
     vars: tuple[Var, ...] = ()
     functions: frozenset[str] = frozenset()  # custom Function classes defined so far
     counter: int = 0
 
     def fresh(self, prefix: str) -> tuple[str, State]:
-        return f"{prefix}{self.counter}", replace(self, counter=self.counter + 1)
+        return f"{prefix}{self.counter}", State(self.vars, self.functions, self.counter + 1)
 
     def bind(self, var: Var) -> State:
-        others = tuple(v for v in self.vars if v.name != var.name)
-        return replace(self, vars=(*others, var))
+        name_ = var.name
+        others = tuple(v for v in self.vars if v.name != name_)
+        return State((*others, var), self.functions, self.counter)
 
     def differentiable(self) -> tuple[Var, ...]:
         return tuple(v for v in self.vars if v.requires_grad)
@@ -74,12 +79,11 @@ class State:
 
     def backwarded(self) -> State:
         """After a backward or grad call: every result so far may hang from a freed graph."""
-        return replace(self, vars=tuple(v if v.leaf else replace(v, stale=True)
-                                        for v in self.vars))
+        return State(tuple(v if v.leaf else v._replace(stale=True) for v in self.vars),
+                     self.functions, self.counter)
 
 
-@dataclass(frozen=True)
-class Emit:
+class Emit(NamedTuple):
     """What a piece adds: statements, and the state after them."""
 
     stmts: tuple[ir.Stmt, ...]
@@ -91,64 +95,56 @@ class Dice:
     A seeded PRNG rather than digits of the integer: hypothesis draws large integers mostly
     small, which would leave every later digit 0."""
 
-    def __init__(self, seed: int, draw: st.DrawFn | None = None, salt: int = 0) -> None:
+    __slots__ = ("_rng",)
+
+    def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
-        self._draw = draw
-        self._salt = salt
 
     def choose(self, options: Sequence[T], label: str) -> T:
-        """One of `options` by a hypothesis draw of its own, for the few choices that decide
-        what a part IS (which action, which op): hypothesis repeats a drawn seed often, and
-        a choice among many options made from seeds alone came out lumpy (some ops in 13 %
-        of programs, others in none)."""
-        if self._draw is None:
-            return self.pick(options)
-        # hypothesis favours some values of any one draw and copies runs of draws within
-        # and across examples: the index is offset by the seed's own choice
-        n = len(options)
-        drawn = self._draw(ints(0, n - 1), label=label)
-        return options[(drawn + self.below(n) + self._salt) % n]
+        """One of `options`, for the few choices that decide what a part IS (which action,
+        which op), named by `label`: from the seed like every other choice. (A hypothesis
+        draw of its own per such choice cost as much as the rest of the action.)"""
+        return self.pick(options)
 
+    # from random() (one call into C) rather than randrange (several Python frames): the
+    # bias of a 53-bit float scaled to a few dozen options is far below anything measured
     def below(self, n: int) -> int:
-        return self._rng.randrange(n) if n > 1 else 0
+        return int(self._rng.random() * n)
 
     def chance(self, k: int, n: int) -> bool:
         """True with probability k/n."""
-        return self._rng.randrange(n) < k
+        return self._rng.random() * n < k
 
     def pick(self, options: Sequence[T]) -> T:
-        return options[self.below(len(options))]
+        return options[int(self._rng.random() * len(options))]
 
     def recent(self, options: Sequence[T]) -> T:
         """One of `options`, the last (the newest name) half of the time: ops chain into
         longer graphs, which a final backward then runs through."""
-        if self._rng.randrange(2):
+        if self._rng.random() < 0.5:
             return options[-1]
-        return self.pick(options)
+        return options[int(self._rng.random() * len(options))]
 
 
 # ---- IR shorthands -----------------------------------------------------------------------
-
-def name(n: str) -> ir.Name:
-    return ir.Name(n)
-
-
-def const(v: Any) -> ir.Const:
-    return ir.Const(v)
-
-
-def attr(value: ir.Expr, a: str) -> ir.Attribute:
-    return ir.Attribute(value, a)
+# (the node classes themselves where a shorthand would only forward: a frame less per node)
+name = ir.Name
+const = ir.Const
+attr = ir.Attribute
+expr_stmt = ir.ExprStmt
 
 
 def call(func: ir.Expr, *args: ir.Expr, **kwargs: ir.Expr) -> ir.Call:
-    return ir.Call(func, tuple(args), tuple(ir.Keyword(k, v) for k, v in kwargs.items()))
+    if not kwargs:
+        return ir.Call(func, args)
+    return ir.Call(func, args, tuple([ir.Keyword(k, v) for k, v in kwargs.items()]))
 
 
 def method(obj: ir.Expr, m: str, *args: ir.Expr, **kwargs: ir.Expr) -> ir.Call:
-    return call(attr(obj, m), *args, **kwargs)
+    return call(ir.Attribute(obj, m), *args, **kwargs)
 
 
+@cache  # nodes are immutable: one `torch.autograd.grad` serves every program
 def torch_fn(path: str) -> ir.Expr:
     expr: ir.Expr = name("torch")
     for part in path.split("."):
@@ -160,20 +156,20 @@ def assign(target: str, value: ir.Expr) -> ir.Assign:
     return ir.Assign(name(target), value)
 
 
-def expr_stmt(value: ir.Expr) -> ir.ExprStmt:
-    return ir.ExprStmt(value)
-
-
 def shape_tuple(shape: Shape) -> ir.Tuple:
     return ir.Tuple(tuple(const(n) for n in shape))
 
 
 def nested(values: Sequence[Any], shape: Shape) -> ir.Expr:
-    if not shape:
-        return const(values[0])
-    step = len(values) // shape[0]
-    return ir.List(tuple(nested(values[i * step:(i + 1) * step], shape[1:])
-                         for i in range(shape[0])))
+    """The nested list literal of `values` (flat, row-major) in `shape`."""
+    return nested_nodes([const(v) for v in values], shape)
+
+
+def nested_nodes(items: list[ir.Expr], shape: Shape) -> ir.Expr:
+    """`items` (flat, row-major) grouped into nested lists of `shape`, innermost first."""
+    for n in reversed(shape):
+        items = [ir.List(tuple(items[i:i + n])) for i in range(0, len(items), n)]
+    return items[0]
 
 
 def numel(shape: Shape) -> int:
@@ -183,14 +179,8 @@ def numel(shape: Shape) -> int:
     return n
 
 
-@cache
-def ints(low: int, high: int) -> st.SearchStrategy[int]:
-    """st.integers(low, high), built once per bounds: hypothesis' own strategy cache costs
-    more per lookup than the draws it serves here."""
-    return st.integers(low, high)
-
-
-SEED = ints(0, 2**32 - 1)
+SEED_MAX = 2**32 - 1
+SEED = st.integers(0, SEED_MAX)  # a part's seed (conformance.strategies.seed_source)
 
 
 def fits_settings(shape: Shape, settings: GenSettings) -> bool:
@@ -219,6 +209,18 @@ def factory_kwargs(dtype: str, device: str, requires_grad: bool) -> dict[str, ir
     return kwargs
 
 
+@cache  # (a handful of combinations; nodes are immutable)
+def factory_keywords(dtype: str, device: str, requires_grad: bool) -> tuple[ir.Keyword, ...]:
+    return tuple(ir.Keyword(k, v) for k, v in factory_kwargs(dtype, device,
+                                                             requires_grad).items())
+
+
+@cache
+def shape_args(shape: Shape) -> tuple[ir.Expr, ...]:
+    """`shape` as a factory's positional arguments (torch.randn(2, 3))."""
+    return tuple(const(n) for n in shape)
+
+
 def leaf(dice: Dice, state: State, settings: GenSettings, shape: Shape | None = None,
           requires_grad: bool | None = None, positive: bool | None = None,
           dtype: str | None = None) -> Emit:
@@ -230,15 +232,15 @@ def leaf(dice: Dice, state: State, settings: GenSettings, shape: Shape | None = 
         requires_grad = dice.chance(4, 5)
     dtype = dtype if dtype in settings.dtypes else dice.pick(settings.dtypes)
     device = dice.pick(settings.devices)
-    kwargs = factory_kwargs(dtype, device, requires_grad)
+    keywords = factory_keywords(dtype, device, requires_grad)
     kind = "positive" if positive else dice.pick(("randn", "literal", "positive")[
         :2 if positive is False else 3])
     if kind == "randn":
-        value: ir.Expr = call(torch_fn("randn"), *(const(n) for n in shape), **kwargs)
+        value: ir.Expr = ir.Call(torch_fn("randn"), shape_args(shape), keywords)
     else:
-        pool = POSITIVE_VALUES if kind == "positive" else VALUES
-        values = [dice.pick(pool) for _ in range(numel(shape))]
-        value = call(torch_fn("tensor"), nested(values, shape), **kwargs)
+        pool = POSITIVE_NODES if kind == "positive" else VALUE_NODES
+        values: list[ir.Expr] = [dice.pick(pool) for _ in range(numel(shape))]
+        value = ir.Call(torch_fn("tensor"), (nested_nodes(values, shape),), keywords)
     n, state = state.fresh("x")
     var = Var(n, shape, requires_grad, True, kind == "positive", dtype, device)
     return Emit((assign(n, value),), state.bind(var))
