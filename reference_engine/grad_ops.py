@@ -118,8 +118,15 @@ LOG_SOFTMAX_BACKWARD_DATA = OpSpec(
     "LogSoftmaxBackwardDataBackward0", ("grad_output", "output"),
     {"grad_output": ("output",), "output": ("grad_output", "output")},
     lambda c, g: c.grads(
-        lambda: log_softmax_backward_data(g, c.output, c.dim),
+        lambda: _log_softmax_grad_output_backward(c, g),
         lambda: _log_softmax_double_backward(c, g)))
+
+
+def _log_softmax_grad_output_backward(c: Any, g: Tensor) -> Tensor:
+    """grad - (grad * output.exp()).sum(dim, true): the transpose of grad_output's map
+    go - exp(y) * sum(go), which is not that map again (its sum is weighted by exp(y))."""
+    from . import reductions as r
+    return ops.sub(g, r.sum_dim(ops.mul(g, ops.exp(c.output)), c.dim))
 
 
 def _log_softmax_double_backward(c: Any, g: Tensor) -> Tensor:

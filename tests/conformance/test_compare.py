@@ -111,6 +111,10 @@ def test_shorter_trace_diverges() -> None:
         ([1.0, 2.0], [1.0, 2.0 + 1e-4], "torch.float32", "values"),
         ([1.0, 2.0], [1.0, 2.0 + 1e-6], "torch.float64", "values"),
         ([0.0, 1.0], [-0.0, 1.0], "torch.float32", "signed_zero"),
+        ([0.0, np.nan], [-0.0, np.nan], "torch.float32", "signed_zero"),
+        # beside a rounding-level difference, a zero's sign is rounding too
+        ([0.0, 0.0], [-0.0, -3.5e-15], "torch.float32", None),
+        ([0.0, 1.0], [-0.0, 1.0 + 1e-7], "torch.float32", None),
         ([np.nan, 1.0], [np.nan, 1.0], "torch.float32", None),
         ([np.nan, 1.0], [0.0, 1.0], "torch.float32", "values"),
         ([1, 2], [1, 3], "torch.int64", "values"),
