@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import engine  # engine.py imports tensor.py, which imports the ops: used at call time
 from .grad_mode import is_recording
 from .graph import Edge, Node, node_class
 from .saved import SavedVariable
@@ -124,10 +125,9 @@ def save_result(node: OpNode, result: Tensor) -> None:
 def record(spec: OpSpec, result: Tensor, inputs: Sequence[Tensor | None],
            **attrs: Any) -> Tensor:
     """Attach a grad_fn to a freshly computed result if autograd must track it."""
-    from .engine import gradient_edge
-    if not (result.dtype.is_floating_point and differentiable(inputs)):
+    if not (result._dtype.is_floating_point and differentiable(inputs)):
         return result
-    edges = [gradient_edge(t) if t is not None else (None, 0) for t in inputs]
+    edges = [engine.gradient_edge(t) if t is not None else (None, 0) for t in inputs]
     node = build_node(spec, edges, inputs, result, attrs, with_result=False)
     result._set_grad_fn(node)
     save_result(node, result)

@@ -56,8 +56,7 @@ class AccumulateGrad(Node):
                 # ... otherwise copies it into a fresh tensor: version 1, and under
                 # create_graph a CopyBackwards grad_fn.
                 fresh = Tensor(np.empty(new.shape, new.dtype.np), new.dtype, new.device)
-                from .inplace import copy_  # inplace imports this module
-                var._grad = copy_(fresh, new)
+                var._grad = inplace.copy_(fresh, new)
         elif not is_grad_enabled():
             var._grad._data += dtypes.cast(new._data, var._grad.dtype.np)  # in place, same object
             var._grad._version_counter.bump()
@@ -107,7 +106,6 @@ def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
 
 def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_name: str
                      ) -> list[Tensor | None]:
-    from . import ops
     out: list[Tensor | None] = []
     for i, ((fn, nr), g) in enumerate(zip(edges, grads, strict=False)):
         if fn is None or g is None:
@@ -327,3 +325,7 @@ def _execute_nodes(graph_root: Node, first: list[Tensor | None], retain_graph: b
             if deps[fn] == 0:
                 heapq.heappush(ready, (-fn.sequence_nr, next(tie), fn))
     return captured
+
+
+# They import this module; used at call time.
+from . import inplace, ops  # noqa: E402
