@@ -26,6 +26,8 @@ Number = int | float | bool
 
 
 def new(arr: Any, dt: dtype, dev: device, order: str = "C") -> Tensor:
+    if isinstance(arr, np.ndarray) and arr.dtype == dt.np:   # a copy: no cast, no overflow
+        return Tensor(np.array(arr, order=order), dt, dev)  # type: ignore[call-overload]
     with np.errstate(all="ignore"):  # a cast that overflows gives inf, silently, in torch
         return Tensor(np.array(arr, dtype=dt.np, order=order), dt, dev)  # type: ignore[call-overload]
 
@@ -36,10 +38,12 @@ def _layout_kept(ts: Sequence[Tensor], shape: tuple[int, ...]) -> bool:
     where every input that is not 0-d has the result's shape, no expanded (0) stride, and
     the same order of strides: elsewhere the result is contiguous, as it was before.
     Found by the generator: `(x.t() * 2).reshape(-1)` is an UnsafeViewBackward0 in torch."""
-    orders = {tuple(np.argsort(t._data.strides, kind="stable")) for t in ts if t.ndim}
-    return len(orders) == 1 and all(
-        t.ndim == 0 or (tuple(t.shape) == shape and 0 not in t._data.strides) for t in ts)
-
+    arrays = [t._data for t in ts if t._data.ndim]
+    if any(a.shape != shape or 0 in a.strides for a in arrays):
+        return False
+    # the dims from the smallest stride up (a stable sort: equal strides keep their order)
+    orders = {tuple(sorted(range(a.ndim), key=a.strides.__getitem__)) for a in arrays}
+    return len(orders) == 1
 
 
 def wrap(x: Any) -> Tensor:
@@ -55,14 +59,14 @@ def wrap(x: Any) -> Tensor:
 
 def _promotes(ts: Sequence[Tensor]) -> dtype:
     return dtypes.result_type(
-        [t.dtype for t in ts if not t._wrapped_number and t.ndim > 0],
-        [t.dtype for t in ts if not t._wrapped_number and t.ndim == 0],
-        [t.dtype for t in ts if t._wrapped_number])
+        [t._dtype for t in ts if not t._wrapped_number and t._data.ndim > 0],
+        [t._dtype for t in ts if not t._wrapped_number and t._data.ndim == 0],
+        [t._dtype for t in ts if t._wrapped_number])
 
 
 def common_device(ts: Sequence[Tensor]) -> device:
     # 0-dim cpu tensors (and wrapped numbers) may join any device, like torch's scalars.
-    real = [t.device for t in ts if not (t.ndim == 0 and t.device.type == "cpu")]
+    real = [t._device for t in ts if not (t._data.ndim == 0 and t._device.type == "cpu")]
     for d in real[1:]:
         if d != real[0]:
             raise RuntimeError(messages.devices_differ(str(real[0]), str(d)))
@@ -70,6 +74,8 @@ def common_device(ts: Sequence[Tensor]) -> device:
 
 
 def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    if a == b or not a:   # the common cases: nothing to broadcast, nothing to check
+        return tuple(b)
     n = builtins.max(len(a), len(b))
     out = []
     for i in range(n - 1, -1, -1):
@@ -102,7 +108,7 @@ def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any
     dt = compute_dtype or _promotes(ts)
     shape: tuple[int, ...] = ()
     for t in ts:
-        shape = broadcast_shape(shape, t.shape)
+        shape = broadcast_shape(shape, t._data.shape)
     out = new(_compute(fn, *(t._data.astype(dt.np, copy=False) for t in ts)), out_dtype or dt, dev,
               "K" if _layout_kept(ts, shape) else "C")
     return out if spec is None else record(spec, out, ts, **attrs)
