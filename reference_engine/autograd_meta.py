@@ -50,6 +50,12 @@ class OpSpec:
     inputs: tuple[str, ...]                       # forward input names, in edge order
     saves: dict[str, tuple[str, ...]] = field(default_factory=dict)  # input -> saved names read
     backward: Callable[[Ctx, Tensor], Grads] = lambda ctx, g: [g]
+    # derived from `saves`: some formula reads the result, so it is saved whenever recorded
+    saves_result: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "saves_result",
+                           any("result" in self.saves.get(name, ()) for name in self.inputs))
 
 
 class OpNode(Node):
@@ -64,7 +70,7 @@ class OpNode(Node):
         # torch's generated nodes return undefined grads for an undefined input, and compute
         # nothing when no input needs a grad (every edge None: an input that only requires
         # grad through its base, a view made under no_grad), whose saved values were never kept.
-        if g is None or not any(self.needs(i) for i in range(len(self.next_edges))):
+        if g is None or all(fn is None for fn, _ in self.next_edges):
             return [None] * len(self.next_edges)
         # Ctx unpacks every saved value first, whichever grads the running backward wants:
         # a modified one raises even if no wanted formula reads it.
@@ -100,17 +106,18 @@ def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
     node: OpNode = node_class(spec.grad_fn, OpNode)(spec, edges, attrs)
     wanted = {s for i, name in enumerate(spec.inputs) for s in spec.saves.get(name, ())
               if s == "result" or node.needs(i)}
-    by_name: dict[str, Any] = dict(zip(spec.inputs, inputs, strict=False))
-    # Tensor attributes (where's condition) are saved too, with the same checks.
-    by_name.update({k: v for k, v in attrs.items() if isinstance(v, Tensor)})
-    for name in sorted(wanted):
-        if name == "result":
-            if with_result:
-                save_result(node, result)
-            continue
-        t = by_name.get(name)
-        if t is not None:
-            node.saved[name] = SavedVariable(t, is_output=False)
+    if wanted:
+        by_name: dict[str, Any] = dict(zip(spec.inputs, inputs, strict=False))
+        # Tensor attributes (where's condition) are saved too, with the same checks.
+        by_name.update({k: v for k, v in attrs.items() if isinstance(v, Tensor)})
+        for name in sorted(wanted):
+            if name == "result":
+                if with_result:
+                    save_result(node, result)
+                continue
+            t = by_name.get(name)
+            if t is not None:
+                node.saved[name] = SavedVariable(t, is_output=False)
     node.input_metadata = [result._meta()]
     return node
 
@@ -118,7 +125,7 @@ def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
 def save_result(node: OpNode, result: Tensor) -> None:
     """Save an op's result for its node if the formula reads it (an output is never a
     leaf: the op gives it this node as history)."""
-    if any("result" in node.spec.saves.get(name, ()) for name in node.spec.inputs):
+    if node.spec.saves_result:
         node.saved["result"] = SavedVariable(result, is_output=True, is_leaf=False)
 
 

@@ -41,6 +41,8 @@ def _layout_kept(ts: Sequence[Tensor], shape: tuple[int, ...]) -> bool:
     arrays = [t._data for t in ts if t._data.ndim]
     if any(a.shape != shape or 0 in a.strides for a in arrays):
         return False
+    if len({a.strides for a in arrays}) == 1:   # equal strides: one order
+        return True
     # the dims from the smallest stride up (a stable sort: equal strides keep their order)
     orders = {tuple(sorted(range(a.ndim), key=a.strides.__getitem__)) for a in arrays}
     return len(orders) == 1
@@ -58,6 +60,8 @@ def wrap(x: Any) -> Tensor:
 
 
 def _promotes(ts: Sequence[Tensor]) -> dtype:
+    if len({t._dtype for t in ts}) == 1:   # one dtype promotes to itself, whatever the ranks
+        return ts[0]._dtype
     return dtypes.result_type(
         [t._dtype for t in ts if not t._wrapped_number and t._data.ndim > 0],
         [t._dtype for t in ts if not t._wrapped_number and t._data.ndim == 0],
