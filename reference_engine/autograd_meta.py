@@ -29,13 +29,13 @@ class Ctx:
     def __init__(self, node: OpNode) -> None:
         self._node = node
         # torch's generated apply unpacks each saved value once, in the order it was saved,
-        # before any formula runs: saved-tensor unpack hooks run once per value and apply
-        self._unpacked = {name: sv.unpack(node) for name, sv in node.saved.items()}
+        # before any formula runs: saved-tensor unpack hooks run once per value and apply.
+        # Each becomes an attribute (ctx.self, ctx.result); no saved name is a Ctx member's.
+        for name, sv in node.saved.items():
+            setattr(self, name, sv.unpack(node))
 
     def __getattr__(self, name: str) -> Any:
-        unpacked = self.__dict__["_unpacked"]
-        if name in unpacked:
-            return unpacked[name]
+        # only what is not a saved value: the node's attributes
         return self.__dict__["_node"].attrs[name]
 
     def grads(self, *formulas: Callable[[], Tensor | None]) -> list[Tensor | None]:

@@ -112,8 +112,8 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
             out.append(g)
             continue
         meta: Meta = fn.input_metadata[nr]
-        if tuple(g.shape) != meta.shape:
-            if not _expandable(meta.shape, tuple(g.shape)):
+        if g._data.shape != meta.shape:
+            if not _expandable(meta.shape, g._data.shape):
                 raise RuntimeError(messages.invalid_gradient_shape(
                     node_name, i, messages.sizes(g.shape), messages.sizes(meta.shape)))
             g = ops.sum_to(g, meta.shape)

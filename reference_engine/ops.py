@@ -637,7 +637,10 @@ def _sum_array(a: np.ndarray, dt: dtype, dims: tuple[int, ...] | None = None,
     """ATen's sum accumulates from +0.0: a sum of -0.0s (even of one) is +0.0. numpy
     starts from the first element and keeps -0.0; adding +0.0 turns only -0.0 into +0.0."""
     with np.errstate(all="ignore"):   # inf + -inf is nan, silently, in torch
-        return np.sum(a, axis=dims, keepdims=keepdim, dtype=dt.np) + dt.np.type(0)
+        # np.add.reduce is the call np.sum makes, without np.sum's Python wrapper around it
+        total = np.add.reduce(a, axis=dims, dtype=dt.np,
+                              keepdims=keepdim)  # type: ignore[call-overload]
+        return total + dt.np.type(0)
 
 
 def sum(self: Tensor, dim: int | Sequence[int] | None = None,

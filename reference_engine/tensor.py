@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -27,7 +28,7 @@ class Size(tuple[int, ...]):
     __str__ = __repr__
 
     def numel(self) -> int:
-        return int(np.prod(self, dtype=np.int64))
+        return math.prod(self)
 
 
 class VersionCounter:
