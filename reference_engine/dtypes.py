@@ -152,5 +152,7 @@ def scalar_dtype(value: Any) -> dtype:
 
 def cast(arr: np.ndarray, np_dtype: Any) -> np.ndarray:
     """arr as np_dtype; like torch, out-of-range values become inf without a warning."""
+    if arr.dtype == np_dtype:   # a copy without a cast: nothing can overflow
+        return arr.astype(np_dtype)
     with np.errstate(all="ignore"):
         return arr.astype(np_dtype)

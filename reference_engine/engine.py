@@ -117,7 +117,7 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
                 raise RuntimeError(messages.invalid_gradient_shape(
                     node_name, i, messages.sizes(g.shape), messages.sizes(meta.shape)))
             g = ops.sum_to(g, meta.shape)
-        if g.dtype is not meta.dtype:
+        if g._dtype is not meta.dtype:
             g = ops.to(g, meta.dtype)
         out.append(g)
     return out

@@ -26,8 +26,9 @@ Number = int | float | bool
 
 
 def new(arr: Any, dt: dtype, dev: device, order: str = "C") -> Tensor:
-    if isinstance(arr, np.ndarray) and arr.dtype == dt.np:   # a copy: no cast, no overflow
-        return Tensor(np.array(arr, order=order), dt, dev)  # type: ignore[call-overload]
+    if isinstance(arr, np.ndarray | np.generic) and arr.dtype == dt.np:
+        # a copy without a cast: nothing can overflow, so no errstate is needed
+        return Tensor(np.array(arr, dtype=dt.np, order=order), dt, dev)  # type: ignore[call-overload]
     with np.errstate(all="ignore"):  # a cast that overflows gives inf, silently, in torch
         return Tensor(np.array(arr, dtype=dt.np, order=order), dt, dev)  # type: ignore[call-overload]
 

@@ -214,8 +214,14 @@ def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     lead = len(shape) - a.ndim
     kept = [0 if old == 1 and new != 1 else st
             for old, new, st in zip(a.shape, shape[lead:], a.strides, strict=True)]
-    return np.lib.stride_tricks.as_strided(a, shape, (0,) * lead + tuple(kept),
-                                           writeable=False)
+    strides = (0,) * lead + tuple(kept)
+    if not a.flags.c_contiguous:
+        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
+    # the same read-only view of a's memory, made directly on a's buffer (as_strided goes
+    # through __array_interface__ in Python: the cost of an expand)
+    out = np.ndarray(shape, a.dtype, buffer=a, strides=strides)
+    out.flags.writeable = False
+    return out
 
 
 # ---- indexing ----------------------------------------------------------------------------
