@@ -20,10 +20,7 @@ class dtype:
         self.cpp_name = cpp_name            # "float", caffe2 TypeMeta name
         self.tensor_type = tensor_type      # "FloatTensor", used in version errors
         self.category = category            # 0 bool < 1 integer < 2 floating (promotion order)
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.category == 2
+        self.is_floating_point = category == 2
 
     @property
     def itemsize(self) -> int:

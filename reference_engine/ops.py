@@ -40,8 +40,9 @@ def _layout_kept(ts: Sequence[Tensor], shape: tuple[int, ...]) -> bool:
     the same order of strides: elsewhere the result is contiguous, as it was before.
     Found by the generator: `(x.t() * 2).reshape(-1)` is an UnsafeViewBackward0 in torch."""
     arrays = [t._data for t in ts if t._data.ndim]
-    if any(a.shape != shape or 0 in a.strides for a in arrays):
-        return False
+    for a in arrays:
+        if a.shape != shape or 0 in a.strides:
+            return False
     if len({a.strides for a in arrays}) == 1:   # equal strides: one order
         return True
     # the dims from the smallest stride up (a stable sort: equal strides keep their order)
@@ -114,7 +115,8 @@ def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any
     shape: tuple[int, ...] = ()
     for t in ts:
         shape = broadcast_shape(shape, t._data.shape)
-    out = new(_compute(fn, *(t._data.astype(dt.np, copy=False) for t in ts)), out_dtype or dt, dev,
+    arrays = [t._data.astype(dt.np, copy=False) for t in ts]
+    out = new(_compute(fn, *arrays), out_dtype or dt, dev,
               "K" if _layout_kept(ts, shape) else "C")
     return out if spec is None else record(spec, out, ts, **attrs)
 
@@ -529,7 +531,7 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
     if self.dtype is not mat2.dtype:
         raise RuntimeError(messages.mm_dtypes(self.dtype.cpp_name, mat2.dtype.cpp_name))
-    return _matmul_like(MM, self, mat2, mm_product, self_sym_sizes=tuple(self.shape),
+    return _matmul_like(MM, self, mat2, mm_product, self_sym_sizes=self._data.shape,
                         self_sym_strides=strides(self), mat2_sym_sizes=tuple(mat2.shape),
                         mat2_sym_strides=strides(mat2))
 
@@ -649,10 +651,10 @@ def sum(self: Tensor, dim: int | Sequence[int] | None = None,
     dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
     if dim is None:
         out = new(_sum_array(self._data, dt), dt, self.device)
-        return record(SUM0, out, [self], self_sym_sizes=tuple(self.shape))
+        return record(SUM0, out, [self], self_sym_sizes=self._data.shape)
     dims = _reduce_dims(self, dim)
     out = new(_sum_array(self._data, dt, dims, keepdim), dt, self.device)
-    return record(SUM1, out, [self], dim=dims, keepdim=keepdim, self_sym_sizes=tuple(self.shape))
+    return record(SUM1, out, [self], dim=dims, keepdim=keepdim, self_sym_sizes=self._data.shape)
 
 
 def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
@@ -661,7 +663,7 @@ def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = F
     if dim is None:
         total = _sum_array(self._data, self.dtype)
         out = new(_compute(lambda t: t / self.numel(), total), self.dtype, self.device)
-        return record(MEAN0, out, [self], self_sym_sizes=tuple(self.shape),
+        return record(MEAN0, out, [self], self_sym_sizes=self._data.shape,
                       self_sym_numel=self.numel())
     dims = _reduce_dims(self, dim)
     count = int(np.prod([self.shape[d] for d in dims])) if self.ndim else 1
@@ -669,7 +671,7 @@ def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = F
     total = _sum_array(self._data, self.dtype, dims, keepdim)
     out = new(_compute(lambda t: t / count, total), self.dtype, self.device)
     return record(MEAN1, out, [self], dim=dims, keepdim=keepdim,
-                  self_sym_sizes=tuple(self.shape), count=count)
+                  self_sym_sizes=self._data.shape, count=count)
 
 
 def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:

@@ -59,7 +59,7 @@ def _inference_alias(src: Tensor, fn: ViewFn) -> Tensor:
 
 
 def _positions(t: Tensor) -> np.ndarray:
-    return np.arange(t.numel()).reshape(t.shape)
+    return np.arange(t._data.size).reshape(t._data.shape)
 
 
 AS_STRIDED = OpSpec("AsStridedBackward0", ("self",),
@@ -196,7 +196,7 @@ def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
     lead = len(sizes) - self.ndim
     target = []
     for i, s in enumerate(sizes):
-        old = self.shape[i - lead] if i >= lead else 1
+        old = self._data.shape[i - lead] if i >= lead else 1
         new = old if s == -1 else s
         if i >= lead and old != 1 and old != new:
             raise RuntimeError(messages.expand_size(new, old, i, messages.sizes(sizes),
@@ -204,7 +204,7 @@ def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
         target.append(new)
     shape = tuple(target)
     return _make_view(self, lambda a: _expand_array(a, shape), EXPAND,
-                      self_sym_sizes=tuple(self.shape))
+                      self_sym_sizes=self._data.shape)
 
 
 def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
