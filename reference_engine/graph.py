@@ -188,12 +188,12 @@ def _type_string(t: Tensor) -> str:
     return type_string(t.dtype, t.device)
 
 
-_node_classes: dict[str, type[Any]] = {}
+_node_classes: dict[tuple[str, str], type[Any]] = {}
 
 
 def node_class(name: str, base: type[Any]) -> type[Any]:
     """One Python class per torch node name, so type(grad_fn).__name__ reads like torch."""
-    key = f"{base.__name__}.{name}"
+    key = (base.__name__, name)
     if key not in _node_classes:
         _node_classes[key] = type(name, (base,), {})
     return _node_classes[key]

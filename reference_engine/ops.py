@@ -101,9 +101,11 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
+# torch returns inf/nan silently; so do we. (np.errstate as a decorator sets the state per
+# call without making a context object each time: this runs for every op.)
+@np.errstate(all="ignore")
 def _compute(fn: Callable[..., Any], *arrays: np.ndarray) -> Any:
-    with np.errstate(all="ignore"):   # torch returns inf/nan silently; so do we
-        return fn(*arrays)
+    return fn(*arrays)
 
 
 def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any],
@@ -635,15 +637,14 @@ def _reduce_dims(t: Tensor, dim: int | Sequence[int]) -> tuple[int, ...]:
     return tuple(wrap_dim(d, t.ndim) for d in dims) if t.ndim else ()
 
 
+@np.errstate(all="ignore")   # inf + -inf is nan, silently, in torch
 def _sum_array(a: np.ndarray, dt: dtype, dims: tuple[int, ...] | None = None,
                keepdim: bool = False) -> np.ndarray:
     """ATen's sum accumulates from +0.0: a sum of -0.0s (even of one) is +0.0. numpy
     starts from the first element and keeps -0.0; adding +0.0 turns only -0.0 into +0.0."""
-    with np.errstate(all="ignore"):   # inf + -inf is nan, silently, in torch
-        # np.add.reduce is the call np.sum makes, without np.sum's Python wrapper around it
-        total = np.add.reduce(a, axis=dims, dtype=dt.np,
-                              keepdims=keepdim)  # type: ignore[call-overload]
-        return total + dt.np.type(0)
+    # np.add.reduce is the call np.sum makes, without np.sum's Python wrapper around it
+    total = np.add.reduce(a, axis=dims, dtype=dt.np, keepdims=keepdim)  # type: ignore[call-overload]
+    return total + dt.np.type(0)
 
 
 def sum(self: Tensor, dim: int | Sequence[int] | None = None,
