@@ -170,6 +170,8 @@ def _dependencies(root: Node) -> dict[Node, int]:
 def _call_pre_hooks(node: Node, inputs: list[Tensor | None]) -> list[Tensor | None]:
     """torch's call_tensor_pre_hooks: tensor hooks (called even with an undefined grad, as
     None), then retain_grad's hooks (which skip undefined grads)."""
+    if not node.tensor_pre_hooks and not node.retains_grad_hooks:   # the common case
+        return inputs
     for nr, hooks in list(node.tensor_pre_hooks.items()):
         for hook in list(hooks.values()):
             result = hook(inputs[nr])  # type: ignore[arg-type]

@@ -76,6 +76,8 @@ class Node:
 
     def call_pre_hooks(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         """torch's call_pre_hooks: each node pre-hook may replace the incoming grads."""
+        if not self.pre_hooks:   # the common case, at every node of every backward
+            return grads
         for hook in list(self.pre_hooks.values()):
             result = hook(tuple(grads))
             if result is not None:

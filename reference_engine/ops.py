@@ -117,7 +117,8 @@ def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any
     shape: tuple[int, ...] = ()
     for t in ts:
         shape = broadcast_shape(shape, t._data.shape)
-    arrays = [t._data.astype(dt.np, copy=False) for t in ts]
+    # (astype(copy=False) would return an operand of that dtype as it is, at a method call's cost)
+    arrays = [t._data if t._data.dtype == dt.np else t._data.astype(dt.np) for t in ts]
     out = new(_compute(fn, *arrays), out_dtype or dt, dev,
               "K" if _layout_kept(ts, shape) else "C")
     return out if spec is None else record(spec, out, ts, **attrs)
