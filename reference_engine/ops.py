@@ -39,14 +39,19 @@ def _layout_kept(ts: Sequence[Tensor], shape: tuple[int, ...]) -> bool:
     where every input that is not 0-d has the result's shape, no expanded (0) stride, and
     the same order of strides: elsewhere the result is contiguous, as it was before.
     Found by the generator: `(x.t() * 2).reshape(-1)` is an UnsafeViewBackward0 in torch."""
-    arrays = [t._data for t in ts if t._data.ndim]
-    for a in arrays:
-        if a.shape != shape or 0 in a.strides:
-            return False
-    if len({a.strides for a in arrays}) == 1:   # equal strides: one order
+    strides = []   # of the inputs that are not 0-d
+    for t in ts:
+        if t._data.ndim:
+            st = t._data.strides
+            if t._data.shape != shape or 0 in st:
+                return False
+            strides.append(st)
+    if not strides:
+        return False
+    if strides.count(strides[0]) == len(strides):   # equal strides: one order
         return True
     # the dims from the smallest stride up (a stable sort: equal strides keep their order)
-    orders = {tuple(sorted(range(a.ndim), key=a.strides.__getitem__)) for a in arrays}
+    orders = {tuple(sorted(range(len(st)), key=st.__getitem__)) for st in strides}
     return len(orders) == 1
 
 
@@ -72,11 +77,15 @@ def _promotes(ts: Sequence[Tensor]) -> dtype:
 
 def common_device(ts: Sequence[Tensor]) -> device:
     # 0-dim cpu tensors (and wrapped numbers) may join any device, like torch's scalars.
-    real = [t._device for t in ts if not (t._data.ndim == 0 and t._device.type == "cpu")]
-    for d in real[1:]:
-        if d != real[0]:
-            raise RuntimeError(messages.devices_differ(str(real[0]), str(d)))
-    return real[0] if real else dtypes.CPU
+    first: device | None = None
+    for t in ts:
+        if t._data.ndim == 0 and t._device.type == "cpu":
+            continue
+        if first is None:
+            first = t._device
+        elif t._device is not first and t._device != first:
+            raise RuntimeError(messages.devices_differ(str(first), str(t._device)))
+    return dtypes.CPU if first is None else first
 
 
 def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
