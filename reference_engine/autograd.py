@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import autograd_graph as graph
-from . import function, messages
+from . import function, messages, ops
 from .autograd_graph import GradientEdge, edge_of
 from .engine import ExecutionEngine, execute
 from .function import Function, FunctionCtx
@@ -42,7 +42,6 @@ def _tuple(x: Any) -> tuple[Any, ...]:
 
 def _make_grads(outputs: Sequence[Root], grads: Sequence[Tensor | None],
                 batched: bool = False) -> list[Tensor | None]:
-    from .ops import new
     result: list[Tensor | None] = []
     for i, (out, g) in enumerate(zip(outputs, grads, strict=False)):
         # a GradientEdge's output is described by its node's metadata for that input
@@ -62,7 +61,7 @@ def _make_grads(outputs: Sequence[Root], grads: Sequence[Tensor | None],
         elif isinstance(out, GradientEdge) or out.requires_grad:
             if shape.numel() != 1:
                 raise RuntimeError(messages.IMPLICIT_GRAD_NON_SCALAR)
-            result.append(new(np.ones(shape), meta.dtype, meta.device))
+            result.append(ops.new(np.ones(shape), meta.dtype, meta.device))
         else:
             result.append(None)
     return result
@@ -146,10 +145,9 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
         if r is None and not allow:
             raise RuntimeError(messages.unused_input(i))
     if materialize_grads:
-        from .ops import zeros_like
         if any(r is None and not isinstance(t, Tensor) for t, r in zip(ins, result, strict=True)):
             raise RuntimeError(messages.MATERIALIZE_GRADIENT_EDGE)
-        result = [zeros_like(t) if r is None else r for t, r in zip(ins, result, strict=True)]
+        result = [ops.zeros_like(t) if r is None else r for t, r in zip(ins, result, strict=True)]
     return tuple(result)
 
 
@@ -159,7 +157,6 @@ def _batched_vjp(outs: list[Edge], grads: list[Tensor | None], retain_graph: boo
     per batch entry (the graph kept until the last), the input grads stacked along dim 0.
     Hooks run once per entry here, once on the batched grads in torch (not modelled: the
     harness cannot observe a hook that receives a batched grad)."""
-    from .ops import stack
     size = next(len(g) for g in grads if g is not None)
     per_entry = [execute(outs, [None if g is None else g[b] for g in grads],
                          retain_graph or b < size - 1, create_graph, capture=ins)
@@ -167,7 +164,7 @@ def _batched_vjp(outs: list[Edge], grads: list[Tensor | None], retain_graph: boo
     result: list[Tensor | None] = []
     for k in range(len(ins)):
         column = [entry[k] for entry in per_entry]
-        result.append(None if column[0] is None else stack(column, 0))  # type: ignore[arg-type]
+        result.append(None if column[0] is None else ops.stack(column, 0))  # type: ignore[arg-type]
     return result
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import engine  # engine.py imports tensor.py, which imports the ops: used at call time
 from .grad_mode import is_recording
 from .graph import Edge, Node, node_class
 from .saved import SavedVariable
@@ -28,13 +29,13 @@ class Ctx:
     def __init__(self, node: OpNode) -> None:
         self._node = node
         # torch's generated apply unpacks each saved value once, in the order it was saved,
-        # before any formula runs: saved-tensor unpack hooks run once per value and apply
-        self._unpacked = {name: sv.unpack(node) for name, sv in node.saved.items()}
+        # before any formula runs: saved-tensor unpack hooks run once per value and apply.
+        # Each becomes an attribute (ctx.self, ctx.result); no saved name is a Ctx member's.
+        for name, sv in node.saved.items():
+            setattr(self, name, sv.unpack(node))
 
     def __getattr__(self, name: str) -> Any:
-        unpacked = self.__dict__["_unpacked"]
-        if name in unpacked:
-            return unpacked[name]
+        # only what is not a saved value: the node's attributes
         return self.__dict__["_node"].attrs[name]
 
     def grads(self, *formulas: Callable[[], Tensor | None]) -> list[Tensor | None]:
@@ -49,6 +50,12 @@ class OpSpec:
     inputs: tuple[str, ...]                       # forward input names, in edge order
     saves: dict[str, tuple[str, ...]] = field(default_factory=dict)  # input -> saved names read
     backward: Callable[[Ctx, Tensor], Grads] = lambda ctx, g: [g]
+    # derived from `saves`: some formula reads the result, so it is saved whenever recorded
+    saves_result: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "saves_result",
+                           any("result" in self.saves.get(name, ()) for name in self.inputs))
 
 
 class OpNode(Node):
@@ -63,7 +70,7 @@ class OpNode(Node):
         # torch's generated nodes return undefined grads for an undefined input, and compute
         # nothing when no input needs a grad (every edge None: an input that only requires
         # grad through its base, a view made under no_grad), whose saved values were never kept.
-        if g is None or not any(self.needs(i) for i in range(len(self.next_edges))):
+        if g is None or all(fn is None for fn, _ in self.next_edges):
             return [None] * len(self.next_edges)
         # Ctx unpacks every saved value first, whichever grads the running backward wants:
         # a modified one raises even if no wanted formula reads it.
@@ -99,17 +106,18 @@ def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
     node: OpNode = node_class(spec.grad_fn, OpNode)(spec, edges, attrs)
     wanted = {s for i, name in enumerate(spec.inputs) for s in spec.saves.get(name, ())
               if s == "result" or node.needs(i)}
-    by_name: dict[str, Any] = dict(zip(spec.inputs, inputs, strict=False))
-    # Tensor attributes (where's condition) are saved too, with the same checks.
-    by_name.update({k: v for k, v in attrs.items() if isinstance(v, Tensor)})
-    for name in sorted(wanted):
-        if name == "result":
-            if with_result:
-                save_result(node, result)
-            continue
-        t = by_name.get(name)
-        if t is not None:
-            node.saved[name] = SavedVariable(t, is_output=False)
+    if wanted:
+        by_name: dict[str, Any] = dict(zip(spec.inputs, inputs, strict=False))
+        # Tensor attributes (where's condition) are saved too, with the same checks.
+        by_name.update({k: v for k, v in attrs.items() if isinstance(v, Tensor)})
+        for name in sorted(wanted):
+            if name == "result":
+                if with_result:
+                    save_result(node, result)
+                continue
+            t = by_name.get(name)
+            if t is not None:
+                node.saved[name] = SavedVariable(t, is_output=False)
     node.input_metadata = [result._meta()]
     return node
 
@@ -117,17 +125,16 @@ def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
 def save_result(node: OpNode, result: Tensor) -> None:
     """Save an op's result for its node if the formula reads it (an output is never a
     leaf: the op gives it this node as history)."""
-    if any("result" in node.spec.saves.get(name, ()) for name in node.spec.inputs):
+    if node.spec.saves_result:
         node.saved["result"] = SavedVariable(result, is_output=True, is_leaf=False)
 
 
 def record(spec: OpSpec, result: Tensor, inputs: Sequence[Tensor | None],
            **attrs: Any) -> Tensor:
     """Attach a grad_fn to a freshly computed result if autograd must track it."""
-    from .engine import gradient_edge
-    if not (result.dtype.is_floating_point and differentiable(inputs)):
+    if not (result._dtype.is_floating_point and differentiable(inputs)):
         return result
-    edges = [gradient_edge(t) if t is not None else (None, 0) for t in inputs]
+    edges = [engine.gradient_edge(t) if t is not None else (None, 0) for t in inputs]
     node = build_node(spec, edges, inputs, result, attrs, with_result=False)
     result._set_grad_fn(node)
     save_result(node, result)

@@ -20,10 +20,7 @@ class dtype:
         self.cpp_name = cpp_name            # "float", caffe2 TypeMeta name
         self.tensor_type = tensor_type      # "FloatTensor", used in version errors
         self.category = category            # 0 bool < 1 integer < 2 floating (promotion order)
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.category == 2
+        self.is_floating_point = category == 2
 
     @property
     def itemsize(self) -> int:
@@ -152,5 +149,7 @@ def scalar_dtype(value: Any) -> dtype:
 
 def cast(arr: np.ndarray, np_dtype: Any) -> np.ndarray:
     """arr as np_dtype; like torch, out-of-range values become inf without a warning."""
+    if arr.dtype == np_dtype:   # a copy without a cast: nothing can overflow
+        return arr.astype(np_dtype)
     with np.errstate(all="ignore"):
         return arr.astype(np_dtype)

@@ -56,8 +56,7 @@ class AccumulateGrad(Node):
                 # ... otherwise copies it into a fresh tensor: version 1, and under
                 # create_graph a CopyBackwards grad_fn.
                 fresh = Tensor(np.empty(new.shape, new.dtype.np), new.dtype, new.device)
-                from .inplace import copy_  # inplace imports this module
-                var._grad = copy_(fresh, new)
+                var._grad = inplace.copy_(fresh, new)
         elif not is_grad_enabled():
             var._grad._data += dtypes.cast(new._data, var._grad.dtype.np)  # in place, same object
             var._grad._version_counter.bump()
@@ -107,19 +106,18 @@ def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
 
 def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_name: str
                      ) -> list[Tensor | None]:
-    from . import ops
     out: list[Tensor | None] = []
     for i, ((fn, nr), g) in enumerate(zip(edges, grads, strict=False)):
         if fn is None or g is None:
             out.append(g)
             continue
         meta: Meta = fn.input_metadata[nr]
-        if tuple(g.shape) != meta.shape:
-            if not _expandable(meta.shape, tuple(g.shape)):
+        if g._data.shape != meta.shape:
+            if not _expandable(meta.shape, g._data.shape):
                 raise RuntimeError(messages.invalid_gradient_shape(
                     node_name, i, messages.sizes(g.shape), messages.sizes(meta.shape)))
             g = ops.sum_to(g, meta.shape)
-        if g.dtype is not meta.dtype:
+        if g._dtype is not meta.dtype:
             g = ops.to(g, meta.dtype)
         out.append(g)
     return out
@@ -172,6 +170,8 @@ def _dependencies(root: Node) -> dict[Node, int]:
 def _call_pre_hooks(node: Node, inputs: list[Tensor | None]) -> list[Tensor | None]:
     """torch's call_tensor_pre_hooks: tensor hooks (called even with an undefined grad, as
     None), then retain_grad's hooks (which skip undefined grads)."""
+    if not node.tensor_pre_hooks and not node.retains_grad_hooks:   # the common case
+        return inputs
     for nr, hooks in list(node.tensor_pre_hooks.items()):
         for hook in list(hooks.values()):
             result = hook(inputs[nr])  # type: ignore[arg-type]
@@ -327,3 +327,7 @@ def _execute_nodes(graph_root: Node, first: list[Tensor | None], retain_graph: b
             if deps[fn] == 0:
                 heapq.heappush(ready, (-fn.sequence_nr, next(tie), fn))
     return captured
+
+
+# They import this module; used at call time.
+from . import inplace, ops  # noqa: E402

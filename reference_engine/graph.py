@@ -76,6 +76,8 @@ class Node:
 
     def call_pre_hooks(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         """torch's call_pre_hooks: each node pre-hook may replace the incoming grads."""
+        if not self.pre_hooks:   # the common case, at every node of every backward
+            return grads
         for hook in list(self.pre_hooks.values()):
             result = hook(tuple(grads))
             if result is not None:
@@ -188,12 +190,12 @@ def _type_string(t: Tensor) -> str:
     return type_string(t.dtype, t.device)
 
 
-_node_classes: dict[str, type[Any]] = {}
+_node_classes: dict[tuple[str, str], type[Any]] = {}
 
 
 def node_class(name: str, base: type[Any]) -> type[Any]:
     """One Python class per torch node name, so type(grad_fn).__name__ reads like torch."""
-    key = f"{base.__name__}.{name}"
+    key = (base.__name__, name)
     if key not in _node_classes:
         _node_classes[key] = type(name, (base,), {})
     return _node_classes[key]

@@ -26,6 +26,9 @@ Number = int | float | bool
 
 
 def new(arr: Any, dt: dtype, dev: device, order: str = "C") -> Tensor:
+    if isinstance(arr, np.ndarray | np.generic) and arr.dtype == dt.np:
+        # a copy without a cast: nothing can overflow, so no errstate is needed
+        return Tensor(np.array(arr, dtype=dt.np, order=order), dt, dev)  # type: ignore[call-overload]
     with np.errstate(all="ignore"):  # a cast that overflows gives inf, silently, in torch
         return Tensor(np.array(arr, dtype=dt.np, order=order), dt, dev)  # type: ignore[call-overload]
 
@@ -36,10 +39,20 @@ def _layout_kept(ts: Sequence[Tensor], shape: tuple[int, ...]) -> bool:
     where every input that is not 0-d has the result's shape, no expanded (0) stride, and
     the same order of strides: elsewhere the result is contiguous, as it was before.
     Found by the generator: `(x.t() * 2).reshape(-1)` is an UnsafeViewBackward0 in torch."""
-    orders = {tuple(np.argsort(t._data.strides, kind="stable")) for t in ts if t.ndim}
-    return len(orders) == 1 and all(
-        t.ndim == 0 or (tuple(t.shape) == shape and 0 not in t._data.strides) for t in ts)
-
+    strides = []   # of the inputs that are not 0-d
+    for t in ts:
+        if t._data.ndim:
+            st = t._data.strides
+            if t._data.shape != shape or 0 in st:
+                return False
+            strides.append(st)
+    if not strides:
+        return False
+    if strides.count(strides[0]) == len(strides):   # equal strides: one order
+        return True
+    # the dims from the smallest stride up (a stable sort: equal strides keep their order)
+    orders = {tuple(sorted(range(len(st)), key=st.__getitem__)) for st in strides}
+    return len(orders) == 1
 
 
 def wrap(x: Any) -> Tensor:
@@ -54,22 +67,30 @@ def wrap(x: Any) -> Tensor:
 
 
 def _promotes(ts: Sequence[Tensor]) -> dtype:
+    if len({t._dtype for t in ts}) == 1:   # one dtype promotes to itself, whatever the ranks
+        return ts[0]._dtype
     return dtypes.result_type(
-        [t.dtype for t in ts if not t._wrapped_number and t.ndim > 0],
-        [t.dtype for t in ts if not t._wrapped_number and t.ndim == 0],
-        [t.dtype for t in ts if t._wrapped_number])
+        [t._dtype for t in ts if not t._wrapped_number and t._data.ndim > 0],
+        [t._dtype for t in ts if not t._wrapped_number and t._data.ndim == 0],
+        [t._dtype for t in ts if t._wrapped_number])
 
 
 def common_device(ts: Sequence[Tensor]) -> device:
     # 0-dim cpu tensors (and wrapped numbers) may join any device, like torch's scalars.
-    real = [t.device for t in ts if not (t.ndim == 0 and t.device.type == "cpu")]
-    for d in real[1:]:
-        if d != real[0]:
-            raise RuntimeError(messages.devices_differ(str(real[0]), str(d)))
-    return real[0] if real else dtypes.CPU
+    first: device | None = None
+    for t in ts:
+        if t._data.ndim == 0 and t._device.type == "cpu":
+            continue
+        if first is None:
+            first = t._device
+        elif t._device is not first and t._device != first:
+            raise RuntimeError(messages.devices_differ(str(first), str(t._device)))
+    return dtypes.CPU if first is None else first
 
 
 def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    if a == b or not a:   # the common cases: nothing to broadcast, nothing to check
+        return tuple(b)
     n = builtins.max(len(a), len(b))
     out = []
     for i in range(n - 1, -1, -1):
@@ -89,9 +110,11 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
+# torch returns inf/nan silently; so do we. (np.errstate as a decorator sets the state per
+# call without making a context object each time: this runs for every op.)
+@np.errstate(all="ignore")
 def _compute(fn: Callable[..., Any], *arrays: np.ndarray) -> Any:
-    with np.errstate(all="ignore"):   # torch returns inf/nan silently; so do we
-        return fn(*arrays)
+    return fn(*arrays)
 
 
 def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any],
@@ -102,8 +125,10 @@ def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any
     dt = compute_dtype or _promotes(ts)
     shape: tuple[int, ...] = ()
     for t in ts:
-        shape = broadcast_shape(shape, t.shape)
-    out = new(_compute(fn, *(t._data.astype(dt.np, copy=False) for t in ts)), out_dtype or dt, dev,
+        shape = broadcast_shape(shape, t._data.shape)
+    # (astype(copy=False) would return an operand of that dtype as it is, at a method call's cost)
+    arrays = [t._data if t._data.dtype == dt.np else t._data.astype(dt.np) for t in ts]
+    out = new(_compute(fn, *arrays), out_dtype or dt, dev,
               "K" if _layout_kept(ts, shape) else "C")
     return out if spec is None else record(spec, out, ts, **attrs)
 
@@ -518,7 +543,7 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
     if self.dtype is not mat2.dtype:
         raise RuntimeError(messages.mm_dtypes(self.dtype.cpp_name, mat2.dtype.cpp_name))
-    return _matmul_like(MM, self, mat2, mm_product, self_sym_sizes=tuple(self.shape),
+    return _matmul_like(MM, self, mat2, mm_product, self_sym_sizes=self._data.shape,
                         self_sym_strides=strides(self), mat2_sym_sizes=tuple(mat2.shape),
                         mat2_sym_strides=strides(mat2))
 
@@ -622,12 +647,14 @@ def _reduce_dims(t: Tensor, dim: int | Sequence[int]) -> tuple[int, ...]:
     return tuple(wrap_dim(d, t.ndim) for d in dims) if t.ndim else ()
 
 
+@np.errstate(all="ignore")   # inf + -inf is nan, silently, in torch
 def _sum_array(a: np.ndarray, dt: dtype, dims: tuple[int, ...] | None = None,
                keepdim: bool = False) -> np.ndarray:
     """ATen's sum accumulates from +0.0: a sum of -0.0s (even of one) is +0.0. numpy
     starts from the first element and keeps -0.0; adding +0.0 turns only -0.0 into +0.0."""
-    with np.errstate(all="ignore"):   # inf + -inf is nan, silently, in torch
-        return np.sum(a, axis=dims, keepdims=keepdim, dtype=dt.np) + dt.np.type(0)
+    # np.add.reduce is the call np.sum makes, without np.sum's Python wrapper around it
+    total = np.add.reduce(a, axis=dims, dtype=dt.np, keepdims=keepdim)  # type: ignore[call-overload]
+    return total + dt.np.type(0)
 
 
 def sum(self: Tensor, dim: int | Sequence[int] | None = None,
@@ -635,10 +662,10 @@ def sum(self: Tensor, dim: int | Sequence[int] | None = None,
     dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
     if dim is None:
         out = new(_sum_array(self._data, dt), dt, self.device)
-        return record(SUM0, out, [self], self_sym_sizes=tuple(self.shape))
+        return record(SUM0, out, [self], self_sym_sizes=self._data.shape)
     dims = _reduce_dims(self, dim)
     out = new(_sum_array(self._data, dt, dims, keepdim), dt, self.device)
-    return record(SUM1, out, [self], dim=dims, keepdim=keepdim, self_sym_sizes=tuple(self.shape))
+    return record(SUM1, out, [self], dim=dims, keepdim=keepdim, self_sym_sizes=self._data.shape)
 
 
 def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
@@ -647,7 +674,7 @@ def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = F
     if dim is None:
         total = _sum_array(self._data, self.dtype)
         out = new(_compute(lambda t: t / self.numel(), total), self.dtype, self.device)
-        return record(MEAN0, out, [self], self_sym_sizes=tuple(self.shape),
+        return record(MEAN0, out, [self], self_sym_sizes=self._data.shape,
                       self_sym_numel=self.numel())
     dims = _reduce_dims(self, dim)
     count = int(np.prod([self.shape[d] for d in dims])) if self.ndim else 1
@@ -655,7 +682,7 @@ def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = F
     total = _sum_array(self._data, self.dtype, dims, keepdim)
     out = new(_compute(lambda t: t / count, total), self.dtype, self.device)
     return record(MEAN1, out, [self], dim=dims, keepdim=keepdim,
-                  self_sym_sizes=tuple(self.shape), count=count)
+                  self_sym_sizes=self._data.shape, count=count)
 
 
 def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:

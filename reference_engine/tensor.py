@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -27,11 +28,13 @@ class Size(tuple[int, ...]):
     __str__ = __repr__
 
     def numel(self) -> int:
-        return int(np.prod(self, dtype=np.int64))
+        return math.prod(self)
 
 
 class VersionCounter:
     """Shared by a tensor, its views and its detach()es: one per storage family."""
+
+    __slots__ = ("value",)   # one per tensor made: no attribute dict
 
     def __init__(self) -> None:
         self.value = 0
@@ -43,6 +46,8 @@ class VersionCounter:
 class InferenceVersionCounter(VersionCounter):
     """The counter of an inference tensor (and its views and detach()es). torch's inference
     tensors track no version at all: in-place writes are only allowed inside inference mode."""
+
+    __slots__ = ()
 
     def bump(self) -> None:
         if not is_inference_mode_enabled():
@@ -65,8 +70,27 @@ def _operator(method: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any]
 
 
 class Tensor:
-    _grad_fn: Node | None
     _wrapped_number = False   # a Python number wrapped for an op; loses type promotion
+    # The state every tensor starts with, as class attributes: the engine makes a tensor per
+    # op, and __init__ then writes only what each tensor owns. Setting one on a tensor
+    # (t._grad_fn = node) gives that tensor its own value, as any attribute assignment does.
+    _requires_grad = False               # the leaf flag; non-leaves derive it from grad_fn
+    _grad_fn: Node | None = None
+    _output_nr = 0
+    _grad: Tensor | None = None
+    _retains_grad = False
+    _accumulator: Node | None = None     # this leaf's AccumulateGrad, made on demand
+    # View tracking: the root base, where this view's elements sit in the base
+    # (flat indices, so any chain of views composes), and the version at which
+    # grad_fn was last valid (an in-place write elsewhere makes it stale).
+    _base: Tensor | None = None
+    _view_index: np.ndarray | None = None
+    _view_version = 0
+    _view_differentiable = False
+    # torch's CreationMeta when it is not derived from _view_differentiable: set for
+    # views made in a custom Function or by a multi-output op, and inherited by views
+    # of such views (inplace.creation_meta reads it).
+    _view_creation_meta: str | None = None
 
     def __init__(self, data: np.ndarray, dtype: dtype, device: device) -> None:
         self._data = data
@@ -74,28 +98,11 @@ class Tensor:
         self._device = device
         self._version_counter = (InferenceVersionCounter() if is_inference_mode_enabled()
                                  else VersionCounter())
-        self._requires_grad = False          # the leaf flag; non-leaves derive it from grad_fn
-        self._grad_fn = None
-        self._output_nr = 0
-        self._grad: Tensor | None = None
-        self._retains_grad = False
-        self._accumulator: Node | None = None  # this leaf's AccumulateGrad, made on demand
         # A leaf's tensor hooks live on the tensor, not on its AccumulateGrad (torch reads
         # impl::hooks(variable) lazily): a replaced accumulator still runs them.
         self._leaf_hooks: dict[builtins.int, Hook] = {}
         # register_post_accumulate_grad_hook's hooks, run by AccumulateGrad (engine.py).
         self._post_accumulate_grad_hooks: dict[builtins.int, Callable[[Tensor], None]] = {}
-        # View tracking: the root base, where this view's elements sit in the base
-        # (flat indices, so any chain of views composes), and the version at which
-        # grad_fn was last valid (an in-place write elsewhere makes it stale).
-        self._base: Tensor | None = None
-        self._view_index: np.ndarray | None = None
-        self._view_version = 0
-        self._view_differentiable = False
-        # torch's CreationMeta when it is not derived from _view_differentiable: set for
-        # views made in a custom Function or by a multi-output op, and inherited by views
-        # of such views (inplace.creation_meta reads it).
-        self._view_creation_meta: str | None = None
 
     # ---- autograd state ----------------------------------------------------
     @property

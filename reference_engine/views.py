@@ -38,10 +38,8 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     out._view_version = base._version_counter.value
     out._view_differentiable = is_grad_enabled()
     if src._base is not None and is_grad_enabled():   # torch's propagate_creation_meta
-        from .inplace import creation_meta
-        out._view_creation_meta = creation_meta(src)
-    from .inplace import inference_mode_meta
-    out._view_creation_meta = inference_mode_meta(src, out._view_creation_meta)
+        out._view_creation_meta = inplace.creation_meta(src)
+    out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
     return _record(spec, out, [src], **attrs)
 
 
@@ -61,7 +59,7 @@ def _inference_alias(src: Tensor, fn: ViewFn) -> Tensor:
 
 
 def _positions(t: Tensor) -> np.ndarray:
-    return np.arange(t.numel()).reshape(t.shape)
+    return np.arange(t._data.size).reshape(t._data.shape)
 
 
 AS_STRIDED = OpSpec("AsStridedBackward0", ("self",),
@@ -71,10 +69,9 @@ AS_STRIDED = OpSpec("AsStridedBackward0", ("self",),
 def regenerate_view_grad_fn(view: Tensor) -> None:
     """torch's VariableHooks::grad_fn: a view whose storage changed since its grad_fn was
     made gets a fresh AsStridedBackward0 pointing at the base's current history."""
-    from .engine import gradient_edge
     base = view._base
     assert base is not None and view._view_index is not None
-    node = build_node(AS_STRIDED, [gradient_edge(base)], [base], view,
+    node = build_node(AS_STRIDED, [engine.gradient_edge(base)], [base], view,
                       {"index": view._view_index, "base_shape": tuple(base.shape)})
     view._set_grad_fn(node)
 
@@ -199,7 +196,7 @@ def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
     lead = len(sizes) - self.ndim
     target = []
     for i, s in enumerate(sizes):
-        old = self.shape[i - lead] if i >= lead else 1
+        old = self._data.shape[i - lead] if i >= lead else 1
         new = old if s == -1 else s
         if i >= lead and old != 1 and old != new:
             raise RuntimeError(messages.expand_size(new, old, i, messages.sizes(sizes),
@@ -207,7 +204,7 @@ def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
         target.append(new)
     shape = tuple(target)
     return _make_view(self, lambda a: _expand_array(a, shape), EXPAND,
-                      self_sym_sizes=tuple(self.shape))
+                      self_sym_sizes=self._data.shape)
 
 
 def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -217,8 +214,14 @@ def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     lead = len(shape) - a.ndim
     kept = [0 if old == 1 and new != 1 else st
             for old, new, st in zip(a.shape, shape[lead:], a.strides, strict=True)]
-    return np.lib.stride_tricks.as_strided(a, shape, (0,) * lead + tuple(kept),
-                                           writeable=False)
+    strides = (0,) * lead + tuple(kept)
+    if not a.flags.c_contiguous:
+        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
+    # the same read-only view of a's memory, made directly on a's buffer (as_strided goes
+    # through __array_interface__ in Python: the cost of an expand)
+    out = np.ndarray(shape, a.dtype, buffer=a, strides=strides)
+    out.flags.writeable = False
+    return out
 
 
 # ---- indexing ----------------------------------------------------------------------------
@@ -458,8 +461,7 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
         out._view_differentiable = is_grad_enabled()
         if is_grad_enabled():
             out._view_creation_meta = MULTI_OUTPUT_NODE
-        from .inplace import inference_mode_meta
-        out._view_creation_meta = inference_mode_meta(src, out._view_creation_meta)
+        out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
         outs.append(out)
     if src.dtype.is_floating_point and differentiable([src]):
         record_multi_output(spec, src, outs, attrs)
@@ -469,8 +471,7 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
 def record_multi_output(spec: OpSpec, src: Tensor, outs: Sequence[Tensor],
                         attrs: dict[str, Any]) -> None:
     """One node of `spec` over src whose outputs are all of `outs` (unbind, var_mean)."""
-    from .engine import gradient_edge
-    node = build_node(spec, [gradient_edge(src)], [src], outs[0], attrs)
+    node = build_node(spec, [engine.gradient_edge(src)], [src], outs[0], attrs)
     multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
     multi.saved = node.saved
     multi.input_metadata = [o._meta() for o in outs]
@@ -544,7 +545,6 @@ def restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     On a view (torch's inplace-view ops re-view the base): the view keeps its base and its
     creation meta, only its geometry changes, and it is checked like any in-place op on a
     view (views made under no_grad, by a multi-output op or in a custom Function refuse)."""
-    from . import engine, inplace
     inplace.check_inplace(self)
     edge = engine.gradient_edge(self)
     old = Tensor(self._data, self.dtype, self.device)
@@ -579,7 +579,6 @@ def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     if dim is None:
         return restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
     if isinstance(dim, int):
-        from . import inplace
         return inplace.squeeze_(self, dim)
     ds = tuple(ops.wrap_dim(d, self.ndim) for d in dim)
     drop = tuple(d for d in ds if sizes[d] == 1)
@@ -617,7 +616,6 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
     (SqueezeBackward1), sum its stride-0 dims (SumBackward1), copy it into a zero storage
     through the output geometry (CopySlices) and return the storage viewed with the input
     geometry (AsStridedBackward0)."""
-    from . import inplace  # inplace imports this module
     n = int(np.prod(base_shape, dtype=np.int64))
     if index.size == 0:
         return Tensor(np.zeros(base_shape, g.dtype.np), g.dtype, g.device)
@@ -634,4 +632,5 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
     return as_strided_view(storage, np.arange(n).reshape(base_shape))
 
 
-from . import ops  # noqa: E402  (ops imports this module; used at call time)
+# They import this module; used at call time.
+from . import engine, inplace, ops  # noqa: E402
