@@ -297,3 +297,17 @@ def test_a_summary_survives_a_recording_round_trip() -> None:
     assert isinstance(back, TensorSnapshot) and isinstance(back.values, TensorSummary)
     assert vars(back.values) == pytest.approx(vars(snap.values), nan_ok=True)
     assert back.values.checksum == snap.values.checksum
+
+
+def test_a_generated_program_runs_with_the_collector_paused_and_imports_frozen() -> None:
+    # what conformance.generated.check runs a program in: the collector is off inside and
+    # back on after, and what was alive before the first program is frozen (long-lived)
+    import gc
+
+    from conformance.generated import cyclic_gc_paused
+
+    assert gc.isenabled()
+    with cyclic_gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() > 10_000
