@@ -16,6 +16,7 @@ from typing import Any
 from . import _C, autograd, indexing, inplace, linalg, nn, ops, reductions, views
 from . import dtypes as _dtypes
 from . import messages as _messages
+from . import registry as _registry
 from .dtypes import (
     device,
     dtype,
@@ -66,23 +67,30 @@ def _attach(name: str, forward: object) -> None:
 
 # torch.<op> is the forward of each function row; Tensor.<op> that of each method row (the
 # function itself, so method and function cannot drift apart), Tensor.<op>_ its in-place form.
-def _tensors_required(name: str, n: _builtins.int, forward: Any, method: _builtins.bool
-                      ) -> Any:
-    """`forward`, refusing None for its first `n` parameters (the op's tensor inputs) as
-    torch's argument parser does (TypeError), where the forward would take None as a
-    number or fail inside. Found by the generator: `torch.atan2(x, g)` with a `g` that
-    autograd.grad(allow_unused=True) gave as None. A method counts positions after self."""
+def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
+                      method: _builtins.bool) -> Any:
+    """`forward`, refusing what torch's argument parser refuses for its first `n`
+    parameters (the op's tensor inputs) with its TypeError: None always, where the forward
+    would take it as a number or fail inside (found by the generator: `torch.atan2(x, g)`
+    with a `g` that autograd.grad(allow_unused=True) gave as None), and any other
+    non-Tensor where the row takes no number (`OpRow.numbers`, `OpRow.overloads`), where
+    the forward would compute with it or fail with an AttributeError. A method counts
+    positions after self."""
     if n == 0:
         return forward
+    name = row.name
     params = [("input" if p == "self" else p)
               for p in list(inspect.signature(forward).parameters)[:n]]
+    # per parameter: the types taken besides a Tensor (anything but None, numbers, none)
+    takes = [object if row.overloads else (_builtins.int, _builtins.float) if i in row.numbers
+             else () for i in range(n)]
 
     @functools.wraps(forward)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        for position, (param, arg) in enumerate(zip(params, args, strict=False), 1 - method):
-            if arg is None:
-                raise TypeError(_messages.argument_must_be_tensor(name, param, position,
-                                                                  "NoneType"))
+        for i, (param, arg) in enumerate(zip(params, args, strict=False)):
+            if arg is None or not isinstance(arg, (Tensor, takes[i])):
+                raise TypeError(_messages.argument_must_be_tensor(
+                    name, param, i + 1 - method, type(arg).__name__))
         return forward(*args, **kwargs)
 
     return checked
@@ -92,9 +100,9 @@ for _row in _OPS:
     _forward = getattr(_MODULES[_row.module], _row.name)
     _inputs = 0 if _row.sample is None else len(_row.sample.shapes)
     if _row.function:
-        globals()[_row.name] = _tensors_required(_row.name, _inputs, _forward, False)
+        globals()[_row.name] = _tensors_required(_row, _inputs, _forward, False)
     if _row.method:
-        _attach(_row.name, _tensors_required(_row.name, _inputs, _forward, True))
+        _attach(_row.name, _tensors_required(_row, _inputs, _forward, True))
     if _row.inplace is not None and _row.inplace_name is not None:
         _attach(_row.inplace_name, getattr(_MODULES[_row.inplace], _row.inplace_name))
 del _row, _forward, _inputs

@@ -315,14 +315,14 @@ def fill_(self: Tensor, value: Any) -> Tensor:
                          [], idempotent=not isinstance(value, Tensor))
 
 
-def copy_(self: Tensor, src: Any) -> Tensor:
-    src = ops.wrap(src)
-    ops.broadcast_shape(tuple(self.shape), tuple(src.shape))
-    values = ops.new(np.broadcast_to(src._data, self.shape), self.dtype, self.device)
-    # ATen's copy_impl returns before its TensorIterator when src is self's very data (same
+def copy_(self: Tensor, other: Any) -> Tensor:
+    other = ops.wrap(other)
+    ops.broadcast_shape(tuple(self.shape), tuple(other.shape))
+    values = ops.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
+    # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same
     # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
-    return apply_inplace(self, COPY, values, [src], idempotent=_same_data(self, src),
-                         src_device=src.device, src_dtype=src.dtype)
+    return apply_inplace(self, COPY, values, [other], idempotent=_same_data(self, other),
+                         src_device=other.device, src_dtype=other.dtype)
 
 
 def _same_data(a: Tensor, b: Tensor) -> bool:

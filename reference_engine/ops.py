@@ -559,18 +559,18 @@ def mv(self: Tensor, vec: Tensor) -> Tensor:
     return _matmul_like(MV, self, vec)
 
 
-def dot(self: Tensor, other: Tensor) -> Tensor:
-    if self.dtype is not other.dtype:
-        raise RuntimeError(messages.dot_dtypes(self.dtype.scalar_name, other.dtype.scalar_name))
-    if self.numel() != other.numel():
-        raise RuntimeError(messages.dot_sizes(self.numel(), other.numel()))
-    return _matmul_like(DOT, self, other)
+def dot(self: Tensor, tensor: Tensor) -> Tensor:
+    if self.dtype is not tensor.dtype:
+        raise RuntimeError(messages.dot_dtypes(self.dtype.scalar_name, tensor.dtype.scalar_name))
+    if self.numel() != tensor.numel():
+        raise RuntimeError(messages.dot_sizes(self.numel(), tensor.numel()))
+    return _matmul_like(DOT, self, tensor)
 
 
-def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
-    # no promotion: the bias, then mat1, against mat2 (found by the generator: a float32
-    # bias with float64 matrices ran); dtypes are checked before ranks and shapes, as ATen
-    for first, t in (("self", bias), ("mat1", mat1)):
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    # no promotion: the input, then mat1, against mat2 (found by the generator: a float32
+    # input with float64 matrices ran); dtypes are checked before ranks and shapes, as ATen
+    for first, t in (("self", input), ("mat1", mat1)):
         if t.dtype is not mat2.dtype:
             raise RuntimeError(messages.addmm_dtypes(first, t.dtype.scalar_name,
                                                      mat2.dtype.scalar_name))
@@ -579,13 +579,13 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
             raise RuntimeError(messages.addmm_not_matrix(operand, t.ndim))
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
-    dev = common_device([bias, mat1, mat2])
+    dev = common_device([input, mat1, mat2])
     dt = _promotes([mat1, mat2])
-    # BLAS accumulates into the output, which starts as the bias: -0.0 + (-0.0 products)
+    # BLAS accumulates into the output, which starts as the input: -0.0 + (-0.0 products)
     # stays -0.0.
-    out = new(_compute(lambda b, x, w: b + _from_negative_zero(x, w), bias._data, mat1._data,
+    out = new(_compute(lambda b, x, w: b + _from_negative_zero(x, w), input._data, mat1._data,
                        mat2._data), dt, dev)
-    return record(ADDMM, out, [bias, mat1, mat2], mat1_sym_sizes=tuple(mat1.shape),
+    return record(ADDMM, out, [input, mat1, mat2], mat1_sym_sizes=tuple(mat1.shape),
                   mat1_sym_strides=strides(mat1), mat2_sym_sizes=tuple(mat2.shape),
                   mat2_sym_strides=strides(mat2))
 

@@ -50,6 +50,15 @@ class OpRow:
     # None: the op needs a call gradcheck cannot make from data (a list of tensors, a
     # condition first); test_gradcheck.py then writes that row by hand.
     sample: Sample | None = None
+    # What torch's argument parser takes for the sample's tensor inputs besides a Tensor:
+    # the positions where a Python number also goes (add, mul, ...: a wrapped scalar);
+    # elsewhere a number is "argument 'other' (position 2) must be Tensor, not float".
+    # `overloads`: torch parses it against several signatures, and a wrong type is "an
+    # invalid combination of arguments" (a text listing them), or its function is Python
+    # code (split); neither is modelled: the forward meets what it is given, and only None
+    # is refused.
+    numbers: tuple[int, ...] = ()
+    overloads: bool = False
 
     @property
     def inplace_name(self) -> str | None:
@@ -59,10 +68,12 @@ class OpRow:
 def _row(name: str, module: str, *shapes: Shape, args: tuple[object, ...] = (),
          positive: bool = False, function: bool = True, method: bool = True,
          inplace: str | None = None, differentiable: bool = True,
-         feature: str = "ops") -> OpRow:
+         feature: str = "ops", numbers: tuple[int, ...] = (), overloads: bool = False
+         ) -> OpRow:
     """One row; `shapes` (with `args` and `positive`) is its gradcheck sample, none if empty."""
     sample = Sample(shapes, args, positive) if shapes else None
-    return OpRow(name, module, function, method, inplace, differentiable, feature, sample)
+    return OpRow(name, module, function, method, inplace, differentiable, feature, sample,
+                 numbers, overloads)
 
 
 V, M, S3 = (3,), (2, 3), (2, 3, 2)   # sample shapes: a vector, a matrix, a 3-d tensor
@@ -70,11 +81,11 @@ MASK = Const([[True, False, True], [False, True, False]], "bool")
 
 OPS: tuple[OpRow, ...] = (
     # elementwise arithmetic and unary (ops.py), with in-place forms (inplace.py)
-    _row("add", "ops", M, V, inplace="inplace"),
-    _row("sub", "ops", M, M, inplace="inplace"),
-    _row("mul", "ops", M, (1, 3), inplace="inplace"),
-    _row("div", "ops", M, M, positive=True, inplace="inplace"),
-    _row("pow", "ops", V, V, positive=True, inplace="inplace"),
+    _row("add", "ops", M, V, inplace="inplace", numbers=(0, 1)),
+    _row("sub", "ops", M, M, inplace="inplace", numbers=(0, 1)),
+    _row("mul", "ops", M, (1, 3), inplace="inplace", numbers=(0, 1)),
+    _row("div", "ops", M, M, positive=True, inplace="inplace", numbers=(0, 1)),
+    _row("pow", "ops", V, V, positive=True, inplace="inplace", overloads=True),
     _row("neg", "ops", V, inplace="inplace"),
     _row("exp", "ops", V, inplace="inplace"),
     _row("log", "ops", V, positive=True, inplace="inplace"),
@@ -85,14 +96,14 @@ OPS: tuple[OpRow, ...] = (
     _row("tanh", "ops", V, inplace="inplace"),
     _row("sigmoid", "ops", V, inplace="inplace"),
     _row("relu", "ops", (4,), inplace="inplace"),
-    _row("clamp", "ops", (4,), args=(-0.5, 0.5), inplace="inplace"),
+    _row("clamp", "ops", (4,), args=(-0.5, 0.5), inplace="inplace", overloads=True),
     _row("reciprocal", "ops", V, positive=True),
     _row("maximum", "ops", (4,), (4,)),
     _row("minimum", "ops", (4,), (4,)),
     _row("atan2", "ops", M, V),
     _row("clone", "ops", M),
     _row("where", "ops", method=False),     # the condition comes first; Tensor.where adapts
-    _row("rsub", "ops", V, V, method=False),
+    _row("rsub", "ops", V, V, method=False, overloads=True),
     _row("addmm", "ops", (2,), M, (3, 2), method=False),
     _row("signbit", "ops", differentiable=False),
     _row("isnan", "ops", differentiable=False),
@@ -118,25 +129,27 @@ OPS: tuple[OpRow, ...] = (
     _row("argmin", "reductions", differentiable=False, feature="reductions"),
     _row("softmax", "reductions", M, args=(1,)),
     _row("log_softmax", "reductions", M, args=(0,)),
-    _row("var", "reductions", M, feature="reductions"),
-    _row("var_mean", "reductions", M, method=False, feature="reductions"),
+    _row("var", "reductions", M, feature="reductions", overloads=True),
+    _row("var_mean", "reductions", M, method=False, feature="reductions",
+         overloads=True),
     # joining and indexing (ops.py, indexing.py)
     _row("cat", "ops", method=False),       # take a list of tensors
     _row("stack", "ops", method=False),
     _row("gather", "indexing", M, args=(1, Const([[0, 2], [1, 1]]))),
     _row("index_select", "indexing", M, args=(1, Const([2, 0, 2]))),
-    _row("index_fill", "indexing", M, args=(1, Const([0, 2]), 0.5)),
-    _row("masked_fill", "indexing", M, args=(MASK, 0.5), inplace="inplace"),
+    _row("index_fill", "indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True),
+    _row("masked_fill", "indexing", M, args=(MASK, 0.5), inplace="inplace",
+         overloads=True),
     # views (views.py); their in-place forms restride the tensor itself
     _row("t", "views", M, inplace="views", feature="views"),
     _row("transpose", "views", M, args=(0, 1), inplace="views", feature="views"),
     _row("squeeze", "views", (2, 1, 3), inplace="views", feature="views"),
     _row("unsqueeze", "views", M, args=(1,), inplace="views", feature="views"),
     _row("flatten", "views", S3, feature="views"),
-    _row("narrow", "views", M, args=(1, 1, 2), feature="views"),
+    _row("narrow", "views", M, args=(1, 1, 2), feature="views", overloads=True),
     _row("diagonal", "views", (3, 3), feature="views"),
     _row("unbind", "views", M, feature="views"),
-    _row("split", "views", M, args=(2, 1), feature="views"),
+    _row("split", "views", M, args=(2, 1), feature="views", overloads=True),
     _row("chunk", "views", (3, 2), args=(2, 0), feature="views"),
     # Tensor.reshape and Tensor.permute take varargs shapes: adapters in tensor.py
     _row("reshape", "views", M, args=((6,),), method=False, feature="views"),
@@ -145,7 +158,7 @@ OPS: tuple[OpRow, ...] = (
     # in-place ops with no out-of-place form here (inplace.py)
     _row("zero_", "inplace", V, function=False, feature="inplace"),
     _row("fill_", "inplace", V, args=(2.0,), function=False, feature="inplace"),
-    _row("copy_", "inplace", V, V, function=False, feature="inplace"),
+    _row("copy_", "inplace", V, V, function=False, feature="inplace", numbers=(1,)),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
