@@ -254,7 +254,7 @@ def registry_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """One registry op in one of its forms, often with one or two more applied to its
     result in the same statement (`y = torch.sin(x).exp()`): more ops per statement, and a
     longer chain for a backward to go through."""
-    op = dice.choose(weighted_ops(settings), "op")
+    op = dice.pick(weighted_ops(settings))
     form = dice.pick(op.forms)
     stmts: list[ir.Stmt] = []
     exprs: dict[str, ir.Expr] = {}

@@ -100,12 +100,6 @@ class Dice:
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
 
-    def choose(self, options: Sequence[T], label: str) -> T:
-        """One of `options`, for the few choices that decide what a part IS (which action,
-        which op), named by `label`: from the seed like every other choice. (A hypothesis
-        draw of its own per such choice cost as much as the rest of the action.)"""
-        return self.pick(options)
-
     # from random() (one call into C) rather than randrange (several Python frames): the
     # bias of a 53-bit float scaled to a few dozen options is far below anything measured
     def below(self, n: int) -> int:

@@ -473,7 +473,7 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
             continue
         if not state.vars:
             add(leaf(action_dice, state, settings))
-        add(action_dice.choose(WEIGHTED, "action kind").piece(action_dice, state, settings))
+        add(action_dice.pick(WEIGHTED).piece(action_dice, state, settings))
     # the final backward comes before a motif, which would leave its own freed or modified
     # graph as the newest names: the backward is through the ops drawn so far
     end = dice() or Dice(codes[-2])
