@@ -58,9 +58,10 @@ def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=True)
 
 
-def shown_id(item_id: str) -> str:
-    """An id as a message line shows it: quoted when it holds a newline or the like."""
-    return item_id if item_id.isprintable() else _quoted(item_id)
+def shown_id(text: str) -> str:
+    """An id (or any text) as a message line or a YAML comment shows it: quoted when it
+    holds a newline or the like, which would end the line."""
+    return text if text.isprintable() else _quoted(text)
 
 
 def _is_case_item(record: dict[str, Any]) -> bool:
@@ -241,7 +242,8 @@ def _added(u: Usage, indent: int, engine: str, torch_version: str) -> list[str]:
         return []
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     pad = " " * indent
-    return [f"{pad}# added from the run of {when} ({engine}, torch {torch_version}):",
+    return [f"{pad}# added from the run of {when} ({shown_id(engine)}, torch "
+            f"{shown_id(torch_version)}):",
             f"{pad}# rewrite each reason: what differs, and what modelling it would take",
             *(line for r, status in u.new for line in _entry_lines(r, status, indent))]
 
@@ -270,7 +272,8 @@ def _edited(text: str, known: Expectations, removed: set[int],
         lines[-1] += newline
     ours = [line + newline for line in ours]
     if node is None:  # empty, or comments only
-        head = [line.format(engine=engine) + newline for line in HEADER] if not lines else []
+        head = [line.format(engine=shown_id(engine)) + newline for line in HEADER] \
+            if not lines else []
         return "".join(head + lines) + f"known:{newline}" + "".join(ours)
     if isinstance(node, yaml.ScalarNode) or (node.flow_style and not node.value):
         # `known:`, `known: ~` or `known: []`: the value is cut, the entries go under it
@@ -295,7 +298,8 @@ def update(path: Path, records: Iterable[dict[str, Any]], *, shown: str, engine:
     Nothing is written here (see `write`); CaseError when the file cannot be merged into."""
     created = not path.exists()
     try:
-        text = "" if created else path.read_text(encoding="utf-8")
+        # bytes as they are (read_text would turn \r\n into \n)
+        text = "" if created else path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CaseError(f"cannot read the expectations file: {e}", file=shown) from None
     known = expectations.loads(text, shown, environment)
@@ -305,7 +309,8 @@ def update(path: Path, records: Iterable[dict[str, Any]], *, shown: str, engine:
     new_text = _edited(text, known, removed,
                        lambda indent: _added(u, indent, engine, torch_version), engine)
     if created and new_text == text:
-        new_text = "".join(line.format(engine=engine) + "\n" for line in HEADER) + "known: []\n"
+        new_text = "".join(line.format(engine=shown_id(engine)) + "\n" for line in HEADER) \
+            + "known: []\n"
     merged = expectations.loads(new_text, shown, environment)
     # the merged file holds exactly what was kept and added (a check of the text edit)
     assert [k.reason for k in merged.known[:len(entries)]] == [k.reason for k in entries] and \
@@ -317,7 +322,7 @@ def write(path: Path, text: str) -> None:
     """Replace `path` with `text` atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8", newline="")  # the line ends of `text`, as they are
     os.replace(tmp, path)
 
 

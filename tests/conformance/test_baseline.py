@@ -172,6 +172,23 @@ def test_every_empty_form_takes_new_entries(tmp_path: Path, text: str) -> None:
         assert line.replace("[]", "").replace("~", "") in written
 
 
+def test_line_ends_are_kept_and_followed(tmp_path: Path) -> None:
+    path = tmp_path / "known.yaml"
+    mine = b'known:\r\n  - items: "a::*"  # mine\r\n    reason: r\r\n'
+    path.write_bytes(mine)
+    update(path, [divergent("x.yaml::cpu-float32")])
+    written = path.read_bytes()
+    assert written.startswith(mine) and b"\n" not in written.replace(b"\r\n", b"")
+
+
+def test_comments_name_a_hostile_engine_quoted(tmp_path: Path) -> None:
+    path = tmp_path / "known.yaml"
+    done = baseline.update(path, [divergent("x.yaml::cpu-float32")], shown="k", engine=
+                           "e\nknown: 1", torch_version="2\n- x", environment=ENV)
+    assert len(expectations.loads(done.text, "k", ENV).known) == 1
+    assert '"e\\nknown: 1"' in done.text and '"2\\n- x"' in done.text
+
+
 def test_a_file_that_does_not_exist_is_created(tmp_path: Path) -> None:
     path = tmp_path / "new" / "known.yaml"
     done = update(path, [record("x.yaml::cpu-float32", "pass")])
