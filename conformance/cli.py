@@ -48,7 +48,9 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
         pytest_args += ["--devices", args.devices]
     if args.write_expectations:
         pytest_args += ["--write-expectations", str(args.write_expectations)]
-    # the whole suite runs here, so an entry that matches nothing is stale
+    if args.prune_expectations:
+        pytest_args.append("--prune-expectations")
+    # the whole suite runs here, as in CI: a stale expectations entry fails the run
     if not (args.cases_given or args.no_generated or args.devices or passthrough):
         pytest_args.append("--strict-expectations")
     if args.lenient_messages:
@@ -285,6 +287,36 @@ def _diff(args: argparse.Namespace) -> int:
     return 0 if d.identical else 1
 
 
+def _add_update_expectations(sub: argparse._SubParsersAction[argparse.ArgumentParser]
+                             ) -> None:
+    update = sub.add_parser(
+        "update-expectations", help="merge a run's report (or several, e.g. a campaign's "
+        "shards) into an expectations file, keeping what people wrote")
+    update.add_argument("reports", nargs="+", type=Path,
+                        help="conformance.json files, or report directories holding one")
+    update.add_argument("--expectations", type=Path, required=True, metavar="FILE",
+                        help="the expectations file to update (created if absent)")
+    update.add_argument("--prune", action="store_true",
+                        help="also remove the stale entries (by default they are listed)")
+
+
+def _update_expectations(args: argparse.Namespace) -> int:
+    from conformance import baseline
+
+    try:
+        records, environment, engine = baseline.from_reports(args.reports)
+        done = baseline.update(args.expectations, records, shown=str(args.expectations),
+                               engine=engine, torch_version=environment.torch or "?",
+                               environment=environment, prune=args.prune)
+        if done.changed or done.created:
+            baseline.write(args.expectations, done.text)
+    except (CaseError, ValueError, OSError) as e:
+        print(f"autograd-conformance update-expectations: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(done.lines()))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = _main(list(sys.argv[1:] if argv is None else argv))
@@ -340,7 +372,11 @@ def _main(argv: list[str]) -> int:
     run.add_argument("--devices", default=None, metavar="LIST",
                      help="run only these devices' items, comma-separated, e.g. cpu")
     run.add_argument("--write-expectations", type=Path, default=None, metavar="FILE",
-                     help="write the run's divergent items to FILE as an expectations file")
+                     help="merge the run into the expectations file FILE (created if "
+                          "absent): needed entries kept as written, new failures added, "
+                          "stale entries listed")
+    run.add_argument("--prune-expectations", action="store_true",
+                     help="with --write-expectations: also remove the stale entries")
     run.add_argument("--no-generated", action="store_true",
                      help="run the case library only, no generated programs")
     run.add_argument("--save-divergences", type=Path, default=None, metavar="DIR",
@@ -401,6 +437,7 @@ def _main(argv: list[str]) -> int:
                       help="also write the drift report as Markdown")
     diff.add_argument("--json", type=Path, default=None, metavar="FILE",
                       help="also write the drift report as JSON")
+    _add_update_expectations(sub)
     args, extra = parser.parse_known_args(argv)
     if extra:
         hint = "; pytest's options go after `--`, e.g. `autograd-conformance run cases/ops " \
@@ -411,7 +448,7 @@ def _main(argv: list[str]) -> int:
         _prepare_run(run, args)
         return _run(args, passthrough)
     commands = {"check": _check, "new": _new, "explain": _explain, "record": _record,
-                "diff": _diff, "merge": _merge}
+                "diff": _diff, "merge": _merge, "update-expectations": _update_expectations}
     return commands[args.command](args)
 
 

@@ -51,7 +51,6 @@ from conformance.runner import (
     describe_failure,
     items_of,
     run_item,
-    torch_version,
 )
 from conformance.runner import torch_engine as torch_engine_
 from conformance.vocabulary import FEATURES, parse_devices
@@ -79,7 +78,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="known divergences of the engine under test (default: "
                          "expectations/<engine>.yaml when it exists)")
     group.addoption("--strict-expectations", action="store_true",
-                    help="fail the run when an expectations entry matches nothing")
+                    help="fail the run when an expectations entry is stale: it applies to "
+                         "items that ran and none of them needed it")
     group.addoption("--save-divergences", default=None, metavar="DIR",
                     help="write each shrunk divergence of a generated program to DIR as a "
                          "ready YAML case")
@@ -87,8 +87,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only items on these devices, comma-separated (e.g. cpu); "
                          "the others are deselected")
     group.addoption("--write-expectations", default=None, metavar="FILE",
-                    help="write every divergent case item of this run to FILE as an "
-                         "expectations file (a baseline to start from)")
+                    help="merge this run into the expectations file FILE (created if "
+                         "absent): entries still needed are kept as written, new failures "
+                         "added, stale entries listed")
+    group.addoption("--prune-expectations", action="store_true",
+                    help="with --write-expectations: also remove the stale entries")
     group.addoption("--generated-programs", action="store_true",
                     help="also run the generated-program suite (conformance/"
                          "generated_suite.py), wherever the package is installed")
@@ -207,6 +210,7 @@ class CaseItem(pytest.Item):
         super().__init__(**kwargs)
         self.conformance_item = Item(case, device, dtype)
         self.result: ItemResult | None = None
+        self.status: str | None = None  # before the expectations (expectations.status_of)
         self.user_properties.extend([
             ("features", ",".join(case.features)), ("device", device), ("dtype", dtype),
         ])
@@ -214,27 +218,36 @@ class CaseItem(pytest.Item):
             self.add_marker(feature)
 
     def runtest(self) -> None:
-        engine = _engine(self.config)
         item = self.conformance_item
+        known = self.config.stash[_EXPECTATIONS]
+        entries = known.applying(item.id, item.device, item.dtype)
+        skip = next((e for e in entries if e.skip), None)
+        if skip is not None:  # never run (the engine hangs or crashes on it)
+            self.status = SKIPPED
+            self.result = ItemResult(item, self.config.getoption("--engine"), SKIPPED,
+                                     f"skipped by {skip.where(known.path)}: {skip.reason}")
+            pytest.skip(self.result.reason)
         self.result = result = run_item(
-            item, engine, strict_messages=not self.config.getoption("--lenient-messages"),
+            item, _engine(self.config),
+            strict_messages=not self.config.getoption("--lenient-messages"),
             item_timeout=self.config.getoption("--item-timeout"))
+        self.status = expectations.status_of(result.verdict, result.timed_out)
         if result.verdict == SKIPPED:
             pytest.skip(result.reason)
-        expectations = self.config.stash[_EXPECTATIONS]
-        known = expectations.for_item(item.id, item.device, item.dtype, torch_version())
-        if known is not None:
-            _MATCHED.add(known.index)
-            where = known.where(expectations.path)
-            if result.verdict == DIVERGES:
-                result.verdict = KNOWN
-                result.reason = f"known divergence ({where}): {known.reason}"
-                pytest.xfail(result.reason)
-            if result.verdict in (PASS, MASKED):
-                raise ConformanceFailure(
-                    f"{item.id}: listed as a known divergence at {where}, but it passes now"
-                    f"{' but for masked fields' if result.verdict == MASKED else ''}: "
-                    "remove or narrow the entry")
+        decision = expectations.decide(self.status, entries)
+        if decision.known and decision.entry is not None:
+            what = "divergence" if self.status == DIVERGES else self.status
+            detail = "" if self.status == DIVERGES else f" [{result.reason}]"
+            result.verdict = KNOWN
+            result.reason = f"known {what} ({decision.entry.where(known.path)}): " \
+                            f"{decision.entry.reason}{detail}"
+            pytest.xfail(result.reason)
+        if decision.passes_now is not None:
+            entry = decision.passes_now
+            raise ConformanceFailure(
+                f"{item.id}: listed at {entry.where(known.path)} as {entry.expects()}, but "
+                f"it passes now{' but for masked fields' if result.verdict == MASKED else ''}"
+                ": remove or narrow the entry")
         if result.verdict == MASKED:
             pytest.xfail(result.reason)
         if result.verdict != PASS:
@@ -267,6 +280,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
         # written there sees every worker's results.
         record = report.item_record(item.conformance_item, item.result, rep.outcome,
                                     str(rep.longrepr) if rep.failed else "")
+        if item.status is not None:
+            record["status"] = item.status
         rep.user_properties.append((RESULT_PROPERTY, json.dumps(record)))
 
 
@@ -296,6 +311,7 @@ class _Collector:
         self.known = known
         self.matched: set[int] = set()
         self.load_errors: set[str] = set()  # node ids of files that failed to collect
+        self.merged_into_use = False  # --write-expectations names the file in use
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         recorded = False
@@ -330,17 +346,21 @@ class _Collector:
         self.records.append(json.loads(str(carried)) if carried is not None
                             else collection_error(report.nodeid, str(report.longrepr)))
 
-    def unmatched(self) -> list[expectations.Known]:
-        return [k for k in self.known.known if k.index not in self.matched]
+    def stale(self) -> list[tuple[expectations.Known, str]]:
+        """Entries that apply to items that ran, none of which needed them (an entry for
+        items outside this run's selection is not judged)."""
+        return baseline.usage(self.known, self.records, self.matched).stale
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.hits.programs:
             terminalreporter.write_sep("-", "generated programs: hit rates")
             terminalreporter.write_line(self.hits.table())
-        for k in self.unmatched():
+        if self.merged_into_use:
+            return  # the update listed them, with what it did
+        for k, why in self.stale():
             terminalreporter.write_line(
-                f"expectations: the entry at {k.where(self.known.path)} matched nothing in "
-                "this run (remove it if the divergence is gone)")
+                f"expectations: the entry at {k.where(self.known.path)} is stale: {why} "
+                "(remove it; --write-expectations FILE --prune-expectations does)")
 
 
 # ---- generated programs -----------------------------------------------------------------
@@ -431,17 +451,14 @@ def pytest_configure(config: pytest.Config) -> None:
             config.getoption("--generated-programs"), _devices(config)), "conformance-selection")
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
-    config.stash[_EXPECTATIONS] = _load_expectations(config)
+    in_use = _load_expectations(config)
     _MATCHED.clear()  # one session's matches (a process may run several, e.g. pytester)
     if not hasattr(config, "workerinput"):
         collector = _Collector(config.stash[_EXPECTATIONS], config.getoption("--engine"))
         config.stash[_COLLECTOR] = collector
         config.pluginmanager.register(collector, "conformance-collector")
         config.stash[_STARTED] = report.now()
-        if config.getoption("--write-expectations"):
-            config.pluginmanager.register(baseline.Writer(
-                Path(config.getoption("--write-expectations")), lambda: collector.records,
-                config.getoption("--engine")), "conformance-baseline")
+        _start_baseline(config, collector, in_use)
         _start_report(config)
 
 
@@ -518,20 +535,58 @@ def _options(config: pytest.Config) -> dict[str, Any]:
     }
 
 
-def _load_expectations(config: pytest.Config) -> expectations.Expectations:
+def _load_expectations(config: pytest.Config) -> Path | None:
+    """Stash the expectations of this run; the file's path (None: no file)."""
+    config.stash[_EXPECTATIONS] = expectations.NONE
     explicit = config.getoption("--expectations")
     root, cwd = Path(config.rootpath), Path(config.invocation_params.dir)
     path = cwd / explicit if explicit else expectations.find_default(  # explicit: from cwd
         config.getoption("--engine"), paths.expectation_roots(root, cwd))
     if path is None:
-        return expectations.NONE
+        return None
+    target = config.getoption("--write-expectations")
+    if explicit and not path.exists() and target and \
+            (cwd / target).resolve() == path.resolve():
+        return path  # the first run of a baseline: nothing known yet, the file is created
     shown = str(explicit or path)
     with contextlib.suppress(ValueError):  # inside the project: named from its root
         shown = path.resolve().relative_to(root.resolve()).as_posix()
     try:
-        return expectations.load(path, shown)
+        known = expectations.load(path, shown)
+        if any(k.engine_version for k in known.known):  # else no need to import the engine
+            known = known.under(_environment(config))
     except CaseError as e:
         raise pytest.UsageError(str(e)) from None
+    config.stash[_EXPECTATIONS] = known
+    return path
+
+
+def _environment(config: pytest.Config) -> expectations.Environment:
+    """What entries' conditions are checked against: this process's torch, Python and
+    platform, and the engine's version as the report's run_info records it."""
+    try:
+        version = report._engine_version(config.getoption("--engine"))
+    except Exception:  # an engine without a version: conditions on it never hold
+        version = None
+    return expectations.Environment.current(version)
+
+
+def _start_baseline(config: pytest.Config, collector: _Collector, in_use: Path | None
+                    ) -> None:
+    """--write-expectations FILE: merge the run into FILE when it ends."""
+    target, prune = config.getoption("--write-expectations"), \
+        config.getoption("--prune-expectations")
+    if not target:
+        if prune:
+            raise pytest.UsageError("--prune-expectations goes with --write-expectations FILE "
+                                    "(the file to remove stale entries from)")
+        return
+    path = Path(config.invocation_params.dir) / target  # as the user named it, from cwd
+    collector.merged_into_use = in_use is not None and in_use.resolve() == path.resolve()
+    config.pluginmanager.register(baseline.Writer(
+        path, str(target), lambda: collector.records, lambda: collector.matched,
+        config.getoption("--engine"), _environment(config), bool(prune),
+        collector.merged_into_use), "conformance-baseline")
 
 
 def _devices(config: pytest.Config) -> tuple[str, ...] | None:
@@ -575,7 +630,8 @@ def generated_suite_path() -> str:
     return spec.origin
 
 
-# Indices of expectations entries matched by items run in this process.
+# Indices of generated-program expectations entries matched by programs run in this process
+# (case items' entries are judged from their records: baseline.usage).
 _MATCHED: set[int] = set()
 _EXPECTATIONS = pytest.StashKey[expectations.Expectations]()
 _COLLECTOR = pytest.StashKey[_Collector]()
@@ -593,7 +649,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     collector = config.stash.get(_COLLECTOR, None)
     if collector is None:
         return
-    if config.getoption("--strict-expectations") and collector.unmatched() and \
+    if config.getoption("--strict-expectations") and collector.stale() and \
             session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if not config.getoption("--conformance-report"):
@@ -620,7 +676,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     paths = report.write(directory, records,
                          engine=config.getoption("--engine"), started=config.stash[_STARTED],
                          profile=config.stash[_PROFILE], generated=collector.hits,
-                         known=collector.known, unmatched=collector.unmatched(),
+                         known=collector.known, unmatched=[k for k, _ in collector.stale()],
                          seed=config.getoption("hypothesis_seed", None), run=facts,
                          campaign=config.stash.get(_CAMPAIGN, None))
     config.stash[_WROTE] = True

@@ -14,6 +14,7 @@ import importlib.metadata
 import json
 import platform
 import subprocess
+import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -193,6 +194,7 @@ def run_info(engine: str, started: float, profile: str, seed: object = None,
         "cuda_available": cuda,
         "cuda_device": torch.cuda.get_device_name() if cuda else None,
         "python_version": platform.python_version(),
+        "platform": sys.platform,  # what expectations entries' `platform` is checked against
         "numpy_version": np.__version__,
         "engine": engine,
         "engine_version": _engine_version(engine),

@@ -10,7 +10,7 @@ from conformance import isolation
 from conformance.compare import Comparison, Divergence, compare
 from conformance.engines import TORCH, Engine, load_engine
 from conformance.interpreter import run_program
-from conformance.limits import RunLimit, deadline
+from conformance.limits import ItemTimeout, RunLimit, deadline
 from conformance.loader import Case
 from conformance.trace import LIMIT, Step, Trace
 from conformance.verdicts import Verdict
@@ -53,6 +53,7 @@ class ItemResult:
     torch_trace: Trace | None = None
     engine_trace: Trace | None = None
     missing_api: list[str] = field(default_factory=list)  # for unsupported: the API paths
+    timed_out: bool = False  # an error the item time limit caused (expectations: `timeout`)
 
     def file_line(self, line: int) -> str:
         return f"{self.item.case.path}:{line + self.item.case.line_offset}"
@@ -121,7 +122,8 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
     except RunLimit as stopped:
         where = "" if stopped.line is None else f" at {_where(item, stopped.line)}"
         return ItemResult(item, engine.name, ERROR,
-                          f"stopped{where} on {running.name}: {stopped}")
+                          f"stopped{where} on {running.name}: {stopped}",
+                          timed_out=isinstance(stopped, ItemTimeout))
     failing = result.divergence or (result.message if strict_messages else None)
     verdict, reason = (DIVERGES, "") if failing else (PASS, "")
     if not failing and result.masked is not None and result.mask is not None:
