@@ -328,9 +328,10 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
     collecting"); the other files' items still run, as with `--continue-on-collection-errors`
     but for case files only: pytest aborts the whole run on any collection error, and a
     user's project does not set that flag. Other files' collection errors abort as pytest's
-    configuration says. The errors count again once the items have run, so the exit status
-    is a failure."""
-    hidden = min(session.testsfailed, session.config.stash.get(_LOAD_ERRORS, 0))
+    configuration says (counting every error). The errors count again once the items have
+    run, so the exit status is a failure."""
+    loads = session.config.stash.get(_LOAD_ERRORS, 0)
+    hidden = session.testsfailed if session.testsfailed <= loads else 0
     session.testsfailed -= hidden
     try:
         return (yield)
