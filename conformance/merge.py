@@ -120,9 +120,10 @@ def _merge_records(inputs: list[Input]) -> tuple[list[dict[str, Any]], int]:
 
 def _case_sources(infos: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """Every input's case sources, each once (None: no input recorded them)."""
+    if all(i.get("case_sources") is None for i in infos):
+        return None
     given = [s for i in infos for s in i.get("case_sources") or []]
-    unique = {json.dumps(s, sort_keys=True): s for s in given}
-    return list(unique.values()) if any("case_sources" in i for i in infos) else None
+    return list({json.dumps(s, sort_keys=True): s for s in given}.values())
 
 
 def _joined(values: list[Any]) -> str | None:
