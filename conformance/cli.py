@@ -389,8 +389,10 @@ def _main(argv: list[str]) -> int:
     new.add_argument("--source", default=None, help="where the behaviour is documented")
     explain = sub.add_parser("explain", help="run one item on torch and an engine and show "
                              "both traces side by side, statement by statement")
-    explain.add_argument("id", help="an item, e.g. cases/leaf/leaf_rules.yaml::cpu-float32 "
-                         "(a bare case file: its first item)")
+    explain.add_argument("id", help="an item, e.g. cases/leaf/leaf_rules.yaml::cpu-float32: "
+                         "its case file's path, or its id as reports show it (found from "
+                         "here, this project's root or the clone's); a bare case file: its "
+                         "first item")
     explain.add_argument("--engine", default=DEFAULT_ENGINE,
                          help="importable module of the engine (default: %(default)s)")
     explain.add_argument("--all-names", action="store_true",
