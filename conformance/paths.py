@@ -89,11 +89,16 @@ class CaseIds:
         """The directory `file`'s id is relative to."""
         directory = _absolute(file).parent
         if directory not in self._anchors:
-            self._anchors[directory] = project_of(directory) or (
-                self.cwd if directory.is_relative_to(self.cwd) else next(
-                    (r.parent for r in self.roots
-                     if directory == r or directory.is_relative_to(r)), directory))
+            self._anchors[directory] = self._find_anchor(directory)
         return self._anchors[directory]
+
+    def _find_anchor(self, directory: Path) -> Path:
+        project = project_of(directory)
+        if project is not None:
+            return project
+        if directory.is_relative_to(self.cwd):
+            return self.cwd
+        return next((r.parent for r in self.roots if directory.is_relative_to(r)), directory)
 
     def of(self, file: str | Path) -> str:
         """The id of the case file `file`: a relative POSIX path."""

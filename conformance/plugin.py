@@ -109,27 +109,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "running (default: %(default)s; 0: none)")
 
 
+def _named(config: pytest.Config) -> list[Path]:
+    """The paths named on the command line (not testpaths: naming a folder there is no
+    request for its YAML)."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return []
+    return [config.invocation_params.dir / arg.split("::")[0] for arg in config.args]
+
+
 def _case_roots(config: pytest.Config) -> tuple[Path, ...]:
-    """The configured case paths and the paths named on the command line (not testpaths:
-    naming a folder there is no request for its YAML), absolute, symlinks kept as pytest
-    keeps them in collected paths."""
+    """The configured case paths and the paths named on the command line, absolute,
+    symlinks kept as pytest keeps them in collected paths."""
     roots = config.stash.get(_CASE_ROOTS, None)
     if roots is None:
-        named = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
-        given = [*config.getini("conformance_cases"),
-                 *(config.invocation_params.dir / arg.split("::")[0] for arg in named)]
+        given = [*config.getini("conformance_cases"), *_named(config)]
         roots = tuple(Path(os.path.abspath(p)) for p in given)
         config.stash[_CASE_ROOTS] = roots
     return roots
-
-
-def _named_or_configured(config: pytest.Config) -> list[Path]:
-    """The paths this run collected from: those named on the command line, else the
-    configured case paths."""
-    if config.args_source == pytest.Config.ArgsSource.ARGS:
-        cwd = config.invocation_params.dir
-        return [cwd / arg.split("::")[0] for arg in config.args]
-    return list(config.getini("conformance_cases"))
 
 
 def _is_case_path(config: pytest.Config, path: Path) -> bool:
@@ -152,8 +148,8 @@ def _case_file(parent: pytest.Collector, path: Path) -> CaseFile:
     nodeid = ids.of(path)
     case_file = CaseFile.from_parent(parent, path=path, nodeid=nodeid)
     taken = parent.config.stash.setdefault(_TAKEN_IDS, {})
-    other = taken.setdefault(nodeid, Path(os.path.abspath(path)))
-    if other != Path(os.path.abspath(path)):
+    other = taken.setdefault(nodeid, path)
+    if other != path:
         case_file.load_error = CaseError(
             f"{other} has the same id; ids must be unique", file=nodeid,
             fix="rename one of the files, or give one project a pyproject.toml of its own "
@@ -679,8 +675,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
                          known=collector.known, unmatched=collector.unmatched(),
                          seed=config.getoption("hypothesis_seed", None), run=facts,
                          campaign=config.stash.get(_CAMPAIGN, None),
-                         case_sources=paths.case_sources(_named_or_configured(config),
-                                                         config.invocation_params.dir))
+                         case_sources=paths.case_sources(
+                             _named(config) or config.getini("conformance_cases"),
+                             config.invocation_params.dir))
     config.stash[_WROTE] = True
     if reporter is not None:
         reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in written)}")
