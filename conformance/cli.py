@@ -29,25 +29,32 @@ MAX_WORKER_RESTARTS = 1000
 def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
     import pytest
 
+    # Every option with its value as one `--name=value` argument: pytest takes its rootdir
+    # from every existing path among its free arguments, which would make a report
+    # directory or a database given as a separate argument one of them. The rootdir is the
+    # working directory (what pytest's own messages name paths from); case ids do not
+    # depend on it (conformance/paths.py).
     pytest_args = [str(p) for p in args.cases] + [
-        "--engine", args.engine, "--conformance-report", str(args.report_dir),
-        "--hypothesis-profile", args.profile,
+        f"--engine={args.engine}", f"--conformance-report={args.report_dir}",
+        f"--hypothesis-profile={args.profile}",
         # always in worker processes, so a crash or a hang ends one item, not the run
-        "-n", args.workers, "--max-worker-restart", str(MAX_WORKER_RESTARTS),
+        f"--numprocesses={args.workers}", f"--max-worker-restart={MAX_WORKER_RESTARTS}",
         "-p", "no:cacheprovider", "-q", "--continue-on-collection-errors",
         # this command imported hypothesis (for its profiles) before pytest could rewrite it
         "-W", "ignore::pytest.PytestAssertRewriteWarning",
     ]
+    if not any(a == "--rootdir" or a.startswith("--rootdir=") for a in passthrough):
+        pytest_args.append(f"--rootdir={Path.cwd()}")
     if not args.no_generated:
         pytest_args.append("--generated-programs")
     if args.save_divergences:
-        pytest_args += ["--save-divergences", str(args.save_divergences)]
+        pytest_args.append(f"--save-divergences={args.save_divergences}")
     if args.expectations:
-        pytest_args += ["--expectations", str(args.expectations)]
+        pytest_args.append(f"--expectations={args.expectations}")
     if args.devices:
-        pytest_args += ["--devices", args.devices]
+        pytest_args.append(f"--devices={args.devices}")
     if args.write_expectations:
-        pytest_args += ["--write-expectations", str(args.write_expectations)]
+        pytest_args.append(f"--write-expectations={args.write_expectations}")
     if args.prune_expectations:
         pytest_args.append("--prune-expectations")
     # the whole suite runs here, as in CI: a stale expectations entry fails the run
@@ -56,9 +63,9 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
     if args.lenient_messages:
         pytest_args.append("--lenient-messages")
     if args.hypothesis_db:
-        pytest_args += ["--hypothesis-db", args.hypothesis_db]
+        pytest_args.append(f"--hypothesis-db={args.hypothesis_db}")
     if args.shard:
-        pytest_args += ["--shard", args.shard]
+        pytest_args.append(f"--shard={args.shard}")
     started = time.time()
     real_stdout = sys.stdout
     # `run | head`: the run goes on and writes its report when the reader leaves
@@ -253,6 +260,13 @@ def _explain(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     from conformance import recording
 
+    if not args.cases:
+        found = paths.default_cases(Path.cwd())
+        if found is None:
+            print("autograd-conformance record: no case library here (./cases does not "
+                  "exist): name case files or directories", file=sys.stderr)
+            return 2
+        args.cases = [found]
     try:
         rec = recording.record(args.cases, args.engine, every=args.progress_every,
                                progress=None if args.quiet else recording.print_progress,
@@ -411,16 +425,19 @@ def _main(argv: list[str]) -> int:
     new.add_argument("--source", default=None, help="where the behaviour is documented")
     explain = sub.add_parser("explain", help="run one item on torch and an engine and show "
                              "both traces side by side, statement by statement")
-    explain.add_argument("id", help="an item, e.g. cases/leaf/leaf_rules.yaml::cpu-float32 "
-                         "(a bare case file: its first item)")
+    explain.add_argument("id", help="an item, e.g. cases/leaf/leaf_rules.yaml::cpu-float32: "
+                         "its case file's path, or its id as reports show it (found from "
+                         "here, this project's root or the clone's); a bare case file: its "
+                         "first item")
     explain.add_argument("--engine", default=DEFAULT_ENGINE,
                          help="importable module of the engine (default: %(default)s)")
     explain.add_argument("--all-names", action="store_true",
                          help="show every name at every step, not only new or changed ones")
     record = sub.add_parser("record", help="run every case item on one engine and store "
                             "the traces (to diff against another recording)")
-    record.add_argument("cases", nargs="*", type=Path, default=[Path("cases")],
-                        help="case files or directories (default: cases)")
+    record.add_argument("cases", nargs="*", type=Path,
+                        help="case files or directories (default: ./cases, else the case "
+                             "library of the clone this package runs from)")
     record.add_argument("--out", type=Path, required=True,
                         help="the recording to write (JSON; gzip-compressed if it ends in .gz)")
     record.add_argument("--engine", default="torch",

@@ -4,8 +4,10 @@ Registered through the `pytest11` entry point, so the plugin is active in every 
 of the environment; it collects `*.yaml` only under the paths of the `conformance_cases` ini
 option (this project's pyproject.toml: `cases`) and under paths named on the command line,
 never other projects' YAML. A malformed file fails collection of that file alone, with
-file, line and fix, and is an `error` record in the report. Item ids look like
-`cases/retain_graph/backward_twice.yaml::cpu-float32`.
+file, line and fix, and is an `error` record in the report; the other files' items still
+run, even without `--continue-on-collection-errors`. Item ids look like
+`cases/retain_graph/backward_twice.yaml::cpu-float32`: the case file's id (conformance/paths.py:
+relative to its project, never to pytest's rootdir) is the pytest node id of its file.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from conformance import (
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
-from conformance.loader import Case, load_case, read_case_text
+from conformance.loader import load_case, read_case_text
 from conformance.report import collection_error_record, error_record, generated_record
 from conformance.run_state import RunState, collection_error, terminate_as_interrupt
 from conformance.runner import (
@@ -110,15 +112,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "running (default: %(default)s; 0: none)")
 
 
+def _named(config: pytest.Config) -> list[Path]:
+    """The paths named on the command line (not testpaths: naming a folder there is no
+    request for its YAML)."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return []
+    return [config.invocation_params.dir / arg.split("::")[0] for arg in config.args]
+
+
 def _case_roots(config: pytest.Config) -> tuple[Path, ...]:
-    """The configured case paths and the paths named on the command line (not testpaths:
-    naming a folder there is no request for its YAML), absolute, symlinks kept as pytest
-    keeps them in collected paths."""
+    """The configured case paths and the paths named on the command line, absolute,
+    symlinks kept as pytest keeps them in collected paths."""
     roots = config.stash.get(_CASE_ROOTS, None)
     if roots is None:
-        named = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
-        given = [*config.getini("conformance_cases"),
-                 *(config.invocation_params.dir / arg.split("::")[0] for arg in named)]
+        given = [*config.getini("conformance_cases"), *_named(config)]
         roots = tuple(Path(os.path.abspath(p)) for p in given)
         config.stash[_CASE_ROOTS] = roots
     return roots
@@ -129,9 +136,33 @@ def _is_case_path(config: pytest.Config, path: Path) -> bool:
     return any(path == root or root in path.parents for root in _case_roots(config))
 
 
+def _case_ids(config: pytest.Config) -> paths.CaseIds:
+    ids = config.stash.get(_IDS, None)
+    if ids is None:
+        ids = config.stash[_IDS] = paths.CaseIds(_case_roots(config),
+                                                 config.invocation_params.dir)
+    return ids
+
+
+def _case_file(parent: pytest.Collector, path: Path) -> CaseFile:
+    """The collector of the case file `path`, under its id as node id (not one derived from
+    pytest's rootdir, which moves with every path on the command line)."""
+    ids = _case_ids(parent.config)
+    nodeid = ids.of(path)
+    case_file = CaseFile.from_parent(parent, path=path, nodeid=nodeid)
+    taken = parent.config.stash.setdefault(_TAKEN_IDS, {})
+    other = taken.setdefault(nodeid, path)
+    if other != path:
+        case_file.load_error = CaseError(
+            f"{other} has the same id; ids must be unique", file=nodeid,
+            fix="rename one of the files, or give one project a pyproject.toml of its own "
+                "(ids are relative to the project holding the file)")
+    return case_file
+
+
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
     if file_path.suffix == ".yaml" and _is_case_path(parent.config, file_path):
-        return CaseFile.from_parent(parent, path=file_path)
+        return _case_file(parent, file_path)
     return None
 
 
@@ -161,7 +192,7 @@ def _unreadable_entries(directory: pytest.Dir) -> list[CaseFile]:
                 and _is_case_path(config, path) \
                 and not directory.ihook.pytest_ignore_collect(collection_path=path,
                                                               config=config):
-            found.append(CaseFile.from_parent(directory, path=path))
+            found.append(_case_file(directory, path))
     return found
 
 
@@ -169,20 +200,18 @@ class CaseFile(pytest.File):
     load_error: CaseError | None = None
 
     def collect(self) -> Iterator[pytest.Item]:
-        rel = Path(self.config.rootpath)
+        name = self.nodeid  # the file's id: errors and items name it
         try:
-            path = self.path.relative_to(rel)
-        except ValueError:
-            path = self.path
-        name = path.as_posix() if not path.is_absolute() else str(path)
-        try:
+            if self.load_error is not None:
+                raise self.load_error
             case = load_case(name, read_case_text(self.path, name))
         except CaseError as e:
             self.load_error = e
             raise self.CollectError(str(e)) from None
-        for item in items_of(case):
-            yield CaseItem.from_parent(self, name=item.name, case=case, device=item.device,
-                                       dtype=item.dtype)
+        # rerun commands name the file as reachable from where the run started
+        file = paths.rerun_path(self.path, self.config.invocation_params.dir)
+        for item in items_of(case, file):
+            yield CaseItem.from_parent(self, name=item.name, item=item)
 
 
 _ENGINES: dict[str, Engine] = {}
@@ -206,9 +235,10 @@ class ConformanceFailure(Exception):
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, case: Case, device: str, dtype: str, **kwargs: Any) -> None:
+    def __init__(self, *, item: Item, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.conformance_item = Item(case, device, dtype)
+        self.conformance_item = item
+        case, device, dtype = item.case, item.device, item.dtype
         self.result: ItemResult | None = None
         self.status: str | None = None  # before the expectations (expectations.status_of)
         self.user_properties.extend([
@@ -298,7 +328,26 @@ def pytest_make_collect_report(collector: pytest.Collector
             rep.nodeid, rep.nodeid if e is None else e.file, None if e is None else e.line,
             text if e is None else e.message, text)
         setattr(rep, LOAD_ERROR_ATTRIBUTE, json.dumps(record))
+        stash = collector.config.stash
+        stash[_LOAD_ERRORS] = stash.get(_LOAD_ERRORS, 0) + 1
     return rep
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
+    """A case file that fails to load is an error of its own (its record, pytest's "ERROR
+    collecting"); the other files' items still run, as with `--continue-on-collection-errors`
+    but for case files only: pytest aborts the whole run on any collection error, and a
+    user's project does not set that flag. Other files' collection errors abort as pytest's
+    configuration says (counting every error). The errors count again once the items have
+    run, so the exit status is a failure."""
+    loads = session.config.stash.get(_LOAD_ERRORS, 0)
+    hidden = session.testsfailed if session.testsfailed <= loads else 0
+    session.testsfailed -= hidden
+    try:
+        return (yield)
+    finally:
+        session.testsfailed += hidden
 
 
 class _Collector:
@@ -638,6 +687,9 @@ _COLLECTOR = pytest.StashKey[_Collector]()
 _PROFILE = pytest.StashKey[str]()
 _STARTED = pytest.StashKey[float]()
 _CASE_ROOTS = pytest.StashKey[tuple[Path, ...]]()
+_IDS = pytest.StashKey[paths.CaseIds]()
+_TAKEN_IDS = pytest.StashKey[dict[str, Path]]()
+_LOAD_ERRORS = pytest.StashKey[int]()  # case files that failed to load in this process
 _RUN_STATE = pytest.StashKey[RunState]()
 _WROTE = pytest.StashKey[bool]()
 _SHARD_SEED = pytest.StashKey[int | None]()
@@ -673,13 +725,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             reporter.write_sep("-", f"conformance report: no item was collected; {directory}/ "
                                     "left as it was")
         return
-    paths = report.write(directory, records,
+    written = report.write(directory, records,
                          engine=config.getoption("--engine"), started=config.stash[_STARTED],
                          profile=config.stash[_PROFILE], generated=collector.hits,
                          known=collector.known, unmatched=[k for k, _ in collector.stale()],
                          seed=config.getoption("hypothesis_seed", None), run=facts,
-                         campaign=config.stash.get(_CAMPAIGN, None))
+                         campaign=config.stash.get(_CAMPAIGN, None),
+                         case_sources=paths.case_sources(
+                             _named(config) or config.getini("conformance_cases"),
+                             config.invocation_params.dir))
     config.stash[_WROTE] = True
     if reporter is not None:
-        reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in paths)}")
-        reporter.write_line(report.status_of(paths[0]))
+        reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in written)}")
+        reporter.write_line(report.status_of(written[0]))

@@ -31,6 +31,9 @@ class Item:
     case: Case
     device: str
     dtype: str
+    # The case file as a command started where the run started names it (rerun commands);
+    # None: the case's path (its id). The id never depends on it.
+    file: str | None = None
 
     @property
     def name(self) -> str:
@@ -59,8 +62,10 @@ class ItemResult:
         return f"{self.item.case.path}:{line + self.item.case.line_offset}"
 
     def repro(self) -> str:
+        """The command that reruns this item, from the directory the run started in."""
         engine = "" if self.engine == "reference_engine" else f" --engine {self.engine}"
-        return f"pytest {shlex.quote(self.item.id)}{engine}"
+        item = self.item
+        return f"pytest {shlex.quote(f'{item.file or item.case.path}::{item.name}')}{engine}"
 
 
 @cache
@@ -189,6 +194,7 @@ def describe_failure(result: ItemResult) -> str:
     return "\n".join(lines)
 
 
-def items_of(case: Case) -> list[Item]:
-    return [Item(case, d, t) for d in case.devices for t in case.dtypes]
+def items_of(case: Case, file: str | None = None) -> list[Item]:
+    """The case's items; `file`: the case file as rerun commands name it (Item.file)."""
+    return [Item(case, d, t, file) for d in case.devices for t in case.dtypes]
 
