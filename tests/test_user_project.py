@@ -186,3 +186,34 @@ def test_a_baseline_written_in_a_user_project_names_the_same_ids(tmp_path: Path)
     assert again.returncode == 0, again.stdout + again.stderr
     verdicts = [r["verdict"] for r in report(tmp_path / "rd2")["items"]]
     assert verdicts.count("known") == 3 and "diverges" not in verdicts
+
+
+def test_rebaselining_twice_in_a_user_project_keeps_what_the_user_wrote(tmp_path: Path
+                                                                       ) -> None:
+    """The README's own example: --write-expectations names the file in use, twice. The
+    hand-written entries, reasons and comment stay byte for byte; the one new divergence is
+    added once (the second run finds it listed); nothing is written over silently."""
+    project = user_project(tmp_path)
+    library = os.path.relpath(ROOT, project)
+    cases = ["mycases", f"{library}/{LIBRARY[0]}"]
+    in_use = "expectations/myengine.yaml"
+    run = ["--engine", "myengine", "--no-generated", "--workers", "1",
+           "--write-expectations", in_use]
+
+    first = command(project, "run", *cases, *run, "--report-dir", "../rd1")
+    assert first.returncode == 1, first.stdout + first.stderr  # EXP64 diverged, unlisted
+    once = (project / in_use).read_text()
+    assert once.startswith(EXPECTATIONS), once  # what the user wrote, unchanged and first
+    assert once.count(f'"{EXP64}"') == 1, once
+    assert f"merged this run into {in_use}" in first.stdout + first.stderr
+    assert "added 1" in first.stdout + first.stderr
+
+    # from another directory, the same file in use: everything listed now, nothing added
+    second = command(project / "mycases", "run", ".", f"../{cases[1]}", *run[:-1],
+                     f"../{in_use}", "--expectations", f"../{in_use}",
+                     "--report-dir", "../../rd2")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert (project / in_use).read_text() == once
+    assert "added 0" in second.stdout + second.stderr
+    verdicts = [r["verdict"] for r in report(tmp_path / "rd2")["items"]]
+    assert "diverges" not in verdicts and verdicts.count("known") == 3, verdicts
