@@ -5,6 +5,7 @@ cases/: they are not behaviours of autograd."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -234,9 +235,9 @@ def test_a_generated_program_that_never_returns_is_stopped() -> None:
         check_generated(parse(HANGS), hangs, TORCH, HitRates(), None, item_timeout=1.0)
 
 
-def test_the_timer_disarms_itself_when_it_fires() -> None:
-    # It may fire as the guarded code ends, inside the cleanup: it must leave nothing armed
-    # (a watchdog left armed would end the process later).
+def test_the_timer_and_the_watchdog_are_disarmed_when_the_block_exits() -> None:
+    # also when it fired (and so as the guarded code ends, inside the cleanup): nothing may
+    # stay armed (a watchdog left armed would end the process later)
     import signal
 
     before = signal.getsignal(signal.SIGALRM)
@@ -244,6 +245,165 @@ def test_the_timer_disarms_itself_when_it_fires() -> None:
         signal.raise_signal(signal.SIGALRM)
     assert signal.getsignal(signal.SIGALRM) is before
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    with limits.deadline(30.0) as armed:
+        assert armed and signal.getitimer(signal.ITIMER_REAL)[1] == limits.REFIRE
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+# Where Python swallows an exception ("Exception ignored in ..."): each enters `landing`, where
+# the timer's signal is delivered (it is blocked until then, so it lands nowhere else).
+def in_a_gc_callback(landing: Callable[[], None]) -> None:
+    import gc
+
+    def callback(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            landing()
+
+    gc.callbacks.append(callback)
+    try:
+        gc.collect()
+    finally:
+        gc.callbacks.remove(callback)
+
+
+def in_a_del(landing: Callable[[], None]) -> None:
+    class Finalised:
+        def __del__(self) -> None:
+            landing()
+
+    Finalised()  # dropped at once
+
+
+def in_a_weakref_callback(landing: Callable[[], None]) -> None:
+    import weakref
+
+    class Target:
+        pass
+
+    target = Target()
+    ref = weakref.ref(target, lambda r: landing())
+    del target
+    assert ref() is None
+
+
+@pytest.mark.parametrize("swallowing", [in_a_gc_callback, in_a_del, in_a_weakref_callback])
+def test_a_timeout_python_swallows_is_raised_again(
+        swallowing: Callable[[Callable[[], None]], None],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The bug: the handler disarmed the timer and the watchdog, then raised; raised inside a
+    # gc callback (hypothesis installs one), the timeout was swallowed and a hang ran on.
+    import signal
+    import sys
+    import time
+
+    unraisable: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: unraisable.append(u.exc_value))
+    seen: list[BaseException] = []
+
+    def landing() -> None:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+        try:
+            time.sleep(60)  # no test waits this long: the signal ends it
+        except BaseException as e:
+            seen.append(e)
+            raise
+
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        with pytest.raises(limits.ItemTimeout, match=r"time limit of 0\.2 s"), \
+                limits.deadline(0.2):
+            swallowing(landing)
+            for _ in range(3000):  # 30 s: a hang, as far as this test is concerned
+                time.sleep(0.01)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+    assert [type(e) for e in seen] == [limits.ItemTimeout]
+    # Python swallowed it (and maybe the next, fired while the collection went on)
+    assert unraisable[0] is seen[0]
+    assert {type(e) for e in unraisable} == {limits.ItemTimeout}
+
+
+def test_a_timeout_on_its_way_out_is_not_raised_again_in_cleanup() -> None:
+    import time
+
+    cleaned: list[int] = []
+    with pytest.raises(limits.ItemTimeout), limits.deadline(0.2):
+        try:
+            for _ in range(3000):
+                time.sleep(0.01)
+        finally:
+            for i in range(50):  # 0.5 s: five times the interval of the timer's re-firing
+                time.sleep(0.01)
+                cleaned.append(i)
+    assert len(cleaned) == 50
+
+
+def test_the_watchdog_stays_armed_after_a_swallowed_timeout() -> None:
+    # in a process of its own: the watchdog ends the process (a hang the timer's signal
+    # cannot reach: blocked, after the first timeout was swallowed in a gc callback)
+    import subprocess
+    import sys
+
+    script = """
+import gc, signal, threading, time
+from conformance import limits
+
+def callback(phase, info):
+    if phase == "start":
+        time.sleep(60)
+
+gc.callbacks.append(callback)
+with limits.deadline(0.2):
+    gc.collect()
+    gc.callbacks.remove(callback)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    threading.Event().wait()
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 1, result.stderr  # faulthandler's exit
+    assert "Exception ignored in" in result.stderr and "ItemTimeout" in result.stderr
+    assert "Timeout (0:00:05.2" in result.stderr  # the limit and its grace (watchdog_grace)
+
+
+def test_an_interval_timer_armed_around_the_block_is_honoured() -> None:
+    import signal
+    import time
+
+    fired: list[int] = []
+
+    def outer(signum: int, frame: object) -> None:
+        fired.append(signum)
+
+    previous = signal.signal(signal.SIGALRM, outer)
+    try:
+        # later than the deadline: set again, with the time it has left, when the block exits
+        signal.setitimer(signal.ITIMER_REAL, 100.0)
+        with limits.deadline(30.0):
+            pass
+        assert signal.getsignal(signal.SIGALRM) is outer
+        assert 90 < signal.getitimer(signal.ITIMER_REAL)[0] <= 100
+        # sooner: the block ends then, with a timeout that names it (and it is not fired
+        # again: it was delivered)
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with pytest.raises(limits.ItemTimeout) as stopped, limits.deadline(30.0):
+            for _ in range(3000):
+                time.sleep(0.01)
+        assert str(stopped.value) == ("item ran into the time limit around it (the interval "
+                                      "timer armed around it)")
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and fired == []
+        # sooner, but the block ends first: it fires as soon as the block has ended
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with limits.deadline(30.0):
+            pass
+        for _ in range(3000):
+            if fired:
+                break
+            time.sleep(0.01)
+        assert fired == [signal.SIGALRM]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_without_a_main_thread_timer_the_deadline_is_not_armed() -> None:
