@@ -1,7 +1,8 @@
 """An engine module for containment tests: real torch, except that `exp` raises
 KeyboardInterrupt itself (no signal), `sin` raises SystemExit and `cos` MemoryError (each is
 that item's error; the run goes on), and `log` is sent SIGINT, as by a user's Ctrl-C, and
-swallows the KeyboardInterrupt (the run must end all the same)."""
+`sqrt` SIGTERM, as by a CI job's timeout, and each swallows the KeyboardInterrupt that
+follows (the run must end all the same)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ def log(x: Any) -> Any:
     with contextlib.suppress(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
     return torch.log(x)
+
+
+def sqrt(x: Any) -> Any:
+    with contextlib.suppress(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGTERM)
+    return torch.sqrt(x)
 
 
 def __getattr__(name: str) -> Any:

@@ -137,3 +137,16 @@ def test_a_ctrl_c_the_engine_swallows_still_ends_the_run(pytester: pytest.Pytest
     data, _ = records(pytester.path / "out")
     assert data["run_info"]["interrupted"] is True
     assert data["status"]["outcome"] == "INCOMPLETE"
+
+
+def test_a_sigterm_the_engine_swallows_still_ends_the_run(pytester: pytest.Pytester) -> None:
+    # in process, where the plugin makes SIGTERM a KeyboardInterrupt (a worker has no such
+    # handler: SIGTERM ends it, and its item is a crashed worker's error)
+    write_cases(pytester.path, "sqrt", "tanh")
+    result = pytester.runpytest_inprocess("cases", "--engine", ENGINE, "--conformance-report",
+                                          "out", "-p", "no:cacheprovider",
+                                          no_reraise_ctrlc=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    data, items = records(pytester.path / "out")
+    assert data["run_info"]["interruption"] == "terminated (SIGTERM)"
+    assert list(items) == []  # the item was cut short; tanh never ran

@@ -329,6 +329,23 @@ def test_a_timeout_python_swallows_is_raised_again(
     assert {type(e) for e in unraisable} == {limits.ItemTimeout}
 
 
+def test_a_timeout_the_code_catches_is_raised_again() -> None:
+    # an engine's `except BaseException` (or a bare `except:`) that goes on running
+    import time
+
+    caught: list[BaseException] = []
+    with pytest.raises(limits.ItemTimeout), limits.deadline(0.2):
+        for _ in range(2):
+            try:
+                for _ in range(3000):
+                    time.sleep(0.01)
+            except BaseException as e:
+                caught.append(e)
+        for _ in range(3000):
+            time.sleep(0.01)
+    assert [type(e) for e in caught] == [limits.ItemTimeout] * 2
+
+
 def test_a_timeout_on_its_way_out_is_not_raised_again_in_cleanup() -> None:
     import time
 
