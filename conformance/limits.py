@@ -142,6 +142,11 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
     seconds later. `with deadline(s) as armed`: without POSIX timers or outside the main
     thread nothing is armed (the caller runs unbounded, as documented).
 
+    While the block runs, sys.unraisablehook (where Python reports what it swallowed) drops
+    this deadline's own timeouts, which are raised again anyway, and passes the others on
+    to the previous hook, with no timeout raised inside it (pytest's hook would record it
+    as an error of the test: a second, spurious error beside the item's own).
+
     An interval timer already running (pytest-timeout's `--timeout`, signal method) is
     honoured: if it would fire first, the block ends then, with an ItemTimeout naming it;
     on exit it is set again with the time it has left. Not nestable otherwise: there is one
@@ -150,7 +155,7 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
     def __init__(self, seconds: float, what: str = "item",
                  option: str = "--item-timeout") -> None:
         self.seconds, self.what, self.option = seconds, what, option
-        self.armed = self.leaving = self.outer_first = False
+        self.armed = self.leaving = self.outer_first = self.reporting = False
         self.raised: list[ItemTimeout] = []
 
     def __enter__(self) -> bool:
@@ -162,6 +167,8 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
         first = self.seconds
         if 0 < self.outer[0] < self.seconds:
             first, self.outer_first = self.outer[0], True
+        self.previous_hook = sys.unraisablehook
+        sys.unraisablehook = self._unraisable
         signal.signal(signal.SIGALRM, self._expire)
         # The watchdog writes every thread's traceback to stderr and exits the process; under
         # xdist the controller records the item as crashed and a new worker takes over.
@@ -173,21 +180,32 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
 
     def __exit__(self, *exc: object) -> None:
         # First: from here on a late signal does nothing (_expire also knows this frame, for
-        # a signal handled before this line runs).
+        # a signal handled before this line runs: _QUIET_CODE).
         self.leaving = True
         if not self.armed:
             return
         signal.setitimer(signal.ITIMER_REAL, 0)
         faulthandler.cancel_dump_traceback_later()
         signal.signal(signal.SIGALRM, self.previous)
+        sys.unraisablehook = self.previous_hook
         left, interval = self.outer
         if left > 0 and not (self.outer_first and self.raised):  # not delivered: set again
             left -= time.monotonic() - self.started
             signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), interval)
 
-    def _expire(self, signum: int, frame: Any) -> None:
-        if self.leaving or (frame is not None and frame.f_code is _EXIT_CODE):
+    def _unraisable(self, unraisable: Any) -> None:
+        if any(unraisable.exc_value is e for e in self.raised):
             return
+        self.reporting = True
+        try:
+            self.previous_hook(unraisable)
+        finally:
+            self.reporting = False
+
+    def _expire(self, signum: int, frame: Any) -> None:
+        if self.leaving or self.reporting or \
+                (frame is not None and frame.f_code in _QUIET_CODE):
+            return  # (reporting: the next firing raises it, outside the hook)
         if any(e is sys.exc_info()[1] for e in self.raised):
             return  # the timeout is on its way out, through a `finally` or an `except`
         if self.outer_first:
@@ -201,7 +219,8 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
         raise self.raised[-1]
 
 
-_EXIT_CODE = deadline.__exit__.__code__
+# A signal handled in these does nothing: leaving the block, reporting what Python swallowed.
+_QUIET_CODE = (deadline.__exit__.__code__, deadline._unraisable.__code__)
 
 
 # ---- an engine's KeyboardInterrupt, SystemExit and MemoryError -----------------------------

@@ -1,14 +1,9 @@
 """An engine module for containment tests: real torch, except that `exp` raises
-KeyboardInterrupt itself (no signal), `sin` raises SystemExit and `cos` MemoryError (each is
-that item's error; the run goes on), and `log` is sent SIGINT, as by a user's Ctrl-C, and
-`sqrt` SIGTERM, as by a CI job's timeout, and each swallows the KeyboardInterrupt that
-follows (the run must end all the same)."""
+KeyboardInterrupt itself (no signal), `sin` raises SystemExit and `cos` MemoryError. Each is
+that item's error, and the run goes on."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import sys
 from typing import Any
 
@@ -25,18 +20,6 @@ def sin(x: Any) -> Any:
 
 def cos(x: Any) -> Any:
     raise MemoryError("engine_faults: cos ran out of memory\n(a second line)")
-
-
-def log(x: Any) -> Any:
-    with contextlib.suppress(KeyboardInterrupt):
-        os.kill(os.getpid(), signal.SIGINT)
-    return torch.log(x)
-
-
-def sqrt(x: Any) -> Any:
-    with contextlib.suppress(KeyboardInterrupt):
-        os.kill(os.getpid(), signal.SIGTERM)
-    return torch.sqrt(x)
 
 
 def __getattr__(name: str) -> Any:

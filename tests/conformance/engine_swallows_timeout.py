@@ -4,11 +4,13 @@ return, and where the timer's signal lands first in code whose exceptions Python
 (`sin`) and a weakref callback (`cos`). The item must still end at its time limit.
 
 So that the signal lands there and nowhere else, `ones` (the programs' first statement, run
-after torch has run them) blocks it, and the swallowing code unblocks it and waits."""
+after torch has run them) blocks it, and the swallowing code unblocks it and waits. What
+lands there is appended to the file $SWALLOWED_LOG names, for the test to see."""
 
 from __future__ import annotations
 
 import gc
+import os
 import signal
 import time
 import weakref
@@ -22,10 +24,15 @@ def ones(*args: Any, **kwargs: Any) -> Any:
     return torch.ones(*args, **kwargs)
 
 
-def _swallowed() -> None:
+def _swallowed(place: str) -> None:
     """Where the signal lands: a wait no timer of a test outlasts."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
-    time.sleep(3600)
+    try:
+        time.sleep(3600)
+    except BaseException as e:
+        with open(os.environ["SWALLOWED_LOG"], "a") as log:
+            log.write(f"{place}: {type(e).__name__}\n")
+        raise
 
 
 def _forever() -> None:
@@ -36,7 +43,7 @@ def _forever() -> None:
 def exp(x: Any) -> Any:
     def callback(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            _swallowed()
+            _swallowed("gc callback")
 
     gc.callbacks.append(callback)
     try:
@@ -48,7 +55,7 @@ def exp(x: Any) -> Any:
 
 class _Finalised:
     def __del__(self) -> None:
-        _swallowed()
+        _swallowed("__del__")
 
 
 def sin(x: Any) -> Any:
@@ -62,7 +69,7 @@ class _Target:
 
 def cos(x: Any) -> Any:
     target = _Target()
-    ref = weakref.ref(target, lambda r: _swallowed())
+    ref = weakref.ref(target, lambda r: _swallowed("weakref callback"))
     del target  # the callback runs here
     assert ref() is None
     _forever()

@@ -23,6 +23,7 @@ from tests.test_cli_run import GENERATED_ID, run
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = "tests.conformance.engine_faults"
+INTERRUPT = "tests.conformance.engine_interrupt"  # real signals: SIGINT, SIGTERM
 FAULTS = ("exp", "sin", "cos")  # KeyboardInterrupt, SystemExit, MemoryError
 # What each item's record says (cases written by tests.case_files: the op is on line 7).
 REASONS = {
@@ -52,9 +53,9 @@ def test_an_engines_fault_is_its_items_error(op: str) -> None:
 
 def test_a_real_interrupt_passes_even_when_the_engine_swallows_it() -> None:
     with pytest.raises(KeyboardInterrupt):
-        run_item(item("log"), load_engine(ENGINE))
+        run_item(item("log"), load_engine(INTERRUPT))
     with pytest.raises(KeyboardInterrupt):  # not swallowed: passes as it was raised
-        run_item(item("exp"), load_engine("tests.conformance.engine_interrupt"))
+        run_item(item("exp"), load_engine(INTERRUPT))
 
 
 def records(directory: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -126,7 +127,7 @@ def test_a_ctrl_c_the_engine_swallows_still_ends_the_run(pytester: pytest.Pytest
                                                          monkeypatch: pytest.MonkeyPatch,
                                                          xdist: bool) -> None:
     write_cases(pytester.path, "log")
-    args = ("cases", "--engine", ENGINE, "--conformance-report", "out", "-p",
+    args = ("cases", "--engine", INTERRUPT, "--conformance-report", "out", "-p",
             "no:cacheprovider")
     if xdist:
         monkeypatch.setenv("PYTHONPATH", str(ROOT))
@@ -143,9 +144,9 @@ def test_a_sigterm_the_engine_swallows_still_ends_the_run(pytester: pytest.Pytes
     # in process, where the plugin makes SIGTERM a KeyboardInterrupt (a worker has no such
     # handler: SIGTERM ends it, and its item is a crashed worker's error)
     write_cases(pytester.path, "sqrt", "tanh")
-    result = pytester.runpytest_inprocess("cases", "--engine", ENGINE, "--conformance-report",
-                                          "out", "-p", "no:cacheprovider",
-                                          no_reraise_ctrlc=True)
+    result = pytester.runpytest_inprocess("cases", "--engine", INTERRUPT,
+                                          "--conformance-report", "out", "-p",
+                                          "no:cacheprovider", no_reraise_ctrlc=True)
     assert result.ret == pytest.ExitCode.INTERRUPTED
     data, items = records(pytester.path / "out")
     assert data["run_info"]["interruption"] == "terminated (SIGTERM)"

@@ -230,7 +230,13 @@ def test_an_engine_op_that_never_returns_is_stopped_by_the_item_timeout() -> Non
 
 
 def test_a_generated_program_that_never_returns_is_stopped() -> None:
+    from conformance.generated import cyclic_gc_paused
+
     hangs = load_engine("tests.conformance.engine_hangs")
+    # The first generated program of a process first collects and freezes what is alive (a
+    # second or more with this test file's 700,000 objects under load): not inside 1 s.
+    with cyclic_gc_paused():
+        pass
     with pytest.raises(GeneratedLimit, match=r"stopped at statement 2 .*time limit of 1 s"):
         check_generated(parse(HANGS), hangs, TORCH, HitRates(), None, item_timeout=1.0)
 
@@ -324,9 +330,34 @@ def test_a_timeout_python_swallows_is_raised_again(
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
     assert [type(e) for e in seen] == [limits.ItemTimeout]
-    # Python swallowed it (and maybe the next, fired while the collection went on)
-    assert unraisable[0] is seen[0]
-    assert {type(e) for e in unraisable} == {limits.ItemTimeout}
+    # Python swallowed it; the deadline's own timeouts are not passed on to the hook there
+    # before (pytest's would make each an error of the test)
+    assert unraisable == []
+
+
+def test_what_else_python_swallows_is_passed_on_with_no_timeout_inside(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import time
+
+    class Broken:
+        def __del__(self) -> None:
+            raise ValueError("from __del__")
+
+    reported: list[BaseException | None] = []
+
+    def slow_hook(unraisable: sys.UnraisableHookArgs) -> None:
+        for _ in range(50):  # 0.5 s: the timer fires (again) while this runs
+            time.sleep(0.01)
+        reported.append(unraisable.exc_value)
+
+    monkeypatch.setattr(sys, "unraisablehook", slow_hook)
+    with pytest.raises(limits.ItemTimeout), limits.deadline(0.2):
+        Broken()
+        for _ in range(3000):
+            time.sleep(0.01)
+    assert [str(e) for e in reported] == ["from __del__"]
+    assert sys.unraisablehook is slow_hook
 
 
 def test_a_timeout_the_code_catches_is_raised_again() -> None:
@@ -368,12 +399,16 @@ def test_the_watchdog_stays_armed_after_a_swallowed_timeout() -> None:
     import sys
 
     script = """
-import gc, signal, threading, time
+import gc, signal, sys, threading, time
 from conformance import limits
 
 def callback(phase, info):
     if phase == "start":
-        time.sleep(60)
+        try:
+            time.sleep(60)
+        except BaseException as e:
+            print("raised in the callback:", type(e).__name__, file=sys.stderr)
+            raise
 
 gc.callbacks.append(callback)
 with limits.deadline(0.2):
@@ -385,7 +420,7 @@ with limits.deadline(0.2):
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             timeout=300, check=False)
     assert result.returncode == 1, result.stderr  # faulthandler's exit
-    assert "Exception ignored in" in result.stderr and "ItemTimeout" in result.stderr
+    assert "raised in the callback: ItemTimeout" in result.stderr
     assert "Timeout (0:00:05.2" in result.stderr  # the limit and its grace (watchdog_grace)
 
 
