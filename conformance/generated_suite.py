@@ -20,7 +20,7 @@ from conformance.expectations import NONE as NO_EXPECTATIONS
 from conformance.expectations import Expectations
 from conformance.generated import Checked, HitRates, as_case, check, hits, save_case, truncate
 from conformance.language import to_source
-from conformance.limits import RunLimit, deadline
+from conformance.limits import RunLimit, contained, deadline
 from conformance.program import Program
 from conformance.progress import Progress
 from conformance.strategies import programs, without_local_constants
@@ -46,13 +46,14 @@ class GeneratedLimit(AssertionError):
 def _bounded_check(program: Program, engine: Engine, torch: Engine, item_timeout: float
                    ) -> Checked:
     try:
-        with deadline(item_timeout, "a generated program"):
+        with deadline(item_timeout, "a generated program"), contained():
             return check(program, engine, torch)
-    except RunLimit as stopped:
+    except RunLimit as stopped:  # also an engine's own KeyboardInterrupt, SystemExit, ...
         source = to_source(program)
+        at = "" if stopped.line is None else \
+            f" at statement {stopped.line} (statements numbered in order)"
         raise GeneratedLimit(
-            f"a generated program was stopped at statement {stopped.line} (statements "
-            f"numbered in order): {stopped}\n  program:\n"
+            f"a generated program was stopped{at}: {stopped}\n  program:\n"
             + "\n".join(f"    {line}" for line in source.splitlines())) from None
 
 

@@ -97,6 +97,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--generated-programs", action="store_true",
                     help="also run the generated-program suite (conformance/"
                          "generated_suite.py), wherever the package is installed")
+    if importlib.util.find_spec("pytest_timeout") is None:
+        # this project's pyproject.toml sets pytest-timeout's backstop (a dev dependency):
+        # known here, so that a run without it installed does not warn of an unknown option
+        parser.addini("timeout", "pytest-timeout's limit per test (not installed: unused)")
     parser.addini("conformance_cases", type="paths", default=[],
                   help="where YAML case files are collected from (relative to the ini "
                        "file); YAML under paths named on the command line is collected too")
