@@ -1,0 +1,250 @@
+"""Mutation testing of reference_engine/ with cosmic-ray: how many engine faults the cases kill.
+
+cosmic-ray (8.7) makes one mutant per operator occurrence in reference_engine/ (an operator
+swapped, a number changed, a condition negated, a loop skipped, a decorator removed, ...).
+Each mutant is written into a copy of the tree and the test command runs against it: the
+case library on the reference engine (every case against torch), then the engine's unit
+tests; a mutant is killed when that command fails (or exceeds the timeout).
+
+The full set is too slow for this machine (about 9,200 mutants at 10 to 30 s each), so a
+campaign runs a sample:
+
+- mutants inside type annotations are left out (every engine module has
+  `from __future__ import annotations`: an annotation is never evaluated, so such a mutant
+  is equivalent by construction);
+- of the rest, SAMPLE mutants are drawn stratified by file: each file gets a share
+  proportional to its number of mutants (largest remainder, at least one), drawn with
+  `random.Random(SEED)` from that file's mutants in cosmic-ray's order;
+- everything else is marked skipped in the session, so `cosmic-ray exec` runs the sample.
+
+    python benchmarks/mutation_campaign.py run [--rev HEAD] [--sample 300] [--seed 20]
+        [--workdir /tmp/autograd-mutation] [--save]
+    python benchmarks/mutation_campaign.py recheck [--workdir ...] [--save]
+
+`run` exports the committed tree at REV (git archive) into WORKDIR/tree, makes the session
+WORKDIR/session.sqlite and executes it (one mutant at a time, under `nice -n 15`).
+`recheck` takes the campaign's survivors and applies each one's diff to the working tree
+as it is now (copied into WORKDIR/recheck), running the same test command: a survivor of
+the campaign that fails now was killed by a case (or unit test) added since. With --save
+the results go to benchmarks/results/mutation_campaign.json / mutation_recheck.json; what
+each remaining survivor is (equivalent, not observable) is written by hand in
+benchmarks/mutation_survivors.yaml.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkResult
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "benchmarks" / "results"
+TEST_COMMAND = f"{sys.executable} -m pytest cases tests/reference_engine -x -q -p no:cacheprovider"
+TIMEOUT = 300.0
+CONFIG = """\
+[cosmic-ray]
+module-path = "reference_engine"
+timeout = {timeout}
+excluded-modules = []
+test-command = "{command}"
+
+[cosmic-ray.distributor]
+name = "local"
+"""
+
+
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) positions, (line, column), of every annotation in a module."""
+    nodes: list[ast.expr] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            nodes.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
+            nodes.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            nodes.append(node.annotation)
+    return [((n.lineno, n.col_offset), (n.end_lineno or n.lineno, n.end_col_offset or 0))
+            for n in nodes]
+
+
+def in_annotation(tree: Path, module: str, start: tuple[int, int], end: tuple[int, int],
+                  cache: dict[str, list]) -> bool:
+    if module not in cache:
+        cache[module] = annotation_spans((tree / module).read_text())
+    return any(s <= start and end <= e for s, e in cache[module])
+
+
+def stratified(by_file: dict[str, list[str]], size: int, seed: int) -> list[str]:
+    """`size` job ids, each file's share proportional to its count (largest remainder)."""
+    total = sum(len(v) for v in by_file.values())
+    quotas = {f: size * len(v) / total for f, v in by_file.items()}
+    counts = {f: max(1, int(q)) for f, q in quotas.items()}
+    by_remainder = sorted(by_file, key=lambda f: (quotas[f] - int(quotas[f]), f), reverse=True)
+    for f in by_remainder[: max(0, size - sum(counts.values()))]:
+        counts[f] += 1
+    rng = random.Random(seed)
+    return [job for f in sorted(by_file) for job in rng.sample(by_file[f], counts[f])]
+
+
+def export_tree(rev: str, dest: Path) -> None:
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+
+
+def mark_skipped(db: Path, jobs: list[str], why: str) -> None:
+    with use_db(str(db), WorkDB.Mode.open) as work_db:
+        work_db.set_multiple_results(jobs, WorkResult(worker_outcome=WorkerOutcome.SKIPPED,
+                                                      output=why))
+
+
+def mutants(db: Path) -> list[tuple[MutationSpec, str]]:
+    """Every mutant with its job id, in an order that does not depend on the (random) ids."""
+    with use_db(str(db), WorkDB.Mode.open) as work_db:
+        items = [(item.mutations[0], item.job_id) for item in work_db.work_items]
+    return sorted(items, key=lambda m: (str(m[0].module_path), m[0].start_pos, m[0].end_pos,
+                                        m[0].operator_name, m[0].occurrence))
+
+
+def run(args: argparse.Namespace) -> dict:
+    work = Path(args.workdir)
+    tree, db, config = work / "tree", work / "session.sqlite", work / "cosmic-ray.toml"
+    export_tree(args.rev, tree)
+    revision = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.rev], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    # every mutant counts as killed when the command fails: it must pass unmutated
+    baseline = subprocess.run(["nice", "-n", "15", *TEST_COMMAND.split()], cwd=tree,
+                              capture_output=True, text=True)
+    if baseline.returncode:
+        sys.exit(f"the test command fails on the unmutated tree:\n{baseline.stdout[-3000:]}")
+    config.write_text(CONFIG.format(timeout=TIMEOUT, command=TEST_COMMAND))
+    db.unlink(missing_ok=True)
+    subprocess.run(["cosmic-ray", "init", str(config), str(db)], cwd=tree, check=True)
+    cache: dict[str, list] = {}
+    annotated, by_file = [], defaultdict(list)
+    for spec, job in mutants(db):
+        module = str(spec.module_path)
+        if in_annotation(tree, module, tuple(spec.start_pos), tuple(spec.end_pos), cache):
+            annotated.append(job)
+        else:
+            by_file[module].append(job)
+    sample = set(stratified(by_file, args.sample, args.seed))
+    mark_skipped(db, annotated, "in a type annotation: never evaluated")
+    mark_skipped(db, [j for jobs in by_file.values() for j in jobs if j not in sample],
+                 "not sampled")
+    print(f"{len(annotated) + sum(map(len, by_file.values()))} mutants, {len(annotated)} in "
+          f"annotations, {len(sample)} sampled of {sum(map(len, by_file.values()))}", flush=True)
+    start = time.perf_counter()
+    subprocess.run(["nice", "-n", "15", "cosmic-ray", "exec", str(config), str(db)], cwd=tree,
+                   check=True)
+    seconds = time.perf_counter() - start
+    return summarize(db, revision, args, len(annotated), by_file, seconds)
+
+
+def summarize(db: Path, revision: str, args: argparse.Namespace, annotated: int,
+              by_file: dict[str, list[str]], seconds: float) -> dict:
+    with use_db(str(db), WorkDB.Mode.open) as work_db:
+        done = [(item.mutations[0], item.job_id, result)
+                for item, result in work_db.completed_work_items
+                if result.worker_outcome != WorkerOutcome.SKIPPED]
+    done.sort(key=lambda d: (str(d[0].module_path), d[0].start_pos, d[0].operator_name,
+                             d[0].occurrence))
+    files: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    survivors = []
+    for spec, job, result in done:
+        module = str(spec.module_path)
+        outcome = (result.test_outcome or result.worker_outcome).value
+        files[module][outcome] += 1
+        if outcome == "survived":
+            survivors.append({"job": job, "file": module, "line": spec.start_pos[0],
+                              "operator": spec.operator_name, "diff": result.diff})
+    counts: dict[str, int] = defaultdict(int)
+    for per_file in files.values():
+        for outcome, n in per_file.items():
+            counts[outcome] += n
+    return {
+        "what": "cosmic-ray mutants of reference_engine/, a stratified seeded sample, run "
+                "against the case library and the engine's unit tests",
+        "revision": revision, "seed": args.seed, "test_command": TEST_COMMAND,
+        "timeout": TIMEOUT,
+        "generated": annotated + sum(map(len, by_file.values())),
+        "in_annotations": annotated, "eligible": sum(map(len, by_file.values())),
+        "sampled": len(done), "outcomes": dict(counts),
+        "per_file": {f: {"eligible": len(by_file[f]), **files[f]} for f in sorted(files)},
+        "survivors": survivors, "seconds": round(seconds),
+        "python": platform.python_version(),
+    }
+
+
+def recheck(args: argparse.Namespace) -> dict:
+    """Each campaign survivor's diff applied to the present working tree, tested again."""
+    campaign = json.loads((RESULTS / "mutation_campaign.json").read_text())
+    work = Path(args.workdir) / "recheck"
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "__pycache__", "reports", "*.egg-info", ".hypothesis"))
+    results = []
+    for mutant in campaign["survivors"]:
+        target = work / mutant["file"]
+        original = target.read_text()
+        applied = subprocess.run(["patch", "-p0", "--forward", "-s", str(target)],
+                                 input=strip_paths(mutant["diff"]), text=True,
+                                 capture_output=True, cwd=work)
+        if applied.returncode != 0:
+            target.write_text(original)
+            outcome = "does not apply"
+        else:
+            test = subprocess.run(["nice", "-n", "15", *TEST_COMMAND.split()], cwd=work,
+                                  capture_output=True, text=True, timeout=TIMEOUT)
+            target.write_text(original)
+            outcome = "killed" if test.returncode else "survived"
+            if test.returncode:
+                failed = [ln for ln in test.stdout.splitlines() if ln.startswith("FAILED")]
+                outcome += f" by {failed[0].split()[1] if failed else 'rc ' + str(test.returncode)}"
+        print(f"{mutant['job']} {mutant['file']}:{mutant['line']} {outcome}", flush=True)
+        results.append({"job": mutant["job"], "outcome": outcome})
+    return {"campaign_revision": campaign["revision"], "survivors": results}
+
+
+def strip_paths(diff: str) -> str:
+    """cosmic-ray's diff names the file; patch is given the file itself instead."""
+    return "\n".join(ln for ln in diff.splitlines()
+                     if not ln.startswith(("--- ", "+++ "))) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["run", "recheck"])
+    parser.add_argument("--rev", default="HEAD")
+    parser.add_argument("--sample", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=20)
+    parser.add_argument("--workdir", default="/tmp/autograd-mutation")
+    parser.add_argument("--save", action="store_true")
+    args = parser.parse_args()
+    result = run(args) if args.mode == "run" else recheck(args)
+    text = json.dumps(result, indent=1)
+    if args.save:
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / f"mutation_{'campaign' if args.mode == 'run' else 'recheck'}.json").write_text(
+            text + "\n")
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()
