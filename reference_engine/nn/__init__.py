@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from .. import dtypes
+from .. import dtypes, inplace
 from ..factories import empty, uniform_
 from ..tensor import Tensor
 from . import functional
@@ -74,7 +74,7 @@ class Module:
                 p.grad.detach_()
             else:
                 p.grad.requires_grad_(False)
-            p.grad.zero_()
+            inplace.zero_(p.grad)
 
 
 class Linear(Module):
