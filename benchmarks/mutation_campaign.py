@@ -21,14 +21,16 @@ cores), so a campaign runs a sample:
         [--workdir /tmp/autograd-mutation] [--save]
     python benchmarks/mutation_campaign.py recheck [--workdir ...] [--save]
 
-`run` exports the committed tree at REV (git archive) into WORKDIR/tree, makes the session
-WORKDIR/session.sqlite and executes it (one mutant at a time, under `nice -n 15`).
-`recheck` takes the campaign's survivors and applies each one's diff to the working tree
-as it is now (copied into WORKDIR/recheck), running the same test command: a survivor of
-the campaign that fails now was killed by a case (or unit test) added since. With --save
-the results go to benchmarks/results/mutation_campaign.json / mutation_recheck.json; what
-each remaining survivor is (equivalent, not observable) is written by hand in
-benchmarks/mutation_survivors.yaml.
+`run` exports the committed tree at REV (git archive) into WORKDIR/tree, checks that the
+test command passes on it, makes the session WORKDIR/session.sqlite and executes it (one
+mutant at a time, under `nice -n 15`). `summarize` gives the figures of a campaign's session
+as it stands (one stopped early counts the rest as pending). `recheck` takes the recorded
+campaign's survivors and applies each one's diff to the working tree as it is now (copied
+into WORKDIR/recheck), running the case files and engine unit tests added or changed since
+the campaign's revision (they must pass unmutated): a survivor that fails them is killed
+by a new case. With --save the results go to benchmarks/results/mutation_campaign.json
+(run, summarize) or mutation_recheck.json; what each remaining survivor is (equivalent, or
+not observable through torch's API) is written by hand in benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results"
 TEST_COMMAND = f"{sys.executable} -m pytest cases tests/reference_engine -x -q -p no:cacheprovider"
 TIMEOUT = 300.0
+ANNOTATION = "in a type annotation: never evaluated"
+NOT_SAMPLED = "not sampled"
 CONFIG = """\
 [cosmic-ray]
 module-path = "reference_engine"
@@ -149,82 +153,106 @@ def run(args: argparse.Namespace) -> dict:
         else:
             by_file[module].append(job)
     sample = set(stratified(by_file, args.sample, args.seed))
-    mark_skipped(db, annotated, "in a type annotation: never evaluated")
+    mark_skipped(db, annotated, ANNOTATION)
     mark_skipped(db, [j for jobs in by_file.values() for j in jobs if j not in sample],
-                 "not sampled")
+                 NOT_SAMPLED)
+    (work / "campaign.json").write_text(json.dumps({"revision": revision, "seed": args.seed,
+                                                    "sample": args.sample}))
     print(f"{len(annotated) + sum(map(len, by_file.values()))} mutants, {len(annotated)} in "
           f"annotations, {len(sample)} sampled of {sum(map(len, by_file.values()))}", flush=True)
     start = time.perf_counter()
     subprocess.run(["nice", "-n", "15", "cosmic-ray", "exec", str(config), str(db)], cwd=tree,
                    check=True)
-    seconds = time.perf_counter() - start
-    return summarize(db, revision, args, len(annotated), by_file, seconds)
+    return summarize(work, round(time.perf_counter() - start))
 
 
-def summarize(db: Path, revision: str, args: argparse.Namespace, annotated: int,
-              by_file: dict[str, list[str]], seconds: float) -> dict:
-    with use_db(str(db), WorkDB.Mode.open) as work_db:
-        done = [(item.mutations[0], item.job_id, result)
-                for item, result in work_db.completed_work_items
-                if result.worker_outcome != WorkerOutcome.SKIPPED]
-    done.sort(key=lambda d: (str(d[0].module_path), d[0].start_pos, d[0].operator_name,
-                             d[0].occurrence))
+def summarize(work: Path, seconds: int | None = None) -> dict:
+    """The campaign's figures from its session; a campaign stopped early counts its
+    mutants not yet run as pending."""
+    meta = json.loads((work / "campaign.json").read_text())
+    with use_db(str(work / "session.sqlite"), WorkDB.Mode.open) as work_db:
+        results = dict(work_db.results)
+        items = [(item.mutations[0], item.job_id) for item in work_db.work_items]
+    items.sort(key=lambda d: (str(d[0].module_path), d[0].start_pos, d[0].operator_name,
+                              d[0].occurrence))
     files: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    counts: dict[str, int] = defaultdict(int)
     survivors = []
-    for spec, job, result in done:
-        module = str(spec.module_path)
-        outcome = (result.test_outcome or result.worker_outcome).value
+    for spec, job in items:
+        module, result = str(spec.module_path), results.get(job)
+        if result is not None and result.output == ANNOTATION:
+            counts["in_annotations"] += 1
+            continue
+        files[module]["eligible"] += 1
+        if result is not None and result.output == NOT_SAMPLED:
+            continue
+        outcome = "pending" if result is None else (result.test_outcome
+                                                    or result.worker_outcome).value
         files[module][outcome] += 1
+        counts[outcome] += 1
         if outcome == "survived":
             survivors.append({"job": job, "file": module, "line": spec.start_pos[0],
                               "operator": spec.operator_name, "diff": result.diff})
-    counts: dict[str, int] = defaultdict(int)
-    for per_file in files.values():
-        for outcome, n in per_file.items():
-            counts[outcome] += n
+    in_annotations = counts.pop("in_annotations", 0)
     return {
         "what": "cosmic-ray mutants of reference_engine/, a stratified seeded sample, run "
                 "against the case library and the engine's unit tests",
-        "revision": revision, "seed": args.seed, "test_command": TEST_COMMAND,
-        "timeout": TIMEOUT,
-        "generated": annotated + sum(map(len, by_file.values())),
-        "in_annotations": annotated, "eligible": sum(map(len, by_file.values())),
-        "sampled": len(done), "outcomes": dict(counts),
-        "per_file": {f: {"eligible": len(by_file[f]), **files[f]} for f in sorted(files)},
-        "survivors": survivors, "seconds": round(seconds),
-        "python": platform.python_version(),
+        **meta, "test_command": TEST_COMMAND, "timeout": TIMEOUT,
+        "generated": len(items), "in_annotations": in_annotations,
+        "eligible": len(items) - in_annotations, "sampled": sum(counts.values()),
+        "outcomes": dict(counts), "per_file": {f: dict(v) for f, v in sorted(files.items())},
+        "survivors": survivors, "seconds": seconds, "python": platform.python_version(),
     }
 
 
+def new_tests(revision: str) -> list[str]:
+    """Case files and engine unit-test files added or changed since the campaign's revision
+    (committed or not)."""
+    def git(*a: str) -> list[str]:
+        return subprocess.run(["git", "-C", str(REPO), *a], check=True, capture_output=True,
+                              text=True).stdout.split()
+    paths = git("diff", "--name-only", revision, "--", "cases", "tests/reference_engine") + \
+        git("ls-files", "--others", "--exclude-standard", "cases", "tests/reference_engine")
+    wanted = [p for p in paths if p.endswith(".yaml") or Path(p).name.startswith("test_")]
+    return sorted({p for p in wanted if (REPO / p).exists()})
+
+
 def recheck(args: argparse.Namespace) -> dict:
-    """Each campaign survivor's diff applied to the present working tree, tested again."""
+    """Each campaign survivor's diff applied to the present working tree, then the tests
+    added since the campaign run against it: a survivor that fails them now is killed by
+    a new case (or unit test)."""
     campaign = json.loads((RESULTS / "mutation_campaign.json").read_text())
     work = Path(args.workdir) / "recheck"
     if work.exists():
         shutil.rmtree(work)
     shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(
         ".git", ".venv", "__pycache__", "reports", "*.egg-info", ".hypothesis"))
+    tests = new_tests(campaign["revision"])
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    baseline = subprocess.run(command, cwd=work, capture_output=True, text=True)
+    if baseline.returncode:
+        sys.exit(f"the new tests fail on the unmutated tree:\n{baseline.stdout[-3000:]}")
     results = []
     for mutant in campaign["survivors"]:
         target = work / mutant["file"]
         original = target.read_text()
-        applied = subprocess.run(["patch", "-p0", "--forward", "-s", str(target)],
+        applied = subprocess.run(["patch", "--forward", "-s", str(target)],
                                  input=strip_paths(mutant["diff"]), text=True,
                                  capture_output=True, cwd=work)
         if applied.returncode != 0:
-            target.write_text(original)
             outcome = "does not apply"
         else:
-            test = subprocess.run(["nice", "-n", "15", *TEST_COMMAND.split()], cwd=work,
-                                  capture_output=True, text=True, timeout=TIMEOUT)
-            target.write_text(original)
-            outcome = "killed" if test.returncode else "survived"
-            if test.returncode:
-                failed = [ln for ln in test.stdout.splitlines() if ln.startswith("FAILED")]
-                outcome += f" by {failed[0].split()[1] if failed else 'rc ' + str(test.returncode)}"
+            test = subprocess.run(["nice", "-n", "15", *command], cwd=work, capture_output=True,
+                                  text=True, timeout=TIMEOUT)
+            failed = [ln.split()[1] for ln in test.stdout.splitlines()
+                      if ln.startswith(("FAILED", "ERROR"))]
+            outcome = (f"killed by {failed[0] if failed else 'rc ' + str(test.returncode)}"
+                       if test.returncode else "survived")
+        target.write_text(original)
         print(f"{mutant['job']} {mutant['file']}:{mutant['line']} {outcome}", flush=True)
-        results.append({"job": mutant["job"], "outcome": outcome})
-    return {"campaign_revision": campaign["revision"], "survivors": results}
+        results.append({"job": mutant["job"], "file": mutant["file"], "line": mutant["line"],
+                        "outcome": outcome})
+    return {"campaign_revision": campaign["revision"], "tests": tests, "survivors": results}
 
 
 def strip_paths(diff: str) -> str:
@@ -235,19 +263,20 @@ def strip_paths(diff: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["run", "recheck"])
+    parser.add_argument("mode", choices=["run", "summarize", "recheck"])
     parser.add_argument("--rev", default="HEAD")
     parser.add_argument("--sample", type=int, default=120)
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--workdir", default="/tmp/autograd-mutation")
     parser.add_argument("--save", action="store_true")
     args = parser.parse_args()
-    result = run(args) if args.mode == "run" else recheck(args)
+    modes = {"run": run, "summarize": lambda a: summarize(Path(a.workdir)), "recheck": recheck}
+    result = modes[args.mode](args)
     text = json.dumps(result, indent=1)
     if args.save:
         RESULTS.mkdir(exist_ok=True)
-        (RESULTS / f"mutation_{'campaign' if args.mode == 'run' else 'recheck'}.json").write_text(
-            text + "\n")
+        name = "mutation_recheck.json" if args.mode == "recheck" else "mutation_campaign.json"
+        (RESULTS / name).write_text(text + "\n")
     else:
         print(text)
 
