@@ -598,8 +598,9 @@ def _strided(index: np.ndarray) -> ViewFn:
     affine in its coordinates (offset + sum of coordinate * stride), so its strides can be
     read off the index."""
     offset = int(index.flat[0]) if index.size else 0
-    strides = tuple(int(np.take(index, 1, axis=d).flat[0]) - offset if n > 1 else 0
-                    for d, n in enumerate(index.shape))
+    # a view without elements has no stride to read, and needs none
+    strides = tuple(int(np.take(index, 1, axis=d).flat[0]) - offset if n > 1 and index.size
+                    else 0 for d, n in enumerate(index.shape))
 
     def pick(a: np.ndarray) -> np.ndarray:
         assert a.flags.c_contiguous, "as_strided of a non-contiguous array"
