@@ -286,11 +286,15 @@ def unknown_kind(kind: object, *, warning: bool) -> tuple[str, list[str]] | None
 # torch appends where in its C++ build a warning was raised; that is a build artefact,
 # not part of the message.
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
+# An object's default repr names its address ("<function f at 0x7f...>", which pybind's
+# wrong-argument errors quote): that differs between any two runs, torch's own included.
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 
 
 def normalise_text(text: str) -> str:
-    """The message as compared between engines: build-path suffixes removed."""
-    return _TRIGGERED.sub("", text).strip()
+    """The message as compared between engines: build-path suffixes and object addresses
+    removed."""
+    return _ADDRESS.sub(" at 0x...>", _TRIGGERED.sub("", text)).strip()
 
 
 def exception_name(error: BaseException) -> str:

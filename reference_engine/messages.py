@@ -215,6 +215,19 @@ def unpack_hook_not_tensor(type_name: str) -> str:
             f"type {type_name}")
 
 
+# pybind11 (pybind11.h dispatcher) refusing SavedTensor.register_hooks' arguments: the
+# signature, then the call's arguments by repr (self first) and keyword arguments
+def register_hooks_incompatible(saved: object, args: tuple[object, ...],
+                                kwargs: dict[str, object]) -> str:
+    invoked = ", ".join(repr(a) for a in (saved, *args))
+    if kwargs:
+        invoked += "; kwargs: " + ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+    return ("register_hooks(): incompatible function arguments. The following argument types "
+            "are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+            "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+            f"Invoked with: {invoked}")
+
+
 def modified_by_inplace(type_and_sizes: str, producer: str | None, current: int,
                         expected: int) -> str:
     """producer is 'output N of Name', absent for leaves (torch omits the clause)."""

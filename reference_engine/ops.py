@@ -819,9 +819,8 @@ MSE = OpSpec(
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     diff = (input._data - target._data) ** 2
     value = diff.mean() if reduction == "mean" else diff.sum() if reduction == "sum" else diff
-    norm = 2.0 / input.numel() if reduction == "mean" else 2.0
     out = new(value, _promotes([input, target]), common_device([input, target]))
-    return record(MSE, out, [input, target], norm=norm, reduction=reduction)
+    return record(MSE, out, [input, target], reduction=reduction)
 
 
 # ---- atan2 ------------------------------------------------------------------------------

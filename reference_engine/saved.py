@@ -137,8 +137,14 @@ class SavedVariable:
     def unpack_hook(self) -> Callable[[Any], Any] | None:
         return None if self._hooks is None else self._hooks[1]
 
-    def register_hooks(self, pack_hook: Callable[[Any], Any],
-                       unpack_hook: Callable[[Any], Any]) -> None:
+    def __repr__(self) -> str:
+        # pybind's default repr, which torch's wrong-argument message quotes
+        return f"<torch._C._autograd.SavedTensor object at {id(self):#x}>"
+
+    def register_hooks(self, *args: Any, **kwargs: Any) -> None:
+        # pybind checks the arguments (two callables, arg0 and arg1) before the method
+        # runs: a refused call changes nothing
+        pack_hook, unpack_hook = _two_callables(self, args, kwargs)
         if self._hooks is not None:
             raise RuntimeError(messages.SAVED_HOOKS_ALREADY_SET)
         if self._released:
@@ -220,6 +226,15 @@ class SavedVariable:
         self._hooks = None
         self._packed = None
         self._released = True
+
+
+def _two_callables(saved: SavedVariable, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> Hooks:
+    """pybind's overload resolution of register_hooks(arg0: Callable, arg1: Callable): its
+    parameters are unnamed, so only two positional callables are accepted."""
+    if kwargs or len(args) != 2 or not all(callable(a) for a in args):
+        raise TypeError(messages.register_hooks_incompatible(saved, args, kwargs))
+    return args[0], args[1]
 
 
 def _tensor_data(t: Tensor) -> Tensor:

@@ -48,10 +48,11 @@ def _inference_alias(src: Tensor, fn: ViewFn) -> Tensor:
     out of inference mode): the result shares its memory but is a plain inference tensor,
     a leaf without _base that does not require grad."""
     data = fn(src._data)
-    if not data.flags.writeable and src._data.flags.writeable \
-            and not any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape, strict=True)):
-        # numpy hands out diagonal() read-only; with no _base to write through, the alias
-        # writes its memory directly (an expanded alias stays read-only: in-place refuses it)
+    if not data.flags.writeable and src._data.flags.writeable:
+        # numpy hands out diagonal() and broadcast_to() read-only; with no _base to write
+        # through, the alias writes its memory directly. An expanded alias is written only
+        # by the ops that may write overlapping memory (zero_, fill_): every other in-place
+        # op refuses it first (inplace.apply_inplace), as torch's TensorIterator does.
         data.flags.writeable = True
     out = Tensor(data, src.dtype, src.device)
     out._version_counter = src._version_counter
@@ -318,13 +319,17 @@ def _pick(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
     except ValueError:
         raise IndexError(messages.index_shapes_mismatch(
             ", ".join(messages.sizes(s) for s in shapes))) from None
-    for k, (d, a) in enumerate(arrays):
-        if a.dtype != np.bool_ and d < t.ndim:
+    k = 0  # ATen names the k-th index tensor's position, not the tensor's dim
+    for d, a in arrays:
+        if a.dtype == np.bool_:
+            k += a.ndim  # a mask is expanded into one index tensor per dim (nonzero)
+            continue
+        if d < t.ndim:
             bad = a[(a < -t.shape[d]) | (a >= t.shape[d])]
             if bad.size:
-                # ATen names the k-th index tensor's position, not the tensor's dim
                 raise IndexError(messages.index_out_of_bounds(int(bad.reshape(-1)[0]), k,
                                                               t.shape[d]))
+        k += 1
     return np.asarray(_positions(t)[key])
 
 
@@ -608,8 +613,9 @@ def _strided(index: np.ndarray) -> ViewFn:
     affine in its coordinates (offset + sum of coordinate * stride), so its strides can be
     read off the index."""
     offset = int(index.flat[0]) if index.size else 0
-    strides = tuple(int(np.take(index, 1, axis=d).flat[0]) - offset if n > 1 else 0
-                    for d, n in enumerate(index.shape))
+    # a view without elements has no stride to read, and needs none
+    strides = tuple(int(np.take(index, 1, axis=d).flat[0]) - offset if n > 1 and index.size
+                    else 0 for d, n in enumerate(index.shape))
 
     def pick(a: np.ndarray) -> np.ndarray:
         assert a.flags.c_contiguous, "as_strided of a non-contiguous array"

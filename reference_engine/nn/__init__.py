@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from .. import dtypes
+from .. import dtypes, inplace
 from ..factories import empty, uniform_
 from ..tensor import Tensor
 from . import functional
@@ -62,8 +62,19 @@ class Module:
                 yield f"{prefix}.{name}", p
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """torch's Module.zero_grad: drop each grad, or zero it in place (the same tensor,
+        its version bumped), first detached from any graph it was built with."""
         for p in self.parameters():
-            p.grad = None
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+                continue
+            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            inplace.zero_(p.grad)
 
 
 class Linear(Module):

@@ -258,6 +258,14 @@ def test_build_path_suffix_is_dropped() -> None:
     assert text.endswith("autograd.backward().")
 
 
+def test_object_addresses_are_dropped() -> None:
+    # pybind's wrong-argument text quotes the reprs of the call's arguments
+    text = ("Invoked with: <torch._C._autograd.SavedTensor object at 0x7f57133999b0>, "
+            "<function f.<locals>.g at 0x7f57133a51c0>, 1")
+    assert normalise_text(text) == ("Invoked with: <torch._C._autograd.SavedTensor object at "
+                                    "0x...>, <function f.<locals>.g at 0x...>, 1")
+
+
 def test_every_kind_is_documented_in_the_case_format() -> None:
     from pathlib import Path
 

@@ -1,0 +1,285 @@
+"""Mutation testing of reference_engine/ with cosmic-ray: how many engine faults the cases kill.
+
+cosmic-ray (8.7) makes one mutant per operator occurrence in reference_engine/ (an operator
+swapped, a number changed, a condition negated, a loop skipped, a decorator removed, ...).
+Each mutant is written into a copy of the tree and the test command runs against it: the
+case library on the reference engine (every case against torch), then the engine's unit
+tests; a mutant is killed when that command fails (or exceeds the timeout).
+
+The full set is too slow for this machine (about 9,200 mutants at 20 to 50 s each on 2 shared
+cores), so a campaign runs a sample:
+
+- mutants inside type annotations are left out (every engine module has
+  `from __future__ import annotations`: an annotation is never evaluated, so such a mutant
+  is equivalent by construction);
+- of the rest, SAMPLE mutants are drawn stratified by file: each file gets a share
+  proportional to its number of mutants (largest remainder, at least one), the first of
+  that file's mutants (in source order) once shuffled by `random.Random(f"{SEED}:{FILE}")`;
+- everything else is marked skipped in the session, so `cosmic-ray exec` runs the sample.
+
+    python benchmarks/mutation_campaign.py run [--rev HEAD] [--sample 120] [--seed 20]
+        [--workdir /tmp/autograd-mutation] [--save]
+    python benchmarks/mutation_campaign.py recheck [--workdir ...] [--save]
+
+`run` exports the committed tree at REV (git archive) into WORKDIR/tree, checks that the
+test command passes on it, makes the session WORKDIR/session.sqlite and executes it (one
+mutant at a time, under `nice -n 15`). `summarize` gives the figures of a campaign's session
+as it stands (one stopped early counts the rest as pending). `recheck` takes the recorded
+campaign's survivors and applies each one's diff to the working tree as it is now (copied
+into WORKDIR/recheck), running the case files and engine unit tests added or changed since
+the campaign's revision (they must pass unmutated): a survivor that fails them is killed
+by a new case. With --save the results go to benchmarks/results/mutation_campaign.json
+(run, summarize) or mutation_recheck.json; what each remaining survivor is (equivalent, or
+not observable through torch's API) is written by hand in benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkResult
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "benchmarks" / "results"
+TEST_COMMAND = f"{sys.executable} -m pytest cases tests/reference_engine -x -q -p no:cacheprovider"
+TIMEOUT = 300.0
+ANNOTATION = "in a type annotation: never evaluated"
+NOT_SAMPLED = "not sampled"
+CONFIG = """\
+[cosmic-ray]
+module-path = "reference_engine"
+timeout = {timeout}
+excluded-modules = []
+test-command = "{command}"
+
+[cosmic-ray.distributor]
+name = "local"
+"""
+
+
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) positions, (line, column), of every annotation in a module."""
+    nodes: list[ast.expr] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            nodes.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
+            nodes.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            nodes.append(node.annotation)
+    return [((n.lineno, n.col_offset), (n.end_lineno or n.lineno, n.end_col_offset or 0))
+            for n in nodes]
+
+
+def in_annotation(tree: Path, module: str, start: tuple[int, int], end: tuple[int, int],
+                  cache: dict[str, list]) -> bool:
+    if module not in cache:
+        cache[module] = annotation_spans((tree / module).read_text())
+    return any(s <= start and end <= e for s, e in cache[module])
+
+
+def stratified(by_file: dict[str, list[str]], size: int, seed: int) -> list[str]:
+    """`size` job ids, each file's share proportional to its count (largest remainder, at
+    least one): the first of the file's mutants in a seeded shuffle, so a larger sample
+    of the same seed takes the smaller one's mutants and more."""
+    total = sum(len(v) for v in by_file.values())
+    quotas = {f: size * len(v) / total for f, v in by_file.items()}
+    counts = {f: max(1, int(q)) for f, q in quotas.items()}
+    by_remainder = sorted(by_file, key=lambda f: (quotas[f] - int(quotas[f]), f), reverse=True)
+    for f in by_remainder[: max(0, size - sum(counts.values()))]:
+        counts[f] += 1
+    sample = []
+    for f in sorted(by_file):
+        order = list(by_file[f])
+        random.Random(f"{seed}:{f}").shuffle(order)
+        sample += order[:counts[f]]
+    return sample
+
+
+def export_tree(rev: str, dest: Path) -> None:
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+
+
+def mark_skipped(db: Path, jobs: list[str], why: str) -> None:
+    with use_db(str(db), WorkDB.Mode.open) as work_db:
+        work_db.set_multiple_results(jobs, WorkResult(worker_outcome=WorkerOutcome.SKIPPED,
+                                                      output=why))
+
+
+def mutants(db: Path) -> list[tuple[MutationSpec, str]]:
+    """Every mutant with its job id, in an order that does not depend on the (random) ids."""
+    with use_db(str(db), WorkDB.Mode.open) as work_db:
+        items = [(item.mutations[0], item.job_id) for item in work_db.work_items]
+    return sorted(items, key=lambda m: (str(m[0].module_path), m[0].start_pos, m[0].end_pos,
+                                        m[0].operator_name, m[0].occurrence))
+
+
+def run(args: argparse.Namespace) -> dict:
+    work = Path(args.workdir)
+    tree, db, config = work / "tree", work / "session.sqlite", work / "cosmic-ray.toml"
+    export_tree(args.rev, tree)
+    revision = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.rev], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    # every mutant counts as killed when the command fails: it must pass unmutated
+    baseline = subprocess.run(["nice", "-n", "15", *TEST_COMMAND.split()], cwd=tree,
+                              capture_output=True, text=True)
+    if baseline.returncode:
+        sys.exit(f"the test command fails on the unmutated tree:\n{baseline.stdout[-3000:]}")
+    config.write_text(CONFIG.format(timeout=TIMEOUT, command=TEST_COMMAND))
+    db.unlink(missing_ok=True)
+    subprocess.run(["cosmic-ray", "init", str(config), str(db)], cwd=tree, check=True)
+    cache: dict[str, list] = {}
+    annotated, by_file = [], defaultdict(list)
+    for spec, job in mutants(db):
+        module = str(spec.module_path)
+        if in_annotation(tree, module, tuple(spec.start_pos), tuple(spec.end_pos), cache):
+            annotated.append(job)
+        else:
+            by_file[module].append(job)
+    sample = set(stratified(by_file, args.sample, args.seed))
+    mark_skipped(db, annotated, ANNOTATION)
+    mark_skipped(db, [j for jobs in by_file.values() for j in jobs if j not in sample],
+                 NOT_SAMPLED)
+    (work / "campaign.json").write_text(json.dumps({"revision": revision, "seed": args.seed,
+                                                    "sample": args.sample}))
+    print(f"{len(annotated) + sum(map(len, by_file.values()))} mutants, {len(annotated)} in "
+          f"annotations, {len(sample)} sampled of {sum(map(len, by_file.values()))}", flush=True)
+    start = time.perf_counter()
+    subprocess.run(["nice", "-n", "15", "cosmic-ray", "exec", str(config), str(db)], cwd=tree,
+                   check=True)
+    return summarize(work, round(time.perf_counter() - start))
+
+
+def summarize(work: Path, seconds: int | None = None) -> dict:
+    """The campaign's figures from its session; a campaign stopped early counts its
+    mutants not yet run as pending."""
+    meta = json.loads((work / "campaign.json").read_text())
+    with use_db(str(work / "session.sqlite"), WorkDB.Mode.open) as work_db:
+        results = dict(work_db.results)
+        items = [(item.mutations[0], item.job_id) for item in work_db.work_items]
+    items.sort(key=lambda d: (str(d[0].module_path), d[0].start_pos, d[0].operator_name,
+                              d[0].occurrence))
+    files: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    counts: dict[str, int] = defaultdict(int)
+    survivors = []
+    for spec, job in items:
+        module, result = str(spec.module_path), results.get(job)
+        if result is not None and result.output == ANNOTATION:
+            counts["in_annotations"] += 1
+            continue
+        files[module]["eligible"] += 1
+        if result is not None and result.output == NOT_SAMPLED:
+            continue
+        outcome = "pending" if result is None else (result.test_outcome
+                                                    or result.worker_outcome).value
+        files[module][outcome] += 1
+        counts[outcome] += 1
+        if outcome == "survived":
+            survivors.append({"job": job, "file": module, "line": spec.start_pos[0],
+                              "operator": spec.operator_name, "diff": result.diff})
+    in_annotations = counts.pop("in_annotations", 0)
+    return {
+        "what": "cosmic-ray mutants of reference_engine/, a stratified seeded sample, run "
+                "against the case library and the engine's unit tests",
+        **meta, "test_command": TEST_COMMAND, "timeout": TIMEOUT,
+        "generated": len(items), "in_annotations": in_annotations,
+        "eligible": len(items) - in_annotations, "sampled": sum(counts.values()),
+        "outcomes": dict(counts), "per_file": {f: dict(v) for f, v in sorted(files.items())},
+        "survivors": survivors, "seconds": seconds, "python": platform.python_version(),
+    }
+
+
+def new_tests(revision: str) -> list[str]:
+    """Case files and engine unit-test files added or changed since the campaign's revision
+    (committed or not)."""
+    def git(*a: str) -> list[str]:
+        return subprocess.run(["git", "-C", str(REPO), *a], check=True, capture_output=True,
+                              text=True).stdout.split()
+    paths = git("diff", "--name-only", revision, "--", "cases", "tests/reference_engine") + \
+        git("ls-files", "--others", "--exclude-standard", "cases", "tests/reference_engine")
+    wanted = [p for p in paths if p.endswith(".yaml") or Path(p).name.startswith("test_")]
+    return sorted({p for p in wanted if (REPO / p).exists()})
+
+
+def recheck(args: argparse.Namespace) -> dict:
+    """Each campaign survivor's diff applied to the present working tree, then the tests
+    added since the campaign run against it: a survivor that fails them now is killed by
+    a new case (or unit test)."""
+    campaign = json.loads((RESULTS / "mutation_campaign.json").read_text())
+    work = Path(args.workdir) / "recheck"
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "__pycache__", "reports", "*.egg-info", ".hypothesis"))
+    tests = new_tests(campaign["revision"])
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    baseline = subprocess.run(command, cwd=work, capture_output=True, text=True)
+    if baseline.returncode:
+        sys.exit(f"the new tests fail on the unmutated tree:\n{baseline.stdout[-3000:]}")
+    results = []
+    for mutant in campaign["survivors"]:
+        target = work / mutant["file"]
+        original = target.read_text()
+        applied = subprocess.run(["patch", "--forward", "-s", str(target)],
+                                 input=strip_paths(mutant["diff"]), text=True,
+                                 capture_output=True, cwd=work)
+        if applied.returncode != 0:
+            outcome = "does not apply"
+        else:
+            test = subprocess.run(["nice", "-n", "15", *command], cwd=work, capture_output=True,
+                                  text=True, timeout=TIMEOUT)
+            failed = [ln.split()[1] for ln in test.stdout.splitlines()
+                      if ln.startswith(("FAILED", "ERROR"))]
+            outcome = (f"killed by {failed[0] if failed else 'rc ' + str(test.returncode)}"
+                       if test.returncode else "survived")
+        target.write_text(original)
+        print(f"{mutant['job']} {mutant['file']}:{mutant['line']} {outcome}", flush=True)
+        results.append({"job": mutant["job"], "file": mutant["file"], "line": mutant["line"],
+                        "outcome": outcome})
+    return {"campaign_revision": campaign["revision"], "tests": tests, "survivors": results}
+
+
+def strip_paths(diff: str) -> str:
+    """cosmic-ray's diff names the file; patch is given the file itself instead."""
+    return "\n".join(ln for ln in diff.splitlines()
+                     if not ln.startswith(("--- ", "+++ "))) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["run", "summarize", "recheck"])
+    parser.add_argument("--rev", default="HEAD")
+    parser.add_argument("--sample", type=int, default=120)
+    parser.add_argument("--seed", type=int, default=20)
+    parser.add_argument("--workdir", default="/tmp/autograd-mutation")
+    parser.add_argument("--save", action="store_true")
+    args = parser.parse_args()
+    modes = {"run": run, "summarize": lambda a: summarize(Path(a.workdir)), "recheck": recheck}
+    result = modes[args.mode](args)
+    text = json.dumps(result, indent=1)
+    if args.save:
+        RESULTS.mkdir(exist_ok=True)
+        name = "mutation_recheck.json" if args.mode == "recheck" else "mutation_campaign.json"
+        (RESULTS / name).write_text(text + "\n")
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()
