@@ -241,13 +241,16 @@ def test_page_after_its_script_ran(built: Path, tmp_path: Path) -> None:
     assert 'data-ready="1"' in dom, "the page's script did not finish"
     # the matrix as summary.md has it: same rows, same cells
     summary = (built.parent / "summary.md").read_text()
-    expected = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+    expected = {line.split("|")[1].strip(" *"): [c.strip() for c in line.split("|")[2:-1]]
                 for line in summary.splitlines()
                 if line.startswith("| ") and not line.startswith("| feature")}
+    # the last row counts each item once per column
     assert expected == {"grad_fn": ["1/1", "", "skipped", "1/1"], "hooks": ["0/1", "", "", ""],
-                        "ops": ["1/2", "0/1", "skipped", "1/1"]}
+                        "ops": ["1/2", "0/1", "skipped", "1/1"],
+                        "total": ["1/3", "0/1", "skipped", "1/1"]}
     for feature, cells in expected.items():
-        row = re.search(rf'<tr data-feature="{feature}">(.*?)</tr>', dom)
+        row = re.search(r'<tr class="total">(.*?)</tr>' if feature == "total" else
+                        rf'<tr data-feature="{feature}">(.*?)</tr>', dom)
         assert row, f"no matrix row for {feature}"
         assert re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', row.group(1)) == cells
     assert 'class="cell some-fail"' in dom and 'class="cell all-pass"' in dom
@@ -316,7 +319,11 @@ def test_interrupted_run_and_a_device_where_nothing_ran(tmp_path: Path) -> None:
     summary = (directory / "summary.md").read_text()
     assert summary.startswith("**INCOMPLETE**: 1 pass, 3 skipped of 5 collected; 3 executed; "
                               "interrupted (KeyboardInterrupt); pytest exit status 2\n")
-    assert "| ops | 1/1 | skipped | skipped |" in summary  # summary.md keeps every column
+    # summary.md leaves out the columns of a device where nothing ran, as the page does
+    assert "| feature | cpu float32 |\n|---|---|\n| grad_fn | 1/1 |\n| ops | 1/1 |\n" \
+        "| **total** | 1/1 |\n" in summary
+    assert ("Columns not shown: cuda: nothing could run (3 items skipped: cuda is not "
+            "available to torch on this machine). Features only they have: devices.") in summary
     dom = dump_dom(tmp_path, directory / "index.html")
     assert re.search(r'<div id="status" role="status" class="INCOMPLETE">INCOMPLETE: ', dom)
     row = re.search(r'<tr data-feature="ops">(.*?)</tr>', dom)
