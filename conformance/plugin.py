@@ -510,7 +510,7 @@ def _start_report(config: pytest.Config) -> None:
         outcome.error = (f"--conformance-report {directory}: cannot use it as the report "
                          f"directory ({e}); name a writable directory")
         raise pytest.UsageError(outcome.error) from None
-    config.add_cleanup(lambda: lock.release(wrote=outcome.written))
+    config.add_cleanup(lambda: lock.release(wrote=config.stash[REPORT_OUTCOME].written))
     config.add_cleanup(terminate_as_interrupt())
 
 
@@ -638,7 +638,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
                              seed=config.getoption("hypothesis_seed", None), run=facts,
                              campaign=config.stash.get(_CAMPAIGN, None))
     except report.NotWritten as e:
-        outcome.error, outcome.status = str(e), e.status
+        outcome.error, outcome.status, outcome.torch_version = str(e), e.status, \
+            e.torch_version
         session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # whatever the items did
         if reporter is not None:
             reporter.write_sep("!", f"conformance report NOT written: {e}", red=True)

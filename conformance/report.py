@@ -411,9 +411,11 @@ class NotWritten(OSError):
     """The report could not be written (a full disk, a file size limit, a directory that
     refuses new files): nothing of it was, and the directory holds what it held before."""
 
-    def __init__(self, directory: Path, error: OSError, status: str) -> None:
+    def __init__(self, directory: Path, error: OSError, info: dict[str, Any],
+                 status: str) -> None:
         super().__init__(error.errno, error.strerror)
         self.status = status  # the status line the report would have opened with
+        self.torch_version = str(info.get("torch_version"))
         reason = f"[Errno {error.errno}] {error.strerror}" if error.strerror else str(error)
         self.message = (f"the report could not be written to {directory}/ ({reason}); "
                         f"{directory}/ is left as it was")
@@ -441,7 +443,7 @@ def write_data(directory: Path, data: dict[str, Any], generated: HitRates) -> li
         directory.mkdir(parents=True, exist_ok=True)
         return write_set(directory, files)
     except OSError as e:
-        raise NotWritten(directory, e, status["line"]) from e
+        raise NotWritten(directory, e, info, status["line"]) from e
 
 
 def status_of(json_path: Path) -> str:
