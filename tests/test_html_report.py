@@ -358,3 +358,35 @@ def test_page_requests_nothing(built: Path, tmp_path: Path) -> None:
     # an <a href> is a link the reader may follow, not a load; nothing else may point out
     assert not re.search(r'\bsrc="(?:https?:)?//', dom)
     assert not re.search(r'<(?!a )[a-z]+ [^>]*\bhref="(?:https?:)?//', dom)
+
+
+@needs_chromium
+def test_a_generated_programs_failure_is_a_card_like_a_cases(tmp_path: Path) -> None:
+    from conformance import generated_report
+    from conformance.generated import check
+    from conformance.language import parse
+    from conformance.runner import torch_engine
+    from tests.conformance.wrong_engines import WRONG_EXP
+
+    checked = check(parse("a = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                          "b = torch.exp(a)\n"), WRONG_EXP, torch_engine())
+    headline, details, fields = generated_report.divergence(
+        checked, ENGINE, "description: the case\nprogram: |\n  b = torch.exp(a)\n",
+        "found/divergence.yaml")
+    nodeid = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
+    repro = "pytest --generated-programs -k generated_suite --hypothesis-profile ci"
+    record = report.generated_record(nodeid, ENGINE, "failed", "\n".join([headline, *details]),
+                                     verdict="diverges", fields=fields, repro=repro)
+    report.write(tmp_path / "report", [record], engine=ENGINE, started=report.now(),
+                 profile="ci", generated=HitRates())
+    dom = dump_dom(tmp_path, tmp_path / "report" / "index.html")
+    card = dom.split(f'data-id="{nodeid}"')[1].split("</section>")[0]
+    # the program with the divergent line marked, the divergence, the graphs, the repro
+    assert re.search(r'<div class="hl" data-line="2"><span class="ln">2</span>'
+                     r'b = torch.exp\(a\)</div>', card)
+    assert "First divergence" in card and "<code>b.values</code>" in card
+    assert "<mark>2.7182817459106445</mark>" in card  # torch's value, marked as differing
+    assert "identical in both engines" in card and card.count("ExpBackward0</text>") == 2
+    assert f"<pre>{repro}</pre>" in card
+    assert "As a YAML case (saved to found/divergence.yaml)" in card
+    assert "description: the case" in card
