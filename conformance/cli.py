@@ -28,26 +28,35 @@ MAX_WORKER_RESTARTS = 1000
 def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
     import pytest
 
+    # Every option with its value as one `--name=value` argument: pytest takes its rootdir
+    # from every existing path among its free arguments, which would make a report
+    # directory or a database given as a separate argument one of them. The rootdir is the
+    # working directory (what pytest's own messages name paths from); case ids do not
+    # depend on it (conformance/paths.py).
     pytest_args = [str(p) for p in args.cases] + [
-        "--engine", args.engine, "--conformance-report", str(args.report_dir),
-        "--hypothesis-profile", args.profile,
+        f"--engine={args.engine}", f"--conformance-report={args.report_dir}",
+        f"--hypothesis-profile={args.profile}",
         # always in worker processes, so a crash or a hang ends one item, not the run
-        "-n", args.workers, "--max-worker-restart", str(MAX_WORKER_RESTARTS),
+        f"--numprocesses={args.workers}", f"--max-worker-restart={MAX_WORKER_RESTARTS}",
         "-p", "no:cacheprovider", "-q", "--continue-on-collection-errors",
         # this command imported hypothesis (for its profiles) before pytest could rewrite it
         "-W", "ignore::pytest.PytestAssertRewriteWarning",
     ]
+    if not any(a == "--rootdir" or a.startswith("--rootdir=") for a in passthrough):
+        pytest_args.append(f"--rootdir={Path.cwd()}")
     if not args.no_generated:
         pytest_args.append("--generated-programs")
     if args.save_divergences:
-        pytest_args += ["--save-divergences", str(args.save_divergences)]
+        pytest_args.append(f"--save-divergences={args.save_divergences}")
     if args.expectations:
-        pytest_args += ["--expectations", str(args.expectations)]
+        pytest_args.append(f"--expectations={args.expectations}")
     if args.devices:
-        pytest_args += ["--devices", args.devices]
+        pytest_args.append(f"--devices={args.devices}")
     if args.write_expectations:
-        pytest_args += ["--write-expectations", str(args.write_expectations)]
-    # the whole suite runs here, so an entry that matches nothing is stale
+        pytest_args.append(f"--write-expectations={args.write_expectations}")
+    if args.prune_expectations:
+        pytest_args.append("--prune-expectations")
+    # the whole suite runs here, as in CI: a stale expectations entry fails the run
     if not (args.cases_given or args.no_generated or args.devices or passthrough):
         pytest_args.append("--strict-expectations")
     if args.lenient_messages:
@@ -55,9 +64,9 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
     if args.hit_rates:
         pytest_args.append("--hit-rates")
     if args.hypothesis_db:
-        pytest_args += ["--hypothesis-db", args.hypothesis_db]
+        pytest_args.append(f"--hypothesis-db={args.hypothesis_db}")
     if args.shard:
-        pytest_args += ["--shard", args.shard]
+        pytest_args.append(f"--shard={args.shard}")
     real_stdout = sys.stdout
     # `run | head`: the run goes on and writes its report when the reader leaves
     sys.stdout = _ClosedPipeToDevnull(real_stdout)
@@ -253,6 +262,13 @@ def _explain(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     from conformance import recording
 
+    if not args.cases:
+        found = paths.default_cases(Path.cwd())
+        if found is None:
+            print("autograd-conformance record: no case library here (./cases does not "
+                  "exist): name case files or directories", file=sys.stderr)
+            return 2
+        args.cases = [found]
     try:
         rec = recording.record(args.cases, args.engine, every=args.progress_every,
                                progress=None if args.quiet else recording.print_progress,
@@ -285,6 +301,36 @@ def _diff(args: argparse.Namespace) -> int:
     if args.json:
         drift.write_json(d, args.json)
     return 0 if d.identical else 1
+
+
+def _add_update_expectations(sub: argparse._SubParsersAction[argparse.ArgumentParser]
+                             ) -> None:
+    update = sub.add_parser(
+        "update-expectations", help="merge a run's report (or several, e.g. a campaign's "
+        "shards) into an expectations file, keeping what people wrote")
+    update.add_argument("reports", nargs="+", type=Path,
+                        help="conformance.json files, or report directories holding one")
+    update.add_argument("--expectations", type=Path, required=True, metavar="FILE",
+                        help="the expectations file to update (created if absent)")
+    update.add_argument("--prune", action="store_true",
+                        help="also remove the stale entries (by default they are listed)")
+
+
+def _update_expectations(args: argparse.Namespace) -> int:
+    from conformance import baseline
+
+    try:
+        records, environment, engine = baseline.from_reports(args.reports)
+        done = baseline.update(args.expectations, records, shown=str(args.expectations),
+                               engine=engine, torch_version=environment.torch or "?",
+                               environment=environment, prune=args.prune)
+        if done.changed or done.created:
+            baseline.write(args.expectations, done.text)
+    except (CaseError, ValueError, OSError) as e:
+        print(f"autograd-conformance update-expectations: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(done.lines()))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -342,7 +388,11 @@ def _main(argv: list[str]) -> int:
     run.add_argument("--devices", default=None, metavar="LIST",
                      help="run only these devices' items, comma-separated, e.g. cpu")
     run.add_argument("--write-expectations", type=Path, default=None, metavar="FILE",
-                     help="write the run's divergent items to FILE as an expectations file")
+                     help="merge the run into the expectations file FILE (created if "
+                          "absent): needed entries kept as written, new failures added, "
+                          "stale entries listed")
+    run.add_argument("--prune-expectations", action="store_true",
+                     help="with --write-expectations: also remove the stale entries")
     run.add_argument("--no-generated", action="store_true",
                      help="run the case library only, no generated programs")
     run.add_argument("--save-divergences", type=Path, default=None, metavar="DIR",
@@ -380,16 +430,19 @@ def _main(argv: list[str]) -> int:
     new.add_argument("--source", default=None, help="where the behaviour is documented")
     explain = sub.add_parser("explain", help="run one item on torch and an engine and show "
                              "both traces side by side, statement by statement")
-    explain.add_argument("id", help="an item, e.g. cases/leaf/leaf_rules.yaml::cpu-float32 "
-                         "(a bare case file: its first item)")
+    explain.add_argument("id", help="an item, e.g. cases/leaf/leaf_rules.yaml::cpu-float32: "
+                         "its case file's path, or its id as reports show it (found from "
+                         "here, this project's root or the clone's); a bare case file: its "
+                         "first item")
     explain.add_argument("--engine", default=DEFAULT_ENGINE,
                          help="importable module of the engine (default: %(default)s)")
     explain.add_argument("--all-names", action="store_true",
                          help="show every name at every step, not only new or changed ones")
     record = sub.add_parser("record", help="run every case item on one engine and store "
                             "the traces (to diff against another recording)")
-    record.add_argument("cases", nargs="*", type=Path, default=[Path("cases")],
-                        help="case files or directories (default: cases)")
+    record.add_argument("cases", nargs="*", type=Path,
+                        help="case files or directories (default: ./cases, else the case "
+                             "library of the clone this package runs from)")
     record.add_argument("--out", type=Path, required=True,
                         help="the recording to write (JSON; gzip-compressed if it ends in .gz)")
     record.add_argument("--engine", default="torch",
@@ -406,6 +459,7 @@ def _main(argv: list[str]) -> int:
                       help="also write the drift report as Markdown")
     diff.add_argument("--json", type=Path, default=None, metavar="FILE",
                       help="also write the drift report as JSON")
+    _add_update_expectations(sub)
     args, extra = parser.parse_known_args(argv)
     if extra:
         hint = "; pytest's options go after `--`, e.g. `autograd-conformance run cases/ops " \
@@ -416,7 +470,7 @@ def _main(argv: list[str]) -> int:
         _prepare_run(run, args)
         return _run(args, passthrough)
     commands = {"check": _check, "new": _new, "explain": _explain, "record": _record,
-                "diff": _diff, "merge": _merge}
+                "diff": _diff, "merge": _merge, "update-expectations": _update_expectations}
     return commands[args.command](args)
 
 

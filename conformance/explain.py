@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from conformance import compare
+from conformance import compare, paths
 from conformance.compare import ENGINE_MADE_FIELDS, TENSOR_FIELDS, step_diffs
 from conformance.engines import Engine
 from conformance.interpreter import run_program
-from conformance.loader import Case, load_case
+from conformance.loader import Case, load_case, read_case_text
 from conformance.runner import (
     CASE_WRONG,
     SKIPPED,
@@ -41,13 +41,21 @@ class ExplainError(ValueError):
     pass
 
 
-def find_item(item_id: str) -> Item:
-    """The item named `path::device-dtype` (or `path`: its first item torch can run)."""
+def find_item(item_id: str, cwd: Path | None = None) -> Item:
+    """The item named `path::device-dtype` (or `path`: its first item torch can run), where
+    `path` is a case file's path from `cwd` (default: the working directory) or its id
+    (paths.locate). The item has the id a run gives it."""
     path, _, name = item_id.partition("::")
-    if not Path(path).is_file():
-        raise ExplainError(f"{path}: no such case file")
-    case = load_case(path)
-    items = items_of(case)
+    cwd = Path.cwd() if cwd is None else cwd
+    places = paths.locate(path, cwd)
+    file = places[0]
+    if not file.is_file():
+        raise ExplainError(f"{path}: no such case file (looked for "
+                           f"{', '.join(str(p) for p in places)}); name the file by its "
+                           "path, or by its id from the project or the clone holding it")
+    case_id = paths.CaseIds([file], cwd).of(file)
+    case = load_case(case_id, read_case_text(file, case_id))
+    items = items_of(case, paths.rerun_path(file, cwd))
     if not name:
         runnable = [i for i in items if torch_engine().device_available(i.device)]
         if not runnable:

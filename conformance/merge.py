@@ -118,6 +118,14 @@ def _merge_records(inputs: list[Input]) -> tuple[list[dict[str, Any]], int]:
     return merged, folded
 
 
+def _case_sources(infos: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """Every input's case sources, each once (None: no input recorded them)."""
+    if all(i.get("case_sources") is None for i in infos):
+        return None
+    given = [s for i in infos for s in i.get("case_sources") or []]
+    return list({json.dumps(s, sort_keys=True): s for s in given}.values())
+
+
 def _joined(values: list[Any]) -> str | None:
     distinct = sorted({str(v) for v in values if v is not None})
     return ", ".join(distinct) if distinct else None
@@ -161,6 +169,7 @@ def merge(paths: list[Path]) -> tuple[dict[str, Any], HitRates]:
         "shard": shards,
         "engine_version": _joined([i.get("engine_version") for i in infos]),
         "git_revision": _joined([i.get("git_revision") for i in infos]),
+        "case_sources": _case_sources(infos),
         "hypothesis_profile": _joined([i.get("hypothesis_profile") for i in infos]) or "",
         "hypothesis_seed": _joined([i.get("hypothesis_seed") for i in infos]),
         "started": min(str(i.get("started", "")) for i in infos),

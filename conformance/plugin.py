@@ -4,8 +4,10 @@ Registered through the `pytest11` entry point, so the plugin is active in every 
 of the environment; it collects `*.yaml` only under the paths of the `conformance_cases` ini
 option (this project's pyproject.toml: `cases`) and under paths named on the command line,
 never other projects' YAML. A malformed file fails collection of that file alone, with
-file, line and fix, and is an `error` record in the report. Item ids look like
-`cases/retain_graph/backward_twice.yaml::cpu-float32`.
+file, line and fix, and is an `error` record in the report; the other files' items still
+run, even without `--continue-on-collection-errors`. Item ids look like
+`cases/retain_graph/backward_twice.yaml::cpu-float32`: the case file's id (conformance/paths.py:
+relative to its project, never to pytest's rootdir) is the pytest node id of its file.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from conformance import (
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
 from conformance.generated import HitRates
-from conformance.loader import Case, load_case, read_case_text
+from conformance.loader import load_case, read_case_text
 from conformance.report import collection_error_record, error_record, generated_record
 from conformance.run_state import RunState, collection_error, terminate_as_interrupt
 from conformance.runner import (
@@ -53,7 +55,6 @@ from conformance.runner import (
     describe_failure,
     items_of,
     run_item,
-    torch_version,
 )
 from conformance.runner import torch_engine as torch_engine_
 from conformance.vocabulary import FEATURES, parse_devices
@@ -81,7 +82,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="known divergences of the engine under test (default: "
                          "expectations/<engine>.yaml when it exists)")
     group.addoption("--strict-expectations", action="store_true",
-                    help="fail the run when an expectations entry matches nothing")
+                    help="fail the run when an expectations entry is stale: it applies to "
+                         "items that ran and none of them needed it")
     group.addoption("--save-divergences", default=None, metavar="DIR",
                     help="write each shrunk divergence of a generated program to DIR as a "
                          "ready YAML case")
@@ -89,8 +91,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only items on these devices, comma-separated (e.g. cpu); "
                          "the others are deselected")
     group.addoption("--write-expectations", default=None, metavar="FILE",
-                    help="write every divergent case item of this run to FILE as an "
-                         "expectations file (a baseline to start from)")
+                    help="merge this run into the expectations file FILE (created if "
+                         "absent): entries still needed are kept as written, new failures "
+                         "added, stale entries listed")
+    group.addoption("--prune-expectations", action="store_true",
+                    help="with --write-expectations: also remove the stale entries")
     group.addoption("--generated-programs", action="store_true",
                     help="also run the generated-program suite (conformance/"
                          "generated_suite.py), wherever the package is installed")
@@ -112,15 +117,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "running (default: %(default)s; 0: none)")
 
 
+def _named(config: pytest.Config) -> list[Path]:
+    """The paths named on the command line (not testpaths: naming a folder there is no
+    request for its YAML)."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return []
+    return [config.invocation_params.dir / arg.split("::")[0] for arg in config.args]
+
+
 def _case_roots(config: pytest.Config) -> tuple[Path, ...]:
-    """The configured case paths and the paths named on the command line (not testpaths:
-    naming a folder there is no request for its YAML), absolute, symlinks kept as pytest
-    keeps them in collected paths."""
+    """The configured case paths and the paths named on the command line, absolute,
+    symlinks kept as pytest keeps them in collected paths."""
     roots = config.stash.get(_CASE_ROOTS, None)
     if roots is None:
-        named = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
-        given = [*config.getini("conformance_cases"),
-                 *(config.invocation_params.dir / arg.split("::")[0] for arg in named)]
+        given = [*config.getini("conformance_cases"), *_named(config)]
         roots = tuple(Path(os.path.abspath(p)) for p in given)
         config.stash[_CASE_ROOTS] = roots
     return roots
@@ -131,9 +141,33 @@ def _is_case_path(config: pytest.Config, path: Path) -> bool:
     return any(path == root or root in path.parents for root in _case_roots(config))
 
 
+def _case_ids(config: pytest.Config) -> paths.CaseIds:
+    ids = config.stash.get(_IDS, None)
+    if ids is None:
+        ids = config.stash[_IDS] = paths.CaseIds(_case_roots(config),
+                                                 config.invocation_params.dir)
+    return ids
+
+
+def _case_file(parent: pytest.Collector, path: Path) -> CaseFile:
+    """The collector of the case file `path`, under its id as node id (not one derived from
+    pytest's rootdir, which moves with every path on the command line)."""
+    ids = _case_ids(parent.config)
+    nodeid = ids.of(path)
+    case_file = CaseFile.from_parent(parent, path=path, nodeid=nodeid)
+    taken = parent.config.stash.setdefault(_TAKEN_IDS, {})
+    other = taken.setdefault(nodeid, path)
+    if other != path:
+        case_file.load_error = CaseError(
+            f"{other} has the same id; ids must be unique", file=nodeid,
+            fix="rename one of the files, or give one project a pyproject.toml of its own "
+                "(ids are relative to the project holding the file)")
+    return case_file
+
+
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
     if file_path.suffix == ".yaml" and _is_case_path(parent.config, file_path):
-        return CaseFile.from_parent(parent, path=file_path)
+        return _case_file(parent, file_path)
     return None
 
 
@@ -163,7 +197,7 @@ def _unreadable_entries(directory: pytest.Dir) -> list[CaseFile]:
                 and _is_case_path(config, path) \
                 and not directory.ihook.pytest_ignore_collect(collection_path=path,
                                                               config=config):
-            found.append(CaseFile.from_parent(directory, path=path))
+            found.append(_case_file(directory, path))
     return found
 
 
@@ -171,20 +205,18 @@ class CaseFile(pytest.File):
     load_error: CaseError | None = None
 
     def collect(self) -> Iterator[pytest.Item]:
-        rel = Path(self.config.rootpath)
+        name = self.nodeid  # the file's id: errors and items name it
         try:
-            path = self.path.relative_to(rel)
-        except ValueError:
-            path = self.path
-        name = path.as_posix() if not path.is_absolute() else str(path)
-        try:
+            if self.load_error is not None:
+                raise self.load_error
             case = load_case(name, read_case_text(self.path, name))
         except CaseError as e:
             self.load_error = e
             raise self.CollectError(str(e)) from None
-        for item in items_of(case):
-            yield CaseItem.from_parent(self, name=item.name, case=case, device=item.device,
-                                       dtype=item.dtype)
+        # rerun commands name the file as reachable from where the run started
+        file = paths.rerun_path(self.path, self.config.invocation_params.dir)
+        for item in items_of(case, file):
+            yield CaseItem.from_parent(self, name=item.name, item=item)
 
 
 _ENGINES: dict[str, Engine] = {}
@@ -208,10 +240,12 @@ class ConformanceFailure(Exception):
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, case: Case, device: str, dtype: str, **kwargs: Any) -> None:
+    def __init__(self, *, item: Item, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.conformance_item = Item(case, device, dtype)
+        self.conformance_item = item
+        case, device, dtype = item.case, item.device, item.dtype
         self.result: ItemResult | None = None
+        self.status: str | None = None  # before the expectations (expectations.status_of)
         self.user_properties.extend([
             ("features", ",".join(case.features)), ("device", device), ("dtype", dtype),
         ])
@@ -219,27 +253,36 @@ class CaseItem(pytest.Item):
             self.add_marker(feature)
 
     def runtest(self) -> None:
-        engine = _engine(self.config)
         item = self.conformance_item
+        known = self.config.stash[_EXPECTATIONS]
+        entries = known.applying(item.id, item.device, item.dtype)
+        skip = next((e for e in entries if e.skip), None)
+        if skip is not None:  # never run (the engine hangs or crashes on it)
+            self.status = SKIPPED
+            self.result = ItemResult(item, self.config.getoption("--engine"), SKIPPED,
+                                     f"skipped by {skip.where(known.path)}: {skip.reason}")
+            pytest.skip(self.result.reason)
         self.result = result = run_item(
-            item, engine, strict_messages=not self.config.getoption("--lenient-messages"),
+            item, _engine(self.config),
+            strict_messages=not self.config.getoption("--lenient-messages"),
             item_timeout=self.config.getoption("--item-timeout"))
+        self.status = expectations.status_of(result.verdict, result.timed_out)
         if result.verdict == SKIPPED:
             pytest.skip(result.reason)
-        expectations = self.config.stash[_EXPECTATIONS]
-        known = expectations.for_item(item.id, item.device, item.dtype, torch_version())
-        if known is not None:
-            _MATCHED.add(known.index)
-            where = known.where(expectations.path)
-            if result.verdict == DIVERGES:
-                result.verdict = KNOWN
-                result.reason = f"known divergence ({where}): {known.reason}"
-                pytest.xfail(result.reason)
-            if result.verdict in (PASS, MASKED):
-                raise ConformanceFailure(
-                    f"{item.id}: listed as a known divergence at {where}, but it passes now"
-                    f"{' but for masked fields' if result.verdict == MASKED else ''}: "
-                    "remove or narrow the entry")
+        decision = expectations.decide(self.status, entries)
+        if decision.known and decision.entry is not None:
+            what = "divergence" if self.status == DIVERGES else self.status
+            detail = "" if self.status == DIVERGES else f" [{result.reason}]"
+            result.verdict = KNOWN
+            result.reason = f"known {what} ({decision.entry.where(known.path)}): " \
+                            f"{decision.entry.reason}{detail}"
+            pytest.xfail(result.reason)
+        if decision.passes_now is not None:
+            entry = decision.passes_now
+            raise ConformanceFailure(
+                f"{item.id}: listed at {entry.where(known.path)} as {entry.expects()}, but "
+                f"it passes now{' but for masked fields' if result.verdict == MASKED else ''}"
+                ": remove or narrow the entry")
         if result.verdict == MASKED:
             pytest.xfail(result.reason)
         if result.verdict != PASS:
@@ -271,6 +314,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
         # written there sees every worker's results.
         record = report.item_record(item.conformance_item, item.result, rep.outcome,
                                     str(rep.longrepr) if rep.failed else "")
+        if item.status is not None:
+            record["status"] = item.status
         rep.user_properties.append((RESULT_PROPERTY, json.dumps(record)))
 
 
@@ -287,7 +332,26 @@ def pytest_make_collect_report(collector: pytest.Collector
             rep.nodeid, rep.nodeid if e is None else e.file, None if e is None else e.line,
             text if e is None else e.message, text)
         setattr(rep, LOAD_ERROR_ATTRIBUTE, json.dumps(record))
+        stash = collector.config.stash
+        stash[_LOAD_ERRORS] = stash.get(_LOAD_ERRORS, 0) + 1
     return rep
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
+    """A case file that fails to load is an error of its own (its record, pytest's "ERROR
+    collecting"); the other files' items still run, as with `--continue-on-collection-errors`
+    but for case files only: pytest aborts the whole run on any collection error, and a
+    user's project does not set that flag. Other files' collection errors abort as pytest's
+    configuration says (counting every error). The errors count again once the items have
+    run, so the exit status is a failure."""
+    loads = session.config.stash.get(_LOAD_ERRORS, 0)
+    hidden = session.testsfailed if session.testsfailed <= loads else 0
+    session.testsfailed -= hidden
+    try:
+        return (yield)
+    finally:
+        session.testsfailed += hidden
 
 
 class _Collector:
@@ -300,6 +364,7 @@ class _Collector:
         self.known = known
         self.matched: set[int] = set()
         self.load_errors: set[str] = set()  # node ids of files that failed to collect
+        self.merged_into_use = False  # --write-expectations names the file in use
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         recorded = False
@@ -334,8 +399,10 @@ class _Collector:
         self.records.append(json.loads(str(carried)) if carried is not None
                             else collection_error(report.nodeid, str(report.longrepr)))
 
-    def unmatched(self) -> list[expectations.Known]:
-        return [k for k in self.known.known if k.index not in self.matched]
+    def stale(self) -> list[tuple[expectations.Known, str]]:
+        """Entries that apply to items that ran, none of which needed them (an entry for
+        items outside this run's selection is not judged)."""
+        return baseline.usage(self.known, self.records, self.matched).stale
 
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         if self.hits.programs and config.getoption("--hit-rates"):
@@ -344,10 +411,12 @@ class _Collector:
         elif self.hits.programs:
             terminalreporter.write_line(f"{self.hits.one_line()} (the table: --hit-rates, "
                                         "or the report's summary.md and conformance.json)")
-        for k in self.unmatched():
+        if self.merged_into_use:
+            return  # the update listed them, with what it did
+        for k, why in self.stale():
             terminalreporter.write_line(
-                f"expectations: the entry at {k.where(self.known.path)} matched nothing in "
-                "this run (remove it if the divergence is gone)")
+                f"expectations: the entry at {k.where(self.known.path)} is stale: {why} "
+                "(remove it; --write-expectations FILE --prune-expectations does)")
 
 
 # ---- generated programs -----------------------------------------------------------------
@@ -438,17 +507,14 @@ def pytest_configure(config: pytest.Config) -> None:
             config.getoption("--generated-programs"), _devices(config)), "conformance-selection")
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
-    config.stash[_EXPECTATIONS] = _load_expectations(config)
+    in_use = _load_expectations(config)
     _MATCHED.clear()  # one session's matches (a process may run several, e.g. pytester)
     if not hasattr(config, "workerinput"):
         collector = _Collector(config.stash[_EXPECTATIONS], config.getoption("--engine"))
         config.stash[_COLLECTOR] = collector
         config.pluginmanager.register(collector, "conformance-collector")
         config.stash[_STARTED] = report.now()
-        if config.getoption("--write-expectations"):
-            config.pluginmanager.register(baseline.Writer(
-                Path(config.getoption("--write-expectations")), lambda: collector.records,
-                config.getoption("--engine")), "conformance-baseline")
+        _start_baseline(config, collector, in_use)
         _start_report(config)
 
 
@@ -528,20 +594,58 @@ def _options(config: pytest.Config) -> dict[str, Any]:
     }
 
 
-def _load_expectations(config: pytest.Config) -> expectations.Expectations:
+def _load_expectations(config: pytest.Config) -> Path | None:
+    """Stash the expectations of this run; the file's path (None: no file)."""
+    config.stash[_EXPECTATIONS] = expectations.NONE
     explicit = config.getoption("--expectations")
     root, cwd = Path(config.rootpath), Path(config.invocation_params.dir)
     path = cwd / explicit if explicit else expectations.find_default(  # explicit: from cwd
         config.getoption("--engine"), paths.expectation_roots(root, cwd))
     if path is None:
-        return expectations.NONE
+        return None
+    target = config.getoption("--write-expectations")
+    if explicit and not path.exists() and target and \
+            (cwd / target).resolve() == path.resolve():
+        return path  # the first run of a baseline: nothing known yet, the file is created
     shown = str(explicit or path)
     with contextlib.suppress(ValueError):  # inside the project: named from its root
         shown = path.resolve().relative_to(root.resolve()).as_posix()
     try:
-        return expectations.load(path, shown)
+        known = expectations.load(path, shown)
+        if any(k.engine_version for k in known.known):  # else no need to import the engine
+            known = known.under(_environment(config))
     except CaseError as e:
         raise pytest.UsageError(str(e)) from None
+    config.stash[_EXPECTATIONS] = known
+    return path
+
+
+def _environment(config: pytest.Config) -> expectations.Environment:
+    """What entries' conditions are checked against: this process's torch, Python and
+    platform, and the engine's version as the report's run_info records it."""
+    try:
+        version = report._engine_version(config.getoption("--engine"))
+    except Exception:  # an engine without a version: conditions on it never hold
+        version = None
+    return expectations.Environment.current(version)
+
+
+def _start_baseline(config: pytest.Config, collector: _Collector, in_use: Path | None
+                    ) -> None:
+    """--write-expectations FILE: merge the run into FILE when it ends."""
+    target, prune = config.getoption("--write-expectations"), \
+        config.getoption("--prune-expectations")
+    if not target:
+        if prune:
+            raise pytest.UsageError("--prune-expectations goes with --write-expectations FILE "
+                                    "(the file to remove stale entries from)")
+        return
+    path = Path(config.invocation_params.dir) / target  # as the user named it, from cwd
+    collector.merged_into_use = in_use is not None and in_use.resolve() == path.resolve()
+    config.pluginmanager.register(baseline.Writer(
+        path, str(target), lambda: collector.records, lambda: collector.matched,
+        config.getoption("--engine"), _environment(config), bool(prune),
+        collector.merged_into_use), "conformance-baseline")
 
 
 def _devices(config: pytest.Config) -> tuple[str, ...] | None:
@@ -585,13 +689,17 @@ def generated_suite_path() -> str:
     return spec.origin
 
 
-# Indices of expectations entries matched by items run in this process.
+# Indices of generated-program expectations entries matched by programs run in this process
+# (case items' entries are judged from their records: baseline.usage).
 _MATCHED: set[int] = set()
 _EXPECTATIONS = pytest.StashKey[expectations.Expectations]()
 _COLLECTOR = pytest.StashKey[_Collector]()
 _PROFILE = pytest.StashKey[str]()
 _STARTED = pytest.StashKey[float]()
 _CASE_ROOTS = pytest.StashKey[tuple[Path, ...]]()
+_IDS = pytest.StashKey[paths.CaseIds]()
+_TAKEN_IDS = pytest.StashKey[dict[str, Path]]()
+_LOAD_ERRORS = pytest.StashKey[int]()  # case files that failed to load in this process
 _RUN_STATE = pytest.StashKey[RunState]()
 # What this run did with its report directory (`run` reads it: run_summary.Observer).
 REPORT_OUTCOME = pytest.StashKey[report_dir.ReportOutcome]()
@@ -604,7 +712,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     collector = config.stash.get(_COLLECTOR, None)
     if collector is None:
         return
-    if config.getoption("--strict-expectations") and collector.unmatched() and \
+    if config.getoption("--strict-expectations") and collector.stale() and \
             session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if not config.getoption("--conformance-report"):
@@ -630,13 +738,15 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             reporter.write_sep("-", f"conformance report: {outcome.error}")
         return
     try:
-        paths = report.write(directory, records,
-                             engine=config.getoption("--engine"),
-                             started=config.stash[_STARTED], profile=config.stash[_PROFILE],
-                             generated=collector.hits, known=collector.known,
-                             unmatched=collector.unmatched(),
-                             seed=config.getoption("hypothesis_seed", None), run=facts,
-                             campaign=config.stash.get(_CAMPAIGN, None))
+        written = report.write(
+            directory, records, engine=config.getoption("--engine"),
+            started=config.stash[_STARTED], profile=config.stash[_PROFILE],
+            generated=collector.hits, known=collector.known,
+            unmatched=[k for k, _ in collector.stale()],
+            seed=config.getoption("hypothesis_seed", None), run=facts,
+            campaign=config.stash.get(_CAMPAIGN, None),
+            case_sources=paths.case_sources(_named(config) or config.getini("conformance_cases"),
+                                            config.invocation_params.dir))
     except report.NotWritten as e:
         outcome.error, outcome.status, outcome.torch_version = str(e), e.status, \
             e.torch_version
@@ -645,7 +755,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             reporter.write_sep("!", f"conformance report NOT written: {e}", red=True)
             reporter.write_line(run_summary.not_written(e.status))
         return
-    config.stash[REPORT_OUTCOME] = outcome = report.outcome_of(paths[0])
+    config.stash[REPORT_OUTCOME] = outcome = report.outcome_of(written[0])
     if reporter is not None:
-        reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in paths)}")
+        reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in written)}")
         reporter.write_line(outcome.status)

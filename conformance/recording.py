@@ -38,12 +38,13 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from conformance import paths as case_paths
 from conformance.diagnostics import CaseError
 from conformance.engines import TORCH, Engine, load_engine
 from conformance.interpreter import run_program
 from conformance.limits import RunLimit
-from conformance.loader import Case, load_case
-from conformance.report import git_revision
+from conformance.loader import Case, load_case, read_case_text
+from conformance.paths import revision_of
 from conformance.runner import Item, items_of, statement_text, torch_engine
 from conformance.trace import (
     Event,
@@ -286,7 +287,9 @@ def trace_from_json(d: dict[str, Any]) -> Trace:
 
 
 # ---- recordings ---------------------------------------------------------------------------
-def header(engine: str) -> dict[str, Any]:
+def header(engine: str, sources: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a recording was made with; `sources`: paths.case_sources of the cases recorded
+    (their git revision is the recording's)."""
     import torch
 
     return {
@@ -296,7 +299,8 @@ def header(engine: str) -> dict[str, Any]:
         "numpy_version": np.__version__,
         "cuda_available": bool(torch.cuda.is_available()),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "git_revision": git_revision(),
+        "git_revision": revision_of(sources),
+        "case_sources": sources,
     }
 
 
@@ -330,18 +334,22 @@ def record(paths: Iterable[str | Path], engine_name: str = TORCH, *,
            progress: Callable[[int, int, float], None] | None = None,
            every: int = 25, errors: TextIO | None = None) -> dict[str, Any]:
     """The recording of every case item under `paths` on the engine `engine_name`:
-    cpu items, and cuda items where torch has cuda; each case's dtypes."""
+    cpu items, and cuda items where torch has cuda; each case's dtypes. Items are keyed by
+    their ids (conformance/paths.py), the same in a clone and from any other directory."""
     engine = torch_engine() if engine_name == TORCH else load_engine(engine_name)
     torch = torch_engine()
     items: dict[str, dict[str, Any]] = {}
     todo: list[Item] = []
+    paths = list(paths)
+    ids = case_paths.CaseIds(paths, Path.cwd())
     for f in case_files(paths):
+        case_id = ids.of(f)
         try:
-            case = load_case(f)
+            case = load_case(case_id, read_case_text(f, case_id))
         except CaseError as e:
             if errors is not None:
                 print(e, file=errors)
-            items[f"{f}"] = {"file": str(f), "status": LOAD_ERROR, "reason": str(e)}
+            items[case_id] = {"file": case_id, "status": LOAD_ERROR, "reason": str(e)}
             continue
         todo += [i for i in items_of(case) if torch.device_available(i.device)]
     started = time.monotonic()
@@ -351,7 +359,8 @@ def record(paths: Iterable[str | Path], engine_name: str = TORCH, *,
             progress(n, len(todo), time.monotonic() - started)
     devices = sorted({i.device for i in todo})
     return {"format": FORMAT, "schema_version": SCHEMA_VERSION,
-            "header": {**header(engine_name), "devices": devices,
+            "header": {**header(engine_name, case_paths.case_sources(paths, Path.cwd())),
+                       "devices": devices,
                        "wall_time_s": round(time.monotonic() - started, 3)},
             "items": dict(sorted(items.items()))}
 

@@ -14,6 +14,7 @@ import importlib.metadata
 import json
 import platform
 import subprocess
+import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance import html_report, run_status
+from conformance import html_report, paths, run_status
 from conformance.compare import Divergence
 from conformance.expectations import NONE as NO_EXPECTATIONS
 from conformance.expectations import Expectations, Known
@@ -203,7 +204,10 @@ def _engine_version(engine: str) -> str | None:
 
 def run_info(engine: str, started: float, profile: str, seed: object = None,
              run: run_status.RunFacts | None = None,
-             campaign: dict[str, Any] | None = None) -> dict[str, Any]:
+             campaign: dict[str, Any] | None = None,
+             case_sources: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """`case_sources`: paths.case_sources of the run's case roots; git_revision is theirs
+    (without them, the working directory's)."""
     import torch
 
     from conformance.campaign import describe
@@ -215,10 +219,13 @@ def run_info(engine: str, started: float, profile: str, seed: object = None,
         "cuda_available": cuda,
         "cuda_device": torch.cuda.get_device_name() if cuda else None,
         "python_version": platform.python_version(),
+        "platform": sys.platform,  # what expectations entries' `platform` is checked against
         "numpy_version": np.__version__,
         "engine": engine,
         "engine_version": _engine_version(engine),
-        "git_revision": git_revision(),
+        "git_revision": git_revision() if case_sources is None else
+        paths.revision_of(case_sources),
+        "case_sources": case_sources,
         "hypothesis_profile": profile,
         "hypothesis_seed": None if seed is None else str(seed),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
@@ -392,14 +399,15 @@ def write(directory: Path, records: list[dict[str, Any]], *, engine: str, starte
           profile: str, generated: HitRates, known: Expectations = NO_EXPECTATIONS,
           unmatched: list[Known] | None = None, seed: object = None,
           run: run_status.RunFacts | None = None,
-          campaign: dict[str, Any] | None = None) -> list[Path]:
+          campaign: dict[str, Any] | None = None,
+          case_sources: list[dict[str, Any]] | None = None) -> list[Path]:
     """Write the three files of one run. Without `run` (a caller outside pytest), every
     record of an item counts as collected and executed."""
     records = sorted((_normalized(r) for r in records), key=lambda r: r["id"])
     if run is None:
         ran = sum(not run_status.is_load_error(r) for r in records)
         run = run_status.RunFacts(collected=ran, executed=ran)
-    info = run_info(engine, started, profile, seed, run, campaign)
+    info = run_info(engine, started, profile, seed, run, campaign, case_sources)
     word, text = run_status.line(records, info)
     expected = {"file": known.path, "entries": len(known.known),
                 "unmatched": [{"line": k.line, "reason": k.reason} for k in unmatched or []]}

@@ -10,7 +10,7 @@ from conformance import isolation
 from conformance.compare import Comparison, Divergence, compare
 from conformance.engines import TORCH, Engine, load_engine
 from conformance.interpreter import run_program
-from conformance.limits import RunLimit, deadline
+from conformance.limits import ItemTimeout, RunLimit, deadline
 from conformance.loader import Case
 from conformance.trace import LIMIT, Step, Trace
 from conformance.verdicts import Verdict
@@ -31,6 +31,9 @@ class Item:
     case: Case
     device: str
     dtype: str
+    # The case file as a command started where the run started names it (rerun commands);
+    # None: the case's path (its id). The id never depends on it.
+    file: str | None = None
 
     @property
     def name(self) -> str:
@@ -53,13 +56,16 @@ class ItemResult:
     torch_trace: Trace | None = None
     engine_trace: Trace | None = None
     missing_api: list[str] = field(default_factory=list)  # for unsupported: the API paths
+    timed_out: bool = False  # an error the item time limit caused (expectations: `timeout`)
 
     def file_line(self, line: int) -> str:
         return f"{self.item.case.path}:{line + self.item.case.line_offset}"
 
     def repro(self) -> str:
+        """The command that reruns this item, from the directory the run started in."""
         engine = "" if self.engine == "reference_engine" else f" --engine {self.engine}"
-        return f"pytest {shlex.quote(self.item.id)}{engine}"
+        item = self.item
+        return f"pytest {shlex.quote(f'{item.file or item.case.path}::{item.name}')}{engine}"
 
 
 @cache
@@ -121,7 +127,8 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
     except RunLimit as stopped:
         where = "" if stopped.line is None else f" at {_where(item, stopped.line)}"
         return ItemResult(item, engine.name, ERROR,
-                          f"stopped{where} on {running.name}: {stopped}")
+                          f"stopped{where} on {running.name}: {stopped}",
+                          timed_out=isinstance(stopped, ItemTimeout))
     failing = result.divergence or (result.message if strict_messages else None)
     verdict, reason = (DIVERGES, "") if failing else (PASS, "")
     if not failing and result.masked is not None and result.mask is not None:
@@ -187,6 +194,7 @@ def describe_failure(result: ItemResult) -> str:
     return "\n".join(lines)
 
 
-def items_of(case: Case) -> list[Item]:
-    return [Item(case, d, t) for d in case.devices for t in case.dtypes]
+def items_of(case: Case, file: str | None = None) -> list[Item]:
+    """The case's items; `file`: the case file as rerun commands name it (Item.file)."""
+    return [Item(case, d, t, file) for d in case.devices for t in case.dtypes]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conformance import recording
+from conformance import paths, recording
 from conformance.cli import main
 from conformance.compare import compare
 from conformance.engines import load_engine
@@ -127,6 +127,20 @@ def test_explain_rejects_unknown_items(project: Path,
     assert main(["explain", "cases/none.yaml"]) == 2
 
 
+def test_explain_finds_the_librarys_ids_from_any_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)  # no cases here: the id names a case of the clone
+    assert main(["explain", f"{EXP}::cpu-float64", "--engine", WRONG_EXP]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"{EXP}::cpu-float64: torch ")  # the id a run gives the item
+    rerun = paths.rerun_path(ROOT / EXP, tmp_path)
+    assert f"rerun: pytest {rerun}::cpu-float64 --engine {WRONG_EXP}" in out
+    assert main(["explain", "cases/ops/no_such_case.yaml"]) == 2
+    assert f"looked for {tmp_path}/cases/ops/no_such_case.yaml, {ROOT}/cases/ops/" in \
+        capsys.readouterr().err
+
+
 # ---- record and diff ---------------------------------------------------------------------
 def test_a_stored_trace_reads_back_to_the_same_trace() -> None:
     torch = load_engine("torch")
@@ -166,6 +180,10 @@ def test_record_and_diff(project: Path, capsys: pytest.CaptureFixture[str]) -> N
     step = data["items"][f"{LEAF}::cpu-float32"]["trace"]["steps"][0]
     assert step["statement"] == "w = torch.tensor([[3.0, 1.0]], requires_grad=True)"
     assert step["names"]["w"]["values"] == [[3.0, 1.0]]
+
+    # without case paths: ./cases, as `run` takes it
+    assert main(["record", "--out", str(project / "default.json"), "--quiet"]) == 0
+    assert recording.load(project / "default.json")["items"].keys() == data["items"].keys()
 
     # identical recordings: exit 0
     again = _record(project, "again.json.gz")

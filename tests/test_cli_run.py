@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -218,3 +219,48 @@ def test_the_working_directory_joins_sys_path_only_for_an_engine_found_there(
     (tmp_path / "engine_broken.py").write_text("raise RuntimeError('half-installed')\n")
     with pytest.raises(ValueError, match="RuntimeError: half-installed"):
         load_engine("engine_broken", tmp_path)
+
+
+def _readme() -> str:
+    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+
+def test_run_help_lists_every_option_of_the_readmes_synopsis(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    synopsis = re.search(r"`autograd-conformance run \[CASES\.\.\.\] (.*?) \[-- PYTEST ARGS\]`",
+                         _readme())
+    assert synopsis is not None
+    named = set(re.findall(r"\[(--[a-z-]+)", synopsis[1]))
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    offered = set(re.findall(r"^  (--[a-z-]+)", capsys.readouterr().out, re.M)) - {"--help"}
+    assert named == offered
+
+
+def test_the_readmes_sample_final_line_is_what_a_run_prints(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance import report
+    from conformance.generated import HitRates
+    from conformance.run_status import RunFacts
+    from conformance.run_summary import final_line
+
+    sample = re.search(r"`(autograd-conformance: engine reference_engine vs torch \S+: "
+                       r"PASS: .*?; report in reports/)`", _readme())
+    assert sample is not None
+    passed, skipped, collected = map(int, re.findall(
+        r"PASS: (\d+) pass, (\d+) skipped of (\d+) collected", sample[1])[0])
+    records = [{"id": f"cases/f/c{n}.yaml::{device}-float32", "file": f"cases/f/c{n}.yaml",
+                "device": device, "dtype": "float32", "features": ["ops"], "verdict": verdict}
+               for device, verdict, count in (("cpu", "pass", passed),
+                                              ("cuda", "skipped", skipped))
+               for n in range(count)]
+    monkeypatch.chdir(tmp_path)
+    report.write(Path("reports"), records, engine="reference_engine", started=0.0,
+                 profile="default", generated=HitRates(),
+                 run=RunFacts(collected=collected, executed=collected))
+    written = report.outcome_of(Path("reports") / "conformance.json")
+    line = final_line("reference_engine", Path("reports"), written, 0).replace(
+        f"torch {torch.__version__}:", "torch 2.13.0+cpu:")
+    assert " ".join(line.split()) == sample[1]

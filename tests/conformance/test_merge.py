@@ -160,3 +160,22 @@ def test_a_failed_run_without_failing_records_stays_failed(tmp_path: Path) -> No
         collected=1, executed=1, exit_status=1))
     data, _ = merge([one, strict])
     assert data["status"]["outcome"] == "FAIL"
+
+
+def test_the_merge_keeps_every_inputs_case_sources(tmp_path: Path) -> None:
+    library = {"directory": "/ci/a/autograd-conformance", "git_revision": "abc",
+               "reason": None}
+    mine = {"directory": "/ci/a/myproj", "git_revision": None,
+            "reason": "fatal: not a git repository"}
+    elsewhere = {**library, "directory": "/ci/b/autograd-conformance"}
+    one = write(tmp_path / "one", [item("a")], case_sources=[library, mine],
+                git_revision="abc")
+    two = write(tmp_path / "two", [item("a")], case_sources=[elsewhere, mine],
+                git_revision="abc")
+    cli.main(["merge", str(one), str(two), "--out", str(tmp_path / "m")])
+    data = json.loads((tmp_path / "m" / "conformance.json").read_text())
+    jsonschema.validate(data, SCHEMA)
+    assert data["run_info"]["case_sources"] == [library, mine, elsewhere]
+    assert data["run_info"]["git_revision"] == "abc"
+    old = write(tmp_path / "old", [item("a")])  # a report from before case_sources
+    assert merge([old, old])[0]["run_info"]["case_sources"] is None
