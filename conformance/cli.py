@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 import conformance
-from conformance import campaign, paths, profiles, run_summary
+from conformance import campaign, limits, paths, profiles, run_summary
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE
 from conformance.loader import load_case
@@ -57,8 +57,11 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
     if args.prune_expectations:
         pytest_args.append("--prune-expectations")
     # the whole suite runs here, as in CI: a stale expectations entry fails the run
-    if not (args.cases_given or args.no_generated or args.devices or passthrough):
+    if args.strict_expectations or not (args.cases_given or args.no_generated or args.devices
+                                        or passthrough):
         pytest_args.append("--strict-expectations")
+    if args.item_timeout is not None:
+        pytest_args.append(f"--item-timeout={args.item_timeout}")
     if args.lenient_messages:
         pytest_args.append("--lenient-messages")
     if args.hit_rates:
@@ -404,6 +407,14 @@ def _main(argv: list[str]) -> int:
     run.add_argument("--hit-rates", action="store_true",
                      help="print the generated programs' hit-rate table at the end (by "
                           "default one line; the report's summary.md has the table)")
+    run.add_argument("--strict-expectations", action="store_true",
+                     help="fail the run when an expectations entry matches nothing (the "
+                          "default when the whole suite runs: no cases named, no "
+                          "--no-generated, --devices or pytest arguments)")
+    run.add_argument("--item-timeout", type=float, default=None, metavar="SECONDS",
+                     help="wall-clock limit of one case item or generated program; an item "
+                          "over it is an error naming the line running (default: "
+                          f"{limits.DEFAULT_ITEM_TIMEOUT:g}; 0: none)")
     run.add_argument("--hypothesis-db", default=None, metavar="PATH|URL",
                      help=campaign.DATABASE_HELP)
     run.add_argument("--shard", default=None, metavar="K/N",

@@ -69,11 +69,14 @@ def divergence(checked: Checked, engine: str, case: str | None = None,
 def limit(source: str, statement: int | None, stopped: str) -> tuple[str, list[str],
                                                                      dict[str, Any]]:
     """The same for a generated program stopped by a whole-run limit (an `error`)."""
-    reason = f"a generated program was stopped at statement {statement} (statements " \
-             f"numbered in order): {stopped}"
-    return reason, ["  program:", *numbered(source)], {"program": source,
-                                                       "program_first_line": 1,
-                                                       "reason": reason}
+    at = "" if statement is None else \
+        f" at statement {statement} (statements numbered in order)"
+    reason = f"a generated program was stopped{at}: {stopped}"
+    # not numbered: the statement the limit names is counted in execution-text order,
+    # which is not the source line where a block (a Function's methods) spans several
+    program = [f"    {line}" for line in source.splitlines()]
+    return reason, ["  program:", *program], {"program": source, "program_first_line": 1,
+                                              "reason": reason}
 
 
 def _failure(excinfo: pytest.ExceptionInfo[BaseException] | None

@@ -23,7 +23,7 @@ from conformance.expectations import Expectations
 from conformance.generated import Checked, HitRates, as_case, check, hits, save_case, truncate
 from conformance.generated_report import GeneratedFailure
 from conformance.language import to_source
-from conformance.limits import RunLimit, deadline
+from conformance.limits import RunLimit, contained, deadline
 from conformance.program import Program
 from conformance.progress import Progress
 from conformance.runner import ERROR
@@ -49,9 +49,9 @@ class GeneratedLimit(GeneratedFailure):
 def _bounded_check(program: Program, engine: Engine, torch: Engine, item_timeout: float
                    ) -> Checked:
     try:
-        with deadline(item_timeout, "a generated program"):
+        with deadline(item_timeout, "a generated program"), contained():
             return check(program, engine, torch)
-    except RunLimit as stopped:
+    except RunLimit as stopped:  # also an engine's own KeyboardInterrupt, SystemExit, ...
         raise GeneratedLimit(*generated_report.limit(to_source(program), stopped.line,
                                                      str(stopped))) from None
 

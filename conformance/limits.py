@@ -18,6 +18,7 @@ import math
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -120,45 +121,169 @@ def _short(v: Any) -> str:
 
 
 # ---- the per-item wall-clock limit ---------------------------------------------------------
+# After the limit, the timer fires again every REFIRE seconds until the block exits: Python
+# swallows an exception raised where nothing can propagate it (a gc callback such as
+# hypothesis', a `__del__`, a weakref callback: "Exception ignored in ..."), and a timeout
+# raised there must not be the last word.
+REFIRE = 0.1
+
+
 def timer_available() -> bool:
     """Whether `deadline` can interrupt: POSIX interval timers, in the main thread."""
     return hasattr(signal, "setitimer") and \
         threading.current_thread() is threading.main_thread()
 
 
-@contextlib.contextmanager
-def deadline(seconds: float, what: str = "item") -> Iterator[bool]:
+class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
     """Raise ItemTimeout in the running code after `seconds` (0 or less: no limit), and end
-    the process `watchdog_grace(seconds)` later if that did not end it (code that a signal
-    cannot interrupt). Yields whether the limit is armed: without POSIX timers or outside the
-    main thread nothing is armed (the caller runs unbounded, as documented). Not nestable:
-    there is one interval timer and one watchdog per process."""
-    if seconds <= 0 or not timer_available():
-        yield False
-        return
+    the process `watchdog_grace(seconds)` later if nothing ended the block by then (code that
+    a signal cannot interrupt, or that swallows every timeout). The timer and the watchdog
+    stay armed until the block exits: a timeout swallowed on the way is raised again REFIRE
+    seconds later. `with deadline(s) as armed`: without POSIX timers or outside the main
+    thread nothing is armed (the caller runs unbounded, as documented).
 
-    def expire(signum: int, frame: Any) -> None:
-        # Disarm here, not only on leaving: the exception may land anywhere, even in the
-        # `finally` below before it has disarmed, and a watchdog left armed would end the
-        # process later.
-        _disarm(previous)
-        raise ItemTimeout(f"{what} ran longer than the time limit of {seconds:g} s "
-                          "(--item-timeout)")
+    While the block runs, sys.unraisablehook (where Python reports what it swallowed) drops
+    this deadline's own timeouts, which are raised again anyway, and passes the others on
+    to the previous hook, with no timeout raised inside it (pytest's hook would record it
+    as an error of the test: a second, spurious error beside the item's own).
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    # The watchdog writes every thread's traceback to stderr and exits the process; under
-    # xdist the controller records the item as crashed and a new worker takes over.
-    faulthandler.dump_traceback_later(seconds + watchdog_grace(seconds), exit=True,
-                                      file=sys.__stderr__ or sys.stderr)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    An interval timer already running (pytest-timeout's `--timeout`, signal method) is
+    honoured: if it would fire first, the block ends then, with an ItemTimeout naming it;
+    on exit it is set again with the time it has left. Not nestable otherwise: there is one
+    watchdog per process."""
+
+    def __init__(self, seconds: float, what: str = "item",
+                 option: str = "--item-timeout") -> None:
+        self.seconds, self.what, self.option = seconds, what, option
+        self.armed = self.leaving = self.outer_first = self.reporting = False
+        self.raised: list[ItemTimeout] = []
+
+    def __enter__(self) -> bool:
+        if self.seconds <= 0 or not timer_available():
+            return False
+        self.previous = signal.getsignal(signal.SIGALRM)
+        self.outer = signal.getitimer(signal.ITIMER_REAL)  # (seconds left, interval)
+        self.started = time.monotonic()
+        first = self.seconds
+        if 0 < self.outer[0] < self.seconds:
+            first, self.outer_first = self.outer[0], True
+        self.previous_hook = sys.unraisablehook
+        sys.unraisablehook = self._unraisable
+        signal.signal(signal.SIGALRM, self._expire)
+        # The watchdog writes every thread's traceback to stderr and exits the process; under
+        # xdist the controller records the item as crashed and a new worker takes over.
+        faulthandler.dump_traceback_later(first + watchdog_grace(self.seconds), exit=True,
+                                          file=sys.__stderr__ or sys.stderr)
+        signal.setitimer(signal.ITIMER_REAL, first, REFIRE)
+        self.armed = True
+        return True
+
+    def __exit__(self, *exc: object) -> None:
+        # First: from here on a late signal does nothing (_expire also knows this frame, for
+        # a signal handled before this line runs: _QUIET_CODE).
+        self.leaving = True
+        if not self.armed:
+            return
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        faulthandler.cancel_dump_traceback_later()
+        signal.signal(signal.SIGALRM, self.previous)
+        sys.unraisablehook = self.previous_hook
+        left, interval = self.outer
+        if left > 0 and not (self.outer_first and self.raised):  # not delivered: set again
+            left -= time.monotonic() - self.started
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), interval)
+
+    def _unraisable(self, unraisable: Any) -> None:
+        if any(unraisable.exc_value is e for e in self.raised):
+            return
+        self.reporting = True
+        try:
+            self.previous_hook(unraisable)
+        finally:
+            self.reporting = False
+
+    def _expire(self, signum: int, frame: Any) -> None:
+        if self.leaving or self.reporting or \
+                (frame is not None and frame.f_code in _QUIET_CODE):
+            return  # (reporting: the next firing raises it, outside the hook)
+        if any(e is sys.exc_info()[1] for e in self.raised):
+            return  # the timeout is on its way out, through a `finally` or an `except`
+        if self.outer_first:
+            limit = ("pytest-timeout's --timeout" if getattr(self.previous, "__module__", "")
+                     == "pytest_timeout" else "the interval timer armed around it")
+            message = f"{self.what} ran into the time limit around it ({limit})"
+        else:
+            message = (f"{self.what} ran longer than the time limit of {self.seconds:g} s "
+                       f"({self.option})")
+        self.raised.append(ItemTimeout(message))
+        raise self.raised[-1]
+
+
+# A signal handled in these does nothing: leaving the block, reporting what Python swallowed.
+_QUIET_CODE = (deadline.__exit__.__code__, deadline._unraisable.__code__)
+
+
+# ---- an engine's KeyboardInterrupt, SystemExit and MemoryError -----------------------------
+class EngineFault(RunLimit):
+    """The code run under `contained` raised KeyboardInterrupt that no signal caused,
+    SystemExit or MemoryError: its item is an error naming the line, and the run goes on."""
+
+
+@contextlib.contextmanager
+def contained() -> Iterator[None]:
+    """Turn an engine's KeyboardInterrupt, SystemExit and MemoryError into EngineFault.
+
+    A KeyboardInterrupt is the user's when the Python handler of SIGINT (Ctrl-C) or SIGTERM
+    (which the plugin makes one: run_state.terminate_as_interrupt) raised it during the
+    block: that one passes, and if the code running swallowed it or raised something else
+    instead, it is raised again as the block ends. So a real interrupt always ends the run,
+    and an engine's own KeyboardInterrupt ends only its item."""
+    interrupts: list[KeyboardInterrupt] = []  # raised by the handlers of signals that came
+    handlers = _note_interrupts(interrupts)
+    delivered = False
     try:
-        yield True
+        yield
+    except KeyboardInterrupt as e:
+        if interrupts:
+            delivered = True
+            raise
+        raise EngineFault(f"it raised {_one_line(e)}, and no SIGINT or SIGTERM did (a real "
+                          "Ctrl-C ends the run)") from e
+    except SystemExit as e:
+        raise EngineFault(f"it raised {_one_line(e)} (an engine must not end the process)"
+                          ) from e
+    except MemoryError as e:
+        raise EngineFault(f"it raised {_one_line(e)}") from e
     finally:
-        _disarm(previous)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        if interrupts and not delivered:
+            raise interrupts[0]  # in place of whatever the block ended with
 
 
-def _disarm(previous: Any) -> None:
-    """Stop the timer and the watchdog and restore the previous handler (idempotent)."""
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    faulthandler.cancel_dump_traceback_later()
-    signal.signal(signal.SIGALRM, previous)
+def _note_interrupts(interrupts: list[KeyboardInterrupt]) -> dict[int, Any]:
+    """Wrap the Python handlers of SIGINT and SIGTERM so that the KeyboardInterrupt they
+    raise is appended to `interrupts`; the handlers replaced, by signal (none outside the
+    main thread, where signals are not handled)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    replaced: dict[int, Any] = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(signum)
+        if callable(handler):  # not SIG_DFL or SIG_IGN, which raise nothing in Python
+
+            def noting(num: int, frame: Any, handler: Any = handler) -> None:
+                try:
+                    handler(num, frame)
+                except KeyboardInterrupt as e:
+                    interrupts.append(e)
+                    raise
+
+            replaced[signum] = handler
+            signal.signal(signum, noting)
+    return replaced
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0][:200]}" if text else type(e).__name__

@@ -102,6 +102,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--hit-rates", action="store_true",
                     help="print the generated programs' hit-rate table at the end (by "
                          "default one line; the report has the table)")
+    if importlib.util.find_spec("pytest_timeout") is None:
+        # this project's pyproject.toml sets pytest-timeout's backstop (a dev dependency):
+        # known here, so that a run without it installed does not warn of an unknown option
+        parser.addini("timeout", "pytest-timeout's limit per test (not installed: unused)")
     parser.addini("conformance_cases", type="paths", default=[],
                   help="where YAML case files are collected from (relative to the ini "
                        "file); YAML under paths named on the command line is collected too")

@@ -9,8 +9,8 @@ from functools import cache
 from conformance import isolation
 from conformance.compare import Comparison, Divergence, compare
 from conformance.engines import TORCH, Engine, load_engine
-from conformance.interpreter import run_program
-from conformance.limits import ItemTimeout, RunLimit, deadline
+from conformance.interpreter import Interpreter
+from conformance.limits import ItemTimeout, RunLimit, contained, deadline
 from conformance.loader import Case
 from conformance.trace import LIMIT, Step, Trace
 from conformance.verdicts import Verdict
@@ -83,9 +83,15 @@ def statement_text(case: Case, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else "?"
 
 
-def _run(engine: Engine, item: Item) -> Trace:
-    return run_program(engine, item.case.program, seed=item.case.seed, dtype=item.dtype,
-                       device=item.device)
+def _run(engine: Engine, item: Item, live: list[Interpreter]) -> Trace:
+    """The item's trace on `engine`; while it runs, its interpreter is the last of `live`
+    (which names the engine and the line should the run be stopped)."""
+    interpreter = Interpreter(engine, seed=item.case.seed, dtype=item.dtype,
+                              device=item.device)
+    live.append(interpreter)
+    trace = interpreter.run(item.case.program)
+    live.pop()
+    return trace
 
 
 def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
@@ -93,25 +99,25 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
     """Run `item` on torch, check the case against torch, then compare `engine` with it.
 
     `item_timeout` seconds (0: none) bound both runs and the comparison (limits.deadline); a
-    whole-run limit (time, statements, trace memory) makes the verdict `error`, naming the
-    case's file:line that was running.
+    whole-run limit (time, statements, trace memory), or a KeyboardInterrupt, SystemExit or
+    MemoryError from either engine (limits.contained; a real Ctrl-C passes), makes the
+    verdict `error`, naming the case's file:line that was running.
     """
     torch = torch_engine()
     if not torch.device_available(item.device):
         return ItemResult(item, engine.name, SKIPPED,
                           f"{item.device} is not available to torch on this machine "
                           "(torch.cuda.is_available() is False)")
-    running = torch
+    live: list[Interpreter] = []
     try:
-        with deadline(item_timeout, f"the item {item.id}"):
-            expected = _run(torch, item)
+        with deadline(item_timeout, f"the item {item.id}"), contained():
+            expected = _run(torch, item, live)
             if expected.state_changes:
                 return ItemResult(item, engine.name, ERROR, _left_changed(item, expected),
                                   torch_trace=expected)
             if expected.failure is not None:
                 return _torch_failed(item, engine, expected)
-            running = engine
-            actual = _run(engine, item)
+            actual = _run(engine, item, live)
             if actual.state_changes:
                 return ItemResult(item, engine.name, ERROR,
                                   _left_changed(item, actual, torch_clean=True),
@@ -125,9 +131,7 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
                                   engine_trace=actual, missing_api=missing)
             result: Comparison = compare(expected, actual, item.dtype, engine.masks)
     except RunLimit as stopped:
-        where = "" if stopped.line is None else f" at {_where(item, stopped.line)}"
-        return ItemResult(item, engine.name, ERROR,
-                          f"stopped{where} on {running.name}: {stopped}",
+        return ItemResult(item, engine.name, ERROR, _stopped(item, stopped, live),
                           timed_out=isinstance(stopped, ItemTimeout))
     failing = result.divergence or (result.message if strict_messages else None)
     verdict, reason = (DIVERGES, "") if failing else (PASS, "")
@@ -138,6 +142,16 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
     return ItemResult(item, engine.name, verdict, reason, divergence=result.divergence,
                       message_divergence=result.message, masked=result.masked,
                       torch_trace=expected, engine_trace=actual)
+
+
+def _stopped(item: Item, stopped: RunLimit, live: list[Interpreter]) -> str:
+    """Why a stopped item is an error: where (the line the limit names, else the line its
+    run was at), on which engine, and what stopped it."""
+    if not live:  # both runs had ended: it was stopped comparing them
+        return f"stopped comparing the traces: {stopped}"
+    line = live[-1].line if stopped.line is None else stopped.line
+    where = f" at {_where(item, line)}" if line else ""  # 0: before the first statement
+    return f"stopped{where} on {live[-1].engine.name}: {stopped}"
 
 
 def _left_changed(item: Item, trace: Trace, *, torch_clean: bool = False) -> str:
