@@ -1,10 +1,16 @@
 """The coverage map of PyTorch's test/test_autograd.py, and the table generated from it.
 
 The map (docs/coverage/test_autograd.yaml) lists every test function of the file at one
-PyTorch commit, each `todo` or `out of scope: <category>[: detail]`. Which tests are covered
-is derived, never written: a case covers the test its `source:` line names
-(`source: test_autograd.py <test_name>`, or `<Class>.<test_name>` where the bare name is not
-unique). So engineers adding cases never edit the map, and the map never goes stale.
+PyTorch commit, each `todo`, `out of scope: <category>[: detail]`, or, in scope, a mapping
+`{left out: ["<assertion>: <reason>", ...]}` naming the assertions of the test its cases do
+not state. Which tests have cases is derived, never written: a case cites the test its
+`source:` line names (`source: test_autograd.py <test_name>`, or `<Class>.<test_name>` where
+the bare name is not unique).
+
+"Covered" is exact: a test is covered when its cases state every assertion of the test that
+the case language can state, which the map records by listing nothing as left out. A test
+with cases and a left-out list is partly covered; a left-out list on a test no case cites is
+a problem (that test is todo). The figure covered / in scope counts exact coverage only.
 
 `python -m conformance.coverage_map [--check] [--functions-of FILE]` writes the Markdown
 table (docs/coverage/test_autograd.md), checks it is up to date, or lists what the map lacks
@@ -34,6 +40,9 @@ SOURCE_PREFIX = "test_autograd.py"
 TODO = "todo"
 OUT_OF_SCOPE = "out of scope"
 COVERED = "covered"
+PARTLY = "partly covered"
+LEFT_OUT = "left out"
+STATUSES = (COVERED, PARTLY, TODO, OUT_OF_SCOPE)  # the table's order
 
 # Why a test is out of scope: the reason's first part must be one of these, so the table can
 # count by category and a typo shows.
@@ -57,8 +66,9 @@ class MapError(ValueError):
 @dataclass(frozen=True)
 class Entry:
     key: str  # Class.test_name
-    status: str  # TODO or OUT_OF_SCOPE, as written in the map
+    status: str  # TODO (in scope) or OUT_OF_SCOPE, as written in the map
     reason: str = ""  # for OUT_OF_SCOPE: "<category>[: detail]"
+    left_out: tuple[str, ...] = ()  # in scope: "<assertion>: <reason>" the cases do not state
 
     @property
     def name(self) -> str:
@@ -99,16 +109,34 @@ def _mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[object, o
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
 
+def _left_out(key: str, value: dict[object, object]) -> tuple[str, ...]:
+    items = value.get(LEFT_OUT)
+    if set(value) != {LEFT_OUT} or not isinstance(items, list) or not items:
+        raise MapError(f"{key}: an in-scope entry with assertions left out is "
+                       f"`{{{LEFT_OUT}: [\"<assertion>: <reason>\", ...]}}` (a non-empty list)")
+    for item in items:
+        if not isinstance(item, str) or not all(p.strip() for p in item.partition(": ")[::2]):
+            raise MapError(f"{key}: left-out item `{item}` is not `<assertion>: <reason>`; "
+                           "say what is not stated and why (e.g. `del x.grad: the case "
+                           "language has no del`)")
+    if len(set(items)) != len(items):
+        raise MapError(f"{key}: a left-out item is listed twice")
+    return tuple(items)
+
+
 def _entry(key: object, value: object) -> Entry:
     if not isinstance(key, str) or not _KEY.fullmatch(key):
         raise MapError(f"`{key}` is not a test key; write `Class.test_name`")
     if value == TODO:
         return Entry(key, TODO)
+    if isinstance(value, dict):
+        return Entry(key, TODO, left_out=_left_out(key, value))
     prefix = OUT_OF_SCOPE + ": "
     if not isinstance(value, str) or not value.startswith(prefix):
         hint = " (covered is derived from the cases' source: lines)" if value == COVERED else ""
-        raise MapError(f"{key}: `{value}` is not a status{hint}; "
-                       f"write `{TODO}` or `\"{OUT_OF_SCOPE}: <category>[: detail]\"`")
+        raise MapError(f"{key}: `{value}` is not a status{hint}; write `{TODO}`, "
+                       f"`\"{OUT_OF_SCOPE}: <category>[: detail]\"` or "
+                       f"`{{{LEFT_OUT}: [\"<assertion>: <reason>\", ...]}}`")
     reason = value[len(prefix):].strip()
     entry = Entry(key, OUT_OF_SCOPE, reason)
     if entry.category not in CATEGORIES:
@@ -152,7 +180,7 @@ def case_sources(cases: Path = CASES_PATH) -> dict[str, list[str]]:
 class Coverage:
     """The map joined with the cases: a status per test, and what does not fit."""
 
-    status: dict[str, str] = field(default_factory=dict)  # key -> covered/todo/out of scope
+    status: dict[str, str] = field(default_factory=dict)  # key -> one of STATUSES
     cases: dict[str, list[str]] = field(default_factory=dict)  # key -> citing cases
     problems: list[str] = field(default_factory=list)
 
@@ -187,17 +215,24 @@ def join(cmap: CoverageMap, cited: dict[str, list[str]]) -> Coverage:
             coverage.problems.append(
                 f"{entry.key} is marked out of scope ({entry.reason}) but "
                 f"{', '.join(covering)} cover it: mark it `{TODO}` or cite another test")
-        coverage.status[entry.key] = COVERED if covering else entry.status
+        if entry.left_out and not covering:
+            coverage.problems.append(
+                f"{entry.key} lists assertions left out but no case cites it: it is `{TODO}`; "
+                f"write `{TODO}`, or add the cases that state the rest")
+        if not covering:
+            coverage.status[entry.key] = entry.status
+        else:
+            coverage.status[entry.key] = PARTLY if entry.left_out else COVERED
     return coverage
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def render(cmap: CoverageMap, coverage: Coverage) -> str:
     """The Markdown table: the figure, the counts, then one row per test in file order."""
-    covered, in_scope = coverage.count(COVERED), coverage.in_scope
+    covered, partly, in_scope = coverage.count(COVERED), coverage.count(PARTLY), coverage.in_scope
     share = f"{100 * covered / in_scope:.1f} %" if in_scope else "n/a"
     lines = [
         "# Coverage of PyTorch's test_autograd.py",
@@ -205,13 +240,17 @@ def render(cmap: CoverageMap, coverage: Coverage) -> str:
         "Generated by `python -m conformance.coverage_map` from test_autograd.yaml and the "
         "cases' `source:` lines; do not edit.",
         "",
-        f"PyTorch commit `{cmap.commit}`, {len(cmap.entries)} test functions.",
+        f"PyTorch commit `{cmap.commit}`, {len(cmap.entries)} test functions. A test is "
+        "covered when its cases state every assertion of it that the case language can "
+        "state; partly covered when the map lists assertions its cases leave out, each "
+        "with the reason.",
         "",
-        f"**Covered / in scope: {covered} / {in_scope} ({share})**",
+        f"**Covered / in scope: {covered} / {in_scope} ({share})**; partly covered: {partly}, "
+        f"todo: {coverage.count(TODO)}",
         "",
         "| status | tests |",
         "| --- | ---: |",
-        *(f"| {s} | {coverage.count(s)} |" for s in (COVERED, TODO, OUT_OF_SCOPE)),
+        *(f"| {s} | {coverage.count(s)} |" for s in STATUSES),
         "",
         "| out of scope, by category | tests |",
         "| --- | ---: |",
@@ -219,14 +258,12 @@ def render(cmap: CoverageMap, coverage: Coverage) -> str:
     categories = Counter(e.category for e in cmap.entries
                          if coverage.status[e.key] == OUT_OF_SCOPE)
     lines += [f"| {c} | {n} |" for c, n in sorted(categories.items(), key=lambda i: (-i[1], i[0]))]
-    lines += ["", "| test | status | cases or reason |", "| --- | --- | --- |"]
+    lines += ["", "| test | status | cases | left out or reason |", "| --- | --- | --- | --- |"]
     for entry in cmap.entries:
-        status = coverage.status[entry.key]
-        if status == COVERED:
-            detail = "<br>".join(f"[{p}](../../{p})" for p in coverage.cases[entry.key])
-        else:
-            detail = entry.reason
-        lines.append(f"| `{entry.key}` | {status} | {_cell(detail)} |")
+        cases = "<br>".join(f"[{p}](../../{p})" for p in coverage.cases.get(entry.key, []))
+        detail = entry.reason or "<br>".join(entry.left_out)  # an entry has one or neither
+        lines.append(f"| `{entry.key}` | {coverage.status[entry.key]} | {cases} | "
+                     f"{_cell(detail)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -275,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if coverage.problems else 0
     TABLE_PATH.write_text(table, encoding="utf-8")
     print(f"wrote {TABLE_PATH}: covered / in scope {coverage.count(COVERED)} / "
-          f"{coverage.in_scope}")
+          f"{coverage.in_scope}, partly covered {coverage.count(PARTLY)}, "
+          f"todo {coverage.count(TODO)}")
     return 1 if coverage.problems else 0
 
 

@@ -147,7 +147,10 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     if materialize_grads:
         if any(r is None and not isinstance(t, Tensor) for t, r in zip(ins, result, strict=True)):
             raise RuntimeError(messages.MATERIALIZE_GRADIENT_EDGE)
-        result = [ops.zeros_like(t) if r is None else r for t, r in zip(ins, result, strict=True)]
+        # torch: zeros_like(input, requires_grad=create_graph), so a higher derivative of the
+        # materialized zeros can be asked for
+        result = [ops.zeros_like(t).requires_grad_(create_graph) if r is None else r
+                  for t, r in zip(ins, result, strict=True)]
     return tuple(result)
 
 

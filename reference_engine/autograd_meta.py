@@ -13,7 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import engine  # engine.py imports tensor.py, which imports the ops: used at call time
+from . import (
+    engine,  # engine.py imports tensor.py, which imports the ops: used at call time
+    messages,
+)
 from .grad_mode import is_recording
 from .graph import Edge, Node, node_class
 from .saved import SavedVariable
@@ -50,6 +53,10 @@ class OpSpec:
     inputs: tuple[str, ...]                       # forward input names, in edge order
     saves: dict[str, tuple[str, ...]] = field(default_factory=dict)  # input -> saved names read
     backward: Callable[[Ctx, Tensor], Grads] = lambda ctx, g: [g]
+    # torch's node also saves its index tensors (IndexBackward0's and IndexPutBackward0's
+    # `indices`), which a backward without retain_graph frees like any saved tensor; here the
+    # positions are plain attributes, so only their freeing is modelled (pack hooks do not see them)
+    saves_indices: bool = False
     # derived from `saves`: some formula reads the result, so it is saved whenever recorded
     saves_result: bool = field(init=False, repr=False, compare=False)
 
@@ -72,6 +79,8 @@ class OpNode(Node):
         # grad through its base, a view made under no_grad), whose saved values were never kept.
         if g is None or all(fn is None for fn, _ in self.next_edges):
             return [None] * len(self.next_edges)
+        if self.spec.saves_indices and self.__dict__.get("indices_released"):
+            raise RuntimeError(messages.BACKWARD_TWICE)
         # Ctx unpacks every saved value first, whichever grads the running backward wants:
         # a modified one raises even if no wanted formula reads it.
         return list(self.spec.backward(Ctx(self), g))
@@ -79,6 +88,7 @@ class OpNode(Node):
     def release_variables(self) -> None:
         for sv in self.saved.values():
             sv.release()
+        self.indices_released = True
 
     def __getattr__(self, name: str) -> Any:
         # grad_fn._saved_self etc., for introspection like torch's generated properties.

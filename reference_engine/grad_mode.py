@@ -57,11 +57,20 @@ class _GradModeContext:
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(_GradModeContext):
+class _NoParamDecorator(_GradModeContext):
+    """torch's _NoParamDecoratorContextManager: `no_grad(func)` is `no_grad()(func)`."""
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
     _mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamDecorator):
     _mode = True
 
 

@@ -302,6 +302,17 @@ def index_out_of_range(index: int, dim: int, size: int) -> str:
     return f"index {index} is out of bounds for dimension {dim} with size {size}"
 
 
+# python_variable_indexing.cpp / TensorIndexing.h: a lone int or slice on a 0-dim tensor, and
+# more indexed dims than the tensor has
+INDEX_OF_0_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+SLICE_OF_0_DIM = "slice() cannot be applied to a 0-dim tensor."
+
+
+def too_many_indices(ndim: int) -> str:
+    return f"too many indices for tensor of dimension {ndim}"
+
+
 def item_numel(n: int) -> str:
     return f"a Tensor with {n} elements cannot be converted to Scalar"
 

@@ -769,7 +769,8 @@ def _scatter_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 
 def gather(self: Tensor, index: np.ndarray, name: str) -> Tensor:
     """self.flatten()[index] - the copy-semantics index op (torch's x[mask] / x[[0, 1]])."""
-    spec = OpSpec(name, ("self",), backward=_gather_backward)
+    spec = OpSpec(name, ("self",), backward=_gather_backward,
+                  saves_indices=name == "IndexBackward0")
     out = new(self._data.reshape(-1)[index], self.dtype, self.device)
     return record(spec, out, [self], index=index, source_shape=tuple(self.shape),
                   grad_name="IndexPutBackward0")
@@ -794,7 +795,8 @@ def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str
 INDEX_PUT = OpSpec(
     "IndexPutBackward0", ("self", "values"),
     backward=lambda c, g: c.grads(lambda: index_put(g, c.index, zeros_scalar(g)),
-                                  lambda: gather(g, c.index, "IndexBackward0")))
+                                  lambda: gather(g, c.index, "IndexBackward0")),
+    saves_indices=True)
 
 
 def index_put(self: Tensor, index: np.ndarray, values: Tensor) -> Tensor:

@@ -108,6 +108,8 @@ def view(self: Tensor, shape: Sequence[int]) -> Tensor:
                       self_sym_sizes=tuple(self.shape))
 
 
+ALIAS = OpSpec("AliasBackward0", ("self",))
+
 RESHAPE_ALIAS = OpSpec("ReshapeAliasBackward0", ("self",),
                       backward=lambda c, g: [reshape(g, c.self_sym_sizes)])
 
@@ -288,6 +290,8 @@ def _index_array(item: Any) -> np.ndarray:
 
 def advanced_positions(self: Tensor, index: Any) -> np.ndarray:
     """Flat positions picked by an advanced (tensor/list/mask) index, as numpy picks them."""
+    if _dims_of(index) > self.ndim:
+        raise IndexError(messages.too_many_indices(self.ndim))
     return _pick(self, (_index_array(index),))
 
 
@@ -340,7 +344,16 @@ def _apply_basic(self: Tensor, items: tuple[Any, ...], lone: bool
     node each (a full slice inside a tuple is skipped); the advanced items are returned as
     the numpy key that picks from that view (None when there are none), which numpy places
     as torch's index() does once the integers are gone."""
+    if lone and self.ndim == 0:
+        # torch's fast paths for a lone int (applySelect) and a lone slice check the 0-dim case
+        if isinstance(items[0], builtins.slice):
+            raise IndexError(messages.SLICE_OF_0_DIM)
+        if type(items[0]) is int:
+            raise IndexError(messages.INDEX_OF_0_DIM if items[0] == 0
+                             else messages.index_out_of_range(items[0], 0, 0))
     consumed = builtins.sum(_dims_of(i) for i in items)
+    if consumed > self.ndim:
+        raise IndexError(messages.too_many_indices(self.ndim))
     out, dim = self, 0
     key: list[Any] = []
     advanced = False
@@ -375,7 +388,9 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         return ops.gather(self, advanced_positions(self, index), "IndexBackward0")
     out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
     if key is None:
-        return out
+        # ATen's get_item: an index that selects nothing (x[...], x[:, ...]) still returns a
+        # new tensor, an alias view of self
+        return _make_view(self, lambda a: a[...], ALIAS) if out is self else out
     return ops.gather(out, _pick(out, key), "IndexBackward0")
 
 

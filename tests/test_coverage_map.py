@@ -41,6 +41,7 @@ def test_map_lists_each_function_once_with_a_status(cmap):
     assert len(keys) == len(set(keys)) == sum(cmap.classes.values()) == 517
     assert {e.status for e in cmap.entries} == {cm.TODO, cm.OUT_OF_SCOPE}
     assert all(e.reason for e in cmap.entries if e.status == cm.OUT_OF_SCOPE)
+    assert not any(e.left_out for e in cmap.entries if e.status == cm.OUT_OF_SCOPE)
     # spot checks of the file at the map's commit: first and last test, a repeated name
     assert keys[0] == "TestAutograd.test_copy_slices_graph_task_updates"
     assert keys[-1] == "TestAutogradMultipleDispatch.test_trace_backward_nonsquare_171704"
@@ -63,6 +64,19 @@ def _write_map(tmp_path: Path, tests: str, classes: str = "TestA: 2") -> Path:
     ("  TestA.test_x: todo\n  TestA.test_y: \"out of scope: vibes\"\n", "TestA: 2",
      "unknown category `vibes`"),
     ("  TestA.test_x: todo\n  test_y: todo\n", "TestA: 2", "write `Class.test_name`"),
+    ("  TestA.test_x: todo\n  TestA.test_y: {left out: []}\n", "TestA: 2", "a non-empty list"),
+    ("  TestA.test_x: todo\n  TestA.test_y: {left out: \"del x: no del\"}\n", "TestA: 2",
+     "a non-empty list"),
+    ("  TestA.test_x: todo\n  TestA.test_y: {left out: [\"a: b\"], why: c}\n", "TestA: 2",
+     "a non-empty list"),
+    ("  TestA.test_x: todo\n  TestA.test_y: {left out: [\"del x.grad\"]}\n", "TestA: 2",
+     "is not `<assertion>: <reason>`"),
+    ("  TestA.test_x: todo\n  TestA.test_y: {left out: [\"del x.grad: \"]}\n", "TestA: 2",
+     "is not `<assertion>: <reason>`"),
+    ("  TestA.test_x: todo\n  TestA.test_y: {left out: [3]}\n", "TestA: 2",
+     "is not `<assertion>: <reason>`"),
+    ("  TestA.test_x: todo\n  TestA.test_y: {left out: [\"a: b\", \"a: b\"]}\n", "TestA: 2",
+     "listed twice"),
 ])
 def test_malformed_maps_are_refused_with_the_fix(tmp_path, tests, classes, message):
     with pytest.raises(cm.MapError, match=message):
@@ -94,8 +108,43 @@ def test_join_derives_covered_and_reports_what_does_not_fit(tmp_path):
     assert "TestA.test_y is marked out of scope (profiler) but cases/y.yaml cover it" in problems
     assert len(coverage.problems) == 3
     table = cm.render(cmap, coverage)
-    assert "**Covered / in scope: 3 / 4 (75.0 %)**" in table
-    assert "| `TestB.test_z` | covered | [cases/z.yaml](../../cases/z.yaml) |" in table
+    assert "**Covered / in scope: 3 / 4 (75.0 %)**; partly covered: 0, todo: 1" in table
+    assert "| `TestB.test_z` | covered | [cases/z.yaml](../../cases/z.yaml) |  |" in table
+
+
+def test_left_out_assertions_make_a_test_partly_covered_and_are_refused_without_cases(tmp_path):
+    cmap = cm.load_map(_write_map(tmp_path, (
+        "  TestA.test_full: todo\n"
+        "  TestA.test_part:\n    left out:\n      - \"del x.grad: the case language has no del\"\n"
+        "      - \"x._is_view(): internal API\"\n"
+        "  TestA.test_none: todo\n"
+        "  TestA.test_orphan: {left out: [\"a | b: needs forward-mode AD\"]}\n"
+        "  TestA.test_out: \"out of scope: profiler\"\n"), "TestA: 5"))
+    assert cmap.entries[1].left_out == ("del x.grad: the case language has no del",
+                                        "x._is_view(): internal API")
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    for name in ("full", "part"):
+        (cases / f"{name}.yaml").write_text(CASE.format(source=f"test_autograd.py test_{name}"),
+                                            encoding="utf-8")
+    coverage = cm.join(cmap, cm.case_sources(cases))
+    assert coverage.status == {"TestA.test_full": cm.COVERED, "TestA.test_part": cm.PARTLY,
+                               "TestA.test_none": cm.TODO, "TestA.test_orphan": cm.TODO,
+                               "TestA.test_out": cm.OUT_OF_SCOPE}
+    # a left-out list on a test no case cites is refused: that test is todo
+    assert coverage.problems == [
+        "TestA.test_orphan lists assertions left out but no case cites it: it is `todo`; "
+        "write `todo`, or add the cases that state the rest"]
+    assert (coverage.count(cm.COVERED), coverage.count(cm.PARTLY), coverage.count(cm.TODO),
+            coverage.in_scope) == (1, 1, 2, 4)
+    table = cm.render(cmap, coverage)
+    # the figure counts exact coverage only; partly covered is shown beside it
+    assert "**Covered / in scope: 1 / 4 (25.0 %)**; partly covered: 1, todo: 2" in table
+    assert "| covered | 1 |\n| partly covered | 1 |\n| todo | 2 |\n| out of scope | 1 |" in table
+    assert ("| `TestA.test_part` | partly covered | [cases/part.yaml](../../cases/part.yaml) | "
+            "del x.grad: the case language has no del<br>x._is_view(): internal API |") in table
+    assert "| `TestA.test_orphan` | todo |  | a \\| b: needs forward-mode AD |" in table
+    assert "| `TestA.test_out` | out of scope |  | profiler |" in table
 
 
 def test_functions_of_lists_test_methods_of_test_classes_in_order():

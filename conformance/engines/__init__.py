@@ -25,7 +25,7 @@ recording are then exempt from it (`torch._dynamo.disable`), so that no compiler
 harness's own code. The harness never imports torch for this.
 
 The adapters shipped here: `conformance.engines.compiled_autograd` (PyTorch's compiled
-autograd).
+autograd) and `conformance.engines.torch_compile` (torch.compile, op by op).
 """
 
 from __future__ import annotations

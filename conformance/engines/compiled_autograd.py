@@ -68,7 +68,7 @@ def conformance_reset() -> None:
     depends on the items run before it in the process.
 
     Both caches are observable. Compiled autograd reuses a captured graph for a later backward
-    that its cache key wrongly takes for the same one (findings, 10: `unbind` of a 3-row then
+    that its cache key wrongly takes for the same one (findings, 16: `unbind` of a 3-row then
     a 2-row tensor fails with "invalid gradient ... got [3, 2]"), so an item could fail only
     after another. Dynamo runs a code object uncompiled once it was recompiled
     `recompile_limit` times (the harness's hook closures share one code object), and gives
@@ -82,11 +82,32 @@ def conformance_reset() -> None:
         torch._dynamo.reset()
 
 
+_statement_depth = 0  # conformance_statements being executed, one inside another
+
+
 @contextlib.contextmanager
 def conformance_statement() -> Iterator[None]:
-    """Around executing (not observing) each statement: compiled autograd on."""
-    with compiled_autograd._enable(_compiler):
+    """Around executing (not observing) each statement: compiled autograd on.
+
+    A statement that runs while another is executing (the body of a custom Function's
+    `backward` or of a hook, which torch calls from inside a backward) leaves compiled
+    autograd as the outer statement set it: enabling it again there would nest two
+    compiled autograd contexts, which no user program does, and would make a reentrant
+    backward fail with "Trying to run compiled autograd within another compiled autograd
+    call", an error of the harness, not of compiled autograd: compiled autograd runs its
+    captured graph (hooks and custom Functions' backwards included) under its own
+    `_disable()` (torch/_dynamo/compiled_autograd.py), so a reentrant backward there is
+    eager."""
+    global _statement_depth
+    if _statement_depth:
         yield
+        return
+    _statement_depth += 1
+    try:
+        with compiled_autograd._enable(_compiler):
+            yield
+    finally:
+        _statement_depth -= 1
 
 
 def __getattr__(name: str) -> Any:

@@ -32,6 +32,18 @@ def test_the_adapter_finds_the_hook_order_divergence_and_passes_elsewhere() -> N
     assert ok.verdict == PASS, ok.reason
 
 
+def test_a_reentrant_backward_in_a_hook_runs_as_compiled_autograd_runs_it() -> None:
+    # A hook's body runs a nested backward while compiled autograd's graph runs (under its
+    # own _disable()): the adapter must not switch compiled autograd on again around the
+    # hook's statements, which made this item fail with "Trying to run compiled autograd
+    # within another compiled autograd call", an error plain torch does not give.
+    engine = load_engine(NAME)
+    result = run_item(
+        _item("cases/test_autograd/reentrant/test_reentrant_with_non_leaf_variable_hook.yaml"),
+        engine)
+    assert result.verdict == PASS, result.divergence
+
+
 def test_an_unknown_backend_is_refused_with_the_choices() -> None:
     env = {**os.environ, "CONFORMANCE_CA_BACKEND": "fast", "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", f"import {NAME}"], env=env,

@@ -184,6 +184,7 @@ _BY_HAND: dict[str, Row] = {
     "narrow_composed": (lambda a: a.narrow(1, 1, 2) ** 2, [(2, 3)]),
     "select_composed": (lambda a: a.select(1, 2) ** 2, [(2, 3)]),
     "index_basic": (lambda a: a[1:, 0] ** 2, [(3, 2)]),
+    "index_alias": (lambda a: a[...] ** 2, [(3, 2)]),
     "view_chain": (lambda a: a.t().reshape(6).view(2, 3).transpose(0, 1)[1:, 0] ** 2,
                    [(2, 3)]),
     "diagonal_composed": (lambda a: a.diagonal() ** 2, [(3, 3)]),

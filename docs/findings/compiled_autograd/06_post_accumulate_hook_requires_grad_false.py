@@ -1,22 +1,40 @@
-# A leaf set to requires_grad_(False) after the graph used it: eager's AccumulateGrad checks
-# requires_grad when it runs (no .grad) and still runs the leaf's post-accumulate hook;
-# compiled autograd also leaves .grad alone but skips the hook.
+# A leaf set to requires_grad_(False) after the graph used it: eager's AccumulateGrad
+# checks requires_grad when it runs (no .grad) and still runs the leaf's post-accumulate
+# hook; compiled autograd also leaves .grad alone but skips the hook.
 import torch
 from torch._dynamo import compiled_autograd
 
+# The supported switch: a backward called inside a torch.compile'd function runs under
+# compiled autograd, and its captured graph is compiled with that function's backend.
+torch._dynamo.config.compiled_autograd = True
 
-def run() -> str:
+
+@torch.compile(backend="eager")
+def compiled(step):
+    return step()  # dynamo breaks the graph at the backward call, which compiled autograd runs
+
+
+def eager(step):
+    return step()
+
+
+def private(step):  # the private entry point with no compiler: capture and runtime alone
+    with compiled_autograd._enable(lambda gm: gm):
+        return step()
+
+
+def run(call) -> str:
     calls = []
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     w = torch.tensor([3.0, 4.0], requires_grad=True)
     x.register_post_accumulate_grad_hook(lambda t: calls.append("x post-accumulate"))
     y = (x * w).sum()
     x.requires_grad_(False)
-    y.backward()
-    return f"hooks run: {calls}, x.grad={x.grad}, w.grad={w.grad}"
+    call(lambda: y.backward())
+    return f"hooks run: {calls}, x.grad={x.grad}, w.grad={w.grad.tolist()}"
 
 
 print("torch", torch.__version__)
-print("eager:   ", run())
-with compiled_autograd._enable(lambda gm: gm):
-    print("compiled:", run())
+for name, call in (("eager", eager), ("compiled", compiled), ("_enable", private)):
+    compiled_autograd.reset()  # each entry point starts without graphs cached by another
+    print(f"{name + ':':10}", run(call))

@@ -1,0 +1,43 @@
+# A third backward through an in-place-on-a-view node (CopySlices) whose graph the second
+# backward freed: eager raises the backward-twice error, compiled autograd an INTERNAL
+# ASSERT that asks to report a bug.
+import torch
+from torch._dynamo import compiled_autograd
+
+# The supported switch: a backward called inside a torch.compile'd function runs under
+# compiled autograd, and its captured graph is compiled with that function's backend.
+torch._dynamo.config.compiled_autograd = True
+
+
+@torch.compile(backend="eager")
+def compiled(step):
+    return step()  # dynamo breaks the graph at the backward call, which compiled autograd runs
+
+
+def eager(step):
+    return step()
+
+
+def private(step):  # the private entry point with no compiler: capture and runtime alone
+    with compiled_autograd._enable(lambda gm: gm):
+        return step()
+
+
+def run(call) -> str:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.clone()
+    y[0] = 0.0  # y.grad_fn is CopySlices
+    y.sum().backward(retain_graph=True)
+    y.sum().backward()  # frees the graph
+    loss = y.sum()
+    try:
+        call(lambda: loss.backward())
+    except Exception as e:
+        return f"{type(e).__name__}: {str(e).splitlines()[0][:100]}..."
+    return "ok"
+
+
+print("torch", torch.__version__)
+for name, call in (("eager", eager), ("compiled", compiled), ("_enable", private)):
+    compiled_autograd.reset()  # each entry point starts without graphs cached by another
+    print(f"{name + ':':10}", run(call))

@@ -1,0 +1,56 @@
+"""The shipped torch.compile adapter: it compiles the ops a statement calls (their grad_fn is
+AOTAutograd's), leaves the harness's own work eager, agrees with torch where torch.compile
+does, and refuses a backend it does not know."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+from conformance.engines import load_engine
+from conformance.loader import load_case
+from conformance.runner import MASKED, Item, run_item
+
+ROOT = Path(__file__).resolve().parents[2]
+NAME = "conformance.engines.torch_compile"
+
+
+def _item(path: str) -> Item:
+    return Item(load_case(ROOT / path), "cpu", "float32")
+
+
+def test_ops_in_a_statement_are_compiled_and_others_are_not() -> None:
+    engine = load_engine(NAME)
+    module = engine.module
+    module.conformance_reset()
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with module.conformance_statement():
+        y = torch.sin(x) * 2          # a function and an operator, both compiled
+        z = x.detach().sin()           # no input requires grad: eager
+    assert type(y.grad_fn).__name__ == "CompiledFunctionBackward"
+    assert z.grad_fn is None
+    outside = torch.sin(x)             # outside a statement: torch itself
+    assert type(outside.grad_fn).__name__ == "SinBackward0"
+    y.sum().backward()                 # through the compiled backward graphs
+    assert torch.allclose(x.grad, 2 * torch.cos(x.detach()))
+
+
+def test_a_case_runs_compiled_with_only_the_graph_fields_masked() -> None:
+    engine = load_engine(NAME)
+    result = run_item(_item("cases/retain_graph/backward_twice.yaml"), engine)
+    # Every op's grad_fn is CompiledFunctionBackward: masked (never a pass), and nothing else
+    # differs.
+    assert result.verdict == MASKED, result.reason
+    assert "CompiledFunctionBackward" in result.reason, result.reason
+
+
+def test_an_unknown_backend_is_refused_with_the_choices() -> None:
+    env = {**os.environ, "CONFORMANCE_TC_BACKEND": "fast", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", f"import {NAME}"], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode != 0
+    assert "aot_eager, inductor" in done.stderr
