@@ -8,7 +8,6 @@ import argparse
 import io
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -65,17 +64,20 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
         pytest_args.append(f"--item-timeout={args.item_timeout}")
     if args.lenient_messages:
         pytest_args.append("--lenient-messages")
+    if args.hit_rates:
+        pytest_args.append("--hit-rates")
     if args.hypothesis_db:
         pytest_args.append(f"--hypothesis-db={args.hypothesis_db}")
     if args.shard:
         pytest_args.append(f"--shard={args.shard}")
-    started = time.time()
     real_stdout = sys.stdout
     # `run | head`: the run goes on and writes its report when the reader leaves
     sys.stdout = _ClosedPipeToDevnull(real_stdout)
+    # what this run did with the report directory (never a report another run left there)
+    observer = run_summary.Observer()
     try:
-        code = int(pytest.main(pytest_args + passthrough))
-        print(run_summary.final_line(args.engine, args.report_dir, started, code))
+        code = int(pytest.main(pytest_args + passthrough, plugins=[observer]))
+        print(run_summary.final_line(args.engine, args.report_dir, observer.outcome(), code))
     finally:
         sys.stdout = real_stdout
     return code
@@ -402,6 +404,9 @@ def _main(argv: list[str]) -> int:
                      help="known divergences (default: expectations/<engine>.yaml if present)")
     run.add_argument("--lenient-messages", action="store_true",
                      help="do not fail items whose only difference is an exact message text")
+    run.add_argument("--hit-rates", action="store_true",
+                     help="print the generated programs' hit-rate table at the end (by "
+                          "default one line; the report's summary.md has the table)")
     run.add_argument("--strict-expectations", action="store_true",
                      help="fail the run when an expectations entry matches nothing (the "
                           "default when the whole suite runs: no cases named, no "

@@ -384,6 +384,9 @@ class HitRates:
     programs: int = 0
     counts: Counter[str] = field(default_factory=Counter)
 
+    def __repr__(self) -> str:  # short: hypothesis prints it in a failing example's arguments
+        return f"HitRates(programs={self.programs}, {len(self.counts)} counts)"
+
     def record(self, found: set[str]) -> None:
         self.programs += 1
         self.counts.update(found)
@@ -405,6 +408,14 @@ class HitRates:
         programs = d.get("programs", 0)
         assert isinstance(programs, int)
         return cls(programs, Counter({str(k): int(v) for k, v in counts.items()}))
+
+    def one_line(self) -> str:
+        """The table in one line: how many programs, how many rates, the lowest."""
+        if not self.counts:
+            return f"{self.programs} generated programs"
+        low = min(sorted(self.counts), key=self.rate)
+        return (f"{self.programs} generated programs: {len(self.counts)} hit rates, the "
+                f"lowest {low} {self.rate(low):.1%}")
 
     def table(self) -> str:
         """One row per key, grouped by kind (feature, error, op, api, grad, ...), sorted."""

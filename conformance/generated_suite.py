@@ -2,8 +2,9 @@
 
 `autograd-conformance run` passes this file to pytest; the project's tests import the test
 from here, so the README's test command runs it too. Any divergence is shrunk by hypothesis
-to a minimal program, reported with its first divergent statement and field, and, with
-`--save-divergences DIR`, written there as a ready YAML case.
+to a minimal program and reported as a case failure is (conformance.generated_report): the
+program, its first divergent statement and field with both values, the ready YAML case (with
+`--save-divergences DIR`, also written there) and a command that replays it.
 """
 
 from __future__ import annotations
@@ -12,35 +13,37 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given, note
+from hypothesis import given
 from hypothesis.control import current_build_context
 
+from conformance import generated_report
 from conformance.engines import Engine
 from conformance.expectations import NONE as NO_EXPECTATIONS
 from conformance.expectations import Expectations
 from conformance.generated import Checked, HitRates, as_case, check, hits, save_case, truncate
+from conformance.generated_report import GeneratedFailure
 from conformance.language import to_source
 from conformance.limits import RunLimit, contained, deadline
 from conformance.program import Program
 from conformance.progress import Progress
+from conformance.runner import ERROR
 from conformance.strategies import programs, without_local_constants
 
 
-class GeneratedDivergence(AssertionError):
-    def __init__(self, checked: Checked, engine: str) -> None:
+class GeneratedDivergence(GeneratedFailure):
+    """The engine diverged from torch on a generated program; the final, shrunk one carries
+    its YAML case (`case`) and where it was saved."""
+
+    def __init__(self, checked: Checked, engine: str, case: str | None = None,
+                 saved: str | None = None) -> None:
         self.checked = checked
-        d = checked.comparison.divergence
-        assert d is not None
-        lines = checked.source.splitlines()
-        statement = lines[d.line - 1].strip() if 0 < d.line <= len(lines) else "?"
-        super().__init__(
-            f"{engine} diverges from torch on a generated program\n"
-            f"  at line {d.line}: `{statement}`\n  {d.describe()}\n"
-            f"  program:\n" + "\n".join(f"    {line}" for line in lines))
+        super().__init__(*generated_report.divergence(checked, engine, case, saved))
 
 
-class GeneratedLimit(AssertionError):
+class GeneratedLimit(GeneratedFailure):
     """A generated program ran into a whole-run limit (conformance.limits)."""
+
+    verdict = ERROR
 
 
 def _bounded_check(program: Program, engine: Engine, torch: Engine, item_timeout: float
@@ -49,12 +52,8 @@ def _bounded_check(program: Program, engine: Engine, torch: Engine, item_timeout
         with deadline(item_timeout, "a generated program"), contained():
             return check(program, engine, torch)
     except RunLimit as stopped:  # also an engine's own KeyboardInterrupt, SystemExit, ...
-        source = to_source(program)
-        at = "" if stopped.line is None else \
-            f" at statement {stopped.line} (statements numbered in order)"
-        raise GeneratedLimit(
-            f"a generated program was stopped{at}: {stopped}\n  program:\n"
-            + "\n".join(f"    {line}" for line in source.splitlines())) from None
+        raise GeneratedLimit(*generated_report.limit(to_source(program), stopped.line,
+                                                     str(stopped))) from None
 
 
 def check_generated(program: Program, engine: Engine, torch: Engine, log: HitRates,
@@ -87,11 +86,11 @@ def check_generated(program: Program, engine: Engine, torch: Engine, log: HitRat
         assert d is not None
         checked = check(truncate(checked.program, d.line), engine, torch)
         case = as_case(checked, engine.name, torch)
-        note(f"as a YAML case:\n{case}")
+        saved = None
         if save_dir:
-            path = save_case(case, Path(save_dir),
-                             f"divergence-{engine.name.replace('.', '_')}")
-            note(f"saved to {path}")
+            saved = str(save_case(case, Path(save_dir),
+                                  f"divergence-{engine.name.replace('.', '_')}"))
+        raise GeneratedDivergence(checked, engine.name, case, saved)
     raise GeneratedDivergence(checked, engine.name)
 
 

@@ -51,6 +51,8 @@ def render(report: dict[str, Any]) -> str:
         "status": status,
         "run_info": info,
         "items": [_page_record(r) for r in items],
+        # computed once, for this page and summary.md alike
+        "hidden_devices": run_status.hidden_devices(items),
         "generated": report.get("generated"),
         "expectations": report.get("expectations"),
         "missing_api": report.get("missing_api") or {},
@@ -83,6 +85,7 @@ def _finite(value: Any) -> Any:
 
 def _page_record(record: dict[str, Any]) -> dict[str, Any]:
     record = dict(record)
+    record["group"] = run_status.failure_group(record)
     for key in ("divergence", "message_divergence"):
         d = record.get(key)
         if isinstance(d, dict):

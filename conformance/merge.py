@@ -31,7 +31,7 @@ from conformance.generated import HitRates
 from conformance.runner import ERROR, SKIPPED
 
 # Reports this version reads: 2 (before campaigns) and its own.
-READS = (2, report.SCHEMA_VERSION)
+READS = (2, 3, report.SCHEMA_VERSION)
 
 
 class MergeError(ValueError):
@@ -67,7 +67,7 @@ def load(path: Path) -> Input:
         return Input(shown, None, "not a conformance.json (no run_info or items)")
     if data.get("schema_version") not in READS:
         return Input(shown, None, f"schema_version {data.get('schema_version')!r}, this "
-                                  f"version merges {' and '.join(map(str, READS))}")
+                                  f"version merges {', '.join(map(str, READS))}")
     return Input(shown, data)
 
 

@@ -29,12 +29,14 @@ from conformance import (
     baseline,
     campaign,
     expectations,
+    generated_report,
     limits,
     paths,
     profiles,
     progress,
     report,
     report_dir,
+    run_summary,
 )
 from conformance.diagnostics import CaseError
 from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
@@ -97,6 +99,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--generated-programs", action="store_true",
                     help="also run the generated-program suite (conformance/"
                          "generated_suite.py), wherever the package is installed")
+    group.addoption("--hit-rates", action="store_true",
+                    help="print the generated programs' hit-rate table at the end (by "
+                         "default one line; the report has the table)")
     if importlib.util.find_spec("pytest_timeout") is None:
         # this project's pyproject.toml sets pytest-timeout's backstop (a dev dependency):
         # known here, so that a run without it installed does not warn of an unknown option
@@ -306,9 +311,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
         rep.user_properties.append((MATCHED_PROPERTY, json.dumps(sorted(_MATCHED))))
     if _is_generated(item) and rep.when == "call":
         rep.user_properties.append((HITS_PROPERTY, json.dumps(_GENERATED_LOG.as_dict())))
-        rep.user_properties.append((RESULT_PROPERTY, json.dumps(
-            report.generated_record(item.nodeid, item.config.getoption("--engine"),
-                                    rep.outcome, str(rep.longrepr) if rep.failed else ""))))
+        rep.user_properties.append((RESULT_PROPERTY, json.dumps(generated_report.record(
+            item, call, rep, item.config.stash[_PROFILE]))))
     if isinstance(item, CaseItem) and rep.when == "call":
         # user_properties travel from xdist workers to the controller, so the report
         # written there sees every worker's results.
@@ -404,10 +408,13 @@ class _Collector:
         items outside this run's selection is not judged)."""
         return baseline.usage(self.known, self.records, self.matched).stale
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.hits.programs:
+    def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
+        if self.hits.programs and config.getoption("--hit-rates"):
             terminalreporter.write_sep("-", "generated programs: hit rates")
             terminalreporter.write_line(self.hits.table())
+        elif self.hits.programs:
+            terminalreporter.write_line(f"{self.hits.one_line()} (the table: --hit-rates, "
+                                        "or the report's summary.md and conformance.json)")
         if self.merged_into_use:
             return  # the update listed them, with what it did
         for k, why in self.stale():
@@ -563,14 +570,17 @@ def _start_report(config: pytest.Config) -> None:
     if not directory:
         return
     lock = report_dir.ReportLock(Path(directory))
+    outcome = config.stash[REPORT_OUTCOME] = report_dir.ReportOutcome()
     try:
         lock.acquire()
     except report_dir.ReportDirBusy as e:
+        outcome.error, outcome.refused = str(e), True
         raise pytest.UsageError(str(e)) from None
     except OSError as e:
-        raise pytest.UsageError(f"--conformance-report {directory}: cannot use it as the "
-                                f"report directory ({e}); name a writable directory") from None
-    config.add_cleanup(lambda: lock.release(wrote=config.stash.get(_WROTE, False)))
+        outcome.error = (f"--conformance-report {directory}: cannot use it as the report "
+                         f"directory ({e}); name a writable directory")
+        raise pytest.UsageError(outcome.error) from None
+    config.add_cleanup(lambda: lock.release(wrote=config.stash[REPORT_OUTCOME].written))
     config.add_cleanup(terminate_as_interrupt())
 
 
@@ -695,7 +705,8 @@ _IDS = pytest.StashKey[paths.CaseIds]()
 _TAKEN_IDS = pytest.StashKey[dict[str, Path]]()
 _LOAD_ERRORS = pytest.StashKey[int]()  # case files that failed to load in this process
 _RUN_STATE = pytest.StashKey[RunState]()
-_WROTE = pytest.StashKey[bool]()
+# What this run did with its report directory (`run` reads it: run_summary.Observer).
+REPORT_OUTCOME = pytest.StashKey[report_dir.ReportOutcome]()
 _SHARD_SEED = pytest.StashKey[int | None]()
 _CAMPAIGN = pytest.StashKey[dict[str, Any]]()
 
@@ -718,27 +729,37 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     # The session ends mid progress line (`... [100%]`); pytest has no public test for it.
     if reporter is not None and getattr(reporter, "_width_of_current_line", None):
         reporter.write_line("")
+    outcome = config.stash[REPORT_OUTCOME]
     if config.getoption("collectonly", False):
+        outcome.error = f"nothing ran (--collect-only); {directory}/ left as it was"
         if reporter is not None:
-            reporter.write_sep("-", f"conformance report: nothing ran (--collect-only); "
-                                    f"{directory}/ left as it was")
+            reporter.write_sep("-", f"conformance report: {outcome.error}")
         return
     if facts.collected == 0 and not records:
         # a run that matched nothing must not replace the last real report with an empty one
+        outcome.error = f"no item was collected; {directory}/ left as it was"
         if reporter is not None:
-            reporter.write_sep("-", f"conformance report: no item was collected; {directory}/ "
-                                    "left as it was")
+            reporter.write_sep("-", f"conformance report: {outcome.error}")
         return
-    written = report.write(directory, records,
-                         engine=config.getoption("--engine"), started=config.stash[_STARTED],
-                         profile=config.stash[_PROFILE], generated=collector.hits,
-                         known=collector.known, unmatched=[k for k, _ in collector.stale()],
-                         seed=config.getoption("hypothesis_seed", None), run=facts,
-                         campaign=config.stash.get(_CAMPAIGN, None),
-                         case_sources=paths.case_sources(
-                             _named(config) or config.getini("conformance_cases"),
-                             config.invocation_params.dir))
-    config.stash[_WROTE] = True
+    try:
+        written = report.write(
+            directory, records, engine=config.getoption("--engine"),
+            started=config.stash[_STARTED], profile=config.stash[_PROFILE],
+            generated=collector.hits, known=collector.known,
+            unmatched=[k for k, _ in collector.stale()],
+            seed=config.getoption("hypothesis_seed", None), run=facts,
+            campaign=config.stash.get(_CAMPAIGN, None),
+            case_sources=paths.case_sources(_named(config) or config.getini("conformance_cases"),
+                                            config.invocation_params.dir))
+    except report.NotWritten as e:
+        outcome.error, outcome.status, outcome.torch_version = str(e), e.status, \
+            e.torch_version
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # whatever the items did
+        if reporter is not None:
+            reporter.write_sep("!", f"conformance report NOT written: {e}", red=True)
+            reporter.write_line(run_summary.not_written(e.status))
+        return
+    config.stash[REPORT_OUTCOME] = outcome = report.outcome_of(written[0])
     if reporter is not None:
         reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in written)}")
-        reporter.write_line(report.status_of(written[0]))
+        reporter.write_line(outcome.status)

@@ -39,6 +39,13 @@ SHRINKS = {"default": 500, "dev": 100, "ci": 500, "nightly": 2000}
 SHRINK_SECONDS: dict[str, float] = {"default": 60, "dev": 30, "ci": float("inf"),
                                     "nightly": 300}
 
+# Hypothesis stops at the first failure (then shrinks it). By default it goes on drawing for
+# up to 10 s of wall time after a first failure, looking for others, and shrinks the
+# smallest it met: what a run reports, and how many programs it ran, then depended on the
+# machine's speed, and a printed rerun did not replay the run exactly. A run reports one
+# failure of the generated-program test anyway (conformance.generated_report). Hence
+# report_multiple_bugs=False in every profile below.
+
 try:
     _HYPOTHESIS_CI = settings.get_profile("ci")
 except InvalidArgument:  # an older hypothesis without the built-in profile
@@ -50,13 +57,14 @@ except InvalidArgument:  # an older hypothesis without the built-in profile
 # and `nightly` registered after it drew the same programs on every run. derandomize=False
 # is explicit too: on a CI machine hypothesis starts with its derandomized `ci` loaded.
 settings.register_profile("dev", max_examples=40, deadline=None, derandomize=False,
-                          suppress_health_check=_SUPPRESS)
+                          suppress_health_check=_SUPPRESS, report_multiple_bugs=False)
 settings.register_profile("nightly", max_examples=5000, deadline=None, derandomize=False,
-                          suppress_health_check=_SUPPRESS)
+                          suppress_health_check=_SUPPRESS, report_multiple_bugs=False)
 settings.register_profile("default", max_examples=250, deadline=None, derandomize=True,
-                          database=None, suppress_health_check=_SUPPRESS)
+                          database=None, suppress_health_check=_SUPPRESS,
+                          report_multiple_bugs=False)
 settings.register_profile("ci", parent=_HYPOTHESIS_CI, max_examples=300, deadline=None,
-                          suppress_health_check=_SUPPRESS)
+                          suppress_health_check=_SUPPRESS, report_multiple_bugs=False)
 PROFILES = ("default", "dev", "ci", "nightly")
 
 

@@ -27,9 +27,8 @@ from conformance.compare import Divergence
 from conformance.expectations import NONE as NO_EXPECTATIONS
 from conformance.expectations import Expectations, Known
 from conformance.generated import HitRates
-from conformance.report_dir import write_atomic
+from conformance.report_dir import ReportOutcome, write_set
 from conformance.runner import (
-    DIVERGES,
     ERROR,
     KNOWN,
     MASKED,
@@ -41,17 +40,21 @@ from conformance.runner import (
     describe_failure,
     statement_text,
 )
-from conformance.trace import TensorSnapshot
+from conformance.trace import TensorSnapshot, Trace
 
 # 2: run_info counts the run (collected, executed, interrupted, exit status, options), a
 # top-level `status`, records of files that failed to load (device and dtype null), case
 # description and source on item records.
 # 3: run_info names the campaign (hypothesis_database, shard, shard_seed); a merged report
 # (conformance.merge) has run_info.merged and records' `conflict`.
-SCHEMA_VERSION = 3
+# 4: a generated program's failure record has a case item's failure fields (program,
+# divergence, repro) and its YAML case (case_yaml, saved_case).
+SCHEMA_VERSION = 4
 # summary.md is meant for a CI step summary, which caps its size.
 MAX_SUMMARY_BYTES = 1 << 20
 MAX_LISTED_FAILURES = 200
+# The matrix's last row: every item once per column.
+TOTAL = "total"
 
 
 def now() -> float:
@@ -72,17 +75,27 @@ def _divergence(result: ItemResult, d: Divergence | None) -> dict[str, Any] | No
     if d is None:
         return None
     case = result.item.case
+    return divergence_record(d, d.line + case.line_offset, statement_text(case, d.line),
+                             result.torch_trace, result.engine_trace)
+
+
+def divergence_record(d: Divergence, line: int, statement: str, torch_trace: Trace | None,
+                      engine_trace: Trace | None) -> dict[str, Any]:
+    """A first divergence as records carry it (a case item's, a generated program's): the
+    line in the program's file, the statement, the field, both values and, for a field of
+    a tensor, both engines' graph signatures of that tensor (what the HTML report draws)."""
     return {
-        "line": d.line + case.line_offset, "statement": statement_text(case, d.line),
+        "line": line, "statement": statement,
         "field": d.field, "torch": _jsonable(d.expected), "engine": _jsonable(d.actual),
-        "strict": d.strict, "graphs": _graphs(result, d),
+        "strict": d.strict, "graphs": _graphs(d, torch_trace, engine_trace),
     }
 
 
-def _graphs(result: ItemResult, d: Divergence) -> dict[str, str | None] | None:
+def _graphs(d: Divergence, torch_trace: Trace | None, engine_trace: Trace | None
+            ) -> dict[str, str | None] | None:
     """The graph signatures (observe.graph_signature) of the tensor the divergent field
-    belongs to, in both traces at the divergent step: what the HTML report draws."""
-    traces = (result.torch_trace, result.engine_trace)
+    belongs to, in both traces at the divergent step."""
+    traces = (torch_trace, engine_trace)
     if any(t is None or d.step >= len(t.steps) for t in traces):
         return None
     graphs: dict[str, str | None] = {}
@@ -142,20 +155,29 @@ def collection_error_record(nodeid: str, file: str, line: int | None, message: s
             "report": text[-20000:]}
 
 
-def generated_record(nodeid: str, engine: str, outcome: str, longrepr: str
-                     ) -> dict[str, Any]:
-    """The record of a generated-program item: one per run, over all its programs."""
-    verdict = {"passed": PASS, "skipped": SKIPPED}.get(outcome, DIVERGES)
-    if outcome == "failed" and "diverges from torch on a generated program" not in longrepr:
-        verdict = ERROR
+GENERATED_DESCRIPTION = ("Random programs drawn by conformance.strategies (hypothesis), run on "
+                         "torch and the engine; a failure is shrunk to a minimal program")
+
+
+def generated_record(nodeid: str, engine: str, outcome: str, report: str = "", *,
+                     verdict: str | None = None, fields: dict[str, Any] | None = None,
+                     repro: str | None = None) -> dict[str, Any]:
+    """The record of a generated-program item: one per run, over all its programs. A
+    failure's record has a case item's failure fields (`fields`: program, divergence, the
+    ready YAML case; generated_report), its `report` text and `repro` command; a failure
+    without them (a crashed worker) is an `error`."""
     record: dict[str, Any] = {
         "id": nodeid, "file": nodeid.split("::")[0], "features": ["generated"],
-        "device": "cpu", "dtype": "float32", "engine": engine, "verdict": verdict,
+        "device": "cpu", "dtype": "float32", "description": GENERATED_DESCRIPTION,
+        "engine": engine,
+        "verdict": verdict or {"passed": PASS, "skipped": SKIPPED}.get(outcome, ERROR),
         "pytest_outcome": outcome, "reason": "",
     }
     if outcome == "failed":
-        record["report"] = longrepr[-20000:]
-        record["repro"] = f"pytest '{nodeid}' --engine {engine}"
+        record.update(fields or {})
+        record["report"] = report[-20000:]
+        if repro:
+            record["repro"] = repro
     return record
 
 
@@ -242,45 +264,91 @@ def missing_api(records: list[dict[str, Any]]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda i: (-i[1], i[0])))
 
 
-def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[str, Any]]
-             ) -> str:
-    loads = [r for r in records if run_status.is_load_error(r)]
+def _matrix(records: list[dict[str, Any]]) -> list[str]:
+    """The feature x device x dtype table of passed/ran, with a totals row (each item once)
+    and, in a run that has any, a column of unsupported items; devices where nothing ran are
+    left out, with a note saying why."""
     items = [r for r in records if not run_status.is_load_error(r)]
-    # Per cell: passed, ran (not skipped), skipped.
+    hidden = run_status.hidden_devices(items)
+    columns = sorted({(r["device"], r["dtype"]) for r in items if r["device"] not in hidden})
+    # unsupported items of a feature, on any device and dtype: their own column (in a run
+    # that has any), so that an API the engine lacks never reads as a divergence
+    unsupported = Counter(f for r in items if r["verdict"] == UNSUPPORTED for f in r["features"])
+    # Per cell (feature, device, dtype), and per column for the totals: passed, ran, skipped.
     cells: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for r in items:
-        for feature in r["features"]:
+        for feature in [*r["features"], TOTAL]:
             cell = cells[(feature, r["device"], r["dtype"])]
             skipped = r["verdict"] == SKIPPED
             cell[2] += skipped
             cell[1] += not skipped
             cell[0] += r["verdict"] == PASS
-    columns = sorted({(r["device"], r["dtype"]) for r in items})
-    # unsupported items of a feature, on any device and dtype: their own column (in a run
-    # that has any), so that an API the engine lacks never reads as a divergence
-    unsupported = Counter(f for r in items if r["verdict"] == UNSUPPORTED for f in r["features"])
+    unsupported[TOTAL] = sum(r["verdict"] == UNSUPPORTED for r in items)
+    lines = [
+        "Cells: passed/ran per feature, device and dtype; `skipped` where no item could run "
+        "(see conformance.json for the reasons)"
+        + ("; `unsupported`: items whose API the engine lacks." if unsupported[TOTAL] else "."),
+        "",
+    ]
+    features = sorted({f for f, d, _ in cells if f != TOTAL and d not in hidden})
+    gone = sorted({f for f, _, _ in cells if f != TOTAL} - set(features))
+    if hidden:
+        lines += ["Columns not shown: " + "; ".join(hidden.values()) + "."
+                  + (f" Features only they have: {', '.join(gone)}." if gone else ""), ""]
+    if not columns:
+        return lines
+    lines += ["| feature | " + " | ".join(f"{d} {t}" for d, t in columns)
+              + (" | unsupported |" if unsupported[TOTAL] else " |"),
+              "|---|" + "---|" * (len(columns) + bool(unsupported[TOTAL]))]
+    for feature in [*features, TOTAL]:
+        row = []
+        for d, t in columns:
+            passed, ran, skipped = cells.get((feature, d, t), (0, 0, 0))
+            row.append(f"{passed}/{ran}" if ran else ("skipped" if skipped else ""))
+        if unsupported[TOTAL]:
+            row.append(str(unsupported[feature] or ""))
+        name = f"**{feature}**" if feature == TOTAL else feature
+        lines.append(f"| {name} | " + " | ".join(row) + " |")
+    return lines
+
+
+def _failures(items: list[dict[str, Any]]) -> list[str]:
+    """Each failure once: the same failure of one case on one device in several dtypes is
+    one entry naming them (run_status.failure_group), with the report of the first."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in items:
+        if r["verdict"] not in (PASS, SKIPPED, KNOWN, MASKED):
+            groups.setdefault(run_status.failure_group(r), []).append(r)
+    if not groups:
+        return []
+    count = sum(len(g) for g in groups.values())
+    lines = ["", f"## Failures ({count}" + (f", {len(groups)} distinct)" if len(groups) < count
+                                           else ")"), ""]
+    for group in list(groups.values())[:MAX_LISTED_FAILURES]:
+        r = group[0]
+        if len(group) > 1:
+            dtypes = ", ".join(str(x["dtype"]) for x in group)
+            lines += [f"`{r['file']}` on {r['device']}, dtypes {dtypes}: the same failure in "
+                      f"{len(group)} items; shown: `{r['id']}`", ""]
+        lines += ["```", r.get("report") or f"{r['id']}: {r['verdict']}: {r['reason']}",
+                  "```", ""]
+    if len(groups) > MAX_LISTED_FAILURES:
+        lines.append(f"... and {len(groups) - MAX_LISTED_FAILURES} more (see conformance.json)")
+    return lines
+
+
+def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[str, Any]],
+             generated: HitRates | None = None) -> str:
+    loads = [r for r in records if run_status.is_load_error(r)]
+    items = [r for r in records if not run_status.is_load_error(r)]
     word, _, rest = status["line"].partition(": ")
     lines = [
         f"**{word}**: {rest}",
         "",
         f"# Autograd conformance: {info['engine']} against torch {info['torch_version']}",
         "",
-        "Cells: passed/ran per feature, device and dtype; `skipped` where no item could run "
-        "(see conformance.json for the reasons)"
-        + ("; `unsupported`: items whose API the engine lacks." if unsupported else "."),
-        "",
-        "| feature | " + " | ".join(f"{d} {t}" for d, t in columns)
-        + (" | unsupported |" if unsupported else " |"),
-        "|---|" + "---|" * (len(columns) + bool(unsupported)),
+        *_matrix(records),
     ]
-    for feature in sorted({f for f, _, _ in cells}):
-        row = []
-        for d, t in columns:
-            passed, ran, skipped = cells.get((feature, d, t), (0, 0, 0))
-            row.append(f"{passed}/{ran}" if ran else ("skipped" if skipped else ""))
-        if unsupported:
-            row.append(str(unsupported[feature] or ""))
-        lines.append(f"| {feature} | " + " | ".join(row) + " |")
     missing = missing_api(records)
     if missing:
         lines += ["", "## APIs the engine lacks (items `unsupported`)", "",
@@ -314,15 +382,12 @@ def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[st
     if masked:
         lines += ["", "## Masked fields (the engine declares it does not match them)", ""]
         lines += [f"- `{r['id']}`: {r['reason']}" for r in masked[:MAX_LISTED_FAILURES]]
-    failures = [r for r in items if r["verdict"] not in (PASS, SKIPPED, KNOWN, MASKED)]
-    if failures:
-        lines += ["", "## Failures", ""]
-        for r in failures[:MAX_LISTED_FAILURES]:
-            lines += ["```", r.get("report") or f"{r['id']}: {r['verdict']}: {r['reason']}",
-                      "```"]
-        if len(failures) > MAX_LISTED_FAILURES:
-            lines.append(f"... and {len(failures) - MAX_LISTED_FAILURES} more "
-                         "(see conformance.json)")
+    lines += _failures(items)
+    if generated is not None and generated.programs:
+        # collapsed: a few hundred rows that matter when a floor is in question, not always
+        lines += ["", "## Generated programs", "", "<details>",
+                  f"<summary>{generated.one_line()}</summary>", "", "```", generated.table(),
+                  "```", "", "</details>"]
     text = "\n".join(lines) + "\n"
     if len(text.encode()) > MAX_SUMMARY_BYTES:
         text = text.encode()[:MAX_SUMMARY_BYTES - 64].decode(errors="ignore")
@@ -350,31 +415,53 @@ def write(directory: Path, records: list[dict[str, Any]], *, engine: str, starte
                                   "items": records, "expectations": expected}, generated)
 
 
+class NotWritten(OSError):
+    """The report could not be written (a full disk, a file size limit, a directory that
+    refuses new files): nothing of it was, and the directory holds what it held before."""
+
+    def __init__(self, directory: Path, error: OSError, info: dict[str, Any],
+                 status: str) -> None:
+        super().__init__(error.errno, error.strerror)
+        self.status = status  # the status line the report would have opened with
+        self.torch_version = str(info.get("torch_version"))
+        reason = f"[Errno {error.errno}] {error.strerror}" if error.strerror else str(error)
+        self.message = (f"the report could not be written to {directory}/ ({reason}); "
+                        f"{directory}/ is left as it was")
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def write_data(directory: Path, data: dict[str, Any], generated: HitRates) -> list[Path]:
     """Write conformance.json, summary.md and index.html from a report's status, run_info,
     items and expectations (a run's, or several runs' merged), and its generated programs'
-    hit counts."""
-    directory.mkdir(parents=True, exist_ok=True)
+    hit counts: all three or none (report_dir.write_set; NotWritten when none)."""
     records, info, status = data["items"], data["run_info"], data["status"]
     data = {"schema_version": SCHEMA_VERSION, "status": status, "run_info": info,
             "items": records, "missing_api": missing_api(records),
             "expectations": data["expectations"],
             "generated": {**generated.as_dict(), "rates": {
                 k: round(generated.rate(k), 4) for k in sorted(generated.counts)}}}
-    json_path = directory / "conformance.json"
     text = json.dumps(data, indent=1) + "\n"
-    write_atomic(json_path, text)
-    md_path = directory / "summary.md"
-    summary = _summary(info, status, records)
-    if generated.programs:
-        summary += "\n## Generated programs\n\n```\n" + generated.table() + "\n```\n"
-    write_atomic(md_path, summary)
-    html_path = directory / "index.html"
-    # from the JSON text, as a reader of conformance.json would see the data
-    write_atomic(html_path, html_report.render(json.loads(text)))
-    return [json_path, md_path, html_path]
+    files = {"conformance.json": text,
+             "summary.md": _summary(info, status, records, generated),
+             # from the JSON text, as a reader of conformance.json would see the data
+             "index.html": html_report.render(json.loads(text))}
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        return write_set(directory, files)
+    except OSError as e:
+        raise NotWritten(directory, e, info, status["line"]) from e
 
 
 def status_of(json_path: Path) -> str:
     """The status line of a written conformance.json (what summary.md opens with)."""
     return str(json.loads(json_path.read_text(encoding="utf-8"))["status"]["line"])
+
+
+def outcome_of(json_path: Path) -> ReportOutcome:
+    """What `run`'s last line says of the report a run has just written: read back, so the
+    terminal says what the report says."""
+    data = json.loads(json_path.read_text(encoding="utf-8"))
+    return ReportOutcome(written=True, status=str(data["status"]["line"]),
+                         torch_version=str(data["run_info"]["torch_version"]))

@@ -1,17 +1,23 @@
-"""The report directory: files replaced atomically, and one run at a time.
+"""The report directory: its files replaced as one set, and one run at a time.
 
-A reader (a CI step, a browser reloading index.html) sees either the previous file or the
-new one, never half of one: each file is written to a temporary file in the same directory
-and renamed over the old one. Two runs into one directory would leave a mix of both runs'
-files (or, before, only the last one's items), so a run holds an exclusive lock on
-`DIR/.lock` from its start to its end and a second run is refused at once, with the fix.
+A reader (a CI step, a browser reloading index.html) sees the previous report or the new one,
+never half of a file, and a failed write (a full disk, `ulimit -f`, a directory that refuses
+new files) leaves the previous set whole: every file is first written to a temporary file in
+the same directory, and only when all are written are they renamed over the old ones (an old
+file is kept under a temporary name until the last rename succeeded, and put back if one
+fails). Two runs into one directory would leave a mix of both runs' files, so a run holds an
+exclusive lock on `DIR/.lock` from its start to its end and a second run is refused at once,
+with the fix.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -23,20 +29,103 @@ except ImportError:  # Windows: no advisory locks through fcntl; runs are not se
 LOCK_NAME = ".lock"
 
 
+@dataclass
+class ReportOutcome:
+    """What one run did with its report directory (the plugin's account, for `run`'s last
+    line: run_summary)."""
+
+    written: bool = False
+    status: str | None = None  # the run's status line, written or not
+    torch_version: str | None = None
+    error: str | None = None  # why nothing was written
+    refused: bool = False  # another run holds the directory
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` (UTF-8) so that no reader ever sees a partial file."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    write_set(path.parent, {path.name: text})
+
+
+def write_set(directory: Path, files: dict[str, str]) -> list[Path]:
+    """Replace the files `files` names in `directory` (name -> UTF-8 text) as one set: all or
+    none. On an OSError nothing of the new set stays, the old files are as they were, and no
+    temporary file is left; the error is raised again."""
+    temps: dict[str, str] = {}
+    try:
+        for name, text in files.items():
+            temps[name] = _temporary(directory, name, text)
+    except BaseException:
+        _remove(temps.values())
+        raise
+    kept: dict[str, str | None] = {}  # name -> the old file's second name (None: no file)
+    replaced: list[str] = []
+    try:
+        for name, temp in temps.items():
+            target = directory / name
+            kept[name] = _keep(target) if target.exists() else None
+            os.replace(temp, target)
+            replaced.append(name)
+    except BaseException:
+        _roll_back(directory, kept, replaced)
+        _remove(temps.values())
+        raise
+    _remove(k for k in kept.values() if k is not None)
+    return [directory / name for name in files]
+
+
+def _temporary(directory: Path, name: str, text: str) -> str:
+    fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(temp, 0o644)  # mkstemp's 0600 would hide the report from a web server
-        os.replace(temp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
+        _remove([temp])
         raise
+    return temp
+
+
+def _keep(target: Path) -> str:
+    """A second name for the old file (a hard link, so `target` never goes missing for a
+    reader), under which it can be put back."""
+    # the run holds the directory's lock: a name of its own per process is free of races
+    kept = str(target.parent / f".{target.name}.{os.getpid()}.old")
+    _remove([kept])  # left by a run killed mid-write
+    try:
+        os.link(target, kept)
+    except OSError:  # a file system without hard links: a copy
+        try:
+            shutil.copy2(target, kept)
+        except BaseException:
+            _remove([kept])
+            raise
+    return kept
+
+
+def _roll_back(directory: Path, kept: dict[str, str | None], replaced: list[str]) -> None:
+    """Put the old files back over the new ones already renamed in. Best effort: an old file
+    that cannot be put back keeps its second name beside the new one (nothing is lost), and
+    the caller sees the original error."""
+    for name, old in kept.items():
+        if name in replaced:
+            try:
+                if old is None:
+                    os.unlink(directory / name)  # there was none before this run
+                else:
+                    os.replace(old, directory / name)
+            except OSError:
+                pass
+            continue
+        if old is not None:
+            _remove([old])
+
+
+def _remove(paths: Iterable[str]) -> None:
+    for p in list(paths):
+        with contextlib.suppress(OSError):
+            os.unlink(p)
 
 
 class ReportDirBusy(Exception):

@@ -8,6 +8,7 @@ INCOMPLETE whatever its verdicts say.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,3 +89,28 @@ def line(records: list[dict[str, Any]], run: dict[str, Any]) -> tuple[str, str]:
     if run.get("exit_status", 0) not in (0, None):
         text += f"; pytest exit status {run['exit_status']}"
     return word, text
+
+
+def hidden_devices(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Devices on which nothing could run (every item skipped, e.g. cuda on a machine without
+    it), each with the note saying why: summary.md and index.html leave their columns out."""
+    hidden = {}
+    for device in sorted({str(r["device"]) for r in records if r.get("device")}):
+        on = [r for r in records if r.get("device") == device]
+        if all(r.get("verdict") == SKIPPED for r in on):
+            reason = Counter(str(r.get("reason") or "") for r in on).most_common(1)[0][0]
+            hidden[device] = (f"{device}: nothing could run ({len(on)} items skipped"
+                              + (f": {reason}" if reason else "") + ")")
+    return hidden
+
+
+def failure_group(record: dict[str, Any]) -> str:
+    """Failures of one case on one device that differ at the same statement and field (or
+    end with the same reason) have one group: summary.md and index.html show each group once,
+    naming its dtypes."""
+    if is_load_error(record):
+        return json.dumps(["load", record.get("id")])
+    d = record.get("divergence") or record.get("message_divergence")
+    where = [d.get("line"), d.get("statement"), d.get("field")] if isinstance(d, dict) \
+        else record.get("reason") or record.get("id")
+    return json.dumps([record.get("file"), record.get("device"), record.get("verdict"), where])

@@ -1,39 +1,56 @@
 """The one line that ends `autograd-conformance run`: engine, torch version, where the report
-is and its status line, read back from the report the run wrote (never from a report an
-earlier run left there)."""
+is and its status line; or, when this run wrote no report (it was refused the report
+directory, the directory could not be written, nothing was collected), that it wrote none and
+why. It says only what this run did: never the status of a report another run left in the
+directory (the plugin tells `run` what it wrote, through the `Observer` plugin `run` gives
+pytest)."""
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from conformance.report_dir import ReportOutcome
+
 PREFIX = "autograd-conformance:"
-REPORT = "conformance.json"
 
 
-def _report(directory: Path, started: float) -> dict[str, Any] | None:
-    path = directory / REPORT
-    try:
-        if path.stat().st_mtime < started - 1:  # an earlier run's report (1 s: mtime rounding)
+class Observer:
+    """A pytest plugin object `run` passes to pytest.main: it keeps the run's config, whose
+    stash holds what the conformance plugin did with the report directory."""
+
+    def __init__(self) -> None:
+        self.config: Any = None
+
+    def pytest_configure(self, config: Any) -> None:
+        self.config = config
+
+    def outcome(self) -> ReportOutcome | None:
+        if self.config is None:  # pytest stopped before configuring (a usage error)
             return None
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+        from conformance.plugin import REPORT_OUTCOME
+
+        return self.config.stash.get(REPORT_OUTCOME, None)
 
 
-def final_line(engine: str, directory: Path, started: float, exit_code: int) -> str:
-    data = _report(directory, started)
-    if data is None:
+def not_written(status: str) -> str:
+    """The status line of a run whose report could not be written: its counts, under a word
+    that no reader takes for a verdict (a run without its report is no PASS)."""
+    return f"NOT WRITTEN: {status.partition(': ')[2]}"
+
+
+def final_line(engine: str, directory: Path, outcome: ReportOutcome | None,
+               exit_code: int) -> str:
+    if outcome is None:
         return f"{PREFIX} engine {engine}: no report written to {directory}/ " \
                f"(pytest exit code {exit_code})"
-    torch = data.get("run_info", {}).get("torch_version", "?")
-    # the report's own status line (run_status), so the terminal says what the report says
-    status = data.get("status", {}).get("line")
-    if not status:
-        verdicts = Counter(str(r.get("verdict")) for r in data.get("items", []))
-        status = ", ".join(f"{v}: {n}" for v, n in sorted(verdicts.items())) or "no items"
-        status += f"; exit code {exit_code}"
-    return f"{PREFIX} engine {engine} vs torch {torch}: {status}; report in {directory}/"
+    if outcome.refused:
+        return f"{PREFIX} engine {engine}: REFUSED, no report written: {outcome.error} " \
+               f"(pytest exit code {exit_code})"
+    torch = f" vs torch {outcome.torch_version}" if outcome.torch_version else ""
+    if outcome.written and outcome.status:
+        # the report's own status line (run_status), so the terminal says what it says
+        return f"{PREFIX} engine {engine}{torch}: {outcome.status}; report in {directory}/"
+    counts = f"{not_written(outcome.status)}; " if outcome.status else ""
+    return f"{PREFIX} engine {engine}{torch}: {counts}{outcome.error or 'no report written'}" \
+           f" (pytest exit code {exit_code})"

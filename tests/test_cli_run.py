@@ -175,20 +175,30 @@ def test_version_names_the_package_torch_and_python(capsys: pytest.CaptureFixtur
         f"Python {platform.python_version()})")
 
 
-def test_the_final_line_never_reads_an_earlier_runs_report(tmp_path: Path) -> None:
+def test_the_final_line_says_only_what_this_run_wrote(tmp_path: Path) -> None:
+    from conformance.report_dir import ReportOutcome
     from conformance.run_summary import final_line
 
-    path = tmp_path / "conformance.json"
-    path.write_text(json.dumps({"run_info": {"torch_version": "2.13.0"},
-                                "status": {"outcome": "FAIL", "line": "FAIL: 1 diverges"},
-                                "items": [{"verdict": "pass"}, {"verdict": "diverges"}]}))
-    assert final_line("e", tmp_path, path.stat().st_mtime, 1) == (
+    written = ReportOutcome(written=True, status="FAIL: 1 diverges", torch_version="2.13.0")
+    assert final_line("e", tmp_path, written, 1) == (
         f"autograd-conformance: engine e vs torch 2.13.0: FAIL: 1 diverges; report in "
         f"{tmp_path}/")
-    os.utime(path, (0, 0))  # written long before this run started
-    assert final_line("e", tmp_path, 1000.0, 4) == (
+    # a report in the directory that this run did not write is never read
+    (tmp_path / "conformance.json").write_text(json.dumps({
+        "run_info": {"torch_version": "2.13.0"},
+        "status": {"outcome": "PASS", "line": "PASS: 1 pass"}}))
+    assert final_line("e", tmp_path, None, 4) == (
         f"autograd-conformance: engine e: no report written to {tmp_path}/ "
         "(pytest exit code 4)")
+    refused = ReportOutcome(error="another run (pid 7) is writing there", refused=True)
+    assert final_line("e", tmp_path, refused, 4) == (
+        "autograd-conformance: engine e: REFUSED, no report written: another run (pid 7) is "
+        "writing there (pytest exit code 4)")
+    failed = ReportOutcome(status="PASS: 1 pass of 1 collected; 1 executed",
+                           error="the report could not be written", torch_version="2.13.0")
+    assert final_line("e", tmp_path, failed, 3) == (
+        "autograd-conformance: engine e vs torch 2.13.0: NOT WRITTEN: 1 pass of 1 collected; "
+        "1 executed; the report could not be written (pytest exit code 3)")
 
 
 def test_the_working_directory_joins_sys_path_only_for_an_engine_found_there(
@@ -250,6 +260,7 @@ def test_the_readmes_sample_final_line_is_what_a_run_prints(
     report.write(Path("reports"), records, engine="reference_engine", started=0.0,
                  profile="default", generated=HitRates(),
                  run=RunFacts(collected=collected, executed=collected))
-    line = final_line("reference_engine", Path("reports"), 0.0, 0).replace(
+    written = report.outcome_of(Path("reports") / "conformance.json")
+    line = final_line("reference_engine", Path("reports"), written, 0).replace(
         f"torch {torch.__version__}:", "torch 2.13.0+cpu:")
     assert " ".join(line.split()) == sample[1]

@@ -241,13 +241,16 @@ def test_page_after_its_script_ran(built: Path, tmp_path: Path) -> None:
     assert 'data-ready="1"' in dom, "the page's script did not finish"
     # the matrix as summary.md has it: same rows, same cells
     summary = (built.parent / "summary.md").read_text()
-    expected = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+    expected = {line.split("|")[1].strip(" *"): [c.strip() for c in line.split("|")[2:-1]]
                 for line in summary.splitlines()
                 if line.startswith("| ") and not line.startswith("| feature")}
+    # the last row counts each item once per column
     assert expected == {"grad_fn": ["1/1", "", "skipped", "1/1"], "hooks": ["0/1", "", "", ""],
-                        "ops": ["1/2", "0/1", "skipped", "1/1"]}
+                        "ops": ["1/2", "0/1", "skipped", "1/1"],
+                        "total": ["1/3", "0/1", "skipped", "1/1"]}
     for feature, cells in expected.items():
-        row = re.search(rf'<tr data-feature="{feature}">(.*?)</tr>', dom)
+        row = re.search(r'<tr class="total">(.*?)</tr>' if feature == "total" else
+                        rf'<tr data-feature="{feature}">(.*?)</tr>', dom)
         assert row, f"no matrix row for {feature}"
         assert re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', row.group(1)) == cells
     assert 'class="cell some-fail"' in dom and 'class="cell all-pass"' in dom
@@ -316,7 +319,11 @@ def test_interrupted_run_and_a_device_where_nothing_ran(tmp_path: Path) -> None:
     summary = (directory / "summary.md").read_text()
     assert summary.startswith("**INCOMPLETE**: 1 pass, 3 skipped of 5 collected; 3 executed; "
                               "interrupted (KeyboardInterrupt); pytest exit status 2\n")
-    assert "| ops | 1/1 | skipped | skipped |" in summary  # summary.md keeps every column
+    # summary.md leaves out the columns of a device where nothing ran, as the page does
+    assert "| feature | cpu float32 |\n|---|---|\n| grad_fn | 1/1 |\n| ops | 1/1 |\n" \
+        "| **total** | 1/1 |\n" in summary
+    assert ("Columns not shown: cuda: nothing could run (3 items skipped: cuda is not "
+            "available to torch on this machine). Features only they have: devices.") in summary
     dom = dump_dom(tmp_path, directory / "index.html")
     assert re.search(r'<div id="status" role="status" class="INCOMPLETE">INCOMPLETE: ', dom)
     row = re.search(r'<tr data-feature="ops">(.*?)</tr>', dom)
@@ -351,3 +358,35 @@ def test_page_requests_nothing(built: Path, tmp_path: Path) -> None:
     # an <a href> is a link the reader may follow, not a load; nothing else may point out
     assert not re.search(r'\bsrc="(?:https?:)?//', dom)
     assert not re.search(r'<(?!a )[a-z]+ [^>]*\bhref="(?:https?:)?//', dom)
+
+
+@needs_chromium
+def test_a_generated_programs_failure_is_a_card_like_a_cases(tmp_path: Path) -> None:
+    from conformance import generated_report
+    from conformance.generated import check
+    from conformance.language import parse
+    from conformance.runner import torch_engine
+    from tests.conformance.wrong_engines import WRONG_EXP
+
+    checked = check(parse("a = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                          "b = torch.exp(a)\n"), WRONG_EXP, torch_engine())
+    headline, details, fields = generated_report.divergence(
+        checked, ENGINE, "description: the case\nprogram: |\n  b = torch.exp(a)\n",
+        "found/divergence.yaml")
+    nodeid = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
+    repro = "pytest --generated-programs -k generated_suite --hypothesis-profile ci"
+    record = report.generated_record(nodeid, ENGINE, "failed", "\n".join([headline, *details]),
+                                     verdict="diverges", fields=fields, repro=repro)
+    report.write(tmp_path / "report", [record], engine=ENGINE, started=report.now(),
+                 profile="ci", generated=HitRates())
+    dom = dump_dom(tmp_path, tmp_path / "report" / "index.html")
+    card = dom.split(f'data-id="{nodeid}"')[1].split("</section>")[0]
+    # the program with the divergent line marked, the divergence, the graphs, the repro
+    assert re.search(r'<div class="hl" data-line="2"><span class="ln">2</span>'
+                     r'b = torch.exp\(a\)</div>', card)
+    assert "First divergence" in card and "<code>b.values</code>" in card
+    assert "<mark>2.7182817459106445</mark>" in card  # torch's value, marked as differing
+    assert "identical in both engines" in card and card.count("ExpBackward0</text>") == 2
+    assert f"<pre>{repro}</pre>" in card
+    assert "As a YAML case (saved to found/divergence.yaml)" in card
+    assert "description: the case" in card

@@ -29,8 +29,8 @@ def item(name: str, verdict: str = "pass", device: str = "cpu") -> dict[str, Any
 
 
 def generated(outcome: str = "passed") -> dict[str, Any]:
-    text = "diverges from torch on a generated program" if outcome == "failed" else ""
-    return report.generated_record(GENERATED_ID, ENGINE, outcome, text)
+    return report.generated_record(GENERATED_ID, ENGINE, outcome,
+                                   verdict="diverges" if outcome == "failed" else None)
 
 
 def write(directory: Path, records: list[dict[str, Any]], *, shard: str | None = None,

@@ -104,7 +104,8 @@ def test_report_merges_xdist_workers(pytester: pytest.Pytester) -> None:
     assert verdicts == ["pass"] * 6 + ["skipped"] * 6
     assert report["run_info"]["engine"] == "torch"
     summary = (pytester.path / "out" / "summary.md").read_text()
-    assert "| grad_fn | 3/3 | 3/3 | skipped | skipped |" in summary
+    # cuda ran nothing here: its columns are left out, with a note
+    assert "| grad_fn | 3/3 | 3/3 |\n| **total** | 3/3 | 3/3 |\n" in summary
 
 
 def test_a_crashed_worker_item_is_an_error_in_the_report(pytester: pytest.Pytester,

@@ -147,3 +147,40 @@ def test_lock_is_exclusive_until_released(tmp_path: Path) -> None:
     third.acquire()
     third.release(wrote=False)
     assert not (tmp_path / "new").exists()  # made by a run that wrote nothing: removed
+
+
+def test_summary_groups_a_failure_across_dtypes_totals_and_hides_devices_where_nothing_ran(
+        tmp_path: Path) -> None:
+    def diverges(name: str, dtype: str, field: str = "b.values") -> dict[str, Any]:
+        return {**item("diverges", dtype), "id": f"cases/f/{name}.yaml::cpu-{dtype}",
+                "file": f"cases/f/{name}.yaml", "pytest_outcome": "failed",
+                "report": f"cases/f/{name}.yaml::cpu-{dtype}: {field} differs",
+                "divergence": {"line": 7, "statement": "b = torch.exp(a)", "field": field,
+                               "torch": [1.0], "engine": [2.0], "strict": False,
+                               "graphs": None}}
+    skipped = {**item("skipped"), "id": "cases/f/x.yaml::cuda-float32", "device": "cuda",
+               "features": ["devices"], "reason": "cuda is not available"}
+    hits = HitRates()
+    hits.record({"feature:ops", "op:exp"})
+    hits.record({"feature:ops"})
+    report.write(tmp_path, [item("pass"), item("pass", "float64"), diverges("exp", "float32"),
+                            diverges("exp", "float64"), diverges("sin", "float32", "b.grad"),
+                            skipped], engine=ENGINE, started=report.now(), profile="ci",
+                 generated=hits)
+    summary = (tmp_path / "summary.md").read_text()
+    # the same failure in two dtypes: one entry naming them; another field: its own
+    assert "## Failures (3, 2 distinct)" in summary
+    assert ("`cases/f/exp.yaml` on cpu, dtypes float32, float64: the same failure in 2 items; "
+            "shown: `cases/f/exp.yaml::cpu-float32`\n\n```\ncases/f/exp.yaml::cpu-float32: "
+            "b.values differs\n```") in summary
+    assert "cases/f/exp.yaml::cpu-float64: b.values differs" not in summary
+    assert "```\ncases/f/sin.yaml::cpu-float32: b.grad differs\n```" in summary
+    # cuda ran nothing: no columns, a note; each item counted once in the totals
+    assert ("| feature | cpu float32 | cpu float64 |\n|---|---|---|\n| ops | 1/3 | 1/2 |\n"
+            "| **total** | 1/3 | 1/2 |\n") in summary
+    assert ("Columns not shown: cuda: nothing could run (1 items skipped: cuda is not "
+            "available). Features only they have: devices.") in summary
+    # the hit-rate table, collapsed under its one line
+    assert ("<details>\n<summary>2 generated programs: 2 hit rates, the lowest op:exp "
+            "50.0%</summary>\n\n```\ngenerated programs: 2\n") in summary
+    assert summary.rstrip().endswith("</details>")
