@@ -65,7 +65,11 @@ class _StepFailed(Exception):
         self.step = step
 
 
-class _Return(Exception):
+class _Return(BaseException):
+    """`return` in a Function method: unwinds to the method's call through the `with` and
+    `for` blocks of its body. A BaseException, so that no `except Exception` on the way (the
+    harness's, or an engine's context manager's `__exit__`) takes it for an error."""
+
     def __init__(self, value: Any) -> None:
         self.value = value
 
@@ -154,6 +158,7 @@ class Interpreter:
         # when a whole-run limit ends the run), and the snapshot memory of the trace so far.
         self.executed = 0
         self.line = 0
+        self.method_depth = 0  # Function method bodies running (nested: apply in forward)
         self.trace_bytes = 0
         # Incremental observation: the last snapshots of top-level tensors, and what the
         # running statement has done so far (conformance.changes).
@@ -208,8 +213,15 @@ class Interpreter:
                                   "statements (loops multiply: count the iterations)", line)
 
     def _block(self, body: tuple[ir.Stmt, ...], scope: Scope) -> None:
-        for stmt in body:
-            self._step(stmt, scope)
+        if self.method_depth:
+            # inside a Function method (running inside an engine): its statements, those of
+            # its `with` and `for` blocks included, are not steps
+            for stmt in body:
+                self._count(stmt.line)
+                self._statement(stmt, scope)
+        else:
+            for stmt in body:
+                self._step(stmt, scope)
 
     def _step(self, stmt: ir.Stmt, scope: Scope) -> None:
         """Execute one statement and record it as a step."""
@@ -234,17 +246,10 @@ class Interpreter:
             # step records them), as they would leaving a context of this step's own
             del caught[first:]
             raise
-        except limits.LimitRefused as e:
-            outcome = Outcome(LIMIT, text=str(e))
-        except CaseFailure as e:
-            outcome = Outcome(ASSERTION, text=str(e))
         except MemoryError:  # the machine's limit, not a behaviour: the item is an error
             raise
         except Exception as e:  # an engine error is a recorded outcome, not a crash
-            text = kinds.normalise_text(str(e))
-            name = kinds.exception_name(e)
-            outcome = Outcome(ERROR, kinds.classify(text, warning=False, exception=name),
-                              name, text)
+            outcome = _outcome(e)
         records = [_warning_record(w) for w in caught[first:]]
         changed = None if self.full_snapshots or compound or self.unknown_changes or \
             not effects.pure or self.events else changes.assigned_names(stmt)
@@ -310,8 +315,14 @@ class Interpreter:
         elif isinstance(stmt, ir.For):
             args = [self._eval(a, scope) for a in stmt.range_args]
             iterations = range(*args)
-            if len(iterations) > api.MAX_RANGE:
-                raise CaseFailure(f"range of {len(iterations)} exceeds {api.MAX_RANGE}")
+            try:
+                count = str(len(iterations))
+            except OverflowError:  # beyond sys.maxsize
+                count = "more than 2**63"
+            if not count.isdigit() or int(count) > api.MAX_RANGE:
+                raise limits.LimitRefused(
+                    f"`range({', '.join(map(limits.short, args))})` has {count} iterations; "
+                    f"the case language allows {api.MAX_RANGE} per loop (a smaller bound)")
             for i in iterations:
                 scope.vars[stmt.var] = i
                 self._block(stmt.body, scope)
@@ -325,13 +336,13 @@ class Interpreter:
     def _statements(self, body: tuple[ir.Stmt, ...], scope: Scope) -> Any:
         """Run a method body (not recorded as steps); its return value."""
         line = self.line
+        self.method_depth += 1
         try:
-            for stmt in body:
-                self._count(stmt.line)
-                self._statement(stmt, scope)
+            self._block(body, scope)
         except _Return as r:
             return r.value
         finally:
+            self.method_depth -= 1
             self.line = line
         return None
 
@@ -340,6 +351,9 @@ class Interpreter:
         if not isinstance(context, Expectation):
             with context:
                 self._block(stmt.body, scope)
+            return
+        if self.method_depth:
+            self._expect_in_method(context, stmt.body, scope)
             return
         first = len(self.trace.steps)
         if context.warning:
@@ -359,6 +373,33 @@ class Interpreter:
                 raise
             raise CaseFailure(f"expected an error of kind {context.kind!r}; got "
                               f"{got.describe()}") from None
+        raise CaseFailure(f"expected an error of kind {context.kind!r}; the block ran "
+                          "without error")
+
+    def _expect_in_method(self, context: Expectation, body: tuple[ir.Stmt, ...],
+                          scope: Scope) -> None:
+        """`with raises/warns` in a Function method, whose statements are not steps: the
+        same rules, read from the exception and the warnings themselves."""
+        first = len(self.warnings)
+        try:
+            self._block(body, scope)
+        except Exception as e:
+            # an error ends `warns` as it ends its body; a limit or a failed assertion is
+            # not an expected error
+            if context.warning or isinstance(e, (CaseFailure, limits.LimitRefused,
+                                                 MemoryError)):
+                raise
+            got = _outcome(e)
+            if got.kind != context.kind:
+                raise CaseFailure(f"expected an error of kind {context.kind!r}; got "
+                                  f"{got.describe()}") from None
+            return
+        if context.warning:
+            seen = [_warning_record(w).kind for w in self.warnings[first:]]
+            if context.kind not in seen:
+                raise CaseFailure(f"expected a warning of kind {context.kind!r}; "
+                                  f"saw {seen or 'none'}")
+            return
         raise CaseFailure(f"expected an error of kind {context.kind!r}; the block ran "
                           "without error")
 
@@ -840,6 +881,17 @@ def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int 
     except (TypeError, ValueError, IndexError, OverflowError):
         return None  # the engine reports malformed sizes itself
     return None
+
+
+def _outcome(error: Exception) -> Outcome:
+    """The recorded outcome of a statement that raised `error`."""
+    if isinstance(error, limits.LimitRefused):
+        return Outcome(LIMIT, text=str(error))
+    if isinstance(error, CaseFailure):
+        return Outcome(ASSERTION, text=str(error))
+    text = kinds.normalise_text(str(error))
+    name = kinds.exception_name(error)
+    return Outcome(ERROR, kinds.classify(text, warning=False, exception=name), name, text)
 
 
 def _warning_record(w: warnings.WarningMessage) -> WarningRecord:

@@ -81,7 +81,7 @@ def check_pow(base: Any, exponent: Any) -> None:
     bits = float(exponent) * math.log2(magnitude)
     if bits > MAX_INT_BITS:
         raise LimitRefused(
-            f"`{_short(base)} ** {_short(exponent)}` would be a number of about {bits:.3g} "
+            f"`{short(base)} ** {short(exponent)}` would be a number of about {bits:.3g} "
             f"bits; the case language allows {MAX_INT_BITS} (use a smaller exponent)")
 
 
@@ -114,7 +114,8 @@ def check_elements(count: int, what: str) -> None:
                            f"{MAX_TENSOR_ELEMENTS} per tensor")
 
 
-def _short(v: Any) -> str:
+def short(v: Any) -> str:
+    """`v` for a message, long numbers cut."""
     text = repr(v)
     return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
 
