@@ -6,15 +6,16 @@ here, and names and attributes reach an engine only through the API table (`api`
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
-from conformance import api, changes, isolation, kinds, limits, operators
+from conformance import api, changes, isolation, kinds, language, limits, operators
 from conformance import program as ir
 from conformance.compare import tolerances
 from conformance.engines import Engine, MissingAPI, lacks
@@ -188,7 +189,9 @@ class Interpreter:
         # switched by a plain call, ...), so that no later run in this process sees it.
         with isolation.guard(self.engine) as changes, \
                 self.engine.run_context(self.device, self.dtype), \
+                warn_always(self.engine) as always, \
                 warnings.catch_warnings(record=True) as caught:
+            self.trace.warn_always = always
             # every warning is recorded; each step takes those its statement gave and drops
             # the rest (its observation's): one context per run, not one per step
             warnings.simplefilter("always")
@@ -883,6 +886,28 @@ def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int 
     return None
 
 
+@contextlib.contextmanager
+def warn_always(engine: Engine) -> Iterator[bool]:
+    """The engine's `set_warn_always(True)` for one run, then its setting as it was; yields
+    whether the engine has it. torch gives some warnings once per process (TORCH_WARN_ONCE:
+    `x.T` on a tensor that is not 2-d, `float(x)` of an `x` that requires grad, backward with
+    create_graph=True); under warn-always it gives them every time, so whether a statement
+    warns does not depend on what ran before it in the process. A program cannot change the
+    setting (`set_warn_always` is not in the API table)."""
+    module = engine.module
+    setter = getattr(module, "set_warn_always", None)
+    getter = getattr(module, "is_warn_always_enabled", None)
+    if setter is None or getter is None:
+        yield False
+        return
+    before = bool(getter())
+    setter(True)
+    try:
+        yield True
+    finally:
+        setter(before)
+
+
 def _outcome(error: Exception) -> Outcome:
     """The recorded outcome of a statement that raised `error`."""
     if isinstance(error, limits.LimitRefused):
@@ -899,11 +924,32 @@ def _warning_record(w: warnings.WarningMessage) -> WarningRecord:
     return WarningRecord(kinds.classify(text, warning=True), w.category.__name__, text)
 
 
+# First-use warnings: an API that warns the first time a process uses it, whatever the
+# program (a lazy import's DeprecationWarnings: issue 22 met them at the first `make_dual`),
+# would make the first item using it in a process differ from the rest. Each program here
+# runs once per engine and process, before its first run, and its trace is dropped. None is
+# needed by the API table today: every case item run twice on torch in one process (under
+# warn-always) gives the same warnings both times.
+WARM_UPS: tuple[str, ...] = ()
+_warmed: dict[str, object] = {}  # engine name -> the module warmed up
+
+
+def warm_up(engine: Engine) -> None:
+    """Run WARM_UPS on `engine`, once per process (and again for another module of its
+    name)."""
+    if _warmed.get(engine.name) is engine.module:
+        return
+    _warmed[engine.name] = engine.module
+    for source in WARM_UPS:
+        Interpreter(engine, continue_on_error=True).run(language.parse(source))
+
+
 def run_program(engine: Engine, program: ir.Program, *, seed: int = 0,
                 dtype: str = "float32", device: str = "cpu",
                 continue_on_error: bool = False, full_snapshots: bool | None = None) -> Trace:
     """The trace of `program` run on `engine` with the item's default dtype and device;
     `full_snapshots` chooses the reference observation (None: FULL_SNAPSHOTS)."""
+    warm_up(engine)
     return Interpreter(engine, seed=seed, dtype=dtype, device=device,
                        continue_on_error=continue_on_error,
                        full_snapshots=full_snapshots).run(program)
