@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from conformance import api, changes, isolation, kinds, language, limits, operators
+from conformance import api, changes, isolation, kinds, language, limits, operators, predict
 from conformance import program as ir
 from conformance.compare import tolerances
 from conformance.engines import Engine, MissingAPI, lacks
@@ -44,6 +45,8 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in op
 INPLACE: dict[str, Callable[[Any, Any], Any]] = {
     o.symbol: o.inplace for o in operators.BINARY if o.inplace is not None}
 COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.COMPARE}
+UNARY: dict[str, Callable[[Any], Any]] = {o.symbol: o.function for o in operators.UNARY}
+_IDENTITY = frozenset({"is", "is not"})  # comparisons that compute nothing
 # Most statements' outcome (immutable: one object serves every step)
 _OK_OUTCOME = Outcome(OK)
 # Statements whose inner statements are steps of their own (they enter an engine's
@@ -419,7 +422,7 @@ class Interpreter:
         elif isinstance(target, ir.Subscript):
             obj = self._eval(target.value, scope)
             self._check_item_store(obj)
-            obj[self._index(target.index, scope)] = value
+            self._set_item(obj, self._index(target.index, scope), value)
         elif isinstance(target, ir.Attribute):
             obj = self._eval(target.value, scope)
             self._check_attribute_store(obj, target.attr)
@@ -438,7 +441,7 @@ class Interpreter:
             obj = self._eval(target.value, scope)
             self._check_item_store(obj)
             index = self._index(target.index, scope)
-            obj[index] = self._binary(op, stmt.op, obj[index], value)
+            self._set_item(obj, index, self._binary(op, stmt.op, self._item(obj, index), value))
         else:  # pragma: no cover
             raise TypeError(f"cannot augment {target!r}")
 
@@ -481,7 +484,22 @@ class Interpreter:
         return self._check_made(func(*args, **kwargs))
 
     def _subscript(self, e: ir.Subscript, scope: Scope) -> Any:
-        return self._eval(e.value, scope)[self._index(e.index, scope)]
+        return self._item(self._eval(e.value, scope), self._index(e.index, scope))
+
+    def _item(self, obj: Any, index: Any) -> Any:
+        """`obj[index]`, refused before it runs when it would make a tensor beyond the
+        element limit (an advanced index, a list of indices)."""
+        if not self.engine.is_tensor(obj):
+            return obj[index]
+        self._limit("indexing", _returns(operator.getitem), [obj, index])
+        return self._check_made(obj[index])
+
+    def _set_item(self, obj: Any, index: Any, value: Any) -> None:
+        """`obj[index] = value`: refused as `obj[index]` would be (the value is broadcast
+        to its shape)."""
+        if self.engine.is_tensor(obj):
+            self._limit("an indexed assignment", _returns(_indexed), [obj, index, value])
+        obj[index] = value
 
     def _tuple(self, e: ir.Tuple, scope: Scope) -> Any:
         return tuple(self._eval(x, scope) for x in e.elts)
@@ -495,7 +513,13 @@ class Interpreter:
 
     def _unaryop(self, e: ir.UnaryOp, scope: Scope) -> Any:
         v = self._eval(e.operand, scope)
-        return (not self._truth(v)) if e.op == "not" else (-v if e.op == "-" else +v)
+        if e.op == "not":
+            return not self._truth(v)
+        op = UNARY[e.op]
+        if not self.engine.is_tensor(v):
+            return op(v)
+        self._limit(f"`{e.op}`", _returns(op), [v])
+        return self._check_made(op(v))
 
     def _compare(self, e: ir.Compare, scope: Scope) -> Any:
         # Python's chaining: a < b < c is (a < b) and (b < c), b evaluated once.
@@ -505,7 +529,13 @@ class Interpreter:
             if i and not self._truth(result):
                 return result
             right = self._eval(right_e, scope)
-            result = COMPARE[op](left, right)
+            compare = COMPARE[op]
+            if op not in _IDENTITY and (self.engine.is_tensor(left) or
+                                        self.engine.is_tensor(right)):
+                self._limit(f"`{op}`", _returns(compare), [left, right])
+                result = self._check_made(compare(left, right))
+            else:
+                result = compare(left, right)
             left = right
         return result
 
@@ -526,7 +556,7 @@ class Interpreter:
         elif symbol == "*":
             limits.check_repeat(left, right)
         if self.engine.is_tensor(left) or self.engine.is_tensor(right):
-            self._check_operands([left, right], f"`{symbol}`")
+            self._limit(f"`{symbol}`", _returns(op), [left, right])
             return self._check_made(op(left, right))
         return limits.check_result(op(left, right))
 
@@ -537,37 +567,55 @@ class Interpreter:
             count = factory_elements(path, args, kwargs)
             if count is not None:
                 limits.check_elements(count, f"`{path}(...)`")
-        operands = [*args, *kwargs.values()]
         owner = getattr(func, "__self__", None)
         is_method = owner is not None and self.engine.is_tensor(owner)
-        if is_method:
-            operands.append(owner)
         self.effects.call(func_e, path, is_method, kwargs)
-        self._check_operands(operands, "the call")
+        operands = args
+        if is_method:
+            operands = [owner, *args]
+        elif not path and self._is_module(func) and hasattr(func, "weight"):
+            operands = [*args, func.weight, getattr(func, "bias", None)]
 
-    def _check_operands(self, operands: list[Any], what: str) -> None:
-        """Refuse an operation whose tensor operands could make a result beyond the element
-        limit: their broadcast shape (elementwise ops, an outer product by broadcasting), or
-        the total of a list of tensors (cat, stack)."""
-        is_tensor = self.engine.is_tensor
-        tensors = []
-        product = 1  # of the operands' element counts: their broadcast is at most that
-        total = 0
-        for v in operands:
-            if isinstance(v, (list, tuple)):
-                total += sum(math.prod(t.shape) for t in v if is_tensor(t))
-            elif is_tensor(v):
-                tensors.append(v)
-                product *= math.prod(map(int, v.shape))
-        if product > limits.MAX_TENSOR_ELEMENTS:
-            shapes = [tuple(int(n) for n in t.shape) for t in tensors]
-            try:
-                largest = math.prod(np.broadcast_shapes(*shapes))
-            except ValueError:  # not broadcastable: the largest operand
-                largest = max(math.prod(s) for s in shapes)
-            limits.check_elements(largest, f"{what} on tensors of shapes "
-                                  f"{', '.join(str(list(s)) for s in shapes)}")
-        limits.check_elements(total, f"{what} on a list of tensors")
+        def operation() -> Callable[..., Any] | None:
+            """torch's callable for the call, given `operands` (predict.largest_made)."""
+            torch = predict.torch_module()
+            if is_method:
+                return getattr(torch.Tensor, func_e.attr, None) if isinstance(
+                    func_e, ir.Attribute) else None
+            if path:
+                return None if path in self.seeded else _resolve_on(torch, path)
+            # nn.Linear, the table's one module class, is F.linear of its parameters
+            return torch.nn.functional.linear if operands is not args else None
+
+        self._limit("the call", operation, operands, kwargs)
+
+    def _limit(self, what: str, operation: Callable[[], Callable[..., Any] | None],
+               args: list[Any], kwargs: dict[str, Any] | None = None) -> None:
+        """Refuse, before it runs, an operation (operator, index or call) on a tensor beyond
+        the element limit, or one that would make such a tensor (conformance.predict):
+        `operation()` is torch's callable for it, run on meta tensors standing for `args` and
+        `kwargs` when their sizes allow a result beyond the limit (None: none to run)."""
+        kwargs = kwargs or {}
+        big, bound, tensors = predict.scan([*args, *kwargs.values()], self.engine.is_tensor)
+        if big is not None:
+            raise limits.LimitRefused(
+                f"{what} on a tensor of shape {list(big)} ({math.prod(big)} elements); the "
+                f"case language allows {limits.MAX_TENSOR_ELEMENTS} per tensor and operates "
+                "on none beyond it (a larger view, such as an `expand`, can be made and "
+                "observed)")
+        if bound <= limits.MAX_TENSOR_ELEMENTS or not tensors:
+            return
+        torch_operation = operation()
+        operands = [*args, *kwargs.values()]
+        made = None if torch_operation is None else predict.largest_made(
+            torch_operation, args, kwargs, self.engine.is_tensor)
+        count, complete = (0, False) if made is None else (made[0], made[2])
+        if not complete:  # torch needed data, or an operand has no meta counterpart
+            count = max(count, predict.broadcast_elements(operands, self.engine.is_tensor))
+        if count > limits.MAX_TENSOR_ELEMENTS:
+            shapes = ", ".join(str(list(s)) for s in predict.shapes(
+                operands, self.engine.is_tensor))
+            limits.check_elements(count, f"{what} on tensors of shapes {shapes}")
 
     def _check_made(self, value: Any) -> Any:
         """`value`, unless it is a new tensor (not a view) beyond the element limit: what the
@@ -917,6 +965,26 @@ def _outcome(error: Exception) -> Outcome:
     text = kinds.normalise_text(str(error))
     name = kinds.exception_name(error)
     return Outcome(ERROR, kinds.classify(text, warning=False, exception=name), name, text)
+
+
+def _returns(operation: Callable[..., Any]) -> Callable[[], Callable[..., Any]]:
+    """An operation torch has as it is (an operator), for Interpreter._limit."""
+    return lambda: operation
+
+
+def _indexed(obj: Any, index: Any, value: Any) -> Any:
+    """What `obj[index] = value` broadcasts the value to: `obj[index]`."""
+    return obj[index]
+
+
+def _resolve_on(module: Any, path: str) -> Any:
+    """The object at an API path (`torch.nn.functional.linear`) on `module`, or None."""
+    obj = module
+    for part in path.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
 
 
 def _warning_record(w: warnings.WarningMessage) -> WarningRecord:

@@ -28,8 +28,9 @@ MAX_STATEMENTS = 10_000
 MAX_INT_BITS = 4096
 # A str, list or tuple built by `*` or `+` may have at most this many items.
 MAX_SEQUENCE_LENGTH = 100_000
-# A tensor an operation would allocate may have at most this many elements (a view such as
-# `expand` allocates nothing and is not limited; operating on it is).
+# A tensor an operation would allocate, or is given, may have at most this many elements,
+# checked before it runs (conformance/predict.py; a view such as `expand` allocates nothing
+# and may be made beyond it, but not operated on).
 MAX_TENSOR_ELEMENTS = 1 << 24
 # Tensors with more elements than this are observed as a summary (shape, dtype, checksum,
 # statistics) instead of a copy of their values.

@@ -355,6 +355,13 @@ REQUIRES_GRAD_TO_SCALAR = (
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
     "Consider using tensor.detach() first."
 )
+def target_size_differs(target: object, input: object) -> str:
+    """torch/nn/functional.py mse_loss (a Python warning)."""
+    return (f"Using a target size ({target}) that is different to the input size ({input}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure "
+            "they have the same size.")
+
+
 COPY_CONSTRUCT_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
     "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."
