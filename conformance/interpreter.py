@@ -10,7 +10,7 @@ import contextlib
 import math
 import operator
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -163,6 +163,8 @@ class Interpreter:
         self.executed = 0
         self.line = 0
         self.method_depth = 0  # Function method bodies running (nested: apply in forward)
+        self.made = 0  # elements of the tensors the run's operations made (_check_made)
+        self._module_class: Any = None  # the engine's nn.Module, once looked up
         self.trace_bytes = 0
         # Incremental observation: the last snapshots of top-level tensors, and what the
         # running statement has done so far (conformance.changes).
@@ -481,7 +483,8 @@ class Interpreter:
         args = [self._eval(a, scope) for a in e.args]
         kwargs = {k.name: self._eval(k.value, scope) for k in e.keywords}
         self._check_call(e.func, func, args, kwargs)
-        return self._check_made(func(*args, **kwargs))
+        owner = getattr(func, "__self__", None)
+        return self._check_made(func(*args, **kwargs), [owner, *args, *kwargs.values()])
 
     def _subscript(self, e: ir.Subscript, scope: Scope) -> Any:
         return self._item(self._eval(e.value, scope), self._index(e.index, scope))
@@ -492,7 +495,7 @@ class Interpreter:
         if not self.engine.is_tensor(obj):
             return obj[index]
         self._limit("indexing", _returns(operator.getitem), [obj, index])
-        return self._check_made(obj[index])
+        return self._check_made(obj[index], (obj,))
 
     def _set_item(self, obj: Any, index: Any, value: Any) -> None:
         """`obj[index] = value`: refused as `obj[index]` would be (the value is broadcast
@@ -519,7 +522,7 @@ class Interpreter:
         if not self.engine.is_tensor(v):
             return op(v)
         self._limit(f"`{e.op}`", _returns(op), [v])
-        return self._check_made(op(v))
+        return self._check_made(op(v), (v,))
 
     def _compare(self, e: ir.Compare, scope: Scope) -> Any:
         # Python's chaining: a < b < c is (a < b) and (b < c), b evaluated once.
@@ -533,7 +536,7 @@ class Interpreter:
             if op not in _IDENTITY and (self.engine.is_tensor(left) or
                                         self.engine.is_tensor(right)):
                 self._limit(f"`{op}`", _returns(compare), [left, right])
-                result = self._check_made(compare(left, right))
+                result = self._check_made(compare(left, right), (left, right))
             else:
                 result = compare(left, right)
             left = right
@@ -557,7 +560,7 @@ class Interpreter:
             limits.check_repeat(left, right)
         if self.engine.is_tensor(left) or self.engine.is_tensor(right):
             self._limit(f"`{symbol}`", _returns(op), [left, right])
-            return self._check_made(op(left, right))
+            return self._check_made(op(left, right), (left, right))
         return limits.check_result(op(left, right))
 
     def _check_call(self, func_e: ir.Expr, func: Any, args: list[Any],
@@ -617,13 +620,33 @@ class Interpreter:
                 operands, self.engine.is_tensor))
             limits.check_elements(count, f"{what} on tensors of shapes {shapes}")
 
-    def _check_made(self, value: Any) -> Any:
-        """`value`, unless it is a new tensor (not a view) beyond the element limit: what the
-        checks before an operation cannot foresee (a matmul's result) ends there."""
-        if self.engine.is_tensor(value) and math.prod(value.shape) > \
-                limits.MAX_TENSOR_ELEMENTS and not value._is_view():
-            limits.check_elements(math.prod(value.shape), "a tensor an operation made")
+    def _check_made(self, value: Any, operands: Sequence[Any] = ()) -> Any:
+        """`value`, what an operation on `operands` returned. Its new tensors (not views, not
+        an operand returned by an in-place op; in a tuple or list too; a module's parameters)
+        are counted against the run's budget (limits.MAX_RUN_ELEMENTS), and one beyond the
+        element limit, which nothing before the operation foretold, ends there."""
+        items = value if isinstance(value, (tuple, list)) else (value,)
+        for item in items:
+            if self.engine.is_tensor(item):
+                if not any(item is o for o in operands):
+                    self._made(item)
+            elif self._is_module(item):
+                for p in (getattr(item, "weight", None), getattr(item, "bias", None)):
+                    if p is not None:
+                        self._made(p)
         return value
+
+    def _made(self, t: Any) -> None:
+        count = math.prod(t.shape)
+        if count == 0 or t._is_view():
+            return
+        limits.check_elements(count, "a tensor an operation made")
+        self.made += count
+        if self.made > limits.MAX_RUN_ELEMENTS:
+            raise limits.RunLimit(
+                f"the run's operations made more than {limits.MAX_RUN_ELEMENTS} tensor "
+                "elements in all (views and in-place results not counted; make fewer or "
+                "smaller tensors)", self.line)
 
     def _index(self, e: ir.Expr, scope: Scope) -> Any:
         if isinstance(e, ir.Slice):
@@ -724,11 +747,14 @@ class Interpreter:
                               "assigns items only of its own tensors and lists")
 
     def _is_module(self, obj: Any) -> bool:
-        try:
-            module = self.engine.resolve("torch.nn.Module")
-        except AttributeError:  # an engine without modules
+        if type(obj) in _PLAIN:
             return False
-        return isinstance(obj, module)
+        if self._module_class is None:
+            try:
+                self._module_class = self.engine.resolve("torch.nn.Module")
+            except AttributeError:  # an engine without modules
+                self._module_class = ()
+        return isinstance(obj, self._module_class)
 
     # ---- program-defined callables ---------------------------------------------------
     def _lambda(self, e: ir.Lambda, scope: Scope) -> Callable[..., Any]:
