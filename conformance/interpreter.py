@@ -7,9 +7,11 @@ here, and names and attributes reach an engine only through the API table (`api`
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import operator
 import warnings
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -163,7 +165,10 @@ class Interpreter:
         self.executed = 0
         self.line = 0
         self.method_depth = 0  # Function method bodies running (nested: apply in forward)
-        self.made = 0  # elements of the tensors the run's operations made (_check_made)
+        # Tensors the run's operations made, by id: (a weak reference, elements), and their
+        # elements in all (freed ones are taken off when that goes beyond the limit).
+        self._live: dict[int, tuple[weakref.ref[Any], int]] = {}
+        self.live = 0
         self._module_class: Any = None  # the engine's nn.Module, once looked up
         self.trace_bytes = 0
         # Incremental observation: the last snapshots of top-level tensors, and what the
@@ -623,8 +628,9 @@ class Interpreter:
     def _check_made(self, value: Any, operands: Sequence[Any] = ()) -> Any:
         """`value`, what an operation on `operands` returned. Its new tensors (not views, not
         an operand returned by an in-place op; in a tuple or list too; a module's parameters)
-        are counted against the run's budget (limits.MAX_RUN_ELEMENTS), and one beyond the
-        element limit, which nothing before the operation foretold, ends there."""
+        count among the run's live tensors while they live (limits.MAX_LIVE_ELEMENTS), and
+        one beyond the element limit, which nothing before the operation foretold, ends
+        there."""
         items = value if isinstance(value, (tuple, list)) else (value,)
         for item in items:
             if self.engine.is_tensor(item):
@@ -637,16 +643,36 @@ class Interpreter:
         return value
 
     def _made(self, t: Any) -> None:
+        """Count a tensor an operation made among the run's live ones (weakly held: a freed
+        one is taken off when the count would go beyond the limit)."""
         count = math.prod(t.shape)
         if count == 0 or t._is_view():
             return
         limits.check_elements(count, "a tensor an operation made")
-        self.made += count
-        if self.made > limits.MAX_RUN_ELEMENTS:
+        key = id(t)
+        known = self._live.get(key)
+        if known is not None:
+            if known[0]() is t:  # returned again (a module's parameter)
+                return
+            self.live -= known[1]  # the id of a tensor freed since
+        self._live[key] = (weakref.ref(t), count)
+        self.live += count
+        if self.live > limits.MAX_LIVE_ELEMENTS:
+            self._forget_freed()
+        if self.live > limits.MAX_LIVE_ELEMENTS:
+            gc.collect()  # what only reference cycles keep is not the program's
+            self._forget_freed()
+        if self.live > limits.MAX_LIVE_ELEMENTS:
             raise limits.RunLimit(
-                f"the run's operations made more than {limits.MAX_RUN_ELEMENTS} tensor "
-                "elements in all (views and in-place results not counted; make fewer or "
-                "smaller tensors)", self.line)
+                f"the program's tensors hold more than {limits.MAX_LIVE_ELEMENTS} elements "
+                "at once (those its operations made and it keeps; views and in-place results "
+                "are not new): keep fewer or smaller tensors", self.line)
+
+    def _forget_freed(self) -> None:
+        for key, (ref, count) in list(self._live.items()):
+            if ref() is None:
+                del self._live[key]
+                self.live -= count
 
     def _index(self, e: ir.Expr, scope: Scope) -> Any:
         if isinstance(e, ir.Slice):

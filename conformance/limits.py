@@ -32,10 +32,10 @@ MAX_SEQUENCE_LENGTH = 100_000
 # checked before it runs (conformance/predict.py; a view such as `expand` allocates nothing
 # and may be made beyond it, but not operated on).
 MAX_TENSOR_ELEMENTS = 1 << 24
-# Elements of all the tensors one run's operations make (each counted when made, views and
-# in-place results not; a module's parameters too): 8 tensors at MAX_TENSOR_ELEMENTS, at
-# most 1 GB in float64 whatever the program keeps alive. A whole-run limit.
-MAX_RUN_ELEMENTS = 1 << 27
+# Elements of the tensors a run's operations made that are alive at once (views and
+# in-place results are not new; a module's parameters count): 8 tensors at
+# MAX_TENSOR_ELEMENTS, at most 1 GB in float64 whatever the program keeps. A whole-run limit.
+MAX_LIVE_ELEMENTS = 1 << 27
 # Tensors with more elements than this are observed as a summary (shape, dtype, checksum,
 # statistics) instead of a copy of their values.
 SUMMARY_THRESHOLD = 1 << 16

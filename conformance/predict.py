@@ -85,9 +85,10 @@ def largest_made(operation: Callable[..., Any], args: list[Any], kwargs: dict[st
     and `kwargs` (an engine's values) computes with, as torch does it on the meta device:
     every aten op it runs, also inside a composite op (a loss reducing a broadcast), is
     watched, and the largest tensor one makes that is not a view of its input, or is given
-    (an expanded view an op then computes over), is the answer, with whether the run
-    completed: where torch needs data to go on (a boolean mask, `.item()` inside
-    `allclose`), or the operation fails, what ran until then is only part of the answer.
+    (an expanded view an op then computes over), is the answer, with whether it is the whole
+    answer: not where an aten op failed (torch needs data to go on inside `allclose`; a
+    boolean mask), which may have computed more than it showed. An operation refused before
+    any aten op ran (autograd.grad of tensors without a graph) computed nothing.
     None when an operand has no meta counterpart. `operation` is torch's callable for the
     operation (a function, an unbound Tensor method, an operator)."""
     try:
@@ -106,7 +107,7 @@ def largest_made(operation: Callable[..., Any], args: list[Any], kwargs: dict[st
                 operation(*margs, **mkwargs)
         complete = True
     except Exception:  # the engine raises its own error, or torch needed data to go on
-        pass
+        complete = not watch.ran
     count, shape = watch.largest
     return count, shape, complete
 
@@ -138,6 +139,7 @@ def _watcher() -> type:
         def __init__(self) -> None:
             super().__init__()
             self.largest: tuple[int, tuple[int, ...]] = (0, ())
+            self.ran = False  # an aten op was called
 
         def note(self, t: Any) -> None:
             if isinstance(t, torch.Tensor) and t.numel() > self.largest[0]:
@@ -145,6 +147,7 @@ def _watcher() -> type:
 
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (),
                                kwargs: Any = None) -> Any:
+            self.ran = True
             for t in tree_flatten((args, kwargs))[0]:
                 self.note(t)
             out = func(*args, **(kwargs or {}))

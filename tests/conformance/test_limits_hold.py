@@ -111,39 +111,44 @@ def test_unbounded_recursion_is_the_programs_error() -> None:
         assert "RecursionError [unknown]: maximum recursion depth exceeded" in result.reason
 
 
-# ---- tensor elements made per run: 2^27 ----------------------------------------------------------
+# ---- tensor elements alive at once: 2^27 ---------------------------------------------------
 @pytest.fixture
 def small_budget(monkeypatch: pytest.MonkeyPatch) -> int:
-    """The run's element budget at 2^20, so that what breaks it stays small here."""
-    monkeypatch.setattr(limits, "MAX_RUN_ELEMENTS", 1 << 20)
+    """The live-element limit at 2^20, so that what breaks it stays small here."""
+    monkeypatch.setattr(limits, "MAX_LIVE_ELEMENTS", 1 << 20)
     return 1 << 20
 
 
+def _calls(call: str, n: int = 9) -> str:
+    return "[" + ", ".join([call] * n) + "]"
+
+
 @pytest.mark.parametrize(("program", "line"), [
-    # kept alive in a list, each tensor far within the per-operation limit
-    ("l = [" + ", ".join(["torch.ones(2 ** 17)"] * 9) + "]", 1),
-    # made and dropped in a loop: counted all the same
-    ("for i in range(9):\n    x = torch.rand(2 ** 17)", 2),
-    # returned in a tuple
-    ("x = torch.ones(2 ** 17, requires_grad=True)\ny = x * 2\n"
-     "for i in range(9):\n    g = torch.autograd.grad(y.sum(), x, retain_graph=True)", 4),
+    # kept in a list, each tensor far within the per-operation limit
+    ("l = " + _calls("torch.ones(2 ** 17)"), 1),
+    # kept in a list that a loop grows
+    ("l = []\nfor i in range(9):\n    l = l + [torch.rand(2 ** 17)]", 3),
+    # returned in tuples
+    ("x = torch.ones(2 ** 17, requires_grad=True)\ny = (x * 2).sum()\n"
+     "gs = " + _calls("torch.autograd.grad(y, x, retain_graph=True)", 7), 3),
     # a module's parameters
-    ("for i in range(9):\n    m = nn.Linear(512, 256)", 2),
+    ("ms = " + _calls("nn.Linear(512, 256)"), 1),
 ])
-def test_the_run_element_budget_ends_the_run(small_budget: int, program: str,
-                                             line: int) -> None:
+def test_tensors_kept_alive_end_the_run(small_budget: int, program: str, line: int) -> None:
     for engine in (TORCH, REFERENCE):
         with pytest.raises(limits.RunLimit) as info:
             run_program(engine, parse(program))
         assert info.value.line == line
-        assert f"made more than {small_budget} tensor elements in all" in str(info.value)
+        assert f"the program's tensors hold more than {small_budget} elements at once" in \
+            str(info.value)
     result = run_case(program)
     assert result.verdict == ERROR and result.reason.startswith(f"stopped at {where(line)}")
 
 
-def test_views_and_in_place_results_are_not_counted(small_budget: int) -> None:
-    program = ("x = torch.ones(2 ** 19)\nfor i in range(64):\n    x.add_(1)\n    x += 1\n"
-               "    x[0] = 2.0\n    v = x[1:]\n    w = x.view(2, -1)\n    e = x.expand(4, -1)")
+def test_freed_tensors_views_and_in_place_results_are_not_counted(small_budget: int) -> None:
+    program = ("x = torch.ones(2 ** 18)\nfor i in range(64):\n    y = x * 2\n"
+               "    z = torch.rand(2 ** 18)\n    x.add_(1)\n    x += 1\n    x[0] = 2.0\n"
+               "    v = x[1:]\n    w = x.view(2, -1)\n    e = x.expand(4, -1)")
     assert run_case(program).verdict == PASS
 
 
@@ -163,14 +168,14 @@ print(json.dumps([maxrss() - before, result.verdict, result.reason]))
 """
 
 
-def test_tensors_kept_alive_stay_within_the_run_budget() -> None:
+def test_tensors_kept_alive_stay_within_the_limit_in_memory() -> None:
     done = subprocess.run([sys.executable, "-c", KEEP], cwd=ROOT, capture_output=True,
                           text=True, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-3000:]
     peak, verdict, reason = json.loads(done.stdout.splitlines()[-1])
-    assert verdict == ERROR and "made more than 134217728 tensor elements" in reason, reason
+    assert verdict == ERROR and "hold more than 134217728 elements at once" in reason, reason
     # float32: the budget's worth, one tensor beyond it, and 128 MB for the process's own
-    bound = (limits.MAX_RUN_ELEMENTS + limits.MAX_TENSOR_ELEMENTS) * 4 + (128 << 20)
+    bound = (limits.MAX_LIVE_ELEMENTS + limits.MAX_TENSOR_ELEMENTS) * 4 + (128 << 20)
     assert peak <= bound, (peak, bound)
 
 
