@@ -3,11 +3,12 @@
 Two sorts of limit. Per-operation limits of the case language (`**` of two numbers, integer
 size, sequence length, tensor element counts) refuse one statement before it computes
 anything huge: the statement's outcome is `limit` (`LimitRefused`), like a failed case
-assertion, never an engine error kind. Whole-run limits (executed statements, snapshot
-memory, wall-clock time) end the run (`RunLimit`, a BaseException so that no `except
-Exception` in the interpreter or in an engine swallows it); the runner turns them into an
-`error` verdict naming the case's file:line. Every default is documented, with the case
-library's measured maxima, in docs/case-format.md ("Limits").
+assertion, never an engine error kind. Whole-run limits (executed statements, elements of
+the tensors the program keeps, snapshot memory, wall-clock time) end the run (`RunLimit`, a
+BaseException so that no `except Exception` in the interpreter or in an engine swallows
+it); the runner turns them into an `error` verdict naming the case's file:line. Every
+default is documented, with the case library's measured maxima, in docs/case-format.md
+("Limits").
 """
 
 from __future__ import annotations
