@@ -218,11 +218,12 @@ def _kind(s: Snapshot) -> str:
 
 
 def step_diffs(e: Step, a: Step, dtype: str, every: bool = False,
-               agreed: set[tuple[str, int, int]] | None = None
+               agreed: set[tuple[str, int, int]] | None = None, once: bool = True
                ) -> Iterator[tuple[str, Any, Any, bool]]:
     """(field, torch value, engine value, strict) for each difference of two steps, in
     order: the first of each part (outcome, each name, ...), or with `every` all of them.
-    Either way the first one yielded is the same."""
+    Either way the first one yielded is the same. `once`: the warnings torch gives once per
+    process are compared too; true when both runs were under warn-always (`compared_once`)."""
     if e.line != a.line:
         yield "statement", e.line, a.line, False
         return  # different statements: nothing else lines up
@@ -237,16 +238,24 @@ def step_diffs(e: Step, a: Step, dtype: str, every: bool = False,
     elif eo != ao:  # the text alone
         yield "outcome.text", eo.text, ao.text, True
     if e.warnings or a.warnings:  # most steps warn in neither engine
-        yield from _warning_diffs(e, a)
+        yield from _warning_diffs(e, a, once)
     if e.events or a.events:  # nor call program code
         yield from _event_diffs(e, a, dtype, every)
     for field, ev, av in snapshot_diffs(e.names, a.names, dtype, every=every, agreed=agreed):
         yield field, ev, av, False
 
 
-def _warning_diffs(e: Step, a: Step) -> Iterator[tuple[str, Any, Any, bool]]:
-    e_warnings = [w for w in e.warnings if w.kind not in ONCE_PER_PROCESS]
-    a_warnings = [w for w in a.warnings if w.kind not in ONCE_PER_PROCESS]
+def compared_once(expected: Trace, actual: Trace) -> bool:
+    """Whether the warnings torch gives once per process (TORCH_WARN_ONCE, kinds.Kind.once)
+    are compared: when both runs were under warn-always (interpreter.warn_always), which
+    gives them every time. Otherwise whether one shows depends on what ran before in the
+    process, not on the program, and they are left out."""
+    return expected.warn_always and actual.warn_always
+
+
+def _warning_diffs(e: Step, a: Step, once: bool) -> Iterator[tuple[str, Any, Any, bool]]:
+    e_warnings = [w for w in e.warnings if once or w.kind not in ONCE_PER_PROCESS]
+    a_warnings = [w for w in a.warnings if once or w.kind not in ONCE_PER_PROCESS]
     ew = [(w.kind, w.category) for w in e_warnings]
     aw = [(w.kind, w.category) for w in a_warnings]
     if ew != aw:
@@ -299,10 +308,11 @@ def compare(expected: Trace, actual: Trace, dtype: str,
         return Comparison(d, first_message, *(masked or (None, None)))
 
     agreed: set[tuple[str, int, int]] = set()
+    once = compared_once(expected, actual)
     for i, (e, a) in enumerate(zip(expected.steps, actual.steps, strict=False)):
         # with masks, every difference: a masked field must not hide the fields after it
         for field, ev, av, strict in step_diffs(e, a, dtype, every=bool(masks),
-                                                agreed=agreed):
+                                                agreed=agreed, once=once):
             d = Divergence(i, e.line, field, ev, av, strict)
             mask = next((m for m in masks if m.covers(field)), None)
             if mask is not None:

@@ -3,8 +3,8 @@ changed, per item and statement.
 
 Steps are compared by the comparator's own function (`compare.step_diffs`: tolerances per
 dtype, signed zeros, NaN agreement, engine-made tensors without `_version`/`_is_view()`,
-once-per-process warnings ignored), with `every=True`: every difference of every step is
-listed, not only the first.
+once-per-process warnings compared where both runs were under warn-always), with
+`every=True`: every difference of every step is listed, not only the first.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.compare import step_diffs
+from conformance.compare import compared_once, step_diffs
 from conformance.recording import RAN, RecordingError, trace_from_json
 
 # Change categories, in the order the summary lists them.
@@ -121,7 +121,8 @@ def _item_changes(item_id: str, old: dict[str, Any], new: dict[str, Any]) -> lis
     changes: list[Change] = []
     for i, (es, as_) in enumerate(zip(e.steps, a.steps, strict=False)):
         where = old_steps[i]
-        for name, ev, av, strict in step_diffs(es, as_, dtype, every=True):
+        for name, ev, av, strict in step_diffs(es, as_, dtype, every=True,
+                                               once=compared_once(e, a)):
             changes.append(Change(category(name), name, ev, av, i, where["file_line"],
                                   where["statement"], strict))
         if es.line != as_.line:

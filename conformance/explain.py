@@ -4,8 +4,8 @@ side, statement by statement, ending with the first divergence.
 Differences are exactly those of the comparator (`compare.step_diffs` and
 `compare.snapshot_diffs`, which the verdict is taken from), but every differing field of a
 name is shown, where the comparator stops at the first; what it does not compare (the
-`_version` of an engine-made tensor, a warning torch gives once per process) is never
-marked as a difference.
+`_version` of an engine-made tensor, a warning torch gives once per process where the engine
+has no warn-always) is never marked as a difference.
 """
 
 from __future__ import annotations
@@ -163,7 +163,8 @@ def _warnings(step: Step | None) -> list[str]:
 
 
 def render_steps(case: Case, dtype: str, torch_steps: list[Step],
-                 engine_steps: list[Step] | None, *, all_names: bool = False) -> list[str]:
+                 engine_steps: list[Step] | None, *, all_names: bool = False,
+                 once: bool = True) -> list[str]:
     lines: list[str] = []
     before: dict[str, Snapshot] | None = None if all_names else {}
     shown = engine_steps if engine_steps is not None else []
@@ -172,7 +173,8 @@ def render_steps(case: Case, dtype: str, torch_steps: list[Step],
         a = shown[i] if i < len(shown) else None
         step = e or a
         assert step is not None
-        marks = [] if e is None or a is None else list(step_diffs(e, a, dtype, every=True))
+        marks = [] if e is None or a is None else list(step_diffs(e, a, dtype, every=True,
+                                                                  once=once))
         marked = {field for field, *_ in marks}
         mark = "!!" if ((e is None or a is None) and engine_steps is not None) or any(
             not strict for *_, strict in marks) else ("~ " if marks else "  ")
@@ -200,7 +202,8 @@ def render_steps(case: Case, dtype: str, torch_steps: list[Step],
         else:  # they differ only in warnings the comparator leaves out
             lines += [f"    warning, torch:  {w}" for w in ew] or ["    warning, torch:  none"]
             lines += [f"    warning, engine: {w}" for w in aw] or ["    warning, engine: none"]
-            lines.append("    (not compared: torch gives these warnings once per process)")
+            lines.append("    (not compared: torch gives these warnings once per process, and "
+                         "the engine has no set_warn_always)")
         if engine_steps is None:
             if e is not None:
                 _events(lines, e.events, e.events, dtype)
@@ -237,7 +240,8 @@ def explain(item: Item, engine: Engine, *, all_names: bool = False
         engine_trace = run_program(engine, case.program, seed=case.seed, dtype=item.dtype,
                                    device=item.device)
     body = render_steps(case, item.dtype, torch_trace.steps, engine_trace.steps,
-                        all_names=all_names)
+                        all_names=all_names, once=compare.compared_once(torch_trace,
+                                                                        engine_trace))
     tail = [""]
     if result.verdict == CASE_WRONG:
         tail.append(f"the case itself fails on torch: {result.reason}")

@@ -6,15 +6,19 @@ here, and names and attributes reach an engine only through the API table (`api`
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
+import operator
 import warnings
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
-from conformance import api, changes, isolation, kinds, limits, operators
+from conformance import api, changes, isolation, kinds, language, limits, operators, predict
 from conformance import program as ir
 from conformance.compare import tolerances
 from conformance.engines import Engine, MissingAPI, lacks
@@ -43,6 +47,8 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in op
 INPLACE: dict[str, Callable[[Any, Any], Any]] = {
     o.symbol: o.inplace for o in operators.BINARY if o.inplace is not None}
 COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.COMPARE}
+UNARY: dict[str, Callable[[Any], Any]] = {o.symbol: o.function for o in operators.UNARY}
+_IDENTITY = frozenset({"is", "is not"})  # comparisons that compute nothing
 # Most statements' outcome (immutable: one object serves every step)
 _OK_OUTCOME = Outcome(OK)
 # Statements whose inner statements are steps of their own (they enter an engine's
@@ -65,7 +71,11 @@ class _StepFailed(Exception):
         self.step = step
 
 
-class _Return(Exception):
+class _Return(BaseException):
+    """`return` in a Function method: unwinds to the method's call through the `with` and
+    `for` blocks of its body. A BaseException, so that no `except Exception` on the way (the
+    harness's, or an engine's context manager's `__exit__`) takes it for an error."""
+
     def __init__(self, value: Any) -> None:
         self.value = value
 
@@ -154,6 +164,12 @@ class Interpreter:
         # when a whole-run limit ends the run), and the snapshot memory of the trace so far.
         self.executed = 0
         self.line = 0
+        self.method_depth = 0  # Function method bodies running (nested: apply in forward)
+        # Tensors the run's operations made, by id: (a weak reference, elements), and their
+        # elements in all (freed ones are taken off when that goes beyond the limit).
+        self._live: dict[int, tuple[weakref.ref[Any], int]] = {}
+        self.live = 0
+        self._module_class: Any = None  # the engine's nn.Module, once looked up
         self.trace_bytes = 0
         # Incremental observation: the last snapshots of top-level tensors, and what the
         # running statement has done so far (conformance.changes).
@@ -183,7 +199,9 @@ class Interpreter:
         # switched by a plain call, ...), so that no later run in this process sees it.
         with isolation.guard(self.engine) as changes, \
                 self.engine.run_context(self.device, self.dtype), \
+                warn_always(self.engine) as always, \
                 warnings.catch_warnings(record=True) as caught:
+            self.trace.warn_always = always
             # every warning is recorded; each step takes those its statement gave and drops
             # the rest (its observation's): one context per run, not one per step
             warnings.simplefilter("always")
@@ -208,8 +226,15 @@ class Interpreter:
                                   "statements (loops multiply: count the iterations)", line)
 
     def _block(self, body: tuple[ir.Stmt, ...], scope: Scope) -> None:
-        for stmt in body:
-            self._step(stmt, scope)
+        if self.method_depth:
+            # inside a Function method (running inside an engine): its statements, those of
+            # its `with` and `for` blocks included, are not steps
+            for stmt in body:
+                self._count(stmt.line)
+                self._statement(stmt, scope)
+        else:
+            for stmt in body:
+                self._step(stmt, scope)
 
     def _step(self, stmt: ir.Stmt, scope: Scope) -> None:
         """Execute one statement and record it as a step."""
@@ -234,17 +259,10 @@ class Interpreter:
             # step records them), as they would leaving a context of this step's own
             del caught[first:]
             raise
-        except limits.LimitRefused as e:
-            outcome = Outcome(LIMIT, text=str(e))
-        except CaseFailure as e:
-            outcome = Outcome(ASSERTION, text=str(e))
         except MemoryError:  # the machine's limit, not a behaviour: the item is an error
             raise
         except Exception as e:  # an engine error is a recorded outcome, not a crash
-            text = kinds.normalise_text(str(e))
-            name = kinds.exception_name(e)
-            outcome = Outcome(ERROR, kinds.classify(text, warning=False, exception=name),
-                              name, text)
+            outcome = _outcome(e)
         records = [_warning_record(w) for w in caught[first:]]
         changed = None if self.full_snapshots or compound or self.unknown_changes or \
             not effects.pure or self.events else changes.assigned_names(stmt)
@@ -310,8 +328,14 @@ class Interpreter:
         elif isinstance(stmt, ir.For):
             args = [self._eval(a, scope) for a in stmt.range_args]
             iterations = range(*args)
-            if len(iterations) > api.MAX_RANGE:
-                raise CaseFailure(f"range of {len(iterations)} exceeds {api.MAX_RANGE}")
+            try:
+                count = str(len(iterations))
+            except OverflowError:  # beyond sys.maxsize
+                count = "more than 2**63"
+            if not count.isdigit() or int(count) > api.MAX_RANGE:
+                raise limits.LimitRefused(
+                    f"`range({', '.join(map(limits.short, args))})` has {count} iterations; "
+                    f"the case language allows {api.MAX_RANGE} per loop (a smaller bound)")
             for i in iterations:
                 scope.vars[stmt.var] = i
                 self._block(stmt.body, scope)
@@ -325,13 +349,13 @@ class Interpreter:
     def _statements(self, body: tuple[ir.Stmt, ...], scope: Scope) -> Any:
         """Run a method body (not recorded as steps); its return value."""
         line = self.line
+        self.method_depth += 1
         try:
-            for stmt in body:
-                self._count(stmt.line)
-                self._statement(stmt, scope)
+            self._block(body, scope)
         except _Return as r:
             return r.value
         finally:
+            self.method_depth -= 1
             self.line = line
         return None
 
@@ -340,6 +364,9 @@ class Interpreter:
         if not isinstance(context, Expectation):
             with context:
                 self._block(stmt.body, scope)
+            return
+        if self.method_depth:
+            self._expect_in_method(context, stmt.body, scope)
             return
         first = len(self.trace.steps)
         if context.warning:
@@ -362,6 +389,33 @@ class Interpreter:
         raise CaseFailure(f"expected an error of kind {context.kind!r}; the block ran "
                           "without error")
 
+    def _expect_in_method(self, context: Expectation, body: tuple[ir.Stmt, ...],
+                          scope: Scope) -> None:
+        """`with raises/warns` in a Function method, whose statements are not steps: the
+        same rules, read from the exception and the warnings themselves."""
+        first = len(self.warnings)
+        try:
+            self._block(body, scope)
+        except Exception as e:
+            # an error ends `warns` as it ends its body; a limit or a failed assertion is
+            # not an expected error
+            if context.warning or isinstance(e, (CaseFailure, limits.LimitRefused,
+                                                 MemoryError)):
+                raise
+            got = _outcome(e)
+            if got.kind != context.kind:
+                raise CaseFailure(f"expected an error of kind {context.kind!r}; got "
+                                  f"{got.describe()}") from None
+            return
+        if context.warning:
+            seen = [_warning_record(w).kind for w in self.warnings[first:]]
+            if context.kind not in seen:
+                raise CaseFailure(f"expected a warning of kind {context.kind!r}; "
+                                  f"saw {seen or 'none'}")
+            return
+        raise CaseFailure(f"expected an error of kind {context.kind!r}; the block ran "
+                          "without error")
+
     def _assign(self, target: ir.Expr, value: Any, scope: Scope) -> None:
         if isinstance(target, ir.Name):
             scope.vars[target.id] = value
@@ -375,7 +429,7 @@ class Interpreter:
         elif isinstance(target, ir.Subscript):
             obj = self._eval(target.value, scope)
             self._check_item_store(obj)
-            obj[self._index(target.index, scope)] = value
+            self._set_item(obj, self._index(target.index, scope), value)
         elif isinstance(target, ir.Attribute):
             obj = self._eval(target.value, scope)
             self._check_attribute_store(obj, target.attr)
@@ -394,7 +448,7 @@ class Interpreter:
             obj = self._eval(target.value, scope)
             self._check_item_store(obj)
             index = self._index(target.index, scope)
-            obj[index] = self._binary(op, stmt.op, obj[index], value)
+            self._set_item(obj, index, self._binary(op, stmt.op, self._item(obj, index), value))
         else:  # pragma: no cover
             raise TypeError(f"cannot augment {target!r}")
 
@@ -434,10 +488,26 @@ class Interpreter:
         args = [self._eval(a, scope) for a in e.args]
         kwargs = {k.name: self._eval(k.value, scope) for k in e.keywords}
         self._check_call(e.func, func, args, kwargs)
-        return self._check_made(func(*args, **kwargs))
+        owner = getattr(func, "__self__", None)
+        return self._check_made(func(*args, **kwargs), [owner, *args, *kwargs.values()])
 
     def _subscript(self, e: ir.Subscript, scope: Scope) -> Any:
-        return self._eval(e.value, scope)[self._index(e.index, scope)]
+        return self._item(self._eval(e.value, scope), self._index(e.index, scope))
+
+    def _item(self, obj: Any, index: Any) -> Any:
+        """`obj[index]`, refused before it runs when it would make a tensor beyond the
+        element limit (an advanced index, a list of indices)."""
+        if not self.engine.is_tensor(obj):
+            return obj[index]
+        self._limit("indexing", _returns(operator.getitem), [obj, index])
+        return self._check_made(obj[index], (obj,))
+
+    def _set_item(self, obj: Any, index: Any, value: Any) -> None:
+        """`obj[index] = value`: refused as `obj[index]` would be (the value is broadcast
+        to its shape)."""
+        if self.engine.is_tensor(obj):
+            self._limit("an indexed assignment", _returns(_indexed), [obj, index, value])
+        obj[index] = value
 
     def _tuple(self, e: ir.Tuple, scope: Scope) -> Any:
         return tuple(self._eval(x, scope) for x in e.elts)
@@ -451,7 +521,13 @@ class Interpreter:
 
     def _unaryop(self, e: ir.UnaryOp, scope: Scope) -> Any:
         v = self._eval(e.operand, scope)
-        return (not self._truth(v)) if e.op == "not" else (-v if e.op == "-" else +v)
+        if e.op == "not":
+            return not self._truth(v)
+        op = UNARY[e.op]
+        if not self.engine.is_tensor(v):
+            return op(v)
+        self._limit(f"`{e.op}`", _returns(op), [v])
+        return self._check_made(op(v), (v,))
 
     def _compare(self, e: ir.Compare, scope: Scope) -> Any:
         # Python's chaining: a < b < c is (a < b) and (b < c), b evaluated once.
@@ -461,7 +537,13 @@ class Interpreter:
             if i and not self._truth(result):
                 return result
             right = self._eval(right_e, scope)
-            result = COMPARE[op](left, right)
+            compare = COMPARE[op]
+            if op not in _IDENTITY and (self.engine.is_tensor(left) or
+                                        self.engine.is_tensor(right)):
+                self._limit(f"`{op}`", _returns(compare), [left, right])
+                result = self._check_made(compare(left, right), (left, right))
+            else:
+                result = compare(left, right)
             left = right
         return result
 
@@ -482,8 +564,8 @@ class Interpreter:
         elif symbol == "*":
             limits.check_repeat(left, right)
         if self.engine.is_tensor(left) or self.engine.is_tensor(right):
-            self._check_operands([left, right], f"`{symbol}`")
-            return self._check_made(op(left, right))
+            self._limit(f"`{symbol}`", _returns(op), [left, right])
+            return self._check_made(op(left, right), (left, right))
         return limits.check_result(op(left, right))
 
     def _check_call(self, func_e: ir.Expr, func: Any, args: list[Any],
@@ -493,45 +575,104 @@ class Interpreter:
             count = factory_elements(path, args, kwargs)
             if count is not None:
                 limits.check_elements(count, f"`{path}(...)`")
-        operands = [*args, *kwargs.values()]
         owner = getattr(func, "__self__", None)
         is_method = owner is not None and self.engine.is_tensor(owner)
-        if is_method:
-            operands.append(owner)
         self.effects.call(func_e, path, is_method, kwargs)
-        self._check_operands(operands, "the call")
+        operands = args
+        if is_method:
+            operands = [owner, *args]
+        elif not path and self._is_module(func) and hasattr(func, "weight"):
+            operands = [*args, func.weight, getattr(func, "bias", None)]
 
-    def _check_operands(self, operands: list[Any], what: str) -> None:
-        """Refuse an operation whose tensor operands could make a result beyond the element
-        limit: their broadcast shape (elementwise ops, an outer product by broadcasting), or
-        the total of a list of tensors (cat, stack)."""
-        is_tensor = self.engine.is_tensor
-        tensors = []
-        product = 1  # of the operands' element counts: their broadcast is at most that
-        total = 0
-        for v in operands:
-            if isinstance(v, (list, tuple)):
-                total += sum(math.prod(t.shape) for t in v if is_tensor(t))
-            elif is_tensor(v):
-                tensors.append(v)
-                product *= math.prod(map(int, v.shape))
-        if product > limits.MAX_TENSOR_ELEMENTS:
-            shapes = [tuple(int(n) for n in t.shape) for t in tensors]
-            try:
-                largest = math.prod(np.broadcast_shapes(*shapes))
-            except ValueError:  # not broadcastable: the largest operand
-                largest = max(math.prod(s) for s in shapes)
-            limits.check_elements(largest, f"{what} on tensors of shapes "
-                                  f"{', '.join(str(list(s)) for s in shapes)}")
-        limits.check_elements(total, f"{what} on a list of tensors")
+        def operation() -> Callable[..., Any] | None:
+            """torch's callable for the call, given `operands` (predict.largest_made)."""
+            torch = predict.torch_module()
+            if is_method:
+                return getattr(torch.Tensor, func_e.attr, None) if isinstance(
+                    func_e, ir.Attribute) else None
+            if path:
+                return None if path in self.seeded else _resolve_on(torch, path)
+            # nn.Linear, the table's one module class, is F.linear of its parameters
+            return torch.nn.functional.linear if operands is not args else None
 
-    def _check_made(self, value: Any) -> Any:
-        """`value`, unless it is a new tensor (not a view) beyond the element limit: what the
-        checks before an operation cannot foresee (a matmul's result) ends there."""
-        if self.engine.is_tensor(value) and math.prod(value.shape) > \
-                limits.MAX_TENSOR_ELEMENTS and not value._is_view():
-            limits.check_elements(math.prod(value.shape), "a tensor an operation made")
+        self._limit("the call", operation, operands, kwargs)
+
+    def _limit(self, what: str, operation: Callable[[], Callable[..., Any] | None],
+               args: list[Any], kwargs: dict[str, Any] | None = None) -> None:
+        """Refuse, before it runs, an operation (operator, index or call) on a tensor beyond
+        the element limit, or one that would make such a tensor (conformance.predict):
+        `operation()` is torch's callable for it, run on meta tensors standing for `args` and
+        `kwargs` when their sizes allow a result beyond the limit (None: none to run)."""
+        kwargs = kwargs or {}
+        big, bound, tensors = predict.scan([*args, *kwargs.values()], self.engine.is_tensor)
+        if big is not None:
+            raise limits.LimitRefused(
+                f"{what} on a tensor of shape {list(big)} ({math.prod(big)} elements); the "
+                f"case language allows {limits.MAX_TENSOR_ELEMENTS} per tensor and operates "
+                "on none beyond it (a larger view, such as an `expand`, can be made and "
+                "observed)")
+        if bound <= limits.MAX_TENSOR_ELEMENTS or not tensors:
+            return
+        torch_operation = operation()
+        operands = [*args, *kwargs.values()]
+        made = None if torch_operation is None else predict.largest_made(
+            torch_operation, args, kwargs, self.engine.is_tensor)
+        count, complete = (0, False) if made is None else (made[0], made[2])
+        if not complete:  # torch needed data, or an operand has no meta counterpart
+            count = max(count, predict.broadcast_elements(operands, self.engine.is_tensor))
+        if count > limits.MAX_TENSOR_ELEMENTS:
+            shapes = ", ".join(str(list(s)) for s in predict.shapes(
+                operands, self.engine.is_tensor))
+            limits.check_elements(count, f"{what} on tensors of shapes {shapes}")
+
+    def _check_made(self, value: Any, operands: Sequence[Any] = ()) -> Any:
+        """`value`, what an operation on `operands` returned. Its new tensors (not views, not
+        an operand returned by an in-place op; in a tuple or list too; a module's parameters)
+        count among the run's live tensors while they live (limits.MAX_LIVE_ELEMENTS), and
+        one beyond the element limit, which nothing before the operation foretold, ends
+        there."""
+        items = value if isinstance(value, (tuple, list)) else (value,)
+        for item in items:
+            if self.engine.is_tensor(item):
+                if not any(item is o for o in operands):
+                    self._made(item)
+            elif self._is_module(item):
+                for p in (getattr(item, "weight", None), getattr(item, "bias", None)):
+                    if p is not None:
+                        self._made(p)
         return value
+
+    def _made(self, t: Any) -> None:
+        """Count a tensor an operation made among the run's live ones (weakly held: a freed
+        one is taken off when the count would go beyond the limit)."""
+        count = math.prod(t.shape)
+        if count == 0 or t._is_view():
+            return
+        limits.check_elements(count, "a tensor an operation made")
+        key = id(t)
+        known = self._live.get(key)
+        if known is not None:
+            if known[0]() is t:  # returned again (a module's parameter)
+                return
+            self.live -= known[1]  # the id of a tensor freed since
+        self._live[key] = (weakref.ref(t), count)
+        self.live += count
+        if self.live > limits.MAX_LIVE_ELEMENTS:
+            self._forget_freed()
+        if self.live > limits.MAX_LIVE_ELEMENTS:
+            gc.collect()  # what only reference cycles keep is not the program's
+            self._forget_freed()
+        if self.live > limits.MAX_LIVE_ELEMENTS:
+            raise limits.RunLimit(
+                f"the program's tensors hold more than {limits.MAX_LIVE_ELEMENTS} elements "
+                "at once (those its operations made and it keeps; views and in-place results "
+                "are not new): keep fewer or smaller tensors", self.line)
+
+    def _forget_freed(self) -> None:
+        for key, (ref, count) in list(self._live.items()):
+            if ref() is None:
+                del self._live[key]
+                self.live -= count
 
     def _index(self, e: ir.Expr, scope: Scope) -> Any:
         if isinstance(e, ir.Slice):
@@ -632,11 +773,14 @@ class Interpreter:
                               "assigns items only of its own tensors and lists")
 
     def _is_module(self, obj: Any) -> bool:
-        try:
-            module = self.engine.resolve("torch.nn.Module")
-        except AttributeError:  # an engine without modules
+        if type(obj) in _PLAIN:
             return False
-        return isinstance(obj, module)
+        if self._module_class is None:
+            try:
+                self._module_class = self.engine.resolve("torch.nn.Module")
+            except AttributeError:  # an engine without modules
+                self._module_class = ()
+        return isinstance(obj, self._module_class)
 
     # ---- program-defined callables ---------------------------------------------------
     def _lambda(self, e: ir.Lambda, scope: Scope) -> Callable[..., Any]:
@@ -842,9 +986,82 @@ def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int 
     return None
 
 
+@contextlib.contextmanager
+def warn_always(engine: Engine) -> Iterator[bool]:
+    """The engine's `set_warn_always(True)` for one run, then its setting as it was; yields
+    whether the engine has it. torch gives some warnings once per process (TORCH_WARN_ONCE:
+    `x.T` on a tensor that is not 2-d, `float(x)` of an `x` that requires grad, backward with
+    create_graph=True); under warn-always it gives them every time, so whether a statement
+    warns does not depend on what ran before it in the process. A program cannot change the
+    setting (`set_warn_always` is not in the API table)."""
+    module = engine.module
+    setter = getattr(module, "set_warn_always", None)
+    getter = getattr(module, "is_warn_always_enabled", None)
+    if setter is None or getter is None:
+        yield False
+        return
+    before = bool(getter())
+    setter(True)
+    try:
+        yield True
+    finally:
+        setter(before)
+
+
+def _outcome(error: Exception) -> Outcome:
+    """The recorded outcome of a statement that raised `error`."""
+    if isinstance(error, limits.LimitRefused):
+        return Outcome(LIMIT, text=str(error))
+    if isinstance(error, CaseFailure):
+        return Outcome(ASSERTION, text=str(error))
+    text = kinds.normalise_text(str(error))
+    name = kinds.exception_name(error)
+    return Outcome(ERROR, kinds.classify(text, warning=False, exception=name), name, text)
+
+
+def _returns(operation: Callable[..., Any]) -> Callable[[], Callable[..., Any]]:
+    """An operation torch has as it is (an operator), for Interpreter._limit."""
+    return lambda: operation
+
+
+def _indexed(obj: Any, index: Any, value: Any) -> Any:
+    """What `obj[index] = value` broadcasts the value to: `obj[index]`."""
+    return obj[index]
+
+
+def _resolve_on(module: Any, path: str) -> Any:
+    """The object at an API path (`torch.nn.functional.linear`) on `module`, or None."""
+    obj = module
+    for part in path.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
 def _warning_record(w: warnings.WarningMessage) -> WarningRecord:
     text = kinds.normalise_text(str(w.message))
     return WarningRecord(kinds.classify(text, warning=True), w.category.__name__, text)
+
+
+# First-use warnings: an API that warns the first time a process uses it, whatever the
+# program (a lazy import's DeprecationWarnings: issue 22 met them at the first `make_dual`),
+# would make the first item using it in a process differ from the rest. Each program here
+# runs once per engine and process, before its first run, and its trace is dropped. None is
+# needed by the API table today: every case item run twice on torch in one process (under
+# warn-always) gives the same warnings both times.
+WARM_UPS: tuple[str, ...] = ()
+_warmed: dict[str, object] = {}  # engine name -> the module warmed up
+
+
+def warm_up(engine: Engine) -> None:
+    """Run WARM_UPS on `engine`, once per process (and again for another module of its
+    name)."""
+    if _warmed.get(engine.name) is engine.module:
+        return
+    _warmed[engine.name] = engine.module
+    for source in WARM_UPS:
+        Interpreter(engine, continue_on_error=True).run(language.parse(source))
 
 
 def run_program(engine: Engine, program: ir.Program, *, seed: int = 0,
@@ -852,6 +1069,7 @@ def run_program(engine: Engine, program: ir.Program, *, seed: int = 0,
                 continue_on_error: bool = False, full_snapshots: bool | None = None) -> Trace:
     """The trace of `program` run on `engine` with the item's default dtype and device;
     `full_snapshots` chooses the reference observation (None: FULL_SNAPSHOTS)."""
+    warm_up(engine)
     return Interpreter(engine, seed=seed, dtype=dtype, device=device,
                        continue_on_error=continue_on_error,
                        full_snapshots=full_snapshots).run(program)

@@ -20,9 +20,10 @@ class Kind:
     warning: bool
     patterns: tuple[str, ...]
     meaning: str
-    # torch issues some warnings once per process (TORCH_WARN_ONCE): whether one shows in a
-    # run depends on what ran before in that process, not on the program, so traces do not
-    # compare them.
+    # torch gives some warnings once per process (TORCH_WARN_ONCE) unless warn-always is
+    # set. The harness runs every engine that has `set_warn_always` under it, so these are
+    # compared as any warning; against an engine without it they are not compared (whether
+    # one shows would depend on what ran before in the process), nor can `warns` expect them.
     once: bool = False
     # For the Python errors no pattern names (a None where a tensor belongs): the exception
     # type that defines the kind when no message pattern matched.
@@ -226,6 +227,16 @@ KINDS: tuple[Kind, ...] = (
     Kind("create_graph_reference_cycle", True,
          (r"Using backward\(\) with create_graph=True will create a reference cycle",),
          "backward(create_graph=True) with leaves that accumulate grads", once=True),
+    Kind("tensor_T_deprecated", True,
+         (r"The use of `x\.T` on tensors of dimension other than 2 to reverse their shape is "
+          r"deprecated",
+          r"Tensor\.T is deprecated on 0-D tensors"),
+         "`x.T` on a tensor that is not 2-d (TensorShape.cpp numpy_T)", once=True),
+    Kind("scalar_from_requires_grad", True,
+         (r"Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+          r"behavior",),
+         "float(x) in grad mode, or torch.tensor of a list holding such x, where x requires "
+         "grad (python_variable_methods.cpp maybe_warn_requires_grad)", once=True),
     Kind("pack_hook_inplace", False,
          (r"A saved tensor pack hook is modifying its input in place",),
          "a saved-tensor pack hook modified the tensor it was given in place"),

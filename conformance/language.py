@@ -475,12 +475,80 @@ def _assigned_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def parse(source: str) -> ir.Program:
-    """The Program written in `source`; CaseError (line relative to `source`) otherwise."""
+def parse(source: str, max_nesting: int | None = None) -> ir.Program:
+    """The Program written in `source`; CaseError (line relative to `source`) otherwise.
+    With `max_nesting`, a program whose statements and expressions nest deeper is refused
+    at the line where they do, before the (recursive) conversion."""
+    nul = source.find("\x00")
+    if nul >= 0:  # ast.parse would refuse it without a line
+        raise CaseError("the program contains a null character (U+0000)",
+                        line=source.count("\n", 0, nul) + 1,
+                        fix="remove it (a `\\0` escape in a quoted scalar makes one)")
     try:
         tree = ast.parse(source, mode="exec")
     except SyntaxError as e:
         raise CaseError(f"syntax error: {e.msg}", line=e.lineno,
                         fix="the program must be valid Python syntax") from None
+    except (RecursionError, MemoryError):  # Python's own parser gave up: far too deep
+        raise _too_deep(max_nesting, _line_too_deep_to_parse(source)) from None
+    if max_nesting is not None:
+        line = _nests_beyond(tree, max_nesting)
+        if line is not None:
+            raise _too_deep(max_nesting, line)
     converter = _Converter(tree)
     return ir.Program(converter.body(tree.body, in_method=False))
+
+
+def _too_deep(max_nesting: int | None, line: int | None) -> CaseError:
+    deep = "too deep for Python's parser" if max_nesting is None else \
+        f"more than {max_nesting} levels deep"
+    return CaseError(f"the program nests {deep}", line=line,
+                     fix="split deep expressions into several assignments")
+
+
+def _nests_beyond(tree: ast.Module, limit: int) -> int | None:
+    """The first line where statements and expressions nest more than `limit` deep, or
+    None. Iterative: the tree may be deeper than the stack allows. A negative number literal
+    is one level, as the IR has it (Const(-2.0))."""
+    stack: list[tuple[ast.AST, int, int]] = [(tree, 0, 0)]
+    while stack:
+        node, depth, line = stack.pop()
+        if isinstance(node, (ast.stmt, ast.expr)):
+            depth += 1
+            line = getattr(node, "lineno", line)
+            if depth > limit:
+                return line
+        children = list(ast.iter_child_nodes(node))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
+                isinstance(node.operand, ast.Constant) and \
+                type(node.operand.value) in (int, float):
+            children = []  # one constant in the IR
+        stack.extend((child, depth, line) for child in reversed(children))
+    return None
+
+
+def _line_too_deep_to_parse(source: str) -> int | None:
+    """The line at which Python's parser gives up for depth: the fewest first lines of
+    `source` it cannot parse for depth (bisected; a prefix cut inside the deep part is as
+    deep), or None if none is."""
+    lines = source.split("\n")
+
+    def too_deep(count: int) -> bool:
+        try:
+            ast.parse("\n".join(lines[:count]))
+        except (RecursionError, MemoryError):
+            return True
+        except SyntaxError:  # an unfinished statement, before its depth was reached
+            return False
+        return False
+
+    low, high = 1, len(lines)
+    if not too_deep(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        if too_deep(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low

@@ -3,11 +3,12 @@
 Two sorts of limit. Per-operation limits of the case language (`**` of two numbers, integer
 size, sequence length, tensor element counts) refuse one statement before it computes
 anything huge: the statement's outcome is `limit` (`LimitRefused`), like a failed case
-assertion, never an engine error kind. Whole-run limits (executed statements, snapshot
-memory, wall-clock time) end the run (`RunLimit`, a BaseException so that no `except
-Exception` in the interpreter or in an engine swallows it); the runner turns them into an
-`error` verdict naming the case's file:line. Every default is documented, with the case
-library's measured maxima, in docs/case-format.md ("Limits").
+assertion, never an engine error kind. Whole-run limits (executed statements, elements of
+the tensors the program keeps, snapshot memory, wall-clock time) end the run (`RunLimit`, a
+BaseException so that no `except Exception` in the interpreter or in an engine swallows
+it); the runner turns them into an `error` verdict naming the case's file:line. Every
+default is documented, with the case library's measured maxima, in docs/case-format.md
+("Limits").
 """
 
 from __future__ import annotations
@@ -29,9 +30,14 @@ MAX_STATEMENTS = 10_000
 MAX_INT_BITS = 4096
 # A str, list or tuple built by `*` or `+` may have at most this many items.
 MAX_SEQUENCE_LENGTH = 100_000
-# A tensor an operation would allocate may have at most this many elements (a view such as
-# `expand` allocates nothing and is not limited; operating on it is).
+# A tensor an operation would allocate, or is given, may have at most this many elements,
+# checked before it runs (conformance/predict.py; a view such as `expand` allocates nothing
+# and may be made beyond it, but not operated on).
 MAX_TENSOR_ELEMENTS = 1 << 24
+# Elements of the tensors a run's operations made that are alive at once (views and
+# in-place results are not new; a module's parameters count): 8 tensors at
+# MAX_TENSOR_ELEMENTS, at most 1 GB in float64 whatever the program keeps. A whole-run limit.
+MAX_LIVE_ELEMENTS = 1 << 27
 # Tensors with more elements than this are observed as a summary (shape, dtype, checksum,
 # statistics) instead of a copy of their values.
 SUMMARY_THRESHOLD = 1 << 16
@@ -82,7 +88,7 @@ def check_pow(base: Any, exponent: Any) -> None:
     bits = float(exponent) * math.log2(magnitude)
     if bits > MAX_INT_BITS:
         raise LimitRefused(
-            f"`{_short(base)} ** {_short(exponent)}` would be a number of about {bits:.3g} "
+            f"`{short(base)} ** {short(exponent)}` would be a number of about {bits:.3g} "
             f"bits; the case language allows {MAX_INT_BITS} (use a smaller exponent)")
 
 
@@ -115,7 +121,8 @@ def check_elements(count: int, what: str) -> None:
                            f"{MAX_TENSOR_ELEMENTS} per tensor")
 
 
-def _short(v: Any) -> str:
+def short(v: Any) -> str:
+    """`v` for a message, long numbers cut."""
     text = repr(v)
     return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
 

@@ -151,27 +151,24 @@ def _compose(path: str, text: str) -> yaml.Node | None:
 
 def _parse_program(path: str, source_text: str, offset: int) -> ir.Program:
     """The program's IR, every failure a CaseError placed in the file."""
-    too_deep = CaseError(f"the program nests more than {MAX_NESTING} levels deep",
-                         file=path, fix="split deep expressions into several assignments")
     try:
         # SyntaxWarnings (e.g. an invalid escape in a string) would turn into errors under
         # `-W error`: a case must load the same way under every warning filter.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            program = language.parse(source_text)
+            program = language.parse(source_text, MAX_NESTING)
     except CaseError as e:
         raise e.at(path, offset) from None
-    except (SyntaxError, ValueError) as e:  # e.g. null bytes, on some Python versions
+    except (SyntaxError, ValueError) as e:  # anything else ast.parse refuses
         line = getattr(e, "lineno", None)
         raise CaseError(f"syntax error: {getattr(e, 'msg', None) or e}", file=path,
                         line=None if line is None else line + offset,
                         fix="the program must be valid Python syntax") from None
-    except (RecursionError, MemoryError):
-        raise too_deep from None
-    line = _too_deep_at(program)
+    line = _too_deep_at(program)  # the IR's own count, which the parser's check stays within
     if line is not None:
-        raise CaseError(too_deep.message, file=path, line=line + offset if line else None,
-                        fix=too_deep.fix)
+        raise CaseError(f"the program nests more than {MAX_NESTING} levels deep", file=path,
+                        line=line + offset if line else None,
+                        fix="split deep expressions into several assignments")
     return program
 
 
@@ -242,6 +239,11 @@ def load_case(path: str | Path, text: str | None = None) -> Case:
     if program_node.style == ">":
         raise _fail(path, program_node, "a folded (`>`) program loses its line breaks",
                     "write the program as a literal block: `program: |`")
+    if program_node.style != "|" and "\n" in source_text.rstrip("\n"):
+        # a quoted scalar's lines (`"a\nb"`, or folded across the file) are not the file's
+        raise _fail(path, program_node, "a quoted program of several lines has no place in "
+                    "the file for its lines", "write the program as a literal block: "
+                    "`program: |`")
     offset = _program_line_offset(program_node)
     program = _parse_program(path, source_text, offset)
     if not program.body:

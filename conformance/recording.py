@@ -276,14 +276,18 @@ def step_from_json(d: dict[str, Any]) -> Step:
 
 def trace_to_json(trace: Trace, case: Case) -> dict[str, Any]:
     failure = next((i for i, s in enumerate(trace.steps) if s is trace.failure), None)
-    return {"engine": trace.engine, "failure": failure,
-            "steps": [step_to_json(s, case) for s in trace.steps]}
+    out = {"engine": trace.engine, "failure": failure,
+           "steps": [step_to_json(s, case) for s in trace.steps]}
+    if not trace.warn_always:  # an engine without set_warn_always (compare.compared_once)
+        out["warn_always"] = False
+    return out
 
 
 def trace_from_json(d: dict[str, Any]) -> Trace:
     steps = [step_from_json(s) for s in d["steps"]]
     failure = d.get("failure")
-    return Trace(d["engine"], steps, None if failure is None else steps[failure])
+    return Trace(d["engine"], steps, None if failure is None else steps[failure],
+                 warn_always=bool(d.get("warn_always", True)))
 
 
 # ---- recordings ---------------------------------------------------------------------------

@@ -125,3 +125,7 @@ class Trace:
     state_changes: list[StateChange] = field(default_factory=list)
     # API paths the engine lacks that the program reached (engines.MissingAPI), in order.
     missing_api: list[str] = field(default_factory=list)
+    # The run was under the engine's `set_warn_always(True)`: the warnings torch gives once
+    # per process (kinds.Kind.once) were given at every statement that gives them. False for
+    # an engine without it; the comparator then leaves those warnings out.
+    warn_always: bool = True

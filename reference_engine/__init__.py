@@ -51,6 +51,7 @@ from .grad_mode import (
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
+from .warn import is_warn_always_enabled, set_warn_always
 
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
@@ -139,6 +140,7 @@ __all__ = [
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "is_tensor",
+    "is_warn_always_enabled",
     "long",
     "manual_seed",
     "nn",
@@ -152,6 +154,7 @@ __all__ = [
     "set_default_device",
     "set_default_dtype",
     "set_grad_enabled",
+    "set_warn_always",
     "tensor",
     "zeros",
     "zeros_like",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,13 +22,11 @@ from .grad_mode import (
 )
 from .graph import Edge
 from .tensor import Size, Tensor
+from .warn import warn_once
 
 __all__ = ["Function", "FunctionCtx", "Variable", "backward", "enable_grad", "function", "grad",
            "graph", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
            "set_grad_enabled"]
-
-_warned = {"create_graph": False}
-
 
 Root = Tensor | GradientEdge
 
@@ -86,9 +83,8 @@ def backward(tensors: Tensor | Sequence[Tensor], grad_tensors: Tensor | Sequence
     _check_roots(outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph and not _warned["create_graph"]:
-        _warned["create_graph"] = True    # torch uses TORCH_WARN_ONCE: once per process
-        warnings.warn(messages.CREATE_GRAPH_BACKWARD_CYCLE, UserWarning, stacklevel=2)
+    if create_graph:
+        warn_once(messages.CREATE_GRAPH_BACKWARD_CYCLE)
     roots = [edge_of(t) for t in outputs]
     targets = [t for t in _tuple(inputs) if t is not None]
     if not targets:

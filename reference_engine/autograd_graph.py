@@ -101,6 +101,14 @@ class _MultiHandle:
         for handle in self.handles:
             handle.remove()
 
+    # a context manager, as every torch hook handle (torch's _MultiHandle is a
+    # RemovableHandle): leaving the block removes the hooks
+    def __enter__(self) -> _MultiHandle:
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        self.remove()
+
 
 MULTI_GRAD_MODES = ("all", "any")
 

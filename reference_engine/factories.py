@@ -10,7 +10,7 @@ import numpy as np
 
 from . import dtypes, messages
 from .dtypes import device, dtype
-from .tensor import Tensor, _shape_args
+from .tensor import Tensor, _shape_args, warn_if_requires_grad
 
 _rng = {"gen": np.random.default_rng(0)}
 
@@ -50,6 +50,9 @@ def tensor(data: Any, dtype: dtype | None = None, device: device | str | None = 
         dt = dtype or data.dtype
         return _finish(data._data, dt, device or data.device, requires_grad)
     if isinstance(data, list | tuple) and any(isinstance(v, Tensor) for v in data):
+        for v in data:
+            if isinstance(v, Tensor):
+                warn_if_requires_grad(v)  # torch converts each element as float() does
         data = [v.tolist() if isinstance(v, Tensor) else v for v in data]
     return _finish(np.asarray(data), dtype or _infer_dtype(data), device, requires_grad)
 

@@ -365,6 +365,27 @@ def devices_differ(a: str, b: str) -> str:
             f"{a} and {b}!")
 
 
+# TORCH_WARN_ONCE (reference_engine/warn.py): aten/src/ATen/native/TensorShape.cpp numpy_T
+NUMPY_T_NOT_MATRIX = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+    "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+    "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+    "tensor."
+)
+NUMPY_T_0D = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+# TORCH_WARN_ONCE: python_variable_methods.cpp maybe_warn_requires_grad (float(), complex(),
+# and so each element torch.tensor([...]) converts from a tensor)
+REQUIRES_GRAD_TO_SCALAR = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first."
+)
+def target_size_differs(target: object, input: object) -> str:
+    """torch/nn/functional.py mse_loss (a Python warning)."""
+    return (f"Using a target size ({target}) that is different to the input size ({input}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure "
+            "they have the same size.")
+
+
 COPY_CONSTRUCT_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
     "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."

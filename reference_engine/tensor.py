@@ -17,8 +17,9 @@ import numpy as np
 
 from . import dtypes, messages
 from .dtypes import device, dtype
-from .grad_mode import is_inference_mode_enabled
+from .grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .graph import Hook, Meta, Node, RemovableHandle
+from .warn import warn_once
 
 
 class Size(tuple[int, ...]):
@@ -350,6 +351,7 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> builtins.float:
+        warn_if_requires_grad(self)
         return float(self.item())
 
     def __int__(self) -> builtins.int:
@@ -418,6 +420,10 @@ class Tensor:
 
     @property
     def T(self) -> Tensor:
+        if self.ndim == 0:
+            warn_once(messages.NUMPY_T_0D)
+        elif self.ndim != 2:
+            warn_once(messages.NUMPY_T_NOT_MATRIX)
         return views.permute(self, tuple(reversed(range(self.ndim))))
 
     def permute(self, *dims: Any) -> Tensor:
@@ -553,6 +559,13 @@ def _shape_args(args: tuple[Any, ...]) -> tuple[int, ...]:
     if len(args) == 1 and isinstance(args[0], tuple | list):
         return tuple(int(a) for a in args[0])
     return tuple(int(a) for a in args)
+
+
+def warn_if_requires_grad(t: Tensor) -> None:
+    """torch's warning on converting a tensor that requires grad to a Python scalar, in grad
+    mode (python_variable_methods.cpp maybe_warn_requires_grad)."""
+    if t.requires_grad and is_grad_enabled():
+        warn_once(messages.REQUIRES_GRAD_TO_SCALAR)
 
 
 def is_tensor(obj: object) -> builtins.bool:

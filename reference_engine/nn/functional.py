@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .. import inplace, ops, reductions, views
+import warnings
+
+from .. import inplace, messages, ops, reductions, views
 from ..tensor import Tensor
 
 
@@ -19,6 +21,9 @@ def log_softmax(input: Tensor, dim: int) -> Tensor:
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    if target.size() != input.size():
+        warnings.warn(messages.target_size_differs(target.size(), input.size()), UserWarning,
+                      stacklevel=2)
     return ops.mse_loss(input, target, reduction)
 
 

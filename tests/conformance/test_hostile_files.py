@@ -58,9 +58,21 @@ HOSTILE_TEXTS: dict[str, tuple[str | bytes, str, int | None]] = {
     "deep_block.yaml": ("- " * 5000 + "x\n",
                         "the YAML nests too deeply", None),
     "deep_program.yaml": (_with_program("y = " + "-" * 5000 + "x"),
-                          "nests more than 100 levels deep", None),
+                          "nests more than 100 levels deep", 7),
     "long_chain.yaml": (_with_program("y = x" + "+x" * 20000),
-                        "nests more than 100 levels deep", None),
+                        "nests more than 100 levels deep", 7),
+    "deep_across_lines.yaml": (_with_program("z = 1\ny = (\n" + "-" * 5000 + "x)"),
+                               "nests more than 100 levels deep", 9),
+    # a quoted program's lines are not the file's (issue 20: an error at line 7 of 5)
+    "quoted_program.yaml": (GOOD.replace("program: |\n  x = torch.ones(2, requires_grad=True)"
+                                         "\n  assert x.is_leaf\n",
+                                         'program: "x = torch.ones(2)\\ny = x *\\n"\n'),
+                            "a quoted program of several lines", 5),
+    "nul_in_program.yaml": (GOOD.replace("program: |\n  x = torch.ones(2, requires_grad=True)"
+                                         "\n  assert x.is_leaf\n",
+                                         'program: "x = torch.ones(2)\\0"\n'),
+                            "the program contains a null character", 5),
+    "long_name.yaml": (_with_program("y = " + "q" * 60_000), "unknown name `qqq", 7),
     "deep_parens.yaml": (_with_program("y = " + "(" * 5000 + "x" + ")" * 5000),
                          "syntax error: too many nested parentheses", 7),
     "deep_with.yaml": (_with_program("".join("  " * i + "with torch.no_grad():\n"
@@ -126,6 +138,19 @@ def test_load_case_raises_only_case_errors(
         assert err.line == line, (name, str(err))
         assert err.fix, name
     assert not (Path.cwd() / MARKER).exists()
+
+
+def test_what_a_file_holds_is_echoed_in_bounded_length(tmp_path: Path) -> None:
+    """A 60,000-character name is shown by its beginning and end (issue 20: in full)."""
+    for text in (_with_program("y = " + "q" * 60_000),
+                 GOOD.replace("[leaf]", "[" + "f" * 60_000 + "]")):
+        path = tmp_path / "long.yaml"
+        path.write_text(text)
+        with pytest.raises(CaseError) as info:
+            load_case(path)
+        shown = str(info.value)
+        assert len(shown) < 1500, len(shown)
+        assert "characters left out" in shown
 
 
 def test_non_regular_files_are_refused_before_they_are_opened(tmp_path: Path) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from conformance.compare import compare
 from conformance.engines import load_engine
 from conformance.interpreter import run_program
 from conformance.language import parse
-from conformance.trace import ASSERTION, ERROR, OK, TensorSnapshot, Trace
+from conformance.trace import ASSERTION, ERROR, LIMIT, OK, TensorSnapshot, Trace
 
 TORCH = load_engine("torch")
 
@@ -171,3 +172,117 @@ def test_gradients_bound_to_names_are_engine_made() -> None:
     names = trace.steps[-1].names
     made = {n: s.engine_made for n, s in names.items() if isinstance(s, TensorSnapshot)}
     assert made == {"g": True, "h": True, "x": False, "y": False, "c": False}
+
+
+# A Function whose methods `return` from inside `with` and `for` blocks (issue 20: the
+# return reached the statement handler as an exception, "Exception [unknown]: tensor([2.])").
+RETURN_IN_BLOCKS = """\
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        with torch.no_grad():
+            return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        for i in range(3):
+            with torch.enable_grad():
+                return g * 2
+x = torch.ones(1, requires_grad=True)
+y = Twice.apply(x)
+y.sum().backward()
+"""
+
+
+def test_return_leaves_with_and_for_blocks_of_a_method() -> None:
+    trace = run(RETURN_IN_BLOCKS)
+    assert trace.failure is None, trace.failure
+    # the methods' inner statements are not steps: one step per top-level statement
+    assert [s.line for s in trace.steps] == [1, 11, 12, 13]
+    x = trace.steps[-1].names["x"]
+    assert isinstance(x, TensorSnapshot) and x.grad is not None
+    assert np.array_equal(x.grad.values, [2.0])
+    assert [e.source for e in trace.steps[3].events] == ["Twice.backward"]
+    # the grad mode the `with` set inside forward was restored on the way out
+    assert TORCH.module.is_grad_enabled()
+
+
+SAVED_HOOKS_FUNCTION = """\
+class Keep(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 10, lambda t: t):
+            ctx.save_for_backward(x)
+            {return_inside}
+        {return_after}
+    @staticmethod
+    def backward(ctx, g):
+        s, = ctx.saved_tensors
+        h = (s * 3).sum()
+        return g * s
+x = torch.ones(1, requires_grad=True) * 2
+y = Keep.apply(x)
+y.sum().backward()
+"""
+
+
+def test_return_inside_saved_tensors_hooks_in_a_method() -> None:
+    inside = run(SAVED_HOOKS_FUNCTION.format(return_inside="return x.clone()",
+                                             return_after="pass"))
+    after = run(SAVED_HOOKS_FUNCTION.format(return_inside="pass",
+                                            return_after="return x.clone()"))
+    assert inside.failure is None and after.failure is None, inside.failure
+    assert not inside.state_changes  # leaving forward by `return` popped the hooks
+    assert [s.line for s in inside.steps] == [1, 13, 14, 15]
+    # returning from inside the block or after it is the same program to torch
+    same = compare(after, inside, "float32")
+    assert same.divergence is None and same.message is None, same
+
+
+def test_raises_and_warns_inside_a_method() -> None:
+    program = """\
+class Checked(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        with raises("{kind}"):
+            x.reshape(3)
+        with torch.enable_grad():
+            with warns("nonleaf_grad_access"):
+                g = (x * 2).grad
+        return x * 1
+    @staticmethod
+    def backward(ctx, g):
+        return g
+x = torch.ones(1, requires_grad=True)
+y = Checked.apply(x)
+"""
+    trace = run(program.format(kind="shape_mismatch"))
+    assert trace.failure is None, trace.failure
+    # the warning the method gave is its calling statement's
+    assert [w.kind for w in trace.steps[2].warnings] == ["nonleaf_grad_access"]
+    wrong = run(program.format(kind="backward_twice"))
+    assert wrong.failure is not None and wrong.failure.line == 14
+    assert wrong.failure.outcome.status == ASSERTION
+    assert "expected an error of kind 'backward_twice'; got RuntimeError [shape_mismatch]" in \
+        str(wrong.failure.outcome.text)
+
+
+def test_a_loop_beyond_its_bound_is_a_limit_at_run_time() -> None:
+    for bound in ("10 ** 10", "10 ** 100"):
+        trace = run(f"n = {bound}\nfor i in range(n):\n    x = 1\n")
+        assert trace.failure is not None and trace.failure.line == 2
+        assert trace.failure.outcome.status == LIMIT
+        assert "the case language allows 64 per loop" in str(trace.failure.outcome.text)
+
+
+def test_a_hook_handle_is_a_context_manager() -> None:
+    """torch's RemovableHandle: leaving the block removes the hook."""
+    trace = run("""\
+x = torch.ones(2, requires_grad=True)
+with x.register_hook(lambda g: g * 3):
+    x.sum().backward()
+x.sum().backward()
+""")
+    assert trace.failure is None, trace.failure
+    x = trace.steps[-1].names["x"]
+    assert isinstance(x, TensorSnapshot) and x.grad is not None
+    assert np.array_equal(x.grad.values, [4.0, 4.0])  # 3 with the hook, then 1 without

@@ -151,6 +151,16 @@ WARNINGS = {
                            "autograd.backward(). (Triggered internally at "
                            "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
     "saved_variables_deprecated": "'saved_variables' is deprecated; use 'saved_tensors'",
+    "tensor_T_deprecated": "The use of `x.T` on tensors of dimension other than 2 to reverse "
+                           "their shape is deprecated and it will throw an error in a future "
+                           "release. Consider `x.mT` to transpose batches of matrices or "
+                           "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                           "dimensions of a tensor. (Triggered internally at "
+                           "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)",
+    "scalar_from_requires_grad": "Converting a tensor with requires_grad=True to a scalar may "
+                                 "lead to unexpected behavior.\nConsider using tensor.detach() "
+                                 "first. (Triggered internally at /__w/pytorch/pytorch/torch/"
+                                 "csrc/autograd/generated/python_variable_methods.cpp:822.)",
 }
 
 
@@ -186,6 +196,11 @@ def test_warnings_classify_as_their_kind(kind: str, text: str) -> None:
     assert classify(text, warning=True) == kind
     errors = {w: e for e, w in SAME_TEXT.items()}
     assert classify(text, warning=False) == errors.get(kind, UNKNOWN)
+
+
+def test_the_0d_wording_of_x_T_is_the_same_kind() -> None:
+    assert classify("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                    "these cases.", warning=True) == "tensor_T_deprecated"
 
 
 def test_index_put_value_mismatch_is_a_shape_mismatch() -> None:

@@ -59,7 +59,7 @@ def where(program_line: int) -> str:
     ("a = torch.rand(100000, 1)\nb = torch.rand(1, 100000)\nc = torch.mul(a, b)", 3,
      "the call on tensors of shapes [100000, 1], [1, 100000] would have 10000000000"),
     ("a = torch.rand(5000, 2)\nb = torch.rand(2, 5000)\nc = torch.mm(a, b)", 3,
-     "a tensor an operation made would have 25000000 elements"),
+     "the call on tensors of shapes [5000, 2], [2, 5000] would have 25000000 elements"),
 ])
 def test_a_statement_beyond_a_language_limit_is_an_error_naming_its_line(
         program: str, line: int, says: str) -> None:

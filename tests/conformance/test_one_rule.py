@@ -64,8 +64,9 @@ def _engine_made(trace: Trace) -> tuple[int, TensorSnapshot]:
 def _ignored_differences(trace: Trace) -> Trace:
     """A copy that differs from `trace` only where the comparator does not look: an
     engine-made tensor's `_version` and `_is_view()`, and a warning torch gives once per
-    process."""
+    process, from an engine without warn-always."""
     other = copy.deepcopy(trace)
+    other.warn_always = False
     i, gg = _engine_made(other)
     _set(gg, version=7, is_view=not gg.is_view)
     g = other.steps[i].names["g"]
@@ -87,11 +88,16 @@ def test_explain_marks_nothing_the_comparator_ignores() -> None:
     other = _ignored_differences(trace)
     assert compare(trace, other, "float32") == compare(trace, trace, "float32")
     for e, a in zip(trace.steps, other.steps, strict=True):
-        assert list(step_diffs(e, a, "float32", every=True)) == []
-    lines = render_steps(_case(), "float32", trace.steps, other.steps)
+        assert list(step_diffs(e, a, "float32", every=True, once=False)) == []
+    lines = render_steps(_case(), "float32", trace.steps, other.steps, once=False)
     assert _marked(lines) == []
     text = "\n".join(lines)
-    assert "(not compared: torch gives these warnings once per process)" in text
+    assert "(not compared: torch gives these warnings once per process" in text
+    # under warn-always on both sides the warning is compared like any other
+    other.warn_always = True
+    d = compare(trace, other, "float32").divergence
+    assert d is not None and (d.step, d.field) == (2, "warnings")
+    assert _marked(render_steps(_case(), "float32", trace.steps, other.steps))
 
 
 def test_explain_marks_a_compared_field_of_the_same_tensor() -> None:
