@@ -1,0 +1,362 @@
+"""The OpInfo check of one entry in one dtype: OpInfo's samples on torch and an engine.
+
+Every sample of `sample_inputs` (cpu, the dtype, requires_grad as OpInfo sets it; drawn
+under a seed of the entry's own) becomes a few steps, run on torch and on the engine alike,
+each from the sample's values made afresh by the engine's own tensor factory (convert):
+
+  forward     `out = op(*sample)`: the outputs (values, grad_fn, graph, views, versions)
+  grads       `torch.autograd.grad(outputs, inputs, v)` with a seeded `v`, allow_unused
+  gradgrad    where OpInfo supports gradgrad: the first-order grads with create_graph
+              (which of them require grad), then `torch.autograd.grad` of those with a
+              seeded `v2` (the second-order grads; the grad_fn names of the create_graph
+              grads are not compared: the double-backward graph is the registry's next step)
+  saved       the forward again under `saved_tensors_hooks`: every tensor packed, with its
+              identity (an input, the output) as `alias`
+
+then each of OpInfo's `error_inputs`: the call, whose error kind, type and text are compared.
+A step the engine fails (or torch) ends its sample there. The steps form a Trace per engine,
+compared by the one comparator (compare.compare: its tolerances, its strict message field, an
+engine's masks), so a verdict here means what a case item's means. The steps' text is the
+item's "program": a divergence names its line, the sample and the field.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from conformance import isolation, kinds
+from conformance.compare import Comparison, compare
+from conformance.engines import Engine, MissingAPI
+from conformance.interpreter import warn_always
+from conformance.limits import RunLimit
+from conformance.observe import Observer
+from conformance.opinfo.convert import Unconvertible, engine_callable, engine_value
+from conformance.trace import ERROR, OK, Outcome, Snapshot, Step, Trace, WarningRecord
+
+DEVICE = "cpu"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of the op, as OpInfo gives it: the input, arguments and keyword arguments."""
+
+    input: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    process: Callable[[Any], Any] | None = None  # output_process_fn_grad (None: identity)
+
+
+@dataclass(frozen=True)
+class ErrorCall:
+    call: Call
+    error_type: type
+    error_regex: str
+
+
+@dataclass
+class Plan:
+    """What the check runs for one entry and dtype: the calls and their seeded vectors, with
+    the program text each step is named by (line numbers from 1)."""
+
+    key: str
+    dtype: str
+    samples: list[Call]
+    errors: list[ErrorCall]
+    gradgrad: bool
+    seed: int
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def program(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def seed_of(key: str, dtype: str) -> int:
+    """The entry's own seed: the samples an item draws do not depend on what ran before."""
+    return zlib.crc32(f"{key}:{dtype}".encode())
+
+
+def plan(op: Any, key: str, dtype: str) -> Plan:
+    """OpInfo's samples and error inputs for `op` in `dtype`, drawn under the entry's seed
+    (torch's global generator forked, so nothing else sees the draw)."""
+    import torch
+
+    seed = seed_of(key, dtype)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        samples = [Call(s.input, tuple(s.args), dict(s.kwargs), _process(s))
+                   for s in op.sample_inputs(DEVICE, getattr(torch, dtype), requires_grad=True)]
+        torch.manual_seed(seed)
+        errors = [ErrorCall(Call(e.sample_input.input, tuple(e.sample_input.args),
+                                 dict(e.sample_input.kwargs)), e.error_type, e.error_regex)
+                  for e in (op.error_inputs(DEVICE) if op.error_inputs_func else ())]
+    return Plan(key, dtype, samples, errors, bool(op.supports_gradgrad), seed)
+
+
+def _process(sample: Any) -> Callable[[Any], Any] | None:
+    fn = sample.output_process_fn_grad
+    # OpInfo's default is an identity lambda; spare the engine a copy of it
+    return None if getattr(fn, "__qualname__", "") == "SampleInput.__init__.<locals>.<lambda>" \
+        else fn
+
+
+def describe(value: Any) -> str:
+    """A sample value in a program line: tensors by shape and dtype."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        grad = ", requires_grad" if value.requires_grad else ""
+        return f"tensor({list(value.shape)}, {str(value.dtype).removeprefix('torch.')}{grad})"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(describe(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def call_text(name: str, call: Call) -> str:
+    parts = [describe(call.input), *(describe(a) for a in call.args),
+             *(f"{k}={describe(v)}" for k, v in call.kwargs.items())]
+    return f"{name}({', '.join(parts)})"
+
+
+# ---- one engine's run of a plan -------------------------------------------------------------
+
+class _SampleFailed(Exception):
+    """A step failed: the rest of its sample is not run on this engine."""
+
+
+@dataclass
+class _Run:
+    engine: Engine
+    op: Any
+    plan: Plan
+    trace: Trace
+    caught: list[warnings.WarningMessage]
+    unconvertible: list[str] = field(default_factory=list)
+    line: int = 0
+
+    def step(self, text: str, action: Callable[[], dict[str, Any]],
+             made: Callable[[dict[str, Any]], list[Any]] = lambda names: []) -> dict[str, Any]:
+        """Run `action` as the program line `text`: its outcome, warnings and the values it
+        names, observed (the tensors `made` lists as autograd's own). _SampleFailed if it
+        raised."""
+        self.line += 1
+        if self.line > len(self.plan.lines):
+            self.plan.lines.append(text)
+        first = len(self.caught)
+        names: dict[str, Any] = {}
+        autograd_made: list[Any] = []
+        try:
+            names = action()
+            autograd_made = made(names)
+            outcome = Outcome(OK)
+        except MissingAPI as missing:
+            path = missing.path.replace("torch.Tensor.", "Tensor.")
+            if path not in self.trace.missing_api:
+                self.trace.missing_api.append(path)
+            outcome = _outcome(missing.error)
+        except Unconvertible as e:
+            self.unconvertible.append(f"line {self.line} `{text}`: {e}")
+            outcome = Outcome(ERROR, kinds.UNKNOWN, "Unconvertible", str(e))
+        except (RunLimit, KeyboardInterrupt, SystemExit, MemoryError):
+            raise
+        except Exception as e:
+            outcome = _outcome(e)
+        recorded = [_warning_record(w) for w in self.caught[first:]]
+        del self.caught[first:]
+        observer = Observer(self.engine)
+        for tensor in autograd_made:
+            observer.engine_made.add(tensor)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for name, value in names.items():
+                observer.add(name, value)
+        observed: dict[str, Snapshot] = dict(sorted(observer.out.items()))
+        self.trace.steps.append(Step(self.line, outcome, recorded, [], observed))
+        if outcome.status != OK:
+            raise _SampleFailed
+        return names
+
+
+def _outcome(error: BaseException) -> Outcome:
+    text = kinds.normalise_text(str(error))
+    name = kinds.exception_name(error)
+    return Outcome(ERROR, kinds.classify(text, warning=False, exception=name), name, text)
+
+
+def _warning_record(w: warnings.WarningMessage) -> WarningRecord:
+    text = kinds.normalise_text(str(w.message))
+    return WarningRecord(kinds.classify(text, warning=True), w.category.__name__, text)
+
+
+def _tensors(engine: Engine, value: Any) -> Iterator[Any]:
+    """The tensors in a value (a tensor, or nested lists, tuples and dicts), in order."""
+    if engine.is_tensor(value):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _tensors(engine, v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors(engine, v)
+
+
+def _unique(tensors: Iterator[Any]) -> list[Any]:
+    seen: dict[int, Any] = {}
+    for t in tensors:
+        seen.setdefault(id(t), t)
+    return list(seen.values())
+
+
+def _vectors(engine: Engine, rng: np.random.Generator, like: list[Any]) -> list[Any]:
+    """Seeded vectors (a grad_output) of the shapes and dtypes of `like`."""
+    return [engine.tensor(rng.standard_normal(tuple(t.shape)), dtype=t.dtype) for t in like]
+
+
+def run_plan(engine: Engine, op: Any, plan: Plan) -> tuple[Trace, list[str]]:
+    """The trace of `plan` on `engine`, and the sample values that could not be given to it
+    (Unconvertible, one line each)."""
+    trace = Trace(engine.name)
+    with isolation.guard(engine) as changes, engine.run_context(DEVICE, plan.dtype), \
+            warn_always(engine) as always, warnings.catch_warnings(record=True) as caught:
+        trace.warn_always = always
+        warnings.simplefilter("always")
+        run = _Run(engine, op, plan, trace, caught)
+        fn = _op_callable(run)
+        for index, call in enumerate(plan.samples):
+            rng = np.random.default_rng([plan.seed, index])
+            with contextlib.suppress(_SampleFailed):
+                _sample(run, fn, call, rng, index)
+        for index, error in enumerate(plan.errors):
+            with contextlib.suppress(_SampleFailed):
+                run.step(f"{call_text(_name(op), error.call)}  # error input {index}: "
+                         f"{error.error_type.__name__} {error.error_regex!r}",
+                         lambda error=error: {"out": _call(run, fn, error.call)[1]})
+    trace.state_changes = changes
+    return trace, run.unconvertible
+
+
+def _name(op: Any) -> str:
+    return f"torch.{op.name}"
+
+
+def _op_callable(run: _Run) -> Callable[..., Any] | Exception:
+    """The engine's op, or why it has none (raised by each call, so each step says so)."""
+    try:
+        return engine_callable(run.engine, run.op.op, run.op.name)
+    except (MissingAPI, Unconvertible) as e:
+        return e
+
+
+def _call(run: _Run, fn: Callable[..., Any] | Exception, call: Call
+          ) -> tuple[list[Any], Any]:
+    """The sample's values on the engine, then the op called with them."""
+    if isinstance(fn, Exception):
+        raise fn
+    memo: dict[int, Any] = {}
+    values = engine_value(run.engine, (call.input, call.args, call.kwargs), memo)
+    leaves = [t for t in _tensors(run.engine, values) if t.requires_grad]
+    value, args, kwargs = values
+    return _unique(iter(leaves)), fn(value, *args, **kwargs)
+
+
+def _sample(run: _Run, fn: Callable[..., Any] | Exception, call: Call,
+            rng: np.random.Generator, index: int) -> None:
+    engine, plan = run.engine, run.plan
+    state: dict[str, Any] = {}
+
+    def forward() -> dict[str, Any]:
+        state["inputs"], state["out"] = _call(run, fn, call)
+        state["process"] = None if call.process is None else \
+            engine_callable(engine, call.process)
+        return {"out": state["out"]}
+
+    run.step(f"out = {call_text(_name(run.op), call)}  # sample {index}", forward)
+    inputs, process = state["inputs"], state["process"]
+    outputs = _differentiable(engine, state["out"], process)
+    if not inputs or not outputs:
+        return
+    v = _vectors(engine, rng, outputs)
+
+    def grad(*args: Any, **kwargs: Any) -> Any:
+        return engine.resolve("torch.autograd.grad")(*args, allow_unused=True, **kwargs)
+
+    run.step("grads = torch.autograd.grad(out, inputs, v, allow_unused=True)",
+             lambda: {"grads": grad(outputs, inputs, v)},
+             lambda names: [g for g in names["grads"] if g is not None])
+    if plan.gradgrad:
+        firsts: list[Any] = []
+
+        def first() -> dict[str, Any]:
+            again = _differentiable(engine, _call(run, fn, call)[1], process)
+            # the same inputs: autograd.grad accumulates nothing into them
+            firsts.extend(grad(again, inputs, v, create_graph=True))
+            return {"grads_require_grad": [g is not None and bool(g.requires_grad)
+                                           for g in firsts]}
+
+        run.step("grads = torch.autograd.grad(op(...), inputs, v, allow_unused=True, "
+                 "create_graph=True)  # which require grad", first)
+        needing = [g for g in firsts if g is not None and g.requires_grad]
+        if needing:
+            v2 = _vectors(engine, rng, needing)
+            run.step("gradgrad = torch.autograd.grad(grads, inputs, v2, allow_unused=True)",
+                     lambda: {"gradgrad": grad(needing, inputs, v2)},
+                     lambda names: [g for g in names["gradgrad"] if g is not None])
+
+    def saved() -> dict[str, Any]:
+        packed: list[Any] = []
+
+        def pack(t: Any) -> Any:
+            packed.append(t)
+            return t
+
+        hooks = engine.resolve("torch.autograd.graph.saved_tensors_hooks")
+        with hooks(pack, lambda t: t):
+            out = _call(run, fn, call)[1]
+        # names in this order, so `alias` says which saved tensor is an input or the output
+        return {"inputs": inputs, "out": out, "saved": packed}
+
+    run.step("with saved_tensors_hooks(pack, unpack): out = op(...)  # the tensors saved",
+             saved)
+
+
+def _differentiable(engine: Engine, out: Any, process: Callable[[Any], Any] | None
+                    ) -> list[Any]:
+    """The outputs autograd differentiates: the tensors that require grad, after OpInfo's
+    output processing."""
+    if process is not None:
+        out = process(out)
+    return [t for t in _tensors(engine, out) if t.requires_grad]
+
+
+# ---- the verdict ------------------------------------------------------------------------------
+
+@dataclass
+class CheckResult:
+    """Both traces of an entry x dtype and their comparison (None when not compared)."""
+
+    expected: Trace
+    actual: Trace
+    comparison: Comparison | None
+    unconvertible: list[str]
+
+
+def check(op: Any, plan: Plan, engine: Engine, torch_engine: Engine,
+          masks: tuple[Any, ...] = ()) -> CheckResult:
+    """Run `plan` on torch, then on `engine`, and compare (compare.compare, with `masks`)."""
+    expected, _ = run_plan(torch_engine, op, plan)
+    actual, unconvertible = run_plan(engine, op, plan)
+    comparison = None
+    if not (expected.state_changes or actual.state_changes or unconvertible or
+            [p for p in actual.missing_api if p not in expected.missing_api]):
+        comparison = compare(expected, actual, plan.dtype, masks)
+    return CheckResult(expected, actual, comparison, unconvertible)
