@@ -60,18 +60,58 @@ class ErrorCall:
     error_regex: str
 
 
+# The steps of one sample, in order (gradgrad's two only where OpInfo supports gradgrad).
+STEPS = ("forward", "grads", "grads_create_graph", "gradgrad", "saved")
+_STEP_TEXT = {
+    "grads": "grads = torch.autograd.grad(out, inputs, v, allow_unused=True)",
+    "grads_create_graph": "grads = torch.autograd.grad(op(...), inputs, v, allow_unused=True, "
+                          "create_graph=True)  # which require grad",
+    "gradgrad": "gradgrad = torch.autograd.grad(grads, inputs, v2, allow_unused=True)",
+    "saved": "with saved_tensors_hooks(pack, unpack): out = op(...)  # the tensors saved",
+}
+
+
 @dataclass
 class Plan:
-    """What the check runs for one entry and dtype: the calls and their seeded vectors, with
-    the program text each step is named by (line numbers from 1)."""
+    """What the check runs for one entry and dtype: OpInfo's calls, and the program text each
+    step is named by: a fixed block of lines per sample (line numbers from 1), then one line
+    per error input."""
 
     key: str
+    name: str  # the op as called: `torch.<OpInfo name>`
     dtype: str
     samples: list[Call]
     errors: list[ErrorCall]
     gradgrad: bool
     seed: int
-    lines: list[str] = field(default_factory=list)
+
+    @property
+    def steps(self) -> tuple[str, ...]:
+        return STEPS if self.gradgrad else tuple(s for s in STEPS if "grad" not in s[4:])
+
+    def line(self, sample: int, step: str) -> int:
+        return sample * len(self.steps) + self.steps.index(step) + 1
+
+    def error_line(self, index: int) -> int:
+        return len(self.samples) * len(self.steps) + index + 1
+
+    def part_of(self, line: int) -> tuple[str, int]:
+        """("sample", i) or ("error input", j): what a program line belongs to."""
+        n = len(self.samples) * len(self.steps)
+        return ("sample", (line - 1) // len(self.steps)) if line <= n else \
+            ("error input", line - n - 1)
+
+    @property
+    def lines(self) -> list[str]:
+        lines = []
+        for i, call in enumerate(self.samples):
+            for step in self.steps:
+                lines.append(f"out = {call_text(self.name, call)}  # sample {i}"
+                             if step == "forward" else _STEP_TEXT[step])
+        for j, error in enumerate(self.errors):
+            lines.append(f"{call_text(self.name, error.call)}  # error input {j}: "
+                         f"{error.error_type.__name__} {error.error_regex!r}")
+        return lines
 
     @property
     def program(self) -> str:
@@ -97,7 +137,8 @@ def plan(op: Any, key: str, dtype: str) -> Plan:
         errors = [ErrorCall(Call(e.sample_input.input, tuple(e.sample_input.args),
                                  dict(e.sample_input.kwargs)), e.error_type, e.error_regex)
                   for e in (op.error_inputs(DEVICE) if op.error_inputs_func else ())]
-    return Plan(key, dtype, samples, errors, bool(op.supports_gradgrad), seed)
+    return Plan(key, f"torch.{op.name}", dtype, samples, errors, bool(op.supports_gradgrad),
+                seed)
 
 
 def _process(sample: Any) -> Callable[[Any], Any] | None:
@@ -113,10 +154,12 @@ def describe(value: Any) -> str:
 
     if isinstance(value, torch.Tensor):
         grad = ", requires_grad" if value.requires_grad else ""
-        return f"tensor({list(value.shape)}, {str(value.dtype).removeprefix('torch.')}{grad})"
+        return f"tensor(size={tuple(value.shape)}, {str(value.dtype).removeprefix('torch.')}{grad})"
     if isinstance(value, (list, tuple)):
         inner = ", ".join(describe(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+        if isinstance(value, list):
+            return f"[{inner}]"
+        return f"({inner}{',' if len(value) == 1 else ''})"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in value.items()) + "}"
     return repr(value)
@@ -142,16 +185,13 @@ class _Run:
     trace: Trace
     caught: list[warnings.WarningMessage]
     unconvertible: list[str] = field(default_factory=list)
-    line: int = 0
+    missing: dict[int, list[str]] = field(default_factory=dict)  # line -> API paths lacked
 
-    def step(self, text: str, action: Callable[[], dict[str, Any]],
+    def step(self, line: int, action: Callable[[], dict[str, Any]],
              made: Callable[[dict[str, Any]], list[Any]] = lambda names: []) -> dict[str, Any]:
-        """Run `action` as the program line `text`: its outcome, warnings and the values it
+        """Run `action` as program line `line`: its outcome, warnings and the values it
         names, observed (the tensors `made` lists as autograd's own). _SampleFailed if it
         raised."""
-        self.line += 1
-        if self.line > len(self.plan.lines):
-            self.plan.lines.append(text)
         first = len(self.caught)
         names: dict[str, Any] = {}
         autograd_made: list[Any] = []
@@ -161,11 +201,10 @@ class _Run:
             outcome = Outcome(OK)
         except MissingAPI as missing:
             path = missing.path.replace("torch.Tensor.", "Tensor.")
-            if path not in self.trace.missing_api:
-                self.trace.missing_api.append(path)
+            self.missing.setdefault(line, []).append(path)
             outcome = _outcome(missing.error)
         except Unconvertible as e:
-            self.unconvertible.append(f"line {self.line} `{text}`: {e}")
+            self.unconvertible.append(f"line {line}: {e}")
             outcome = Outcome(ERROR, kinds.UNKNOWN, "Unconvertible", str(e))
         except (RunLimit, KeyboardInterrupt, SystemExit, MemoryError):
             raise
@@ -181,7 +220,7 @@ class _Run:
             for name, value in names.items():
                 observer.add(name, value)
         observed: dict[str, Snapshot] = dict(sorted(observer.out.items()))
-        self.trace.steps.append(Step(self.line, outcome, recorded, [], observed))
+        self.trace.steps.append(Step(line, outcome, recorded, [], observed))
         if outcome.status != OK:
             raise _SampleFailed
         return names
@@ -222,9 +261,9 @@ def _vectors(engine: Engine, rng: np.random.Generator, like: list[Any]) -> list[
     return [engine.tensor(rng.standard_normal(tuple(t.shape)), dtype=t.dtype) for t in like]
 
 
-def run_plan(engine: Engine, op: Any, plan: Plan) -> tuple[Trace, list[str]]:
-    """The trace of `plan` on `engine`, and the sample values that could not be given to it
-    (Unconvertible, one line each)."""
+def run_plan(engine: Engine, op: Any, plan: Plan) -> tuple[Trace, _Run]:
+    """The trace of `plan` on `engine`, and the run (what it could not give the engine:
+    Unconvertible values, API paths the engine lacks, by line)."""
     trace = Trace(engine.name)
     with isolation.guard(engine) as changes, engine.run_context(DEVICE, plan.dtype), \
             warn_always(engine) as always, warnings.catch_warnings(record=True) as caught:
@@ -238,15 +277,10 @@ def run_plan(engine: Engine, op: Any, plan: Plan) -> tuple[Trace, list[str]]:
                 _sample(run, fn, call, rng, index)
         for index, error in enumerate(plan.errors):
             with contextlib.suppress(_SampleFailed):
-                run.step(f"{call_text(_name(op), error.call)}  # error input {index}: "
-                         f"{error.error_type.__name__} {error.error_regex!r}",
+                run.step(plan.error_line(index),
                          lambda error=error: {"out": _call(run, fn, error.call)[1]})
     trace.state_changes = changes
-    return trace, run.unconvertible
-
-
-def _name(op: Any) -> str:
-    return f"torch.{op.name}"
+    return trace, run
 
 
 def _op_callable(run: _Run) -> Callable[..., Any] | Exception:
@@ -280,7 +314,7 @@ def _sample(run: _Run, fn: Callable[..., Any] | Exception, call: Call,
             engine_callable(engine, call.process)
         return {"out": state["out"]}
 
-    run.step(f"out = {call_text(_name(run.op), call)}  # sample {index}", forward)
+    run.step(plan.line(index, "forward"), forward)
     inputs, process = state["inputs"], state["process"]
     outputs = _differentiable(engine, state["out"], process)
     if not inputs or not outputs:
@@ -290,7 +324,7 @@ def _sample(run: _Run, fn: Callable[..., Any] | Exception, call: Call,
     def grad(*args: Any, **kwargs: Any) -> Any:
         return engine.resolve("torch.autograd.grad")(*args, allow_unused=True, **kwargs)
 
-    run.step("grads = torch.autograd.grad(out, inputs, v, allow_unused=True)",
+    run.step(plan.line(index, "grads"),
              lambda: {"grads": grad(outputs, inputs, v)},
              lambda names: [g for g in names["grads"] if g is not None])
     if plan.gradgrad:
@@ -303,12 +337,11 @@ def _sample(run: _Run, fn: Callable[..., Any] | Exception, call: Call,
             return {"grads_require_grad": [g is not None and bool(g.requires_grad)
                                            for g in firsts]}
 
-        run.step("grads = torch.autograd.grad(op(...), inputs, v, allow_unused=True, "
-                 "create_graph=True)  # which require grad", first)
+        run.step(plan.line(index, "grads_create_graph"), first)
         needing = [g for g in firsts if g is not None and g.requires_grad]
         if needing:
             v2 = _vectors(engine, rng, needing)
-            run.step("gradgrad = torch.autograd.grad(grads, inputs, v2, allow_unused=True)",
+            run.step(plan.line(index, "gradgrad"),
                      lambda: {"gradgrad": grad(needing, inputs, v2)},
                      lambda names: [g for g in names["gradgrad"] if g is not None])
 
@@ -325,8 +358,7 @@ def _sample(run: _Run, fn: Callable[..., Any] | Exception, call: Call,
         # names in this order, so `alias` says which saved tensor is an input or the output
         return {"inputs": inputs, "out": out, "saved": packed}
 
-    run.step("with saved_tensors_hooks(pack, unpack): out = op(...)  # the tensors saved",
-             saved)
+    run.step(plan.line(index, "saved"), saved)
 
 
 def _differentiable(engine: Engine, out: Any, process: Callable[[Any], Any] | None
