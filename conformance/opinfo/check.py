@@ -32,13 +32,15 @@ from typing import Any
 import numpy as np
 
 from conformance import isolation, kinds
-from conformance.compare import Comparison, compare
+from conformance.compare import FieldMask, compare
 from conformance.engines import Engine, MissingAPI
 from conformance.interpreter import warn_always
 from conformance.limits import RunLimit
 from conformance.observe import Observer
 from conformance.opinfo.convert import Unconvertible, engine_callable, engine_value
+from conformance.opinfo.opmap import Part
 from conformance.trace import ERROR, OK, Outcome, Snapshot, Step, Trace, WarningRecord
+from conformance.verdicts import Verdict
 
 DEVICE = "cpu"
 
@@ -100,6 +102,11 @@ class Plan:
         n = len(self.samples) * len(self.steps)
         return ("sample", (line - 1) // len(self.steps)) if line <= n else \
             ("error input", line - n - 1)
+
+    def step_of(self, line: int) -> str:
+        """The step a program line runs: one of STEPS, or "error input"."""
+        kind, _ = self.part_of(line)
+        return self.steps[(line - 1) % len(self.steps)] if kind == "sample" else kind
 
     @property
     def lines(self) -> list[str]:
@@ -184,7 +191,7 @@ class _Run:
     plan: Plan
     trace: Trace
     caught: list[warnings.WarningMessage]
-    unconvertible: list[str] = field(default_factory=list)
+    unconvertible: list[tuple[int, str]] = field(default_factory=list)  # (line, what)
     missing: dict[int, list[str]] = field(default_factory=dict)  # line -> API paths lacked
 
     def step(self, line: int, action: Callable[[], dict[str, Any]],
@@ -204,7 +211,7 @@ class _Run:
             self.missing.setdefault(line, []).append(path)
             outcome = _outcome(missing.error)
         except Unconvertible as e:
-            self.unconvertible.append(f"line {line}: {e}")
+            self.unconvertible.append((line, str(e)))
             outcome = Outcome(ERROR, kinds.UNKNOWN, "Unconvertible", str(e))
         except (RunLimit, KeyboardInterrupt, SystemExit, MemoryError):
             raise
@@ -276,9 +283,11 @@ def run_plan(engine: Engine, op: Any, plan: Plan) -> tuple[Trace, _Run]:
             with contextlib.suppress(_SampleFailed):
                 _sample(run, fn, call, rng, index)
         for index, error in enumerate(plan.errors):
+            def call_error(error: ErrorCall = error) -> dict[str, Any]:
+                return {"out": _call(run, fn, error.call)[1]}
+
             with contextlib.suppress(_SampleFailed):
-                run.step(plan.error_line(index),
-                         lambda error=error: {"out": _call(run, fn, error.call)[1]})
+                run.step(plan.error_line(index), call_error)
     trace.state_changes = changes
     return trace, run
 
@@ -372,23 +381,102 @@ def _differentiable(engine: Engine, out: Any, process: Callable[[Any], Any] | No
 
 # ---- the verdict ------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class PartResult:
+    """The verdict of one part of a plan (a sample, or an error input): its steps on torch
+    and on the engine compared alone, so a divergence in one sample does not hide the next.
+    `verdict` is one of verdicts.Verdict's values: pass, diverges, masked, unsupported (the
+    engine lacks an API the part reaches), known (diverges where the map leaves the part out),
+    error (not compared: a value the harness cannot give the engine, or a stray change of
+    global state); `detail` says what and where (the program line)."""
+
+    kind: str  # "sample" or "error input"
+    index: int
+    verdict: str
+    detail: str = ""
+    message: str = ""  # a difference in the exact message text only (the strict field)
+    left_out: str = ""  # the map's line leaving this part out, if it does
+    short: str = ""  # what diverges, in a few words (the step, the field, the engine's value)
+
+    @property
+    def part(self) -> str:
+        return f"{self.kind} {self.index}"
+
+
 @dataclass
 class CheckResult:
-    """Both traces of an entry x dtype and their comparison (None when not compared)."""
+    """Both traces of an entry x dtype and the verdict of each of its parts."""
 
+    plan: Plan
     expected: Trace
     actual: Trace
-    comparison: Comparison | None
-    unconvertible: list[str]
+    parts: list[PartResult]
+
+    def count(self, verdict: str) -> int:
+        return sum(1 for p in self.parts if p.verdict == verdict)
+
+
+def _brief(value: Any) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= 90 else text[:87] + "..."
+
+
+def _where(plan: Plan, line: int) -> str:
+    return f"line {line} `{plan.lines[line - 1]}`"
 
 
 def check(op: Any, plan: Plan, engine: Engine, torch_engine: Engine,
-          masks: tuple[Any, ...] = ()) -> CheckResult:
-    """Run `plan` on torch, then on `engine`, and compare (compare.compare, with `masks`)."""
+          masks: tuple[FieldMask, ...] = (), left_out: tuple[Part, ...] = ()
+          ) -> CheckResult:
+    """Run `plan` on torch, then on `engine`, and compare each part (compare.compare, with
+    `masks`); a part the map leaves out (`left_out`, opmap.Part) that diverges is `known`."""
     expected, _ = run_plan(torch_engine, op, plan)
-    actual, unconvertible = run_plan(engine, op, plan)
-    comparison = None
-    if not (expected.state_changes or actual.state_changes or unconvertible or
-            [p for p in actual.missing_api if p not in expected.missing_api]):
-        comparison = compare(expected, actual, plan.dtype, masks)
-    return CheckResult(expected, actual, comparison, unconvertible)
+    actual, run = run_plan(engine, op, plan)
+    parts = [("sample", i, tuple(c.kwargs)) for i, c in enumerate(plan.samples)]
+    parts += [("error input", j, ()) for j in range(len(plan.errors))]
+    results = []
+    for kind, index, kwargs in parts:
+        def mine(line: int, kind: str = kind, index: int = index) -> bool:
+            return plan.part_of(line) == (kind, index)
+
+        known = next((p.text for p in left_out if p.covers(kind, index, kwargs)), "")
+        results.append(_verdict(plan, kind, index, expected, actual, run, mine, masks, known))
+    return CheckResult(plan, expected, actual, results)
+
+
+def _verdict(plan: Plan, kind: str, index: int, expected: Trace, actual: Trace, run: _Run,
+             mine: Callable[[int], bool], masks: tuple[FieldMask, ...], known: str
+             ) -> PartResult:
+    name = (kind, index)
+    if expected.state_changes or actual.state_changes:
+        changed = expected if expected.state_changes else actual
+        why = isolation.describe(changed.engine, changed.state_changes)
+        return PartResult(*name, Verdict.ERROR.value, why, "", known, why)
+    unconvertible = [u for line, u in run.unconvertible if mine(line)]
+    if unconvertible:
+        why = f"not compared: cannot give {run.engine.name} {unconvertible[0]}"
+        return PartResult(*name, Verdict.ERROR.value, why, "", known, why)
+    missing = sorted({p for line, paths in run.missing.items() if mine(line) for p in paths})
+    if missing:
+        lacks = f"{run.engine.name} lacks {', '.join(missing)}"
+        return PartResult(*name, Verdict.UNSUPPORTED.value, lacks, "", known, lacks)
+    e = Trace(expected.engine, [s for s in expected.steps if mine(s.line)],
+              warn_always=expected.warn_always)
+    a = Trace(actual.engine, [s for s in actual.steps if mine(s.line)],
+              warn_always=actual.warn_always)
+    result = compare(e, a, plan.dtype, masks)
+    message = "" if result.message is None else \
+        f"at {_where(plan, result.message.line)}: {result.message.describe()}"
+    if result.divergence is not None:
+        detail = f"at {_where(plan, result.divergence.line)}: {result.divergence.describe()}"
+        d = result.divergence
+        step = "" if kind == "error input" else f"{plan.step_of(d.line)}: "
+        short = f"{step}{d.field}: engine has {_brief(d.actual)}"
+        return PartResult(*name, (Verdict.KNOWN if known else Verdict.DIVERGES).value, detail,
+                          message, known, short)
+    if result.masked is not None and result.mask is not None:
+        return PartResult(*name, Verdict.MASKED.value,
+                          f"masked by the engine ({result.mask.reason}): at "
+                          f"{_where(plan, result.masked.line)}, {result.masked.describe()}",
+                          message, known)
+    return PartResult(*name, Verdict.PASS.value, "", message, known)

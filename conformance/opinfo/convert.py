@@ -92,7 +92,7 @@ def engine_callable(engine: Engine, fn: Callable[..., Any], name: str | None = N
         return fn
     path = api_path(fn, name)
     if path is not None:
-        return engine.resolve(path)  # type: ignore[no-any-return]
+        return engine.resolve(path)
     if not isinstance(fn, types.FunctionType):
         raise Unconvertible(f"{fn!r:.80} is neither torch.<name>, a Tensor method nor Python "
                             "code")

@@ -9,9 +9,10 @@ covered is derived, never written: the reference engine's registry row of the sa
 (reference_engine/registry.py) models a `torch` entry (its function, method and in-place
 forms; `max` covers `max.binary` and the other variants). A covered entry whose map line
 lists parts left out is partly covered: the OpInfo check does not count those parts (it
-runs them, and the report says whether they still diverge). A part is `sample N`,
-`error input N` (OpInfo's order at the map's torch) or `kwarg NAME` (every sample passing
-that keyword). The figure covered / in scope counts exact coverage only, per family.
+runs them, and says whether they still diverge: a part left out that agrees with torch in
+every dtype is reported, so the list cannot go stale). A part is `sample N`, `error input N`
+(OpInfo's order at the map's torch), a range of them (`sample N-M`) or `kwarg NAME` (every
+sample passing that keyword). The figure covered / in scope counts exact coverage only, per family.
 
 `python -m conformance.opinfo.opmap [--check]` writes docs/coverage/opinfo.md (or checks it
 is up to date); `--against-opinfo` lists how the map differs from the installed OpInfo.
@@ -23,6 +24,7 @@ import argparse
 import re
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,8 +56,9 @@ CATEGORIES: frozenset[str] = frozenset({
     "backward kernels",  # an op that is itself some op's backward
 })
 
-# A part of a covered entry the map leaves out: `sample N`, `error input N`, `kwarg NAME`.
-_PART = re.compile(r"(sample|error input) (\d+)|kwarg (\w+)")
+# A part of a covered entry the map leaves out: `sample N`, `sample N-M` (N to M, both
+# included), `error input N` or `error input N-M`, `kwarg NAME` (every sample passing NAME).
+_PART = re.compile(r"(sample|error input) (\d+)(?:-(\d+))?|kwarg (\w+)")
 _KEY = re.compile(r"[\w.\-]+")
 
 
@@ -69,12 +72,20 @@ class Part:
 
     text: str  # as written: "<part>: <reason>"
     kind: str  # "sample", "error input" or "kwarg"
-    value: int | str  # the sample or error input's index, or the keyword
+    value: int | str  # the first sample or error input's index, or the keyword
     reason: str
+    last: int = -1  # the last index of a range `sample N-M` (N for one index)
 
     @property
     def part(self) -> str:
         return self.text.partition(": ")[0]
+
+    def covers(self, kind: str, index: int, kwargs: Iterable[str] = ()) -> bool:
+        """Whether this part names sample or error input `index` (`kwargs`: its keywords)."""
+        if self.kind == "kwarg":
+            return kind == "sample" and self.value in tuple(kwargs)
+        return kind == self.kind and isinstance(self.value, int) and \
+            self.value <= index <= self.last
 
 
 @dataclass(frozen=True)
@@ -132,11 +143,15 @@ def _part(key: str, item: object) -> Part:
     match = _PART.fullmatch(part)
     if match is None or not reason.strip():
         raise MapError(f"{key}: left-out item `{item}` is not `<part>: <reason>` with a part "
-                       "`sample N`, `error input N` or `kwarg NAME` (e.g. `kwarg alpha: the "
-                       "row's addmm takes no alpha`)")
-    if match.group(3):
-        return Part(text, "kwarg", match.group(3), reason)
-    return Part(text, match.group(1), int(match.group(2)), reason)
+                       "`sample N[-M]`, `error input N[-M]` or `kwarg NAME` (e.g. `kwarg alpha: "
+                       "the row's addmm takes no alpha`)")
+    if match.group(4):
+        return Part(text, "kwarg", match.group(4), reason)
+    first = int(match.group(2))
+    last = first if match.group(3) is None else int(match.group(3))
+    if last <= first and match.group(3) is not None:
+        raise MapError(f"{key}: left-out item `{item}`: a range N-M needs N < M")
+    return Part(text, match.group(1), first, reason, last)
 
 
 def _entry(key: object, value: object) -> Entry:
