@@ -26,7 +26,7 @@ import contextlib
 import warnings
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -386,9 +386,10 @@ class PartResult:
     """The verdict of one part of a plan (a sample, or an error input): its steps on torch
     and on the engine compared alone, so a divergence in one sample does not hide the next.
     `verdict` is one of verdicts.Verdict's values: pass, diverges, masked, unsupported (the
-    engine lacks an API the part reaches), known (diverges where the map leaves the part out),
-    error (not compared: a value the harness cannot give the engine, or a stray change of
-    global state); `detail` says what and where (the program line)."""
+    engine lacks an API the part reaches), error (not compared: a value the harness cannot
+    give the engine, or a stray change of global state), or known: any of diverges,
+    unsupported or error where the map leaves the part out. `detail` says what and where
+    (the program line)."""
 
     kind: str  # "sample" or "error input"
     index: int
@@ -416,6 +417,10 @@ class CheckResult:
         return sum(1 for p in self.parts if p.verdict == verdict)
 
 
+# What a part the map leaves out may do and be `known`: anything but agree with torch.
+_FAILING = (Verdict.DIVERGES.value, Verdict.UNSUPPORTED.value, Verdict.ERROR.value)
+
+
 def _brief(value: Any) -> str:
     text = " ".join(str(value).split())
     return text if len(text) <= 90 else text[:87] + "..."
@@ -429,7 +434,7 @@ def check(op: Any, plan: Plan, engine: Engine, torch_engine: Engine,
           masks: tuple[FieldMask, ...] = (), left_out: tuple[Part, ...] = ()
           ) -> CheckResult:
     """Run `plan` on torch, then on `engine`, and compare each part (compare.compare, with
-    `masks`); a part the map leaves out (`left_out`, opmap.Part) that diverges is `known`."""
+    `masks`); a part the map leaves out (`left_out`, opmap.Part) that does not agree is `known`."""
     expected, _ = run_plan(torch_engine, op, plan)
     actual, run = run_plan(engine, op, plan)
     parts = [("sample", i, tuple(c.kwargs)) for i, c in enumerate(plan.samples)]
@@ -440,7 +445,11 @@ def check(op: Any, plan: Plan, engine: Engine, torch_engine: Engine,
             return plan.part_of(line) == (kind, index)
 
         known = next((p.text for p in left_out if p.covers(kind, index, kwargs)), "")
-        results.append(_verdict(plan, kind, index, expected, actual, run, mine, masks, known))
+        result = _verdict(plan, kind, index, expected, actual, run, mine, masks, known)
+        if known and result.verdict in _FAILING:  # the map's line says why
+            result = replace(result, verdict=Verdict.KNOWN.value,
+                             detail=f"{result.verdict}: {result.detail}")
+        results.append(result)
     return CheckResult(plan, expected, actual, results)
 
 
@@ -472,8 +481,7 @@ def _verdict(plan: Plan, kind: str, index: int, expected: Trace, actual: Trace, 
         d = result.divergence
         step = "" if kind == "error input" else f"{plan.step_of(d.line)}: "
         short = f"{step}{d.field}: engine has {_brief(d.actual)}"
-        return PartResult(*name, (Verdict.KNOWN if known else Verdict.DIVERGES).value, detail,
-                          message, known, short)
+        return PartResult(*name, Verdict.DIVERGES.value, detail, message, known, short)
     if result.masked is not None and result.mask is not None:
         return PartResult(*name, Verdict.MASKED.value,
                           f"masked by the engine ({result.mask.reason}): at "
