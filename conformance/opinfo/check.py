@@ -284,7 +284,7 @@ def run_plan(engine: Engine, op: Any, plan: Plan) -> tuple[Trace, _Run]:
                 _sample(run, fn, call, rng, index)
         for index, error in enumerate(plan.errors):
             def call_error(error: ErrorCall = error) -> dict[str, Any]:
-                return {"out": _call(run, fn, error.call)[1]}
+                return {"out": _call(run, fn, error.call)}
 
             with contextlib.suppress(_SampleFailed):
                 run.step(plan.error_line(index), call_error)
@@ -300,16 +300,23 @@ def _op_callable(run: _Run) -> Callable[..., Any] | Exception:
         return e
 
 
-def _call(run: _Run, fn: Callable[..., Any] | Exception, call: Call
-          ) -> tuple[list[Any], Any]:
-    """The sample's values on the engine, then the op called with them."""
+def _values(run: _Run, fn: Callable[..., Any] | Exception, call: Call) -> Any:
+    """The sample's values on the engine: (input, args, kwargs), each tensor made afresh."""
     if isinstance(fn, Exception):
         raise fn
-    memo: dict[int, Any] = {}
-    values = engine_value(run.engine, (call.input, call.args, call.kwargs), memo)
-    leaves = [t for t in _tensors(run.engine, values) if t.requires_grad]
+    return engine_value(run.engine, (call.input, call.args, call.kwargs), {})
+
+
+def _apply(fn: Callable[..., Any] | Exception, values: Any) -> Any:
+    if isinstance(fn, Exception):
+        raise fn
     value, args, kwargs = values
-    return _unique(iter(leaves)), fn(value, *args, **kwargs)
+    return fn(value, *args, **kwargs)
+
+
+def _call(run: _Run, fn: Callable[..., Any] | Exception, call: Call) -> Any:
+    """The op called with the sample's values made afresh."""
+    return _apply(fn, _values(run, fn, call))
 
 
 def _sample(run: _Run, fn: Callable[..., Any] | Exception, call: Call,
@@ -318,7 +325,11 @@ def _sample(run: _Run, fn: Callable[..., Any] | Exception, call: Call,
     state: dict[str, Any] = {}
 
     def forward() -> dict[str, Any]:
-        state["inputs"], state["out"] = _call(run, fn, call)
+        state["values"] = _values(run, fn, call)
+        # the tensors that require grad: the inputs every later step differentiates
+        state["inputs"] = _unique(t for t in _tensors(engine, state["values"])
+                                  if t.requires_grad)
+        state["out"] = _apply(fn, state["values"])
         state["process"] = None if call.process is None else \
             engine_callable(engine, call.process)
         return {"out": state["out"]}
@@ -340,8 +351,8 @@ def _sample(run: _Run, fn: Callable[..., Any] | Exception, call: Call,
         firsts: list[Any] = []
 
         def first() -> dict[str, Any]:
-            again = _differentiable(engine, _call(run, fn, call)[1], process)
-            # the same inputs: autograd.grad accumulates nothing into them
+            # the op again on the same inputs (autograd.grad accumulates nothing into them)
+            again = _differentiable(engine, _apply(fn, state["values"]), process)
             firsts.extend(grad(again, inputs, v, create_graph=True))
             return {"grads_require_grad": [g is not None and bool(g.requires_grad)
                                            for g in firsts]}
@@ -363,7 +374,7 @@ def _sample(run: _Run, fn: Callable[..., Any] | Exception, call: Call,
 
         hooks = engine.resolve("torch.autograd.graph.saved_tensors_hooks")
         with hooks(pack, lambda t: t):
-            out = _call(run, fn, call)[1]
+            out = _apply(fn, state["values"])  # the same inputs, so `alias` can name them
         # names in this order, so `alias` says which saved tensor is an input or the output
         return {"inputs": inputs, "out": out, "saved": packed}
 
