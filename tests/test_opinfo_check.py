@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("expecttest", reason="OpInfo needs the dev extra's expecttest")
 
-import reference_engine  # noqa: E402
-from conformance.engines import Engine, load_engine  # noqa: E402
-from conformance.fault_injection import WrongSign, engine_copy  # noqa: E402
-from conformance.opinfo import check, database, opmap, run  # noqa: E402
-from conformance.verdicts import Verdict  # noqa: E402
+import reference_engine
+from conformance.engines import Engine, load_engine
+from conformance.fault_injection import WrongSign, engine_copy
+from conformance.opinfo import check, database, opmap, run
+from conformance.verdicts import Verdict
 
 # A fixed subset: elementwise with gradgrad (mul, exp, sigmoid), reductions with keywords
 # (sum, prod, amax), shape and indexing (reshape, transpose, cat, index_select, unbind),

@@ -4,8 +4,8 @@
 OpInfo per op and variant: its function, method and in-place forms, sample inputs, error
 inputs, supported dtypes, which autograd modes it supports). It lives in torch's test
 utilities, which import `expecttest` (a test-only package torch does not install): the
-`opinfo` extra installs it, and without it every use here is one OpInfoUnavailable naming
-that install.
+dev extra installs it, and without it every use here is one OpInfoUnavailable naming that
+install.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import warnings
 from typing import Any
 
 OPINFO_MODULE = "torch.testing._internal.common_methods_invocations"
-INSTALL_HINT = ("pip install expecttest (or the package's `opinfo` extra: "
-                "pip install 'autograd-conformance[opinfo]')")
+INSTALL_HINT = "pip install expecttest (it is in the dev extra: pip install -e '.[dev]')"
 # The families of the map, by the namespace of an entry's name (`torch` for no namespace:
 # torch's functions and Tensor methods). A name in another namespace is an error (a new
 # namespace in a new torch is to be placed here, not folded into `torch`).

@@ -44,17 +44,18 @@ PARTLY = "partly covered"
 LEFT_OUT = "left out"
 STATUSES = (COVERED, PARTLY, TODO, OUT_OF_SCOPE)  # the table's order
 
-# Why an entry is out of scope: the reason's first part is one of these.
-CATEGORIES: frozenset[str] = frozenset({
-    "sparse layouts",  # sparse tensors in or out (the harness's tensors are strided)
-    "quantized layouts",
-    "no defined gradient",  # listed for forward AD or gradgrad flags, no float gradient
-    "random without a seeded equivalent",  # torch's generator's stream cannot be matched
-    "complex dtypes",  # complex inputs or outputs whatever the sample dtype
-    "low-precision dtypes",  # float16 / bfloat16 conversions (the check runs float32/64)
-    "private API",  # `_`-prefixed ops, torch.ops.aten internals
-    "backward kernels",  # an op that is itself some op's backward
-})
+# Why an entry is out of scope: the reason's first part is one of these (a closed list: a
+# new reason is added here, with what it means, which the table shows).
+CATEGORIES: dict[str, str] = {
+    "sparse layouts": "sparse tensors in or out (the harness's tensors are strided)",
+    "quantized layouts": "quantized tensors in or out",
+    "no defined gradient": "listed for forward AD or gradgrad flags, no float gradient",
+    "random without a seeded equivalent": "torch's generator's stream cannot be matched",
+    "complex dtypes": "complex inputs or outputs whatever the sample dtype",
+    "low-precision dtypes": "float16 / bfloat16 conversions (the check runs float32/64)",
+    "private API": "`_`-prefixed ops, torch.ops.aten internals",
+    "backward kernels": "an op that is itself some op's backward",
+}
 
 # A part of a covered entry the map leaves out: `sample N`, `sample N-M` (N to M, both
 # included), `error input N` or `error input N-M`, `kwarg NAME` (every sample passing NAME).
@@ -277,8 +278,8 @@ def render(omap: OpMap, coverage: Coverage) -> str:
         f"OpInfo (`op_db`) of torch {omap.torch} (commit `{omap.commit}`): "
         f"{len(omap.entries)} entries that support autograd. An entry is covered when the "
         "reference engine's registry row of the same name models it and the OpInfo check "
-        "(`pytest --opinfo`) compares all of its samples and error inputs; partly covered "
-        "when the map leaves parts of it out, each with the reason.",
+        "(`python -m conformance.opinfo`) compares all of its samples and error inputs; "
+        "partly covered when the map leaves parts of it out, each with the reason.",
         "",
         f"**Covered / in scope: {covered} / {in_scope} ({_share(covered, in_scope)})**; "
         f"partly covered: {coverage.count(PARTLY)}, todo: {coverage.count(TODO)}",
@@ -289,7 +290,8 @@ def render(omap: OpMap, coverage: Coverage) -> str:
     ]
     categories = Counter(e.category for e in omap.entries
                          if coverage.status[e.key] == OUT_OF_SCOPE)
-    lines += [f"| {c} | {n} |" for c, n in sorted(categories.items(), key=lambda i: (-i[1], i[0]))]
+    lines += [f"| {c}: {_cell(CATEGORIES[c])} | {n} |"
+              for c, n in sorted(categories.items(), key=lambda i: (-i[1], i[0]))]
     unused = sorted(set(rows()) - set(coverage.row.values()))
     lines += ["", "Registry rows with no OpInfo entry of their name: "
               + (", ".join(f"`{r}`" for r in unused) or "none") + "."]
