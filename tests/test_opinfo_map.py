@@ -90,3 +90,9 @@ def test_left_out_parts_name_samples_ranges_error_inputs_and_keywords(tmp_path):
     assert kwarg.covers("sample", 0, ["alpha"]) and not kwarg.covers("sample", 0, ["beta"])
     assert not kwarg.covers("error input", 0, ["alpha"])
     assert opmap.join(omap, {"add": "arith"}).status["add"] == opmap.PARTLY
+
+
+def test_readme_shows_the_current_figures_per_family():
+    readme = (opmap.ROOT / "README.md").read_text(encoding="utf-8")
+    assert opmap.family_table(opmap.current()) in readme, \
+        "README.md's OpInfo table is stale: paste opmap.family_table's output"
