@@ -6,6 +6,7 @@ gradient; that a part the map leaves out is known, and reported stale once it ag
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -104,8 +105,8 @@ def test_a_left_out_part_is_known_and_stale_once_it_agrees(torch_engine, omap):
 def test_the_command_runs_entries_and_refuses_unknown_ones(capsys):
     assert run.main(["mul", "--dtype", "float64"]) == 0
     out = capsys.readouterr().out
-    assert "ok   mul float64: 9 pass" in out
-    assert out.splitlines()[-1].startswith("1 entries, 1 items (0 failing): 9 samples")
+    assert re.search(r"^ok   mul float64: \d+ pass$", out, re.M)
+    assert re.match(r"1 entries, 1 items \(0 failing\): \d+ samples", out.splitlines()[-1])
     with pytest.raises(SystemExit):
         run.main(["no_such_op"])
     assert "not OpInfo entries with autograd in the map: no_such_op" in capsys.readouterr().err
