@@ -1,8 +1,9 @@
 """The OpInfo check of one entry in one dtype: OpInfo's samples on torch and an engine.
 
 Every sample of `sample_inputs` (cpu, the dtype, requires_grad as OpInfo sets it; drawn
-under a seed of the entry's own) becomes a few steps, run on torch and on the engine alike,
-each from the sample's values made afresh by the engine's own tensor factory (convert):
+under a seed of the entry's own) becomes a few steps, run on torch and on the engine alike.
+The sample's values are made once per sample and engine by the engine's own tensor factory
+(convert), and every step calls the op on those same inputs:
 
   forward     `out = op(*sample)`: the outputs (values, grad_fn, graph, views, versions)
   grads       `torch.autograd.grad(outputs, inputs, v)` with a seeded `v`, allow_unused
@@ -13,11 +14,12 @@ each from the sample's values made afresh by the engine's own tensor factory (co
   saved       the forward again under `saved_tensors_hooks`: every tensor packed, with its
               identity (an input, the output) as `alias`
 
-then each of OpInfo's `error_inputs`: the call, whose error kind, type and text are compared.
-A step the engine fails (or torch) ends its sample there. The steps form a Trace per engine,
-compared by the one comparator (compare.compare: its tolerances, its strict message field, an
-engine's masks), so a verdict here means what a case item's means. The steps' text is the
-item's "program": a divergence names its line, the sample and the field.
+then each of OpInfo's `error_inputs`: the call, whose error kind and type are compared (its
+exact text as compare's strict field). A step the engine fails (or torch) ends its sample
+there. The steps form a Trace per engine; each sample's and error input's steps are compared
+alone by the one comparator (compare.compare: its tolerances, its strict message field, an
+engine's masks), so each part gets a verdict that means what a case item's means. The steps'
+text is the item's "program": a divergence names its line, the sample and the field.
 """
 
 from __future__ import annotations

@@ -102,9 +102,10 @@ def summary(items: list[Item]) -> str:
     entries = len({i.key for i in items})
     failing = sum(1 for i in items if not i.ok)
     counts = ", ".join(f"{n} {v}" for v, n in sorted(parts.items(), key=lambda i: -i[1]))
+    texts = sum(1 for i in items for p in (i.result.parts if i.result else ()) if p.message)
     return (f"{entries} entries, {len(items)} items ({failing} failing): "
             f"{kinds['sample']} samples and {kinds['error input']} error inputs checked: "
-            f"{counts or 'nothing'}")
+            f"{counts or 'nothing'}; {texts} differ in a message's exact text only")
 
 
 def report(item: Item, verbose: bool) -> list[str]:
@@ -115,6 +116,8 @@ def report(item: Item, verbose: bool) -> list[str]:
         if part.verdict not in ACCEPTED or (verbose and part.verdict != Verdict.PASS.value):
             why = f" (left out: {part.left_out})" if part.left_out else ""
             lines.append(f"    {part.part}: {part.verdict}{why}: {part.detail}")
+        if verbose and part.message:
+            lines.append(f"    {part.part}: message text differs {part.message}")
     return lines
 
 
