@@ -1,0 +1,5 @@
+import sys
+
+from conformance.opinfo.run import main
+
+sys.exit(main())

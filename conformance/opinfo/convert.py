@@ -1,0 +1,123 @@
+"""OpInfo's samples and callables, as an engine with torch's API takes them.
+
+A sample's values are torch's: each tensor becomes the engine's `tensor(values, dtype=,
+requires_grad=)` from a NumPy copy (the one way the harness makes an engine's tensors,
+engines.Engine.tensor), a dtype, device or memory format the object at the same API path of
+the engine (`torch.float64`), containers element by element. OpInfo's callables are reached
+the same way: `torch.<name>` and `Tensor.<name>` by path, and OpInfo's own Python code (a
+lambda such as `where`'s, which reorders arguments; a sample's output processing) is run
+with its global `torch` bound to the engine, when `torch` is all of torch it reaches. What
+cannot be carried over is Unconvertible, naming it: never a value silently changed.
+"""
+
+from __future__ import annotations
+
+import dis
+import types
+from collections.abc import Callable
+from typing import Any
+
+from conformance.engines import Engine
+from conformance.observe import tensor_values
+
+_PLAIN = (bool, int, float, complex, str, type(None), slice, type(Ellipsis))
+
+
+class Unconvertible(Exception):
+    """A sample value or OpInfo callable the harness cannot give an engine."""
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+def engine_value(engine: Engine, value: Any, memo: dict[int, Any]) -> Any:
+    """`value` (a sample's input, argument or keyword argument) as the engine's; `memo` maps
+    the ids of the torch tensors converted so far to the engine's, so a tensor a sample
+    passes twice is one tensor in the engine too. MissingAPI when the engine lacks a dtype,
+    device or format the value names; Unconvertible for a value with no rule."""
+    torch = _torch()
+    if isinstance(value, torch.Tensor):
+        if id(value) not in memo:
+            if value.layout != torch.strided:
+                raise Unconvertible(f"a {value.layout} tensor (only strided tensors convert)")
+            dtype = engine.resolve(str(value.dtype))
+            memo[id(value)] = engine.tensor(tensor_values(value.resolve_conj().resolve_neg()),
+                                            dtype=dtype, requires_grad=value.requires_grad)
+        return memo[id(value)]
+    if isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, (torch.dtype, torch.memory_format, torch.layout)):
+        return engine.resolve(str(value))
+    if isinstance(value, torch.device):
+        return engine.resolve("torch.device")(str(value))
+    if isinstance(value, torch.Size):
+        return tuple(int(n) for n in value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(engine_value(engine, v, memo) for v in value)
+    if isinstance(value, dict):
+        return {k: engine_value(engine, v, memo) for k, v in value.items()}
+    raise Unconvertible(f"a {type(value).__name__} ({value!r:.80})")
+
+
+def api_path(fn: Any, name: str | None = None) -> str | None:
+    """The API path of a torch callable: `torch.<name>` when `fn` is that function (an
+    OpInfo's `name`, e.g. `nn.functional.relu`), `torch.Tensor.<m>` for a Tensor method;
+    None for other code."""
+    torch = _torch()
+    if name is not None:
+        obj: Any = torch
+        for part in name.split("."):
+            obj = getattr(obj, part, None)
+        if obj is not None and obj is fn:
+            return f"torch.{name}"
+    method = getattr(fn, "__name__", None)
+    if method is not None and getattr(torch.Tensor, method, None) is fn:
+        return f"torch.Tensor.{method}"
+    return None
+
+
+_REBOUND: dict[tuple[int, int], Callable[..., Any]] = {}
+
+
+def engine_callable(engine: Engine, fn: Callable[..., Any], name: str | None = None
+                    ) -> Callable[..., Any]:
+    """`fn` (an OpInfo callable) as the engine's: the engine's object at `fn`'s API path
+    (MissingAPI if it lacks it), or OpInfo's Python function with its global `torch` bound
+    to the engine. Unconvertible when `fn` reaches torch otherwise (a torch helper it calls,
+    a torch function it closes over), which would run torch on the engine's values."""
+    if engine.name == "torch":
+        return fn
+    path = api_path(fn, name)
+    if path is not None:
+        return engine.resolve(path)
+    if not isinstance(fn, types.FunctionType):
+        raise Unconvertible(f"{fn!r:.80} is neither torch.<name>, a Tensor method nor Python "
+                            "code")
+    cached = _REBOUND.get((id(fn), id(engine.module)))
+    if cached is None:
+        _reaches_only_torch(fn)
+        scope = dict(fn.__globals__)
+        scope["torch"] = engine.module
+        rebound = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__,
+                                     fn.__closure__)
+        rebound.__kwdefaults__ = fn.__kwdefaults__
+        # the key holds ids: keep `fn` alive with its copy, so an id is never reused
+        cached = _REBOUND[(id(fn), id(engine.module))] = rebound
+        rebound.__wrapped__ = fn  # type: ignore[attr-defined]
+    return cached
+
+
+def _reaches_only_torch(fn: types.FunctionType) -> None:
+    """Unconvertible unless every global `fn` loads (but `torch`) and every value it closes
+    over is outside torch: a helper of torch's test suite would call torch itself."""
+    loaded = {i.argval for i in dis.get_instructions(fn) if i.opname == "LOAD_GLOBAL"}
+    values = [fn.__globals__.get(n) for n in loaded - {"torch"}]
+    values += [c.cell_contents for c in fn.__closure__ or ()]
+    for value in values:
+        module = getattr(value, "__module__", None) or getattr(value, "__name__", "")
+        if callable(value) and str(module).split(".")[0] == "torch":
+            raise Unconvertible(f"{fn.__qualname__} calls {getattr(value, '__name__', value)} "
+                                "of torch, which cannot run on another engine's tensors")

@@ -1,0 +1,112 @@
+"""The OpInfo check: OpInfo's samples and error inputs of covered entries, run on torch and
+on the reference engine and compared by compare.compare, over a fixed subset of the covered
+entries (`python -m conformance.opinfo` runs them all, about 45 s); that it finds a wrong
+gradient; that a part the map leaves out is known, and reported stale once it agrees."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+pytest.importorskip("expecttest", reason="OpInfo needs the dev extra's expecttest")
+
+import reference_engine
+from conformance.engines import Engine, load_engine
+from conformance.fault_injection import WrongSign, engine_copy
+from conformance.opinfo import check, database, opmap, run
+from conformance.verdicts import Verdict
+
+# A fixed subset: elementwise with gradgrad (mul, exp, sigmoid), reductions with keywords
+# (sum, prod, amax), shape and indexing (reshape, transpose, cat, index_select, unbind),
+# softmax, an OpInfo lambda rebound to the engine (where), and entries with parts the map
+# leaves out as diverging (cat, pow, prod...) or unsupported (to). Measured: about 6 s.
+SUBSET = ("mul", "exp", "sigmoid", "sum", "prod", "amax", "reshape", "transpose", "cat",
+          "index_select", "unbind", "softmax", "where", "pow", "to")
+REFERENCE = Engine("reference_engine", reference_engine)
+
+
+@pytest.fixture(scope="module")
+def torch_engine() -> Engine:
+    return load_engine("torch")
+
+
+@pytest.fixture(scope="module")
+def omap() -> opmap.OpMap:
+    return opmap.load_map()
+
+
+def test_the_subset_is_covered(omap):
+    covered = opmap.join(omap, opmap.rows()).covered()
+    assert [k for k in SUBSET if k not in covered] == []
+
+
+@pytest.mark.parametrize("key", SUBSET)
+def test_opinfo_samples_agree_with_torch_or_are_left_out(key, torch_engine, omap):
+    items = run.run([key], run.DTYPES, REFERENCE, torch_engine, omap)
+    failing = [line for item in items if not item.ok for line in run.report(item, False)]
+    assert failing == []
+    assert run.stale(items, omap) == []
+    assert all(item.result and item.result.parts for item in items), "nothing was checked"
+
+
+def test_every_step_runs_on_a_sample_with_gradgrad(torch_engine):
+    op = database.autograd_entries()["mul"]
+    plan = check.plan(op, "mul", "float64")
+    assert plan.gradgrad and plan.steps == check.STEPS
+    result = check.check(op, plan, REFERENCE, torch_engine)
+    lines = {s.line for s in result.expected.steps if s.outcome.status == "ok"}
+    assert {plan.line(0, step) for step in check.STEPS} <= lines
+    assert [s.line for s in result.actual.steps] == [s.line for s in result.expected.steps]
+    assert {p.verdict for p in result.parts} == {Verdict.PASS.value}
+
+
+def test_a_wrong_gradient_is_found_on_opinfos_samples(torch_engine):
+    module = engine_copy("opinfo_faulted_engine")
+    fault = WrongSign(module)
+    faulted = Engine("opinfo_faulted_engine", module)
+    op = database.autograd_entries()["mul"]
+    plan = check.plan(op, "mul", "float64")
+    fault.targets = frozenset({"MulBackward0"})
+    try:
+        result = check.check(op, plan, faulted, torch_engine)
+    finally:
+        fault.targets = frozenset()
+    diverging = [p for p in result.parts if p.verdict == Verdict.DIVERGES.value]
+    assert diverging, "the wrong sign of mul's backward went unnoticed"
+    assert all(p.short.startswith("grads: grads[") for p in diverging)
+    # and without the fault the same copy agrees: the fault, not the copy, diverged
+    again = check.check(op, plan, faulted, torch_engine)
+    assert {p.verdict for p in again.parts} == {Verdict.PASS.value}
+
+
+def test_a_left_out_part_is_known_and_stale_once_it_agrees(torch_engine, omap):
+    op = database.autograd_entries()["add"]
+    plan = check.plan(op, "add", "float64")
+    sample_0 = opmap.Part("sample 0: why", "sample", 0, "why", 0)
+    result = check.check(op, plan, REFERENCE, torch_engine, left_out=(sample_0,))
+    assert result.parts[0].verdict == Verdict.PASS.value  # add's sample 0 agrees
+    entry = dataclasses.replace(omap.get("add"), left_out=(sample_0,))
+    with_line = dataclasses.replace(omap, entries=(entry,))
+    stale = run.stale([run.Item("add", "float64", result)], with_line)
+    assert stale == ["add: `sample 0: why` agrees with torch now: delete it"]
+    # a part that diverges (matmul's sample 14, a graph the engine builds otherwise) is known
+    op = database.autograd_entries()["matmul"]
+    plan = check.plan(op, "matmul", "float64")
+    left_out = omap.get("matmul").left_out
+    result = check.check(op, plan, REFERENCE, torch_engine, left_out=left_out)
+    assert result.parts[14].verdict == Verdict.KNOWN.value
+    assert "out.graph" in result.parts[14].detail
+    result = check.check(op, plan, REFERENCE, torch_engine)
+    assert result.parts[14].verdict == Verdict.DIVERGES.value
+
+
+def test_the_command_runs_entries_and_refuses_unknown_ones(capsys):
+    assert run.main(["mul", "--dtype", "float64"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^ok   mul float64: \d+ pass$", out, re.M)
+    assert re.match(r"1 entries, 1 items \(0 failing\): \d+ samples", out.splitlines()[-1])
+    with pytest.raises(SystemExit):
+        run.main(["no_such_op"])
+    assert "not OpInfo entries with autograd in the map: no_such_op" in capsys.readouterr().err
