@@ -230,13 +230,22 @@ def _strings(path: str, node: yaml.Node, key: str, valid: tuple[str, ...] | None
         raise _fail(path, node, f"`{key}` must be a {'name or a ' if one else ''}"
                                 "non-empty list")
     for n in nodes:
-        if not isinstance(n, yaml.ScalarNode):
-            raise _fail(path, n, f"`{key}` lists names")
+        if not (isinstance(n, yaml.ScalarNode) and n.tag == "tag:yaml.org,2002:str"):
+            raise _fail(path, n, f"`{key}` lists names", "write each as a string")
         if valid is not None and n.value not in valid:
             singular = key if one else key[:-1]  # status, platform; devices, dtypes
             raise _fail(path, n, f"unknown {singular} `{n.value}`",
                         f"valid: {', '.join(valid)}")
     return tuple(str(n.value) for n in nodes)
+
+
+def _text(path: str, node: yaml.Node, key: str) -> str:
+    """A pattern or a name: a non-empty YAML string (`items: 5` names no item id)."""
+    if not (isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:str"
+            and str(node.value).strip()):
+        raise _fail(path, node, f"`{key}` must be a non-empty string",
+                    'quote it, e.g. items: "cases/ops/exp_*.yaml::*"')
+    return str(node.value)
 
 
 def _specifier(path: str, node: yaml.Node, key: str) -> str:
@@ -281,7 +290,7 @@ def _entry(path: str, index: int, entry: yaml.Node, lines: list[str]) -> Known:
         node = fields["generated"]
         if not isinstance(node, yaml.MappingNode) or not node.value:
             raise _fail(path, node, "`generated` maps `field` and/or `statement` to patterns")
-        generated = {k.value: str(v.value) for k, v in node.value}
+        generated = {k.value: _text(path, v, f"generated.{k.value}") for k, v in node.value}
         if not set(generated) <= {"field", "statement"}:
             raise _fail(path, node, "`generated` takes `field` and `statement` only")
         for key in ("status", "skip"):
@@ -310,7 +319,7 @@ def _entry(path: str, index: int, entry: yaml.Node, lines: list[str]) -> Known:
     return Known(
         index=index, line=entry.start_mark.line + 1, end=_last_line(entry, lines) + 1,
         reason=str(fields["reason"].value),
-        items=str(fields["items"].value) if "items" in fields else None,
+        items=_text(path, fields["items"], "items") if "items" in fields else None,
         field=generated.get("field"), statement=generated.get("statement"),
         statuses=statuses, skip=skip, devices=devices, dtypes=dtypes,
         platform=_strings(path, fields["platform"], "platform", None, one=True)

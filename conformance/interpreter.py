@@ -163,6 +163,7 @@ class Interpreter:
         # Bounds (conformance.limits): statements executed, the program line running (named
         # when a whole-run limit ends the run), and the snapshot memory of the trace so far.
         self.executed = 0
+        self.depth = 0  # program-defined calls running, nested (limits.MAX_CALL_DEPTH)
         self.line = 0
         self.method_depth = 0  # Function method bodies running (nested: apply in forward)
         # Tensors the run's operations made, by id: (a weak reference, elements), and their
@@ -794,12 +795,25 @@ class Interpreter:
             self._count(e.line)
             local = Scope(scope)
             local.vars.update(zip(e.params, args, strict=True))
-            result = self._eval(e.body, local)
+            with self._nested_call(source):
+                result = self._eval(e.body, local)
             self.line = line
             self._record_event(source, args, result)
             return result
 
         return call
+
+    @contextlib.contextmanager
+    def _nested_call(self, source: str) -> Iterator[None]:
+        if self.depth >= limits.MAX_CALL_DEPTH:
+            raise limits.LimitRefused(
+                f"calls of the program's own functions nest more than {limits.MAX_CALL_DEPTH} "
+                f"deep (at {source}): a lambda or method that calls itself without end?")
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
 
     def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
         setup = any(m.name == ir.SETUP_CONTEXT for m in stmt.methods)
@@ -817,7 +831,8 @@ class Interpreter:
                 local.vars.update(zip(m.params, args, strict=True))
                 if has_ctx:
                     self.contexts[id(args[0])] = args[0]
-                result = self._statements(m.body, local)
+                with self._nested_call(source):
+                    result = self._statements(m.body, local)
                 self._record_event(source, args[1:] if has_ctx else args, result)
                 return result
 

@@ -97,6 +97,9 @@ class _Converter:
         if isinstance(node, ast.ClassDef):
             if in_method:
                 raise self.fail(node, "classes must be defined at the top level")
+            if node.name in api.ROOTS or node.name in api.BUILTINS:
+                raise self.fail(node, f"cannot name a class `{node.name}`: a reserved name",
+                                "choose another class name")
             return self.function_class(node)
         if isinstance(node, ast.Pass):
             return ir.ExprStmt(ir.Const(None), line=line)
@@ -255,14 +258,16 @@ class _Converter:
                 return ir.Const(-value)
             uop = UNARY_OPS.get(type(node.op))
             if uop is None:
-                raise self.fail(node, f"operator {_name_of_node(node.op)} is not supported")
+                raise self.fail(node, f"operator {_name_of_node(node.op)} is not supported",
+                                f"use one of {' '.join(UNARY_OPS.values())}")
             return ir.UnaryOp(uop, self.expr(node.operand))
         if isinstance(node, ast.Compare):
             ops = []
             for o in node.ops:
                 c = COMPARE_OPS.get(type(o))
                 if c is None:
-                    raise self.fail(node, f"comparison {_name_of_node(o)} is not supported")
+                    raise self.fail(node, f"comparison {_name_of_node(o)} is not supported",
+                                    f"use one of {' '.join(COMPARE_OPS.values())}")
                 ops.append(c)
             return ir.Compare(self.expr(node.left), tuple(ops),
                               tuple(self.expr(c) for c in node.comparators))

@@ -26,6 +26,10 @@ from typing import Any
 # Executed statements per run: top-level, loop and `with` bodies, Function method bodies, and
 # each evaluation of a lambda. The library's largest run executes 54 (see the docs).
 MAX_STATEMENTS = 10_000
+# Calls of the program's own lambdas and Function methods nested in one another (a lambda
+# calling itself, `f = lambda g: g(g)`): refused here, a limit, before Python's recursion
+# limit would raise a RecursionError that reads like the case disagreeing with torch.
+MAX_CALL_DEPTH = 32
 # A Python integer result (of `**`, `*`, `+`, ...) may have at most this many bits.
 MAX_INT_BITS = 4096
 # A str, list or tuple built by `*` or `+` may have at most this many items.

@@ -50,7 +50,7 @@ PROGRAMS: dict[str, tuple[str, str | None]] = {
     # escapes from the case language
     "escape_import": ("import os\nos.system('touch escaped.txt')\n", None),
     "escape_dunder": ("x = ().__class__.__base__.__subclasses__()\n", None),
-    "escape_ctx": ("class F(torch.autograd.Function):\n    @staticmethod\n"
+    "escape_ctx": ("class Fn(torch.autograd.Function):\n    @staticmethod\n"
                    "    def forward(ctx, x):\n        ctx.apply\n        return x\n"
                    "    @staticmethod\n    def backward(ctx, g):\n        return g\n", None),
 }

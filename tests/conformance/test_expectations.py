@@ -187,6 +187,13 @@ known:
      "invalid version range for `engine_version`"),
     ("known:\n  - items: x\n    reason: r\n    platform: []\n", 4, "non-empty list"),
     ("known: 3\n", 1, "must be a list"),
+    # values of the wrong YAML type, which name nothing the run has
+    ("known:\n  - items: 5\n    reason: r\n", 2, "`items` must be a non-empty string"),
+    ("known:\n  - items: ''\n    reason: r\n", 2, "`items` must be a non-empty string"),
+    ("known:\n  - items: x\n    reason: r\n    platform: [linux, 5]\n", 4,
+     "`platform` lists names"),
+    ("known:\n  - generated: {field: 5}\n    reason: r\n", 2,
+     "`generated.field` must be a non-empty string"),
 ])
 def test_malformed_files_name_the_line(tmp_path: Path, text: str, line: int,
                                        message: str) -> None:

@@ -163,6 +163,14 @@ def test_non_regular_files_are_refused_before_they_are_opened(tmp_path: Path) ->
         read_case_text(tmp_path)
 
 
+def test_a_case_file_named_with_the_item_separator_is_refused(tmp_path: Path) -> None:
+    # pytest reads `::` in a node id as the item separator: its rerun line could not work
+    named = tmp_path / "a::b.yaml"
+    named.write_text(GOOD)
+    with pytest.raises(CaseError, match="must not contain `::`"):
+        read_case_text(named)
+
+
 def test_a_file_at_the_size_limit_is_read(tmp_path: Path) -> None:
     path = tmp_path / "limit.yaml"
     path.write_text(GOOD + "#" * (MAX_CASE_BYTES - len(GOOD)))
@@ -179,7 +187,7 @@ FRAGMENTS = [
     "dtypes: [float64]\n", "seed: ", "0x1F", "-1", "7", "source: s\n", "program: |\n",
     "program: >\n", "program: ", "  x = torch.ones(2, requires_grad=True)\n",
     "  y = x * 2\n", "  y.sum().backward()\n", "  with raises(\"backward_twice\"):\n",
-    "      pass\n", "  for i in range(3):\n", "  class F(torch.autograd.Function):\n",
+    "      pass\n", "  for i in range(3):\n", "  class Fn(torch.autograd.Function):\n",
     "    @staticmethod\n", "    def forward(ctx, a):\n", "        return a\n",
     "lambda g: g", "(", ")", "[", "]", "{", "}", ":", ",", "- ", "? ", "&a ", "*a ",
     "!!python/object/apply:os.system ", "!!binary ", "%YAML 1.1\n", "---\n", "...\n",

@@ -88,6 +88,10 @@ def test_lambda_carries_its_position() -> None:
         ("x = torch.ones(2)\nx._version = 3", 2, "cannot assign to attribute `_version`",
          "grad, requires_grad"),
         ("torch = 1", 1, "reserved name `torch`", None),
+        # a class named like a root would be shadowed by it: `F.apply` read as nn.functional's
+        ("class F(torch.autograd.Function):\n    pass", 1, "cannot name a class `F`",
+         "another class name"),
+        ("x = torch.ones(2)\ny = ~x", 2, "operator Invert is not supported", "- + not"),
         ("while True:\n    pass", 1, "`While` statements", "range"),
         ("if 1:\n    pass", 1, "`If` statements", None),
         ("def f():\n    pass", 1, "`FunctionDef` statements", "lambda"),
@@ -120,7 +124,7 @@ def test_rejections_name_line_and_fix(source: str, line: int, message: str,
 
 
 def test_function_class_needs_both_static_methods() -> None:
-    src = ("class F(torch.autograd.Function):\n"
+    src = ("class Fn(torch.autograd.Function):\n"
            "    @staticmethod\n"
            "    def forward(ctx, x):\n"
            "        return x\n")
@@ -139,7 +143,7 @@ def test_error_moves_into_file_coordinates() -> None:
 
 
 def test_once_differentiable_decorator_round_trips() -> None:
-    src = ("class F(torch.autograd.Function):\n"
+    src = ("class Fn(torch.autograd.Function):\n"
            "    @staticmethod\n"
            "    def forward(ctx, x):\n"
            "        return x * 2\n"

@@ -22,7 +22,7 @@ from conformance.engines import load_engine
 from conformance.interpreter import run_program
 from conformance.language import parse
 from conformance.loader import load_case
-from conformance.runner import CASE_WRONG, ERROR, PASS, Item, ItemResult, run_item
+from conformance.runner import ERROR, PASS, Item, ItemResult, run_item
 from conformance.trace import LIMIT
 
 TORCH = load_engine("torch")
@@ -69,6 +69,23 @@ def test_a_computed_loop_bound_beyond_64_is_a_limit_outcome(bound: str) -> None:
     assert f"the case language allows {api.MAX_RANGE} per loop" in result.reason
 
 
+@pytest.mark.parametrize("program", [
+    "f = lambda g: g(g)\nf(f)",
+    "f = lambda g, n: n == 0 or g(g, n - 1)\nf(f, 40)",  # an end, but too deep
+])
+def test_calls_nested_too_deep_are_a_limit_outcome(program: str) -> None:
+    result = run_case(program)
+    assert result.verdict == ERROR
+    assert result.reason.startswith(f"the case exceeds a limit at {where(2)} `f(f"), \
+        result.reason
+    assert f"nest more than {limits.MAX_CALL_DEPTH} deep" in result.reason
+
+
+def test_calls_nested_within_the_depth_limit_run() -> None:
+    assert run_case("f = lambda g, n: n == 0 or g(g, n - 1)\ny = f(f, 30)\n"
+                    "assert y").verdict == PASS
+
+
 def test_sixty_four_iterations_of_huge_numbers_run() -> None:
     assert run_case("n = 10 ** 100\nfor i in range(n, n + 64):\n    x = i - n").verdict == PASS
 
@@ -101,14 +118,17 @@ def test_a_lambda_calling_itself_twice_stops_at_the_statement_limit() -> None:
     assert MORE_THAN in result.reason
 
 
-def test_unbounded_recursion_is_the_programs_error() -> None:
-    """A lambda or a Function that calls itself without end meets Python's recursion limit
-    first: an error of the statement, on torch as on the engine."""
-    for program in ("f = lambda n: f(n + 1)\ny = f(0)",
-                    function("        x = L.apply(x)")):
+def test_unbounded_recursion_is_a_limit_outcome() -> None:
+    """A lambda or a Function that calls itself without end meets the call-depth limit
+    before Python's recursion limit: a limit, like a loop too long (not the case
+    disagreeing with torch)."""
+    for program, line in (("f = lambda n: f(n + 1)\ny = f(0)", 2),
+                          (function("        x = L.apply(x)"), 10)):
         result = run_case(program)
-        assert result.verdict == CASE_WRONG
-        assert "RecursionError [unknown]: maximum recursion depth exceeded" in result.reason
+        assert result.verdict == ERROR
+        assert result.reason.startswith(f"the case exceeds a limit at {where(line)}"), \
+            result.reason
+        assert f"nest more than {limits.MAX_CALL_DEPTH} deep" in result.reason
 
 
 # ---- tensor elements alive at once: 2^27 ---------------------------------------------------
