@@ -13,7 +13,7 @@ import functools
 import inspect
 from typing import Any
 
-from . import _C, autograd, indexing, inplace, linalg, nn, ops, reductions, views
+from . import _C, autograd, inplace, nn, views
 from . import dtypes as _dtypes
 from . import messages as _messages
 from . import registry as _registry
@@ -48,6 +48,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .ops import elementwise, indexing, linalg, reductions
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -55,8 +56,8 @@ from .warn import is_warn_always_enabled, set_warn_always
 
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
-_MODULES = {"indexing": indexing, "inplace": inplace, "linalg": linalg, "ops": ops,
-            "reductions": reductions, "views": views}
+_MODULES = {"ops.indexing": indexing, "inplace": inplace, "ops.linalg": linalg,
+            "ops.elementwise": elementwise, "ops.reductions": reductions, "views": views}
 
 
 def _attach(name: str, forward: object) -> None:

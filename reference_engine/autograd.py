@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import autograd_graph as graph
-from . import function, messages, ops
+from . import function, messages
 from .autograd_graph import GradientEdge, edge_of
 from .engine import ExecutionEngine, execute
 from .function import Function, FunctionCtx
@@ -21,6 +21,7 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .graph import Edge
+from .ops import elementwise as ops
 from .tensor import Size, Tensor
 from .warn import warn_once
 

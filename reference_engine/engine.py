@@ -330,4 +330,5 @@ def _execute_nodes(graph_root: Node, first: list[Tensor | None], retain_graph: b
 
 
 # They import this module; used at call time.
-from . import inplace, ops  # noqa: E402
+from . import inplace  # noqa: E402
+from .ops import elementwise as ops  # noqa: E402

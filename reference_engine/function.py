@@ -247,7 +247,7 @@ UNDEFINED_INPUT = Meta((), None, None)  # type: ignore[arg-type]
 
 
 def _zeros(meta: Meta) -> Tensor:
-    from .ops import new
+    from .ops.elementwise import new
     return new(np.zeros(meta.shape), meta.dtype, meta.device)
 
 

@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, engine, messages, ops, views
+from . import dtypes, engine, messages, views
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable, save_result
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
 from .graph import TASK_NODES, Edge, Node, node_class
+from .ops import elementwise as ops
 from .saved import short_name
 from .tensor import Tensor
 
@@ -283,7 +284,7 @@ relu_ = _unary_(ops.RELU, ops.relu)
 
 
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    from . import indexing
+    from .ops import indexing
     with no_grad():
         r = indexing.masked_fill(self, mask, value)
     if isinstance(value, Tensor):

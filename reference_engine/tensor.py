@@ -207,7 +207,7 @@ class Tensor:
         assert node is not None
 
         def retain(grad: Tensor) -> None:
-            from .ops import add, clone
+            from .ops.elementwise import add, clone
             self._grad = clone(grad) if self._grad is None else add(self._grad, grad)
 
         node.retains_grad_hooks[self._output_nr] = retain
@@ -576,5 +576,6 @@ HookFn = Callable[[Tensor], Tensor | None]
 
 # Imported last: these modules import Tensor from here, and Tensor's methods only
 # need them at call time.
-from . import inplace, ops, views  # noqa: E402
+from . import inplace, views  # noqa: E402
+from .ops import elementwise as ops  # noqa: E402
 

@@ -654,4 +654,5 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
 
 
 # They import this module; used at call time.
-from . import engine, inplace, ops  # noqa: E402
+from . import engine, inplace  # noqa: E402
+from .ops import elementwise as ops  # noqa: E402

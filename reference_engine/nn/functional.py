@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import warnings
 
-from .. import inplace, messages, ops, reductions, views
+from .. import inplace, messages, views
+from ..ops import elementwise as ops
+from ..ops import reductions
 from ..tensor import Tensor
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import messages, ops, views
-from .autograd_meta import OpSpec, record
-from .tensor import Tensor
+from .. import messages, views
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from . import elementwise as ops
 
 BMM = OpSpec("BmmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
              lambda c, g: c.grads(lambda: bmm(g, views.transpose(c.mat2, 1, 2)),
@@ -60,7 +61,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return ops.mv(a, b)
     if da == 1 and db == 2:
         # ATen: mm(self.unsqueeze(0), other).squeeze_(0) - an in-place squeeze, hence version 1
-        from . import inplace
+        from .. import inplace
         return inplace.squeeze_(ops.mm(views.unsqueeze(a, 0), b), 0)
     if da == 2 and db == 2:
         return ops.mm(a, b)

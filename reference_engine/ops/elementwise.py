@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, messages
-from .autograd_meta import OpSpec, record
-from .dtypes import device, dtype
-from .tensor import Tensor
+from .. import dtypes, messages
+from ..autograd_meta import OpSpec, record
+from ..dtypes import device, dtype
+from ..tensor import Tensor
 
 Number = int | float | bool
 
@@ -218,8 +218,8 @@ def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[]
     """An op's out= overload. Autograd refuses it (VariableType's
     throw_error_out_requires_grad) when grad mode is on and an input or `out` requires grad;
     otherwise the result is written into `out` in place, which counts as one write."""
-    from .grad_mode import is_grad_enabled, no_grad
-    from .inplace import write
+    from ..grad_mode import is_grad_enabled, no_grad
+    from ..inplace import write
     if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
                                  for t in (*inputs, out)):
         raise RuntimeError(messages.out_requires_grad(name))
@@ -846,4 +846,6 @@ def atan2(self: Tensor, other: Tensor) -> Tensor:
 
 
 # They import this module; used at call time.
-from . import grad_ops, indexing, linalg, views  # noqa: E402
+from .. import views  # noqa: E402
+from . import backward as grad_ops  # noqa: E402
+from . import indexing, linalg  # noqa: E402

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
-from .autograd_meta import OpSpec, record
-from .tensor import Tensor
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from . import elementwise as ops
 
 
 def _binary(spec: OpSpec, fn: Any, a: Tensor, b: Tensor, **attrs: Any) -> Tensor:

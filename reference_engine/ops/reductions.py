@@ -1,4 +1,4 @@
-"""Reductions beyond sum/mean (ops.py): prod, amax/amin, max/min, softmax, log_softmax,
+"""Reductions beyond sum/mean (ops/elementwise.py): prod, amax/amin, max/min, softmax, log_softmax,
 nll_loss. Each entry follows its derivatives.yaml formula and saved values."""
 
 from __future__ import annotations
@@ -10,9 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, grad_ops, indexing, messages, ops, views
-from .autograd_meta import OpSpec, differentiable, record
-from .tensor import Tensor
+from .. import dtypes, messages, views
+from ..autograd_meta import OpSpec, differentiable, record
+from ..tensor import Tensor
+from . import backward as grad_ops
+from . import elementwise as ops
+from . import indexing
 
 Dims = int | Sequence[int] | None
 

@@ -1,5 +1,6 @@
 """Index ops with a dim argument: gather, scatter, scatter_add, index_select, index_add,
-masked_fill. (Tensor indexing x[...] lives in views.py; flat-index plumbing in ops.py.)"""
+masked_fill. (Tensor indexing x[...] lives in views.py; flat-index plumbing in
+ops/elementwise.py.)"""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, ops
-from .autograd_meta import OpSpec, record
-from .tensor import Tensor
+from .. import dtypes
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from . import elementwise as ops
 
 
 def _grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:

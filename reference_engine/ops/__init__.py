@@ -1,0 +1,1 @@
+"""The ops, by family."""
