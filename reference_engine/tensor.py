@@ -1,6 +1,6 @@
 """Tensor: a numpy array plus the autograd state torch keeps on a Variable.
 
-Ops live in ops.py / views.py / inplace.py; the methods here only delegate, so
+Ops live in ops/, views.py and inplace.py; the methods here only delegate, so
 this file reads as the list of state a tensor carries and the rules on it.
 """
 

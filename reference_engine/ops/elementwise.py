@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..dtypes import device, dtype
+from ..grad_mode import is_grad_enabled, no_grad
 from ..tensor import Tensor
 
 Number = int | float | bool
@@ -218,7 +219,6 @@ def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[]
     """An op's out= overload. Autograd refuses it (VariableType's
     throw_error_out_requires_grad) when grad mode is on and an input or `out` requires grad;
     otherwise the result is written into `out` in place, which counts as one write."""
-    from ..grad_mode import is_grad_enabled, no_grad
     from ..inplace import write
     if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
                                  for t in (*inputs, out)):
