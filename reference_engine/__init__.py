@@ -17,11 +17,11 @@ written in ops, so an op family may call any other at call time. Calls up a laye
 made at call time (an import at the foot of the module or inside a function), are these
 and no others:
 
-    tensor -> autograd, inplace, ops.elementwise, views
-    engine -> inplace, ops.elementwise
+    tensor -> autograd, inplace, ops.elementwise, ops.linalg, views
+    engine -> inplace, ops.elementwise, ops.reductions
 
 (Tensor's hand-written methods delegate to the ops and Tensor.backward to autograd; the
-engine reduces a grad to its input's shape and accumulates .grad with ops.)
+engine casts a grad and sums it to its input's shape, and accumulates .grad, with ops.)
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph), ops/,
@@ -72,7 +72,8 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops import elementwise, indexing, linalg, reductions
+from .ops import elementwise, indexing, joining, linalg, reductions
+from .ops import nn as _nn_ops
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -80,8 +81,8 @@ from .warn import is_warn_always_enabled, set_warn_always
 
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
-_MODULES = {"ops.indexing": indexing, "inplace": inplace, "ops.linalg": linalg,
-            "ops.elementwise": elementwise, "ops.reductions": reductions, "views": views}
+_MODULES = {m.__name__.removeprefix(__name__ + "."): m
+            for m in (elementwise, indexing, joining, linalg, _nn_ops, reductions, inplace, views)}
 
 
 def _attach(name: str, forward: object) -> None:

@@ -21,7 +21,7 @@ from . import engine, messages
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Meta, Node, node_class
 from .inplace import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, check_inplace, rebase_history
-from .ops.elementwise import new
+from .ops.common import new
 from .saved import SavedVariable
 from .tensor import Tensor
 

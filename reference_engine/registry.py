@@ -80,7 +80,8 @@ V, M, S3 = (3,), (2, 3), (2, 3, 2)   # sample shapes: a vector, a matrix, a 3-d 
 MASK = Const([[True, False, True], [False, True, False]], "bool")
 
 OPS: tuple[OpRow, ...] = (
-    # elementwise arithmetic and unary (ops/elementwise.py), with in-place forms (inplace.py)
+    # elementwise arithmetic and unary (ops/elementwise.py; addmm: ops/linalg.py), with
+    # in-place forms (inplace.py)
     _row("add", "ops.elementwise", M, V, inplace="inplace", numbers=(0, 1)),
     _row("sub", "ops.elementwise", M, M, inplace="inplace", numbers=(0, 1)),
     _row("mul", "ops.elementwise", M, (1, 3), inplace="inplace", numbers=(0, 1)),
@@ -105,21 +106,21 @@ OPS: tuple[OpRow, ...] = (
     # the condition comes first; Tensor.where adapts
     _row("where", "ops.elementwise", method=False),
     _row("rsub", "ops.elementwise", V, V, method=False, overloads=True),
-    _row("addmm", "ops.elementwise", (2,), M, (3, 2), method=False),
+    _row("addmm", "ops.linalg", (2,), M, (3, 2), method=False),
     _row("signbit", "ops.elementwise", differentiable=False),
     _row("isnan", "ops.elementwise", differentiable=False),
     _row("equal", "ops.elementwise", method=False, differentiable=False),
     _row("allclose", "ops.elementwise", method=False, differentiable=False),
     _row("to", "ops.elementwise", function=False, feature="devices"),
-    # products (ops/elementwise.py, ops/linalg.py)
-    _row("mm", "ops.elementwise", M, (3, 2), feature="matmul"),
-    _row("mv", "ops.elementwise", M, V, feature="matmul"),
-    _row("matmul", "ops.elementwise", M, (3, 2), feature="matmul"),
-    _row("dot", "ops.elementwise", V, V, feature="matmul"),
+    # products (ops/linalg.py)
+    _row("mm", "ops.linalg", M, (3, 2), feature="matmul"),
+    _row("mv", "ops.linalg", M, V, feature="matmul"),
+    _row("matmul", "ops.linalg", M, (3, 2), feature="matmul"),
+    _row("dot", "ops.linalg", V, V, feature="matmul"),
     _row("bmm", "ops.linalg", (2, 2, 3), (2, 3, 2), feature="matmul"),
-    # reductions (ops/elementwise.py, ops/reductions.py)
-    _row("sum", "ops.elementwise", M, feature="reductions"),
-    _row("mean", "ops.elementwise", M, feature="reductions"),
+    # reductions (ops/reductions.py; softmax and log_softmax: ops/nn.py)
+    _row("sum", "ops.reductions", M, feature="reductions"),
+    _row("mean", "ops.reductions", M, feature="reductions"),
     _row("prod", "ops.reductions", M, positive=True, feature="reductions"),
     _row("amax", "ops.reductions", M, feature="reductions"),
     _row("amin", "ops.reductions", M, feature="reductions"),
@@ -128,14 +129,14 @@ OPS: tuple[OpRow, ...] = (
     _row("trace", "ops.reductions", (3, 2), feature="reductions"),
     _row("argmax", "ops.reductions", differentiable=False, feature="reductions"),
     _row("argmin", "ops.reductions", differentiable=False, feature="reductions"),
-    _row("softmax", "ops.reductions", M, args=(1,)),
-    _row("log_softmax", "ops.reductions", M, args=(0,)),
+    _row("softmax", "ops.nn", M, args=(1,)),
+    _row("log_softmax", "ops.nn", M, args=(0,)),
     _row("var", "ops.reductions", M, feature="reductions", overloads=True),
     _row("var_mean", "ops.reductions", M, method=False, feature="reductions",
          overloads=True),
-    # joining and indexing (ops/elementwise.py, ops/indexing.py)
-    _row("cat", "ops.elementwise", method=False),       # take a list of tensors
-    _row("stack", "ops.elementwise", method=False),
+    # joining and indexing (ops/joining.py, ops/indexing.py)
+    _row("cat", "ops.joining", method=False),       # take a list of tensors
+    _row("stack", "ops.joining", method=False),
     _row("gather", "ops.indexing", M, args=(1, Const([[0, 2], [1, 1]]))),
     _row("index_select", "ops.indexing", M, args=(1, Const([2, 0, 2]))),
     _row("index_fill", "ops.indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True),

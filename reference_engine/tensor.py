@@ -309,8 +309,9 @@ class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     def stride(self, dim: builtins.int | None = None) -> Any:
-        """Element strides, as torch reports them (0 along a dimension `expand` repeats)."""
-        strides = ops.strides(self)
+        """Element strides, as torch reports them (0 along a dimension `expand` repeats;
+        numpy views keep torch's layouts)."""
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
         return strides if dim is None else strides[dim]
 
     @property
@@ -494,7 +495,7 @@ class Tensor:
 
     @_operator
     def __matmul__(self, other: Tensor) -> Tensor:
-        return ops.matmul(self, other)
+        return linalg.matmul(self, other)
 
     def __neg__(self) -> Tensor:
         return ops.neg(self)
@@ -578,4 +579,5 @@ HookFn = Callable[[Tensor], Tensor | None]
 # need them at call time.
 from . import inplace, views  # noqa: E402
 from .ops import elementwise as ops  # noqa: E402
+from .ops import linalg  # noqa: E402
 
