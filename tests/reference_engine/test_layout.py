@@ -22,7 +22,6 @@ from tests.reference_engine.import_graph import Edge
 # other (a node holds tensor hooks and checks grads; a tensor holds its grad_fn), and the op
 # families call each other in their backward formulas (the formulas are written in ops, so
 # that create_graph=True differentiates them again). Any other circle is a defect.
-CIRCLES_WITHIN = {"core": "tensor and graph only", "ops": "any"}
 CORE_CIRCLE = {"tensor", "graph"}
 
 
@@ -89,7 +88,7 @@ def violations(edges: list[Edge], layers: list[tuple[str, list[str]]],
     level = [e for e in runtime if height[e.target] <= height[e.source]]
     for circle in ig.circles(level):
         where = {names[height[m]] for m in circle}
-        if where == {"ops"} or circle == CORE_CIRCLE:
+        if where == {"ops"} or circle == CORE_CIRCLE:   # the two named above
             continue
         found.append(f"import circle: {', '.join(sorted(circle))}")
     return found
@@ -126,6 +125,12 @@ def test_a_stale_call_up_is_caught() -> None:
     layers, up = drawing()
     found = violations(ig.edges(), layers, {*up, ("graph", "views")})
     assert found == ["graph -> views: listed as a call up, but no such import (strike it)"]
+
+
+def test_a_module_in_no_layer_is_caught() -> None:
+    layers, up = drawing()
+    without_warn = [(name, [m for m in ms if m != "warn"]) for name, ms in layers]
+    assert "warn: in no layer of the drawing" in violations(ig.edges(), without_warn, up)
 
 
 def test_the_engine_imports_nothing_of_the_harness() -> None:
