@@ -81,9 +81,9 @@ class OpSpec:
 
     def __post_init__(self) -> None:
         if isinstance(self.jvp, str) and self.jvp not in JVP_SHORTHANDS:
-            raise ValueError(f"{self.grad_fn}: jvp {self.jvp!r} is none of {JVP_SHORTHANDS}")
+            raise AssertionError(f"{self.grad_fn}: jvp {self.jvp!r} is none of {JVP_SHORTHANDS}")
         if self.jvp == "auto_element_wise" and len(self.inputs) != 1:
-            raise ValueError(f"{self.grad_fn}: auto_element_wise needs one input, "
+            raise AssertionError(f"{self.grad_fn}: auto_element_wise needs one input, "
                              f"not {len(self.inputs)}")
         object.__setattr__(self, "saves_result",
                            any("result" in self.saves.get(name, ()) for name in self.inputs))
