@@ -131,7 +131,7 @@ class WrongSign:
             cls.apply = self._wrong(cls.apply)
 
     def _wrong(self, apply: Any) -> Any:
-        neg = self.module.ops.neg
+        neg = self.module.ops.elementwise.neg
         fault = self
 
         def wrong(node: Any, grads: list[Any]) -> list[Any]:

@@ -1,8 +1,32 @@
 """reference_engine: a NumPy model of PyTorch 2.13 autograd with a torch-shaped API.
 
-Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph),
-ops.py / views.py / inplace.py (the op table; registry.py lists the public ops, from
-which this module's op exports and Tensor's op methods are made), engine.py (backward), saved.py,
+Layers, top to bottom; a module imports from its own layer and the layers below it:
+
+    facade    __init__ (this module: the torch namespace, op exports made from the registry)
+    library   nn, nn.functional
+    autograd  autograd, autograd_graph, function, factories, _C
+    ops       ops.* (one op family a file), views, inplace
+    core      tensor, graph, autograd_meta, saved, engine
+    base      messages, warn, dtypes, grad_mode, registry (data only)
+
+The core holds the state and the backward pass: a Tensor, the graph of nodes it hangs in
+(tensor and graph need each other), how an op joins the graph (autograd_meta: OpSpec, the
+op definition holding its backward formula and the slot for its forward-mode one), saved
+values and the engine. The ops are written on the core; their backward formulas are
+written in ops, so an op family may call any other at call time. Calls up a layer, each
+made at call time (an import at the foot of the module or inside a function), are these
+and no others:
+
+    tensor -> autograd, inplace, ops.elementwise, ops.linalg, views
+    engine -> inplace, ops.elementwise, ops.reductions
+
+(Tensor's hand-written methods delegate to the ops and Tensor.backward to autograd; the
+engine casts a grad and sums it to its input's shape, and accumulates .grad, with ops.)
+tests/reference_engine/test_layout.py holds the imports to this drawing.
+
+Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph), ops/,
+views.py and inplace.py (the ops; registry.py lists the public ones, from which this
+module's op exports and Tensor's op methods are made), engine.py (backward), saved.py,
 function.py (custom Functions). All texts users can see are in messages.py.
 """
 
@@ -13,7 +37,7 @@ import functools
 import inspect
 from typing import Any
 
-from . import _C, autograd, indexing, inplace, linalg, nn, ops, reductions, views
+from . import _C, autograd, inplace, nn, views
 from . import dtypes as _dtypes
 from . import messages as _messages
 from . import registry as _registry
@@ -48,6 +72,8 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .ops import elementwise, indexing, joining, linalg, reductions
+from .ops import nn as _nn_ops
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -55,8 +81,8 @@ from .warn import is_warn_always_enabled, set_warn_always
 
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
-_MODULES = {"indexing": indexing, "inplace": inplace, "linalg": linalg, "ops": ops,
-            "reductions": reductions, "views": views}
+_MODULES = {m.__name__.removeprefix(__name__ + "."): m
+            for m in (elementwise, indexing, joining, linalg, _nn_ops, reductions, inplace, views)}
 
 
 def _attach(name: str, forward: object) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import autograd_graph as graph
-from . import function, messages, ops
+from . import function, messages
 from .autograd_graph import GradientEdge, edge_of
 from .engine import ExecutionEngine, execute
 from .function import Function, FunctionCtx
@@ -21,6 +21,7 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .graph import Edge
+from .ops import common, joining
 from .tensor import Size, Tensor
 from .warn import warn_once
 
@@ -58,7 +59,7 @@ def _make_grads(outputs: Sequence[Root], grads: Sequence[Tensor | None],
         elif isinstance(out, GradientEdge) or out.requires_grad:
             if shape.numel() != 1:
                 raise RuntimeError(messages.IMPLICIT_GRAD_NON_SCALAR)
-            result.append(ops.new(np.ones(shape), meta.dtype, meta.device))
+            result.append(common.new(np.ones(shape), meta.dtype, meta.device))
         else:
             result.append(None)
     return result
@@ -145,7 +146,7 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
             raise RuntimeError(messages.MATERIALIZE_GRADIENT_EDGE)
         # torch: zeros_like(input, requires_grad=create_graph), so a higher derivative of the
         # materialized zeros can be asked for
-        result = [ops.zeros_like(t).requires_grad_(create_graph) if r is None else r
+        result = [common.zeros_like(t).requires_grad_(create_graph) if r is None else r
                   for t, r in zip(ins, result, strict=True)]
     return tuple(result)
 
@@ -163,7 +164,7 @@ def _batched_vjp(outs: list[Edge], grads: list[Tensor | None], retain_graph: boo
     result: list[Tensor | None] = []
     for k in range(len(ins)):
         column = [entry[k] for entry in per_entry]
-        result.append(None if column[0] is None else ops.stack(column, 0))  # type: ignore[arg-type]
+        result.append(None if column[0] is None else joining.stack(column, 0))  # type: ignore[arg-type]
     return result
 
 

@@ -9,10 +9,11 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from . import engine, messages, ops, saved
+from . import engine, messages, saved
 from .dtypes import device
 from .grad_mode import enable_grad
 from .graph import Node, RemovableHandle
+from .ops import elementwise as ops
 from .tensor import Tensor
 
 __all__ = ["GradientEdge", "disable_saved_tensors_hooks", "get_gradient_edge",

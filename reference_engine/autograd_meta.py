@@ -5,6 +5,21 @@ An OpSpec names, for each forward input, which saved values its gradient formula
 reads. torch saves an *input* only if some input whose formula reads it requires
 grad, but always saves the *result* when any formula reads it; record() applies
 exactly that rule, which is what makes version-counter errors match torch.
+
+Forward-mode AD is not modelled yet; OpSpec holds the slot its formulas will fill, so each
+op keeps its two derivatives side by side as derivatives.yaml does (`self: <backward>`,
+`result: <jvp>`). `jvp` is one of:
+- a formula `jvp(c)` giving the result's tangent (a list, one per output, for an op of
+  several), where `c` offers the forward inputs by name (`c.self`, `c.other`), the result
+  (`c.result`), the op's attributes, and each input's tangent as `<name>_t` (`c.self_t`;
+  zeros where an input has none, like torch's efficient zero tensor);
+- "auto_linear": the op is linear in its inputs, so the tangent is the op applied to the
+  tangents (derivatives.yaml's `result: auto_linear`);
+- "auto_element_wise": for an op of one input, the backward formula applied to the tangent
+  (`result: auto_element_wise`).
+record() will compute it when an input carries a tangent at the current dual level and set
+the result's tangent; until that lands nothing reads the slot and no op fills it, and the
+package exports no forward-mode API.
 """
 
 from __future__ import annotations
@@ -23,6 +38,8 @@ from .saved import SavedVariable
 from .tensor import Tensor
 
 Grads = Sequence[Tensor | None]
+Jvp = Callable[[Any], Tensor | Grads]
+JVP_SHORTHANDS = ("auto_linear", "auto_element_wise")
 
 
 class Ctx:
@@ -57,10 +74,17 @@ class OpSpec:
     # `indices`), which a backward without retain_graph frees like any saved tensor; here the
     # positions are plain attributes, so only their freeing is modelled (pack hooks do not see them)
     saves_indices: bool = False
+    # forward mode's formula (see the module docstring); None: not written yet
+    jvp: Jvp | str | None = None
     # derived from `saves`: some formula reads the result, so it is saved whenever recorded
     saves_result: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.jvp, str) and self.jvp not in JVP_SHORTHANDS:
+            raise AssertionError(f"{self.grad_fn}: jvp {self.jvp!r} is none of {JVP_SHORTHANDS}")
+        if self.jvp == "auto_element_wise" and len(self.inputs) != 1:
+            raise AssertionError(f"{self.grad_fn}: auto_element_wise needs one input, "
+                             f"not {len(self.inputs)}")
         object.__setattr__(self, "saves_result",
                            any("result" in self.saves.get(name, ()) for name in self.inputs))
 

@@ -116,7 +116,7 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
             if not _expandable(meta.shape, g._data.shape):
                 raise RuntimeError(messages.invalid_gradient_shape(
                     node_name, i, messages.sizes(g.shape), messages.sizes(meta.shape)))
-            g = ops.sum_to(g, meta.shape)
+            g = reductions.sum_to(g, meta.shape)
         if g._dtype is not meta.dtype:
             g = ops.to(g, meta.dtype)
         out.append(g)
@@ -330,4 +330,6 @@ def _execute_nodes(graph_root: Node, first: list[Tensor | None], retain_graph: b
 
 
 # They import this module; used at call time.
-from . import inplace, ops  # noqa: E402
+from . import inplace  # noqa: E402
+from .ops import elementwise as ops  # noqa: E402
+from .ops import reductions  # noqa: E402

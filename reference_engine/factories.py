@@ -10,6 +10,8 @@ import numpy as np
 
 from . import dtypes, messages
 from .dtypes import device, dtype
+from .grad_mode import no_grad
+from .inplace import copy_
 from .tensor import Tensor, _shape_args, warn_if_requires_grad
 
 _rng = {"gen": np.random.default_rng(0)}
@@ -145,7 +147,5 @@ def randn_like(t: Tensor, dtype: dtype | None = None, device: device | str | Non
 def uniform_(t: Tensor, low: float, high: float) -> Tensor:
     """In-place fill from U(low, high): used by nn init, so it bumps the version."""
     values = _rng["gen"].uniform(low, high, t.shape)
-    from .grad_mode import no_grad
-    from .inplace import copy_
     with no_grad():
         return copy_(t, Tensor(dtypes.cast(values, t.dtype.np), t.dtype, t.device))

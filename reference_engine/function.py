@@ -21,6 +21,7 @@ from . import engine, messages
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Meta, Node, node_class
 from .inplace import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, check_inplace, rebase_history
+from .ops.common import new
 from .saved import SavedVariable
 from .tensor import Tensor
 
@@ -247,7 +248,6 @@ UNDEFINED_INPUT = Meta((), None, None)  # type: ignore[arg-type]
 
 
 def _zeros(meta: Meta) -> Tensor:
-    from .ops import new
     return new(np.zeros(meta.shape), meta.dtype, meta.device)
 
 

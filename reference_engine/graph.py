@@ -12,7 +12,8 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
-from .dtypes import device, dtype
+from . import messages
+from .dtypes import device, dtype, type_string
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -101,7 +102,6 @@ class Node:
         """THPCppFunction_call: apply the node to one grad (or None) per output, under the
         caller's grad mode and without hooks; one result, or a tuple when there are none or
         several."""
-        from . import messages
         from .tensor import Tensor
         if len(grads) != len(self.input_metadata):
             raise TypeError(messages.node_call_arity(len(self.input_metadata), len(grads)))
@@ -155,7 +155,6 @@ def hook_name(hook: Any) -> str:
 
 def _hook_result(result: Any, original: list[Any], hook: Any) -> tuple[Any, ...]:
     """A node hook's replacement values, checked as torch's python_hook.cpp checks them."""
-    from . import messages
     if not isinstance(result, tuple):
         raise TypeError(messages.hook_result_type("tuple", type(result).__name__))
     if len(result) != len(original):
@@ -169,7 +168,6 @@ def _hook_result(result: Any, original: list[Any], hook: Any) -> tuple[Any, ...]
 def check_hook_value(original: Any, result: Any, hook: Any) -> None:
     """check_single_result + check_variable_result: a hook may not change a grad's
     presence, type, device or size."""
-    from . import messages
     from .tensor import Tensor
     if result is None:
         return
@@ -186,7 +184,6 @@ def check_hook_value(original: Any, result: Any, hook: Any) -> None:
 
 
 def _type_string(t: Tensor) -> str:
-    from .dtypes import type_string
     return type_string(t.dtype, t.device)
 
 

@@ -12,10 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, engine, messages, ops, views
+from . import dtypes, engine, messages, views
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable, save_result
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
 from .graph import TASK_NODES, Edge, Node, node_class
+from .ops import common
+from .ops import elementwise as ops
 from .saved import short_name
 from .tensor import Tensor
 
@@ -218,7 +220,7 @@ class CopySlices(Node):
 # ---- the in-place ops ------------------------------------------------------------------
 
 def _operand(x: Any) -> Tensor:
-    return ops.wrap(x)
+    return common.wrap(x)
 
 
 def add_(self: Tensor, other: Any, alpha: float = 1) -> Tensor:
@@ -283,7 +285,7 @@ relu_ = _unary_(ops.RELU, ops.relu)
 
 
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    from . import indexing
+    from .ops import indexing
     with no_grad():
         r = indexing.masked_fill(self, mask, value)
     if isinstance(value, Tensor):
@@ -291,10 +293,10 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return apply_inplace(self, indexing.MASKED_FILL, r, [], mask=mask)
 
 
-ZERO = OpSpec("ZeroBackward0", ("self",), backward=lambda c, g: [ops.zeros_like(g)])
-FILL = OpSpec("FillBackward2", ("self",), backward=lambda c, g: [ops.zeros_like(g)])
+ZERO = OpSpec("ZeroBackward0", ("self",), backward=lambda c, g: [common.zeros_like(g)])
+FILL = OpSpec("FillBackward2", ("self",), backward=lambda c, g: [common.zeros_like(g)])
 COPY = OpSpec("CopyBackwards", ("self", "src"),
-              backward=lambda c, g: c.grads(lambda: ops.zeros_like(g),
+              backward=lambda c, g: c.grads(lambda: common.zeros_like(g),
                                             lambda: ops.to(g, c.src_device, c.src_dtype)))
 
 
@@ -306,19 +308,20 @@ node_class(COPY.grad_fn, OpNode).name = _copy_backwards_name
 
 
 def zero_(self: Tensor) -> Tensor:
-    return apply_inplace(self, ZERO, ops.zeros_like(self), [], idempotent=True)
+    return apply_inplace(self, ZERO, common.zeros_like(self), [], idempotent=True)
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:
     # fill_(Tensor) checks overlap; fill_(Scalar) does not (writing one value twice is fine).
-    return apply_inplace(self, FILL, ops.new(np.full(self.shape, value), self.dtype, self.device),
+    value_t = common.new(np.full(self.shape, value), self.dtype, self.device)
+    return apply_inplace(self, FILL, value_t,
                          [], idempotent=not isinstance(value, Tensor))
 
 
 def copy_(self: Tensor, other: Any) -> Tensor:
-    other = ops.wrap(other)
-    ops.broadcast_shape(tuple(self.shape), tuple(other.shape))
-    values = ops.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
+    other = common.wrap(other)
+    common.broadcast_shape(tuple(self.shape), tuple(other.shape))
+    values = common.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
     # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same
     # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
     return apply_inplace(self, COPY, values, [other], idempotent=_same_data(self, other),
@@ -335,7 +338,7 @@ def squeeze_(self: Tensor, dim: int) -> Tensor:
     """In-place squeeze of one dim (SqueezeBackward4), as Tensor.squeeze_(dim) and ATen's
     matmul use it: a metadata change like the other in-place view ops (views.restride_)."""
     sizes = tuple(self.shape)
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     keep = self.shape[d] != 1
     return views.restride_(self, lambda a: a if keep else np.squeeze(a, d), SQUEEZE4,
                            dim=(d,), self_sym_sizes=sizes)
@@ -352,7 +355,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     on the tensor, or on the view its basic items make (IndexPutBackward0, under a
     CopySlices for a view); the value's leading 1-dims are viewed away first, as
     THPVariable_setitem does (a ViewBackward0 under IndexPutBackward0)."""
-    value_t = ops.wrap(value)
+    value_t = common.wrap(value)
     target, positions = views.advanced_target(self, index)
     if positions is None:
         _copy_to(target, value_t)
@@ -364,8 +367,8 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         raise RuntimeError(messages.index_put_shape_mismatch(
             messages.sizes(value_t.shape), messages.sizes(positions.shape))) from None
     with no_grad():
-        r = ops.index_put(target, positions, ops.to(value_t, target.dtype))
-    apply_inplace(target, ops.INDEX_PUT, r, [value_t], index=positions)
+        r = common.index_put(target, positions, ops.to(value_t, target.dtype))
+    apply_inplace(target, common.INDEX_PUT, r, [value_t], index=positions)
 
 
 def _without_leading_ones(t: Tensor, always: bool = False) -> Tensor:
@@ -389,7 +392,7 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
         return
     src = _without_leading_ones(src, always=True)
     if tuple(src.shape) != tuple(dst.shape):
-        ops.broadcast_shape(tuple(dst.shape), tuple(src.shape))
+        common.broadcast_shape(tuple(dst.shape), tuple(src.shape))
         src = views.expand(src, tuple(dst.shape))
     copy_(dst, src)
 

@@ -587,7 +587,7 @@ def multi_grad_mode(modes: tuple[str, ...], mode: object) -> str:
     return f"Expects mode to be one of {modes} but got {mode}"
 
 
-# --- var / var_mean (reductions.py): aten/src/ATen/native/ReduceOps.cpp ------------------
+# --- var / var_mean (ops/reductions.py): aten/src/ATen/native/ReduceOps.cpp ------------
 VAR_DTYPE = "std and var only support floating point and complex dtypes"
 
 
@@ -600,7 +600,7 @@ def var_dof_warning(op: str) -> str:
 SAVED_VARIABLES_DEPRECATED = "'saved_variables' is deprecated; use 'saved_tensors'"
 
 
-# --- out= overloads (ops.into_out): VariableTypeUtils.h throw_error_out_requires_grad ---------
+# --- out= overloads (ops/common.py into_out): VariableTypeUtils.h throw_error_out_requires_grad
 def out_requires_grad(op: str) -> str:
     return (f"{op}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad.")

@@ -1,6 +1,6 @@
 """Tensor: a numpy array plus the autograd state torch keeps on a Variable.
 
-Ops live in ops.py / views.py / inplace.py; the methods here only delegate, so
+Ops live in ops/, views.py and inplace.py; the methods here only delegate, so
 this file reads as the list of state a tensor carries and the rules on it.
 """
 
@@ -207,7 +207,7 @@ class Tensor:
         assert node is not None
 
         def retain(grad: Tensor) -> None:
-            from .ops import add, clone
+            from .ops.elementwise import add, clone
             self._grad = clone(grad) if self._grad is None else add(self._grad, grad)
 
         node.retains_grad_hooks[self._output_nr] = retain
@@ -309,8 +309,9 @@ class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     def stride(self, dim: builtins.int | None = None) -> Any:
-        """Element strides, as torch reports them (0 along a dimension `expand` repeats)."""
-        strides = ops.strides(self)
+        """Element strides, as torch reports them (0 along a dimension `expand` repeats;
+        numpy views keep torch's layouts)."""
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
         return strides if dim is None else strides[dim]
 
     @property
@@ -494,7 +495,7 @@ class Tensor:
 
     @_operator
     def __matmul__(self, other: Tensor) -> Tensor:
-        return ops.matmul(self, other)
+        return linalg.matmul(self, other)
 
     def __neg__(self) -> Tensor:
         return ops.neg(self)
@@ -576,5 +577,7 @@ HookFn = Callable[[Tensor], Tensor | None]
 
 # Imported last: these modules import Tensor from here, and Tensor's methods only
 # need them at call time.
-from . import inplace, ops, views  # noqa: E402
+from . import inplace, views  # noqa: E402
+from .ops import elementwise as ops  # noqa: E402
+from .ops import linalg  # noqa: E402
 

@@ -145,12 +145,12 @@ def t(self: Tensor) -> Tensor:
 
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    d0, d1 = ops.wrap_dim(dim0, self.ndim), ops.wrap_dim(dim1, self.ndim)
+    d0, d1 = common.wrap_dim(dim0, self.ndim), common.wrap_dim(dim1, self.ndim)
     return _make_view(self, lambda a: np.swapaxes(a, d0, d1), TRANSPOSE, dim0=d0, dim1=d1)
 
 
 def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
-    ds = tuple(ops.wrap_dim(d, self.ndim) for d in dims)
+    ds = tuple(common.wrap_dim(d, self.ndim) for d in dims)
     return _make_view(self, lambda a: np.transpose(a, ds), PERMUTE, dims=ds)
 
 
@@ -171,26 +171,26 @@ SQUEEZE2 = OpSpec("SqueezeBackward2", ("self",),
                   backward=lambda c, g: [unsqueeze_to(g, c.dim, c.self_sym_sizes)])
 UNSQUEEZE = OpSpec("UnsqueezeBackward0", ("self",), backward=lambda c, g: [squeeze(g, c.dim)])
 EXPAND = OpSpec("ExpandBackward0", ("self",),
-                backward=lambda c, g: [ops.sum_to(g, c.self_sym_sizes)])
+                backward=lambda c, g: [reductions.sum_to(g, c.self_sym_sizes)])
 
 
 def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     sizes = tuple(self.shape)
     if not isinstance(dim, int) and dim is not None:
-        ds = tuple(ops.wrap_dim(d, self.ndim) for d in dim)
+        ds = tuple(common.wrap_dim(d, self.ndim) for d in dim)
         drop = tuple(d for d in ds if self.shape[d] == 1)
         return _make_view(self, lambda a: np.squeeze(a, drop) if drop else a[...], SQUEEZE2,
                           dim=ds, self_sym_sizes=sizes)
     if dim is None:
         return _make_view(self, np.squeeze, SQUEEZE0, self_sym_sizes=sizes)
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     if self.ndim == 0 or self.shape[d] != 1:
         return _make_view(self, lambda a: a[...], SQUEEZE1, dim=d, self_sym_sizes=sizes)
     return _make_view(self, lambda a: np.squeeze(a, d), SQUEEZE1, dim=d, self_sym_sizes=sizes)
 
 
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim + 1)
+    d = common.wrap_dim(dim, self.ndim + 1)
     return _make_view(self, lambda a: np.expand_dims(a, d), UNSQUEEZE, dim=d)
 
 
@@ -230,7 +230,7 @@ def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 # ---- indexing ----------------------------------------------------------------------------
 
 def _scatter_back(name: str) -> Callable[[Any, Tensor], list[Tensor | None]]:
-    return lambda c, g: [ops.scatter_add(g, c.index, c.self_sym_sizes, name, distinct=True)]
+    return lambda c, g: [common.scatter_add(g, c.index, c.self_sym_sizes, name, distinct=True)]
 
 
 SELECT = OpSpec("SelectBackward0", ("self",), backward=_scatter_back("SelectBackwardBackward0"))
@@ -238,7 +238,7 @@ SLICE = OpSpec("SliceBackward0", ("self",), backward=_scatter_back("SliceBackwar
 
 
 def select(self: Tensor, dim: int, index: int) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     size = self.shape[d]
     if not -size <= index < size:
         raise IndexError(messages.index_out_of_range(index, d, size))
@@ -255,7 +255,7 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
 
 def slice(self: Tensor, dim: int, start: int | None, end: int | None,
           step: int | None = 1) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     key: tuple[Any, ...] = (builtins.slice(None),) * d + (builtins.slice(start, end, step),)
 
     def fn(a: np.ndarray) -> np.ndarray:
@@ -390,13 +390,13 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     that view."""
     items = _as_items(index)
     if items is None and _is_advanced(index):
-        return ops.gather(self, advanced_positions(self, index), "IndexBackward0")
+        return common.gather(self, advanced_positions(self, index), "IndexBackward0")
     out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
     if key is None:
         # ATen's get_item: an index that selects nothing (x[...], x[:, ...]) still returns a
         # new tensor, an alias view of self
         return _make_view(self, lambda a: a[...], ALIAS) if out is self else out
-    return ops.gather(out, _pick(out, key), "IndexBackward0")
+    return common.gather(out, _pick(out, key), "IndexBackward0")
 
 
 def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None]:
@@ -413,7 +413,7 @@ def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None
 
 def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
     """torch.narrow is slice(dim, start, start + length): a SliceBackward0 view."""
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     s = start % self.shape[d] if start < 0 else start
     if s + length > self.shape[d] or length < 0:
         raise RuntimeError(messages.narrow_out_of_range(s, length, self.shape[d]))
@@ -423,7 +423,7 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
 def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if self.ndim == 0:
         return reshape(self, (1,))
-    s, e = ops.wrap_dim(start_dim, self.ndim), ops.wrap_dim(end_dim, self.ndim)
+    s, e = common.wrap_dim(start_dim, self.ndim), common.wrap_dim(end_dim, self.ndim)
     if s == e:
         return self
     shape = (*self.shape[:s], int(np.prod(self.shape[s:e + 1], dtype=np.int64)),
@@ -436,7 +436,7 @@ DIAGONAL = OpSpec("DiagonalBackward0", ("self",),
 
 
 def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    d1, d2 = ops.wrap_dim(dim1, self.ndim), ops.wrap_dim(dim2, self.ndim)
+    d1, d2 = common.wrap_dim(dim1, self.ndim), common.wrap_dim(dim2, self.ndim)
 
     def fn(a: np.ndarray) -> np.ndarray:
         return np.diagonal(a, offset, d1, d2)
@@ -461,7 +461,7 @@ class MultiOutputNode(OpNode):
 
 def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
     """Undefined grads of unused outputs become zeros of that output's shape."""
-    return [g if g is not None else ops.new(np.zeros(meta.shape), meta.dtype, meta.device)
+    return [g if g is not None else common.new(np.zeros(meta.shape), meta.dtype, meta.device)
             for g, meta in zip(grads, c._node.input_metadata, strict=True)]
 
 
@@ -500,11 +500,11 @@ def record_multi_output(spec: OpSpec, src: Tensor, outs: Sequence[Tensor],
 
 
 UNBIND = OpSpec("UnbindBackward0", ("self",),
-                backward=lambda c, gs: [ops.stack(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+                backward=lambda c, gs: [joining.stack(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
 SPLIT = OpSpec("SplitBackward0", ("self",),
-               backward=lambda c, gs: [ops.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+               backward=lambda c, gs: [joining.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
 SPLIT_WITH_SIZES = OpSpec("SplitWithSizesBackward0", ("self",),
-                          backward=lambda c, gs: [ops.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+                          backward=lambda c, gs: [joining.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
 
 
 def _picker(key: tuple[Any, ...]) -> ViewFn:
@@ -512,7 +512,7 @@ def _picker(key: tuple[Any, ...]) -> ViewFn:
 
 
 def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     fns = [_picker((builtins.slice(None),) * d + (i, Ellipsis)) for i in range(self.shape[d])]
     return _make_multi_view(self, fns, UNBIND, dim=d)
 
@@ -526,7 +526,7 @@ def _split_at(self: Tensor, d: int, sizes: Sequence[int], spec: OpSpec,
 
 
 def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     n = self.shape[d]
     if not isinstance(split_size, int):
         sizes = [int(s) for s in split_size]
@@ -540,7 +540,7 @@ def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[
 
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """torch.chunk is split(ceil(size / chunks)): SplitBackward0."""
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     size = -(-self.shape[d] // chunks)
     return split(self, size, d)
 
@@ -585,12 +585,12 @@ def t_(self: Tensor) -> Tensor:
 
 
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    d0, d1 = ops.wrap_dim(dim0, self.ndim), ops.wrap_dim(dim1, self.ndim)
+    d0, d1 = common.wrap_dim(dim0, self.ndim), common.wrap_dim(dim1, self.ndim)
     return restride_(self, lambda a: np.swapaxes(a, d0, d1), TRANSPOSE1, dim0=d0, dim1=d1)
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim + 1)
+    d = common.wrap_dim(dim, self.ndim + 1)
     return restride_(self, lambda a: np.expand_dims(a, d), UNSQUEEZE1, dim=d)
 
 
@@ -600,7 +600,7 @@ def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
         return restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
     if isinstance(dim, int):
         return inplace.squeeze_(self, dim)
-    ds = tuple(ops.wrap_dim(d, self.ndim) for d in dim)
+    ds = tuple(common.wrap_dim(d, self.ndim) for d in dim)
     drop = tuple(d for d in ds if sizes[d] == 1)
     return restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
                       self_sym_sizes=sizes)
@@ -644,14 +644,16 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
         if index.shape[d] == 1:
             g, index = squeeze(g, d), np.squeeze(index, d)
         elif np.take(index, 1, axis=d).flat[0] == index.flat[0]:   # stride 0: an expand
-            g, index = ops.sum(g, d), np.take(index, 0, axis=d)
+            g, index = reductions.sum(g, d), np.take(index, 0, axis=d)
     if np.unique(index).size != index.size:
         # torch index_add_s an overlapping output geometry; no view of this engine has one
-        return ops.scatter_add(g, index, base_shape, "AsStridedScatterBackward0")
+        return common.scatter_add(g, index, base_shape, "AsStridedScatterBackward0")
     storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
     inplace.copy_(as_strided_view(storage, index), g)
     return as_strided_view(storage, np.arange(n).reshape(base_shape))
 
 
 # They import this module; used at call time.
-from . import engine, inplace, ops  # noqa: E402
+from . import engine, inplace  # noqa: E402
+from .ops import common, joining, reductions  # noqa: E402
+from .ops import elementwise as ops  # noqa: E402

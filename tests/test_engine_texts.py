@@ -34,7 +34,7 @@ def _literal_texts(path: Path) -> list[str]:
 
 
 def test_no_engine_text_outside_messages() -> None:
-    sources = [p for p in sorted(ENGINE.glob("*.py")) if p.name != "messages.py"]
+    sources = [p for p in sorted(ENGINE.rglob("*.py")) if p.name != "messages.py"]
     assert sources
     assert [hit for p in sources for hit in _literal_texts(p)] == []
 

@@ -52,7 +52,7 @@ def shrinking_bounded_by_count() -> Iterator[None]:
 
 
 def wrong_sin_backward(m: Any) -> None:
-    ops = m.ops
+    ops = m.ops.elementwise
     ops.SIN = dataclasses.replace(
         ops.SIN, backward=lambda c, g: [ops.mul(g, ops.neg(ops.cos(c.self)))])
 

@@ -1,5 +1,6 @@
-"""Reductions beyond sum/mean (ops.py): prod, amax/amin, max/min, softmax, log_softmax,
-nll_loss. Each entry follows its derivatives.yaml formula and saved values."""
+"""Reductions: sum, mean (and sum_to, the engine's sum of a broadcast grad), prod,
+amax/amin, max/min, argmax/argmin, var/var_mean, trace. Each entry follows its
+derivatives.yaml formula and saved values."""
 
 from __future__ import annotations
 
@@ -10,27 +11,31 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, grad_ops, indexing, messages, ops, views
-from .autograd_meta import OpSpec, differentiable, record
-from .tensor import Tensor
+from .. import dtypes, messages, views
+from ..autograd_meta import OpSpec, differentiable, record
+from ..dtypes import dtype
+from ..tensor import Tensor
+from . import common, indexing
+from . import elementwise as ops
+from .common import _compute, new, wrap_dim
 
 Dims = int | Sequence[int] | None
 
 
 def sum_dim(t: Tensor, dim: int) -> Tensor:
     """t.sum(dim, keepdim=True), as the C++ formulas write it."""
-    return ops.sum(t, dim, keepdim=True)
+    return sum(t, dim, keepdim=True)
 
 
 def sum_all(t: Tensor) -> Tensor:
-    return ops.sum(t)
+    return sum(t)
 
 
 def _dims(t: Tensor, dim: Dims) -> tuple[int, ...]:
     """An empty or absent dim list reduces every dim (amax's default)."""
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         return tuple(range(t.ndim))
-    return ops._reduce_dims(t, dim)
+    return _reduce_dims(t, dim)
 
 
 def restore_reduced_dims(g: Tensor, dims: tuple[int, ...], keepdim: bool,
@@ -44,6 +49,78 @@ def restore_reduced_dims(g: Tensor, dims: tuple[int, ...], keepdim: bool,
         if i not in dims:
             shape[i] = next(rest)
     return views.reshape(g, tuple(shape))
+
+
+# ---- sum / mean, and sum_to (the engine's reduction of a broadcast grad) -------------------
+
+def _sum_backward(c: Any, g: Tensor) -> Tensor:
+    if not c.keepdim:
+        for d in sorted(c.dim):
+            g = views.unsqueeze(g, d)
+    return views.expand(g, c.self_sym_sizes)
+SUM0 = OpSpec("SumBackward0", ("self",), backward=lambda c, g: [views.expand(g, c.self_sym_sizes)])
+SUM1 = OpSpec("SumBackward1", ("self",), backward=lambda c, g: [_sum_backward(c, g)])
+MEAN0 = OpSpec("MeanBackward0", ("self",),
+               backward=lambda c, g: [ops.div_scalar(views.expand(g, c.self_sym_sizes),
+                                                 c.self_sym_numel)])
+MEAN1 = OpSpec("MeanBackward1", ("self",),
+               backward=lambda c, g: [ops.div_scalar(_sum_backward(c, g), c.count)])
+
+
+def _reduce_dims(t: Tensor, dim: int | Sequence[int]) -> tuple[int, ...]:
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(wrap_dim(d, t.ndim) for d in dims) if t.ndim else ()
+
+
+@np.errstate(all="ignore")   # inf + -inf is nan, silently, in torch
+def _sum_array(a: np.ndarray, dt: dtype, dims: tuple[int, ...] | None = None,
+               keepdim: bool = False) -> np.ndarray:
+    """ATen's sum accumulates from +0.0: a sum of -0.0s (even of one) is +0.0. numpy
+    starts from the first element and keeps -0.0; adding +0.0 turns only -0.0 into +0.0."""
+    # np.add.reduce is the call np.sum makes, without np.sum's Python wrapper around it
+    total = np.add.reduce(a, axis=dims, dtype=dt.np, keepdims=keepdim)  # type: ignore[call-overload]
+    return total + dt.np.type(0)
+
+
+def sum(self: Tensor, dim: int | Sequence[int] | None = None,
+        keepdim: bool = False) -> Tensor:
+    dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
+    if dim is None:
+        out = new(_sum_array(self._data, dt), dt, self.device)
+        return record(SUM0, out, [self], self_sym_sizes=self._data.shape)
+    dims = _reduce_dims(self, dim)
+    out = new(_sum_array(self._data, dt, dims, keepdim), dt, self.device)
+    return record(SUM1, out, [self], dim=dims, keepdim=keepdim, self_sym_sizes=self._data.shape)
+
+
+def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(messages.mean_dtype(self.dtype.scalar_name))
+    if dim is None:
+        total = _sum_array(self._data, self.dtype)
+        out = new(_compute(lambda t: t / self.numel(), total), self.dtype, self.device)
+        return record(MEAN0, out, [self], self_sym_sizes=self._data.shape,
+                      self_sym_numel=self.numel())
+    dims = _reduce_dims(self, dim)
+    count = int(np.prod([self.shape[d] for d in dims])) if self.ndim else 1
+    # mean is sum / count, so a mean of -0.0s is +0.0 too.
+    total = _sum_array(self._data, self.dtype, dims, keepdim)
+    out = new(_compute(lambda t: t / count, total), self.dtype, self.device)
+    return record(MEAN1, out, [self], dim=dims, keepdim=keepdim,
+                  self_sym_sizes=self._data.shape, count=count)
+
+
+def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:
+    """at::sum_to: what the engine applies to a broadcast grad (sum keepdim, then view;
+    to a 0-dim shape, one plain sum())."""
+    if len(shape) == 0:
+        return sum(g)
+    lead = g.ndim - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
+                                if s == 1 and g.shape[lead + i] != 1]
+    if dims:
+        g = sum(g, dims, keepdim=True)
+    return views.view(g, tuple(shape)) if lead > 0 else g
 
 
 # ---- prod -------------------------------------------------------------------------------
@@ -69,9 +146,7 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
             line = data[key]
             rest = np.delete(line, idx[axis])
         others[idx] = np.prod(rest)
-    return ops.mul(g, ops.new(others, x.dtype, x.device))
-
-
+    return ops.mul(g, common.new(others, x.dtype, x.device))
 PROD0 = OpSpec("ProdBackward0", ("self",), {"self": ("self", "result")},
                lambda c, g: [_prod_backward(c, g)])
 PROD1 = OpSpec("ProdBackward1", ("self",), {"self": ("self", "result")},
@@ -81,11 +156,11 @@ PROD1 = OpSpec("ProdBackward1", ("self",), {"self": ("self", "result")},
 def prod(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
     if dim is None:
-        out = ops.new(ops._compute(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
+        out = common.new(common._compute(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
                       self.device)
         return record(PROD0, out, [self], dim=None, keepdim=False)
-    d = ops.wrap_dim(dim, self.ndim)
-    out = ops.new(ops._compute(lambda a: np.prod(a, axis=d, keepdims=keepdim, dtype=dt.np),
+    d = common.wrap_dim(dim, self.ndim)
+    out = common.new(common._compute(lambda a: np.prod(a, axis=d, keepdims=keepdim, dtype=dt.np),
                                self._data), dt, self.device)
     return record(PROD1, out, [self], dim=d, keepdim=keepdim)
 
@@ -99,11 +174,9 @@ def _amax_backward(c: Any, g: Tensor) -> Tensor:
     if not c.keepdim:
         res = np.expand_dims(res, c.dim) if c.dim else res
     mask = x._data == res
-    count = ops.new(mask.sum(axis=c.dim, keepdims=True), dtypes.int64, x.device)
+    count = common.new(mask.sum(axis=c.dim, keepdims=True), dtypes.int64, x.device)
     g = restore_reduced_dims(g, c.dim, c.keepdim, x.ndim)
-    return ops.mul(ops.div(g, count), ops.new(mask, dtypes.bool_, x.device))
-
-
+    return ops.mul(ops.div(g, count), common.new(mask, dtypes.bool_, x.device))
 AMAX = OpSpec("AmaxBackward0", ("self",), {"self": ("self", "result")},
               lambda c, g: [_amax_backward(c, g)])
 AMIN = OpSpec("AminBackward0", ("self",), {"self": ("self", "result")},
@@ -128,7 +201,7 @@ def first_extreme(a: np.ndarray, dims: tuple[int, ...], keepdim: bool,
 
 def _extreme(spec: OpSpec, largest: bool, self: Tensor, dim: Dims, keepdim: bool) -> Tensor:
     dims = _dims(self, dim)
-    out = ops.new(first_extreme(self._data, dims, keepdim, largest), self.dtype, self.device)
+    out = common.new(first_extreme(self._data, dims, keepdim, largest), self.dtype, self.device)
     return record(spec, out, [self], dim=dims, keepdim=keepdim)
 
 
@@ -166,10 +239,11 @@ def _evenly_distribute(c: Any, g: Tensor) -> Tensor:
     x = c.self
     value = c.result._data
     mask = np.isnan(x._data) if np.isnan(value) else x._data == value
-    count = ops.new(mask.sum(), dtypes.int64, x.device)
-    zeros = ops.new(np.zeros(x.shape), g.dtype, g.device)
-    filled = indexing.masked_fill(zeros, ops.new(mask, dtypes.bool_, x.device), ops.div(g, count))
-    return ops.written_in_place(filled)
+    count = common.new(mask.sum(), dtypes.int64, x.device)
+    zeros = common.new(np.zeros(x.shape), g.dtype, g.device)
+    where = common.new(mask, dtypes.bool_, x.device)
+    filled = indexing.masked_fill(zeros, where, ops.div(g, count))
+    return common.written_in_place(filled)
 
 
 def _select_backward(c: Any, g: Tensor) -> Tensor:
@@ -178,10 +252,8 @@ def _select_backward(c: Any, g: Tensor) -> Tensor:
     if not c.keepdim and len(c.self_sym_sizes) > 0:
         g = views.unsqueeze(g, c.dim)
         idx = views.unsqueeze(idx, c.dim)
-    zeros = ops.new(np.zeros(c.self_sym_sizes), g.dtype, g.device)
-    return ops.written_in_place(indexing.scatter(zeros, c.dim, idx, g), 2)
-
-
+    zeros = common.new(np.zeros(c.self_sym_sizes), g.dtype, g.device)
+    return common.written_in_place(indexing.scatter(zeros, c.dim, idx, g), 2)
 MAX0 = OpSpec("MaxBackward0", ("self",), {"self": ("indices",)},
               lambda c, g: [_select_backward(c, g)])
 MIN0 = OpSpec("MinBackward0", ("self",), {"self": ("indices",)},
@@ -197,16 +269,16 @@ def _max_min(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
         return ops.maximum(self, dim) if largest else ops.minimum(self, dim)
     if dim is None:
         fn = np.max if largest else np.min
-        out = ops.new(fn(self._data), self.dtype, self.device)
+        out = common.new(fn(self._data), self.dtype, self.device)
         return record(MAX1 if largest else MIN1, out, [self])
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     arg = np.argmax if largest else np.argmin
     idx = np.expand_dims(arg(self._data, axis=d), d) if self.ndim else np.zeros((), np.int64)
     values = np.take_along_axis(self._data, idx, d) if self.ndim else self._data
     if not keepdim and self.ndim:
         values, idx = np.squeeze(values, d), np.squeeze(idx, d)
-    indices = ops.new(idx, dtypes.int64, self.device)
-    out = ops.new(values, self.dtype, self.device)
+    indices = common.new(idx, dtypes.int64, self.device)
+    out = common.new(values, self.dtype, self.device)
     out = record(MAX0 if largest else MIN0, out, [self], dim=d, keepdim=keepdim,
                  indices=indices, self_sym_sizes=tuple(self.shape))
     return (max_return_type if largest else min_return_type)((out, indices))
@@ -230,13 +302,13 @@ def _arg_extreme(self: Tensor, dim: int | None, keepdim: bool, largest: bool) ->
         idx = np.asarray(pick(self._data.reshape(-1)), dtype=np.int64)
         if keepdim:
             idx = idx.reshape((1,) * self.ndim)
-        return ops.new(idx, dtypes.int64, self.device)
-    d = ops.wrap_dim(dim, self.ndim)
+        return common.new(idx, dtypes.int64, self.device)
+    d = common.wrap_dim(dim, self.ndim)
     data = self._data.reshape(1) if self.ndim == 0 else self._data
     idx = np.asarray(pick(data, axis=d if self.ndim else 0), dtype=np.int64)
     if keepdim and self.ndim:
         idx = np.expand_dims(idx, d)
-    return ops.new(idx, dtypes.int64, self.device)
+    return common.new(idx, dtypes.int64, self.device)
 
 
 def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -245,64 +317,6 @@ def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tenso
 
 def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return _arg_extreme(self, dim, keepdim, largest=False)
-
-
-# ---- softmax / log_softmax ----------------------------------------------------------------
-
-SOFTMAX = OpSpec("SoftmaxBackward0", ("self",), {"self": ("result",)},
-                 lambda c, g: [grad_ops.softmax_backward_data(g, c.result, c.dim)])
-LOG_SOFTMAX = OpSpec("LogSoftmaxBackward0", ("self",), {"self": ("result",)},
-                     lambda c, g: [grad_ops.log_softmax_backward_data(g, c.result, c.dim)])
-
-
-def _stable_softmax(a: np.ndarray, d: int) -> np.ndarray:
-    with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
-        e = np.exp(a - np.max(a, axis=d, keepdims=True))
-        return e / e.sum(axis=d, keepdims=True)
-
-
-def softmax(self: Tensor, dim: int) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim)
-    dt = ops._float_dtype(self)
-    out = ops.new(_stable_softmax(self._data.astype(dt.np), d), dt, self.device)
-    return record(SOFTMAX, out, [self], dim=d)
-
-
-def log_softmax(self: Tensor, dim: int) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim)
-    dt = ops._float_dtype(self)
-    a = self._data.astype(dt.np)
-    with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
-        shifted = a - np.max(a, axis=d, keepdims=True)
-        logsum = np.log(np.exp(shifted).sum(axis=d, keepdims=True))
-    out = ops.new(shifted - logsum, dt, self.device)
-    return record(LOG_SOFTMAX, out, [self], dim=d)
-
-
-# ---- nll_loss ------------------------------------------------------------------------------
-
-NLL_LOSS = OpSpec(
-    "NllLossBackward0", ("self",), {"self": ("self", "target")},
-    lambda c, g: [grad_ops.nll_loss_backward(g, c.self, c.target, c.reduction, c.ignore_index,
-                                             c.total_weight)])
-
-
-def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean",
-             ignore_index: int = -100) -> Tensor:
-    rows = np.atleast_1d(target._data)
-    data = input._data.reshape(1, -1) if input.ndim == 1 else input._data
-    picked = np.array([0.0 if t == ignore_index else -data[i, t] for i, t in enumerate(rows)],
-                      dtype=input.dtype.np)
-    total_weight = float(np.sum(rows != ignore_index))
-    if reduction == "none":
-        value: Any = picked.reshape(target.shape)
-    elif reduction == "sum":
-        value = picked.sum()
-    else:
-        value = picked.sum() / total_weight
-    out = ops.new(value, input.dtype, input.device)
-    return record(NLL_LOSS, out, [input], target=target, reduction=reduction,
-                  ignore_index=ignore_index, total_weight=total_weight)
 
 
 # ---- var / var_mean -----------------------------------------------------------------------
@@ -314,16 +328,16 @@ def _var_backward(g: Tensor, x: Tensor, dim: tuple[int, ...] | None, correction:
         dof = x.numel() - correction
         if dof <= 0:
             # 2 / dof is infinite: NaN where x equals its mean (inf * 0), inf elsewhere
-            mean = np.mean(x._data)
-            factor = np.where(x._data == mean, np.nan, np.inf).astype(g.dtype.np)
-            return ops.mul(g, ops.new(factor, g.dtype, g.device))
-        return ops.mul(ops.mul_scalar(g, 2.0 / dof), ops.sub(x, ops.mean(x)))
+            x_mean = np.mean(x._data)
+            factor = np.where(x._data == x_mean, np.nan, np.inf).astype(g.dtype.np)
+            return ops.mul(g, common.new(factor, g.dtype, g.device))
+        return ops.mul(ops.mul_scalar(g, 2.0 / dof), ops.sub(x, mean(x)))
     if not keepdim and x.ndim > 1:
         for d in sorted(dim):     # unsqueeze_multiple
             g = views.unsqueeze(g, d)
     rest = int(np.prod([x.shape[d] for d in dim])) - correction
     scale = 2.0 / rest if rest != 0 else float("inf")
-    return ops.mul(ops.mul_scalar(g, scale), ops.sub(x, ops.mean(x, dim or None, keepdim=True)))
+    return ops.mul(ops.mul_scalar(g, scale), ops.sub(x, mean(x, dim or None, keepdim=True)))
 
 
 def _var_mean_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
@@ -359,7 +373,7 @@ def _var_args(self: Tensor, dim: Any, unbiased: bool | None, correction: float |
         dim, unbiased = None, dim
     if correction is None:
         correction = 0 if unbiased is False else 1
-    dims = None if dim is None else ops._reduce_dims(self, dim)
+    dims = None if dim is None else _reduce_dims(self, dim)
     return dims, correction
 
 
@@ -384,7 +398,7 @@ def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bo
         *, correction: float | None = None) -> Tensor:
     dims, corr = _var_args(self, dim, unbiased, correction)
     v, _ = _var_values(self, dims, corr, keepdim, "var")
-    return record(VAR, ops.new(v, self.dtype, self.device), [self], dim=dims,
+    return record(VAR, common.new(v, self.dtype, self.device), [self], dim=dims,
                   correction=corr, keepdim=keepdim)
 
 
@@ -394,7 +408,7 @@ def var_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
     """(var, mean), both outputs of one VarMeanBackward0 node."""
     dims, corr = _var_args(self, dim, unbiased, correction)
     v, m = _var_values(self, dims, corr, keepdim, "var_mean")
-    outs = (ops.new(v, self.dtype, self.device), ops.new(m, self.dtype, self.device))
+    outs = (common.new(v, self.dtype, self.device), common.new(m, self.dtype, self.device))
     if differentiable([self]):
         views.record_multi_output(VAR_MEAN, self, outs,
                                   {"dim": dims, "correction": corr, "keepdim": keepdim})
@@ -408,13 +422,11 @@ def _trace_backward(g: Tensor, sizes: tuple[int, int]) -> Tensor:
     diagonal, grad).view(m, n). The diagonal has min(m, n) elements, every n + 1 apart in
     the flat layout, also for a non-square matrix."""
     m, n = sizes
-    zeros = ops.new(np.zeros(m * n), g.dtype, g.device)
-    positions = ops.new(np.arange(builtins.min(m, n)) * (n + 1), dtypes.int64, g.device)
+    zeros = common.new(np.zeros(m * n), g.dtype, g.device)
+    positions = common.new(np.arange(builtins.min(m, n)) * (n + 1), dtypes.int64, g.device)
     # zeros() and index_fill_ each write in place: torch's grad is at _version 2
-    filled = ops.written_in_place(indexing.index_fill(zeros, 0, positions, g), 2)
+    filled = common.written_in_place(indexing.index_fill(zeros, 0, positions, g), 2)
     return views.view(filled, sizes)
-
-
 TRACE = OpSpec("TraceBackward0", ("self",),
                backward=lambda c, g: [_trace_backward(g, c.self_sym_sizes)])
 
@@ -423,5 +435,5 @@ def trace(self: Tensor) -> Tensor:
     if self.ndim != 2:
         raise RuntimeError(messages.trace_not_matrix(self.ndim))
     dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
-    out = ops.new(np.trace(self._data).astype(dt.np), dt, self.device)
+    out = common.new(np.trace(self._data).astype(dt.np), dt, self.device)
     return record(TRACE, out, [self], self_sym_sizes=tuple(self.shape))

@@ -1,5 +1,6 @@
 """Index ops with a dim argument: gather, scatter, scatter_add, index_select, index_add,
-masked_fill. (Tensor indexing x[...] lives in views.py; flat-index plumbing in ops.py.)"""
+masked_fill. (Tensor indexing x[...] lives in views.py; flat-index plumbing in
+ops/common.py.)"""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, ops
-from .autograd_meta import OpSpec, record
-from .tensor import Tensor
+from .. import dtypes
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from . import common
 
 
 def _grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:
@@ -27,8 +29,8 @@ def _grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:
 
 GATHER = OpSpec(
     "GatherBackward0", ("self",), {"self": ("self", "index")},
-    lambda c, g: [ops.written_in_place(scatter_add(
-        ops.new(np.zeros(c.self.shape), g.dtype, g.device), c.dim, c.index, g))])
+    lambda c, g: [common.written_in_place(scatter_add(
+        common.new(np.zeros(c.self.shape), g.dtype, g.device), c.dim, c.index, g))])
 # Only max/min's backward scatters, always into fresh zeros: the self formula (torch's
 # grad.scatter(dim, index, 0), a ScatterBackward1 node) is never needed, so neither is it.
 SCATTER = OpSpec(
@@ -45,24 +47,24 @@ def _dims_1(a: np.ndarray) -> np.ndarray:
 
 
 def gather(self: Tensor, dim: int, index: Tensor) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim)
-    out = ops.new(_dims_1(self._data)[_grid(index, d)], self.dtype, self.device)
+    d = common.wrap_dim(dim, self.ndim)
+    out = common.new(_dims_1(self._data)[_grid(index, d)], self.dtype, self.device)
     return record(GATHER, out, [self], dim=d, index=index)
 
 
 def scatter(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
     _dims_1(arr)[_grid(index, d)] = src._data[tuple(slice(0, n) for n in index.shape)]
-    return record(SCATTER, ops.new(arr, self.dtype, self.device), [self, src], dim=d,
+    return record(SCATTER, common.new(arr, self.dtype, self.device), [self, src], dim=d,
                   index=index)
 
 
 def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
     np.add.at(_dims_1(arr), _grid(index, d), src._data[tuple(slice(0, n) for n in index.shape)])
-    return record(SCATTER_ADD, ops.new(arr, self.dtype, self.device), [self, src], dim=d,
+    return record(SCATTER_ADD, common.new(arr, self.dtype, self.device), [self, src], dim=d,
                   index=index)
 
 
@@ -70,26 +72,26 @@ def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 INDEX_SELECT = OpSpec(
     "IndexSelectBackward0", ("self",), {"self": ("index",)},
-    lambda c, g: [ops.written_in_place(index_add(
-        ops.new(np.zeros(c.self_sym_sizes), g.dtype, g.device), c.dim, c.index, g))])
+    lambda c, g: [common.written_in_place(index_add(
+        common.new(np.zeros(c.self_sym_sizes), g.dtype, g.device), c.dim, c.index, g))])
 INDEX_ADD = OpSpec(
     "IndexAddBackward0", ("self", "source"), {"source": ("index",)},
     lambda c, g: c.grads(lambda: g, lambda: index_select(g, c.dim, c.index)))
 
 
 def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     arr = np.take(self._data, index._data.reshape(-1).astype(np.int64), axis=d)
-    return record(INDEX_SELECT, ops.new(arr, self.dtype, self.device), [self], dim=d,
+    return record(INDEX_SELECT, common.new(arr, self.dtype, self.device), [self], dim=d,
                   index=index, self_sym_sizes=tuple(self.shape))
 
 
 def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
     key: Any = (slice(None),) * d + (index._data.reshape(-1).astype(np.int64),)
     np.add.at(arr, key, source._data)
-    return record(INDEX_ADD, ops.new(arr, self.dtype, self.device), [self, source], dim=d,
+    return record(INDEX_ADD, common.new(arr, self.dtype, self.device), [self, source], dim=d,
                   index=index)
 
 
@@ -106,18 +108,18 @@ MASKED_FILL_TENSOR = OpSpec(
 def _masked_fill_value_backward(g: Tensor, mask: Tensor) -> Tensor:
     """masked_fill_backward: grad.masked_select(mask).sum()."""
     positions = np.flatnonzero(np.broadcast_to(mask._data, g.shape))
-    return ops.sum(ops.gather(g, positions, "MaskedSelectBackward0"))
+    return reductions.sum(common.gather(g, positions, "MaskedSelectBackward0"))
 
 
 def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    ops.broadcast_shape(tuple(self.shape), tuple(mask.shape))
+    common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
     m = np.broadcast_to(mask._data, self.shape)
     if isinstance(value, Tensor):
         arr = np.where(m, dtypes.cast(value._data, self.dtype.np), self._data)
-        out = ops.new(arr, self.dtype, ops.common_device([self, value]))
+        out = common.new(arr, self.dtype, common.common_device([self, value]))
         return record(MASKED_FILL_TENSOR, out, [self, value], mask=mask)
     arr = np.where(m, np.asarray(value, dtype=self.dtype.np), self._data)
-    return record(MASKED_FILL, ops.new(arr, self.dtype, self.device), [self], mask=mask)
+    return record(MASKED_FILL, common.new(arr, self.dtype, self.device), [self], mask=mask)
 
 
 # ---- index_fill ---------------------------------------------------------------------------
@@ -131,19 +133,23 @@ INDEX_FILL_TENSOR = OpSpec(
     backward=lambda c, g: c.grads(
         lambda: index_fill(g, c.dim, c.index, 0),
         # a position listed twice was filled once: its grad counts once (at::_unique)
-        lambda: ops.sum(index_select(g, c.dim, ops.new(np.unique(c.index._data),
+        lambda: reductions.sum(index_select(g, c.dim, common.new(np.unique(c.index._data),
                                                        dtypes.int64, g.device)))))
 
 
 def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of self with the slices at `index` along dim set to value (a number, or a
     0-dim tensor, which is then differentiable: IndexFillBackward1)."""
-    d = ops.wrap_dim(dim, self.ndim)
+    d = common.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
     key = (slice(None),) * d + (index._data.reshape(-1).astype(np.int64),)
     if isinstance(value, Tensor):
         arr[key] = dtypes.cast(value._data, self.dtype.np)
-        out = ops.new(arr, self.dtype, ops.common_device([self, value]))
+        out = common.new(arr, self.dtype, common.common_device([self, value]))
         return record(INDEX_FILL_TENSOR, out, [self, value], dim=d, index=index)
     arr[key] = value
-    return record(INDEX_FILL, ops.new(arr, self.dtype, self.device), [self], dim=d, index=index)
+    return record(INDEX_FILL, common.new(arr, self.dtype, self.device), [self], dim=d, index=index)
+
+
+# It imports this module; used at call time.
+from . import reductions  # noqa: E402

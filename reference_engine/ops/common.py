@@ -1,0 +1,216 @@
+"""What every op family uses: making a result tensor (new, wrap), argument handling
+(dims, dtype promotion, devices, broadcasting), the elementwise kernel with torch's memory
+layout, out= overloads, and the flat-index plumbing views and in-place writes are built on."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages
+from ..autograd_meta import OpSpec, record
+from ..dtypes import device, dtype
+from ..grad_mode import is_grad_enabled, no_grad
+from ..tensor import Tensor
+
+Number = int | float | bool
+
+# ---- tensor construction and argument handling -----------------------------------
+
+
+def new(arr: Any, dt: dtype, dev: device, order: str = "C") -> Tensor:
+    if isinstance(arr, np.ndarray | np.generic) and arr.dtype == dt.np:
+        # a copy without a cast: nothing can overflow, so no errstate is needed
+        return Tensor(np.array(arr, dtype=dt.np, order=order), dt, dev)  # type: ignore[call-overload]
+    with np.errstate(all="ignore"):  # a cast that overflows gives inf, silently, in torch
+        return Tensor(np.array(arr, dtype=dt.np, order=order), dt, dev)  # type: ignore[call-overload]
+
+
+def _layout_kept(ts: Sequence[Tensor], shape: tuple[int, ...]) -> bool:
+    """TensorIterator gives an elementwise result its inputs' memory layout (a transposed
+    input gives a transposed result, so reshaping it copies) where they agree; here only
+    where every input that is not 0-d has the result's shape, no expanded (0) stride, and
+    the same order of strides: elsewhere the result is contiguous, as it was before.
+    Found by the generator: `(x.t() * 2).reshape(-1)` is an UnsafeViewBackward0 in torch."""
+    strides = []   # of the inputs that are not 0-d
+    for t in ts:
+        if t._data.ndim:
+            st = t._data.strides
+            if t._data.shape != shape or 0 in st:
+                return False
+            strides.append(st)
+    if not strides:
+        return False
+    if strides.count(strides[0]) == len(strides):   # equal strides: one order
+        return True
+    # the dims from the smallest stride up (a stable sort: equal strides keep their order)
+    orders = {tuple(sorted(range(len(st)), key=st.__getitem__)) for st in strides}
+    return len(orders) == 1
+
+
+def wrap(x: Any) -> Tensor:
+    """A Python number becomes a 0-dim 'wrapped number' tensor, as torch does, so that
+    it can be saved (x * 2 saves the 2) yet loses to tensors in type promotion."""
+    if isinstance(x, Tensor):
+        return x
+    dt = dtypes.scalar_dtype(x)
+    t = Tensor(np.array(x, dtype=dt.np), dt, dtypes.CPU)
+    t._wrapped_number = True
+    return t
+
+
+def _promotes(ts: Sequence[Tensor]) -> dtype:
+    if len({t._dtype for t in ts}) == 1:   # one dtype promotes to itself, whatever the ranks
+        return ts[0]._dtype
+    return dtypes.result_type(
+        [t._dtype for t in ts if not t._wrapped_number and t._data.ndim > 0],
+        [t._dtype for t in ts if not t._wrapped_number and t._data.ndim == 0],
+        [t._dtype for t in ts if t._wrapped_number])
+
+
+def common_device(ts: Sequence[Tensor]) -> device:
+    # 0-dim cpu tensors (and wrapped numbers) may join any device, like torch's scalars.
+    first: device | None = None
+    for t in ts:
+        if t._data.ndim == 0 and t._device.type == "cpu":
+            continue
+        if first is None:
+            first = t._device
+        elif t._device is not first and t._device != first:
+            raise RuntimeError(messages.devices_differ(str(first), str(t._device)))
+    return dtypes.CPU if first is None else first
+
+
+def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    if a == b or not a:   # the common cases: nothing to broadcast, nothing to check
+        return tuple(b)
+    n = builtins.max(len(a), len(b))
+    out = []
+    for i in range(n - 1, -1, -1):
+        ia, ib = len(a) - n + i, len(b) - n + i
+        sa = a[ia] if ia >= 0 else 1
+        sb = b[ib] if ib >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(messages.broadcast_mismatch(sa, sb, i))
+        out.append(sa if sb == 1 else sb)
+    return tuple(reversed(out))
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(messages.dim_out_of_range(-n, n - 1, dim))
+    return dim % n
+
+
+# torch returns inf/nan silently; so do we. (np.errstate as a decorator sets the state per
+# call without making a context object each time: this runs for every op.)
+@np.errstate(all="ignore")
+def _compute(fn: Callable[..., Any], *arrays: np.ndarray) -> Any:
+    return fn(*arrays)
+
+
+def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any],
+                 out_dtype: dtype | None = None, compute_dtype: dtype | None = None,
+                 **attrs: Any) -> Tensor:
+    ts = [wrap(a) for a in args]
+    dev = common_device(ts)
+    dt = compute_dtype or _promotes(ts)
+    shape: tuple[int, ...] = ()
+    for t in ts:
+        shape = broadcast_shape(shape, t._data.shape)
+    # (astype(copy=False) would return an operand of that dtype as it is, at a method call's cost)
+    arrays = [t._data if t._data.dtype == dt.np else t._data.astype(dt.np) for t in ts]
+    out = new(_compute(fn, *arrays), out_dtype or dt, dev,
+              "K" if _layout_kept(ts, shape) else "C")
+    return out if spec is None else record(spec, out, ts, **attrs)
+
+
+def written_in_place(t: Tensor, times: int = 1) -> Tensor:
+    """Mark t as written in place `times` times by the kernel that made it: torch formulas
+    such as at::zeros(...).scatter_(...) leave the grad they return at _version 1 (or 2)."""
+    for _ in range(times):
+        t._version_counter.bump()
+    return t
+
+
+def _float_dtype(t: Tensor) -> dtype:
+    return t.dtype if t.dtype.is_floating_point else dtypes.get_default_dtype()
+
+
+def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[], Tensor]
+             ) -> Tensor:
+    """An op's out= overload. Autograd refuses it (VariableType's
+    throw_error_out_requires_grad) when grad mode is on and an input or `out` requires grad;
+    otherwise the result is written into `out` in place, which counts as one write."""
+    from ..inplace import write
+    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
+                                 for t in (*inputs, out)):
+        raise RuntimeError(messages.out_requires_grad(name))
+    with no_grad():
+        result = compute()
+    if tuple(result.shape) != tuple(out.shape):
+        raise NotImplementedError(messages.OUT_RESIZE_NOT_MODELLED)
+    write(out, dtypes.cast(result._data, out.dtype.np))
+    out._version_counter.bump()
+    return out
+
+
+def zeros_scalar(like: Tensor) -> Tensor:
+    return new(0, like.dtype, like.device)
+
+
+def zeros_like(t: Tensor) -> Tensor:
+    return new(np.zeros(t.shape), t.dtype, t.device)
+
+
+# ---- index plumbing shared by views and in-place writes --------------------------------
+# A view or index result is described by flat indices into its source, so every backward
+# of selecting elements is one scatter-add, and every backward of a scatter is a gather.
+
+def _gather_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    return [scatter_add(g, c.index, c.source_shape, c.grad_name)]
+
+
+def _scatter_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    return [gather(g, c.index, "IndexBackward0")]
+
+
+def gather(self: Tensor, index: np.ndarray, name: str) -> Tensor:
+    """self.flatten()[index] - the copy-semantics index op (torch's x[mask] / x[[0, 1]])."""
+    spec = OpSpec(name, ("self",), backward=_gather_backward,
+                  saves_indices=name == "IndexBackward0")
+    out = new(self._data.reshape(-1)[index], self.dtype, self.device)
+    return record(spec, out, [self], index=index, source_shape=tuple(self.shape),
+                  grad_name="IndexPutBackward0")
+
+
+def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str,
+                distinct: bool = False) -> Tensor:
+    """zeros(shape) with self's elements added at flat positions index. With `distinct`
+    positions (a select or slice: each element once) they are written, as ATen's
+    select_backward/slice_backward copy into the zeros: 0 + -0.0 would lose the sign."""
+    spec = OpSpec(name, ("self",), backward=_scatter_backward)
+    flat = np.zeros(int(np.prod(shape, dtype=np.int64)), dtype=self.dtype.np)
+    values = np.broadcast_to(self._data, index.shape).reshape(-1)
+    if distinct:
+        flat[index.reshape(-1)] = values
+    else:
+        np.add.at(flat, index.reshape(-1), values)
+    return record(spec, new(flat.reshape(tuple(shape)), self.dtype, self.device), [self],
+                  index=index)
+INDEX_PUT = OpSpec(
+    "IndexPutBackward0", ("self", "values"),
+    backward=lambda c, g: c.grads(lambda: index_put(g, c.index, zeros_scalar(g)),
+                                  lambda: gather(g, c.index, "IndexBackward0")),
+    saves_indices=True)
+
+
+def index_put(self: Tensor, index: np.ndarray, values: Tensor) -> Tensor:
+    """Out-of-place: a copy of self with positions index overwritten by values."""
+    arr = np.array(self._data, copy=True)
+    arr.reshape(-1)[index.reshape(-1)] = np.broadcast_to(values._data, index.shape).reshape(-1)
+    return record(INDEX_PUT, new(arr, self.dtype, self.device), [self, values], index=index)

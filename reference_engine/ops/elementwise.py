@@ -1,0 +1,404 @@
+"""Elementwise ops and clone/to: forward in numpy, backward written in engine ops.
+
+Each OpSpec below is one derivatives.yaml entry: torch's node name, the inputs
+that get edges, which saved values each input's formula reads, and the formula.
+Because formulas call engine ops, create_graph=True differentiates them again.
+Broadcast grads are *not* reduced here: like torch, the engine's validate_outputs
+sums them back to each input's shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd_meta import OpSpec, record
+from ..dtypes import device, dtype
+from ..tensor import Tensor
+from .common import (
+    Number,
+    _compute,
+    _elementwise,
+    _float_dtype,
+    _promotes,
+    common_device,
+    into_out,
+    new,
+    wrap,
+    written_in_place,
+    zeros_like,
+    zeros_scalar,
+)
+
+# ---- arithmetic -------------------------------------------------------------------
+
+ADD = OpSpec("AddBackward0", ("self", "other"),
+             backward=lambda c, g: c.grads(lambda: g, lambda: _times(g, c.alpha)))
+SUB = OpSpec("SubBackward0", ("self", "other"),
+             backward=lambda c, g: c.grads(lambda: g, lambda: _times(neg(g), c.alpha)))
+ADD_SCALAR = OpSpec("AddBackward1", ("self",), backward=lambda c, g: [g])
+SUB_SCALAR = OpSpec("SubBackward1", ("self",), backward=lambda c, g: [g])
+RSUB = OpSpec("RsubBackward0", ("self", "other"),
+              backward=lambda c, g: c.grads(lambda: _times(neg(g), c.alpha), lambda: g))
+RSUB_SCALAR = OpSpec("RsubBackward1", ("self",),
+                     backward=lambda c, g: [_times(neg(g), c.alpha)])
+MUL = OpSpec("MulBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
+             lambda c, g: c.grads(lambda: mul(g, c.other), lambda: mul(g, c.self)))
+MUL_SCALAR = OpSpec("MulBackward1", ("self",), backward=lambda c, g: [mul_scalar(g, c.other)])
+DIV = OpSpec("DivBackward0", ("self", "other"), {"self": ("other",), "other": ("self", "other")},
+             lambda c, g: c.grads(lambda: div(g, c.other),
+                                  lambda: mul(neg(g), div(div(c.self, c.other), c.other))))
+DIV_SCALAR = OpSpec("DivBackward1", ("self",), backward=lambda c, g: [div_scalar(g, c.other)])
+NEG: OpSpec = OpSpec("NegBackward0", ("self",), backward=lambda c, g: [neg(g)])
+RECIPROCAL = OpSpec("ReciprocalBackward0", ("self",), {"self": ("result",)},
+                    lambda c, g: [mul(neg(g), mul(c.result, c.result))])
+
+
+def _times(g: Tensor, alpha: Number) -> Tensor:
+    return g if alpha == 1 else mul_scalar(g, alpha)
+
+
+def add(self: Any, other: Any, alpha: Number = 1) -> Tensor:
+    return _elementwise(ADD, lambda a, b: a + alpha * b if alpha != 1 else a + b,
+                        (self, other), alpha=alpha)
+
+
+def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
+    return _elementwise(SUB, lambda a, b: a - alpha * b if alpha != 1 else a - b,
+                        (self, other), alpha=alpha)
+
+
+def add_scalar(self: Tensor, other: Number) -> Tensor:
+    """tensor + Scalar as C++ formulas write it (AddBackward1; the scalar is no input)."""
+    dt = _promotes([self, wrap(other)])
+    arr = _compute(lambda a: a + other, self._data.astype(dt.np))
+    return record(ADD_SCALAR, new(arr, dt, self.device), [self], other=other)
+
+
+def sub_scalar(self: Tensor, other: Number) -> Tensor:
+    """tensor - Scalar as C++ formulas write it (SubBackward1)."""
+    dt = _promotes([self, wrap(other)])
+    arr = _compute(lambda a: a - other, self._data.astype(dt.np))
+    return record(SUB_SCALAR, new(arr, dt, self.device), [self], other=other)
+
+
+def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
+    """other - alpha * self: torch.rsub.Tensor, or .Scalar for a Python number other."""
+    if isinstance(other, Tensor):
+        return _elementwise(RSUB, lambda a, b: b - alpha * a if alpha != 1 else b - a,
+                            (self, other), alpha=alpha)
+    dt = _promotes([self, wrap(other)])
+    arr = _compute(lambda a: other - alpha * a, self._data.astype(dt.np))
+    return record(RSUB_SCALAR, new(arr, dt, self.device), [self], alpha=alpha, other=other)
+
+
+def mul(self: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into_out("mul", out, (self, other), lambda: mul(self, other))
+    return _elementwise(MUL, np.multiply, (self, other))
+
+
+def mul_scalar(self: Tensor, other: Number) -> Tensor:
+    """tensor * Scalar as ATen calls it internally (MulBackward1; the scalar is no input)."""
+    dt = _promotes([self, wrap(other)])
+    arr = _compute(lambda a: a * other, self._data.astype(dt.np))
+    return record(MUL_SCALAR, new(arr, dt, self.device), [self], other=other)
+
+
+def div(self: Any, other: Any) -> Tensor:
+    ts = [wrap(self), wrap(other)]
+    dt = _promotes(ts)
+    return _elementwise(DIV, np.true_divide, ts,
+                        compute_dtype=dt if dt.is_floating_point else dtypes.get_default_dtype())
+
+
+def div_scalar(self: Tensor, other: Number) -> Tensor:
+    arr = _compute(lambda a: a / other, self._data)
+    return record(DIV_SCALAR, new(arr, _float_dtype(self), self.device), [self], other=other)
+
+
+def neg(self: Tensor) -> Tensor:
+    return _elementwise(NEG, np.negative, (self,))
+
+
+def reciprocal(self: Tensor) -> Tensor:
+    return _unary_float(RECIPROCAL, np.reciprocal, self)
+
+
+# ---- pow ----------------------------------------------------------------------------
+
+def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    if c.exponent == 0:
+        return [zeros_like(c.self)]
+    return [mul(g, mul_scalar(pow(c.self, c.exponent - 1), c.exponent))]
+
+
+def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> Tensor:
+    # d(b**e)/de = b**e * log(b), defined as 0 where b == 0 and e >= 0 (torch's convention).
+    base_t = wrap(base)
+    zero_base = compare(base_t, 0, np.equal)
+    cond = compare(zero_base, compare(exponent, 0, np.greater_equal), np.logical_and)
+    log_b = log(base_t) if isinstance(base, Tensor) else float(np.log(base))
+    return where(cond, zeros_scalar(result), mul(result, log_b))
+
+
+POW0 = OpSpec("PowBackward0", ("self",), {"self": ("self",)}, _pow0_backward)
+POW1 = OpSpec(
+    "PowBackward1", ("self", "exponent"),
+    {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
+    lambda c, g: c.grads(
+        lambda: where(compare(c.exponent, 0, np.equal), zeros_scalar(g),
+                      mul(g, mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1))))),
+        lambda: mul(g, _log_base_term(c.self, c.exponent, c.result))))
+POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")},
+              lambda c, g: [mul(g, _log_base_term(c.self, c.exponent, c.result)
+                                if c.self == 0 else mul_scalar(c.result, float(np.log(c.self))))])
+
+
+def pow(self: Any, exponent: Any) -> Tensor:
+    if isinstance(self, Tensor) and not isinstance(exponent, Tensor):
+        return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
+                            compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
+    if isinstance(self, Tensor):
+        return _elementwise(POW1, np.power, (self, exponent))
+    # Python number ** tensor (torch.pow.Scalar): only the exponent has an edge.
+    dt = _promotes([wrap(self), exponent])
+    arr = _compute(lambda e: np.power(np.asarray(self, dtype=dt.np), e),
+                   exponent._data.astype(dt.np))
+    out = new(arr, dt, exponent.device)
+    return record(POW2, out, [exponent], self=self)
+
+
+# ---- unary elementwise --------------------------------------------------------------
+
+def _unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
+                 rounded: bool = False) -> Tensor:
+    dt = _float_dtype(self)
+    if rounded and dt is dtypes.float32:
+        # torch's float32 exp/log/sin/cos/tanh (SLEEF, within 1 ULP) are nearly always the
+        # correctly rounded value; numpy's float32 SIMD loops are often 1 ULP off, which a
+        # chain like exp(x * x) amplifies past the comparison's tolerance. Computing in
+        # float64 and rounding once agrees with torch far more often.
+        return _elementwise(spec, fn, (self,), out_dtype=dt, compute_dtype=dtypes.float64)
+    return _elementwise(spec, fn, (self,), compute_dtype=dt)
+
+
+def _sigmoid_array(a: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-a)) in a's precision, with the exp rounded as torch's (see above)."""
+    with np.errstate(all="ignore"):
+        e = np.exp(-a.astype(np.float64)).astype(a.dtype)
+    return np.asarray(a.dtype.type(1) / (a.dtype.type(1) + e))
+
+
+# Annotated: inplace.py reads these unary specs, and mypy, checking the import circle, would
+# meet them before it infers their type.
+EXP: OpSpec = OpSpec("ExpBackward0", ("self",), {"self": ("result",)},
+                     lambda c, g: [mul(g, c.result)])
+LOG: OpSpec = OpSpec("LogBackward0", ("self",), {"self": ("self",)}, lambda c, g: [div(g, c.self)])
+SQRT: OpSpec = OpSpec("SqrtBackward0", ("self",), {"self": ("result",)},
+                      lambda c, g: [div(g, mul_scalar(c.result, 2))])
+ABS: OpSpec = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
+                     lambda c, g: [mul(g, grad_ops.sgn(c.self))])
+SIN: OpSpec = OpSpec("SinBackward0", ("self",), {"self": ("self",)},
+                     lambda c, g: [mul(g, cos(c.self))])
+COS: OpSpec = OpSpec("CosBackward0", ("self",), {"self": ("self",)},
+                     lambda c, g: [mul(g, neg(sin(c.self)))])
+TANH: OpSpec = OpSpec("TanhBackward0", ("self",), {"self": ("result",)},
+                      lambda c, g: [grad_ops.tanh_backward(g, c.result)])
+SIGMOID: OpSpec = OpSpec("SigmoidBackward0", ("self",), {"self": ("result",)},
+                         lambda c, g: [grad_ops.sigmoid_backward(g, c.result)])
+# threshold_backward / clamp_backward select, so masked grads are +0, not -0.
+RELU: OpSpec = OpSpec("ReluBackward0", ("self",), {"self": ("result",)},
+                      lambda c, g: [grad_ops.threshold_backward(g, c.result, 0)])
+CLAMP = OpSpec("ClampBackward1", ("self",), {"self": ("self",)},
+               lambda c, g: [where(_clamp_mask(c.self, c.min, c.max), g, zeros_scalar(g))])
+
+
+def _clamp_mask(x: Tensor, lo: Number | None, hi: Number | None) -> Tensor:
+    mask = np.ones(x.shape, dtype=bool)
+    if lo is not None:
+        mask &= x._data >= lo
+    if hi is not None:
+        mask &= x._data <= hi
+    return new(mask, dtypes.bool_, x.device)
+
+
+def exp(self: Tensor) -> Tensor:
+    return _unary_float(EXP, np.exp, self, rounded=True)
+
+
+def log(self: Tensor) -> Tensor:
+    return _unary_float(LOG, np.log, self, rounded=True)
+
+
+def sqrt(self: Tensor) -> Tensor:
+    return _unary_float(SQRT, np.sqrt, self)
+
+
+def abs(self: Tensor) -> Tensor:
+    return _elementwise(ABS, np.abs, (self,))
+
+
+def sin(self: Tensor) -> Tensor:
+    return _unary_float(SIN, np.sin, self, rounded=True)
+
+
+def cos(self: Tensor) -> Tensor:
+    return _unary_float(COS, np.cos, self, rounded=True)
+
+
+def tanh(self: Tensor) -> Tensor:
+    return _unary_float(TANH, np.tanh, self, rounded=True)
+
+
+def sigmoid(self: Tensor) -> Tensor:
+    return _unary_float(SIGMOID, _sigmoid_array, self)
+
+
+def relu(self: Tensor) -> Tensor:
+    # relu is clamp_min(self, 0): x < 0 ? 0 : x, so -0.0 stays -0.0 and NaN stays NaN.
+    return _elementwise(RELU, lambda a: _clamp_array(a, 0, None), (self,))
+
+
+def clamp(self: Tensor, min: Number | None = None, max: Number | None = None) -> Tensor:
+    return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), min=min, max=max)
+
+
+def _clamp_array(a: np.ndarray, lo: Number | None, hi: Number | None) -> np.ndarray:
+    """ATen's clamp: x < lo ? lo : x, then x > hi ? hi : x. A bound equal to x (a zero of
+    the other sign) leaves x as it is; np.maximum would not."""
+    out = a if lo is None else np.where(a < lo, np.asarray(lo, dtype=a.dtype), a)
+    return out if hi is None else np.where(out > hi, np.asarray(hi, dtype=a.dtype), out)
+
+
+# ---- comparisons and other non-differentiable results ---------------------------------
+
+def compare(self: Any, other: Any, fn: Callable[..., Any]) -> Tensor:
+    return _elementwise(None, fn, (self, other), out_dtype=dtypes.bool_)
+
+
+def logical_not(self: Tensor) -> Tensor:
+    return new(np.logical_not(self._data), dtypes.bool_, self.device)
+
+
+def signbit(self: Tensor) -> Tensor:
+    return new(np.signbit(self._data), dtypes.bool_, self.device)
+
+
+def isnan(self: Tensor) -> Tensor:
+    return new(np.isnan(self._data), dtypes.bool_, self.device)
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    return bool(np.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+WHERE = OpSpec("WhereBackward0", ("self", "other"),
+               {"self": ("condition",), "other": ("condition",)},
+               lambda c, g: c.grads(lambda: where(c.condition, g, zeros_scalar(g)),
+                                    lambda: where(c.condition, zeros_scalar(g), g)))
+
+
+def where(condition: Tensor, self: Any, other: Any) -> Tensor:
+    a, b = wrap(self), wrap(other)
+    dt = _promotes([a, b])
+    dev = common_device([condition, a, b])
+    out = new(np.where(condition._data, a._data.astype(dt.np), b._data.astype(dt.np)), dt, dev)
+    return record(WHERE, out, [a, b], condition=condition)
+
+
+def _max_backward(c: Any, g: Tensor, keep: Callable[..., Any]) -> Tensor:
+    """at::where(self == other, grad / 2, grad).masked_fill_(<loses>, 0)."""
+    x, y = c.self, c.other
+    halved = where(compare(x, y, np.equal), div_scalar(g, 2), g)
+    return written_in_place(indexing.masked_fill(halved, compare(x, y, keep), 0))
+
+
+MAXIMUM = OpSpec("MaximumBackward0", ("self", "other"),
+                 {"self": ("self", "other"), "other": ("self", "other")},
+                 lambda c, g: c.grads(lambda: _max_backward(c, g, np.less),
+                                      lambda: _max_backward(c, g, np.greater)))
+MINIMUM = OpSpec("MinimumBackward0", ("self", "other"),
+                 {"self": ("self", "other"), "other": ("self", "other")},
+                 lambda c, g: c.grads(lambda: _max_backward(c, g, np.greater),
+                                      lambda: _max_backward(c, g, np.less)))
+
+
+def _keep_first(pick: Callable[..., Any]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """ATen's scalar maximum/minimum: NaN if either is NaN, else std::max(a, b), which keeps
+    the first operand on ties (maximum(-0., 0.) is -0.). torch's vectorized loop (whole
+    SIMD vectors of contiguous elements, 16 float32 / 8 float64 with AVX512) takes the second
+    operand on ties instead; that CPU-dependent path is not modelled."""
+    def fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a, b = np.broadcast_arrays(a, b)
+        return np.where(np.isnan(a) | np.isnan(b), a + b, np.where(pick(b, a), b, a))
+    return fn
+
+
+def maximum(self: Tensor, other: Tensor) -> Tensor:
+    return _elementwise(MAXIMUM, _keep_first(np.greater), (self, other))
+
+
+def minimum(self: Tensor, other: Tensor) -> Tensor:
+    return _elementwise(MINIMUM, _keep_first(np.less), (self, other))
+
+
+# ---- copying, converting -------------------------------------------------------
+
+CLONE = OpSpec("CloneBackward0", ("self",))
+TO_COPY = OpSpec("ToCopyBackward0", ("self",),
+                 backward=lambda c, g: [to(g, c.device, c.dtype)])
+
+
+def clone(self: Tensor) -> Tensor:
+    return record(CLONE, new(self._data, self.dtype, self.device), [self])
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    target_device, target_dtype = self.device, self.dtype
+    for a in [*args, kwargs.get("device"), kwargs.get("dtype")]:
+        if isinstance(a, dtype):
+            target_dtype = a
+        elif isinstance(a, Tensor):
+            target_device, target_dtype = a.device, a.dtype
+        elif isinstance(a, str | device):
+            target_device = device(a)
+    if target_device == self.device and target_dtype is self.dtype:
+        return self
+    out = new(self._data, target_dtype, target_device)
+    return record(TO_COPY, out, [self], device=self.device, dtype=self.dtype)
+
+
+# ---- atan2 ------------------------------------------------------------------------------
+
+def _atan2_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """FunctionsManual atan2_backward: both grads scale by the reciprocal of self^2 + other^2,
+    masked to 0 where that is 0, so atan2(0, 0) has a zero gradient rather than NaN."""
+    denom = add(mul(c.self, c.self), mul(c.other, c.other))
+    recip = indexing.masked_fill(reciprocal(denom), compare(denom, 0, np.equal), 0)
+    return c.grads(lambda: mul(mul(g, c.other), recip),
+                   lambda: mul(mul(g, neg(c.self)), recip))
+
+
+ATAN2 = OpSpec("Atan2Backward0", ("self", "other"),
+               {"self": ("self", "other"), "other": ("self", "other")}, _atan2_backward)
+
+
+def atan2(self: Tensor, other: Tensor) -> Tensor:
+    ts = [wrap(self), wrap(other)]
+    dt = _promotes(ts)
+    dt = dt if dt.is_floating_point else dtypes.get_default_dtype()   # integers give floats
+    return _elementwise(ATAN2, np.arctan2, ts, compute_dtype=dt)
+
+
+# They import this module; used at call time.
+from . import backward as grad_ops  # noqa: E402
+from . import indexing  # noqa: E402

@@ -1,0 +1,244 @@
+"""Products: mm, mv, dot, addmm and bmm, with the signs of zero BLAS gives, and matmul,
+composed exactly as ATen's _matmul_impl composes it (dot, mv, mm, folding a batched
+operand into mm/mv, or expand + reshape + bmm + _unsafe_view), so its graph and every
+grad's graph name the same nodes as torch's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import messages, views
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from . import common
+from . import elementwise as ops
+from .common import _compute, _promotes, common_device, new
+
+BMM = OpSpec("BmmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
+             lambda c, g: c.grads(lambda: bmm(g, views.transpose(c.mat2, 1, 2)),
+                                  lambda: bmm(views.transpose(c.self, 1, 2), g)))
+
+
+def bmm(self: Tensor, mat2: Tensor) -> Tensor:
+    if self.ndim != 3 or mat2.ndim != 3 or self.shape[0] != mat2.shape[0] \
+            or self.shape[2] != mat2.shape[1]:
+        raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
+    if self.dtype is not mat2.dtype:
+        raise RuntimeError(messages.bmm_dtypes(self.dtype.scalar_name, mat2.dtype.scalar_name))
+    return _matmul_like(BMM, self, mat2)
+
+
+def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    out = Tensor(t._data.reshape(shape), t.dtype, t.device)
+    return record(views.UNSAFE_VIEW, out, [t], self_sym_sizes=tuple(t.shape))
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """ATen's should_fold(tensor1, tensor2): the larger operand (b transposed, when b is the
+    larger) can be viewed as a matrix without a copy, or the smaller one needs a grad."""
+    a_larger = a.ndim >= b.ndim
+    big, small = (a, b) if a_larger else (b, a)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    shape, st = list(big.shape), list(big.stride())
+    if not a_larger:  # the layout of b.mT(), without making the view
+        shape[-2:], st[-2:] = shape[:-3:-1], st[:-3:-1]
+    return all(st[i] == st[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
+
+
+def matmul(self: Tensor, other: Tensor) -> Tensor:
+    return _matmul_impl(self, other)
+
+
+def _matmul_impl(a: Tensor, b: Tensor) -> Tensor:
+    da, db = a.ndim, b.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(messages.matmul_0d(da, db))
+    if da == 1 and db == 1:
+        return dot(a, b)
+    if da == 2 and db == 1:
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(messages.mm_shapes(_dims(a), f"{b.shape[0]}x1"))
+        return mv(a, b)
+    if da == 1 and db == 2:
+        # ATen: mm(self.unsqueeze(0), other).squeeze_(0) - an in-place squeeze, hence version 1
+        from .. import inplace
+        return inplace.squeeze_(mm(views.unsqueeze(a, 0), b), 0)
+    if da == 2 and db == 2:
+        return mm(a, b)
+    if _should_fold(a, b):
+        return _folded(a, b)
+    return _batched(a, b)
+
+
+def _folded(a: Tensor, b: Tensor) -> Tensor:
+    transpose = b.ndim > a.ndim
+    t1 = views.transpose(b, -2, -1) if transpose else a
+    t2 = b if not transpose else views.t(a) if a.ndim == 2 else a
+    out_shape = list(t1.shape[:-1])
+    folded = int(np.prod(out_shape, dtype=np.int64))
+    if t2.ndim == 2:
+        out_shape.append(t2.shape[1])
+    t1_folded = views.reshape(t1, (folded, t1.shape[-1]))
+    if t2.ndim == 2:
+        out = _unsafe_view(mm(t1_folded, t2), tuple(out_shape))
+        return ops.clone(views.transpose(out, -2, -1)) if transpose else out
+    if t1_folded.shape[1] != t2.shape[0]:
+        raise RuntimeError(messages.mm_shapes(_dims(t1_folded), f"{t2.shape[0]}x1"))
+    return _unsafe_view(mv(t1_folded, t2), tuple(out_shape))
+
+
+def _batched(a: Tensor, b: Tensor) -> Tensor:
+    da, db = a.ndim, b.ndim
+    n = a.shape[-2] if da > 1 else 1
+    m1 = a.shape[-1]
+    m2 = b.shape[-2] if db > 1 else b.shape[0]
+    p = b.shape[-1] if db > 1 else 1
+    batch = common.broadcast_shape(tuple(a.shape[:max(da - 2, 0)]),
+                                tuple(b.shape[:max(db - 2, 0)]))
+    product = int(np.prod(batch, dtype=np.int64))
+    a_exp = views.reshape(views.expand(a, (*batch, n, m1)), (product, n, m1))
+    vector_rhs = db == 1
+    b_exp = views.expand(b, (*batch, m2) if vector_rhs else (*batch, m2, p))
+    b_exp = views.unsqueeze(views.reshape(b_exp, (product, m2)), 2) if vector_rhs \
+        else views.reshape(b_exp, (product, m2, p))
+    out_shape = list(batch) + ([n] if da > 1 else []) + ([p] if db > 1 else [])
+    out = bmm(a_exp, b_exp)
+    if vector_rhs:
+        out = views.squeeze(out, -1)
+    return _unsafe_view(out, tuple(out_shape))
+
+
+# ---- mm, mv, dot, addmm ---------------------------------------------------------------
+
+def _column_major(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def mm_mat1_backward(g: Tensor, mat2: Tensor, sizes: tuple[int, ...],
+                     strides: tuple[int, ...]) -> Tensor:
+    if _column_major(sizes, strides):   # keep a column-major input's grad column-major
+        return views.t(mm(mat2, views.t(g)))
+    return mm(g, views.t(mat2))
+
+
+def mm_mat2_backward(g: Tensor, mat1: Tensor, sizes: tuple[int, ...],
+                     strides: tuple[int, ...]) -> Tensor:
+    if _column_major(sizes, strides):
+        return views.t(mm(views.t(g), mat1))
+    return mm(views.t(mat1), g)
+MM = OpSpec("MmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
+            lambda c, g: c.grads(
+                lambda: mm_mat1_backward(g, c.mat2, c.self_sym_sizes, c.self_sym_strides),
+                lambda: mm_mat2_backward(g, c.self, c.mat2_sym_sizes, c.mat2_sym_strides)))
+MV = OpSpec("MvBackward0", ("self", "vec"), {"self": ("vec",), "vec": ("self",)},
+            lambda c, g: c.grads(
+                lambda: ops.mul(views.reshape(g, (-1, 1)), c.vec),   # ger(): an exact outer product
+                lambda: mv(views.t(c.self), g)))
+DOT = OpSpec("DotBackward0", ("self", "tensor"), {"self": ("tensor",), "tensor": ("self",)},
+             lambda c, g: c.grads(lambda: ops.mul(g, c.tensor), lambda: ops.mul(g, c.self)))
+ADDMM = OpSpec("AddmmBackward0", ("self", "mat1", "mat2"), {"mat1": ("mat2",), "mat2": ("mat1",)},
+               lambda c, g: c.grads(
+                   lambda: g,
+                   lambda: mm_mat1_backward(g, c.mat2, c.mat1_sym_sizes, c.mat1_sym_strides),
+                   lambda: mm_mat2_backward(g, c.mat1, c.mat2_sym_sizes, c.mat2_sym_strides)))
+
+
+def _dims(t: Tensor) -> str:
+    return "x".join(str(s) for s in t.shape)
+
+
+def mm(self: Tensor, mat2: Tensor) -> Tensor:
+    # ranks, then shapes, then dtypes: the order of ATen's checks (found by the generator:
+    # mm on a 3-D tensor whose squeeze_ had failed)
+    for operand, t in (("self", self), ("mat2", mat2)):
+        if t.ndim != 2:
+            raise RuntimeError(messages.mm_not_matrix(operand))
+    if self.shape[1] != mat2.shape[0]:
+        raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
+    if self.dtype is not mat2.dtype:
+        raise RuntimeError(messages.mm_dtypes(self.dtype.cpp_name, mat2.dtype.cpp_name))
+    return _matmul_like(MM, self, mat2, mm_product, self_sym_sizes=self._data.shape,
+                        self_sym_strides=self.stride(), mat2_sym_sizes=tuple(mat2.shape),
+                        mat2_sym_strides=mat2.stride())
+
+
+def mv(self: Tensor, vec: Tensor) -> Tensor:
+    # ranks, sizes, then dtypes, as addmv checks them
+    if self.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(messages.mv_ranks(self.ndim, vec.ndim))
+    if self.shape[1] != vec.shape[0]:
+        raise RuntimeError(messages.mv_sizes(self.shape[0], _dims(self), vec.shape[0]))
+    if self.dtype is not vec.dtype:
+        raise RuntimeError(messages.mv_dtypes(self.dtype.scalar_name, vec.dtype.scalar_name))
+    return _matmul_like(MV, self, vec)
+
+
+def dot(self: Tensor, tensor: Tensor) -> Tensor:
+    if self.dtype is not tensor.dtype:
+        raise RuntimeError(messages.dot_dtypes(self.dtype.scalar_name, tensor.dtype.scalar_name))
+    if self.numel() != tensor.numel():
+        raise RuntimeError(messages.dot_sizes(self.numel(), tensor.numel()))
+    return _matmul_like(DOT, self, tensor)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    # no promotion: the input, then mat1, against mat2 (found by the generator: a float32
+    # input with float64 matrices ran); dtypes are checked before ranks and shapes, as ATen
+    for first, t in (("self", input), ("mat1", mat1)):
+        if t.dtype is not mat2.dtype:
+            raise RuntimeError(messages.addmm_dtypes(first, t.dtype.scalar_name,
+                                                     mat2.dtype.scalar_name))
+    for operand, t in (("mat1", mat1), ("mat2", mat2)):
+        if t.ndim != 2:
+            raise RuntimeError(messages.addmm_not_matrix(operand, t.ndim))
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
+    dev = common_device([input, mat1, mat2])
+    dt = _promotes([mat1, mat2])
+    # BLAS accumulates into the output, which starts as the input: -0.0 + (-0.0 products)
+    # stays -0.0.
+    out = new(_compute(lambda b, x, w: b + _from_negative_zero(x, w), input._data, mat1._data,
+                       mat2._data), dt, dev)
+    return record(ADDMM, out, [input, mat1, mat2], mat1_sym_sizes=tuple(mat1.shape),
+                  mat1_sym_strides=mat1.stride(), mat2_sym_sizes=tuple(mat2.shape),
+                  mat2_sym_strides=mat2.stride())
+
+
+def blas_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b as BLAS computes it: each sum of products accumulates from +0.0, so a sum of
+    zeros is +0.0 even where every product is -0.0 (numpy's sign there is unreliable)."""
+    return np.matmul(a, b) + a.dtype.type(0)
+
+
+def _from_negative_zero(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The 2-D a @ b summed from -0.0: -0.0 exactly where every product is -0.0."""
+    products = a[:, :, None] * b[None, :, :]
+    all_negative_zero = np.all((products == 0) & np.signbit(products), axis=1)
+    return np.where(all_negative_zero, a.dtype.type(-0.0), blas_product(a, b))
+
+
+def mm_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """mm's kernel: with an inner size of 1 and both outer sizes above 1, each element is
+    the one product a[i, 0] * b[0, j] with its sign (an outer product, not a BLAS sum);
+    otherwise sums accumulate from +0.0 (blas_product). Found empirically on torch 2.13 CPU."""
+    if a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1:
+        return _from_negative_zero(a, b)
+    return blas_product(a, b)
+
+
+def _matmul_like(spec: OpSpec, a: Tensor, b: Tensor,
+                 product: Callable[[np.ndarray, np.ndarray], np.ndarray] = blas_product,
+                 **attrs: Any) -> Tensor:
+    dev = common_device([a, b])
+    dt = _promotes([a, b])
+    return record(spec, new(_compute(product, a._data, b._data), dt, dev), [a, b], **attrs)

@@ -1,0 +1,78 @@
+"""The ops behind nn.functional: softmax, log_softmax, nll_loss, mse_loss. Their backward
+formulas call the backward ops (ops/backward.py), as derivatives.yaml's do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from . import backward as grad_ops
+from . import common
+
+SOFTMAX = OpSpec("SoftmaxBackward0", ("self",), {"self": ("result",)},
+                 lambda c, g: [grad_ops.softmax_backward_data(g, c.result, c.dim)])
+LOG_SOFTMAX = OpSpec("LogSoftmaxBackward0", ("self",), {"self": ("result",)},
+                     lambda c, g: [grad_ops.log_softmax_backward_data(g, c.result, c.dim)])
+
+
+def _stable_softmax(a: np.ndarray, d: int) -> np.ndarray:
+    with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
+        e = np.exp(a - np.max(a, axis=d, keepdims=True))
+        return e / e.sum(axis=d, keepdims=True)
+
+
+def softmax(self: Tensor, dim: int) -> Tensor:
+    d = common.wrap_dim(dim, self.ndim)
+    dt = common._float_dtype(self)
+    out = common.new(_stable_softmax(self._data.astype(dt.np), d), dt, self.device)
+    return record(SOFTMAX, out, [self], dim=d)
+
+
+def log_softmax(self: Tensor, dim: int) -> Tensor:
+    d = common.wrap_dim(dim, self.ndim)
+    dt = common._float_dtype(self)
+    a = self._data.astype(dt.np)
+    with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
+        shifted = a - np.max(a, axis=d, keepdims=True)
+        logsum = np.log(np.exp(shifted).sum(axis=d, keepdims=True))
+    out = common.new(shifted - logsum, dt, self.device)
+    return record(LOG_SOFTMAX, out, [self], dim=d)
+NLL_LOSS = OpSpec(
+    "NllLossBackward0", ("self",), {"self": ("self", "target")},
+    lambda c, g: [grad_ops.nll_loss_backward(g, c.self, c.target, c.reduction, c.ignore_index,
+                                             c.total_weight)])
+
+
+def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean",
+             ignore_index: int = -100) -> Tensor:
+    rows = np.atleast_1d(target._data)
+    data = input._data.reshape(1, -1) if input.ndim == 1 else input._data
+    picked = np.array([0.0 if t == ignore_index else -data[i, t] for i, t in enumerate(rows)],
+                      dtype=input.dtype.np)
+    total_weight = float(np.sum(rows != ignore_index))
+    if reduction == "none":
+        value: Any = picked.reshape(target.shape)
+    elif reduction == "sum":
+        value = picked.sum()
+    else:
+        value = picked.sum() / total_weight
+    out = common.new(value, input.dtype, input.device)
+    return record(NLL_LOSS, out, [input], target=target, reduction=reduction,
+                  ignore_index=ignore_index, total_weight=total_weight)
+MSE = OpSpec(
+    "MseLossBackward0", ("self", "target"),
+    {"self": ("self", "target"), "target": ("self", "target")},
+    lambda c, g: c.grads(
+        lambda: grad_ops.mse_loss_backward(g, c.self, c.target, c.reduction),
+        lambda: grad_ops.mse_loss_backward(g, c.target, c.self, c.reduction)))
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    diff = (input._data - target._data) ** 2
+    value = diff.mean() if reduction == "mean" else diff.sum() if reduction == "sum" else diff
+    dt, dev = common._promotes([input, target]), common.common_device([input, target])
+    out = common.new(value, dt, dev)
+    return record(MSE, out, [input, target], reduction=reduction)
