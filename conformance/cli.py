@@ -265,7 +265,11 @@ def _explain(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     from conformance import recording
 
-    if not args.cases:
+    if args.generated < 0:
+        print("autograd-conformance record: --generated N: a number of programs, 0 or more",
+              file=sys.stderr)
+        return 2
+    if not args.cases and not args.generated:
         found = paths.default_cases(Path.cwd())
         if found is None:
             print("autograd-conformance record: no case library here (./cases does not "
@@ -275,7 +279,7 @@ def _record(args: argparse.Namespace) -> int:
     try:
         rec = recording.record(args.cases, args.engine, every=args.progress_every,
                                progress=None if args.quiet else recording.print_progress,
-                               errors=sys.stderr)
+                               errors=sys.stderr, generated=args.generated)
     except ValueError as e:  # the engine cannot be imported
         print(e, file=sys.stderr)
         return 2
@@ -462,6 +466,10 @@ def _main(argv: list[str]) -> int:
                         help="print a progress line to stderr every N items "
                              "(default: %(default)s)")
     record.add_argument("--quiet", action="store_true", help="no progress lines")
+    record.add_argument("--generated", type=int, default=0, metavar="N",
+                        help="also record the first N generated programs of the default "
+                             "profile, derandomized (the same on every run), by id "
+                             "generated/K::cpu-float32; without case paths, only them")
     diff = sub.add_parser("diff", help="compare two recordings: every behaviour and "
                           "message that changed; exit 1 when they differ")
     diff.add_argument("old", type=Path, help="the older recording")

@@ -5,6 +5,12 @@ writes each item's whole trace in a compact JSON-able form; `autograd-conformanc
 (conformance/drift.py) compares two recordings, e.g. torch 2.13 against a newer release,
 to list every behaviour and message that changed.
 
+With `--generated N` it records the first N generated programs of the `default` profile,
+derandomized (`strategies.sample_programs`: the same programs on every run and machine),
+each run as the generated-program suite runs one (cpu, float32, on past a failing
+statement), under the id `generated/<k>::cpu-float32`: so `diff` also compares what an
+engine, or a refactor of the harness, does on generated programs.
+
 The form is derived from conformance/trace.py's dataclasses (`dataclasses.fields`), so a
 stored trace reads back into the very same Trace the comparator works on, every field
 included:
@@ -316,7 +322,8 @@ def case_files(paths: Iterable[str | Path]) -> list[Path]:
     return files
 
 
-def item_record(item: Item, engine: Engine) -> dict[str, Any]:
+def item_record(item: Item, engine: Engine, *, continue_on_error: bool = False
+                ) -> dict[str, Any]:
     """One item run on `engine`: its metadata and its trace."""
     case = item.case
     record: dict[str, Any] = {
@@ -325,7 +332,7 @@ def item_record(item: Item, engine: Engine) -> dict[str, Any]:
     }
     try:
         trace = run_program(engine, case.program, seed=case.seed, dtype=item.dtype,
-                            device=item.device)
+                            device=item.device, continue_on_error=continue_on_error)
     except Exception as e:  # a harness or engine crash outside any statement
         return {**record, "status": CRASHED, "reason": f"{type(e).__name__}: {e}"}
     except RunLimit as e:  # statements or trace memory (conformance.limits)
@@ -334,16 +341,42 @@ def item_record(item: Item, engine: Engine) -> dict[str, Any]:
     return {**record, "status": RAN, "trace": trace_to_json(trace, case)}
 
 
+GENERATED = "generated"  # the key prefix of generated programs
+
+
+def generated_items(count: int) -> list[Item]:
+    """The first `count` generated programs of the `default` profile, derandomized, as
+    items (cpu, float32) of cases named `generated/<k>`: each program printed and parsed
+    back, so that its statements carry the lines of its source."""
+    from conformance.generated import features_of
+    from conformance.language import parse, to_source
+    from conformance.strategies import sample_programs
+
+    items = []
+    for k, program in enumerate(sample_programs(count)):
+        source = to_source(program)
+        case = Case(path=f"{GENERATED}/{k}", description=f"generated program {k}",
+                    features=tuple(sorted(features_of(program))), program=parse(source),
+                    source_text=source, devices=("cpu",), dtypes=("float32",), seed=0,
+                    source=None, line_offset=0)
+        items.append(Item(case, "cpu", "float32"))
+    return items
+
+
 def record(paths: Iterable[str | Path], engine_name: str = TORCH, *,
            progress: Callable[[int, int, float], None] | None = None,
-           every: int = 25, errors: TextIO | None = None) -> dict[str, Any]:
+           every: int = 25, errors: TextIO | None = None,
+           generated: int = 0) -> dict[str, Any]:
     """The recording of every case item under `paths` on the engine `engine_name`:
     cpu items, and cuda items where torch has cuda; each case's dtypes. Items are keyed by
-    their ids (conformance/paths.py), the same in a clone and from any other directory."""
+    their ids (conformance/paths.py), the same in a clone and from any other directory.
+    `generated`: also the first that many generated programs (generated_items), run as the
+    generated-program suite runs them."""
     engine = torch_engine() if engine_name == TORCH else load_engine(engine_name)
     torch = torch_engine()
     items: dict[str, dict[str, Any]] = {}
-    todo: list[Item] = []
+    todo: list[Item] = generated_items(generated) if generated else []
+    drawn = {item.id for item in todo}
     paths = list(paths)
     ids = case_paths.CaseIds(paths, Path.cwd())
     for f in case_files(paths):
@@ -358,7 +391,8 @@ def record(paths: Iterable[str | Path], engine_name: str = TORCH, *,
         todo += [i for i in items_of(case) if torch.device_available(i.device)]
     started = time.monotonic()
     for n, item in enumerate(todo, 1):
-        items[item.id] = item_record(item, engine)
+        # a generated program runs on past a failing statement, as the suite runs it
+        items[item.id] = item_record(item, engine, continue_on_error=item.id in drawn)
         if progress is not None and (n % every == 0 or n == len(todo)):
             progress(n, len(todo), time.monotonic() - started)
     devices = sorted({i.device for i in todo})
