@@ -72,13 +72,13 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import reference_engine
-from conformance.compare import compare
-from conformance.engines import load_engine
-from conformance.gen_state import GenSettings
-from conformance.generated import cyclic_gc_paused, number
-from conformance.interpreter import run_program
-from conformance.program import Program, _ast_stmt
-from conformance.strategies import programs
+from conformance.case.program import Program, _ast_stmt
+from conformance.gen.check import cyclic_gc_paused, number
+from conformance.gen.state import GenSettings
+from conformance.gen.strategies import programs
+from conformance.run.compare import compare
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
 
 # Programs of up to about 12 statements, the size the target is stated for.
 SIZE = GenSettings(max_actions=6)

@@ -34,10 +34,10 @@ BASELINE = "x = torch.rand(3)\n"
 # Runs in the child: one item on torch and the reference engine; prints verdict and peak RSS.
 CHILD = """
 import json, resource, sys
-from conformance import limits
-from conformance.engines import load_engine
-from conformance.loader import load_case
-from conformance.runner import Item, run_item
+from conformance.run import limits
+from conformance.run.engine import load_engine
+from conformance.case.loader import load_case
+from conformance.run.runner import Item, run_item
 if sys.argv[2] == "copies":  # the behaviour before the budget: copy everything, no budget
     limits.SUMMARY_THRESHOLD = limits.MAX_TRACE_BYTES = 1 << 62
 text = "description: memory\\nfeatures: [ops]\\ndevices: [cpu]\\nprogram: |\\n" + "".join(

@@ -10,14 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conformance import paths, recording
+from conformance.case import paths
+from conformance.case.language import parse, to_source
+from conformance.case.loader import load_case
 from conformance.cli import main
-from conformance.compare import compare
-from conformance.engines import load_engine
-from conformance.interpreter import run_program
-from conformance.language import parse, to_source
-from conformance.loader import load_case
-from conformance.strategies import sample_programs
+from conformance.gen.strategies import sample_programs
+from conformance.report import recording
+from conformance.run.compare import compare
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
 
 ROOT = Path(__file__).resolve().parents[1]
 LEAF = "cases/leaf/leaf_rules.yaml"  # no errors; values, grads

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from conformance import api
+from conformance.case import api
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from conformance import api, kinds, operators
-from conformance import program as ir
-from conformance.diagnostics import CaseError
-from conformance.program import to_source  # noqa: F401  (printing lives with the IR)
+from conformance.case import api, kinds, operators
+from conformance.case import program as ir
+from conformance.case.diagnostics import CaseError
+from conformance.case.program import to_source  # noqa: F401  (printing lives with the IR)
 
 BINARY_OPS: dict[type, str] = {o.node: o.symbol for o in operators.BINARY}
 UNARY_OPS: dict[type, str] = {o.node: o.symbol for o in operators.UNARY}
@@ -296,7 +296,7 @@ class _Converter:
         if node.attr.startswith("__"):
             raise self.fail(node, f"dunder attribute `{node.attr}` is not allowed",
                             "the case language reaches engines only through the API table "
-                            "in conformance/api.py")
+                            "in conformance/case/api.py")
         base = _namespace_path(node.value)
         if self._is_ctx_attribute(node, store=False):
             pass
@@ -328,12 +328,12 @@ class _Converter:
                 near = api.nearest(node.attr, choices)
                 raise self.fail(node, f"`{path}` is not in the supported API",
                                 f"nearest supported names: {', '.join(near)}" if near else
-                                "add it to conformance/api.py if both engines support it")
+                                "add it to conformance/case/api.py if both engines support it")
         elif node.attr not in api.ATTRIBUTES:
             near = api.nearest(node.attr, set(api.ATTRIBUTES))
             raise self.fail(node, f"attribute `{node.attr}` is not in the supported API",
                             f"nearest supported names: {', '.join(near)}" if near else
-                            "add it to conformance/api.py if both engines support it")
+                            "add it to conformance/case/api.py if both engines support it")
         return ir.Attribute(self.expr(node.value), node.attr)
 
     def _is_ctx_attribute(self, node: ast.Attribute, *, store: bool) -> bool:
@@ -381,7 +381,7 @@ class _Converter:
             problem, near = unknown
             raise self.fail(node, problem,
                             f"did you mean {', '.join(near)}?" if near else
-                            f"valid kinds (conformance/kinds.py): {', '.join(valid)}")
+                            f"valid kinds (conformance/case/kinds.py): {', '.join(valid)}")
 
     def index(self, node: ast.expr) -> ir.Expr:
         if isinstance(node, ast.Slice):

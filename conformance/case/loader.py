@@ -18,9 +18,9 @@ from pathlib import Path
 
 import yaml
 
-from conformance import language, vocabulary
-from conformance import program as ir
-from conformance.diagnostics import CaseError
+from conformance.case import language, vocabulary
+from conformance.case import program as ir
+from conformance.case.diagnostics import CaseError
 
 REQUIRED = ("description", "features", "program")
 OPTIONAL = ("devices", "dtypes", "seed", "source")

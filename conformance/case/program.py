@@ -14,7 +14,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance import operators
+from conformance.case import operators
 
 # Ellipsis only as an index (`x[..., 0]`); the parser admits it nowhere else.
 Scalar = int | float | bool | str | None | types.EllipsisType

@@ -13,11 +13,14 @@ from pathlib import Path
 from typing import TextIO
 
 import conformance
-from conformance import campaign, limits, paths, profiles, run_summary
-from conformance.diagnostics import CaseError
-from conformance.engines import DEFAULT_ENGINE
-from conformance.loader import load_case
-from conformance.vocabulary import parse_devices
+from conformance.case import paths
+from conformance.case.diagnostics import CaseError
+from conformance.case.loader import load_case
+from conformance.case.vocabulary import parse_devices
+from conformance.cli import final_line as run_summary
+from conformance.gen import campaign, profiles
+from conformance.run import limits
+from conformance.run.engine import DEFAULT_ENGINE
 
 RUN_PROFILE = "default"  # the run command's; plain pytest's is profiles.FALLBACK
 # xdist gives up after this many crashed workers; items that crash their worker (a segfault,
@@ -32,7 +35,7 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
     # from every existing path among its free arguments, which would make a report
     # directory or a database given as a separate argument one of them. The rootdir is the
     # working directory (what pytest's own messages name paths from); case ids do not
-    # depend on it (conformance/paths.py).
+    # depend on it (conformance/case/paths.py).
     pytest_args = [str(p) for p in args.cases] + [
         f"--engine={args.engine}", f"--conformance-report={args.report_dir}",
         f"--hypothesis-profile={args.profile}",
@@ -118,7 +121,7 @@ class _ClosedPipeToDevnull(io.TextIOBase):
 
 def _prepare_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Resolve and check `run`'s options once, before pytest starts: one usage error each."""
-    from conformance.engines import load_engine
+    from conformance.run.engine import load_engine
 
     args.cases_given = bool(args.cases)
     if not args.cases:
@@ -157,8 +160,8 @@ def _prepare_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from conformance import merge
-    from conformance.report_dir import ReportDirBusy
+    from conformance.report import merge
+    from conformance.report.directory import ReportDirBusy
 
     try:
         written, outcome = merge.write(args.reports, args.out)
@@ -173,7 +176,7 @@ def _merge(args: argparse.Namespace) -> int:
         print(f"autograd-conformance merge: --out {args.out}: cannot write the report "
               f"there ({e}); name a writable directory", file=sys.stderr)
         return 2
-    from conformance.report import status_of
+    from conformance.report.files import status_of
 
     print(f"{run_summary.PREFIX} merged {len(args.reports)} reports: "
           f"{status_of(written[0])}; report in {args.out}/")
@@ -218,7 +221,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from conformance import newcase
+    from conformance.cli import newcase
 
     path = Path(args.path)
     if path.exists():
@@ -247,9 +250,9 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from conformance import explain
-    from conformance.engines import load_engine
-    from conformance.runner import DIVERGES, PASS
+    from conformance.report import explain
+    from conformance.run.engine import load_engine
+    from conformance.run.runner import DIVERGES, PASS
 
     try:
         item = explain.find_item(args.id)
@@ -263,7 +266,7 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    from conformance import recording
+    from conformance.report import recording
 
     if args.generated < 0:
         print("autograd-conformance record: --generated N: a number of programs, 0 or more",
@@ -294,7 +297,7 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from conformance import drift, recording
+    from conformance.report import drift, recording
 
     try:
         old, new = recording.load(args.old), recording.load(args.new)
@@ -324,7 +327,7 @@ def _add_update_expectations(sub: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def _update_expectations(args: argparse.Namespace) -> int:
-    from conformance import baseline
+    from conformance.report import baseline
 
     try:
         records, environment, engine = baseline.from_reports(args.reports)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conformance.report_dir import ReportOutcome
+from conformance.report.directory import ReportOutcome
 
 PREFIX = "autograd-conformance:"
 

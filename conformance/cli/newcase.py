@@ -13,11 +13,11 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance import language, vocabulary
-from conformance.diagnostics import CaseError
-from conformance.interpreter import run_program
-from conformance.runner import torch_engine
-from conformance.trace import ERROR, Step
+from conformance.case import language, vocabulary
+from conformance.case.diagnostics import CaseError
+from conformance.run.interpreter import run_program
+from conformance.run.runner import torch_engine
+from conformance.run.trace import ERROR, Step
 
 PLACEHOLDER = """\
 # placeholder: replace with the program that shows the behaviour

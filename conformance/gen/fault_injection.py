@@ -24,12 +24,12 @@ from types import ModuleType
 from typing import Any
 
 import reference_engine
-from conformance.compare import compare
-from conformance.engines import Engine
-from conformance.generated import number
-from conformance.interpreter import run_program
-from conformance.program import Program
-from conformance.trace import Trace
+from conformance.case.program import Program
+from conformance.gen.check import number
+from conformance.run.compare import compare
+from conformance.run.engine import Engine
+from conformance.run.interpreter import run_program
+from conformance.run.trace import Trace
 from reference_engine import registry
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any, cast
 
-from conformance import operators
-from conformance import program as ir
-from conformance.gen_state import (
+from conformance.case import operators
+from conformance.case import program as ir
+from conformance.gen.state import (
     Dice,
     Emit,
     GenSettings,

@@ -12,7 +12,7 @@ Choose with `--hypothesis-profile NAME` or the environment variable
 AUTOGRAD_CONFORMANCE_PROFILE; without either, tests run under `ci`.
 
 `default` and `ci` have no example database of their own. With `--hypothesis-db`
-(conformance.campaign) the loaded profile gets one: hypothesis then replays the failures saved
+(conformance.gen.campaign) the loaded profile gets one: hypothesis then replays the failures saved
 there before drawing its programs (derandomized profiles draw the same programs as without
 it), and saves the failures it finds.
 """
@@ -43,7 +43,7 @@ SHRINK_SECONDS: dict[str, float] = {"default": 60, "dev": 30, "ci": float("inf")
 # up to 10 s of wall time after a first failure, looking for others, and shrinks the
 # smallest it met: what a run reports, and how many programs it ran, then depended on the
 # machine's speed, and a printed rerun did not replay the run exactly. A run reports one
-# failure of the generated-program test anyway (conformance.generated_report). Hence
+# failure of the generated-program test anyway (conformance.report.generated). Hence
 # report_multiple_bugs=False in every profile below.
 
 try:

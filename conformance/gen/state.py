@@ -1,5 +1,5 @@
 """The generator's vocabulary: settings, the symbolic state of a program being drawn, an
-action's dice, IR shorthands, and leaves (conformance.strategies draws programs from them).
+action's dice, IR shorthands, and leaves (conformance.gen.strategies draws programs from them).
 
 `State` is what the generator knows of the names it made (shapes, dtypes, devices, whether
 they require grad, are positive, may hang from a freed graph); it only steers later draws,
@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from hypothesis import strategies as st
 
-from conformance import program as ir
+from conformance.case import program as ir
 
 Shape = tuple[int, ...]
 

@@ -1,6 +1,6 @@
 """Hypothesis strategies that build random autograd Programs.
 
-They build the same IR the YAML cases parse into (`conformance.program`), from small named
+They build the same IR the YAML cases parse into (`conformance.case.program`), from small named
 pieces, each a function of a `Dice` (the action's random choices), the generator's symbolic
 `State` (which names exist, their shapes, dtypes, whether they require grad, whether their
 values are positive) and the `GenSettings` (sizes, dtypes, devices), called by the one
@@ -9,8 +9,8 @@ composite strategy `programs()`. The pieces are rows of one table, `ACTIONS`.
 The ops come from the engine's op registry (`reference_engine.registry`), not from a list
 of their own: every differentiable row is generated in its function, method and in-place
 forms (and as an operator where it has one), or is named in `registry.NOT_GENERATED` with
-the reason; `conformance.gen_ops` holds that table and the piece that draws from it, and
-`conformance.gen_state` the settings, state, dice and leaves every piece shares.
+the reason; `conformance.gen.ops` holds that table and the piece that draws from it, and
+`conformance.gen.state` the settings, state, dice and leaves every piece shares.
 
 Not generated on purpose: an op mixing float32 and float64 operands (every input of an op
 takes its first input's dtype). A float32 result promoted into a float64 one is compared at
@@ -47,9 +47,9 @@ from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from conformance import program as ir
-from conformance.gen_ops import AUGMENTED, blas_dtype, registry_op
-from conformance.gen_state import (
+from conformance.case import program as ir
+from conformance.gen.ops import AUGMENTED, blas_dtype, registry_op
+from conformance.gen.state import (
     DEFAULT,
     SEED,
     SEED_MAX,
@@ -395,7 +395,7 @@ Piece = Callable[[Dice, State, GenSettings], Emit]
 @dataclass(frozen=True)
 class Action:
     """One kind of step a program takes: the piece that builds it, how often it is drawn
-    (relative weight), and the feature families (conformance.vocabulary) it is there for."""
+    (relative weight), and the feature families (conformance.case.vocabulary) it is there for."""
 
     name: str
     piece: Piece
@@ -506,7 +506,7 @@ def seed_source(draw: st.DrawFn) -> Callable[[], int]:
 def sample_programs(n: int, settings: GenSettings = DEFAULT) -> list[ir.Program]:
     """The first `n` programs hypothesis generates, derandomized (the same list on every
     run and machine): what the `default` profile's run meets, for measurements."""
-    from conformance import profiles  # registers the profiles
+    from conformance.gen import profiles  # registers the profiles
 
     drawn: list[ir.Program] = []
 

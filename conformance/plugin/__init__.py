@@ -6,7 +6,7 @@ option (this project's pyproject.toml: `cases`) and under paths named on the com
 never other projects' YAML. A malformed file fails collection of that file alone, with
 file, line and fix, and is an `error` record in the report; the other files' items still
 run, even without `--continue-on-collection-errors`. Item ids look like
-`cases/retain_graph/backward_twice.yaml::cpu-float32`: the case file's id (conformance/paths.py:
+`cases/retain_graph/backward_twice.yaml::cpu-float32`: the case file's id (case/paths.py:
 relative to its project, never to pytest's rootdir) is the pytest node id of its file.
 """
 
@@ -25,26 +25,22 @@ from typing import Any
 import pytest
 from hypothesis import is_hypothesis_test
 
-from conformance import (
-    baseline,
-    campaign,
-    expectations,
-    generated_report,
-    limits,
-    paths,
-    profiles,
-    progress,
-    report,
-    report_dir,
-    run_summary,
-)
-from conformance.diagnostics import CaseError
-from conformance.engines import DEFAULT_ENGINE, Engine, load_engine
-from conformance.generated import HitRates
-from conformance.loader import load_case, read_case_text
-from conformance.report import collection_error_record, error_record, generated_record
-from conformance.run_state import RunState, collection_error, terminate_as_interrupt
-from conformance.runner import (
+from conformance.case import paths
+from conformance.case.diagnostics import CaseError
+from conformance.case.loader import load_case, read_case_text
+from conformance.case.vocabulary import FEATURES, parse_devices
+from conformance.cli import final_line as run_summary
+from conformance.gen import campaign, profiles, progress
+from conformance.gen.check import HitRates
+from conformance.plugin.session import RunState, collection_error, terminate_as_interrupt
+from conformance.report import baseline
+from conformance.report import directory as report_dir
+from conformance.report import files as report
+from conformance.report import generated as generated_report
+from conformance.report.files import collection_error_record, error_record, generated_record
+from conformance.run import expectations, limits
+from conformance.run.engine import DEFAULT_ENGINE, Engine, load_engine
+from conformance.run.runner import (
     DIVERGES,
     KNOWN,
     MASKED,
@@ -56,8 +52,7 @@ from conformance.runner import (
     items_of,
     run_item,
 )
-from conformance.runner import torch_engine as torch_engine_
-from conformance.vocabulary import FEATURES, parse_devices
+from conformance.run.runner import torch_engine as torch_engine_
 
 RESULT_PROPERTY = "conformance_result"
 # ids of case items: path.yaml::device-dtype

@@ -35,10 +35,11 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance import expectations, run_status
-from conformance.diagnostics import CaseError
-from conformance.expectations import Expectations, Known
-from conformance.verdicts import Verdict
+from conformance.case.diagnostics import CaseError
+from conformance.report import status as run_status
+from conformance.run import expectations
+from conformance.run.expectations import Expectations, Known
+from conformance.run.verdicts import Verdict
 
 DIVERGES = Verdict.DIVERGES.value
 # Statuses a new entry is written for: the failures an entry can excuse.
@@ -365,7 +366,7 @@ def from_reports(paths: list[Path]) -> tuple[list[dict[str, Any]], expectations.
     """The records of one run's report, or of several merged (a campaign's shards), with
     the environment and the engine they were run with; CaseError or ValueError when a report
     cannot be read or predates item statuses."""
-    from conformance import merge
+    from conformance.report import merge
 
     unread = [f"{i.path}: {i.problem}" for i in map(merge.load, paths) if i.data is None]
     if unread:

@@ -1,4 +1,4 @@
-"""Drift between two recordings (conformance/recording.py): every behaviour and message that
+"""Drift between two recordings (conformance/report/recording.py): every behaviour and message that
 changed, per item and statement.
 
 Steps are compared by the comparator's own function (`compare.step_diffs`: tolerances per
@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from conformance.compare import compared_once, step_diffs
-from conformance.recording import RAN, RecordingError, trace_from_json
+from conformance.report.recording import RAN, RecordingError, trace_from_json
+from conformance.run.compare import compared_once, step_diffs
 
 # Change categories, in the order the summary lists them.
 CATEGORIES = ("item", "error_kind", "message", "warnings", "events", "values", "grad",

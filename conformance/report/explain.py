@@ -15,12 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from conformance import compare, paths
-from conformance.compare import ENGINE_MADE_FIELDS, TENSOR_FIELDS, step_diffs
-from conformance.engines import Engine
-from conformance.interpreter import run_program
-from conformance.loader import Case, load_case, read_case_text
-from conformance.runner import (
+from conformance.case import paths
+from conformance.case.loader import Case, load_case, read_case_text
+from conformance.run import compare
+from conformance.run.compare import ENGINE_MADE_FIELDS, TENSOR_FIELDS, step_diffs
+from conformance.run.engine import Engine
+from conformance.run.interpreter import run_program
+from conformance.run.runner import (
     CASE_WRONG,
     SKIPPED,
     UNSUPPORTED,
@@ -32,7 +33,7 @@ from conformance.runner import (
     statement_text,
     torch_engine,
 )
-from conformance.trace import Event, Snapshot, Step, ValueSnapshot
+from conformance.run.trace import Event, Snapshot, Step, ValueSnapshot
 
 WIDTH = 100  # characters of one shown value
 
@@ -231,7 +232,7 @@ def explain(item: Item, engine: Engine, *, all_names: bool = False
             ""]
     if result.verdict == SKIPPED:
         return "\n".join([*head, f"skipped: {result.reason}"]), result
-    if result.torch_trace is None:  # a whole-run limit stopped it (conformance.limits)
+    if result.torch_trace is None:  # a whole-run limit stopped it (conformance.run.limits)
         return "\n".join([*head, f"{result.verdict}: {result.reason}"]), result
     torch_trace = result.torch_trace
     assert torch_trace is not None

@@ -22,13 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from conformance import html_report, paths, run_status
-from conformance.compare import Divergence
-from conformance.expectations import NONE as NO_EXPECTATIONS
-from conformance.expectations import Expectations, Known
-from conformance.generated import HitRates
-from conformance.report_dir import ReportOutcome, write_set
-from conformance.runner import (
+from conformance.case import paths
+from conformance.gen.check import HitRates
+from conformance.report import html as html_report
+from conformance.report import status as run_status
+from conformance.report.directory import ReportOutcome, write_set
+from conformance.run.compare import Divergence
+from conformance.run.expectations import NONE as NO_EXPECTATIONS
+from conformance.run.expectations import Expectations, Known
+from conformance.run.runner import (
     ERROR,
     KNOWN,
     MASKED,
@@ -40,13 +42,13 @@ from conformance.runner import (
     describe_failure,
     statement_text,
 )
-from conformance.trace import TensorSnapshot, Trace
+from conformance.run.trace import TensorSnapshot, Trace
 
 # 2: run_info counts the run (collected, executed, interrupted, exit status, options), a
 # top-level `status`, records of files that failed to load (device and dtype null), case
 # description and source on item records.
 # 3: run_info names the campaign (hypothesis_database, shard, shard_seed); a merged report
-# (conformance.merge) has run_info.merged and records' `conflict`.
+# (conformance.report.merge) has run_info.merged and records' `conflict`.
 # 4: a generated program's failure record has a case item's failure fields (program,
 # divergence, repro) and its YAML case (case_yaml, saved_case).
 SCHEMA_VERSION = 4
@@ -155,7 +157,7 @@ def collection_error_record(nodeid: str, file: str, line: int | None, message: s
             "report": text[-20000:]}
 
 
-GENERATED_DESCRIPTION = ("Random programs drawn by conformance.strategies (hypothesis), run on "
+GENERATED_DESCRIPTION = ("Random programs drawn by conformance.gen.strategies (hypothesis), run on "
                          "torch and the engine; a failure is shrunk to a minimal program")
 
 
@@ -210,7 +212,7 @@ def run_info(engine: str, started: float, profile: str, seed: object = None,
     (without them, the working directory's)."""
     import torch
 
-    from conformance.campaign import describe
+    from conformance.gen.campaign import describe
 
     run = run or run_status.RunFacts()
     cuda = bool(torch.cuda.is_available())

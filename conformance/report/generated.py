@@ -16,10 +16,12 @@ from typing import Any
 import pytest
 from hypothesis import core, settings
 
-from conformance import campaign, limits, report
-from conformance.engines import DEFAULT_ENGINE
-from conformance.generated import Checked
-from conformance.runner import DIVERGES, ERROR
+from conformance.gen import campaign
+from conformance.gen.check import Checked
+from conformance.report import files as report
+from conformance.run import limits
+from conformance.run.engine import DEFAULT_ENGINE
+from conformance.run.runner import DIVERGES, ERROR
 
 # What the repro names: the suite's module (a -k keyword that the suite's item alone has,
 # whatever the working directory collects beside it).

@@ -2,7 +2,7 @@
 
 Python prepares the data (the records of conformance.json, display forms of the divergent
 values, and a layout of each divergent tensor's autograd graph in both engines); the static
-template `html_report.html` holds the HTML, CSS and JS that render it. The page loads nothing:
+template `page.html` holds the HTML, CSS and JS that render it. The page loads nothing:
 no network, no other file.
 """
 
@@ -16,10 +16,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from conformance import run_status, verdicts
-from conformance.report_dir import write_atomic
+from conformance.report import status as run_status
+from conformance.report.directory import write_atomic
+from conformance.run import verdicts
 
-TEMPLATE = "html_report.html"
+TEMPLATE = "page.html"
 PASSING = verdicts.PASSING
 # Leaves of a divergent value shown before the rest is elided.
 MAX_SHOWN_LEAVES = 1000
@@ -59,7 +60,7 @@ def render(report: dict[str, Any]) -> str:
     }
     title = (f"Autograd conformance: {info.get('engine', '?')} against torch "
              f"{info.get('torch_version', '?')}")
-    template = resources.files("conformance").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    template = resources.files("conformance.report").joinpath(TEMPLATE).read_text(encoding="utf-8")
     # The title first: the data may contain the placeholder text, the template does not.
     return (template.replace("__TITLE__", html.escape(title))
             .replace("__DATA__", _script_json(data)))

@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance import report, report_dir, run_status
-from conformance.campaign import describe
-from conformance.generated import HitRates
-from conformance.runner import ERROR, SKIPPED
+from conformance.gen.campaign import describe
+from conformance.gen.check import HitRates
+from conformance.report import directory as report_dir
+from conformance.report import files as report
+from conformance.report import status as run_status
+from conformance.run.runner import ERROR, SKIPPED
 
 # Reports this version reads: 2 (before campaigns) and its own.
 READS = (2, 3, report.SCHEMA_VERSION)

@@ -2,7 +2,7 @@
 
 `autograd-conformance record` runs the case library on one engine (torch by default) and
 writes each item's whole trace in a compact JSON-able form; `autograd-conformance diff`
-(conformance/drift.py) compares two recordings, e.g. torch 2.13 against a newer release,
+(conformance/report/drift.py) compares two recordings, e.g. torch 2.13 against a newer release,
 to list every behaviour and message that changed.
 
 With `--generated N` it records the first N generated programs of the `default` profile,
@@ -11,7 +11,7 @@ each run as the generated-program suite runs one (cpu, float32, on past a failin
 statement), under the id `generated/<k>::cpu-float32`: so `diff` also compares what an
 engine, or a refactor of the harness, does on generated programs.
 
-The form is derived from conformance/trace.py's dataclasses (`dataclasses.fields`), so a
+The form is derived from conformance/run/trace.py's dataclasses (`dataclasses.fields`), so a
 stored trace reads back into the very same Trace the comparator works on, every field
 included:
 
@@ -44,15 +44,15 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from conformance import paths as case_paths
-from conformance.diagnostics import CaseError
-from conformance.engines import TORCH, Engine, load_engine
-from conformance.interpreter import run_program
-from conformance.limits import RunLimit
-from conformance.loader import Case, load_case, read_case_text
-from conformance.paths import revision_of
-from conformance.runner import Item, items_of, statement_text, torch_engine
-from conformance.trace import (
+from conformance.case import paths as case_paths
+from conformance.case.diagnostics import CaseError
+from conformance.case.loader import Case, load_case, read_case_text
+from conformance.case.paths import revision_of
+from conformance.run.engine import TORCH, Engine, load_engine
+from conformance.run.interpreter import run_program
+from conformance.run.limits import RunLimit
+from conformance.run.runner import Item, items_of, statement_text, torch_engine
+from conformance.run.trace import (
     Event,
     Outcome,
     Snapshot,
@@ -126,7 +126,7 @@ def _encode_scalar(value: Any) -> Any:
 
 # ---- snapshots, steps and traces ---------------------------------------------------------
 # Every dataclass is stored field by field, as `dataclasses.fields` lists them, so a field
-# added to conformance/trace.py is stored and read back without a change here (a field the
+# added to conformance/run/trace.py is stored and read back without a change here (a field the
 # codecs below cannot store fails loudly instead of being dropped).
 _TAGS: dict[str, type[TensorSnapshot] | type[ValueSnapshot]] = {
     "tensor": TensorSnapshot, "value": ValueSnapshot}
@@ -335,7 +335,7 @@ def item_record(item: Item, engine: Engine, *, continue_on_error: bool = False
                             device=item.device, continue_on_error=continue_on_error)
     except Exception as e:  # a harness or engine crash outside any statement
         return {**record, "status": CRASHED, "reason": f"{type(e).__name__}: {e}"}
-    except RunLimit as e:  # statements or trace memory (conformance.limits)
+    except RunLimit as e:  # statements or trace memory (conformance.run.limits)
         line = "?" if e.line is None else e.line + case.line_offset
         return {**record, "status": CRASHED, "reason": f"stopped at {case.path}:{line}: {e}"}
     return {**record, "status": RAN, "trace": trace_to_json(trace, case)}
@@ -348,9 +348,9 @@ def generated_items(count: int) -> list[Item]:
     """The first `count` generated programs of the `default` profile, derandomized, as
     items (cpu, float32) of cases named `generated/<k>`: each program printed and parsed
     back, so that its statements carry the lines of its source."""
-    from conformance.generated import features_of
-    from conformance.language import parse, to_source
-    from conformance.strategies import sample_programs
+    from conformance.case.language import parse, to_source
+    from conformance.gen.check import features_of
+    from conformance.gen.strategies import sample_programs
 
     items = []
     for k, program in enumerate(sample_programs(count)):
@@ -369,7 +369,7 @@ def record(paths: Iterable[str | Path], engine_name: str = TORCH, *,
            generated: int = 0) -> dict[str, Any]:
     """The recording of every case item under `paths` on the engine `engine_name`:
     cpu items, and cuda items where torch has cuda; each case's dtypes. Items are keyed by
-    their ids (conformance/paths.py), the same in a clone and from any other directory.
+    their ids (conformance/case/paths.py), the same in a clone and from any other directory.
     `generated`: also the first that many generated programs (generated_items), run as the
     generated-program suite runs them."""
     engine = torch_engine() if engine_name == TORCH else load_engine(engine_name)

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.runner import (
+from conformance.run.runner import (
     CASE_WRONG,
     DIVERGES,
     ERROR,

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance import api
-from conformance import program as ir
+from conformance.case import api
+from conformance.case import program as ir
 from reference_engine import registry
 
 # Tensor methods that make a new value (or a view) and change nothing: the op registry's

@@ -8,7 +8,7 @@ reported as a divergence with `strict=True`, separately from behavioural ones.
 
 `step_diffs` (with `snapshot_diffs` for named values) is the one place that decides what
 is compared: `compare` takes the first difference it yields, `explain` and `diff`
-(conformance/drift.py) show every one (`every=True`), so they cannot disagree with the
+(conformance/report/drift.py) show every one (`every=True`), so they cannot disagree with the
 verdict.
 """
 
@@ -24,8 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from conformance.kinds import ONCE_PER_PROCESS
-from conformance.trace import Snapshot, Step, TensorSnapshot, TensorSummary, Trace, ValueSnapshot
+from conformance.case.kinds import ONCE_PER_PROCESS
+from conformance.run.trace import (
+    Snapshot,
+    Step,
+    TensorSnapshot,
+    TensorSummary,
+    Trace,
+    ValueSnapshot,
+)
 
 # Fields with a rule of their own in `_tensor_diffs` (values by tolerance, the grad as an
 # engine-made tensor; engine_made chooses the fields); every other field of TensorSnapshot

@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from conformance import isolation
-from conformance.compare import FieldMask
+from conformance.run import isolation
+from conformance.run.compare import FieldMask
 
 TORCH = "torch"
 DEFAULT_ENGINE = "reference_engine"

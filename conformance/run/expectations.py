@@ -46,9 +46,9 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from conformance import vocabulary
-from conformance.diagnostics import CaseError
-from conformance.verdicts import Verdict
+from conformance.case import vocabulary
+from conformance.case.diagnostics import CaseError
+from conformance.run.verdicts import Verdict
 
 ENTRY_KEYS = ("items", "generated", "status", "skip", "devices", "dtypes", "torch", "python",
               "platform", "engine_version", "reason")

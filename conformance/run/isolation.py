@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from conformance.engines import Engine
+    from conformance.run.engine import Engine
 
 Resolve = Callable[[str], Any]
 

@@ -18,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from conformance import kinds, limits
-from conformance.engines import Engine
-from conformance.summary import summarise
-from conformance.trace import Snapshot, TensorSnapshot, TensorSummary, ValueSnapshot
+from conformance.case import kinds
+from conformance.run import limits
+from conformance.run.engine import Engine
+from conformance.run.tensor_summary import summarise
+from conformance.run.trace import Snapshot, TensorSnapshot, TensorSummary, ValueSnapshot
 
 # Sequences longer than this are summarised by their length (keeps traces small).
 MAX_SEQUENCE = 32
@@ -414,7 +415,7 @@ def observe(engine: Engine, names: Mapping[str, Any], skip: Iterable[str] = (),
     """Snapshot of every value bound to a program name, in name order.
 
     With `reusable` (filled in by every call) and `changed` (the names the statement since
-    the last call may have changed, conformance.changes; None: anything), the snapshot of a
+    the last call may have changed, conformance.run.changes; None: anything), the snapshot of a
     tensor bound to the same object as then and not in `changed` is the one taken then, with
     the two fields that depend on the other names (alias, engine_made) brought up to date.
     A name in `changed` bound to the same tensor as then reuses its snapshot too when

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.limits import MAX_TENSOR_ELEMENTS
+from conformance.run.limits import MAX_TENSOR_ELEMENTS
 
 
 class _NoMeta(Exception):

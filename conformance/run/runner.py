@@ -6,14 +6,14 @@ import shlex
 from dataclasses import dataclass, field
 from functools import cache
 
-from conformance import isolation
-from conformance.compare import Comparison, Divergence, compare
-from conformance.engines import TORCH, Engine, load_engine
-from conformance.interpreter import Interpreter
-from conformance.limits import ItemTimeout, RunLimit, contained, deadline
-from conformance.loader import Case
-from conformance.trace import LIMIT, Step, Trace
-from conformance.verdicts import Verdict
+from conformance.case.loader import Case
+from conformance.run import isolation
+from conformance.run.compare import Comparison, Divergence, compare
+from conformance.run.engine import TORCH, Engine, load_engine
+from conformance.run.interpreter import Interpreter
+from conformance.run.limits import ItemTimeout, RunLimit, contained, deadline
+from conformance.run.trace import LIMIT, Step, Trace
+from conformance.run.verdicts import Verdict
 
 # The verdict names as plain strings (what the records and the JSON report carry).
 PASS = Verdict.PASS.value

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from conformance.trace import TensorSummary
+from conformance.run.trace import TensorSummary
 
 # Elements per chunk: 1 Mi float64 temporaries, 8 MB each.
 CHUNK = 1 << 20

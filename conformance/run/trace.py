@@ -7,18 +7,18 @@ from typing import Any
 
 import numpy as np
 
-from conformance.isolation import StateChange
+from conformance.run.isolation import StateChange
 
 OK = "ok"
 ERROR = "error"  # the engine raised
 ASSERTION = "assertion"  # the case's own assert / raises / warns / assert_close failed
-LIMIT = "limit"  # the statement would exceed a limit of the case language (conformance.limits)
+LIMIT = "limit"  # the statement would exceed a limit of the case language (conformance.run.limits)
 
 
 @dataclass(frozen=True)
 class Outcome:
     status: str
-    kind: str | None = None  # canonical error kind (conformance.kinds), for errors
+    kind: str | None = None  # canonical error kind (conformance.case.kinds), for errors
     type: str | None = None  # exception class name
     text: str | None = None  # message, normalised; for assertions what was expected
 
