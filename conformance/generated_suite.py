@@ -18,11 +18,12 @@ from hypothesis.control import current_build_context
 
 from conformance.case.language import to_source
 from conformance.case.program import Program
-from conformance.gen.check import Checked, HitRates, as_case, check, hits, save_case, truncate
+from conformance.gen.check import Checked, as_case, check, hits, save_case, truncate
 from conformance.gen.progress import Progress
 from conformance.gen.strategies import programs, without_local_constants
 from conformance.report import generated as generated_report
 from conformance.report.generated import GeneratedFailure
+from conformance.report.hit_rates import HitRates
 from conformance.run.engine import Engine
 from conformance.run.expectations import NONE as NO_EXPECTATIONS
 from conformance.run.expectations import Expectations

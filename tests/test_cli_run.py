@@ -242,8 +242,8 @@ def test_run_help_lists_every_option_of_the_readmes_synopsis(
 def test_the_readmes_sample_final_line_is_what_a_run_prints(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from conformance.cli.final_line import final_line
-    from conformance.gen.check import HitRates
     from conformance.report import files as report
+    from conformance.report.hit_rates import HitRates
     from conformance.report.status import RunFacts
 
     sample = re.search(r"`(autograd-conformance: engine reference_engine vs torch \S+: "

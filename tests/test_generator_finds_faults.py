@@ -21,10 +21,11 @@ import reference_engine
 from conformance.case.loader import load_case
 from conformance.case.program import Program
 from conformance.gen import profiles
-from conformance.gen.check import HitRates, walk
+from conformance.gen.check import walk
 from conformance.gen.fault_injection import FaultSearch, engine_copy
 from conformance.gen.strategies import programs, sample_programs, without_local_constants
 from conformance.generated_suite import GeneratedDivergence, check_generated
+from conformance.report.hit_rates import HitRates
 from conformance.run import expectations
 from conformance.run.compare import compare
 from conformance.run.engine import Engine

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.gen.check import HitRates
 from conformance.report import files as report
 from conformance.report import html as html_report
 from conformance.report import status as run_status
+from conformance.report.hit_rates import HitRates
 
 CHROMIUM = Path("/usr/bin/chromium")
 ENGINE = "tests.conformance.engine_wrong_exp"  # report.write imports it (its version)

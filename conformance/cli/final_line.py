@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.report.directory import ReportOutcome
+from conformance.report.status import not_written
 
 PREFIX = "autograd-conformance:"
 
@@ -31,12 +32,6 @@ class Observer:
         from conformance.plugin import REPORT_OUTCOME
 
         return self.config.stash.get(REPORT_OUTCOME, None)
-
-
-def not_written(status: str) -> str:
-    """The status line of a run whose report could not be written: its counts, under a word
-    that no reader takes for a verdict (a run without its report is no PASS)."""
-    return f"NOT WRITTEN: {status.partition(': ')[2]}"
 
 
 def final_line(engine: str, directory: Path, outcome: ReportOutcome | None,

@@ -29,15 +29,15 @@ from conformance.case import paths
 from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case, read_case_text
 from conformance.case.vocabulary import FEATURES, parse_devices
-from conformance.cli import final_line as run_summary
 from conformance.gen import campaign, profiles, progress
-from conformance.gen.check import HitRates
 from conformance.plugin.session import RunState, collection_error, terminate_as_interrupt
 from conformance.report import baseline
 from conformance.report import directory as report_dir
 from conformance.report import files as report
 from conformance.report import generated as generated_report
 from conformance.report.files import collection_error_record, error_record, generated_record
+from conformance.report.hit_rates import HitRates
+from conformance.report.status import not_written
 from conformance.run import expectations, limits
 from conformance.run.engine import DEFAULT_ENGINE, Engine, load_engine
 from conformance.run.runner import (
@@ -700,7 +700,7 @@ _IDS = pytest.StashKey[paths.CaseIds]()
 _TAKEN_IDS = pytest.StashKey[dict[str, Path]]()
 _LOAD_ERRORS = pytest.StashKey[int]()  # case files that failed to load in this process
 _RUN_STATE = pytest.StashKey[RunState]()
-# What this run did with its report directory (`run` reads it: run_summary.Observer).
+# What this run did with its report directory (`run` reads it: cli/final_line.Observer).
 REPORT_OUTCOME = pytest.StashKey[report_dir.ReportOutcome]()
 _SHARD_SEED = pytest.StashKey[int | None]()
 _CAMPAIGN = pytest.StashKey[dict[str, Any]]()
@@ -752,7 +752,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # whatever the items did
         if reporter is not None:
             reporter.write_sep("!", f"conformance report NOT written: {e}", red=True)
-            reporter.write_line(run_summary.not_written(e.status))
+            reporter.write_line(not_written(e.status))
         return
     config.stash[REPORT_OUTCOME] = outcome = report.outcome_of(written[0])
     if reporter is not None:

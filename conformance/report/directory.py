@@ -32,7 +32,7 @@ LOCK_NAME = ".lock"
 @dataclass
 class ReportOutcome:
     """What one run did with its report directory (the plugin's account, for `run`'s last
-    line: run_summary)."""
+    line: cli/final_line)."""
 
     written: bool = False
     status: str | None = None  # the run's status line, written or not

@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from conformance.case import paths
-from conformance.gen.check import HitRates
 from conformance.report import html as html_report
 from conformance.report import status as run_status
 from conformance.report.directory import ReportOutcome, write_set
+from conformance.report.hit_rates import HitRates
 from conformance.run.compare import Divergence
 from conformance.run.expectations import NONE as NO_EXPECTATIONS
 from conformance.run.expectations import Expectations, Known

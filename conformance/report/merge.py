@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance.gen.campaign import describe
-from conformance.gen.check import HitRates
 from conformance.report import directory as report_dir
 from conformance.report import files as report
 from conformance.report import status as run_status
+from conformance.report.hit_rates import HitRates
 from conformance.run.runner import ERROR, SKIPPED
 
 # Reports this version reads: 2 (before campaigns) and its own.

@@ -114,3 +114,9 @@ def failure_group(record: dict[str, Any]) -> str:
     where = [d.get("line"), d.get("statement"), d.get("field")] if isinstance(d, dict) \
         else record.get("reason") or record.get("id")
     return json.dumps([record.get("file"), record.get("device"), record.get("verdict"), where])
+
+
+def not_written(status: str) -> str:
+    """The status line of a run whose report could not be written: its counts, under a word
+    that no reader takes for a verdict (a run without its report is no PASS)."""
+    return f"NOT WRITTEN: {status.partition(': ')[2]}"

@@ -15,7 +15,6 @@ verdict.
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import functools
 import operator
 from collections.abc import Callable, Iterator
@@ -26,6 +25,7 @@ import numpy as np
 
 from conformance.case.kinds import ONCE_PER_PROCESS
 from conformance.run.trace import (
+    FieldMask,
     Snapshot,
     Step,
     TensorSnapshot,
@@ -282,18 +282,6 @@ def _event_diffs(e: Step, a: Step, dtype: str, every: bool
             for field, ev, av in snapshot_diffs(ex, ac, dtype, where, ENGINE_MADE_FIELDS,
                                                 every):
                 yield field, ev, av, False
-
-
-@dataclass(frozen=True)
-class FieldMask:
-    """A field an engine declares it cannot match (engines.Engine.masks), and why: a
-    difference there is reported as masked, never as agreement, and comparison goes on."""
-
-    field: str  # fnmatch pattern over divergence fields, e.g. "*.grad_fn"
-    reason: str
-
-    def covers(self, field: str) -> bool:
-        return fnmatch.fnmatchcase(field, self.field)
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from conformance.run import isolation
-from conformance.run.compare import FieldMask
+from conformance.run.trace import FieldMask
 
 TORCH = "torch"
 DEFAULT_ENGINE = "reference_engine"

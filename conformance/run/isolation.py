@@ -23,10 +23,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from conformance.run.engine import Engine
+from typing import Any, Protocol
 
 Resolve = Callable[[str], Any]
 
@@ -183,8 +180,17 @@ def restore(module: ModuleType, before: dict[str, object]) -> list[StateChange]:
     return changes
 
 
+class Guarded(Protocol):
+    """What `guard` needs of an engine (engine.Engine has it; named here so that this module,
+    below the engine protocol, does not import it)."""
+
+    def global_state(self) -> dict[str, object]: ...
+
+    def restore_global_state(self, before: dict[str, object]) -> list[StateChange]: ...
+
+
 @contextlib.contextmanager
-def guard(engine: Engine) -> Iterator[list[StateChange]]:
+def guard(engine: Guarded) -> Iterator[list[StateChange]]:
     """Record the engine's settings; on exit restore them and fill the list with changes."""
     before = engine.global_state()
     changes: list[StateChange] = []

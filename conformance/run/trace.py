@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,3 +130,17 @@ class Trace:
     # per process (kinds.Kind.once) were given at every statement that gives them. False for
     # an engine without it; the comparator then leaves those warnings out.
     warn_always: bool = True
+
+
+@dataclass(frozen=True)
+class FieldMask:
+    """A trace field an engine declares it cannot match (engine.Engine.masks), and why: a
+    difference there is reported as masked, never as agreement, and comparison goes on.
+    Here, with the fields it names, so that the engine protocol and the comparator both
+    read it from below them."""
+
+    field: str  # fnmatch pattern over divergence fields, e.g. "*.grad_fn"
+    reason: str
+
+    def covers(self, field: str) -> bool:
+        return fnmatch.fnmatchcase(field, self.field)

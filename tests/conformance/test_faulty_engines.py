@@ -111,8 +111,8 @@ def test_run_goes_on_past_an_engines_faults(tmp_path: Path) -> None:
 
 def test_a_generated_program_on_a_faulty_engine_fails_with_the_program() -> None:
     from conformance.case.language import parse
-    from conformance.gen.check import HitRates
     from conformance.generated_suite import GeneratedLimit, check_generated
+    from conformance.report.hit_rates import HitRates
 
     for op in FAULTS:
         with pytest.raises(GeneratedLimit) as failed:

@@ -18,10 +18,11 @@ import jsonschema
 import pytest
 
 from conformance.case.language import parse
-from conformance.gen.check import HitRates, check
+from conformance.gen.check import check
 from conformance.generated_suite import GeneratedLimit, check_generated
 from conformance.report import files as report
 from conformance.report import generated as generated_report
+from conformance.report.hit_rates import HitRates
 from conformance.run.engine import load_engine
 from conformance.run.runner import DIVERGES, ERROR, torch_engine
 from tests.conformance.wrong_engines import WRONG_EXP

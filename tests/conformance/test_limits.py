@@ -12,8 +12,8 @@ import pytest
 
 from conformance.case.language import parse
 from conformance.case.loader import load_case
-from conformance.gen.check import HitRates
 from conformance.generated_suite import GeneratedLimit, check_generated
+from conformance.report.hit_rates import HitRates
 from conformance.run import limits
 from conformance.run.compare import summaries_differ
 from conformance.run.engine import load_engine

@@ -13,9 +13,9 @@ import pytest
 
 from conformance import cli
 from conformance.gen import campaign
-from conformance.gen.check import HitRates
 from conformance.report import files as report
 from conformance.report import status as run_status
+from conformance.report.hit_rates import HitRates
 from conformance.report.merge import MergeError, merge
 
 ENGINE = "reference_engine"

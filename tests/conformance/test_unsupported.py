@@ -10,10 +10,10 @@ from pathlib import Path
 import jsonschema
 
 from conformance.case.loader import load_case
-from conformance.gen.check import HitRates
 from conformance.report import explain
 from conformance.report import files as report
 from conformance.report import status as run_status
+from conformance.report.hit_rates import HitRates
 from conformance.run.engine import MissingAPI, lacks, load_engine
 from conformance.run.runner import DIVERGES, PASS, UNSUPPORTED, items_of, run_item
 from tests.test_html_report import dump_dom, needs_chromium
