@@ -174,7 +174,7 @@ def test_the_circle_check_finds_a_circle() -> None:
     # the check above can fail: the issue-21 circle, as it was
     names = ["compare", "trace", "isolation", "engines"]
     edges = [Import(a, b, ROOT, 1) for a, b in zip(names, names[1:] + names[:1], strict=True)]
-    assert circles(edges + [Import("runner", "compare", ROOT, 1)]) == [sorted(names)]
+    assert circles([*edges, Import("runner", "compare", ROOT, 1)]) == [sorted(names)]
 
 
 def test_conformance_takes_only_the_registry_from_the_reference_engine() -> None:
