@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import TextIO
 
 import conformance
+from conformance import options
 from conformance.case import paths
 from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case
 from conformance.case.vocabulary import parse_devices
 from conformance.cli import final_line as run_summary
 from conformance.gen import campaign, profiles
-from conformance.run import limits
 from conformance.run.engine import DEFAULT_ENGINE
 
 RUN_PROFILE = "default"  # the run command's; plain pytest's is profiles.FALLBACK
@@ -37,7 +37,7 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
     # working directory (what pytest's own messages name paths from); case ids do not
     # depend on it (conformance/case/paths.py).
     pytest_args = [str(p) for p in args.cases] + [
-        f"--engine={args.engine}", f"--conformance-report={args.report_dir}",
+        f"--conformance-report={args.report_dir}",
         f"--hypothesis-profile={args.profile}",
         # always in worker processes, so a crash or a hang ends one item, not the run
         f"--numprocesses={args.workers}", f"--max-worker-restart={MAX_WORKER_RESTARTS}",
@@ -49,30 +49,10 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
         pytest_args.append(f"--rootdir={Path.cwd()}")
     if not args.no_generated:
         pytest_args.append("--generated-programs")
-    if args.save_divergences:
-        pytest_args.append(f"--save-divergences={args.save_divergences}")
-    if args.expectations:
-        pytest_args.append(f"--expectations={args.expectations}")
-    if args.devices:
-        pytest_args.append(f"--devices={args.devices}")
-    if args.write_expectations:
-        pytest_args.append(f"--write-expectations={args.write_expectations}")
-    if args.prune_expectations:
-        pytest_args.append("--prune-expectations")
     # the whole suite runs here, as in CI: a stale expectations entry fails the run
-    if args.strict_expectations or not (args.cases_given or args.no_generated or args.devices
-                                        or passthrough):
-        pytest_args.append("--strict-expectations")
-    if args.item_timeout is not None:
-        pytest_args.append(f"--item-timeout={args.item_timeout}")
-    if args.lenient_messages:
-        pytest_args.append("--lenient-messages")
-    if args.hit_rates:
-        pytest_args.append("--hit-rates")
-    if args.hypothesis_db:
-        pytest_args.append(f"--hypothesis-db={args.hypothesis_db}")
-    if args.shard:
-        pytest_args.append(f"--shard={args.shard}")
+    if not (args.cases_given or args.no_generated or args.devices or passthrough):
+        args.strict_expectations = True
+    pytest_args += options.to_pytest(args)
     real_stdout = sys.stdout
     # `run | head`: the run goes on and writes its report when the reader leaves
     sys.stdout = _ClosedPipeToDevnull(real_stdout)
@@ -385,8 +365,6 @@ def _main(argv: list[str]) -> int:
     run.add_argument("cases", nargs="*", type=Path,
                      help="case files or directories (default: ./cases, else the case "
                           "library of the clone this package runs from)")
-    run.add_argument("--engine", default=DEFAULT_ENGINE,
-                     help="importable module of the engine under test (default: %(default)s)")
     run.add_argument("--report-dir", type=Path, default=Path("reports"),
                      help="where conformance.json and summary.md go (default: %(default)s)")
     run.add_argument("--workers", default="auto",
@@ -395,38 +373,9 @@ def _main(argv: list[str]) -> int:
     run.add_argument("--profile", default=None, choices=profiles.PROFILES,
                      help=f"hypothesis profile for generated programs (default: "
                           f"${profiles.ENV_VAR}, else {RUN_PROFILE})")
-    run.add_argument("--devices", default=None, metavar="LIST",
-                     help="run only these devices' items, comma-separated, e.g. cpu")
-    run.add_argument("--write-expectations", type=Path, default=None, metavar="FILE",
-                     help="merge the run into the expectations file FILE (created if "
-                          "absent): needed entries kept as written, new failures added, "
-                          "stale entries listed")
-    run.add_argument("--prune-expectations", action="store_true",
-                     help="with --write-expectations: also remove the stale entries")
     run.add_argument("--no-generated", action="store_true",
                      help="run the case library only, no generated programs")
-    run.add_argument("--save-divergences", type=Path, default=None, metavar="DIR",
-                     help="write shrunk divergences of generated programs to DIR as cases")
-    run.add_argument("--expectations", type=Path, default=None, metavar="FILE",
-                     help="known divergences (default: expectations/<engine>.yaml if present)")
-    run.add_argument("--lenient-messages", action="store_true",
-                     help="do not fail items whose only difference is an exact message text")
-    run.add_argument("--hit-rates", action="store_true",
-                     help="print the generated programs' hit-rate table at the end (by "
-                          "default one line; the report's summary.md has the table)")
-    run.add_argument("--strict-expectations", action="store_true",
-                     help="fail the run when an expectations entry matches nothing (the "
-                          "default when the whole suite runs: no cases named, no "
-                          "--no-generated, --devices or pytest arguments)")
-    run.add_argument("--item-timeout", type=float, default=None, metavar="SECONDS",
-                     help="wall-clock limit of one case item or generated program; an item "
-                          "over it is an error naming the line running (default: "
-                          f"{limits.DEFAULT_ITEM_TIMEOUT:g}; 0: none)")
-    run.add_argument("--hypothesis-db", default=None, metavar="PATH|URL",
-                     help=campaign.DATABASE_HELP)
-    run.add_argument("--shard", default=None, metavar="K/N",
-                     help="this machine is shard K of N: generated programs draw from a "
-                          "seed of their own per shard (see README, Scaling out)")
+    options.add_to_run(run)
     merge = sub.add_parser("merge", help="merge several runs' conformance.json (the machines "
                            "of one campaign) into one report; exit 1 unless it is PASS")
     merge.add_argument("reports", nargs="+", type=Path,
@@ -495,6 +444,3 @@ def _main(argv: list[str]) -> int:
                 "diff": _diff, "merge": _merge, "update-expectations": _update_expectations}
     return commands[args.command](args)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -25,10 +25,6 @@ from urllib.parse import urlsplit, urlunsplit
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 REDIS_EXTRA = "pip install 'autograd-conformance[redis]'"
-# The option's help, for `run` and the pytest plugin alike.
-DATABASE_HELP = ("hypothesis' example database, shared by the machines of a campaign: a "
-                 "directory, or redis://host:port/N (needs the `redis` extra); failures saved "
-                 "there replay first, under every profile")
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 

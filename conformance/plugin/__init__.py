@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from hypothesis import is_hypothesis_test
 
+from conformance import options
 from conformance.case import paths
 from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case, read_case_text
@@ -38,7 +39,7 @@ from conformance.report import generated as generated_report
 from conformance.report.files import collection_error_record, error_record, generated_record
 from conformance.report.hit_rates import HitRates
 from conformance.report.status import not_written
-from conformance.run import expectations, limits
+from conformance.run import expectations
 from conformance.run.engine import DEFAULT_ENGINE, Engine, load_engine
 from conformance.run.runner import (
     DIVERGES,
@@ -66,37 +67,12 @@ LOAD_ERROR_ATTRIBUTE = "conformance_load_error"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("autograd-conformance")
-    group.addoption("--engine", default=DEFAULT_ENGINE,
-                    help="importable module of the engine under test (default: %(default)s)")
+    options.add_to_pytest(group)  # those `run` shares (conformance/options.py)
     group.addoption("--conformance-report", default=None, metavar="DIR",
                     help="write conformance.json and summary.md for this run into DIR")
-    group.addoption("--lenient-messages", action="store_true",
-                    help="pass items whose only difference from torch is an exact "
-                         "error/warning text (kinds must still agree)")
-    group.addoption("--expectations", default=None, metavar="FILE",
-                    help="known divergences of the engine under test (default: "
-                         "expectations/<engine>.yaml when it exists)")
-    group.addoption("--strict-expectations", action="store_true",
-                    help="fail the run when an expectations entry is stale: it applies to "
-                         "items that ran and none of them needed it")
-    group.addoption("--save-divergences", default=None, metavar="DIR",
-                    help="write each shrunk divergence of a generated program to DIR as a "
-                         "ready YAML case")
-    group.addoption("--devices", default=None, metavar="LIST",
-                    help="run only items on these devices, comma-separated (e.g. cpu); "
-                         "the others are deselected")
-    group.addoption("--write-expectations", default=None, metavar="FILE",
-                    help="merge this run into the expectations file FILE (created if "
-                         "absent): entries still needed are kept as written, new failures "
-                         "added, stale entries listed")
-    group.addoption("--prune-expectations", action="store_true",
-                    help="with --write-expectations: also remove the stale entries")
     group.addoption("--generated-programs", action="store_true",
                     help="also run the generated-program suite (conformance/"
                          "generated_suite.py), wherever the package is installed")
-    group.addoption("--hit-rates", action="store_true",
-                    help="print the generated programs' hit-rate table at the end (by "
-                         "default one line; the report has the table)")
     if importlib.util.find_spec("pytest_timeout") is None:
         # this project's pyproject.toml sets pytest-timeout's backstop (a dev dependency):
         # known here, so that a run without it installed does not warn of an unknown option
@@ -104,16 +80,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("conformance_cases", type="paths", default=[],
                   help="where YAML case files are collected from (relative to the ini "
                        "file); YAML under paths named on the command line is collected too")
-    group.addoption("--hypothesis-db", default=None, metavar="PATH|URL",
-                    help=campaign.DATABASE_HELP)
-    group.addoption("--shard", default=None, metavar="K/N",
-                    help="this machine is shard K of N: hypothesis tests draw from a seed of "
-                         "their own per shard (with --hypothesis-seed S: of S and K)")
-    group.addoption("--item-timeout", type=float, default=limits.DEFAULT_ITEM_TIMEOUT,
-                    metavar="SECONDS",
-                    help="wall-clock limit of one case item, or of one generated program "
-                         "(both engines' runs); an item over it is an error naming the line "
-                         "running (default: %(default)s; 0: none)")
 
 
 def _named(config: pytest.Config) -> list[Path]:
