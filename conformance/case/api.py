@@ -29,10 +29,16 @@ NAMESPACES: frozenset[str] = frozenset(
 # on that engine (the executable specification), so its ops are the cases' vocabulary. The
 # registry is pure data; only its names are read here. `torch.empty` is left out: its values
 # are uninitialised memory, which traces would compare (a case writes zeros instead).
-_TORCH = """
+#
+# Each list is split in two where it matters to the incremental observation
+# (conformance/run/changes.py): the *pure* names make new values (or views) and change nothing
+# a snapshot records; a step that only calls those reuses the snapshots before it.
+_TORCH_PURE = """
 tensor zeros ones full zeros_like ones_like arange rand randn rand_like randn_like
-manual_seed is_tensor get_default_dtype is_grad_enabled no_grad enable_grad set_grad_enabled
-inference_mode is_inference_mode_enabled
+is_tensor get_default_dtype is_grad_enabled is_inference_mode_enabled
+"""
+_TORCH = """
+manual_seed no_grad enable_grad set_grad_enabled inference_mode
 float32 float64 float double int64 long int32 int bool
 """
 _AUTOGRAD = "grad backward Function Variable"
@@ -44,11 +50,11 @@ get_gradient_edge GradientEdge saved_tensors_hooks disable_saved_tensors_hooks s
 register_multi_grad_hook
 """
 _NN = "Linear Parameter Module"
-_FUNCTIONAL = "relu mse_loss cross_entropy softmax log_softmax linear"
+_FUNCTIONAL_PURE = "relu mse_loss cross_entropy softmax log_softmax linear"
 
 # Every callable or value reachable by a dotted path from a root.
 FUNCTIONS: frozenset[str] = frozenset(
-    [f"torch.{n}" for n in (*_TORCH.split(), *registry.FUNCTIONS)]
+    [f"torch.{n}" for n in (*_TORCH_PURE.split(), *_TORCH.split(), *registry.FUNCTIONS)]
     + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
     + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
     + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
@@ -56,15 +62,22 @@ FUNCTIONS: frozenset[str] = frozenset(
     + ["torch.autograd.Variable._execution_engine",
        "torch.autograd.Variable._execution_engine.queue_callback"]
     + [f"torch.nn.{n}" for n in _NN.split()]
-    + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL.split()]
+    + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL_PURE.split()]
 )
+# ... those that are pure: the registry's ops but their in-place forms, and the lists above.
+PURE_FUNCTIONS: frozenset[str] = frozenset(
+    [f"torch.{n}" for n in (*_TORCH_PURE.split(), *registry.FUNCTIONS) if not n.endswith("_")]
+    + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL_PURE.split()])
 
 # Tensor's methods besides the registry's op methods and in-place forms; `where`, `reshape`
 # and `permute` are function rows whose methods tensor.py adapts (argument order, varargs).
+_TENSOR_METHODS_PURE = """
+detach item tolist size dim numel is_contiguous where reshape view view_as permute expand
+expand_as contiguous
+"""
 _TENSOR_METHODS = """
-backward retain_grad register_hook register_post_accumulate_grad_hook requires_grad_ detach
-detach_ item tolist size dim numel is_contiguous where reshape view view_as permute expand
-expand_as contiguous cpu cuda double float
+backward retain_grad register_hook register_post_accumulate_grad_hook requires_grad_ detach_
+cpu cuda double float
 """
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
@@ -82,8 +95,8 @@ _FUNCTION_SAVED = "saved_tensors _raw_saved_tensors"
 # loader cannot know a value's type, so it checks membership in the union; the interpreter
 # checks again at run time.
 OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
-    "tensor method": frozenset(
-        (*_TENSOR_METHODS.split(), *registry.METHODS, *registry.INPLACE)),
+    "tensor method": frozenset((*_TENSOR_METHODS_PURE.split(), *_TENSOR_METHODS.split(),
+                                *registry.METHODS, *registry.INPLACE)),
     "tensor attribute": frozenset(_TENSOR_ATTRIBUTES.split()),
     "grad_fn": frozenset({"name", "next_functions", "register_hook", "register_prehook",
                           "metadata", "variable", *_SAVED.split(), *_RAW_SAVED.split(),
@@ -120,10 +133,14 @@ CTX_ENGINE_MEMBERS: frozenset[str] = (
     OBJECT_ATTRIBUTES["ctx"] | OBJECT_ATTRIBUTES["grad_fn"]
     | OBJECT_ATTRIBUTES["Function class"])
 
-# Harness builtins (served by the interpreter, not by an engine).
-BUILTINS: frozenset[str] = frozenset(
-    {"raises", "warns", "assert_close", "range", "len", "float", "int"}
-)
+# Tensor methods that are pure (see above; a method is pure only on an engine tensor: a
+# module's `double()` converts its parameters in place).
+PURE_METHODS: frozenset[str] = frozenset(
+    m for m in (*registry.METHODS, *_TENSOR_METHODS_PURE.split()) if not m.endswith("_"))
+
+# Harness builtins (served by the interpreter, not by an engine), and those that are pure.
+PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})
+BUILTINS: frozenset[str] = PURE_BUILTINS | {"raises", "warns"}
 # Bound on `for _ in range(n)`: keeps every case program's run time small and finite.
 MAX_RANGE = 64
 

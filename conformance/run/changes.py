@@ -33,30 +33,11 @@ from typing import Any
 
 from conformance.case import api
 from conformance.case import program as ir
-from reference_engine import registry
 
-# Tensor methods that make a new value (or a view) and change nothing: the op registry's
-# methods except its in-place forms, and the table's own readers and view makers.
-PURE_METHODS: frozenset[str] = frozenset(
-    m for m in (*registry.METHODS, "detach", "item", "tolist", "size", "dim", "numel",
-                "is_contiguous", "where", "reshape", "view", "view_as", "permute", "expand",
-                "expand_as", "contiguous")
-    if not m.endswith("_"))
-# API paths of functions that make new values and change nothing (factories draw from the
-# harness's generator, which no snapshot records).
-PURE_PATHS: frozenset[str] = frozenset(
-    [f"torch.{n}" for n in registry.FUNCTIONS if not n.endswith("_")]
-    + [f"torch.{n}" for n in ("tensor", "zeros", "ones", "full", "zeros_like", "ones_like",
-                              "arange", "rand", "randn", "rand_like", "randn_like",
-                              "is_tensor", "get_default_dtype", "is_grad_enabled",
-                              "is_inference_mode_enabled")]
-    + [f"torch.nn.functional.{n}" for n in ("relu", "mse_loss", "cross_entropy", "softmax",
-                                            "log_softmax", "linear")])
-PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})
+# What is pure is declared with the API table (case/api.py); read from there.
+PURE_METHODS, PURE_PATHS, PURE_BUILTINS = api.PURE_METHODS, api.PURE_FUNCTIONS, api.PURE_BUILTINS
 # Keyword arguments through which an otherwise pure call writes into an existing tensor.
 WRITING_KEYWORDS: frozenset[str] = frozenset({"out", "inplace"})
-
-assert PURE_PATHS <= api.FUNCTIONS, PURE_PATHS - api.FUNCTIONS
 
 
 def assigned_names(stmt: ir.Stmt) -> frozenset[str] | None:
