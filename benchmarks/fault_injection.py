@@ -1,6 +1,6 @@
 """How many injected backward faults the `default` profile's generated programs find.
 
-For every differentiable op the generator calls (conformance.gen_ops.generated_ops), a
+For every differentiable op the generator calls (conformance.gen.ops.generated_ops), a
 copy of the reference engine gets that op's backward wrong (its nodes return their first
 gradient negated: conformance.gen.fault_injection), and the default profile's 250 programs
 (derandomized, as `autograd-conformance run` draws them) run on it against the unfaulted
