@@ -209,6 +209,16 @@ _UN = {o.symbol: o.node for o in operators.UNARY}
 _CMP = {o.symbol: o.node for o in operators.COMPARE}
 
 
+def dotted(e: Expr) -> str | None:
+    """`torch.autograd.grad` for that chain of attributes on a name; None for anything else."""
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, Attribute):
+        base = dotted(e.value)
+        return None if base is None else f"{base}.{e.attr}"
+    return None
+
+
 def _ast_expr(e: Expr, ctx: ast.expr_context | None = None) -> ast.expr:
     load = ctx or ast.Load()
     if isinstance(e, Const):

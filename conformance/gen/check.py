@@ -205,20 +205,10 @@ _AUGMENTED = {o.symbol: (f"__{o.inplace.__name__}__", OPERATOR_OP.get(o.symbol))
               for o in operators.AUGMENTED if o.inplace is not None}
 
 
-def dotted(e: ir.Expr) -> str | None:
-    """`torch.autograd.grad` for that chain of attributes on a name; None for anything else."""
-    if isinstance(e, ir.Name):
-        return e.id
-    if isinstance(e, ir.Attribute):
-        base = dotted(e.value)
-        return None if base is None else f"{base}.{e.attr}"
-    return None
-
-
 def _api_of(node: object) -> tuple[str, str | None] | None:
     """(`api:` path, registry op or None) of one IR node that calls into an engine."""
     if isinstance(node, ir.Call) and isinstance(node.func, ir.Attribute):
-        path = dotted(node.func)
+        path = ir.dotted(node.func)
         if path is not None and path.startswith("torch."):
             last = path.rsplit(".", 1)[1]
             return f"api:{path}", last if path == f"torch.{last}" and last in _OP_NAMES \
@@ -295,7 +285,7 @@ class _GradFlow:
     def run(self, body: tuple[ir.Stmt, ...], enabled: bool = True) -> None:
         for stmt in body:
             if isinstance(stmt, ir.With):
-                mode = dotted(stmt.context.func) if isinstance(stmt.context, ir.Call) \
+                mode = ir.dotted(stmt.context.func) if isinstance(stmt.context, ir.Call) \
                     else None
                 self.run(stmt.body, {"torch.no_grad": False, "torch.enable_grad": True
                                      }.get(mode or "", enabled))
@@ -311,7 +301,7 @@ class _GradFlow:
 
     def assign(self, stmt: ir.Assign, enabled: bool) -> None:
         value = stmt.value
-        if isinstance(value, ir.Call) and dotted(value.func) == "torch.autograd.grad" \
+        if isinstance(value, ir.Call) and ir.dotted(value.func) == "torch.autograd.grad" \
                 and value.args:
             self.gradient(stmt, value.args[0])
         target = stmt.target

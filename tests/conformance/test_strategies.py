@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
+from conformance.case.program import dotted
 from conformance.gen import ops as gen_ops
 from conformance.gen import state as gen_state
 from conformance.gen import strategies
-from conformance.gen.check import api_hits, check, dotted, hits, nodes, walk
+from conformance.gen.check import api_hits, check, hits, nodes, walk
 from conformance.gen.state import GenSettings
 from conformance.gen.strategies import programs, sample_programs
 from conformance.report.hit_rates import HitRates
