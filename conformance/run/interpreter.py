@@ -56,7 +56,7 @@ _OK_OUTCOME = Outcome(OK)
 # statement context themselves).
 _COMPOUND = (ir.With, ir.For, ir.FunctionClass)
 # The reference observation: every live name snapshot after every statement. Off, a step
-# reuses the snapshots of the names its statement cannot have changed (conformance.run.changes);
+# reuses the snapshots of the names its statement cannot have changed (conformance.changes);
 # tests/conformance/test_incremental_snapshots.py holds the two to identical traces.
 FULL_SNAPSHOTS = False
 
@@ -161,7 +161,7 @@ class Interpreter:
             "torch.rand_like": self._rand_like, "torch.randn_like": self._randn_like,
             "torch.manual_seed": self._manual_seed, "torch.nn.Linear": self._linear,
         }
-        # Bounds (conformance.run.limits): statements executed, the program line running (named
+        # Bounds (conformance.limits): statements executed, the program line running (named
         # when a whole-run limit ends the run), and the snapshot memory of the trace so far.
         self.executed = 0
         self.line = 0
@@ -173,7 +173,7 @@ class Interpreter:
         self._module_class: Any = None  # the engine's nn.Module, once looked up
         self.trace_bytes = 0
         # Incremental observation: the last snapshots of top-level tensors, and what the
-        # running statement has done so far (conformance.run.changes).
+        # running statement has done so far (conformance.changes).
         self.reusable: dict[str, Reusable] = {}
         self.node_reads: list[NodeReads] = [{}]  # graph nodes the last observation read
         self.effects = changes.Effects()
@@ -556,7 +556,7 @@ class Interpreter:
                 return value
         return value
 
-    # ---- per-operation limits (conformance.run.limits) ------------------------------------
+    # ---- per-operation limits (conformance.limits) ------------------------------------
     def _binary(self, op: Callable[[Any, Any], Any], symbol: str, left: Any, right: Any
                 ) -> Any:
         """`op(left, right)`, refused before it computes anything beyond a limit."""
@@ -601,7 +601,7 @@ class Interpreter:
     def _limit(self, what: str, operation: Callable[[], Callable[..., Any] | None],
                args: list[Any], kwargs: dict[str, Any] | None = None) -> None:
         """Refuse, before it runs, an operation (operator, index or call) on a tensor beyond
-        the element limit, or one that would make such a tensor (conformance.run.predict):
+        the element limit, or one that would make such a tensor (conformance.predict):
         `operation()` is torch's callable for it, run on meta tensors standing for `args` and
         `kwargs` when their sizes allow a result beyond the limit (None: none to run)."""
         kwargs = kwargs or {}

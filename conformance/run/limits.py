@@ -31,7 +31,7 @@ MAX_INT_BITS = 4096
 # A str, list or tuple built by `*` or `+` may have at most this many items.
 MAX_SEQUENCE_LENGTH = 100_000
 # A tensor an operation would allocate, or is given, may have at most this many elements,
-# checked before it runs (conformance/run/predict.py; a view such as `expand` allocates nothing
+# checked before it runs (conformance/predict.py; a view such as `expand` allocates nothing
 # and may be made beyond it, but not operated on).
 MAX_TENSOR_ELEMENTS = 1 << 24
 # Elements of the tensors a run's operations made that are alive at once (views and
