@@ -18,7 +18,7 @@ in this process's CPU time (`time.process_time`; the machine is shared), with
 linearity asked for. `--full-snapshots` also times the reference observation (every live
 name after every statement).
 
-conformance.limits.MAX_STATEMENTS (10,000 executed statements per run) refuses a 16k
+conformance.run.limits.MAX_STATEMENTS (10,000 executed statements per run) refuses a 16k
 chain: for this measurement the limit is raised to the chain's length, and the result says
 so (`statements_limit_raised_to`). The trace memory budget (MAX_TRACE_BYTES) holds.
 

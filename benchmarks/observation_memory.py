@@ -4,7 +4,7 @@ The program binds a 10 MB float32 tensor and runs a 64-step loop in which it sta
 (and a second 10 MB tensor is made each step). Every step snapshots every visible tensor;
 above `limits.SUMMARY_THRESHOLD` elements a snapshot is a summary, not a copy. Each
 measurement is one fresh process running the item (torch, then the reference engine, then
-the comparison) through `conformance.runner.run_item`, and reports its peak resident set size
+the comparison) through `conformance.run.runner.run_item`, and reports its peak resident set size
 (`ru_maxrss`), next to the peak of a process that only imports and runs a one-statement
 program (the fixed cost of torch, NumPy and the harness).
 

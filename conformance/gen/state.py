@@ -174,7 +174,7 @@ def numel(shape: Shape) -> int:
 
 
 SEED_MAX = 2**32 - 1
-SEED = st.integers(0, SEED_MAX)  # a part's seed (conformance.strategies.seed_source)
+SEED = st.integers(0, SEED_MAX)  # a part's seed (conformance.gen.strategies.seed_source)
 
 
 def fits_settings(shape: Shape, settings: GenSettings) -> bool:

@@ -518,7 +518,7 @@ def test_a_summary_survives_a_recording_round_trip() -> None:
 
 
 def test_a_generated_program_runs_with_the_collector_paused_and_imports_frozen() -> None:
-    # what conformance.generated.check runs a program in: the collector is off inside and
+    # what conformance.gen.check.check runs a program in: the collector is off inside and
     # back on after, and what was alive before the first program is frozen (long-lived)
     import gc
 
