@@ -18,7 +18,7 @@ in this process's CPU time (`time.process_time`; the machine is shared), with
 linearity asked for. `--full-snapshots` also times the reference observation (every live
 name after every statement).
 
-conformance.limits.MAX_STATEMENTS (10,000 executed statements per run) refuses a 16k
+conformance.run.limits.MAX_STATEMENTS (10,000 executed statements per run) refuses a 16k
 chain: for this measurement the limit is raised to the chain's length, and the result says
 so (`statements_limit_raised_to`). The trace memory budget (MAX_TRACE_BYTES) holds.
 
@@ -42,13 +42,13 @@ from typing import Any
 
 import torch
 
-from conformance import limits
-from conformance.compare import compare
-from conformance.engines import load_engine
-from conformance.generated import number
-from conformance.interpreter import run_program
-from conformance.language import parse
-from conformance.program import Program, _ast_stmt
+from conformance.case.language import parse
+from conformance.case.program import Program, _ast_stmt
+from conformance.gen.check import number
+from conformance.run import limits
+from conformance.run.compare import compare
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
 
 clock = time.process_time
 MIX = ("y = y * 1.0001", "y = y + w", "y = y.sin()", "y = y * 1.0001", "y = (y * w).tanh()",

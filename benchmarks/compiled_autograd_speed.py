@@ -28,9 +28,9 @@ from pathlib import Path
 
 import torch
 
-from conformance.engines import Engine, load_engine
-from conformance.loader import load_case
-from conformance.runner import Item, items_of, run_item
+from conformance.case.loader import load_case
+from conformance.run.engine import Engine, load_engine
+from conformance.run.runner import Item, items_of, run_item
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_RATIO = 10.0

@@ -1,8 +1,8 @@
 """How many injected backward faults the `default` profile's generated programs find.
 
-For every differentiable op the generator calls (conformance.gen_ops.generated_ops), a
+For every differentiable op the generator calls (conformance.gen.ops.generated_ops), a
 copy of the reference engine gets that op's backward wrong (its nodes return their first
-gradient negated: conformance.fault_injection), and the default profile's 250 programs
+gradient negated: conformance.gen.fault_injection), and the default profile's 250 programs
 (derandomized, as `autograd-conformance run` draws them) run on it against the unfaulted
 engine. An op is detected when some program diverges. Deterministic: the same programs
 and the same verdicts on every run; the time is reported for information only.
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import torch
 
-from conformance.fault_injection import FaultSearch
-from conformance.gen_ops import generated_ops
-from conformance.strategies import sample_programs
+from conformance.gen.fault_injection import FaultSearch
+from conformance.gen.ops import generated_ops
+from conformance.gen.strategies import sample_programs
 
 RESULT = Path(__file__).parent / "results" / "fault_injection.json"
 

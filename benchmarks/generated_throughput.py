@@ -3,7 +3,7 @@
 End to end (the numerator) = drawing a program (hypothesis), numbering its statements,
 running it on torch and on the reference engine through the interpreter (with the
 observation after every statement), and comparing the two traces: what
-`conformance.generated.check` does for a program that agrees (a divergent one is also
+`conformance.gen.check.check` does for a program that agrees (a divergent one is also
 printed and parsed, for its report).
 
 The floor (the denominator) = torch alone executing the same programs without any
@@ -72,13 +72,13 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import reference_engine
-from conformance.compare import compare
-from conformance.engines import load_engine
-from conformance.gen_state import GenSettings
-from conformance.generated import cyclic_gc_paused, number
-from conformance.interpreter import run_program
-from conformance.program import Program, _ast_stmt
-from conformance.strategies import programs
+from conformance.case.program import Program, _ast_stmt
+from conformance.gen.check import cyclic_gc_paused, number
+from conformance.gen.state import GenSettings
+from conformance.gen.strategies import programs
+from conformance.run.compare import compare
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
 
 # Programs of up to about 12 statements, the size the target is stated for.
 SIZE = GenSettings(max_actions=6)
@@ -195,7 +195,7 @@ def run_once(n: int, full_snapshots: bool) -> dict[str, float]:
         t0 = clock()
         parsed = number(program)
         t1 = clock()
-        with cyclic_gc_paused():  # as conformance.generated.check runs a program
+        with cyclic_gc_paused():  # as conformance.gen.check.check runs a program
             expected = run_program(torch_engine, parsed, continue_on_error=True, **mode)
             t2 = clock()
             actual = run_program(engine, parsed, continue_on_error=True, **mode)

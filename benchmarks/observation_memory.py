@@ -4,7 +4,7 @@ The program binds a 10 MB float32 tensor and runs a 64-step loop in which it sta
 (and a second 10 MB tensor is made each step). Every step snapshots every visible tensor;
 above `limits.SUMMARY_THRESHOLD` elements a snapshot is a summary, not a copy. Each
 measurement is one fresh process running the item (torch, then the reference engine, then
-the comparison) through `conformance.runner.run_item`, and reports its peak resident set size
+the comparison) through `conformance.run.runner.run_item`, and reports its peak resident set size
 (`ru_maxrss`), next to the peak of a process that only imports and runs a one-statement
 program (the fixed cost of torch, NumPy and the harness).
 
@@ -34,10 +34,10 @@ BASELINE = "x = torch.rand(3)\n"
 # Runs in the child: one item on torch and the reference engine; prints verdict and peak RSS.
 CHILD = """
 import json, resource, sys
-from conformance import limits
-from conformance.engines import load_engine
-from conformance.loader import load_case
-from conformance.runner import Item, run_item
+from conformance.run import limits
+from conformance.run.engine import load_engine
+from conformance.case.loader import load_case
+from conformance.run.runner import Item, run_item
 if sys.argv[2] == "copies":  # the behaviour before the budget: copy everything, no budget
     limits.SUMMARY_THRESHOLD = limits.MAX_TRACE_BYTES = 1 << 62
 text = "description: memory\\nfeatures: [ops]\\ndevices: [cpu]\\nprogram: |\\n" + "".join(

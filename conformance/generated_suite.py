@@ -2,7 +2,7 @@
 
 `autograd-conformance run` passes this file to pytest; the project's tests import the test
 from here, so the README's test command runs it too. Any divergence is shrunk by hypothesis
-to a minimal program and reported as a case failure is (conformance.generated_report): the
+to a minimal program and reported as a case failure is (conformance.report.generated): the
 program, its first divergent statement and field with both values, the ready YAML case (with
 `--save-divergences DIR`, also written there) and a command that replays it.
 """
@@ -16,18 +16,19 @@ import pytest
 from hypothesis import given
 from hypothesis.control import current_build_context
 
-from conformance import generated_report
-from conformance.engines import Engine
-from conformance.expectations import NONE as NO_EXPECTATIONS
-from conformance.expectations import Expectations
-from conformance.generated import Checked, HitRates, as_case, check, hits, save_case, truncate
-from conformance.generated_report import GeneratedFailure
-from conformance.language import to_source
-from conformance.limits import RunLimit, contained, deadline
-from conformance.program import Program
-from conformance.progress import Progress
-from conformance.runner import ERROR
-from conformance.strategies import programs, without_local_constants
+from conformance.case.language import to_source
+from conformance.case.program import Program
+from conformance.gen.check import Checked, as_case, check, hits, save_case, truncate
+from conformance.gen.progress import Progress
+from conformance.gen.strategies import programs, without_local_constants
+from conformance.report import generated as generated_report
+from conformance.report.generated import GeneratedFailure
+from conformance.report.hit_rates import HitRates
+from conformance.run.engine import Engine
+from conformance.run.expectations import NONE as NO_EXPECTATIONS
+from conformance.run.expectations import Expectations
+from conformance.run.limits import RunLimit, contained, deadline
+from conformance.run.runner import ERROR
 
 
 class GeneratedDivergence(GeneratedFailure):
@@ -41,7 +42,7 @@ class GeneratedDivergence(GeneratedFailure):
 
 
 class GeneratedLimit(GeneratedFailure):
-    """A generated program ran into a whole-run limit (conformance.limits)."""
+    """A generated program ran into a whole-run limit (conformance.run.limits)."""
 
     verdict = ERROR
 

@@ -1,4 +1,4 @@
-"""Every API path of the closed table (conformance/api.py) resolves on both engines, torch and
+"""Every API path of the closed table (conformance/case/api.py) resolves on both engines, torch and
 reference_engine: each function path through Engine.resolve, and each attribute on an object
 of the kind the table names it for (a tensor, a grad_fn node, a Function's ctx, ...). A path
 that one engine lacks would make every case using it `unsupported` there."""
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from conformance import api
-from conformance.engines import load_engine
+from conformance.case import api
+from conformance.run.engine import load_engine
 
 ENGINES = ("torch", "reference_engine")
 

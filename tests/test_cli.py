@@ -10,13 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conformance import paths, recording
+from conformance.case import paths
+from conformance.case.language import parse, to_source
+from conformance.case.loader import load_case
 from conformance.cli import main
-from conformance.compare import compare
-from conformance.engines import load_engine
-from conformance.interpreter import run_program
-from conformance.language import parse
-from conformance.loader import load_case
+from conformance.gen.strategies import sample_programs
+from conformance.report import recording
+from conformance.run.compare import compare
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
 
 ROOT = Path(__file__).resolve().parents[1]
 LEAF = "cases/leaf/leaf_rules.yaml"  # no errors; values, grads
@@ -198,6 +200,35 @@ def test_record_and_diff(project: Path, capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     assert f"{EXP}::cpu-float32" in out
     assert "line 7 `y = torch.exp(x)`: [values] `y.values`" in out
+
+
+def test_record_generated_programs_the_same_each_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """--generated N: the derandomized programs, by id, as the suite runs them (on past a
+    failing statement); two recordings diff as identical."""
+    monkeypatch.chdir(tmp_path)  # no ./cases: only the programs are recorded
+    first, again = tmp_path / "first.json", tmp_path / "again.json"
+    for out in (first, again):
+        assert main(["record", "--generated", "12", "--out", str(out), "--quiet"]) == 0
+    data = recording.load(first)
+    assert list(data["items"]) == sorted(f"generated/{k}::cpu-float32" for k in range(12))
+    programs = sample_programs(12)
+    for k, program in enumerate(programs):
+        record = data["items"][f"generated/{k}::cpu-float32"]
+        source = to_source(program)
+        # the suite's own run of the program (generated.check's torch side)
+        trace = run_program(load_engine("torch"), parse(source), continue_on_error=True)
+        assert [s["statement"] for s in record["trace"]["steps"]] == \
+            [source.splitlines()[s.line - 1].strip() for s in trace.steps]
+    # some program runs on past a failing statement, as generated programs do
+    assert any(s["outcome"]["status"] != "ok" and i < len(r["trace"]["steps"]) - 1
+               for r in data["items"].values()
+               for i, s in enumerate(r["trace"]["steps"]))
+    capsys.readouterr()
+    assert main(["diff", str(first), str(again)]) == 0
+    assert "no drift: 12 items" in capsys.readouterr().out
+    assert main(["record", "--generated", "-1", "--out", str(first)]) == 2
 
 
 def test_diff_of_an_edited_recording_reports_each_change(

@@ -176,8 +176,8 @@ def test_version_names_the_package_torch_and_python(capsys: pytest.CaptureFixtur
 
 
 def test_the_final_line_says_only_what_this_run_wrote(tmp_path: Path) -> None:
-    from conformance.report_dir import ReportOutcome
-    from conformance.run_summary import final_line
+    from conformance.cli.final_line import final_line
+    from conformance.report.directory import ReportOutcome
 
     written = ReportOutcome(written=True, status="FAIL: 1 diverges", torch_version="2.13.0")
     assert final_line("e", tmp_path, written, 1) == (
@@ -203,7 +203,7 @@ def test_the_final_line_says_only_what_this_run_wrote(tmp_path: Path) -> None:
 
 def test_the_working_directory_joins_sys_path_only_for_an_engine_found_there(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.engines import load_engine
+    from conformance.run.engine import load_engine
 
     monkeypatch.setattr(sys, "path", list(sys.path))
     before = list(sys.path)
@@ -241,10 +241,10 @@ def test_run_help_lists_every_option_of_the_readmes_synopsis(
 
 def test_the_readmes_sample_final_line_is_what_a_run_prints(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance import report
-    from conformance.generated import HitRates
-    from conformance.run_status import RunFacts
-    from conformance.run_summary import final_line
+    from conformance.cli.final_line import final_line
+    from conformance.report import files as report
+    from conformance.report.hit_rates import HitRates
+    from conformance.report.status import RunFacts
 
     sample = re.search(r"`(autograd-conformance: engine reference_engine vs torch \S+: "
                        r"PASS: .*?; report in reports/)`", _readme())

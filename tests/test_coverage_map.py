@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import coverage_map as cm
+from conformance.report import coverage_map as cm
 
 CASE = """description: d
 features: [leaf]
@@ -33,7 +33,7 @@ def test_every_case_source_names_one_test_and_no_covered_test_is_out_of_scope(co
 
 def test_committed_table_is_up_to_date(cmap, coverage):
     assert cm.TABLE_PATH.read_text(encoding="utf-8") == cm.render(cmap, coverage), (
-        "docs/coverage/test_autograd.md is stale: run python -m conformance.coverage_map")
+        "docs/coverage/test_autograd.md is stale: run python -m conformance.report.coverage_map")
 
 
 def test_map_lists_each_function_once_with_a_status(cmap):

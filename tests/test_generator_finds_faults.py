@@ -18,16 +18,18 @@ import pytest
 from hypothesis import given, settings
 
 import reference_engine
-from conformance import expectations, profiles
-from conformance.compare import compare
-from conformance.engines import Engine
-from conformance.fault_injection import FaultSearch, engine_copy
-from conformance.generated import HitRates, walk
+from conformance.case.loader import load_case
+from conformance.case.program import Program
+from conformance.gen import profiles
+from conformance.gen.check import walk
+from conformance.gen.fault_injection import FaultSearch, engine_copy
+from conformance.gen.strategies import programs, sample_programs, without_local_constants
 from conformance.generated_suite import GeneratedDivergence, check_generated
-from conformance.interpreter import run_program
-from conformance.loader import load_case
-from conformance.program import Program
-from conformance.strategies import programs, sample_programs, without_local_constants
+from conformance.report.hit_rates import HitRates
+from conformance.run import expectations
+from conformance.run.compare import compare
+from conformance.run.engine import Engine
+from conformance.run.interpreter import run_program
 
 ORACLE = Engine("reference_engine", reference_engine)
 # Statements a shrunk program may keep. 8, not the 6 of the earlier generator: an action's

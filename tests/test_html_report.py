@@ -1,4 +1,4 @@
-"""The HTML report (conformance/html_report.py): graph signatures parsed and laid out, text
+"""The HTML report (conformance/report/html.py): graph signatures parsed and laid out, text
 escaped, and the page as a real headless Chromium draws it (CI installs /usr/bin/chromium;
 without it the browser tests are skipped)."""
 
@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import html_report, report, run_status
-from conformance.generated import HitRates
+from conformance.report import files as report
+from conformance.report import html as html_report
+from conformance.report import status as run_status
+from conformance.report.hit_rates import HitRates
 
 CHROMIUM = Path("/usr/bin/chromium")
 ENGINE = "tests.conformance.engine_wrong_exp"  # report.write imports it (its version)
@@ -362,10 +364,10 @@ def test_page_requests_nothing(built: Path, tmp_path: Path) -> None:
 
 @needs_chromium
 def test_a_generated_programs_failure_is_a_card_like_a_cases(tmp_path: Path) -> None:
-    from conformance import generated_report
-    from conformance.generated import check
-    from conformance.language import parse
-    from conformance.runner import torch_engine
+    from conformance.case.language import parse
+    from conformance.gen.check import check
+    from conformance.report import generated as generated_report
+    from conformance.run.runner import torch_engine
     from tests.conformance.wrong_engines import WRONG_EXP
 
     checked = check(parse("a = torch.tensor([1.0, 2.0], requires_grad=True)\n"

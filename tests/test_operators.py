@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from conformance import interpreter, language, operators
-from conformance import program as ir
+from conformance.case import language, operators
+from conformance.case import program as ir
+from conformance.run import interpreter
 
 PRELUDE = "a = 1.0\nb = 2.0\n"
 SOURCES = ([f"x = a {o.symbol} b" for o in operators.BINARY]
@@ -46,6 +47,6 @@ def test_ir_nodes_carry_table_symbols() -> None:
 
 def test_program_does_not_import_the_parser() -> None:
     # The IR and its printer need only the operator table: no program <-> language cycle.
-    code = ("import sys, conformance.program as p; p.Program(()).__repr__(); "
-            "assert 'conformance.language' not in sys.modules, sorted(sys.modules)")
+    code = ("import sys, conformance.case.program as p; p.Program(()).__repr__(); "
+            "assert 'conformance.case.language' not in sys.modules, sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -13,10 +13,10 @@ import pytest
 pytest.importorskip("expecttest", reason="OpInfo needs the dev extra's expecttest")
 
 import reference_engine
-from conformance.engines import Engine, load_engine
-from conformance.fault_injection import WrongSign, engine_copy
+from conformance.gen.fault_injection import WrongSign, engine_copy
 from conformance.opinfo import check, database, opmap, run
-from conformance.verdicts import Verdict
+from conformance.run.engine import Engine, load_engine
+from conformance.run.verdicts import Verdict
 
 # A fixed subset: elementwise with gradgrad (mul, exp, sigmoid), reductions with keywords
 # (sum, prod, amax), shape and indexing (reshape, transpose, cat, index_select, unbind),

@@ -43,7 +43,7 @@ def __getattr__(name: str) -> Any:
 REPLAY_ONLY = """\
 from hypothesis import Phase, settings
 
-import conformance.profiles
+import conformance.gen.profiles
 
 settings.register_profile("replay-only", parent=settings.get_profile("default"),
                           phases=[Phase.explicit, Phase.reuse])

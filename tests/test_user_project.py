@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance import paths
-from conformance.loader import load_case
-from conformance.runner import items_of
+from conformance.case import paths
+from conformance.case.loader import load_case
+from conformance.run.runner import items_of
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ("cases/ops/exp_saves_result.yaml", "cases/leaf/leaf_rules.yaml")

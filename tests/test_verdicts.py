@@ -6,15 +6,17 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from conformance import html_report, run_status, runner
-from conformance.verdicts import PASSING, Verdict
+from conformance.report import html as html_report
+from conformance.report import status as run_status
+from conformance.run import runner
+from conformance.run.verdicts import PASSING, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 VALUES = [v.value for v in Verdict]
 
 
 def test_schema_verdict_enum_is_the_verdict_enum() -> None:
-    schema = json.loads((resources.files("conformance") / "schema" /
+    schema = json.loads((resources.files("conformance.report") / "schema" /
                          "conformance.schema.json").read_text(encoding="utf-8"))
     assert schema["$defs"]["verdict"]["enum"] == VALUES
 
@@ -32,7 +34,8 @@ def test_status_line_orders_every_verdict_once() -> None:
 
 
 def test_page_template_passing_list_is_the_python_one() -> None:
-    template = (resources.files("conformance") / html_report.TEMPLATE).read_text(encoding="utf-8")
+    template = (resources.files("conformance.report") / html_report.TEMPLATE).read_text(
+        encoding="utf-8")
     found = re.search(r"const PASSING = (\[[^\]]*\]);", template)
     assert found, "the page's PASSING list is gone: update this test with the page"
     assert tuple(json.loads(found.group(1))) == PASSING == html_report.PASSING

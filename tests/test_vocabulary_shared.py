@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import kinds, language
-from conformance.diagnostics import CaseError
-from conformance.interpreter import CaseFailure, Interpreter
+from conformance.case import kinds, language
+from conformance.case.diagnostics import CaseError
+from conformance.run.interpreter import CaseFailure, Interpreter
 from reference_engine import inplace, messages, views
 
 

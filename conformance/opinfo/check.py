@@ -33,16 +33,26 @@ from typing import Any
 
 import numpy as np
 
-from conformance import isolation, kinds
-from conformance.compare import FieldMask, compare
-from conformance.engines import Engine, MissingAPI
-from conformance.interpreter import warn_always
-from conformance.limits import RunLimit
-from conformance.observe import Observer
+from conformance.case import kinds
 from conformance.opinfo.convert import Unconvertible, engine_callable, engine_value
 from conformance.opinfo.opmap import Part
-from conformance.trace import ERROR, OK, Outcome, Snapshot, Step, Trace, WarningRecord
-from conformance.verdicts import Verdict
+from conformance.run import isolation
+from conformance.run.compare import compare
+from conformance.run.engine import Engine, MissingAPI
+from conformance.run.interpreter import warn_always
+from conformance.run.limits import RunLimit
+from conformance.run.observe import Observer
+from conformance.run.trace import (
+    ERROR,
+    OK,
+    FieldMask,
+    Outcome,
+    Snapshot,
+    Step,
+    Trace,
+    WarningRecord,
+)
+from conformance.run.verdicts import Verdict
 
 DEVICE = "cpu"
 

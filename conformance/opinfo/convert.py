@@ -17,8 +17,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from conformance.engines import Engine
-from conformance.observe import tensor_values
+from conformance.run.engine import Engine
+from conformance.run.observe import tensor_values
 
 _PLAIN = (bool, int, float, complex, str, type(None), slice, type(Ellipsis))
 

@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.engines import Engine, load_engine
 from conformance.opinfo import database, opmap
 from conformance.opinfo.check import CheckResult, check, plan
-from conformance.verdicts import Verdict
+from conformance.run.engine import Engine, load_engine
+from conformance.run.verdicts import Verdict
 
 DTYPES = ("float32", "float64")
 # Verdicts a run may hold and still pass: a part left out by the map that still diverges

@@ -14,9 +14,10 @@ import pytest
 # pytester's in-process runs drop the modules they imported; torch must be imported once.
 import torch  # noqa: F401
 
-from conformance import baseline, expectations
+from conformance.case.diagnostics import CaseError
 from conformance.cli import main
-from conformance.diagnostics import CaseError
+from conformance.report import baseline
+from conformance.run import expectations
 from tests.conformance.test_expectations import CASE, PASSING, WRONG_EXP
 
 ENV = expectations.Environment("2.13.0+cpu", "3.11.9", "linux", None)
@@ -346,7 +347,7 @@ def test_update_expectations_from_reports(pytester: pytest.Pytester,
 
 
 def test_the_schema_names_every_status() -> None:
-    from conformance.verdicts import Verdict
+    from conformance.run.verdicts import Verdict
     from tests.conformance.test_report_schema import SCHEMA
 
     statuses = set(SCHEMA["$defs"]["item"]["properties"]["status"]["enum"])

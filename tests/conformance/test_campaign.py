@@ -13,7 +13,7 @@ import pytest
 import torch  # noqa: F401
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from conformance import campaign
+from conformance.gen import campaign
 
 DRAWS = """\
 import json, os
@@ -73,7 +73,7 @@ def test_small(n):
     assert any((pytester.path / "db").iterdir())  # the failure was saved
     pytester.makeconftest("""\
 from hypothesis import Phase, settings
-import conformance.profiles
+import conformance.gen.profiles
 settings.register_profile("replay", parent=settings.get_profile("dev"),
                           phases=[Phase.explicit, Phase.reuse])
 """)
@@ -153,7 +153,7 @@ def test_dev_and_nightly_draw_new_programs_each_run_and_a_shard_keeps_them_rando
         pytester: pytest.Pytester) -> None:
     from hypothesis import settings
 
-    from conformance import profiles
+    from conformance.gen import profiles
 
     assert [settings.get_profile(p).derandomize for p in profiles.PROFILES] == [
         p in ("default", "ci") for p in profiles.PROFILES]

@@ -7,11 +7,11 @@ import copy
 import numpy as np
 import pytest
 
-from conformance.compare import compare, values_differ
-from conformance.engines import load_engine
-from conformance.interpreter import run_program
-from conformance.language import parse
-from conformance.trace import ERROR, Outcome, TensorSnapshot, Trace
+from conformance.case.language import parse
+from conformance.run.compare import compare, values_differ
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
+from conformance.run.trace import ERROR, Outcome, TensorSnapshot, Trace
 from tests.conformance import wrong_engines as wrong
 
 TORCH = load_engine("torch")

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conformance.engines import load_engine
-from conformance.loader import load_case
-from conformance.runner import DIVERGES, PASS, Item, run_item
+from conformance.case.loader import load_case
+from conformance.run.engine import load_engine
+from conformance.run.runner import DIVERGES, PASS, Item, run_item
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "conformance.engines.compiled_autograd"

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-import conformance.interpreter as interpreter_module
-from conformance.compare import FieldMask, compare
-from conformance.engines import Engine, load_engine
-from conformance.interpreter import run_program
-from conformance.kinds import exception_name
-from conformance.language import parse
-from conformance.loader import load_case
-from conformance.runner import DIVERGES, MASKED, PASS, Item, run_item
-from conformance.trace import ERROR, TensorSnapshot
+import conformance.run.interpreter as interpreter_module
+from conformance.case.kinds import exception_name
+from conformance.case.language import parse
+from conformance.case.loader import load_case
+from conformance.run.compare import compare
+from conformance.run.engine import Engine, load_engine
+from conformance.run.interpreter import run_program
+from conformance.run.runner import DIVERGES, MASKED, PASS, Item, run_item
+from conformance.run.trace import ERROR, FieldMask, TensorSnapshot
 from tests.conformance import wrong_engines as wrong
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ import pytest
 # pytester's in-process runs drop the modules they imported; torch must be imported once.
 import torch  # noqa: F401
 
-from conformance import expectations
-from conformance.diagnostics import CaseError
+from conformance.case.diagnostics import CaseError
+from conformance.run import expectations
 
 CASE = """\
 description: exp and its grad

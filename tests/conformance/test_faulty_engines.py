@@ -15,9 +15,9 @@ import pytest
 # pytester's in-process runs drop the modules they imported; torch must be imported once.
 import torch  # noqa: F401
 
-from conformance.engines import load_engine
-from conformance.loader import load_case
-from conformance.runner import ERROR, PASS, Item, run_item
+from conformance.case.loader import load_case
+from conformance.run.engine import load_engine
+from conformance.run.runner import ERROR, PASS, Item, run_item
 from tests.case_files import CASE, write_cases
 from tests.test_cli_run import GENERATED_ID, run
 
@@ -110,9 +110,9 @@ def test_run_goes_on_past_an_engines_faults(tmp_path: Path) -> None:
 
 
 def test_a_generated_program_on_a_faulty_engine_fails_with_the_program() -> None:
-    from conformance.generated import HitRates
+    from conformance.case.language import parse
     from conformance.generated_suite import GeneratedLimit, check_generated
-    from conformance.language import parse
+    from conformance.report.hit_rates import HitRates
 
     for op in FAULTS:
         with pytest.raises(GeneratedLimit) as failed:

@@ -17,16 +17,19 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conformance import generated_report, report
-from conformance.engines import load_engine
-from conformance.generated import HitRates, check
+from conformance.case.language import parse
+from conformance.gen.check import check
 from conformance.generated_suite import GeneratedLimit, check_generated
-from conformance.language import parse
-from conformance.runner import DIVERGES, ERROR, torch_engine
+from conformance.report import files as report
+from conformance.report import generated as generated_report
+from conformance.report.hit_rates import HitRates
+from conformance.run.engine import load_engine
+from conformance.run.runner import DIVERGES, ERROR, torch_engine
 from tests.conformance.wrong_engines import WRONG_EXP
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = json.loads((ROOT / "conformance" / "schema" / "conformance.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "conformance" / "report" / "schema" / "conformance.schema.json")
+                    .read_text())
 GENERATED_ID = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
 # An engine every generated program meets the fault of: its leaves' values are off.
 WRONG_LEAVES = '''\
@@ -49,10 +52,10 @@ def __getattr__(name: str) -> Any:
 RANDOM_NO_DATABASE = """\
 from hypothesis import settings
 
-import conformance.profiles
+import conformance.gen.profiles
 
 settings.register_profile("random-no-db", parent=settings.get_profile("dev"), database=None)
-conformance.profiles.SHRINK_SECONDS["random-no-db"] = float("inf")
+conformance.gen.profiles.SHRINK_SECONDS["random-no-db"] = float("inf")
 """
 
 

@@ -19,11 +19,11 @@ import torch  # noqa: F401
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.case.diagnostics import CaseError
+from conformance.case.loader import MAX_CASE_BYTES, load_case, read_case_text
 from conformance.cli import main
-from conformance.diagnostics import CaseError
-from conformance.loader import MAX_CASE_BYTES, load_case, read_case_text
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "schema"
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "report" / "schema"
                      / "conformance.schema.json").read_text())
 GOOD = """\
 description: a leaf

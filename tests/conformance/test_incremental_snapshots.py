@@ -1,4 +1,4 @@
-"""The incremental observation (conformance.changes) against the reference one.
+"""The incremental observation (conformance.run.changes) against the reference one.
 
 A step reuses the snapshots of the names its statement cannot have changed; the full
 snapshot of every live name after every statement is the reference. Both must give the
@@ -15,21 +15,21 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from conformance import changes, observe
-from conformance.compare import compare
-from conformance.engines import load_engine
-from conformance.gen_state import GenSettings
-from conformance.generated import number
-from conformance.interpreter import run_program
-from conformance.kinds import ONCE_PER_PROCESS
-from conformance.language import parse
-from conformance.limits import RunLimit
-from conformance.loader import load_case
-from conformance.program import Program
-from conformance.recording import outcome_to_json, snapshot_to_json
-from conformance.runner import items_of
-from conformance.strategies import programs
-from conformance.trace import Snapshot, Trace
+from conformance.case.kinds import ONCE_PER_PROCESS
+from conformance.case.language import parse
+from conformance.case.loader import load_case
+from conformance.case.program import Program
+from conformance.gen.check import number
+from conformance.gen.state import GenSettings
+from conformance.gen.strategies import programs
+from conformance.report.recording import outcome_to_json, snapshot_to_json
+from conformance.run import changes, observe
+from conformance.run.compare import compare
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
+from conformance.run.limits import RunLimit
+from conformance.run.runner import items_of
+from conformance.run.trace import Snapshot, Trace
 
 ROOT = Path(__file__).resolve().parents[2]
 CASE_DIRS = sorted(p.name for p in (ROOT / "cases").iterdir() if p.is_dir())

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from conformance.compare import compare
-from conformance.engines import load_engine
-from conformance.interpreter import run_program
-from conformance.language import parse
-from conformance.trace import ASSERTION, ERROR, LIMIT, OK, TensorSnapshot, Trace
+from conformance.case.language import parse
+from conformance.run.compare import compare
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
+from conformance.run.trace import ASSERTION, ERROR, LIMIT, OK, TensorSnapshot, Trace
 
 TORCH = load_engine("torch")
 

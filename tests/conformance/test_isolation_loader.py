@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.diagnostics import CaseError
-from conformance.language import parse
-from conformance.loader import load_case
+from conformance.case.diagnostics import CaseError
+from conformance.case.language import parse
+from conformance.case.loader import load_case
 
 FUNCTION = """\
 class Scale(torch.autograd.Function):

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from conformance import plugin
-from conformance.engines import Engine
+from conformance.run.engine import Engine
 
 POLLUTER = ("pollute.yaml", """\
 description: leaves grad mode off
@@ -127,7 +127,7 @@ def test_innocent_items_pass_in_every_order_and_worker_count(
 def test_control_without_restoring_the_polluter_breaks_the_innocent(
         pytester: pytest.Pytester) -> None:
     # What the guard prevents: its restoration switched off in the child process only.
-    pytester.makeconftest("from conformance import isolation\n"
+    pytester.makeconftest("from conformance.run import isolation\n"
                           "isolation.restore = lambda module, before: []\n")
     outcomes = run(pytester, ORDERS["polluter-first"], 0)
     innocent = {k: v for k, v in outcomes.items() if "pollute" not in k}

@@ -14,13 +14,13 @@ import pytest
 import torch
 
 import reference_engine
-from conformance import isolation
-from conformance.engines import Engine, load_engine
-from conformance.interpreter import run_program
-from conformance.language import parse
-from conformance.loader import load_case
-from conformance.runner import ERROR, PASS, Item, run_item
-from conformance.trace import ASSERTION, Trace
+from conformance.case.language import parse
+from conformance.case.loader import load_case
+from conformance.run import isolation
+from conformance.run.engine import Engine, load_engine
+from conformance.run.interpreter import run_program
+from conformance.run.runner import ERROR, PASS, Item, run_item
+from conformance.run.trace import ASSERTION, Trace
 from tests.conformance.wrong_engines import patched
 
 TORCH = load_engine("torch")

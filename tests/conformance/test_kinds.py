@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.kinds import KINDS, UNKNOWN, classify, normalise_text
+from conformance.case.kinds import KINDS, UNKNOWN, classify, normalise_text
 
 # Texts as torch 2.13 words them (and, where noted, as older releases did).
 MESSAGES = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import program as ir
-from conformance.diagnostics import CaseError
-from conformance.language import parse, to_source
+from conformance.case import program as ir
+from conformance.case.diagnostics import CaseError
+from conformance.case.language import parse, to_source
 
 SEED_LIKE = """\
 a = torch.rand(1, 4, requires_grad=True)

@@ -1,4 +1,4 @@
-"""Bounds on one item (conformance.limits): hostile programs end with a verdict naming the
+"""Bounds on one item (conformance.run.limits): hostile programs end with a verdict naming the
 case's file and line, never a hang or unbounded memory. The programs live here, not in
 cases/: they are not behaviours of autograd."""
 
@@ -10,17 +10,17 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from conformance import limits
-from conformance.compare import summaries_differ
-from conformance.engines import load_engine
-from conformance.generated import HitRates
+from conformance.case.language import parse
+from conformance.case.loader import load_case
 from conformance.generated_suite import GeneratedLimit, check_generated
-from conformance.interpreter import run_program
-from conformance.language import parse
-from conformance.loader import load_case
-from conformance.observe import tensor_summary
-from conformance.runner import ERROR, PASS, Item, ItemResult, run_item
-from conformance.trace import LIMIT, TensorSnapshot, TensorSummary
+from conformance.report.hit_rates import HitRates
+from conformance.run import limits
+from conformance.run.compare import summaries_differ
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
+from conformance.run.observe import tensor_summary
+from conformance.run.runner import ERROR, PASS, Item, ItemResult, run_item
+from conformance.run.trace import LIMIT, TensorSnapshot, TensorSummary
 
 TORCH = load_engine("torch")
 REFERENCE = load_engine("reference_engine")
@@ -182,7 +182,7 @@ def test_summaries_of_an_expansion_and_of_its_copy_agree() -> None:
 
 
 def test_a_wrong_value_in_a_summarised_tensor_is_a_divergence() -> None:
-    from conformance.runner import DIVERGES, describe_failure
+    from conformance.run.runner import DIVERGES, describe_failure
 
     wrong_exp = load_engine("tests.conformance.engine_wrong_exp")
     result = run_case(f"x = torch.rand({2 * limits.SUMMARY_THRESHOLD})\ny = torch.exp(x)",
@@ -230,7 +230,7 @@ def test_an_engine_op_that_never_returns_is_stopped_by_the_item_timeout() -> Non
 
 
 def test_a_generated_program_that_never_returns_is_stopped() -> None:
-    from conformance.generated import cyclic_gc_paused
+    from conformance.gen.check import cyclic_gc_paused
 
     hangs = load_engine("tests.conformance.engine_hangs")
     # The first generated program of a process first collects and freezes what is alive (a
@@ -400,7 +400,7 @@ def test_the_watchdog_stays_armed_after_a_swallowed_timeout() -> None:
 
     script = """
 import gc, signal, sys, threading, time
-from conformance import limits
+from conformance.run import limits
 
 def callback(phase, info):
     if phase == "start":
@@ -490,8 +490,8 @@ def item_of(program: str) -> Item:
 
 
 def test_explain_and_record_report_a_stopped_run() -> None:
-    from conformance.explain import explain
-    from conformance.recording import item_record
+    from conformance.report.explain import explain
+    from conformance.report.recording import item_record
 
     text, result = explain(item_of(NESTED), REFERENCE)
     assert result.verdict == ERROR
@@ -504,7 +504,7 @@ def test_explain_and_record_report_a_stopped_run() -> None:
 
 
 def test_a_summary_survives_a_recording_round_trip() -> None:
-    from conformance.recording import snapshot_from_json, snapshot_to_json
+    from conformance.report.recording import snapshot_from_json, snapshot_to_json
 
     trace = run_program(TORCH, parse(f"x = torch.rand({2 * limits.SUMMARY_THRESHOLD})\n"
                                      "x[0] = float('nan')"))
@@ -518,11 +518,11 @@ def test_a_summary_survives_a_recording_round_trip() -> None:
 
 
 def test_a_generated_program_runs_with_the_collector_paused_and_imports_frozen() -> None:
-    # what conformance.generated.check runs a program in: the collector is off inside and
+    # what conformance.gen.check.check runs a program in: the collector is off inside and
     # back on after, and what was alive before the first program is frozen (long-lived)
     import gc
 
-    from conformance.generated import cyclic_gc_paused
+    from conformance.gen.check import cyclic_gc_paused
 
     assert gc.isenabled()
     with cyclic_gc_paused():

@@ -16,14 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance import api, limits
-from conformance.diagnostics import CaseError
-from conformance.engines import load_engine
-from conformance.interpreter import run_program
-from conformance.language import parse
-from conformance.loader import load_case
-from conformance.runner import ERROR, PASS, Item, ItemResult, run_item
-from conformance.trace import LIMIT
+from conformance.case import api
+from conformance.case.diagnostics import CaseError
+from conformance.case.language import parse
+from conformance.case.loader import load_case
+from conformance.run import limits
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
+from conformance.run.runner import ERROR, PASS, Item, ItemResult, run_item
+from conformance.run.trace import LIMIT
 
 TORCH = load_engine("torch")
 REFERENCE = load_engine("reference_engine")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.diagnostics import CaseError
-from conformance.language import parse, to_source
-from conformance.loader import load_case
+from conformance.case.diagnostics import CaseError
+from conformance.case.language import parse, to_source
+from conformance.case.loader import load_case
 
 GOOD = """\
 description: A leaf

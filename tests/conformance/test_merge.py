@@ -11,13 +11,16 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conformance import campaign, cli, report, run_status
-from conformance.generated import HitRates
-from conformance.merge import MergeError, merge
+from conformance import cli
+from conformance.gen import campaign
+from conformance.report import files as report
+from conformance.report import status as run_status
+from conformance.report.hit_rates import HitRates
+from conformance.report.merge import MergeError, merge
 
 ENGINE = "reference_engine"
 GENERATED_ID = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "schema"
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "report" / "schema"
                      / "conformance.schema.json").read_text())
 
 

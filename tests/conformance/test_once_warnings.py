@@ -23,12 +23,12 @@ from typing import Any
 import pytest
 
 import reference_engine
-from conformance import interpreter
-from conformance.compare import compared_once
-from conformance.engines import Engine, load_engine
-from conformance.loader import load_case
-from conformance.recording import trace_from_json, trace_to_json
-from conformance.runner import DIVERGES, PASS, Item, run_item
+from conformance.case.loader import load_case
+from conformance.report.recording import trace_from_json, trace_to_json
+from conformance.run import interpreter
+from conformance.run.compare import compared_once
+from conformance.run.engine import Engine, load_engine
+from conformance.run.runner import DIVERGES, PASS, Item, run_item
 
 PROGRAM = """\
 x = torch.ones(3, requires_grad=True)

@@ -13,14 +13,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance import drift, recording
-from conformance.compare import compare, step_diffs
-from conformance.engines import load_engine
-from conformance.explain import render_steps
-from conformance.interpreter import run_program
-from conformance.language import parse
-from conformance.loader import Case, load_case
-from conformance.trace import Step, TensorSnapshot, Trace, WarningRecord
+from conformance.case.language import parse
+from conformance.case.loader import Case, load_case
+from conformance.report import drift, recording
+from conformance.report.explain import render_steps
+from conformance.run.compare import compare, step_diffs
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
+from conformance.run.trace import Step, TensorSnapshot, Trace, WarningRecord
 from tests.conformance import wrong_engines as wrong
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,7 +139,7 @@ def test_every_difference_extends_the_comparators_first(engine: Any) -> None:
 def test_explain_on_the_reference_engine_shows_no_ignored_version() -> None:
     # issue 9: the reference engine's second-order grad had another _version than torch's,
     # explain showed it and then said "no divergence"
-    from conformance.explain import explain, find_item
+    from conformance.report.explain import explain, find_item
 
     item = find_item(f"{ROOT}/cases/higher_order/abs_grad_graph.yaml::cpu-float32")
     text, _ = explain(item, load_engine("reference_engine"))
@@ -302,7 +302,7 @@ def test_explain_names_the_statement_each_engine_ran() -> None:
 
 
 def test_every_tensor_field_is_compared_by_a_rule() -> None:
-    from conformance.compare import OWN_RULES, TENSOR_FIELDS
+    from conformance.run.compare import OWN_RULES, TENSOR_FIELDS
 
     names = [f.name for f in dataclasses.fields(TensorSnapshot)]
     assert sorted(TENSOR_FIELDS + OWN_RULES) == sorted(names)

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance import limits, predict
-from conformance.engines import load_engine
-from conformance.interpreter import run_program
-from conformance.language import parse
-from conformance.loader import load_case
-from conformance.runner import ERROR, PASS, Item, ItemResult, run_item
-from conformance.trace import LIMIT
+from conformance.case.language import parse
+from conformance.case.loader import load_case
+from conformance.run import limits, predict
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
+from conformance.run.runner import ERROR, PASS, Item, ItemResult, run_item
+from conformance.run.trace import LIMIT
 
 TORCH = load_engine("torch")
 REFERENCE = load_engine("reference_engine")

@@ -1,4 +1,4 @@
-"""Item ids never move (conformance/paths.py): a case file's id is its path relative to its
+"""Item ids never move (conformance/case/paths.py): a case file's id is its path relative to its
 project, whatever the working directory and the other paths given; a file that fails to
 load does not stop plain pytest; rerun commands work where the run started."""
 
@@ -15,7 +15,7 @@ import pytest
 # pytester's in-process runs drop the modules they imported; torch must be imported once.
 import torch  # noqa: F401
 
-from conformance import paths
+from conformance.case import paths
 from tests.conformance.test_plugin import BAD, GOOD
 
 WRONG_EXP = "tests.conformance.engine_wrong_exp"

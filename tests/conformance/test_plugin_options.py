@@ -10,8 +10,8 @@ import pytest
 # see test_plugin.py: torch's C extension cannot be imported twice in one process
 import torch  # noqa: F401
 
-from conformance import expectations
-from conformance.progress import Progress
+from conformance.gen.progress import Progress
+from conformance.run import expectations
 from tests.case_files import write_cases
 
 WRONG_EXP = "tests.conformance.engine_wrong_exp"  # exp is 1% off

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from conformance import report, report_dir
-from conformance.generated import HitRates
+from conformance.report import directory as report_dir
+from conformance.report import files as report
+from conformance.report.hit_rates import HitRates
 from tests.case_files import write_cases
 
 ROOT = Path(__file__).resolve().parents[2]

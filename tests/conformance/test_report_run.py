@@ -14,10 +14,11 @@ import pytest
 # pytester's in-process runs drop the modules they imported; torch must be imported once.
 import torch  # noqa: F401
 
-from conformance import report_dir
+from conformance.report import directory as report_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = json.loads((ROOT / "conformance" / "schema" / "conformance.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "conformance" / "report" / "schema" / "conformance.schema.json")
+                    .read_text())
 CASE = """\
 description: exp and its grad
 features: [grad_fn]

@@ -12,7 +12,7 @@ import pytest
 # pytester's in-process runs drop the modules they imported; torch must be imported once.
 import torch
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "schema"
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "report" / "schema"
                      / "conformance.schema.json").read_text())
 CASE = """\
 description: exp and its grad

@@ -11,11 +11,13 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conformance import report, report_dir, run_status
-from conformance.generated import HitRates
-from conformance.run_state import collection_error
+from conformance.plugin.session import collection_error
+from conformance.report import directory as report_dir
+from conformance.report import files as report
+from conformance.report import status as run_status
+from conformance.report.hit_rates import HitRates
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "schema"
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "report" / "schema"
                      / "conformance.schema.json").read_text())
 ENGINE = "tests.conformance.engine_wrong_exp"  # report.write imports it (its version)
 

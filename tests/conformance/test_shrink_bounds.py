@@ -6,7 +6,7 @@ import math
 
 from hypothesis.internal.conjecture import engine
 
-from conformance import profiles
+from conformance.gen import profiles
 
 
 def test_each_profile_bounds_shrinking_by_a_count() -> None:

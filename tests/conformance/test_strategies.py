@@ -10,13 +10,17 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from conformance import gen_ops, gen_state, strategies
-from conformance import program as ir
-from conformance.engines import load_engine
-from conformance.gen_state import GenSettings
-from conformance.generated import HitRates, api_hits, check, dotted, hits, nodes, walk
-from conformance.language import parse, to_source
-from conformance.strategies import programs, sample_programs
+from conformance.case import program as ir
+from conformance.case.language import parse, to_source
+from conformance.case.program import dotted
+from conformance.gen import ops as gen_ops
+from conformance.gen import state as gen_state
+from conformance.gen import strategies
+from conformance.gen.check import api_hits, check, hits, nodes, walk
+from conformance.gen.state import GenSettings
+from conformance.gen.strategies import programs, sample_programs
+from conformance.report.hit_rates import HitRates
+from conformance.run.engine import load_engine
 from reference_engine import registry
 
 TORCH = load_engine("torch")

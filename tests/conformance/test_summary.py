@@ -1,4 +1,5 @@
-"""conformance.summary: statistics computed a chunk at a time equal those of the whole."""
+"""conformance.run.tensor_summary: statistics computed a chunk at a time equal those of the
+whole."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from conformance.summary import CHUNK, summarise
+from conformance.run.tensor_summary import CHUNK, summarise
 
 
 def test_chunked_statistics_equal_the_whole_arrays() -> None:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import torch
 
-from conformance.engines import load_engine
-from conformance.loader import load_case
-from conformance.runner import MASKED, Item, run_item
+from conformance.case.loader import load_case
+from conformance.run.engine import load_engine
+from conformance.run.runner import MASKED, Item, run_item
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "conformance.engines.torch_compile"

@@ -9,15 +9,17 @@ from pathlib import Path
 
 import jsonschema
 
-from conformance import explain, report, run_status
-from conformance.engines import MissingAPI, lacks, load_engine
-from conformance.generated import HitRates
-from conformance.loader import load_case
-from conformance.runner import DIVERGES, PASS, UNSUPPORTED, items_of, run_item
+from conformance.case.loader import load_case
+from conformance.report import explain
+from conformance.report import files as report
+from conformance.report import status as run_status
+from conformance.report.hit_rates import HitRates
+from conformance.run.engine import MissingAPI, lacks, load_engine
+from conformance.run.runner import DIVERGES, PASS, UNSUPPORTED, items_of, run_item
 from tests.test_html_report import dump_dom, needs_chromium
 
 ENGINE = "tests.conformance.engine_lacks_api"
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "schema"
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "report" / "schema"
                      / "conformance.schema.json").read_text())
 
 

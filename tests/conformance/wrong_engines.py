@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from conformance.engines import Engine
+from conformance.run.engine import Engine
 
 
 class _Patched(types.ModuleType):

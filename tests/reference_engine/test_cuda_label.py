@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import expectations
-from conformance.engines import load_engine
-from conformance.interpreter import run_program
-from conformance.loader import load_case
+from conformance.case.loader import load_case
+from conformance.run import expectations
+from conformance.run.engine import load_engine
+from conformance.run.interpreter import run_program
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = sorted((ROOT / "cases").rglob("*.yaml"))

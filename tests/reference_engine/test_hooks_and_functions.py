@@ -1,7 +1,7 @@
 """Hooks, custom Functions and view+in-place rules whose errors no case kind describes.
 
 The expected texts were observed on torch 2.13 (CPU); cases cannot pin them because
-conformance/kinds.py has no kind for them, so they are pinned here against the engine.
+conformance/case/kinds.py has no kind for them, so they are pinned here against the engine.
 """
 
 import pytest

@@ -1,8 +1,8 @@
 """The op registry agrees with what is made from it and with the tables checked against it.
 
 Made from it by reference_engine/__init__.py: `torch.<op>`, `__all__`,
-Tensor's delegating methods and in-place forms; by conformance/api.py, the ops a case may
-call (so each row must be torch's too); the generator's op table (conformance/strategies.py,
+Tensor's delegating methods and in-place forms; by conformance/case/api.py, the ops a case may
+call (so each row must be torch's too); the generator's op table (conformance/gen/strategies.py,
 tested in tests/conformance/test_strategies.py). Checked against it: that every
 differentiable op and in-place form has a gradcheck row (test_gradcheck.OPS).
 """
@@ -15,7 +15,7 @@ import inspect
 import pytest
 
 import reference_engine as torch
-from conformance import api
+from conformance.case import api
 from reference_engine import registry
 from reference_engine.registry import OPS, OpRow
 from tests.reference_engine.test_gradcheck import OPS as GRADCHECK
@@ -85,7 +85,7 @@ def _api(prefix: str) -> set[str]:
 
 @pytest.mark.parametrize("row", OPS, ids=ROW_IDS)
 def test_every_row_is_torch_api(row: OpRow) -> None:
-    """Case programs may call every row (conformance/api.py reads them), so each is torch's:
+    """Case programs may call every row (conformance/case/api.py reads them), so each is torch's:
     `torch.<name>` for a function row, `Tensor.<name>` and `<name>_` for its methods."""
     import torch as real_torch
     if row.function:
@@ -104,5 +104,5 @@ def test_every_api_name_exists_on_the_reference_engine() -> None:
 
 
 def test_every_feature_is_in_the_vocabulary() -> None:
-    from conformance.vocabulary import FEATURES
+    from conformance.case.vocabulary import FEATURES
     assert {r.feature for r in OPS} <= set(FEATURES)

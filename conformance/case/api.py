@@ -1,0 +1,150 @@
+"""The one closed table of torch API a case program may reach.
+
+A program reaches an engine only through these names. Anything else, every dunder
+included, is rejected when the case file is loaded. Each engine under test is a module with
+torch's shape; the interpreter resolves a dotted path here by attribute lookup on it.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from reference_engine import registry
+
+# Names a program may use bare, and the dotted path each stands for.
+ROOTS: dict[str, str] = {
+    "torch": "torch",
+    "nn": "torch.nn",
+    "F": "torch.nn.functional",
+    "Variable": "torch.autograd.Variable",
+}
+
+# Dotted paths that are namespaces (attribute access continues through them).
+NAMESPACES: frozenset[str] = frozenset(
+    {"torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph", "torch.nn",
+     "torch.nn.functional"}
+)
+
+# The ops are the rows of the reference engine's op registry, read from it: a case must run
+# on that engine (the executable specification), so its ops are the cases' vocabulary. The
+# registry is pure data; only its names are read here. `torch.empty` is left out: its values
+# are uninitialised memory, which traces would compare (a case writes zeros instead).
+#
+# Each list is split in two where it matters to the incremental observation
+# (conformance/run/changes.py): the *pure* names make new values (or views) and change nothing
+# a snapshot records; a step that only calls those reuses the snapshots before it.
+_TORCH_PURE = """
+tensor zeros ones full zeros_like ones_like arange rand randn rand_like randn_like
+is_tensor get_default_dtype is_grad_enabled is_inference_mode_enabled
+"""
+_TORCH = """
+manual_seed no_grad enable_grad set_grad_enabled inference_mode
+float32 float64 float double int64 long int32 int bool
+"""
+_AUTOGRAD = "grad backward Function Variable"
+_AUTOGRAD_FUNCTION = "once_differentiable"
+# Gradient edges (accepted by autograd.grad and backward), context managers for `with`
+# (saved-tensor hooks), and hooks over several tensors.
+_AUTOGRAD_GRAPH = """
+get_gradient_edge GradientEdge saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu
+register_multi_grad_hook
+"""
+_NN = "Linear Parameter Module"
+_FUNCTIONAL_PURE = "relu mse_loss cross_entropy softmax log_softmax linear"
+
+# Every callable or value reachable by a dotted path from a root.
+FUNCTIONS: frozenset[str] = frozenset(
+    [f"torch.{n}" for n in (*_TORCH_PURE.split(), *_TORCH.split(), *registry.FUNCTIONS)]
+    + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
+    + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
+    + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
+    # the engine's handle, for final callbacks of the running backward
+    + ["torch.autograd.Variable._execution_engine",
+       "torch.autograd.Variable._execution_engine.queue_callback"]
+    + [f"torch.nn.{n}" for n in _NN.split()]
+    + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL_PURE.split()]
+)
+# ... those that are pure: the registry's ops but their in-place forms, and the lists above.
+PURE_FUNCTIONS: frozenset[str] = frozenset(
+    [f"torch.{n}" for n in (*_TORCH_PURE.split(), *registry.FUNCTIONS) if not n.endswith("_")]
+    + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL_PURE.split()])
+
+# Tensor's methods besides the registry's op methods and in-place forms; `where`, `reshape`
+# and `permute` are function rows whose methods tensor.py adapts (argument order, varargs).
+_TENSOR_METHODS_PURE = """
+detach item tolist size dim numel is_contiguous where reshape view view_as permute expand
+expand_as contiguous
+"""
+_TENSOR_METHODS = """
+backward retain_grad register_hook register_post_accumulate_grad_hook requires_grad_ detach_
+cpu cuda double float
+"""
+_TENSOR_ATTRIBUTES = """
+grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
+_base ndim T is_inference output_nr
+"""
+# grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
+_SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
+# ... the SavedTensor objects behind them (`_raw_saved_*`; none for a Scalar such as pow's
+# exponent), and a custom Function's.
+_RAW_SAVED = " ".join(n.replace("_saved_", "_raw_saved_") for n in _SAVED.split()
+                      if n != "_saved_exponent")
+_FUNCTION_SAVED = "saved_tensors _raw_saved_tensors"
+
+# Attribute names allowed on values that are not namespaces, by what they belong to. The
+# loader cannot know a value's type, so it checks membership in the union; the interpreter
+# checks again at run time.
+OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "tensor method": frozenset((*_TENSOR_METHODS_PURE.split(), *_TENSOR_METHODS.split(),
+                                *registry.METHODS, *registry.INPLACE)),
+    "tensor attribute": frozenset(_TENSOR_ATTRIBUTES.split()),
+    "grad_fn": frozenset({"name", "next_functions", "register_hook", "register_prehook",
+                          "metadata", "variable", *_SAVED.split(), *_RAW_SAVED.split(),
+                          *_FUNCTION_SAVED.split()}),   # variable: AccumulateGrad's
+    "ctx": frozenset(
+        {"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
+         "mark_non_differentiable", "set_materialize_grads", "saved_variables"}
+    ),
+    "module": frozenset({"weight", "bias", "parameters", "zero_grad", "in_features",
+                         "out_features"}),
+    "hook handle": frozenset({"remove"}),
+    "max/min result": frozenset({"values", "indices"}),
+    "Function class": frozenset({"apply"}),
+    "gradient edge": frozenset({"node", "output_nr", "ownership_token"}),
+    # torch._C._autograd.SavedTensor, from `grad_fn._raw_saved_*`
+    "saved tensor": frozenset({"register_hooks", "data", "unpack_hook"}),
+}
+ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
+
+# Attributes a program may assign to (`x.grad = None`, `y.data = ...`).
+SETTABLE: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
+
+# Isolation: a program sets attributes only on values it made (its tensors, its Functions'
+# ctx, its modules), never on a class, a namespace or another engine object, whose change
+# every later case in the process would see. These are the attributes through which an
+# assignment still reaches the program's own tensors (`model.weight.requires_grad = False`).
+TENSOR_VALUED: frozenset[str] = frozenset(
+    {"grad", "data", "T", "_base", "weight", "bias", "values", "indices"})
+# What an engine's ctx has of its own beyond the ctx table (which includes the deprecated
+# `saved_variables`, read for its warning): in torch ctx is the backward node (grad_fn's
+# members), with the class's `apply`. A program stores no state under these names; through
+# its ctx parameter it reads only the ctx table and what it stored.
+CTX_ENGINE_MEMBERS: frozenset[str] = (
+    OBJECT_ATTRIBUTES["ctx"] | OBJECT_ATTRIBUTES["grad_fn"]
+    | OBJECT_ATTRIBUTES["Function class"])
+
+# Tensor methods that are pure (see above; a method is pure only on an engine tensor: a
+# module's `double()` converts its parameters in place).
+PURE_METHODS: frozenset[str] = frozenset(
+    m for m in (*registry.METHODS, *_TENSOR_METHODS_PURE.split()) if not m.endswith("_"))
+
+# Harness builtins (served by the interpreter, not by an engine), and those that are pure.
+PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})
+BUILTINS: frozenset[str] = PURE_BUILTINS | {"raises", "warns"}
+# Bound on `for _ in range(n)`: keeps every case program's run time small and finite.
+MAX_RANGE = 64
+
+
+def nearest(name: str, choices: frozenset[str] | set[str], n: int = 3) -> list[str]:
+    """Up to `n` supported names closest to `name`, for error messages."""
+    return difflib.get_close_matches(name, sorted(choices), n=n, cutoff=0.5)

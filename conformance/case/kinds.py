@@ -1,0 +1,328 @@
+"""Canonical error and warning kinds, each defined once by the patterns of torch's message.
+
+Cases name an expected failure by kind (`raises("backward_twice")`), never by text: the text
+drifts between torch releases while the behaviour does not. The patterns below match the
+meaning of torch's message across releases; the exact text is compared separately, as a
+stricter field, by the comparator.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from conformance.case import api
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    warning: bool
+    patterns: tuple[str, ...]
+    meaning: str
+    # torch gives some warnings once per process (TORCH_WARN_ONCE) unless warn-always is
+    # set. The harness runs every engine that has `set_warn_always` under it, so these are
+    # compared as any warning; against an engine without it they are not compared (whether
+    # one shows would depend on what ran before in the process), nor can `warns` expect them.
+    once: bool = False
+    # For the Python errors no pattern names (a None where a tensor belongs): the exception
+    # type that defines the kind when no message pattern matched.
+    exception: str | None = None
+
+    def matches(self, text: str) -> bool:
+        return any(re.search(p, text) for p in self.patterns)
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind("backward_twice", False,
+         (r"Trying to backward through the graph a second time",),
+         "a saved tensor was needed after the graph's buffers were freed"),
+    Kind("saved_tensor_modified", False,
+         (r"one of the variables needed for gradient computation has been modified by an "
+          r"inplace operation",),
+         "a tensor saved for backward was modified in place before backward used it"),
+    Kind("view_of_leaf_inplace", False,
+         (r"a view of a leaf Variable that requires grad is being used in an in-place",),
+         "in-place operation on a view of a leaf that requires grad"),
+    Kind("leaf_inplace", False,
+         # "has been used" is mark_dirty's wording for the same rule
+         (r"a leaf Variable that requires grad (is being|has been) used in an in-place",),
+         "in-place operation on a leaf that requires grad"),
+    Kind("multi_output_view_inplace", False,
+         (r"is a view and (is being|its base or another view of its base has been) modified "
+          r"inplace\. This view is the output of a function that returns multiple views",),
+         "in-place on an output of unbind/split/chunk (a multi-output view)"),
+    Kind("custom_function_view_inplace", False,
+         (r"is a view and (is being|its base or another view of its base has been) modified "
+          r"inplace\. This view was created inside a custom Function",),
+         "in-place on a view returned by a custom Function"),
+    Kind("no_grad_view_inplace", False,
+         (r"A view was created in no_grad mode and (is being|its base or another view of its "
+          r"base has been) modified inplace with grad mode enabled",
+          # a view of such a view: the same rule, worded from the view's own grad_fn
+          r"is a view of a view which was created in no_grad mode and (is being|its base or "
+          r"another view of its base has been) modified inplace with grad mode enabled"),
+         "a view made under no_grad (or its base) modified in place in grad mode"),
+    Kind("once_differentiable_twice", False,
+         (r"trying to differentiate twice a function that was marked with "
+          r"@once_differentiable",),
+         "differentiating the backward of a once_differentiable Function"),
+    Kind("post_accumulate_hook_nonleaf", False,
+         (r"post accumulate grad hooks cannot be registered on non-leaf tensors",),
+         "register_post_accumulate_grad_hook on a non-leaf"),
+    Kind("hook_bad_return", False,
+         (r"hook '.*' has changed the (size|type) of value",
+          r"expected (tuple|Variable|Tensor), but hook returned",
+          r"has returned an incorrect number of values",
+          r"can't replace a None gradient with a non-None value"),
+         "a hook returned a value of the wrong type, shape or count"),
+    Kind("non_differentiable_grad", False,
+         (r"returned a gradient different than None at position",),
+         "a Function's backward returned a grad for an input that cannot have one"),
+    Kind("mark_dirty_not_returned", False,
+         (r"Some elements marked as dirty during the forward method were not returned as "
+          r"output",),
+         "a custom Function marked an input dirty but did not return it"),
+    Kind("mark_dirty_view_multiple_outputs", False,
+         (r"If your Function modifies inplace an input that is a view of another Tensor, your "
+          r"Function cannot return more than one Tensor",),
+         "a custom Function marked a view input dirty and returned several tensors"),
+    Kind("mark_dirty_view_not_input", False,
+         (r"ctx\.mark_dirty\(\) received a tensor that was not an input",),
+         "a custom Function marked dirty a view that is not one of its inputs"),
+    Kind("post_accumulate_hook_returned", False,
+         (r"post accumulate grad hooks should return None",),
+         "a post-accumulate-grad hook returned a value"),
+    Kind("detach_view_inplace", False,
+         (r"Can't detach views in-place",),
+         "detach_() on a view"),
+    Kind("saved_tensor_detached", False,
+         (r"Trying to use a saved tensor that has been detached",),
+         "a backward needed a saved input that was detached in place since"),
+    Kind("data_not_float", False,
+         (r"data set to a tensor that requires gradients must be floating point",),
+         "`.data = ` an integer tensor on a tensor that requires grad"),
+    Kind("implicit_grad_nonscalar", False,
+         (r"grad can be implicitly created only for scalar outputs",),
+         "backward() without a gradient on a tensor with more than one element"),
+    Kind("no_grad_fn", False,
+         (r"does not require grad and does not have a grad_fn",),
+         "backward or grad through a tensor that does not require grad"),
+    Kind("grad_shape_mismatch", False,
+         (r"Mismatch in shape: grad_output\[\d+\] has a shape of",),
+         "the gradient passed to backward/grad does not match the output's shape"),
+    Kind("batched_grad_shape_mismatch", False,
+         (r"If `is_grads_batched=True`, we interpret the first dimension of each grad_output",),
+         "autograd.grad(is_grads_batched=True) with a grad_output whose entries do not match "
+         "the output's shape"),
+    Kind("invalid_gradient", False,
+         (r"returned an invalid gradient at index \d+",),
+         "a backward function returned a gradient of the wrong shape, dtype or device"),
+    Kind("wrong_number_of_gradients", False,
+         (r"returned an incorrect number of gradients",),
+         "a custom Function's backward returned the wrong number of gradients"),
+    Kind("unused_input", False,
+         (r"appears to not have been used in the graph",),
+         "autograd.grad input not reached from the outputs, without allow_unused"),
+    Kind("requires_grad_nonleaf", False,
+         (r"you can only change requires_grad flags of leaf variables",),
+         "requires_grad changed on a non-leaf tensor"),
+    Kind("retain_grad_no_requires_grad", False,
+         (r"can't retain_grad on Tensor that has requires_grad=False",),
+         "retain_grad() on a tensor that does not require grad"),
+    Kind("non_float_requires_grad", False,
+         # the constructor says "Only", requires_grad_() and the setter "only"
+         (r"[Oo]nly Tensors of floating point (and complex )?dtype can require gradients",),
+         "requires_grad=True on an integer or bool tensor"),
+    Kind("hook_no_requires_grad", False,
+         (r"cannot register a hook on a tensor that doesn't require gradient",),
+         "register_hook on a tensor that does not require grad"),
+    Kind("assigned_grad_mismatch", False,
+         (r"assigned grad has data of a different (size|type)",
+          r"assigned grad has data located on a different device",
+          r"assigned grad expected to be",
+          r"attempting to assign a gradient (of size|with dtype|located on device)"),
+         "assigning a .grad whose shape, dtype or device differs from the tensor's"),
+    Kind("backward_empty_inputs", False,
+         (r"`inputs` argument to `backward\(\)` cannot be empty",),
+         "backward(inputs=[])"),
+    Kind("input_no_requires_grad", False,
+         (r"One of the differentiated Tensors does not require grad",),
+         "autograd.grad with an input that does not require grad"),
+    Kind("materialize_grads_needs_allow_unused", False,
+         (r"Expected allow_unused to be True or not passed when materialize_grads=True",),
+         "autograd.grad(materialize_grads=True, allow_unused=False)"),
+    Kind("materialize_gradient_edge", False,
+         (r"materialize_grads cannot be used when the given input is a GradientEdge",),
+         "autograd.grad(materialize_grads=True) with an unreached GradientEdge input"),
+    Kind("gradient_edge_no_grad", False,
+         (r"It is not possible to get the gradient edge for a Tensor that does not require "
+          r"gradients",),
+         "get_gradient_edge of a tensor that does not require grad"),
+    Kind("inference_tensor_in_autograd", False,
+         (r"Inference tensors cannot be saved for backward",
+          r"Inplace update to inference tensor outside InferenceMode is not allowed",
+          r"Setting requires_grad=True on inference tensor outside InferenceMode is not "
+          r"allowed",
+          r"Inference tensors do not track version counter"),
+         "an inference-mode tensor used where autograd must track it"),
+    Kind("not_a_tensor", False,
+         (r"all inputs have to be Tensors or GradientEdges, but got",
+          r"Expected output to be a torch\.Tensor"),
+         "autograd.grad given something other than a tensor among its outputs or inputs"),
+    Kind("device_mismatch", False,
+         (r"Expected all tensors to be on the same device",),
+         "an operation mixed tensors on different devices"),
+    Kind("dtype_mismatch", False,
+         (r"expected m1 and m2 to have the same dtype",
+          r"(self|mat1) and mat2 must have the same dtype",
+          r"input tensors must have the same dtype",
+          r"expected both vectors to have same dtype",
+          r"expected scalar type \w+ but found \w+"),
+         "a matrix product of tensors of different dtypes (no type promotion there)"),
+    Kind("shape_mismatch", False,
+         (r"must match the size of tensor",
+          r"shapes cannot be multiplied",
+          r"must be a matrix",
+          r"vector \+ matrix @ vector expected",
+          r"size mismatch",
+          r"shape '\[[\d, -]*\]' is invalid for input of size",
+          r"inconsistent tensor size",
+          r"Sizes of tensors must match",
+          r"cannot be broadcast to indexing result of shape"),
+         "operands of incompatible shapes"),
+    Kind("cuda_unavailable", False,
+         (r"Torch not compiled with CUDA enabled", r"No CUDA GPUs are available",
+          r"Found no NVIDIA driver"),
+         "a CUDA tensor was requested where no CUDA device exists"),
+    Kind("inference_view_inplace", False,
+         (r"A view was created in inference mode and (is being|its base or another view of "
+          r"its base has been) modified inplace in normal mode",
+          # a view of such a view: the same rule, worded from the view's own grad_fn
+          r"is a view of a view which was created in inference mode and (is being|its base or "
+          r"another view of its base has been) modified inplace in normal mode"),
+         "a view made in inference_mode (or its base) modified in place outside it"),
+    Kind("own_grad_assignment", False,
+         (r"can't assign Variable as its own grad",),
+         "a tensor assigned as its own .grad"),
+    Kind("python_type_error", False, (), "any other TypeError, e.g. a None where a tensor "
+         "belongs", exception="TypeError"),
+    Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",
+         exception="AssertionError"),
+    Kind("python_value_error", False, (), "any other ValueError", exception="ValueError"),
+    Kind("python_index_error", False, (), "any other IndexError, e.g. an index out of range",
+         exception="IndexError"),
+    Kind("python_attribute_error", False, (), "any other AttributeError, e.g. `.zero_()` on a "
+         ".grad that is None", exception="AttributeError"),
+    Kind("mark_dirty_not_input", True,
+         (r"ctx\.mark_dirty\(\) received a tensor that was not an input",
+          r"Only input Tensors should be given to ctx\.mark_dirty\(\)"),
+         "a custom Function marked dirty a tensor that is not one of its inputs"),
+    Kind("non_tuple_sequence_index", True,
+         (r"Using a non-tuple sequence for multidimensional indexing is deprecated",),
+         "indexing with a list that holds lists, slices, None or Ellipsis (read as a tuple)"),
+    Kind("nonleaf_grad_access", True,
+         (r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed",),
+         "reading .grad of a non-leaf tensor that does not retain its grad"),
+    Kind("create_graph_reference_cycle", True,
+         (r"Using backward\(\) with create_graph=True will create a reference cycle",),
+         "backward(create_graph=True) with leaves that accumulate grads", once=True),
+    Kind("tensor_T_deprecated", True,
+         (r"The use of `x\.T` on tensors of dimension other than 2 to reverse their shape is "
+          r"deprecated",
+          r"Tensor\.T is deprecated on 0-D tensors"),
+         "`x.T` on a tensor that is not 2-d (TensorShape.cpp numpy_T)", once=True),
+    Kind("scalar_from_requires_grad", True,
+         (r"Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+          r"behavior",),
+         "float(x) in grad mode, or torch.tensor of a list holding such x, where x requires "
+         "grad (python_variable_methods.cpp maybe_warn_requires_grad)", once=True),
+    Kind("pack_hook_inplace", False,
+         (r"A saved tensor pack hook is modifying its input in place",),
+         "a saved-tensor pack hook modified the tensor it was given in place"),
+    Kind("unpack_hook_not_tensor", False,
+         (r"Output of saved tensor unpack_hook expected to be a Tensor",),
+         "a saved-tensor unpack hook returned something other than a tensor"),
+    Kind("saved_hooks_already_set", False,
+         (r"Calling register_hooks on a saved tensor whose hooks have already been set",),
+         "register_hooks a second time on one saved tensor"),
+    Kind("saved_hooks_after_free", False,
+         (r"Calling register_hooks on a saved tensor after it has been freed",),
+         "register_hooks on a saved tensor that backward already freed"),
+    Kind("saved_hooks_on_none", False,
+         (r"Calling register_hooks on a saved tensor with value None is forbidden",),
+         "register_hooks on a custom Function's saved None"),
+    # disable_saved_tensors_hooks raises the caller's own message; these are the messages of
+    # torch's docstring example and of torch.func, the callers torch documents
+    Kind("saved_tensor_hooks_disabled", False,
+         (r"saved tensors default hooks are disabled",
+          r"torch\.func\.\{grad, vjp, jacrev, hessian\} don't yet support saved tensor "
+          r"hooks"),
+         "saved-tensor hooks set inside disable_saved_tensors_hooks (or the reverse)"),
+    Kind("grad_empty_inputs", False,
+         # torch before 2.x raised a ValueError "grad requires non-empty inputs."
+         (r"`inputs` argument to `grad\(\)` cannot be empty",
+          r"grad requires non-empty inputs"),
+         "autograd.grad(outputs, inputs=[])"),
+    Kind("saved_variables_deprecated", True,
+         (r"'saved_variables' is deprecated; use 'saved_tensors'",),
+         "a custom Function's backward read ctx.saved_variables"),
+    Kind("out_requires_grad", False,
+         (r"functions with out=\.\.\. arguments don't support automatic differentiation",),
+         "an op's out= form called in grad mode with an input or out that requires grad"),
+    Kind("memory_overlap", False,
+         (r"unsupported operation: (more than one element of the written-to tensor refers|"
+          r"some elements of the input tensor and the written-to tensor refer) to a single "
+          r"memory location",),
+         "an in-place op writing a tensor whose elements share memory, or that partly shares "
+         "memory with an input (x[1:].add_(x[:-1]))"),
+)
+
+ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
+WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning and not k.once)
+ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)
+UNKNOWN = "unknown"
+
+
+def unknown_kind(kind: object, *, warning: bool) -> tuple[str, list[str]] | None:
+    """None when `kind` names a known error (or warning) kind; otherwise the problem and the
+    nearest known names. `raises`/`warns` are checked at load time (language) and, for a
+    kind the parser could not see, when run (interpreter): one rule for both."""
+    valid = WARNING_KINDS if warning else ERROR_KINDS
+    if kind in valid:
+        return None
+    return (f"unknown {'warning' if warning else 'error'} kind {kind!r}",
+            api.nearest(str(kind), set(valid)))
+
+# torch appends where in its C++ build a warning was raised; that is a build artefact,
+# not part of the message.
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
+# An object's default repr names its address ("<function f at 0x7f...>", which pybind's
+# wrong-argument errors quote): that differs between any two runs, torch's own included.
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
+
+
+def normalise_text(text: str) -> str:
+    """The message as compared between engines: build-path suffixes and object addresses
+    removed."""
+    return _ADDRESS.sub(" at 0x...>", _TRIGGERED.sub("", text)).strip()
+
+
+def exception_name(error: BaseException) -> str:
+    """The name of `error`'s nearest builtin exception class: what traces record and compare,
+    so that an engine's own subclass (dynamo's TorchRuntimeError, torch's _LinAlgError) is
+    the RuntimeError it is."""
+    return next(c.__name__ for c in type(error).__mro__ if c.__module__ == "builtins")
+
+
+def classify(text: str, *, warning: bool, exception: str | None = None) -> str:
+    """The canonical kind of an error or warning: by its message's pattern, else (for
+    errors) by the Python exception type, else "unknown"."""
+    for kind in KINDS:
+        if kind.warning == warning and kind.matches(text):
+            return kind.name
+    if exception is not None and not warning:
+        for kind in KINDS:
+            if kind.exception == exception:
+                return kind.name
+    return UNKNOWN

@@ -1,0 +1,305 @@
+"""The Program: the one intermediate form of a case program.
+
+YAML cases are parsed into it (`language.parse`), hypothesis strategies build it directly,
+and `language.to_source` prints it back. Nodes are frozen dataclasses so programs compare
+by value; source positions are carried for messages but excluded from equality, so that
+`parse(to_source(p)) == p` holds.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.case import operators
+
+# Ellipsis only as an index (`x[..., 0]`); the parser admits it nowhere else.
+Scalar = int | float | bool | str | None | types.EllipsisType
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Scalar
+
+
+@dataclass(frozen=True)
+class Name:
+    id: str
+
+
+@dataclass(frozen=True)
+class Attribute:
+    value: Expr
+    attr: str
+
+
+@dataclass(frozen=True)
+class Keyword:
+    name: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Call:
+    func: Expr
+    args: tuple[Expr, ...] = ()
+    keywords: tuple[Keyword, ...] = ()
+
+
+@dataclass(frozen=True)
+class Slice:
+    lower: Expr | None = None
+    upper: Expr | None = None
+    step: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Subscript:
+    value: Expr
+    index: Expr
+
+
+@dataclass(frozen=True)
+class Tuple:
+    elts: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class List:
+    elts: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # one of language.BINARY_OPS
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class UnaryOp:
+    op: str  # "-", "+" or "not"
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Compare:
+    left: Expr
+    ops: tuple[str, ...]  # one of language.COMPARE_OPS each
+    comparators: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    op: str  # "and" or "or"
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Lambda:
+    params: tuple[str, ...]
+    body: Expr
+    # Where the lambda stands; names the hook in traces.
+    line: int = field(default=0, compare=False)
+    col: int = field(default=0, compare=False)
+
+
+Expr = (Const | Name | Attribute | Call | Slice | Subscript | Tuple | List | BinOp | UnaryOp
+        | Compare | BoolOp | Lambda)
+
+
+@dataclass(frozen=True)
+class Assign:
+    target: Expr  # Name, Tuple of targets, Subscript, or Attribute in api.SETTABLE
+    value: Expr
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class AugAssign:
+    target: Expr  # Name or Subscript
+    op: str
+    value: Expr
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class ExprStmt:
+    value: Expr
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Assert:
+    test: Expr
+    msg: Expr | None = None
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class With:
+    context: Expr
+    body: tuple[Stmt, ...]
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class For:
+    var: str
+    range_args: tuple[Expr, ...]  # the arguments of range(...)
+    body: tuple[Stmt, ...]
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Return:
+    value: Expr | None
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str  # "forward" or "backward"
+    params: tuple[str, ...]
+    body: tuple[Stmt, ...]
+    decorators: tuple[str, ...] = ("staticmethod",)
+    line: int = field(default=0, compare=False)
+
+
+# torch's newer Function style: `forward(*inputs)` without ctx, and `setup_context(ctx,
+# inputs, output)` to fill ctx from them.
+SETUP_CONTEXT = "setup_context"
+
+
+def method_has_ctx(name: str, class_has_setup_context: bool) -> bool:
+    """Whether a Function method's first parameter is ctx (all but a forward paired with
+    setup_context)."""
+    return not (class_has_setup_context and name == "forward")
+
+
+@dataclass(frozen=True)
+class FunctionClass:
+    """`class Name(torch.autograd.Function)` with static forward and backward."""
+
+    name: str
+    methods: tuple[Method, ...]
+    line: int = field(default=0, compare=False)
+
+
+Stmt = Assign | AugAssign | ExprStmt | Assert | With | For | Return | FunctionClass
+
+
+@dataclass(frozen=True)
+class Program:
+    body: tuple[Stmt, ...]
+
+    def __repr__(self) -> str:
+        # As source text: what hypothesis prints for a falsifying example is then readable.
+        return f"parse({to_source(self)!r})"
+
+
+# ---- printing ---------------------------------------------------------------------------
+# The IR printed back as Python source: here, not in language, so that Program's repr needs
+# no import of the parser (no program <-> language cycle).
+_BIN = {o.symbol: o.node for o in operators.BINARY}
+_UN = {o.symbol: o.node for o in operators.UNARY}
+_CMP = {o.symbol: o.node for o in operators.COMPARE}
+
+
+def dotted(e: Expr) -> str | None:
+    """`torch.autograd.grad` for that chain of attributes on a name; None for anything else."""
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, Attribute):
+        base = dotted(e.value)
+        return None if base is None else f"{base}.{e.attr}"
+    return None
+
+
+def _ast_expr(e: Expr, ctx: ast.expr_context | None = None) -> ast.expr:
+    load = ctx or ast.Load()
+    if isinstance(e, Const):
+        return ast.Constant(e.value)
+    if isinstance(e, Name):
+        return ast.Name(e.id, load)
+    if isinstance(e, Attribute):
+        return ast.Attribute(_ast_expr(e.value), e.attr, load)
+    if isinstance(e, Call):
+        return ast.Call(_ast_expr(e.func), [_ast_expr(a) for a in e.args],
+                        [ast.keyword(k.name, _ast_expr(k.value)) for k in e.keywords])
+    if isinstance(e, Slice):
+        return ast.Slice(*(None if p is None else _ast_expr(p)
+                           for p in (e.lower, e.upper, e.step)))
+    if isinstance(e, Subscript):
+        return ast.Subscript(_ast_expr(e.value), _ast_expr(e.index), load)
+    if isinstance(e, Tuple):
+        return ast.Tuple([_ast_expr(x, ctx) for x in e.elts], load)
+    if isinstance(e, List):
+        return ast.List([_ast_expr(x) for x in e.elts], load)
+    if isinstance(e, BinOp):
+        return ast.BinOp(_ast_expr(e.left), _BIN[e.op](), _ast_expr(e.right))
+    if isinstance(e, UnaryOp):
+        return ast.UnaryOp(_UN[e.op](), _ast_expr(e.operand))
+    if isinstance(e, Compare):
+        return ast.Compare(_ast_expr(e.left), [_CMP[o]() for o in e.ops],
+                           [_ast_expr(c) for c in e.comparators])
+    if isinstance(e, BoolOp):
+        return ast.BoolOp(ast.And() if e.op == "and" else ast.Or(),
+                          [_ast_expr(v) for v in e.values])
+    if isinstance(e, Lambda):
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in e.params],
+                             kwonlyargs=[], kw_defaults=[], defaults=[])
+        return ast.Lambda(args, _ast_expr(e.body))
+    raise TypeError(f"not an expression: {e!r}")
+
+
+# Python 3.12 added type parameters to function and class nodes; unparse needs them there.
+_TYPE_PARAMS: dict[str, Any] = {"type_params": []} if sys.version_info >= (3, 12) else {}
+
+
+def _ast_stmt(s: Stmt) -> ast.stmt:
+    if isinstance(s, Assign):
+        return ast.Assign([_ast_expr(s.target, ast.Store())], _ast_expr(s.value), lineno=0)
+    if isinstance(s, AugAssign):
+        target = _ast_expr(s.target, ast.Store())
+        assert isinstance(target, (ast.Name, ast.Subscript, ast.Attribute))
+        return ast.AugAssign(target, _BIN[s.op](), _ast_expr(s.value))
+    if isinstance(s, ExprStmt):
+        if s.value == Const(None):
+            return ast.Pass()
+        return ast.Expr(_ast_expr(s.value))
+    if isinstance(s, Assert):
+        return ast.Assert(_ast_expr(s.test), None if s.msg is None else _ast_expr(s.msg))
+    if isinstance(s, With):
+        return ast.With([ast.withitem(_ast_expr(s.context))], _ast_body(s.body), lineno=0)
+    if isinstance(s, For):
+        it = ast.Call(ast.Name("range", ast.Load()), [_ast_expr(a) for a in s.range_args], [])
+        return ast.For(ast.Name(s.var, ast.Store()), it, _ast_body(s.body), [], lineno=0)
+    if isinstance(s, Return):
+        return ast.Return(None if s.value is None else _ast_expr(s.value))
+    if isinstance(s, FunctionClass):
+        base = ast.Attribute(ast.Attribute(ast.Name("torch", ast.Load()), "autograd",
+                                           ast.Load()), "Function", ast.Load())
+        methods: list[ast.stmt] = []
+        for m in s.methods:
+            args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in m.params],
+                                 kwonlyargs=[], kw_defaults=[], defaults=[])
+            methods.append(ast.FunctionDef(
+                m.name, args, _ast_body(m.body),
+                [ast.Name(d, ast.Load()) for d in m.decorators], None, lineno=0,
+                **_TYPE_PARAMS))
+        return ast.ClassDef(s.name, [base], [], methods, [], **_TYPE_PARAMS)
+    raise TypeError(f"not a statement: {s!r}")
+
+
+def _ast_body(body: tuple[Stmt, ...]) -> list[ast.stmt]:
+    return [_ast_stmt(s) for s in body] or [ast.Pass()]
+
+
+def to_source(program: Program) -> str:
+    """Source text that `parse` reads back into an equal Program."""
+    module = ast.Module([_ast_stmt(s) for s in program.body], type_ignores=[])
+    return ast.unparse(ast.fix_missing_locations(module)) + "\n"

@@ -1,0 +1,441 @@
+"""Generated programs: run on torch and an engine, compared, measured, and written as cases.
+
+A generated Program is printed and parsed back (so its statements carry line numbers), run
+on both engines past any failing statement, and compared with the one comparator. What it
+exercised (features, error kinds, a completed backward) feeds the hit-rate table; a
+divergence becomes a ready YAML case whose failing-on-torch statements are wrapped in
+`with raises(kind):`, so that the case holds on torch and pins the engine's divergence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import yaml
+
+from conformance.case import api, kinds, operators, vocabulary
+from conformance.case import program as ir
+from conformance.case.language import parse, to_source
+from conformance.gen.ops import OPERATOR_OP
+from conformance.run.compare import Comparison, compare
+from conformance.run.engine import Engine
+from conformance.run.interpreter import run_program
+from conformance.run.trace import ERROR, OK, Trace
+from reference_engine import registry
+
+BACKWARD_CALLS = frozenset({"backward", "grad"})
+
+
+@dataclass
+class Checked:
+    program: ir.Program  # as parsed from `source`: statements carry lines
+    source: str
+    torch_trace: Trace
+    engine_trace: Trace
+    comparison: Comparison
+
+    @property
+    def diverges(self) -> bool:
+        return self.comparison.divergence is not None
+
+
+def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "float32",
+          device: str = "cpu") -> Checked:
+    """Run `program` on both engines and compare. Statements are told apart by their order
+    (`number`); only a divergent program is printed and parsed, so that its report and case
+    carry the lines of its source."""
+    numbered = number(program)
+    with cyclic_gc_paused():
+        checked = _check(numbered, "", engine, torch, dtype, device)
+    if checked.diverges:
+        source = to_source(program)
+        with cyclic_gc_paused():
+            checked = _check(parse(source), source, engine, torch, dtype, device)
+    return checked
+
+
+@contextlib.contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while one generated program runs: it walked the
+    many small objects of traces and graphs again and again (the run side took 8 % less
+    time without it: 1.91 s against 2.08 s per 200 programs, median of 6 alternations,
+    benchmarks/README.md). Reference counting still frees everything acyclic at once; cycles
+    a program made wait until the collector runs again after it. A generated program's
+    tensors are small (GenSettings caps them), so what waits is bounded; case programs,
+    which may hold large tensors, run with the collector on.
+
+    The first generated program of a process also freezes what is alive before it
+    (`_freeze_long_lived`)."""
+    _freeze_long_lived()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@functools.cache
+def _freeze_long_lived() -> None:
+    """Everything alive before the first generated program (torch, hypothesis, the engines,
+    the collected items: about 250,000 objects) out of the cyclic collector's sight, once
+    per process: the full collections that a campaign's garbage triggers walked them all
+    (0.16 s each, 11 % of the generated programs' time in benchmarks/
+    generated_throughput.py, 3 % after). Frozen objects are still freed by reference
+    counting; only a cycle among them that dies later waits for the process' end, and
+    the collection just before the freeze leaves none dead."""
+    gc.collect()
+    gc.freeze()
+
+
+def _check(program: ir.Program, source: str, engine: Engine, torch: Engine, dtype: str,
+           device: str) -> Checked:
+    expected = run_program(torch, program, dtype=dtype, device=device, continue_on_error=True)
+    actual = run_program(engine, program, dtype=dtype, device=device, continue_on_error=True)
+    return Checked(program, source, expected, actual, compare(expected, actual, dtype))
+
+
+def number(program: ir.Program) -> ir.Program:
+    """The program with each statement's `line` set to its position in execution-text order
+    (1, 2, ...): distinct per statement like source lines, without printing and parsing."""
+    counter = iter(range(1, 1 << 30))
+
+    def stmts(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        for s in body:
+            line = next(counter)
+            if isinstance(s, (ir.With, ir.For)):
+                s = replace(s, body=stmts(s.body))
+            elif isinstance(s, ir.FunctionClass):
+                s = replace(s, methods=tuple(replace(m, body=stmts(m.body))
+                                             for m in s.methods))
+            out.append(replace(s, line=line))
+        return tuple(out)
+
+    return ir.Program(stmts(program.body))
+
+
+def truncate(program: ir.Program, line: int) -> ir.Program:
+    """The statements up to the one holding `line`: all a first divergence there depends on
+    (later statements cannot change it, and removing them leaves the random draws as they
+    were)."""
+    return ir.Program(tuple(s for s in program.body if s.line <= line))
+
+
+# ---- what a program exercised -----------------------------------------------------------
+
+def walk(body: tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ir.With, ir.For)):
+            yield from walk(stmt.body)
+        elif isinstance(stmt, ir.FunctionClass):
+            for m in stmt.methods:
+                yield from walk(m.body)
+
+
+def nodes(node: object, *, into_lambdas: bool = True) -> Iterator[object]:
+    """Every IR node below `node` (dataclass fields, tuples); a lambda's body only with
+    `into_lambdas` (a hook's body runs in backward, not where it is written)."""
+    yield node
+    if isinstance(node, ir.Lambda) and not into_lambdas:
+        return
+    if isinstance(node, tuple):
+        for item in node:
+            yield from nodes(item, into_lambdas=into_lambdas)
+    elif hasattr(node, "__dataclass_fields__"):
+        for name in node.__dataclass_fields__:
+            yield from nodes(getattr(node, name), into_lambdas=into_lambdas)
+
+
+# Attribute or method names, and keywords, that say which feature family a program touches:
+# the op registry's family of each op (in-place forms: `inplace`), and the autograd API.
+_FEATURE_OF_NAME = {
+    **{r.name: r.feature for r in registry.OPS},
+    **{r.inplace_name: "inplace" for r in registry.OPS if r.inplace_name},
+    "backward": "backward_options", "grad": "autograd_grad", "retain_grad": "retain_grad",
+    "register_hook": "hooks", "remove": "hooks", "detach": "data", "data": "data",
+    "requires_grad_": "requires_grad", "no_grad": "grad_mode", "enable_grad": "grad_mode",
+    "apply": "custom_function",
+}
+_FEATURE_OF_KEYWORD = {
+    "retain_graph": "retain_graph", "create_graph": "higher_order", "inputs": "backward_options",
+    "grad_outputs": "autograd_grad", "allow_unused": "autograd_grad",
+}
+
+
+def features_of(program: ir.Program) -> set[str]:
+    """Feature names (conformance.case.vocabulary) a program's text exercises."""
+    found = {"ops"}
+    for node in nodes(program.body):
+        if isinstance(node, ir.Attribute):
+            found.add(_FEATURE_OF_NAME.get(node.attr, "ops"))
+        elif isinstance(node, ir.Keyword):
+            found.add(_FEATURE_OF_KEYWORD.get(node.name, "ops"))
+        elif isinstance(node, ir.BinOp) and node.op == "@":
+            found.add("matmul")
+        elif isinstance(node, ir.Subscript):
+            found.add("views")
+        elif isinstance(node, ir.AugAssign):
+            found.add("inplace")
+    return found & set(vocabulary.FEATURES)
+
+
+def _is_backward(stmt: ir.Stmt) -> bool:
+    return any(isinstance(n, ir.Attribute) and n.attr in BACKWARD_CALLS
+               for n in nodes(stmt))
+
+
+# ---- API paths and gradients through each op ------------------------------------------
+
+_OP_NAMES = frozenset(r.name for r in registry.OPS)
+_OP_OF_METHOD = {**{r.name: r.name for r in registry.OPS if r.method or r.name.endswith("_")},
+                 **{r.inplace_name: r.name for r in registry.OPS if r.inplace_name}}
+_TENSOR_METHODS = api.OBJECT_ATTRIBUTES["tensor method"]
+# operator symbol -> (dunder name, registry op), and the augmented forms
+_OPERATORS = {o.symbol: (f"__{o.function.__name__}__", OPERATOR_OP.get(o.symbol))
+              for o in operators.BINARY}
+_AUGMENTED = {o.symbol: (f"__{o.inplace.__name__}__", OPERATOR_OP.get(o.symbol))
+              for o in operators.AUGMENTED if o.inplace is not None}
+
+
+def _api_of(node: object) -> tuple[str, str | None] | None:
+    """(`api:` path, registry op or None) of one IR node that calls into an engine."""
+    if isinstance(node, ir.Call) and isinstance(node.func, ir.Attribute):
+        path = ir.dotted(node.func)
+        if path is not None and path.startswith("torch."):
+            last = path.rsplit(".", 1)[1]
+            return f"api:{path}", last if path == f"torch.{last}" and last in _OP_NAMES \
+                else None
+        m = node.func.attr
+        if m in _TENSOR_METHODS:
+            return f"api:Tensor.{m}", _OP_OF_METHOD.get(m)
+        if m == "apply":
+            return "api:Function.apply", None
+    elif isinstance(node, ir.BinOp) and node.op in _OPERATORS:
+        dunder, op = _OPERATORS[node.op]
+        return f"api:Tensor.{dunder}", op
+    elif isinstance(node, ir.AugAssign) and node.op in _AUGMENTED:
+        dunder, op = _AUGMENTED[node.op]
+        return f"api:Tensor.{dunder}", op
+    return None
+
+
+def _ops_in(node: object) -> set[str]:
+    found = set()
+    for n in nodes(node, into_lambdas=False):
+        a = _api_of(n)
+        if a is not None and a[1] is not None:
+            found.add(a[1])
+    return found
+
+
+def _names_in(node: object) -> set[str]:
+    return {n.id for n in nodes(node, into_lambdas=False)
+            if isinstance(n, ir.Name) and n.id != "torch"}
+
+
+def _detaches(e: ir.Expr) -> bool:
+    return (isinstance(e, ir.Attribute) and e.attr == "data") or (
+        isinstance(e, ir.Call) and isinstance(e.func, ir.Attribute)
+        and e.func.attr == "detach")
+
+
+def _makes_leaf_requiring_grad(e: object) -> bool:
+    return any(isinstance(n, ir.Keyword) and n.name == "requires_grad"
+               and n.value == ir.Const(True) for n in nodes(e, into_lambdas=False))
+
+
+class _GradFlow:
+    """A static data-flow walk of a program's assignments: for each name, whether it
+    requires grad and the ops a gradient from it flows back through (ops whose value was
+    made from an input that requires grad). Views and hooks are not followed: an
+    approximation that can only miss a path, never invent an op the statement lacks."""
+
+    def __init__(self, ok_lines: set[int]) -> None:
+        self.ok_lines = ok_lines
+        self.requires: dict[str, bool] = {}
+        self.through: dict[str, frozenset[str]] = {}
+        self.compared: set[str] = set()
+
+    def flow(self, e: object, enabled: bool) -> tuple[bool, frozenset[str]]:
+        refs = [r for r in _names_in(e) if self.requires.get(r)]
+        if not enabled:
+            return False, frozenset()
+        ops = frozenset(_ops_in(e)) if refs else frozenset()
+        carried = frozenset().union(*(self.through.get(r, frozenset()) for r in refs))
+        return bool(refs) or _makes_leaf_requiring_grad(e), ops | carried
+
+    def gradient(self, stmt: ir.Stmt, root: ir.Expr) -> None:
+        if stmt.line in self.ok_lines:
+            self.compared |= self.flow(root, True)[1]
+
+    def write(self, target: str, e: object, enabled: bool) -> None:
+        """An in-place write into `target` of a value computed from `e` (and target)."""
+        rg, ops = self.flow(e, enabled)
+        self.requires[target] = self.requires.get(target, False) or rg
+        self.through[target] = self.through.get(target, frozenset()) | ops
+
+    def run(self, body: tuple[ir.Stmt, ...], enabled: bool = True) -> None:
+        for stmt in body:
+            if isinstance(stmt, ir.With):
+                mode = ir.dotted(stmt.context.func) if isinstance(stmt.context, ir.Call) \
+                    else None
+                self.run(stmt.body, {"torch.no_grad": False, "torch.enable_grad": True
+                                     }.get(mode or "", enabled))
+            elif isinstance(stmt, ir.For):
+                self.run(stmt.body, enabled)
+            elif isinstance(stmt, ir.Assign):
+                self.assign(stmt, enabled)
+            elif isinstance(stmt, ir.AugAssign) and isinstance(stmt.target, ir.Name):
+                self.write(stmt.target.id, stmt, enabled)
+            elif isinstance(stmt, ir.ExprStmt) and isinstance(stmt.value, ir.Call) and \
+                    isinstance(stmt.value.func, ir.Attribute):
+                self.call(stmt, stmt.value, stmt.value.func, enabled)
+
+    def assign(self, stmt: ir.Assign, enabled: bool) -> None:
+        value = stmt.value
+        if isinstance(value, ir.Call) and ir.dotted(value.func) == "torch.autograd.grad" \
+                and value.args:
+            self.gradient(stmt, value.args[0])
+        target = stmt.target
+        if isinstance(target, ir.Subscript) and isinstance(target.value, ir.Name):
+            self.write(target.value.id, value, enabled)
+            return
+        names = [target] if isinstance(target, ir.Name) else list(target.elts) \
+            if isinstance(target, ir.Tuple) else []
+        rg, ops = (False, frozenset[str]()) if _detaches(value) else self.flow(value, enabled)
+        for n in names:
+            if isinstance(n, ir.Name):
+                self.requires[n.id], self.through[n.id] = rg, ops
+
+    def call(self, stmt: ir.Stmt, value: ir.Call, func: ir.Attribute, enabled: bool) -> None:
+        if func.attr == "backward":
+            self.gradient(stmt, func.value)
+        elif func.attr == "requires_grad_" and isinstance(func.value, ir.Name):
+            flag = value.args[0] if value.args else ir.Const(True)
+            if flag == ir.Const(True):
+                self.requires[func.value.id] = True
+        elif func.attr.endswith("_") and isinstance(func.value, ir.Name):
+            self.write(func.value.id, value, enabled)
+
+
+def api_hits(program: ir.Program) -> set[str]:
+    """`api:<path>` for every engine entry point the program calls, `op:<name>` for every
+    registry op it calls in any form (function, method, in-place, operator)."""
+    found = set()
+    for node in nodes(program.body):
+        a = _api_of(node)
+        if a is not None:
+            found.add(a[0])
+            if a[1] is not None:
+                found.add(f"op:{a[1]}")
+    return found
+
+
+def grad_hits(program: ir.Program, ok_lines: set[int]) -> set[str]:
+    """`grad:<op>` for every op a compared gradient flows through: a backward or
+    autograd.grad statement that completed on torch (a line in `ok_lines`) whose root
+    depends, by the assignments, on a value that op made from an input requiring grad."""
+    flow = _GradFlow(ok_lines)
+    flow.run(program.body)
+    return {f"grad:{op}" for op in flow.compared}
+
+
+def hits(checked: Checked) -> set[str]:
+    """What the torch run exercised: features, `error:<kind>`, `completed_backward`, the API
+    paths and ops used (`api:`, `op:`), and the ops gradients were compared through
+    (`grad:`)."""
+    found = {f"feature:{f}" for f in features_of(checked.program)}
+    by_line = {s.line: s for s in walk(checked.program.body)}
+    ok_lines = set()
+    for step in checked.torch_trace.steps:
+        if step.outcome.status == ERROR:
+            found.add(f"error:{step.outcome.kind}")
+        elif step.outcome.status == OK:
+            ok_lines.add(step.line)
+            if step.line in by_line and _is_backward(by_line[step.line]) and \
+                    not isinstance(by_line[step.line], (ir.With, ir.For)):
+                found.add("completed_backward")
+    return found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)
+
+
+# ---- divergences as YAML cases ----------------------------------------------------------
+
+def _wrap_failures(body: tuple[ir.Stmt, ...], failed: dict[int, str]) -> tuple[ir.Stmt, ...]:
+    out: list[ir.Stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ir.With):
+            stmt = ir.With(stmt.context, _wrap_failures(stmt.body, failed))
+        if stmt.line in failed:
+            kind = failed[stmt.line]
+            if isinstance(stmt, ir.Assert) or kind == kinds.UNKNOWN:
+                continue  # an assert torch fails, or an error no kind names, cannot be pinned
+            stmt = ir.With(ir.Call(ir.Name("raises"), (ir.Const(kind),)), (stmt,))
+        out.append(stmt)
+    return tuple(out)
+
+
+def _unroll(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+    """Loops written out, so that each iteration's statement has a line of its own."""
+    out: list[ir.Stmt] = []
+    for stmt in body:
+        bounds = [a.value for a in stmt.range_args if isinstance(a, ir.Const)] \
+            if isinstance(stmt, ir.For) else []
+        if isinstance(stmt, ir.For) and len(bounds) == len(stmt.range_args) and all(
+                isinstance(b, int) for b in bounds):
+            for i in range(*(int(b) for b in bounds if isinstance(b, int))):
+                out.append(ir.Assign(ir.Name(stmt.var), ir.Const(i)))
+                out.extend(_unroll(stmt.body))
+        elif isinstance(stmt, ir.With):
+            out.append(ir.With(stmt.context, _unroll(stmt.body)))
+        else:
+            out.append(stmt)
+    return tuple(out)
+
+
+class _CaseDumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    # Programs as literal blocks (`program: |`), so that their lines read as written.
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_CaseDumper.add_representer(str, _str)
+
+
+def as_case(checked: Checked, engine: str, torch: Engine) -> str:
+    """The program as a YAML case that holds on torch: statements torch rejects are expected
+    to raise their kind; asserts torch fails are dropped."""
+    unrolled = parse(to_source(ir.Program(_unroll(checked.program.body))))
+    trace = run_program(torch, unrolled, continue_on_error=True)
+    failed = {s.line: s.outcome.kind or kinds.UNKNOWN for s in trace.steps
+              if s.outcome.status != OK}
+    program = ir.Program(_wrap_failures(unrolled.body, failed))
+    d = checked.comparison.divergence
+    where = "" if d is None else f" at `{d.field}`"
+    features = sorted(features_of(program) | ({"errors"} if failed else set()))
+    case = {
+        "description": f"Generated program on which {engine} diverged from torch{where}",
+        "features": features,
+        "source": "generated by conformance.gen.strategies (hypothesis), shrunk",
+        "devices": ["cpu"],
+        "program": to_source(program),
+    }
+    return yaml.dump(case, Dumper=_CaseDumper, sort_keys=False, width=100)
+
+
+def save_case(text: str, directory: Path, stem: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{stem}.yaml"
+    path.write_text(text)
+    return path

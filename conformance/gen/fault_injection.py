@@ -1,0 +1,185 @@
+"""Faults injected into one op's backward, in a copy of the reference engine: does the
+generator find them?
+
+The copy is an independent import of `reference_engine` under another name, so the shared
+module other tests use is never touched. A fault makes every node an op's forward builds
+return its first gradient with the wrong sign (the first formula of the op's OpSpec,
+wrong), including the nodes a composite op builds (matmul's MmBackward0, reshape's view
+node). Detection is judged against the unfaulted engine, not torch, so that a divergence
+the engine may have from torch cannot stand in for the fault.
+
+benchmarks/fault_injection.py runs it over every generated op; tests/test_generator_finds_faults.py
+over a fixed sample.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import reference_engine
+from conformance.case.program import Program
+from conformance.gen.check import number
+from conformance.run.compare import compare
+from conformance.run.engine import Engine
+from conformance.run.interpreter import run_program
+from conformance.run.trace import Trace
+from reference_engine import registry
+
+
+def engine_copy(name: str) -> ModuleType:
+    """An independent copy of reference_engine, imported under another name."""
+    if name in sys.modules:
+        return sys.modules[name]
+    root = Path(reference_engine.__file__).parent
+    spec = importlib.util.spec_from_file_location(name, root / "__init__.py",
+                                                  submodule_search_locations=[str(root)])
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _camel(op: str) -> str:
+    return "".join(part.title() for part in op.rstrip("_").split("_"))
+
+
+def _nodes_from(roots: Sequence[Any]) -> set[Any]:
+    seen: set[Any] = set()
+    stack = [r for r in roots if r is not None]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.extend(fn for fn, _ in getattr(node, "next_functions", ()) if fn is not None)
+    return seen
+
+
+def grad_fns(module: ModuleType, row: registry.OpRow) -> frozenset[str]:
+    """The node names of `row`'s backward in `module`: the ones its sample call builds (a
+    composite's too), and every `<Name>Backward<n>` of its name (the variants other
+    arguments choose: SumBackward1 for a sum over a dim)."""
+    sample = row.sample
+    assert sample is not None
+    leaves = [module.tensor(_values(shape), requires_grad=True) for shape in sample.shapes]
+    inputs = [t.clone() for t in leaves]  # an in-place row writes a non-leaf
+    args = [module.tensor(a.values, dtype=getattr(module, a.dtype))
+            if isinstance(a, registry.Const) else a for a in sample.args]
+    before = _nodes_from([t.grad_fn for t in inputs])
+    if row.function:
+        out = getattr(module, row.name)(*inputs, *args)
+    else:
+        out = getattr(inputs[0], row.name)(*inputs[1:], *args)
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    built = _nodes_from([getattr(t, "grad_fn", None) for t in outs]) - before
+    names = {type(n).__name__ for n in built} - {"AccumulateGrad"}
+    pattern = re.compile(rf"{_camel(row.name)}Backward(s|\d+)$")
+    specs = {s.grad_fn for s in _specs(module)}
+    return frozenset(names | {n for n in specs if pattern.match(n)})
+
+
+def _values(shape: tuple[int, ...]) -> Any:
+    """Positive, distinct values (every sample's domain)."""
+    n = 1
+    for s in shape:
+        n *= s
+    flat = [0.5 + 0.25 * i for i in range(n)]
+
+    def nest(vals: list[float], dims: tuple[int, ...]) -> Any:
+        if not dims:
+            return vals[0]
+        step = len(vals) // dims[0]
+        return [nest(vals[i * step:(i + 1) * step], dims[1:]) for i in range(dims[0])]
+
+    return nest(flat, shape)
+
+
+def _specs(module: ModuleType) -> list[Any]:
+    """The OpSpecs defined at module level in the engine's modules."""
+    spec_type = module.autograd_meta.OpSpec
+    found = []
+    for sub in list(sys.modules.values()):
+        if getattr(sub, "__name__", "").startswith(module.__name__ + "."):
+            found += [v for v in vars(sub).values() if isinstance(v, spec_type)]
+    return found
+
+
+@dataclass
+class WrongSign:
+    """The fault, installed once in a copy; `targets` names the nodes it breaks now."""
+
+    module: ModuleType
+    targets: frozenset[str] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        # OpNode and the subclasses with an apply of their own (multi-output nodes)
+        classes, stack = [], [self.module.autograd_meta.OpNode]
+        while stack:
+            cls = stack.pop()
+            if "apply" in vars(cls):
+                classes.append(cls)
+            stack.extend(cls.__subclasses__())
+        for cls in classes:
+            cls.apply = self._wrong(cls.apply)
+
+    def _wrong(self, apply: Any) -> Any:
+        neg = self.module.ops.elementwise.neg
+        fault = self
+
+        def wrong(node: Any, grads: list[Any]) -> list[Any]:
+            out = apply(node, grads)
+            if node.spec.grad_fn in fault.targets:
+                for i, g in enumerate(out):
+                    if g is not None:  # the first gradient the node returns
+                        out[i] = neg(g)
+                        break
+            return out
+
+        return wrong
+
+
+@dataclass
+class Detection:
+    op: str
+    targets: tuple[str, ...]
+    detected_by: int | None  # index of the first program that diverged, None if none did
+
+    @property
+    def detected(self) -> bool:
+        return self.detected_by is not None
+
+
+class FaultSearch:
+    """Programs run once on the oracle; each fault then runs them on the faulty copy until
+    one diverges."""
+
+    def __init__(self, programs: Sequence[Program], name: str = "faulty_reference_engine"
+                 ) -> None:
+        self.programs = [number(p) for p in programs]
+        oracle = Engine("reference_engine", reference_engine)
+        self.oracle: list[Trace] = [run_program(oracle, p, continue_on_error=True)
+                                    for p in self.programs]
+        self.module = engine_copy(name)
+        self.fault = WrongSign(self.module)
+        self.engine = Engine(name, self.module)
+
+    def detect(self, op: str, order: Sequence[int] | None = None) -> Detection:
+        """Break `op`'s backward and run the programs (in `order`, default all in turn)."""
+        row = next(r for r in registry.OPS if r.name == op)
+        self.fault.targets = grad_fns(self.module, row)
+        try:
+            for i in (range(len(self.programs)) if order is None else order):
+                faulty = run_program(self.engine, self.programs[i], continue_on_error=True)
+                if compare(self.oracle[i], faulty, "float32").divergence is not None:
+                    return Detection(op, tuple(sorted(self.fault.targets)), i)
+            return Detection(op, tuple(sorted(self.fault.targets)), None)
+        finally:
+            self.fault.targets = frozenset()

@@ -1,0 +1,410 @@
+"""The generator's op table, derived from the engine's op registry, and the piece that
+draws one registry op (often a short chain of them) into a statement.
+
+How a row is called follows from its sample (reference_engine.registry): one input and
+number arguments is a pointwise op on any tensor; two inputs and no arguments broadcast; a
+reduction that takes a dim is drawn with dim/keepdim; any other row is called on inputs of
+its sample's shapes with its sample's arguments, its result shapes read once from torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache, cached_property
+from typing import Any, cast
+
+from conformance.case import operators
+from conformance.case import program as ir
+from conformance.gen.state import (
+    Dice,
+    Emit,
+    GenSettings,
+    Shape,
+    State,
+    Var,
+    assign,
+    call,
+    const,
+    expr_stmt,
+    fits_settings,
+    leaf,
+    method,
+    name,
+    nested,
+    new_result,
+    operand,
+    promoted,
+    torch_fn,
+)
+from reference_engine import registry
+
+# ---- the op table, derived from the registry ---------------------------------------------
+
+POINTWISE, BROADCAST, REDUCTION, SAMPLE = "pointwise", "broadcast", "reduction", "sample"
+# The operators that are an op of the registry (`x + y` is `add`): from the operator table,
+# by the name of the Python function each evaluates with.
+_OPERATOR_NAME = {"truediv": "div"}
+OPERATOR_OF: dict[str, str] = {
+    _OPERATOR_NAME.get(o.function.__name__, o.function.__name__): o.symbol
+    for o in operators.BINARY
+    if _OPERATOR_NAME.get(o.function.__name__, o.function.__name__) in registry.FUNCTIONS}
+OPERATOR_OP: dict[str, str] = {symbol: op for op, symbol in OPERATOR_OF.items()}
+AUGMENTED = frozenset(o.symbol for o in operators.AUGMENTED)
+# Products computed by a BLAS kernel are drawn on float64 operands (where the settings allow
+# it): their float32 rounding depends on the kernel's summation order, which is not the
+# reference engine's to reproduce, and an op after them magnifies it past float32's
+# tolerance (found by the generator: `torch.exp(torch.addmm(...))` in float32,
+# 4.1645226e+08 against 4.1645149e+08). In float64 the same rounding stays far inside.
+BLAS_PRODUCTS = frozenset(
+    {"addmm", *(r.name for r in registry.OPS if r.feature == "matmul")})
+
+
+@dataclass(frozen=True)
+class GenOp:
+    """A registry row as the generator calls it."""
+
+    row: registry.OpRow
+    form: str                         # POINTWISE, BROADCAST, REDUCTION or SAMPLE
+    outputs: tuple[Shape, ...]        # the sample call's result shapes (several: a tuple)
+    dim_result_tuple: bool = False    # REDUCTION: with a dim it returns (values, indices)
+
+    @cached_property  # (these are read for every op drawn)
+    def name(self) -> str:
+        return self.row.name
+
+    @cached_property
+    def sample(self) -> registry.Sample:
+        assert self.row.sample is not None
+        return self.row.sample
+
+    @cached_property
+    def arg_exprs(self) -> tuple[ir.Expr, ...]:
+        """Its sample's arguments after the inputs, as expressions (nodes are immutable:
+        every call shares them)."""
+        return tuple(_arg_expr(a) for a in self.sample.args)
+
+    @property
+    def weight(self) -> int:
+        """How often it is drawn, relative to a pointwise op: see weighted_ops."""
+        if self.row.name.endswith("_"):
+            return 10  # in-place only: its target must be a clone in a completed graph
+        if self.form == SAMPLE or self.sample.positive:
+            return 8
+        if self.row.inplace is None:
+            return 1
+        # a third form to spread over (a fourth: an operator), and the in-place one is drawn
+        # only as a statement's first op (a nested op is called out of place)
+        return 3 if self.row.name not in OPERATOR_OF else 5
+
+    @cached_property
+    def forms(self) -> tuple[str, ...]:
+        """How it is called: `function` (torch.op), `method` (x.op), `inplace` (x.op_, or
+        the row itself when its name is an in-place method), `operator` (x + y)."""
+        if self.row.name.endswith("_"):
+            return ("inplace",)
+        found = [f for f, ok in (("function", self.row.function), ("method", self.row.method),
+                                 ("inplace", self.row.inplace is not None),
+                                 ("operator", self.row.name in OPERATOR_OF)) if ok]
+        return tuple(found)
+
+    @cached_property
+    def nested_forms(self) -> tuple[str, ...]:
+        """Its forms as a value inside another op's statement: out of place."""
+        return tuple(f for f in self.forms if f != "inplace") or ("function",)
+
+    def fits(self, settings: GenSettings) -> bool:
+        """A row called on its sample's shapes can be drawn only where they are allowed."""
+        if self.form in (POINTWISE, BROADCAST):
+            return True
+        shapes = self.sample.shapes + tuple(_const_shape(a.values) for a in self.sample.args
+                                            if isinstance(a, registry.Const))
+        if self.form == REDUCTION:
+            shapes = ()
+        return all(fits_settings(s, settings) for s in shapes)
+
+
+def _const_shape(values: object) -> Shape:
+    return (len(values), *_const_shape(values[0])) if isinstance(values, list) else ()
+
+
+def _torch_args(sample: registry.Sample) -> list[Any]:
+    import torch
+
+    return [torch.tensor(a.values, dtype=getattr(torch, a.dtype))
+            if isinstance(a, registry.Const) else a for a in sample.args]
+
+
+def _torch_call(row: registry.OpRow, inputs: list[Any], args: list[Any], **kwargs: Any
+                ) -> Any:
+    import torch
+
+    if row.function:
+        return getattr(torch, row.name)(*inputs, *args, **kwargs)
+    return getattr(inputs[0], row.name)(*inputs[1:], *args, **kwargs)
+
+
+def _shapes_of(result: Any) -> tuple[Shape, ...]:
+    items = result if isinstance(result, (tuple, list)) else (result,)
+    return tuple(tuple(t.shape) for t in items)
+
+
+def _gen_op(row: registry.OpRow) -> GenOp:
+    """How the generator calls `row`, from its sample; result shapes read from torch once
+    (torch is the oracle: the generator's idea of a shape is torch's)."""
+    import torch
+
+    sample = row.sample
+    assert sample is not None
+    inputs = [torch.full(s, 0.75, dtype=torch.float64) for s in sample.shapes]
+    outputs = _shapes_of(_torch_call(row, [t.clone() for t in inputs], _torch_args(sample)))
+    numbers = all(isinstance(a, float) for a in sample.args)
+    if row.feature == "ops" and len(sample.shapes) == 1 and numbers:
+        return GenOp(row, POINTWISE, outputs)
+    if row.feature == "ops" and len(sample.shapes) == 2 and not sample.args:
+        return GenOp(row, BROADCAST, outputs)
+    if row.feature == "reductions" and len(sample.shapes) == 1 and not sample.args:
+        try:  # a reduction that takes a dim is drawn on any tensor, with dim and keepdim
+            by_dim = _torch_call(row, inputs, [0], keepdim=True)
+        except (TypeError, RuntimeError):
+            by_dim = None
+        if by_dim is not None:
+            return GenOp(row, REDUCTION, outputs, isinstance(by_dim, tuple))
+    return GenOp(row, SAMPLE, outputs)
+
+
+@cache
+def generated_ops() -> tuple[GenOp, ...]:
+    """Every differentiable registry row not in registry.NOT_GENERATED."""
+    return tuple(_gen_op(r) for r in registry.OPS
+                 if r.differentiable and r.name not in registry.NOT_GENERATED)
+
+
+@cache
+def ops_for(settings: GenSettings) -> tuple[GenOp, ...]:
+    return tuple(op for op in generated_ops() if op.fits(settings))
+
+
+@cache
+def weighted_ops(settings: GenSettings) -> tuple[GenOp, ...]:
+    """ops_for(settings), an op repeated by its weight: rows called on their sample's fixed
+    shapes, or only on positive values, are drawn more often, since they less often
+    find an input already there or are nested into another op's statement; with that
+    every op is used, and its gradient compared, in a share of programs (the floors in
+    tests/conformance/test_strategies.py)."""
+    return tuple(op for op in ops_for(settings) for _ in range(op.weight))
+
+
+def _arg_expr(a: object) -> ir.Expr:
+    if isinstance(a, registry.Const):
+        values = a.values
+        shape = _const_shape(values)
+        flat: list[Any] = []
+
+        def collect(v: object) -> None:
+            if isinstance(v, list):
+                for item in v:
+                    collect(item)
+            else:
+                flat.append(v)
+
+        collect(values)
+        return call(torch_fn("tensor"), nested(flat, shape))
+    if isinstance(a, tuple):
+        return ir.Tuple(tuple(const(v) for v in a))
+    return const(cast(ir.Scalar, a))  # a dim or a number
+
+
+def _prepare_target(dice: Dice, state: State, x: Var) -> tuple[Var, Emit]:
+    """The name an in-place form writes: mostly a clone when `x` is a leaf that requires
+    grad, or an older name that ops made since may have saved (the in-place-on-leaf and
+    modified-saved-tensor errors stay reachable a quarter of the time; the motifs reach
+    the latter on purpose), so that most in-place ops are in a graph a backward completes."""
+    safe = not (x.leaf and x.requires_grad) and (x.leaf or x == state.vars[-1])
+    if safe or dice.chance(1, 4):
+        return x, Emit((), state)
+    n, state, var = new_result(state, x.shape, (x,), x.positive, prefix="c")
+    return var, Emit((assign(n, method(name(x.name), "clone")),), state.bind(var))
+
+
+def _op_call(op: GenOp, form: str, inputs: Sequence[Var], args: Sequence[ir.Expr],
+             kwargs: dict[str, ir.Expr], exprs: dict[str, ir.Expr]) -> ir.Expr:
+    names = [exprs.get(v.name, name(v.name)) for v in inputs]
+    if form == "function":
+        return call(torch_fn(op.name), *names, *args, **kwargs)
+    if form == "operator":
+        return ir.BinOp(OPERATOR_OF[op.name], names[0], names[1])
+    m = op.name if form == "method" or op.name.endswith("_") else op.name + "_"
+    return method(names[0], m, *names[1:], *args, **kwargs)
+
+
+@dataclass(frozen=True)
+class _Value:
+    """An op's result before it is named: its expression, shape and inputs."""
+
+    expr: ir.Expr
+    shape: Shape
+    inputs: tuple[Var, ...]
+
+
+CHAINED = "<chained>"  # the name a nested op's input has while it is an expression
+
+
+def registry_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """One registry op in one of its forms, often with one or two more applied to its
+    result in the same statement (`y = torch.sin(x).exp()`): more ops per statement, and a
+    longer chain for a backward to go through."""
+    op = dice.pick(weighted_ops(settings))
+    form = dice.pick(op.forms)
+    stmts: list[ir.Stmt] = []
+    exprs: dict[str, ir.Expr] = {}
+    first: Var | None = None
+    value: _Value | None = None
+    for _ in range(4):
+        emit, value = _one_op(dice, state, settings, op, form, first, exprs)
+        stmts.extend(emit.stmts)
+        state = emit.state
+        if value is None:  # an in-place form: a statement of its own
+            return Emit(tuple(stmts), state)
+        requires = any(v.requires_grad for v in value.inputs)
+        first = Var(CHAINED, value.shape, requires, False, False, promoted(*value.inputs),
+                    value.inputs[0].device, any(v.stale for v in value.inputs))
+        exprs = {CHAINED: value.expr}
+        nested = _nested_ops(settings, value.shape)
+        if not nested or dice.chance(1, 4):
+            break
+        op = dice.pick(nested)
+        form = dice.pick(op.nested_forms)
+        if op.name.endswith("_"):
+            break
+    assert value is not None
+    n, state, var = new_result(state, value.shape, value.inputs)
+    return Emit((*stmts, assign(n, value.expr)), state.bind(var))
+
+
+@cache
+def _nested_ops(settings: GenSettings, shape: Shape) -> tuple[GenOp, ...]:
+    """The ops that can take a value of `shape` of any sign as their first input (not a
+    BLAS product: its first input would be the value, of whatever dtype)."""
+    return tuple(o for o in ops_for(settings) if not o.sample.positive and (
+        o.form != SAMPLE or o.sample.shapes[0] == shape) and o.name not in BLAS_PRODUCTS)
+
+
+def blas_dtype(settings: GenSettings) -> str | None:
+    """The dtype a BLAS product's operands are drawn in (see BLAS_PRODUCTS): float64 where
+    the settings allow it, else any."""
+    return "float64" if "float64" in settings.dtypes else None
+
+
+def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: str,
+            first: Var | None, exprs: dict[str, ir.Expr]) -> tuple[Emit, _Value | None]:
+    """`op` called in `form`, on `first` (when nested) and inputs drawn for it; an in-place
+    form's statement, or the call as a value (None for the Emit's statements then)."""
+    positive = op.sample.positive
+    stmts: list[ir.Stmt] = []
+
+    def take(shape: Shape | None, dtype: str | None = None) -> Var:
+        nonlocal state, first
+        if first is not None:
+            var, first = first, None
+            return var
+        var, emit = operand(dice, state, settings, shape, positive, dtype)
+        stmts.extend(emit.stmts)
+        state = emit.state
+        return var
+
+    args: Sequence[ir.Expr] = ()
+    kwargs: dict[str, ir.Expr] = {}
+    index: int | None = None
+    if op.form == POINTWISE:
+        inputs = [take(None)]
+        args = op.arg_exprs
+        out_shapes: tuple[Shape, ...] = (inputs[0].shape,)
+    elif op.form == BROADCAST:
+        x = take(None)
+        if form == "operator" and op.name != "pow" and dice.chance(1, 4):
+            # a Python number as the right operand (MulBackward1 and the like)
+            number = const(dice.pick((2.0, 0.5, 3.0)))
+            with_number = ir.BinOp(OPERATOR_OF[op.name], exprs.get(x.name, name(x.name)), number)
+            return Emit(tuple(stmts), state), _Value(with_number, x.shape, (x,))
+        # a partner of x's dtype: a float32 result promoted into a float64 one would be
+        # compared at float64's tolerance, where float32 rounding (BLAS' summation order)
+        # is not the engine's to match
+        fit = [v for v in state.vars if _broadcasts(v.shape, x.shape) and v.dtype == x.dtype
+               and (v.positive or not positive)
+               and (form != "inplace" or _broadcast(x.shape, v.shape) == x.shape)]
+        if fit and dice.chance(1, 2):
+            y = dice.recent(fit)
+        else:
+            partner = broadcast_partner(x.shape, dice, settings)
+            if form != "inplace" and len(x.shape) < settings.max_rank and dice.chance(1, 4):
+                # a partner of higher rank broadcasts x
+                partner = (1 + dice.below(settings.max_side),
+                           *(1 if n > settings.max_side else n for n in x.shape))
+            emit = leaf(dice, state, settings, shape=partner,
+                         positive=True if positive else None, dtype=x.dtype)
+            stmts.extend(emit.stmts)
+            state = emit.state
+            y = state.vars[-1]
+        inputs = [x, y]
+        out_shapes = (_broadcast(x.shape, y.shape),)
+    elif op.form == REDUCTION:
+        x = take(None)
+        inputs = [x]
+        out_shapes = op.outputs  # every result of a whole reduction is 0-d
+        if x.shape and dice.chance(2, 3):
+            dim = dice.below(len(x.shape))
+            keepdim = dice.chance(1, 2)
+            args = [const(dim)]
+            if op.dim_result_tuple:  # (values, indices) or (var, mean): the first
+                index = 0
+            if keepdim:
+                kwargs["keepdim"] = const(True)
+            out_shapes = (tuple(1 if i == dim else s for i, s in enumerate(x.shape))
+                          if keepdim else tuple(s for i, s in enumerate(x.shape) if i != dim),)
+            out_shapes = out_shapes * (2 if op.dim_result_tuple else 1)
+    else:
+        # products want operands of one dtype (mm: "expected m1 and m2 to have the same
+        # dtype"): the later inputs take the first one's
+        inputs = [take(op.sample.shapes[0], blas_dtype(settings) if op.name in BLAS_PRODUCTS
+                       else None)]
+        inputs += [take(s, inputs[0].dtype) for s in op.sample.shapes[1:]]
+        args = op.arg_exprs
+        out_shapes = op.outputs
+    if form == "inplace":
+        target, emit = _prepare_target(dice, state, inputs[0])
+        stmts.extend(emit.stmts)
+        state = emit.state
+        inputs = [target, *inputs[1:]]
+        stmt: ir.Stmt = expr_stmt(_op_call(op, form, inputs, args, kwargs, exprs))
+        if op.row.name in OPERATOR_OF and OPERATOR_OF[op.row.name] in AUGMENTED and \
+                dice.chance(1, 4):
+            stmt = ir.AugAssign(name(target.name), OPERATOR_OF[op.row.name],
+                                name(inputs[1].name))
+        written = target._replace(shape=out_shapes[0], positive=False,
+                          requires_grad=any(v.requires_grad for v in inputs))
+        return Emit((*stmts, stmt), state.bind(written)), None
+    value: ir.Expr = _op_call(op, form, inputs, args, kwargs, exprs)
+    if index is None:
+        index = dice.below(len(out_shapes))
+    if len(out_shapes) > 1:
+        value = ir.Subscript(value, const(index))
+    return Emit(tuple(stmts), state), _Value(value, out_shapes[index], tuple(inputs))
+
+
+def broadcast_partner(shape: Shape, dice: Dice, settings: GenSettings) -> Shape:
+    """A shape that broadcasts against `shape` and fits `settings` (a view's result may not):
+    trailing dims kept or set to 1."""
+    keep = dice.below(min(len(shape), settings.max_rank) + 1)
+    tail = shape[len(shape) - keep:]
+    return tuple(s if s <= settings.max_side and dice.chance(2, 3) else 1 for s in tail)
+
+
+def _broadcasts(a: Shape, b: Shape) -> bool:
+    return all(x == y or x == 1 or y == 1 for x, y in zip(reversed(a), reversed(b), strict=False))
+
+
+def _broadcast(a: Shape, b: Shape) -> Shape:
+    n = max(len(a), len(b))
+    a1, b1 = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    return tuple(max(x, y) for x, y in zip(a1, b1, strict=False))

@@ -1,0 +1,549 @@
+"""Hypothesis strategies that build random autograd Programs.
+
+They build the same IR the YAML cases parse into (`conformance.case.program`), from small named
+pieces, each a function of a `Dice` (the action's random choices), the generator's symbolic
+`State` (which names exist, their shapes, dtypes, whether they require grad, whether their
+values are positive) and the `GenSettings` (sizes, dtypes, devices), called by the one
+composite strategy `programs()`. The pieces are rows of one table, `ACTIONS`.
+
+The ops come from the engine's op registry (`reference_engine.registry`), not from a list
+of their own: every differentiable row is generated in its function, method and in-place
+forms (and as an operator where it has one), or is named in `registry.NOT_GENERATED` with
+the reason; `conformance.gen.ops` holds that table and the piece that draws from it, and
+`conformance.gen.state` the settings, state, dice and leaves every piece shares.
+
+Not generated on purpose: an op mixing float32 and float64 operands (every input of an op
+takes its first input's dtype). A float32 result promoted into a float64 one is compared at
+float64's tolerance, and float32 rounding that depends on a BLAS kernel's summation order
+(addmm, mm) is not the reference engine's to reproduce (found by the generator: a float32
+addmm one ulp off, seen through `torch.sub(addmm(...), float64)`). Leaves of both dtypes
+still meet in a program's final loss.
+
+The mix is steered, by construction, towards the behaviour that matters: the error paths
+(backward twice through freed buffers, modified saved tensors, in-place on leaves and their
+views, multi-output views, no_grad) are reached by motifs that set them up on purpose, and
+most programs end in a backward or grad call.
+
+Drawing: hypothesis' per-draw bookkeeping dominated the cost of a program, so each part
+(a leaf, an action, the ending) is ONE integer draw, the seed of the part's `Dice`; every
+choice in it, which action and which op included, is decoded from that seed. The shrinker
+deletes whole parts (one draw each). A draw is a bare choice, without a span of its own
+(`seed_source`), or, where it goes through a strategy, has a label of its own (its
+position): hypothesis mutates an example by copying a span over another of the same label,
+and with one label for every action it spent most of its calls on such copies (207 of 266
+for 200 programs: a quarter overran, a tenth repeated a program already drawn), where a new
+program costs the same and differs more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, Phase, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from conformance.case import program as ir
+from conformance.gen.ops import AUGMENTED, blas_dtype, registry_op
+from conformance.gen.state import (
+    DEFAULT,
+    SEED,
+    SEED_MAX,
+    Dice,
+    Emit,
+    GenSettings,
+    Shape,
+    State,
+    Var,
+    assign,
+    attr,
+    call,
+    const,
+    expr_stmt,
+    factory_kwargs,
+    fits_settings,
+    leaf,
+    method,
+    name,
+    new_result,
+    numel,
+    shape_tuple,
+    torch_fn,
+)
+
+
+def _matmul(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """x @ w for a new w of compatible shape: 1-D, 2-D and batched operands."""
+    dtype = blas_dtype(settings)  # (see gen_ops.BLAS_PRODUCTS)
+    ranked = [v for v in state.vars if v.shape and v.shape[-1] <= settings.max_side
+              and dtype in (None, v.dtype)]
+    if not ranked or settings.max_rank < 1:
+        return registry_op(dice, state, settings)
+    x = dice.recent(ranked)
+    k = x.shape[-1]
+    rank = 1 if settings.max_rank < 2 else 1 + dice.below(2)
+    m = 1 + dice.below(settings.max_side)
+    w_shape = (k,) if rank == 1 else (k, m)
+    emit = leaf(dice, state, settings, shape=w_shape, dtype=x.dtype)
+    w = emit.state.vars[-1]
+    out = x.shape[:-1] + (() if rank == 1 else (m,))
+    n, state, var = new_result(emit.state, out, (x, w))
+    return Emit((*emit.stmts, assign(n, ir.BinOp("@", name(x.name), name(w.name)))),
+                state.bind(var))
+
+
+def _view(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """A view (possibly of a view): transpose, reshape, unsqueeze, indexing, unbind."""
+    x = dice.recent(state.vars)
+    options: list[tuple[Callable[[ir.Expr], ir.Expr], Shape]] = [
+        (lambda e: method(e, "reshape", const(-1)), (numel(x.shape),)),
+    ]
+    if len(x.shape) < settings.max_rank:
+        options.append((lambda e: method(e, "unsqueeze", const(0)), (1, *x.shape)))
+    if len(x.shape) >= 2:
+        options.append((lambda e: method(e, "transpose", const(0), const(1)),
+                        (x.shape[1], x.shape[0], *x.shape[2:])))
+    if x.shape:
+        options.append((lambda e: ir.Subscript(e, const(0)), x.shape[1:]))
+        options.append((lambda e: ir.Subscript(e, ir.Slice(const(0), const(1))),
+                        (1, *x.shape[1:])))
+    build, out_shape = dice.pick(options)
+    if x.shape and dice.chance(1, 5):
+        n, state = state.fresh("u")
+        var = x._replace(name=n, shape=x.shape[1:], leaf=False)
+        return Emit((assign(n, ir.Subscript(method(name(x.name), "unbind"), const(0))),),
+                    state.bind(var))
+    n, state = state.fresh("v")
+    var = x._replace(name=n, shape=out_shape, leaf=False)
+    return Emit((assign(n, build(name(x.name))),), state.bind(var))
+
+
+def _inplace(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """An in-place write on any name, leaves and views of leaves included: setitem and
+    augmented assignment with a number (the registry ops' in-place forms are drawn by
+    `registry_op`)."""
+    x = dice.recent(state.vars)
+    if x.shape and dice.chance(1, 2):
+        stmt: ir.Stmt = ir.Assign(ir.Subscript(name(x.name), const(0)), const(0.0))
+    else:
+        stmt = ir.AugAssign(name(x.name), dice.pick(sorted(AUGMENTED - {"/"})), const(1.0))
+    return Emit((stmt,), state.bind(x._replace(positive=False)))
+
+
+# ---- autograd actions --------------------------------------------------------------------
+
+def _root(v: Var) -> ir.Expr:
+    return name(v.name) if not v.shape else method(name(v.name), "sum")
+
+
+def _backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    targets = state.differentiable() or state.vars
+    v = dice.recent(targets)
+    kwargs: dict[str, ir.Expr] = {}
+    if dice.chance(1, 2):
+        kwargs["retain_graph"] = const(True)
+    if dice.chance(1, 6):
+        kwargs["create_graph"] = const(True)
+    if not kwargs:
+        state = state.backwarded()  # retain_graph or create_graph keep the graph
+    leaves = state.leaves()
+    if leaves and dice.chance(1, 5):
+        kwargs["inputs"] = ir.List((name(dice.pick(leaves).name),))
+    if v.shape != () and dice.chance(1, 2):
+        gradient = call(torch_fn("ones_like"), name(v.name))
+        return Emit((expr_stmt(method(name(v.name), "backward", gradient, **kwargs)),), state)
+    return Emit((expr_stmt(method(_root(v), "backward", **kwargs)),), state)
+
+
+def _final_backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """A program's last backward: often of a loss summing the newest results that require
+    grad (as training code sums its terms), so the gradients of several chains of ops are
+    compared at once."""
+    results = [v for v in state.differentiable() if not v.leaf and not v.stale]
+    if not results or dice.chance(1, 12):
+        return _backward(dice, state, settings)
+    terms = results[-12:]
+    loss: ir.Expr = _root(terms[0])
+    for v in terms[1:]:
+        loss = ir.BinOp("+", loss, _root(v))
+    kwargs = {"retain_graph": const(True)} if dice.chance(1, 2) else {}
+    return Emit((expr_stmt(method(loss, "backward", **kwargs)),), state)
+
+
+def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """torch.autograd.grad, with allow_unused, and optionally a second-order grad."""
+    leaves = state.leaves()
+    targets = state.differentiable()
+    if not leaves or not targets:
+        return _backward(dice, state, settings)
+    v = dice.recent(targets)
+    x = dice.pick(leaves)
+    create = dice.chance(1, 2)
+    state = state.backwarded()
+    kwargs: dict[str, ir.Expr] = {"allow_unused": const(True)}
+    if create:
+        kwargs["create_graph"] = const(True)
+    if dice.chance(1, 2):
+        kwargs["retain_graph"] = const(True)
+    if v.shape != () and dice.chance(1, 2):
+        kwargs["grad_outputs"] = call(torch_fn("ones_like"), name(v.name))
+        out: ir.Expr = name(v.name)
+    else:
+        out = _root(v)
+    g, state = state.fresh("g")
+    stmts: list[ir.Stmt] = [ir.Assign(ir.Tuple((name(g),)), call(
+        torch_fn("autograd.grad"), out, ir.List((name(x.name),)), **kwargs))]
+    state = state.bind(x._replace(name=g, requires_grad=create, leaf=not create,
+                                  positive=False))
+    if create and dice.chance(1, 2):
+        gg, state = state.fresh("g")
+        stmts.append(ir.Assign(ir.Tuple((name(gg),)), call(
+            torch_fn("autograd.grad"), method(name(g), "sum"), ir.List((name(x.name),)),
+            allow_unused=const(True))))
+        state = state.bind(x._replace(name=gg, requires_grad=False, leaf=True,
+                                      positive=False))
+    return Emit(tuple(stmts), state)
+
+
+HOOK_BODIES: tuple[Callable[[ir.Expr], ir.Expr], ...] = (
+    lambda g: ir.BinOp("*", g, const(2.0)),
+    lambda g: const(None),
+    lambda g: ir.BinOp("+", g, const(1.0)),
+)
+
+
+def _hook(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    targets = state.differentiable()
+    if not targets:
+        return Emit((), state)
+    v = dice.recent(targets)
+    body = dice.pick(HOOK_BODIES)
+    h, state = state.fresh("h")
+    lam = ir.Lambda(("grad",), body(name("grad")))
+    stmts: list[ir.Stmt] = [assign(h, method(name(v.name), "register_hook", lam))]
+    if dice.chance(1, 4):
+        stmts.append(expr_stmt(method(name(h), "remove")))
+    return Emit(tuple(stmts), state)
+
+
+def _tensor_state(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """retain_grad, detach, .data, requires_grad_, and resetting or zeroing .grad."""
+    v = dice.recent(state.vars)
+    kind = dice.pick(("retain_grad", "detach", "data", "data=", "requires_grad_",
+                      "grad=None", "grad.zero_"))
+    if kind == "retain_grad":
+        return Emit((expr_stmt(method(name(v.name), "retain_grad")),), state)
+    if kind == "data=" and fits_settings(v.shape, settings):
+        # new values of the same shape, dtype and device (the settings' own)
+        new = call(torch_fn("randn"), *(const(s) for s in v.shape),
+                   **factory_kwargs(v.dtype, v.device, False))
+        return Emit((ir.Assign(attr(name(v.name), "data"), new),),
+                    state.bind(v._replace(positive=False)))
+    if kind in ("detach", "data", "data="):
+        n, state = state.fresh("d")
+        value = method(name(v.name), "detach") if kind == "detach" else attr(name(v.name),
+                                                                                "data")
+        return Emit((assign(n, value),), state.bind(v._replace(name=n, requires_grad=False,
+                                                               leaf=True)))
+    if kind == "requires_grad_":
+        flag = dice.chance(1, 2)
+        stmt = expr_stmt(method(name(v.name), "requires_grad_", const(flag)))
+        return Emit((stmt,), state.bind(v._replace(requires_grad=flag or v.requires_grad)))
+    if kind == "grad=None":
+        return Emit((ir.Assign(attr(name(v.name), "grad"), const(None)),), state)
+    return Emit((expr_stmt(method(attr(name(v.name), "grad"), "zero_")),), state)
+
+
+def _grad_mode_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """`with torch.no_grad():` (or enable_grad inside it) around an op or in-place op."""
+    body: list[ir.Stmt] = []
+    inner = state
+    for _ in range(1 + dice.below(2)):
+        piece = dice.pick((registry_op, _inplace, _view))
+        emit = piece(dice, inner, settings)
+        body += emit.stmts
+        inner = emit.state
+    # results made here do not require grad (no_grad); the generator's record is a guess
+    # for enable_grad blocks, which only steers later draws
+    mode = dice.pick(("no_grad", "enable_grad"))
+    block = ir.With(call(torch_fn(mode)), tuple(body))
+    if mode == "enable_grad":
+        block = ir.With(call(torch_fn("no_grad")), (block,))
+    else:
+        inner = inner._replace(vars=tuple(
+            v if v in state.vars else v._replace(requires_grad=False) for v in inner.vars))
+    return Emit((block,), inner)
+
+
+def _loop(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """`for i in range(2):` around a backward that keeps the graph (grads accumulate)."""
+    targets = state.differentiable()
+    if not targets:
+        return Emit((), state)
+    v = dice.recent(targets)
+    body = expr_stmt(method(_root(v), "backward", retain_graph=const(True)))
+    return Emit((ir.For("i", (const(2),), (body,)),), state)
+
+
+def _shape_assert(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    v = dice.recent(state.vars)
+    test = ir.Compare(attr(name(v.name), "shape"), ("==",), (shape_tuple(v.shape),))
+    return Emit((ir.Assert(test),), state)
+
+
+# A small library of custom Functions: what each saves decides where its errors fire.
+FUNCTIONS: dict[str, ir.FunctionClass] = {}
+
+
+def _function(src_name: str, forward: tuple[ir.Stmt, ...], backward_: tuple[ir.Stmt, ...]
+              ) -> ir.FunctionClass:
+    return ir.FunctionClass(src_name, (
+        ir.Method("forward", ("ctx", "x"), forward),
+        ir.Method("backward", ("ctx", "g"), backward_),
+    ))
+
+
+FUNCTIONS["Square"] = _function(
+    "Square",
+    (expr_stmt(method(name("ctx"), "save_for_backward", name("x"))),
+     ir.Return(ir.BinOp("*", name("x"), name("x")))),
+    (ir.Assign(ir.Tuple((name("x"),)), attr(name("ctx"), "saved_tensors")),
+     ir.Return(ir.BinOp("*", ir.BinOp("*", const(2.0), name("x")), name("g")))))
+FUNCTIONS["Double"] = _function(
+    "Double", (ir.Return(ir.BinOp("*", name("x"), const(2.0))),),
+    (ir.Return(ir.BinOp("*", name("g"), const(2.0))),))
+FUNCTIONS["ExpF"] = _function(
+    "ExpF",
+    (assign("y", method(name("x"), "exp")),
+     expr_stmt(method(name("ctx"), "save_for_backward", name("y"))),
+     ir.Return(name("y"))),
+    (ir.Assign(ir.Tuple((name("y"),)), attr(name("ctx"), "saved_tensors")),
+     ir.Return(ir.BinOp("*", name("g"), name("y")))))
+
+
+def _custom_function(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    x = dice.recent(state.vars)
+    fn = dice.pick(sorted(FUNCTIONS))
+    stmts: tuple[ir.Stmt, ...] = ()
+    if fn not in state.functions:
+        stmts = (FUNCTIONS[fn],)
+        state = state._replace(functions=state.functions | {fn})
+    n, state, var = new_result(state, x.shape, (x,), x.positive and fn != "Double")
+    apply = call(attr(name(fn), "apply"), name(x.name))
+    return Emit((*stmts, assign(n, apply)), state.bind(var))
+
+
+# ---- motifs: error paths reached on purpose ---------------------------------------------
+
+def _backward_twice(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """A loss through ops that save tensors, backwarded twice (the second may fail)."""
+    stmts_before: tuple[ir.Stmt, ...] = ()
+    if not state.differentiable():
+        emit = leaf(dice, state, settings, requires_grad=True)
+        stmts_before, state = emit.stmts, emit.state
+    base = dice.recent(state.differentiable())
+    loss, state = state.fresh("loss")
+    x = name(base.name)
+    savers: tuple[ir.Expr, ...] = (ir.BinOp("**", x, const(2)), method(x, "exp"),
+                                   ir.BinOp("*", x, x))
+    value = dice.pick(savers)
+    first = {} if dice.below(4) else {"retain_graph": const(True)}
+    stmts = (*stmts_before, assign(loss, method(value, "sum")),
+             expr_stmt(method(name(loss), "backward", **first)),
+             expr_stmt(method(name(loss), "backward")))
+    return Emit(stmts, state.backwarded().bind(
+        base._replace(name=loss, shape=(), leaf=False, stale=True)))
+
+
+def _modify_saved(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """An op saves a tensor, the tensor is modified in place, then backward runs."""
+    emit = leaf(dice, state, settings, requires_grad=True)
+    state = emit.state
+    x0 = state.vars[-1]
+    a, state = state.fresh("a")
+    s, state = state.fresh("s")
+    saver = dice.pick(("exp", "mul", "sin", "pow"))
+    savers: dict[str, ir.Expr] = {
+        "exp": method(name(a), "exp"), "mul": ir.BinOp("*", name(a), name(a)),
+        "sin": method(name(a), "sin"), "pow": ir.BinOp("**", name(a), const(2))}
+    modified = name(s) if saver == "exp" and dice.chance(1, 2) else name(a)
+    op = dice.pick(("add_", "mul_"))
+    stmts = (*emit.stmts,
+             assign(a, ir.BinOp("*", name(x0.name), const(1.0))),
+             assign(s, savers[saver]),
+             expr_stmt(method(modified, op, const(2.0))),
+             expr_stmt(method(method(name(s), "sum"), "backward")))
+    # its backward frees only its own graph: a and s
+    state = state.bind(x0._replace(name=a, leaf=False, positive=False, stale=True)).bind(
+        x0._replace(name=s, leaf=False, positive=False, stale=True))
+    return Emit(stmts, state)
+
+
+def _new_leaf(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    return leaf(dice, state, settings)
+
+
+# ---- the action table --------------------------------------------------------------------
+
+Piece = Callable[[Dice, State, GenSettings], Emit]
+
+
+@dataclass(frozen=True)
+class Action:
+    """One kind of step a program takes: the piece that builds it, how often it is drawn
+    (relative weight), and the feature families (conformance.case.vocabulary) it is there for."""
+
+    name: str
+    piece: Piece
+    weight: int
+    features: frozenset[str]
+
+
+def _action(name_: str, piece: Piece, weight: int, *features: str) -> Action:
+    return Action(name_, piece, weight, frozenset(features))
+
+
+# Ops dominate (the registry's rows, each with a share of programs big enough to compare its
+# backward); motifs are frequent enough to reach their error paths in a good share.
+ACTIONS: tuple[Action, ...] = (
+    _action("op", registry_op, 30, "ops", "reductions", "views", "matmul", "inplace"),
+    _action("matmul", _matmul, 1, "matmul"),
+    _action("view", _view, 2, "views"),
+    _action("inplace", _inplace, 1, "inplace"),
+    _action("backward", _backward, 2, "backward_options", "retain_graph", "higher_order"),
+    _action("grad", _autograd_grad, 2, "autograd_grad", "higher_order"),
+    _action("hook", _hook, 1, "hooks"),
+    _action("state", _tensor_state, 1, "data", "retain_grad", "requires_grad"),
+    _action("grad_mode", _grad_mode_block, 1, "grad_mode"),
+    _action("loop", _loop, 1, "retain_graph"),
+    _action("assert", _shape_assert, 1),
+    _action("function", _custom_function, 1, "custom_function"),
+    _action("backward_twice", _backward_twice, 1, "retain_graph"),
+    _action("modify_saved", _modify_saved, 1, "inplace"),
+    _action("leaf", _new_leaf, 1),
+)
+BY_NAME: dict[str, Action] = {a.name: a for a in ACTIONS}
+WEIGHTED: tuple[Action, ...] = tuple(a for a in ACTIONS for _ in range(a.weight))
+# An action's draw ends the program with probability 1/STOP: about 7 actions on average.
+STOP = 8
+MOTIFS = (BY_NAME["modify_saved"], BY_NAME["backward_twice"])
+
+
+@st.composite
+def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
+    """A random program: a few leaves, then ops and autograd actions, often a final
+    backward."""
+    state = State()
+    stmts: list[ir.Stmt] = []
+
+    def add(emit: Emit) -> None:
+        nonlocal state
+        stmts.extend(emit.stmts)
+        state = emit.state
+
+    # Every part may shrink away (an action with nothing to act on draws a leaf first), so
+    # a failing program shrinks to the few statements its failure needs. Each part is one
+    # draw, which with the draw before it seeds the part's dice (hypothesis repeats a drawn
+    # value often across examples; the pair keeps the parts diverse, while deleting a part,
+    # the shrinker's main move, changes only the part after it). The value 0, which
+    # hypothesis draws often and the shrinker aims at, skips the part; any other multiple
+    # of STOP ends the actions. (0 ending them all left a quarter of the default profile's
+    # programs without an op.) A drawn count would instead tie every later draw to it.
+    codes = [0]
+    seed = seed_source(draw)
+
+    def dice() -> Dice | None:
+        code = seed()
+        codes.append(code)
+        return Dice(code << 32 | codes[-2]) if code % STOP else None
+
+    for _ in range(2):
+        leaf_dice = dice()
+        if leaf_dice is not None:
+            add(leaf(leaf_dice, state, settings))
+    for _ in range(settings.max_actions):
+        action_dice = dice()
+        if action_dice is None:
+            if codes[-1]:
+                break
+            continue
+        if not state.vars:
+            add(leaf(action_dice, state, settings))
+        add(action_dice.pick(WEIGHTED).piece(action_dice, state, settings))
+    # the final backward comes before a motif, which would leave its own freed or modified
+    # graph as the newest names: the backward is through the ops drawn so far
+    end = dice() or Dice(codes[-2])
+    if not state.vars:
+        add(leaf(end, state, settings))
+    if end.chance(9, 10):
+        add(_final_backward(end, state, settings))
+    if end.chance(2, 5):
+        add(end.pick(MOTIFS).piece(end, state, settings))
+    # Function classes first: a class statement defines a name later statements call.
+    classes = tuple(s for s in stmts if isinstance(s, ir.FunctionClass))
+    rest = tuple(s for s in stmts if not isinstance(s, ir.FunctionClass))
+    return ir.Program(classes + rest)
+
+
+def seed_source(draw: st.DrawFn) -> Callable[[], int]:
+    """What draws a part's seed, 0..SEED_MAX. Where `draw` is the bound method of
+    hypothesis' ConjectureData (as @composite passes it), the choice is drawn from that
+    object itself: a draw through a strategy (its validation, a span, its bounds' weights)
+    cost three times the choice, and a program makes one per part. Anywhere else (a
+    hypothesis without that method), through SEED, with a label per position (see
+    "Drawing" above)."""
+    draw_integer = getattr(getattr(draw, "__self__", None), "draw_integer", None)
+    if callable(draw_integer):
+        return functools.partial(draw_integer, 0, SEED_MAX)
+    labels = (f"part {i}" for i in itertools.count())
+    return lambda: draw(SEED, label=next(labels))
+
+
+def sample_programs(n: int, settings: GenSettings = DEFAULT) -> list[ir.Program]:
+    """The first `n` programs hypothesis generates, derandomized (the same list on every
+    run and machine): what the `default` profile's run meets, for measurements."""
+    from conformance.gen import profiles  # registers the profiles
+
+    drawn: list[ir.Program] = []
+
+    # every setting from the `default` profile, whatever profile is loaded: the programs
+    # hypothesis draws depend on the settings, not only on the seed
+    assert "default" in profiles.PROFILES
+
+    @hsettings(parent=hsettings.get_profile("default"), max_examples=n,
+               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(programs(settings))
+    def collect(program: ir.Program) -> None:
+        drawn.append(program)
+
+    with without_local_constants():
+        collect()
+    return drawn
+
+
+@contextlib.contextmanager
+def without_local_constants() -> Iterator[None]:
+    """Hypothesis mixes into its draws constants it reads from the source of the modules
+    imported so far (and caches them), so the same derandomized test draws other programs
+    after other imports: in a script, alone under pytest, and in the full suite. Without
+    them the list depends on nothing but the code here."""
+    from hypothesis.internal.conjecture import providers
+
+    if not all(hasattr(providers, n) for n in (
+            "_get_local_constants", "CONSTANTS_CACHE", "Constants", "SortedSet")):
+        yield  # a hypothesis without local constants (older) or with them moved (newer)
+        return
+    sorted_set = providers.SortedSet
+    empty = providers.Constants(integers=sorted_set(), floats=sorted_set(), bytes=sorted_set(),
+                                strings=sorted_set())
+    original, cache = providers._get_local_constants, providers.CONSTANTS_CACHE
+    providers._get_local_constants = lambda: empty
+    providers.CONSTANTS_CACHE = type(cache)(1024)
+    try:
+        yield
+    finally:
+        providers._get_local_constants, providers.CONSTANTS_CACHE = original, cache
