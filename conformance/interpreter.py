@@ -20,6 +20,7 @@ import numpy as np
 
 from conformance import api, changes, isolation, kinds, language, limits, operators, predict
 from conformance import program as ir
+from conformance.blackbox import LineStore
 from conformance.compare import tolerances
 from conformance.engines import Engine, MissingAPI, lacks
 from conformance.observe import (
@@ -116,6 +117,8 @@ _PLAIN: frozenset[type] = frozenset(
 
 
 class Interpreter:
+    line = LineStore()  # the program line running, kept in the black box too
+
     def __init__(self, engine: Engine, *, seed: int = 0, dtype: str = "float32",
                  device: str = "cpu", continue_on_error: bool = False,
                  full_snapshots: bool | None = None) -> None:
