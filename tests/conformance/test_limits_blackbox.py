@@ -152,3 +152,17 @@ def test_the_watchdogs_end_is_a_timeout_an_entry_may_allow_and_a_crash_is_not(
                         exp["reason"]), exp["reason"]
     assert sin["verdict"] == "error"
     assert re.fullmatch(reason_of("sin"), sin["reason"]), sin["reason"]
+
+
+def test_a_generated_program_whose_worker_dies_names_its_statement(tmp_path: Path) -> None:
+    cwd = project(tmp_path, ("tanh",))
+    engine = "tests.conformance.engine_dies_on_tensor"
+    result = run(cwd, "conformance.cli", "run", "cases", "--engine", engine, "--workers", "2",
+                 "--report-dir", "out")
+    assert result.returncode == 1, result.stdout + result.stderr
+    record = records(cwd)["conformance/generated_suite.py::"
+                          "test_generated_programs_agree_with_torch"]
+    assert record["verdict"] == "error"
+    assert re.fullmatch(rf"stopped at statement [1-9]\d* \(statements numbered in order\) on "
+                        rf"{engine}: {WORKER} crashed \(exit code 5\)", record["reason"]), \
+        record["reason"]
