@@ -129,12 +129,11 @@ def running(nodeid: str, case: dict[str, Any] | None = None, generated: bool = F
         _put("item", outer)
 
 
-def deadline_armed(message: str, watchdog_after: float) -> IO[bytes] | None:
-    """A deadline is armed: `message`, what its timeout says; the watchdog ends the process
-    `watchdog_after` seconds from now. Where the watchdog's dump should go (None: nowhere
-    else than stderr, as no reader would show it)."""
+def deadline_armed(message: str) -> IO[bytes] | None:
+    """A deadline is armed, whose timeout says `message`. Where the watchdog's dump should
+    go (None: nowhere else than stderr, as no reader would show it)."""
     _ensure_open()
-    _put("deadline", json.dumps({"message": message, "watchdog_after": watchdog_after}))
+    _put("deadline", json.dumps({"message": message}))
     if _sentinel is not None and _sentinel.poll() is not None:
         return None  # the sentinel is gone: nobody would show the dump
     return _dump
@@ -192,7 +191,7 @@ def sentinel() -> None:
     stderr what it was doing if it died running something (see the module docstring)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is for the run, not for it
     path, pid = sys.argv[1], sys.argv[2]
-    dump = sys.stdin.buffer.read()  # until the process ends (or the watchdog's dump)
+    dump = sys.stdin.buffer.read()  # the watchdog's dump, if any, until the process ends
     try:
         record = read(path, dump.decode(errors="replace"))
         if record is not None and not record.exited and (record.item or record.deadline):
@@ -220,8 +219,8 @@ class Record:
     line: int
     exited: bool  # through Python's atexit: an orderly end
     engine: str
-    item: dict[str, Any] | None  # item_started's: nodeid, case, generated
-    deadline: dict[str, Any] | None  # deadline_armed's: message, watchdog_after
+    item: dict[str, Any] | None  # running's: nodeid, case, generated
+    deadline: dict[str, Any] | None  # deadline_armed's: message
     dump: str  # the watchdog's dump ("" if it did not fire)
 
     @property
@@ -267,7 +266,7 @@ class Account:
     timed_out: bool  # the watchdog ended it, past the item's time limit
     line: int | None = None  # None: the box was not running this item
     engine: str = ""
-    case: dict[str, Any] | None = None  # a case item's (item_started)
+    case: dict[str, Any] | None = None  # a case item's (running)
     generated: bool = False  # a generated program's item: the line is a statement number
 
     def item(self) -> Any:

@@ -183,9 +183,8 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
         # notes the deadline and takes the dump to whoever outlives the process: under xdist
         # the controller records the item as a timeout naming its line, and a new worker
         # takes over; in process a sentinel prints the dump and the line (conformance.blackbox).
-        later = first + watchdog_grace(self.seconds)
-        dump = blackbox.deadline_armed(self._message(), later)
-        faulthandler.dump_traceback_later(later, exit=True,
+        dump = blackbox.deadline_armed(self._message())
+        faulthandler.dump_traceback_later(first + watchdog_grace(self.seconds), exit=True,
                                           file=dump or sys.__stderr__ or sys.stderr)
         signal.setitimer(signal.ITIMER_REAL, first, REFIRE)
         self.armed = True
