@@ -60,6 +60,7 @@ _assigned: str | None = None  # a worker's box, named by the controller, opened 
 _dump: IO[bytes] | None = None  # where the watchdog's dump goes (None: stderr, as before)
 _sentinel: subprocess.Popen[bytes] | None = None
 _engine: object = None  # the engine whose interpreter stored the line last
+_tried = False  # _ensure_open ran (the box is open unless it could not be made)
 
 
 def assign(path: str) -> None:
@@ -70,17 +71,22 @@ def assign(path: str) -> None:
 
 def _ensure_open() -> None:
     """Open the box: the one the controller assigned, else one of this process's own, read
-    by a sentinel. Once per process; every slot written so far is written into it."""
-    global _dump
-    if _map is not None:
+    by a sentinel. Once per process; every slot written so far is written into it. Where it
+    cannot be made (a full disk, `ulimit -f`), the run goes on without it, as before: a
+    process that dies is then recorded with no line and no cause."""
+    global _dump, _tried
+    if _tried:
         return
-    if _assigned is not None:
-        _open(_assigned)
-        _dump = open(_assigned + DUMP_SUFFIX, "wb")  # noqa: SIM115 (the process's lifetime)
+    _tried = True
+    try:
+        if _assigned is not None:
+            _open(_assigned)
+            _dump = open(_assigned + DUMP_SUFFIX, "wb")  # noqa: SIM115 (the process's life)
+            return
+        path = os.path.join(tempfile.mkdtemp(prefix="autograd-conformance-box-"), "box")
+        _open(path)
+    except OSError:
         return
-    directory = tempfile.mkdtemp(prefix="autograd-conformance-box-")
-    path = os.path.join(directory, "box")
-    _open(path)
     _start_sentinel(path)
 
 
@@ -356,9 +362,13 @@ class Boxes:
         self.directory: str | None = None
         self.started = 0
 
-    def new(self, worker: str) -> str:
+    def new(self, worker: str) -> str | None:
+        """The path of a new worker's box (None: no directory for it can be made)."""
         if self.directory is None:
-            self.directory = tempfile.mkdtemp(prefix="autograd-conformance-boxes-")
+            try:
+                self.directory = tempfile.mkdtemp(prefix="autograd-conformance-boxes-")
+            except OSError:
+                return None
         self.started += 1  # a replaced worker keeps its id: a box of its own all the same
         return os.path.join(self.directory, f"{worker}-{self.started}")
 

@@ -401,8 +401,9 @@ class _Collector:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """Each xdist worker keeps a black box, read if it dies running an item."""
-        node.workerinput[blackbox.WORKER_INPUT] = self.boxes.new(
-            str(node.workerinput["workerid"]))
+        box = self.boxes.new(str(node.workerinput["workerid"]))
+        if box is not None:
+            node.workerinput[blackbox.WORKER_INPUT] = box
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport,
