@@ -36,13 +36,19 @@ from conformance.report import baseline
 from conformance.report import directory as report_dir
 from conformance.report import files as report
 from conformance.report import generated as generated_report
-from conformance.report.files import collection_error_record, error_record, generated_record
+from conformance.report.files import (
+    collection_error_record,
+    error_record,
+    generated_record,
+    item_record,
+)
 from conformance.report.hit_rates import HitRates
 from conformance.report.status import not_written
-from conformance.run import expectations
+from conformance.run import blackbox, crash, expectations
 from conformance.run.engine import DEFAULT_ENGINE, Engine, load_engine
 from conformance.run.runner import (
     DIVERGES,
+    ERROR,
     KNOWN,
     MASKED,
     PASS,
@@ -236,11 +242,8 @@ class CaseItem(pytest.Item):
             pytest.skip(result.reason)
         decision = expectations.decide(self.status, entries)
         if decision.known and decision.entry is not None:
-            what = "divergence" if self.status == DIVERGES else self.status
-            detail = "" if self.status == DIVERGES else f" [{result.reason}]"
             result.verdict = KNOWN
-            result.reason = f"known {what} ({decision.entry.where(known.path)}): " \
-                            f"{decision.entry.reason}{detail}"
+            result.reason = _known(known, decision.entry, self.status, result.reason)
             pytest.xfail(result.reason)
         if decision.passes_now is not None:
             entry = decision.passes_now
@@ -261,6 +264,29 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.conformance_item.case.line_offset, self.nodeid
+
+    def black_box_case(self) -> dict[str, Any]:
+        """What the black box keeps of this item (blackbox.running), to load it again."""
+        item = self.conformance_item
+        return {"id": item.case.path, "path": str(self.path), "file": item.file,
+                "device": item.device, "dtype": item.dtype, "offset": item.case.line_offset}
+
+
+def _known(known: expectations.Expectations, entry: expectations.Known, status: str,
+           reason: str) -> str:
+    """The reason of an item whose status `entry` allows (its verdict is `known`)."""
+    what = "divergence" if status == DIVERGES else status
+    detail = "" if status == DIVERGES else f" [{reason}]"
+    return f"known {what} ({entry.where(known.path)}): {entry.reason}{detail}"
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None
+                            ) -> Generator[None, object, object]:
+    """The black box names the item running (should its process die in it)."""
+    case = item.black_box_case() if isinstance(item, CaseItem) else None
+    with blackbox.running(item.nodeid, case, _is_generated(item)):
+        return (yield)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -330,6 +356,62 @@ class _Collector:
         self.matched: set[int] = set()
         self.load_errors: set[str] = set()  # node ids of files that failed to collect
         self.merged_into_use = False  # --write-expectations names the file in use
+        self.boxes = blackbox.Boxes()  # the xdist workers' black boxes
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Each xdist worker keeps a black box, read if it dies running an item."""
+        box = self.boxes.new(str(node.workerinput["workerid"]))
+        if box is not None:
+            node.workerinput[blackbox.WORKER_INPUT] = box
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport,
+                               sched: Any) -> None:
+        """An xdist worker died running `crashitem`: its record, from the worker's black
+        box, names the line and the cause (the watchdog past the item's time limit: status
+        `timeout`, which the expectations may allow; else the worker's exit status)."""
+        node = getattr(report, "node", None)
+        box = (getattr(node, "workerinput", None) or {}).get(blackbox.WORKER_INPUT)
+        record = None if box is None else blackbox.read(str(box))
+        who = f"worker {getattr(getattr(node, 'gateway', None), 'id', '?')!r}"
+        account = blackbox.account(record, crashitem, who, blackbox.exit_status(node))
+        text = f"{crashitem}: error: {crash.reason(account)}"
+        if record is not None and record.watchdog:
+            text += f"\n\nthe watchdog's dump of the worker's threads:\n{record.dump}"
+        report.longrepr = text
+        if crashitem.endswith("::" + GENERATED_TEST):
+            result = generated_record(crashitem, self.engine, "failed", text)
+            result["reason"] = crash.reason(account)
+        elif _CASE_ID.search(crashitem):
+            result = self._crashed_case(crashitem, report, account, text)
+        else:
+            return
+        report.user_properties.append((RESULT_PROPERTY, json.dumps(result)))
+
+    def _crashed_case(self, nodeid: str, report: pytest.TestReport,
+                      account: blackbox.Account, text: str) -> dict[str, Any]:
+        status = expectations.TIMEOUT if account.timed_out else None  # else: no verdict
+        item = crash.crashed_item(account)
+        if item is None:  # the box ran another item, or the case no longer loads
+            record = error_record(nodeid, crash.reason(account))
+            record["report"] = text
+        else:
+            result = ItemResult(item, self.engine, ERROR, crash.reason(account),
+                                timed_out=account.timed_out)
+            if status is not None:
+                decision = expectations.decide(
+                    status, self.known.applying(item.id, item.device, item.dtype))
+                if decision.known and decision.entry is not None:  # as CaseItem.runtest
+                    result.verdict = KNOWN
+                    result.reason = _known(self.known, decision.entry, status, result.reason)
+                    report.outcome = "skipped"  # an expected failure (pytest.xfail's report)
+                    report.wasxfail = result.reason
+            record = item_record(item, result, report.outcome, text)
+            record["report"] = text
+        if status is not None:
+            record["status"] = status
+        return record
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         recorded = False
@@ -474,8 +556,12 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(e)) from None
     in_use = _load_expectations(config)
     _MATCHED.clear()  # one session's matches (a process may run several, e.g. pytester)
+    box = getattr(config, "workerinput", {}).get(blackbox.WORKER_INPUT)
+    if box is not None:  # an xdist worker: its black box, named by the controller
+        blackbox.assign(str(box))
     if not hasattr(config, "workerinput"):
         collector = _Collector(config.stash[_EXPECTATIONS], config.getoption("--engine"))
+        config.add_cleanup(collector.boxes.remove)
         config.stash[_COLLECTOR] = collector
         config.pluginmanager.register(collector, "conformance-collector")
         config.stash[_STARTED] = report.now()

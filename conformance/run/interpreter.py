@@ -21,6 +21,7 @@ import numpy as np
 from conformance.case import api, kinds, language, operators
 from conformance.case import program as ir
 from conformance.run import changes, isolation, limits, predict
+from conformance.run.blackbox import LineStore
 from conformance.run.compare import tolerances
 from conformance.run.engine import Engine, MissingAPI, lacks
 from conformance.run.observe import (
@@ -117,6 +118,8 @@ _PLAIN: frozenset[type] = frozenset(
 
 
 class Interpreter:
+    line = LineStore()  # the program line running, kept in the black box too
+
     def __init__(self, engine: Engine, *, seed: int = 0, dtype: str = "float32",
                  device: str = "cpu", continue_on_error: bool = False,
                  full_snapshots: bool | None = None) -> None:

@@ -23,6 +23,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from conformance.run import blackbox
+
 # Executed statements per run: top-level, loop and `with` bodies, Function method bodies, and
 # each evaluation of a lambda. The library's largest run executes 54 (see the docs).
 MAX_STATEMENTS = 10_000
@@ -181,10 +183,13 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
         self.previous_hook = sys.unraisablehook
         sys.unraisablehook = self._unraisable
         signal.signal(signal.SIGALRM, self._expire)
-        # The watchdog writes every thread's traceback to stderr and exits the process; under
-        # xdist the controller records the item as crashed and a new worker takes over.
+        # The watchdog writes every thread's traceback and exits the process. The black box
+        # notes the deadline and takes the dump to whoever outlives the process: under xdist
+        # the controller records the item as a timeout naming its line, and a new worker
+        # takes over; in process a sentinel prints the dump and the line (conformance.blackbox).
+        dump = blackbox.deadline_armed(self._message())
         faulthandler.dump_traceback_later(first + watchdog_grace(self.seconds), exit=True,
-                                          file=sys.__stderr__ or sys.stderr)
+                                          file=dump or sys.__stderr__ or sys.stderr)
         signal.setitimer(signal.ITIMER_REAL, first, REFIRE)
         self.armed = True
         return True
@@ -197,6 +202,7 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
             return
         signal.setitimer(signal.ITIMER_REAL, 0)
         faulthandler.cancel_dump_traceback_later()
+        blackbox.deadline_ended()
         signal.signal(signal.SIGALRM, self.previous)
         sys.unraisablehook = self.previous_hook
         left, interval = self.outer
@@ -219,15 +225,16 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
             return  # (reporting: the next firing raises it, outside the hook)
         if any(e is sys.exc_info()[1] for e in self.raised):
             return  # the timeout is on its way out, through a `finally` or an `except`
+        self.raised.append(ItemTimeout(self._message()))
+        raise self.raised[-1]
+
+    def _message(self) -> str:
+        """What this deadline's timeout says."""
         if self.outer_first:
             limit = ("pytest-timeout's --timeout" if getattr(self.previous, "__module__", "")
                      == "pytest_timeout" else "the interval timer armed around it")
-            message = f"{self.what} ran into the time limit around it ({limit})"
-        else:
-            message = (f"{self.what} ran longer than the time limit of {self.seconds:g} s "
-                       f"({self.option})")
-        self.raised.append(ItemTimeout(message))
-        raise self.raised[-1]
+            return f"{self.what} ran into the time limit around it ({limit})"
+        return f"{self.what} ran longer than the time limit of {self.seconds:g} s ({self.option})"
 
 
 # A signal handled in these does nothing: leaving the block, reporting what Python swallowed.

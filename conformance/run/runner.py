@@ -150,8 +150,14 @@ def _stopped(item: Item, stopped: RunLimit, live: list[Interpreter]) -> str:
     if not live:  # both runs had ended: it was stopped comparing them
         return f"stopped comparing the traces: {stopped}"
     line = live[-1].line if stopped.line is None else stopped.line
-    where = f" at {_where(item, line)}" if line else ""  # 0: before the first statement
-    return f"stopped{where} on {live[-1].engine.name}: {stopped}"
+    return stopped_at(item, line, live[-1].engine.name, str(stopped))
+
+
+def stopped_at(item: Item, line: int, engine: str, why: str) -> str:
+    """The reason of an item stopped at program line `line` (0: before the first statement)
+    of its run on `engine`: in process, or read from the black box of a process that died."""
+    where = f" at {_where(item, line)}" if line else ""
+    return f"stopped{where} on {engine}: {why}"
 
 
 def _left_changed(item: Item, trace: Trace, *, torch_clean: bool = False) -> str:
