@@ -23,10 +23,19 @@ _FILE_LINE = re.compile(r"^(?P<file>[^\s:][^:\n]*):(?P<line>\d+): (?P<message>.*
 MAX_MESSAGE = 2000
 
 
+# An interrupted run names at most this many of the items that were running (one per worker).
+MAX_RUNNING_NAMED = 8
+
+
 class RunState:
     def __init__(self) -> None:
         self.executed: set[str] = set()
+        self.started: dict[str, None] = {}  # started, in order, and not yet ended
         self.keyboard_interrupt: str | None = None
+
+    def pytest_runtest_logstart(self, nodeid: str, location: object) -> None:
+        # under xdist the controller hears of each item a worker starts, too
+        self.started[nodeid] = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # An item that ran to its end has a teardown report (a skipped or failed setup too);
@@ -34,6 +43,7 @@ class RunState:
         # KeyboardInterrupt has neither, and is not counted.
         if report.when in ("teardown", "???"):
             self.executed.add(report.nodeid)
+            self.started.pop(report.nodeid, None)
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]
                                   ) -> None:
@@ -47,6 +57,12 @@ class RunState:
         reason = self.keyboard_interrupt or (str(stopped) if stopped else None)
         if interrupted and reason is None:
             reason = "interrupted"
+        if interrupted and self.started:  # which item hung, when a CI timeout ends the run
+            running = list(self.started)
+            named = ", ".join(running[:MAX_RUNNING_NAMED])
+            more = len(running) - MAX_RUNNING_NAMED
+            reason = f"{reason}; running then: {named}" + (f" and {more} more" if more > 0
+                                                            else "")
         return RunFacts(collected=int(getattr(session, "testscollected", 0) or 0),
                         executed=len(self.executed), interrupted=interrupted,
                         interruption=reason, exit_status=exit_status, options=options)

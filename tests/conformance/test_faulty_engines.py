@@ -149,5 +149,6 @@ def test_a_sigterm_the_engine_swallows_still_ends_the_run(pytester: pytest.Pytes
                                           "no:cacheprovider", no_reraise_ctrlc=True)
     assert result.ret == pytest.ExitCode.INTERRUPTED
     data, items = records(pytester.path / "out")
-    assert data["run_info"]["interruption"] == "terminated (SIGTERM)"
+    assert data["run_info"]["interruption"] == ("terminated (SIGTERM); running then: "
+                                                "cases/family/sqrt.yaml::cpu-float32")
     assert list(items) == []  # the item was cut short; tanh never ran

@@ -119,7 +119,9 @@ def test_a_ctrl_c_during_an_item_gives_an_incomplete_report(
         assert "keyboard-interrupt" in info["interruption"]
     else:  # the interrupted item has no verdict, and did not execute
         assert "cases/f/b.yaml::cpu-float32" not in verdicts and info["executed"] < 4
-        assert info["interruption"] == "KeyboardInterrupt"
+        # the item that was running is named (which item hung, when a run is stopped)
+        assert info["interruption"] == ("KeyboardInterrupt; running then: "
+                                        "cases/f/b.yaml::cpu-float32")
     assert set(verdicts.values()) <= {"pass"}
     assert data["status"]["outcome"] == "INCOMPLETE"
     assert "; interrupted" in data["status"]["line"]
@@ -137,8 +139,10 @@ def test_a_terminated_run_still_writes_an_incomplete_report(
     assert result.ret == pytest.ExitCode.INTERRUPTED
     data = read(pytester)
     assert data["status"]["line"] == ("INCOMPLETE: 1 pass of 3 collected; 1 executed; "
-                                      "interrupted (terminated (SIGTERM)); pytest exit "
-                                      "status 2")
+                                      "interrupted (terminated (SIGTERM); running then: "
+                                      "cases/f/b.yaml::cpu-float32); pytest exit status 2")
+    for page in ("summary.md", "index.html"):  # every report names the item that was running
+        assert "cases/f/b.yaml::cpu-float32" in (pytester.path / "out" / page).read_text()
 
 
 def test_a_run_stopped_by_maxfail_is_incomplete(pytester: pytest.Pytester) -> None:
