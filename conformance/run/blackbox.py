@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import faulthandler
 import json
 import mmap
 import os
@@ -194,6 +195,21 @@ def _start_sentinel(path: str) -> None:
     except OSError:
         return  # no sentinel: the watchdog's dump goes to stderr, as it would without one
     _dump = _sentinel.stdin
+    atexit.register(_release_sentinel)
+
+
+def _release_sentinel() -> None:
+    """At Python's own exit, nothing to tell: mark the box exited (this runs before the mark
+    `_open` registered, atexit being last in, first out), then close the pipe so that the
+    sentinel ends now, and reap it (else Popen's finalizer warns that it still runs)."""
+    if _map is not None:
+        struct.pack_into("<i", _map, EXITED_OFFSET, 1)
+    if _sentinel is None or _sentinel.stdin is None:
+        return
+    faulthandler.cancel_dump_traceback_later()  # no watchdog may write to a closed pipe
+    _sentinel.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        _sentinel.wait(timeout=5)
 
 
 # ---- reading a box ----------------------------------------------------------------------------
