@@ -7,7 +7,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     autograd  autograd, autograd_graph, function, factories, _C
     ops       ops.* (one op family a file), views, inplace
     core      tensor, graph, autograd_meta, saved, engine
-    base      messages, warn, dtypes, grad_mode, registry (data only)
+    base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only)
 
 The core holds the state and the backward pass: a Tensor, the graph of nodes it hangs in
 (tensor and graph need each other), how an op joins the graph (autograd_meta: OpSpec, the
@@ -41,6 +41,7 @@ from . import _C, autograd, inplace, nn, views
 from . import dtypes as _dtypes
 from . import messages as _messages
 from . import registry as _registry
+from .anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .dtypes import (
     device,
     dtype,
@@ -163,6 +164,8 @@ __all__ = [
     "int",
     "int32",
     "int64",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "is_tensor",
@@ -177,6 +180,7 @@ __all__ = [
     "rand_like",
     "randn",
     "randn_like",
+    "set_anomaly_enabled",
     "set_default_device",
     "set_default_dtype",
     "set_grad_enabled",

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import autograd_graph as graph
 from . import function, messages
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .autograd_graph import GradientEdge, edge_of
 from .engine import ExecutionEngine, execute
 from .function import Function, FunctionCtx
@@ -25,9 +26,23 @@ from .ops import common, joining
 from .tensor import Size, Tensor
 from .warn import warn_once
 
-__all__ = ["Function", "FunctionCtx", "Variable", "backward", "enable_grad", "function", "grad",
-           "graph", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
-           "set_grad_enabled"]
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "Variable",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "function",
+    "grad",
+    "graph",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_detect_anomaly",
+    "set_grad_enabled",
+]
 
 Root = Tensor | GradientEdge
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import dtypes, messages
+from . import anomaly_mode, dtypes, messages
 from .grad_mode import is_grad_enabled, set_grad_enabled
 from .graph import MAX_SEQUENCE, TASK_NODES, Edge, GraphRoot, Meta, Node, check_hook_value
 from .tensor import Tensor
@@ -293,27 +293,17 @@ def _execute_nodes(graph_root: Node, first: list[Tensor | None], retain_graph: b
     ready: list[tuple[int, int, Node]] = [(-graph_root.sequence_nr, next(tie), graph_root)]
     while ready:
         node = heapq.heappop(ready)[2]
-        inputs = buffers.pop(node)
-        runs = needed is None or needed[node]
-        # torch calls tensor hooks before capturing only for nodes that will not run.
-        if not runs:
-            inputs = _call_pre_hooks(node, inputs)
-        for k, (fn, nr) in enumerate(capture_edges):
-            if fn is node:
-                captured[k] = inputs[nr]
-        if not runs:
+        try:
+            outputs = _evaluate(node, buffers.pop(node), retain_graph, needed, captures,
+                                capture_edges, captured)
+        except Exception:
+            # the first error of this backward names the node's forward (graph task's
+            # set_exception); an enclosing backward names its own node in turn
+            if anomaly_mode.is_anomaly_enabled():
+                anomaly_mode.print_stack(node)
+            raise
+        if outputs is None:
             continue
-        # torch's call_function: tensor pre-hooks, node pre-hooks, the node, validation,
-        # then node hooks, which see (grad_inputs, grad_outputs) and may replace grad_inputs.
-        inputs = node.call_pre_hooks(_call_pre_hooks(node, inputs))
-        outputs = node.apply(list(inputs))
-        if needed is not None and node.computes_only_wanted:
-            outputs = [g if node.should_compute(i) else None for i, g in enumerate(outputs)]
-        if not retain_graph:
-            node.release_variables()
-        outputs = validate_outputs(node.next_edges, outputs, node.name())
-        if node.post_hooks:
-            outputs = node.call_post_hooks(outputs, inputs)
         for i, (fn, nr) in enumerate(node.next_edges):
             g, outputs[i] = outputs[i], None   # moved into the buffer, as torch std::moves it
             if fn is None or (needed is not None and not (needed[fn] or fn in captures)):
@@ -327,6 +317,43 @@ def _execute_nodes(graph_root: Node, first: list[Tensor | None], retain_graph: b
             if deps[fn] == 0:
                 heapq.heappush(ready, (-fn.sequence_nr, next(tie), fn))
     return captured
+
+
+def _evaluate(node: Node, inputs: list[Tensor | None], retain_graph: bool,
+              needed: dict[Node, bool] | None, captures: set[Node],
+              capture_edges: list[Edge], captured: list[Tensor | None]
+              ) -> list[Tensor | None] | None:
+    """torch's evaluate_function for one ready node: its grads for its next functions, or
+    None where the node does not run (its inputs only captured)."""
+    runs = needed is None or needed[node]
+    # torch calls tensor hooks before capturing only for nodes that will not run.
+    if not runs:
+        inputs = _call_pre_hooks(node, inputs)
+    for k, (fn, nr) in enumerate(capture_edges):
+        if fn is node:
+            captured[k] = inputs[nr]
+    if not runs:
+        return None
+    # torch's call_function: tensor pre-hooks, node pre-hooks, the node, validation,
+    # then node hooks, which see (grad_inputs, grad_outputs) and may replace grad_inputs.
+    inputs = node.call_pre_hooks(_call_pre_hooks(node, inputs))
+    anomaly_mode.running.append(node)
+    try:
+        outputs = node.apply(list(inputs))
+    finally:
+        anomaly_mode.running.pop()
+    if needed is not None and node.computes_only_wanted:
+        outputs = [g if node.should_compute(i) else None for i, g in enumerate(outputs)]
+    if not retain_graph:
+        node.release_variables()
+    outputs = validate_outputs(node.next_edges, outputs, node.name())
+    if node.post_hooks:
+        outputs = node.call_post_hooks(outputs, inputs)
+    if anomaly_mode.is_anomaly_enabled() and anomaly_mode.is_anomaly_check_nan_enabled():
+        for i, g in enumerate(outputs):
+            if g is not None and np.isnan(g._data).any():
+                raise RuntimeError(messages.anomaly_nan(node.name(), i))
+    return outputs
 
 
 # They import this module; used at call time.

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
-from . import messages
+from . import anomaly_mode, messages
 from .dtypes import device, dtype, type_string
 
 if TYPE_CHECKING:
@@ -49,6 +49,8 @@ class Node:
         # keyed by handle id, in registration order.
         self.pre_hooks: dict[int, Callable[..., Any]] = {}
         self.post_hooks: dict[int, Callable[..., Any]] = {}
+        if anomaly_mode.is_anomaly_enabled():
+            anomaly_mode.record(self)
 
     def name(self) -> str:
         return type(self).__name__

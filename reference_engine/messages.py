@@ -616,3 +616,27 @@ GRAD_IS_SELF = "can't assign Variable as its own grad"
 
 def trace_not_matrix(ndim: int) -> str:
     return f"trace: expected a matrix, but got tensor with dim {ndim}"
+
+
+# --- anomaly mode (anomaly_mode.py): torch/autograd/anomaly_mode.py, engine.cpp
+# evaluate_function, python_anomaly_mode.cpp _print_stack ------------------------------
+ANOMALY_ENABLED = ("Anomaly Detection has been enabled. This mode will increase the runtime "
+                   "and should only be enabled for debugging.")
+
+
+def anomaly_nan(node: str, i: int) -> str:
+    return f"Function '{node}' returned nan values in its {i}th output."
+
+
+def anomaly_no_forward_info(node: str) -> str:
+    return (f"Error detected in {node}. No forward pass information available. Enable detect "
+            "anomaly during forward pass for more information.")
+
+
+def anomaly_forward_trace(node: str, stack: str) -> str:
+    return f"Error detected in {node}. Traceback of forward call that caused the error:\n{stack}"
+
+
+def anomaly_parent_trace(node: str, stack: str) -> str:
+    return (f"\n\nPrevious calculation was induced by {node}. Traceback of forward call that "
+            f"induced the previous calculation:\n{stack}")
