@@ -3,8 +3,8 @@
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
-    library   nn, nn.functional
-    autograd  autograd, autograd_graph, function, factories, _C
+    library   nn, nn.functional, utils, utils.checkpoint
+    autograd  autograd, autograd_graph, function, factories, gradcheck, _C
     ops       ops.* (one op family a file), views, inplace
     core      tensor, graph, autograd_meta, saved, engine
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only)
@@ -37,7 +37,7 @@ import functools
 import inspect
 from typing import Any
 
-from . import _C, autograd, inplace, nn, views
+from . import _C, autograd, inplace, nn, utils, views
 from . import dtypes as _dtypes
 from . import messages as _messages
 from . import registry as _registry
@@ -186,6 +186,7 @@ __all__ = [
     "set_grad_enabled",
     "set_warn_always",
     "tensor",
+    "utils",
     "zeros",
     "zeros_like",
 ]

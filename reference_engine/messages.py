@@ -640,3 +640,141 @@ def anomaly_forward_trace(node: str, stack: str) -> str:
 def anomaly_parent_trace(node: str, stack: str) -> str:
     return (f"\n\nPrevious calculation was induced by {node}. Traceback of forward call that "
             f"induced the previous calculation:\n{stack}")
+
+
+# --- gradcheck (gradcheck.py): torch/autograd/gradcheck.py ------------------------------
+def gradcheck_not_double(idx: int) -> str:
+    return (f"Input #{idx} requires gradient and is not a double precision floating point or "
+            "complex. This check will likely fail if all the inputs are not of double "
+            "precision floating point or complex. ")
+
+
+def gradcheck_stride_zero(idx: int) -> str:
+    return (f"The {idx}th input has a dimension with stride 0. gradcheck only supports inputs "
+            "that are non-overlapping to be able to compute the numerical gradients "
+            "correctly. You should call .contiguous on the input before passing it to "
+            "gradcheck.")
+
+
+GRADCHECK_NO_INPUT_REQUIRES_GRAD = (
+    "gradcheck expects at least one input tensor to require gradient, but none of them have "
+    "requires_grad=True.")
+GRADCHECK_NONZERO_NUMERICAL = "Numerical gradient for function expected to be zero"
+GRADCHECK_DTYPE_MISMATCH = "Gradient has dtype mismatch"
+GRADCHECK_WRONG_SIZE = "Analytical gradient has incorrect size"
+GRADCHECK_NOT_MULTIPLIED = "backward not multiplied by grad_output"
+GRADCHECK_INCORRECT_TYPE = "grad is incorrect type"
+GRADCHECK_INCORRECT_SIZE = "grad is incorrect size"
+GRADCHECK_UNDEFINED_BC = (
+    "Backwards compatibility: New undefined gradient support checking feature is enabled by "
+    "default, but it may break existing callers of this function. If this is true for you, "
+    'you can call this function with "check_undefined_grad=False" to disable the feature')
+GRADCHECK_UNDEFINED_FAILED = (
+    "Expected backward function to handle undefined output grads. Please look at \"Notes "
+    "about undefined output gradients\" in \"tools/autograd/derivatives.yaml\"")
+GRADCHECK_UNDEFINED_NONZERO = (
+    "Expected all input grads to be undefined or zero when all output grads are undefined or "
+    "zero. Please look at \"Notes about undefined output gradients\" in "
+    "\"tools/autograd/derivatives.yaml\"")
+GRADCHECK_NEEDS_A_MODE = (
+    "Expected at least one of check_forward_ad or check_backward_ad to be True")
+GRADCHECK_BATCHED_NEEDS_BACKWARD = (
+    "Setting check_batched_grad=True requires check_backward_ad to be True")
+GRADGRADCHECK_NEEDS_A_MODE = (
+    "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+FAILED_NONDET_MSG = """\n
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
+
+
+def gradcheck_not_reentrant(nondet_tol: float) -> str:
+    return ("Backward is not reentrant, i.e., running backward with same input and "
+            "grad_output multiple times gives different values, although analytical gradient "
+            f"matches numerical gradient.The tolerance for nondeterminism was {nondet_tol}."
+            + FAILED_NONDET_MSG)
+
+
+def gradcheck_jacobian_mismatch(output: int, input: int, numerical: str, analytical: str
+                                ) -> str:
+    return (f"Jacobian mismatch for output {output:d} with respect to input {input:d},\n"
+            f"numerical:{numerical}\nanalytical:{analytical}\n")
+
+
+# not modelled (the engine's own limit, no torch wording)
+GRADCHECK_NOT_MODELLED = ("gradcheck's fast_mode, forward-mode, batched and masked checks are "
+                          "not modelled by the reference engine")
+
+
+# --- activation checkpointing (utils/checkpoint.py): torch/utils/checkpoint.py ------------
+CHECKPOINT_USE_REENTRANT_NOT_PASSED = (
+    "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
+    "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an "
+    "exception. use_reentrant=False is recommended, but if you need to preserve the current "
+    "default behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+    "differences between the two variants.")
+CHECKPOINT_SEQUENTIAL_USE_REENTRANT_NOT_PASSED = (
+    "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be "
+    "passed explicitly. In version 2.9 we will raise an exception if use_reentrant is not "
+    "passed. use_reentrant=False is recommended, but if you need to preserve the current "
+    "default behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+    "differences between the two variants.")
+CHECKPOINT_NO_INPUT_REQUIRES_GRAD = (
+    "None of the inputs have requires_grad=True. Gradients will be None")
+CHECKPOINT_REENTRANT_GRAD = (
+    "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing "
+    "an `inputs` parameter to .backward(). To resolve this error, you can either set "
+    "use_reentrant=False, or call .backward() without passing the `inputs` argument.")
+CHECKPOINT_NO_OUTPUT_REQUIRES_GRAD = (
+    "none of output has requires_grad=True, this checkpoint() is not necessary")
+CHECKPOINT_CONTEXT_FN_REENTRANT = (
+    "Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
+CHECKPOINT_UNPACK_TWICE = (
+    "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked "
+    "once. If you are calling ctx.saved_tensors in backward, make sure to do so only once. "
+    "Otherwise please open an issue with details on your use case.")
+_CHECKPOINT_DEBUG_TIP = """
+Tip: To see a more detailed error message, either pass `debug=True` to
+`torch.utils.checkpoint.checkpoint(...)` or wrap the code block
+with `with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to
+enable checkpoint‑debug mode globally.
+
+If this error occurs under torch.compile with automatic_dynamic_shapes enabled,
+it may be because the recomputation selected a different compiled graph than the
+forward pass (e.g., a dynamic graph instead of the original static graph).
+To fix this, either:
+  - Use torch._dynamo.mark_dynamic() to explicitly mark varying dimensions as
+    dynamic upfront, avoiding the static-to-dynamic transition.
+  - Call torch._C._dynamo.eval_frame._set_lru_cache(False) to disable LRU cache
+    reordering, which can change which graph is checked first between forward
+    and recompute.
+See https://github.com/pytorch/pytorch/issues/166926 for more details and
+workaround examples.
+"""
+CHECKPOINT_MORE_SAVED = (
+    "torch.utils.checkpoint: trying to save more tensors during recomputation than during "
+    "the original forward pass.\n" + _CHECKPOINT_DEBUG_TIP)
+
+
+def checkpoint_count_mismatch(forward: int, recomputed: int) -> str:
+    return ("torch.utils.checkpoint: A different number of tensors was saved during the "
+            "original forward and recomputation.\n"
+            f"Number of tensors saved during forward: {forward}\n"
+            f"Number of tensors saved during recomputation: {recomputed}.\n"
+            + _CHECKPOINT_DEBUG_TIP)
+
+
+# not modelled (the engine's own limit, no torch wording)
+CHECKPOINT_NOT_MODELLED = ("checkpoint's context_fn, debug, early_stop=False and "
+                           "determinism_check are not modelled by the reference engine")

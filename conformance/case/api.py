@@ -23,6 +23,7 @@ ROOTS: dict[str, str] = {
 NAMESPACES: frozenset[str] = frozenset(
     {"torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph", "torch.nn",
      "torch.nn.functional"}
+    | {"torch.utils", "torch.utils.checkpoint"}   # anomaly, gradcheck, checkpoint
 )
 
 # The ops are the rows of the reference engine's op registry, read from it: a case must run
@@ -49,6 +50,11 @@ _AUTOGRAD_GRAPH = """
 get_gradient_edge GradientEdge saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu
 register_multi_grad_hook
 """
+# Anomaly mode, gradcheck and activation checkpointing (public autograd tooling).
+_TORCH_ANOMALY_PURE = "is_anomaly_enabled is_anomaly_check_nan_enabled"
+_TORCH_ANOMALY = "set_anomaly_enabled"
+_AUTOGRAD_TOOLING = "detect_anomaly set_detect_anomaly gradcheck gradgradcheck"
+_CHECKPOINT = "checkpoint checkpoint_sequential"
 _NN = "Linear Parameter Module"
 _FUNCTIONAL_PURE = "relu mse_loss cross_entropy softmax log_softmax linear"
 
@@ -63,11 +69,15 @@ FUNCTIONS: frozenset[str] = frozenset(
        "torch.autograd.Variable._execution_engine.queue_callback"]
     + [f"torch.nn.{n}" for n in _NN.split()]
     + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL_PURE.split()]
+    + [f"torch.{n}" for n in (*_TORCH_ANOMALY_PURE.split(), *_TORCH_ANOMALY.split())]
+    + [f"torch.autograd.{n}" for n in _AUTOGRAD_TOOLING.split()]
+    + [f"torch.utils.checkpoint.{n}" for n in _CHECKPOINT.split()]
 )
 # ... those that are pure: the registry's ops but their in-place forms, and the lists above.
 PURE_FUNCTIONS: frozenset[str] = frozenset(
     [f"torch.{n}" for n in (*_TORCH_PURE.split(), *registry.FUNCTIONS) if not n.endswith("_")]
-    + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL_PURE.split()])
+    + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL_PURE.split()]
+    + [f"torch.{n}" for n in _TORCH_ANOMALY_PURE.split()])
 
 # Tensor's methods besides the registry's op methods and in-place forms; `where`, `reshape`
 # and `permute` are function rows whose methods tensor.py adapts (argument order, varargs).

@@ -278,6 +278,74 @@ KINDS: tuple[Kind, ...] = (
          "memory with an input (x[1:].add_(x[:-1]))"),
 )
 
+# Anomaly mode, gradcheck and activation checkpointing (torch/autograd/anomaly_mode.py,
+# engine.cpp, python_anomaly_mode.cpp, torch/autograd/gradcheck.py, torch/utils/checkpoint.py).
+KINDS += (
+    Kind("anomaly_nan", False,
+         (r"Function '[^']*' returned nan values in its \d+th output",),
+         "anomaly mode's NaN check: a backward node returned a NaN"),
+    Kind("gradcheck_jacobian_mismatch", False,
+         (r"Jacobian (computed with forward mode )?mismatch for output \d+ with respect to "
+          r"input \d+",),
+         "gradcheck: the analytical Jacobian differs from the numerical one"),
+    Kind("gradcheck_not_reentrant", False,
+         (r"Backward is not reentrant, i\.e\., running backward with same input and "
+          r"grad_output multiple times gives different values",),
+         "gradcheck: two backward runs with the same grad_output disagree"),
+    Kind("gradcheck_no_input_requires_grad", False,
+         (r"gradcheck expects at least one input tensor to require gradient",),
+         "gradcheck given no input that requires grad"),
+    Kind("gradcheck_stride_zero", False,
+         (r"input has a dimension with stride 0\. gradcheck only supports inputs that are "
+          r"non-overlapping",),
+         "gradcheck given an expanded (overlapping) input"),
+    Kind("gradcheck_nonzero_numerical", False,
+         (r"Numerical gradient for function expected to be zero",),
+         "gradcheck: no differentiable output, yet the outputs depend on the inputs"),
+    Kind("gradcheck_backward_not_multiplied", False,
+         (r"backward not multiplied by grad_output",),
+         "gradcheck: backward with a zero grad_output gave a nonzero grad"),
+    Kind("gradcheck_undefined_grad", False,
+         (r"Expected backward function to handle undefined output grads",
+          r"Expected all input grads to be undefined or zero when all output grads are "
+          r"undefined or zero"),
+         "gradcheck: backward fails (or is nonzero) for undefined output grads"),
+    Kind("checkpoint_reentrant_grad", False,
+         (r"When use_reentrant=True, torch\.utils\.checkpoint is incompatible with \.grad\(\)",),
+         "reentrant checkpoint reached by autograd.grad or backward(inputs=...)"),
+    Kind("checkpoint_no_output_requires_grad", False,
+         (r"none of output has requires_grad=True, this checkpoint\(\) is not necessary",),
+         "reentrant checkpoint's backward, whose recomputed outputs need no grad"),
+    Kind("checkpoint_unpack_twice", False,
+         (r"torch\.utils\.checkpoint: Unpack is being triggered for a tensor that was "
+          r"already unpacked once",),
+         "non-reentrant checkpoint: a saved tensor unpacked twice in one backward"),
+    Kind("anomaly_enabled", True, (r"Anomaly Detection has been enabled",),
+         "detect_anomaly() made (its warning that anomaly mode is slow)"),
+    Kind("anomaly_forward_trace", True,
+         (r"Error detected in .*\. (Traceback of forward call that caused the error|No "
+          r"forward pass information available)",
+          r"Previous calculation was induced by .*\. Traceback of forward call that induced "
+          r"the previous calculation"),
+         "anomaly mode: a backward failed; the forward call that made the node (and the "
+         "nodes whose backward made it), or that none was recorded"),
+    Kind("gradcheck_not_double", True,
+         (r"Input #\d+ requires gradient and is not a double precision floating point or "
+          r"complex",),
+         "gradcheck given an input that requires grad and is not float64 or complex128"),
+    Kind("gradcheck_undefined_grad_check", True,
+         (r"Backwards compatibility: New undefined gradient support checking feature is "
+          r"enabled by default",),
+         "gradcheck's undefined-grad check failed (warned before its error)"),
+    Kind("checkpoint_use_reentrant_not_passed", True,
+         (r"torch\.utils\.checkpoint(\.checkpoint_sequential)?: the use_reentrant parameter "
+          r"should be passed explicitly",),
+         "checkpoint or checkpoint_sequential called without use_reentrant"),
+    Kind("checkpoint_no_input_requires_grad", True,
+         (r"None of the inputs have requires_grad=True\. Gradients will be None",),
+         "reentrant checkpoint given no input that requires grad"),
+)
+
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
 WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning and not k.once)
 ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)
@@ -302,10 +370,22 @@ _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 
 
+# Anomaly mode's warning quotes the Python stack of a forward call: under the harness those
+# are the interpreter's frames (file paths, line numbers), not the case's; its head is kept.
+_FORWARD_TRACE = re.compile(r"(Traceback of forward call that (caused the error|induced the "
+                            r"previous calculation):)\n.*", re.DOTALL)
+
+# gradcheck's Jacobian mismatch prints both Jacobians: finite differences whose last digits
+# depend on rounding, in the engine's own tensor format; its head is kept.
+_JACOBIANS = re.compile(r"(with respect to input \d+,)\nnumerical:.*", re.DOTALL)
+
+
 def normalise_text(text: str) -> str:
-    """The message as compared between engines: build-path suffixes and object addresses
-    removed."""
-    return _ADDRESS.sub(" at 0x...>", _TRIGGERED.sub("", text)).strip()
+    """The message as compared between engines: build-path suffixes, object addresses,
+    anomaly mode's quoted forward stacks and gradcheck's printed Jacobians removed."""
+    text = _FORWARD_TRACE.sub(r"\1 ...", _TRIGGERED.sub("", text))
+    text = _JACOBIANS.sub(r"\1 numerical: ... analytical: ...", text)
+    return _ADDRESS.sub(" at 0x...>", text).strip()
 
 
 def exception_name(error: BaseException) -> str:

@@ -1,0 +1,197 @@
+"""torch.utils.checkpoint: checkpoint and checkpoint_sequential (torch/utils/checkpoint.py),
+written on the engine's public API as torch's is on its own.
+
+Reentrant (use_reentrant=True): a custom Function runs `function` without grad and saves
+its tensor inputs; its backward runs `function` again with grad on detached inputs and
+backpropagates through that graph (a backward inside a backward). Non-reentrant: the
+forward runs under saved-tensor hooks that save a placeholder for each tensor autograd would
+save; the first unpack in a backward reruns `function` under hooks that collect the
+recomputed tensors, stopping once the last one needed was saved (early stop), and each
+placeholder hands out its tensor once per backward.
+
+Not modelled (refused, or ignored where torch's effect cannot be observed on a CPU engine):
+preserve_rng_state (the harness serves random values itself; it is accepted and ignored),
+context_fn, determinism_check (the metadata comparison of recomputed tensors), debug,
+early_stop=False, autocast and device states, selective checkpointing.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from .. import autograd, engine, messages
+from ..autograd_graph import saved_tensors_hooks
+from ..function import Function
+from ..grad_mode import enable_grad, no_grad
+from ..tensor import Tensor
+
+__all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential"]
+
+
+class CheckpointError(RuntimeError):
+    """torch.utils.checkpoint.CheckpointError."""
+
+
+def _detach_variable(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    out = []
+    for inp in inputs:
+        if not isinstance(inp, Tensor):
+            out.append(inp)
+            continue
+        x = inp.detach()
+        x.requires_grad = inp.requires_grad
+        out.append(x)
+    return tuple(out)
+
+
+class CheckpointFunction(Function):
+    @staticmethod
+    def forward(ctx: Any, run_function: Callable[..., Any], preserve_rng_state: bool,
+                *args: Any) -> Any:
+        if not any(a.requires_grad for a in args if isinstance(a, Tensor)):
+            warnings.warn(messages.CHECKPOINT_NO_INPUT_REQUIRES_GRAD, UserWarning,
+                          stacklevel=2)
+        ctx.run_function = run_function
+        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
+        with no_grad():
+            outputs = run_function(*args)
+        return outputs
+
+    @staticmethod
+    def backward(ctx: Any, *args: Any) -> Any:
+        # torch._C._is_checkpoint_valid: false in a backward that runs only part of the graph
+        # (autograd.grad, backward(inputs=...))
+        if engine.TASK_NODES[-1] is not None:
+            raise RuntimeError(messages.CHECKPOINT_REENTRANT_GRAD)
+        inputs = list(ctx.inputs)
+        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors, strict=True):
+            inputs[i] = t
+        detached = _detach_variable(tuple(inputs))
+        with enable_grad():
+            outputs = ctx.run_function(*detached)
+        if isinstance(outputs, Tensor):
+            outputs = (outputs,)
+        with_grad = [(o, g) for o, g in zip(outputs, args, strict=False)
+                     if isinstance(o, Tensor) and o.requires_grad]
+        if not with_grad:
+            raise RuntimeError(messages.CHECKPOINT_NO_OUTPUT_REQUIRES_GRAD)
+        autograd.backward([o for o, _ in with_grad], [g for _, g in with_grad])
+        grads = tuple(inp.grad if isinstance(inp, Tensor) else None for inp in detached)
+        return (None, None, *grads)
+
+
+class _StopRecomputation(Exception):
+    pass
+
+
+class _Holder:
+    """The placeholder saved instead of a tensor; per backward (graph task id), the index of
+    its recomputed tensor, None once handed out."""
+
+    def __init__(self) -> None:
+        self.handles: dict[int, int | None] = {}
+
+
+class _Frame:
+    def __init__(self, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.function = function
+        # torch saves the inputs as SavedVariables: detached aliases (their values, read at
+        # recomputation, include in-place changes made since)
+        self.args = _detach_variable(args)
+        self.holders: list[weakref.ref[_Holder]] = []
+        self.recomputed: dict[int, list[Tensor]] = {}
+
+    def pack(self, x: Tensor) -> _Holder:
+        holder = _Holder()
+        self.holders.append(weakref.ref(holder))
+        return holder
+
+    def unpack(self, holder: _Holder) -> Tensor:
+        gid = engine.current_graph_task_id()
+        if gid not in self.recomputed:
+            self.recompute(gid)
+        index = holder.handles.get(gid)
+        if index is None:
+            raise CheckpointError(messages.CHECKPOINT_UNPACK_TWICE)
+        holder.handles[gid] = None
+        return self.recomputed[gid][index]
+
+    def recompute(self, gid: int) -> None:
+        saved: list[Tensor] = []
+        self.recomputed[gid] = saved
+
+        def pack(x: Tensor) -> Tensor:
+            x = x.detach() if x.requires_grad else x
+            index = len(saved)
+            if index >= len(self.holders):
+                raise CheckpointError(messages.CHECKPOINT_MORE_SAVED)
+            saved.append(x)
+            holder = self.holders[index]()
+            if holder is not None:
+                holder.handles[gid] = index
+            if len(saved) == len(self.holders):
+                raise _StopRecomputation
+            return x
+
+        try:
+            with saved_tensors_hooks(pack, lambda x: x), enable_grad():
+                self.function(*self.args)
+        except _StopRecomputation:
+            pass
+        if len(saved) != len(self.holders):
+            raise CheckpointError(messages.checkpoint_count_mismatch(len(self.holders),
+                                                                     len(saved)))
+
+
+def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
+               context_fn: Any = None, determinism_check: str = "default",
+               debug: bool = False, early_stop: bool = True, **kwargs: Any) -> Any:
+    if use_reentrant is None:
+        warnings.warn(messages.CHECKPOINT_USE_REENTRANT_NOT_PASSED, UserWarning, stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs and use_reentrant:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+    if use_reentrant:
+        if context_fn is not None or debug is not False:
+            raise ValueError(messages.CHECKPOINT_CONTEXT_FN_REENTRANT)
+        return CheckpointFunction.apply(function, preserve, *args)
+    if context_fn is not None or debug or not early_stop or determinism_check != "default":
+        raise NotImplementedError(messages.CHECKPOINT_NOT_MODELLED)
+    frame = _Frame(lambda *a: function(*a, **kwargs), args)
+    with saved_tensors_hooks(frame.pack, frame.unpack):
+        return function(*args, **kwargs)
+
+
+def checkpoint_sequential(functions: Any, segments: int, input: Any,
+                          use_reentrant: bool | None = None, **kwargs: Any) -> Any:
+    """Runs `functions` (a sequence of callables) in `segments` chunks, each but the last
+    checkpointed (torch.utils.checkpoint.checkpoint_sequential)."""
+    if use_reentrant is None:
+        warnings.warn(messages.CHECKPOINT_SEQUENTIAL_USE_REENTRANT_NOT_PASSED, UserWarning,
+                      stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+    functions = list(functions)
+
+    def run_function(start: int, end: int) -> Callable[[Any], Any]:
+        def forward(x: Any) -> Any:
+            for j in range(start, end + 1):
+                x = functions[j](x)
+            return x
+        return forward
+
+    segment_size = len(functions) // segments
+    end = -1
+    for start in range(0, segment_size * (segments - 1), segment_size):
+        end = start + segment_size - 1
+        input = checkpoint(run_function(start, end), input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)
+    return run_function(end + 1, len(functions) - 1)(input)
