@@ -229,14 +229,19 @@ def register_hooks_incompatible(saved: object, args: tuple[object, ...],
 
 
 def modified_by_inplace(type_and_sizes: str, producer: str | None, current: int,
-                        expected: int) -> str:
-    """producer is 'output N of Name', absent for leaves (torch omits the clause)."""
+                        expected: int, anomaly: bool = False) -> str:
+    """producer is 'output N of Name', absent for leaves (torch omits the clause). The hint
+    depends on anomaly mode (saved_variable.cpp): on, the warning above holds the trace."""
     which = f", which is {producer}," if producer else ""
+    hint = ("Hint: the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!") if anomaly else (
+            "Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [{type_and_sizes}]{which} is at version {current}; expected version "
-        f"{expected} instead. Hint: enable anomaly detection to find the operation that failed "
-        "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        f"{expected} instead. {hint}"
     )
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import messages
+from .anomaly_mode import is_anomaly_enabled
 from .dtypes import type_string
 from .grad_mode import no_grad
 
@@ -197,7 +198,8 @@ class SavedVariable:
             where = f"output {self._output_nr} of {short_name(producer)}" if producer else None
             sizes = messages.sizes(t.shape)
             raise RuntimeError(messages.modified_by_inplace(
-                f"{type_string(t.dtype, t.device)} {sizes}", where, current, self._saved_version))
+                f"{type_string(t.dtype, t.device)} {sizes}", where, current, self._saved_version,
+                is_anomaly_enabled()))
         if self._saved_original:
             return t
         # An output is saved without its grad_fn (that would be a reference cycle); torch

@@ -35,6 +35,9 @@ FEATURES: dict[str, str] = {
     "signed_zero": "IEEE signed zeros in values and gradients",
     "ops": "one op of the table: forward, backward, saved tensors and grad_fn name",
     "backward_options": "backward()'s gradient, inputs=, retain_graph and create_graph options",
+    "anomaly_mode": "torch.autograd.detect_anomaly / set_detect_anomaly: NaN check, forward trace",
+    "gradcheck": "torch.autograd.gradcheck and gradgradcheck",
+    "checkpoint": "torch.utils.checkpoint: checkpoint and checkpoint_sequential",
     "errors": "the case checks that an error is raised",
     "warnings": "the case checks that a warning is issued",
 }

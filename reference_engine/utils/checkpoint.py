@@ -17,6 +17,7 @@ early_stop=False, autocast and device states, selective checkpointing.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 import weakref
 from collections.abc import Callable
@@ -85,6 +86,10 @@ class CheckpointFunction(Function):
         return (None, None, *grads)
 
 
+# ids for unpacks outside any backward, apart from the graph tasks' (which count up from 0)
+_outside_ids = itertools.count(-2, -1)
+
+
 class _StopRecomputation(Exception):
     pass
 
@@ -113,6 +118,9 @@ class _Frame:
 
     def unpack(self, holder: _Holder) -> Tensor:
         gid = engine.current_graph_task_id()
+        if gid == -1:
+            # outside a backward each unpack recomputes (torch draws a fresh uuid)
+            gid = next(_outside_ids)
         if gid not in self.recomputed:
             self.recompute(gid)
         index = holder.handles.get(gid)
