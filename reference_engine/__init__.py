@@ -3,8 +3,8 @@
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
-    library   nn, nn.functional, utils, utils.checkpoint
-    autograd  autograd, autograd_graph, function, factories, gradcheck, _C
+    library   nn, nn.functional, gradcheck, utils, utils.checkpoint
+    autograd  autograd, autograd_graph, function, factories, _C
     ops       ops.* (one op family a file), views, inplace
     core      tensor, graph, autograd_meta, saved, engine
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only)
@@ -37,7 +37,7 @@ import functools
 import inspect
 from typing import Any
 
-from . import _C, autograd, inplace, nn, utils, views
+from . import _C, autograd, gradcheck, inplace, nn, utils, views
 from . import dtypes as _dtypes
 from . import messages as _messages
 from . import registry as _registry
@@ -134,6 +134,12 @@ for _row in _OPS:
     if _row.inplace is not None and _row.inplace_name is not None:
         _attach(_row.inplace_name, getattr(_MODULES[_row.inplace], _row.inplace_name))
 del _row, _forward, _inputs
+
+# torch.autograd.gradcheck lives in torch.autograd's namespace; here it is written above
+# autograd (it calls autograd.grad), so the facade puts it there.
+autograd.gradcheck = gradcheck.gradcheck  # type: ignore[attr-defined]
+autograd.gradgradcheck = gradcheck.gradgradcheck  # type: ignore[attr-defined]
+autograd.GradcheckError = gradcheck.GradcheckError  # type: ignore[attr-defined]
 
 float32 = float = _dtypes.float32
 float64 = double = _dtypes.float64

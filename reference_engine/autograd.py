@@ -21,7 +21,6 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import Edge
 from .ops import common, joining
 from .tensor import Size, Tensor
@@ -30,15 +29,12 @@ from .warn import warn_once
 __all__ = [
     "Function",
     "FunctionCtx",
-    "GradcheckError",
     "Variable",
     "backward",
     "detect_anomaly",
     "enable_grad",
     "function",
     "grad",
-    "gradcheck",
-    "gradgradcheck",
     "graph",
     "inference_mode",
     "is_grad_enabled",
