@@ -55,8 +55,16 @@ def tensor(data: Any, dtype: dtype | None = None, device: device | str | None = 
         for v in data:
             if isinstance(v, Tensor):
                 warn_if_requires_grad(v)  # torch converts each element as float() does
-        data = [v.tolist() if isinstance(v, Tensor) else v for v in data]
+        data = [_scalar(v) if isinstance(v, Tensor) else v for v in data]
     return _finish(np.asarray(data), dtype or _infer_dtype(data), device, requires_grad)
+
+
+def _scalar(v: Tensor) -> Any:
+    """A tensor inside torch.tensor's list is read as a number (tensor_new.cpp stores it as a
+    scalar): one element, whatever its shape; more is Tensor.item()'s ValueError."""
+    if v._data.size != 1:
+        raise ValueError(messages.ONE_ELEMENT_TENSORS_ONLY)
+    return v._data.reshape(()).item()
 
 
 def _sized(fill: Any, size: tuple[Any, ...], dtype: dtype | None, device: device | str | None,

@@ -222,12 +222,13 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6,
         raise AssertionError(messages.GRADCHECK_NEEDS_A_MODE)
     if check_batched_grad and not check_backward_ad:
         raise AssertionError(messages.GRADCHECK_BATCHED_NEEDS_BACKWARD)
-    if fast_mode or check_forward_ad or check_batched_grad or check_batched_forward_grad \
-            or masked:
-        raise NotImplementedError(messages.GRADCHECK_NOT_MODELLED)
     try:
         inputs = _as_tuple(inputs)
         _check_inputs(inputs)
+        # refused only past the input checks, which every mode shares
+        if fast_mode or check_forward_ad or check_batched_grad or check_batched_forward_grad \
+                or masked:
+            raise NotImplementedError(messages.GRADCHECK_NOT_MODELLED)
         func_out = func(*inputs)
         outputs = _differentiable_outputs(func_out)
         _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
