@@ -218,6 +218,8 @@ class SavedVariable:
         if not self._is_leaf:
             return _variable(data, self._grad_fn if not self._is_output
                              else self._output_grad_fn(saved_for), self._output_nr)
+        if not self._requires_grad and not data.requires_grad:
+            return data   # saved_variable.cpp: "Avoid detaching if we don't need to"
         var = _variable(data, None, 0)
         var._requires_grad = self._requires_grad
         var._accumulator = self._accumulator

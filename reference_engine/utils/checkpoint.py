@@ -105,9 +105,9 @@ class _Holder:
 class _Frame:
     def __init__(self, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
         self.function = function
-        # torch saves the inputs as SavedVariables: detached aliases (their values, read at
-        # recomputation, include in-place changes made since)
-        self.args = _detach_variable(args)
+        # torch saves the inputs as SavedVariables, which unpack as the very input objects
+        # (not modelled: their version check, an input modified in place before backward)
+        self.args = args
         self.holders: list[weakref.ref[_Holder]] = []
         self.recomputed: dict[int, list[Tensor]] = {}
 
