@@ -781,8 +781,8 @@ def checkpoint_count_mismatch(forward: int, recomputed: int) -> str:
 
 
 # not modelled (the engine's own limit, no torch wording)
-CHECKPOINT_NOT_MODELLED = ("checkpoint's context_fn, debug, early_stop=False and "
-                           "determinism_check are not modelled by the reference engine")
+CHECKPOINT_NOT_MODELLED = ("checkpoint's context_fn, debug and determinism_check are not "
+                           "modelled by the reference engine")
 
 
 # --- torch.tensor of a list holding tensors (factories.py): python_variable_methods.cpp item

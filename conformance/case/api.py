@@ -54,7 +54,7 @@ register_multi_grad_hook
 _TORCH_ANOMALY_PURE = "is_anomaly_enabled is_anomaly_check_nan_enabled"
 _TORCH_ANOMALY = "set_anomaly_enabled"
 _AUTOGRAD_TOOLING = "detect_anomaly set_detect_anomaly gradcheck gradgradcheck"
-_CHECKPOINT = "checkpoint checkpoint_sequential"
+_CHECKPOINT = "checkpoint checkpoint_sequential set_checkpoint_early_stop"
 _NN = "Linear Parameter Module"
 _FUNCTIONAL_PURE = "relu mse_loss cross_entropy softmax log_softmax linear"
 

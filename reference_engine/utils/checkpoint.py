@@ -12,15 +12,16 @@ placeholder hands out its tensor once per backward.
 Not modelled (refused, or ignored where torch's effect cannot be observed on a CPU engine):
 preserve_rng_state (the harness serves random values itself; it is accepted and ignored),
 context_fn, determinism_check (the metadata comparison of recomputed tensors), debug,
-early_stop=False, autocast and device states, selective checkpointing.
+autocast and device states, selective checkpointing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import autograd, engine, messages
@@ -29,7 +30,7 @@ from ..function import Function
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 
-__all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential"]
+__all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
 
 
 class CheckpointError(RuntimeError):
@@ -103,8 +104,12 @@ class _Holder:
 
 
 class _Frame:
-    def __init__(self, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    def __init__(self, function: Callable[..., Any], args: tuple[Any, ...],
+                 early_stop: bool) -> None:
         self.function = function
+        self.early_stop = early_stop
+        self.forward_completed = False
+        self.ignore_saved_mismatch = False
         # torch saves the inputs as SavedVariables, which unpack as the very input objects
         # (not modelled: their version check, an input modified in place before backward)
         self.args = args
@@ -136,13 +141,17 @@ class _Frame:
         def pack(x: Tensor) -> Tensor:
             x = x.detach() if x.requires_grad else x
             index = len(saved)
-            if index >= len(self.holders):
-                raise CheckpointError(messages.CHECKPOINT_MORE_SAVED)
             saved.append(x)
+            if index >= len(self.holders):
+                if not self.forward_completed:
+                    # a backward inside the checkpointed function itself
+                    self.ignore_saved_mismatch = True
+                    return x
+                raise CheckpointError(messages.CHECKPOINT_MORE_SAVED)
             holder = self.holders[index]()
             if holder is not None:
                 holder.handles[gid] = index
-            if len(saved) == len(self.holders):
+            if self.early_stop and len(saved) == len(self.holders):
                 raise _StopRecomputation
             return x
 
@@ -151,7 +160,7 @@ class _Frame:
                 self.function(*self.args)
         except _StopRecomputation:
             pass
-        if len(saved) != len(self.holders):
+        if len(saved) != len(self.holders) and not self.ignore_saved_mismatch:
             raise CheckpointError(messages.checkpoint_count_mismatch(len(self.holders),
                                                                      len(saved)))
 
@@ -169,11 +178,30 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         if context_fn is not None or debug is not False:
             raise ValueError(messages.CHECKPOINT_CONTEXT_FN_REENTRANT)
         return CheckpointFunction.apply(function, preserve, *args)
-    if context_fn is not None or debug or not early_stop or determinism_check != "default":
+    if context_fn is not None or debug or determinism_check != "default":
         raise NotImplementedError(messages.CHECKPOINT_NOT_MODELLED)
-    frame = _Frame(lambda *a: function(*a, **kwargs), args)
+    # set_checkpoint_early_stop, where set, wins over the argument
+    frame = _Frame(lambda *a: function(*a, **kwargs), args,
+                   early_stop if _early_stop["set"] is None else bool(_early_stop["set"]))
     with saved_tensors_hooks(frame.pack, frame.unpack):
-        return function(*args, **kwargs)
+        result = function(*args, **kwargs)
+    frame.forward_completed = True
+    return result
+
+
+# set_checkpoint_early_stop's setting, None where no block sets it; read when a checkpoint
+# runs its forward.
+_early_stop: dict[str, bool | None] = {"set": None}
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool) -> Iterator[None]:
+    prev = _early_stop["set"]
+    _early_stop["set"] = enable
+    try:
+        yield
+    finally:
+        _early_stop["set"] = prev
 
 
 def checkpoint_sequential(functions: Any, segments: int, input: Any,
