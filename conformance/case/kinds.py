@@ -320,6 +320,14 @@ KINDS += (
          (r"torch\.utils\.checkpoint: Unpack is being triggered for a tensor that was "
           r"already unpacked once",),
          "non-reentrant checkpoint: a saved tensor unpacked twice in one backward"),
+    Kind("checkpoint_recomputation_mismatch", False,
+         (r"torch\.utils\.checkpoint: A different number of tensors was saved during the "
+          r"original forward and recomputation",
+          r"torch\.utils\.checkpoint: trying to save more tensors during recomputation than "
+          r"during the original forward pass",
+          r"torch\.utils\.checkpoint: Recomputed values for the following tensors have "
+          r"different metadata than during the forward pass"),
+         "non-reentrant checkpoint: the recomputation saved other tensors than the forward"),
     Kind("anomaly_enabled", True, (r"Anomaly Detection has been enabled",),
          "detect_anomaly() made (its warning that anomaly mode is slow)"),
     Kind("anomaly_forward_trace", True,

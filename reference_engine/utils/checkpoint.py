@@ -27,7 +27,8 @@ from typing import Any
 from .. import autograd, engine, messages
 from ..autograd_graph import saved_tensors_hooks
 from ..function import Function
-from ..grad_mode import enable_grad, no_grad
+from ..grad_mode import enable_grad, is_grad_enabled, no_grad
+from ..saved import SavedVariable
 from ..tensor import Tensor
 
 __all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
@@ -110,9 +111,11 @@ class _Frame:
         self.early_stop = early_stop
         self.forward_completed = False
         self.ignore_saved_mismatch = False
-        # torch saves the inputs as SavedVariables, which unpack as the very input objects
-        # (not modelled: their version check, an input modified in place before backward)
-        self.args = args
+        # torch saves the inputs as SavedVariables before its own hooks are pushed: under an
+        # enclosing checkpoint they go through that one's hooks (so recomputing this one
+        # recomputes the enclosing one first); otherwise they unpack as the input objects
+        self.args = [SavedVariable(a, is_output=False) if isinstance(a, Tensor) else a
+                     for a in args]
         self.holders: list[weakref.ref[_Holder]] = []
         self.recomputed: dict[int, list[Tensor]] = {}
 
@@ -156,8 +159,9 @@ class _Frame:
             return x
 
         try:
+            args = [a.unpack() if isinstance(a, SavedVariable) else a for a in self.args]
             with saved_tensors_hooks(pack, lambda x: x), enable_grad():
-                self.function(*self.args)
+                self.function(*args)
         except _StopRecomputation:
             pass
         if len(saved) != len(self.holders) and not self.ignore_saved_mismatch:
@@ -180,6 +184,8 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         return CheckpointFunction.apply(function, preserve, *args)
     if context_fn is not None or debug or determinism_check != "default":
         raise NotImplementedError(messages.CHECKPOINT_NOT_MODELLED)
+    if not is_grad_enabled():
+        return function(*args, **kwargs)
     # set_checkpoint_early_stop, where set, wins over the argument
     frame = _Frame(lambda *a: function(*a, **kwargs), args,
                    early_stop if _early_stop["set"] is None else bool(_early_stop["set"]))

@@ -189,6 +189,10 @@ MESSAGES.update({
                                           "checkpoint() is not necessary",
     "checkpoint_unpack_twice": "torch.utils.checkpoint: Unpack is being triggered for a tensor "
                                "that was already unpacked once.",
+    "checkpoint_recomputation_mismatch": "torch.utils.checkpoint: A different number of "
+                                         "tensors was saved during the original forward and "
+                                         "recomputation.\nNumber of tensors saved during "
+                                         "forward: 3\n",
 })
 WARNINGS.update({
     "anomaly_enabled": "Anomaly Detection has been enabled. This mode will increase the runtime "
