@@ -88,6 +88,18 @@ def test_a_run_that_switches_grad_mode_off_is_set_back_and_says_so(engine: Engin
     assert clean.state_changes == []
 
 
+@pytest.mark.parametrize("engine", [TORCH, REFERENCE], ids=lambda e: e.name)
+def test_a_run_that_leaves_anomaly_mode_on_is_set_back_and_says_so(engine: Engine) -> None:
+    trace = run(engine, "torch.autograd.set_detect_anomaly(True, check_nan=False)\n"
+                        "assert torch.is_anomaly_enabled()\n")
+    assert trace.failure is None
+    assert sorted(c.describe() for c in trace.state_changes) == [
+        "anomaly mode enabled (was disabled)",
+        "anomaly mode's NaN check disabled (was enabled)"]
+    assert not engine.module.is_anomaly_enabled()
+    assert engine.module.is_anomaly_check_nan_enabled()
+
+
 def test_every_torch_setting_in_the_table_is_read_restored_and_named() -> None:
     from torch.autograd.graph import saved_tensors_hooks
 
