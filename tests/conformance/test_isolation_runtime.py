@@ -139,7 +139,7 @@ def test_an_engine_lacking_a_setting_is_checked_for_what_it_has() -> None:
     assert reference_engine.is_grad_enabled()
     assert set(REFERENCE.global_state()) == {
         "the default dtype", "the default device", "grad mode", "inference mode",
-        "the saved-tensor default hooks"}
+        "anomaly mode", "anomaly mode's NaN check", "the saved-tensor default hooks"}
 
 
 def item(program: str) -> Item:
