@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import autograd_graph as graph
-from . import function, messages
+from . import forward_ad, function, messages
 from .autograd_graph import GradientEdge, edge_of
 from .engine import ExecutionEngine, execute
 from .function import Function, FunctionCtx
@@ -25,7 +25,8 @@ from .ops import common, joining
 from .tensor import Size, Tensor
 from .warn import warn_once
 
-__all__ = ["Function", "FunctionCtx", "Variable", "backward", "enable_grad", "function", "grad",
+__all__ = ["Function", "FunctionCtx", "Variable", "backward", "enable_grad", "forward_ad",
+           "function", "grad",
            "graph", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
            "set_grad_enabled"]
 

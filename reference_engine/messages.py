@@ -616,3 +616,43 @@ GRAD_IS_SELF = "can't assign Variable as its own grad"
 
 def trace_not_matrix(ndim: int) -> str:
     return f"trace: expected a matrix, but got tensor with dim {ndim}"
+
+
+# --- forward-mode AD (torch/autograd/forward_ad.py, autograd_meta.cpp, VariableTypeUtils.h) ---
+FWAD_NO_LEVEL = ("Trying to create a dual Tensor for forward AD but no level exists, make sure "
+                 "to enter_dual_level() first.")
+FWAD_NESTED_LEVEL = "Nested forward mode AD is not supported at the moment"
+FWAD_EXIT_NOT_LAST = ("Trying to exit a forward AD level that was not the last one that was "
+                      "created. This is not supported.")
+# exit_dual_level() with no level entered: the level is -1
+FWAD_LEVEL_NEGATIVE = "Dual level must be a positive number."
+FWAD_INVALID_LEVEL = "Invalid level given to _make_dual"
+FWAD_CUSTOM_FUNCTION_NO_JVP = ("You must implement the jvp function for custom "
+                               "autograd.Function to use it with forward mode AD.")
+
+
+def fwad_not_floating(what: str, dt: object) -> str:
+    return f"Expected {what} to be floating point or complex, but got: {dt}"
+
+
+def fwad_already_dual(level: int) -> str:
+    return ("Making a dual Tensor based on a Tensor that already has a forward gradient at the "
+            f"same level {level} is not supported.")
+
+
+def fwad_size_mismatch(size: Sequence[int], given: Sequence[int]) -> str:
+    return ("Trying to set a forward gradient that has a different size than that of the "
+            "original Tensor, this is not supported. Tensor is of size "
+            f"{list(size)} while the given forward gradient is of size {list(given)}.")
+
+
+def fwad_out_function(name: str) -> str:
+    return (f"Trying to use forward AD with {name}_out that does not support it because it is "
+            "an out= function")
+
+
+def fwad_not_implemented(name: str) -> str:
+    return (f"Trying to use forward AD with {name} that does not support it because it has not "
+            "been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
+            "we can prioritize its implementation.")
