@@ -17,12 +17,14 @@ ROOTS: dict[str, str] = {
     "nn": "torch.nn",
     "F": "torch.nn.functional",
     "Variable": "torch.autograd.Variable",
+    "fwAD": "torch.autograd.forward_ad",   # as test_autograd.py imports it
 }
 
 # Dotted paths that are namespaces (attribute access continues through them).
 NAMESPACES: frozenset[str] = frozenset(
     {"torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph", "torch.nn",
      "torch.nn.functional"}
+    | {"torch.autograd.forward_ad"}
 )
 
 # The ops are the rows of the reference engine's op registry, read from it: a case must run
@@ -49,6 +51,8 @@ _AUTOGRAD_GRAPH = """
 get_gradient_edge GradientEdge saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu
 register_multi_grad_hook
 """
+# Forward-mode AD: dual levels (`with fwAD.dual_level():`), dual tensors and their parts.
+_FORWARD_AD = "dual_level enter_dual_level exit_dual_level make_dual unpack_dual"
 _NN = "Linear Parameter Module"
 _FUNCTIONAL_PURE = "relu mse_loss cross_entropy softmax log_softmax linear"
 
@@ -58,6 +62,7 @@ FUNCTIONS: frozenset[str] = frozenset(
     + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
     + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
     + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
+    + [f"torch.autograd.forward_ad.{n}" for n in _FORWARD_AD.split()]
     # the engine's handle, for final callbacks of the running backward
     + ["torch.autograd.Variable._execution_engine",
        "torch.autograd.Variable._execution_engine.queue_callback"]
@@ -113,6 +118,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "gradient edge": frozenset({"node", "output_nr", "ownership_token"}),
     # torch._C._autograd.SavedTensor, from `grad_fn._raw_saved_*`
     "saved tensor": frozenset({"register_hooks", "data", "unpack_hook"}),
+    # forward_ad.UnpackedDualTensor, from `fwAD.unpack_dual(x)`
+    "unpacked dual": frozenset({"primal", "tangent"}),
 }
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 

@@ -276,6 +276,35 @@ KINDS: tuple[Kind, ...] = (
           r"memory location",),
          "an in-place op writing a tensor whose elements share memory, or that partly shares "
          "memory with an input (x[1:].add_(x[:-1]))"),
+    # forward-mode AD (torch.autograd.forward_ad)
+    Kind("fwad_no_level", False,
+         (r"Trying to create a dual Tensor for forward AD but no level exists",),
+         "make_dual outside a dual level"),
+    Kind("fwad_nested_level", False, (r"Nested forward mode AD is not supported",),
+         "entering a dual level inside another"),
+    Kind("fwad_exit_level", False,
+         (r"Dual level must be a positive number",
+          r"Trying to exit a forward AD level that was not the last one"),
+         "exiting a dual level that is not the current one (or none at all)"),
+    Kind("fwad_tangent_size", False,
+         (r"Trying to set a forward gradient that has a different size",),
+         "make_dual with a tangent of another shape than the primal"),
+    Kind("fwad_already_dual", False,
+         (r"Making a dual Tensor based on a Tensor that already has a forward gradient",),
+         "make_dual of a tensor that has a tangent at that level"),
+    Kind("fwad_not_floating", False,
+         (r"Expected (primal|tangent) to be floating point or complex",),
+         "make_dual of an integer primal or tangent"),
+    Kind("fwad_out_function", False,
+         (r"Trying to use forward AD with \w+ that does not support it because it is an "
+          r"out= function",),
+         "an op's out= form with a dual input or out"),
+    Kind("fwad_not_implemented", False,
+         (r"Trying to use forward AD with \w+ that does not support it because it has not "
+          r"been implemented yet",
+          r"You must implement the jvp function for custom autograd\.Function to use it "
+          r"with forward mode AD"),
+         "forward mode through an op (or a custom Function) without a forward formula"),
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
+from .. import dtypes, forward_ad, messages
 from ..autograd_meta import OpSpec, record
 from ..dtypes import device, dtype
 from ..grad_mode import is_grad_enabled, no_grad
@@ -150,6 +150,9 @@ def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[]
     if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
                                  for t in (*inputs, out)):
         raise RuntimeError(messages.out_requires_grad(name))
+    # then forward mode's check (VariableType's out= kernels): no tangent in or out
+    if any(isinstance(t, Tensor) and forward_ad.fw_grad(t) is not None for t in (*inputs, out)):
+        raise NotImplementedError(messages.fwad_out_function(name))
     with no_grad():
         result = compute()
     if tuple(result.shape) != tuple(out.shape):

@@ -70,7 +70,9 @@ def _times(g: Tensor, alpha: Number) -> Tensor:
     return g if alpha == 1 else mul_scalar(g, alpha)
 
 
-def add(self: Any, other: Any, alpha: Number = 1) -> Tensor:
+def add(self: Any, other: Any, alpha: Number = 1, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into_out("add", out, (self, other), lambda: add(self, other, alpha))
     return _elementwise(ADD, lambda a, b: a + alpha * b if alpha != 1 else a + b,
                         (self, other), alpha=alpha)
 
