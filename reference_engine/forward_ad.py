@@ -171,6 +171,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         raise RuntimeError(messages.FWAD_INVALID_LEVEL)
     if fw_grad(tensor) is not None:
         raise RuntimeError(messages.fwad_already_dual(level))
+    if fw_grad(tangent) is not None:
+        raise RuntimeError(messages.fwad_tangent_is_dual(level))
     if tuple(tangent.shape) != tuple(tensor.shape):
         raise RuntimeError(messages.fwad_size_mismatch(list(tensor.shape), list(tangent.shape)))
     dual = make_dual_view(tensor)

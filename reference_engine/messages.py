@@ -640,6 +640,12 @@ def fwad_already_dual(level: int) -> str:
             f"same level {level} is not supported.")
 
 
+def fwad_tangent_is_dual(level: int) -> str:
+    # torch's text has no space before the level
+    return ("Setting a forward grad that itself has a forward gradient at the same "
+            f"level{level} is not supported.")
+
+
 def fwad_size_mismatch(size: Sequence[int], given: Sequence[int]) -> str:
     return ("Trying to set a forward gradient that has a different size than that of the "
             "original Tensor, this is not supported. Tensor is of size "

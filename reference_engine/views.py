@@ -56,7 +56,9 @@ def _forward_view(out: Tensor, src: Tensor, fn: ViewFn) -> None:
 
 
 IDENTITY = OpSpec("Identity", ("self",))
+# a C++ node without Python bindings of its own: a CppFunction named torch::autograd::Identity
 node_class(IDENTITY.grad_fn, OpNode).name = lambda self: "torch::autograd::Identity"
+node_class(IDENTITY.grad_fn, OpNode).__name__ = "CppFunction"
 
 
 def make_dual_view(t: Tensor, primal: bool = False) -> Tensor:

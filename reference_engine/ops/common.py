@@ -150,15 +150,18 @@ def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[]
     if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
                                  for t in (*inputs, out)):
         raise RuntimeError(messages.out_requires_grad(name))
-    # then forward mode's check (VariableType's out= kernels): no tangent in or out
-    if any(isinstance(t, Tensor) and forward_ad.fw_grad(t) is not None for t in (*inputs, out)):
-        raise NotImplementedError(messages.fwad_out_function(name))
+    dual = any(isinstance(t, Tensor) and forward_ad.fw_grad(t) is not None
+               for t in (*inputs, out))
     with no_grad():
         result = compute()
     if tuple(result.shape) != tuple(out.shape):
         raise NotImplementedError(messages.OUT_RESIZE_NOT_MODELLED)
     write(out, dtypes.cast(result._data, out.dtype.np))
     out._version_counter.bump()
+    if dual:
+        # VariableType's out= kernels refuse forward mode only after the kernel ran: `out`
+        # is written (and its version bumped) all the same
+        raise NotImplementedError(messages.fwad_out_function(name))
     return out
 
 
