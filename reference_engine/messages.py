@@ -652,6 +652,30 @@ def fwad_size_mismatch(size: Sequence[int], given: Sequence[int]) -> str:
             f"{list(size)} while the given forward gradient is of size {list(given)}.")
 
 
+def fwad_jvp_count(expected: int, got: int) -> str:
+    return (f"Function's jvp returned an invalid number of forward gradients (expected {expected} "
+            f"but got {got})")
+
+
+def fwad_jvp_non_differentiable(position: int) -> str:
+    # torch's text has two spaces after "but" and none after the first full stop
+    return (f"Function's jvp returned a gradient at position {position}, but  the corresponding "
+            "forward output is not a differentiable Tensor.You should return None at that "
+            "position instead.")
+
+
+FWAD_JVP_NOT_INPLACE = (
+    "An inplace custom Function is not modifying the forward mode gradients inplace. If the "
+    "forward is modifying an input inplace, then the jvp function must modify the "
+    "corresponding gradient inplace.")
+FWAD_JVP_NOT_A_VIEW = ("A custom Function's forward is returning a view (or an input as-is) "
+                       "but the jvp is not returning a view.")
+FWAD_JVP_NOT_A_VIEW_OF_INPUT = ("A custom Function is returning a view but the jvp is not "
+                                "returning a view of the given grad input.")
+FWAD_JVP_NOT_A_VIEW_OF_BASE = ("A custom Function is returning a view but the jvp is not "
+                               "returning a view of the same base as the given grad input.")
+
+
 def fwad_out_function(name: str) -> str:
     return (f"Trying to use forward AD with {name}_out that does not support it because it is "
             "an out= function")

@@ -107,7 +107,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
                           "metadata", "variable", *_SAVED.split(), *_RAW_SAVED.split(),
                           *_FUNCTION_SAVED.split()}),   # variable: AccumulateGrad's
     "ctx": frozenset(
-        {"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
+        {"save_for_backward", "save_for_forward", "saved_tensors", "needs_input_grad",
+         "mark_dirty",
          "mark_non_differentiable", "set_materialize_grads", "saved_variables"}
     ),
     "module": frozenset({"weight", "bias", "parameters", "zero_grad", "in_features",

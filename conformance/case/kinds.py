@@ -306,6 +306,18 @@ KINDS: tuple[Kind, ...] = (
           r"You must implement the jvp function for custom autograd\.Function to use it "
           r"with forward mode AD"),
          "forward mode through an op (or a custom Function) without a forward formula"),
+    Kind("custom_function_jvp_output", False,
+         (r"Function's jvp returned an invalid number of forward gradients",
+          r"Function's jvp returned a gradient at position \d+, but +the corresponding forward "
+          r"output is not a differentiable Tensor",
+          r"An inplace custom Function is not modifying the forward mode gradients inplace",
+          r"A custom Function's forward is returning a view \(or an input as-is\) but the jvp "
+          r"is not returning a view",
+          r"A custom Function is returning a view but the jvp is not returning a view of the "
+          r"(given grad input|same base as the given grad input)"),
+         "a custom Function's jvp returned the wrong number of tangents, a tangent for a "
+         "non-differentiable output, or not the input's tangent (in place) or a view of it "
+         "for an output that is an input or a view of one"),
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
