@@ -30,6 +30,7 @@ class FunctionCtx:
     """Methods available as ``ctx`` in forward/backward."""
 
     needs_input_grad: tuple[bool, ...]
+    _saved_for_forward: tuple[Tensor | None, ...] | None = None
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         self._to_save = tensors
@@ -64,7 +65,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._dirty: tuple[Tensor, ...] = ()
         self._non_differentiable: tuple[Tensor, ...] = ()
         self._saved: list[SavedVariable] | None = None
-        self._saved_for_forward: tuple[Tensor | None, ...] | None = None
+        self._saved_for_forward = None
         self.materialize_grads = True
         self._is_tensor_input: list[bool] = []
         # Per forward output: its metadata if it is a differentiable tensor output, the

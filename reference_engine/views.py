@@ -51,8 +51,9 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, forward_view: bool = True,
 def _forward_view(out: Tensor, src: Tensor, fn: ViewFn) -> None:
     """Make out, fn's view of src, a forward view: its tangent is read from its forward base
     (forward_ad.fw_grad) at its positions there."""
+    parent = src._fw_index if src._fw_base is not None else None
     out._fw_base = src._fw_base if src._fw_base is not None else src
-    out._fw_index = fn(src._fw_index if src._fw_base is not None else _positions(src))
+    out._fw_index = fn(parent if parent is not None else _positions(src))
 
 
 IDENTITY = OpSpec("Identity", ("self",))

@@ -158,16 +158,20 @@ def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> T
 
 POW0 = OpSpec("PowBackward0", ("self",), {"self": ("self",)}, _pow0_backward,
               jvp="auto_element_wise")
-POW1 = OpSpec(
+POW1: OpSpec = OpSpec(
     "PowBackward1", ("self", "exponent"),
     {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
     lambda c, g: c.grads(
         lambda: where(compare(c.exponent, 0, np.equal), zeros_scalar(g),
                       mul(g, mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1))))),
         lambda: mul(g, _log_base_term(c.self, c.exponent, c.result))),
-    # pow_backward_self(self_t) + pow_backward_exponent(exponent_t): the backward formulas
-    # with the tangents for grad
-    jvp=lambda c: add(*(POW1.backward(c, t)[i] for i, t in enumerate((c.self_t, c.exponent_t)))))
+    jvp=lambda c: _pow1_jvp(c))
+
+
+def _pow1_jvp(c: Any) -> Tensor:
+    """pow_backward_self(self_t, ...) + pow_backward_exponent(exponent_t, ...): the two
+    backward formulas with the tangents for grad."""
+    return add(POW1.backward(c, c.self_t)[0], POW1.backward(c, c.exponent_t)[1])
 POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")},
               lambda c, g: [mul(g, _log_base_term(c.self, c.exponent, c.result)
                                 if c.self == 0 else mul_scalar(c.result, float(np.log(c.self))))],

@@ -13,6 +13,7 @@ from . import backward as grad_ops
 from . import common, reductions
 from . import elementwise as ops
 
+
 def _logsumexp_jvp(self_t: Tensor, probabilities: Tensor, dim: int) -> Tensor:
     """logsumexp_jvp(self_p, self_t, {dim}, keepdim=true) for real inputs: the tangent
     averaged by the softmax, (self_t * softmax(self)).sum(dim, keepdim=True)."""

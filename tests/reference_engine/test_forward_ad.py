@@ -120,7 +120,7 @@ def test_errors_outside_a_level(call: Any, kind: type[Exception], text: str) -> 
 
 def test_errors_inside_a_level() -> None:
     with fwAD.dual_level():
-        with pytest.raises(RuntimeError, match="^Nested forward mode AD is not supported"):
+        with pytest.raises(RuntimeError, match=r"^Nested forward mode AD is not supported"):
             fwAD.enter_dual_level()
         with pytest.raises(RuntimeError) as size:
             fwAD.make_dual(torch.ones(2), torch.ones(3))
@@ -131,8 +131,8 @@ def test_errors_inside_a_level() -> None:
         with pytest.raises(RuntimeError, match="already has a forward gradient at the same "
                                                "level 0"):
             fwAD.make_dual(dual, torch.ones(2))
-        with pytest.raises(ValueError, match="primal to be floating point or complex, but "
-                                             "got: torch.int64"):
+        with pytest.raises(ValueError, match=r"primal to be floating point or complex, but "
+                                             r"got: torch\.int64"):
             fwAD.make_dual(torch.ones(2, dtype=torch.int64), torch.ones(2))
         with pytest.raises(RuntimeError, match="not the last one that was created"):
             fwAD.exit_dual_level(level=3)
