@@ -196,12 +196,14 @@ def _forward_mode(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, 
         a, Tensor) and a.dtype.is_floating_point else t for a, t in zip(args, tangents,
                                                                          strict=True)]
     ctx._saved_for_forward = ctx._saved_for_forward or ()   # jvp sees only these
+    versions = [None if t is None else t._version for t in tangents]
     with forward_ad.suspended():   # jvp's primals show no tangent
         result = cls.jvp(ctx, *tangents)
     result = result if isinstance(result, tuple) else (result,)
     if len(result) != len(outs):
         raise RuntimeError(messages.fwad_jvp_count(len(outs), len(result)))
-    inputs = [(a, t) for a, t in zip(args, tangents, strict=True) if isinstance(a, Tensor)]
+    inputs = [(a, t, v) for a, t, v in zip(args, tangents, versions, strict=True)
+              if isinstance(a, Tensor)]
     for i, (var, out, tangent) in enumerate(zip(raw, outs, result, strict=True)):
         if tangent is None:
             continue
@@ -215,18 +217,18 @@ def _forward_mode(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, 
 
 
 def _check_jvp_output(ctx: BackwardCFunction, var: Tensor, tangent: Tensor,
-                      inputs: list[tuple[Tensor, Tensor | None]]) -> None:
+                      inputs: list[tuple[Tensor, Tensor | None, int | None]]) -> None:
     """What the jvp of an output that is an input modified in place, an input as-is, or a
-    view of an input must return: that input's tangent itself, or a view of it (of its base
-    when the input is itself a view)."""
+    view of an input must return: that input's tangent itself, modified in place (its
+    version moved), or a view of it (of its base when the input is itself a view)."""
     if any(var is t for t in ctx._dirty):
-        given = next((t for a, t in inputs if a is var), None)
-        if tangent is not given:
+        given, version = next(((t, v) for a, t, v in inputs if a is var), (None, None))
+        if tangent is not given or given._version == version:
             raise RuntimeError(messages.FWAD_JVP_NOT_INPLACE)
         return
     # views in forward mode's sense (make_dual's alias is none)
     root = var._fw_base if var._fw_base is not None else var
-    source = next(((a, t) for a, t in inputs if a is var or (
+    source = next(((a, t) for a, t, _ in inputs if a is var or (
         a._fw_base if a._fw_base is not None else a) is root), None)
     if source is None or source[1] is None:
         return
