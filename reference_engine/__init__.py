@@ -12,8 +12,9 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
 The core holds the state and the backward pass: a Tensor, the graph of nodes it hangs in
 (tensor and graph need each other), how an op joins the graph (autograd_meta: OpSpec, the
 op definition holding its backward formula and its forward-mode one), saved values, the
-engine, and forward mode's levels and tangents (forward_ad). The ops are written on the core; their backward formulas are
-written in ops, so an op family may call any other at call time. Calls up a layer, each
+engine, and forward mode's levels and tangents (forward_ad). The ops are written on the
+core; their backward formulas are written in ops, so an op family may call any other at
+call time. Calls up a layer, each
 made at call time (an import at the foot of the module or inside a function), are these
 and no others:
 

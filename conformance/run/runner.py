@@ -110,6 +110,9 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
                           f"{item.device} is not available to torch on this machine "
                           "(torch.cuda.is_available() is False)")
     live: list[Interpreter] = []
+    # torch's warm-up (its first make_dual imports a module: seconds) is process setup, not
+    # the item's time; the engine's, untrusted, runs under the item's deadline (in _run)
+    warm_up(torch)
     try:
         with deadline(item_timeout, f"the item {item.id}"), contained():
             expected = _run(torch, item, live)
