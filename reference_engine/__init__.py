@@ -6,22 +6,25 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     library   nn, nn.functional, gradcheck, utils, utils.checkpoint
     autograd  autograd, autograd_graph, function, factories, _C
     ops       ops.* (one op family a file), views, inplace
-    core      tensor, graph, autograd_meta, saved, engine
+    core      tensor, graph, autograd_meta, saved, engine, forward_ad
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only)
 
 The core holds the state and the backward pass: a Tensor, the graph of nodes it hangs in
 (tensor and graph need each other), how an op joins the graph (autograd_meta: OpSpec, the
-op definition holding its backward formula and the slot for its forward-mode one), saved
-values and the engine. The ops are written on the core; their backward formulas are
-written in ops, so an op family may call any other at call time. Calls up a layer, each
+op definition holding its backward formula and its forward-mode one), saved values, the
+engine, and forward mode's levels and tangents (forward_ad). The ops are written on the
+core; their backward formulas are written in ops, so an op family may call any other at
+call time. Calls up a layer, each
 made at call time (an import at the foot of the module or inside a function), are these
 and no others:
 
     tensor -> autograd, inplace, ops.elementwise, ops.linalg, views
     engine -> inplace, ops.elementwise, ops.reductions
+    forward_ad -> inplace, ops.common, ops.elementwise, views
 
 (Tensor's hand-written methods delegate to the ops and Tensor.backward to autograd; the
-engine casts a grad and sums it to its input's shape, and accumulates .grad, with ops.)
+engine casts a grad and sums it to its input's shape, and accumulates .grad, with ops;
+forward_ad makes tangents, their views and in-place updates with ops.)
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph), ops/,

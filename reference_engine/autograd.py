@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import autograd_graph as graph
-from . import function, messages
+from . import forward_ad, function, messages
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .autograd_graph import GradientEdge, edge_of
 from .engine import ExecutionEngine, execute
@@ -33,6 +33,7 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "forward_ad",
     "function",
     "grad",
     "graph",

@@ -6,20 +6,20 @@ reads. torch saves an *input* only if some input whose formula reads it requires
 grad, but always saves the *result* when any formula reads it; record() applies
 exactly that rule, which is what makes version-counter errors match torch.
 
-Forward-mode AD is not modelled yet; OpSpec holds the slot its formulas will fill, so each
-op keeps its two derivatives side by side as derivatives.yaml does (`self: <backward>`,
+Each op keeps its two derivatives side by side as derivatives.yaml does (`self: <backward>`,
 `result: <jvp>`). `jvp` is one of:
-- a formula `jvp(c)` giving the result's tangent (a list, one per output, for an op of
-  several), where `c` offers the forward inputs by name (`c.self`, `c.other`), the result
+- a formula `jvp(c)` giving the result's tangent, where `c` (forward_ad.JvpCtx) offers the
+  forward inputs by name (`c.self`, `c.other`: primals, which carry no tangent), the result
   (`c.result`), the op's attributes, and each input's tangent as `<name>_t` (`c.self_t`;
   zeros where an input has none, like torch's efficient zero tensor);
 - "auto_linear": the op is linear in its inputs, so the tangent is the op applied to the
-  tangents (derivatives.yaml's `result: auto_linear`);
+  tangents (derivatives.yaml's `result: auto_linear`); the op's forward is named by
+  `@linear_forward(SPEC)` on its definition;
 - "auto_element_wise": for an op of one input, the backward formula applied to the tangent
-  (`result: auto_element_wise`).
-record() will compute it when an input carries a tangent at the current dual level and set
-the result's tangent; until that lands nothing reads the slot and no op fills it, and the
-package exports no forward-mode API.
+  (`result: auto_element_wise`);
+- None: no formula; forward mode through the op raises torch's "not implemented" error.
+record() computes it when an input carries a tangent at the current dual level
+(forward_ad.record_tangent), whatever the grad mode, as torch does.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any
 
 from . import (
     engine,  # engine.py imports tensor.py, which imports the ops: used at call time
+    forward_ad,
     messages,
 )
 from .grad_mode import is_recording
@@ -40,6 +41,16 @@ from .tensor import Tensor
 Grads = Sequence[Tensor | None]
 Jvp = Callable[[Any], Tensor | Grads]
 JVP_SHORTHANDS = ("auto_linear", "auto_element_wise")
+
+
+def linear_forward(*specs: OpSpec) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
+    """Name the decorated function as the forward of these auto_linear specs."""
+    def register(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+        for spec in specs:
+            assert spec.jvp == "auto_linear", spec.grad_fn
+            forward_ad.LINEAR_FORWARDS[spec.grad_fn] = fn
+        return fn
+    return register
 
 
 class Ctx:
@@ -165,7 +176,10 @@ def save_result(node: OpNode, result: Tensor) -> None:
 
 def record(spec: OpSpec, result: Tensor, inputs: Sequence[Tensor | None],
            **attrs: Any) -> Tensor:
-    """Attach a grad_fn to a freshly computed result if autograd must track it."""
+    """Attach a grad_fn to a freshly computed result if autograd must track it, and its
+    tangent if an input has one at the current dual level."""
+    if forward_ad.active():
+        forward_ad.record_tangent(spec, inputs, result, attrs)
     if not (result._dtype.is_floating_point and differentiable(inputs)):
         return result
     edges = [engine.gradient_edge(t) if t is not None else (None, 0) for t in inputs]

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import engine, messages
+from . import engine, forward_ad, messages
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Meta, Node, node_class
 from .inplace import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, check_inplace, rebase_history
@@ -30,9 +30,14 @@ class FunctionCtx:
     """Methods available as ``ctx`` in forward/backward."""
 
     needs_input_grad: tuple[bool, ...]
+    _saved_for_forward: tuple[Tensor | None, ...] | None = None
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         self._to_save = tensors
+
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """What `jvp` reads as ctx.saved_tensors (kept only until jvp has run)."""
+        self._saved_for_forward = tensors
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         self._dirty = tensors
@@ -60,6 +65,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._dirty: tuple[Tensor, ...] = ()
         self._non_differentiable: tuple[Tensor, ...] = ()
         self._saved: list[SavedVariable] | None = None
+        self._saved_for_forward = None
         self.materialize_grads = True
         self._is_tensor_input: list[bool] = []
         # Per forward output: its metadata if it is a differentiable tensor output, the
@@ -69,6 +75,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        if self._saved_for_forward is not None:   # in jvp: python_function.cpp's order
+            return tuple(self._saved_for_forward)
         if self._saved is None:
             return tuple(self._to_save)
         return tuple(sv.unpack(self) for sv in self._raw_saved_tensors)
@@ -134,6 +142,11 @@ class Function:
         raise NotImplementedError
 
     @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Overridden by a Function usable in forward mode: the outputs' tangents."""
+        raise NotImplementedError(messages.FWAD_CUSTOM_FUNCTION_NO_JVP)
+
+    @staticmethod
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
         """Overridden by a Function whose forward takes no ctx (torch 2.0's style)."""
         raise NotImplementedError
@@ -148,7 +161,8 @@ class Function:
                                      for a in args)
         if executable:
             ctx.next_edges = [engine.gradient_edge(t) for t in tensor_args]
-        with no_grad():
+        # forward runs with neither backward nor forward mode (torch's AutoFwGradMode(false))
+        with no_grad(), forward_ad.suspended():
             if cls.setup_context is not Function.setup_context:
                 # python_function.cpp: forward(*inputs), then setup_context(ctx, inputs,
                 # output) with the output as forward returned it
@@ -162,7 +176,69 @@ class Function:
         # torch saves (and runs saved-tensor pack hooks) only for a node that will run
         ctx._saved = [SavedVariable(t, is_output=t is not None and any(t is o for o in outs))
                       for t in ctx._to_save] if executable else []
+        if forward_ad.active():
+            _forward_mode(cls, ctx, args, (outputs,) if single else outputs, outs)
+        ctx._saved_for_forward = None
         return outs[0] if single else outs
+
+
+def _forward_mode(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...],
+                  raw: tuple[Any, ...], outs: tuple[Any, ...]) -> None:
+    """custom_function.cpp's _process_forward_mode_AD: when an input has a tangent, jvp gets
+    one tangent per input (zeros for a floating tensor without one, None for anything else,
+    an integer tensor included) and returns one per output, kept as it is, after torch's
+    checks of what it may return for a non-differentiable, an in-place or a view output
+    (`raw`: the outputs as forward returned them; `outs`: as apply returns them)."""
+    tangents = [forward_ad.fw_grad(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return
+    tangents = [new(np.zeros(a.shape), a.dtype, a.device) if t is None and isinstance(
+        a, Tensor) and a.dtype.is_floating_point else t for a, t in zip(args, tangents,
+                                                                         strict=True)]
+    ctx._saved_for_forward = ctx._saved_for_forward or ()   # jvp sees only these
+    versions = [None if t is None else t._version for t in tangents]
+    with forward_ad.suspended():   # jvp's primals show no tangent
+        result = cls.jvp(ctx, *tangents)
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(outs):
+        raise RuntimeError(messages.fwad_jvp_count(len(outs), len(result)))
+    inputs = [(a, t, v) for a, t, v in zip(args, tangents, versions, strict=True)
+              if isinstance(a, Tensor)]
+    for i, (var, out, tangent) in enumerate(zip(raw, outs, result, strict=True)):
+        if tangent is None:
+            continue
+        if not isinstance(var, Tensor) or not var.dtype.is_floating_point or any(
+                var is t for t in ctx._non_differentiable):
+            raise RuntimeError(messages.fwad_jvp_non_differentiable(i))
+        _check_jvp_output(ctx, var, tangent, inputs)
+        if tuple(tangent.shape) != tuple(out.shape):
+            raise RuntimeError(messages.fwad_size_mismatch(list(out.shape), list(tangent.shape)))
+        forward_ad.set_fw_grad(out, tangent)
+
+
+def _check_jvp_output(ctx: BackwardCFunction, var: Tensor, tangent: Tensor,
+                      inputs: list[tuple[Tensor, Tensor | None, int | None]]) -> None:
+    """What the jvp of an output that is an input modified in place, an input as-is, or a
+    view of an input must return: that input's tangent itself, modified in place (its
+    version moved), or a view of it (of its base when the input is itself a view)."""
+    if any(var is t for t in ctx._dirty):
+        given, version = next(((t, v) for a, t, v in inputs if a is var), (None, None))
+        if tangent is not given or given._version == version:
+            raise RuntimeError(messages.FWAD_JVP_NOT_INPLACE)
+        return
+    # views in forward mode's sense (make_dual's alias is none)
+    root = var._fw_base if var._fw_base is not None else var
+    source = next(((a, t) for a, t, _ in inputs if a is var or (
+        a._fw_base if a._fw_base is not None else a) is root), None)
+    if source is None or source[1] is None:
+        return
+    if tangent._base is None:
+        raise RuntimeError(messages.FWAD_JVP_NOT_A_VIEW)
+    given = source[1]
+    if source[0]._fw_base is None and tangent._base is not given:
+        raise RuntimeError(messages.FWAD_JVP_NOT_A_VIEW_OF_INPUT)
+    if source[0]._fw_base is not None and tangent._base is not given._base:
+        raise RuntimeError(messages.FWAD_JVP_NOT_A_VIEW_OF_BASE)
 
 
 def _wrap_outputs(node: BackwardCFunction | None, ctx: BackwardCFunction, inputs: list[Tensor],

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, engine, messages, views
+from . import dtypes, engine, forward_ad, messages, views
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable, save_result
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
 from .graph import TASK_NODES, Edge, Node, node_class
@@ -142,6 +142,8 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
         node = build_node(spec, edges, [original, *others], self, attrs, with_result=False)
     write(self, dtypes.cast(np.broadcast_to(result._data, self.shape), self.dtype.np))
     self._version_counter.bump()
+    if forward_ad.active():   # result, computed out of place, carries the new tangent
+        forward_ad.update_inplace(self, forward_ad.fw_grad(result), others)
     if node is not None:
         save_result(node, self)
         rebase_history(self, node)
@@ -322,6 +324,10 @@ def copy_(self: Tensor, other: Any) -> Tensor:
     other = common.wrap(other)
     common.broadcast_shape(tuple(self.shape), tuple(other.shape))
     values = common.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
+    other_t = forward_ad.fw_grad(other)
+    if other_t is not None:   # copy_'s jvp: self_t.copy_(src_t), src_t broadcast to self
+        with forward_ad.suspended():
+            forward_ad.set_fw_grad(values, ops.clone(views.expand(other_t, self.shape)))
     # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same
     # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
     return apply_inplace(self, COPY, values, [other], idempotent=_same_data(self, other),

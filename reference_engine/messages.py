@@ -787,3 +787,71 @@ CHECKPOINT_NOT_MODELLED = ("checkpoint's context_fn, debug and determinism_check
 
 # --- torch.tensor of a list holding tensors (factories.py): python_variable_methods.cpp item
 ONE_ELEMENT_TENSORS_ONLY = "only one element tensors can be converted to Python scalars"
+# --- forward-mode AD (torch/autograd/forward_ad.py, autograd_meta.cpp, VariableTypeUtils.h) ---
+FWAD_NO_LEVEL = ("Trying to create a dual Tensor for forward AD but no level exists, make sure "
+                 "to enter_dual_level() first.")
+FWAD_NESTED_LEVEL = "Nested forward mode AD is not supported at the moment"
+FWAD_EXIT_NOT_LAST = ("Trying to exit a forward AD level that was not the last one that was "
+                      "created. This is not supported.")
+# exit_dual_level() with no level entered: the level is -1
+FWAD_LEVEL_NEGATIVE = "Dual level must be a positive number."
+FWAD_INVALID_LEVEL = "Invalid level given to _make_dual"
+FWAD_CUSTOM_FUNCTION_NO_JVP = ("You must implement the jvp function for custom "
+                               "autograd.Function to use it with forward mode AD.")
+
+
+def fwad_not_floating(what: str, dt: object) -> str:
+    return f"Expected {what} to be floating point or complex, but got: {dt}"
+
+
+def fwad_already_dual(level: int) -> str:
+    return ("Making a dual Tensor based on a Tensor that already has a forward gradient at the "
+            f"same level {level} is not supported.")
+
+
+def fwad_tangent_is_dual(level: int) -> str:
+    # torch's text has no space before the level
+    return ("Setting a forward grad that itself has a forward gradient at the same "
+            f"level{level} is not supported.")
+
+
+def fwad_size_mismatch(size: Sequence[int], given: Sequence[int]) -> str:
+    return ("Trying to set a forward gradient that has a different size than that of the "
+            "original Tensor, this is not supported. Tensor is of size "
+            f"{list(size)} while the given forward gradient is of size {list(given)}.")
+
+
+def fwad_jvp_count(expected: int, got: int) -> str:
+    return (f"Function's jvp returned an invalid number of forward gradients (expected {expected} "
+            f"but got {got})")
+
+
+def fwad_jvp_non_differentiable(position: int) -> str:
+    # torch's text has two spaces after "but" and none after the first full stop
+    return (f"Function's jvp returned a gradient at position {position}, but  the corresponding "
+            "forward output is not a differentiable Tensor.You should return None at that "
+            "position instead.")
+
+
+FWAD_JVP_NOT_INPLACE = (
+    "An inplace custom Function is not modifying the forward mode gradients inplace. If the "
+    "forward is modifying an input inplace, then the jvp function must modify the "
+    "corresponding gradient inplace.")
+FWAD_JVP_NOT_A_VIEW = ("A custom Function's forward is returning a view (or an input as-is) "
+                       "but the jvp is not returning a view.")
+FWAD_JVP_NOT_A_VIEW_OF_INPUT = ("A custom Function is returning a view but the jvp is not "
+                                "returning a view of the given grad input.")
+FWAD_JVP_NOT_A_VIEW_OF_BASE = ("A custom Function is returning a view but the jvp is not "
+                               "returning a view of the same base as the given grad input.")
+
+
+def fwad_out_function(name: str) -> str:
+    return (f"Trying to use forward AD with {name}_out that does not support it because it is "
+            "an out= function")
+
+
+def fwad_not_implemented(name: str) -> str:
+    return (f"Trying to use forward AD with {name} that does not support it because it has not "
+            "been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
+            "we can prioritize its implementation.")

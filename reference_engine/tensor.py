@@ -92,6 +92,13 @@ class Tensor:
     # views made in a custom Function or by a multi-output op, and inherited by views
     # of such views (inplace.creation_meta reads it).
     _view_creation_meta: str | None = None
+    # Forward mode (forward_ad.py): the tangent this tensor holds, with the level it belongs
+    # to; for a forward view, its forward base and its flat positions in that base, and the
+    # view of the base's tangent last made.
+    _fw: tuple[object, Tensor] | None = None
+    _fw_base: Tensor | None = None
+    _fw_index: np.ndarray | None = None
+    _fw_view_of: tuple[Tensor, Tensor] | None = None
 
     def __init__(self, data: np.ndarray, dtype: dtype, device: device) -> None:
         self._data = data
@@ -251,6 +258,7 @@ class Tensor:
         self._grad_fn = None
         self._requires_grad = False
         self._base, self._view_index = None, None
+        self._fw, self._fw_base = None, None   # forward non-differentiable too
         return self
 
     @property

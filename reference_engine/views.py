@@ -26,7 +26,10 @@ from .tensor import Tensor
 ViewFn = Callable[[np.ndarray], np.ndarray]
 
 
-def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
+def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, forward_view: bool = True,
+               **attrs: Any) -> Tensor:
+    """A view of src through fn; a `forward_view` (every view op's) reads its tangent as the
+    same view of its forward base's tangent (forward_ad.py)."""
     if src.is_inference():
         return _inference_alias(src, fn)
     base = src._base if src._base is not None else src
@@ -40,7 +43,33 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     if src._base is not None and is_grad_enabled():   # torch's propagate_creation_meta
         out._view_creation_meta = inplace.creation_meta(src)
     out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
+    if forward_view:
+        _forward_view(out, src, fn)
     return _record(spec, out, [src], **attrs)
+
+
+def _forward_view(out: Tensor, src: Tensor, fn: ViewFn) -> None:
+    """Make out, fn's view of src, a forward view: its tangent is read from its forward base
+    (forward_ad.fw_grad) at its positions there."""
+    parent = src._fw_index if src._fw_base is not None else None
+    out._fw_base = src._fw_base if src._fw_base is not None else src
+    out._fw_index = fn(parent if parent is not None else _positions(src))
+
+
+IDENTITY = OpSpec("Identity", ("self",))
+# a C++ node without Python bindings of its own: a CppFunction named torch::autograd::Identity
+node_class(IDENTITY.grad_fn, OpNode).name = lambda self: "torch::autograd::Identity"
+node_class(IDENTITY.grad_fn, OpNode).__name__ = "CppFunction"
+
+
+def make_dual_view(t: Tensor, primal: bool = False) -> Tensor:
+    """The alias make_dual returns (ViewBackward0), or unpack_dual's primal (an Identity
+    node): views of t in backward mode, not forward views, with no tangent of their own."""
+    with forward_ad.suspended():
+        if primal:
+            return _make_view(t, lambda a: a.view(), IDENTITY, forward_view=False)
+        return _make_view(t, lambda a: a.view(), VIEW, forward_view=False,
+                          self_sym_sizes=tuple(t.shape))
 
 
 def _inference_alias(src: Tensor, fn: ViewFn) -> Tensor:
@@ -98,7 +127,8 @@ def _viewable(t: Tensor, shape: tuple[int, ...]) -> bool:
 VIEW = OpSpec("ViewBackward0", ("self",),
               backward=lambda c, g: [reshape(g, c.self_sym_sizes)])
 UNSAFE_VIEW = OpSpec("UnsafeViewBackward0", ("self",),
-                     backward=lambda c, g: [reshape(g, c.self_sym_sizes)])
+                     backward=lambda c, g: [reshape(g, c.self_sym_sizes)],
+                     jvp=lambda c: reshape(c.self_t, tuple(c.result.shape)))
 
 
 def view(self: Tensor, shape: Sequence[int]) -> Tensor:
@@ -482,6 +512,7 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
         if is_grad_enabled():
             out._view_creation_meta = MULTI_OUTPUT_NODE
         out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
+        _forward_view(out, src, fn)
         outs.append(out)
     if src.dtype.is_floating_point and differentiable([src]):
         record_multi_output(spec, src, outs, attrs)
@@ -571,6 +602,12 @@ def restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     self._data = fn(self._data)
     if self._view_index is not None:
         self._view_index = fn(self._view_index)
+    # the tangent is restrided with it: a forward view's positions in its base, or its own
+    if self._fw_index is not None:
+        self._fw_index, self._fw_view_of = fn(self._fw_index), None
+    elif self._fw is not None:
+        level, tangent = self._fw
+        self._fw = (level, _make_view(tangent, fn, ALIAS))
     self._version_counter.bump()
     if edge[0] is not None and is_grad_enabled():
         node = build_node(spec, [edge], [old], self, attrs)
@@ -654,6 +691,6 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
 
 
 # They import this module; used at call time.
-from . import engine, inplace  # noqa: E402
+from . import engine, forward_ad, inplace  # noqa: E402
 from .ops import common, joining, reductions  # noqa: E402
 from .ops import elementwise as ops  # noqa: E402

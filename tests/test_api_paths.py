@@ -69,6 +69,8 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
         "gradient edge": [(a, t.autograd.graph.get_gradient_edge(y))
                           for a in attrs["gradient edge"]],
         "saved tensor": [(a, (x * x).grad_fn._raw_saved_self) for a in attrs["saved tensor"]],
+        "unpacked dual": [(a, t.autograd.forward_ad.unpack_dual(y))
+                          for a in attrs["unpacked dual"]],
     }
 
 

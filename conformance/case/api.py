@@ -17,6 +17,7 @@ ROOTS: dict[str, str] = {
     "nn": "torch.nn",
     "F": "torch.nn.functional",
     "Variable": "torch.autograd.Variable",
+    "fwAD": "torch.autograd.forward_ad",   # as test_autograd.py imports it
 }
 
 # Dotted paths that are namespaces (attribute access continues through them).
@@ -24,6 +25,7 @@ NAMESPACES: frozenset[str] = frozenset(
     {"torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph", "torch.nn",
      "torch.nn.functional"}
     | {"torch.utils", "torch.utils.checkpoint"}   # anomaly, gradcheck, checkpoint
+    | {"torch.autograd.forward_ad"}
 )
 
 # The ops are the rows of the reference engine's op registry, read from it: a case must run
@@ -55,6 +57,8 @@ _TORCH_ANOMALY_PURE = "is_anomaly_enabled is_anomaly_check_nan_enabled"
 _TORCH_ANOMALY = "set_anomaly_enabled"
 _AUTOGRAD_TOOLING = "detect_anomaly set_detect_anomaly gradcheck gradgradcheck"
 _CHECKPOINT = "checkpoint checkpoint_sequential set_checkpoint_early_stop"
+# Forward-mode AD: dual levels (`with fwAD.dual_level():`), dual tensors and their parts.
+_FORWARD_AD = "dual_level enter_dual_level exit_dual_level make_dual unpack_dual"
 _NN = "Linear Parameter Module"
 _FUNCTIONAL_PURE = "relu mse_loss cross_entropy softmax log_softmax linear"
 
@@ -64,6 +68,7 @@ FUNCTIONS: frozenset[str] = frozenset(
     + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
     + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
     + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
+    + [f"torch.autograd.forward_ad.{n}" for n in _FORWARD_AD.split()]
     # the engine's handle, for final callbacks of the running backward
     + ["torch.autograd.Variable._execution_engine",
        "torch.autograd.Variable._execution_engine.queue_callback"]
@@ -112,7 +117,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
                           "metadata", "variable", *_SAVED.split(), *_RAW_SAVED.split(),
                           *_FUNCTION_SAVED.split()}),   # variable: AccumulateGrad's
     "ctx": frozenset(
-        {"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
+        {"save_for_backward", "save_for_forward", "saved_tensors", "needs_input_grad",
+         "mark_dirty",
          "mark_non_differentiable", "set_materialize_grads", "saved_variables"}
     ),
     "module": frozenset({"weight", "bias", "parameters", "zero_grad", "in_features",
@@ -123,6 +129,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "gradient edge": frozenset({"node", "output_nr", "ownership_token"}),
     # torch._C._autograd.SavedTensor, from `grad_fn._raw_saved_*`
     "saved tensor": frozenset({"register_hooks", "data", "unpack_hook"}),
+    # forward_ad.UnpackedDualTensor, from `fwAD.unpack_dual(x)`
+    "unpacked dual": frozenset({"primal", "tangent"}),
 }
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 

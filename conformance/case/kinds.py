@@ -276,6 +276,48 @@ KINDS: tuple[Kind, ...] = (
           r"memory location",),
          "an in-place op writing a tensor whose elements share memory, or that partly shares "
          "memory with an input (x[1:].add_(x[:-1]))"),
+    # forward-mode AD (torch.autograd.forward_ad)
+    Kind("fwad_no_level", False,
+         (r"Trying to create a dual Tensor for forward AD but no level exists",),
+         "make_dual outside a dual level"),
+    Kind("fwad_nested_level", False, (r"Nested forward mode AD is not supported",),
+         "entering a dual level inside another"),
+    Kind("fwad_exit_level", False,
+         (r"Dual level must be a positive number",
+          r"Trying to exit a forward AD level that was not the last one"),
+         "exiting a dual level that is not the current one (or none at all)"),
+    Kind("fwad_tangent_size", False,
+         (r"Trying to set a forward gradient that has a different size",),
+         "make_dual with a tangent of another shape than the primal"),
+    Kind("fwad_already_dual", False,
+         (r"Making a dual Tensor based on a Tensor that already has a forward gradient",
+          r"Setting a forward grad that itself has a forward gradient at the same level"),
+         "make_dual of a primal, or with a tangent, that has a tangent at that level"),
+    Kind("fwad_not_floating", False,
+         (r"Expected (primal|tangent) to be floating point or complex",),
+         "make_dual of an integer primal or tangent"),
+    Kind("fwad_out_function", False,
+         (r"Trying to use forward AD with \w+ that does not support it because it is an "
+          r"out= function",),
+         "an op's out= form with a dual input or out"),
+    Kind("fwad_not_implemented", False,
+         (r"Trying to use forward AD with \w+ that does not support it because it has not "
+          r"been implemented yet",
+          r"You must implement the jvp function for custom autograd\.Function to use it "
+          r"with forward mode AD"),
+         "forward mode through an op (or a custom Function) without a forward formula"),
+    Kind("custom_function_jvp_output", False,
+         (r"Function's jvp returned an invalid number of forward gradients",
+          r"Function's jvp returned a gradient at position \d+, but +the corresponding forward "
+          r"output is not a differentiable Tensor",
+          r"An inplace custom Function is not modifying the forward mode gradients inplace",
+          r"A custom Function's forward is returning a view \(or an input as-is\) but the jvp "
+          r"is not returning a view",
+          r"A custom Function is returning a view but the jvp is not returning a view of the "
+          r"(given grad input|same base as the given grad input)"),
+         "a custom Function's jvp returned the wrong number of tangents, a tangent for a "
+         "non-differentiable output, or not the input's tangent (in place) or a view of it "
+         "for an output that is an input or a view of one"),
 )
 
 # Anomaly mode, gradcheck and activation checkpointing (torch/autograd/anomaly_mode.py,

@@ -21,6 +21,7 @@ UNARY_OPS: dict[type, str] = {o.node: o.symbol for o in operators.UNARY}
 COMPARE_OPS: dict[type, str] = {o.node: o.symbol for o in operators.COMPARE}
 AUG_OPS: dict[type, str] = {o.node: o.symbol for o in operators.AUGMENTED}
 FUNCTION_METHODS = ("forward", "backward")
+JVP = "jvp"   # optional: forward mode's formula (ctx, *input tangents)
 SETUP_CONTEXT = ir.SETUP_CONTEXT
 # Decorators a Function method may carry, outermost first: staticmethod, then optionally
 # once_differentiable (on backward).
@@ -134,9 +135,9 @@ class _Converter:
                     isinstance(item.value.value, str):
                 continue  # a docstring
             if not isinstance(item, ast.FunctionDef) or \
-                    item.name not in (*FUNCTION_METHODS, SETUP_CONTEXT):
+                    item.name not in (*FUNCTION_METHODS, SETUP_CONTEXT, JVP):
                 raise self.fail(item, "a Function class holds only `forward`, `backward` and "
-                                "optionally `setup_context`",
+                                "optionally `setup_context` and `jvp`",
                                 "define `@staticmethod def forward(ctx, ...)` and "
                                 "`@staticmethod def backward(ctx, ...)`")
             decorators = tuple(_dotted(d) or "?" for d in item.decorator_list)
@@ -160,7 +161,7 @@ class _Converter:
             finally:
                 self.ctx = None
             methods.append(ir.Method(item.name, params, body, decorators, line=item.lineno))
-        if {m.name for m in methods} - {SETUP_CONTEXT} != set(FUNCTION_METHODS):
+        if {m.name for m in methods} - {SETUP_CONTEXT, JVP} != set(FUNCTION_METHODS):
             raise self.fail(node, f"class {node.name} needs both forward and backward")
         return ir.FunctionClass(node.name, tuple(methods), line=node.lineno)
 

@@ -33,6 +33,8 @@ FEATURES: dict[str, str] = {
     "matmul": "matrix products and their gradients",
     "reductions": "sum, mean and other reductions",
     "signed_zero": "IEEE signed zeros in values and gradients",
+    "forward_ad": "forward-mode AD: dual levels, dual tensors, tangents through ops, views and "
+                  "in-place ops",
     "ops": "one op of the table: forward, backward, saved tensors and grad_fn name",
     "backward_options": "backward()'s gradient, inputs=, retain_graph and create_graph options",
     "anomaly_mode": "torch.autograd.detect_anomaly / set_detect_anomaly: NaN check, forward trace",

@@ -1066,10 +1066,11 @@ def _warning_record(w: warnings.WarningMessage) -> WarningRecord:
 # First-use warnings: an API that warns the first time a process uses it, whatever the
 # program (a lazy import's DeprecationWarnings: issue 22 met them at the first `make_dual`),
 # would make the first item using it in a process differ from the rest. Each program here
-# runs once per engine and process, before its first run, and its trace is dropped. None is
-# needed by the API table today: every case item run twice on torch in one process (under
-# warn-always) gives the same warnings both times.
-WARM_UPS: tuple[str, ...] = ()
+# runs once per engine and process, before its first run, and its trace is dropped.
+WARM_UPS: tuple[str, ...] = (
+    # torch's first make_dual imports torch._decomp, whose torch.jit.script calls warn
+    "with fwAD.dual_level():\n    x = fwAD.make_dual(torch.ones(1), torch.ones(1))\n",
+)
 _warmed: dict[str, object] = {}  # engine name -> the module warmed up
 
 

@@ -66,6 +66,26 @@ def _pop_saved_tensor_hooks(r: Resolve, value: object) -> None:
         r("torch._C._autograd._pop_saved_tensors_default_hooks")()
 
 
+def _exit_dual_levels(r: Resolve, value: object) -> None:
+    """Exit the dual levels a program left open, down to the level before the run (torch
+    keeps the current level in the module global `_current_level`; exiting a level drops
+    every tangent made under it). The level is read from the module each time: the
+    resolver keeps what it looked up, and the level changes as levels are exited."""
+    forward_ad = r(_FORWARD_AD)
+    for _ in range(1000):   # bounded: a program can enter only so many
+        if forward_ad._current_level <= value:
+            return
+        forward_ad.exit_dual_level()
+
+
+def _dual_level(value: object) -> str:
+    return "with no dual level" if value == -1 else f"at dual level {value}"
+
+
+_FORWARD_AD = "torch.autograd.forward_ad"
+_DUAL_LEVEL = f"{_FORWARD_AD}._current_level"
+
+
 # Two flags torch reads with two getters and sets with one call, `setter(first, second)`.
 _ANOMALY = ("torch.is_anomaly_enabled", "torch.is_anomaly_check_nan_enabled")
 _DETERMINISTIC = ("torch.are_deterministic_algorithms_enabled",
@@ -112,6 +132,8 @@ SETTINGS: tuple[Setting, ...] = (
             lambda r: r("torch._C._autograd._top_saved_tensors_default_hooks")(True),
             ("torch._C._autograd._pop_saved_tensors_default_hooks",),
             _pop_saved_tensor_hooks, _hooks),
+    Setting("forward AD", (_DUAL_LEVEL,), lambda r: r(_DUAL_LEVEL),
+            (f"{_FORWARD_AD}.exit_dual_level",), _exit_dual_levels, _dual_level),
 )
 
 

@@ -10,7 +10,7 @@ from conformance.case.loader import Case
 from conformance.run import isolation
 from conformance.run.compare import Comparison, Divergence, compare
 from conformance.run.engine import TORCH, Engine, load_engine
-from conformance.run.interpreter import Interpreter
+from conformance.run.interpreter import Interpreter, warm_up
 from conformance.run.limits import ItemTimeout, RunLimit, contained, deadline
 from conformance.run.trace import LIMIT, Step, Trace
 from conformance.run.verdicts import Verdict
@@ -86,6 +86,7 @@ def statement_text(case: Case, line: int) -> str:
 def _run(engine: Engine, item: Item, live: list[Interpreter]) -> Trace:
     """The item's trace on `engine`; while it runs, its interpreter is the last of `live`
     (which names the engine and the line should the run be stopped)."""
+    warm_up(engine)   # first-use warnings land in the warm-up, not in the first item
     interpreter = Interpreter(engine, seed=item.case.seed, dtype=item.dtype,
                               device=item.device)
     live.append(interpreter)
@@ -109,6 +110,9 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
                           f"{item.device} is not available to torch on this machine "
                           "(torch.cuda.is_available() is False)")
     live: list[Interpreter] = []
+    # torch's warm-up (its first make_dual imports a module: seconds) is process setup, not
+    # the item's time; the engine's, untrusted, runs under the item's deadline (in _run)
+    warm_up(torch)
     try:
         with deadline(item_timeout, f"the item {item.id}"), contained():
             expected = _run(torch, item, live)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
+from .. import dtypes, forward_ad, messages
 from ..autograd_meta import OpSpec, record
 from ..dtypes import device, dtype
 from ..grad_mode import is_grad_enabled, no_grad
@@ -150,12 +150,18 @@ def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[]
     if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
                                  for t in (*inputs, out)):
         raise RuntimeError(messages.out_requires_grad(name))
+    dual = any(isinstance(t, Tensor) and forward_ad.fw_grad(t) is not None
+               for t in (*inputs, out))
     with no_grad():
         result = compute()
     if tuple(result.shape) != tuple(out.shape):
         raise NotImplementedError(messages.OUT_RESIZE_NOT_MODELLED)
     write(out, dtypes.cast(result._data, out.dtype.np))
     out._version_counter.bump()
+    if dual:
+        # VariableType's out= kernels refuse forward mode only after the kernel ran: `out`
+        # is written (and its version bumped) all the same
+        raise NotImplementedError(messages.fwad_out_function(name))
     return out
 
 
@@ -182,7 +188,8 @@ def _scatter_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 def gather(self: Tensor, index: np.ndarray, name: str) -> Tensor:
     """self.flatten()[index] - the copy-semantics index op (torch's x[mask] / x[[0, 1]])."""
     spec = OpSpec(name, ("self",), backward=_gather_backward,
-                  saves_indices=name == "IndexBackward0")
+                  saves_indices=name == "IndexBackward0",
+                  jvp=lambda c: gather(c.self_t, c.index, name))   # auto_linear
     out = new(self._data.reshape(-1)[index], self.dtype, self.device)
     return record(spec, out, [self], index=index, source_shape=tuple(self.shape),
                   grad_name="IndexPutBackward0")
@@ -193,7 +200,8 @@ def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str
     """zeros(shape) with self's elements added at flat positions index. With `distinct`
     positions (a select or slice: each element once) they are written, as ATen's
     select_backward/slice_backward copy into the zeros: 0 + -0.0 would lose the sign."""
-    spec = OpSpec(name, ("self",), backward=_scatter_backward)
+    spec = OpSpec(name, ("self",), backward=_scatter_backward,
+                  jvp=lambda c: scatter_add(c.self_t, index, shape, name, distinct))
     flat = np.zeros(int(np.prod(shape, dtype=np.int64)), dtype=self.dtype.np)
     values = np.broadcast_to(self._data, index.shape).reshape(-1)
     if distinct:
@@ -206,7 +214,8 @@ INDEX_PUT = OpSpec(
     "IndexPutBackward0", ("self", "values"),
     backward=lambda c, g: c.grads(lambda: index_put(g, c.index, zeros_scalar(g)),
                                   lambda: gather(g, c.index, "IndexBackward0")),
-    saves_indices=True)
+    saves_indices=True,
+    jvp=lambda c: index_put(c.self_t, c.index, c.values_t))
 
 
 def index_put(self: Tensor, index: np.ndarray, values: Tensor) -> Tensor:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..autograd_meta import OpSpec, record
+from ..autograd_meta import OpSpec, linear_forward, record
 from ..dtypes import device, dtype
 from ..tensor import Tensor
 from .common import (
@@ -36,32 +36,43 @@ from .common import (
 # ---- arithmetic -------------------------------------------------------------------
 
 ADD = OpSpec("AddBackward0", ("self", "other"),
-             backward=lambda c, g: c.grads(lambda: g, lambda: _times(g, c.alpha)))
+             backward=lambda c, g: c.grads(lambda: g, lambda: _times(g, c.alpha)),
+             jvp=lambda c: add(c.self_t, _times(c.other_t, c.alpha)))
 SUB = OpSpec("SubBackward0", ("self", "other"),
-             backward=lambda c, g: c.grads(lambda: g, lambda: _times(neg(g), c.alpha)))
-ADD_SCALAR = OpSpec("AddBackward1", ("self",), backward=lambda c, g: [g])
-SUB_SCALAR = OpSpec("SubBackward1", ("self",), backward=lambda c, g: [g])
+             backward=lambda c, g: c.grads(lambda: g, lambda: _times(neg(g), c.alpha)),
+             jvp=lambda c: sub(c.self_t, _times(c.other_t, c.alpha)))
+ADD_SCALAR = OpSpec("AddBackward1", ("self",), backward=lambda c, g: [g],
+                    jvp=lambda c: clone(c.self_t))
+SUB_SCALAR = OpSpec("SubBackward1", ("self",), backward=lambda c, g: [g], jvp="auto_element_wise")
 RSUB = OpSpec("RsubBackward0", ("self", "other"),
-              backward=lambda c, g: c.grads(lambda: _times(neg(g), c.alpha), lambda: g))
+              backward=lambda c, g: c.grads(lambda: _times(neg(g), c.alpha), lambda: g),
+              jvp=lambda c: add(neg(_times(c.self_t, c.alpha)), c.other_t))
 RSUB_SCALAR = OpSpec("RsubBackward1", ("self",),
-                     backward=lambda c, g: [_times(neg(g), c.alpha)])
+                     backward=lambda c, g: [_times(neg(g), c.alpha)], jvp="auto_element_wise")
 MUL = OpSpec("MulBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
-             lambda c, g: c.grads(lambda: mul(g, c.other), lambda: mul(g, c.self)))
-MUL_SCALAR = OpSpec("MulBackward1", ("self",), backward=lambda c, g: [mul_scalar(g, c.other)])
+             lambda c, g: c.grads(lambda: mul(g, c.other), lambda: mul(g, c.self)),
+             jvp=lambda c: add(mul(c.other_t, c.self), mul(c.self_t, c.other)))
+MUL_SCALAR = OpSpec("MulBackward1", ("self",), backward=lambda c, g: [mul_scalar(g, c.other)],
+                    jvp=lambda c: mul_scalar(c.self_t, c.other))
 DIV = OpSpec("DivBackward0", ("self", "other"), {"self": ("other",), "other": ("self", "other")},
              lambda c, g: c.grads(lambda: div(g, c.other),
-                                  lambda: mul(neg(g), div(div(c.self, c.other), c.other))))
-DIV_SCALAR = OpSpec("DivBackward1", ("self",), backward=lambda c, g: [div_scalar(g, c.other)])
-NEG: OpSpec = OpSpec("NegBackward0", ("self",), backward=lambda c, g: [neg(g)])
+                                  lambda: mul(neg(g), div(div(c.self, c.other), c.other))),
+             jvp=lambda c: div(sub(c.self_t, mul(c.other_t, c.result)), c.other))
+DIV_SCALAR = OpSpec("DivBackward1", ("self",), backward=lambda c, g: [div_scalar(g, c.other)],
+                    jvp=lambda c: div_scalar(c.self_t, c.other))
+NEG: OpSpec = OpSpec("NegBackward0", ("self",), backward=lambda c, g: [neg(g)],
+                     jvp="auto_element_wise")
 RECIPROCAL = OpSpec("ReciprocalBackward0", ("self",), {"self": ("result",)},
-                    lambda c, g: [mul(neg(g), mul(c.result, c.result))])
+                    lambda c, g: [mul(neg(g), mul(c.result, c.result))], jvp="auto_element_wise")
 
 
 def _times(g: Tensor, alpha: Number) -> Tensor:
     return g if alpha == 1 else mul_scalar(g, alpha)
 
 
-def add(self: Any, other: Any, alpha: Number = 1) -> Tensor:
+def add(self: Any, other: Any, alpha: Number = 1, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into_out("add", out, (self, other), lambda: add(self, other, alpha))
     return _elementwise(ADD, lambda a, b: a + alpha * b if alpha != 1 else a + b,
                         (self, other), alpha=alpha)
 
@@ -145,17 +156,26 @@ def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> T
     return where(cond, zeros_scalar(result), mul(result, log_b))
 
 
-POW0 = OpSpec("PowBackward0", ("self",), {"self": ("self",)}, _pow0_backward)
-POW1 = OpSpec(
+POW0 = OpSpec("PowBackward0", ("self",), {"self": ("self",)}, _pow0_backward,
+              jvp="auto_element_wise")
+POW1: OpSpec = OpSpec(
     "PowBackward1", ("self", "exponent"),
     {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
     lambda c, g: c.grads(
         lambda: where(compare(c.exponent, 0, np.equal), zeros_scalar(g),
                       mul(g, mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1))))),
-        lambda: mul(g, _log_base_term(c.self, c.exponent, c.result))))
+        lambda: mul(g, _log_base_term(c.self, c.exponent, c.result))),
+    jvp=lambda c: _pow1_jvp(c))
+
+
+def _pow1_jvp(c: Any) -> Tensor:
+    """pow_backward_self(self_t, ...) + pow_backward_exponent(exponent_t, ...): the two
+    backward formulas with the tangents for grad."""
+    return add(POW1.backward(c, c.self_t)[0], POW1.backward(c, c.exponent_t)[1])
 POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")},
               lambda c, g: [mul(g, _log_base_term(c.self, c.exponent, c.result)
-                                if c.self == 0 else mul_scalar(c.result, float(np.log(c.self))))])
+                                if c.self == 0 else mul_scalar(c.result, float(np.log(c.self))))],
+              jvp="auto_element_wise")
 
 
 def pow(self: Any, exponent: Any) -> Tensor:
@@ -196,25 +216,30 @@ def _sigmoid_array(a: np.ndarray) -> np.ndarray:
 # Annotated: inplace.py reads these unary specs, and mypy, checking the import circle, would
 # meet them before it infers their type.
 EXP: OpSpec = OpSpec("ExpBackward0", ("self",), {"self": ("result",)},
-                     lambda c, g: [mul(g, c.result)])
-LOG: OpSpec = OpSpec("LogBackward0", ("self",), {"self": ("self",)}, lambda c, g: [div(g, c.self)])
+                     lambda c, g: [mul(g, c.result)], jvp="auto_element_wise")
+LOG: OpSpec = OpSpec("LogBackward0", ("self",), {"self": ("self",)}, lambda c, g: [div(g, c.self)],
+                     jvp="auto_element_wise")
 SQRT: OpSpec = OpSpec("SqrtBackward0", ("self",), {"self": ("result",)},
-                      lambda c, g: [div(g, mul_scalar(c.result, 2))])
+                      lambda c, g: [div(g, mul_scalar(c.result, 2))], jvp="auto_element_wise")
 ABS: OpSpec = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [mul(g, grad_ops.sgn(c.self))])
+                     lambda c, g: [mul(g, grad_ops.sgn(c.self))],
+                     jvp=lambda c: mul(c.self_t, grad_ops.sgn(c.self)))
 SIN: OpSpec = OpSpec("SinBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [mul(g, cos(c.self))])
+                     lambda c, g: [mul(g, cos(c.self))], jvp="auto_element_wise")
 COS: OpSpec = OpSpec("CosBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [mul(g, neg(sin(c.self)))])
+                     lambda c, g: [mul(g, neg(sin(c.self)))], jvp="auto_element_wise")
 TANH: OpSpec = OpSpec("TanhBackward0", ("self",), {"self": ("result",)},
-                      lambda c, g: [grad_ops.tanh_backward(g, c.result)])
+                      lambda c, g: [grad_ops.tanh_backward(g, c.result)], jvp="auto_element_wise")
 SIGMOID: OpSpec = OpSpec("SigmoidBackward0", ("self",), {"self": ("result",)},
-                         lambda c, g: [grad_ops.sigmoid_backward(g, c.result)])
+                         lambda c, g: [grad_ops.sigmoid_backward(g, c.result)],
+                         jvp="auto_element_wise")
 # threshold_backward / clamp_backward select, so masked grads are +0, not -0.
 RELU: OpSpec = OpSpec("ReluBackward0", ("self",), {"self": ("result",)},
-                      lambda c, g: [grad_ops.threshold_backward(g, c.result, 0)])
+                      lambda c, g: [grad_ops.threshold_backward(g, c.result, 0)],
+                      jvp="auto_element_wise")
 CLAMP = OpSpec("ClampBackward1", ("self",), {"self": ("self",)},
-               lambda c, g: [where(_clamp_mask(c.self, c.min, c.max), g, zeros_scalar(g))])
+               lambda c, g: [where(_clamp_mask(c.self, c.min, c.max), g, zeros_scalar(g))],
+               jvp="auto_element_wise")
 
 
 def _clamp_mask(x: Tensor, lo: Number | None, hi: Number | None) -> Tensor:
@@ -304,7 +329,8 @@ def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
 WHERE = OpSpec("WhereBackward0", ("self", "other"),
                {"self": ("condition",), "other": ("condition",)},
                lambda c, g: c.grads(lambda: where(c.condition, g, zeros_scalar(g)),
-                                    lambda: where(c.condition, zeros_scalar(g), g)))
+                                    lambda: where(c.condition, zeros_scalar(g), g)),
+               jvp=lambda c: where(c.condition, c.self_t, c.other_t))
 
 
 def where(condition: Tensor, self: Any, other: Any) -> Tensor:
@@ -325,11 +351,21 @@ def _max_backward(c: Any, g: Tensor, keep: Callable[..., Any]) -> Tensor:
 MAXIMUM = OpSpec("MaximumBackward0", ("self", "other"),
                  {"self": ("self", "other"), "other": ("self", "other")},
                  lambda c, g: c.grads(lambda: _max_backward(c, g, np.less),
-                                      lambda: _max_backward(c, g, np.greater)))
+                                      lambda: _max_backward(c, g, np.greater)),
+                 jvp=lambda c: _max_jvp(c, np.greater))
 MINIMUM = OpSpec("MinimumBackward0", ("self", "other"),
                  {"self": ("self", "other"), "other": ("self", "other")},
                  lambda c, g: c.grads(lambda: _max_backward(c, g, np.greater),
-                                      lambda: _max_backward(c, g, np.less)))
+                                      lambda: _max_backward(c, g, np.less)),
+                 jvp=lambda c: _max_jvp(c, np.less))
+
+
+def _max_jvp(c: Any, wins: Callable[..., Any]) -> Tensor:
+    """other_t + where(self == other, 0.5, wins(self, other)) * (self_t - other_t)"""
+    dt = c.result.dtype
+    share = where(compare(c.self, c.other, np.equal), new(0.5, dt, c.result.device),
+                  to(compare(c.self, c.other, wins), dt))
+    return add(c.other_t, mul(share, sub(c.self_t, c.other_t)))
 
 
 def _keep_first(pick: Callable[..., Any]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -353,11 +389,13 @@ def minimum(self: Tensor, other: Tensor) -> Tensor:
 
 # ---- copying, converting -------------------------------------------------------
 
-CLONE = OpSpec("CloneBackward0", ("self",))
+CLONE = OpSpec("CloneBackward0", ("self",), jvp="auto_linear")
 TO_COPY = OpSpec("ToCopyBackward0", ("self",),
-                 backward=lambda c, g: [to(g, c.device, c.dtype)])
+                 backward=lambda c, g: [to(g, c.device, c.dtype)],
+                 jvp=lambda c: to(c.self_t, c.result.device, c.result.dtype))
 
 
+@linear_forward(CLONE)
 def clone(self: Tensor) -> Tensor:
     return record(CLONE, new(self._data, self.dtype, self.device), [self])
 
@@ -389,7 +427,9 @@ def _atan2_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 
 
 ATAN2 = OpSpec("Atan2Backward0", ("self", "other"),
-               {"self": ("self", "other"), "other": ("self", "other")}, _atan2_backward)
+               {"self": ("self", "other"), "other": ("self", "other")}, _atan2_backward,
+               jvp=lambda c: div(add(mul(neg(c.self), c.other_t), mul(c.other, c.self_t)),
+                                 add(pow(c.self, 2), pow(c.other, 2))))
 
 
 def atan2(self: Tensor, other: Tensor) -> Tensor:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..autograd_meta import OpSpec, record
+from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
 from . import common
 
@@ -30,15 +30,18 @@ def _grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:
 GATHER = OpSpec(
     "GatherBackward0", ("self",), {"self": ("self", "index")},
     lambda c, g: [common.written_in_place(scatter_add(
-        common.new(np.zeros(c.self.shape), g.dtype, g.device), c.dim, c.index, g))])
+        common.new(np.zeros(c.self.shape), g.dtype, g.device), c.dim, c.index, g))],
+    jvp="auto_linear")
 # Only max/min's backward scatters, always into fresh zeros: the self formula (torch's
 # grad.scatter(dim, index, 0), a ScatterBackward1 node) is never needed, so neither is it.
 SCATTER = OpSpec(
     "ScatterBackward0", ("self", "src"), {"src": ("index",)},
-    lambda c, g: c.grads(lambda: None, lambda: gather(g, c.dim, c.index)))
+    lambda c, g: c.grads(lambda: None, lambda: gather(g, c.dim, c.index)),
+    jvp=lambda c: scatter(c.self_t, c.dim, c.index, c.src_t))
 SCATTER_ADD = OpSpec(
     "ScatterAddBackward0", ("self", "src"), {"src": ("index",)},
-    lambda c, g: c.grads(lambda: g, lambda: gather(g, c.dim, c.index)))
+    lambda c, g: c.grads(lambda: g, lambda: gather(g, c.dim, c.index)),
+    jvp=lambda c: scatter_add(c.self_t, c.dim, c.index, c.src_t))
 
 
 def _dims_1(a: np.ndarray) -> np.ndarray:
@@ -46,6 +49,7 @@ def _dims_1(a: np.ndarray) -> np.ndarray:
     return a.reshape(1) if a.ndim == 0 else a
 
 
+@linear_forward(GATHER)
 def gather(self: Tensor, dim: int, index: Tensor) -> Tensor:
     d = common.wrap_dim(dim, self.ndim)
     out = common.new(_dims_1(self._data)[_grid(index, d)], self.dtype, self.device)
@@ -73,12 +77,15 @@ def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 INDEX_SELECT = OpSpec(
     "IndexSelectBackward0", ("self",), {"self": ("index",)},
     lambda c, g: [common.written_in_place(index_add(
-        common.new(np.zeros(c.self_sym_sizes), g.dtype, g.device), c.dim, c.index, g))])
+        common.new(np.zeros(c.self_sym_sizes), g.dtype, g.device), c.dim, c.index, g))],
+    jvp="auto_linear")
 INDEX_ADD = OpSpec(
     "IndexAddBackward0", ("self", "source"), {"source": ("index",)},
-    lambda c, g: c.grads(lambda: g, lambda: index_select(g, c.dim, c.index)))
+    lambda c, g: c.grads(lambda: g, lambda: index_select(g, c.dim, c.index)),
+    jvp=lambda c: index_add(c.self_t, c.dim, c.index, c.source_t))
 
 
+@linear_forward(INDEX_SELECT)
 def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
     d = common.wrap_dim(dim, self.ndim)
     arr = np.take(self._data, index._data.reshape(-1).astype(np.int64), axis=d)
@@ -98,11 +105,13 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
 # ---- masked_fill --------------------------------------------------------------------------
 
 MASKED_FILL = OpSpec("MaskedFillBackward0", ("self",), {"self": ("mask",)},
-                     lambda c, g: [masked_fill(g, c.mask, 0)])
+                     lambda c, g: [masked_fill(g, c.mask, 0)],
+                     jvp=lambda c: masked_fill(c.self_t, c.mask, 0))
 MASKED_FILL_TENSOR = OpSpec(
     "MaskedFillBackward1", ("self", "value"), {"self": ("mask",), "value": ("mask",)},
     lambda c, g: c.grads(lambda: masked_fill(g, c.mask, 0),
-                         lambda: _masked_fill_value_backward(g, c.mask)))
+                         lambda: _masked_fill_value_backward(g, c.mask)),
+    jvp=lambda c: masked_fill(c.self_t, c.mask, c.value_t))
 
 
 def _masked_fill_value_backward(g: Tensor, mask: Tensor) -> Tensor:
@@ -127,14 +136,16 @@ def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
 # Both save the index (a SavedVariable: freed by a backward, so a second pass fails there,
 # as torch's; found by the generator).
 INDEX_FILL = OpSpec("IndexFillBackward0", ("self",), {"self": ("index",)},
-                    backward=lambda c, g: [index_fill(g, c.dim, c.index, 0)])
+                    backward=lambda c, g: [index_fill(g, c.dim, c.index, 0)],
+                    jvp=lambda c: index_fill(c.self_t, c.dim, c.index, 0))
 INDEX_FILL_TENSOR = OpSpec(
     "IndexFillBackward1", ("self", "value"), {"self": ("index",), "value": ("index",)},
     backward=lambda c, g: c.grads(
         lambda: index_fill(g, c.dim, c.index, 0),
         # a position listed twice was filled once: its grad counts once (at::_unique)
         lambda: reductions.sum(index_select(g, c.dim, common.new(np.unique(c.index._data),
-                                                       dtypes.int64, g.device)))))
+                                                       dtypes.int64, g.device)))),
+    jvp=lambda c: index_fill(c.self_t, c.dim, c.index, c.value_t))
 
 
 def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:

@@ -13,9 +13,11 @@ from .common import _promotes, common_device, new, wrap_dim
 
 CAT = OpSpec("CatBackward0", ("tensors",),
              backward=lambda c, g: [views.slice(g, c.dim, start, start + size)
-                                    for start, size in c.pieces])
+                                    for start, size in c.pieces],
+             jvp=lambda c: cat(c.tangents, c.dim))   # cat_jvp
 STACK = OpSpec("StackBackward0", ("tensors",),
-               backward=lambda c, g: [views.select(g, c.dim, i) for i in range(c.count)])
+               backward=lambda c, g: [views.select(g, c.dim, i) for i in range(c.count)],
+               jvp=lambda c: stack(c.tangents, c.dim))   # stack_jvp
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

@@ -19,7 +19,13 @@ from .common import _compute, _promotes, common_device, new
 
 BMM = OpSpec("BmmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
              lambda c, g: c.grads(lambda: bmm(g, views.transpose(c.mat2, 1, 2)),
-                                  lambda: bmm(views.transpose(c.self, 1, 2), g)))
+                                  lambda: bmm(views.transpose(c.self, 1, 2), g)),
+             jvp=lambda c: _product_jvp(bmm, c.self_t, c.mat2, c.self, c.mat2_t))
+
+
+def _product_jvp(product: Any, a_t: Tensor, b: Tensor, a: Tensor, b_t: Tensor) -> Tensor:
+    """A bilinear product's tangent: product(a_t, b) + product(a, b_t)."""
+    return ops.add(product(a_t, b), product(a, b_t))
 
 
 def bmm(self: Tensor, mat2: Tensor) -> Tensor:
@@ -139,18 +145,23 @@ def mm_mat2_backward(g: Tensor, mat1: Tensor, sizes: tuple[int, ...],
 MM = OpSpec("MmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
             lambda c, g: c.grads(
                 lambda: mm_mat1_backward(g, c.mat2, c.self_sym_sizes, c.self_sym_strides),
-                lambda: mm_mat2_backward(g, c.self, c.mat2_sym_sizes, c.mat2_sym_strides)))
+                lambda: mm_mat2_backward(g, c.self, c.mat2_sym_sizes, c.mat2_sym_strides)),
+            jvp=lambda c: _product_jvp(mm, c.self_t, c.mat2, c.self, c.mat2_t))
 MV = OpSpec("MvBackward0", ("self", "vec"), {"self": ("vec",), "vec": ("self",)},
             lambda c, g: c.grads(
                 lambda: ops.mul(views.reshape(g, (-1, 1)), c.vec),   # ger(): an exact outer product
-                lambda: mv(views.t(c.self), g)))
+                lambda: mv(views.t(c.self), g)),
+            jvp=lambda c: _product_jvp(mv, c.self_t, c.vec, c.self, c.vec_t))
 DOT = OpSpec("DotBackward0", ("self", "tensor"), {"self": ("tensor",), "tensor": ("self",)},
-             lambda c, g: c.grads(lambda: ops.mul(g, c.tensor), lambda: ops.mul(g, c.self)))
+             lambda c, g: c.grads(lambda: ops.mul(g, c.tensor), lambda: ops.mul(g, c.self)),
+             jvp=lambda c: _product_jvp(dot, c.self_t, c.tensor, c.self, c.tensor_t))
 ADDMM = OpSpec("AddmmBackward0", ("self", "mat1", "mat2"), {"mat1": ("mat2",), "mat2": ("mat1",)},
                lambda c, g: c.grads(
                    lambda: g,
                    lambda: mm_mat1_backward(g, c.mat2, c.mat1_sym_sizes, c.mat1_sym_strides),
-                   lambda: mm_mat2_backward(g, c.mat1, c.mat2_sym_sizes, c.mat2_sym_strides)))
+                   lambda: mm_mat2_backward(g, c.mat1, c.mat2_sym_sizes, c.mat2_sym_strides)),
+               jvp=lambda c: ops.add(c.self_t, _product_jvp(mm, c.mat1_t, c.mat2, c.mat1,
+                                                            c.mat2_t)))
 
 
 def _dims(t: Tensor) -> str:

@@ -10,12 +10,26 @@ import numpy as np
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import backward as grad_ops
-from . import common
+from . import common, reductions
+from . import elementwise as ops
+
+
+def _logsumexp_jvp(self_t: Tensor, probabilities: Tensor, dim: int) -> Tensor:
+    """logsumexp_jvp(self_p, self_t, {dim}, keepdim=true) for real inputs: the tangent
+    averaged by the softmax, (self_t * softmax(self)).sum(dim, keepdim=True)."""
+    return reductions.sum(ops.mul(self_t, probabilities), dim, keepdim=True)
+
 
 SOFTMAX = OpSpec("SoftmaxBackward0", ("self",), {"self": ("result",)},
-                 lambda c, g: [grad_ops.softmax_backward_data(g, c.result, c.dim)])
+                 lambda c, g: [grad_ops.softmax_backward_data(g, c.result, c.dim)],
+                 # result * (self_t - logsumexp_jvp(self_p, self_t, {dim}, true))
+                 jvp=lambda c: ops.mul(c.result, ops.sub(
+                     c.self_t, _logsumexp_jvp(c.self_t, c.result, c.dim))))
 LOG_SOFTMAX = OpSpec("LogSoftmaxBackward0", ("self",), {"self": ("result",)},
-                     lambda c, g: [grad_ops.log_softmax_backward_data(g, c.result, c.dim)])
+                     lambda c, g: [grad_ops.log_softmax_backward_data(g, c.result, c.dim)],
+                     # self_t - logsumexp_jvp(self_p, self_t, {dim}, true)
+                     jvp=lambda c: ops.sub(c.self_t, _logsumexp_jvp(c.self_t, ops.exp(c.result),
+                                                                    c.dim)))
 
 
 def _stable_softmax(a: np.ndarray, d: int) -> np.ndarray:
@@ -43,7 +57,9 @@ def log_softmax(self: Tensor, dim: int) -> Tensor:
 NLL_LOSS = OpSpec(
     "NllLossBackward0", ("self",), {"self": ("self", "target")},
     lambda c, g: [grad_ops.nll_loss_backward(g, c.self, c.target, c.reduction, c.ignore_index,
-                                             c.total_weight)])
+                                             c.total_weight)],
+    # nll_loss_forward(self_t, target, weight, reduction, ignore_index)
+    jvp=lambda c: nll_loss(c.self_t, c.target, c.reduction, c.ignore_index))
 
 
 def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean",
@@ -67,7 +83,18 @@ MSE = OpSpec(
     {"self": ("self", "target"), "target": ("self", "target")},
     lambda c, g: c.grads(
         lambda: grad_ops.mse_loss_backward(g, c.self, c.target, c.reduction),
-        lambda: grad_ops.mse_loss_backward(g, c.target, c.self, c.reduction)))
+        lambda: grad_ops.mse_loss_backward(g, c.target, c.self, c.reduction)),
+    jvp=lambda c: _mse_jvp(c))
+
+
+def _mse_jvp(c: Any) -> Tensor:
+    """apply_loss_reduction(mse_loss_backward(self_t, self, target, none)
+    + mse_loss_backward(target_t, target, self, none), reduction)"""
+    both = ops.add(grad_ops.mse_loss_backward(c.self_t, c.self, c.target, "none"),
+                   grad_ops.mse_loss_backward(c.target_t, c.target, c.self, "none"))
+    if c.reduction == "mean":
+        return reductions.mean(both)
+    return reductions.sum(both) if c.reduction == "sum" else both
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

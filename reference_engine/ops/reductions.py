@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
-from ..autograd_meta import OpSpec, differentiable, record
+from .. import dtypes, forward_ad, messages, views
+from ..autograd_meta import OpSpec, differentiable, linear_forward, record
 from ..dtypes import dtype
 from ..tensor import Tensor
 from . import common, indexing
@@ -58,13 +58,16 @@ def _sum_backward(c: Any, g: Tensor) -> Tensor:
         for d in sorted(c.dim):
             g = views.unsqueeze(g, d)
     return views.expand(g, c.self_sym_sizes)
-SUM0 = OpSpec("SumBackward0", ("self",), backward=lambda c, g: [views.expand(g, c.self_sym_sizes)])
-SUM1 = OpSpec("SumBackward1", ("self",), backward=lambda c, g: [_sum_backward(c, g)])
+SUM0 = OpSpec("SumBackward0", ("self",), backward=lambda c, g: [views.expand(g, c.self_sym_sizes)],
+              jvp="auto_linear")
+SUM1 = OpSpec("SumBackward1", ("self",), backward=lambda c, g: [_sum_backward(c, g)],
+              jvp="auto_linear")
 MEAN0 = OpSpec("MeanBackward0", ("self",),
                backward=lambda c, g: [ops.div_scalar(views.expand(g, c.self_sym_sizes),
-                                                 c.self_sym_numel)])
+                                                 c.self_sym_numel)], jvp="auto_linear")
 MEAN1 = OpSpec("MeanBackward1", ("self",),
-               backward=lambda c, g: [ops.div_scalar(_sum_backward(c, g), c.count)])
+               backward=lambda c, g: [ops.div_scalar(_sum_backward(c, g), c.count)],
+               jvp="auto_linear")
 
 
 def _reduce_dims(t: Tensor, dim: int | Sequence[int]) -> tuple[int, ...]:
@@ -82,6 +85,7 @@ def _sum_array(a: np.ndarray, dt: dtype, dims: tuple[int, ...] | None = None,
     return total + dt.np.type(0)
 
 
+@linear_forward(SUM0, SUM1)
 def sum(self: Tensor, dim: int | Sequence[int] | None = None,
         keepdim: bool = False) -> Tensor:
     dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
@@ -93,6 +97,7 @@ def sum(self: Tensor, dim: int | Sequence[int] | None = None,
     return record(SUM1, out, [self], dim=dims, keepdim=keepdim, self_sym_sizes=self._data.shape)
 
 
+@linear_forward(MEAN0, MEAN1)
 def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
     if not self.dtype.is_floating_point:
         raise RuntimeError(messages.mean_dtype(self.dtype.scalar_name))
@@ -147,10 +152,18 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
             rest = np.delete(line, idx[axis])
         others[idx] = np.prod(rest)
     return ops.mul(g, common.new(others, x.dtype, x.device))
+def _prod_jvp(c: Any) -> Tensor:
+    """(prod_backward(ones_like(result), self, result[, dim, keepdim]) * self_t).sum([dim,
+    keepdim])"""
+    ones = common.new(np.ones(c.result.shape), c.result.dtype, c.result.device)
+    terms = ops.mul(_prod_backward(c, ones), c.self_t)
+    return sum(terms) if c.dim is None else sum(terms, c.dim, c.keepdim)
+
+
 PROD0 = OpSpec("ProdBackward0", ("self",), {"self": ("self", "result")},
-               lambda c, g: [_prod_backward(c, g)])
+               lambda c, g: [_prod_backward(c, g)], jvp=_prod_jvp)
 PROD1 = OpSpec("ProdBackward1", ("self",), {"self": ("self", "result")},
-               lambda c, g: [_prod_backward(c, g)])
+               lambda c, g: [_prod_backward(c, g)], jvp=_prod_jvp)
 
 
 def prod(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -177,10 +190,24 @@ def _amax_backward(c: Any, g: Tensor) -> Tensor:
     count = common.new(mask.sum(axis=c.dim, keepdims=True), dtypes.int64, x.device)
     g = restore_reduced_dims(g, c.dim, c.keepdim, x.ndim)
     return ops.mul(ops.div(g, count), common.new(mask, dtypes.bool_, x.device))
+def _evenly_read_jvp(x: Tensor, x_t: Tensor, result: Tensor, dims: tuple[int, ...] | None,
+                     keepdim: bool) -> Tensor:
+    """amaxamin_jvp / evenly_read_jvp: the mean of the tangent over the elements that equal
+    the result, (self_t * mask).sum(dims) / mask.sum(dims)."""
+    if dims is None:
+        mask = ops.to(ops.compare(x, result, np.equal), x_t.dtype)
+        return ops.div(sum(ops.mul(x_t, mask)), sum(mask))
+    r = restore_reduced_dims(result, dims, keepdim, x.ndim)
+    mask = ops.to(ops.compare(x, r, np.equal), x_t.dtype)
+    return ops.div(sum(ops.mul(x_t, mask), dims, keepdim), sum(mask, dims, keepdim))
+
+
 AMAX = OpSpec("AmaxBackward0", ("self",), {"self": ("self", "result")},
-              lambda c, g: [_amax_backward(c, g)])
+              lambda c, g: [_amax_backward(c, g)],
+              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, c.dim, c.keepdim))
 AMIN = OpSpec("AminBackward0", ("self",), {"self": ("self", "result")},
-              lambda c, g: [_amax_backward(c, g)])
+              lambda c, g: [_amax_backward(c, g)],
+              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, c.dim, c.keepdim))
 
 
 def first_extreme(a: np.ndarray, dims: tuple[int, ...], keepdim: bool,
@@ -254,14 +281,25 @@ def _select_backward(c: Any, g: Tensor) -> Tensor:
         idx = views.unsqueeze(idx, c.dim)
     zeros = common.new(np.zeros(c.self_sym_sizes), g.dtype, g.device)
     return common.written_in_place(indexing.scatter(zeros, c.dim, idx, g), 2)
+def _select_jvp(c: Any) -> Tensor:
+    """gather_with_keepdimed_indices(self_t, dim, indices, keepdim)"""
+    if c.self.ndim == 0:
+        return ops.clone(c.self_t)
+    idx = c.indices if c.keepdim else views.unsqueeze(c.indices, c.dim)
+    out = indexing.gather(c.self_t, c.dim, idx)
+    return out if c.keepdim else views.squeeze(out, c.dim)
+
+
 MAX0 = OpSpec("MaxBackward0", ("self",), {"self": ("indices",)},
-              lambda c, g: [_select_backward(c, g)])
+              lambda c, g: [_select_backward(c, g)], jvp=_select_jvp)
 MIN0 = OpSpec("MinBackward0", ("self",), {"self": ("indices",)},
-              lambda c, g: [_select_backward(c, g)])
+              lambda c, g: [_select_backward(c, g)], jvp=_select_jvp)
 MAX1 = OpSpec("MaxBackward1", ("self",), {"self": ("self", "result")},
-              lambda c, g: [_evenly_distribute(c, g)])
+              lambda c, g: [_evenly_distribute(c, g)],
+              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, None, False))
 MIN1 = OpSpec("MinBackward1", ("self",), {"self": ("self", "result")},
-              lambda c, g: [_evenly_distribute(c, g)])
+              lambda c, g: [_evenly_distribute(c, g)],
+              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, None, False))
 
 
 def _max_min(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
@@ -357,8 +395,15 @@ def _var_mean_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | Non
     return [out]
 
 
+def _var_jvp(c: Any) -> Tensor:
+    """var_backward(self_t, self, dim, correction, keepdim=True).sum(dim or all, keepdim)"""
+    terms = _var_backward(c.self_t, c.self, c.dim, c.correction, True)
+    return sum(terms) if not c.dim else sum(terms, c.dim, c.keepdim)
+
+
 VAR = OpSpec("VarBackward0", ("self",), {"self": ("self",)},
-             lambda c, g: [_var_backward(g, c.self, c.dim, c.correction, c.keepdim)])
+             lambda c, g: [_var_backward(g, c.self, c.dim, c.correction, c.keepdim)],
+             jvp=_var_jvp)
 VAR_MEAN = OpSpec("VarMeanBackward0", ("self",), {"self": ("self",)},
                   _var_mean_backward)  # type: ignore[arg-type]
 
@@ -412,6 +457,10 @@ def var_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
     if differentiable([self]):
         views.record_multi_output(VAR_MEAN, self, outs,
                                   {"dim": dims, "correction": corr, "keepdim": keepdim})
+    # the two outputs' tangents: result0 as var's, result1 mean(self_t, dim, keepdim)
+    attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}
+    forward_ad.record_tangent(VAR, [self], outs[0], attrs)
+    forward_ad.record_tangent(MEAN1 if dims else MEAN0, [self], outs[1], attrs)
     return outs
 
 
@@ -428,9 +477,10 @@ def _trace_backward(g: Tensor, sizes: tuple[int, int]) -> Tensor:
     filled = common.written_in_place(indexing.index_fill(zeros, 0, positions, g), 2)
     return views.view(filled, sizes)
 TRACE = OpSpec("TraceBackward0", ("self",),
-               backward=lambda c, g: [_trace_backward(g, c.self_sym_sizes)])
+               backward=lambda c, g: [_trace_backward(g, c.self_sym_sizes)], jvp="auto_linear")
 
 
+@linear_forward(TRACE)
 def trace(self: Tensor) -> Tensor:
     if self.ndim != 2:
         raise RuntimeError(messages.trace_not_matrix(self.ndim))

@@ -77,6 +77,7 @@ def test_contexts_and_reset_surround_the_engine_run_only(monkeypatch: pytest.Mon
         return real_observe(*args, **kwargs)
 
     monkeypatch.setattr(interpreter_module, "observe", observe)
+    monkeypatch.setattr(interpreter_module, "WARM_UPS", ())   # a warm-up is a run of its own
     trace = run_program(rec.engine(), PROGRAM, dtype="float64")
     assert trace.failure is None
     # reset, then one item context; one statement context per simple statement (4: the

@@ -111,6 +111,7 @@ def test_every_torch_setting_in_the_table_is_read_restored_and_named() -> None:
         torch.use_deterministic_algorithms(True, warn_only=True)
         hooks.__enter__()
         hooks.__enter__()
+        torch.autograd.forward_ad.enter_dual_level()
     named = {c.setting: c for c in changes}
     assert set(named) == {s.name for s in isolation.SETTINGS} - {"the default device",
                                                                   "inference mode"}
@@ -123,7 +124,8 @@ def test_every_torch_setting_in_the_table_is_read_restored_and_named() -> None:
         "the default dtype": torch.float32, "the default device": torch.device("cpu"),
         "grad mode": True, "inference mode": False, "anomaly mode": False,
         "anomaly mode's NaN check": True, "deterministic algorithms": False,
-        "deterministic algorithms' warn-only": False, "the saved-tensor default hooks": None}
+        "deterministic algorithms' warn-only": False, "the saved-tensor default hooks": None,
+        "forward AD": -1}
 
 
 def test_an_engine_lacking_a_setting_is_checked_for_what_it_has() -> None:
@@ -139,7 +141,8 @@ def test_an_engine_lacking_a_setting_is_checked_for_what_it_has() -> None:
     assert reference_engine.is_grad_enabled()
     assert set(REFERENCE.global_state()) == {
         "the default dtype", "the default device", "grad mode", "inference mode",
-        "anomaly mode", "anomaly mode's NaN check", "the saved-tensor default hooks"}
+        "anomaly mode", "anomaly mode's NaN check", "the saved-tensor default hooks",
+        "forward AD"}
 
 
 def item(program: str) -> Item:
@@ -191,6 +194,31 @@ def test_an_engine_that_leaves_state_torch_restores_is_an_error() -> None:
     assert result.reason.startswith("forgetful left grad mode disabled (was enabled)")
     assert "torch left it as it found it" in result.reason
     assert torch.is_grad_enabled()
+
+
+LEAKED_LEVEL = ("fwAD.enter_dual_level()\n"
+                "x = fwAD.make_dual(torch.ones(2), torch.ones(2))\n")
+
+
+@pytest.mark.parametrize("engine", [TORCH, REFERENCE], ids=lambda e: e.name)
+def test_a_dual_level_left_open_is_exited_and_named(engine: Engine) -> None:
+    trace = run(engine, LEAKED_LEVEL)
+    assert trace.failure is None
+    assert [c.describe() for c in trace.state_changes] == [
+        "forward AD at dual level 0 (was with no dual level)"]
+    assert engine.module.autograd.forward_ad._current_level == -1
+
+
+def test_the_item_after_one_that_leaves_a_level_open_passes() -> None:
+    leaky = run_item(item(LEAKED_LEVEL), REFERENCE)
+    assert leaky.verdict == ERROR
+    assert leaky.reason.startswith("torch left forward AD at dual level 0 (was with no dual "
+                                   "level)")
+    # with the level still open this make_dual would be refused (nested level)
+    after = run_item(item("with fwAD.dual_level():\n"
+                          "    x = fwAD.make_dual(torch.ones(2), torch.ones(2))\n"
+                          "    assert fwAD.unpack_dual(x).tangent is not None\n"), REFERENCE)
+    assert after.verdict == PASS, after.reason
 
 
 def test_the_reference_engines_saved_tensor_hooks_are_restored() -> None:

@@ -127,6 +127,23 @@ MESSAGES = {
     "grad_empty_inputs": "`inputs` argument to `grad()` cannot be empty.",
     "out_requires_grad": "mul(): functions with out=... arguments don't support automatic "
                          "differentiation, but one of the arguments requires grad.",
+    "fwad_no_level": "Trying to create a dual Tensor for forward AD but no level exists, make "
+                     "sure to enter_dual_level() first.",
+    "fwad_nested_level": "Nested forward mode AD is not supported at the moment",
+    "fwad_exit_level": "Dual level must be a positive number.",
+    "fwad_tangent_size": "Trying to set a forward gradient that has a different size than that "
+                         "of the original Tensor, this is not supported. Tensor is of size [2] "
+                         "while the given forward gradient is of size [3].",
+    "fwad_already_dual": "Making a dual Tensor based on a Tensor that already has a forward "
+                         "gradient at the same level 0 is not supported.",
+    "fwad_not_floating": "Expected primal to be floating point or complex, but got: "
+                         "torch.int64",
+    "fwad_out_function": "Trying to use forward AD with add_out that does not support it "
+                         "because it is an out= function",
+    "fwad_not_implemented": "You must implement the jvp function for custom autograd.Function "
+                            "to use it with forward mode AD.",
+    "custom_function_jvp_output": "A custom Function's forward is returning a view (or an "
+                                  "input as-is) but the jvp is not returning a view.",
     "memory_overlap": "unsupported operation: some elements of the input tensor and the "
                       "written-to tensor refer to a single memory location. Please clone() the "
                       "tensor before performing the operation.",

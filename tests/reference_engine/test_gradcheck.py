@@ -47,6 +47,18 @@ def _inplace_view(a: Any) -> Any:
     return c ** 2 * v
 
 
+def _make_dual(a: Any) -> Any:
+    """make_dual's alias (ViewBackward0) is differentiable in backward mode."""
+    with torch.autograd.forward_ad.dual_level():
+        return torch.autograd.forward_ad.make_dual(a, torch.zeros_like(a)) ** 2
+
+
+def _unpacked_primal(a: Any) -> Any:
+    """unpack_dual's primal (an Identity node) is differentiable in backward mode."""
+    with torch.autograd.forward_ad.dual_level():
+        return torch.autograd.forward_ad.unpack_dual(a).primal ** 2
+
+
 def _p(a: Any) -> Any:
     """A positive operand (log, sqrt, pow's base, prod) built from an unconstrained one."""
     return a * a + 0.5
@@ -212,6 +224,9 @@ _BY_HAND: dict[str, Row] = {
     "fill__composed": (lambda a: (a * 1).fill_(2.0) * a, [(3,)]),
     "copy__composed": (lambda a, b: (a * 1).copy_(b) ** 2 * a, [(3,), (3,)]),
     "inplace_on_view": (_inplace_view, [(2, 2)]),
+    # forward mode's aliases
+    "make_dual": (_make_dual, [(2, 3)]),
+    "unpack_dual_primal": (_unpacked_primal, [(2, 3)]),
 }
 
 OPS: dict[str, Row] = _from_registry()

@@ -1,0 +1,282 @@
+"""torch.autograd.forward_ad: dual levels, dual tensors, and how tangents flow.
+
+A tangent lives on its tensor for one dual level. torch has one level at a time (nesting
+is refused), numbered 0 each time; here each entered level is also a fresh `_Level` token,
+so exiting it invalidates every tangent made under it at once (torch's level destructor
+clears them), without a registry of dual tensors.
+
+How tangents move, as in torch (see autograd_meta.record, views.py and inplace.py):
+- an op's result gets the tangent its OpSpec's `jvp` computes from the inputs' tangents
+  (`tangent_of`);
+- a view made by a view op is a *forward view* of its base: its tangent is not stored but
+  read as the same view of the base's tangent (torch's fw_grad on a view), so an in-place
+  change of either shows in the other;
+- an in-place op on a dual tensor writes the new tangent into the existing one; on a
+  forward view whose base has none, the base first gets a zero tangent (torch's
+  "Forward Grad View/inplace" note);
+- make_dual, unpack_dual's primal and detach() alias without being forward views.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import messages
+from .tensor import Tensor
+
+__all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
+           "make_dual", "unpack_dual"]
+
+
+# grad_fn name -> the forward of an "auto_linear" op (autograd_meta.linear_forward fills it)
+LINEAR_FORWARDS: dict[str, Callable[..., Tensor]] = {}
+
+
+class _Level:
+    """One entered dual level (identity only)."""
+
+
+_current_level = -1          # torch's module global, read by the harness's isolation table
+_level: _Level | None = None  # the entered level's token
+_suspended = 0               # > 0 while a jvp formula runs: its primals show no tangent
+
+
+def enter_dual_level() -> int:
+    global _current_level, _level
+    if _level is not None:
+        raise RuntimeError(messages.FWAD_NESTED_LEVEL)
+    _current_level, _level = 0, _Level()
+    return 0
+
+
+def exit_dual_level(*, level: int | None = None) -> None:
+    global _current_level, _level
+    if level is None:
+        level = _current_level
+    if level != _current_level:
+        raise RuntimeError(messages.FWAD_EXIT_NOT_LAST)
+    if level < 0:
+        raise RuntimeError(messages.FWAD_LEVEL_NEGATIVE)
+    _current_level, _level = -1, None
+
+
+class dual_level:
+    """Context manager (and decorator) entering a dual level for its block."""
+
+    def __enter__(self) -> int:
+        return enter_dual_level()
+
+    def __exit__(self, *exc: object) -> None:
+        exit_dual_level()
+
+    def __call__(self, fn: Any) -> Any:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with dual_level():
+                return fn(*args, **kwargs)
+        return wrapped
+
+
+class UnpackedDualTensor(NamedTuple):
+    primal: Tensor
+    tangent: Tensor | None
+
+
+# ---- a tensor's tangent ------------------------------------------------------------------
+
+def fw_grad(t: Tensor) -> Tensor | None:
+    """t's tangent at the current level, or None (torch's _fw_grad)."""
+    if _level is None or _suspended:
+        return None
+    own = t._fw
+    if own is not None and own[0] is _level:
+        return own[1]
+    base = t._fw_base
+    if base is None:
+        return None
+    base_t = fw_grad(base)
+    if base_t is None:
+        return None
+    # a forward view's tangent: the same view of its base's tangent, made once per tangent
+    cached = t._fw_view_of
+    if cached is not None and cached[0] is base_t:
+        return cached[1]
+    assert t._fw_index is not None
+    view_t = _view_at(base_t, t._fw_index)
+    t._fw_view_of = (base_t, view_t)
+    return view_t
+
+
+def _view_at(t: Tensor, index: np.ndarray) -> Tensor:
+    """A view of t at its flat (C-order) positions `index`, sharing t's memory when t is
+    contiguous; a tangent stored with other strides gives a copy (not modelled further)."""
+    from .ops import common
+    from .views import as_strided_view
+    if t._data.flags.c_contiguous:
+        return as_strided_view(t, index)
+    return common.gather(t, index, "IndexBackward0")
+
+
+def set_fw_grad(t: Tensor, tangent: Tensor) -> None:
+    assert _level is not None
+    t._fw = (_level, tangent)
+
+
+@contextlib.contextmanager
+def suspended() -> Iterator[None]:
+    """Run a jvp formula: the primals it reads carry no tangent (torch's formulas read
+    `self_p`, the primal without its forward grad)."""
+    global _suspended
+    _suspended += 1
+    try:
+        yield
+    finally:
+        _suspended -= 1
+
+
+def active() -> bool:
+    return _level is not None and not _suspended
+
+
+# ---- the API -----------------------------------------------------------------------------
+
+def _storage_numel(t: Tensor) -> int:
+    return (t._base if t._base is not None else t)._data.size
+
+
+def _same_layout(a: Tensor, b: Tensor) -> bool:
+    """torch's has_same_meta: sizes, strides, storage size (and offset, not modelled)."""
+    def strides(t: Tensor) -> tuple[int, ...]:
+        return tuple(s // t._data.itemsize for s in t._data.strides)
+    return strides(a) == strides(b) and _storage_numel(a) == _storage_numel(b)
+
+
+def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
+    from .ops import common
+    from .views import make_dual_view
+    if level is None:
+        level = _current_level
+    if level < 0:
+        raise RuntimeError(messages.FWAD_NO_LEVEL)
+    if not tensor.dtype.is_floating_point:
+        raise ValueError(messages.fwad_not_floating("primal", tensor.dtype))
+    if not tangent.dtype.is_floating_point:
+        raise ValueError(messages.fwad_not_floating("tangent", tangent.dtype))
+    if level != _current_level:
+        raise RuntimeError(messages.FWAD_INVALID_LEVEL)
+    if fw_grad(tensor) is not None:
+        raise RuntimeError(messages.fwad_already_dual(level))
+    if fw_grad(tangent) is not None:
+        raise RuntimeError(messages.fwad_tangent_is_dual(level))
+    if tuple(tangent.shape) != tuple(tensor.shape):
+        raise RuntimeError(messages.fwad_size_mismatch(list(tensor.shape), list(tangent.shape)))
+    dual = make_dual_view(tensor)
+    if not _same_layout(tangent, tensor):
+        # torch copies it into a new tensor with the primal's layout
+        copy = common.new(np.zeros_like(tensor._data), tangent.dtype, tangent.device, order="K")
+        copy._data[...] = tangent._data
+        tangent = copy
+    set_fw_grad(dual, tangent)
+    return dual
+
+
+def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
+    from .views import make_dual_view
+    if level is None:
+        level = _current_level
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    return UnpackedDualTensor(make_dual_view(tensor, primal=True), fw_grad(tensor))
+
+
+# ---- tangents of ops ------------------------------------------------------------------
+
+class JvpCtx:
+    """What a jvp formula sees (autograd_meta's docstring): primals by input name, their
+    tangents as `<name>_t` (zeros where none), the result and the op's attributes. `grads`
+    evaluates every formula, so a backward formula serves as an auto_element_wise one."""
+
+    def __init__(self, names: Sequence[str], inputs: Sequence[Tensor | None],
+                 tangents: Sequence[Tensor | None], result: Tensor,
+                 attrs: dict[str, Any]) -> None:
+        from .ops import common
+        self.__dict__.update(attrs)
+        # every input's tangent, in order (cat and stack take a list under one name)
+        self.tangents = [x_t if x_t is not None or x is None else common.zeros_like(x)
+                         for x, x_t in zip(inputs, tangents, strict=True)]
+        for name, x, x_t in zip(names, inputs, self.tangents, strict=False):
+            setattr(self, name, x)
+            setattr(self, name + "_t", x_t)
+        self.result = result
+
+    @staticmethod
+    def grads(*formulas: Any) -> list[Tensor | None]:
+        return [f() for f in formulas]
+
+
+def aten_name(grad_fn: str) -> str:
+    """The op's name in torch's texts, from its node's: MulBackward0 -> mul."""
+    stem = re.sub(r"Backwards?\d*$", "", grad_fn)
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", stem).lower()
+
+
+def tangent_of(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
+               attrs: dict[str, Any]) -> Tensor | None:
+    """The result's tangent under spec's jvp, or None when no input has one."""
+    tangents = [None if x is None else fw_grad(x) for x in inputs]
+    if all(t is None for t in tangents):
+        return None
+    jvp = spec.jvp
+    if jvp is None:
+        raise RuntimeError(messages.fwad_not_implemented(aten_name(spec.grad_fn)))
+    with suspended():
+        c = JvpCtx(spec.inputs, inputs, tangents, result, attrs)
+        if jvp == "auto_element_wise":
+            out = spec.backward(c, getattr(c, spec.inputs[0] + "_t"))[0]
+        elif jvp == "auto_linear":
+            # the op itself applied to the tangents (with its attributes that are parameters)
+            forward = LINEAR_FORWARDS[spec.grad_fn]
+            params = inspect.signature(forward).parameters
+            out = forward(*c.tangents,
+                          **{k: v for k, v in attrs.items() if k in params})
+        else:
+            out = jvp(c)
+    return out
+
+
+def record_tangent(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
+                   attrs: dict[str, Any]) -> None:
+    """Give a freshly computed result its tangent (a forward view reads its base's)."""
+    if result._fw_base is not None or not result.dtype.is_floating_point:
+        return
+    t = tangent_of(spec, inputs, result, attrs)
+    if t is not None:
+        set_fw_grad(result, t)
+
+
+def update_inplace(self: Tensor, new: Tensor | None, others: Sequence[Tensor]) -> None:
+    """After an in-place op wrote `self`: give it the tangent `new` (the out-of-place
+    result's, None if that had none), written into the tangent it already has or reads
+    from its forward base."""
+    from . import inplace
+    from .ops import common
+    from .ops import elementwise as ops
+    old = fw_grad(self)
+    if new is None:
+        if old is None and all(fw_grad(o) is None for o in others):
+            return
+        new = common.zeros_like(self)   # zero_, fill_: the tangent becomes zeros
+    if old is None and self._fw_base is not None:
+        base = self._fw_base
+        set_fw_grad(base, common.zeros_like(base))
+        old = fw_grad(self)
+    with suspended():
+        if old is None:
+            self._fw = (_level, new if new.dtype is self.dtype else ops.to(new, self.dtype))
+        else:
+            inplace.copy_(old, new)
