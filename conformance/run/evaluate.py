@@ -70,7 +70,8 @@ class Evaluator(HarnessBuiltins):
         the top level)."""
         raise NotImplementedError
 
-    def _statement(self, stmt: ir.Stmt, scope: Scope) -> None:
+    def _execute(self, stmt: ir.Stmt, scope: Scope) -> None:
+        """Execute one statement (recording nothing: a step is the interpreter's)."""
         if isinstance(stmt, ir.Assign):
             self._assign(stmt.target, self._eval(stmt.value, scope), scope)
         elif isinstance(stmt, ir.AugAssign):
@@ -104,7 +105,7 @@ class Evaluator(HarnessBuiltins):
         else:  # pragma: no cover - the parser produces nothing else
             raise TypeError(f"unknown statement {stmt!r}")
 
-    def _statements(self, body: tuple[ir.Stmt, ...], scope: Scope) -> Any:
+    def _run_method_body(self, body: tuple[ir.Stmt, ...], scope: Scope) -> Any:
         """Run a method body (not recorded as steps); its return value."""
         line = self.line
         self.method_depth += 1
@@ -346,7 +347,7 @@ class Evaluator(HarnessBuiltins):
                 if has_ctx:
                     self.contexts[id(args[0])] = args[0]
                 with self._nested_call(source):
-                    result = self._statements(m.body, local)
+                    result = self._run_method_body(m.body, local)
                 self._record_event(source, args[1:] if has_ctx else args, result)
                 return result
 

@@ -102,7 +102,7 @@ class Interpreter(Evaluator):
             # its `with` and `for` blocks included, are not steps
             for stmt in body:
                 self._count(stmt.line)
-                self._statement(stmt, scope)
+                self._execute(stmt, scope)
         else:
             for stmt in body:
                 self._step(stmt, scope)
@@ -120,10 +120,10 @@ class Interpreter(Evaluator):
         first = len(caught)  # the warnings from here on are this step's
         try:
             if self.statement_context is None or isinstance(stmt, _COMPOUND):
-                self._statement(stmt, scope)
+                self._execute(stmt, scope)
             else:
                 with self.statement_context():
-                    self._statement(stmt, scope)
+                    self._execute(stmt, scope)
             outcome = _OK_OUTCOME
         except _StepFailed:
             # an inner step failed: its warnings went with it, and so do this one's (no
