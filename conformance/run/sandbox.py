@@ -189,13 +189,7 @@ def _describe_object(obj: Any) -> str:
 
 def api_path(e: ir.Expr) -> str | None:
     """The dotted API path an expression names (`torch.zeros`, `nn.Linear`), or None."""
-    parts: list[str] = []
-    while isinstance(e, ir.Attribute):
-        parts.append(e.attr)
-        e = e.value
-    if not isinstance(e, ir.Name) or e.id not in api.ROOTS:
-        return None
-    return ".".join([api.ROOTS[e.id], *reversed(parts)])
+    return api.rooted(ir.dotted(e))
 
 
 def resolve_on(module: Any, path: str) -> Any:
