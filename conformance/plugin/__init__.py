@@ -45,13 +45,11 @@ from conformance.report.files import (
 from conformance.report.hit_rates import HitRates
 from conformance.report.status import not_written
 from conformance.run import blackbox, crash, expectations
+from conformance.run.decision import decide
 from conformance.run.engine import DEFAULT_ENGINE, Engine, load_engine
 from conformance.run.runner import (
-    DIVERGES,
     ERROR,
-    KNOWN,
     MASKED,
-    PASS,
     SKIPPED,
     Item,
     ItemResult,
@@ -60,6 +58,7 @@ from conformance.run.runner import (
     run_item,
 )
 from conformance.run.runner import torch_engine as torch_engine_
+from conformance.run.verdicts import Verdict
 
 RESULT_PROPERTY = "conformance_result"
 # ids of case items: path.yaml::device-dtype
@@ -237,23 +236,22 @@ class CaseItem(pytest.Item):
             item, _engine(self.config),
             strict_messages=not self.config.getoption("--lenient-messages"),
             item_timeout=self.config.getoption("--item-timeout"))
-        self.status = expectations.status_of(result.verdict, result.timed_out)
-        if result.verdict == SKIPPED:
-            pytest.skip(result.reason)
-        decision = expectations.decide(self.status, entries)
-        if decision.known and decision.entry is not None:
-            result.verdict = KNOWN
-            result.reason = _known(known, decision.entry, self.status, result.reason)
-            pytest.xfail(result.reason)
+        decision = decide(result.verdict, result.reason, entries,
+                          timed_out=result.timed_out, listed_in=known.path)
+        self.status = decision.status
+        result.verdict, result.reason = decision.verdict, decision.reason
         if decision.passes_now is not None:
             entry = decision.passes_now
             raise ConformanceFailure(
                 f"{item.id}: listed at {entry.where(known.path)} as {entry.expects()}, but "
                 f"it passes now{' but for masked fields' if result.verdict == MASKED else ''}"
                 ": remove or narrow the entry")
-        if result.verdict == MASKED:
+        outcome = Verdict(result.verdict).outcome
+        if outcome == "skipped":
+            pytest.skip(result.reason)
+        if outcome == "xfailed":
             pytest.xfail(result.reason)
-        if result.verdict != PASS:
+        if outcome == "failed":
             raise ConformanceFailure(describe_failure(result))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
@@ -270,14 +268,6 @@ class CaseItem(pytest.Item):
         item = self.conformance_item
         return {"id": item.case.path, "path": str(self.path), "file": item.file,
                 "device": item.device, "dtype": item.dtype, "offset": item.case.line_offset}
-
-
-def _known(known: expectations.Expectations, entry: expectations.Known, status: str,
-           reason: str) -> str:
-    """The reason of an item whose status `entry` allows (its verdict is `known`)."""
-    what = "divergence" if status == DIVERGES else status
-    detail = "" if status == DIVERGES else f" [{reason}]"
-    return f"known {what} ({entry.where(known.path)}): {entry.reason}{detail}"
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -400,11 +390,12 @@ class _Collector:
             result = ItemResult(item, self.engine, ERROR, crash.reason(account),
                                 timed_out=account.timed_out)
             if status is not None:
-                decision = expectations.decide(
-                    status, self.known.applying(item.id, item.device, item.dtype))
-                if decision.known and decision.entry is not None:  # as CaseItem.runtest
-                    result.verdict = KNOWN
-                    result.reason = _known(self.known, decision.entry, status, result.reason)
+                # as CaseItem.runtest; only a timeout is judged (a crash has no verdict)
+                decision = decide(ERROR, result.reason, self.known.applying(
+                    item.id, item.device, item.dtype), timed_out=True,
+                    listed_in=self.known.path)
+                if decision.known:
+                    result.verdict, result.reason = decision.verdict, decision.reason
                     report.outcome = "skipped"  # an expected failure (pytest.xfail's report)
                     report.wasxfail = result.reason
             record = item_record(item, result, report.outcome, text)

@@ -9,6 +9,7 @@ from functools import cache
 from conformance.case.loader import Case
 from conformance.run import isolation
 from conformance.run.compare import Comparison, Divergence, compare
+from conformance.run.decision import compared
 from conformance.run.engine import TORCH, Engine, load_engine
 from conformance.run.interpreter import Interpreter
 from conformance.run.limits import ItemTimeout, RunLimit, contained, deadline
@@ -133,12 +134,8 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
     except RunLimit as stopped:
         return ItemResult(item, engine.name, ERROR, _stopped(item, stopped, live),
                           timed_out=isinstance(stopped, ItemTimeout))
-    failing = result.divergence or (result.message if strict_messages else None)
-    verdict, reason = (DIVERGES, "") if failing else (PASS, "")
-    if not failing and result.masked is not None and result.mask is not None:
-        verdict = MASKED
-        reason = (f"masked by the engine ({result.mask.reason}): at "
-                  f"{_where(item, result.masked.line)}, {result.masked.describe()}")
+    verdict, reason = compared(result, strict_messages=strict_messages,
+                               where=lambda line: _where(item, line))
     return ItemResult(item, engine.name, verdict, reason, divergence=result.divergence,
                       message_divergence=result.message, masked=result.masked,
                       torch_trace=expected, engine_trace=actual)

@@ -20,6 +20,16 @@ class Verdict(str, Enum):
     # divergence to debug but an API to add; never a pass
     UNSUPPORTED = "unsupported"
 
+    @property
+    def outcome(self) -> str:
+        """What the verdict is to pytest: `passed`, `skipped`, `xfailed` (an expected
+        failure: listed in the expectations, or masked by the engine) or `failed`."""
+        return _OUTCOMES.get(self, "failed")
+
+
+_OUTCOMES = {Verdict.PASS: "passed", Verdict.SKIPPED: "skipped", Verdict.KNOWN: "xfailed",
+             Verdict.MASKED: "xfailed"}
+
 
 # Verdicts that do not count against a cell or the page's "failing" filter.
 PASSING: tuple[str, ...] = (Verdict.PASS.value, Verdict.SKIPPED.value)
