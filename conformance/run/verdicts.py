@@ -31,5 +31,15 @@ _OUTCOMES = {Verdict.PASS: "passed", Verdict.SKIPPED: "skipped", Verdict.KNOWN: 
              Verdict.MASKED: "xfailed"}
 
 
+# The verdict names as plain strings (what the records and the JSON report carry).
+PASS = Verdict.PASS.value
+DIVERGES = Verdict.DIVERGES.value
+CASE_WRONG = Verdict.CASE_WRONG.value
+SKIPPED = Verdict.SKIPPED.value
+KNOWN = Verdict.KNOWN.value  # a divergence listed in the expectations file
+MASKED = Verdict.MASKED.value  # only fields the engine masks (engines.Engine.masks) differ
+ERROR = Verdict.ERROR.value
+UNSUPPORTED = Verdict.UNSUPPORTED.value  # the engine lacks an API the case uses
+
 # Verdicts that do not count against a cell or the page's "failing" filter.
 PASSING: tuple[str, ...] = (Verdict.PASS.value, Verdict.SKIPPED.value)
