@@ -8,6 +8,11 @@ file, line and fix, and is an `error` record in the report; the other files' ite
 run, even without `--continue-on-collection-errors`. Item ids look like
 `cases/retain_graph/backward_twice.yaml::cpu-float32`: the case file's id (case/paths.py:
 relative to its project, never to pytest's rootdir) is the pytest node id of its file.
+
+This module holds the hooks and fixtures; what they do is in the modules beside it
+(`options`, `collection`, `known`, `controller`, `reporting`, `shared`, `session`), imported
+by each hook when it is first called: importing the plugin imports neither torch nor an
+engine.
 """
 
 from __future__ import annotations
@@ -15,27 +20,14 @@ from __future__ import annotations
 import json
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from hypothesis import is_hypothesis_test
 
-from conformance.case.vocabulary import FEATURES
-from conformance.gen import campaign, profiles, progress
-from conformance.plugin import reporting
-from conformance.plugin.collection import (
-    CaseFile,
-    CaseItem,
-    _case_file,
-    _engine,
-    _is_case_path,
-    _is_generated,
-    _Selection,
-    _unreadable_entries,
-)
-from conformance.plugin.controller import _COLLECTOR, _Collector
-from conformance.plugin.known import _load_expectations, _start_baseline
-from conformance.plugin.options import _devices, add_options
+# Only what every hook shares is imported here (stash keys, record properties): the plugin is
+# loaded in every pytest run of the environment, most of which never run a case, so the
+# harness (and through it the reference engine, torch, hypothesis) is imported by the hooks
+# that use it, when first called (tests/conformance/test_layers.py holds that).
 from conformance.plugin.shared import (
     _CAMPAIGN,
     _EXPECTATIONS,
@@ -50,32 +42,39 @@ from conformance.plugin.shared import (
     MATCHED_PROPERTY,
     REPORT_OUTCOME,
     RESULT_PROPERTY,
+    _is_generated,
 )
-from conformance.report import files as report
-from conformance.report import generated as generated_report
-from conformance.report.files import collection_error_record
-from conformance.report.hit_rates import HitRates
-from conformance.run import blackbox, expectations
-from conformance.run.engine import DEFAULT_ENGINE, Engine
-from conformance.run.runner import torch_engine as torch_engine_
+
+if TYPE_CHECKING:
+    from conformance.gen import progress
+    from conformance.report.hit_rates import HitRates
+    from conformance.run import expectations
+    from conformance.run.engine import Engine
 
 __all__ = ["REPORT_OUTCOME"]  # cli/final_line reads it from here
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    from conformance.plugin.options import add_options
+
     add_options(parser)
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
-    if file_path.suffix == ".yaml" and _is_case_path(parent.config, file_path):
-        return _case_file(parent, file_path)
-    return None
+    if file_path.suffix != ".yaml":
+        return None
+    from conformance.plugin.collection import _case_file, _is_case_path
+
+    return _case_file(parent, file_path) if _is_case_path(parent.config, file_path) else None
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None
                             ) -> Generator[None, object, object]:
     """The black box names the item running (should its process die in it)."""
+    from conformance.plugin.collection import CaseItem
+    from conformance.run import blackbox
+
     case = item.black_box_case() if isinstance(item, CaseItem) else None
     with blackbox.running(item.nodeid, case, _is_generated(item)):
         return (yield)
@@ -86,6 +85,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Iterator[None]:
     outcome = yield
     rep = outcome.get_result()  # type: ignore[attr-defined]
+    from conformance.plugin.collection import CaseItem
+    from conformance.report import files as report
+    from conformance.report import generated as generated_report
+
     if rep.when == "call" and _MATCHED:
         rep.user_properties.append((MATCHED_PROPERTY, json.dumps(sorted(_MATCHED))))
     if _is_generated(item) and rep.when == "call":
@@ -106,6 +109,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 def pytest_make_collect_report(collector: pytest.Collector
                                ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     rep = yield
+    from conformance.plugin.collection import CaseFile, _unreadable_entries
+    from conformance.report.files import collection_error_record
+
     if isinstance(collector, pytest.Dir) and rep.passed:
         rep.result.extend(_unreadable_entries(collector))
     if isinstance(collector, CaseFile) and rep.failed:
@@ -143,12 +149,16 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
 @pytest.fixture(scope="session")
 def conformance_engine(pytestconfig: pytest.Config) -> Engine:
     """The engine under test (--engine)."""
+    from conformance.plugin.collection import _engine
+
     return _engine(pytestconfig)
 
 
 @pytest.fixture(scope="session")
 def torch_engine() -> Engine:
-    return torch_engine_()
+    from conformance.run.runner import torch_engine
+
+    return torch_engine()
 
 
 @pytest.fixture(scope="session")
@@ -165,6 +175,8 @@ def generated_log() -> HitRates:
 @pytest.fixture(scope="session")
 def generated_progress(pytestconfig: pytest.Config) -> progress.Progress:
     """Counts and rates of generated programs, printed while a long run goes on."""
+    from conformance.gen import progress
+
     return progress.Progress(progress.terminal_writer(pytestconfig))
 
 
@@ -194,6 +206,17 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 # --hypothesis-seed: the profile loaded here (with the example database) must be the last.
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
+    from conformance.case.vocabulary import FEATURES
+    from conformance.gen import campaign, profiles
+    from conformance.plugin import reporting
+    from conformance.plugin.collection import _engine, _Selection
+    from conformance.plugin.controller import _COLLECTOR, _Collector
+    from conformance.plugin.known import _load_expectations, _start_baseline
+    from conformance.plugin.options import _devices
+    from conformance.report import files as report
+    from conformance.run import blackbox
+    from conformance.run.engine import DEFAULT_ENGINE
+
     for name, meaning in FEATURES.items():
         config.addinivalue_line("markers", f"{name}: {meaning}")
     try:
@@ -232,6 +255,8 @@ def _start_shard(config: pytest.Config, database: str | None) -> None:
     """--shard: the seed hypothesis tests of this run draw from (None: hypothesis' own)."""
     from hypothesis import core, settings
 
+    from conformance.gen import campaign
+
     text = config.getoption("--shard")
     shard = None if text is None else campaign.parse_shard(str(text))
     seed = None
@@ -253,6 +278,8 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """A hypothesis test of a shard draws from the shard's seed, as with `@seed(...)`, but
     keeping the example database (`@seed` turns it off). A test with a seed of its own keeps
     it. The seed is set for this call only, so the test function is left as it was."""
+    from hypothesis import is_hypothesis_test
+
     seed = item.config.stash.get(_SHARD_SEED, None)
     obj = getattr(item, "obj", None)
     test: Any = getattr(obj, "__func__", obj)  # a method's function holds the attributes
@@ -267,7 +294,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         test._hypothesis_internal_use_seed = None
 
 
-
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    from conformance.plugin import reporting
+
     reporting.finish(session)

@@ -24,6 +24,7 @@ from conformance.plugin.shared import (
     _IDS,
     _TAKEN_IDS,
     GENERATED_ID,
+    _is_generated,
 )
 from conformance.run.decision import decide
 from conformance.run.engine import Engine, load_engine
@@ -206,10 +207,6 @@ class CaseItem(pytest.Item):
         item = self.conformance_item
         return {"id": item.case.path, "path": str(self.path), "file": item.file,
                 "device": item.device, "dtype": item.dtype, "offset": item.case.line_offset}
-
-
-def _is_generated(item: pytest.Item) -> bool:
-    return "generated_log" in getattr(item, "fixturenames", ())
 
 
 class _Selection:

@@ -49,3 +49,7 @@ _RUN_STATE: pytest.StashKey[RunState] = pytest.StashKey()
 REPORT_OUTCOME: pytest.StashKey[report_dir.ReportOutcome] = pytest.StashKey()
 _SHARD_SEED = pytest.StashKey[int | None]()
 _CAMPAIGN = pytest.StashKey[dict[str, Any]]()
+
+
+def _is_generated(item: pytest.Item) -> bool:
+    return "generated_log" in getattr(item, "fixturenames", ())
