@@ -51,6 +51,8 @@ FULL_SNAPSHOTS = False
 
 
 class Interpreter(Evaluator):
+    """One run of a program on an engine (an instance a run): its steps, recorded."""
+
     def __init__(self, engine: Engine, *, seed: int = 0, dtype: str = "float32",
                  device: str = "cpu", continue_on_error: bool = False,
                  full_snapshots: bool | None = None) -> None:
