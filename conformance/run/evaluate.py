@@ -310,62 +310,13 @@ class Evaluator(HarnessBuiltins):
     def _truth(self, value: Any) -> bool:
         return bool(value)
 
-    # ---- program-defined callables ---------------------------------------------------
+    # ---- program-defined callables (the interpreter's: they run the program's statements and
+    # record events in its step) -------------------------------------------------------------
     def _lambda(self, e: ir.Lambda, scope: Scope) -> Callable[..., Any]:
-        source = f"lambda@{e.line}:{e.col}"
-
-        def call(*args: Any) -> Any:
-            if len(args) != len(e.params):
-                raise TypeError(f"{source} takes {len(e.params)} arguments, got {len(args)}")
-            line = self.line
-            self.effects.pure = False  # program code: anything may happen in it
-            self._count(e.line)
-            local = Scope(scope)
-            local.vars.update(zip(e.params, args, strict=True))
-            with self._nested_call(source):
-                result = self._eval(e.body, local)
-            self.line = line
-            self._record_event(source, args, result)
-            return result
-
-        return call
+        raise NotImplementedError
 
     def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
-        setup = any(m.name == ir.SETUP_CONTEXT for m in stmt.methods)
-
-        def method(m: ir.Method) -> Callable[..., Any]:
-            source = f"{stmt.name}.{m.name}"
-            has_ctx = ir.method_has_ctx(m.name, setup)
-
-            def call(*args: Any) -> Any:
-                if len(args) != len(m.params):
-                    raise TypeError(f"{source}() takes {len(m.params)} positional arguments "
-                                    f"but {len(args)} were given")
-                self.effects.pure = False  # program code: anything may happen in it
-                local = Scope(scope)
-                local.vars.update(zip(m.params, args, strict=True))
-                if has_ctx:
-                    self.contexts[id(args[0])] = args[0]
-                with self._nested_call(source):
-                    result = self._run_method_body(m.body, local)
-                self._record_event(source, args[1:] if has_ctx else args, result)
-                return result
-
-            # Decorators apply innermost first, as in Python; staticmethod is outermost.
-            fn: Callable[..., Any] = call
-            for decorator in reversed(m.decorators[1:]):
-                fn = self._path(decorator)(fn)
-            return staticmethod(fn)
-
-        base = self._resolve("torch.autograd.Function")
-        return type(stmt.name, (base,), {m.name: method(m) for m in stmt.methods})
-
-    def _record_event(self, source: str, args: tuple[Any, ...], result: Any) -> None:
-        received: dict[str, Any] = {}
-        for i, a in enumerate(args):
-            received.update(self.observe_value(self.engine, a, f"arg{i}"))
-        self.events.append(Event(source, received,
-                                 self.observe_value(self.engine, result, "return")))
+        raise NotImplementedError
 
 
 # How each expression node is evaluated (Evaluator._eval).
@@ -375,7 +326,9 @@ _EVALUATORS: dict[type, Callable[[Evaluator, Any, Scope], Any]] = {
     ir.Subscript: Evaluator._subscript, ir.Tuple: Evaluator._tuple,
     ir.List: Evaluator._list, ir.BinOp: Evaluator._binop,
     ir.UnaryOp: Evaluator._unaryop, ir.Compare: Evaluator._compare,
-    ir.BoolOp: Evaluator._boolop, ir.Lambda: Evaluator._lambda,
+    ir.BoolOp: Evaluator._boolop,
+    # dispatched on the instance: the interpreter defines it
+    ir.Lambda: lambda self, e, scope: self._lambda(e, scope),
     ir.Slice: Evaluator._index,
 }
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 from conformance.case import language
@@ -33,7 +33,7 @@ from conformance.run.evaluate import (
 from conformance.run.incremental import IncrementalObserver
 from conformance.run.observe import observe
 from conformance.run.sandbox import CaseFailure, Scope
-from conformance.run.trace import OK, Outcome, Step, Trace
+from conformance.run.trace import OK, Event, Outcome, Step, Trace
 
 # What other modules take from here (the interpreter's public names, wherever they live).
 __all__ = ["BINARY", "COMPARE", "FULL_SNAPSHOTS", "INPLACE", "UNARY", "WARM_UPS", "CaseFailure",
@@ -155,6 +155,66 @@ class Interpreter(Evaluator):
                 self.trace.failure = self.trace.failure or step
             else:
                 raise _StepFailed(step)
+
+    # ---- program-defined callables ---------------------------------------------------
+    # Here, not in evaluate: they run the program's statements (as method bodies) and record
+    # events in the running step; and torch's error texts quote their names
+    # (`Interpreter._lambda.<locals>.call`), which recordings compare.
+    def _lambda(self, e: ir.Lambda, scope: Scope) -> Callable[..., Any]:
+        source = f"lambda@{e.line}:{e.col}"
+
+        def call(*args: Any) -> Any:
+            if len(args) != len(e.params):
+                raise TypeError(f"{source} takes {len(e.params)} arguments, got {len(args)}")
+            line = self.line
+            self.effects.pure = False  # program code: anything may happen in it
+            self._count(e.line)
+            local = Scope(scope)
+            local.vars.update(zip(e.params, args, strict=True))
+            with self._nested_call(source):
+                result = self._eval(e.body, local)
+            self.line = line
+            self._record_event(source, args, result)
+            return result
+
+        return call
+
+    def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
+        setup = any(m.name == ir.SETUP_CONTEXT for m in stmt.methods)
+
+        def method(m: ir.Method) -> Callable[..., Any]:
+            source = f"{stmt.name}.{m.name}"
+            has_ctx = ir.method_has_ctx(m.name, setup)
+
+            def call(*args: Any) -> Any:
+                if len(args) != len(m.params):
+                    raise TypeError(f"{source}() takes {len(m.params)} positional arguments "
+                                    f"but {len(args)} were given")
+                self.effects.pure = False  # program code: anything may happen in it
+                local = Scope(scope)
+                local.vars.update(zip(m.params, args, strict=True))
+                if has_ctx:
+                    self.contexts[id(args[0])] = args[0]
+                with self._nested_call(source):
+                    result = self._run_method_body(m.body, local)
+                self._record_event(source, args[1:] if has_ctx else args, result)
+                return result
+
+            # Decorators apply innermost first, as in Python; staticmethod is outermost.
+            fn: Callable[..., Any] = call
+            for decorator in reversed(m.decorators[1:]):
+                fn = self._path(decorator)(fn)
+            return staticmethod(fn)
+
+        base = self._resolve("torch.autograd.Function")
+        return type(stmt.name, (base,), {m.name: method(m) for m in stmt.methods})
+
+    def _record_event(self, source: str, args: tuple[Any, ...], result: Any) -> None:
+        received: dict[str, Any] = {}
+        for i, a in enumerate(args):
+            received.update(self.observe_value(self.engine, a, f"arg{i}"))
+        self.events.append(Event(source, received,
+                                 self.observe_value(self.engine, result, "return")))
 
 
 @contextlib.contextmanager
