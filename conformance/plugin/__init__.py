@@ -55,6 +55,10 @@ __all__ = ["REPORT_OUTCOME"]  # cli/final_line reads it from here
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    # The profiles (dev, ci, nightly, default) are registered with hypothesis on import, and
+    # must be before hypothesis' own pytest_configure loads `--hypothesis-profile NAME`: here,
+    # where this plugin is registered (imports hypothesis, not the harness or an engine).
+    from conformance.gen import profiles  # noqa: F401
     from conformance.plugin.options import add_options
 
     add_options(parser)
