@@ -24,11 +24,12 @@ from conformance.gen.strategies import programs, without_local_constants
 from conformance.report import generated as generated_report
 from conformance.report.generated import GeneratedFailure
 from conformance.report.hit_rates import HitRates
+from conformance.run.decision import decide
 from conformance.run.engine import Engine
 from conformance.run.expectations import NONE as NO_EXPECTATIONS
 from conformance.run.expectations import Expectations
 from conformance.run.limits import RunLimit, contained, deadline
-from conformance.run.runner import ERROR
+from conformance.run.runner import DIVERGES, ERROR
 
 
 class GeneratedDivergence(GeneratedFailure):
@@ -71,10 +72,11 @@ def check_generated(program: Program, engine: Engine, torch: Engine, log: HitRat
         lines = checked.source.splitlines()
         statement = lines[d.line - 1].strip() if 0 < d.line <= len(lines) else ""
         entry = known.for_generated(d.field, statement, "cpu", "float32")
-        if entry is not None:
+        decision = decide(DIVERGES, "", () if entry is None else (entry,))
+        if decision.known and decision.entry is not None:
             found.add("known_divergence")
             if matched is not None:
-                matched.add(entry.index)
+                matched.add(decision.entry.index)
             log.record(found)
             return
     log.record(found)

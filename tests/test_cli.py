@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -266,6 +268,28 @@ def test_diff_of_an_edited_recording_reports_each_change(
     text = md.read_text()
     assert text.startswith("# Autograd drift")
     assert f"## `{EXP}::cpu-float32`" in text and "`w.grad.values`" in text
+
+
+def test_the_diff_command_exits_1_on_drift_and_its_help_says_so(project: Path) -> None:
+    # the installed command's exit status, not only main's return value: CI scripts test it
+    old = _record(project, "old.json")
+    data = recording.load(old)
+    leaf = data["items"][f"{LEAF}::cpu-float32"]["trace"]["steps"]
+    leaf[-1]["names"]["w"]["grad"]["values"][0][0] += 0.5
+    new = project / "drifted.json"
+    recording.dump(data, new)
+    command = str(Path(sys.executable).parent / "autograd-conformance")
+
+    def diff(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([command, "diff", *args], capture_output=True, text=True,
+                              check=False)
+
+    same = diff(str(old), str(old))
+    assert same.returncode == 0 and "no drift" in same.stdout
+    drifted = diff(str(old), str(new))
+    assert drifted.returncode == 1 and "[grad] `w.grad.values`" in drifted.stdout
+    helped = " ".join(diff("--help").stdout.split())
+    assert "Exit status: 0 when they do not differ (no drift), 1 when they do" in helped
 
 
 def test_diff_rejects_what_is_not_a_recording(tmp_path: Path,

@@ -20,6 +20,18 @@ ROOTS: dict[str, str] = {
     "fwAD": "torch.autograd.forward_ad",   # as test_autograd.py imports it
 }
 
+
+def rooted(dotted: str | None) -> str | None:
+    """The API path a dotted name spells from a root (`torch.nn.Parameter` for
+    `nn.Parameter`), whether or not the table has it; None when it does not start at a root.
+    The one rule for the parser (language, on Python's ast) and the interpreter (on the IR)."""
+    if dotted is None:
+        return None
+    root, _, rest = dotted.partition(".")
+    if root not in ROOTS:
+        return None
+    return ROOTS[root] + (f".{rest}" if rest else "")
+
 # Dotted paths that are namespaces (attribute access continues through them).
 NAMESPACES: frozenset[str] = frozenset(
     {"torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph", "torch.nn",

@@ -410,15 +410,8 @@ def _dotted(node: ast.expr) -> str | None:
 
 
 def _api_path(node: ast.expr) -> str | None:
-    """The API path `node` spells from a root (`torch.nn.Parameter` for `nn.Parameter`),
-    whether or not the table has it; None when `node` does not start at a root."""
-    dotted = _dotted(node)
-    if dotted is None:
-        return None
-    root, _, rest = dotted.partition(".")
-    if root not in api.ROOTS:
-        return None
-    return api.ROOTS[root] + (f".{rest}" if rest else "")
+    """The API path `node` spells from a root, whether or not the table has it (api.rooted)."""
+    return api.rooted(_dotted(node))
 
 
 def _namespace_path(node: ast.expr) -> str | None:

@@ -423,7 +423,11 @@ def _main(argv: list[str]) -> int:
                              "profile, derandomized (the same on every run), by id "
                              "generated/K::cpu-float32; without case paths, only them")
     diff = sub.add_parser("diff", help="compare two recordings: every behaviour and "
-                          "message that changed; exit 1 when they differ")
+                          "message that changed; exit 1 when they differ",
+                          description="Compare two recordings: every behaviour and message "
+                          "text that changed, per item and statement. Exit status: 0 when "
+                          "they do not differ (no drift), 1 when they do, 2 when a file is "
+                          "not a recording.")
     diff.add_argument("old", type=Path, help="the older recording")
     diff.add_argument("new", type=Path, help="the newer recording")
     diff.add_argument("--markdown", type=Path, default=None, metavar="FILE",

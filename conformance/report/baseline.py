@@ -3,7 +3,7 @@
 
 `--write-expectations FILE` (and `autograd-conformance update-expectations`, from a report)
 judge every entry of FILE against the case items of the run (`usage`, by
-`expectations.decide`, the rule the run itself follows) and edit FILE as text, by the
+`decision.decide`, the rule the run itself follows) and edit FILE as text, by the
 entries' line spans, so every byte of what stays is kept:
 
 - an entry some item of the run needed (made `known`, skipped, or an allowed pass) is kept;
@@ -38,6 +38,7 @@ import yaml
 from conformance.case.diagnostics import CaseError
 from conformance.report import status as run_status
 from conformance.run import expectations
+from conformance.run.decision import decide
 from conformance.run.expectations import Expectations, Known
 from conformance.run.verdicts import Verdict
 
@@ -154,7 +155,7 @@ def usage(known: Expectations, records: Iterable[dict[str, Any]],
             continue  # no entry is judged by it
         for e in entries:
             ran.setdefault(e.index, Counter())[status] += 1
-        decision = expectations.decide(status, entries)
+        decision = decide(status, "", entries)
         if decision.entry is not None:
             used.add(decision.entry.index)
         elif status in EXCUSABLE:

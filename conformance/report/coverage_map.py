@@ -30,6 +30,7 @@ from pathlib import Path
 import yaml
 
 from conformance.case.loader import CaseError, load_case
+from conformance.case.unique_keys import unique_key_loader
 
 ROOT = Path(__file__).resolve().parents[2]
 MAP_PATH = ROOT / "docs" / "coverage" / "test_autograd.yaml"
@@ -92,21 +93,8 @@ class CoverageMap:
         return [e.key for e in self.entries if e.name == name]
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A SafeLoader that refuses a key written twice (a doubled line after a merge)."""
-
-
-def _mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[object, object]:
-    seen: set[object] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)
-        if key in seen:
-            raise MapError(f"line {key_node.start_mark.line + 1}: `{key}` is listed twice")
-        seen.add(key)
-    return loader.construct_mapping(node)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+# refuses a key written twice (a doubled line after a merge)
+_UniqueKeyLoader = unique_key_loader(MapError)
 
 
 def _left_out(key: str, value: dict[object, object]) -> tuple[str, ...]:

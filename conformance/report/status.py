@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.run.runner import (
+from conformance.run.verdicts import (
     CASE_WRONG,
     DIVERGES,
     ERROR,

@@ -25,8 +25,8 @@ known:
 ```
 
 An item's *status* is its verdict before the file is consulted, except that an `error` the
-item time limit caused is `timeout`. `decide` is the one rule that maps it through the
-entries that apply to the item: a status an entry allows makes the item `known` (an expected
+item time limit caused is `timeout`. `decision.decide` is the one rule that maps it through
+the entries that apply to the item: a status an entry allows makes the item `known` (an expected
 failure, never a pass), or leaves a pass a pass (`status: [pass, diverges]`: intermittent);
 an item listed as failing that passes now fails naming the entry, so the list cannot rot.
 Entries with `skip: true` are checked before an item runs: it is `skipped` with the reason.
@@ -37,7 +37,7 @@ from __future__ import annotations
 import fnmatch
 import platform
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
@@ -159,28 +159,6 @@ class Known:
         return (self.field is None or fnmatch.fnmatchcase(field, self.field)) and \
             (self.statement is None or fnmatch.fnmatchcase(statement, self.statement)) and \
             self._conditions(device, dtype, env)
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What the expectations make of one item that ran (see `decide`)."""
-    entry: Known | None = None  # the entry that allows the item's status
-    known: bool = False  # the verdict becomes `known`
-    passes_now: Known | None = None  # an entry expects a failure, the item passes: it fails
-
-
-def decide(status: str, entries: Sequence[Known]) -> Decision:
-    """The one rule from an item's status and the entries that apply to it (in file order;
-    skip entries are handled before the item runs) to what its verdict becomes."""
-    allowing = next((e for e in entries if e.allows(status)), None)
-    if allowing is not None:
-        # a pass an intermittent entry allows stays a pass
-        return Decision(allowing,
-                        known=status not in (Verdict.PASS.value, Verdict.MASKED.value))
-    listed = [e for e in entries if not e.skip]
-    if listed and status in (Verdict.PASS.value, Verdict.MASKED.value):
-        return Decision(passes_now=listed[0])
-    return Decision()
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ engine, so third engines without, say, anomaly mode still work. A setting withou
 write it is still checked; the report then says it could not be restored.
 
 Not listed, on purpose: random generators (a program's random values are served by the
-harness, `interpreter.Interpreter.seeded`, so an engine's own generator decides nothing a
+harness, `harness_builtins.HarnessBuiltins.seeded`, so an engine's own generator decides nothing a
 case observes) and warn-once flags (they cannot be reset; every run is under warn-always
 instead, `interpreter.warn_always`, which gives those warnings every time).
 """

@@ -9,21 +9,17 @@ from functools import cache
 from conformance.case.loader import Case
 from conformance.run import isolation
 from conformance.run.compare import Comparison, Divergence, compare
+from conformance.run.decision import compared
 from conformance.run.engine import TORCH, Engine, load_engine
 from conformance.run.interpreter import Interpreter, warm_up
 from conformance.run.limits import ItemTimeout, RunLimit, contained, deadline
 from conformance.run.trace import LIMIT, Step, Trace
-from conformance.run.verdicts import Verdict
+from conformance.run.verdicts import CASE_WRONG, DIVERGES, ERROR, SKIPPED, UNSUPPORTED
 
-# The verdict names as plain strings (what the records and the JSON report carry).
-PASS = Verdict.PASS.value
-DIVERGES = Verdict.DIVERGES.value
-CASE_WRONG = Verdict.CASE_WRONG.value
-SKIPPED = Verdict.SKIPPED.value
-KNOWN = Verdict.KNOWN.value  # a divergence listed in the expectations file
-MASKED = Verdict.MASKED.value  # only fields the engine masks (engines.Engine.masks) differ
-ERROR = Verdict.ERROR.value
-UNSUPPORTED = Verdict.UNSUPPORTED.value  # the engine lacks an API the case uses
+# the verdict names, re-exported: the runner's importers take them from here too
+from conformance.run.verdicts import KNOWN as KNOWN
+from conformance.run.verdicts import MASKED as MASKED
+from conformance.run.verdicts import PASS as PASS
 
 
 @dataclass(frozen=True)
@@ -137,12 +133,8 @@ def run_item(item: Item, engine: Engine, *, strict_messages: bool = True,
     except RunLimit as stopped:
         return ItemResult(item, engine.name, ERROR, _stopped(item, stopped, live),
                           timed_out=isinstance(stopped, ItemTimeout))
-    failing = result.divergence or (result.message if strict_messages else None)
-    verdict, reason = (DIVERGES, "") if failing else (PASS, "")
-    if not failing and result.masked is not None and result.mask is not None:
-        verdict = MASKED
-        reason = (f"masked by the engine ({result.mask.reason}): at "
-                  f"{_where(item, result.masked.line)}, {result.masked.describe()}")
+    verdict, reason = compared(result, strict_messages=strict_messages,
+                               where=lambda line: _where(item, line))
     return ItemResult(item, engine.name, verdict, reason, divergence=result.divergence,
                       message_divergence=result.message, masked=result.masked,
                       torch_trace=expected, engine_trace=actual)

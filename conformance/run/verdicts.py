@@ -20,6 +20,26 @@ class Verdict(str, Enum):
     # divergence to debug but an API to add; never a pass
     UNSUPPORTED = "unsupported"
 
+    @property
+    def outcome(self) -> str:
+        """What the verdict is to pytest: `passed`, `skipped`, `xfailed` (an expected
+        failure: listed in the expectations, or masked by the engine) or `failed`."""
+        return _OUTCOMES.get(self, "failed")
+
+
+_OUTCOMES = {Verdict.PASS: "passed", Verdict.SKIPPED: "skipped", Verdict.KNOWN: "xfailed",
+             Verdict.MASKED: "xfailed"}
+
+
+# The verdict names as plain strings (what the records and the JSON report carry).
+PASS = Verdict.PASS.value
+DIVERGES = Verdict.DIVERGES.value
+CASE_WRONG = Verdict.CASE_WRONG.value
+SKIPPED = Verdict.SKIPPED.value
+KNOWN = Verdict.KNOWN.value  # a divergence listed in the expectations file
+MASKED = Verdict.MASKED.value  # only fields the engine masks (engines.Engine.masks) differ
+ERROR = Verdict.ERROR.value
+UNSUPPORTED = Verdict.UNSUPPORTED.value  # the engine lacks an API the case uses
 
 # Verdicts that do not count against a cell or the page's "failing" filter.
 PASSING: tuple[str, ...] = (Verdict.PASS.value, Verdict.SKIPPED.value)

@@ -18,6 +18,7 @@ from conformance.case.diagnostics import CaseError
 from conformance.cli import main
 from conformance.report import baseline
 from conformance.run import expectations
+from conformance.run.decision import decide
 from tests.conformance.test_expectations import CASE, PASSING, WRONG_EXP
 
 ENV = expectations.Environment("2.13.0+cpu", "3.11.9", "linux", None)
@@ -142,8 +143,8 @@ def test_an_entry_whose_items_fail_otherwise_is_stale_and_the_new_status_listed(
     assert done.usage.stale[0][1] == "it expects diverges; its 1 item now: 1 error"
     known = expectations.loads(path.read_text(), "known.yaml", ENV)
     # the entry added later applies although the first matches the item too
-    decision = expectations.decide("error", known.applying("x.yaml::cpu-float32", "cpu",
-                                                          "float32"))
+    decision = decide("error", "", known.applying("x.yaml::cpu-float32", "cpu",
+                                                  "float32"))
     assert decision.known and decision.entry is not None and decision.entry.index == 1
 
 

@@ -12,6 +12,7 @@ import torch  # noqa: F401
 
 from conformance.case.diagnostics import CaseError
 from conformance.run import expectations
+from conformance.run.decision import Decision, decide
 
 CASE = """\
 description: exp and its grad
@@ -108,25 +109,26 @@ known:
     reason: errors
 """))
 
-    def decide(name: str, status: str) -> expectations.Decision:
-        return expectations.decide(status, known.applying(f"{name}::cpu-float32", "cpu",
-                                                          "float32"))
+    def judged(name: str, status: str) -> Decision:
+        return decide(status, "", known.applying(f"{name}::cpu-float32", "cpu",
+                                                              "float32"))
 
-    assert decide("diverges", "diverges").known
-    assert decide("diverges", "pass").passes_now is not None
-    assert decide("diverges", "masked").passes_now is not None
-    unlisted = decide("diverges", "error")  # not what the entry expects: stays an error
+    assert judged("diverges", "diverges").known
+    assert judged("diverges", "pass").passes_now is not None
+    assert judged("diverges", "masked").passes_now is not None
+    unlisted = judged("diverges", "error")  # not what the entry expects: stays an error
     assert not unlisted.known and unlisted.entry is None and unlisted.passes_now is None
-    assert decide("slow", "timeout").known and not decide("slow", "error").known
+    assert judged("slow", "timeout").known and not judged("slow", "error").known
     assert expectations.status_of("error", timed_out=True) == "timeout"
     assert expectations.status_of("error") == "error"
-    flaky_pass, flaky_fail = decide("flaky", "pass"), decide("flaky", "diverges")
+    flaky_pass, flaky_fail = judged("flaky", "pass"), judged("flaky", "diverges")
     assert flaky_pass.entry is not None and not flaky_pass.known  # a pass stays a pass
     assert flaky_pass.passes_now is None
     assert flaky_fail.known
-    assert decide("broken", "error").known and decide("broken", "timeout").known
-    assert decide("broken", "pass").passes_now is not None
-    assert decide("elsewhere", "diverges") == expectations.Decision()
+    assert judged("broken", "error").known and judged("broken", "timeout").known
+    assert judged("broken", "pass").passes_now is not None
+    elsewhere = judged("elsewhere", "diverges")  # no entry applies
+    assert elsewhere == Decision("diverges", status="diverges")
 
 
 def test_a_later_entry_allowing_the_status_applies(tmp_path: Path) -> None:
@@ -140,8 +142,8 @@ known:
     status: error
     reason: errors now
 """))
-    decision = expectations.decide("error", known.applying("x.yaml::cpu-float32", "cpu",
-                                                          "float32"))
+    decision = decide("error", "", known.applying("x.yaml::cpu-float32", "cpu",
+                                                  "float32"))
     assert decision.known and decision.entry is not None and decision.entry.line == 4
 
 

@@ -217,7 +217,7 @@ def test_a_second_run_into_a_busy_report_directory_is_refused(pytester: pytest.P
 
 
 class _Config:
-    """Just enough of pytest.Config for plugin._options."""
+    """Just enough of pytest.Config for plugin.options._options."""
 
     def __init__(self, **values: Any) -> None:
         self.values = values
@@ -227,7 +227,7 @@ class _Config:
 
 
 def test_options_record_devices_when_the_plugin_has_the_option() -> None:
-    from conformance.plugin import _options
+    from conformance.plugin.options import _options
 
     given = {"--lenient-messages": False, "--strict-expectations": True}
     config: Any = _Config(**given, **{"--devices": "cpu, cuda"})

@@ -1,0 +1,57 @@
+"""The plugin's options: those it shares with `autograd-conformance run` (conformance/options.py)
+and its own, and the options of a run as its report records them."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import options
+from conformance.case.vocabulary import parse_devices
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("autograd-conformance")
+    options.add_to_pytest(group)  # those `run` shares (conformance/options.py)
+    group.addoption("--conformance-report", default=None, metavar="DIR",
+                    help="write conformance.json and summary.md for this run into DIR")
+    group.addoption("--generated-programs", action="store_true",
+                    help="also run the generated-program suite (conformance/"
+                         "generated_suite.py), wherever the package is installed")
+    if importlib.util.find_spec("pytest_timeout") is None:
+        # this project's pyproject.toml sets pytest-timeout's backstop (a dev dependency):
+        # known here, so that a run without it installed does not warn of an unknown option
+        parser.addini("timeout", "pytest-timeout's limit per test (not installed: unused)")
+    parser.addini("conformance_cases", type="paths", default=[],
+                  help="where YAML case files are collected from (relative to the ini "
+                       "file); YAML under paths named on the command line is collected too")
+
+
+def _named(config: pytest.Config) -> list[Path]:
+    """The paths named on the command line (not testpaths: naming a folder there is no
+    request for its YAML)."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return []
+    return [config.invocation_params.dir / arg.split("::")[0] for arg in config.args]
+
+
+def _devices(config: pytest.Config) -> tuple[str, ...] | None:
+    value = config.getoption("--devices")
+    return None if value is None else parse_devices(str(value))
+
+
+def _options(config: pytest.Config) -> dict[str, Any]:
+    """The command-line options that shape which items ran and their verdicts (engine,
+    hypothesis profile and seed, and the expectations file have their own run_info keys)."""
+    devices = _devices(config)
+    return {
+        "keyword": config.getoption("keyword", "") or None,
+        "markexpr": config.getoption("markexpr", "") or None,
+        "lenient_messages": bool(config.getoption("--lenient-messages")),
+        "strict_expectations": bool(config.getoption("--strict-expectations")),
+        "devices": None if devices is None else list(devices),
+        "maxfail": int(config.getoption("maxfail", 0) or 0),
+    }

@@ -1,0 +1,349 @@
+"""The interpreter's evaluation: each statement and expression of the IR executed on an
+engine's values, Python's own semantics (unpacking, augmented assignment, chained comparisons,
+`and`/`or`), `with raises/warns`, and the program's own callables (lambdas, custom Functions).
+Which statements are steps of the trace is the interpreter's (interpreter.Evaluator._block).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from conformance.case import api, kinds, operators
+from conformance.case import program as ir
+from conformance.run import limits
+from conformance.run.engine import Engine
+from conformance.run.harness_builtins import HarnessBuiltins
+from conformance.run.observe import observe_value
+from conformance.run.operation_limits import returns
+from conformance.run.sandbox import CaseFailure, Expectation, Namespace, Scope, api_path
+from conformance.run.trace import (
+    ASSERTION,
+    ERROR,
+    LIMIT,
+    Event,
+    Outcome,
+    Step,
+    WarningRecord,
+)
+
+BINARY: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.BINARY}
+INPLACE: dict[str, Callable[[Any, Any], Any]] = {
+    o.symbol: o.inplace for o in operators.BINARY if o.inplace is not None}
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.COMPARE}
+UNARY: dict[str, Callable[[Any], Any]] = {o.symbol: o.function for o in operators.UNARY}
+_IDENTITY = frozenset({"is", "is not"})  # comparisons that compute nothing
+
+
+class _StepFailed(Exception):
+    """A recorded step failed; unwinds to the nearest `with raises` or ends the run."""
+
+    def __init__(self, step: Step) -> None:
+        self.step = step
+
+
+class _Return(BaseException):
+    """`return` in a Function method: unwinds to the method's call through the `with` and
+    `for` blocks of its body. A BaseException, so that no `except Exception` on the way (the
+    harness's, or an engine's context manager's `__exit__`) takes it for an error."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Evaluator(HarnessBuiltins):
+    """Statements and expressions evaluated; the steps they make are the interpreter's."""
+
+    def __init__(self, engine: Engine, seed: int) -> None:
+        super().__init__(engine, seed)
+        self.globals = Scope()
+        self.events: list[Event] = []  # calls of the program's own code in this step
+        self.method_depth = 0  # Function method bodies running (nested: apply in forward)
+        # The run's warnings as recorded (each step takes those its statement gave; see
+        # Interpreter.run).
+        self.warnings: list[warnings.WarningMessage] = []
+        self.observe_value = engine.exempt(observe_value)
+
+    def _block(self, body: tuple[ir.Stmt, ...], scope: Scope) -> None:
+        """Run the statements of a block (Evaluator._block: each a step of the trace at
+        the top level)."""
+        raise NotImplementedError
+
+    def _execute(self, stmt: ir.Stmt, scope: Scope) -> None:
+        """Execute one statement (recording nothing: a step is the interpreter's)."""
+        if isinstance(stmt, ir.Assign):
+            self._assign(stmt.target, self._eval(stmt.value, scope), scope)
+        elif isinstance(stmt, ir.AugAssign):
+            self._aug_assign(stmt, scope)
+        elif isinstance(stmt, ir.ExprStmt):
+            self._eval(stmt.value, scope)
+        elif isinstance(stmt, ir.Assert):
+            if not self._truth(self._eval(stmt.test, scope)):
+                msg = "" if stmt.msg is None else f": {self._eval(stmt.msg, scope)}"
+                raise CaseFailure(f"assert failed{msg}")
+        elif isinstance(stmt, ir.With):
+            self._with(stmt, scope)
+        elif isinstance(stmt, ir.For):
+            args = [self._eval(a, scope) for a in stmt.range_args]
+            iterations = range(*args)
+            try:
+                count = str(len(iterations))
+            except OverflowError:  # beyond sys.maxsize
+                count = "more than 2**63"
+            if not count.isdigit() or int(count) > api.MAX_RANGE:
+                raise limits.LimitRefused(
+                    f"`range({', '.join(map(limits.short, args))})` has {count} iterations; "
+                    f"the case language allows {api.MAX_RANGE} per loop (a smaller bound)")
+            for i in iterations:
+                scope.vars[stmt.var] = i
+                self._block(stmt.body, scope)
+        elif isinstance(stmt, ir.Return):
+            raise _Return(None if stmt.value is None else self._eval(stmt.value, scope))
+        elif isinstance(stmt, ir.FunctionClass):
+            scope.vars[stmt.name] = self._function_class(stmt, scope)
+        else:  # pragma: no cover - the parser produces nothing else
+            raise TypeError(f"unknown statement {stmt!r}")
+
+    def _run_method_body(self, body: tuple[ir.Stmt, ...], scope: Scope) -> Any:
+        """Run a method body (not recorded as steps); its return value."""
+        line = self.line
+        self.method_depth += 1
+        try:
+            self._block(body, scope)
+        except _Return as r:
+            return r.value
+        finally:
+            self.method_depth -= 1
+            self.line = line
+        return None
+
+    def _with(self, stmt: ir.With, scope: Scope) -> None:
+        context = self._eval(stmt.context, scope)
+        if not isinstance(context, Expectation):
+            with context:
+                self._block(stmt.body, scope)
+            return
+        if self.method_depth:
+            self._expect_in_method(context, stmt.body, scope)
+            return
+        first = len(self.trace.steps)
+        if context.warning:
+            self._block(stmt.body, scope)
+            seen = [w.kind for s in self.trace.steps[first:] for w in s.warnings]
+            if context.kind not in seen:
+                raise CaseFailure(f"expected a warning of kind {context.kind!r}; "
+                                  f"saw {seen or 'none'}")
+            return
+        try:
+            self._block(stmt.body, scope)
+        except _StepFailed as failed:
+            got = failed.step.outcome
+            if got.status == ERROR and got.kind == context.kind:
+                return
+            if got.status == LIMIT:  # a limit is the case's problem, not an expected error
+                raise
+            raise CaseFailure(f"expected an error of kind {context.kind!r}; got "
+                              f"{got.describe()}") from None
+        raise CaseFailure(f"expected an error of kind {context.kind!r}; the block ran "
+                          "without error")
+
+    def _expect_in_method(self, context: Expectation, body: tuple[ir.Stmt, ...],
+                          scope: Scope) -> None:
+        """`with raises/warns` in a Function method, whose statements are not steps: the
+        same rules, read from the exception and the warnings themselves."""
+        first = len(self.warnings)
+        try:
+            self._block(body, scope)
+        except Exception as e:
+            # an error ends `warns` as it ends its body; a limit or a failed assertion is
+            # not an expected error
+            if context.warning or isinstance(e, (CaseFailure, limits.LimitRefused,
+                                                 MemoryError)):
+                raise
+            got = statement_outcome(e)
+            if got.kind != context.kind:
+                raise CaseFailure(f"expected an error of kind {context.kind!r}; got "
+                                  f"{got.describe()}") from None
+            return
+        if context.warning:
+            seen = [warning_record(w).kind for w in self.warnings[first:]]
+            if context.kind not in seen:
+                raise CaseFailure(f"expected a warning of kind {context.kind!r}; "
+                                  f"saw {seen or 'none'}")
+            return
+        raise CaseFailure(f"expected an error of kind {context.kind!r}; the block ran "
+                          "without error")
+
+    def _assign(self, target: ir.Expr, value: Any, scope: Scope) -> None:
+        if isinstance(target, ir.Name):
+            scope.vars[target.id] = value
+        elif isinstance(target, ir.Tuple):
+            items = list(value)
+            if len(items) != len(target.elts):
+                raise CaseFailure(f"cannot unpack {len(items)} values into "
+                                  f"{len(target.elts)} names")
+            for t, v in zip(target.elts, items, strict=False):
+                self._assign(t, v, scope)
+        elif isinstance(target, ir.Subscript):
+            obj = self._eval(target.value, scope)
+            self._check_item_store(obj)
+            self._set_item(obj, self._index(target.index, scope), value)
+        elif isinstance(target, ir.Attribute):
+            obj = self._eval(target.value, scope)
+            self._check_attribute_store(obj, target.attr)
+            setattr(obj, target.attr, value)
+        else:  # pragma: no cover
+            raise TypeError(f"cannot assign to {target!r}")
+
+    def _aug_assign(self, stmt: ir.AugAssign, scope: Scope) -> None:
+        # Python's own semantics: x[i] += v is t = x[i]; t += v; x[i] = t.
+        op = INPLACE[stmt.op]
+        value = self._eval(stmt.value, scope)
+        target = stmt.target
+        if isinstance(target, ir.Name):
+            scope.vars[target.id] = self._binary(op, stmt.op, scope.get(target.id), value)
+        elif isinstance(target, ir.Subscript):
+            obj = self._eval(target.value, scope)
+            self._check_item_store(obj)
+            index = self._index(target.index, scope)
+            self._set_item(obj, index, self._binary(op, stmt.op, self._item(obj, index), value))
+        else:  # pragma: no cover
+            raise TypeError(f"cannot augment {target!r}")
+
+    # ---- expressions -----------------------------------------------------------------
+    def _eval(self, e: ir.Expr, scope: Scope) -> Any:
+        # one lookup by the node's class instead of a chain of isinstance tests: this runs
+        # for every node of every statement (the IR's classes have no subclasses)
+        evaluate = _EVALUATORS.get(type(e))
+        if evaluate is None:  # pragma: no cover - the parser produces nothing else
+            raise TypeError(f"unknown expression {e!r}")
+        return evaluate(self, e, scope)
+
+    def _const(self, e: ir.Const, scope: Scope) -> Any:
+        return e.value
+
+    def _name(self, e: ir.Name, scope: Scope) -> Any:
+        if e.id in api.ROOTS:
+            return self._path(api.ROOTS[e.id])
+        if e.id in api.BUILTINS:
+            return self.builtins[e.id]
+        return scope.get(e.id)
+
+    def _attribute_read(self, e: ir.Attribute, scope: Scope) -> Any:
+        obj = self._eval(e.value, scope)
+        if isinstance(obj, Namespace):
+            return self._path(f"{obj.path}.{e.attr}")
+        path = api_path(e)
+        if path in api.FUNCTIONS:  # a path through an API object (Variable._execution_engine)
+            return self._path(path)
+        self._check_object_attribute(obj, e.attr)
+        return self._attribute(obj, e.attr)
+
+    def _call(self, e: ir.Call, scope: Scope) -> Any:
+        func = self._eval(e.func, scope)
+        if isinstance(func, (Namespace, Expectation)):
+            raise CaseFailure(f"{func} is not callable")
+        args = [self._eval(a, scope) for a in e.args]
+        kwargs = {k.name: self._eval(k.value, scope) for k in e.keywords}
+        self._check_call(e.func, func, args, kwargs)
+        owner = getattr(func, "__self__", None)
+        return self._check_made(func(*args, **kwargs), [owner, *args, *kwargs.values()])
+
+    def _subscript(self, e: ir.Subscript, scope: Scope) -> Any:
+        return self._item(self._eval(e.value, scope), self._index(e.index, scope))
+
+    def _tuple(self, e: ir.Tuple, scope: Scope) -> Any:
+        return tuple(self._eval(x, scope) for x in e.elts)
+
+    def _list(self, e: ir.List, scope: Scope) -> Any:
+        return [self._eval(x, scope) for x in e.elts]
+
+    def _binop(self, e: ir.BinOp, scope: Scope) -> Any:
+        return self._binary(BINARY[e.op], e.op, self._eval(e.left, scope),
+                            self._eval(e.right, scope))
+
+    def _unaryop(self, e: ir.UnaryOp, scope: Scope) -> Any:
+        v = self._eval(e.operand, scope)
+        if e.op == "not":
+            return not self._truth(v)
+        op = UNARY[e.op]
+        if not self.engine.is_tensor(v):
+            return op(v)
+        self._limit(f"`{e.op}`", returns(op), [v])
+        return self._check_made(op(v), (v,))
+
+    def _compare(self, e: ir.Compare, scope: Scope) -> Any:
+        # Python's chaining: a < b < c is (a < b) and (b < c), b evaluated once.
+        left = self._eval(e.left, scope)
+        result: Any = True
+        for i, (op, right_e) in enumerate(zip(e.ops, e.comparators, strict=True)):
+            if i and not self._truth(result):
+                return result
+            right = self._eval(right_e, scope)
+            compare = COMPARE[op]
+            if op not in _IDENTITY and (self.engine.is_tensor(left) or
+                                        self.engine.is_tensor(right)):
+                self._limit(f"`{op}`", returns(compare), [left, right])
+                result = self._check_made(compare(left, right), (left, right))
+            else:
+                result = compare(left, right)
+            left = right
+        return result
+
+    def _boolop(self, e: ir.BoolOp, scope: Scope) -> Any:
+        value: Any = None
+        for v_e in e.values:
+            value = self._eval(v_e, scope)
+            if self._truth(value) == (e.op == "or"):
+                return value
+        return value
+
+    def _index(self, e: ir.Expr, scope: Scope) -> Any:
+        if isinstance(e, ir.Slice):
+            return slice(*(None if p is None else self._eval(p, scope)
+                           for p in (e.lower, e.upper, e.step)))
+        if isinstance(e, ir.Tuple):
+            return tuple(self._index(x, scope) for x in e.elts)
+        return self._eval(e, scope)
+
+    def _truth(self, value: Any) -> bool:
+        return bool(value)
+
+    # ---- program-defined callables (the interpreter's: they run the program's statements and
+    # record events in its step) -------------------------------------------------------------
+    def _lambda(self, e: ir.Lambda, scope: Scope) -> Callable[..., Any]:
+        raise NotImplementedError
+
+    def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
+        raise NotImplementedError
+
+
+# How each expression node is evaluated (Evaluator._eval).
+_EVALUATORS: dict[type, Callable[[Evaluator, Any, Scope], Any]] = {
+    ir.Const: Evaluator._const, ir.Name: Evaluator._name,
+    ir.Attribute: Evaluator._attribute_read, ir.Call: Evaluator._call,
+    ir.Subscript: Evaluator._subscript, ir.Tuple: Evaluator._tuple,
+    ir.List: Evaluator._list, ir.BinOp: Evaluator._binop,
+    ir.UnaryOp: Evaluator._unaryop, ir.Compare: Evaluator._compare,
+    ir.BoolOp: Evaluator._boolop,
+    # dispatched on the instance: the interpreter defines it
+    ir.Lambda: lambda self, e, scope: self._lambda(e, scope),
+    ir.Slice: Evaluator._index,
+}
+
+
+def statement_outcome(error: Exception) -> Outcome:
+    """The recorded outcome of a statement that raised `error`."""
+    if isinstance(error, limits.LimitRefused):
+        return Outcome(LIMIT, text=str(error))
+    if isinstance(error, CaseFailure):
+        return Outcome(ASSERTION, text=str(error))
+    text = kinds.normalise_text(str(error))
+    name = kinds.exception_name(error)
+    return Outcome(ERROR, kinds.classify(text, warning=False, exception=name), name, text)
+
+
+def warning_record(w: warnings.WarningMessage) -> WarningRecord:
+    text = kinds.normalise_text(str(w.message))
+    return WarningRecord(kinds.classify(text, warning=True), w.category.__name__, text)

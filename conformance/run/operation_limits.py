@@ -1,0 +1,241 @@
+"""The interpreter's guards and budgets (conformance.limits): statements counted, calls of the
+program's own functions nested, and every operation on a tensor refused before it runs when it
+would go beyond an element limit (conformance.predict), the run's live tensors counted."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import math
+import operator
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from conformance.case import program as ir
+from conformance.run import changes, limits, predict
+from conformance.run.blackbox import LineStore
+from conformance.run.engine import Engine
+from conformance.run.sandbox import Sandbox, api_path, resolve_on
+
+
+class OperationLimits(Sandbox):
+    """The bounds of one run, checked as it goes."""
+
+    line = LineStore()  # the program line running, kept in the black box too
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        # Statements executed, and the program line running (named when a whole-run limit
+        # ends the run).
+        self.executed = 0
+        self.line = 0
+        self.depth = 0  # program-defined calls running, nested (limits.MAX_CALL_DEPTH)
+        # Tensors the run's operations made, by id: (a weak reference, elements), and their
+        # elements in all (freed ones are taken off when that goes beyond the limit).
+        self._live: dict[int, tuple[weakref.ref[Any], int]] = {}
+        self.live = 0
+        # What the running statement has done so far (conformance.changes): each call is
+        # reported here, on the value actually called.
+        self.effects = changes.Effects()
+
+    def _count(self, line: int) -> None:
+        """One more statement (or lambda evaluation) executed, at program line `line`."""
+        self.line = line
+        self.executed += 1
+        if self.executed > limits.MAX_STATEMENTS:
+            raise limits.RunLimit(f"the run executed more than {limits.MAX_STATEMENTS} "
+                                  "statements (loops multiply: count the iterations)", line)
+
+    @contextlib.contextmanager
+    def _nested_call(self, source: str) -> Iterator[None]:
+        if self.depth >= limits.MAX_CALL_DEPTH:
+            raise limits.LimitRefused(
+                f"calls of the program's own functions nest more than {limits.MAX_CALL_DEPTH} "
+                f"deep (at {source}): a lambda or method that calls itself without end?")
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
+    def _item(self, obj: Any, index: Any) -> Any:
+        """`obj[index]`, refused before it runs when it would make a tensor beyond the
+        element limit (an advanced index, a list of indices)."""
+        if not self.engine.is_tensor(obj):
+            return obj[index]
+        self._limit("indexing", returns(operator.getitem), [obj, index])
+        return self._check_made(obj[index], (obj,))
+
+    def _set_item(self, obj: Any, index: Any, value: Any) -> None:
+        """`obj[index] = value`: refused as `obj[index]` would be (the value is broadcast
+        to its shape)."""
+        if self.engine.is_tensor(obj):
+            self._limit("an indexed assignment", returns(_indexed), [obj, index, value])
+        obj[index] = value
+
+    # ---- per-operation limits (conformance.limits) ------------------------------------
+    def _binary(self, op: Callable[[Any, Any], Any], symbol: str, left: Any, right: Any
+                ) -> Any:
+        """`op(left, right)`, refused before it computes anything beyond a limit."""
+        if symbol == "**":
+            limits.check_pow(left, right)
+        elif symbol == "*":
+            limits.check_repeat(left, right)
+        if self.engine.is_tensor(left) or self.engine.is_tensor(right):
+            self._limit(f"`{symbol}`", returns(op), [left, right])
+            return self._check_made(op(left, right), (left, right))
+        return limits.check_result(op(left, right))
+
+    def _check_call(self, func_e: ir.Expr, func: Any, args: list[Any],
+                    kwargs: dict[str, Any]) -> None:
+        path = api_path(func_e)
+        if path is not None:
+            count = factory_elements(path, args, kwargs)
+            if count is not None:
+                limits.check_elements(count, f"`{path}(...)`")
+        owner = getattr(func, "__self__", None)
+        is_method = owner is not None and self.engine.is_tensor(owner)
+        self.effects.call(func_e, path, is_method, kwargs)
+        operands = args
+        if is_method:
+            operands = [owner, *args]
+        elif not path and self._is_module(func) and hasattr(func, "weight"):
+            operands = [*args, func.weight, getattr(func, "bias", None)]
+
+        def operation() -> Callable[..., Any] | None:
+            """torch's callable for the call, given `operands` (predict.largest_made)."""
+            torch = predict.torch_module()
+            if is_method:
+                return getattr(torch.Tensor, func_e.attr, None) if isinstance(
+                    func_e, ir.Attribute) else None
+            if path:
+                return None if path in self.seeded else resolve_on(torch, path)
+            # nn.Linear, the table's one module class, is F.linear of its parameters
+            return torch.nn.functional.linear if operands is not args else None
+
+        self._limit("the call", operation, operands, kwargs)
+
+    def _limit(self, what: str, operation: Callable[[], Callable[..., Any] | None],
+               args: list[Any], kwargs: dict[str, Any] | None = None) -> None:
+        """Refuse, before it runs, an operation (operator, index or call) on a tensor beyond
+        the element limit, or one that would make such a tensor (conformance.predict):
+        `operation()` is torch's callable for it, run on meta tensors standing for `args` and
+        `kwargs` when their sizes allow a result beyond the limit (None: none to run)."""
+        kwargs = kwargs or {}
+        big, bound, tensors = predict.scan([*args, *kwargs.values()], self.engine.is_tensor)
+        if big is not None:
+            raise limits.LimitRefused(
+                f"{what} on a tensor of shape {list(big)} ({math.prod(big)} elements); the "
+                f"case language allows {limits.MAX_TENSOR_ELEMENTS} per tensor and operates "
+                "on none beyond it (a larger view, such as an `expand`, can be made and "
+                "observed)")
+        if bound <= limits.MAX_TENSOR_ELEMENTS or not tensors:
+            return
+        torch_operation = operation()
+        operands = [*args, *kwargs.values()]
+        made = None if torch_operation is None else predict.largest_made(
+            torch_operation, args, kwargs, self.engine.is_tensor)
+        count, complete = (0, False) if made is None else (made[0], made[2])
+        if not complete:  # torch needed data, or an operand has no meta counterpart
+            count = max(count, predict.broadcast_elements(operands, self.engine.is_tensor))
+        if count > limits.MAX_TENSOR_ELEMENTS:
+            shapes = ", ".join(str(list(s)) for s in predict.shapes(
+                operands, self.engine.is_tensor))
+            limits.check_elements(count, f"{what} on tensors of shapes {shapes}")
+
+    def _check_made(self, value: Any, operands: Sequence[Any] = ()) -> Any:
+        """`value`, what an operation on `operands` returned. Its new tensors (not views, not
+        an operand returned by an in-place op; in a tuple or list too; a module's parameters)
+        count among the run's live tensors while they live (limits.MAX_LIVE_ELEMENTS), and
+        one beyond the element limit, which nothing before the operation foretold, ends
+        there."""
+        items = value if isinstance(value, (tuple, list)) else (value,)
+        for item in items:
+            if self.engine.is_tensor(item):
+                if not any(item is o for o in operands):
+                    self._made(item)
+            elif self._is_module(item):
+                for p in (getattr(item, "weight", None), getattr(item, "bias", None)):
+                    if p is not None:
+                        self._made(p)
+        return value
+
+    def _made(self, t: Any) -> None:
+        """Count a tensor an operation made among the run's live ones (weakly held: a freed
+        one is taken off when the count would go beyond the limit)."""
+        count = math.prod(t.shape)
+        if count == 0 or t._is_view():
+            return
+        limits.check_elements(count, "a tensor an operation made")
+        key = id(t)
+        known = self._live.get(key)
+        if known is not None:
+            if known[0]() is t:  # returned again (a module's parameter)
+                return
+            self.live -= known[1]  # the id of a tensor freed since
+        self._live[key] = (weakref.ref(t), count)
+        self.live += count
+        if self.live > limits.MAX_LIVE_ELEMENTS:
+            self._forget_freed()
+        if self.live > limits.MAX_LIVE_ELEMENTS:
+            gc.collect()  # what only reference cycles keep is not the program's
+            self._forget_freed()
+        if self.live > limits.MAX_LIVE_ELEMENTS:
+            raise limits.RunLimit(
+                f"the program's tensors hold more than {limits.MAX_LIVE_ELEMENTS} elements "
+                "at once (those its operations made and it keeps; views and in-place results "
+                "are not new): keep fewer or smaller tensors", self.line)
+
+    def _forget_freed(self) -> None:
+        for key, (ref, count) in list(self._live.items()):
+            if ref() is None:
+                del self._live[key]
+                self.live -= count
+
+
+_SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.rand", "torch.randn",
+                              "torch.full"})
+
+
+def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int | None:
+    """How many elements a tensor factory call would allocate, when its sizes say so."""
+    try:
+        if path in _SIZED_FACTORIES:
+            size: Any = args[:1] if path == "torch.full" else args
+            size = kwargs.get("size", size)
+            if len(size) == 1 and isinstance(size[0], (tuple, list)):
+                size = size[0]
+            return math.prod(max(int(n), 0) for n in size)
+        if path == "torch.arange":
+            bounds = [float(a) for a in args[:3]]
+            start, end, step = (0.0, bounds[0], 1.0) if len(bounds) == 1 else \
+                (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1.0)
+            return max(math.ceil((end - start) / step), 0) if step else None
+        if path == "torch.nn.Linear":
+            return max(int(args[0]), 0) * max(int(args[1]), 0)
+        if path == "torch.tensor":
+            # nested sequences may repeat one list many times: `[[0.0] * n] * n` is small
+            # in Python and n * n elements in a tensor; a range is not materialised either
+            data, count = (args[0] if args else kwargs.get("data")), 1
+            while isinstance(data, (list, tuple, range)):
+                length = -((data.start - data.stop) // data.step) if isinstance(
+                    data, range) else len(data)
+                count *= max(length, 0)
+                if length <= 0 or isinstance(data, range):
+                    break
+                data = data[0]
+            return count
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None  # the engine reports malformed sizes itself
+    return None
+
+
+def returns(operation: Callable[..., Any]) -> Callable[[], Callable[..., Any]]:
+    """An operation torch has as it is (an operator), for OperationLimits._limit."""
+    return lambda: operation
+
+
+def _indexed(obj: Any, index: Any, value: Any) -> Any:
+    """What `obj[index] = value` broadcasts the value to: `obj[index]`."""
+    return obj[index]
