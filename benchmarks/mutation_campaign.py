@@ -19,7 +19,8 @@ cores), so a campaign runs a sample:
 
     python benchmarks/mutation_campaign.py run [--rev HEAD] [--sample 120] [--seed 20]
         [--workdir /tmp/autograd-mutation] [--save]
-    python benchmarks/mutation_campaign.py recheck [--workdir ...] [--save]
+    python benchmarks/mutation_campaign.py summarize [--workdir ...] [--save]
+    python benchmarks/mutation_campaign.py recheck [--seed 20] [--workdir ...] [--save]
 
 `run` exports the committed tree at REV (git archive) into WORKDIR/tree, checks that the
 test command passes on it, makes the session WORKDIR/session.sqlite and executes it (one
@@ -28,9 +29,10 @@ as it stands (one stopped early counts the rest as pending). `recheck` takes the
 campaign's survivors and applies each one's diff to the working tree as it is now (copied
 into WORKDIR/recheck), running the case files and engine unit tests added or changed since
 the campaign's revision (they must pass unmutated): a survivor that fails them is killed
-by a new case. With --save the results go to benchmarks/results/mutation_campaign.json
-(run, summarize) or mutation_recheck.json; what each remaining survivor is (equivalent, or
-not observable through torch's API) is written by hand in benchmarks/README.md.
+by a new case. With --save the results go to benchmarks/results/, one file per sample:
+mutation_campaign_seedSEED.json (run, summarize) or mutation_recheck_seedSEED.json (recheck
+of the campaign saved under --seed); what each remaining survivor is (equivalent, or not
+observable through torch's API) is written by hand in benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -221,7 +223,7 @@ def recheck(args: argparse.Namespace) -> dict:
     """Each campaign survivor's diff applied to the present working tree, then the tests
     added since the campaign run against it: a survivor that fails them now is killed by
     a new case (or unit test)."""
-    campaign = json.loads((RESULTS / "mutation_campaign.json").read_text())
+    campaign = json.loads(saved("campaign", args.seed).read_text())
     work = Path(args.workdir) / "recheck"
     if work.exists():
         shutil.rmtree(work)
@@ -252,7 +254,13 @@ def recheck(args: argparse.Namespace) -> dict:
         print(f"{mutant['job']} {mutant['file']}:{mutant['line']} {outcome}", flush=True)
         results.append({"job": mutant["job"], "file": mutant["file"], "line": mutant["line"],
                         "outcome": outcome})
-    return {"campaign_revision": campaign["revision"], "tests": tests, "survivors": results}
+    return {"campaign_revision": campaign["revision"], "seed": campaign["seed"],
+            "tests": tests, "survivors": results}
+
+
+def saved(kind: str, seed: int) -> Path:
+    """Where --save puts a campaign's (or its recheck's) results: one file per sample."""
+    return RESULTS / f"mutation_{kind}_seed{seed}.json"
 
 
 def strip_paths(diff: str) -> str:
@@ -275,8 +283,8 @@ def main() -> None:
     text = json.dumps(result, indent=1)
     if args.save:
         RESULTS.mkdir(exist_ok=True)
-        name = "mutation_recheck.json" if args.mode == "recheck" else "mutation_campaign.json"
-        (RESULTS / name).write_text(text + "\n")
+        saved("recheck" if args.mode == "recheck" else "campaign",
+              result["seed"]).write_text(text + "\n")
     else:
         print(text)
 

@@ -9,6 +9,7 @@ in the harness, passes program text to eval, exec or compile.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterable
 
 from conformance.case import api, kinds, operators
@@ -47,7 +48,11 @@ class _Converter:
     """Converts one ast.Module into a Program, checking names against the API table."""
 
     def __init__(self, tree: ast.Module) -> None:
-        self.assigned = _assigned_names(tree)
+        self.bindings = _bindings(tree)
+        self.assigned = set(self.bindings)
+        # the names the statement being converted binds (its targets): its own
+        # expressions run before they are bound, so they are not suggested there
+        self.binding_now: Counter[str] = Counter()
         self.classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
         # Names bound to an engine object or a class (`P = nn.Parameter`, `g = y.grad_fn`),
         # with the line of that binding: a program may not set attributes through them.
@@ -65,6 +70,9 @@ class _Converter:
 
     def stmt(self, node: ast.stmt, *, in_method: bool) -> ir.Stmt:
         line = node.lineno
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.For)) else []
+        self.binding_now = sum(map(_bindings, targets), Counter())
         if isinstance(node, ast.Assign):
             if len(node.targets) != 1:
                 raise self.fail(node, "chained assignment is not supported",
@@ -290,7 +298,8 @@ class _Converter:
         if n.startswith("__"):
             raise self.fail(node, f"dunder name `{n}` is not allowed")
         if n not in api.ROOTS and n not in api.BUILTINS and n not in self.assigned:
-            known = set(api.ROOTS) | set(api.BUILTINS) | self.assigned
+            bound = {a for a, k in self.bindings.items() if k > self.binding_now[a]}
+            known = set(api.ROOTS) | set(api.BUILTINS) | bound
             near = api.nearest(n, known)
             raise self.fail(node, f"unknown name `{n}`",
                             f"did you mean {', '.join(near)}?" if near else
@@ -462,15 +471,16 @@ def _engine_aliases(tree: ast.Module, classes: set[str]) -> dict[str, tuple[int,
     return aliases
 
 
-def _assigned_names(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
+def _bindings(tree: ast.AST) -> Counter[str]:
+    """How many times each name is bound under `tree` (targets, parameters, classes)."""
+    names: Counter[str] = Counter()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
+            names[node.id] += 1
         elif isinstance(node, ast.arg):
-            names.add(node.arg)
+            names[node.arg] += 1
         elif isinstance(node, ast.ClassDef):
-            names.add(node.name)
+            names[node.name] += 1
     return names
 
 

@@ -31,14 +31,14 @@ def _load_expectations(config: pytest.Config) -> Path | None:
     if path is None:
         return None
     target = config.getoption("--write-expectations")
-    if explicit and not path.exists() and target and \
-            (cwd / target).resolve() == path.resolve():
+    fills_it = bool(target) and (cwd / target).resolve() == path.resolve()
+    if explicit and not path.exists() and fills_it:
         return path  # the first run of a baseline: nothing known yet, the file is created
     shown = str(explicit or path)
     with contextlib.suppress(ValueError):  # inside the project: named from its root
         shown = path.resolve().relative_to(root.resolve()).as_posix()
     try:
-        known = expectations.load(path, shown)
+        known = expectations.load(path, shown, empty_ok=fills_it)
         if any(k.engine_version for k in known.known):  # else no need to import the engine
             known = known.under(_environment(config))
     except CaseError as e:

@@ -304,16 +304,23 @@ def _entry(path: str, index: int, entry: yaml.Node, lines: list[str]) -> Known:
         if "platform" in fields else None, **versions)
 
 
-def loads(text: str, path: str, environment: Environment | None = None) -> Expectations:
+def loads(text: str, path: str, environment: Environment | None = None, *,
+          empty_ok: bool = True) -> Expectations:
     """The expectations in `text` (the file `path`); CaseError naming file and line when
-    malformed."""
+    malformed. A text with no YAML document (empty, or only comments) holds no entries when
+    `empty_ok` (a file `--write-expectations` is to fill), else it is an error."""
     env = environment or Environment.current()
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as e:
         raise CaseError(f"cannot read the expectations file: {e}", file=path) from None
-    if root is None:
+    if root is None and empty_ok:
         return Expectations(path, (), env)
+    if root is None:  # a run's file: empty by mistake (cut short, not yet written)
+        raise CaseError("the expectations file holds no YAML document (it is empty or only "
+                        "comments)", file=path, line=1,
+                        fix="write `known: []` for no known divergences, list entries "
+                            "under `known:`, or fill it with --write-expectations")
     if not isinstance(root, yaml.MappingNode) or [k.value for k, _ in root.value] != ["known"]:
         raise CaseError("an expectations file is a mapping with the single key `known`",
                         file=path, line=1, fix="start with `known:` and a list of entries")
@@ -327,18 +334,19 @@ def loads(text: str, path: str, environment: Environment | None = None) -> Expec
                                     for i, e in enumerate(entries.value)), env)
 
 
-def load(path: str | Path, shown: str | None = None, environment: Environment | None = None
-         ) -> Expectations:
+def load(path: str | Path, shown: str | None = None, environment: Environment | None = None,
+         *, empty_ok: bool = False) -> Expectations:
     """The expectations in `path`, their conditions checked against `environment` (default:
     this process's, the engine's version unknown); CaseError naming file and line when
-    malformed. `shown` is how messages name the file (e.g. relative to the project root),
-    by default `path`."""
+    malformed, or empty unless `empty_ok` (the run fills it with --write-expectations).
+    `shown` is how messages name the file (e.g. relative to the project root), by default
+    `path`."""
     name = str(path) if shown is None else shown
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CaseError(f"cannot read the expectations file: {e}", file=name) from None
-    return loads(text, name, environment)
+    return loads(text, name, environment, empty_ok=empty_ok)
 
 
 def default_path(root: Path, engine: str) -> Path:

@@ -189,6 +189,9 @@ known:
      "invalid version range for `engine_version`"),
     ("known:\n  - items: x\n    reason: r\n    platform: []\n", 4, "non-empty list"),
     ("known: 3\n", 1, "must be a list"),
+    # an empty file is not taken as "no known divergences" (red-team N9)
+    ("", 1, "holds no YAML document"),
+    ("# only a comment\n", 1, "holds no YAML document"),
     # values of the wrong YAML type, which name nothing the run has
     ("known:\n  - items: 5\n    reason: r\n", 2, "`items` must be a non-empty string"),
     ("known:\n  - items: ''\n    reason: r\n", 2, "`items` must be a non-empty string"),
@@ -315,3 +318,16 @@ known:
         "cases/f/double.yaml::cpu-float32": ("pass", "pass"),
         "cases/f/double.yaml::cpu-float64": ("pass", "pass")}
     assert records["expectations"]["unmatched"] == []
+
+
+def test_an_empty_file_is_refused_unless_the_run_fills_it(pytester: pytest.Pytester) -> None:
+    # red-team N9: an empty file was taken as "nothing known", silently
+    project(pytester, {"exp.yaml": CASE}, "# to be written\n")
+    refused = pytester.runpytest("cases", "--engine", WRONG_EXP, "--expectations", "known.yaml")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["*known.yaml:1: the expectations file holds no YAML "
+                                  "document*"])
+    filled = pytester.runpytest("cases", "--engine", WRONG_EXP, "--expectations", "known.yaml",
+                                "--write-expectations", "known.yaml")
+    filled.assert_outcomes(failed=2)
+    assert len(expectations.load(pytester.path / "known.yaml").known) == 2

@@ -220,3 +220,27 @@ def test_a_table_path_may_pass_through_an_api_object() -> None:
     stmt = program.body[0]
     assert isinstance(stmt, ir.ExprStmt) and isinstance(stmt.value, ir.Call)
     assert parse(to_source(program)) == program
+
+
+@pytest.mark.parametrize(
+    ("source", "suggested", "not_suggested"),
+    [
+        # the statement's own target is not bound yet when its value runs (red-team N6)
+        ("s = sum(range(3))", None, "s"),
+        ("for idx in range(idy):\n    pass", None, "idx"),
+        ("sums = 1\ns = sum(range(3))", "sums", "s"),
+        # bound by an earlier statement too: a fair suggestion
+        ("s = 1\ns = sun + 1", "s", None),
+    ],
+)
+def test_did_you_mean_suggests_only_names_bound_elsewhere(source: str, suggested: str | None,
+                                                          not_suggested: str | None) -> None:
+    with pytest.raises(CaseError) as info:
+        parse(source)
+    fix = info.value.fix or ""
+    near = fix.removeprefix("did you mean ").removesuffix("?").split(", ") \
+        if fix.startswith("did you mean") else []
+    if suggested is not None:
+        assert suggested in near, fix
+    if not_suggested is not None:
+        assert not_suggested not in near, fix

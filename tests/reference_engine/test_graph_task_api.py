@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import torch
 
@@ -28,3 +30,33 @@ def test_disabled_hooks_are_restored_after_an_error_in_the_block() -> None:
     with pytest.raises(ValueError), graph.disable_saved_tensors_hooks("off"):
         raise ValueError
     assert reference_engine._C._autograd._saved_tensors_hooks_is_enabled()
+
+
+
+@pytest.mark.parametrize(("engine", "task_id"), [
+    (torch, torch._C._current_graph_task_id),
+    (reference_engine, reference_engine.engine.current_graph_task_id)], ids=["torch", "reference"])
+def test_a_nested_backward_is_its_own_graph_task(engine: Any, task_id: Any) -> None:
+    # as torch: a backward run inside another's hook has its own id, the innermost one
+    # (a mutation survivor: the outermost task's id)
+    ids: dict[str, int] = {}
+
+    def inner_hook(grad: Any) -> None:
+        ids["inner"] = task_id()
+
+    def outer_hook(grad: Any) -> None:
+        ids["outer"] = task_id()
+        with engine.enable_grad():
+            a = engine.ones(2, requires_grad=True)
+            b = a * 3
+            b.register_hook(inner_hook)
+            engine.autograd.grad(b.sum(), a)
+        ids["outer_again"] = task_id()
+
+    x = engine.ones(2, requires_grad=True)
+    y = x * 2
+    y.register_hook(outer_hook)
+    y.sum().backward()
+    assert -1 not in ids.values()
+    assert ids["inner"] != ids["outer"] == ids["outer_again"]
+    assert task_id() == -1

@@ -22,3 +22,11 @@ def test_linear_init_is_uniform_within_one_over_sqrt_fan_in() -> None:
         largest = p.detach().abs().max().item()
         assert 0.25 < largest <= 0.5
     assert fc.weight._version == 1 and fc.bias._version == 1
+
+
+def test_linear_without_inputs_has_a_zero_bias() -> None:
+    # fan_in 0: torch's bound is 0 (init._calculate_fan_in_and_fan_out; kaiming_uniform_ of
+    # the empty weight is a no-op), so the bias is U(0, 0): zeros
+    fc = torch.nn.Linear(0, 3)
+    assert fc.weight.shape == (3, 0)
+    assert fc.bias.detach().abs().max().item() == 0.0
