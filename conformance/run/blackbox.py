@@ -87,6 +87,7 @@ def _ensure_open() -> None:
         if _assigned is not None:
             _open(_assigned)
             _dump = open(_assigned + DUMP_SUFFIX, "wb")  # noqa: SIM115 (the process's life)
+            atexit.register(_close_dump)
             return
         path = os.path.join(tempfile.mkdtemp(prefix="autograd-conformance-box-"), "box")
         _open(path)
@@ -196,6 +197,14 @@ def _start_sentinel(path: str) -> None:
         return  # no sentinel: the watchdog's dump goes to stderr, as it would without one
     _dump = _sentinel.stdin
     atexit.register(_release_sentinel)
+
+
+def _close_dump() -> None:
+    """At Python's own exit, close a worker's dump file (else the interpreter warns of an
+    unclosed file as it ends), after cancelling the watchdog that would write to it."""
+    faulthandler.cancel_dump_traceback_later()
+    if _dump is not None:
+        _dump.close()
 
 
 def _release_sentinel() -> None:

@@ -166,3 +166,14 @@ def test_a_generated_program_whose_worker_dies_names_its_statement(tmp_path: Pat
     assert re.fullmatch(rf"stopped at statement [1-9]\d* \(statements numbered in order\) on "
                         rf"{engine}: {WORKER} crashed \(exit code 5\)", record["reason"]), \
         record["reason"]
+
+
+def test_workers_that_end_normally_leave_no_unclosed_file(tmp_path: Path) -> None:
+    # each worker's box has a dump file for the watchdog; it must be closed at the worker's
+    # exit, not left for the interpreter to find (a ResourceWarning on every run's stderr)
+    cwd = project(tmp_path, ("tanh", "sigmoid"))
+    result = run(cwd, "pytest", "cases", "-n", "2", "-p", "no:cacheprovider",
+                 "-W", "always::ResourceWarning")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "ResourceWarning" not in output, output
