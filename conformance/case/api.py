@@ -23,6 +23,7 @@ ROOTS: dict[str, str] = {
 NAMESPACES: frozenset[str] = frozenset(
     {"torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph", "torch.nn",
      "torch.nn.functional"}
+    | {"torch.autograd.functional"}
 )
 
 # The ops are the rows of the reference engine's op registry, read from it: a case must run
@@ -49,6 +50,8 @@ _AUTOGRAD_GRAPH = """
 get_gradient_edge GradientEdge saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu
 register_multi_grad_hook
 """
+# torch.autograd.functional: the functions given to them are the program's lambdas
+_AUTOGRAD_FUNCTIONAL = "vjp jvp jacobian hessian vhp hvp"
 _NN = "Linear Parameter Module"
 _FUNCTIONAL_PURE = "relu mse_loss cross_entropy softmax log_softmax linear"
 
@@ -58,6 +61,7 @@ FUNCTIONS: frozenset[str] = frozenset(
     + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
     + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
     + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
+    + [f"torch.autograd.functional.{n}" for n in _AUTOGRAD_FUNCTIONAL.split()]
     # the engine's handle, for final callbacks of the running backward
     + ["torch.autograd.Variable._execution_engine",
        "torch.autograd.Variable._execution_engine.queue_callback"]

@@ -35,6 +35,7 @@ FEATURES: dict[str, str] = {
     "signed_zero": "IEEE signed zeros in values and gradients",
     "ops": "one op of the table: forward, backward, saved tensors and grad_fn name",
     "backward_options": "backward()'s gradient, inputs=, retain_graph and create_graph options",
+    "functional": "torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp",
     "errors": "the case checks that an error is raised",
     "warnings": "the case checks that a warning is issued",
 }
