@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import messages
+from . import messages, views
 from .autograd import grad
 from .factories import zeros_like
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
@@ -119,7 +119,7 @@ def _autograd_grad(outputs: Sequence[Tensor | None], inputs: Sequence[Tensor],
             if out is not None and out.requires_grad]
     if not kept:
         return (None,) * len(inputs)
-    return grad([o for o, _ in kept], list(inputs), [g for _, g in kept],  # type: ignore[misc]
+    return grad([o for o, _ in kept], list(inputs), [g for _, g in kept],
                 allow_unused=True, create_graph=create_graph, retain_graph=retain_graph,
                 is_grads_batched=is_grads_batched)
 
@@ -228,7 +228,7 @@ def _jacobian_vectorized(inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...]
     full = tuple(zeros_like(inp).expand((sum(numels), *inp.shape)) if g is None else g
                  for g, inp in zip(vj, inputs, strict=True))
     per_input = [[jac.view(*out.shape, *inp.shape)
-                  for jac, out in zip(jac_i.split(list(numels), 0), outputs, strict=True)]
+                  for jac, out in zip(views.split(jac_i, list(numels), 0), outputs, strict=True)]
                  for jac_i, inp in zip(full, inputs, strict=True)]
     return tuple(zip(*per_input, strict=True))
 
@@ -305,7 +305,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
             raise RuntimeError(messages.functional_single_tensor("hessian"))
         if out.numel() != 1:
             raise RuntimeError(messages.functional_single_element("hessian"))
-        return out.squeeze()
+        return views.squeeze(out)
 
     def jac_func(*inp: Tensor) -> Any:
         if outer_jacobian_strategy == "forward-mode":
