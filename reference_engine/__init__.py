@@ -3,7 +3,7 @@
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
-    library   nn, nn.functional, gradcheck, utils, utils.checkpoint
+    library   nn, nn.functional, autograd_functional, gradcheck, utils, utils.checkpoint
     autograd  autograd, autograd_graph, function, factories, _C
     ops       ops.* (one op family a file), views, inplace
     core      tensor, graph, autograd_meta, saved, engine, forward_ad
@@ -40,7 +40,7 @@ import functools
 import inspect
 from typing import Any
 
-from . import _C, autograd, gradcheck, inplace, nn, utils, views
+from . import _C, autograd, autograd_functional, gradcheck, inplace, nn, utils, views
 from . import dtypes as _dtypes
 from . import messages as _messages
 from . import registry as _registry
@@ -82,6 +82,10 @@ from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
 from .warn import is_warn_always_enabled, set_warn_always
+
+# torch.autograd.functional is built on autograd.grad, so it sits a layer above autograd
+# (library) and is attached here rather than imported by autograd (which would be a circle).
+autograd.functional = autograd_functional  # type: ignore[attr-defined]
 
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).

@@ -855,3 +855,130 @@ def fwad_not_implemented(name: str) -> str:
             "been implemented yet.\nPlease file an issue to PyTorch at "
             "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
             "we can prioritize its implementation.")
+# --- torch.autograd.functional (autograd_functional.py): torch/autograd/functional.py --------
+def functional_not_tensor(arg_name: str, fn_name: str, index: int | None, type_repr: str) -> str:
+    """_as_tuple: `index` is None when the argument was not a tuple."""
+    where = (f"the given {arg_name}" if index is None else f"the value at index {index}")
+    return (f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors "
+            f"but {where} has type {type_repr}.")
+
+
+def functional_v_tuple_length(expected: int, got: int) -> str:
+    return f"v is a tuple of invalid length: should be {expected} but got {got}."
+
+
+FUNCTIONAL_V_SINGLE = "The given v should contain a single Tensor."
+
+
+def functional_v_size(index: int | None, expected: str, got: str) -> str:
+    prepend = "" if index is None else f"Entry {index} in "
+    return f"{prepend}v has invalid size: should be {expected} but got {got}."
+
+
+FUNCTIONAL_V_NONE_OUTPUT = ("The vector v can only be None if the user-provided function "
+                            "returns a single Tensor with a single element.")
+FUNCTIONAL_V_NONE_INPUT_JVP = ("The vector v can only be None if the input to the "
+                               "user-provided function is a single Tensor with a single element.")
+# vhp and hvp word it like jvp; torch writes it as a separate literal in each.
+FUNCTIONAL_V_NONE_INPUT = FUNCTIONAL_V_NONE_INPUT_JVP
+
+
+def functional_single_tensor(fn_name: str) -> str:
+    return f"The function given to {fn_name} should return a single Tensor"
+
+
+def functional_single_element(fn_name: str) -> str:
+    return (f"The Tensor returned by the function given to {fn_name} should contain a single "
+            "element")
+
+
+# _check_requires_grad, by input_type
+def strict_independent_of_input(i: int) -> str:
+    return (f"The output of the user-provided function is independent of input {i}. This is "
+            "not allowed in strict mode.")
+
+
+def strict_hessian_independent(i: int) -> str:
+    return (f"The hessian of the user-provided function with respect to input {i} is "
+            "independent of the input. This is not allowed in strict mode. You should ensure "
+            "that your function is thrice differentiable and that the hessian depends on the "
+            "inputs.")
+
+
+def strict_jacobian_independent(i: int) -> str:
+    return ("While computing the hessian, found that the jacobian of the user-provided "
+            f"function with respect to input {i} is independent of the input. This is not "
+            "allowed in strict mode. You should ensure that your function is twice "
+            "differentiable and that the jacobian depends on the inputs (this would be "
+            "violated by a linear function for example).")
+
+
+def strict_grad_input_independent(i: int) -> str:
+    return (f"The gradient with respect to input {i} is independent of the inputs of the "
+            "user-provided function. This is not allowed in strict mode.")
+
+
+def strict_output_no_grad(i: int) -> str:
+    return (f"Output {i} of the user-provided function does not require gradients. The "
+            "outputs must be computed in a differentiable manner from the input when running "
+            "in strict mode.")
+
+
+# _fill_in_zeros, by stage
+def strict_back_trick(i: int) -> str:
+    return (f"The gradient with respect to the input is independent of entry {i} in the "
+            "grad_outputs when using the double backward trick to compute forward mode "
+            "gradients. This is not allowed in strict mode.")
+
+
+def strict_double_back(i: int) -> str:
+    return (f"The jacobian of the user-provided function is independent of input {i}. This "
+            "is not allowed in strict mode.")
+
+
+def strict_double_back_trick(i: int) -> str:
+    return (f"The hessian of the user-provided function is independent of entry {i} in the "
+            "grad_jacobian. This is not allowed in strict mode as it prevents from using the "
+            "double backward trick to replace forward mode AD.")
+
+
+def strict_create_graph_jacobian(i: int) -> str:
+    return (f"The jacobian of the user-provided function is independent of input {i}. This "
+            "is not allowed in strict mode when create_graph=True.")
+
+
+def strict_create_graph_hessian(i: int) -> str:
+    return (f"The hessian of the user-provided function is independent of input {i}. This "
+            "is not allowed in strict mode when create_graph=True.")
+
+
+def strict_output_independent_of_input(i: int, j: int) -> str:
+    """jacobian's loop (not vectorized)."""
+    return (f"Output {i} of the user-provided function is independent of input {j}. This is "
+            "not allowed in strict mode.")
+
+
+STRICT_AND_VECTORIZE = (
+    "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+    "supported together. Please either set `strict=False` or `vectorize=False`.")
+FORWARD_MODE_CREATE_GRAPH = (
+    "torch.autograd.functional.jacobian: `create_graph=True` and `strategy=\"forward-mode\"` "
+    "are not supported together (yet). Please either set `create_graph=False` or "
+    "`strategy=\"reverse-mode\"`.")
+# torch's literal really lacks the space between "is" and "only".
+FORWARD_MODE_NOT_VECTORIZED = (
+    "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+    "only implemented for `vectorize=True`.")
+JACOBIAN_STRATEGY = (
+    "Expected strategy to be either \"forward-mode\" or \"reverse-mode\". Hint: If your "
+    "function has more outputs than inputs, \"forward-mode\" tends to be more performant. "
+    "Otherwise, prefer to use \"reverse-mode\".")
+HESSIAN_STRATEGY = "Expected strategy to be either \"forward-mode\" or \"reverse-mode\"."
+# Not torch's: the engine has no forward-mode AD yet, so jacobian(strategy="forward-mode",
+# vectorize=True) and hessian(outer_jacobian_strategy="forward-mode") are refused with this.
+FORWARD_MODE_NOT_MODELLED = ("torch.autograd.functional with strategy=\"forward-mode\" needs "
+                             "forward-mode AD, which the reference engine does not model yet")
+FORWARD_MODE_STRICT = (
+    "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are not "
+    "supported together (yet). Please either set `strict=False` or "
+    "`strategy=\"reverse-mode\"`.")

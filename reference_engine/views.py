@@ -260,7 +260,10 @@ def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 # ---- indexing ----------------------------------------------------------------------------
 
 def _scatter_back(name: str) -> Callable[[Any, Tensor], list[Tensor | None]]:
-    return lambda c, g: [common.scatter_add(g, c.index, c.self_sym_sizes, name, distinct=True)]
+    # the backward of SliceBackwardBackward0 is the slice again (SliceBackward0), and so on
+    view_name = name.replace("BackwardBackward0", "Backward0")
+    return lambda c, g: [common.scatter_add(g, c.index, c.self_sym_sizes, name, distinct=True,
+                                            back_name=view_name)]
 
 
 SELECT = OpSpec("SelectBackward0", ("self",), backward=_scatter_back("SelectBackwardBackward0"))

@@ -38,6 +38,7 @@ NAMESPACES: frozenset[str] = frozenset(
      "torch.nn.functional"}
     | {"torch.utils", "torch.utils.checkpoint"}   # anomaly, gradcheck, checkpoint
     | {"torch.autograd.forward_ad"}
+    | {"torch.autograd.functional"}
 )
 
 # The ops are the rows of the reference engine's op registry, read from it: a case must run
@@ -71,6 +72,8 @@ _AUTOGRAD_TOOLING = "detect_anomaly set_detect_anomaly gradcheck gradgradcheck"
 _CHECKPOINT = "checkpoint checkpoint_sequential set_checkpoint_early_stop"
 # Forward-mode AD: dual levels (`with fwAD.dual_level():`), dual tensors and their parts.
 _FORWARD_AD = "dual_level enter_dual_level exit_dual_level make_dual unpack_dual"
+# torch.autograd.functional: the functions given to them are the program's lambdas
+_AUTOGRAD_FUNCTIONAL = "vjp jvp jacobian hessian vhp hvp"
 _NN = "Linear Parameter Module"
 _FUNCTIONAL_PURE = "relu mse_loss cross_entropy softmax log_softmax linear"
 
@@ -81,6 +84,7 @@ FUNCTIONS: frozenset[str] = frozenset(
     + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
     + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
     + [f"torch.autograd.forward_ad.{n}" for n in _FORWARD_AD.split()]
+    + [f"torch.autograd.functional.{n}" for n in _AUTOGRAD_FUNCTIONAL.split()]
     # the engine's handle, for final callbacks of the running backward
     + ["torch.autograd.Variable._execution_engine",
        "torch.autograd.Variable._execution_engine.queue_callback"]

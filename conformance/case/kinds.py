@@ -206,6 +206,34 @@ KINDS: tuple[Kind, ...] = (
     Kind("own_grad_assignment", False,
          (r"can't assign Variable as its own grad",),
          "a tensor assigned as its own .grad"),
+    # torch.autograd.functional (torch/autograd/functional.py)
+    Kind("functional_not_tensor", False,
+         (r"given to \w+ must be either a Tensor or a tuple of Tensors",),
+         "an input, v or an output of the function given to torch.autograd.functional is not "
+         "a Tensor or a tuple of Tensors"),
+    Kind("functional_invalid_v", False,
+         (r"v is a tuple of invalid length", r"The given v should contain a single Tensor",
+          r"v has invalid size: should be", r"The vector v can only be None if"),
+         "v of the wrong length or size for vjp/jvp/vhp/hvp, or left out where the "
+         "function's input (output, for vjp) has more than one element"),
+    Kind("functional_single_output", False,
+         (r"The function given to \w+ should return a single Tensor",
+          r"The Tensor returned by the function given to \w+ should contain a single element"),
+         "hessian/vhp/hvp of a function that does not return one single-element Tensor"),
+    Kind("functional_strict", False,
+         (r"This is not allowed in strict mode",
+          r"must be computed in a differentiable manner from the input when running in "
+          r"strict mode"),
+         "strict=True and an output, gradient, jacobian or hessian independent of an input"),
+    Kind("functional_unsupported_options", False,
+         (r"are not supported together", r"only implemented for `vectorize=True`"),
+         "a combination of jacobian/hessian options torch does not support (strict with "
+         "vectorize or forward-mode, create_graph with forward-mode, forward-mode without "
+         "vectorize)"),
+    Kind("functional_strategy", False,
+         (r'Expected strategy to be either "forward-mode" or "reverse-mode"',),
+         "jacobian's strategy or hessian's outer_jacobian_strategy is neither "
+         '"forward-mode" nor "reverse-mode" (an AssertionError)'),
     Kind("python_type_error", False, (), "any other TypeError, e.g. a None where a tensor "
          "belongs", exception="TypeError"),
     Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",

@@ -40,6 +40,7 @@ FEATURES: dict[str, str] = {
     "anomaly_mode": "torch.autograd.detect_anomaly / set_detect_anomaly: NaN check, forward trace",
     "gradcheck": "torch.autograd.gradcheck and gradgradcheck",
     "checkpoint": "torch.utils.checkpoint: checkpoint and checkpoint_sequential",
+    "functional": "torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp",
     "errors": "the case checks that an error is raised",
     "warnings": "the case checks that a warning is issued",
 }

@@ -1,20 +1,22 @@
-"""The coverage map of PyTorch's test/test_autograd.py, and the table generated from it.
+"""The coverage maps of PyTorch's autograd test files, and the tables generated from them.
 
-The map (docs/coverage/test_autograd.yaml) lists every test function of the file at one
-PyTorch commit, each `todo`, `out of scope: <category>[: detail]`, or, in scope, a mapping
+Each map (docs/coverage/<file>.yaml, one per test file: test_autograd.yaml for
+test/test_autograd.py, test_functional.yaml for test/autograd/test_functional.py) names the
+file (`path`) and lists every test function of it at one PyTorch commit, each `todo`,
+`out of scope: <category>[: detail]`, or, in scope, a mapping
 `{left out: ["<assertion>: <reason>", ...]}` naming the assertions of the test its cases do
 not state. Which tests have cases is derived, never written: a case cites the test its
 `source:` line names (`source: test_autograd.py <test_name>`, or `<Class>.<test_name>` where
-the bare name is not unique).
+the bare name is not unique; the file's base name says which map).
 
 "Covered" is exact: a test is covered when its cases state every assertion of the test that
 the case language can state, which the map records by listing nothing as left out. A test
 with cases and a left-out list is partly covered; a left-out list on a test no case cites is
 a problem (that test is todo). The figure covered / in scope counts exact coverage only.
 
-`python -m conformance.report.coverage_map [--check] [--functions-of FILE]` writes the Markdown
-table (docs/coverage/test_autograd.md), checks it is up to date, or lists what the map lacks
-against a local copy of test_autograd.py (for moving the map to a new commit).
+`python -m conformance.report.coverage_map [--check] [--functions-of FILE]` writes each map's
+Markdown table (docs/coverage/<file>.md), checks they are up to date, or lists what a map
+lacks against a local copy of its test file (for moving the map to a new commit).
 """
 
 from __future__ import annotations
@@ -33,11 +35,11 @@ from conformance.case.loader import CaseError, load_case
 from conformance.case.unique_keys import unique_key_loader
 
 ROOT = Path(__file__).resolve().parents[2]
-MAP_PATH = ROOT / "docs" / "coverage" / "test_autograd.yaml"
-TABLE_PATH = ROOT / "docs" / "coverage" / "test_autograd.md"
+MAPS_DIR = ROOT / "docs" / "coverage"
+MAP_PATH = MAPS_DIR / "test_autograd.yaml"
 CASES_PATH = ROOT / "cases"
-
-SOURCE_PREFIX = "test_autograd.py"
+# a source line that names a test file: `test_x.py <test>`
+_SOURCE_FILE = re.compile(r"test_\w+\.py")
 TODO = "todo"
 OUT_OF_SCOPE = "out of scope"
 COVERED = "covered"
@@ -80,11 +82,32 @@ class Entry:
         return self.reason.split(":", 1)[0]
 
 
+def map_paths(directory: Path = MAPS_DIR) -> list[Path]:
+    """Every map: the YAML files of docs/coverage/, one per PyTorch test file."""
+    return sorted(directory.glob("*.yaml"))
+
+
+def table_path(map_path: Path) -> Path:
+    """A map's generated table: its Markdown twin."""
+    return map_path.with_suffix(".md")
+
+
 @dataclass(frozen=True)
 class CoverageMap:
+    path: str  # the test file in PyTorch, e.g. test/autograd/test_functional.py
     commit: str
     classes: dict[str, int]
     entries: tuple[Entry, ...]
+    note: str = ""  # what holds for every test of the file (shown above the table)
+
+    @property
+    def source_prefix(self) -> str:
+        """What a case's `source:` line starts with to cite a test of this file."""
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def map_name(self) -> str:
+        return self.source_prefix.removesuffix(".py") + ".yaml"
 
     def resolve(self, name: str) -> list[str]:
         """The keys a source name (`test_x` or `Class.test_x`) can mean."""
@@ -139,29 +162,48 @@ def load_map(path: Path = MAP_PATH) -> CoverageMap:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # a SafeLoader
     except yaml.YAMLError as error:
         raise MapError(f"{path}: {error}") from None
-    if not isinstance(data, dict) or not {"commit", "classes", "tests"} <= data.keys():
-        raise MapError(f"{path}: needs `commit`, `classes` and `tests`")
+    if not isinstance(data, dict) or not {"path", "commit", "classes", "tests"} <= data.keys():
+        raise MapError(f"{path}: needs `path` (the test file in PyTorch), `commit`, `classes` "
+                       "and `tests`")
+    if not _SOURCE_FILE.fullmatch(str(data["path"]).rsplit("/", 1)[-1]):
+        raise MapError(f"{path}: `path: {data['path']}` is not a PyTorch test file "
+                       "(test/.../test_x.py)")
     entries = tuple(_entry(k, v) for k, v in data["tests"].items())
     counted = Counter(e.key.split(".", 1)[0] for e in entries)
     if counted != Counter(data["classes"]):
         raise MapError(f"{path}: tests per class {dict(counted)} differ from `classes` "
                        f"{data['classes']}: a test line was lost or added")
-    return CoverageMap(str(data["commit"]), dict(data["classes"]), entries)
+    return CoverageMap(str(data["path"]), str(data["commit"]), dict(data["classes"]), entries,
+                       str(data.get("note", "")).strip())
 
 
-def case_sources(cases: Path = CASES_PATH) -> dict[str, list[str]]:
-    """For each `source: test_autograd.py NAME` in the case library, the cases citing NAME
-    (paths relative to the library's parent, sorted)."""
-    cited: dict[str, list[str]] = {}
+# test file -> test name -> citing cases
+Cited = dict[str, dict[str, list[str]]]
+
+
+def case_sources(cases: Path = CASES_PATH) -> Cited:
+    """For each `source: test_x.py NAME` in the case library, by test file, the cases citing
+    NAME (paths relative to the library's parent, sorted)."""
+    cited: Cited = {}
     for path in sorted(cases.rglob("*.yaml")):
         try:
             source = load_case(path).source or ""
         except CaseError:  # not a case, so it covers nothing; its collection reports why
             continue
-        if source.split(" ", 1)[0] == SOURCE_PREFIX:
-            name = source[len(SOURCE_PREFIX):].strip()
-            cited.setdefault(name, []).append(path.relative_to(cases.parent).as_posix())
+        file, _, name = source.partition(" ")
+        if _SOURCE_FILE.fullmatch(file):
+            cited.setdefault(file, {}).setdefault(name.strip(), []).append(
+                path.relative_to(cases.parent).as_posix())
     return cited
+
+
+def unmapped_sources(cited: Cited, maps: list[CoverageMap]) -> list[str]:
+    """Problems: cases citing a test file that has no map (a typo, or a map to add)."""
+    known = {m.source_prefix for m in maps}
+    return [f"{', '.join(p for paths in names.values() for p in paths)}: `source: {file} ...` "
+            f"names a test file with no coverage map in docs/coverage/ (maps: "
+            f"{', '.join(sorted(known))})" for file, names in sorted(cited.items())
+            if file not in known]
 
 
 @dataclass
@@ -180,22 +222,24 @@ class Coverage:
         return len(self.status) - self.count(OUT_OF_SCOPE)
 
 
-def join(cmap: CoverageMap, cited: dict[str, list[str]]) -> Coverage:
+def join(cmap: CoverageMap, cited: Cited) -> Coverage:
+    """The map's tests joined with the cases citing its file."""
     coverage = Coverage()
-    for name, paths in sorted(cited.items()):
+    prefix = cmap.source_prefix
+    for name, paths in sorted(cited.get(prefix, {}).items()):
         keys = cmap.resolve(name) if _NAME.fullmatch(name) else []
         if len(keys) == 1:
             coverage.cases.setdefault(keys[0], []).extend(paths)
         elif keys:
             coverage.problems.append(
-                f"{', '.join(paths)}: `{name}` is ambiguous in test_autograd.py; write "
-                f"`source: {SOURCE_PREFIX} <Class>.{name}` with one of "
+                f"{', '.join(paths)}: `{name}` is ambiguous in {prefix}; write "
+                f"`source: {prefix} <Class>.{name}` with one of "
                 f"{', '.join(k.split('.')[0] for k in keys)}")
         else:
             near = ", ".join(e.key for e in cmap.entries if name.split(".")[-1] in e.key)
             coverage.problems.append(
-                f"{', '.join(paths)}: `source: {SOURCE_PREFIX} {name}` names no test of "
-                f"test_autograd.py at {cmap.commit[:12]}; write `source: {SOURCE_PREFIX} "
+                f"{', '.join(paths)}: `source: {prefix} {name}` names no test of "
+                f"{prefix} at {cmap.commit[:12]}; write `source: {prefix} "
                 f"<test_name>`" + (f" (similar: {near})" if near else ""))
     for entry in cmap.entries:
         covering = coverage.cases.get(entry.key)
@@ -223,9 +267,9 @@ def render(cmap: CoverageMap, coverage: Coverage) -> str:
     covered, partly, in_scope = coverage.count(COVERED), coverage.count(PARTLY), coverage.in_scope
     share = f"{100 * covered / in_scope:.1f} %" if in_scope else "n/a"
     lines = [
-        "# Coverage of PyTorch's test_autograd.py",
+        f"# Coverage of PyTorch's {cmap.source_prefix}",
         "",
-        "Generated by `python -m conformance.report.coverage_map` from test_autograd.yaml and the "
+        f"Generated by `python -m conformance.report.coverage_map` from {cmap.map_name} and the "
         "cases' `source:` lines; do not edit.",
         "",
         f"PyTorch commit `{cmap.commit}`, {len(cmap.entries)} test functions. A test is "
@@ -233,6 +277,7 @@ def render(cmap: CoverageMap, coverage: Coverage) -> str:
         "state; partly covered when the map lists assertions its cases leave out, each "
         "with the reason.",
         "",
+        *([cmap.note.replace("\n", " "), ""] if cmap.note else []),
         f"**Covered / in scope: {covered} / {in_scope} ({share})**; partly covered: {partly}, "
         f"todo: {coverage.count(TODO)}",
         "",
@@ -256,7 +301,7 @@ def render(cmap: CoverageMap, coverage: Coverage) -> str:
 
 
 def functions_of(source_text: str) -> list[str]:
-    """`Class.test_name` of every test method defined in a test_autograd.py source text, in
+    """`Class.test_name` of every test method defined in a test file's source text, in
     file order (classes whose name starts with Test; methods whose name starts with test_)."""
     keys = []
     for node in ast.parse(source_text).body:
@@ -271,13 +316,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.report.coverage_map",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
-                        help="exit 1 if the committed table is not up to date")
+                        help="exit 1 if a committed table is not up to date")
     parser.add_argument("--functions-of", metavar="FILE",
-                        help="compare the map with the test functions of a local "
-                             "test_autograd.py")
+                        help="compare the map of FILE's base name (test_autograd.py, ...) "
+                             "with the test functions of a local copy of that file")
     args = parser.parse_args(argv)
-    cmap = load_map()
+    maps = {path: load_map(path) for path in map_paths()}
     if args.functions_of:
+        name = Path(args.functions_of).name
+        cmap = next((m for m in maps.values() if m.source_prefix == name), None)
+        if cmap is None:
+            print(f"no coverage map for {name} in {MAPS_DIR}", file=sys.stderr)
+            return 2
         actual = functions_of(Path(args.functions_of).read_text(encoding="utf-8"))
         listed = [e.key for e in cmap.entries]
         for key in actual:
@@ -287,22 +337,27 @@ def main(argv: list[str] | None = None) -> int:
             if key not in actual:
                 print(f"not in the file: {key}")
         return 0 if actual == listed else 1
-    coverage = join(cmap, case_sources())
-    for problem in coverage.problems:
+    cited = case_sources()
+    problems = unmapped_sources(cited, list(maps.values()))
+    stale = False
+    for path, cmap in maps.items():
+        coverage = join(cmap, cited)
+        problems += coverage.problems
+        table, target = render(cmap, coverage), table_path(path)
+        if args.check:
+            current = target.read_text(encoding="utf-8") if target.exists() else ""
+            if current != table:
+                print(f"{target} is out of date: run python -m conformance.report.coverage_map",
+                      file=sys.stderr)
+                stale = True
+            continue
+        target.write_text(table, encoding="utf-8")
+        print(f"wrote {target}: covered / in scope {coverage.count(COVERED)} / "
+              f"{coverage.in_scope}, partly covered {coverage.count(PARTLY)}, "
+              f"todo {coverage.count(TODO)}")
+    for problem in problems:
         print(problem, file=sys.stderr)
-    table = render(cmap, coverage)
-    if args.check:
-        current = TABLE_PATH.read_text(encoding="utf-8") if TABLE_PATH.exists() else ""
-        if current != table:
-            print(f"{TABLE_PATH} is out of date: run python -m conformance.report.coverage_map",
-                  file=sys.stderr)
-            return 1
-        return 1 if coverage.problems else 0
-    TABLE_PATH.write_text(table, encoding="utf-8")
-    print(f"wrote {TABLE_PATH}: covered / in scope {coverage.count(COVERED)} / "
-          f"{coverage.in_scope}, partly covered {coverage.count(PARTLY)}, "
-          f"todo {coverage.count(TODO)}")
-    return 1 if coverage.problems else 0
+    return 1 if problems or stale else 0
 
 
 if __name__ == "__main__":

@@ -178,30 +178,34 @@ def zeros_like(t: Tensor) -> Tensor:
 # of selecting elements is one scatter-add, and every backward of a scatter is a gather.
 
 def _gather_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    return [scatter_add(g, c.index, c.source_shape, c.grad_name)]
+    return [scatter_add(g, c.index, c.source_shape, c.grad_name, c.distinct)]
 
 
 def _scatter_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    return [gather(g, c.index, "IndexBackward0")]
+    return [gather(g, c.index, c.back_name, c.scatter_name, c.distinct)]
 
 
-def gather(self: Tensor, index: np.ndarray, name: str) -> Tensor:
-    """self.flatten()[index] - the copy-semantics index op (torch's x[mask] / x[[0, 1]])."""
+def gather(self: Tensor, index: np.ndarray, name: str, grad_name: str = "IndexPutBackward0",
+           distinct: bool = False) -> Tensor:
+    """self.flatten()[index] - the copy-semantics index op (torch's x[mask] / x[[0, 1]]), and
+    the backward of a view's backward (`grad_name` the scatter its own backward makes)."""
     spec = OpSpec(name, ("self",), backward=_gather_backward,
                   saves_indices=name == "IndexBackward0",
-                  jvp=lambda c: gather(c.self_t, c.index, name))   # auto_linear
+                  jvp=lambda c: gather(c.self_t, c.index, name, grad_name, distinct))  # auto_linear
     out = new(self._data.reshape(-1)[index], self.dtype, self.device)
     return record(spec, out, [self], index=index, source_shape=tuple(self.shape),
-                  grad_name="IndexPutBackward0")
+                  grad_name=grad_name, distinct=distinct)
 
 
 def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str,
-                distinct: bool = False) -> Tensor:
+                distinct: bool = False, back_name: str = "IndexBackward0") -> Tensor:
     """zeros(shape) with self's elements added at flat positions index. With `distinct`
     positions (a select or slice: each element once) they are written, as ATen's
-    select_backward/slice_backward copy into the zeros: 0 + -0.0 would lose the sign."""
+    select_backward/slice_backward copy into the zeros: 0 + -0.0 would lose the sign.
+    Its backward gathers the positions again, as the node `back_name` (for a view's
+    backward, torch's SliceBackwardBackward0 and the like, the view op itself)."""
     spec = OpSpec(name, ("self",), backward=_scatter_backward,
-                  jvp=lambda c: scatter_add(c.self_t, index, shape, name, distinct))
+                  jvp=lambda c: scatter_add(c.self_t, index, shape, name, distinct, back_name))
     flat = np.zeros(int(np.prod(shape, dtype=np.int64)), dtype=self.dtype.np)
     values = np.broadcast_to(self._data, index.shape).reshape(-1)
     if distinct:
@@ -209,7 +213,7 @@ def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str
     else:
         np.add.at(flat, index.reshape(-1), values)
     return record(spec, new(flat.reshape(tuple(shape)), self.dtype, self.device), [self],
-                  index=index)
+                  index=index, scatter_name=name, back_name=back_name, distinct=distinct)
 INDEX_PUT = OpSpec(
     "IndexPutBackward0", ("self", "values"),
     backward=lambda c, g: c.grads(lambda: index_put(g, c.index, zeros_scalar(g)),

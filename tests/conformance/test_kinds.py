@@ -23,6 +23,22 @@ MESSAGES = {
     "view_of_leaf_inplace": "a view of a leaf Variable that requires grad is being used in an "
                             "in-place operation.",
     "implicit_grad_nonscalar": "grad can be implicitly created only for scalar outputs",
+    "functional_not_tensor": "The inputs given to vjp must be either a Tensor or a tuple of "
+                             "Tensors but the value at index 1 has type <class 'int'>.",
+    "functional_invalid_v": "The vector v can only be None if the user-provided function "
+                            "returns a single Tensor with a single element.",
+    "functional_single_output": "The Tensor returned by the function given to hessian should "
+                                "contain a single element",
+    "functional_strict": "Output 0 of the user-provided function does not require gradients. "
+                         "The outputs must be computed in a differentiable manner from the "
+                         "input when running in strict mode.",
+    "functional_unsupported_options": "torch.autograd.functional.jacobian: `strict=True` and "
+                                      "`vectorized=True` are not supported together. Please "
+                                      "either set `strict=False` or `vectorize=False`.",
+    "functional_strategy": 'Expected strategy to be either "forward-mode" or "reverse-mode". '
+                           'Hint: If your function has more outputs than inputs, "forward-mode" '
+                           'tends to be more performant. Otherwise, prefer to use '
+                           '"reverse-mode".',
     "no_grad_fn": "element 0 of tensors does not require grad and does not have a grad_fn",
     "grad_shape_mismatch": "Mismatch in shape: grad_output[0] has a shape of torch.Size([3]) "
                            "and output[0] has a shape of torch.Size([]).",

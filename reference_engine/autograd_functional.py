@@ -1,0 +1,364 @@
+"""torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp.
+
+A model of torch/autograd/functional.py (torch 2.13), step for step, since its steps are
+observable: which tensors are detached or viewed (`view_as` when create_graph keeps an
+input's history), which checks run in which order (so which error a bad call meets first),
+where zeros stand in for a gradient that is None. Everything is built on autograd.grad:
+
+- vjp: one backward;
+- jvp: the double-backward trick (grad of the grad w.r.t. a dummy grad_output);
+- jacobian: one backward per output element (or, `vectorize=True`, one batched backward:
+  torch vmaps autograd.grad over the standard basis; this engine's
+  `grad(is_grads_batched=True)` runs the backwards one by one and stacks them, the same
+  values);
+- hessian: the jacobian of the jacobian (the inner one with create_graph=True);
+- vhp: grad of the grad; hvp: the double-backward trick on top of that.
+
+`strategy="forward-mode"` (jacobian) and `outer_jacobian_strategy="forward-mode"` (hessian)
+need forward-mode AD, which this engine does not model yet: their argument checks and
+errors are torch's, and the one path that would compute (vectorize=True) raises
+NotImplementedError saying so (messages.FORWARD_MODE_NOT_MODELLED).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import messages, views
+from .autograd import grad
+from .factories import zeros_like
+from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from .ops import common, joining
+from .tensor import Tensor
+
+__all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
+
+Grads = tuple[Tensor | None, ...]
+
+
+def _as_tuple(inp: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple[Any, ...]]:
+    """Whether `inp` was a tuple, and it as a tuple of tensors (TypeError otherwise)."""
+    is_tuple = isinstance(inp, tuple)
+    items = inp if is_tuple else (inp,)
+    for i, el in enumerate(items):
+        if not isinstance(el, Tensor):
+            raise TypeError(messages.functional_not_tensor(
+                arg_name, fn_name, i if is_tuple else None, str(type(el))))
+    return is_tuple, items
+
+
+def _tuple_postprocess(res: Any, to_unpack: bool | tuple[bool, bool]) -> Any:
+    """Undo _as_tuple: unwrap what the caller gave unwrapped (for a jacobian, two levels)."""
+    if isinstance(to_unpack, tuple):
+        if not to_unpack[1]:
+            res = tuple(el[0] for el in res)
+        if not to_unpack[0]:
+            res = res[0]
+    elif not to_unpack:
+        res = res[0]
+    return res
+
+
+def _grad_preprocess(inputs: Sequence[Tensor], create_graph: bool,
+                     need_graph: bool) -> tuple[Tensor, ...]:
+    """Always new tensor objects (so the function's own captures of the same tensors are
+    told apart, pytorch#32576): a differentiable shallow copy (`view_as`) when create_graph
+    must keep the caller's history, else a detached leaf."""
+    return tuple(inp.view_as(inp) if create_graph and inp.requires_grad
+                 else inp.detach().requires_grad_(need_graph) for inp in inputs)
+
+
+def _grad_postprocess(inputs: Any, create_graph: bool) -> Any:
+    """Detach the results unless create_graph asked for their history (nested tuples too)."""
+    if isinstance(inputs[0], Tensor):
+        return inputs if create_graph else tuple(inp.detach() for inp in inputs)
+    return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
+
+
+def _validate_v(v: Sequence[Tensor], other: Sequence[Tensor], is_other_tuple: bool) -> None:
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError(messages.functional_v_tuple_length(len(other), len(v)))
+        raise RuntimeError(messages.FUNCTIONAL_V_SINGLE)
+    for idx, (el_v, el_other) in enumerate(zip(v, other, strict=True)):
+        if el_v.size() != el_other.size():
+            raise RuntimeError(messages.functional_v_size(
+                idx if is_other_tuple else None, str(el_other.size()), str(el_v.size())))
+
+
+_REQUIRES_GRAD_MESSAGES: dict[str, Callable[[int], str]] = {
+    "outputs": messages.strict_output_no_grad,
+    "grad_inputs": messages.strict_grad_input_independent,
+    "jacobian": messages.strict_jacobian_independent,
+    "hessian": messages.strict_hessian_independent,
+}
+
+
+def _check_requires_grad(inputs: Sequence[Tensor | None], input_type: str, strict: bool) -> None:
+    """Strict mode: every tensor present and requiring grad, else the error for its stage."""
+    if not strict:
+        return
+    for i, inp in enumerate(inputs):
+        if inp is None:  # only grad_inputs can hold None
+            raise RuntimeError(messages.strict_independent_of_input(i))
+        if not inp.requires_grad:
+            raise RuntimeError(_REQUIRES_GRAD_MESSAGES[input_type](i))
+
+
+def _autograd_grad(outputs: Sequence[Tensor | None], inputs: Sequence[Tensor],
+                   grad_outputs: Sequence[Tensor | None] | None = None,
+                   create_graph: bool = False, retain_graph: bool | None = None,
+                   is_grads_batched: bool = False) -> Grads:
+    """autograd.grad over the outputs that are tensors requiring grad (allow_unused); all
+    None without calling the engine when there are none."""
+    given = (None,) * len(outputs) if grad_outputs is None else tuple(grad_outputs)
+    kept = [(out, g) for out, g in zip(outputs, given, strict=True)
+            if out is not None and out.requires_grad]
+    if not kept:
+        return (None,) * len(inputs)
+    return grad([o for o, _ in kept], list(inputs), [g for _, g in kept],
+                allow_unused=True, create_graph=create_graph, retain_graph=retain_graph,
+                is_grads_batched=is_grads_batched)
+
+
+def _fill_in_zeros(grads: Grads, refs: Sequence[Tensor], strict: bool, create_graph: bool,
+                   stage: str) -> tuple[Tensor, ...]:
+    """None grads become zeros shaped like `refs` (strict: the error for the stage); under
+    strict and create_graph a grad without history is an error too."""
+    res: list[Tensor] = []
+    for i, grads_i in enumerate(grads):
+        if grads_i is None:
+            if strict:
+                raise RuntimeError({
+                    "back": messages.strict_independent_of_input,
+                    "back_trick": messages.strict_back_trick,
+                    "double_back": messages.strict_double_back,
+                    "double_back_trick": messages.strict_double_back_trick,
+                }[stage](i))
+            grads_i = zeros_like(refs[i])
+        elif strict and create_graph and not grads_i.requires_grad:
+            raise RuntimeError(messages.strict_create_graph_hessian(i) if "double" in stage
+                               else messages.strict_create_graph_jacobian(i))
+        res.append(grads_i)
+    return tuple(res)
+
+
+def _prepare_v(v: Any, refs: tuple[Tensor, ...], is_refs_tuple: bool, create_graph: bool,
+               fn_name: str, none_message: str) -> tuple[Tensor, ...] | None:
+    """v checked against `refs` (the inputs, or vjp's outputs); None only for one element."""
+    if v is None:
+        if len(refs) != 1 or refs[0].numel() != 1:
+            raise RuntimeError(none_message)
+        return None
+    _, vs = _as_tuple(v, "v", fn_name)
+    vs = _grad_preprocess(vs, create_graph=create_graph, need_graph=False)
+    _validate_v(vs, refs, is_refs_tuple)
+    return vs
+
+
+def _call(func: Callable[..., Any], inputs: tuple[Tensor, ...], fn_name: str,
+          strict: bool) -> tuple[bool, tuple[Tensor, ...]]:
+    is_outputs_tuple, outputs = _as_tuple(
+        func(*inputs), "outputs of the user-provided function", fn_name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    return is_outputs_tuple, outputs
+
+
+def _results(outputs: tuple[Tensor, ...], is_outputs_tuple: bool, res: tuple[Tensor, ...],
+             is_res_tuple: bool, create_graph: bool) -> tuple[Any, Any]:
+    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
+            _tuple_postprocess(_grad_postprocess(res, create_graph), is_res_tuple))
+
+
+def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        is_outputs_tuple, outputs = _call(func, inputs, "vjp", strict)
+        vs = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp",
+                        messages.FUNCTIONAL_V_NONE_OUTPUT)
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grad_res = _autograd_grad(outputs, inputs, vs, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
+    return _results(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
+
+
+def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        vs = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp",
+                        messages.FUNCTIONAL_V_NONE_INPUT_JVP)
+        is_outputs_tuple, outputs = _call(func, inputs, "jvp", strict)
+        # The backward is linear in grad_outputs, so their value does not reach the result
+        # (zeros: no inf or nan); they only have to require grad, to be differentiated.
+        grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outputs)
+        grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
+    # torch enters enable_grad only under create_graph; otherwise the caller's mode stays
+    with enable_grad() if create_graph else set_grad_enabled(is_grad_enabled()):
+        grad_res = _autograd_grad(grad_inputs, grad_outputs, vs, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
+    return _results(outputs, is_outputs_tuple, res, is_outputs_tuple, create_graph)
+
+
+def _standard_basis(tensors: tuple[Tensor, ...], numels: tuple[int, ...]) -> tuple[Tensor, ...]:
+    """The N x N identity (N the total of numels) split by columns into one chunk per tensor,
+    each of the tensor's dtype and device (torch: _construct_standard_basis_for)."""
+    eye = np.eye(sum(numels))
+    bounds = np.cumsum((0, *numels))
+    return tuple(common.new(eye[:, lo:hi], t.dtype, t.device)
+                 for t, lo, hi in zip(tensors, bounds[:-1], bounds[1:], strict=True))
+
+
+def _jacobian_vectorized(inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...],
+                         create_graph: bool) -> tuple[tuple[Tensor, ...], ...]:
+    """One batched backward over the standard basis of all outputs' elements, split back
+    per output and reshaped to output.shape + input.shape."""
+    numels = tuple(out.numel() for out in outputs)
+    grad_outputs = _standard_basis(outputs, numels)
+    flat_outputs = tuple(out.reshape(-1) for out in outputs)
+    vj = list(_autograd_grad(flat_outputs, inputs, grad_outputs, create_graph=create_graph,
+                             is_grads_batched=True))
+    full = tuple(zeros_like(inp).expand((sum(numels), *inp.shape)) if g is None else g
+                 for g, inp in zip(vj, inputs, strict=True))
+    per_input = [[jac.view(*out.shape, *inp.shape)
+                  for jac, out in zip(views.split(jac_i, list(numels), 0), outputs, strict=True)]
+                 for jac_i, inp in zip(full, inputs, strict=True)]
+    return tuple(zip(*per_input, strict=True))
+
+
+def _jacobian_loop(inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...], strict: bool,
+                   create_graph: bool) -> tuple[tuple[Tensor, ...], ...]:
+    """One backward per output element (retain_graph), rows stacked per input."""
+    jacobian: list[tuple[Tensor, ...]] = []
+    for i, out in enumerate(outputs):
+        rows: list[list[Tensor]] = [[] for _ in inputs]
+        for j in range(out.numel()):
+            vj = _autograd_grad((out.reshape(-1)[j],), inputs, retain_graph=True,
+                                create_graph=create_graph)
+            for el_idx, (vj_el, inp_el) in enumerate(zip(vj, inputs, strict=True)):
+                if vj_el is not None:
+                    if strict and create_graph and not vj_el.requires_grad:
+                        # torch names the output's index here, as "input {i}"
+                        raise RuntimeError(messages.strict_create_graph_jacobian(i))
+                    rows[el_idx].append(vj_el)
+                else:
+                    if strict:
+                        raise RuntimeError(messages.strict_output_independent_of_input(i, el_idx))
+                    rows[el_idx].append(zeros_like(inp_el))
+        jacobian.append(tuple(joining.stack(r, 0).view(*out.size(), *inputs[k].size())
+                              for k, r in enumerate(rows)))
+    return tuple(jacobian)
+
+
+def _jacobian_forward(inputs: Any, strict: bool, vectorize: bool) -> Any:
+    """torch's _jacfwd as far as it runs without forward-mode AD: its checks."""
+    if strict:
+        raise RuntimeError(messages.FORWARD_MODE_STRICT)
+    _as_tuple(inputs, "inputs", "jacobian")
+    if vectorize:
+        raise NotImplementedError(messages.FORWARD_MODE_NOT_MODELLED)
+    raise NotImplementedError(messages.FORWARD_MODE_NOT_VECTORIZED)
+
+
+def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
+             strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode") -> Any:
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(messages.JACOBIAN_STRATEGY)
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(messages.FORWARD_MODE_CREATE_GRAPH)
+        return _jacobian_forward(inputs, strict, vectorize)
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        is_outputs_tuple, outputs = _call(func, inputs, "jacobian", strict)
+        if vectorize:
+            if strict:
+                raise RuntimeError(messages.STRICT_AND_VECTORIZE)
+            jac = _jacobian_vectorized(inputs, outputs, create_graph)
+        else:
+            jac = _jacobian_loop(inputs, outputs, strict, create_graph)
+        return _tuple_postprocess(_grad_postprocess(jac, create_graph),
+                                  (is_outputs_tuple, is_inputs_tuple))
+
+
+def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
+            strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode") -> Any:
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(messages.HESSIAN_STRATEGY)
+
+    def ensure_single_output_function(*inp: Tensor) -> Tensor:
+        out = func(*inp)
+        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(t_out, "outputs", strict=strict)
+        if is_out_tuple or not isinstance(out, Tensor):
+            raise RuntimeError(messages.functional_single_tensor("hessian"))
+        if out.numel() != 1:
+            raise RuntimeError(messages.functional_single_element("hessian"))
+        return views.squeeze(out)
+
+    def jac_func(*inp: Tensor) -> Any:
+        if outer_jacobian_strategy == "forward-mode":
+            inp = tuple(t.requires_grad_(True) for t in inp)
+        jac = jacobian(ensure_single_output_function, inp, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+        return jac
+
+    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict,
+                   vectorize=vectorize, strategy=outer_jacobian_strategy)
+    return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
+
+
+def _single_output(outputs: tuple[Tensor, ...], is_outputs_tuple: bool, fn_name: str) -> None:
+    if is_outputs_tuple or not isinstance(outputs[0], Tensor):
+        raise RuntimeError(messages.functional_single_tensor(fn_name))
+    if outputs[0].numel() != 1:
+        raise RuntimeError(messages.functional_single_element(fn_name))
+
+
+def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        vs = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "vhp",
+                        messages.FUNCTIONAL_V_NONE_INPUT)
+        is_outputs_tuple, outputs = _call(func, inputs, "vhp", strict)
+        _single_output(outputs, is_outputs_tuple, "vhp")
+        jac = _autograd_grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grad_res = _autograd_grad(jac, inputs, vs, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
+    return _results(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
+
+
+def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        vs = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "hvp",
+                        messages.FUNCTIONAL_V_NONE_INPUT)
+        is_outputs_tuple, outputs = _call(func, inputs, "hvp", strict)
+        _single_output(outputs, is_outputs_tuple, "hvp")
+        jac = _autograd_grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+        grad_jac = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
+        double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
+        # torch checks `jac` again here (not double_back): kept as torch has it
+        _check_requires_grad(jac, "hessian", strict=strict)
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grad_res = _autograd_grad(double_back, grad_jac, vs, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
+    return _results(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)

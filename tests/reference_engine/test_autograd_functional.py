@@ -1,0 +1,72 @@
+"""torch.autograd.functional in the reference engine raises torch's errors, with torch's texts.
+
+The case library (cases/functional/) pins the calls test_functional.py makes; these are the
+strict-mode stages no test there reaches (the double-backward trick's, the hessian's), each
+run on torch and on the engine, whose exception type and text must be equal, and whose
+text must classify as a functional kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+
+import reference_engine
+from conformance.case.kinds import classify
+
+
+def _disconnected(t: Any, a: Any) -> Any:
+    """An output that requires grad but does not depend on `a`."""
+    return a.detach().requires_grad_() * 1
+
+
+# Each call takes the engine module; `k` (a tensor requiring grad that is not an input)
+# makes a jacobian that requires grad yet does not depend on the inputs.
+CALLS: dict[str, Callable[[Any], Any]] = {
+    "back_trick": lambda t: t.autograd.functional.jvp(
+        lambda a: (a * 2, _disconnected(t, a)), t.ones(3), t.ones(3), strict=True),
+    "double_back": lambda t: t.autograd.functional.vhp(
+        lambda a, b: (a ** 3).sum() + (b * t.ones(3, requires_grad=True)).sum(),
+        (t.ones(3), t.ones(3)), (t.ones(3), t.ones(3)), strict=True),
+    "double_back_trick": lambda t: t.autograd.functional.hvp(
+        lambda a, b: (a ** 3).sum() + (b * t.ones(3, requires_grad=True)).sum(),
+        (t.ones(3), t.ones(3)), (t.ones(3), t.ones(3)), strict=True),
+    "create_graph_hessian": lambda t: t.autograd.functional.vhp(
+        lambda a: (a * a).sum(), t.ones(3, requires_grad=True), t.ones(3),
+        create_graph=True, strict=True),
+    "grad_input_none": lambda t: t.autograd.functional.jvp(
+        lambda a: _disconnected(t, a), t.ones(3), t.ones(3), strict=True),
+    "vhp_tuple_output": lambda t: t.autograd.functional.vhp(
+        lambda a: (a.sum(), a.sum()), t.ones(3), t.ones(3)),
+    "hvp_tuple_output": lambda t: t.autograd.functional.hvp(
+        lambda a: (a.sum(), a.sum()), t.ones(3), t.ones(3)),
+    "v_tuple_length": lambda t: t.autograd.functional.jvp(
+        lambda a, b: a * b, (t.ones(3), t.ones(3)), (t.ones(3),)),
+    "jacobian_strict_forward": lambda t: t.autograd.functional.jacobian(
+        lambda a: a, t.ones(3), strict=True, strategy="forward-mode"),
+    "hessian_strategy": lambda t: t.autograd.functional.hessian(
+        lambda a: a.sum(), t.ones(3), outer_jacobian_strategy="x"),
+}
+
+
+def _error(call: Callable[[Any], Any], engine: Any) -> tuple[str, str]:
+    with pytest.raises(Exception) as info:
+        call(engine)
+    return type(info.value).__name__, str(info.value)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_the_engine_raises_torchs_error(name: str) -> None:
+    expected = _error(CALLS[name], torch)
+    assert _error(CALLS[name], reference_engine) == expected
+    assert classify(expected[1], warning=False).startswith("functional_")
+
+
+def test_forward_mode_with_vectorize_is_refused_as_not_modelled() -> None:
+    """Forward-mode AD is not in the engine: the one path that would compute says so."""
+    with pytest.raises(NotImplementedError, match="does not model yet"):
+        reference_engine.autograd.functional.jacobian(  # type: ignore[attr-defined]
+            lambda a: a, reference_engine.ones(3), strategy="forward-mode", vectorize=True)
