@@ -14,10 +14,13 @@ where zeros stand in for a gradient that is None. Everything is built on autogra
 - hessian: the jacobian of the jacobian (the inner one with create_graph=True);
 - vhp: grad of the grad; hvp: the double-backward trick on top of that.
 
-`strategy="forward-mode"` (jacobian) and `outer_jacobian_strategy="forward-mode"` (hessian)
-need forward-mode AD, which this engine does not model yet: their argument checks and
-errors are torch's, and the one path that would compute (vectorize=True) raises
-NotImplementedError saying so (messages.FORWARD_MODE_NOT_MODELLED).
+`strategy="forward-mode"` (jacobian, vectorize=True) runs one jvp per basis column through
+forward_ad and gives torch's values, but not torch's calls: torch vmaps that jvp, calling the
+function once with batched views, where this engine (which has no vmap) calls it once a
+column with plain dual tensors, a difference a case sees in its events;
+`outer_jacobian_strategy="forward-mode"` (hessian) is forward-over-reverse, and meets the
+engine's forward-mode gap through backward ops (its not-implemented error) where torch
+computes.
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from . import messages, views
+from . import forward_ad, messages, views
 from .autograd import grad
-from .factories import zeros_like
+from .factories import zeros, zeros_like
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .ops import common, joining
 from .tensor import Tensor
@@ -257,14 +260,46 @@ def _jacobian_loop(inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...], stri
     return tuple(jacobian)
 
 
-def _jacobian_forward(inputs: Any, strict: bool, vectorize: bool) -> Any:
-    """torch's _jacfwd as far as it runs without forward-mode AD: its checks."""
+def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool,
+                      vectorize: bool) -> Any:
+    """torch's _jacfwd: one jvp per column of the standard basis over all inputs' elements,
+    each under its own dual level (torch vmaps that jvp over the basis; this engine runs
+    the columns one by one and stacks them: the same values, but `func` is called once a
+    column rather than once, see the module's docstring), then each output's tangents split
+    per input and transposed."""
     if strict:
         raise RuntimeError(messages.FORWARD_MODE_STRICT)
-    _as_tuple(inputs, "inputs", "jacobian")
-    if vectorize:
-        raise NotImplementedError(messages.FORWARD_MODE_NOT_MODELLED)
-    raise NotImplementedError(messages.FORWARD_MODE_NOT_VECTORIZED)
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError(messages.FORWARD_MODE_NOT_VECTORIZED)
+    numels = [inp.numel() for inp in inputs]
+    columns: list[tuple[Tensor, ...]] = []  # per basis column, each output's tangent
+    is_outputs_tuple, primals = False, ()
+    for k in range(sum(numels)):
+        tangents, offset = [], 0
+        for inp, n in zip(inputs, numels, strict=True):
+            column = zeros(n, dtype=inp.dtype, device=inp.device)
+            if offset <= k < offset + n:
+                column[k - offset] = 1
+            tangents.append(column.view_as(inp))
+            offset += n
+        with forward_ad.dual_level():
+            duals = tuple(forward_ad.make_dual(inp, t)
+                          for inp, t in zip(inputs, tangents, strict=True))
+            out = func(*duals)
+            is_outputs_tuple, outs = isinstance(out, tuple), out if isinstance(out, tuple) \
+                else (out,)
+            unpacked = [forward_ad.unpack_dual(o) for o in outs]
+            primals = tuple(u.primal for u in unpacked)
+            columns.append(tuple(u.tangent if u.tangent is not None else zeros_like(u.primal)
+                                 for u in unpacked))
+    jacobian = []
+    for i, primal in enumerate(primals):
+        stacked = joining.stack([c[i] for c in columns], 0)
+        jacobian.append([jac.permute(*range(1, jac.dim()), 0).reshape(*primal.shape, *inp.shape)
+                         for jac, inp in zip(views.split(stacked, numels, 0), inputs,
+                                             strict=True)])
+    return _tuple_postprocess(jacobian, (is_outputs_tuple, is_inputs_tuple))
 
 
 def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
@@ -275,7 +310,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
     if strategy == "forward-mode":
         if create_graph:
             raise NotImplementedError(messages.FORWARD_MODE_CREATE_GRAPH)
-        return _jacobian_forward(inputs, strict, vectorize)
+        return _jacobian_forward(func, inputs, strict, vectorize)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)

@@ -974,10 +974,6 @@ JACOBIAN_STRATEGY = (
     "function has more outputs than inputs, \"forward-mode\" tends to be more performant. "
     "Otherwise, prefer to use \"reverse-mode\".")
 HESSIAN_STRATEGY = "Expected strategy to be either \"forward-mode\" or \"reverse-mode\"."
-# Not torch's: the engine has no forward-mode AD yet, so jacobian(strategy="forward-mode",
-# vectorize=True) and hessian(outer_jacobian_strategy="forward-mode") are refused with this.
-FORWARD_MODE_NOT_MODELLED = ("torch.autograd.functional with strategy=\"forward-mode\" needs "
-                             "forward-mode AD, which the reference engine does not model yet")
 FORWARD_MODE_STRICT = (
     "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are not "
     "supported together (yet). Please either set `strict=False` or "
