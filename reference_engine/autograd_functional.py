@@ -274,7 +274,8 @@ def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool,
         raise NotImplementedError(messages.FORWARD_MODE_NOT_VECTORIZED)
     numels = [inp.numel() for inp in inputs]
     columns: list[tuple[Tensor, ...]] = []  # per basis column, each output's tangent
-    is_outputs_tuple, primals = False, ()
+    is_outputs_tuple = False
+    primals: tuple[Tensor, ...] = ()
     for k in range(sum(numels)):
         tangents, offset = [], 0
         for inp, n in zip(inputs, numels, strict=True):
