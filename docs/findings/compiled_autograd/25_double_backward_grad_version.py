@@ -31,7 +31,7 @@ def run(call) -> str:
     v = (torch.ones(2), torch.ones(2))
     versions = []
     for name, f in (("2 * x + 3 * y", lambda x, y: 2 * x + 3 * y), ("x * 5", lambda x, y: x * 5)):
-        out, jv = call(lambda: torch.autograd.functional.jvp(f, (x, y), v))
+        _, jv = call(lambda f=f: torch.autograd.functional.jvp(f, (x, y), v))
         versions.append(f"{name}: jvp {jv.tolist()} _version {jv._version}")
     return "; ".join(versions)
 
