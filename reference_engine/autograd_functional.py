@@ -287,9 +287,8 @@ def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool,
         with forward_ad.dual_level():
             duals = tuple(forward_ad.make_dual(inp, t)
                           for inp, t in zip(inputs, tangents, strict=True))
-            out = func(*duals)
-            is_outputs_tuple, outs = isinstance(out, tuple), out if isinstance(out, tuple) \
-                else (out,)
+            # torch names no function here: its text says "given to None"
+            is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs", "None")
             unpacked = [forward_ad.unpack_dual(o) for o in outs]
             primals = tuple(u.primal for u in unpacked)
             columns.append(tuple(u.tangent if u.tangent is not None else zeros_like(u.primal)

@@ -46,6 +46,8 @@ CALLS: dict[str, Callable[[Any], Any]] = {
         lambda a: (a.sum(), a.sum()), t.ones(3), t.ones(3)),
     "v_tuple_length": lambda t: t.autograd.functional.jvp(
         lambda a, b: a * b, (t.ones(3), t.ones(3)), (t.ones(3),)),
+    "jacobian_forward_output_not_tensor": lambda t: t.autograd.functional.jacobian(
+        lambda a: (a * 2, 3), t.ones(2), strategy="forward-mode", vectorize=True),
     "jacobian_strict_forward": lambda t: t.autograd.functional.jacobian(
         lambda a: a, t.ones(3), strict=True, strategy="forward-mode"),
     "hessian_strategy": lambda t: t.autograd.functional.hessian(
