@@ -115,7 +115,7 @@ def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
     positions after self."""
     if n == 0:
         return forward
-    name = row.attr
+    name = row.parsed_as or row.attr
     params = [("input" if p == "self" else p)
               for p in list(inspect.signature(forward).parameters)[:n]]
     # per parameter: the types taken besides a Tensor (anything but None, numbers, none)

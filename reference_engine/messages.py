@@ -978,3 +978,20 @@ FORWARD_MODE_STRICT = (
     "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are not "
     "supported together (yet). Please either set `strict=False` or "
     "`strategy=\"reverse-mode\"`.")
+
+
+# --- nn.functional and special (issue 24) ------------------------------------
+GELU_APPROXIMATE = "approximate argument must be either none or tanh."   # GeluType.h
+HARDTANH_BOUNDS = "min_val cannot be greater than max_val"   # F.hardtanh (Python)
+
+
+def softshrink_lambda(max_value: float, dtype_name: str, lambd: float) -> str:
+    """Activation.cpp's softshrink check, its numbers as C++ streams them (%g)."""
+    return (f"lambda must be in range [0, {max_value:g}] for input dtype {dtype_name}, "
+            f"but found {lambd:g}")
+
+
+def inplace_not_modelled(name: str) -> str:
+    """The engine's own: an nn.functional activation's inplace=True form."""
+    return (f"reference engine: {name}(..., inplace=True) is not modelled (torch writes the "
+            "input and saves the result); call it with inplace=False")

@@ -66,6 +66,9 @@ class OpRow:
     # is refused.
     numbers: tuple[int, ...] = ()
     overloads: bool = False
+    # the op's name in torch's argument-parser texts where it is not `attr`
+    # (F.logsigmoid is ATen's log_sigmoid)
+    parsed_as: str | None = None
 
     def __post_init__(self) -> None:
         if self.namespace and (self.method or self.inplace is not None or not self.function):
@@ -89,14 +92,14 @@ class OpRow:
 def _row(name: str, module: str, *shapes: Shape, args: tuple[object, ...] = (),
          positive: bool = False, function: bool = True, method: bool | None = None,
          inplace: str | None = None, differentiable: bool = True,
-         feature: str = "ops", numbers: tuple[int, ...] = (), overloads: bool = False
-         ) -> OpRow:
+         feature: str = "ops", numbers: tuple[int, ...] = (), overloads: bool = False,
+         parsed_as: str | None = None) -> OpRow:
     """One row; `shapes` (with `args` and `positive`) is its gradcheck sample, none if empty.
     `method` defaults to True for torch's own functions, False for a namespaced one."""
     sample = Sample(shapes, args, positive) if shapes else None
     has_method = "." not in name if method is None else method
     return OpRow(name, module, function, has_method, inplace, differentiable, feature, sample,
-                 numbers, overloads)
+                 numbers, overloads, parsed_as)
 
 
 V, M, S3 = (3,), (2, 3), (2, 3, 2)   # sample shapes: a vector, a matrix, a 3-d tensor
@@ -186,6 +189,24 @@ OPS: tuple[OpRow, ...] = (
     _row("copy_", "inplace", V, V, function=False, feature="inplace", numbers=(1,)),
     # ---- nn.functional and special (issue 24) ----
     _row("nn.functional.relu", "ops.activations", (4,)),
+    _row("nn.functional.elu", "ops.activations", (4,)),
+    _row("nn.functional.selu", "ops.activations", (4,)),
+    _row("nn.functional.celu", "ops.activations", (4,)),
+    _row("nn.functional.gelu", "ops.activations", (4,)),
+    _row("nn.functional.silu", "ops.activations", (4,)),
+    _row("nn.functional.mish", "ops.activations", (4,)),
+    _row("nn.functional.softplus", "ops.activations", (4,)),
+    # Python functions (input / (input.abs() + 1)): a number meets an AttributeError
+    _row("nn.functional.softsign", "ops.activations", (4,), overloads=True),
+    _row("nn.functional.hardtanh", "ops.activations", (4,)),
+    _row("nn.functional.relu6", "ops.activations", (4,)),
+    _row("nn.functional.leaky_relu", "ops.activations", (4,)),
+    _row("nn.functional.hardswish", "ops.activations", (4,)),
+    _row("nn.functional.logsigmoid", "ops.activations", (4,), parsed_as="log_sigmoid"),
+    _row("nn.functional.tanhshrink", "ops.activations", (4,), overloads=True),
+    _row("nn.functional.softshrink", "ops.activations", (4,)),
+    _row("nn.functional.hardshrink", "ops.activations", (4,)),
+    _row("nn.functional.threshold", "ops.activations", (4,), args=(0.1, -0.5)),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -197,6 +218,7 @@ NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namesp
 # Differentiable rows the program generator (conformance/strategies.py) does not call, each
 # with the reason; it calls every other differentiable row, in each of its forms. A test
 # (tests/conformance/test_strategies.py) holds the two lists together.
+_NN_SPECIAL_MODULES = ("ops.activations", "ops.losses", "ops.normalization", "ops.special")
 GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its floors are "
                      "redesigned for the grown registry)")
 NOT_GENERATED: dict[str, str] = {
@@ -205,5 +227,6 @@ NOT_GENERATED: dict[str, str] = {
     "stack": "no sample: takes a list of tensors",
     "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
     # ---- nn.functional and special (issue 24) ----
-    **dict.fromkeys(("nn.functional.relu",), GENERATOR_PENDING),
+    **dict.fromkeys([r.name for r in OPS if r.module in _NN_SPECIAL_MODULES],
+                    GENERATOR_PENDING),
 }
