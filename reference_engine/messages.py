@@ -995,3 +995,27 @@ def inplace_not_modelled(name: str) -> str:
     """The engine's own: an nn.functional activation's inplace=True form."""
     return (f"reference engine: {name}(..., inplace=True) is not modelled (torch writes the "
             "input and saves the result); call it with inplace=False")
+HUBER_DELTA = "huber_loss does not support non-positive values for delta."   # Loss.cpp
+
+
+def invalid_reduction(reduction: str) -> str:
+    """torch/nn/_reduction.py get_enum (a ValueError)."""
+    return f"{reduction} is not a valid value for reduction"
+
+
+def bce_target_size(target: object, input: object) -> str:
+    """F.binary_cross_entropy (a ValueError)."""
+    return (f"Using a target size ({target}) that is different to the input size ({input}) "
+            "is deprecated. Please ensure they have the same size.")
+
+
+def bce_logits_target_size(target: object, input: object) -> str:
+    """F.binary_cross_entropy_with_logits (a ValueError)."""
+    return f"Target size ({target}) must be the same as input size ({input})"
+
+
+def not_differentiable_argument(function: str, argument: str) -> str:
+    """VariableType's check_no_requires_grad (an argument derivatives.yaml marks
+    non_differentiable)."""
+    return (f"The function '{function}' is not differentiable with respect to argument "
+            f"'{argument}'. This input cannot have requires_grad True.")

@@ -207,6 +207,19 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.softshrink", "ops.activations", (4,)),
     _row("nn.functional.hardshrink", "ops.activations", (4,)),
     _row("nn.functional.threshold", "ops.activations", (4,), args=(0.1, -0.5)),
+    # (the bias may be None: the sample leaves it out, test_gradcheck's linear rows pass it)
+    _row("nn.functional.linear", "ops.layers", M, (4, 3)),
+    # Python functions in torch: a number meets an AttributeError (overloads)
+    _row("nn.functional.softmin", "ops.losses", M, args=(1,), overloads=True),
+    _row("nn.functional.mse_loss", "ops.losses", M, M, overloads=True),
+    _row("nn.functional.l1_loss", "ops.losses", M, M, overloads=True),
+    _row("nn.functional.smooth_l1_loss", "ops.losses", M, M, overloads=True),
+    _row("nn.functional.huber_loss", "ops.losses", M, M, overloads=True),
+    _row("nn.functional.soft_margin_loss", "ops.losses", M,
+         args=(Const([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], "float64"),)),
+    _row("nn.functional.binary_cross_entropy_with_logits", "ops.losses", M, M, overloads=True),
+    # probabilities in (0, 1): no sample (test_gradcheck.py writes its row)
+    _row("nn.functional.binary_cross_entropy", "ops.losses"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -218,7 +231,8 @@ NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namesp
 # Differentiable rows the program generator (conformance/strategies.py) does not call, each
 # with the reason; it calls every other differentiable row, in each of its forms. A test
 # (tests/conformance/test_strategies.py) holds the two lists together.
-_NN_SPECIAL_MODULES = ("ops.activations", "ops.losses", "ops.normalization", "ops.special")
+_NN_SPECIAL_MODULES = ("ops.activations", "ops.layers", "ops.losses", "ops.normalization",
+                       "ops.special")
 GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its floors are "
                      "redesigned for the grown registry)")
 NOT_GENERATED: dict[str, str] = {

@@ -80,7 +80,7 @@ _AUTOGRAD_FUNCTIONAL = "vjp jvp jacobian hessian vhp hvp"
 _NN = "Linear Parameter Module"
 # written in reference_engine/nn/functional.py (the registry's `nn.functional.*` rows are
 # read from it below, with torch's other ops)
-_FUNCTIONAL_PURE = "mse_loss cross_entropy softmax log_softmax linear"
+_FUNCTIONAL_PURE = "cross_entropy softmax log_softmax"
 
 # Every callable or value reachable by a dotted path from a root.
 FUNCTIONS: frozenset[str] = frozenset(

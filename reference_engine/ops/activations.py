@@ -51,12 +51,11 @@ class Pointwise:
     backward_spec: OpSpec = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        # saved in torch's order, self then buffer (build_node saves by sorted name)
-        saves = ("self", "self_buffer") if self.buffer is not None else ("self",)
+        saves = ("self", "buffer") if self.buffer is not None else ("self",)
         object.__setattr__(self, "spec", OpSpec(
             self.node, ("self",), {"self": saves},
             lambda c, g: [self.backward(g, c.self, self._params(c))],
-            jvp="auto_element_wise"))
+            jvp="auto_element_wise", save_order=saves))
         object.__setattr__(self, "backward_spec", OpSpec(
             self.backward_node, ("grad_output", "self"),
             {"grad_output": ("self",), "self": ("grad_output", "self")},
@@ -79,7 +78,7 @@ class Pointwise:
         dt = common._float_dtype(input)
         attrs: dict[str, Any] = dict(params)
         if self.buffer is not None:
-            attrs["self_buffer"] = common.new(common._compute(self.buffer, input._data.astype(
+            attrs["buffer"] = common.new(common._compute(self.buffer, input._data.astype(
                 np.float64)), dt, input.device)
         return common._elementwise(self.spec, lambda x: self.f(x, **params), (input,),
                                    out_dtype=dt, compute_dtype=dtypes.float64, **attrs)
