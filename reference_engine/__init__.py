@@ -88,6 +88,7 @@ from .ops import (
     reductions,
 )
 from .ops import nn as _nn_ops
+from .ops import special as _special_ops
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -101,7 +102,7 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
 _MODULES = {m.__name__.removeprefix(__name__ + "."): m
             for m in (activations, elementwise, indexing, joining, layers, linalg, losses, _nn_ops,
-                      reductions, inplace, views)}
+                      reductions, _special_ops, inplace, views)}
 
 
 def _attach(name: str, forward: object) -> None:
@@ -124,7 +125,7 @@ def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
     positions after self."""
     if n == 0:
         return forward
-    name = row.parsed_as or row.attr
+    name = row.parser_name
     params = [("input" if p == "self" else p)
               for p in list(inspect.signature(forward).parameters)[:n]]
     # per parameter: the types taken besides a Tensor (anything but None, numbers, none)

@@ -1019,3 +1019,12 @@ def not_differentiable_argument(function: str, argument: str) -> str:
     non_differentiable)."""
     return (f"The function '{function}' is not differentiable with respect to argument "
             f"'{argument}'. This input cannot have requires_grad True.")
+
+
+def xlog1py_arguments(got: str) -> str:
+    """torch.special.xlog1py's argument parser, given two numbers."""
+    return (f"special_xlog1py() received an invalid combination of arguments - got ({got}), "
+            "but expected one of:\n"
+            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Number self, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, Tensor out = None)\n")

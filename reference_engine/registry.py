@@ -85,6 +85,16 @@ class OpRow:
         return self.name.rpartition(".")[2]
 
     @property
+    def parser_name(self) -> str:
+        """The name torch's argument parser gives in its texts: ATen's, `special_entr` for
+        torch.special.entr (linalg and fft alike), the name itself for torch's own and
+        nn.functional's (torch._C._nn.elu), unless `parsed_as` says otherwise."""
+        if self.parsed_as is not None:
+            return self.parsed_as
+        prefixed = self.namespace in ("special", "linalg", "fft")
+        return f"{self.namespace}_{self.attr}" if prefixed else self.attr
+
+    @property
     def inplace_name(self) -> str | None:
         return None if self.inplace is None else self.name + "_"
 
@@ -220,6 +230,14 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.binary_cross_entropy_with_logits", "ops.losses", M, M, overloads=True),
     # probabilities in (0, 1): no sample (test_gradcheck.py writes its row)
     _row("nn.functional.binary_cross_entropy", "ops.losses"),
+    _row("special.entr", "ops.special", V, positive=True),
+    _row("special.erfcx", "ops.special", V),
+    _row("special.log_ndtr", "ops.special", V),
+    _row("special.ndtr", "ops.special", V),
+    # in (0, 1): no sample (test_gradcheck.py writes its row)
+    _row("special.ndtri", "ops.special"),
+    # Tensor or Number in either place (several signatures: overloads)
+    _row("special.xlog1py", "ops.special", M, V, positive=True, overloads=True),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced

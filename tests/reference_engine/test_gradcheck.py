@@ -178,6 +178,8 @@ _BY_HAND: dict[str, Row] = {
         lambda a, b: F.smooth_l1_loss(a, b, beta=0.5, reduction="sum"), [(2, 3), (2, 3)]),
     "nn.functional.huber_loss_delta": (
         lambda a, b: F.huber_loss(a, b, delta=0.5, reduction="none"), [(2, 3), (2, 3)]),
+    "special.ndtri_probabilities": (lambda a: torch.special.ndtri(torch.sigmoid(a)), [(3,)]),
+    "special.xlog1py_number": (lambda a: torch.special.xlog1py(2.0, _p(a)), [(3,)]),
     "nn.functional.gelu_tanh": (lambda a: F.gelu(a * 3, approximate="tanh"), [(4,)]),
     "nn.functional.elu_alpha": (lambda a: F.elu(a * 3, alpha=0.5), [(4,)]),
     "nn.functional.softplus_beta": (lambda a: F.softplus(a * 3, beta=2, threshold=2), [(4,)]),
