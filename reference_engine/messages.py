@@ -1028,3 +1028,9 @@ def xlog1py_arguments(got: str) -> str:
             " * (Tensor input, Tensor other, *, Tensor out = None)\n"
             " * (Number self, Tensor other, *, Tensor out = None)\n"
             " * (Tensor input, Number other, *, Tensor out = None)\n")
+GLU_SCALAR = "glu does not support scalars because halving size must be even"   # F.glu
+
+
+def glu_odd(dim: int, size: int) -> str:
+    """GatedLinearUnit.cpp."""
+    return f"Halving dimension must be even, but dimension {dim} is size {size}"

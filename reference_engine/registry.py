@@ -217,6 +217,7 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.softshrink", "ops.activations", (4,)),
     _row("nn.functional.hardshrink", "ops.activations", (4,)),
     _row("nn.functional.threshold", "ops.activations", (4,), args=(0.1, -0.5)),
+    _row("nn.functional.glu", "ops.activations", (2, 4), args=(1,), overloads=True),
     # (the bias may be None: the sample leaves it out, test_gradcheck's linear rows pass it)
     _row("nn.functional.linear", "ops.layers", M, (4, 3)),
     # Python functions in torch: a number meets an AttributeError (overloads)
@@ -231,6 +232,9 @@ OPS: tuple[OpRow, ...] = (
     # probabilities in (0, 1): no sample (test_gradcheck.py writes its row)
     _row("nn.functional.binary_cross_entropy", "ops.losses"),
     _row("special.entr", "ops.special", V, positive=True),
+    _row("special.i0e", "ops.special", V),
+    _row("special.i1", "ops.special", V),
+    _row("special.i1e", "ops.special", V),
     _row("special.erfcx", "ops.special", V),
     _row("special.log_ndtr", "ops.special", V),
     _row("special.ndtr", "ops.special", V),

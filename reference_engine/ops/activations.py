@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import dtypes, messages
 from .. import inplace as inplace_ops
-from ..autograd_meta import OpSpec
+from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import backward as grad_ops
 from . import common
@@ -363,6 +363,51 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     return common._elementwise(MISH, lambda x: x * np.tanh(np.logaddexp(0, x)), (input,),
                                out_dtype=common._float_dtype(input),
                                compute_dtype=dtypes.float64)
+
+
+# ---- glu: a * sigmoid(b), the halves of `dim` ---------------------------------------
+
+def _halves(t: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+    from .. import views
+    h = t.shape[dim] // 2
+    return views.narrow(t, dim, 0, h), views.narrow(t, dim, h, h)
+
+
+def _glu_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """glu_backward: [g * sigmoid(b), g * a * sigmoid(b) * (1 - sigmoid(b))] joined on dim."""
+    from . import joining
+    a, b = _halves(c.self, c.dim)
+    s = ops.sigmoid(b)
+    return [joining.cat([ops.mul(g, s), ops.mul(ops.mul(ops.mul(g, a), s), ops.rsub(s, 1))],
+                        c.dim)]
+
+
+def _glu_jvp(c: Any) -> Tensor:
+    """glu_jvp: a_t * sigmoid(b) + a * sigmoid(b) * (1 - sigmoid(b)) * b_t."""
+    a, b = _halves(c.self, c.dim)
+    a_t, b_t = _halves(c.self_t, c.dim)
+    s = ops.sigmoid(b)
+    return ops.add(ops.mul(a_t, s), ops.mul(ops.mul(ops.mul(a, s), ops.rsub(s, 1)), b_t))
+
+
+GLU = OpSpec("GluBackward0", ("self",), {"self": ("self",)}, _glu_backward, jvp=_glu_jvp)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    if input.ndim == 0:
+        raise RuntimeError(messages.GLU_SCALAR)
+    d = common.wrap_dim(dim, input.ndim)
+    if input.shape[d] % 2:
+        raise RuntimeError(messages.glu_odd(d, input.shape[d]))
+    h = input.shape[d] // 2
+
+    def kernel(x: Array) -> Array:
+        a, b = np.split(x, [h], axis=d)
+        return a * _sigmoid(b)
+    dt = common._float_dtype(input)
+    out = common.new(common._compute(kernel, input._data.astype(np.float64)), dt,
+                     input.device)
+    return record(GLU, out, [input], dim=d)
 
 
 # ---- compositions, as torch's Python functions ---------------------------------------

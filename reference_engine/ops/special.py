@@ -196,3 +196,90 @@ def xlog1py(self: Any, other: Any) -> Tensor:
     dt = dt if dt.is_floating_point else dtypes.get_default_dtype()
     return common._elementwise(XLOG1PY, _xlog1py, (a, b), out_dtype=dt,
                                compute_dtype=dtypes.float64)
+
+
+# ---- modified Bessel functions: i0 (for i1's gradient), i0e, i1, i1e -------------------
+
+def _bessel(x: Array, order: int, scaled: bool) -> Array:
+    """I_order(x) for order 0 or 1 (times exp(-|x|) if `scaled`): the power series (positive
+    terms, no cancellation) up to |x| = 50, the asymptotic series of the scaled function
+    beyond (e^|x| / sqrt(2 pi |x|) * sum_k (-1)^k prod_j (4 order^2 - (2j-1)^2) / (k! (8|x|)^k);
+    I1 is odd)."""
+    ax = np.abs(x)
+    with np.errstate(all="ignore"):
+        small = np.minimum(ax, 50.0)
+        term = np.ones_like(small) if order == 0 else small / 2
+        total = term.copy()
+        for k in range(1, 200):
+            term = term * (small * small / 4) / (k * (k + order))
+            total = total + term
+        if scaled:
+            total = total * np.exp(-small)
+        big = np.maximum(ax, 50.0)
+        coefficient, series = np.ones_like(big), np.ones_like(big)
+        for k in range(1, 12):
+            coefficient = coefficient * -(4 * order * order - (2 * k - 1) ** 2) / (k * 8 * big)
+            series = series + coefficient
+        tail = series / np.sqrt(2 * math.pi * big)
+        if not scaled:
+            tail = tail * np.exp(big)
+        value = np.where(ax <= 50, total, tail)
+        return value if order == 0 else np.where(x < 0, -value, value)
+
+
+def _safe(x: Tensor) -> tuple[Tensor, Tensor]:
+    """FunctionsManual's i1 backwards: where |x| is not above eps, the formula's 1/x is
+    replaced (x by eps, the gradient by its limit 0.5)."""
+    eps = float(np.finfo(x.dtype.np).eps)
+    not_tiny = common.new(np.abs(x._data) > eps, dtypes.bool_, x.device)
+    return not_tiny, ops.where(not_tiny, x, common.new(eps, x.dtype, x.device))
+
+
+def _i1_limit(g: Tensor, not_tiny: Tensor, gradx: Tensor) -> Tensor:
+    return ops.mul(g, ops.where(not_tiny, gradx, common.new(0.5, gradx.dtype, gradx.device)))
+
+
+def _i1_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """i1_backward: i0(x) - result / x."""
+    not_tiny, x = _safe(c.self)
+    return [_i1_limit(g, not_tiny, ops.sub(i0(x), ops.mul(c.result, ops.reciprocal(x))))]
+
+
+def _i1e_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """i1e_backward: i0e(x) - result * (sgn(x) + 1 / x)."""
+    from . import backward as grad_ops
+    not_tiny, x = _safe(c.self)
+    return [_i1_limit(g, not_tiny, ops.sub(i0e(x), ops.mul(
+        c.result, ops.add(grad_ops.sgn(x), ops.reciprocal(x)))))]
+
+
+def _i0e_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """grad * (special_i1e(self) - self.sgn() * result)."""
+    from . import backward as grad_ops
+    return [ops.mul(g, ops.sub(i1e(c.self), ops.mul(grad_ops.sgn(c.self), c.result)))]
+
+
+I0 = OpSpec("I0Backward0", ("self",), {"self": ("self",)},
+            lambda c, g: [ops.mul(g, i1(c.self))], jvp="auto_element_wise")
+I0E = OpSpec("SpecialI0EBackward0", ("self",), {"self": ("self", "result")}, _i0e_backward,
+             jvp="auto_element_wise")
+I1 = OpSpec("SpecialI1Backward0", ("self",), {"self": ("self", "result")}, _i1_backward,
+            jvp="auto_element_wise")
+I1E = OpSpec("SpecialI1EBackward0", ("self",), {"self": ("self", "result")}, _i1e_backward,
+             jvp="auto_element_wise")
+
+
+def i0(self: Tensor) -> Tensor:
+    return _unary(I0, lambda x: _bessel(x, 0, False), self)
+
+
+def i0e(self: Tensor) -> Tensor:
+    return _unary(I0E, lambda x: _bessel(x, 0, True), self)
+
+
+def i1(self: Tensor) -> Tensor:
+    return _unary(I1, lambda x: _bessel(x, 1, False), self)
+
+
+def i1e(self: Tensor) -> Tensor:
+    return _unary(I1E, lambda x: _bessel(x, 1, True), self)
