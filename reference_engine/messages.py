@@ -1034,3 +1034,15 @@ GLU_SCALAR = "glu does not support scalars because halving size must be even"   
 def glu_odd(dim: int, size: int) -> str:
     """GatedLinearUnit.cpp."""
     return f"Halving dimension must be even, but dimension {dim} is size {size}"
+PAD_ODD = "Padding length must be divisible by 2"   # PadNd.cpp
+
+
+def pad_too_long(length: int, ndim: int) -> str:
+    """PadNd.cpp."""
+    return ("Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {length} and input of dimension {ndim}")
+
+
+def pad_mode_not_modelled(mode: str) -> str:
+    """The engine's own: F.pad's modes but 'constant'."""
+    return f"reference engine: F.pad mode '{mode}' is not modelled (only 'constant')"

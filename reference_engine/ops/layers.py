@@ -1,10 +1,16 @@
-"""The layers of torch.nn.functional (registry rows `nn.functional.<name>`): linear."""
+"""The layers of torch.nn.functional (registry rows `nn.functional.<name>`): linear, pad."""
 
 from __future__ import annotations
 
-from .. import inplace, views
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import inplace, messages, views
+from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import linalg
+from . import common, linalg
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -18,3 +24,40 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return views.view(out, (*input.shape[:-1], weight.shape[0]))
     out = linalg.matmul(input, views.t(weight))
     return out if bias is None else inplace.add_(out, bias)
+
+
+# ---- pad (mode 'constant': constant_pad_nd) -------------------------------------------
+
+def _constant_pad_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """constant_pad_nd_backward: the grad cropped back, constant_pad_nd(grad, -pad)."""
+    return [constant_pad_nd(g, [-p for p in c.pad], 0)]
+
+
+CONSTANT_PAD_ND = OpSpec("ConstantPadNdBackward0", ("self",), backward=_constant_pad_backward,
+                         jvp=lambda c: constant_pad_nd(c.self_t, c.pad, 0))
+
+
+def constant_pad_nd(self: Tensor, pad: Sequence[int], value: float = 0) -> Tensor:
+    """pad[2k], pad[2k+1] widen (or, negative, crop) dimension -k-1 at its start and end."""
+    if len(pad) % 2:
+        raise RuntimeError(messages.PAD_ODD)
+    if len(pad) > 2 * self.ndim:
+        raise RuntimeError(messages.pad_too_long(len(pad), self.ndim))
+    a = self._data
+    crop: list[slice] = [slice(None)] * a.ndim
+    widths = [(0, 0)] * a.ndim
+    for k in range(len(pad) // 2):
+        d = a.ndim - 1 - k
+        before, after = pad[2 * k], pad[2 * k + 1]
+        crop[d] = slice(max(-before, 0), a.shape[d] - max(-after, 0))
+        widths[d] = (max(before, 0), max(after, 0))
+    out = np.pad(a[tuple(crop)], widths, constant_values=value)
+    return record(CONSTANT_PAD_ND, common.new(out, self.dtype, self.device), [self],
+                  pad=list(pad))
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> Tensor:
+    if mode != "constant":
+        raise NotImplementedError(messages.pad_mode_not_modelled(mode))
+    return constant_pad_nd(input, pad, 0.0 if value is None else value)
