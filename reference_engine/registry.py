@@ -219,6 +219,9 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.threshold", "ops.activations", (4,), args=(0.1, -0.5)),
     _row("nn.functional.glu", "ops.activations", (2, 4), args=(1,), overloads=True),
     _row("nn.functional.pad", "ops.layers", M, args=((1, 2, -1, 1),)),
+    _row("nn.functional.pixel_shuffle", "ops.layers", (1, 4, 1, 2), args=(2,)),
+    _row("nn.functional.pixel_unshuffle", "ops.layers", (1, 1, 2, 4), args=(2,)),
+    _row("nn.functional.channel_shuffle", "ops.layers", (1, 4, 2), args=(2,)),
     # (the bias may be None: the sample leaves it out, test_gradcheck's linear rows pass it)
     _row("nn.functional.linear", "ops.layers", M, (4, 3)),
     # Python functions in torch: a number meets an AttributeError (overloads)

@@ -61,3 +61,50 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
     if mode != "constant":
         raise NotImplementedError(messages.pad_mode_not_modelled(mode))
     return constant_pad_nd(input, pad, 0.0 if value is None else value)
+
+
+# ---- pixel_shuffle, pixel_unshuffle, channel_shuffle: each one's backward the inverse -----
+
+def _rearranged(spec: OpSpec, self: Tensor, shape: tuple[int, ...], axes: tuple[int, ...],
+                out_shape: tuple[int, ...], **attrs: Any) -> Tensor:
+    """self reshaped to `shape`, its axes permuted, reshaped to `out_shape` (contiguous)."""
+    out = np.ascontiguousarray(self._data.reshape(shape).transpose(axes)).reshape(out_shape)
+    return record(spec, common.new(out, self.dtype, self.device), [self], **attrs)
+
+
+PIXEL_SHUFFLE = OpSpec("PixelShuffleBackward0", ("self",),
+                       backward=lambda c, g: [pixel_unshuffle(g, c.upscale_factor)],
+                       jvp=lambda c: pixel_shuffle(c.self_t, c.upscale_factor))
+PIXEL_UNSHUFFLE = OpSpec("PixelUnshuffleBackward0", ("self",),
+                         backward=lambda c, g: [pixel_shuffle(g, c.downscale_factor)],
+                         jvp=lambda c: pixel_unshuffle(c.self_t, c.downscale_factor))
+CHANNEL_SHUFFLE = OpSpec("ChannelShuffleBackward0", ("self",),
+                         backward=lambda c, g: [channel_shuffle(g, g.shape[1] // c.groups)],
+                         jvp=lambda c: channel_shuffle(c.self_t, c.groups))
+
+
+def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = upscale_factor
+    *batch, c, h, w = self.shape
+    n = len(batch)
+    return _rearranged(PIXEL_SHUFFLE, self, (*batch, c // (r * r), r, r, h, w),
+                       (*range(n), n, n + 3, n + 1, n + 4, n + 2),
+                       (*batch, c // (r * r), h * r, w * r), upscale_factor=r)
+
+
+def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = downscale_factor
+    *batch, c, h, w = self.shape
+    n = len(batch)
+    return _rearranged(PIXEL_UNSHUFFLE, self, (*batch, c, h // r, r, w // r, r),
+                       (*range(n), n, n + 2, n + 4, n + 1, n + 3),
+                       (*batch, c * r * r, h // r, w // r), downscale_factor=r)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, C, *) -> the channels of each group interleaved: (N, g, C/g, *) transposed."""
+    n, c, *rest = input.shape
+    return _rearranged(CHANNEL_SHUFFLE, input, (n, groups, c // groups, *rest),
+                       (0, 2, 1, *range(3, 3 + len(rest))), tuple(input.shape), groups=groups)
