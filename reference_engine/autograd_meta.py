@@ -87,6 +87,9 @@ class OpSpec:
     saves_indices: bool = False
     # forward mode's formula (see the module docstring); None: not written yet
     jvp: Jvp | str | None = None
+    # the order torch saves (and pack hooks see) the saved values in, where it is not their
+    # names' sorted order (log_sigmoid's self before buffer)
+    save_order: tuple[str, ...] = ()
     # derived from `saves`: some formula reads the result, so it is saved whenever recorded
     saves_result: bool = field(init=False, repr=False, compare=False)
 
@@ -155,7 +158,9 @@ def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
         by_name: dict[str, Any] = dict(zip(spec.inputs, inputs, strict=False))
         # Tensor attributes (where's condition) are saved too, with the same checks.
         by_name.update({k: v for k, v in attrs.items() if isinstance(v, Tensor)})
-        for name in sorted(wanted):
+        for name in sorted(wanted, key=lambda n: (
+                spec.save_order.index(n) if n in spec.save_order else len(spec.save_order),
+                n)):
             if name == "result":
                 if with_result:
                     save_result(node, result)

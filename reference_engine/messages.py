@@ -978,3 +978,71 @@ FORWARD_MODE_STRICT = (
     "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are not "
     "supported together (yet). Please either set `strict=False` or "
     "`strategy=\"reverse-mode\"`.")
+
+
+# --- nn.functional and special (issue 24) ------------------------------------
+GELU_APPROXIMATE = "approximate argument must be either none or tanh."   # GeluType.h
+HARDTANH_BOUNDS = "min_val cannot be greater than max_val"   # F.hardtanh (Python)
+
+
+def softshrink_lambda(max_value: float, dtype_name: str, lambd: float) -> str:
+    """Activation.cpp's softshrink check, its numbers as C++ streams them (%g)."""
+    return (f"lambda must be in range [0, {max_value:g}] for input dtype {dtype_name}, "
+            f"but found {lambd:g}")
+
+
+def inplace_not_modelled(name: str) -> str:
+    """The engine's own: an nn.functional activation's inplace=True form."""
+    return (f"reference engine: {name}(..., inplace=True) is not modelled (torch writes the "
+            "input and saves the result); call it with inplace=False")
+HUBER_DELTA = "huber_loss does not support non-positive values for delta."   # Loss.cpp
+
+
+def invalid_reduction(reduction: str) -> str:
+    """torch/nn/_reduction.py get_enum (a ValueError)."""
+    return f"{reduction} is not a valid value for reduction"
+
+
+def bce_target_size(target: object, input: object) -> str:
+    """F.binary_cross_entropy (a ValueError)."""
+    return (f"Using a target size ({target}) that is different to the input size ({input}) "
+            "is deprecated. Please ensure they have the same size.")
+
+
+def bce_logits_target_size(target: object, input: object) -> str:
+    """F.binary_cross_entropy_with_logits (a ValueError)."""
+    return f"Target size ({target}) must be the same as input size ({input})"
+
+
+def not_differentiable_argument(function: str, argument: str) -> str:
+    """VariableType's check_no_requires_grad (an argument derivatives.yaml marks
+    non_differentiable)."""
+    return (f"The function '{function}' is not differentiable with respect to argument "
+            f"'{argument}'. This input cannot have requires_grad True.")
+
+
+def xlog1py_arguments(got: str) -> str:
+    """torch.special.xlog1py's argument parser, given two numbers."""
+    return (f"special_xlog1py() received an invalid combination of arguments - got ({got}), "
+            "but expected one of:\n"
+            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Number self, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, Tensor out = None)\n")
+GLU_SCALAR = "glu does not support scalars because halving size must be even"   # F.glu
+
+
+def glu_odd(dim: int, size: int) -> str:
+    """GatedLinearUnit.cpp."""
+    return f"Halving dimension must be even, but dimension {dim} is size {size}"
+PAD_ODD = "Padding length must be divisible by 2"   # PadNd.cpp
+
+
+def pad_too_long(length: int, ndim: int) -> str:
+    """PadNd.cpp."""
+    return ("Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {length} and input of dimension {ndim}")
+
+
+def pad_mode_not_modelled(mode: str) -> str:
+    """The engine's own: F.pad's modes but 'constant'."""
+    return f"reference engine: F.pad mode '{mode}' is not modelled (only 'constant')"

@@ -10,6 +10,13 @@ reads it without depending on the engine's behaviour (a case must run on this en
 executable specification, so its op vocabulary is the harness's).
 
 Adding an op: its forward and OpSpec, one row here (with a sample), and one case.
+
+A row's name is its path under `torch`: `add` is `torch.add` (and `Tensor.add`), and a
+dotted name is a function of a namespace, `nn.functional.elu` for `torch.nn.functional.elu`,
+`special.entr`, `linalg.det`. That one name is the export's place (the facade sets the
+forward on the namespace's module), the case language's op path, and the OpInfo entry the
+row covers (OpInfo names its entries the same way); the forward is the module's attribute
+of the name's last part (`OpRow.attr`). A namespaced row has no method nor in-place form.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ class Sample:
 @dataclass(frozen=True)
 class OpRow:
     name: str                    # torch's name: `torch.<name>` and/or `Tensor.<name>`
-    module: str                  # the engine module whose `<name>` is the forward
+    module: str                  # the engine module whose `<attr>` is the forward
     function: bool = True        # exported as `torch.<name>`
     # `Tensor.<name>` is the forward itself (self first, same parameters). False for an op
     # with no method, or whose method tensor.py writes as an adapter (varargs shapes, where's
@@ -59,6 +66,33 @@ class OpRow:
     # is refused.
     numbers: tuple[int, ...] = ()
     overloads: bool = False
+    # the op's name in torch's argument-parser texts where it is not `attr`
+    # (F.logsigmoid is ATen's log_sigmoid)
+    parsed_as: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.namespace and (self.method or self.inplace is not None or not self.function):
+            raise AssertionError(f"{self.name}: a namespaced row is a function only")
+
+    @property
+    def namespace(self) -> str:
+        """The namespace under `torch` (`nn.functional`), "" for torch's own functions."""
+        return self.name.rpartition(".")[0]
+
+    @property
+    def attr(self) -> str:
+        """The name in its namespace, and the forward's name in `module`."""
+        return self.name.rpartition(".")[2]
+
+    @property
+    def parser_name(self) -> str:
+        """The name torch's argument parser gives in its texts: ATen's, `special_entr` for
+        torch.special.entr (linalg and fft alike), the name itself for torch's own and
+        nn.functional's (torch._C._nn.elu), unless `parsed_as` says otherwise."""
+        if self.parsed_as is not None:
+            return self.parsed_as
+        prefixed = self.namespace in ("special", "linalg", "fft")
+        return f"{self.namespace}_{self.attr}" if prefixed else self.attr
 
     @property
     def inplace_name(self) -> str | None:
@@ -66,14 +100,16 @@ class OpRow:
 
 
 def _row(name: str, module: str, *shapes: Shape, args: tuple[object, ...] = (),
-         positive: bool = False, function: bool = True, method: bool = True,
+         positive: bool = False, function: bool = True, method: bool | None = None,
          inplace: str | None = None, differentiable: bool = True,
-         feature: str = "ops", numbers: tuple[int, ...] = (), overloads: bool = False
-         ) -> OpRow:
-    """One row; `shapes` (with `args` and `positive`) is its gradcheck sample, none if empty."""
+         feature: str = "ops", numbers: tuple[int, ...] = (), overloads: bool = False,
+         parsed_as: str | None = None) -> OpRow:
+    """One row; `shapes` (with `args` and `positive`) is its gradcheck sample, none if empty.
+    `method` defaults to True for torch's own functions, False for a namespaced one."""
     sample = Sample(shapes, args, positive) if shapes else None
-    return OpRow(name, module, function, method, inplace, differentiable, feature, sample,
-                 numbers, overloads)
+    has_method = "." not in name if method is None else method
+    return OpRow(name, module, function, has_method, inplace, differentiable, feature, sample,
+                 numbers, overloads, parsed_as)
 
 
 V, M, S3 = (3,), (2, 3), (2, 3, 2)   # sample shapes: a vector, a matrix, a 3-d tensor
@@ -161,18 +197,76 @@ OPS: tuple[OpRow, ...] = (
     _row("zero_", "inplace", V, function=False, feature="inplace"),
     _row("fill_", "inplace", V, args=(2.0,), function=False, feature="inplace"),
     _row("copy_", "inplace", V, V, function=False, feature="inplace", numbers=(1,)),
+    # ---- nn.functional and special (issue 24) ----
+    _row("nn.functional.relu", "ops.activations", (4,)),
+    _row("nn.functional.elu", "ops.activations", (4,)),
+    _row("nn.functional.selu", "ops.activations", (4,)),
+    _row("nn.functional.celu", "ops.activations", (4,)),
+    _row("nn.functional.gelu", "ops.activations", (4,)),
+    _row("nn.functional.silu", "ops.activations", (4,)),
+    _row("nn.functional.mish", "ops.activations", (4,)),
+    _row("nn.functional.softplus", "ops.activations", (4,)),
+    # Python functions (input / (input.abs() + 1)): a number meets an AttributeError
+    _row("nn.functional.softsign", "ops.activations", (4,), overloads=True),
+    _row("nn.functional.hardtanh", "ops.activations", (4,)),
+    _row("nn.functional.relu6", "ops.activations", (4,)),
+    _row("nn.functional.leaky_relu", "ops.activations", (4,)),
+    _row("nn.functional.hardswish", "ops.activations", (4,)),
+    _row("nn.functional.logsigmoid", "ops.activations", (4,), parsed_as="log_sigmoid"),
+    _row("nn.functional.tanhshrink", "ops.activations", (4,), overloads=True),
+    _row("nn.functional.softshrink", "ops.activations", (4,)),
+    _row("nn.functional.hardshrink", "ops.activations", (4,)),
+    _row("nn.functional.threshold", "ops.activations", (4,), args=(0.1, -0.5)),
+    _row("nn.functional.glu", "ops.activations", (2, 4), args=(1,), overloads=True),
+    _row("nn.functional.pad", "ops.layers", M, args=((1, 2, -1, 1),)),
+    _row("nn.functional.pixel_shuffle", "ops.layers", (1, 4, 1, 2), args=(2,)),
+    _row("nn.functional.pixel_unshuffle", "ops.layers", (1, 1, 2, 4), args=(2,)),
+    _row("nn.functional.channel_shuffle", "ops.layers", (1, 4, 2), args=(2,)),
+    # (the bias may be None: the sample leaves it out, test_gradcheck's linear rows pass it)
+    _row("nn.functional.linear", "ops.layers", M, (4, 3)),
+    # Python functions in torch: a number meets an AttributeError (overloads)
+    _row("nn.functional.softmin", "ops.losses", M, args=(1,), overloads=True),
+    _row("nn.functional.mse_loss", "ops.losses", M, M, overloads=True),
+    _row("nn.functional.l1_loss", "ops.losses", M, M, overloads=True),
+    _row("nn.functional.smooth_l1_loss", "ops.losses", M, M, overloads=True),
+    _row("nn.functional.huber_loss", "ops.losses", M, M, overloads=True),
+    _row("nn.functional.soft_margin_loss", "ops.losses", M,
+         args=(Const([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], "float64"),)),
+    _row("nn.functional.binary_cross_entropy_with_logits", "ops.losses", M, M, overloads=True),
+    # probabilities in (0, 1): no sample (test_gradcheck.py writes its row)
+    _row("nn.functional.binary_cross_entropy", "ops.losses"),
+    _row("special.entr", "ops.special", V, positive=True),
+    _row("special.i0e", "ops.special", V),
+    _row("special.i1", "ops.special", V),
+    _row("special.i1e", "ops.special", V),
+    _row("special.erfcx", "ops.special", V),
+    _row("special.log_ndtr", "ops.special", V),
+    _row("special.ndtr", "ops.special", V),
+    # in (0, 1): no sample (test_gradcheck.py writes its row)
+    _row("special.ndtri", "ops.special"),
+    # Tensor or Number in either place (several signatures: overloads)
+    _row("special.xlog1py", "ops.special", M, V, positive=True, overloads=True),
 )
 
-FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
+FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
 METHODS: tuple[str, ...] = tuple(r.name for r in OPS if r.method)
 INPLACE: tuple[str, ...] = tuple(r.inplace_name for r in OPS if r.inplace_name)
+# The namespaces under `torch` that rows are exported to (`nn.functional`, `special`).
+NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namespace}))
 
 # Differentiable rows the program generator (conformance/strategies.py) does not call, each
 # with the reason; it calls every other differentiable row, in each of its forms. A test
 # (tests/conformance/test_strategies.py) holds the two lists together.
+_NN_SPECIAL_MODULES = ("ops.activations", "ops.layers", "ops.losses", "ops.normalization",
+                       "ops.special")
+GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its floors are "
+                     "redesigned for the grown registry)")
 NOT_GENERATED: dict[str, str] = {
     "where": "no sample: the condition is a bool tensor computed from data, drawn first",
     "cat": "no sample: takes a list of tensors",
     "stack": "no sample: takes a list of tensors",
     "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
+    # ---- nn.functional and special (issue 24) ----
+    **dict.fromkeys([r.name for r in OPS if r.module in _NN_SPECIAL_MODULES],
+                    GENERATOR_PENDING),
 }

@@ -34,7 +34,8 @@ LOG_SOFTMAX = OpSpec("LogSoftmaxBackward0", ("self",), {"self": ("result",)},
 
 def _stable_softmax(a: np.ndarray, d: int) -> np.ndarray:
     with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
-        e = np.exp(a - np.max(a, axis=d, keepdims=True))
+        # initial: an empty dimension has no maximum (the result is empty too)
+        e = np.exp(a - np.max(a, axis=d, keepdims=True, initial=-np.inf))
         return e / e.sum(axis=d, keepdims=True)
 
 
@@ -50,7 +51,7 @@ def log_softmax(self: Tensor, dim: int) -> Tensor:
     dt = common._float_dtype(self)
     a = self._data.astype(dt.np)
     with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
-        shifted = a - np.max(a, axis=d, keepdims=True)
+        shifted = a - np.max(a, axis=d, keepdims=True, initial=-np.inf)
         logsum = np.log(np.exp(shifted).sum(axis=d, keepdims=True))
     out = common.new(shifted - logsum, dt, self.device)
     return record(LOG_SOFTMAX, out, [self], dim=d)

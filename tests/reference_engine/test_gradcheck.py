@@ -14,6 +14,7 @@ is built by some row (test_gradcheck_coverage.py). For each row:
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,7 @@ EPS = 1e-6
 IDX = torch.tensor([[0, 2], [1, 1]])
 COLS = torch.tensor([2, 0, 2])
 TARGET = torch.tensor([0, 2])
+WEIGHT = torch.tensor([0.5, 1.5, 2.0])
 
 
 def _setitem(a: Any, b: Any) -> Any:
@@ -85,8 +87,8 @@ def _call(row: OpRow, inplace: bool) -> Callable[..., Any]:
         if inplace or row.name.endswith("_"):
             name = row.inplace_name if inplace else row.name
             return getattr(xs[0] * 1, str(name))(*xs[1:], *args)
-        if row.function:
-            return getattr(torch, row.name)(*xs, *args)
+        if row.function:   # a dotted name: torch.nn.functional.relu, torch.special.entr
+            return functools.reduce(getattr, row.name.split("."), torch)(*xs, *args)
         return getattr(xs[0], row.name)(*xs[1:], *args)
     return f
 
@@ -162,6 +164,25 @@ _BY_HAND: dict[str, Row] = {
     "cross_entropy_sum": (lambda a: F.cross_entropy(a, TARGET, reduction="sum"), [(2, 3)]),
     "cross_entropy_none": (lambda a: F.cross_entropy(a, TARGET, reduction="none"), [(2, 3)]),
     "linear": (lambda x, w, b: F.linear(x, w, b) ** 2, [(2, 3), (4, 3), (4,)]),
+    # issue 24's nn.functional rows: variants and rows without a sample
+    "nn.functional.binary_cross_entropy_probabilities": (
+        lambda a, b: F.binary_cross_entropy(torch.sigmoid(a), torch.sigmoid(b)), [(2, 3), (2, 3)]),
+    # (weight and pos_weight are not differentiable: constants)
+    "nn.functional.binary_cross_entropy_weighted": (
+        lambda a, b: F.binary_cross_entropy(torch.sigmoid(a), torch.sigmoid(b), WEIGHT,
+                                            reduction="sum"), [(2, 3), (2, 3)]),
+    "nn.functional.binary_cross_entropy_with_logits_weights": (
+        lambda a, b: F.binary_cross_entropy_with_logits(a, b, WEIGHT, pos_weight=WEIGHT * 2,
+                                                        reduction="none"), [(2, 3), (2, 3)]),
+    "nn.functional.smooth_l1_loss_beta": (
+        lambda a, b: F.smooth_l1_loss(a, b, beta=0.5, reduction="sum"), [(2, 3), (2, 3)]),
+    "nn.functional.huber_loss_delta": (
+        lambda a, b: F.huber_loss(a, b, delta=0.5, reduction="none"), [(2, 3), (2, 3)]),
+    "special.ndtri_probabilities": (lambda a: torch.special.ndtri(torch.sigmoid(a)), [(3,)]),
+    "special.xlog1py_number": (lambda a: torch.special.xlog1py(2.0, _p(a)), [(3,)]),
+    "nn.functional.gelu_tanh": (lambda a: F.gelu(a * 3, approximate="tanh"), [(4,)]),
+    "nn.functional.elu_alpha": (lambda a: F.elu(a * 3, alpha=0.5), [(4,)]),
+    "nn.functional.softplus_beta": (lambda a: F.softplus(a * 3, beta=2, threshold=2), [(4,)]),
     "linear_1d": (lambda x, w, b: F.linear(x, w, b) ** 2, [(3,), (4, 3), (4,)]),
     "linear_3d": (lambda x, w, b: F.linear(x, w, b) ** 2, [(2, 2, 3), (4, 3), (4,)]),
     "linear_no_bias": (lambda x, w: F.linear(x, w) ** 2, [(2, 3), (4, 3)]),

@@ -1,0 +1,288 @@
+"""The losses of torch.nn.functional (registry rows `nn.functional.<name>`).
+
+A loss with a node of its own in torch (SoftMarginLossBackward0, HuberLossBackward0, ...) is
+a `PointwiseLoss`: the elementwise loss in NumPy (float64, rounded once), reduced, recorded
+with torch's node and saved tensors; its gradients are written in engine ops on the saved
+values, so create_graph differentiates them again (the second-order grad_fn names are those
+of the engine ops, not torch's `*BackwardBackward0`: the OpInfo check compares values and
+which grads require grad there). A loss torch writes as a composition (l1_loss) is that
+composition.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages
+from ..autograd_meta import OpSpec, record
+from ..grad_mode import is_grad_enabled
+from ..tensor import Tensor
+from . import activations, common, reductions
+from . import elementwise as ops
+from . import nn as nn_ops
+
+Array = np.ndarray
+REDUCTIONS = ("none", "mean", "sum")
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in REDUCTIONS:
+        raise ValueError(messages.invalid_reduction(reduction))
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    """F.*_loss's warning where the target's size differs (stacklevel: the caller of the
+    registry's export, which wraps the forward)."""
+    if target.size() != input.size():
+        warnings.warn(messages.target_size_differs(target.size(), input.size()), UserWarning,
+                      stacklevel=4)
+
+
+def _reduce(t: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return reductions.mean(t)
+    return reductions.sum(t) if reduction == "sum" else t
+
+
+@dataclass(frozen=True)
+class PointwiseLoss:
+    """loss(self, target) elementwise, then reduced. `inputs`: the node's differentiable
+    inputs (target is one where derivatives.yaml has a formula for it); `loss`: NumPy, on
+    float64 values and the attributes' values; `grads`: each input's elementwise
+    derivative, in engine ops on the saved self and target and the node (`c.beta`,
+    `c.weight`); `weights`: the optional tensor arguments torch also saves (all saved in
+    their names' sorted order, as torch's nodes save these)."""
+    node: str
+    inputs: tuple[str, ...]
+    loss: Callable[..., Array]
+    grads: tuple[Callable[[Tensor, Tensor, Any], Tensor], ...]
+    weights: tuple[str, ...] = ()
+    function: str = ""   # ATen's name, in the error refusing a weight that requires grad
+    spec: OpSpec = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        saves = ("self", "target", *self.weights)
+        object.__setattr__(self, "spec", OpSpec(
+            self.node, self.inputs, dict.fromkeys(self.inputs, saves),
+            self._backward, jvp=self._jvp))
+
+    def _scaled(self, g: Tensor, c: Any) -> Tensor:
+        return ops.div_scalar(g, c.numel) if c.reduction == "mean" else g
+
+    def _backward(self, c: Any, g: Tensor) -> list[Tensor | None]:
+        scaled = self._scaled(g, c)
+        return c.grads(*(lambda d=d: ops.mul(scaled, d(c.self, c.target, c))
+                         for d in self.grads))
+
+    def _jvp(self, c: Any) -> Tensor:
+        # the sum of each input's derivative times its tangent, then reduced
+        terms = [ops.mul(d(c.self, c.target, c), getattr(c, f"{name}_t"))
+                 for name, d in zip(self.inputs, self.grads, strict=True)]
+        total = terms[0] if len(terms) == 1 else ops.add(terms[0], terms[1])
+        return _reduce(total, c.reduction)
+
+    def __call__(self, input: Tensor, target: Tensor, reduction: str, **attrs: Any) -> Tensor:
+        _check_reduction(reduction)
+        for name in self.weights:
+            weight = attrs.get(name)
+            if weight is not None and weight.requires_grad and is_grad_enabled():
+                raise RuntimeError(messages.not_differentiable_argument(self.function, name))
+        dt = common._promotes([input, target])
+        shape = common.broadcast_shape(tuple(input.shape), tuple(target.shape))
+        values = {k: v._data.astype(np.float64) if isinstance(v, Tensor) else v
+                  for k, v in attrs.items()}
+        value = common._compute(lambda x, y: self.loss(x, y, **values),
+                                input._data.astype(np.float64), target._data.astype(np.float64))
+        value = np.broadcast_to(value, shape)
+        if reduction == "mean":
+            value = value.mean() if value.size else np.float64("nan")
+        elif reduction == "sum":
+            value = value.sum()
+        out = common.new(value, dt, input.device)
+        inputs = [input, target][:len(self.inputs)]
+        extra = {} if len(self.inputs) == 2 else {"target": target}
+        return record(self.spec, out, inputs, reduction=reduction, numel=int(np.prod(shape)),
+                      **attrs, **extra)
+
+
+def _mask(x: Tensor, where: Callable[[Array], Array]) -> Tensor:
+    return common.new(where(x._data), dtypes.bool_, x.device)
+
+
+# ---- soft_margin_loss: log(1 + exp(-y x)); derivatives.yaml has no target formula -----
+
+SOFT_MARGIN = PointwiseLoss(
+    "SoftMarginLossBackward0", ("self",),
+    lambda x, y: np.log1p(np.exp(-y * x)),
+    (lambda x, y, a: ops.mul(ops.neg(y), ops.sigmoid(ops.neg(ops.mul(y, x)))),))
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
+                     reduce: Any = None, reduction: str = "mean") -> Tensor:
+    _check_reduction(reduction)
+    return SOFT_MARGIN(input, target, reduction)
+
+
+# ---- smooth_l1_loss and huber_loss: quadratic inside, linear outside -------------------
+
+def _smooth_l1(x: Array, y: Array, beta: float) -> Array:
+    d = np.abs(x - y)
+    return np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+
+
+def _piecewise_dx(x: Tensor, y: Tensor, width: float, slope: float, outside: float
+                  ) -> Tensor:
+    """slope * d inside |d| < width, outside * sign(d) beyond (d = x - y), written as
+    d * (slope or 0) + (0 or outside * sign(d)) with constant factors: its own derivative is
+    then grad * mask * slope, a product as torch's *_double_backward (-0 for a negative grad
+    outside, where a select would give +0)."""
+    d = ops.sub(x, y)
+    inside = np.abs(d._data) < width
+    factor = common.new(np.where(inside, slope, 0.0), d.dtype, d.device)
+    rest = common.new(np.where(inside, 0.0, outside * np.sign(d._data)), d.dtype, d.device)
+    return ops.add(ops.mul(d, factor), rest)
+
+
+def _smooth_l1_dx(x: Tensor, y: Tensor, c: Any) -> Tensor:
+    return _piecewise_dx(x, y, c.beta, 1 / c.beta, 1.0)
+
+
+def _huber(x: Array, y: Array, delta: float) -> Array:
+    d = np.abs(x - y)
+    return np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+
+
+def _huber_dx(x: Tensor, y: Tensor, c: Any) -> Tensor:
+    return _piecewise_dx(x, y, c.delta, 1.0, c.delta)
+
+
+SMOOTH_L1 = PointwiseLoss("SmoothL1LossBackward0", ("self", "target"), _smooth_l1,
+                          (_smooth_l1_dx, lambda x, y, a: ops.neg(_smooth_l1_dx(x, y, a))))
+HUBER = PointwiseLoss("HuberLossBackward0", ("self", "target"), _huber,
+                      (_huber_dx, lambda x, y, a: ops.neg(_huber_dx(x, y, a))))
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:
+    """ATen's composition: (input - target).abs(), reduced."""
+    _warn_size(input, target)
+    _check_reduction(reduction)
+    return _reduce(ops.abs(ops.sub(input, target)), reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
+                   reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """F.smooth_l1_loss: l1_loss where beta is 0."""
+    _warn_size(input, target)
+    _check_reduction(reduction)
+    if beta == 0.0:
+        return _reduce(ops.abs(ops.sub(input, target)), reduction)
+    return SMOOTH_L1(input, target, reduction, beta=beta)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    _warn_size(input, target)
+    _check_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError(messages.HUBER_DELTA)
+    return HUBER(input, target, reduction, delta=delta)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    _warn_size(input, target)
+    _check_reduction(reduction)
+    return nn_ops.mse_loss(input, target, reduction)
+
+
+# ---- binary cross entropy, on probabilities and on logits ------------------------------
+
+def _bce(x: Array, y: Array, weight: Array | None) -> Array:
+    # torch clamps each log at -100, so that 0 * log(0) is 0 and the loss finite
+    loss = -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log1p(-x), -100))
+    return loss if weight is None else loss * weight
+
+
+def _weighted(t: Tensor, weight: Tensor | None) -> Tensor:
+    return t if weight is None else ops.mul(t, weight)
+
+
+def _bce_dx(x: Tensor, y: Tensor, a: Any) -> Tensor:
+    """binary_cross_entropy_backward: (x - y) / max((1 - x) x, EPSILON=1e-12), weighted."""
+    denominator = ops.clamp(ops.mul(ops.rsub(x, 1), x), min=1e-12)
+    return _weighted(ops.div(ops.sub(x, y), denominator), a.weight)
+
+
+def _bce_dy(x: Tensor, y: Tensor, a: Any) -> Tensor:
+    """binary_cross_entropy_target_backward: log(1 - x) - log(x), weighted."""
+    return _weighted(ops.sub(ops.log(ops.rsub(x, 1)), ops.log(x)), a.weight)
+
+
+BCE = PointwiseLoss("BinaryCrossEntropyBackward0", ("self", "target"), _bce,
+                    (_bce_dx, _bce_dy), ("weight",), "binary_cross_entropy")
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Tensor:
+    _check_reduction(reduction)
+    if target.size() != input.size():
+        raise ValueError(messages.bce_target_size(target.size(), input.size()))
+    if weight is not None:   # F.binary_cross_entropy expands it to the target's size
+        weight = weight.expand(*common.broadcast_shape(tuple(target.shape), tuple(weight.shape)))
+    return BCE(input, target, reduction, weight=weight)
+
+
+def _bce_logits(x: Array, y: Array, weight: Array | None, pos_weight: Array | None) -> Array:
+    softplus_neg = np.logaddexp(0, -x)   # log(1 + exp(-x)), stable
+    log_weight = 1 if pos_weight is None else 1 + (pos_weight - 1) * y
+    loss = (1 - y) * x + log_weight * softplus_neg
+    return loss if weight is None else loss * weight
+
+
+def _bce_logits_dx(x: Tensor, y: Tensor, a: Any) -> Tensor:
+    pw = a.pos_weight
+    if pw is None:   # sigmoid(x) - y
+        return _weighted(ops.sub(ops.sigmoid(x), y), a.weight)
+    # (1 - y) - (1 + (pw - 1) y) sigmoid(-x)
+    log_weight = ops.add(ops.mul(ops.sub(pw, 1), y), 1)
+    return _weighted(ops.sub(ops.rsub(y, 1), ops.mul(log_weight, ops.sigmoid(ops.neg(x)))),
+                     a.weight)
+
+
+def _bce_logits_dy(x: Tensor, y: Tensor, a: Any) -> Tensor:
+    pw = a.pos_weight
+    if pw is None:   # -x
+        return _weighted(ops.neg(x), a.weight)
+    # -x + (pw - 1) softplus(-x)
+    return _weighted(ops.add(ops.neg(x), ops.mul(ops.sub(pw, 1), activations.softplus(
+        ops.neg(x)))), a.weight)
+
+
+BCE_LOGITS = PointwiseLoss("BinaryCrossEntropyWithLogitsBackward0", ("self", "target"),
+                           _bce_logits, (_bce_logits_dx, _bce_logits_dy),
+                           ("weight", "pos_weight"), "binary_cross_entropy_with_logits")
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None, size_average: Any = None,
+                                     reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    _check_reduction(reduction)
+    if target.size() != input.size():
+        raise ValueError(messages.bce_logits_target_size(target.size(), input.size()))
+    return BCE_LOGITS(input, target, reduction, weight=weight, pos_weight=pos_weight)
+
+
+# ---- softmin: softmax(-input) --------------------------------------------------------
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: dtypes.dtype | None = None) -> Tensor:
+    return nn_ops.softmax(ops.neg(input), dim if dim is not None else
+                          (0 if input.ndim in (0, 1, 3) else 1))
