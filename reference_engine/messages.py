@@ -978,3 +978,32 @@ FORWARD_MODE_STRICT = (
     "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are not "
     "supported together (yet). Please either set `strict=False` or "
     "`strategy=\"reverse-mode\"`.")
+
+
+# ---- products and linear algebra (issue 24) ----
+
+def dot_not_vectors(a: int, b: int) -> str:  # dot, vdot
+    return f"1D tensors expected, but got {a}D and {b}D tensors"
+
+
+def addr_not_vector(name: str, ndim: int) -> str:  # vec1 or vec2
+    return f"addr: Expected 1-D argument {name}, but got {ndim}-D"
+
+
+def outer_not_vector(name: str, ndim: int) -> str:  # self or vec2
+    return f"outer: Expected 1-D argument {name}, but got {ndim}-D"
+
+
+CROSS_RANKS = "linalg.cross: inputs must have the same number of dimensions."
+
+
+def cross_sizes(dim: int, a: int, b: int) -> str:
+    return f"linalg.cross: inputs dimension {dim} must have length 3. Got {a} and {b}"
+
+
+CROSS_NO_DIM = (
+    "Using torch.cross without specifying the dim arg is deprecated.\n"
+    "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+    "The default value of dim will change to agree with that of linalg.cross in a future "
+    "release.")
+CROSS_NO_SIZE_3 = "no dimension of size 3 in input"

@@ -161,6 +161,16 @@ OPS: tuple[OpRow, ...] = (
     _row("zero_", "inplace", V, function=False, feature="inplace"),
     _row("fill_", "inplace", V, args=(2.0,), function=False, feature="inplace"),
     _row("copy_", "inplace", V, V, function=False, feature="inplace", numbers=(1,)),
+    # ---- products and linear algebra (issue 24) ----
+    # products (ops/products.py)
+    _row("addmv", "ops.products", (2,), M, V, feature="matmul"),
+    _row("addr", "ops.products", M, (2,), V, feature="matmul"),
+    _row("baddbmm", "ops.products", (2, 2, 2), (2, 2, 3), (2, 3, 2), feature="matmul"),
+    _row("addbmm", "ops.products", (2, 2), (2, 2, 3), (2, 3, 2), feature="matmul"),
+    _row("vdot", "ops.products", V, V, feature="matmul"),
+    _row("outer", "ops.products", (2,), V, feature="matmul"),
+    _row("kron", "ops.products", (2, 2), M, feature="matmul"),
+    _row("cross", "ops.products", (2, 3), (2, 3), args=(1,), feature="matmul"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
@@ -170,9 +180,14 @@ INPLACE: tuple[str, ...] = tuple(r.inplace_name for r in OPS if r.inplace_name)
 # Differentiable rows the program generator (conformance/strategies.py) does not call, each
 # with the reason; it calls every other differentiable row, in each of its forms. A test
 # (tests/conformance/test_strategies.py) holds the two lists together.
+GENERATOR_PENDING = "issue 24: new row, not yet drawn by the generator (its floors are \
+redesigned for the grown registry)"
 NOT_GENERATED: dict[str, str] = {
     "where": "no sample: the condition is a bool tensor computed from data, drawn first",
     "cat": "no sample: takes a list of tensors",
     "stack": "no sample: takes a list of tensors",
     "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
+    # ---- products and linear algebra (issue 24) ----
+    **dict.fromkeys(("addmv", "addr", "baddbmm", "addbmm", "vdot", "outer", "kron", "cross"),
+                    GENERATOR_PENDING),
 }

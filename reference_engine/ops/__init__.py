@@ -12,6 +12,7 @@ public op gets its row in registry.py.
     reductions   sum, mean (and sum_to), prod, amax/amin, max/min, argmax/argmin,
                  var/var_mean, trace
     linalg       mm, mv, dot, addmm, bmm, matmul
+    products     addmv, addr, baddbmm, addbmm, vdot, outer, kron, cross (linalg.cross)
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill
