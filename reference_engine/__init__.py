@@ -76,7 +76,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops import elementwise, indexing, joining, linalg, products, reductions
+from .ops import decompositions, elementwise, indexing, joining, linalg, products, reductions
 from .ops import nn as _nn_ops
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
@@ -91,7 +91,7 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
 _MODULES = {m.__name__.removeprefix(__name__ + "."): m
             for m in (elementwise, indexing, joining, linalg, _nn_ops, reductions, inplace, views,
-                      products)}
+                      products, decompositions)}
 
 
 def _attach(name: str, forward: object) -> None:

@@ -171,6 +171,10 @@ OPS: tuple[OpRow, ...] = (
     _row("outer", "ops.products", (2,), V, feature="matmul"),
     _row("kron", "ops.products", (2, 2), M, feature="matmul"),
     _row("cross", "ops.products", (2, 3), (2, 3), args=(1,), feature="matmul"),
+    # factorisation-based (ops/decompositions.py): a factor is read from its triangle
+    # only, so test_gradcheck.py writes their rows by hand with a triangular factor
+    _row("cholesky_inverse", "ops.decompositions", feature="matmul"),
+    _row("cholesky_solve", "ops.decompositions", feature="matmul"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
@@ -188,6 +192,6 @@ NOT_GENERATED: dict[str, str] = {
     "stack": "no sample: takes a list of tensors",
     "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
     # ---- products and linear algebra (issue 24) ----
-    **dict.fromkeys(("addmv", "addr", "baddbmm", "addbmm", "vdot", "outer", "kron", "cross"),
-                    GENERATOR_PENDING),
+    **dict.fromkeys(("addmv", "addr", "baddbmm", "addbmm", "vdot", "outer", "kron", "cross",
+                     "cholesky_inverse", "cholesky_solve"), GENERATOR_PENDING),
 }

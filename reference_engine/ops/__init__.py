@@ -13,6 +13,7 @@ public op gets its row in registry.py.
                  var/var_mean, trace
     linalg       mm, mv, dot, addmm, bmm, matmul
     products     addmv, addr, baddbmm, addbmm, vdot, outer, kron, cross (linalg.cross)
+    decompositions  cholesky_inverse, cholesky_solve
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill

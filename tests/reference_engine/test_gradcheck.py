@@ -101,6 +101,13 @@ def _from_registry() -> dict[str, Row]:
     return rows
 
 
+def _factor(a: Any) -> Any:
+    """A lower-triangular matrix with a dominant diagonal made from a square `a`."""
+    n = a.shape[-1]
+    lower = torch.tensor(np.tril(np.ones((n, n))), dtype=a.dtype)
+    return a * lower + torch.tensor(2 * np.eye(n), dtype=a.dtype)
+
+
 # Variants the registry's samples do not make: keywords, scalars, compositions that give a
 # linear op a non-zero second derivative, ops a sample cannot call (lists, a condition first).
 # name -> (function, input shapes). Outputs may be tuples (multi-output ops).
@@ -224,6 +231,13 @@ _BY_HAND: dict[str, Row] = {
     "fill__composed": (lambda a: (a * 1).fill_(2.0) * a, [(3,)]),
     "copy__composed": (lambda a, b: (a * 1).copy_(b) ** 2 * a, [(3,), (3,)]),
     "inplace_on_view": (_inplace_view, [(2, 2)]),
+    # a Cholesky factor: triangular (the op reads one triangle) with a dominant diagonal
+    "cholesky_inverse_lower": (lambda a: torch.cholesky_inverse(_factor(a)), [(3, 3)]),
+    "cholesky_inverse_upper": (lambda a: torch.cholesky_inverse(_factor(a).t(), upper=True),
+                               [(3, 3)]),
+    "cholesky_solve_lower": (lambda b, a: torch.cholesky_solve(b, _factor(a)), [(3, 2), (3, 3)]),
+    "cholesky_solve_upper": (lambda b, a: torch.cholesky_solve(b, _factor(a).t(), upper=True),
+                             [(3, 2), (3, 3)]),
     # forward mode's aliases
     "make_dual": (_make_dual, [(2, 3)]),
     "unpack_dual_primal": (_unpacked_primal, [(2, 3)]),
