@@ -3,7 +3,7 @@
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
-    library   nn, nn.functional, autograd_functional, gradcheck, utils, utils.checkpoint
+    library   nn, nn.functional, special, autograd_functional, gradcheck, utils, utils.checkpoint
     autograd  autograd, autograd_graph, function, factories, _C
     ops       ops.* (one op family a file), views, inplace
     core      tensor, graph, autograd_meta, saved, engine, forward_ad
@@ -38,9 +38,10 @@ from __future__ import annotations
 import builtins as _builtins
 import functools
 import inspect
+import sys
 from typing import Any
 
-from . import _C, autograd, autograd_functional, gradcheck, inplace, nn, utils, views
+from . import _C, autograd, autograd_functional, gradcheck, inplace, nn, special, utils, views
 from . import dtypes as _dtypes
 from . import messages as _messages
 from . import registry as _registry
@@ -76,7 +77,16 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops import decompositions, elementwise, indexing, joining, linalg, products, reductions
+from .ops import (
+    activations,
+    decompositions,
+    elementwise,
+    indexing,
+    joining,
+    linalg,
+    products,
+    reductions,
+)
 from .ops import nn as _nn_ops
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
@@ -90,8 +100,8 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
 _MODULES = {m.__name__.removeprefix(__name__ + "."): m
-            for m in (elementwise, indexing, joining, linalg, _nn_ops, reductions, inplace, views,
-                      products, decompositions)}
+            for m in (activations, elementwise, indexing, joining, linalg, _nn_ops, reductions,
+                      inplace, views, products, decompositions)}
 
 
 def _attach(name: str, forward: object) -> None:
@@ -114,7 +124,7 @@ def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
     positions after self."""
     if n == 0:
         return forward
-    name = row.name
+    name = row.attr
     params = [("input" if p == "self" else p)
               for p in list(inspect.signature(forward).parameters)[:n]]
     # per parameter: the types taken besides a Tensor (anything but None, numbers, none)
@@ -132,11 +142,18 @@ def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
     return checked
 
 
+def _namespace(dotted: str) -> Any:
+    """The module of a row's namespace: `nn.functional` is nn.functional, found from this
+    package's attributes (a new namespace is a module imported above)."""
+    return functools.reduce(getattr, dotted.split("."), sys.modules[__name__])
+
+
 for _row in _OPS:
-    _forward = getattr(_MODULES[_row.module], _row.name)
+    _forward = getattr(_MODULES[_row.module], _row.attr)
     _inputs = 0 if _row.sample is None else len(_row.sample.shapes)
     if _row.function:
-        globals()[_row.name] = _tensors_required(_row, _inputs, _forward, False)
+        setattr(_namespace(_row.namespace) if _row.namespace else sys.modules[__name__],
+                _row.attr, _tensors_required(_row, _inputs, _forward, False))
     if _row.method:
         _attach(_row.name, _tensors_required(_row, _inputs, _forward, True))
     if _row.inplace is not None and _row.inplace_name is not None:
@@ -199,10 +216,11 @@ __all__ = [
     "set_default_dtype",
     "set_grad_enabled",
     "set_warn_always",
+    "special",
     "tensor",
     "utils",
     "zeros",
     "zeros_like",
 ]
-__all__.extend(_FUNCTIONS)
+__all__.extend(n for n in _FUNCTIONS if "." not in n)   # a namespaced row is its namespace's
 __all__.sort()

@@ -10,6 +10,13 @@ reads it without depending on the engine's behaviour (a case must run on this en
 executable specification, so its op vocabulary is the harness's).
 
 Adding an op: its forward and OpSpec, one row here (with a sample), and one case.
+
+A row's name is its path under `torch`: `add` is `torch.add` (and `Tensor.add`), and a
+dotted name is a function of a namespace, `nn.functional.elu` for `torch.nn.functional.elu`,
+`special.entr`, `linalg.det`. That one name is the export's place (the facade sets the
+forward on the namespace's module), the case language's op path, and the OpInfo entry the
+row covers (OpInfo names its entries the same way); the forward is the module's attribute
+of the name's last part (`OpRow.attr`). A namespaced row has no method nor in-place form.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ class Sample:
 @dataclass(frozen=True)
 class OpRow:
     name: str                    # torch's name: `torch.<name>` and/or `Tensor.<name>`
-    module: str                  # the engine module whose `<name>` is the forward
+    module: str                  # the engine module whose `<attr>` is the forward
     function: bool = True        # exported as `torch.<name>`
     # `Tensor.<name>` is the forward itself (self first, same parameters). False for an op
     # with no method, or whose method tensor.py writes as an adapter (varargs shapes, where's
@@ -60,19 +67,35 @@ class OpRow:
     numbers: tuple[int, ...] = ()
     overloads: bool = False
 
+    def __post_init__(self) -> None:
+        if self.namespace and (self.method or self.inplace is not None or not self.function):
+            raise AssertionError(f"{self.name}: a namespaced row is a function only")
+
+    @property
+    def namespace(self) -> str:
+        """The namespace under `torch` (`nn.functional`), "" for torch's own functions."""
+        return self.name.rpartition(".")[0]
+
+    @property
+    def attr(self) -> str:
+        """The name in its namespace, and the forward's name in `module`."""
+        return self.name.rpartition(".")[2]
+
     @property
     def inplace_name(self) -> str | None:
         return None if self.inplace is None else self.name + "_"
 
 
 def _row(name: str, module: str, *shapes: Shape, args: tuple[object, ...] = (),
-         positive: bool = False, function: bool = True, method: bool = True,
+         positive: bool = False, function: bool = True, method: bool | None = None,
          inplace: str | None = None, differentiable: bool = True,
          feature: str = "ops", numbers: tuple[int, ...] = (), overloads: bool = False
          ) -> OpRow:
-    """One row; `shapes` (with `args` and `positive`) is its gradcheck sample, none if empty."""
+    """One row; `shapes` (with `args` and `positive`) is its gradcheck sample, none if empty.
+    `method` defaults to True for torch's own functions, False for a namespaced one."""
     sample = Sample(shapes, args, positive) if shapes else None
-    return OpRow(name, module, function, method, inplace, differentiable, feature, sample,
+    has_method = "." not in name if method is None else method
+    return OpRow(name, module, function, has_method, inplace, differentiable, feature, sample,
                  numbers, overloads)
 
 
@@ -175,17 +198,21 @@ OPS: tuple[OpRow, ...] = (
     # only, so test_gradcheck.py writes their rows by hand with a triangular factor
     _row("cholesky_inverse", "ops.decompositions", feature="matmul"),
     _row("cholesky_solve", "ops.decompositions", feature="matmul"),
+    # ---- nn.functional and special (issue 24) ----
+    _row("nn.functional.relu", "ops.activations", (4,)),
 )
 
-FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
+FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
 METHODS: tuple[str, ...] = tuple(r.name for r in OPS if r.method)
 INPLACE: tuple[str, ...] = tuple(r.inplace_name for r in OPS if r.inplace_name)
+# The namespaces under `torch` that rows are exported to (`nn.functional`, `special`).
+NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namespace}))
 
 # Differentiable rows the program generator (conformance/strategies.py) does not call, each
 # with the reason; it calls every other differentiable row, in each of its forms. A test
 # (tests/conformance/test_strategies.py) holds the two lists together.
-GENERATOR_PENDING = "issue 24: new row, not yet drawn by the generator (its floors are \
-redesigned for the grown registry)"
+GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its floors are "
+                     "redesigned for the grown registry)")
 NOT_GENERATED: dict[str, str] = {
     "where": "no sample: the condition is a bool tensor computed from data, drawn first",
     "cat": "no sample: takes a list of tensors",
@@ -194,4 +221,6 @@ NOT_GENERATED: dict[str, str] = {
     # ---- products and linear algebra (issue 24) ----
     **dict.fromkeys(("addmv", "addr", "baddbmm", "addbmm", "vdot", "outer", "kron", "cross",
                      "cholesky_inverse", "cholesky_solve"), GENERATOR_PENDING),
+    # ---- nn.functional and special (issue 24) ----
+    **dict.fromkeys(("nn.functional.relu",), GENERATOR_PENDING),
 }

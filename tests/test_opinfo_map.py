@@ -25,13 +25,30 @@ def test_covered_is_the_registry_rows_of_the_entries_names():
     coverage = opmap.join(omap, opmap.rows())
     rows = opmap.rows()
     for entry in omap.entries:
-        name = entry.torch_name
+        name = entry.row_name
         expected = (opmap.PARTLY if entry.left_out else opmap.COVERED) \
             if name in rows else entry.status
         assert coverage.status[entry.key] == expected, entry.key
     # a row taken away: its entries fall back to what the map says (todo), none is covered
     without_add = {k: v for k, v in rows.items() if k != "add"}
     assert opmap.join(omap, without_add).status["add"] == opmap.TODO
+
+
+@pytest.mark.parametrize("key, row", [
+    ("add", "add"), ("max.binary", "max"), ("nn.functional.elu", "nn.functional.elu"),
+    ("nn.functional.pad.constant", "nn.functional.pad"), ("special.entr", "special.entr"),
+    ("linalg.norm.subgradients_at_zero", "linalg.norm"),
+])
+def test_an_entry_is_modelled_by_the_row_of_its_name_namespace_included(key, row):
+    assert opmap.Entry(key, opmap.TODO).row_name == row
+
+
+def test_a_namespaced_row_covers_its_entry_only(tmp_path):
+    omap = opmap.load_map(_write(tmp_path, "  elu: todo\n  nn.functional.elu: todo\n",
+                                 "torch: 1\n  nn.functional: 1"))
+    coverage = opmap.join(omap, {"nn.functional.elu": "ops"})
+    assert coverage.status == {"elu": opmap.TODO, "nn.functional.elu": opmap.COVERED}
+    assert coverage.row == {"nn.functional.elu": "nn.functional.elu"}
 
 
 def test_map_is_opinfos_list_at_the_pinned_torch():

@@ -39,6 +39,9 @@ NAMESPACES: frozenset[str] = frozenset(
     | {"torch.utils", "torch.utils.checkpoint"}   # anomaly, gradcheck, checkpoint
     | {"torch.autograd.forward_ad"}
     | {"torch.autograd.functional"}
+    # the registry's namespaces (`torch.special`, `torch.nn.functional`) and their parents
+    | {"torch." + ns.rpartition(".")[0] for ns in registry.NAMESPACES if "." in ns}
+    | {f"torch.{ns}" for ns in registry.NAMESPACES}
 )
 
 # The ops are the rows of the reference engine's op registry, read from it: a case must run
@@ -75,7 +78,9 @@ _FORWARD_AD = "dual_level enter_dual_level exit_dual_level make_dual unpack_dual
 # torch.autograd.functional: the functions given to them are the program's lambdas
 _AUTOGRAD_FUNCTIONAL = "vjp jvp jacobian hessian vhp hvp"
 _NN = "Linear Parameter Module"
-_FUNCTIONAL_PURE = "relu mse_loss cross_entropy softmax log_softmax linear"
+# written in reference_engine/nn/functional.py (the registry's `nn.functional.*` rows are
+# read from it below, with torch's other ops)
+_FUNCTIONAL_PURE = "mse_loss cross_entropy softmax log_softmax linear"
 
 # Every callable or value reachable by a dotted path from a root.
 FUNCTIONS: frozenset[str] = frozenset(

@@ -7,7 +7,8 @@ by OpInfo's full name (`max.binary` for a variant), each `todo`, `out of scope:
 <category>[: detail]`, or `{left out: ["<part>: <reason>", ...]}`. Which entries are
 covered is derived, never written: the reference engine's registry row of the same name
 (reference_engine/registry.py) models a `torch` entry (its function, method and in-place
-forms; `max` covers `max.binary` and the other variants). A covered entry whose map line
+forms; `max` covers `max.binary` and the other variants; a namespaced row such as
+`nn.functional.elu` or `special.entr` the entry of that name). A covered entry whose map line
 lists parts left out is partly covered: the OpInfo check does not count those parts (it
 runs them, and says whether they still diverge: a part left out that agrees with torch in
 every dtype is reported, so the list cannot go stale). A part is `sample N`, `error input N`
@@ -106,9 +107,13 @@ class Entry:
         return self.reason.split(":", 1)[0]
 
     @property
-    def torch_name(self) -> str | None:
-        """The name a registry row of the same name would have (torch's own entries only)."""
-        return self.key.split(".", 1)[0] if self.family == "torch" else None
+    def row_name(self) -> str:
+        """The name of the registry row that would model it: the entry's name without its
+        variant, namespace included (`max.binary` -> `max`, `nn.functional.pad.constant` ->
+        `nn.functional.pad`, `special.entr` -> `special.entr`)."""
+        if self.family == "torch":
+            return self.key.split(".", 1)[0]
+        return f"{self.family}.{self.key[len(self.family) + 1:].split('.', 1)[0]}"
 
 
 @dataclass(frozen=True)
@@ -217,7 +222,7 @@ class Coverage:
 def join(omap: OpMap, registry_rows: dict[str, str]) -> Coverage:
     coverage = Coverage()
     for entry in omap.entries:
-        row = entry.torch_name if entry.torch_name in registry_rows else None
+        row = entry.row_name if entry.row_name in registry_rows else None
         if row is not None and entry.status == OUT_OF_SCOPE:
             coverage.problems.append(
                 f"{entry.key} is marked out of scope ({entry.reason}) but the registry row "

@@ -1,18 +1,14 @@
-"""torch.nn.functional: the functions case programs use."""
+"""torch.nn.functional: the functions written here, and the registry's rows
+`nn.functional.<name>` (their forwards in ops/), which the facade sets on this module."""
 
 from __future__ import annotations
 
 import warnings
 
 from .. import inplace, messages, views
-from ..ops import elementwise as ops
 from ..ops import linalg
 from ..ops import nn as nn_ops
 from ..tensor import Tensor
-
-
-def relu(input: Tensor) -> Tensor:
-    return ops.relu(input)
 
 
 def softmax(input: Tensor, dim: int) -> Tensor:

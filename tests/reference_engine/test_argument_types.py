@@ -9,6 +9,7 @@ words; they are left out here and listed, so that the exception stays visible.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -31,8 +32,8 @@ def _outcome(module: Any, row: registry.OpRow, form: str, k: int, value: Any) ->
     args[k] = value
     extra = [module.tensor(a.values) if isinstance(a, registry.Const) else a
              for a in row.sample.args]
-    call: Callable[..., Any] = getattr(module, row.name) if form == "function" else \
-        getattr(args.pop(0), row.name)
+    call: Callable[..., Any] = functools.reduce(getattr, row.name.split("."), module) \
+        if form == "function" else getattr(args.pop(0), row.name)
     try:
         call(*args, *extra)
     except Exception as e:  # what is compared: the kind of error and its words

@@ -14,6 +14,7 @@ is built by some row (test_gradcheck_coverage.py). For each row:
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Callable
 from typing import Any
@@ -85,8 +86,8 @@ def _call(row: OpRow, inplace: bool) -> Callable[..., Any]:
         if inplace or row.name.endswith("_"):
             name = row.inplace_name if inplace else row.name
             return getattr(xs[0] * 1, str(name))(*xs[1:], *args)
-        if row.function:
-            return getattr(torch, row.name)(*xs, *args)
+        if row.function:   # a dotted name: torch.nn.functional.relu, torch.special.entr
+            return functools.reduce(getattr, row.name.split("."), torch)(*xs, *args)
         return getattr(xs[0], row.name)(*xs[1:], *args)
     return f
 

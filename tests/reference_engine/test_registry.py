@@ -9,8 +9,10 @@ differentiable op and in-place form has a gradcheck row (test_gradcheck.OPS).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
+from typing import Any
 
 import pytest
 
@@ -24,7 +26,12 @@ ROW_IDS = [r.name for r in OPS]
 
 
 def _forward(row: OpRow) -> object:
-    return getattr(importlib.import_module(f"reference_engine.{row.module}"), row.name)
+    return getattr(importlib.import_module(f"reference_engine.{row.module}"), row.attr)
+
+
+def _at(module: Any, path: str) -> Any:
+    """The object at a row's dotted name under `module` (`nn.functional.relu`)."""
+    return functools.reduce(getattr, path.split("."), module)
 
 
 def test_names_are_unique() -> None:
@@ -37,11 +44,26 @@ def test_a_function_row_is_the_package_export(row: OpRow) -> None:
     forward = _forward(row)
     assert callable(forward)
     if row.function:
-        # the export is the forward, behind the check that refuses None for a tensor input
-        assert inspect.unwrap(getattr(torch, row.name)) is forward
-        assert row.name in torch.__all__
+        # the export is the forward, behind the check that refuses None for a tensor input;
+        # a namespaced row's is in its namespace (`torch.nn.functional.relu`), not __all__
+        assert inspect.unwrap(_at(torch, row.name)) is forward
+        assert (row.name in torch.__all__) == (row.namespace == "")
     else:
         assert row.name not in torch.__all__
+
+
+def test_a_namespaced_row_is_its_namespaces_function_only() -> None:
+    """`nn.functional.relu` is torch.nn.functional.relu: no `torch.relu` made from it, no
+    method; the namespaces the case language opens are the registry's."""
+    namespaced = [r for r in OPS if r.namespace]
+    assert namespaced, "no namespaced row to check"
+    for row in namespaced:
+        assert row.function and not row.method and row.inplace is None
+        assert row.namespace in registry.NAMESPACES
+        assert f"torch.{row.namespace}" in api.NAMESPACES
+        assert f"torch.{row.name}" in api.FUNCTIONS and f"torch.{row.name}" in api.PURE_FUNCTIONS
+    with pytest.raises(AssertionError, match="a namespaced row is a function only"):
+        registry._row("special.entr", "ops.special", method=True)
 
 
 @pytest.mark.parametrize("row", OPS, ids=ROW_IDS)
@@ -58,10 +80,10 @@ def test_a_method_row_is_the_tensor_method(row: OpRow) -> None:
 
 
 def test_the_exports_are_the_rows_and_the_rest() -> None:
-    """__all__ holds each function row once, and nothing it lists is missing."""
+    """__all__ holds each function row of torch's own once, and nothing it lists is missing."""
     assert sorted(torch.__all__) == torch.__all__
     assert len(set(torch.__all__)) == len(torch.__all__)
-    assert set(registry.FUNCTIONS) <= set(torch.__all__)
+    assert {n for n in registry.FUNCTIONS if "." not in n} <= set(torch.__all__)
     assert all(hasattr(torch, n) for n in torch.__all__)
 
 
@@ -89,7 +111,7 @@ def test_every_row_is_torch_api(row: OpRow) -> None:
     `torch.<name>` for a function row, `Tensor.<name>` and `<name>_` for its methods."""
     import torch as real_torch
     if row.function:
-        assert callable(getattr(real_torch, row.name))
+        assert callable(_at(real_torch, row.name))
     if row.method:
         assert callable(getattr(real_torch.Tensor, row.name))
     if row.inplace_name is not None:
@@ -99,6 +121,13 @@ def test_every_row_is_torch_api(row: OpRow) -> None:
 def test_every_api_name_exists_on_the_reference_engine() -> None:
     """The harness's table names nothing the engine lacks (torch.X and Tensor.X)."""
     assert {n for n in _api("torch.") if not hasattr(torch, n)} == set()
+    missing = set()
+    for path in api.FUNCTIONS:   # dotted paths too: the registry's namespaced rows
+        try:
+            _at(torch, path.removeprefix("torch."))
+        except AttributeError:
+            missing.add(path)
+    assert missing == set()
     methods = api.OBJECT_ATTRIBUTES["tensor method"]
     assert {n for n in methods if not hasattr(torch.Tensor, n)} == set()
 
