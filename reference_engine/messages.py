@@ -1007,3 +1007,21 @@ CROSS_NO_DIM = (
     "The default value of dim will change to agree with that of linalg.cross in a future "
     "release.")
 CROSS_NO_SIZE_3 = "no dimension of size 3 in input"
+
+
+def not_positive_definite(op: str, order: int) -> str:  # cholesky, linalg.cholesky
+    return (f"{op}: The factorization could not be completed because the input is not "
+            f"positive-definite (the leading minor of order {order} is not positive-definite).")
+
+
+CHOLESKY_DEPRECATED = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+    "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+    "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
+    "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent "
+    "results for all valid (symmetric positive definite) inputs.")
+
+
+def singular_inverse(element: int) -> str:
+    return (f"linalg.inv: The diagonal element {element} is zero, the inversion could not be "
+            "completed because the input matrix is singular.")

@@ -198,6 +198,14 @@ OPS: tuple[OpRow, ...] = (
     # only, so test_gradcheck.py writes their rows by hand with a triangular factor
     _row("cholesky_inverse", "ops.decompositions", feature="matmul"),
     _row("cholesky_solve", "ops.decompositions", feature="matmul"),
+    _row("cholesky", "ops.decompositions", feature="matmul"),
+    # torch.linalg (ops/linalg_functions.py names their forwards)
+    _row("linalg.cross", "ops.linalg_functions", (2, 3), (2, 3), feature="matmul"),
+    _row("linalg.diagonal", "ops.linalg_functions", (3, 3), feature="matmul"),
+    _row("linalg.vecdot", "ops.linalg_functions", M, M, feature="matmul"),
+    _row("linalg.inv", "ops.linalg_functions", (3, 3), feature="matmul"),
+    _row("linalg.solve_triangular", "ops.linalg_functions", feature="matmul"),
+    _row("linalg.cholesky", "ops.linalg_functions", feature="matmul"),
     # ---- nn.functional and special (issue 24) ----
     _row("nn.functional.relu", "ops.activations", (4,)),
 )
@@ -220,7 +228,9 @@ NOT_GENERATED: dict[str, str] = {
     "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
     # ---- products and linear algebra (issue 24) ----
     **dict.fromkeys(("addmv", "addr", "baddbmm", "addbmm", "vdot", "outer", "kron", "cross",
-                     "cholesky_inverse", "cholesky_solve"), GENERATOR_PENDING),
+                     "cholesky_inverse", "cholesky_solve", "cholesky", "linalg.cross",
+                     "linalg.diagonal", "linalg.vecdot", "linalg.inv",
+                     "linalg.solve_triangular", "linalg.cholesky"), GENERATOR_PENDING),
     # ---- nn.functional and special (issue 24) ----
     **dict.fromkeys(("nn.functional.relu",), GENERATOR_PENDING),
 }

@@ -1,4 +1,5 @@
-"""Factorisation-based ops: cholesky_inverse and cholesky_solve. Forwards in numpy (the
+"""Factorisation-based ops: cholesky_inverse, cholesky_solve, linalg.solve_triangular,
+cholesky and linalg.cholesky. Forwards in numpy (the
 factor read from its triangle only, as LAPACK's potri/potrs read it); backward and jvp
 formulas are FunctionsManual.cpp's (cholesky_inverse_backward/_jvp,
 cholesky_solve_backward/_jvp), written in engine ops so that they differentiate again."""
@@ -9,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import views
+from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
+from ..warn import warn_once
 from . import elementwise as ops
 from .common import _compute, _promotes, common_device, new
 from .linalg import matmul
@@ -99,3 +101,177 @@ def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
                    input2._data.astype(dt.np))
     return record(CHOLESKY_SOLVE, new(out, dt, common_device([self, input2])),
                   [self, input2], upper=upper)
+
+
+# ---- linalg.solve_triangular ----------------------------------------------------------------
+
+def _triangle(t: Tensor, upper: bool, strict: bool) -> Tensor:
+    """t.triu(strict) / t.tril(-strict) (triu(1): above the diagonal): +0.0 outside the
+    triangle, as torch's kernels write it. Written with where and a constant mask: the engine
+    has no tril/triu op yet, so a second-order graph names WhereBackward0 where torch's names
+    TriuBackward0/TrilBackward0 (values and signs of zero agree)."""
+    n, m = t.shape[-2], t.shape[-1]
+    keep = np.triu(np.ones((n, m), bool), int(strict)) if upper else \
+        np.tril(np.ones((n, m), bool), -int(strict))
+    return ops.where(new(keep, dtypes.bool_, t.device), t, 0.0)
+
+
+def _solve_triangular_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    grad_b = solve_triangular(_mH(c.self), g, upper=not c.upper, left=c.left,
+                              unitriangular=c.unitriangular)
+
+    def grad_a() -> Tensor:
+        ga = ops.neg(matmul(grad_b, _mH(c.result)) if c.left else
+                     matmul(_mH(c.result), grad_b))
+        return _triangle(ga, c.upper, c.unitriangular)
+    return c.grads(grad_a, lambda: grad_b)
+
+
+def _solve_triangular_jvp(c: Any) -> Tensor:
+    proj = _triangle(c.self_t, c.upper, c.unitriangular)
+    x_t = ops.sub(c.B_t, matmul(proj, c.result) if c.left else matmul(c.result, proj))
+    return solve_triangular(c.self, x_t, upper=c.upper, left=c.left,
+                            unitriangular=c.unitriangular)
+
+
+SOLVE_TRIANGULAR = OpSpec("LinalgSolveTriangularBackward0", ("self", "B"),
+                          {"self": ("self", "result"), "B": ("self",)},
+                          _solve_triangular_backward, jvp=_solve_triangular_jvp)
+
+
+def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
+    """a x = b for a triangular `a` (its other triangle unread), by substitution as trsm
+    solves it, row by row; batches broadcast."""
+    n = a.shape[-1]
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, shape + a.shape[-2:])
+    x = np.array(np.broadcast_to(b, shape + b.shape[-2:]))
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        done = slice(i + 1, n) if upper else slice(0, i)
+        row = x[..., i, :] - np.einsum("...j,...jk->...k", a[..., i, done], x[..., done, :])
+        x[..., i, :] = row if unit else row / a[..., i, i, None]
+    return x
+
+
+def solve_triangular(self: Tensor, B: Tensor, *, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
+    dt = _promotes([self, B])
+
+    def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if left:
+            return _substitute(a, b, upper, unitriangular)
+        # X A = B is A^T X^T = B^T, A^T triangular the other way
+        xt = _substitute(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper,
+                         unitriangular)
+        return np.swapaxes(xt, -1, -2)
+    out = _compute(solve, self._data.astype(dt.np), B._data.astype(dt.np))
+    return record(SOLVE_TRIANGULAR, new(out, dt, common_device([self, B])), [self, B],
+                  upper=upper, left=left, unitriangular=unitriangular)
+
+
+# ---- cholesky, linalg.cholesky ---------------------------------------------------------------
+
+def cholesky_backward(g: Tensor, upper: bool, factor: Tensor) -> Tensor:
+    """FunctionsManual's cholesky_backward (Iain Murray, arXiv 1602.07527)."""
+    low, gl = (_mH(factor), _mH(g)) if upper else (factor, g)
+    ga = _triangle(matmul(_mH(low), gl), upper=False, strict=False)
+    ga = ops.mul_scalar(ops.add(ga, _mH(_triangle(ga, upper=False, strict=True))), 0.5)
+    ga = solve_triangular(_mH(low), ga, upper=True, left=True)
+    return solve_triangular(low, ga, upper=False, left=False)
+
+
+def _diagonal_part(t: Tensor) -> Tensor:
+    """diag_embed(t.diagonal(0, -2, -1)), as the triangle of both kinds."""
+    return _triangle(_triangle(t, upper=False, strict=False), upper=True, strict=False)
+
+
+def cholesky_jvp(a_t: Tensor, factor: Tensor, upper: bool) -> Tensor:
+    """FunctionsManual's cholesky_jvp: with Φ = L^{-1} dA L^{-H},
+    dL = L (Φ.tril() - 0.5 diag(Φ))."""
+    low = _mH(factor) if upper else factor
+    phi = solve_triangular(low, a_t, upper=False, left=True)
+    phi = solve_triangular(_mH(low), phi, upper=True, left=False)
+    phi = ops.sub(_triangle(phi, upper=False, strict=False),
+                  ops.mul_scalar(_diagonal_part(phi), 0.5))
+    dl = matmul(low, phi)
+    return _mH(dl) if upper else dl
+
+
+class _LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError (torch._C._LinAlgError), a RuntimeError."""
+
+
+CHOLESKY = OpSpec("CholeskyBackward0", ("self",), {"self": ("result",)},
+                  lambda c, g: [cholesky_backward(g, c.upper, c.result)])
+LINALG_CHOLESKY = OpSpec("LinalgCholeskyExBackward0", ("self",), {"self": ("result",)},
+                         lambda c, g: [cholesky_backward(g, c.upper, c.result)],
+                         jvp=lambda c: cholesky_jvp(c.self_t, c.result, c.upper))
+
+
+def _factorise(a: np.ndarray, upper: bool, name: str) -> np.ndarray:
+    for index in np.ndindex(*a.shape[:-2]):
+        try:
+            np.linalg.cholesky(a[index])
+        except np.linalg.LinAlgError:
+            order = _first_failing_minor(a[index])
+            raise _LinAlgError(messages.not_positive_definite(name, order)) from None
+    low = np.linalg.cholesky(a) if a.size else a.copy()
+    return np.swapaxes(low, -1, -2) if upper else low
+
+
+def _first_failing_minor(a: np.ndarray) -> int:
+    for k in range(1, a.shape[-1] + 1):
+        try:
+            np.linalg.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return a.shape[-1]
+
+
+def cholesky(self: Tensor, upper: bool = False) -> Tensor:
+    """torch.cholesky (deprecated in favour of linalg.cholesky, with torch's warning)."""
+    warn_once(messages.CHOLESKY_DEPRECATED)
+    out = _compute(lambda a: _factorise(a, upper, "cholesky"), self._data)
+    return record(CHOLESKY, new(out, self.dtype, self.device), [self], upper=upper)
+
+
+def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    out = _compute(lambda a: _factorise(a, upper, "linalg.cholesky"), A._data)
+    return record(LINALG_CHOLESKY, new(out, A.dtype, A.device), [A], upper=upper)
+
+
+# ---- linalg.inv -------------------------------------------------------------------------------
+
+LINALG_INV = OpSpec(
+    "LinalgInvExBackward0", ("self",), {"self": ("result",)},   # torch's `inverse`
+    lambda c, g: [ops.neg(matmul(_mH(c.result), matmul(g, _mH(c.result))))],
+    jvp=lambda c: ops.neg(matmul(matmul(c.result, c.self_t), c.result)))
+
+
+def _inverse(a: np.ndarray) -> np.ndarray:
+    if a.size == 0:
+        return a.copy()
+    for index in np.ndindex(*a.shape[:-2]):
+        # LAPACK's getrf reports the first zero pivot (1-based); torch names it
+        lu_diag = _lu_pivots_diagonal(a[index])
+        zero = np.flatnonzero(lu_diag == 0)
+        if zero.size:
+            raise _LinAlgError(messages.singular_inverse(int(zero[0]) + 1))
+    return np.linalg.inv(a)
+
+
+def _lu_pivots_diagonal(a: np.ndarray) -> np.ndarray:
+    """U's diagonal of a partial-pivoting LU of `a` (getrf's order)."""
+    u = a.astype(np.float64).copy()
+    n = u.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        u[[k, p]] = u[[p, k]]
+        if u[k, k] != 0:
+            u[k + 1:, k:] -= np.outer(u[k + 1:, k] / u[k, k], u[k, k:])
+    return np.diagonal(u)
+
+
+def linalg_inv(A: Tensor) -> Tensor:
+    out = _compute(_inverse, A._data)
+    return record(LINALG_INV, new(out, A.dtype, A.device), [A])

@@ -109,6 +109,11 @@ def _factor(a: Any) -> Any:
     return a * lower + torch.tensor(2 * np.eye(n), dtype=a.dtype)
 
 
+def _spd(a: Any) -> Any:
+    """A symmetric positive-definite matrix made from a square `a`."""
+    return a.mm(a.t()) + torch.tensor(3 * np.eye(a.shape[-1]), dtype=a.dtype)
+
+
 # Variants the registry's samples do not make: keywords, scalars, compositions that give a
 # linear op a non-zero second derivative, ops a sample cannot call (lists, a condition first).
 # name -> (function, input shapes). Outputs may be tuples (multi-output ops).
@@ -239,6 +244,13 @@ _BY_HAND: dict[str, Row] = {
     "cholesky_solve_lower": (lambda b, a: torch.cholesky_solve(b, _factor(a)), [(3, 2), (3, 3)]),
     "cholesky_solve_upper": (lambda b, a: torch.cholesky_solve(b, _factor(a).t(), upper=True),
                              [(3, 2), (3, 3)]),
+    "linalg.solve_triangular_lower": (lambda a, b: torch.linalg.solve_triangular(
+        _factor(a), b, upper=False), [(3, 3), (3, 2)]),
+    "linalg.solve_triangular_upper_right_unit": (lambda a, b: torch.linalg.solve_triangular(
+        _factor(a).t(), b, upper=True, left=False, unitriangular=True), [(3, 3), (2, 3)]),
+    # a symmetric positive-definite input
+    "cholesky_lower": (lambda a: torch.cholesky(_spd(a)), [(3, 3)]),
+    "linalg.cholesky_upper": (lambda a: torch.linalg.cholesky(_spd(a), upper=True), [(3, 3)]),
     # forward mode's aliases
     "make_dual": (_make_dual, [(2, 3)]),
     "unpack_dual_primal": (_unpacked_primal, [(2, 3)]),
