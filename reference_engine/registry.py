@@ -206,6 +206,8 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.inv", "ops.linalg_functions", (3, 3), feature="matmul"),
     _row("linalg.solve_triangular", "ops.linalg_functions", feature="matmul"),
     _row("linalg.cholesky", "ops.linalg_functions", feature="matmul"),
+    _row("linalg.pinv", "ops.linalg_functions", M, feature="matmul"),
+    _row("pinverse", "ops.decompositions", (3, 2), feature="matmul"),
     # ---- nn.functional and special (issue 24) ----
     _row("nn.functional.relu", "ops.activations", (4,)),
 )
@@ -230,7 +232,8 @@ NOT_GENERATED: dict[str, str] = {
     **dict.fromkeys(("addmv", "addr", "baddbmm", "addbmm", "vdot", "outer", "kron", "cross",
                      "cholesky_inverse", "cholesky_solve", "cholesky", "linalg.cross",
                      "linalg.diagonal", "linalg.vecdot", "linalg.inv",
-                     "linalg.solve_triangular", "linalg.cholesky"), GENERATOR_PENDING),
+                     "linalg.solve_triangular", "linalg.cholesky", "linalg.pinv", "pinverse"),
+                    GENERATOR_PENDING),
     # ---- nn.functional and special (issue 24) ----
     **dict.fromkeys(("nn.functional.relu",), GENERATOR_PENDING),
 }

@@ -275,3 +275,85 @@ def _lu_pivots_diagonal(a: np.ndarray) -> np.ndarray:
 def linalg_inv(A: Tensor) -> Tensor:
     out = _compute(_inverse, A._data)
     return record(LINALG_INV, new(out, A.dtype, A.device), [A])
+
+
+# ---- linalg.pinv, pinverse --------------------------------------------------------------------
+
+def _pinv_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    a, p = c.self, c.result
+    m, n = a.shape[-2], a.shape[-1]
+    ph, gh = _mH(p), _mH(g)
+    if m <= n:
+        k = matmul(gh, p)
+        kph = matmul(k, ph)
+        out = ops.add(ops.sub(ops.add(ops.neg(_mH(matmul(p, k))), kph),
+                              matmul(matmul(a, p), kph)),
+                      matmul(matmul(ph, p), ops.sub(gh, matmul(k, a))))
+    else:
+        k = matmul(p, gh)
+        phk = matmul(ph, k)
+        out = ops.sub(ops.add(ops.add(ops.neg(_mH(matmul(k, p))),
+                                      matmul(matmul(ops.sub(gh, matmul(a, k)), p), ph)), phk),
+                      matmul(matmul(phk, p), a))
+    return [out]
+
+
+def _pinv_jvp(c: Any) -> Tensor:
+    a, p, da = c.self, c.result, c.self_t
+    m, n = a.shape[-2], a.shape[-1]
+    dah, ph = _mH(da), _mH(p)
+    if m <= n:
+        k = matmul(ph, dah)
+        return ops.add(matmul(p, ops.sub(ops.sub(k, _mH(k)), matmul(k, matmul(a, p)))),
+                       matmul(ops.sub(dah, matmul(p, matmul(a, dah))), matmul(ph, p)))
+    k = matmul(p, da)
+    kh = _mH(k)
+    return ops.add(matmul(ops.sub(ops.sub(kh, k), matmul(matmul(p, a), kh)), p),
+                   matmul(matmul(p, ph), ops.sub(dah, matmul(matmul(dah, a), p))))
+
+
+LINALG_PINV = OpSpec("LinalgPinvBackward0", ("self",), {"self": ("self", "result")},
+                     _pinv_backward, jvp=_pinv_jvp)
+
+
+def _tolerance(value: Any) -> np.ndarray | None:
+    return None if value is None else np.asarray(
+        value._data if isinstance(value, Tensor) else value, dtype=np.float64)
+
+
+def _pseudo_inverse(a: np.ndarray, atol: np.ndarray | None, rtol: np.ndarray | None,
+                    hermitian: bool) -> np.ndarray:
+    """ATen's linalg_pinv: singular values (or |eigenvalues|) above
+    max(atol, rtol * largest) inverted, the others zeroed; rtol defaults to eps * max(m, n)
+    when neither tolerance is given, to 0 when only atol is."""
+    m, n = a.shape[-2], a.shape[-1]
+    if a.size == 0:
+        return np.zeros((*a.shape[:-2], n, m), a.dtype)
+    if rtol is None:
+        rtol = np.asarray(np.finfo(a.dtype).eps * max(m, n) if atol is None else 0.0)
+    atol = np.asarray(0.0) if atol is None else atol
+    if hermitian:
+        s, u = np.linalg.eigh(a)
+        size = np.abs(s)
+        largest = size.max(-1, keepdims=True)
+        vh_t, u_h = u, np.swapaxes(u, -1, -2)
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        size, largest = s, s[..., :1]
+        vh_t, u_h = np.swapaxes(vh, -1, -2), np.swapaxes(u, -1, -2)
+    tol = np.maximum(atol[..., None], rtol[..., None] * largest).astype(a.dtype)
+    with np.errstate(divide="ignore"):
+        s_inv = np.where(size > tol, 1 / s, a.dtype.type(0)).astype(a.dtype)
+    return (vh_t * s_inv[..., None, :]) @ u_h
+
+
+def linalg_pinv(A: Tensor, *, atol: Any = None, rtol: Any = None,
+                hermitian: bool = False) -> Tensor:
+    out = _compute(lambda a: _pseudo_inverse(a, _tolerance(atol), _tolerance(rtol), hermitian),
+                   A._data)
+    return record(LINALG_PINV, new(out, A.dtype, A.device), [A])
+
+
+def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
+    """torch.pinverse: linalg.pinv with rcond as the relative tolerance, atol 0."""
+    return linalg_pinv(self, atol=0.0, rtol=rcond)

@@ -14,6 +14,7 @@ cross = products.linalg_cross
 inv = decompositions.linalg_inv
 solve_triangular = decompositions.solve_triangular
 cholesky = decompositions.linalg_cholesky
+pinv = decompositions.linalg_pinv
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
