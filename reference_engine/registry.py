@@ -207,6 +207,8 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.solve_triangular", "ops.linalg_functions", feature="matmul"),
     _row("linalg.cholesky", "ops.linalg_functions", feature="matmul"),
     _row("linalg.pinv", "ops.linalg_functions", M, feature="matmul"),
+    _row("linalg.inv_ex", "ops.linalg_functions", (3, 3), feature="matmul"),
+    _row("linalg.cholesky_ex", "ops.linalg_functions", feature="matmul"),
     _row("pinverse", "ops.decompositions", (3, 2), feature="matmul"),
     # ---- nn.functional and special (issue 24) ----
     _row("nn.functional.relu", "ops.activations", (4,)),
@@ -232,7 +234,8 @@ NOT_GENERATED: dict[str, str] = {
     **dict.fromkeys(("addmv", "addr", "baddbmm", "addbmm", "vdot", "outer", "kron", "cross",
                      "cholesky_inverse", "cholesky_solve", "cholesky", "linalg.cross",
                      "linalg.diagonal", "linalg.vecdot", "linalg.inv",
-                     "linalg.solve_triangular", "linalg.cholesky", "linalg.pinv", "pinverse"),
+                     "linalg.solve_triangular", "linalg.cholesky", "linalg.pinv", "pinverse",
+                     "linalg.inv_ex", "linalg.cholesky_ex"),
                     GENERATOR_PENDING),
     # ---- nn.functional and special (issue 24) ----
     **dict.fromkeys(("nn.functional.relu",), GENERATOR_PENDING),

@@ -14,7 +14,8 @@ public op gets its row in registry.py.
     linalg       mm, mv, dot, addmm, bmm, matmul
     products     addmv, addr, baddbmm, addbmm, vdot, outer, kron, cross (linalg.cross)
     decompositions  cholesky_inverse, cholesky_solve, cholesky, linalg.cholesky,
-                 linalg.solve_triangular, linalg.inv, linalg.pinv, pinverse
+                 linalg.solve_triangular, linalg.inv(_ex), linalg.cholesky_ex, linalg.pinv,
+                 pinverse
     linalg_functions  torch.linalg's functions by their names there (the linalg.* rows)
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,

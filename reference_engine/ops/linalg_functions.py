@@ -15,6 +15,8 @@ inv = decompositions.linalg_inv
 solve_triangular = decompositions.solve_triangular
 cholesky = decompositions.linalg_cholesky
 pinv = decompositions.linalg_pinv
+inv_ex = decompositions.inv_ex
+cholesky_ex = decompositions.cholesky_ex
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

@@ -251,6 +251,7 @@ _BY_HAND: dict[str, Row] = {
     # a symmetric positive-definite input
     "cholesky_lower": (lambda a: torch.cholesky(_spd(a)), [(3, 3)]),
     "linalg.cholesky_upper": (lambda a: torch.linalg.cholesky(_spd(a), upper=True), [(3, 3)]),
+    "linalg.cholesky_ex_lower": (lambda a: torch.linalg.cholesky_ex(_spd(a)).L, [(3, 3)]),
     # forward mode's aliases
     "make_dual": (_make_dual, [(2, 3)]),
     "unpack_dual_primal": (_unpacked_primal, [(2, 3)]),
