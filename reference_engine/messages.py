@@ -1025,3 +1025,7 @@ CHOLESKY_DEPRECATED = (
 def singular_inverse(element: int) -> str:
     return (f"linalg.inv: The diagonal element {element} is zero, the inversion could not be "
             "completed because the input matrix is singular.")
+
+
+def multi_dot_too_few(n: int) -> str:
+    return f"multi_dot(): expected at least 2 tensors but got {n}"

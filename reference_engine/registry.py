@@ -209,6 +209,8 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.pinv", "ops.linalg_functions", M, feature="matmul"),
     _row("linalg.inv_ex", "ops.linalg_functions", (3, 3), feature="matmul"),
     _row("linalg.cholesky_ex", "ops.linalg_functions", feature="matmul"),
+    _row("linalg.matrix_power", "ops.linalg_functions", (2, 2), args=(3,), feature="matmul"),
+    _row("linalg.multi_dot", "ops.linalg_functions", feature="matmul"),   # takes a list
     _row("pinverse", "ops.decompositions", (3, 2), feature="matmul"),
     # ---- nn.functional and special (issue 24) ----
     _row("nn.functional.relu", "ops.activations", (4,)),
@@ -235,7 +237,8 @@ NOT_GENERATED: dict[str, str] = {
                      "cholesky_inverse", "cholesky_solve", "cholesky", "linalg.cross",
                      "linalg.diagonal", "linalg.vecdot", "linalg.inv",
                      "linalg.solve_triangular", "linalg.cholesky", "linalg.pinv", "pinverse",
-                     "linalg.inv_ex", "linalg.cholesky_ex"),
+                     "linalg.inv_ex", "linalg.cholesky_ex", "linalg.matrix_power",
+                     "linalg.multi_dot"),
                     GENERATOR_PENDING),
     # ---- nn.functional and special (issue 24) ----
     **dict.fromkeys(("nn.functional.relu",), GENERATOR_PENDING),

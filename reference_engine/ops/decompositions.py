@@ -272,9 +272,14 @@ def _lu_pivots_diagonal(a: np.ndarray) -> np.ndarray:
     return np.diagonal(u)
 
 
+def _column_major(a: np.ndarray) -> np.ndarray:
+    """`a` laid out as LAPACK writes a batch of matrices: each matrix column-major."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
+
+
 def linalg_inv(A: Tensor) -> Tensor:
-    out = _compute(_inverse, A._data)
-    return record(LINALG_INV, new(out, A.dtype, A.device), [A])
+    out = _column_major(_compute(_inverse, A._data))
+    return record(LINALG_INV, new(out, A.dtype, A.device, order="K"), [A])
 
 
 # ---- linalg.pinv, pinverse --------------------------------------------------------------------

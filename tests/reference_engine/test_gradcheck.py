@@ -252,6 +252,10 @@ _BY_HAND: dict[str, Row] = {
     "cholesky_lower": (lambda a: torch.cholesky(_spd(a)), [(3, 3)]),
     "linalg.cholesky_upper": (lambda a: torch.linalg.cholesky(_spd(a), upper=True), [(3, 3)]),
     "linalg.cholesky_ex_lower": (lambda a: torch.linalg.cholesky_ex(_spd(a)).L, [(3, 3)]),
+    "linalg.matrix_power_negative": (lambda a: torch.linalg.matrix_power(_spd(a), -5),
+                                     [(2, 2)]),
+    "linalg.multi_dot_chain": (lambda a, b, c, d: torch.linalg.multi_dot([a, b, c, d]),
+                               [(2, 4), (4, 3), (3, 5), (5, 1)]),
     # forward mode's aliases
     "make_dual": (_make_dual, [(2, 3)]),
     "unpack_dual_primal": (_unpacked_primal, [(2, 3)]),
