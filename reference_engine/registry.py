@@ -194,6 +194,7 @@ OPS: tuple[OpRow, ...] = (
     _row("outer", "ops.products", (2,), V, feature="matmul"),
     _row("kron", "ops.products", (2, 2), M, feature="matmul"),
     _row("cross", "ops.products", (2, 3), (2, 3), args=(1,), feature="matmul"),
+    _row("__rmatmul__", "ops.products", (3, 2), M, function=False, feature="matmul"),
     # factorisation-based (ops/decompositions.py): a factor is read from its triangle
     # only, so test_gradcheck.py writes their rows by hand with a triangular factor
     _row("cholesky_inverse", "ops.decompositions", feature="matmul"),
@@ -233,7 +234,8 @@ NOT_GENERATED: dict[str, str] = {
     "stack": "no sample: takes a list of tensors",
     "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
     # ---- products and linear algebra (issue 24) ----
-    **dict.fromkeys(("addmv", "addr", "baddbmm", "addbmm", "vdot", "outer", "kron", "cross",
+    **dict.fromkeys(("__rmatmul__", "addmv", "addr", "baddbmm", "addbmm", "vdot", "outer",
+                     "kron", "cross",
                      "cholesky_inverse", "cholesky_solve", "cholesky", "linalg.cross",
                      "linalg.diagonal", "linalg.vecdot", "linalg.inv",
                      "linalg.solve_triangular", "linalg.cholesky", "linalg.pinv", "pinverse",

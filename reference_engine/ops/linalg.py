@@ -81,6 +81,14 @@ def _matmul_impl(a: Tensor, b: Tensor) -> Tensor:
         return inplace.squeeze_(mm(views.unsqueeze(a, 0), b), 0)
     if da == 2 and db == 2:
         return mm(a, b)
+    if da == 3 and db == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):
+        # torch 2.13 (found against it): a 3-D operand with a batch of one that requires
+        # grad is squeezed to a matrix, so the product folds into mm (SqueezeBackward1)
+        # where it would expand into bmm
+        unit = a if a.shape[0] == 1 else b
+        if unit.requires_grad:
+            squeezed = views.squeeze(unit, 0)
+            return _matmul_impl(squeezed, b) if unit is a else _matmul_impl(a, squeezed)
     if _should_fold(a, b):
         return _folded(a, b)
     return _batched(a, b)

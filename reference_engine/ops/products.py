@@ -221,3 +221,8 @@ def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
             raise RuntimeError(messages.CROSS_NO_SIZE_3)
         dim = found[0]
     return linalg_cross(self, other, dim=dim)
+
+
+def __rmatmul__(self: Tensor, other: Tensor) -> Tensor:
+    """Tensor.__rmatmul__: other @ self."""
+    return linalg.matmul(other, self)
