@@ -3,7 +3,7 @@
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
-    library   nn, nn.functional, special, autograd_functional, gradcheck, utils, utils.checkpoint
+    library   nn, nn.functional, special, linalg, autograd_functional, gradcheck, utils, utils.*
     autograd  autograd, autograd_graph, function, factories, _C
     ops       ops.* (one op family a file), views, inplace
     core      tensor, graph, autograd_meta, saved, engine, forward_ad
@@ -41,7 +41,18 @@ import inspect
 import sys
 from typing import Any
 
-from . import _C, autograd, autograd_functional, gradcheck, inplace, nn, special, utils, views
+from . import (
+    _C,
+    autograd,
+    autograd_functional,
+    gradcheck,
+    inplace,
+    linalg,
+    nn,
+    special,
+    utils,
+    views,
+)
 from . import dtypes as _dtypes
 from . import messages as _messages
 from . import registry as _registry
@@ -79,14 +90,17 @@ from .grad_mode import (
 )
 from .ops import (
     activations,
+    decompositions,
     elementwise,
     indexing,
     joining,
     layers,
-    linalg,
+    linalg_functions,
     losses,
+    products,
     reductions,
 )
+from .ops import linalg as _linalg_ops  # the products; `linalg` is torch.linalg's namespace
 from .ops import nn as _nn_ops
 from .ops import special as _special_ops
 from .registry import FUNCTIONS as _FUNCTIONS
@@ -101,8 +115,9 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
 _MODULES = {m.__name__.removeprefix(__name__ + "."): m
-            for m in (activations, elementwise, indexing, joining, layers, linalg, losses, _nn_ops,
-                      reductions, _special_ops, inplace, views)}
+            for m in (activations, decompositions, elementwise, indexing, joining, layers,
+                      _linalg_ops, linalg_functions, losses, _nn_ops, products, reductions,
+                      _special_ops, inplace, views)}
 
 
 def _attach(name: str, forward: object) -> None:
@@ -202,6 +217,7 @@ __all__ = [
     "is_inference_mode_enabled",
     "is_tensor",
     "is_warn_always_enabled",
+    "linalg",
     "long",
     "manual_seed",
     "nn",

@@ -233,7 +233,8 @@ def tangent_of(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
         return None
     jvp = spec.jvp
     if jvp is None:
-        raise RuntimeError(messages.fwad_not_implemented(aten_name(spec.grad_fn)))
+        # TORCH_CHECK_NOT_IMPLEMENTED in torch's generated code: a NotImplementedError
+        raise NotImplementedError(messages.fwad_not_implemented(aten_name(spec.grad_fn)))
     with suspended():
         c = JvpCtx(spec.inputs, inputs, tangents, result, attrs)
         if jvp == "auto_element_wise":

@@ -1046,3 +1046,52 @@ def pad_too_long(length: int, ndim: int) -> str:
 def pad_mode_not_modelled(mode: str) -> str:
     """The engine's own: F.pad's modes but 'constant'."""
     return f"reference engine: F.pad mode '{mode}' is not modelled (only 'constant')"
+# ---- products and linear algebra (issue 24) ----
+
+def dot_not_vectors(a: int, b: int) -> str:  # dot, vdot
+    return f"1D tensors expected, but got {a}D and {b}D tensors"
+
+
+def addr_not_vector(name: str, ndim: int) -> str:  # vec1 or vec2
+    return f"addr: Expected 1-D argument {name}, but got {ndim}-D"
+
+
+def outer_not_vector(name: str, ndim: int) -> str:  # self or vec2
+    return f"outer: Expected 1-D argument {name}, but got {ndim}-D"
+
+
+CROSS_RANKS = "linalg.cross: inputs must have the same number of dimensions."
+
+
+def cross_sizes(dim: int, a: int, b: int) -> str:
+    return f"linalg.cross: inputs dimension {dim} must have length 3. Got {a} and {b}"
+
+
+CROSS_NO_DIM = (
+    "Using torch.cross without specifying the dim arg is deprecated.\n"
+    "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+    "The default value of dim will change to agree with that of linalg.cross in a future "
+    "release.")
+CROSS_NO_SIZE_3 = "no dimension of size 3 in input"
+
+
+def not_positive_definite(op: str, order: int) -> str:  # cholesky, linalg.cholesky
+    return (f"{op}: The factorization could not be completed because the input is not "
+            f"positive-definite (the leading minor of order {order} is not positive-definite).")
+
+
+CHOLESKY_DEPRECATED = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+    "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+    "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
+    "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent "
+    "results for all valid (symmetric positive definite) inputs.")
+
+
+def singular_inverse(element: int) -> str:
+    return (f"linalg.inv: The diagonal element {element} is zero, the inversion could not be "
+            "completed because the input matrix is singular.")
+
+
+def multi_dot_too_few(n: int) -> str:
+    return f"multi_dot(): expected at least 2 tensors but got {n}"

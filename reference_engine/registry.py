@@ -197,6 +197,35 @@ OPS: tuple[OpRow, ...] = (
     _row("zero_", "inplace", V, function=False, feature="inplace"),
     _row("fill_", "inplace", V, args=(2.0,), function=False, feature="inplace"),
     _row("copy_", "inplace", V, V, function=False, feature="inplace", numbers=(1,)),
+    # ---- products and linear algebra (issue 24) ----
+    # products (ops/products.py)
+    _row("addmv", "ops.products", (2,), M, V, feature="matmul"),
+    _row("addr", "ops.products", M, (2,), V, feature="matmul"),
+    _row("baddbmm", "ops.products", (2, 2, 2), (2, 2, 3), (2, 3, 2), feature="matmul"),
+    _row("addbmm", "ops.products", (2, 2), (2, 2, 3), (2, 3, 2), feature="matmul"),
+    _row("vdot", "ops.products", V, V, feature="matmul"),
+    _row("outer", "ops.products", (2,), V, feature="matmul"),
+    _row("kron", "ops.products", (2, 2), M, feature="matmul"),
+    _row("cross", "ops.products", (2, 3), (2, 3), args=(1,), feature="matmul"),
+    _row("__rmatmul__", "ops.products", (3, 2), M, function=False, feature="matmul"),
+    # factorisation-based (ops/decompositions.py): a factor is read from its triangle
+    # only, so test_gradcheck.py writes their rows by hand with a triangular factor
+    _row("cholesky_inverse", "ops.decompositions", feature="matmul"),
+    _row("cholesky_solve", "ops.decompositions", feature="matmul"),
+    _row("cholesky", "ops.decompositions", feature="matmul"),
+    # torch.linalg (ops/linalg_functions.py names their forwards)
+    _row("linalg.cross", "ops.linalg_functions", (2, 3), (2, 3), feature="matmul"),
+    _row("linalg.diagonal", "ops.linalg_functions", (3, 3), feature="matmul"),
+    _row("linalg.vecdot", "ops.linalg_functions", M, M, feature="matmul"),
+    _row("linalg.inv", "ops.linalg_functions", (3, 3), feature="matmul"),
+    _row("linalg.solve_triangular", "ops.linalg_functions", feature="matmul"),
+    _row("linalg.cholesky", "ops.linalg_functions", feature="matmul"),
+    _row("linalg.pinv", "ops.linalg_functions", M, feature="matmul"),
+    _row("linalg.inv_ex", "ops.linalg_functions", (3, 3), feature="matmul"),
+    _row("linalg.cholesky_ex", "ops.linalg_functions", feature="matmul"),
+    _row("linalg.matrix_power", "ops.linalg_functions", (2, 2), args=(3,), feature="matmul"),
+    _row("linalg.multi_dot", "ops.linalg_functions", feature="matmul"),   # takes a list
+    _row("pinverse", "ops.decompositions", (3, 2), feature="matmul"),
     # ---- nn.functional and special (issue 24) ----
     _row("nn.functional.relu", "ops.activations", (4,)),
     _row("nn.functional.elu", "ops.activations", (4,)),
@@ -266,6 +295,15 @@ NOT_GENERATED: dict[str, str] = {
     "cat": "no sample: takes a list of tensors",
     "stack": "no sample: takes a list of tensors",
     "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
+    # ---- products and linear algebra (issue 24) ----
+    **dict.fromkeys(("__rmatmul__", "addmv", "addr", "baddbmm", "addbmm", "vdot", "outer",
+                     "kron", "cross",
+                     "cholesky_inverse", "cholesky_solve", "cholesky", "linalg.cross",
+                     "linalg.diagonal", "linalg.vecdot", "linalg.inv",
+                     "linalg.solve_triangular", "linalg.cholesky", "linalg.pinv", "pinverse",
+                     "linalg.inv_ex", "linalg.cholesky_ex", "linalg.matrix_power",
+                     "linalg.multi_dot"),
+                    GENERATOR_PENDING),
     # ---- nn.functional and special (issue 24) ----
     **dict.fromkeys([r.name for r in OPS if r.module in _NN_SPECIAL_MODULES],
                     GENERATOR_PENDING),

@@ -12,6 +12,11 @@ public op gets its row in registry.py.
     reductions   sum, mean (and sum_to), prod, amax/amin, max/min, argmax/argmin,
                  var/var_mean, trace
     linalg       mm, mv, dot, addmm, bmm, matmul
+    products     addmv, addr, baddbmm, addbmm, vdot, outer, kron, cross (linalg.cross)
+    decompositions  cholesky_inverse, cholesky_solve, cholesky, linalg.cholesky,
+                 linalg.solve_triangular, linalg.inv(_ex), linalg.cholesky_ex, linalg.pinv,
+                 pinverse
+    linalg_functions  torch.linalg's functions by their names there (the linalg.* rows)
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill

@@ -81,6 +81,14 @@ def _matmul_impl(a: Tensor, b: Tensor) -> Tensor:
         return inplace.squeeze_(mm(views.unsqueeze(a, 0), b), 0)
     if da == 2 and db == 2:
         return mm(a, b)
+    if da == 3 and db == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):
+        # torch 2.13 (found against it): a 3-D operand with a batch of one that requires
+        # grad is squeezed to a matrix, so the product folds into mm (SqueezeBackward1)
+        # where it would expand into bmm
+        unit = a if a.shape[0] == 1 else b
+        if unit.requires_grad:
+            squeezed = views.squeeze(unit, 0)
+            return _matmul_impl(squeezed, b) if unit is a else _matmul_impl(a, squeezed)
     if _should_fold(a, b):
         return _folded(a, b)
     return _batched(a, b)
@@ -97,7 +105,9 @@ def _folded(a: Tensor, b: Tensor) -> Tensor:
     t1_folded = views.reshape(t1, (folded, t1.shape[-1]))
     if t2.ndim == 2:
         out = _unsafe_view(mm(t1_folded, t2), tuple(out_shape))
-        return ops.clone(views.transpose(out, -2, -1)) if transpose else out
+        # ATen: output.mT().contiguous(), which copies unless the transpose is contiguous
+        # already (numpy's flag holds for an empty tensor, as torch's does)
+        return views.transpose(out, -2, -1).contiguous() if transpose else out
     if t1_folded.shape[1] != t2.shape[0]:
         raise RuntimeError(messages.mm_shapes(_dims(t1_folded), f"{t2.shape[0]}x1"))
     return _unsafe_view(mv(t1_folded, t2), tuple(out_shape))
@@ -157,11 +167,18 @@ DOT = OpSpec("DotBackward0", ("self", "tensor"), {"self": ("tensor",), "tensor":
              jvp=lambda c: _product_jvp(dot, c.self_t, c.tensor, c.self, c.tensor_t))
 ADDMM = OpSpec("AddmmBackward0", ("self", "mat1", "mat2"), {"mat1": ("mat2",), "mat2": ("mat1",)},
                lambda c, g: c.grads(
-                   lambda: g,
-                   lambda: mm_mat1_backward(g, c.mat2, c.mat1_sym_sizes, c.mat1_sym_strides),
-                   lambda: mm_mat2_backward(g, c.mat1, c.mat2_sym_sizes, c.mat2_sym_strides)),
-               jvp=lambda c: ops.add(c.self_t, _product_jvp(mm, c.mat1_t, c.mat2, c.mat1,
-                                                            c.mat2_t)))
+                   lambda: maybe_multiply(g, c.beta),
+                   lambda: maybe_multiply(mm_mat1_backward(g, c.mat2, c.mat1_sym_sizes,
+                                                           c.mat1_sym_strides), c.alpha),
+                   lambda: maybe_multiply(mm_mat2_backward(g, c.mat1, c.mat2_sym_sizes,
+                                                           c.mat2_sym_strides), c.alpha)),
+               jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
+                   _product_jvp(mm, c.mat1_t, c.mat2, c.mat1, c.mat2_t), c.alpha)))
+
+
+def maybe_multiply(t: Tensor, s: Any) -> Tensor:
+    """FunctionsManual's maybe_multiply: t itself for a scalar of 1, else t * s."""
+    return t if s == 1 else ops.mul_scalar(t, s)
 
 
 def _dims(t: Tensor) -> str:
@@ -197,12 +214,15 @@ def mv(self: Tensor, vec: Tensor) -> Tensor:
 def dot(self: Tensor, tensor: Tensor) -> Tensor:
     if self.dtype is not tensor.dtype:
         raise RuntimeError(messages.dot_dtypes(self.dtype.scalar_name, tensor.dtype.scalar_name))
+    if self.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(messages.dot_not_vectors(self.ndim, tensor.ndim))
     if self.numel() != tensor.numel():
         raise RuntimeError(messages.dot_sizes(self.numel(), tensor.numel()))
     return _matmul_like(DOT, self, tensor)
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
+          alpha: Any = 1) -> Tensor:
     # no promotion: the input, then mat1, against mat2 (found by the generator: a float32
     # input with float64 matrices ran); dtypes are checked before ranks and shapes, as ATen
     for first, t in (("self", input), ("mat1", mat1)):
@@ -216,13 +236,24 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
     dev = common_device([input, mat1, mat2])
     dt = _promotes([mat1, mat2])
-    # BLAS accumulates into the output, which starts as the input: -0.0 + (-0.0 products)
-    # stays -0.0.
-    out = new(_compute(lambda b, x, w: b + _from_negative_zero(x, w), input._data, mat1._data,
-                       mat2._data), dt, dev)
+    out = new(_compute(lambda b, x, w: scaled_sum(b, x, w, beta, alpha), input._data,
+                       mat1._data, mat2._data), dt, dev)
     return record(ADDMM, out, [input, mat1, mat2], mat1_sym_sizes=tuple(mat1.shape),
                   mat1_sym_strides=mat1.stride(), mat2_sym_sizes=tuple(mat2.shape),
-                  mat2_sym_strides=mat2.stride())
+                  mat2_sym_strides=mat2.stride(), alpha=alpha, beta=beta)
+
+
+def scaled_sum(b: np.ndarray, x: np.ndarray, w: np.ndarray, beta: Any, alpha: Any
+               ) -> np.ndarray:
+    """beta * b + alpha * (x @ w), as gemm computes it: BLAS accumulates into the output,
+    which starts as the input: -0.0 + (-0.0 products) stays -0.0; a beta of 0 ignores the
+    input (a nan in it does not propagate)."""
+    if beta == 1 and alpha == 1:
+        return b + _from_negative_zero(x, w)
+    product = blas_product(x, w) * x.dtype.type(alpha)
+    if beta == 0:
+        return np.broadcast_to(product, np.broadcast_shapes(b.shape, product.shape)).copy()
+    return b * x.dtype.type(beta) + product
 
 
 def blas_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:

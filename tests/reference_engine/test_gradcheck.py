@@ -103,6 +103,18 @@ def _from_registry() -> dict[str, Row]:
     return rows
 
 
+def _factor(a: Any) -> Any:
+    """A lower-triangular matrix with a dominant diagonal made from a square `a`."""
+    n = a.shape[-1]
+    lower = torch.tensor(np.tril(np.ones((n, n))), dtype=a.dtype)
+    return a * lower + torch.tensor(2 * np.eye(n), dtype=a.dtype)
+
+
+def _spd(a: Any) -> Any:
+    """A symmetric positive-definite matrix made from a square `a`."""
+    return a.mm(a.t()) + torch.tensor(3 * np.eye(a.shape[-1]), dtype=a.dtype)
+
+
 # Variants the registry's samples do not make: keywords, scalars, compositions that give a
 # linear op a non-zero second derivative, ops a sample cannot call (lists, a condition first).
 # name -> (function, input shapes). Outputs may be tuples (multi-output ops).
@@ -245,6 +257,25 @@ _BY_HAND: dict[str, Row] = {
     "fill__composed": (lambda a: (a * 1).fill_(2.0) * a, [(3,)]),
     "copy__composed": (lambda a, b: (a * 1).copy_(b) ** 2 * a, [(3,), (3,)]),
     "inplace_on_view": (_inplace_view, [(2, 2)]),
+    # a Cholesky factor: triangular (the op reads one triangle) with a dominant diagonal
+    "cholesky_inverse_lower": (lambda a: torch.cholesky_inverse(_factor(a)), [(3, 3)]),
+    "cholesky_inverse_upper": (lambda a: torch.cholesky_inverse(_factor(a).t(), upper=True),
+                               [(3, 3)]),
+    "cholesky_solve_lower": (lambda b, a: torch.cholesky_solve(b, _factor(a)), [(3, 2), (3, 3)]),
+    "cholesky_solve_upper": (lambda b, a: torch.cholesky_solve(b, _factor(a).t(), upper=True),
+                             [(3, 2), (3, 3)]),
+    "linalg.solve_triangular_lower": (lambda a, b: torch.linalg.solve_triangular(
+        _factor(a), b, upper=False), [(3, 3), (3, 2)]),
+    "linalg.solve_triangular_upper_right_unit": (lambda a, b: torch.linalg.solve_triangular(
+        _factor(a).t(), b, upper=True, left=False, unitriangular=True), [(3, 3), (2, 3)]),
+    # a symmetric positive-definite input
+    "cholesky_lower": (lambda a: torch.cholesky(_spd(a)), [(3, 3)]),
+    "linalg.cholesky_upper": (lambda a: torch.linalg.cholesky(_spd(a), upper=True), [(3, 3)]),
+    "linalg.cholesky_ex_lower": (lambda a: torch.linalg.cholesky_ex(_spd(a)).L, [(3, 3)]),
+    "linalg.matrix_power_negative": (lambda a: torch.linalg.matrix_power(_spd(a), -5),
+                                     [(2, 2)]),
+    "linalg.multi_dot_chain": (lambda a, b, c, d: torch.linalg.multi_dot([a, b, c, d]),
+                               [(2, 4), (4, 3), (3, 5), (5, 1)]),
     # forward mode's aliases
     "make_dual": (_make_dual, [(2, 3)]),
     "unpack_dual_primal": (_unpacked_primal, [(2, 3)]),

@@ -1,0 +1,433 @@
+"""Factorisation-based ops: cholesky_inverse, cholesky_solve, linalg.solve_triangular,
+cholesky and linalg.cholesky. Forwards in numpy (the
+factor read from its triangle only, as LAPACK's potri/potrs read it); backward and jvp
+formulas are FunctionsManual.cpp's (cholesky_inverse_backward/_jvp,
+cholesky_solve_backward/_jvp), written in engine ops so that they differentiate again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages, views
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from ..warn import warn_once
+from . import elementwise as ops
+from .common import _compute, _promotes, common_device, new
+from .linalg import matmul
+
+
+def _mH(t: Tensor) -> Tensor:
+    """t.mH() of a real tensor: the transpose of its last two dims."""
+    return views.transpose(t, -2, -1)
+
+
+def _factor(a: np.ndarray, upper: bool) -> np.ndarray:
+    """The Cholesky factor as lower-triangular L (A = L L^T), from the triangle LAPACK reads."""
+    return np.swapaxes(np.triu(a), -1, -2) if upper else np.tril(a)
+
+
+# ---- cholesky_inverse ---------------------------------------------------------------------
+
+def _cholesky_inverse_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    def grad_l() -> Tensor:
+        common = matmul(c.result, matmul(ops.add(g, _mH(g)), c.result))
+        return ops.neg(matmul(c.self, common) if c.upper else matmul(common, c.self))
+    return c.grads(grad_l)
+
+
+def _cholesky_inverse_jvp(c: Any) -> Tensor:
+    f, df = (_mH(c.self), _mH(c.self_t)) if c.upper else (c.self, c.self_t)
+    partial = ops.neg(matmul(matmul(matmul(c.result, df), _mH(f)), c.result))
+    return ops.add(partial, _mH(partial))
+
+
+CHOLESKY_INVERSE = OpSpec("CholeskyInverseBackward0", ("self",), {"self": ("self", "result")},
+                          _cholesky_inverse_backward, jvp=_cholesky_inverse_jvp)
+
+
+def _inverse_from_factor(a: np.ndarray, upper: bool) -> np.ndarray:
+    if a.shape[-1] == 0:
+        return a.copy()
+    linv = np.linalg.inv(_factor(a, upper))
+    return np.swapaxes(linv, -1, -2) @ linv
+
+
+def cholesky_inverse(self: Tensor, upper: bool = False) -> Tensor:
+    out = _compute(lambda a: _inverse_from_factor(a, upper), self._data)
+    return record(CHOLESKY_INVERSE, new(out, self.dtype, self.device), [self], upper=upper)
+
+
+# ---- cholesky_solve -----------------------------------------------------------------------
+
+def _cholesky_solve_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    grad_self = cholesky_solve(g, c.input2, c.upper)
+
+    def grad_input2() -> Tensor:
+        common = matmul(grad_self, _mH(c.result))
+        common = ops.add(common, _mH(common))
+        return ops.neg(matmul(c.input2, common) if c.upper else matmul(common, c.input2))
+    return c.grads(lambda: grad_self, grad_input2)
+
+
+def _cholesky_solve_jvp(c: Any) -> Tensor:
+    u, du = c.input2, c.input2_t
+    dk = matmul(_mH(du), u) if c.upper else matmul(du, _mH(u))
+    da = ops.add(dk, _mH(dk))
+    return cholesky_solve(ops.sub(c.self_t, matmul(da, c.result)), u, c.upper)
+
+
+CHOLESKY_SOLVE = OpSpec("CholeskySolveBackward0", ("self", "input2"),
+                        {"self": ("self", "input2", "result"),
+                         "input2": ("self", "input2", "result")},
+                        _cholesky_solve_backward, jvp=_cholesky_solve_jvp)
+
+
+def _solve_with_factor(b: np.ndarray, a: np.ndarray, upper: bool) -> np.ndarray:
+    shape = np.broadcast_shapes(b.shape[:-2], a.shape[:-2])
+    b = np.broadcast_to(b, shape + b.shape[-2:])
+    if b.size == 0 or a.shape[-1] == 0:
+        return np.zeros(b.shape, b.dtype)
+    low = np.broadcast_to(_factor(a, upper), shape + a.shape[-2:])
+    y = np.linalg.solve(low, b)
+    return np.linalg.solve(np.swapaxes(low, -1, -2), y)
+
+
+def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    dt = _promotes([self, input2])
+    out = _compute(lambda b, a: _solve_with_factor(b, a, upper), self._data.astype(dt.np),
+                   input2._data.astype(dt.np))
+    return record(CHOLESKY_SOLVE, new(out, dt, common_device([self, input2])),
+                  [self, input2], upper=upper)
+
+
+# ---- linalg.solve_triangular ----------------------------------------------------------------
+
+def _triangle(t: Tensor, upper: bool, strict: bool) -> Tensor:
+    """t.triu(strict) / t.tril(-strict) (triu(1): above the diagonal): +0.0 outside the
+    triangle, as torch's kernels write it. Written with where and a constant mask: the engine
+    has no tril/triu op yet, so a second-order graph names WhereBackward0 where torch's names
+    TriuBackward0/TrilBackward0 (values and signs of zero agree)."""
+    n, m = t.shape[-2], t.shape[-1]
+    keep = np.triu(np.ones((n, m), bool), int(strict)) if upper else \
+        np.tril(np.ones((n, m), bool), -int(strict))
+    return ops.where(new(keep, dtypes.bool_, t.device), t, 0.0)
+
+
+def _solve_triangular_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    grad_b = solve_triangular(_mH(c.self), g, upper=not c.upper, left=c.left,
+                              unitriangular=c.unitriangular)
+
+    def grad_a() -> Tensor:
+        ga = ops.neg(matmul(grad_b, _mH(c.result)) if c.left else
+                     matmul(_mH(c.result), grad_b))
+        return _triangle(ga, c.upper, c.unitriangular)
+    return c.grads(grad_a, lambda: grad_b)
+
+
+def _solve_triangular_jvp(c: Any) -> Tensor:
+    proj = _triangle(c.self_t, c.upper, c.unitriangular)
+    x_t = ops.sub(c.B_t, matmul(proj, c.result) if c.left else matmul(c.result, proj))
+    return solve_triangular(c.self, x_t, upper=c.upper, left=c.left,
+                            unitriangular=c.unitriangular)
+
+
+SOLVE_TRIANGULAR = OpSpec("LinalgSolveTriangularBackward0", ("self", "B"),
+                          {"self": ("self", "result"), "B": ("self",)},
+                          _solve_triangular_backward, jvp=_solve_triangular_jvp)
+
+
+def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
+    """a x = b for a triangular `a` (its other triangle unread), by substitution as trsm
+    solves it, row by row; batches broadcast."""
+    n = a.shape[-1]
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, shape + a.shape[-2:])
+    x = np.array(np.broadcast_to(b, shape + b.shape[-2:]))
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        done = slice(i + 1, n) if upper else slice(0, i)
+        row = x[..., i, :] - np.einsum("...j,...jk->...k", a[..., i, done], x[..., done, :])
+        x[..., i, :] = row if unit else row / a[..., i, i, None]
+    return x
+
+
+def solve_triangular(self: Tensor, B: Tensor, *, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
+    dt = _promotes([self, B])
+
+    def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if left:
+            return _substitute(a, b, upper, unitriangular)
+        # X A = B is A^T X^T = B^T, A^T triangular the other way
+        xt = _substitute(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper,
+                         unitriangular)
+        return np.swapaxes(xt, -1, -2)
+    out = _compute(solve, self._data.astype(dt.np), B._data.astype(dt.np))
+    return record(SOLVE_TRIANGULAR, new(out, dt, common_device([self, B])), [self, B],
+                  upper=upper, left=left, unitriangular=unitriangular)
+
+
+# ---- cholesky, linalg.cholesky ---------------------------------------------------------------
+
+def cholesky_backward(g: Tensor, upper: bool, factor: Tensor) -> Tensor:
+    """FunctionsManual's cholesky_backward (Iain Murray, arXiv 1602.07527)."""
+    low, gl = (_mH(factor), _mH(g)) if upper else (factor, g)
+    ga = _triangle(matmul(_mH(low), gl), upper=False, strict=False)
+    ga = ops.mul_scalar(ops.add(ga, _mH(_triangle(ga, upper=False, strict=True))), 0.5)
+    ga = solve_triangular(_mH(low), ga, upper=True, left=True)
+    return solve_triangular(low, ga, upper=False, left=False)
+
+
+def _diagonal_part(t: Tensor) -> Tensor:
+    """diag_embed(t.diagonal(0, -2, -1)), as the triangle of both kinds."""
+    return _triangle(_triangle(t, upper=False, strict=False), upper=True, strict=False)
+
+
+def cholesky_jvp(a_t: Tensor, factor: Tensor, upper: bool) -> Tensor:
+    """FunctionsManual's cholesky_jvp: with Φ = L^{-1} dA L^{-H},
+    dL = L (Φ.tril() - 0.5 diag(Φ))."""
+    low = _mH(factor) if upper else factor
+    phi = solve_triangular(low, a_t, upper=False, left=True)
+    phi = solve_triangular(_mH(low), phi, upper=True, left=False)
+    phi = ops.sub(_triangle(phi, upper=False, strict=False),
+                  ops.mul_scalar(_diagonal_part(phi), 0.5))
+    dl = matmul(low, phi)
+    return _mH(dl) if upper else dl
+
+
+class _LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError (torch._C._LinAlgError), a RuntimeError."""
+
+
+CHOLESKY = OpSpec("CholeskyBackward0", ("self",), {"self": ("result",)},
+                  lambda c, g: [cholesky_backward(g, c.upper, c.result)])
+LINALG_CHOLESKY = OpSpec("LinalgCholeskyExBackward0", ("self",), {"self": ("result",)},
+                         lambda c, g: [cholesky_backward(g, c.upper, c.result)],
+                         jvp=lambda c: cholesky_jvp(c.self_t, c.result, c.upper))
+
+
+def _factorise(a: np.ndarray, upper: bool, name: str) -> np.ndarray:
+    for index in np.ndindex(*a.shape[:-2]):
+        try:
+            np.linalg.cholesky(a[index])
+        except np.linalg.LinAlgError:
+            order = _first_failing_minor(a[index])
+            raise _LinAlgError(messages.not_positive_definite(name, order)) from None
+    low = np.linalg.cholesky(a) if a.size else a.copy()
+    return np.swapaxes(low, -1, -2) if upper else low
+
+
+def _first_failing_minor(a: np.ndarray) -> int:
+    for k in range(1, a.shape[-1] + 1):
+        try:
+            np.linalg.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return a.shape[-1]
+
+
+def cholesky(self: Tensor, upper: bool = False) -> Tensor:
+    """torch.cholesky (deprecated in favour of linalg.cholesky, with torch's warning)."""
+    warn_once(messages.CHOLESKY_DEPRECATED)
+    out = _compute(lambda a: _factorise(a, upper, "cholesky"), self._data)
+    return record(CHOLESKY, new(out, self.dtype, self.device), [self], upper=upper)
+
+
+def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    out = _compute(lambda a: _factorise(a, upper, "linalg.cholesky"), A._data)
+    return record(LINALG_CHOLESKY, new(out, A.dtype, A.device), [A], upper=upper)
+
+
+# ---- linalg.inv -------------------------------------------------------------------------------
+
+LINALG_INV = OpSpec(
+    "LinalgInvExBackward0", ("self",), {"self": ("result",)},   # torch's `inverse`
+    lambda c, g: [ops.neg(matmul(_mH(c.result), matmul(g, _mH(c.result))))],
+    jvp=lambda c: ops.neg(matmul(matmul(c.result, c.self_t), c.result)))
+
+
+def _inverse(a: np.ndarray) -> np.ndarray:
+    if a.size == 0:
+        return a.copy()
+    for index in np.ndindex(*a.shape[:-2]):
+        # LAPACK's getrf reports the first zero pivot (1-based); torch names it
+        lu_diag = _lu_pivots_diagonal(a[index])
+        zero = np.flatnonzero(lu_diag == 0)
+        if zero.size:
+            raise _LinAlgError(messages.singular_inverse(int(zero[0]) + 1))
+    return np.linalg.inv(a)
+
+
+def _lu_pivots_diagonal(a: np.ndarray) -> np.ndarray:
+    """U's diagonal of a partial-pivoting LU of `a` (getrf's order)."""
+    u = a.astype(np.float64).copy()
+    n = u.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        u[[k, p]] = u[[p, k]]
+        if u[k, k] != 0:
+            u[k + 1:, k:] -= np.outer(u[k + 1:, k] / u[k, k], u[k, k:])
+    return np.diagonal(u)
+
+
+def _column_major(a: np.ndarray) -> np.ndarray:
+    """`a` laid out as LAPACK writes a batch of matrices: each matrix column-major."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
+
+
+def linalg_inv(A: Tensor) -> Tensor:
+    out = _column_major(_compute(_inverse, A._data))
+    return record(LINALG_INV, new(out, A.dtype, A.device, order="K"), [A])
+
+
+# ---- linalg.pinv, pinverse --------------------------------------------------------------------
+
+def _pinv_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    a, p = c.self, c.result
+    m, n = a.shape[-2], a.shape[-1]
+    ph, gh = _mH(p), _mH(g)
+    if m <= n:
+        k = matmul(gh, p)
+        kph = matmul(k, ph)
+        out = ops.add(ops.sub(ops.add(ops.neg(_mH(matmul(p, k))), kph),
+                              matmul(matmul(a, p), kph)),
+                      matmul(matmul(ph, p), ops.sub(gh, matmul(k, a))))
+    else:
+        k = matmul(p, gh)
+        phk = matmul(ph, k)
+        out = ops.sub(ops.add(ops.add(ops.neg(_mH(matmul(k, p))),
+                                      matmul(matmul(ops.sub(gh, matmul(a, k)), p), ph)), phk),
+                      matmul(matmul(phk, p), a))
+    return [out]
+
+
+def _pinv_jvp(c: Any) -> Tensor:
+    a, p, da = c.self, c.result, c.self_t
+    m, n = a.shape[-2], a.shape[-1]
+    dah, ph = _mH(da), _mH(p)
+    if m <= n:
+        k = matmul(ph, dah)
+        return ops.add(matmul(p, ops.sub(ops.sub(k, _mH(k)), matmul(k, matmul(a, p)))),
+                       matmul(ops.sub(dah, matmul(p, matmul(a, dah))), matmul(ph, p)))
+    k = matmul(p, da)
+    kh = _mH(k)
+    return ops.add(matmul(ops.sub(ops.sub(kh, k), matmul(matmul(p, a), kh)), p),
+                   matmul(matmul(p, ph), ops.sub(dah, matmul(matmul(dah, a), p))))
+
+
+LINALG_PINV = OpSpec("LinalgPinvBackward0", ("self",), {"self": ("self", "result")},
+                     _pinv_backward, jvp=_pinv_jvp)
+
+
+def _tolerance(value: Any) -> np.ndarray | None:
+    return None if value is None else np.asarray(
+        value._data if isinstance(value, Tensor) else value, dtype=np.float64)
+
+
+def _pseudo_inverse(a: np.ndarray, atol: np.ndarray | None, rtol: np.ndarray | None,
+                    hermitian: bool) -> np.ndarray:
+    """ATen's linalg_pinv: singular values (or |eigenvalues|) above
+    max(atol, rtol * largest) inverted, the others zeroed; rtol defaults to eps * max(m, n)
+    when neither tolerance is given, to 0 when only atol is."""
+    m, n = a.shape[-2], a.shape[-1]
+    if a.size == 0:
+        return np.zeros((*a.shape[:-2], n, m), a.dtype)
+    if rtol is None:
+        rtol = np.asarray(np.finfo(a.dtype).eps * max(m, n) if atol is None else 0.0)
+    atol = np.asarray(0.0) if atol is None else atol
+    if hermitian:
+        s, u = np.linalg.eigh(a)
+        size = np.abs(s)
+        largest = size.max(-1, keepdims=True)
+        vh_t, u_h = u, np.swapaxes(u, -1, -2)
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        size, largest = s, s[..., :1]
+        vh_t, u_h = np.swapaxes(vh, -1, -2), np.swapaxes(u, -1, -2)
+    tol = np.maximum(atol[..., None], rtol[..., None] * largest).astype(a.dtype)
+    with np.errstate(divide="ignore"):
+        s_inv = np.where(size > tol, 1 / s, a.dtype.type(0)).astype(a.dtype)
+    return (vh_t * s_inv[..., None, :]) @ u_h
+
+
+def linalg_pinv(A: Tensor, *, atol: Any = None, rtol: Any = None,
+                hermitian: bool = False) -> Tensor:
+    out = _compute(lambda a: _pseudo_inverse(a, _tolerance(atol), _tolerance(rtol), hermitian),
+                   A._data)
+    return record(LINALG_PINV, new(out, A.dtype, A.device), [A])
+
+
+def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
+    """torch.pinverse: linalg.pinv with rcond as the relative tolerance, atol 0."""
+    return linalg_pinv(self, atol=0.0, rtol=rcond)
+
+
+# ---- linalg.inv_ex, linalg.cholesky_ex: the result and LAPACK's info -------------------------
+
+class _WithInfo(tuple[Tensor, Tensor]):
+    """torch.return_types.linalg_*_ex: (result, info), info an int32 tensor of the batch
+    shape (0: success, k > 0: LAPACK's failing index)."""
+
+    @property
+    def info(self) -> Tensor:
+        return self[1]
+
+
+class linalg_inv_ex_type(_WithInfo):
+    @property
+    def inverse(self) -> Tensor:
+        return self[0]
+
+
+class linalg_cholesky_ex_type(_WithInfo):
+    @property
+    def L(self) -> Tensor:
+        return self[0]
+
+
+# type(...).__name__ is torch's (torch.return_types.linalg_inv_ex, ...)
+linalg_inv_ex_type.__name__ = linalg_inv_ex_type.__qualname__ = "linalg_inv_ex"
+linalg_cholesky_ex_type.__name__ = linalg_cholesky_ex_type.__qualname__ = "linalg_cholesky_ex"
+
+
+def _info(A: Tensor, failing: Any) -> Tensor:
+    """info per matrix of the batch: `failing(matrix)` (0 when it succeeds)."""
+    batch = A.shape[:-2]
+    values = np.zeros(batch, np.int32)
+    for index in np.ndindex(*batch):
+        values[index] = failing(A._data[index])
+    return new(values, dtypes.int32, A.device)
+
+
+def _zero_pivot(a: np.ndarray) -> int:
+    if a.size == 0:
+        return 0
+    zero = np.flatnonzero(_lu_pivots_diagonal(a) == 0)
+    return int(zero[0]) + 1 if zero.size else 0
+
+
+def _not_positive_definite(a: np.ndarray) -> int:
+    try:
+        np.linalg.cholesky(a)
+        return 0
+    except np.linalg.LinAlgError:
+        return _first_failing_minor(a)
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> linalg_inv_ex_type:
+    info = _info(A, _zero_pivot)
+    if check_errors or not info._data.any():
+        return linalg_inv_ex_type((linalg_inv(A), info))
+    # a singular matrix without check_errors: LAPACK's output is not modelled
+    raise NotImplementedError("linalg.inv_ex of a singular matrix is not modelled")
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False,
+                check_errors: bool = False) -> linalg_cholesky_ex_type:
+    info = _info(A, _not_positive_definite)
+    if check_errors or not info._data.any():
+        return linalg_cholesky_ex_type((linalg_cholesky(A, upper=upper), info))
+    raise NotImplementedError("linalg.cholesky_ex of a non-positive-definite matrix is not "
+                              "modelled")

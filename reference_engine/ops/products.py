@@ -1,0 +1,228 @@
+"""Products beside mm and friends (ops/linalg.py): addmv, addbmm, baddbmm, addr, vdot, outer,
+kron and cross. Each op with a node of its own follows its derivatives.yaml entry
+(the scalars through FunctionsManual's maybe_multiply); outer and kron are
+CompositeImplicit in ATen and are composed here from the ops ATen calls, so their graphs
+name the same nodes as torch's."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from .. import messages, views
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from ..warn import warn_once
+from . import elementwise as ops
+from . import linalg, reductions
+from .common import _compute, _promotes, common_device, new, wrap_dim
+from .linalg import bmm, maybe_multiply, mv
+
+
+def _scaled(beta: Any, alpha: Any, dt: np.dtype) -> Any:
+    """beta * self + alpha * product, as the BLAS call computes it: a beta of 0 ignores self
+    (a nan there does not propagate), scalars of 1 multiply nothing."""
+    def compute(b: np.ndarray, product: np.ndarray) -> np.ndarray:
+        p = product if alpha == 1 else product * dt.type(alpha)
+        if beta == 0:
+            return np.broadcast_to(p, np.broadcast_shapes(b.shape, p.shape)).copy()
+        return (b if beta == 1 else b * dt.type(beta)) + p
+    return compute
+
+
+def _add_scaled(spec: OpSpec, input: Tensor, a: Tensor, b: Tensor, product: Any,
+                beta: Any, alpha: Any, **attrs: Any) -> Tensor:
+    dt = _promotes([input, a, b])
+    out = _compute(lambda x, y, z: _scaled(beta, alpha, dt.np)(x, product(y, z)),
+                   input._data.astype(dt.np), a._data.astype(dt.np), b._data.astype(dt.np))
+    return record(spec, new(out, dt, common_device([input, a, b])), [input, a, b],
+                  alpha=alpha, beta=beta, **attrs)
+
+
+def _self_grad(c: Any, g: Tensor) -> Tensor:
+    return maybe_multiply(g, c.beta)
+
+
+# ---- addmv, addr --------------------------------------------------------------------------
+
+ADDMV = OpSpec(
+    "AddmvBackward0", ("self", "mat", "vec"), {"mat": ("vec",), "vec": ("mat",)},
+    lambda c, g: c.grads(lambda: _self_grad(c, g),
+                         lambda: maybe_multiply(outer(g, c.vec), c.alpha),   # grad.ger(vec)
+                         lambda: maybe_multiply(mv(views.t(c.mat), g), c.alpha)),
+    jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
+        linalg._product_jvp(mv, c.mat_t, c.vec, c.mat, c.vec_t), c.alpha)))
+
+
+def addmv(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    if mat.ndim != 2 or vec.ndim != 1 or self.ndim > 1:
+        raise RuntimeError(messages.mv_ranks(mat.ndim, vec.ndim))
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(messages.mv_sizes(mat.shape[0], linalg._dims(mat), vec.shape[0]))
+    return _add_scaled(ADDMV, self, mat, vec, linalg.blas_product, beta, alpha)
+
+
+ADDR = OpSpec(
+    "AddrBackward0", ("self", "vec1", "vec2"), {"vec1": ("vec2",), "vec2": ("vec1",)},
+    lambda c, g: c.grads(lambda: _self_grad(c, g),
+                         lambda: maybe_multiply(mv(g, c.vec2), c.alpha),
+                         lambda: maybe_multiply(mv(views.t(g), c.vec1), c.alpha)),
+    jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
+        linalg._product_jvp(outer, c.vec1_t, c.vec2, c.vec1, c.vec2_t), c.alpha)))
+
+
+def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(messages.addr_not_vector(name, v.ndim))
+    return _add_scaled(ADDR, self, vec1, vec2, np.multiply.outer, beta, alpha)
+
+
+# ---- baddbmm, addbmm ----------------------------------------------------------------------
+
+def _batch_check(batch1: Tensor, batch2: Tensor) -> None:
+    if batch1.ndim != 3 or batch2.ndim != 3 or batch1.shape[0] != batch2.shape[0] \
+            or batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(messages.mm_shapes(linalg._dims(batch1), linalg._dims(batch2)))
+
+
+BADDBMM = OpSpec(
+    "BaddbmmBackward0", ("self", "batch1", "batch2"),
+    {"batch1": ("batch2",), "batch2": ("batch1",)},
+    lambda c, g: c.grads(
+        lambda: _self_grad(c, g),
+        lambda: maybe_multiply(bmm(g, views.transpose(c.batch2, 1, 2)), c.alpha),
+        lambda: maybe_multiply(bmm(views.transpose(c.batch1, 1, 2), g), c.alpha)),
+    jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
+        linalg._product_jvp(bmm, c.batch1_t, c.batch2, c.batch1, c.batch2_t), c.alpha)))
+
+
+def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+            alpha: Any = 1) -> Tensor:
+    _batch_check(batch1, batch2)
+    return _add_scaled(BADDBMM, self, batch1, batch2, linalg.blas_product, beta, alpha)
+
+
+def _addbmm_grads(c: Any, g: Tensor) -> list[Tensor | None]:
+    def spread() -> Tensor:   # grad.unsqueeze(0).expand({batch, rows, cols})
+        sizes = (c.batch1_sym_argsize_0, c.batch1_sym_argsize_1, c.batch2_sym_argsize_2)
+        return views.expand(views.unsqueeze(g, 0), sizes)
+    return c.grads(
+        lambda: _self_grad(c, g),
+        lambda: maybe_multiply(bmm(spread(), views.transpose(c.batch2, 1, 2)), c.alpha),
+        lambda: maybe_multiply(bmm(views.transpose(c.batch1, 1, 2), spread()), c.alpha))
+
+
+def _addbmm_jvp(c: Any) -> Tensor:
+    products = linalg._product_jvp(lambda a, b: reductions.sum(bmm(a, b), 0),
+                                   c.batch1_t, c.batch2, c.batch1, c.batch2_t)
+    return ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(products, c.alpha))
+
+
+ADDBMM = OpSpec("AddbmmBackward0", ("self", "batch1", "batch2"),
+                {"batch1": ("batch2",), "batch2": ("batch1",)}, _addbmm_grads,
+                jvp=_addbmm_jvp)
+
+
+def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+           alpha: Any = 1) -> Tensor:
+    _batch_check(batch1, batch2)
+    b1, b2 = batch1.shape, batch2.shape
+    dt = _promotes([self, batch1, batch2])
+
+    def accumulate(c: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        # one gemm over the batch folded into the inner dimension: a float32 sum of the
+        # batch's products rounded differently from torch's
+        folded = linalg.blas_product(np.concatenate(list(x), axis=1) if len(x) else
+                                     np.zeros((x.shape[1], 0), x.dtype),
+                                     y.reshape(-1, y.shape[2]))
+        return _scaled(beta, alpha, dt.np)(c, folded)
+    out = _compute(accumulate, *(t._data.astype(dt.np) for t in (self, batch1, batch2)))
+    return record(ADDBMM, new(out, dt, common_device([self, batch1, batch2])),
+                  [self, batch1, batch2], alpha=alpha, beta=beta,
+                  batch1_sym_argsize_0=b1[0], batch1_sym_argsize_1=b1[1],
+                  batch2_sym_argsize_2=b2[2])
+
+
+# ---- vdot, outer, kron --------------------------------------------------------------
+
+VDOT = OpSpec("VdotBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
+              lambda c, g: c.grads(lambda: ops.mul(g, c.other), lambda: ops.mul(g, c.self)),
+              jvp=lambda c: linalg._product_jvp(vdot, c.self_t, c.other, c.self, c.other_t))
+
+
+def vdot(self: Tensor, other: Tensor) -> Tensor:
+    # real tensors only: vdot is dot (conj(self) is self), with dot's checks in dot's order
+    if self.dtype is not other.dtype:
+        raise RuntimeError(messages.dot_dtypes(self.dtype.scalar_name, other.dtype.scalar_name))
+    if self.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(messages.dot_not_vectors(self.ndim, other.ndim))
+    if self.numel() != other.numel():
+        raise RuntimeError(messages.dot_sizes(self.numel(), other.numel()))
+    return linalg._matmul_like(VDOT, self, other)
+
+
+def outer(self: Tensor, vec2: Tensor) -> Tensor:
+    """ATen: self.reshape({self.size(0), 1}) * vec2."""
+    for name, v in (("self", self), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(messages.outer_not_vector(name, v.ndim))
+    return ops.mul(views.reshape(self, (self.shape[0], 1)), vec2)
+
+
+def kron(self: Tensor, other: Tensor) -> Tensor:
+    """ATen's KronImpl: both operands viewed with their dims interleaved (a's dims at even
+    positions, b's at odd, padded with 1s to the same rank), multiplied, and the product
+    viewed back: _unsafe_view(_unsafe_view(a) * _unsafe_view(b))."""
+    nd = builtins.max(self.ndim, other.ndim)
+    a_shape = (1,) * (nd - self.ndim) + tuple(self.shape)
+    b_shape = (1,) * (nd - other.ndim) + tuple(other.shape)
+    a_view = [s for d in a_shape for s in (d, 1)]
+    b_view = [s for d in b_shape for s in (1, d)]
+    out_shape = tuple(x * y for x, y in zip(a_shape, b_shape, strict=True))
+    product = ops.mul(linalg._unsafe_view(self, tuple(a_view)),
+                      linalg._unsafe_view(other, tuple(b_view)))
+    return linalg._unsafe_view(product, out_shape)
+
+
+# ---- cross ---------------------------------------------------------------------------------
+
+LINALG_CROSS = OpSpec(
+    "LinalgCrossBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
+    lambda c, g: c.grads(lambda: linalg_cross(c.other, g, dim=c.dim),
+                         lambda: linalg_cross(g, c.self, dim=c.dim)),
+    jvp=lambda c: ops.add(linalg_cross(c.self_t, c.other, dim=c.dim),
+                          linalg_cross(c.self, c.other_t, dim=c.dim)))
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    if input.ndim != other.ndim:
+        raise RuntimeError(messages.CROSS_RANKS)
+    d = wrap_dim(dim, input.ndim)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(messages.cross_sizes(dim, input.shape[d], other.shape[d]))
+    dt = _promotes([input, other])
+    out = _compute(lambda x, y: np.cross(x, y, axis=d), input._data.astype(dt.np),
+                   other._data.astype(dt.np))
+    return record(LINALG_CROSS, new(out, dt, common_device([input, other])), [input, other],
+                  dim=dim)
+
+
+def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """torch.cross: linalg.cross, whose dim defaults (deprecated, with a warning) to the
+    first dim of size 3 of the broadcast shape."""
+    if dim is None:
+        warn_once(messages.CROSS_NO_DIM)
+        shape = np.broadcast_shapes(tuple(self.shape), tuple(other.shape))
+        found = [i for i, s in enumerate(shape) if s == 3]
+        if not found:
+            raise RuntimeError(messages.CROSS_NO_SIZE_3)
+        dim = found[0]
+    return linalg_cross(self, other, dim=dim)
+
+
+def __rmatmul__(self: Tensor, other: Tensor) -> Tensor:
+    """Tensor.__rmatmul__: other @ self."""
+    return linalg.matmul(other, self)
