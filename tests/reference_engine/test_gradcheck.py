@@ -122,7 +122,7 @@ _BY_HAND: dict[str, Row] = {
     "abs_composed": (lambda a: a.abs() * a, [(4,)]),
     "relu_composed": (lambda a: a.relu() * a, [(4,)]),
     "clamp_composed": (lambda a: a.clamp(-0.5, 0.5) * a, [(4,)]),
-    "clamp_min": (lambda a: torch.clamp(a, min=0.1) ** 2, [(4,)]),
+    "clamp_min_keyword": (lambda a: torch.clamp(a, min=0.1) ** 2, [(4,)]),
     "maximum_composed": (lambda a, b: torch.maximum(a, b) ** 2, [(4,), (4,)]),
     "minimum_composed": (lambda a, b: torch.minimum(a, b) ** 2, [(4,), (4,)]),
     "where": (lambda a, b: torch.where(a > 0, a, b) ** 2, [(4,), (4,)]),
@@ -224,6 +224,28 @@ _BY_HAND: dict[str, Row] = {
     "fill__composed": (lambda a: (a * 1).fill_(2.0) * a, [(3,)]),
     "copy__composed": (lambda a, b: (a * 1).copy_(b) ** 2 * a, [(3,), (3,)]),
     "inplace_on_view": (_inplace_view, [(2, 2)]),
+    # elementwise math (issue 24): domains and calls a registry sample cannot make
+    "acosh": (lambda a: torch.acosh(a * a + 1.5), [(3,)]),
+    "polygamma": (lambda a: torch.polygamma(1, _p(a)), [(3,)]),
+    "polygamma_3": (lambda a: torch.polygamma(3, _p(a)), [(3,)]),
+    "special_i1": (lambda a: torch.i0(a) * a, [(3,)]),
+    "clamp_min_tensor": (lambda a, b: torch.clamp_min(a, b) ** 2, [(4,), (4,)]),
+    "clamp_max_tensor": (lambda a, b: torch.clamp_max(a, b) ** 2, [(4,), (4,)]),
+    "xlogy_scalar_other": (lambda a: torch.xlogy(a, 2.0), [(3,)]),
+    "xlogy_scalar_self": (lambda a: torch.xlogy(2.0, _p(a)), [(3,)]),
+    "copysign_scalar": (lambda a: torch.copysign(a, -1.0) * a, [(3,)]),
+    "fmod_scalar": (lambda a: torch.fmod(a, 0.3) * a, [(3,)]),
+    "remainder_scalar": (lambda a: torch.remainder(a, 0.3) * a, [(3,)]),
+    "lerp_scalar": (lambda a, b: torch.lerp(a, b, 0.3) ** 2, [(2, 3), (3,)]),
+    "round_decimals": (lambda a: torch.round(a, decimals=1) + a * a, [(3,)]),
+    "logit_no_eps": (lambda a: torch.logit(a * a * 0.5 + 0.2), [(3,)]),
+    "div_trunc": (lambda a, b: torch.div(a, b, rounding_mode="trunc") + a * b, [(3,), (3,)]),
+    "div_no_rounding": (lambda a, b: torch.div(a, _p(b), rounding_mode=None), [(3,), (3,)]),
+    # Conversions: in float64 double() returns self, and float()'s float32 rounding is far
+    # above central differences' resolution, so these rows only run the backward and double
+    # backward through ToCopyBackward0 (its values: the OpInfo check against torch's)
+    "double": (lambda a: a.to(torch.float32).double() * 0 + a.double() ** 2, [(3,)]),
+    "float": (lambda a: a.float().to(torch.float64) * 1e-30 + a ** 2, [(3,)]),
     # forward mode's aliases
     "make_dual": (_make_dual, [(2, 3)]),
     "unpack_dual_primal": (_unpacked_primal, [(2, 3)]),
