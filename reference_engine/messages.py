@@ -1016,3 +1016,6 @@ ADDCDIV_INTEGER = (
     "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
     "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
     "for all dtypes.")
+# aten/src/ATen/native/UnaryOps.cpp neg's check
+NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead.")

@@ -105,7 +105,7 @@ def _row_sum(a: np.ndarray, dim: int) -> np.ndarray:
     other dim it accumulates from +0.0 as numpy does. Found by the generator: a softmax
     under a select whose other rows get a -0.0 gradient gave -0.0 where torch gives 0.0."""
     d = dim % a.ndim if a.ndim else 0
-    if a.ndim == 0 or d != a.ndim - 1:
+    if a.ndim == 0 or d != a.ndim - 1 or a.shape[d] == 0:   # (an empty row sums to 0)
         return a.sum(axis=dim, keepdims=True)
     return functools.reduce(np.add, np.moveaxis(a, d, 0))[..., None]
 

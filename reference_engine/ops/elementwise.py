@@ -98,6 +98,8 @@ def sub_scalar(self: Tensor, other: Number) -> Tensor:
 
 def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
     """other - alpha * self: torch.rsub.Tensor, or .Scalar for a Python number other."""
+    binary_math.parse("rsub", (self, other), "Tensor input, Tensor other, *, Number alpha = 1",
+                      "Tensor input, Number other, Number alpha = 1")
     if isinstance(other, Tensor):
         return _elementwise(RSUB, lambda a, b: b - alpha * a if alpha != 1 else b - a,
                             (self, other), alpha=alpha)
@@ -180,6 +182,8 @@ def div_scalar(self: Tensor, other: Number) -> Tensor:
 
 
 def neg(self: Tensor) -> Tensor:
+    if self.dtype is dtypes.bool_:
+        raise RuntimeError(messages.NEG_BOOL)
     return _elementwise(NEG, np.negative, (self,))
 
 
@@ -489,4 +493,4 @@ def atan2(self: Tensor, other: Tensor) -> Tensor:
 
 # They import this module; used at call time.
 from . import backward as grad_ops  # noqa: E402
-from . import indexing  # noqa: E402
+from . import binary_math, indexing  # noqa: E402
