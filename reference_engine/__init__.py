@@ -46,10 +46,14 @@ from . import messages as _messages
 from . import registry as _registry
 from .anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .dtypes import (
+    channels_last,
+    contiguous_format,
     device,
     dtype,
     get_default_device,
     get_default_dtype,
+    memory_format,
+    preserve_format,
     set_default_device,
     set_default_dtype,
 )
@@ -172,6 +176,8 @@ __all__ = [
     "arange",
     "autograd",
     "bool",
+    "channels_last",
+    "contiguous_format",
     "device",
     "double",
     "dtype",
@@ -195,10 +201,12 @@ __all__ = [
     "is_warn_always_enabled",
     "long",
     "manual_seed",
+    "memory_format",
     "nn",
     "no_grad",
     "ones",
     "ones_like",
+    "preserve_format",
     "rand",
     "rand_like",
     "randn",

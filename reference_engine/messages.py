@@ -1019,3 +1019,5 @@ ADDCDIV_INTEGER = (
 # aten/src/ATen/native/UnaryOps.cpp neg's check
 NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
             "to invert a mask, use the `~` or `logical_not()` operator instead.")
+# aten/src/ATen/native/TensorFactories.cpp (empty_like's check)
+CHANNELS_LAST_RANK = "required rank 4 tensor to use channels_last format"

@@ -214,7 +214,7 @@ OPS: tuple[OpRow, ...] = (
     _row("logaddexp2", "ops.binary_math", M, V),
     _row("ldexp", "ops.binary_math", V, V),
     _row("float_power", "ops.binary_math", V, V, positive=True, overloads=True),
-    _row("true_divide", "ops.binary_math", M, M, positive=True, numbers=(1,)),
+    _row("true_divide", "ops.binary_math", M, M, positive=True, overloads=True),
     _row("lerp", "ops.binary_math", M, V, M, overloads=True),
     _row("addcmul", "ops.binary_math", M, V, M),
     _row("addcdiv", "ops.binary_math", M, V, M, positive=True),

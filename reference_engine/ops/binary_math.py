@@ -11,6 +11,7 @@ lerp.Scalar, ...) the op records that overload's node.
 from __future__ import annotations
 
 import builtins
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -68,7 +69,7 @@ def parse(name: str, args: tuple[Any, ...], *signatures: str) -> None:
     def takes(kind: str, x: Any) -> bool:
         if kind == "Tensor":
             return isinstance(x, Tensor)
-        return isinstance(x, int | builtins.float) and not isinstance(x, Tensor)
+        return isinstance(x, numbers.Number)
     for sig in signatures:
         kinds = [p.split()[0] for p in sig.split(",")[:2]]
         if all(takes(k, a) for k, a in zip(kinds, args, strict=True)):

@@ -8,9 +8,11 @@ from ..tensor import Tensor
 from .elementwise import to
 
 
-def double(self: Tensor) -> Tensor:
-    return to(self, dtypes.float64)
+def double(self: Tensor, memory_format: dtypes.memory_format = dtypes.preserve_format
+           ) -> Tensor:
+    return to(self, dtypes.float64, memory_format=memory_format)
 
 
-def float(self: Tensor) -> Tensor:
-    return to(self, dtypes.float32)
+def float(self: Tensor, memory_format: dtypes.memory_format = dtypes.preserve_format
+          ) -> Tensor:
+    return to(self, dtypes.float32, memory_format=memory_format)

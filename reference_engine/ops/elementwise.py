@@ -230,7 +230,12 @@ POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")
               jvp="auto_element_wise")
 
 
+OUT = ", *, Tensor out = None"   # the out= keyword in a signature torch's parser prints
+
+
 def pow(self: Any, exponent: Any) -> Tensor:
+    binary_math.parse("pow", (self, exponent), f"Tensor input, Tensor exponent{OUT}",
+                      f"Number self, Tensor exponent{OUT}", f"Tensor input, Number exponent{OUT}")
     if isinstance(self, Tensor) and not isinstance(exponent, Tensor):
         return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
                             compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
@@ -340,7 +345,12 @@ def relu(self: Tensor) -> Tensor:
     return _elementwise(RELU, lambda a: _clamp_array(a, 0, None), (self,))
 
 
-def clamp(self: Tensor, min: Number | None = None, max: Number | None = None) -> Tensor:
+def clamp(self: Tensor, min: Tensor | Number | None = None,
+          max: Tensor | Number | None = None) -> Tensor:
+    if isinstance(min, Tensor) or isinstance(max, Tensor):   # clamp.Tensor
+        def bound(b: Tensor | Number | None) -> Tensor | None:
+            return None if b is None else wrap(b)
+        return unary_math.clamp_tensor(self, bound(min), bound(max))
     return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), min=min, max=max)
 
 
@@ -453,6 +463,9 @@ def clone(self: Tensor) -> Tensor:
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Tensor.to(device, dtype, non_blocking, copy, *, memory_format) and its other forms:
+    self itself where nothing changes (to_will_alias), else a copy (ToCopyBackward0) in
+    the memory format asked for."""
     target_device, target_dtype = self.device, self.dtype
     for a in [*args, kwargs.get("device"), kwargs.get("dtype")]:
         if isinstance(a, dtype):
@@ -461,10 +474,48 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             target_device, target_dtype = a.device, a.dtype
         elif isinstance(a, str | device):
             target_device = device(a)
-    if target_device == self.device and target_dtype is self.dtype:
+    flags = [a for a in args if isinstance(a, bool)]   # non_blocking, copy
+    copy = kwargs.get("copy", flags[1] if len(flags) > 1 else False)
+    fmt = kwargs.get("memory_format", dtypes.preserve_format)
+    if target_device == self.device and target_dtype is self.dtype and not copy \
+            and (fmt is dtypes.preserve_format or _in_format(self._data, fmt)):
         return self
-    out = new(self._data, target_dtype, target_device)
+    data = _layout(self._data, fmt).astype(target_dtype.np, order="K")
+    out = Tensor(data, target_dtype, target_device)
     return record(TO_COPY, out, [self], device=self.device, dtype=self.dtype)
+
+
+def _in_format(a: np.ndarray, fmt: Any) -> bool:
+    """is_contiguous(memory_format): row-major, or for channels_last row-major over
+    (N, H, W, C)."""
+    if fmt is dtypes.channels_last:
+        return a.ndim == 4 and np.moveaxis(a, 1, -1).flags.c_contiguous
+    return bool(a.flags.c_contiguous)
+
+
+def _dense(a: np.ndarray) -> bool:
+    """is_non_overlapping_and_dense: the strides, sorted, step through memory one element
+    after another (size-1 dims aside)."""
+    expected = a.itemsize
+    for stride, size in sorted((st, n) for st, n in zip(a.strides, a.shape, strict=True)
+                               if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _layout(a: np.ndarray, fmt: Any) -> np.ndarray:
+    """An array holding a's values in the layout of a copy in memory format fmt: preserve
+    keeps a non-overlapping and dense layout (ATen's empty_strided with self's strides),
+    any other layout becomes row-major; channels_last is row-major over (N, H, W, C)."""
+    if fmt is dtypes.channels_last:
+        if a.ndim != 4:
+            raise RuntimeError(messages.CHANNELS_LAST_RANK)
+        return np.moveaxis(np.array(np.moveaxis(a, 1, -1), order="C"), -1, 1)
+    if fmt is dtypes.preserve_format and _dense(a):
+        return np.array(a, order="K")
+    return np.array(a, order="C")   # (np.ascontiguousarray makes a 0-d array 1-d)
 
 
 # ---- atan2 ------------------------------------------------------------------------------
@@ -493,4 +544,4 @@ def atan2(self: Tensor, other: Tensor) -> Tensor:
 
 # They import this module; used at call time.
 from . import backward as grad_ops  # noqa: E402
-from . import binary_math, indexing  # noqa: E402
+from . import binary_math, indexing, unary_math  # noqa: E402

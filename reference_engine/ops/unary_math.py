@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, messages
-from ..autograd_meta import OpSpec
+from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import elementwise
 from . import special_kernels as sk
@@ -431,6 +431,75 @@ def _clamp_to(bound: Any, keep: Callable[..., Any]) -> Callable[..., np.ndarray]
         a, b = np.broadcast_arrays(a, b)
         return np.where(np.isnan(b), b, np.where(keep(a, b) | np.isnan(a), a, b))
     return fn
+
+
+def _clamp_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """clamp_backward (self) and clamp_backward_min_max (min, max): the subgradient 1 at the
+    bounds for self; a bound's grad where it wins (min none where min > max)."""
+    x, lo, hi = c.self, c.min, c.max
+    zero = zeros_scalar(g)
+
+    def self_grad() -> Tensor:
+        keep = None
+        if lo is not None:
+            keep = compare(x, lo, np.greater_equal)
+        if hi is not None:
+            below = compare(x, hi, np.less_equal)
+            keep = below if keep is None else compare(keep, below, np.logical_and)
+        return g if keep is None else where(keep, g, zero)
+
+    def min_grad() -> Tensor:
+        wins = compare(x, lo, np.less)
+        if hi is not None:
+            wins = compare(wins, compare(lo, hi, np.less), np.logical_and)
+        return where(wins, g, zero)
+
+    def max_grad() -> Tensor:
+        wins = compare(x, hi, np.greater)
+        if lo is not None:
+            wins = compare(wins, compare(hi, lo, np.less), np.logical_or)
+        return where(wins, g, zero)
+    return c.grads(self_grad, min_grad, max_grad)
+
+
+def _clamp_jvp(c: Any) -> Tensor:
+    """clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t)"""
+    x, lo, hi = c.self, c.min, c.max
+    if lo is not None and hi is not None:
+        inner = where(compare(x, lo, np.less), c.min_t,
+                      where(compare(x, hi, np.greater), c.max_t, c.self_t))
+        return where(compare(lo, hi, np.greater), c.max_t, inner)
+    if lo is not None:
+        return where(compare(x, lo, np.greater), c.self_t, c.min_t)
+    if hi is not None:
+        return where(compare(x, hi, np.less), c.self_t, c.max_t)
+    return c.self_t
+
+
+CLAMP_TENSOR = OpSpec("ClampBackward0", ("self", "min", "max"),
+                      {n: ("self", "min", "max") for n in ("self", "min", "max")},
+                      _clamp_backward, jvp=_clamp_jvp)
+
+
+def clamp_tensor(self: Tensor, min: Tensor | None, max: Tensor | None) -> Tensor:
+    """clamp.Tensor: min(max(self, min), max) as std::min/std::max take them (a bound equal
+    to x leaves x), NaN where a bound is NaN."""
+    bounds = [b for b in (min, max) if b is not None]
+
+    def fn(a: np.ndarray, *bs: np.ndarray) -> np.ndarray:
+        it = iter(bs)
+        lo = next(it) if min is not None else None
+        hi = next(it) if max is not None else None
+        out = a
+        if lo is not None:
+            out = np.where(np.isnan(lo), lo, np.where(out < lo, lo, out))
+        if hi is not None:
+            out = np.where(np.isnan(hi), hi, np.where(hi < out, hi, out))
+        return out
+    out = _elementwise(None, fn, [self, *bounds])
+    # an absent bound is an attribute None (the formulas test it), a present one is saved
+    absent = {k: None for k, b in (("min", min), ("max", max)) if b is None}
+    return record(CLAMP_TENSOR, out, [self, min, max], **absent)
 
 
 def clamp_min(self: Tensor, min: Tensor | Number) -> Tensor:

@@ -229,6 +229,8 @@ _BY_HAND: dict[str, Row] = {
     "polygamma": (lambda a: torch.polygamma(1, _p(a)), [(3,)]),
     "polygamma_3": (lambda a: torch.polygamma(3, _p(a)), [(3,)]),
     "special_i1": (lambda a: torch.i0(a) * a, [(3,)]),
+    "clamp_tensor": (lambda a, lo, hi: torch.clamp(a, lo, hi) ** 2, [(4,), (4,), (4,)]),
+    "clamp_tensor_min": (lambda a, lo: torch.clamp(a, lo) * a, [(4,), (1,)]),
     "clamp_min_tensor": (lambda a, b: torch.clamp_min(a, b) ** 2, [(4,), (4,)]),
     "clamp_max_tensor": (lambda a, b: torch.clamp_max(a, b) ** 2, [(4,), (4,)]),
     "xlogy_scalar_other": (lambda a: torch.xlogy(a, 2.0), [(3,)]),
