@@ -382,7 +382,7 @@ def positive(self: Tensor) -> Tensor:
 
 
 # sgn: the existing op (abs's gradient uses it), exported under its name here
-from .backward import sgn  # noqa: E402,F401
+from .backward import SGN, sgn  # noqa: E402
 
 # ---- nan_to_num, clamp_min, clamp_max -----------------------------------------------------
 
@@ -521,3 +521,45 @@ def clamp_max(self: Tensor, max: Tensor | Number) -> Tensor:
 def _promoted(self: Tensor, scalar: Number) -> dtypes.dtype:
     from .common import _promotes
     return _promotes([self, wrap(scalar)])
+
+
+# ---- in-place forms ------------------------------------------------------------------------
+# Tensor.<op>_: the same node and saved values, written by inplace.py's machinery (which saves
+# a clone of self where the formula reads it). acosh_, asinh_ and atanh_ are left out: torch's
+# autograd refuses them (derivatives.yaml: not_implemented("inplace version of acosh")).
+
+def _inplace(spec: OpSpec, fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    def op_(self: Tensor) -> Tensor:
+        from .. import inplace  # it imports the ops: at call time
+        return inplace._unary_(spec, fn)(self)
+    op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
+    return op_
+
+
+acos_ = _inplace(ACOS, acos)
+asin_ = _inplace(ASIN, asin)
+atan_ = _inplace(ATAN, atan)
+sinh_ = _inplace(SINH, sinh)
+cosh_ = _inplace(COSH, cosh)
+tan_ = _inplace(TAN, tan)
+log1p_ = _inplace(LOG1P, log1p)
+log2_ = _inplace(LOG2, log2)
+log10_ = _inplace(LOG10, log10)
+expm1_ = _inplace(EXPM1, expm1)
+exp2_ = _inplace(EXP2, exp2)
+rsqrt_ = _inplace(RSQRT, rsqrt)
+sinc_ = _inplace(SINC, sinc)
+deg2rad_ = _inplace(DEG2RAD, deg2rad)
+rad2deg_ = _inplace(RAD2DEG, rad2deg)
+erf_ = _inplace(ERF, erf)
+erfc_ = _inplace(ERFC, erfc)
+erfinv_ = _inplace(ERFINV, erfinv)
+lgamma_ = _inplace(LGAMMA, lgamma)
+digamma_ = _inplace(DIGAMMA, digamma)
+i0_ = _inplace(I0, i0)
+sign_ = _inplace(SIGN, sign)
+sgn_ = _inplace(SGN, sgn)
+trunc_ = _inplace(TRUNC, trunc)
+floor_ = _inplace(FLOOR, floor)
+ceil_ = _inplace(CEIL, ceil)
+frac_ = _inplace(FRAC, frac)
