@@ -1021,3 +1021,5 @@ NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If y
             "to invert a mask, use the `~` or `logical_not()` operator instead.")
 # aten/src/ATen/native/TensorFactories.cpp (empty_like's check)
 CHANNELS_LAST_RANK = "required rank 4 tensor to use channels_last format"
+# aten/src/ATen/native/UnaryOps.cpp frexp_out's check
+FREXP_DTYPE = ("torch.frexp() only supports floating-point dtypes")

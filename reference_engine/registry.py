@@ -218,6 +218,15 @@ OPS: tuple[OpRow, ...] = (
     _row("lerp", "ops.binary_math", M, V, M, overloads=True),
     _row("addcmul", "ops.binary_math", M, V, M),
     _row("addcdiv", "ops.binary_math", M, V, M, positive=True),
+    # real tensors' complex views, angle, frexp, nextafter (ops/unary_math.py)
+    _row("real", "ops.unary_math", V, method=False),   # Tensor.real is a property
+    _row("conj", "ops.unary_math", V),
+    _row("resolve_conj", "ops.unary_math", V),
+    _row("resolve_neg", "ops.unary_math", V),
+    _row("conj_physical", "ops.unary_math", V),
+    _row("angle", "ops.unary_math", V),
+    _row("frexp", "ops.unary_math", V),
+    _row("nextafter", "ops.unary_math", V, V),
     _row("double", "ops.conversions", function=False, feature="devices"),
     _row("float", "ops.conversions", function=False, feature="devices"),
 )

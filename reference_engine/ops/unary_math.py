@@ -523,6 +523,83 @@ def _promoted(self: Tensor, scalar: Number) -> dtypes.dtype:
     return _promotes([self, wrap(scalar)])
 
 
+# ---- complex-number views of a real tensor, angle, frexp, nextafter --------------------------
+# Complex dtypes are not modelled: for a real tensor torch.real, conj, resolve_conj,
+# resolve_neg and conj_physical return self itself (no node, no view).
+
+def real(self: Tensor) -> Tensor:
+    return self
+
+
+def conj(self: Tensor) -> Tensor:
+    return self
+
+
+def resolve_conj(self: Tensor) -> Tensor:
+    return self
+
+
+def resolve_neg(self: Tensor) -> Tensor:
+    return self
+
+
+def conj_physical(self: Tensor) -> Tensor:
+    return self
+
+
+# angle_backward of a real self: zeros_like(self); the jvp likewise
+ANGLE = _spec("AngleBackward0", ("self",), lambda c, g: zeros_like(c.self))
+
+
+def angle(self: Tensor) -> Tensor:
+    """A real x's angle: pi where x < 0, NaN where x is NaN, else 0 (ATen's angle_impl)."""
+    def fn(a: np.ndarray) -> np.ndarray:
+        return np.where(np.isnan(a), a, np.where(a < 0, a.dtype.type(math.pi), a.dtype.type(0)))
+    return _elementwise(ANGLE, fn, (self,), compute_dtype=_float_dtype(self))
+
+
+class frexp_return_type(tuple[Tensor, Tensor]):
+    """torch.return_types.frexp: (mantissa, exponent)."""
+
+    @property
+    def mantissa(self) -> Tensor:
+        return self[0]
+
+    @property
+    def exponent(self) -> Tensor:
+        return self[1]
+
+
+frexp_return_type.__name__ = frexp_return_type.__qualname__ = "frexp"
+
+# self: grad / exponent.exp2(); mantissa: self_t / exponent.exp2()
+FREXP = OpSpec("FrexpBackward0", ("self",), {"self": ("exponent",)},
+               lambda c, g: [div(g, exp2(c.exponent))],
+               jvp=lambda c: div(c.self_t, exp2(c.exponent)))
+
+
+def frexp(self: Tensor) -> frexp_return_type:
+    """C's frexp (numpy's): self = mantissa * 2 ** exponent, |mantissa| in [0.5, 1); the
+    exponent an int32 tensor, saved for the backward."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(messages.FREXP_DTYPE)
+    m, e = np.frexp(self._data)
+    exponent = new(e.astype(np.int32), dtypes.int32, self.device)
+    mantissa = record(FREXP, new(m, self.dtype, self.device), [self], exponent=exponent)
+    return frexp_return_type((mantissa, exponent))
+
+
+NEXTAFTER = OpSpec(
+    "NextafterBackward0", ("self", "other"), {"self": ("self", "other")},
+    lambda c, g: c.grads(lambda: where(compare(c.self, c.other, np.not_equal), g, zeros_scalar(g)),
+                         lambda: zeros_like(g)),
+    jvp=lambda c: where(compare(c.self, c.other, np.not_equal), c.self_t, zeros_scalar(c.self_t)))
+
+
+def nextafter(self: Tensor, other: Tensor) -> Tensor:
+    return _elementwise(NEXTAFTER, np.nextafter, (self, other))
+
+
 # ---- in-place forms ------------------------------------------------------------------------
 # Tensor.<op>_: the same node and saved values, written by inplace.py's machinery (which saves
 # a clone of self where the formula reads it). acosh_, asinh_ and atanh_ are left out: torch's
