@@ -87,6 +87,7 @@ from .ops import (
     indexing,
     joining,
     linalg,
+    piecewise,
     reductions,
     unary_math,
 )
@@ -104,7 +105,7 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
 _MODULES = {m.__name__.removeprefix(__name__ + "."): m
             for m in (elementwise, indexing, joining, linalg, _nn_ops, reductions, inplace, views,
-                      unary_math, binary_math, conversions)}
+                      unary_math, piecewise, binary_math, conversions)}
 
 
 def _attach(name: str, forward: object) -> None:

@@ -162,7 +162,7 @@ OPS: tuple[OpRow, ...] = (
     _row("fill_", "inplace", V, args=(2.0,), function=False, feature="inplace"),
     _row("copy_", "inplace", V, V, function=False, feature="inplace", numbers=(1,)),
     # ---- elementwise math (issue 24) ----
-    # unary (ops/unary_math.py)
+    # unary (ops/unary_math.py; sign, rounding and clamping: ops/piecewise.py)
     _row("acos", "ops.unary_math", V, inplace="ops.unary_math"),
     _row("asin", "ops.unary_math", V, inplace="ops.unary_math"),
     _row("atan", "ops.unary_math", V, inplace="ops.unary_math"),
@@ -191,17 +191,17 @@ OPS: tuple[OpRow, ...] = (
     _row("mvlgamma", "ops.unary_math", V, args=(2,), positive=True),
     _row("logit", "ops.unary_math", V, args=(0.1,)),
     _row("i0", "ops.unary_math", V, inplace="ops.unary_math"),
-    _row("sign", "ops.unary_math", V, inplace="ops.unary_math"),
-    _row("sgn", "ops.unary_math", V, inplace="ops.unary_math"),
-    _row("trunc", "ops.unary_math", V, inplace="ops.unary_math"),
-    _row("floor", "ops.unary_math", V, inplace="ops.unary_math"),
-    _row("ceil", "ops.unary_math", V, inplace="ops.unary_math"),
-    _row("frac", "ops.unary_math", V, inplace="ops.unary_math"),
-    _row("round", "ops.unary_math", V),
-    _row("positive", "ops.unary_math", V),
-    _row("nan_to_num", "ops.unary_math", V),
-    _row("clamp_min", "ops.unary_math", (4,), args=(0.1,), overloads=True),
-    _row("clamp_max", "ops.unary_math", (4,), args=(0.1,), overloads=True),
+    _row("sign", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("sgn", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("trunc", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("floor", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("ceil", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("frac", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("round", "ops.piecewise", V),
+    _row("positive", "ops.piecewise", V),
+    _row("nan_to_num", "ops.piecewise", V),
+    _row("clamp_min", "ops.piecewise", (4,), args=(0.1,), overloads=True),
+    _row("clamp_max", "ops.piecewise", (4,), args=(0.1,), overloads=True),
     # binary and ternary (ops/binary_math.py)
     _row("xlogy", "ops.binary_math", V, V, positive=True, overloads=True),
     _row("copysign", "ops.binary_math", V, V, overloads=True),
@@ -248,5 +248,6 @@ NOT_GENERATED: dict[str, str] = {
 }
 # ---- elementwise math (issue 24) ----
 NOT_GENERATED.update(dict.fromkeys(
-    [r.name for r in OPS if r.module in ("ops.unary_math", "ops.binary_math", "ops.conversions")
+    [r.name for r in OPS if r.module in ("ops.unary_math", "ops.piecewise", "ops.binary_math",
+                                          "ops.conversions")
      and r.differentiable], GENERATOR_PENDING))

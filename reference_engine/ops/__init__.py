@@ -13,8 +13,9 @@ public op gets its row in registry.py.
                  var/var_mean, trace
     unary_math   issue 24's unary elementwise math: inverse and hyperbolic trigonometry,
                  logs and exps of other bases, erf/erfinv, the gamma family, logit, i0,
-                 sign and rounding, nan_to_num, clamp_min/clamp_max, clamp.Tensor, and
-                 their in-place forms
+                 angle, frexp, nextafter, real tensors' conj/real, and in-place forms
+    piecewise    sign/sgn, trunc/floor/ceil/round/frac, positive, nan_to_num,
+                 clamp_min/clamp_max, clamp.Tensor
     binary_math  xlogy, copysign, fmod, remainder, fmax/fmin, hypot, logaddexp(2), ldexp,
                  float_power, true_divide, lerp, addcmul, addcdiv; torch's argument-parser
                  refusal for the Tensor/Number overloads (parse)

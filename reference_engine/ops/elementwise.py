@@ -350,7 +350,7 @@ def clamp(self: Tensor, min: Tensor | Number | None = None,
     if isinstance(min, Tensor) or isinstance(max, Tensor):   # clamp.Tensor
         def bound(b: Tensor | Number | None) -> Tensor | None:
             return None if b is None else wrap(b)
-        return unary_math.clamp_tensor(self, bound(min), bound(max))
+        return piecewise.clamp_tensor(self, bound(min), bound(max))
     return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), min=min, max=max)
 
 
@@ -544,4 +544,4 @@ def atan2(self: Tensor, other: Tensor) -> Tensor:
 
 # They import this module; used at call time.
 from . import backward as grad_ops  # noqa: E402
-from . import binary_math, indexing, unary_math  # noqa: E402
+from . import binary_math, indexing, piecewise  # noqa: E402

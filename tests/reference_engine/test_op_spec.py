@@ -13,6 +13,7 @@ from reference_engine.ops import (
     elementwise,
     indexing,
     linalg,
+    piecewise,
     reductions,
     unary_math,
 )
@@ -56,7 +57,7 @@ NO_JVP = {
 
 def test_every_op_has_its_jvp_beside_its_backward() -> None:
     specs = [v for m in (elementwise, backward, indexing, linalg, reductions, views, inplace,
-                         unary_math, binary_math)
+                         unary_math, piecewise, binary_math)
              for v in vars(m).values() if isinstance(v, OpSpec)]
     assert len(specs) > 50
     assert sorted(s.grad_fn for s in specs if s.jvp is None) == sorted(NO_JVP)
