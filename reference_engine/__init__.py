@@ -58,10 +58,14 @@ from . import messages as _messages
 from . import registry as _registry
 from .anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .dtypes import (
+    channels_last,
+    contiguous_format,
     device,
     dtype,
     get_default_device,
     get_default_dtype,
+    memory_format,
+    preserve_format,
     set_default_device,
     set_default_dtype,
 )
@@ -90,6 +94,8 @@ from .grad_mode import (
 )
 from .ops import (
     activations,
+    binary_math,
+    conversions,
     decompositions,
     elementwise,
     indexing,
@@ -97,8 +103,10 @@ from .ops import (
     layers,
     linalg_functions,
     losses,
+    piecewise,
     products,
     reductions,
+    unary_math,
 )
 from .ops import linalg as _linalg_ops  # the products; `linalg` is torch.linalg's namespace
 from .ops import nn as _nn_ops
@@ -115,9 +123,10 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
 _MODULES = {m.__name__.removeprefix(__name__ + "."): m
-            for m in (activations, decompositions, elementwise, indexing, joining, layers,
-                      _linalg_ops, linalg_functions, losses, _nn_ops, products, reductions,
-                      _special_ops, inplace, views)}
+            for m in (activations, binary_math, conversions, decompositions, elementwise,
+                      indexing, joining, layers, _linalg_ops, linalg_functions, losses,
+                      _nn_ops, piecewise, products, reductions, _special_ops, unary_math,
+                      inplace, views)}
 
 
 def _attach(name: str, forward: object) -> None:
@@ -196,6 +205,8 @@ __all__ = [
     "arange",
     "autograd",
     "bool",
+    "channels_last",
+    "contiguous_format",
     "device",
     "double",
     "dtype",
@@ -220,10 +231,12 @@ __all__ = [
     "linalg",
     "long",
     "manual_seed",
+    "memory_format",
     "nn",
     "no_grad",
     "ones",
     "ones_like",
+    "preserve_format",
     "rand",
     "rand_like",
     "randn",

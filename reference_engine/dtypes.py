@@ -51,6 +51,22 @@ def from_numpy(np_dtype: Any) -> dtype:
     raise TypeError(messages.unsupported_numpy_dtype(np_dtype))
 
 
+class memory_format:
+    """A memory format (torch.contiguous_format, ...): the layout a copy is made in
+    (ops.elementwise.to); only a label here."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+
+
 class device:
     """A device label. Computation always happens in numpy; the label only travels."""
 

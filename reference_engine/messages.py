@@ -1095,3 +1095,46 @@ def singular_inverse(element: int) -> str:
 
 def multi_dot_too_few(n: int) -> str:
     return f"multi_dot(): expected at least 2 tensors but got {n}"
+# ---- elementwise math (issue 24) --------------------------------------------------------
+# aten/src/ATen/native/UnaryOps.cpp
+POLYGAMMA_NEGATIVE = "polygamma(n, x) does not support negative n."
+MVLGAMMA_P = "p has to be greater than or equal to 1"
+POSITIVE_BOOL = "The `+` operator, on a bool tensor is not supported."
+
+
+def invalid_combination(name: str, got: tuple[str, ...],
+                        signatures: tuple[tuple[str, bool], ...]) -> str:
+    """torch's argument parser (python_arg_parser.cpp) when no signature matches: each
+    signature, and under one taking exactly the arguments given, each marked invalid (as
+    torch prints `remainder(2, 3)`'s (Number self, Tensor other))."""
+    lines = []
+    for text, exact in signatures:
+        lines.append(f" * ({text})\n")
+        if exact:
+            marked = ", ".join(f"!{t}!" for t in got)
+            lines.append("      didn't match because some of the arguments have invalid "
+                         f"types: ({marked})\n")
+    return (f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), "
+            "but expected one of:\n" + "".join(lines))
+
+
+def div_rounding_mode(mode: object) -> str:
+    """BinaryOps.cpp div_mode's check."""
+    return f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
+
+
+# aten/src/ATen/native/PointwiseOps.cpp (the double space is torch's)
+ADDCDIV_INTEGER = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes.")
+# aten/src/ATen/native/UnaryOps.cpp neg's check
+NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead.")
+# aten/src/ATen/native/TensorFactories.cpp (empty_like's check)
+CHANNELS_LAST_RANK = "required rank 4 tensor to use channels_last format"
+# aten/src/ATen/native/UnaryOps.cpp frexp_out's check
+FREXP_DTYPE = ("torch.frexp() only supports floating-point dtypes")

@@ -275,6 +275,74 @@ OPS: tuple[OpRow, ...] = (
     _row("special.ndtri", "ops.special"),
     # Tensor or Number in either place (several signatures: overloads)
     _row("special.xlog1py", "ops.special", M, V, positive=True, overloads=True),
+    # ---- elementwise math (issue 24) ----
+    # unary (ops/unary_math.py; sign, rounding and clamping: ops/piecewise.py)
+    _row("acos", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("asin", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("atan", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("acosh", "ops.unary_math"),   # its domain (> 1): test_gradcheck.py writes the row
+    _row("asinh", "ops.unary_math", V),
+    _row("atanh", "ops.unary_math", V),
+    _row("sinh", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("cosh", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("tan", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("log1p", "ops.unary_math", V, positive=True, inplace="ops.unary_math"),
+    _row("log2", "ops.unary_math", V, positive=True, inplace="ops.unary_math"),
+    _row("log10", "ops.unary_math", V, positive=True, inplace="ops.unary_math"),
+    _row("expm1", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("exp2", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("rsqrt", "ops.unary_math", V, positive=True, inplace="ops.unary_math"),
+    _row("square", "ops.unary_math", V),
+    _row("sinc", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("deg2rad", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("rad2deg", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("erf", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("erfc", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("erfinv", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("lgamma", "ops.unary_math", V, positive=True, inplace="ops.unary_math"),
+    _row("digamma", "ops.unary_math", V, positive=True, inplace="ops.unary_math"),
+    _row("polygamma", "ops.unary_math", method=False),   # n comes first: by hand
+    _row("mvlgamma", "ops.unary_math", V, args=(2,), positive=True),
+    _row("logit", "ops.unary_math", V, args=(0.1,)),
+    _row("i0", "ops.unary_math", V, inplace="ops.unary_math"),
+    _row("sign", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("sgn", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("trunc", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("floor", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("ceil", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("frac", "ops.piecewise", V, inplace="ops.piecewise"),
+    _row("round", "ops.piecewise", V),
+    _row("positive", "ops.piecewise", V),
+    _row("nan_to_num", "ops.piecewise", V),
+    _row("clamp_min", "ops.piecewise", (4,), args=(0.1,), overloads=True),
+    _row("clamp_max", "ops.piecewise", (4,), args=(0.1,), overloads=True),
+    # binary and ternary (ops/binary_math.py)
+    _row("xlogy", "ops.binary_math", V, V, positive=True, overloads=True),
+    _row("copysign", "ops.binary_math", V, V, overloads=True),
+    _row("fmod", "ops.binary_math", V, V, positive=True, overloads=True),
+    _row("remainder", "ops.binary_math", V, V, positive=True, overloads=True),
+    _row("fmax", "ops.binary_math", (4,), (4,)),
+    _row("fmin", "ops.binary_math", (4,), (4,)),
+    _row("hypot", "ops.binary_math", M, V),
+    _row("logaddexp", "ops.binary_math", M, V),
+    _row("logaddexp2", "ops.binary_math", M, V),
+    _row("ldexp", "ops.binary_math", V, V),
+    _row("float_power", "ops.binary_math", V, V, positive=True, overloads=True),
+    _row("true_divide", "ops.binary_math", M, M, positive=True, overloads=True),
+    _row("lerp", "ops.binary_math", M, V, M, overloads=True),
+    _row("addcmul", "ops.binary_math", M, V, M),
+    _row("addcdiv", "ops.binary_math", M, V, M, positive=True),
+    # real tensors' complex views, angle, frexp, nextafter (ops/unary_math.py)
+    _row("real", "ops.unary_math", V, method=False),   # Tensor.real is a property
+    _row("conj", "ops.unary_math", V),
+    _row("resolve_conj", "ops.unary_math", V),
+    _row("resolve_neg", "ops.unary_math", V),
+    _row("conj_physical", "ops.unary_math", V),
+    _row("angle", "ops.unary_math", V),
+    _row("frexp", "ops.unary_math", V),
+    _row("nextafter", "ops.unary_math", V, V),
+    _row("double", "ops.conversions", function=False, feature="devices"),
+    _row("float", "ops.conversions", function=False, feature="devices"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -308,3 +376,8 @@ NOT_GENERATED: dict[str, str] = {
     **dict.fromkeys([r.name for r in OPS if r.module in _NN_SPECIAL_MODULES],
                     GENERATOR_PENDING),
 }
+# ---- elementwise math (issue 24) ----
+NOT_GENERATED.update(dict.fromkeys(
+    [r.name for r in OPS if r.module in ("ops.unary_math", "ops.piecewise", "ops.binary_math",
+                                          "ops.conversions")
+     and r.differentiable], GENERATOR_PENDING))

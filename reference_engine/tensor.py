@@ -405,12 +405,6 @@ class Tensor:
     def cuda(self) -> Tensor:
         return ops.to(self, device("cuda"))
 
-    def double(self) -> Tensor:
-        return ops.to(self, dtypes.float64)
-
-    def float(self) -> Tensor:
-        return ops.to(self, dtypes.float32)
-
     def long(self) -> Tensor:
         return ops.to(self, dtypes.int64)
 

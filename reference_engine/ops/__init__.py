@@ -7,10 +7,21 @@ public op gets its row in registry.py.
                  promotion, devices, broadcasting, the elementwise kernel, out= overloads,
                  and the flat-index plumbing (gather, scatter_add, index_put) views and
                  in-place writes are built on
-    elementwise  arithmetic, pow, unary functions, comparisons, where, maximum/minimum,
-                 atan2, clone/to
+    elementwise  arithmetic (div with rounding_mode), pow, unary functions, comparisons,
+                 where, maximum/minimum, atan2, clone/to (with memory formats)
     reductions   sum, mean (and sum_to), prod, amax/amin, max/min, argmax/argmin,
                  var/var_mean, trace
+    unary_math   issue 24's unary elementwise math: inverse and hyperbolic trigonometry,
+                 logs and exps of other bases, erf/erfinv, the gamma family, logit, i0,
+                 angle, frexp, nextafter, real tensors' conj/real, and in-place forms
+    piecewise    sign/sgn, trunc/floor/ceil/round/frac, positive, nan_to_num,
+                 clamp_min/clamp_max, clamp.Tensor
+    binary_math  xlogy, copysign, fmod, remainder, fmax/fmin, hypot, logaddexp(2), ldexp,
+                 float_power, true_divide, lerp, addcmul, addcdiv; torch's argument-parser
+                 refusal for the Tensor/Number overloads (parse)
+    special_kernels  the special functions numpy lacks (digamma, polygamma, erfinv, i1, ...),
+                 in numpy after ATen's Math.h (no scipy)
+    conversions  Tensor.double(), Tensor.float()
     linalg       mm, mv, dot, addmm, bmm, matmul
     products     addmv, addr, baddbmm, addbmm, vdot, outer, kron, cross (linalg.cross)
     decompositions  cholesky_inverse, cholesky_solve, cholesky, linalg.cholesky,

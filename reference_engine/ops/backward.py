@@ -33,7 +33,8 @@ def _binary(spec: OpSpec, fn: Any, a: Tensor, b: Tensor, **attrs: Any) -> Tensor
 # where it is accumulated, and its version numbers are kernel details the harness does not
 # compare; a plain zeros tensor without history models all three.
 SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
-             lambda c, g: [common.zeros_like(g)])
+             lambda c, g: [common.zeros_like(g)],
+             jvp=lambda c: common.zeros_like(c.self_t))   # sgn_backward(self_p, self_t, result)
 
 
 def sgn(self: Tensor) -> Tensor:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..dtypes import device, dtype
 from ..tensor import Tensor
@@ -98,6 +98,8 @@ def sub_scalar(self: Tensor, other: Number) -> Tensor:
 
 def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
     """other - alpha * self: torch.rsub.Tensor, or .Scalar for a Python number other."""
+    binary_math.parse("rsub", (self, other), "Tensor input, Tensor other, *, Number alpha = 1",
+                      "Tensor input, Number other, Number alpha = 1")
     if isinstance(other, Tensor):
         return _elementwise(RSUB, lambda a, b: b - alpha * a if alpha != 1 else b - a,
                             (self, other), alpha=alpha)
@@ -119,11 +121,59 @@ def mul_scalar(self: Tensor, other: Number) -> Tensor:
     return record(MUL_SCALAR, new(arr, dt, self.device), [self], other=other)
 
 
-def div(self: Any, other: Any) -> Tensor:
+_UNSET: Any = object()   # div's rounding_mode not given (given, even None: div.Tensor_mode)
+
+
+def div(self: Any, other: Any, *, rounding_mode: Any = _UNSET) -> Tensor:
     ts = [wrap(self), wrap(other)]
+    if rounding_mode is not _UNSET:
+        return div_mode(ts[0], ts[1], rounding_mode)
     dt = _promotes(ts)
     return _elementwise(DIV, np.true_divide, ts,
                         compute_dtype=dt if dt.is_floating_point else dtypes.get_default_dtype())
+
+
+def _div_mode_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """div_tensor_self_backward / div_tensor_other_backward: zeros with a rounding mode,
+    else DivBackward0's formulas."""
+    if c.rounding_mode is not None:
+        return c.grads(lambda: zeros_like(g), lambda: zeros_like(g))
+    return c.grads(lambda: div(g, c.other),
+                   lambda: mul(neg(g), div(div(c.self, c.other), c.other)))
+
+
+DIV_MODE = OpSpec(
+    "DivBackward2", ("self", "other"), {"self": ("other",), "other": ("self", "other")},
+    _div_mode_backward,
+    jvp=lambda c: zeros_like(c.result) if c.rounding_mode is not None else
+    sub(div(c.self_t, c.other), div(mul(c.other_t, div(c.self, c.other)), c.other)))
+
+
+def _div_rounded(mode: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """BinaryOpsKernel div_trunc / div_floor. Floats: trunc(a / b); floor as numpy's
+    floor_divide, which is ATen's div_floor_floating (fmod, then the sign correction).
+    Integers: C's truncating division, or Python's floor division."""
+    def fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if np.issubdtype(np.result_type(a, b), np.floating):
+            return np.trunc(a / b) if mode == "trunc" else np.floor_divide(a, b)
+        q = np.floor_divide(a, b)
+        if mode == "floor":
+            return q
+        return q + ((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)))
+    return fn
+
+
+def div_mode(self: Any, other: Any, rounding_mode: str | None) -> Tensor:
+    """div.Tensor_mode (DivBackward2, which a Python number other also takes, wrapped)."""
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(messages.div_rounding_mode(rounding_mode))
+    ts = [wrap(self), wrap(other)]
+    dt = _promotes(ts)
+    if rounding_mode is None:
+        return _elementwise(DIV_MODE, np.true_divide, ts, rounding_mode=None,
+                            compute_dtype=dt if dt.is_floating_point
+                            else dtypes.get_default_dtype())
+    return _elementwise(DIV_MODE, _div_rounded(rounding_mode), ts, rounding_mode=rounding_mode)
 
 
 def div_scalar(self: Tensor, other: Number) -> Tensor:
@@ -132,6 +182,8 @@ def div_scalar(self: Tensor, other: Number) -> Tensor:
 
 
 def neg(self: Tensor) -> Tensor:
+    if self.dtype is dtypes.bool_:
+        raise RuntimeError(messages.NEG_BOOL)
     return _elementwise(NEG, np.negative, (self,))
 
 
@@ -178,7 +230,12 @@ POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")
               jvp="auto_element_wise")
 
 
+OUT = ", *, Tensor out = None"   # the out= keyword in a signature torch's parser prints
+
+
 def pow(self: Any, exponent: Any) -> Tensor:
+    binary_math.parse("pow", (self, exponent), f"Tensor input, Tensor exponent{OUT}",
+                      f"Number self, Tensor exponent{OUT}", f"Tensor input, Number exponent{OUT}")
     if isinstance(self, Tensor) and not isinstance(exponent, Tensor):
         return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
                             compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
@@ -288,7 +345,12 @@ def relu(self: Tensor) -> Tensor:
     return _elementwise(RELU, lambda a: _clamp_array(a, 0, None), (self,))
 
 
-def clamp(self: Tensor, min: Number | None = None, max: Number | None = None) -> Tensor:
+def clamp(self: Tensor, min: Tensor | Number | None = None,
+          max: Tensor | Number | None = None) -> Tensor:
+    if isinstance(min, Tensor) or isinstance(max, Tensor):   # clamp.Tensor
+        def bound(b: Tensor | Number | None) -> Tensor | None:
+            return None if b is None else wrap(b)
+        return piecewise.clamp_tensor(self, bound(min), bound(max))
     return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), min=min, max=max)
 
 
@@ -401,6 +463,9 @@ def clone(self: Tensor) -> Tensor:
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Tensor.to(device, dtype, non_blocking, copy, *, memory_format) and its other forms:
+    self itself where nothing changes (to_will_alias), else a copy (ToCopyBackward0) in
+    the memory format asked for."""
     target_device, target_dtype = self.device, self.dtype
     for a in [*args, kwargs.get("device"), kwargs.get("dtype")]:
         if isinstance(a, dtype):
@@ -409,10 +474,48 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             target_device, target_dtype = a.device, a.dtype
         elif isinstance(a, str | device):
             target_device = device(a)
-    if target_device == self.device and target_dtype is self.dtype:
+    flags = [a for a in args if isinstance(a, bool)]   # non_blocking, copy
+    copy = kwargs.get("copy", flags[1] if len(flags) > 1 else False)
+    fmt = kwargs.get("memory_format", dtypes.preserve_format)
+    if target_device == self.device and target_dtype is self.dtype and not copy \
+            and (fmt is dtypes.preserve_format or _in_format(self._data, fmt)):
         return self
-    out = new(self._data, target_dtype, target_device)
+    data = _layout(self._data, fmt).astype(target_dtype.np, order="K")
+    out = Tensor(data, target_dtype, target_device)
     return record(TO_COPY, out, [self], device=self.device, dtype=self.dtype)
+
+
+def _in_format(a: np.ndarray, fmt: Any) -> bool:
+    """is_contiguous(memory_format): row-major, or for channels_last row-major over
+    (N, H, W, C)."""
+    if fmt is dtypes.channels_last:
+        return a.ndim == 4 and np.moveaxis(a, 1, -1).flags.c_contiguous
+    return bool(a.flags.c_contiguous)
+
+
+def _dense(a: np.ndarray) -> bool:
+    """is_non_overlapping_and_dense: the strides, sorted, step through memory one element
+    after another (size-1 dims aside)."""
+    expected = a.itemsize
+    for stride, size in sorted((st, n) for st, n in zip(a.strides, a.shape, strict=True)
+                               if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _layout(a: np.ndarray, fmt: Any) -> np.ndarray:
+    """An array holding a's values in the layout of a copy in memory format fmt: preserve
+    keeps a non-overlapping and dense layout (ATen's empty_strided with self's strides),
+    any other layout becomes row-major; channels_last is row-major over (N, H, W, C)."""
+    if fmt is dtypes.channels_last:
+        if a.ndim != 4:
+            raise RuntimeError(messages.CHANNELS_LAST_RANK)
+        return np.moveaxis(np.array(np.moveaxis(a, 1, -1), order="C"), -1, 1)
+    if fmt is dtypes.preserve_format and _dense(a):
+        return np.array(a, order="K")
+    return np.array(a, order="C")   # (np.ascontiguousarray makes a 0-d array 1-d)
 
 
 # ---- atan2 ------------------------------------------------------------------------------
@@ -441,4 +544,4 @@ def atan2(self: Tensor, other: Tensor) -> Tensor:
 
 # They import this module; used at call time.
 from . import backward as grad_ops  # noqa: E402
-from . import indexing  # noqa: E402
+from . import binary_math, indexing, piecewise  # noqa: E402

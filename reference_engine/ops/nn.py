@@ -33,23 +33,35 @@ LOG_SOFTMAX = OpSpec("LogSoftmaxBackward0", ("self",), {"self": ("result",)},
 
 
 def _stable_softmax(a: np.ndarray, d: int) -> np.ndarray:
+    if a.size == 0:   # nothing to normalise (np.max of an empty axis would raise)
+        return a.copy()
     with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
         # initial: an empty dimension has no maximum (the result is empty too)
         e = np.exp(a - np.max(a, axis=d, keepdims=True, initial=-np.inf))
         return e / e.sum(axis=d, keepdims=True)
 
 
-def softmax(self: Tensor, dim: int) -> Tensor:
+def _converted(self: Tensor, dtype: Any) -> Tensor:
+    """softmax/log_softmax's `dtype=`: the input converted first (input_.toType(dtype)), so
+    a conversion is a ToCopyBackward0 under the softmax's node."""
+    return self if dtype is None else ops.to(self, dtype)
+
+
+def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    self = _converted(self, dtype)
     d = common.wrap_dim(dim, self.ndim)
     dt = common._float_dtype(self)
     out = common.new(_stable_softmax(self._data.astype(dt.np), d), dt, self.device)
     return record(SOFTMAX, out, [self], dim=d)
 
 
-def log_softmax(self: Tensor, dim: int) -> Tensor:
+def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    self = _converted(self, dtype)
     d = common.wrap_dim(dim, self.ndim)
     dt = common._float_dtype(self)
     a = self._data.astype(dt.np)
+    if a.size == 0:   # nothing to normalise (np.max of an empty axis would raise)
+        return record(LOG_SOFTMAX, common.new(a, dt, self.device), [self], dim=d)
     with np.errstate(all="ignore"):   # an inf input gives nan, silently, in torch
         shifted = a - np.max(a, axis=d, keepdims=True, initial=-np.inf)
         logsum = np.log(np.exp(shifted).sum(axis=d, keepdims=True))

@@ -1,0 +1,231 @@
+"""torch's piecewise elementwise ops (issue 24): sign and sgn, the roundings (trunc, floor,
+ceil, round, frac), positive, nan_to_num, clamp_min / clamp_max and clamp with tensor
+bounds. Their gradients are zeros, the incoming grad, or the grad masked where a bound or
+a non-finite value wins, as derivatives.yaml writes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from .backward import SGN, sgn  # sgn: abs's gradient's op, exported under its name here
+from .binary_math import _tensor_or_number
+from .common import Number, _elementwise, _promotes, new, wrap, zeros_like, zeros_scalar
+from .elementwise import compare, mul, where
+from .unary_math import _inplace, _spec
+
+# ---- sign and rounding: zero gradients ----------------------------------------------------
+
+def _zeros(c: Any, g: Tensor) -> Tensor:
+    return zeros_like(g)
+
+
+SIGN = _spec("SignBackward0", (), _zeros)
+TRUNC = _spec("TruncBackward0", (), _zeros)
+FLOOR = _spec("FloorBackward0", (), _zeros)
+CEIL = _spec("CeilBackward0", (), _zeros)
+ROUND = _spec("RoundBackward0", (), _zeros)
+ROUND_DECIMALS = _spec("RoundBackward1", (), _zeros)
+# frac: `self: grad`, `result: self_t`
+FRAC = _spec("FracBackward0", (), lambda c, g: g, jvp=lambda c: c.self_t)
+
+
+def sign(self: Tensor) -> Tensor:
+    if self.dtype is dtypes.bool_:
+        return new(self._data, self.dtype, self.device)
+    return _elementwise(SIGN, np.sign, (self,))
+
+
+def trunc(self: Tensor) -> Tensor:
+    return _elementwise(TRUNC, np.trunc, (self,))
+
+
+def floor(self: Tensor) -> Tensor:
+    return _elementwise(FLOOR, np.floor, (self,))
+
+
+def ceil(self: Tensor) -> Tensor:
+    return _elementwise(CEIL, np.ceil, (self,))
+
+
+def frac(self: Tensor) -> Tensor:
+    return _elementwise(FRAC, lambda a: a - np.trunc(a), (self,))
+
+
+def _round_decimals(decimals: int) -> Callable[[np.ndarray], np.ndarray]:
+    """ATen's round_decimals kernel: nearbyint(x * 10^d) / 10^d, or for negative decimals
+    nearbyint(x / 10^-d) * 10^-d, in the tensor's dtype."""
+    def fn(a: np.ndarray) -> np.ndarray:
+        ten_pow = a.dtype.type(10.0 ** abs(decimals))
+        if decimals < 0:
+            return np.rint(a / ten_pow) * ten_pow
+        return np.rint(a * ten_pow) / ten_pow
+    return fn
+
+
+def round(self: Tensor, *, decimals: int | None = None) -> Tensor:
+    """round.decimals is torch's overload whenever decimals is given, 0 included."""
+    if decimals is None:
+        return _elementwise(ROUND, np.rint, (self,))
+    return _elementwise(ROUND_DECIMALS, _round_decimals(decimals), (self,), decimals=decimals)
+
+
+def positive(self: Tensor) -> Tensor:
+    """CompositeImplicit: self itself (no node); a bool tensor is refused."""
+    if self.dtype is dtypes.bool_:
+        raise RuntimeError(messages.POSITIVE_BOOL)
+    return self
+
+
+
+# ---- nan_to_num, clamp_min, clamp_max -----------------------------------------------------
+
+# grad * at::isfinite(self)
+NAN_TO_NUM = _spec("NanToNumBackward0", ("self",),
+                   lambda c, g: mul(g, new(np.isfinite(c.self._data), dtypes.bool_,
+                                           c.self.device)))
+
+
+def nan_to_num(self: Tensor, nan: float | None = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    if not self.dtype.is_floating_point:
+        return new(self._data, self.dtype, self.device)
+    info = np.finfo(self.dtype.np)
+
+    def fn(a: np.ndarray) -> np.ndarray:
+        out = np.where(np.isnan(a), a.dtype.type(0.0 if nan is None else nan), a)
+        out = np.where(np.isposinf(a), a.dtype.type(info.max if posinf is None else posinf), out)
+        return np.where(np.isneginf(a), a.dtype.type(info.min if neginf is None else neginf), out)
+    return _elementwise(NAN_TO_NUM, fn, (self,))
+
+
+CLAMP_MIN = _spec("ClampMinBackward0", ("self",),
+                  lambda c, g: where(compare(c.self, c.min, np.greater_equal), g,
+                                     zeros_scalar(g)))
+CLAMP_MAX = _spec("ClampMaxBackward0", ("self",),
+                  lambda c, g: where(compare(c.self, c.max, np.less_equal), g, zeros_scalar(g)))
+CLAMP_MIN_T = OpSpec(
+    "ClampMinBackward1", ("self", "min"), {"self": ("self", "min"), "min": ("self", "min")},
+    lambda c, g: c.grads(lambda: where(compare(c.self, c.min, np.greater_equal), g,
+                                       zeros_scalar(g)),
+                         lambda: where(compare(c.self, c.min, np.less), g, zeros_scalar(g))),
+    jvp=lambda c: where(compare(c.self, c.min, np.greater_equal), c.self_t, c.min_t))
+CLAMP_MAX_T = OpSpec(
+    "ClampMaxBackward1", ("self", "max"), {"self": ("self", "max"), "max": ("self", "max")},
+    lambda c, g: c.grads(lambda: where(compare(c.self, c.max, np.less_equal), g,
+                                       zeros_scalar(g)),
+                         lambda: where(compare(c.self, c.max, np.greater), g, zeros_scalar(g))),
+    jvp=lambda c: where(compare(c.self, c.max, np.less_equal), c.self_t, c.max_t))
+
+
+def _clamp_to(keep: Callable[..., Any]) -> Callable[..., np.ndarray]:
+    """ATen's clamp_min / clamp_max: NaN stays NaN (in either operand), a bound equal to x
+    leaves x."""
+    def fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a, b = np.broadcast_arrays(a, b)
+        return np.where(np.isnan(b), b, np.where(keep(a, b) | np.isnan(a), a, b))
+    return fn
+
+
+def _clamp_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """clamp_backward (self) and clamp_backward_min_max (min, max): the subgradient 1 at the
+    bounds for self; a bound's grad where it wins (min none where min > max)."""
+    x, lo, hi = c.self, c.min, c.max
+    zero = zeros_scalar(g)
+
+    def self_grad() -> Tensor:
+        keep = None
+        if lo is not None:
+            keep = compare(x, lo, np.greater_equal)
+        if hi is not None:
+            below = compare(x, hi, np.less_equal)
+            keep = below if keep is None else compare(keep, below, np.logical_and)
+        return g if keep is None else where(keep, g, zero)
+
+    def min_grad() -> Tensor:
+        wins = compare(x, lo, np.less)
+        if hi is not None:
+            wins = compare(wins, compare(lo, hi, np.less), np.logical_and)
+        return where(wins, g, zero)
+
+    def max_grad() -> Tensor:
+        wins = compare(x, hi, np.greater)
+        if lo is not None:
+            wins = compare(wins, compare(hi, lo, np.less), np.logical_or)
+        return where(wins, g, zero)
+    return c.grads(self_grad, min_grad, max_grad)
+
+
+def _clamp_jvp(c: Any) -> Tensor:
+    """clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t)"""
+    x, lo, hi = c.self, c.min, c.max
+    if lo is not None and hi is not None:
+        inner = where(compare(x, lo, np.less), c.min_t,
+                      where(compare(x, hi, np.greater), c.max_t, c.self_t))
+        return where(compare(lo, hi, np.greater), c.max_t, inner)
+    if lo is not None:
+        return where(compare(x, lo, np.greater), c.self_t, c.min_t)
+    if hi is not None:
+        return where(compare(x, hi, np.less), c.self_t, c.max_t)
+    return c.self_t
+
+
+CLAMP_TENSOR = OpSpec("ClampBackward0", ("self", "min", "max"),
+                      {n: ("self", "min", "max") for n in ("self", "min", "max")},
+                      _clamp_backward, jvp=_clamp_jvp)
+
+
+def clamp_tensor(self: Tensor, min: Tensor | None, max: Tensor | None) -> Tensor:
+    """clamp.Tensor: min(max(self, min), max) as std::min/std::max take them (a bound equal
+    to x leaves x), NaN where a bound is NaN."""
+    bounds = [b for b in (min, max) if b is not None]
+
+    def fn(a: np.ndarray, *bs: np.ndarray) -> np.ndarray:
+        it = iter(bs)
+        lo = next(it) if min is not None else None
+        hi = next(it) if max is not None else None
+        out = a
+        if lo is not None:
+            out = np.where(np.isnan(lo), lo, np.where(out < lo, lo, out))
+        if hi is not None:
+            out = np.where(np.isnan(hi), hi, np.where(hi < out, hi, out))
+        return out
+    out = _elementwise(None, fn, [self, *bounds])
+    # an absent bound is an attribute None (the formulas test it), a present one is saved
+    absent = {k: None for k, b in (("min", min), ("max", max)) if b is None}
+    return record(CLAMP_TENSOR, out, [self, min, max], **absent)
+
+
+def _bounded(name: str, tensor_spec: OpSpec, scalar_spec: OpSpec, keep: Callable[..., Any],
+             self: Tensor, bound: Tensor | Number) -> Tensor:
+    """clamp_min / clamp_max: .Tensor (the bound an input) or the Scalar overload."""
+    param = name.removeprefix("clamp_")
+    _tensor_or_number(name, self, bound, param)
+    if isinstance(bound, Tensor):
+        return _elementwise(tensor_spec, _clamp_to(keep), (self, bound))
+    attrs: dict[str, Any] = {param: bound}
+    return _elementwise(scalar_spec, lambda a: _clamp_to(keep)(a, np.asarray(bound, a.dtype)),
+                        (self,), compute_dtype=_promotes([self, wrap(bound)]), **attrs)
+
+
+def clamp_min(self: Tensor, min: Tensor | Number) -> Tensor:
+    return _bounded("clamp_min", CLAMP_MIN_T, CLAMP_MIN, np.greater_equal, self, min)
+
+
+def clamp_max(self: Tensor, max: Tensor | Number) -> Tensor:
+    return _bounded("clamp_max", CLAMP_MAX_T, CLAMP_MAX, np.less_equal, self, max)
+
+
+# in-place forms (see unary_math._inplace)
+sign_ = _inplace(SIGN, sign)
+sgn_ = _inplace(SGN, sgn)
+trunc_ = _inplace(TRUNC, trunc)
+floor_ = _inplace(FLOOR, floor)
+ceil_ = _inplace(CEIL, ceil)
+frac_ = _inplace(FRAC, frac)

@@ -1,0 +1,436 @@
+"""torch's unary elementwise math (issue 24): inverse and hyperbolic trigonometry, logs and
+exps of other bases, the error and gamma functions, rounding, sign, nan_to_num, clamp_min /
+clamp_max, conversions. Forward in numpy (special functions: special_kernels.py), each
+OpSpec one derivatives.yaml entry, its formula written in engine ops (so create_graph
+differentiates it again), forward mode `auto_element_wise` where derivatives.yaml says so.
+
+Float32 results are computed in float64 and rounded once, as elementwise.py's transcendental
+functions are (torch's float32 kernels are nearly always correctly rounded).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from . import elementwise
+from . import special_kernels as sk
+from .common import (
+    _elementwise,
+    _float_dtype,
+    new,
+    zeros_like,
+    zeros_scalar,
+)
+from .elementwise import (
+    add,
+    add_scalar,
+    compare,
+    cos,
+    div,
+    exp,
+    mul,
+    mul_scalar,
+    neg,
+    pow,
+    sin,
+    sub,
+    sub_scalar,
+    where,
+)
+
+Formula = Callable[[Any, Tensor], Tensor]
+
+
+def _spec(name: str, saves: tuple[str, ...], formula: Formula, jvp: Any = "auto_element_wise"
+          ) -> OpSpec:
+    """A one-input derivatives.yaml entry: `self: <formula>`, `result: auto_element_wise`."""
+    return OpSpec(name, ("self",), {"self": saves} if saves else {},
+                  lambda c, g: [formula(c, g)], jvp=jvp)
+
+
+def _float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor, **attrs: Any
+           ) -> Tensor:
+    """A float result (integers give the default dtype), computed in float64 and rounded."""
+    dt = _float_dtype(self)
+    return _elementwise(spec, fn, (self,), out_dtype=dt, compute_dtype=dtypes.float64, **attrs)
+
+
+def _one_minus_square(x: Tensor) -> Tensor:
+    """-self * self + 1"""
+    return add_scalar(mul(neg(x), x), 1)
+
+
+# ---- trigonometric and hyperbolic ---------------------------------------------------------
+
+ACOS = _spec("AcosBackward0", ("self",),
+             lambda c, g: mul(g, neg(rsqrt(_one_minus_square(c.self)))))
+ASIN = _spec("AsinBackward0", ("self",), lambda c, g: mul(g, rsqrt(_one_minus_square(c.self))))
+ATAN = _spec("AtanBackward0", ("self",), lambda c, g: div(g, add_scalar(mul(c.self, c.self), 1)))
+# the real case: grad * (self * self - 1).rsqrt()
+ACOSH = _spec("AcoshBackward0", ("self",),
+              lambda c, g: mul(g, rsqrt(sub_scalar(mul(c.self, c.self), 1))))
+ASINH = _spec("AsinhBackward0", ("self",),
+              lambda c, g: mul(g, rsqrt(add_scalar(pow(c.self, 2), 1))))
+# grad * 1 / (1 - self.pow(2))
+ATANH = _spec("AtanhBackward0", ("self",),
+              lambda c, g: div(mul_scalar(g, 1), add_scalar(neg(pow(c.self, 2)), 1)))
+SINH = _spec("SinhBackward0", ("self",), lambda c, g: mul(g, cosh(c.self)))
+COSH = _spec("CoshBackward0", ("self",), lambda c, g: mul(g, sinh(c.self)))
+TAN = _spec("TanBackward0", ("result",), lambda c, g: mul(g, add_scalar(pow(c.result, 2), 1)))
+
+
+def acos(self: Tensor) -> Tensor:
+    return _float(ACOS, np.arccos, self)
+
+
+def asin(self: Tensor) -> Tensor:
+    return _float(ASIN, np.arcsin, self)
+
+
+def atan(self: Tensor) -> Tensor:
+    return _float(ATAN, np.arctan, self)
+
+
+def acosh(self: Tensor) -> Tensor:
+    return _float(ACOSH, np.arccosh, self)
+
+
+def asinh(self: Tensor) -> Tensor:
+    return _float(ASINH, np.arcsinh, self)
+
+
+def atanh(self: Tensor) -> Tensor:
+    return _float(ATANH, np.arctanh, self)
+
+
+def sinh(self: Tensor) -> Tensor:
+    return _float(SINH, np.sinh, self)
+
+
+def cosh(self: Tensor) -> Tensor:
+    return _float(COSH, np.cosh, self)
+
+
+def tan(self: Tensor) -> Tensor:
+    return _float(TAN, np.tan, self)
+
+
+# ---- logs, exps, powers -------------------------------------------------------------------
+
+LN2, LN10 = 0.6931471805599453, 2.3025850929940456
+# log1p_backward(grad, self): grad / (self + 1)
+LOG1P = _spec("Log1PBackward0", ("self",), lambda c, g: div(g, add_scalar(c.self, 1)))
+LOG2 = _spec("Log2Backward0", ("self",), lambda c, g: div(g, mul_scalar(c.self, LN2)))
+LOG10 = _spec("Log10Backward0", ("self",), lambda c, g: div(g, mul_scalar(c.self, LN10)))
+EXPM1 = _spec("Expm1Backward0", ("result",), lambda c, g: mul(g, add_scalar(c.result, 1)))
+EXP2 = _spec("Exp2Backward0", ("result",), lambda c, g: mul_scalar(mul(g, c.result), LN2))
+# -0.5 * grad * result.pow(3)
+RSQRT: OpSpec = _spec("RsqrtBackward0", ("result",),
+                      lambda c, g: mul(mul_scalar(g, -0.5), pow(c.result, 3)))
+
+
+def _sinc_backward(c: Any, g: Tensor) -> Tensor:
+    """FunctionsManual sinc_backward: 0 where self * self * pi is 0."""
+    self_pi = mul_scalar(c.self, math.pi)
+    self_squared_pi = mul_scalar(mul(c.self, c.self), math.pi)
+    out = div(mul(g, sub(mul(self_pi, cos(self_pi)), sin(self_pi))), self_squared_pi)
+    return where(compare(self_squared_pi, 0.0, np.equal), zeros_scalar(g), out)
+
+
+SINC = _spec("SincBackward0", ("self",), _sinc_backward)
+DEG2RAD = _spec("Deg2RadBackward0", (), lambda c, g: mul_scalar(g, math.pi / 180))
+RAD2DEG = _spec("Rad2DegBackward0", (), lambda c, g: mul_scalar(g, 180 / math.pi))
+
+
+def log1p(self: Tensor) -> Tensor:
+    return _float(LOG1P, np.log1p, self)
+
+
+def log2(self: Tensor) -> Tensor:
+    return _float(LOG2, np.log2, self)
+
+
+def log10(self: Tensor) -> Tensor:
+    return _float(LOG10, np.log10, self)
+
+
+def expm1(self: Tensor) -> Tensor:
+    return _float(EXPM1, np.expm1, self)
+
+
+def exp2(self: Tensor) -> Tensor:
+    return _float(EXP2, np.exp2, self)
+
+
+def rsqrt(self: Tensor) -> Tensor:
+    return _float(RSQRT, lambda a: 1.0 / np.sqrt(a), self)
+
+
+def square(self: Tensor) -> Tensor:
+    """CompositeImplicit: at::pow(self, 2) (PowBackward0)."""
+    return pow(self, 2)
+
+
+def _sinc(a: np.ndarray) -> np.ndarray:
+    # sin(pi x) / (pi x), 1 at 0 (numpy's sinc is the same function)
+    return np.sinc(a)
+
+
+def sinc(self: Tensor) -> Tensor:
+    return _float(SINC, _sinc, self)
+
+
+def _scaled(spec: OpSpec, factor: float, self: Tensor) -> Tensor:
+    """self * factor in self's float dtype: the factor is a wrapped scalar, rounded to it."""
+    dt = _float_dtype(self)
+    return _elementwise(spec, lambda a: a * dt.np.type(factor), (self,), compute_dtype=dt)
+
+
+def deg2rad(self: Tensor) -> Tensor:
+    return _scaled(DEG2RAD, math.pi / 180, self)
+
+
+def rad2deg(self: Tensor) -> Tensor:
+    return _scaled(RAD2DEG, 180 / math.pi, self)
+
+
+# ---- error and gamma functions ------------------------------------------------------------
+
+_TWO_BY_SQRT_PI = 2.0 / math.sqrt(math.pi)
+# 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+ERF = _spec("ErfBackward0", ("self",),
+            lambda c, g: mul(mul_scalar(exp(neg(pow(c.self, 2))), _TWO_BY_SQRT_PI), g))
+ERFC = _spec("ErfcBackward0", ("self",),
+             lambda c, g: mul(mul_scalar(exp(neg(pow(c.self, 2))), -_TWO_BY_SQRT_PI), g))
+# 0.5 * sqrt(M_PI) * exp(self.erfinv().pow(2)) * grad
+ERFINV = _spec("ErfinvBackward0", ("self",),
+               lambda c, g: mul(mul_scalar(exp(pow(erfinv(c.self), 2)), 0.5 * math.sqrt(math.pi)),
+                                g))
+LGAMMA = _spec("LgammaBackward0", ("self",), lambda c, g: mul(g, digamma(c.self)))
+DIGAMMA = _spec("DigammaBackward0", ("self",), lambda c, g: mul(g, polygamma(1, c.self)))
+POLYGAMMA = _spec("PolygammaBackward0", ("self",),
+                  lambda c, g: mul(g, polygamma(c.n + 1, c.self)))
+
+
+def erf(self: Tensor) -> Tensor:
+    return _float(ERF, sk.erf, self)
+
+
+def erfc(self: Tensor) -> Tensor:
+    return _float(ERFC, sk.erfc, self)
+
+
+def erfinv(self: Tensor) -> Tensor:
+    return _float(ERFINV, sk.erfinv, self)
+
+
+def lgamma(self: Tensor) -> Tensor:
+    return _float(LGAMMA, sk.lgamma, self)
+
+
+def digamma(self: Tensor) -> Tensor:
+    return _float(DIGAMMA, sk.digamma, self)
+
+
+def polygamma(n: int, self: Tensor) -> Tensor:
+    if n < 0:
+        raise RuntimeError(messages.POLYGAMMA_NEGATIVE)
+    if n == 1:   # trigamma, in the input's precision as torch's kernel
+        return _elementwise(POLYGAMMA, sk.trigamma, (self,), compute_dtype=_float_dtype(self),
+                            n=n)
+    return _float(POLYGAMMA, lambda a: sk.polygamma(n, a), self, n=n)
+
+
+def _mvlgamma_backward(c: Any, g: Tensor) -> Tensor:
+    """mvlgamma_backward: grad * sum_j digamma(self - j/2), j < p."""
+    total = digamma(c.self)
+    for j in range(1, c.p):
+        total = add(total, digamma(sub_scalar(c.self, j / 2)))
+    return mul(g, total)
+
+
+MVLGAMMA = _spec("MvlgammaBackward0", ("self",), _mvlgamma_backward)
+
+
+def mvlgamma(self: Tensor, p: int) -> Tensor:
+    if p < 1:
+        raise RuntimeError(messages.MVLGAMMA_P)
+
+    def fn(a: np.ndarray) -> np.ndarray:
+        out = np.full(a.shape, p * (p - 1) / 4 * math.log(math.pi))
+        for j in range(p):
+            out = out + sk.lgamma(a - j / 2)
+        return out
+    return _float(MVLGAMMA, fn, self, p=p)
+
+
+def _i0_backward(c: Any, g: Tensor) -> Tensor:
+    return mul(g, special_i1(c.self))
+
+
+I0 = _spec("I0Backward0", ("self",), _i0_backward)
+
+
+def _i1_backward(c: Any, g: Tensor) -> Tensor:
+    """FunctionsManual i1_backward: 0.5 where |self| <= eps (the limit), where the formula
+    would divide by zero."""
+    eps = float(np.finfo(c.self.dtype.np).eps)
+    not_tiny = compare(elementwise.abs(c.self), eps, np.greater)
+    safe = where(not_tiny, c.self, new(eps, c.self.dtype, c.self.device))
+    gradx = sub(i0(safe), mul(c.result, elementwise.reciprocal(safe)))
+    return mul(g, where(not_tiny, gradx, new(0.5, c.self.dtype, c.self.device)))
+
+
+SPECIAL_I1 = _spec("SpecialI1Backward0", ("self", "result"), _i1_backward)
+
+
+def i0(self: Tensor) -> Tensor:
+    return _float(I0, sk.i0, self)
+
+
+def special_i1(self: Tensor) -> Tensor:
+    """torch.special.i1 (i0's gradient)."""
+    return _float(SPECIAL_I1, sk.i1, self)
+
+
+# ---- logit --------------------------------------------------------------------------------
+
+def _logit_backward(c: Any, g: Tensor) -> Tensor:
+    """infinitely_differentiable_logit_backward (the first-order kernel logit_backward gives
+    the same values): grad / (self * (1 - self)) inside [eps, 1 - eps] (without eps [0, 1]),
+    outside 0 (without eps NaN)."""
+    lo, hi = (0.0, 1.0) if c.eps is None else (c.eps, 1.0 - c.eps)
+    inside = compare(compare(c.self, lo, np.greater_equal), compare(c.self, hi, np.less_equal),
+                     np.logical_and)
+    value = new(math.nan if c.eps is None else 0.0, c.self.dtype, c.self.device)
+    return where(inside, div(g, mul(c.self, add_scalar(neg(c.self), 1))), value)
+
+
+LOGIT = _spec("LogitBackward0", ("self",), _logit_backward)
+
+
+def logit(self: Tensor, eps: float | None = None) -> Tensor:
+    def fn(a: np.ndarray) -> np.ndarray:
+        x = a if eps is None else np.clip(a, eps, 1.0 - eps)
+        return np.log(x / (1.0 - x))
+    return _float(LOGIT, fn, self, eps=eps)
+
+
+# ---- complex-number views of a real tensor, angle, frexp, nextafter --------------------------
+# Complex dtypes are not modelled: for a real tensor torch.real, conj, resolve_conj,
+# resolve_neg and conj_physical return self itself (no node, no view).
+
+def real(self: Tensor) -> Tensor:
+    return self
+
+
+def conj(self: Tensor) -> Tensor:
+    return self
+
+
+def resolve_conj(self: Tensor) -> Tensor:
+    return self
+
+
+def resolve_neg(self: Tensor) -> Tensor:
+    return self
+
+
+def conj_physical(self: Tensor) -> Tensor:
+    return self
+
+
+# angle_backward of a real self: zeros_like(self); the jvp likewise
+ANGLE = _spec("AngleBackward0", ("self",), lambda c, g: zeros_like(c.self))
+
+
+def angle(self: Tensor) -> Tensor:
+    """A real x's angle: pi where x < 0, NaN where x is NaN, else 0 (ATen's angle_impl)."""
+    def fn(a: np.ndarray) -> np.ndarray:
+        return np.where(np.isnan(a), a, np.where(a < 0, a.dtype.type(math.pi), a.dtype.type(0)))
+    return _elementwise(ANGLE, fn, (self,), compute_dtype=_float_dtype(self))
+
+
+class frexp_return_type(tuple[Tensor, Tensor]):
+    """torch.return_types.frexp: (mantissa, exponent)."""
+
+    @property
+    def mantissa(self) -> Tensor:
+        return self[0]
+
+    @property
+    def exponent(self) -> Tensor:
+        return self[1]
+
+
+frexp_return_type.__name__ = frexp_return_type.__qualname__ = "frexp"
+
+# self: grad / exponent.exp2(); mantissa: self_t / exponent.exp2()
+FREXP = OpSpec("FrexpBackward0", ("self",), {"self": ("exponent",)},
+               lambda c, g: [div(g, exp2(c.exponent))],
+               jvp=lambda c: div(c.self_t, exp2(c.exponent)))
+
+
+def frexp(self: Tensor) -> frexp_return_type:
+    """C's frexp (numpy's): self = mantissa * 2 ** exponent, |mantissa| in [0.5, 1); the
+    exponent an int32 tensor, saved for the backward."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(messages.FREXP_DTYPE)
+    m, e = np.frexp(self._data)
+    exponent = new(e.astype(np.int32), dtypes.int32, self.device)
+    mantissa = record(FREXP, new(m, self.dtype, self.device), [self], exponent=exponent)
+    return frexp_return_type((mantissa, exponent))
+
+
+NEXTAFTER = OpSpec(
+    "NextafterBackward0", ("self", "other"), {"self": ("self", "other")},
+    lambda c, g: c.grads(lambda: where(compare(c.self, c.other, np.not_equal), g, zeros_scalar(g)),
+                         lambda: zeros_like(g)),
+    jvp=lambda c: where(compare(c.self, c.other, np.not_equal), c.self_t, zeros_scalar(c.self_t)))
+
+
+def nextafter(self: Tensor, other: Tensor) -> Tensor:
+    return _elementwise(NEXTAFTER, np.nextafter, (self, other))
+
+
+# ---- in-place forms ------------------------------------------------------------------------
+# Tensor.<op>_: the same node and saved values, written by inplace.py's machinery (which saves
+# a clone of self where the formula reads it). acosh_, asinh_ and atanh_ are left out: torch's
+# autograd refuses them (derivatives.yaml: not_implemented("inplace version of acosh")).
+
+def _inplace(spec: OpSpec, fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    def op_(self: Tensor) -> Tensor:
+        from .. import inplace  # it imports the ops: at call time
+        return inplace._unary_(spec, fn)(self)
+    op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
+    return op_
+
+
+acos_ = _inplace(ACOS, acos)
+asin_ = _inplace(ASIN, asin)
+atan_ = _inplace(ATAN, atan)
+sinh_ = _inplace(SINH, sinh)
+cosh_ = _inplace(COSH, cosh)
+tan_ = _inplace(TAN, tan)
+log1p_ = _inplace(LOG1P, log1p)
+log2_ = _inplace(LOG2, log2)
+log10_ = _inplace(LOG10, log10)
+expm1_ = _inplace(EXPM1, expm1)
+exp2_ = _inplace(EXP2, exp2)
+rsqrt_ = _inplace(RSQRT, rsqrt)
+sinc_ = _inplace(SINC, sinc)
+deg2rad_ = _inplace(DEG2RAD, deg2rad)
+rad2deg_ = _inplace(RAD2DEG, rad2deg)
+erf_ = _inplace(ERF, erf)
+erfc_ = _inplace(ERFC, erfc)
+erfinv_ = _inplace(ERFINV, erfinv)
+lgamma_ = _inplace(LGAMMA, lgamma)
+digamma_ = _inplace(DIGAMMA, digamma)
+i0_ = _inplace(I0, i0)
