@@ -1,0 +1,3 @@
+"""Sorting and order statistics."""
+
+from __future__ import annotations

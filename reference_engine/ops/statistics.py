@@ -1,0 +1,3 @@
+"""Statistics."""
+
+from __future__ import annotations
