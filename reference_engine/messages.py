@@ -978,3 +978,15 @@ FORWARD_MODE_STRICT = (
     "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are not "
     "supported together (yet). Please either set `strict=False` or "
     "`strategy=\"reverse-mode\"`.")
+
+
+# ---- reductions, scans and sorting (issue 24) ----
+# aten/src/ATen/native/TensorShape / Sorting.cpp: topk's and kthvalue's k checks
+TOPK_OUT_OF_RANGE = "selected index k out of range"
+
+
+def kthvalue_out_of_range(dim: int) -> str:
+    return f"kthvalue(): selected number k out of range for dimension {dim}"
+KTHVALUE_OUT_NOT_MODELLED = (
+    "reference_engine: kthvalue(out=(values, indices)) is not modelled beyond its overlap "
+    "check")

@@ -168,6 +168,14 @@ OPS: tuple[OpRow, ...] = (
     _row("cummax", "ops.scans", M, args=(1,), feature="reductions"),
     _row("cummin", "ops.scans", M, args=(1,), feature="reductions"),
     _row("logcumsumexp", "ops.scans", M, args=(1,), feature="reductions"),
+    # sorting and order statistics (ops/sorting.py)
+    _row("sort", "ops.sorting", M, args=(1,), feature="reductions", overloads=True),
+    _row("msort", "ops.sorting", M, feature="reductions"),
+    _row("topk", "ops.sorting", M, args=(2,), feature="reductions"),
+    _row("kthvalue", "ops.sorting", M, args=(2,), feature="reductions"),
+    _row("median", "ops.sorting", M, args=(1,), feature="reductions", overloads=True),
+    _row("nanmedian", "ops.sorting", M, args=(1,), feature="reductions", overloads=True),
+    _row("mode", "ops.sorting", M, args=(1,), feature="reductions"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
@@ -187,4 +195,5 @@ GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its flo
                      "redesigned for the grown registry)")
 # ---- reductions, scans and sorting (issue 24) ----
 NOT_GENERATED.update(dict.fromkeys(
-    ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"), GENERATOR_PENDING))
+    ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "msort", "topk", "kthvalue",
+     "median", "nanmedian", "mode"), GENERATOR_PENDING))
