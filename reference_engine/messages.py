@@ -990,3 +990,53 @@ def kthvalue_out_of_range(dim: int) -> str:
 KTHVALUE_OUT_NOT_MODELLED = (
     "reference_engine: kthvalue(out=(values, indices)) is not modelled beyond its overlap "
     "check")
+# ReduceOps.cpp / ReduceOpsUtils.h / LinearAlgebra.cpp
+TOO_MANY_DIMS = "only tensors with up to 64 dims are supported"
+AMINMAX_EMPTY = ("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                 "has no identity.")
+AMINMAX_OUT_NOT_MODELLED = "reference_engine: aminmax(out=...) is not modelled beyond its checks"
+NORM_OUT_NOT_MODELLED = "reference_engine: torch.norm(out=...) is not modelled"
+NORM_MATRIX_NOT_MODELLED = ("reference_engine: torch.norm's matrix norms (linalg.matrix_norm: "
+                            "'nuc', 'fro' over more than two dims) are not modelled")
+
+
+def reduction_dim_empty(op: str, dim: int) -> str:
+    """zero_numel_check_dims: an IndexError."""
+    return f"{op}: Expected reduction dim {dim} to have non-zero size."
+
+
+def reduction_dim_unspecified(op: str) -> str:
+    return (f"{op}: Expected reduction dim to be specified for input.numel() == 0. Specify "
+            "the reduction dim with the 'dim' argument.")
+
+
+def dim_repeated(dim: int) -> str:
+    return f"dim {dim} appears multiple times in the list of dims"
+
+
+def out_dtype(expected: str, got: str) -> str:
+    """aminmax's out= check (resize_output's dtype check)."""
+    return f"Expected out tensor to have dtype {expected}, but got {got} instead"
+
+
+def out_dtype_match(input_dtype: str, out_dtype: str) -> str:
+    """amax/amin's out= check."""
+    return (f"Expected the dtype for input and out to match, but got {input_dtype} for "
+            f"input's dtype and {out_dtype} for out's dtype.")
+
+
+def nanmean_dtype(got: str) -> str:
+    return f"nanmean(): expected input to have floating point or complex dtype but got {got}"
+
+
+def vector_norm_dtype(got: str) -> str:
+    return f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {got}"
+
+
+def vector_norm_empty(p: float) -> str:
+    return (f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor because "
+            "the operation does not have an identity")
+
+
+def renorm_dims(ndim: int) -> str:
+    return f"renorm: input needs at least 2 dimensions, got {ndim} dimensions"

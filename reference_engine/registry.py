@@ -176,6 +176,16 @@ OPS: tuple[OpRow, ...] = (
     _row("median", "ops.sorting", M, args=(1,), feature="reductions", overloads=True),
     _row("nanmedian", "ops.sorting", M, args=(1,), feature="reductions", overloads=True),
     _row("mode", "ops.sorting", M, args=(1,), feature="reductions"),
+    # statistics (ops/statistics.py)
+    _row("std", "ops.statistics", M, feature="reductions", overloads=True),
+    _row("std_mean", "ops.statistics", M, method=False, feature="reductions", overloads=True),
+    _row("logsumexp", "ops.statistics", M, args=(1,), feature="reductions"),
+    _row("nansum", "ops.statistics", M, feature="reductions"),
+    _row("nanmean", "ops.statistics", M, feature="reductions"),
+    _row("aminmax", "ops.statistics", M, feature="reductions"),
+    _row("norm", "ops.statistics", M, feature="reductions", overloads=True),
+    _row("dist", "ops.statistics", M, M, feature="reductions"),
+    _row("renorm", "ops.statistics", (3, 2), args=(2, 0, 0.5), feature="reductions"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
@@ -196,4 +206,5 @@ GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its flo
 # ---- reductions, scans and sorting (issue 24) ----
 NOT_GENERATED.update(dict.fromkeys(
     ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "msort", "topk", "kthvalue",
-     "median", "nanmedian", "mode"), GENERATOR_PENDING))
+     "median", "nanmedian", "mode", "std", "std_mean", "logsumexp", "nansum", "nanmean",
+     "aminmax", "norm", "dist", "renorm"), GENERATOR_PENDING))

@@ -423,7 +423,8 @@ def _var_args(self: Tensor, dim: Any, unbiased: bool | None, correction: float |
 
 
 def _var_values(self: Tensor, dims: tuple[int, ...] | None, correction: float,
-                keepdim: bool, op: str) -> tuple[np.ndarray, np.ndarray]:
+                keepdim: bool, op: str, sqrt: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(var, mean); with `sqrt` (std, std_mean) the root taken in double before rounding."""
     axis = dims if dims else None
     n = self.numel() if axis is None else int(np.prod([self.shape[d] for d in axis]))
     if n - correction <= 0:
@@ -434,6 +435,7 @@ def _var_values(self: Tensor, dims: tuple[int, ...] | None, correction: float,
     with np.errstate(all="ignore"):
         mean = np.mean(a, axis=axis, keepdims=True)
         var = np.sum((a - mean) ** 2, axis=axis, keepdims=keepdim) / (n - correction)
+        var = np.sqrt(var) if sqrt else var
     if not keepdim:
         mean = np.squeeze(mean, axis) if axis is not None else mean.reshape(())
     return np.asarray(var, self._data.dtype), np.asarray(mean, self._data.dtype)
