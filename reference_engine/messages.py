@@ -1040,3 +1040,11 @@ def vector_norm_empty(p: float) -> str:
 
 def renorm_dims(ndim: int) -> str:
     return f"renorm: input needs at least 2 dimensions, got {ndim} dimensions"
+
+
+def mean_optional_dtype(scalar_name: str) -> str:
+    return ("mean(): could not infer output dtype. Optional dtype must be either a floating "
+            f"point or complex dtype. Got: {scalar_name}")
+
+
+MEAN_DTYPE_NOT_MODELLED = "reference_engine: mean(dtype=) of another float dtype is not modelled"
