@@ -1048,3 +1048,48 @@ def mean_optional_dtype(scalar_name: str) -> str:
 
 
 MEAN_DTYPE_NOT_MODELLED = "reference_engine: mean(dtype=) of another float dtype is not modelled"
+
+
+# ReduceOps.cpp diff_check, Integration.cpp, Correlation.cpp
+def diff_order(n: int) -> str:
+    return f"order must be non-negative but got {n}"
+
+
+DIFF_ZERO_DIM = "diff expects input to be at least one-dimensional"
+DIFF_OTHER_DIMS = "diff expects prepend or append to be the same dimension as input"
+
+
+def trapezoid_one_x(op: str) -> str:
+    return f"{op}: There must be one `x` value for each sample point"
+
+
+def cov_dims(op: str, ndim: int) -> str:
+    return (f"{op}(): expected input to have two or fewer dimensions but got an input with "
+            f"{ndim} dimensions")
+
+
+def cov_weights_dims(name: str, ndim: int) -> str:
+    return (f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+            f"{ndim} dimensions")
+
+
+def cov_weights_dtype(name: str, integral: bool, got: str) -> str:
+    kind = "integral" if integral else "floating point"
+    return f"cov(): expected {name} to have {kind} dtype but got {name} with {got} dtype"
+
+
+def cov_weights_numel(name: str, numel: int, n: int) -> str:
+    return (f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {numel} != {n}")
+
+
+def cov_weights_negative(name: str) -> str:
+    return f"cov(): {name} cannot be negative"
+
+
+COV_WEIGHTS_ZERO = "cov(): weights sum to zero, can't be normalized"
+COV_DOF = ("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+           "number of observations.")
+COV_ONE_OBSERVATION_NOT_MODELLED = (
+    "reference_engine: cov() of one observation with only fweights or only aweights (ATen "
+    "zeroes the input in place) is not modelled")

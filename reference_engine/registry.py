@@ -186,6 +186,15 @@ OPS: tuple[OpRow, ...] = (
     _row("norm", "ops.statistics", M, feature="reductions", overloads=True),
     _row("dist", "ops.statistics", M, M, feature="reductions"),
     _row("renorm", "ops.statistics", (3, 2), args=(2, 0, 0.5), feature="reductions"),
+    # torch's composites, in its ops (ops/composites.py)
+    _row("diff", "ops.composites", M, feature="reductions"),
+    _row("trapz", "ops.composites", M, method=False, feature="reductions", overloads=True),
+    _row("trapezoid", "ops.composites", M, method=False, feature="reductions",
+         overloads=True),
+    _row("cumulative_trapezoid", "ops.composites", M, method=False, feature="reductions",
+         overloads=True),
+    _row("cov", "ops.composites", M, feature="reductions"),
+    _row("corrcoef", "ops.composites", M, feature="reductions"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
@@ -207,4 +216,5 @@ GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its flo
 NOT_GENERATED.update(dict.fromkeys(
     ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "msort", "topk", "kthvalue",
      "median", "nanmedian", "mode", "std", "std_mean", "logsumexp", "nansum", "nanmean",
-     "aminmax", "norm", "dist", "renorm"), GENERATOR_PENDING))
+     "aminmax", "norm", "dist", "renorm", "diff", "trapz", "trapezoid",
+     "cumulative_trapezoid", "cov", "corrcoef"), GENERATOR_PENDING))
