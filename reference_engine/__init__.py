@@ -78,7 +78,7 @@ from .grad_mode import (
 )
 from .ops import elementwise, indexing, joining, linalg, reductions
 from .ops import nn as _nn_ops
-from .ops import composites, scans, sorting, statistics
+from .ops import composites, quantiles, scans, sorting, statistics
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -94,7 +94,7 @@ _MODULES = {m.__name__.removeprefix(__name__ + "."): m
             for m in (elementwise, indexing, joining, linalg, _nn_ops, reductions, inplace, views)}
 # reductions, scans and sorting (issue 24)
 _MODULES.update({m.__name__.removeprefix(__name__ + "."): m for m in (scans, sorting, statistics,
-                                                                     composites)})
+                                                                     composites, quantiles)})
 
 
 def _attach(name: str, forward: object) -> None:

@@ -1093,3 +1093,23 @@ COV_DOF = ("cov(): degrees of freedom is <= 0. Correction should be strictly les
 COV_ONE_OBSERVATION_NOT_MODELLED = (
     "reference_engine: cov() of one observation with only fweights or only aweights (ATen "
     "zeroes the input in place) is not modelled")
+
+
+# Sorting.cpp quantile_checks / quantile_impl
+def quantile_q_range(q: float) -> str:
+    return f"quantile() q must be in the range [0, 1] but got {q}"
+
+
+def quantile_interpolation(got: str) -> str:
+    return ("quantile() interpolation must be one of linear, lower, higher, midpoint or "
+            f"nearest, but got {got}")
+
+
+QUANTILE_EMPTY = "quantile() input tensor must be non-empty"
+QUANTILE_Q_DIMS = "quantile() q must be a scalar or 1D tensor"
+QUANTILE_DTYPE = "quantile() input tensor must be either float or double dtype"
+QUANTILE_Q_DTYPE = "quantile() q tensor must be same dtype as the input tensor"
+QUANTILE_Q_VALUES = "quantile() q values must be in the range [0, 1]"
+QUANTILE_INTERPOLATION_NOT_MODELLED = (
+    "reference_engine: quantile's interpolation 'lower', 'higher' and 'nearest' (in-place "
+    "floor_/ceil_/round_ of the ranks) are not modelled")

@@ -195,6 +195,9 @@ OPS: tuple[OpRow, ...] = (
          overloads=True),
     _row("cov", "ops.composites", M, feature="reductions"),
     _row("corrcoef", "ops.composites", M, feature="reductions"),
+    _row("quantile", "ops.quantiles", M, args=(0.3, 1), feature="reductions", overloads=True),
+    _row("nanquantile", "ops.quantiles", M, args=(0.3, 1), feature="reductions",
+         overloads=True),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)
@@ -217,4 +220,4 @@ NOT_GENERATED.update(dict.fromkeys(
     ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "msort", "topk", "kthvalue",
      "median", "nanmedian", "mode", "std", "std_mean", "logsumexp", "nansum", "nanmean",
      "aminmax", "norm", "dist", "renorm", "diff", "trapz", "trapezoid",
-     "cumulative_trapezoid", "cov", "corrcoef"), GENERATOR_PENDING))
+     "cumulative_trapezoid", "cov", "corrcoef", "quantile", "nanquantile"), GENERATOR_PENDING))
