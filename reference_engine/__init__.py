@@ -76,9 +76,19 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops import elementwise, indexing, joining, linalg, reductions
+from .ops import (
+    composites,
+    elementwise,
+    indexing,
+    joining,
+    linalg,
+    quantiles,
+    reductions,
+    scans,
+    sorting,
+    statistics,
+)
 from .ops import nn as _nn_ops
-from .ops import composites, quantiles, scans, sorting, statistics
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor

@@ -11,6 +11,13 @@ public op gets its row in registry.py.
                  atan2, clone/to
     reductions   sum, mean (and sum_to), prod, amax/amin, max/min, argmax/argmin,
                  var/var_mean, trace
+    scans        cumsum, cumprod, cummax/cummin, logcumsumexp
+    sorting      sort, msort, topk, kthvalue, median, nanmedian, mode
+    statistics   std/std_mean, logsumexp, nansum/nanmean, aminmax, norm (vector norm),
+                 dist, renorm
+    composites   torch's composites, in its ops: diff, trapz/trapezoid,
+                 cumulative_trapezoid, cov, corrcoef
+    quantiles    quantile, nanquantile (composite, with lerp_)
     linalg       mm, mv, dot, addmm, bmm, matmul
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,

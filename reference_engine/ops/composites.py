@@ -106,7 +106,7 @@ def _scalar(value: Any, like: Tensor, dt: dtypes.dtype = dtypes.int64) -> Tensor
 def _check_weights(w: Tensor, name: str, n: int, integral: bool) -> None:
     if w.ndim > 1:
         raise RuntimeError(messages.cov_weights_dims(name, w.ndim))
-    if integral and w.dtype.is_floating_point or not integral and not w.dtype.is_floating_point:
+    if w.dtype.is_floating_point == integral:   # fweights integral, aweights floating
         raise RuntimeError(messages.cov_weights_dtype(name, integral, w.dtype.scalar_name))
     if w.numel() != n:
         raise RuntimeError(messages.cov_weights_numel(name, w.numel(), n))

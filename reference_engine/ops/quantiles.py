@@ -1,5 +1,5 @@
 """quantile and nanquantile: ATen's composite (Sorting.cpp quantile_impl), op for op, so the
-graph, the in-place steps (lerp_, unsqueeze_/transpose_/squeeze_, ceil_) and the versions are
+graph, the in-place steps (lerp_, unsqueeze_/transpose_/squeeze_) and the versions are
 torch's: sort the reduced dim last, turn q into ranks, gather the values below and above and
 lerp_ between them. q's gradient flows only through the lerp weights (ranks - ranks_below)."""
 
@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes, inplace, messages, views
 from ..autograd_meta import OpSpec, record
+from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import common, indexing
 from . import elementwise as ops
@@ -19,7 +20,7 @@ from .sorting import sort
 INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-# ---- lerp_ (lerp.Tensor's formulas) and ceil_, the in-place steps quantile takes ----------
+# ---- lerp_ (lerp.Tensor's formulas), the in-place step quantile takes --------------------
 
 def _lerp_array(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
     """ATen's lerp: weight < 0.5 ? self + weight * (end - self) : end - (end - self) * (1 -
@@ -43,19 +44,9 @@ def _lerp(self: Tensor, end: Tensor, weight: Tensor) -> Tensor:
 
 
 def _lerp_(self: Tensor, end: Tensor, weight: Tensor) -> Tensor:
-    with_values = common.new(common._compute(_lerp_array, self._data, end._data,
-                                             weight._data.astype(self.dtype.np)),
-                             self.dtype, self.device)
-    return inplace.apply_inplace(self, LERP1, with_values, [end, weight])
-
-
-CEIL = OpSpec("CeilBackward0", ("self",), backward=lambda c, g: [common.zeros_like(g)],
-              jvp=lambda c: common.zeros_like(c.self_t))
-
-
-def _ceil_(self: Tensor) -> Tensor:
-    return inplace.apply_inplace(self, CEIL, common.new(np.ceil(self._data), self.dtype,
-                                                        self.device), [])
+    with no_grad():   # the values, and the tangent forward mode gives self (if any)
+        result = _lerp(self, end, weight)
+    return inplace.apply_inplace(self, LERP1, result, [end, weight])
 
 
 # ---- quantile / nanquantile ---------------------------------------------------------------
@@ -135,7 +126,9 @@ def _quantile(self: Tensor, q: Any, dim: int | None, keepdim: bool, interpolatio
         weights = common.new(np.full(ranks.shape, 0.5), ranks.dtype, self.device)
     else:
         weights = ops.sub(ranks, below)
-    above = common.new(_ceil_(ranks)._data.astype(np.int64), dtypes.int64, self.device)
+    # ATen's ranks.ceil_() leaves a CeilBackward0 on ranks that no output's graph reaches:
+    # only its values are read here
+    above = common.new(np.ceil(ranks._data).astype(np.int64), dtypes.int64, self.device)
     _lerp_(values, indexing.gather(sorted_values, -1, above), weights)
     if q.ndim == 0:
         return views.squeeze_(values, -1)

@@ -139,7 +139,7 @@ def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:
 def _prod_safe_zeros_backward(g: Tensor, x: Tensor, dim: int) -> Tensor:
     """grad * exclusive cumprod from the front * exclusive cumprod from the back: safe with
     zeros, and differentiable again (FunctionsManual prod_safe_zeros_backward)."""
-    from .scans import _flip, cumprod   # scans builds on this module
+    from .scans import _flip, cumprod  # scans builds on this module
     if x.numel() == 0:
         return views.expand(g, tuple(x.shape))
     ones_shape = list(x.shape)

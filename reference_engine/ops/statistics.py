@@ -239,9 +239,10 @@ def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False,
             raise RuntimeError(messages.AMINMAX_EMPTY)
         dims: Dims = tuple(range(self.ndim))
     else:
-        dims = (common.wrap_dim(dim, self.ndim),) if self.ndim else ()
-        if self.ndim and self.shape[dims[0]] == 0:
-            raise IndexError(messages.reduction_dim_empty("aminmax", dims[0]))
+        d = common.wrap_dim(dim, self.ndim)
+        dims = (d,) if self.ndim else ()
+        if self.ndim and self.shape[d] == 0:
+            raise IndexError(messages.reduction_dim_empty("aminmax", d))
     if out is not None:
         for o in out:
             if o.dtype is not self.dtype:
@@ -349,7 +350,7 @@ def _vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
             return np.sum(a, axis=axis, keepdims=keepdim)
         if p == 2:
             return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
-        return np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+        return np.asarray(np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p))
 
 
 def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
@@ -370,18 +371,19 @@ def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = F
     return record(LINALG_VECTOR_NORM, out, [self], ord=p, dim=dims, keepdim=keepdim)
 
 
-def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+def norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          out: Tensor | None = None, dtype: dtype | None = None) -> Tensor:
-    """torch.norm (torch/functional.py) on a strided tensor: 'fro' over at most two dims and
-    every numeric p are linalg.vector_norm; 'nuc' (matrix_norm) is not modelled."""
+    """torch.norm (torch/functional.py, whose first parameter is `input`) on a strided
+    tensor: 'fro' over at most two dims and every numeric p are linalg.vector_norm; 'nuc'
+    (matrix_norm) is not modelled."""
     dims = [dim] if isinstance(dim, int) else dim
     if out is not None:
         raise NotImplementedError(messages.NORM_OUT_NOT_MODELLED)
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
-            return vector_norm(input, 2, dims, keepdim, dtype=dtype)
+            return vector_norm(self, 2, dims, keepdim, dtype=dtype)
         raise NotImplementedError(messages.NORM_MATRIX_NOT_MODELLED)
-    return vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+    return vector_norm(self, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
 
 
 def _dist_backward(c: Any, g: Tensor) -> list[Tensor | None]:
