@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, inplace
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
@@ -119,13 +119,14 @@ def _cumprod_backward(c: Any, g: Tensor) -> Tensor:
         arr = _along(g._data, d, lambda gg: _first_zero_grad(
             gg, np.moveaxis(x._data, d, -1), np.moveaxis(out._data, d, -1)))
         return common.new(arr, g.dtype, g.device)
-    # with create_graph: torch's O(n^2) formula, whose derivative is cumprod's second one;
-    # each slice stacked (its tensor-subclass branch: same values as select().copy_())
+    # with create_graph: torch's O(n^2) formula, whose derivative is cumprod's second one,
+    # each slice copied into zeros: grad_input.select(dim, k).copy_(...) (CopySlices)
     n = x.shape[d]
+    # at::zeros is empty().zero_(): one write before the n copies
+    grad_input = common.written_in_place(common.new(np.zeros(x.shape), g.dtype, g.device))
     ones_shape = list(x.shape)
     ones_shape[d] = 1
     ones = common.new(np.ones(ones_shape), g.dtype, g.device)
-    slices = []
     for k in range(n):
         if k == 0:
             omitted = joining.cat([ones, cumprod(views.narrow(x, d, 1, n - 1), d)], d)
@@ -135,8 +136,9 @@ def _cumprod_backward(c: Any, g: Tensor) -> Tensor:
             until = red.prod(views.narrow(x, d, 0, k), d, True)
             after = cumprod(views.narrow(x, d, k + 1, n - k - 1), d)
             omitted = joining.cat([until, ops.mul(views.expand(until, after.shape), after)], d)
-        slices.append(red.sum(ops.mul(views.narrow(g, d, k, n - k), omitted), d))
-    return joining.stack(slices, d)
+        grad_slice = red.sum(ops.mul(views.narrow(g, d, k, n - k), omitted), d)
+        inplace.copy_(views.select(grad_input, d, k), grad_slice)
+    return grad_input
 
 
 def _cumprod_jvp(c: Any) -> Tensor:
