@@ -119,10 +119,20 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
 
 # ---- kthvalue / median / nanmedian / mode: one value per line -----------------------------
 
+def _nonempty(self: Tensor, d: int, spec: OpSpec) -> None:
+    """zero_numel_check_dims: a reduced dim of size 0 has no value to pick."""
+    if self.ndim and self.shape[d] == 0:
+        # nanmedian's kernel is median's, and so is its message
+        op = {"KthvalueBackward0": "kthvalue", "ModeBackward0": "mode"}.get(spec.grad_fn,
+                                                                           "median")
+        raise IndexError(messages.reduction_dim_empty(op + "()", d))
+
+
 def _pick(self: Tensor, dim: int, keepdim: bool, spec: OpSpec, kind: type,
           choose: Any) -> Any:
     """choose(line) -> (value, index) for each line along dim."""
     a, d = _lines(self, dim)
+    _nonempty(self, d, spec)
     flat = a.reshape(-1, a.shape[-1])
     picked = [choose(line) for line in flat]
     shape = a.shape[:-1]
@@ -143,6 +153,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,
             raise RuntimeError(messages.PARTIAL_OVERLAP)
         raise NotImplementedError(messages.KTHVALUE_OUT_NOT_MODELLED)
     a, d = _lines(self, dim)
+    _nonempty(self, d, KTHVALUE)
     if not 1 <= k <= a.shape[-1]:
         raise RuntimeError(messages.kthvalue_out_of_range(d))
 
