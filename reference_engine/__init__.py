@@ -95,6 +95,7 @@ from .grad_mode import (
 from .ops import (
     activations,
     binary_math,
+    composites,
     conversions,
     decompositions,
     elementwise,
@@ -105,7 +106,11 @@ from .ops import (
     losses,
     piecewise,
     products,
+    quantiles,
     reductions,
+    scans,
+    sorting,
+    statistics,
     unary_math,
 )
 from .ops import linalg as _linalg_ops  # the products; `linalg` is torch.linalg's namespace
@@ -123,10 +128,10 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
 _MODULES = {m.__name__.removeprefix(__name__ + "."): m
-            for m in (activations, binary_math, conversions, decompositions, elementwise,
-                      indexing, joining, layers, _linalg_ops, linalg_functions, losses,
-                      _nn_ops, piecewise, products, reductions, _special_ops, unary_math,
-                      inplace, views)}
+            for m in (activations, binary_math, composites, conversions, decompositions,
+                      elementwise, indexing, joining, layers, _linalg_ops, linalg_functions,
+                      losses, _nn_ops, piecewise, products, quantiles, reductions, scans,
+                      sorting, _special_ops, statistics, unary_math, inplace, views)}
 
 
 def _attach(name: str, forward: object) -> None:

@@ -85,6 +85,9 @@ class OpSpec:
     # `indices`), which a backward without retain_graph frees like any saved tensor; here the
     # positions are plain attributes, so only their freeing is modelled (pack hooks do not see them)
     saves_indices: bool = False
+    # outputs besides the result that a formula reads (cummax's indices, aminmax's min
+    # and max), given as tensor attributes: saved after the inputs, in this order
+    saved_outputs: tuple[str, ...] = ()
     # forward mode's formula (see the module docstring); None: not written yet
     jvp: Jvp | str | None = None
     # the order torch saves (and pack hooks see) the saved values in, where it is not their
@@ -158,9 +161,12 @@ def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
         by_name: dict[str, Any] = dict(zip(spec.inputs, inputs, strict=False))
         # Tensor attributes (where's condition) are saved too, with the same checks.
         by_name.update({k: v for k, v in attrs.items() if isinstance(v, Tensor)})
-        for name in sorted(wanted, key=lambda n: (
-                spec.save_order.index(n) if n in spec.save_order else len(spec.save_order),
-                n)):
+        # torch saves the inputs (by name, or in save_order) before the forward runs and its
+        # outputs after
+        outputs = [n for n in spec.saved_outputs if n in wanted]
+        inputs = sorted(wanted - set(outputs), key=lambda n: (
+            spec.save_order.index(n) if n in spec.save_order else len(spec.save_order), n))
+        for name in inputs + outputs:
             if name == "result":
                 if with_result:
                     save_result(node, result)

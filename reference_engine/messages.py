@@ -1138,3 +1138,136 @@ NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If y
 CHANNELS_LAST_RANK = "required rank 4 tensor to use channels_last format"
 # aten/src/ATen/native/UnaryOps.cpp frexp_out's check
 FREXP_DTYPE = ("torch.frexp() only supports floating-point dtypes")
+# ---- reductions, scans and sorting (issue 24) ----
+# aten/src/ATen/native/TensorShape / Sorting.cpp: topk's and kthvalue's k checks
+TOPK_OUT_OF_RANGE = "selected index k out of range"
+
+
+def kthvalue_out_of_range(dim: int) -> str:
+    return f"kthvalue(): selected number k out of range for dimension {dim}"
+KTHVALUE_OUT_NOT_MODELLED = (
+    "reference_engine: kthvalue(out=(values, indices)) is not modelled beyond its overlap "
+    "check")
+# ReduceOps.cpp / ReduceOpsUtils.h / LinearAlgebra.cpp
+TOO_MANY_DIMS = "only tensors with up to 64 dims are supported"
+AMINMAX_EMPTY = ("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                 "has no identity.")
+AMINMAX_OUT_NOT_MODELLED = "reference_engine: aminmax(out=...) is not modelled beyond its checks"
+NORM_OUT_NOT_MODELLED = "reference_engine: torch.norm(out=...) is not modelled"
+NORM_MATRIX_NOT_MODELLED = ("reference_engine: torch.norm's matrix norms (linalg.matrix_norm: "
+                            "'nuc', 'fro' over more than two dims) are not modelled")
+
+
+def reduction_dim_empty(op: str, dim: int) -> str:
+    """zero_numel_check_dims: an IndexError."""
+    return f"{op}: Expected reduction dim {dim} to have non-zero size."
+
+
+def reduction_dim_unspecified(op: str) -> str:
+    return (f"{op}: Expected reduction dim to be specified for input.numel() == 0. Specify "
+            "the reduction dim with the 'dim' argument.")
+
+
+def dim_repeated(dim: int) -> str:
+    return f"dim {dim} appears multiple times in the list of dims"
+
+
+def out_dtype(expected: str, got: str) -> str:
+    """aminmax's out= check (resize_output's dtype check)."""
+    return f"Expected out tensor to have dtype {expected}, but got {got} instead"
+
+
+def out_dtype_match(input_dtype: str, out_dtype: str) -> str:
+    """amax/amin's out= check."""
+    return (f"Expected the dtype for input and out to match, but got {input_dtype} for "
+            f"input's dtype and {out_dtype} for out's dtype.")
+
+
+def nanmean_dtype(got: str) -> str:
+    return f"nanmean(): expected input to have floating point or complex dtype but got {got}"
+
+
+def vector_norm_dtype(got: str) -> str:
+    return f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {got}"
+
+
+def vector_norm_empty(p: float) -> str:
+    return (f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor because "
+            "the operation does not have an identity")
+
+
+def renorm_dims(ndim: int) -> str:
+    return f"renorm: input needs at least 2 dimensions, got {ndim} dimensions"
+
+
+def mean_optional_dtype(scalar_name: str) -> str:
+    return ("mean(): could not infer output dtype. Optional dtype must be either a floating "
+            f"point or complex dtype. Got: {scalar_name}")
+
+
+MEAN_DTYPE_NOT_MODELLED = "reference_engine: mean(dtype=) of another float dtype is not modelled"
+
+
+# ReduceOps.cpp diff_check, Integration.cpp, Correlation.cpp
+def diff_order(n: int) -> str:
+    return f"order must be non-negative but got {n}"
+
+
+DIFF_ZERO_DIM = "diff expects input to be at least one-dimensional"
+DIFF_OTHER_DIMS = "diff expects prepend or append to be the same dimension as input"
+
+
+def trapezoid_one_x(op: str) -> str:
+    return f"{op}: There must be one `x` value for each sample point"
+
+
+def cov_dims(op: str, ndim: int) -> str:
+    return (f"{op}(): expected input to have two or fewer dimensions but got an input with "
+            f"{ndim} dimensions")
+
+
+def cov_weights_dims(name: str, ndim: int) -> str:
+    return (f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+            f"{ndim} dimensions")
+
+
+def cov_weights_dtype(name: str, integral: bool, got: str) -> str:
+    kind = "integral" if integral else "floating point"
+    return f"cov(): expected {name} to have {kind} dtype but got {name} with {got} dtype"
+
+
+def cov_weights_numel(name: str, numel: int, n: int) -> str:
+    return (f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {numel} != {n}")
+
+
+def cov_weights_negative(name: str) -> str:
+    return f"cov(): {name} cannot be negative"
+
+
+COV_WEIGHTS_ZERO = "cov(): weights sum to zero, can't be normalized"
+COV_DOF = ("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+           "number of observations.")
+COV_ONE_OBSERVATION_NOT_MODELLED = (
+    "reference_engine: cov() of one observation with only fweights or only aweights (ATen "
+    "zeroes the input in place) is not modelled")
+
+
+# Sorting.cpp quantile_checks / quantile_impl
+def quantile_q_range(q: float) -> str:
+    return f"quantile() q must be in the range [0, 1] but got {q}"
+
+
+def quantile_interpolation(got: str) -> str:
+    return ("quantile() interpolation must be one of linear, lower, higher, midpoint or "
+            f"nearest, but got {got}")
+
+
+QUANTILE_EMPTY = "quantile() input tensor must be non-empty"
+QUANTILE_Q_DIMS = "quantile() q must be a scalar or 1D tensor"
+QUANTILE_DTYPE = "quantile() input tensor must be either float or double dtype"
+QUANTILE_Q_DTYPE = "quantile() q tensor must be same dtype as the input tensor"
+QUANTILE_Q_VALUES = "quantile() q values must be in the range [0, 1]"
+QUANTILE_INTERPOLATION_NOT_MODELLED = (
+    "reference_engine: quantile's interpolation 'lower', 'higher' and 'nearest' (in-place "
+    "floor_/ceil_/round_ of the ranks) are not modelled")

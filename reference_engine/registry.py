@@ -343,6 +343,43 @@ OPS: tuple[OpRow, ...] = (
     _row("nextafter", "ops.unary_math", V, V),
     _row("double", "ops.conversions", function=False, feature="devices"),
     _row("float", "ops.conversions", function=False, feature="devices"),
+    # ---- reductions, scans and sorting (issue 24) ----
+    # scans (ops/scans.py)
+    _row("cumsum", "ops.scans", M, args=(1,), feature="reductions"),
+    _row("cumprod", "ops.scans", M, args=(1,), feature="reductions"),
+    _row("cummax", "ops.scans", M, args=(1,), feature="reductions"),
+    _row("cummin", "ops.scans", M, args=(1,), feature="reductions"),
+    _row("logcumsumexp", "ops.scans", M, args=(1,), feature="reductions"),
+    # sorting and order statistics (ops/sorting.py)
+    _row("sort", "ops.sorting", M, args=(1,), feature="reductions", overloads=True),
+    _row("msort", "ops.sorting", M, feature="reductions"),
+    _row("topk", "ops.sorting", M, args=(2,), feature="reductions"),
+    _row("kthvalue", "ops.sorting", M, args=(2,), feature="reductions"),
+    _row("median", "ops.sorting", M, args=(1,), feature="reductions", overloads=True),
+    _row("nanmedian", "ops.sorting", M, args=(1,), feature="reductions", overloads=True),
+    _row("mode", "ops.sorting", M, args=(1,), feature="reductions"),
+    # statistics (ops/statistics.py)
+    _row("std", "ops.statistics", M, feature="reductions", overloads=True),
+    _row("std_mean", "ops.statistics", M, method=False, feature="reductions", overloads=True),
+    _row("logsumexp", "ops.statistics", M, args=(1,), feature="reductions"),
+    _row("nansum", "ops.statistics", M, feature="reductions"),
+    _row("nanmean", "ops.statistics", M, feature="reductions"),
+    _row("aminmax", "ops.statistics", M, feature="reductions"),
+    _row("norm", "ops.statistics", M, feature="reductions", overloads=True),
+    _row("dist", "ops.statistics", M, M, feature="reductions"),
+    _row("renorm", "ops.statistics", (3, 2), args=(2, 0, 0.5), feature="reductions"),
+    # torch's composites, in its ops (ops/composites.py)
+    _row("diff", "ops.composites", M, feature="reductions"),
+    _row("trapz", "ops.composites", M, method=False, feature="reductions", overloads=True),
+    _row("trapezoid", "ops.composites", M, method=False, feature="reductions",
+         overloads=True),
+    _row("cumulative_trapezoid", "ops.composites", M, method=False, feature="reductions",
+         overloads=True),
+    _row("cov", "ops.composites", M, feature="reductions"),
+    _row("corrcoef", "ops.composites", M, feature="reductions"),
+    _row("quantile", "ops.quantiles", M, args=(0.3, 1), feature="reductions", overloads=True),
+    _row("nanquantile", "ops.quantiles", M, args=(0.3, 1), feature="reductions",
+         overloads=True),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -381,3 +418,9 @@ NOT_GENERATED.update(dict.fromkeys(
     [r.name for r in OPS if r.module in ("ops.unary_math", "ops.piecewise", "ops.binary_math",
                                           "ops.conversions")
      and r.differentiable], GENERATOR_PENDING))
+# ---- reductions, scans and sorting (issue 24) ----
+NOT_GENERATED.update(dict.fromkeys(
+    ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "msort", "topk", "kthvalue",
+     "median", "nanmedian", "mode", "std", "std_mean", "logsumexp", "nansum", "nanmean",
+     "aminmax", "norm", "dist", "renorm", "diff", "trapz", "trapezoid",
+     "cumulative_trapezoid", "cov", "corrcoef", "quantile", "nanquantile"), GENERATOR_PENDING))

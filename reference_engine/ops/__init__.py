@@ -22,6 +22,13 @@ public op gets its row in registry.py.
     special_kernels  the special functions numpy lacks (digamma, polygamma, erfinv, i1, ...),
                  in numpy after ATen's Math.h (no scipy)
     conversions  Tensor.double(), Tensor.float()
+    scans        cumsum, cumprod, cummax/cummin, logcumsumexp
+    sorting      sort, msort, topk, kthvalue, median, nanmedian, mode
+    statistics   std/std_mean, logsumexp, nansum/nanmean, aminmax, norm (vector norm),
+                 dist, renorm
+    composites   torch's composites, in its ops: diff, trapz/trapezoid,
+                 cumulative_trapezoid, cov, corrcoef
+    quantiles    quantile, nanquantile (composite, with lerp_)
     linalg       mm, mv, dot, addmm, bmm, matmul
     products     addmv, addr, baddbmm, addbmm, vdot, outer, kron, cross (linalg.cross)
     decompositions  cholesky_inverse, cholesky_solve, cholesky, linalg.cholesky,

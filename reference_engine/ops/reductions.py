@@ -14,8 +14,9 @@ import numpy as np
 from .. import dtypes, forward_ad, messages, views
 from ..autograd_meta import OpSpec, differentiable, linear_forward, record
 from ..dtypes import dtype
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, indexing
+from . import common, indexing, joining
 from . import elementwise as ops
 from .common import _compute, new, wrap_dim
 
@@ -98,9 +99,14 @@ def sum(self: Tensor, dim: int | Sequence[int] | None = None,
 
 
 @linear_forward(MEAN0, MEAN1)
-def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
+         dtype: dtype | None = None) -> Tensor:
+    if dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError(messages.mean_optional_dtype(dtype.scalar_name))
     if not self.dtype.is_floating_point:
         raise RuntimeError(messages.mean_dtype(self.dtype.scalar_name))
+    if dtype is not None and dtype is not self.dtype:
+        raise NotImplementedError(messages.MEAN_DTYPE_NOT_MODELLED)
     if dim is None:
         total = _sum_array(self._data, self.dtype)
         out = new(_compute(lambda t: t / self.numel(), total), self.dtype, self.device)
@@ -130,28 +136,41 @@ def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:
 
 # ---- prod -------------------------------------------------------------------------------
 
+def _prod_safe_zeros_backward(g: Tensor, x: Tensor, dim: int) -> Tensor:
+    """grad * exclusive cumprod from the front * exclusive cumprod from the back: safe with
+    zeros, and differentiable again (FunctionsManual prod_safe_zeros_backward)."""
+    from .scans import _flip, cumprod  # scans builds on this module
+    if x.numel() == 0:
+        return views.expand(g, tuple(x.shape))
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
+    ones = common.new(np.ones(ones_shape), g.dtype, g.device)
+    n = x.shape[dim]
+    normal = cumprod(joining.cat([ones, views.narrow(x, dim, 0, n - 1)], dim), dim)
+    rev = joining.cat([ones, _flip(views.narrow(x, dim, 1, n - 1), dim)], dim)
+    return ops.mul(g, ops.mul(normal, _flip(cumprod(rev, dim), dim)))
+
+
 def _prod_backward(c: Any, g: Tensor) -> Tensor:
+    """FunctionsManual prod_backward: grad * result / self without zeros; with some,
+    prod_safe_zeros_backward (of the flattened input without dim: and with more than one
+    zero outside grad mode, zeros)."""
     x, result = c.self, c.result
+    if x.dtype != g.dtype:
+        x = ops.to(x, g.dtype)
     if x.ndim == 0:
         return g
     if c.dim is not None and not c.keepdim:
         g, result = views.unsqueeze(g, c.dim), views.unsqueeze(result, c.dim)
-    if not np.any(x._data == 0):
+    zeros = int(np.count_nonzero(x._data == 0))
+    if zeros == 0:
         return ops.mul(g, ops.div(result, x))
-    # With zeros torch switches to a cumprod formula; here the product of the other
-    # elements is computed directly (exact first derivative, not differentiable again).
-    axis = None if c.dim is None else c.dim
-    data = x._data
-    others = np.zeros_like(data)
-    for idx in np.ndindex(data.shape):
-        if axis is None:
-            rest = np.delete(data.reshape(-1), np.ravel_multi_index(idx, data.shape))
-        else:
-            key = (*idx[:axis], builtins.slice(None), *idx[axis + 1:])
-            line = data[key]
-            rest = np.delete(line, idx[axis])
-        others[idx] = np.prod(rest)
-    return ops.mul(g, common.new(others, x.dtype, x.device))
+    if c.dim is not None:
+        return _prod_safe_zeros_backward(g, x, c.dim)
+    if zeros > 1 and not is_grad_enabled():
+        return common.zeros_like(x)
+    flat = views.view(x if x.is_contiguous() else ops.clone(x), (-1,))
+    return views.view(_prod_safe_zeros_backward(g, flat, 0), tuple(x.shape))
 def _prod_jvp(c: Any) -> Tensor:
     """(prod_backward(ones_like(result), self, result[, dim, keepdim]) * self_t).sum([dim,
     keepdim])"""
@@ -166,8 +185,9 @@ PROD1 = OpSpec("ProdBackward1", ("self",), {"self": ("self", "result")},
                lambda c, g: [_prod_backward(c, g)], jvp=_prod_jvp)
 
 
-def prod(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
+def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *,
+         dtype: dtype | None = None) -> Tensor:
+    dt = dtype or (self.dtype if self.dtype.is_floating_point else dtypes.int64)
     if dim is None:
         out = common.new(common._compute(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
                       self.device)
@@ -226,18 +246,36 @@ def first_extreme(a: np.ndarray, dims: tuple[int, ...], keepdim: bool,
     return np.expand_dims(out, dims) if keepdim else out
 
 
-def _extreme(spec: OpSpec, largest: bool, self: Tensor, dim: Dims, keepdim: bool) -> Tensor:
+def _extreme(spec: OpSpec, largest: bool, self: Tensor, dim: Dims, keepdim: bool,
+             out: Tensor | None = None) -> Tensor:
+    name = "amax" if largest else "amin"
+    if out is not None and out.dtype is not self.dtype:
+        raise RuntimeError(messages.out_dtype_match(self.dtype.scalar_name,
+                                                    out.dtype.scalar_name))
     dims = _dims(self, dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(messages.dim_repeated(next(d for d in dims if dims.count(d) > 1)))
+    if self.numel() == 0:
+        if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+            raise RuntimeError(messages.reduction_dim_unspecified(name + "()"))
+        empty = [d for d in dims if self.shape[d] == 0]
+        if empty:
+            raise IndexError(messages.reduction_dim_empty(name + "()", empty[0]))
+    if out is not None:
+        return common.into_out(name, out, [self],
+                               lambda: _extreme(spec, largest, self, dim, keepdim))
     out = common.new(first_extreme(self._data, dims, keepdim, largest), self.dtype, self.device)
     return record(spec, out, [self], dim=dims, keepdim=keepdim)
 
 
-def amax(self: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
-    return _extreme(AMAX, True, self, dim, keepdim)
+def amax(self: Tensor, dim: Dims = (), keepdim: bool = False, *,
+         out: Tensor | None = None) -> Tensor:
+    return _extreme(AMAX, True, self, dim, keepdim, out)
 
 
-def amin(self: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
-    return _extreme(AMIN, False, self, dim, keepdim)
+def amin(self: Tensor, dim: Dims = (), keepdim: bool = False, *,
+         out: Tensor | None = None) -> Tensor:
+    return _extreme(AMIN, False, self, dim, keepdim, out)
 
 
 # ---- max / min ----------------------------------------------------------------------------
@@ -423,7 +461,8 @@ def _var_args(self: Tensor, dim: Any, unbiased: bool | None, correction: float |
 
 
 def _var_values(self: Tensor, dims: tuple[int, ...] | None, correction: float,
-                keepdim: bool, op: str) -> tuple[np.ndarray, np.ndarray]:
+                keepdim: bool, op: str, sqrt: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(var, mean); with `sqrt` (std, std_mean) the root taken in double before rounding."""
     axis = dims if dims else None
     n = self.numel() if axis is None else int(np.prod([self.shape[d] for d in axis]))
     if n - correction <= 0:
@@ -434,6 +473,7 @@ def _var_values(self: Tensor, dims: tuple[int, ...] | None, correction: float,
     with np.errstate(all="ignore"):
         mean = np.mean(a, axis=axis, keepdims=True)
         var = np.sum((a - mean) ** 2, axis=axis, keepdims=keepdim) / (n - correction)
+        var = np.sqrt(var) if sqrt else var
     if not keepdim:
         mean = np.squeeze(mean, axis) if axis is not None else mean.reshape(())
     return np.asarray(var, self._data.dtype), np.asarray(mean, self._data.dtype)

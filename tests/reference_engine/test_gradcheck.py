@@ -32,6 +32,7 @@ IDX = torch.tensor([[0, 2], [1, 1]])
 COLS = torch.tensor([2, 0, 2])
 TARGET = torch.tensor([0, 2])
 WEIGHT = torch.tensor([0.5, 1.5, 2.0])
+ZERO_AT_1 = torch.tensor([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]], dtype=torch.float64)
 
 
 def _setitem(a: Any, b: Any) -> Any:
@@ -303,6 +304,17 @@ _BY_HAND: dict[str, Row] = {
     # forward mode's aliases
     "make_dual": (_make_dual, [(2, 3)]),
     "unpack_dual_primal": (_unpacked_primal, [(2, 3)]),
+    # reductions, scans and sorting (issue 24): the overloads a row's one sample does not
+    # call, and the formulas' zero branches (an input with a zero: prod_safe_zeros_backward,
+    # cumprod_backward's O(n) and create_graph branches)
+    "median_all": (lambda a: torch.median(a) * a, [(2, 3)]),
+    "nanmedian_all": (lambda a: a.nanmedian() * a, [(2, 3)]),
+    "sort_stable": (lambda a: torch.sort(a, stable=True, descending=True)[0] ** 2, [(2, 3)]),
+    "quantile_q_tensor": (lambda a, q: torch.quantile(a, torch.sigmoid(q), dim=1) ** 2,
+                          [(2, 5), (2,)]),
+    "prod_zeros": (lambda a: (a * ZERO_AT_1).prod(1) ** 2, [(2, 3)]),
+    "prod_all_zeros": (lambda a: (a * ZERO_AT_1).prod() * a, [(2, 3)]),
+    "cumprod_zeros": (lambda a: (a * ZERO_AT_1).cumprod(1) ** 2, [(2, 3)]),
 }
 
 OPS: dict[str, Row] = _from_registry()

@@ -1,0 +1,286 @@
+"""Scans along one dim: cumsum, cumprod, cummax/cummin, logcumsumexp. Each backward is its
+derivatives.yaml formula (FunctionsManual.cpp), written in engine ops so that create_graph
+differentiates it again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, inplace
+from ..autograd_meta import OpSpec, linear_forward, record
+from ..dtypes import dtype
+from ..grad_mode import is_grad_enabled
+from ..tensor import Tensor
+from . import common, indexing, joining
+from . import elementwise as ops
+from . import reductions as red
+
+
+def _dim(self: Tensor, dim: int) -> int:
+    return common.wrap_dim(dim, self.ndim)
+
+
+def _along(a: np.ndarray, d: int, fn: Any) -> np.ndarray:
+    """fn applied to `a` with dim d moved last (a 0-d tensor as a 1-element line)."""
+    if a.ndim == 0:
+        return np.asarray(fn(a.reshape(1)).reshape(()))
+    return np.moveaxis(fn(np.moveaxis(a, d, -1)), -1, d)
+
+
+# ---- flip (private: reversed_cumsum's flips, so a double backward is FlipBackward0) ------
+
+FLIP = OpSpec("FlipBackward0", ("self",), backward=lambda c, g: [_flip(g, c.dim)],
+              jvp=lambda c: _flip(c.self_t, c.dim))
+
+
+def _flip(self: Tensor, dim: int) -> Tensor:
+    out = common.new(np.flip(self._data, dim) if self.ndim else self._data, self.dtype,
+                     self.device)
+    return record(FLIP, out, [self], dim=dim)
+
+
+def reversed_cumsum(w: Tensor, dim: int) -> Tensor:
+    """w.flip(dim).cumsum(dim).flip(dim)"""
+    return _flip(cumsum(_flip(w, dim), dim), dim)
+
+
+# ---- cumsum -------------------------------------------------------------------------------
+
+def _cumsum_backward(c: Any, g: Tensor) -> Tensor:
+    """cumsum_backward(grad.to(self.scalar_type()), dim)"""
+    g = ops.to(g, c.self_dtype) if g.dtype != c.self_dtype else g
+    if g.numel() <= 1 or g.ndim == 0 or g.shape[c.dim] == 1:
+        return g
+    return reversed_cumsum(g, c.dim)
+
+
+CUMSUM = OpSpec("CumsumBackward0", ("self",), backward=lambda c, g: [_cumsum_backward(c, g)],
+                jvp="auto_linear")
+
+
+def _out_dtype(self: Tensor, dt: dtype | None) -> dtype:
+    """cumsum/cumprod: an integral (or bool) input accumulates in int64 unless dtype= says."""
+    if dt is not None:
+        return dt
+    return self.dtype if self.dtype.is_floating_point else dtypes.int64
+
+
+@linear_forward(CUMSUM)
+def cumsum(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
+    d = _dim(self, dim)
+    dt = _out_dtype(self, dtype)
+    # ATen's CPU kernel accumulates in acc_type (double for float), front to back
+    acc = np.float64 if dt.is_floating_point else dt.np
+    arr = common._compute(lambda a: _along(a.astype(acc), d, lambda x: np.cumsum(x, -1)),
+                          self._data)
+    return record(CUMSUM, common.new(arr, dt, self.device), [self], dim=d,
+                  self_dtype=self.dtype)
+
+
+# ---- cumprod ------------------------------------------------------------------------------
+
+def _first_zero_grad(g: np.ndarray, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """cumprod_backward's O(n) branch (no grad mode, some input zero), along the last dim:
+    before the first zero reversed_cumsum(w) / x; at the first zero z1 the product before it
+    times sum(grad[z1:z2] * cumprod of the ones after z1); zero (a +0.0) after z1."""
+    is_zero = x == 0
+    csum = np.cumsum(is_zero, -1)
+    res = np.zeros_like(g)
+    with np.errstate(all="ignore"):
+        mask = csum == 0
+        w = np.where(mask, out * g, 0)
+        before = np.flip(np.cumsum(np.flip(w, -1), -1), -1) / x
+        res = np.where(mask, before, res)
+        mask = csum == 1
+        first = np.argmax(mask, -1)[..., None]
+        first_mask = np.zeros_like(mask)
+        np.put_along_axis(first_mask, first, True, -1)
+        first_mask &= mask
+        between = mask & ~first_mask
+        at_fz = (np.cumprod(np.where(between, x, 1), -1) * np.where(csum != 1, 0, g)).sum(
+            -1, keepdims=True)
+        prev = np.take_along_axis(out, np.maximum(first - 1, 0), -1)
+        at_fz = at_fz * np.where(first == 0, 1, prev)
+        res = np.where(first_mask, at_fz, res)
+    return res
+
+
+def _cumprod_backward(c: Any, g: Tensor) -> Tensor:
+    """FunctionsManual cumprod_backward(grad.to(self.scalar_type()), self, dim, result)."""
+    x, out, d = c.self, c.result, c.dim
+    if x.numel() <= 1 or x.shape[d] == 1:
+        return g
+    w = ops.mul(out, g)
+    if not np.any(x._data == 0):
+        return ops.div(reversed_cumsum(w, d), x)
+    if not is_grad_enabled():
+        arr = _along(g._data, d, lambda gg: _first_zero_grad(
+            gg, np.moveaxis(x._data, d, -1), np.moveaxis(out._data, d, -1)))
+        return common.new(arr, g.dtype, g.device)
+    # with create_graph: torch's O(n^2) formula, whose derivative is cumprod's second one,
+    # each slice copied into zeros: grad_input.select(dim, k).copy_(...) (CopySlices)
+    n = x.shape[d]
+    # at::zeros is empty().zero_(): one write before the n copies
+    grad_input = common.written_in_place(common.new(np.zeros(x.shape), g.dtype, g.device))
+    ones_shape = list(x.shape)
+    ones_shape[d] = 1
+    ones = common.new(np.ones(ones_shape), g.dtype, g.device)
+    for k in range(n):
+        if k == 0:
+            omitted = joining.cat([ones, cumprod(views.narrow(x, d, 1, n - 1), d)], d)
+        elif k == n - 1:
+            omitted = red.prod(views.narrow(x, d, 0, k), d, True)
+        else:
+            until = red.prod(views.narrow(x, d, 0, k), d, True)
+            after = cumprod(views.narrow(x, d, k + 1, n - k - 1), d)
+            omitted = joining.cat([until, ops.mul(views.expand(until, after.shape), after)], d)
+        grad_slice = red.sum(ops.mul(views.narrow(g, d, k, n - k), omitted), d)
+        inplace.copy_(views.select(grad_input, d, k), grad_slice)
+    return grad_input
+
+
+def _cumprod_jvp(c: Any) -> Tensor:
+    """cumprod_jvp(self_t, self_p, result, dim): (self_t / self_p).cumsum(dim) * result, and
+    past the first zero cumprod(where(first zero, self_t, self_p))."""
+    x, x_t, d = c.self, c.self_t, c.dim
+    gradient = ops.mul(cumsum(ops.div(x_t, x), d), c.result)
+    zeros = x._data == 0
+    if x.ndim == 0:
+        return ops.where(common.new(zeros, dtypes.bool_, x.device), x_t, gradient)
+    first = zeros & (np.cumsum(zeros, d) == 1)
+    new_grad = cumprod(ops.where(common.new(first, dtypes.bool_, x.device), x_t, x), d)
+    after = common.new(np.cumsum(first, d) > 0, dtypes.bool_, x.device)
+    return ops.where(after, new_grad, gradient)
+
+
+CUMPROD = OpSpec("CumprodBackward0", ("self",), {"self": ("self", "result")},
+                 lambda c, g: [_cumprod_backward(c, g)], jvp=_cumprod_jvp)
+
+
+def cumprod(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
+    d = _dim(self, dim)
+    dt = _out_dtype(self, dtype)
+    acc = np.float64 if dt.is_floating_point else dt.np
+    arr = common._compute(lambda a: _along(a.astype(acc), d, lambda x: np.cumprod(x, -1)),
+                          self._data)
+    return record(CUMPROD, common.new(arr, dt, self.device), [self], dim=d)
+
+
+# ---- cummax / cummin ----------------------------------------------------------------------
+
+cummax_return_type = type("cummax", (red.return_types,), {})
+cummin_return_type = type("cummin", (red.return_types,), {})
+
+
+def _cum_extreme(line: np.ndarray, largest: bool) -> tuple[np.ndarray, np.ndarray]:
+    """ATen's cummax_cummin_helper along the last dim: an element replaces the running one
+    if it is NaN, or if the running one is not NaN and it is >= (cummin: <=) it; so a tie
+    takes the later index and a NaN sticks until the next NaN."""
+    values = np.empty_like(line)
+    idx = np.zeros(line.shape, np.int64)
+    best = line[..., 0].copy()
+    where = np.zeros(line.shape[:-1], np.int64)
+    for i in range(line.shape[-1]):
+        cur = line[..., i]
+        better = cur >= best if largest else cur <= best
+        take = np.isnan(cur) | (~np.isnan(best) & better)
+        best = np.where(take, cur, best)
+        where = np.where(take, i, where)
+        values[..., i], idx[..., i] = best, where
+    return values, idx
+
+
+def _cummaxmin_backward(c: Any, g: Tensor) -> Tensor:
+    """cummaxmin_backward: zeros(self).scatter_add_(dim, indices, grad)."""
+    x = c.self
+    if x.numel() == 0:
+        return x
+    zeros = common.new(np.zeros(x.shape), x.dtype, x.device)
+    if x.ndim == 0:
+        return common.written_in_place(ops.add(zeros, g))
+    return common.written_in_place(indexing.scatter_add(zeros, c.dim, c.indices, g))
+
+
+def _cummaxmin_jvp(c: Any) -> Tensor:
+    """self_t.gather(dim, indices)"""
+    if c.self.ndim == 0:
+        return ops.clone(c.self_t)
+    return indexing.gather(c.self_t, c.dim, c.indices)
+
+
+CUMMAX = OpSpec("CummaxBackward0", ("self",), {"self": ("self", "indices")},
+                lambda c, g: [_cummaxmin_backward(c, g)], jvp=_cummaxmin_jvp,
+                saved_outputs=("indices",))
+CUMMIN = OpSpec("CumminBackward0", ("self",), {"self": ("self", "indices")},
+                lambda c, g: [_cummaxmin_backward(c, g)], jvp=_cummaxmin_jvp,
+                saved_outputs=("indices",))
+
+
+def _cummaxmin(self: Tensor, dim: int, largest: bool) -> Any:
+    d = _dim(self, dim)
+    if self.numel() == 0:
+        values, idx = self._data.copy(), np.zeros(self.shape, np.int64)
+    elif self.ndim == 0:
+        values, idx = self._data.copy(), np.zeros((), np.int64)
+    else:
+        v, i = _cum_extreme(np.moveaxis(self._data, d, -1), largest)
+        values, idx = np.moveaxis(v, -1, d), np.moveaxis(i, -1, d)
+    indices = common.new(idx, dtypes.int64, self.device)
+    out = record(CUMMAX if largest else CUMMIN, common.new(values, self.dtype, self.device),
+                 [self], dim=d, indices=indices)
+    return (cummax_return_type if largest else cummin_return_type)((out, indices))
+
+
+def cummax(self: Tensor, dim: int) -> Any:
+    return _cummaxmin(self, dim, True)
+
+
+def cummin(self: Tensor, dim: int) -> Any:
+    return _cummaxmin(self, dim, False)
+
+
+# ---- logcumsumexp -------------------------------------------------------------------------
+
+def _logcumsumexp_backward(c: Any, g: Tensor) -> Tensor:
+    """FunctionsManual logcumsumexp_backward (real inputs): the positive and the negative
+    parts of grad, each through a reversed logcumsumexp in log space, then exp'd."""
+    if g.ndim == 0 or g.numel() == 0:
+        return g
+    x, result, d = c.self, c.result, c.dim
+    lowest = common.new(np.finfo(g.dtype.np).min, g.dtype, g.device)
+    log_abs = ops.log(ops.abs(g))
+    pos = ops.where(ops.compare(g, 0, np.greater), log_abs, lowest)
+    neg = ops.where(ops.compare(g, 0, np.less), log_abs, lowest)
+
+    def reverse(t: Tensor) -> Tensor:
+        return _flip(logcumsumexp(_flip(t, d), d), d)
+    out_pos = ops.exp(ops.add(reverse(ops.sub(pos, result)), x))
+    out_neg = ops.exp(ops.add(reverse(ops.sub(neg, result)), x))
+    return ops.sub(out_pos, out_neg)
+
+
+def _logcumsumexp_jvp(c: Any) -> Tensor:
+    """logcumsumexp_jvp: (exp(self - max) * self_t).cumsum(dim) / (exp(self - max).cumsum
+    + 1e-13), max over dim keeping it."""
+    x, d = c.self, c.dim
+    top = red.amax(x, d, True) if x.ndim else x
+    e = ops.exp(ops.sub(x, top))
+    return ops.div(cumsum(ops.mul(e, c.self_t), d), ops.add_scalar(cumsum(e, d), 1e-13))
+
+
+LOGCUMSUMEXP = OpSpec("LogcumsumexpBackward0", ("self",), {"self": ("self", "result")},
+                      lambda c, g: [_logcumsumexp_backward(c, g)], jvp=_logcumsumexp_jvp)
+
+
+def logcumsumexp(self: Tensor, dim: int) -> Tensor:
+    d = _dim(self, dim)
+    dt = common._float_dtype(self)
+    arr = common._compute(
+        lambda a: _along(a.astype(np.float64), d, lambda x: np.logaddexp.accumulate(x, -1)),
+        self._data)
+    return record(LOGCUMSUMEXP, common.new(arr, dt, self.device), [self], dim=d)
+
+
+from .. import views  # noqa: E402  (views imports the ops: used at call time)

@@ -1,0 +1,209 @@
+"""Sorting and order statistics: sort, msort, topk, kthvalue, median, nanmedian, mode.
+
+Each picks elements, so its backward is value_selecting_reduction_backward (the grad
+scattered to the picked indices: reductions._select_backward) and its jvp the tangent
+gathered there; median and nanmedian without a dim spread the grad evenly over the elements
+equal to the result (evenly_distribute_backward). Which element of equal ones is picked
+follows ATen's CPU kernels, said at each op."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from . import common
+from . import reductions as red
+
+
+def _named(name: str) -> type:
+    """torch.return_types.<name>: a (values, indices) tuple with named fields."""
+    return type(name, (red.return_types,), {})
+
+
+sort_return_type = _named("sort")
+topk_return_type = _named("topk")
+kthvalue_return_type = _named("kthvalue")
+median_return_type = _named("median")
+nanmedian_return_type = _named("nanmedian")
+mode_return_type = _named("mode")
+
+
+def _selecting(name: str) -> OpSpec:
+    """value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(),
+    keepdim) and gather_with_keepdimed_indices(self_t, dim, indices, keepdim)."""
+    return OpSpec(name, ("self",), {"self": ("indices",)},
+                  lambda c, g: [red._select_backward(c, g)], jvp=red._select_jvp)
+
+
+SORT = _selecting("SortBackward0")
+SORT_STABLE = _selecting("SortBackward1")
+TOPK = _selecting("TopkBackward0")
+KTHVALUE = _selecting("KthvalueBackward0")
+MEDIAN1 = _selecting("MedianBackward1")
+NANMEDIAN1 = _selecting("NanmedianBackward1")
+MODE = _selecting("ModeBackward0")
+MEDIAN0 = OpSpec("MedianBackward0", ("self",), {"self": ("self", "result")},
+                 lambda c, g: [red._evenly_distribute(c, g)],
+                 jvp=lambda c: red._evenly_read_jvp(c.self, c.self_t, c.result, None, False))
+NANMEDIAN0 = OpSpec("NanmedianBackward0", ("self",), {"self": ("self", "result")},
+                    lambda c, g: [red._evenly_distribute(c, g)],
+                    jvp=lambda c: red._evenly_read_jvp(c.self, c.self_t, c.result, None,
+                                                       False))
+
+
+def _lines(self: Tensor, dim: int) -> tuple[np.ndarray, int]:
+    """self's data with dim moved last (a 0-d tensor as one 1-element line), and dim."""
+    d = common.wrap_dim(dim, self.ndim)
+    a = self._data.reshape(1) if self.ndim == 0 else np.moveaxis(self._data, d, -1)
+    return a, d
+
+
+def _order(a: np.ndarray, descending: bool) -> np.ndarray:
+    """The stable order along the last dim, NaN counted larger than every number (ATen's
+    sort comparators); equal values keep their order, as ATen's CPU sort (a stable sort
+    whether or not stable=True is asked)."""
+    if not descending or a.size == 0:
+        return np.argsort(a, axis=-1, kind="stable")
+    nan = np.isnan(a)
+    key = np.where(nan, 0, -a)
+    # lexsort is stable and sorts by its last key first: NaNs, then the rest descending
+    flat_key, flat_nan = key.reshape(-1, a.shape[-1]), nan.reshape(-1, a.shape[-1])
+    rows = [np.lexsort((k, ~n)) for k, n in zip(flat_key, flat_nan, strict=True)]
+    return np.array(rows, np.int64).reshape(a.shape)
+
+
+def _result(spec: OpSpec, kind: type, self: Tensor, values: np.ndarray, idx: np.ndarray,
+            d: int, keepdim: bool, moved: bool = True) -> Any:
+    """The (values, indices) pair from line results (dim last when `moved`)."""
+    if self.ndim == 0:
+        values, idx = values.reshape(()), idx.reshape(())
+    elif moved:
+        values, idx = np.moveaxis(values, -1, d), np.moveaxis(idx, -1, d)
+    indices = common.new(idx.astype(np.int64), dtypes.int64, self.device)
+    out = record(spec, common.new(values, self.dtype, self.device), [self], dim=d,
+                 keepdim=keepdim, indices=indices, self_sym_sizes=tuple(self.shape))
+    return kind((out, indices))
+
+
+# ---- sort / msort -------------------------------------------------------------------------
+
+def sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = None
+         ) -> Any:
+    """sort(self, dim, descending), or sort.stable (SortBackward1) when stable= is given."""
+    a, d = _lines(self, dim)
+    idx = _order(a, descending)
+    spec = SORT if stable is None else SORT_STABLE
+    return _result(spec, sort_return_type, self, np.take_along_axis(a, idx, -1), idx, d, True)
+
+
+def msort(self: Tensor) -> Tensor:
+    """sort(self, 0).values: its grad_fn is SortBackward0."""
+    return sort(self, 0)[0]
+
+
+# ---- topk ---------------------------------------------------------------------------------
+
+def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+         ) -> Any:
+    a, d = _lines(self, dim)
+    n = a.shape[-1]
+    if not 0 <= k <= n:
+        raise RuntimeError(messages.TOPK_OUT_OF_RANGE)
+    idx = _order(a, largest)[..., :k]
+    return _result(TOPK, topk_return_type, self, np.take_along_axis(a, idx, -1), idx, d, True)
+
+
+# ---- kthvalue / median / nanmedian / mode: one value per line -----------------------------
+
+def _nonempty(self: Tensor, d: int, spec: OpSpec) -> None:
+    """zero_numel_check_dims: a reduced dim of size 0 has no value to pick."""
+    if self.ndim and self.shape[d] == 0:
+        # nanmedian's kernel is median's, and so is its message
+        op = {"KthvalueBackward0": "kthvalue", "ModeBackward0": "mode"}.get(spec.grad_fn,
+                                                                           "median")
+        raise IndexError(messages.reduction_dim_empty(op + "()", d))
+
+
+def _pick(self: Tensor, dim: int, keepdim: bool, spec: OpSpec, kind: type,
+          choose: Any) -> Any:
+    """choose(line) -> (value, index) for each line along dim."""
+    a, d = _lines(self, dim)
+    _nonempty(self, d, spec)
+    flat = a.reshape(-1, a.shape[-1])
+    picked = [choose(line) for line in flat]
+    shape = a.shape[:-1]
+    values = np.array([v for v, _ in picked], self._data.dtype).reshape(shape)
+    idx = np.array([i for _, i in picked], np.int64).reshape(shape)
+    if keepdim and self.ndim:
+        values, idx = np.expand_dims(values, d), np.expand_dims(idx, d)
+    return _result(spec, kind, self, values, idx, d, keepdim, moved=False)
+
+
+def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,
+             out: tuple[Tensor, Tensor] | None = None) -> Any:
+    """The k-th smallest (NaN largest): of equal values, the k-th in the stable order."""
+    if out is not None:
+        # kthvalue_out's at::assert_no_overlap(values, self) comes first; writing the
+        # pair of outputs is not modelled
+        if any(np.shares_memory(o._data, self._data) for o in out):
+            raise RuntimeError(messages.PARTIAL_OVERLAP)
+        raise NotImplementedError(messages.KTHVALUE_OUT_NOT_MODELLED)
+    a, d = _lines(self, dim)
+    _nonempty(self, d, KTHVALUE)
+    if not 1 <= k <= a.shape[-1]:
+        raise RuntimeError(messages.kthvalue_out_of_range(d))
+
+    def choose(line: np.ndarray) -> tuple[Any, int]:
+        i = int(np.argsort(line, kind="stable")[k - 1])
+        return line[i], i
+    return _pick(self, dim, keepdim, KTHVALUE, kthvalue_return_type, choose)
+
+
+def _lower_median(line: np.ndarray, ignore_nan: bool) -> tuple[Any, int]:
+    """The lower median ((n - 1) // 2 in sorted order). median: a line with a NaN has the
+    first NaN as its median; nanmedian: the NaNs are left out (all NaN: the first one)."""
+    nan = np.isnan(line)
+    if nan.any() and (not ignore_nan or nan.all()):
+        i = int(np.argmax(nan))
+        return line[i], i
+    order = np.argsort(line, kind="stable")
+    i = int(order[(int((~nan).sum()) - 1) // 2])
+    return line[i], i
+
+
+def _median_all(self: Tensor, spec: OpSpec, ignore_nan: bool) -> Tensor:
+    if self.numel() == 0:
+        value = np.array(np.nan, self._data.dtype)
+    else:
+        value = np.asarray(_lower_median(self._data.reshape(-1), ignore_nan)[0])
+    return record(spec, common.new(value, self.dtype, self.device), [self])
+
+
+def median(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    if dim is None:
+        return _median_all(self, MEDIAN0, False)
+    return _pick(self, dim, keepdim, MEDIAN1, median_return_type,
+                 lambda line: _lower_median(line, False))
+
+
+def nanmedian(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    if dim is None:
+        return _median_all(self, NANMEDIAN0, True)
+    return _pick(self, dim, keepdim, NANMEDIAN1, nanmedian_return_type,
+                 lambda line: _lower_median(line, True))
+
+
+def _mode_line(line: np.ndarray) -> tuple[Any, int]:
+    """The most frequent value (of equally frequent ones, the smallest) and the index of
+    its last occurrence."""
+    values, counts = np.unique(line, return_counts=True)
+    v = values[int(np.argmax(counts))]
+    return v, int(np.flatnonzero(line == v)[-1])
+
+
+def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    return _pick(self, dim, keepdim, MODE, mode_return_type, _mode_line)
