@@ -76,7 +76,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops import elementwise, indexing, joining, linalg, reductions
+from .ops import elementwise, indexing, joining, linalg, reductions, shape, shape_views
 from .ops import nn as _nn_ops
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
@@ -90,7 +90,8 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
 _MODULES = {m.__name__.removeprefix(__name__ + "."): m
-            for m in (elementwise, indexing, joining, linalg, _nn_ops, reductions, inplace, views)}
+            for m in (elementwise, indexing, joining, linalg, _nn_ops, reductions, inplace, views,
+                      shape, shape_views)}
 
 
 def _attach(name: str, forward: object) -> None:

@@ -394,9 +394,6 @@ class Tensor:
     def where(self, condition: Tensor, other: Any) -> Tensor:
         return ops.where(condition, self, other)
 
-    def contiguous(self) -> Tensor:
-        return self if self.is_contiguous() else ops.clone(self)
-
     def cpu(self) -> Tensor:
         if self._device == dtypes.CPU:
             return self  # what ops.to returns for a tensor already there, without parsing
@@ -444,14 +441,8 @@ class Tensor:
     def reshape(self, *shape: Any) -> Tensor:
         return views.reshape(self, _shape_args(shape))
 
-    def view_as(self, other: Tensor) -> Tensor:
-        return views.view(self, tuple(other.shape))
-
     def expand(self, *sizes: Any) -> Tensor:
         return views.expand(self, _shape_args(sizes))
-
-    def expand_as(self, other: Tensor) -> Tensor:
-        return views.expand(self, tuple(other.shape))
 
     def __getitem__(self, index: Any) -> Tensor:
         return views.getitem(self, index)
