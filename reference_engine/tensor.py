@@ -441,6 +441,9 @@ class Tensor:
     def reshape(self, *shape: Any) -> Tensor:
         return views.reshape(self, _shape_args(shape))
 
+    def view_as(self, other: Tensor) -> Tensor:
+        return views.view(self, tuple(other.shape))
+
     def expand(self, *sizes: Any) -> Tensor:
         return views.expand(self, _shape_args(sizes))
 

@@ -91,8 +91,8 @@ def rot90(self: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
         raise RuntimeError(messages.rot90_total_dims(self.ndim))
     if ds[0] == ds[1] or abs(ds[0] - ds[1]) == self.ndim:
         raise RuntimeError(messages.rot90_same_dims(ds[0], ds[1]))
-    wrapped = [common.wrap_dim(d, self.ndim) for d in ds]
-    data = np.rot90(self._data, k, wrapped)
+    axes = (common.wrap_dim(ds[0], self.ndim), common.wrap_dim(ds[1], self.ndim))
+    data = np.rot90(self._data, k, axes)
     return record(ROT90, common.new(data, self.dtype, self.device), [self], k=k, dims=ds)
 
 
@@ -213,6 +213,7 @@ def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, .
                        self.dtype, self.device) for a, b in itertools.pairwise(starts)]
     if self.dtype.is_floating_point and differentiable([self]):
         views.record_multi_output(UNSAFE_SPLIT, self, outs, {"dim": d, "split_size": split_size})
+    shape_views.set_tangents(self, outs, lambda t: unsafe_split(t, split_size, d))
     return tuple(outs)
 
 

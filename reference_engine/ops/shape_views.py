@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import forward_ad, messages, views
-from ..autograd_meta import OpSpec, record
+from ..autograd_meta import OpNode, OpSpec, record
 from ..autograd_meta import differentiable as tracked
 from ..grad_mode import enable_grad
 from ..tensor import Tensor
@@ -33,8 +33,8 @@ def contiguous(self: Tensor) -> Tensor:
     return self if self.is_contiguous() else ops.clone(self)
 
 
-def view_as(self: Tensor, other: Tensor) -> Tensor:
-    return views.view(self, tuple(other.shape))
+# Tensor.view_as is tensor.py's (the engine's own modules call it); its row names it here
+view_as = Tensor.view_as
 
 
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
@@ -277,6 +277,7 @@ def _copied(view_op: Callable[..., Any]) -> Callable[..., Any]:
         if not differentiable:
             return datas[0] if isinstance(view, Tensor) else tuple(datas)
         node = outs[0].grad_fn
+        assert isinstance(node, OpNode), "a view op of a tensor that requires grad"
         spec = _COPY_SPECS.setdefault(node.spec.grad_fn, _copy_spec(node.spec))
         attrs = dict(node.attrs, view_call=lambda t: view_op(t, *args, **kwargs))
         if isinstance(view, Tensor):
@@ -284,14 +285,22 @@ def _copied(view_op: Callable[..., Any]) -> Callable[..., Any]:
         # a multi-output view (unbind, split_with_sizes): one node for every output
         if tracked([self]):
             views.record_multi_output(spec, self, datas, attrs)
-        if forward_ad.active():
-            tangent = forward_ad.fw_grad(self)
-            if tangent is not None:
-                for d, t in zip(datas, _materialize(attrs["view_call"](tangent)), strict=True):
-                    forward_ad.set_fw_grad(d, t)
+        set_tangents(self, datas, lambda t: _materialize(attrs["view_call"](t)))
         return tuple(datas)
     copy.__name__ = view_op.__name__ + "_copy"
     return copy
+
+
+def set_tangents(src: Tensor, outs: Sequence[Tensor],
+                 op: Callable[[Tensor], Sequence[Tensor]]) -> None:
+    """Forward mode through a multi-output op that is linear (auto_linear): each output's
+    tangent is the op's output of src's tangent."""
+    tangent = forward_ad.fw_grad(src) if forward_ad.active() else None
+    if tangent is not None:
+        with forward_ad.suspended():
+            pieces = op(tangent)
+        for out, piece in zip(outs, pieces, strict=True):
+            forward_ad.set_fw_grad(out, piece)
 
 
 expand_copy = _copied(views.expand)

@@ -174,7 +174,7 @@ _BY_HAND: dict[str, Row] = {
     "masked_fill_tensor": (lambda a, v: a.masked_fill(a > 0, v) * a, [(2, 3), ()]),
     "clone_composed": (lambda a: a.clone() ** 2, [(2, 3)]),
     "to_device": (lambda a: a.cuda().cpu() ** 2, [(2, 3)]),
-    "contiguous": (lambda a: a.t().contiguous() ** 2, [(2, 3)]),
+    "contiguous_transposed": (lambda a: a.t().contiguous() ** 2, [(2, 3)]),
     "index_advanced": (lambda a: a[a > 0] ** 2, [(5,)]),
     "setitem": (_setitem, [(3,), ()]),
     # views
@@ -204,6 +204,24 @@ _BY_HAND: dict[str, Row] = {
     "unbind_composed": (lambda a: a.unbind(1), [(2, 3)]),
     "unbind_partly_used": (lambda a: a.unbind(0)[1] ** 2, [(2, 3)]),
     "split_sizes": (lambda a: a.split([1, 2], 1), [(2, 3)]),
+    # shape, views, joining and splitting (issue 24): the rows without a sample
+    "expand_as": (lambda a, b: a.expand_as(b) * b, [(3, 1), (2, 3, 2)]),
+    "reshape_as": (lambda a, b: a.t().reshape_as(b) * b, [(2, 3), (6,)]),
+    "meshgrid": (lambda a, b: torch.meshgrid(a, b, indexing="xy"), [(3,), (2,)]),
+    "hstack": (lambda a, b: torch.hstack([a, b]) ** 2, [(2, 1), (2, 3)]),
+    "vstack": (lambda a, b: torch.vstack([a, b]) ** 2, [(3,), (2, 3)]),
+    "dstack": (lambda a, b: torch.dstack([a, b]) ** 2, [(2,), (1, 2, 3)]),
+    "column_stack": (lambda a, b: torch.column_stack([a, b]) ** 2, [(2,), (2, 2)]),
+    "unfold_composed": (lambda a: a.unfold(1, 2, 1) ** 2, [(2, 4)]),
+    "roll_flat": (lambda a: torch.roll(a, 2) ** 2, [(2, 3)]),
+    "repeat_interleave_tensor": (lambda a: torch.repeat_interleave(
+        a, torch.tensor([0, 2, 1]), dim=1) ** 2, [(2, 3)]),
+    "constant_pad_nd_composed": (lambda a: torch.constant_pad_nd(a, (2, -1), 0.5) ** 2,
+                                 [(2, 3)]),
+    "block_diag_composed": (lambda a, b, c: torch.block_diag(a, b, c) ** 2, [(), (2,), (2, 2)]),
+    "unsafe_split_composed": (lambda a: [p ** 2 for p in torch.unsafe_split(a, 2, 1)],
+                              [(2, 3)]),
+    "cat_legacy_empty": (lambda a, b: torch.cat([a, b], 1) ** 2, [(0,), (2, 3)]),
     # in-place forms
     "add__composed": (lambda a, b: (a * 1).add_(b, alpha=2) ** 2, [(3,), (3,)]),
     "sub__composed": (lambda a, b: (a * 1).sub_(b) ** 2, [(3,), (3,)]),
