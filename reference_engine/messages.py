@@ -1125,3 +1125,26 @@ def meshgrid_dims(i: int, n: int) -> str:
 
 def cat_not_tensors(got: str) -> str:   # python_arg_parser
     return f"cat(): argument 'tensors' (position 1) must be tuple of Tensors, not {got}"
+
+
+def matrix_property(name: str, ndim: int) -> str:   # Tensor.mT, Tensor.mH
+    return (f"tensor.{name} is only supported on matrices or batches of matrices. Got "
+            f"{ndim}-D tensor.")
+
+
+def h_not_matrix(ndim: int) -> str:
+    text = f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor."
+    return text + " For batches of matrices, consider using tensor.mH" if ndim > 2 else text
+
+
+def as_strided_out_of_bounds(size: str, stride: str, offset: int, itemsize: int,
+                             needed: int, storage: int) -> str:   # Resize.h checkInBoundsForStorage
+    return (f"setStorage: sizes {size}, strides {stride}, storage offset {offset}, and itemsize "
+            f"{itemsize} requiring a storage size of {needed} are out of bounds for storage of "
+            f"size {storage}")
+
+
+# the engine's own limit (not torch's): as_strided reads a tensor's storage, which the engine
+# models for a tensor whose elements are all of its storage, in order
+AS_STRIDED_OF_VIEW = ("as_strided of a view of part of its storage, or of a non-contiguous "
+                      "tensor, is not modelled by the reference engine")

@@ -191,6 +191,12 @@ OPS: tuple[OpRow, ...] = (
     _row("vsplit", "ops.shape_views", (4, 2), args=(2,), feature="views", overloads=True),
     _row("dsplit", "ops.shape_views", (2, 2, 4), args=(2,), feature="views", overloads=True),
     _row("meshgrid", "ops.shape_views", method=False, feature="views"),
+    _row("as_strided", "ops.shape_views", (3, 3), args=((2, 2), (1, 2), 1), feature="views"),
+    # Tensor's properties (tensor.py); the rows' functions read them
+    _row("T", "ops.shape_views", function=False, method=False, feature="views"),
+    _row("mT", "ops.shape_views", function=False, method=False, feature="views"),
+    _row("H", "ops.shape_views", function=False, method=False, feature="views"),
+    _row("mH", "ops.shape_views", function=False, method=False, feature="views"),
     # the *_copy forms of view ops: copies with the view's formula (ops/shape_views.py)
     _row("expand_copy", "ops.shape_views", (3, 1), args=((2, 3, 2),), method=False),
     _row("view_copy", "ops.shape_views", M, args=((3, 2),), method=False, overloads=True),
@@ -204,6 +210,8 @@ OPS: tuple[OpRow, ...] = (
     _row("alias_copy", "ops.shape_views", V, method=False),
     _row("unfold_copy", "ops.shape_views", (5,), args=(0, 2, 1), method=False),
     _row("split_with_sizes_copy", "ops.shape_views", (5, 2), args=((2, 3),), method=False),
+    _row("as_strided_copy", "ops.shape_views", (3, 3), args=((2, 2), (1, 2), 1),
+         method=False),
     # copies and joins (ops/shape.py)
     _row("flip", "ops.shape", M, args=((0, 1),)),
     _row("fliplr", "ops.shape", M),
@@ -247,9 +255,9 @@ NOT_GENERATED.update({name: GENERATOR_PENDING for name in (
     "view", "expand", "view_as", "expand_as", "reshape_as", "contiguous", "broadcast_to",
     "broadcast_tensors", "ravel", "unflatten", "movedim", "atleast_1d", "atleast_2d",
     "atleast_3d", "unfold", "split_with_sizes", "tensor_split", "hsplit", "vsplit", "dsplit",
-    "meshgrid", "expand_copy", "view_copy", "permute_copy", "squeeze_copy", "unsqueeze_copy",
-    "transpose_copy", "t_copy", "unbind_copy", "diagonal_copy", "alias_copy", "unfold_copy",
-    "split_with_sizes_copy", "flip", "fliplr", "flipud", "roll", "rot90", "repeat", "tile",
-    "repeat_interleave", "narrow_copy", "unsafe_split", "unsafe_chunk", "constant_pad_nd",
-    "block_diag", "sum_to_size", "hstack", "vstack", "dstack", "column_stack",
-    "cartesian_prod")})
+    "meshgrid", "as_strided", "T", "mT", "H", "mH", "as_strided_copy", "expand_copy",
+    "view_copy", "permute_copy", "squeeze_copy", "unsqueeze_copy", "transpose_copy", "t_copy",
+    "unbind_copy", "diagonal_copy", "alias_copy", "unfold_copy", "split_with_sizes_copy",
+    "flip", "fliplr", "flipud", "roll", "rot90", "repeat", "tile", "repeat_interleave",
+    "narrow_copy", "unsafe_split", "unsafe_chunk", "constant_pad_nd", "block_diag",
+    "sum_to_size", "hstack", "vstack", "dstack", "column_stack", "cartesian_prod",)})

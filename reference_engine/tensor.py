@@ -432,6 +432,25 @@ class Tensor:
             warn_once(messages.NUMPY_T_NOT_MATRIX)
         return views.permute(self, tuple(reversed(range(self.ndim))))
 
+    @property
+    def mT(self) -> Tensor:
+        if self.ndim < 2:
+            raise RuntimeError(messages.matrix_property("mT", self.ndim))
+        return views.transpose(self, -2, -1)
+
+    @property
+    def mH(self) -> Tensor:
+        """The adjoint of a real tensor is its transpose (the engine has no complex dtype)."""
+        if self.ndim < 2:
+            raise RuntimeError(messages.matrix_property("mH", self.ndim))
+        return views.transpose(self, -2, -1)
+
+    @property
+    def H(self) -> Tensor:
+        if self.ndim != 2:
+            raise RuntimeError(messages.h_not_matrix(self.ndim))
+        return views.transpose(self, 0, 1)
+
     def permute(self, *dims: Any) -> Tensor:
         return views.permute(self, _shape_args(dims))
 

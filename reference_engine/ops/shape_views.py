@@ -165,6 +165,35 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
                             index=fn(views._positions(self)))
 
 
+# ---- as_strided: a view of the storage itself -------------------------------------------------
+
+
+def as_strided(self: Tensor, size: Sequence[int], stride: Sequence[int],
+               storage_offset: int | None = None) -> Tensor:
+    """A view at offset + sum(coordinate * stride) of self's storage (AsStridedBackward0);
+    modelled where self's elements are its whole storage in order (contiguous, and no view
+    or a view of all of its base, such as make_dual's alias)."""
+    base = self._base
+    whole = self._view_index is None or (base is not None and np.array_equal(
+        self._view_index.reshape(-1), np.arange(base.numel())))
+    if not (whole and self._data.flags.c_contiguous):
+        raise NotImplementedError(messages.AS_STRIDED_OF_VIEW)
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    offset = 0 if storage_offset is None else int(storage_offset)
+    span = 0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride,
+                                                                            strict=True))
+    itemsize = self._data.itemsize
+    if span and (offset + span) > self.numel():
+        raise RuntimeError(messages.as_strided_out_of_bounds(
+            messages.sizes(size), messages.sizes(stride), offset, itemsize,
+            (offset + span) * itemsize, self.numel() * itemsize))
+    index = offset + builtins.sum((np.arange(n).reshape((-1,) + (1,) * (len(size) - 1 - d))
+                                   * s for d, (n, s) in enumerate(zip(size, stride,
+                                                                      strict=True))),
+                                  np.zeros(size, dtype=np.int64))
+    return views.as_strided_view(self, np.asarray(index, dtype=np.int64))
+
+
 # ---- splits ----------------------------------------------------------------------------------
 
 
@@ -303,6 +332,23 @@ def set_tangents(src: Tensor, outs: Sequence[Tensor],
             forward_ad.set_fw_grad(out, piece)
 
 
+# Tensor's matrix properties, as the rows name them (tensor.py writes the properties)
+def T(self: Tensor) -> Tensor:
+    return self.T
+
+
+def mT(self: Tensor) -> Tensor:
+    return self.mT
+
+
+def H(self: Tensor) -> Tensor:
+    return self.H
+
+
+def mH(self: Tensor) -> Tensor:
+    return self.mH
+
+
 expand_copy = _copied(views.expand)
 view_copy = _copied(views.view)
 permute_copy = _copied(views.permute)
@@ -314,6 +360,7 @@ unbind_copy = _copied(views.unbind)
 diagonal_copy = _copied(views.diagonal)
 unfold_copy = _copied(unfold)
 split_with_sizes_copy = _copied(split_with_sizes)
+as_strided_copy = _copied(as_strided)
 
 
 def _alias(self: Tensor) -> Tensor:

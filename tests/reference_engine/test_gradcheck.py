@@ -221,6 +221,11 @@ _BY_HAND: dict[str, Row] = {
     "block_diag_composed": (lambda a, b, c: torch.block_diag(a, b, c) ** 2, [(), (2,), (2, 2)]),
     "unsafe_split_composed": (lambda a: [p ** 2 for p in torch.unsafe_split(a, 2, 1)],
                               [(2, 3)]),
+    "T": (lambda a: a.T ** 2, [(2, 3)]),
+    "mT": (lambda a: a.mT ** 2, [(2, 2, 3)]),
+    "H": (lambda a: a.H ** 2, [(2, 3)]),
+    "mH": (lambda a: a.mH ** 2, [(2, 3)]),
+    "as_strided_overlapping": (lambda a: a.as_strided((2, 2), (1, 1)) ** 2, [(3,)]),
     "cat_legacy_empty": (lambda a, b: torch.cat([a, b], 1) ** 2, [(0,), (2, 3)]),
     # in-place forms
     "add__composed": (lambda a, b: (a * 1).add_(b, alpha=2) ** 2, [(3,), (3,)]),
