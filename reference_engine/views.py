@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import messages
+from . import dtypes, messages
 from .autograd_meta import Ctx, OpNode, OpSpec, build_node, differentiable
 from .autograd_meta import record as _record
 from .grad_mode import is_grad_enabled
@@ -573,6 +573,8 @@ def _picker(key: tuple[Any, ...]) -> ViewFn:
 
 
 def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    if self.ndim == 0:   # unbind wraps its dim with wrap_scalar=false
+        raise IndexError(messages.dim_of_0_dim(dim))
     d = common.wrap_dim(dim, self.ndim)
     fns = [_picker((builtins.slice(None),) * d + (i, Ellipsis)) for i in range(self.shape[d])]
     return _make_multi_view(self, fns, UNBIND, dim=d)
@@ -713,8 +715,12 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
         elif np.take(index, 1, axis=d).flat[0] == index.flat[0]:   # stride 0: an expand
             g, index = reductions.sum(g, d), np.take(index, 0, axis=d)
     if np.unique(index).size != index.size:
-        # torch index_add_s an overlapping output geometry; no view of this engine has one
-        return common.scatter_add(g, index, base_shape, "AsStridedScatterBackward0")
+        # an overlapping output geometry (as_strided with overlapping strides): torch
+        # index_add_s the flattened grad into the zero storage (IndexAddBackward0)
+        storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
+        positions = common.new(index.reshape(-1), dtypes.int64, g.device)
+        storage = indexing.index_add(storage, 0, positions, reshape(g, (-1,)))
+        return as_strided_view(storage, np.arange(n).reshape(base_shape))
     storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
     inplace.copy_(as_strided_view(storage, index), g)
     return as_strided_view(storage, np.arange(n).reshape(base_shape))
@@ -722,5 +728,5 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
 
 # They import this module; used at call time.
 from . import engine, forward_ad, inplace  # noqa: E402
-from .ops import common, joining, reductions  # noqa: E402
+from .ops import common, indexing, joining, reductions  # noqa: E402
 from .ops import elementwise as ops  # noqa: E402

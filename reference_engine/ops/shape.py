@@ -257,12 +257,19 @@ def constant_pad_nd(self: Tensor, pad: Sequence[int], value: float = 0) -> Tenso
 
 
 def _block_diag_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """block_diag_backward: each input's block sliced out; a 1-d input's block squeezed at
+    -1 (a no-op node) and summed to its shape, a 0-d one's squeezed twice (the graph torch
+    2.13 builds under create_graph)."""
     grads: list[Tensor | None] = []
     row = col = 0
     for shape in c.shapes:
         r, k = (1, 1) if len(shape) == 0 else (1, shape[0]) if len(shape) == 1 else shape
         piece = views.slice(views.slice(g, 0, row, row + r), 1, col, col + k)
-        grads.append(views.reshape(piece, shape) if len(shape) < 2 else piece)
+        if len(shape) == 1:
+            piece = reductions.sum_to(views.squeeze(piece, -1), shape)
+        elif len(shape) == 0:
+            piece = views.squeeze(views.squeeze(piece, -1), -1)
+        grads.append(piece)
         row, col = row + r, col + k
     return grads
 
