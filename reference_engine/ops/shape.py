@@ -203,14 +203,16 @@ UNSAFE_SPLIT = OpSpec("UnsafeSplitBackward0", ("self",),
 
 
 def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """split's pieces without view tracking: plain tensors of one multi-output node."""
+    """split's pieces without view tracking: they share self's memory (a write to one shows
+    in self) but are no views: each has its own version counter, and one multi-output node
+    (UnsafeSplitBackward0) whose outputs may be written in place."""
     d = common.wrap_dim(dim, self.ndim)
     n = self.shape[d]
     step = builtins.max(split_size, 1)
     sizes = [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
     starts = np.cumsum([0, *sizes]).tolist()
-    outs = [common.new(self._data[(builtins.slice(None),) * d + (builtins.slice(a, b),)],
-                       self.dtype, self.device) for a, b in itertools.pairwise(starts)]
+    outs = [Tensor(self._data[(builtins.slice(None),) * d + (builtins.slice(a, b),)],
+                   self.dtype, self.device) for a, b in itertools.pairwise(starts)]
     if self.dtype.is_floating_point and differentiable([self]):
         views.record_multi_output(UNSAFE_SPLIT, self, outs, {"dim": d, "split_size": split_size})
     shape_views.set_tangents(self, outs, lambda t: unsafe_split(t, split_size, d))
