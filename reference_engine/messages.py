@@ -1103,24 +1103,20 @@ def block_diag_dims(i: int, n: int) -> str:
             f"{n} dimensions")
 
 
-def cartesian_prod_dims() -> str:
-    return "Expect a 1D vector, but got shape [?]"
-
-
 def pad_length(n: int) -> str:   # PadNd.cpp
     return f"Length of pad must be even but instead it equals {n}"
 
 
-PAD_TOO_LONG = ("Length of pad should be no more than twice the number of dimensions of the "
-                "input.")
+def pad_too_long(n: int, ndim: int) -> str:   # torch's text lacks the two spaces
+    return ("Length of pad should be no more than twice the number of dimensions of the "
+            f"input. Pad length is {n}while the input has {ndim}dimensions.")
 MESHGRID_INDEXING = ("torch.meshgrid: in an upcoming release, it will be required to pass the "
                      "indexing argument.")
 MESHGRID_EMPTY = "meshgrid expects a non-empty TensorList"
 
 
-def meshgrid_dims(i: int, n: int) -> str:
-    return ("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
-            f"tensor {i} of {n} dims")
+# torch ends it with the tensor's C++ print (its values and type), which is not modelled
+MESHGRID_DIMS = "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
 
 
 def cat_not_tensors(got: str) -> str:   # python_arg_parser

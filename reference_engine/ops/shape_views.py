@@ -260,9 +260,9 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if indexing is None:
         warn_once(messages.MESHGRID_INDEXING)
         indexing = "ij"
-    for i, t in enumerate(ts):
+    for t in ts:
         if t.ndim > 1:
-            raise RuntimeError(messages.meshgrid_dims(i, t.ndim))
+            raise RuntimeError(messages.MESHGRID_DIMS)
     swap = indexing == "xy" and len(ts) >= 2
     if swap:
         ts[0], ts[1] = ts[1], ts[0]
