@@ -109,6 +109,8 @@ from .ops import (
     quantiles,
     reductions,
     scans,
+    shape,
+    shape_views,
     sorting,
     statistics,
     unary_math,
@@ -131,7 +133,8 @@ _MODULES = {m.__name__.removeprefix(__name__ + "."): m
             for m in (activations, binary_math, composites, conversions, decompositions,
                       elementwise, indexing, joining, layers, _linalg_ops, linalg_functions,
                       losses, _nn_ops, piecewise, products, quantiles, reductions, scans,
-                      sorting, _special_ops, statistics, unary_math, inplace, views)}
+                      shape, shape_views, sorting, _special_ops, statistics, unary_math,
+                      inplace, views)}
 
 
 def _attach(name: str, forward: object) -> None:

@@ -1271,3 +1271,167 @@ QUANTILE_Q_VALUES = "quantile() q values must be in the range [0, 1]"
 QUANTILE_INTERPOLATION_NOT_MODELLED = (
     "reference_engine: quantile's interpolation 'lower', 'higher' and 'nearest' (in-place "
     "floor_/ceil_/round_ of the ranks) are not modelled")
+# ---- shape, view, joining and splitting ops (issue 24) ----
+# aten/src/ATen/native/TensorShape.cpp unless said otherwise.
+NARROW_0_DIM = "narrow() cannot be applied to a 0-dim tensor."
+NARROW_NEGATIVE_LENGTH = "narrow(): length must be non-negative."
+NARROW_START_TENSOR = "start must be an 0-dim integral Tensor."
+# narrow_copy_dense_cpu_out's bare TORCH_CHECK(dim < self_sizes.size()) for a dim >= 0
+NARROW_COPY_DIM = ("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got "
+                   "false.  (Could this error message be improved?  If so, please report an "
+                   "enhancement request to PyTorch.)")
+
+
+def narrow_start_out_of_range(size: int, start: int) -> str:
+    return f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+
+
+def diagonal_dims_identical(dim1: int, dim2: int) -> str:
+    return f"diagonal dimensions cannot be identical {dim1}, {dim2}"
+
+
+# InferSize.h
+INFER_ONE_DIM = "only one dimension can be inferred"
+
+
+def infer_zero_elements(shape: str) -> str:
+    return (f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
+            "dimension size -1 can be any value and is ambiguous")
+
+
+def not_expandable(size: str, to: str) -> str:   # ExpandUtils.h sum_to
+    return f"size {{{size}}} is not expandable to size {{{to}}}."
+
+
+def movedim_lengths(src: str, dst: str) -> str:
+    return (f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+            f"the same number of dims as destination ({dst} dims)")
+
+
+def movedim_repeated(which: str, dims: str) -> str:
+    return f"movedim: repeated dim in `{which}` ({dims})"
+
+
+def flip_ndim(n: int) -> str:   # fliplr: n = 2, flipud: n = 1
+    return f"Input must be >= {n}-d."
+
+
+ROLL_SHIFTS_REQUIRED = "`shifts` required"
+
+
+def roll_align(shifts: int, dims: int) -> str:
+    return f"shifts and dimensions must align. shifts: {shifts}, dims:{dims}"
+
+
+def dim_of_0_dim(dim: int) -> str:   # WrapDimMinimal.cpp, wrap_scalar=false
+    return f"Dimension specified as {dim} but tensor has no dimensions"
+
+
+def rot90_rotation_dims(n: int) -> str:
+    return f"expected total rotation dims == 2, but got dims = {n}"
+
+
+def rot90_total_dims(n: int) -> str:
+    return f"expected total dims >= 2, but got total dims = {n}"
+
+
+def rot90_same_dims(d0: int, d1: int) -> str:
+    return f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+
+
+def cat_ndims(a: int, b: int) -> str:
+    return f"Tensors must have same number of dimensions: got {a} and {b}"
+
+
+CAT_EMPTY = "torch.cat(): expected a non-empty list of Tensors"   # python_arg_parser
+
+
+def cat_zero_dim(i: int) -> str:
+    return f"zero-dimensional tensor (at position {i}) cannot be concatenated"
+
+
+def tensor_list_element(i: int, got: str) -> str:   # python_arg_parser
+    return f"expected Tensor as element {i} in argument 0, but got {got}"
+
+
+def stack_empty(name: str) -> str:   # hstack, vstack, dstack, column_stack
+    return f"{name} expects a non-empty TensorList"
+
+
+def split_min_dims(name: str, n: int, got: int) -> str:   # hsplit, vsplit, dsplit
+    return (f"torch.{name} requires a tensor with at least {n} dimension, but got a tensor "
+            f"with {got} dimensions!")
+
+
+def split_not_divisible(name: str, dim: int, size: int, sections: int) -> str:
+    return (f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+            f"dimension {size} is not divisible by the split_size {sections}!")
+
+
+def split_sections_type(name: str, got: str) -> str:
+    """python_arg_parser's text for hsplit(x, 'abc') (an invalid combination of arguments)."""
+    return (f"{name}() received an invalid combination of arguments - got (Tensor, {got}), but "
+            "expected one of:\n * (Tensor input, int sections)\n      didn't match because some "
+            f"of the arguments have invalid types: (Tensor, !{got}!)\n * (Tensor input, tuple "
+            "of ints indices)\n      didn't match because some of the arguments have invalid "
+            f"types: (Tensor, !{got}!)\n")
+
+
+def tensor_split_dims(n: int) -> str:
+    return f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with {n} dims"
+
+
+def tensor_split_sections(n: int) -> str:
+    return f"number of sections must be larger than 0, got {n}"
+
+
+REPEAT_DIMS = ("Number of dimensions of repeat dims can not be smaller than number of "
+               "dimensions of tensor")
+
+
+def block_diag_dims(i: int, n: int) -> str:
+    return (f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+            f"{n} dimensions")
+
+
+def pad_length(n: int) -> str:   # PadNd.cpp
+    return f"Length of pad must be even but instead it equals {n}"
+
+
+def pad_too_long(n: int, ndim: int) -> str:   # torch's text lacks the two spaces
+    return ("Length of pad should be no more than twice the number of dimensions of the "
+            f"input. Pad length is {n}while the input has {ndim}dimensions.")
+MESHGRID_INDEXING = ("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                     "indexing argument.")
+MESHGRID_EMPTY = "meshgrid expects a non-empty TensorList"
+
+
+# torch ends it with the tensor's C++ print (its values and type), which is not modelled
+MESHGRID_DIMS = "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+
+
+def cat_not_tensors(got: str) -> str:   # python_arg_parser
+    return f"cat(): argument 'tensors' (position 1) must be tuple of Tensors, not {got}"
+
+
+def matrix_property(name: str, ndim: int) -> str:   # Tensor.mT, Tensor.mH
+    return (f"tensor.{name} is only supported on matrices or batches of matrices. Got "
+            f"{ndim}-D tensor.")
+
+
+def h_not_matrix(ndim: int) -> str:
+    text = f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor."
+    return text + " For batches of matrices, consider using tensor.mH" if ndim > 2 else text
+
+
+def as_strided_out_of_bounds(size: str, stride: str, offset: int, itemsize: int,
+                             needed: int, storage: int) -> str:   # Resize.h checkInBoundsForStorage
+    return (f"setStorage: sizes {size}, strides {stride}, storage offset {offset}, and itemsize "
+            f"{itemsize} requiring a storage size of {needed} are out of bounds for storage of "
+            f"size {storage}")
+
+
+# the engine's own limit (not torch's): as_strided reads a tensor's storage, which the engine
+# models for a tensor whose elements are all of its storage, in order
+AS_STRIDED_OF_VIEW = ("as_strided of a view of part of its storage, or of a non-contiguous "
+                      "tensor, is not modelled by the reference engine")

@@ -394,9 +394,6 @@ class Tensor:
     def where(self, condition: Tensor, other: Any) -> Tensor:
         return ops.where(condition, self, other)
 
-    def contiguous(self) -> Tensor:
-        return self if self.is_contiguous() else ops.clone(self)
-
     def cpu(self) -> Tensor:
         if self._device == dtypes.CPU:
             return self  # what ops.to returns for a tensor already there, without parsing
@@ -429,6 +426,25 @@ class Tensor:
             warn_once(messages.NUMPY_T_NOT_MATRIX)
         return views.permute(self, tuple(reversed(range(self.ndim))))
 
+    @property
+    def mT(self) -> Tensor:
+        if self.ndim < 2:
+            raise RuntimeError(messages.matrix_property("mT", self.ndim))
+        return views.transpose(self, -2, -1)
+
+    @property
+    def mH(self) -> Tensor:
+        """The adjoint of a real tensor is its transpose (the engine has no complex dtype)."""
+        if self.ndim < 2:
+            raise RuntimeError(messages.matrix_property("mH", self.ndim))
+        return views.transpose(self, -2, -1)
+
+    @property
+    def H(self) -> Tensor:
+        if self.ndim != 2:
+            raise RuntimeError(messages.h_not_matrix(self.ndim))
+        return views.transpose(self, 0, 1)
+
     def permute(self, *dims: Any) -> Tensor:
         return views.permute(self, _shape_args(dims))
 
@@ -443,9 +459,6 @@ class Tensor:
 
     def expand(self, *sizes: Any) -> Tensor:
         return views.expand(self, _shape_args(sizes))
-
-    def expand_as(self, other: Tensor) -> Tensor:
-        return views.expand(self, tuple(other.shape))
 
     def __getitem__(self, index: Any) -> Tensor:
         return views.getitem(self, index)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import messages
+from . import dtypes, messages
 from .autograd_meta import Ctx, OpNode, OpSpec, build_node, differentiable
 from .autograd_meta import record as _record
 from .grad_mode import is_grad_enabled
@@ -107,13 +107,19 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
 
 
 def _infer_shape(t: Tensor, shape: Sequence[int]) -> tuple[int, ...]:
+    """ATen's infer_size (InferSize.h), its errors in its order."""
     shape = tuple(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError(messages.INFER_ONE_DIM)
     known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
-    if shape.count(-1) == 1 and known != 0 and t.numel() % known == 0:
-        return tuple(t.numel() // known if s == -1 else s for s in shape)
-    if -1 in shape or known != t.numel():
-        raise RuntimeError(messages.invalid_shape(messages.sizes(shape), t.numel()))
-    return shape
+    numel = t.numel()
+    if numel == known or (-1 in shape and known > 0 and numel % known == 0):
+        if -1 not in shape:
+            return shape
+        if known == 0:
+            raise RuntimeError(messages.infer_zero_elements(messages.sizes(shape)))
+        return tuple(numel // known if s == -1 else s for s in shape)
+    raise RuntimeError(messages.invalid_shape(messages.sizes(shape), numel))
 
 
 def _viewable(t: Tensor, shape: tuple[int, ...]) -> bool:
@@ -176,7 +182,9 @@ def t(self: Tensor) -> Tensor:
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     d0, d1 = common.wrap_dim(dim0, self.ndim), common.wrap_dim(dim1, self.ndim)
-    return _make_view(self, lambda a: np.swapaxes(a, d0, d1), TRANSPOSE, dim0=d0, dim1=d1)
+    # a 0-d tensor's transpose(0, 0) is an alias with torch's node (numpy has no axis 0)
+    return _make_view(self, lambda a: np.swapaxes(a, d0, d1) if a.ndim else a[...], TRANSPOSE,
+                      dim0=d0, dim1=d1)
 
 
 def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
@@ -187,7 +195,7 @@ def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
 def unsqueeze_to(g: Tensor, dims: Sequence[int], sizes: Sequence[int]) -> Tensor:
     """torch's unsqueeze_to / unsqueeze_multiple: one unsqueeze per squeezed dim."""
     for d in sorted(dims):
-        if sizes[d] == 1:
+        if len(sizes) > 0 and sizes[d] == 1:   # a 0-d input's dim 0 is squeezed by no one
             g = unsqueeze(g, d)
     return g
 
@@ -208,7 +216,8 @@ def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     sizes = tuple(self.shape)
     if not isinstance(dim, int) and dim is not None:
         ds = tuple(common.wrap_dim(d, self.ndim) for d in dim)
-        drop = tuple(d for d in ds if self.shape[d] == 1)
+        # a 0-d tensor's dim 0 (wrap_dim takes it) has no size to squeeze
+        drop = tuple(d for d in ds if self.ndim and self.shape[d] == 1)
         return _make_view(self, lambda a: np.squeeze(a, drop) if drop else a[...], SQUEEZE2,
                           dim=ds, self_sym_sizes=sizes)
     if dim is None:
@@ -444,13 +453,29 @@ def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None
 
 # ---- more single-output views -------------------------------------------------------------
 
-def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """torch.narrow is slice(dim, start, start + length): a SliceBackward0 view."""
+def narrow(self: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
+    """torch.narrow is slice(dim, start, start + length): a SliceBackward0 view (ATen's
+    narrow_symint, its checks in its order; a Tensor start is a 0-d integer one)."""
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start.dtype.category != 1:
+            raise RuntimeError(messages.NARROW_START_TENSOR)
+        start = int(start.item())
+    if self.ndim == 0:
+        raise RuntimeError(messages.NARROW_0_DIM)
+    if length < 0:
+        raise RuntimeError(messages.NARROW_NEGATIVE_LENGTH)
     d = common.wrap_dim(dim, self.ndim)
-    s = start % self.shape[d] if start < 0 else start
-    if s + length > self.shape[d] or length < 0:
-        raise RuntimeError(messages.narrow_out_of_range(s, length, self.shape[d]))
-    return slice(self, d, s, s + length)
+    return slice(self, d, *narrow_bounds(self.shape[d], start, length))
+
+
+def narrow_bounds(size: int, start: int, length: int) -> tuple[int, int]:
+    """narrow's start and end after its bound checks (shared with narrow_copy)."""
+    if not -size <= start <= size:
+        raise IndexError(messages.narrow_start_out_of_range(size, start))
+    s = start + size if start < 0 else start
+    if s > size - length:
+        raise RuntimeError(messages.narrow_out_of_range(s, length, size))
+    return s, s + length
 
 
 def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -470,6 +495,8 @@ DIAGONAL = OpSpec("DiagonalBackward0", ("self",),
 
 def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     d1, d2 = common.wrap_dim(dim1, self.ndim), common.wrap_dim(dim2, self.ndim)
+    if d1 == d2:
+        raise RuntimeError(messages.diagonal_dims_identical(dim1, dim2))
 
     def fn(a: np.ndarray) -> np.ndarray:
         return np.diagonal(a, offset, d1, d2)
@@ -546,6 +573,8 @@ def _picker(key: tuple[Any, ...]) -> ViewFn:
 
 
 def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    if self.ndim == 0:   # unbind wraps its dim with wrap_scalar=false
+        raise IndexError(messages.dim_of_0_dim(dim))
     d = common.wrap_dim(dim, self.ndim)
     fns = [_picker((builtins.slice(None),) * d + (i, Ellipsis)) for i in range(self.shape[d])]
     return _make_multi_view(self, fns, UNBIND, dim=d)
@@ -686,8 +715,12 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
         elif np.take(index, 1, axis=d).flat[0] == index.flat[0]:   # stride 0: an expand
             g, index = reductions.sum(g, d), np.take(index, 0, axis=d)
     if np.unique(index).size != index.size:
-        # torch index_add_s an overlapping output geometry; no view of this engine has one
-        return common.scatter_add(g, index, base_shape, "AsStridedScatterBackward0")
+        # an overlapping output geometry (as_strided with overlapping strides): torch
+        # index_add_s the flattened grad into the zero storage (IndexAddBackward0)
+        storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
+        positions = common.new(index.reshape(-1), dtypes.int64, g.device)
+        storage = indexing.index_add(storage, 0, positions, reshape(g, (-1,)))
+        return as_strided_view(storage, np.arange(n).reshape(base_shape))
     storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
     inplace.copy_(as_strided_view(storage, index), g)
     return as_strided_view(storage, np.arange(n).reshape(base_shape))
@@ -695,5 +728,5 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
 
 # They import this module; used at call time.
 from . import engine, forward_ad, inplace  # noqa: E402
-from .ops import common, joining, reductions  # noqa: E402
+from .ops import common, indexing, joining, reductions  # noqa: E402
 from .ops import elementwise as ops  # noqa: E402

@@ -39,6 +39,12 @@ public op gets its row in registry.py.
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill
     nn           softmax, log_softmax, nll_loss, mse_loss (behind nn.functional)
+    shape        copies and joins of the shape family: flip, roll, rot90, repeat, tile,
+                 repeat_interleave, narrow_copy, unsafe_split/chunk, constant_pad_nd,
+                 block_diag, sum_to_size, h/v/dstack, column_stack, cartesian_prod
+    shape_views  views of the shape family (broadcast_to, ravel, unflatten, movedim,
+                 atleast_Nd, unfold, as_strided, tensor_split, meshgrid, ...) on views.py's
+                 machinery, and the `*_copy` forms of view ops
     backward     the differentiable backward ops derivatives.yaml formulas call
                  (threshold_backward, softmax_backward_data, ...), so double backward
                  builds torch's graph

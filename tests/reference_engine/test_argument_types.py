@@ -65,3 +65,8 @@ def test_the_rows_left_out_are_the_overloaded_ones() -> None:
                         "nanmedian", "nanquantile", "narrow", "norm", "pow", "quantile", "rsub",
                         "sort", "split", "std", "std_mean", "trapezoid", "trapz", "var",
                         "var_mean"]
+    assert left_out == ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+                        "broadcast_tensors", "cartesian_prod", "clamp", "dsplit", "hsplit",
+                        "index_fill", "masked_fill", "movedim", "narrow", "pow",
+                        "repeat_interleave", "rsub", "split", "tensor_split", "var",
+                        "var_mean", "view_copy", "vsplit"]
