@@ -78,6 +78,8 @@ from .grad_mode import (
 )
 from .ops import elementwise, indexing, joining, linalg, reductions
 from .ops import nn as _nn_ops
+from .ops import scatter as _scatter_ops
+from .ops import triangular as _triangular_ops
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -90,7 +92,8 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 # The registry names a row's module; these are they (imported statically: the engine
 # imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
 _MODULES = {m.__name__.removeprefix(__name__ + "."): m
-            for m in (elementwise, indexing, joining, linalg, _nn_ops, reductions, inplace, views)}
+            for m in (elementwise, indexing, joining, linalg, _nn_ops, reductions, inplace, views,
+                      _scatter_ops, _triangular_ops)}
 
 
 def _attach(name: str, forward: object) -> None:

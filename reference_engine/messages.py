@@ -978,3 +978,64 @@ FORWARD_MODE_STRICT = (
     "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are not "
     "supported together (yet). Please either set `strict=False` or "
     "`strategy=\"reverse-mode\"`.")
+
+
+# ---- indexing, scatter, masked, triangular/diagonal ops (issue 24) ----------------------------
+# from ATen's TensorShape.cpp, TriangularOps.cpp, TensorAdvancedIndexing.cpp, ScatterGatherChecks.h
+
+def triangle_needs_2d(name: str) -> str:
+    return f"{name}: input tensor must have at least 2 dimensions"
+
+
+def diag_needs_1d_or_2d(ndim: int) -> str:
+    return f"diag(): Supports 1D or 2D tensors. Got {ndim}D"
+
+
+def diagonal_dims_identical(d1: int, d2: int) -> str:
+    return f"diagonal dimensions cannot be identical {d1}, {d2}"
+
+
+def fill_value_dims(ndim: int) -> str:
+    return (f"fill_ only supports 0-dimension value tensor but got tensor with {ndim} "
+            "dimensions.")
+
+
+def scatter_dtype(name: str) -> str:
+    return f"{name}(): Expected self.dtype to be equal to src.dtype"
+
+
+SCATTER_INDEX_DIMS_SELF = "Index tensor must have the same number of dimensions as self tensor"
+SCATTER_INDEX_DIMS_SRC = "Index tensor must have the same number of dimensions as src tensor"
+
+
+def index_out_of_bounds(index: int, dim: int, size: int) -> str:
+    return f"index {index} is out of bounds for dimension {dim} with size {size}"
+
+
+def masked_scatter_mask_dtype(scalar_name: str) -> str:
+    return f"masked_scatter_ only supports boolean masks, but got mask with dtype {scalar_name}"
+
+
+def index_add_source_shape(self_shape: str, source_shape: str) -> str:
+    return ("source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {self_shape} source.shape = {source_shape}")
+
+
+def reduce_argument(name: str, reduce: str) -> str:
+    if name == "index_reduce":
+        return ("index_reduce(): Expected reduce to be one of prod, mean, amax or amin but "
+                f"got {reduce}.")
+    return f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
+
+
+def take_out_of_range(index: int, numel: int) -> str:
+    return f"out of range: tried to access index {index} on a tensor of {numel} elements."
+
+
+def masked_select_mask_dtype(scalar_name: str) -> str:
+    return "masked_select: expected BoolTensor for mask"
+
+
+def view_scatter_shape(slice_size: str, src_size: str) -> str:
+    return (f"expected src to have a size equal to the slice of self. src size = {src_size}, "
+            f"slice size = {slice_size}")

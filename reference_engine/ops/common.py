@@ -147,6 +147,9 @@ def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[]
     throw_error_out_requires_grad) when grad mode is on and an input or `out` requires grad;
     otherwise the result is written into `out` in place, which counts as one write."""
     from ..inplace import write
+    # the out= kernels' assert_no_overlap: out may not share memory with an input
+    if any(isinstance(t, Tensor) and np.shares_memory(t._data, out._data) for t in inputs):
+        raise RuntimeError(messages.PARTIAL_OVERLAP)
     if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
                                  for t in (*inputs, out)):
         raise RuntimeError(messages.out_requires_grad(name))
