@@ -1039,3 +1039,27 @@ def masked_select_mask_dtype(scalar_name: str) -> str:
 def view_scatter_shape(slice_size: str, src_size: str) -> str:
     return (f"expected src to have a size equal to the slice of self. src size = {src_size}, "
             f"slice size = {slice_size}")
+
+
+INDEX_REDUCE_BETA = "index_reduce() is in beta and the API may change at any time."
+
+
+def out_resized(old: str, new: str) -> str:
+    """Resize.cpp's resize_output warning."""
+    return (f"An output with one or more elements was resized since it had shape {old}, "
+            f"which does not match the required output shape {new}. This behavior is "
+            "deprecated, and in a future PyTorch release outputs will not be resized unless "
+            "they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+            "inplace, to zero elements with t.resize_(0).")
+
+
+def out_dtype(expected: str, got: str) -> str:
+    return f"Expected out tensor to have dtype {expected}, but got {got} instead"
+
+
+GATHER_INDEX_DIMS = "Index tensor must have the same number of dimensions as input tensor"
+
+
+def gather_size(d: int, index_sizes: str, self_sizes: str, dim: int) -> str:
+    return (f"Size does not match at dimension {d} expected index {index_sizes} to be no "
+            f"larger than self {self_sizes} apart from dimension {dim}")

@@ -25,6 +25,11 @@ def _grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:
     return tuple(grid)
 
 
+def _write_grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:
+    """_grid for a write: a 0-d index as one of shape (1,), like the 0-d src it writes."""
+    return _grid(index, dim) if index.ndim else (index._data.astype(np.int64).reshape(1),)
+
+
 # ---- gather / scatter / scatter_add -------------------------------------------------------
 
 GATHER = OpSpec(
@@ -56,11 +61,35 @@ def _dims_1(a: np.ndarray) -> np.ndarray:
 @linear_forward(GATHER)
 def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
            out: Tensor | None = None) -> Tensor:
-    if out is not None:
-        return common.into_out("gather", out, (self, index), lambda: gather(self, dim, index))
     d = common.wrap_dim(dim, self.ndim)
+    _gather_checks(self, d, index)
+    if out is not None:
+        if out.dtype is not self.dtype:
+            raise RuntimeError(messages.out_dtype(C_NAMES.get(self.dtype.scalar_name, ""),
+                                                  C_NAMES.get(out.dtype.scalar_name, "")))
+        return common.into_out("gather", out, (self, index), lambda: gather(self, dim, index),
+                               no_overlap=True)
     out = common.new(_dims_1(self._data)[_grid(index, d)], self.dtype, self.device)
     return record(GATHER, out, [self], dim=d, index=index)
+
+
+# caffe2's TypeMeta names, which the gather out= dtype check prints
+C_NAMES = {"Float": "float", "Double": "double", "Long": "long int", "Int": "int",
+           "Bool": "bool"}
+
+
+def _gather_checks(self: Tensor, dim: int, index: Tensor) -> None:
+    """gather_shape_check, then the kernel's bounds check (their texts)."""
+    if max(index.ndim, 1) != max(self.ndim, 1):
+        raise RuntimeError(messages.GATHER_INDEX_DIMS)
+    for d in range(index.ndim):
+        if d != dim and index.shape[d] > self.shape[d]:
+            raise RuntimeError(messages.gather_size(d, messages.sizes(index.shape),
+                                                    messages.sizes(self.shape), dim))
+    size = self.shape[dim] if self.ndim else 1
+    bad = index._data[(index._data < 0) | (index._data >= size)]
+    if bad.size:
+        raise RuntimeError(messages.index_out_of_bounds(int(bad.reshape(-1)[0]), dim, size))
 
 
 def scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
@@ -70,11 +99,11 @@ def scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
     arr = np.array(self._data, copy=True)
     if not isinstance(src, Tensor):
         scatter_checks("scatter", self, d, index, None)
-        _dims_1(arr)[_grid(index, d)] = src
+        _dims_1(arr)[_write_grid(index, d)] = src
         return record(SCATTER_VALUE, common.new(arr, self.dtype, self.device), [self], dim=d,
                       index=index)
     scatter_checks("scatter", self, d, index, src)
-    _dims_1(arr)[_grid(index, d)] = _dims_1(src._data)[tuple(slice(0, n) for n in
+    _dims_1(arr)[_write_grid(index, d)] = _dims_1(src._data)[tuple(slice(0, n) for n in
                                                              _dims_1(index._data).shape)]
     out = common.new(arr, self.dtype, common.common_device([self, src]))
     return record(SCATTER, out, [self, src], dim=d, index=index)
@@ -99,9 +128,9 @@ def scatter_checks(name: str, self: Tensor, dim: int, index: Tensor, src: Tensor
 def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """Repeated indices add up (np.add.at, as the kernel's accumulation)."""
     d = common.wrap_dim(dim, self.ndim)
-    scatter_checks("scatter_add", self, d, index, src)
+    scatter_checks("scatter", self, d, index, src)   # torch's text names scatter
     arr = np.array(self._data, copy=True)
-    np.add.at(_dims_1(arr), _grid(index, d),
+    np.add.at(_dims_1(arr), _write_grid(index, d),
               _dims_1(src._data)[tuple(slice(0, n) for n in _dims_1(index._data).shape)])
     return record(SCATTER_ADD, common.new(arr, self.dtype, self.device), [self, src], dim=d,
                   index=index)
@@ -136,7 +165,7 @@ def index_select(self: Tensor, dim: int, index: Tensor, *, out: Tensor | None = 
                  ) -> Tensor:
     if out is not None:
         return common.into_out("index_select", out, (self, index),
-                               lambda: index_select(self, dim, index))
+                               lambda: index_select(self, dim, index), no_overlap=True)
     d = common.wrap_dim(dim, self.ndim)
     # a 0-d self gives a 0-d result (index_select_out_cpu_ takes it as its one element)
     arr = np.take(self._data.reshape(-1) if self.ndim == 0 else self._data,
@@ -220,13 +249,16 @@ def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     0-dim tensor, which is then differentiable: IndexFillBackward1)."""
     d = common.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
+    # a 0-d self is filled as one of shape (1,), a view of it
     key = (slice(None),) * d + (index._data.reshape(-1).astype(np.int64),)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
     if isinstance(value, Tensor):
         arr[key] = dtypes.cast(value._data, self.dtype.np)
-        out = common.new(arr, self.dtype, common.common_device([self, value]))
+        out = common.new(arr.reshape(self.shape), self.dtype, common.common_device([self, value]))
         return record(INDEX_FILL_TENSOR, out, [self, value], dim=d, index=index)
     arr[key] = value
-    return record(INDEX_FILL, common.new(arr, self.dtype, self.device), [self], dim=d, index=index)
+    return record(INDEX_FILL, common.new(arr.reshape(self.shape), self.dtype, self.device), [self], dim=d, index=index)
 
 
 # It imports this module; used at call time.

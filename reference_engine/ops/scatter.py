@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages, views, warn
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -220,6 +220,7 @@ def scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: s
 
 def index_reduce(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                  include_self: bool = True) -> Tensor:
+    warn.warn_once(messages.INDEX_REDUCE_BETA)
     _check_reduce("index_reduce", reduce, ("prod", "mean", "amax", "amin"))
     d = common.wrap_dim(dim, self.ndim)
     _index_checks(self, d, index, source)
@@ -299,8 +300,10 @@ TAKE = OpSpec(
 
 @linear_forward(TAKE)
 def take(self: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor:
-    if out is not None:
-        return common.into_out("take", out, (self, index), lambda: take(self, index))
+    if out is not None:   # take_out checks overlap before it resizes
+        common.assert_no_overlap(out, (self, index))
+        return common.into_out("take", out, (self, index), lambda: take(self, index),
+                               no_overlap=True)
     arr = self._data.reshape(-1)[_flat_index(self, index)]
     return record(TAKE, common.new(arr, self.dtype, self.device), [self], index=index)
 
@@ -343,9 +346,10 @@ MASKED_SELECT = OpSpec("MaskedSelectBackward0", ("self",), {"self": ("mask", "se
 
 @linear_forward(MASKED_SELECT)
 def masked_select(self: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
-    if out is not None:
+    if out is not None:   # masked_select_out checks overlap before it resizes
+        common.assert_no_overlap(out, (self, mask))
         return common.into_out("masked_select", out, (self, mask),
-                               lambda: masked_select(self, mask))
+                               lambda: masked_select(self, mask), no_overlap=True)
     _check_mask("masked_select", mask)
     shape = common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
     arr = np.broadcast_to(self._data, shape)[np.broadcast_to(mask._data, shape)]
@@ -402,8 +406,7 @@ def index_put(self: Tensor, indices: Any, values: Tensor, accumulate: bool = Fal
     """self with values written (or added) at the positions the list of index tensors
     picks, as `self[indices] = values` (the indices are saved: IndexPutBackward0's)."""
     positions = views._pick(self, tuple(views._index_array(i) for i in indices))
-    saves = {f"indices_{i}": t for i, t in enumerate(indices)
-             if isinstance(t, Tensor) and t.dtype is not dtypes.bool_}
+    saves = {f"indices_{i}": t for i, t in enumerate(indices) if isinstance(t, Tensor)}
     spec = OpSpec("IndexPutBackward0", ("self", "values"),
                   {"self": tuple(saves), "values": tuple(saves)},
                   backward=_index_put_backward,
