@@ -1063,3 +1063,12 @@ GATHER_INDEX_DIMS = "Index tensor must have the same number of dimensions as inp
 def gather_size(d: int, index_sizes: str, self_sizes: str, dim: int) -> str:
     return (f"Size does not match at dimension {d} expected index {index_sizes} to be no "
             f"larger than self {self_sizes} apart from dimension {dim}")
+
+
+def masked_fill_value_dims(ndim: int) -> str:
+    return ("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{ndim} dimension(s).")
+
+
+def value_overflow(type_name: str) -> str:
+    return f"value cannot be converted to type {type_name} without overflow"

@@ -217,8 +217,14 @@ def _masked_fill_value_backward(g: Tensor, mask: Tensor) -> Tensor:
 
 
 def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
-    m = np.broadcast_to(mask._data, self.shape)
+    """Out of place, self and mask broadcast to each other (ATen's expand_outplace; the
+    autograd engine sums self's grad back to its shape)."""
+    shape = common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
+    m = np.broadcast_to(mask._data, shape)
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(messages.masked_fill_value_dims(value.ndim))
+    if isinstance(value, complex):   # the engine has no complex dtypes
+        raise RuntimeError(messages.value_overflow(C_NAMES.get(self.dtype.scalar_name, "")))
     if isinstance(value, Tensor):
         arr = np.where(m, dtypes.cast(value._data, self.dtype.np), self._data)
         out = common.new(arr, self.dtype, common.common_device([self, value]))
