@@ -1008,10 +1008,6 @@ SCATTER_INDEX_DIMS_SELF = "Index tensor must have the same number of dimensions 
 SCATTER_INDEX_DIMS_SRC = "Index tensor must have the same number of dimensions as src tensor"
 
 
-def index_out_of_bounds(index: int, dim: int, size: int) -> str:
-    return f"index {index} is out of bounds for dimension {dim} with size {size}"
-
-
 def masked_scatter_mask_dtype(scalar_name: str) -> str:
     return f"masked_scatter_ only supports boolean masks, but got mask with dtype {scalar_name}"
 

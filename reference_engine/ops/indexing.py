@@ -264,7 +264,8 @@ def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
         out = common.new(arr.reshape(self.shape), self.dtype, common.common_device([self, value]))
         return record(INDEX_FILL_TENSOR, out, [self, value], dim=d, index=index)
     arr[key] = value
-    return record(INDEX_FILL, common.new(arr.reshape(self.shape), self.dtype, self.device), [self], dim=d, index=index)
+    out = common.new(arr.reshape(self.shape), self.dtype, self.device)
+    return record(INDEX_FILL, out, [self], dim=d, index=index)
 
 
 # It imports this module; used at call time.

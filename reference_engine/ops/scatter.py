@@ -30,7 +30,7 @@ def _scatter_grid(self: Tensor, dim: int, index: Tensor) -> tuple[np.ndarray, ..
     idx = index._data.astype(np.int64)
     if not idx.ndim:
         return (idx.reshape(1),)
-    grid = list(np.indices(idx.shape))
+    grid: list[np.ndarray] = list(np.indices(idx.shape))
     grid[dim] = idx
     return tuple(grid)
 
@@ -39,7 +39,7 @@ def _index_grid(self: Tensor, dim: int, index: Tensor, source: Tensor) -> tuple[
     """index_add's: source's slice i along dim goes to slice index[i]."""
     idx = index._data.reshape(-1).astype(np.int64)
     shape = source.shape if source.ndim else (1,)
-    grid = list(np.indices(shape))
+    grid: list[np.ndarray] = list(np.indices(shape))
     grid[dim] = idx[grid[dim]]
     return tuple(grid)
 

@@ -113,8 +113,8 @@ def diag_embed_into(g: Tensor, sizes: tuple[int, ...], offset: int, d1: int, d2:
 
 DIAG_BACKWARD = OpSpec(
     "DiagonalBackwardBackward0", ("self",),
-    backward=lambda c, g: [views.diagonal(g, c.offset, c.dim1, c.dim2)], jvp=lambda c: diag_embed_into(
-        c.self_t, tuple(c.result.shape), c.offset, c.dim1, c.dim2))
+    backward=lambda c, g: [views.diagonal(g, c.offset, c.dim1, c.dim2)],
+    jvp=lambda c: diag_embed_into(c.self_t, tuple(c.result.shape), c.offset, c.dim1, c.dim2))
 
 
 @linear_forward(DIAG_COPY)
