@@ -141,7 +141,8 @@ OPS: tuple[OpRow, ...] = (
     _row("stack", "ops.joining", method=False),
     _row("gather", "ops.indexing", M, args=(1, Const([[0, 2], [1, 1]]))),
     _row("index_select", "ops.indexing", M, args=(1, Const([2, 0, 2]))),
-    _row("index_fill", "ops.indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True),
+    _row("index_fill", "ops.indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True,
+         inplace="ops.scatter"),
     _row("masked_fill", "ops.indexing", M, args=(MASK, 0.5), inplace="inplace",
          overloads=True),
     # views (views.py); their in-place forms restride the tensor itself
@@ -168,16 +169,18 @@ OPS: tuple[OpRow, ...] = (
     # a second tensor input that is not the second parameter (src after dim and index)
     # comes as a constant: the OpInfo check differentiates it
     _row("scatter", "ops.indexing", M, args=(1, Const([[0, 2, 1], [2, 1, 0]]), SRC),
-         overloads=True),
-    _row("scatter_add", "ops.indexing", M, args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC)),
+         overloads=True, inplace="ops.scatter"),
+    _row("scatter_add", "ops.indexing", M, args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC),
+         inplace="ops.scatter"),
     _row("scatter_reduce", "ops.scatter", M,
          args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC, "mean")),
-    _row("index_add", "ops.indexing", M, args=(1, Const([2, 0]), SRC2)),
+    _row("index_add", "ops.indexing", M, args=(1, Const([2, 0]), SRC2), inplace="ops.scatter"),
     _row("index_copy", "ops.scatter", M, args=(1, Const([2, 0]), SRC2),
          inplace="ops.scatter"),
     _row("index_reduce", "ops.scatter", M, args=(1, Const([2, 0]), SRC2, "amax")),
     _row("index_put", "ops.scatter"),   # takes a list of index tensors: no sample
-    _row("put", "ops.scatter", M, args=(Const([4, 1]), Const([0.5, -2.0], "float64"))),
+    _row("put", "ops.scatter", M, args=(Const([4, 1]), Const([0.5, -2.0], "float64")),
+         inplace="ops.scatter"),
     _row("take", "ops.scatter", M, args=(Const([4, 1, 4]),)),
     _row("take_along_dim", "ops.scatter", M, args=(Const([[0, 2], [1, 1]]), 1)),
     _row("masked_select", "ops.scatter", M, args=(MASK,)),

@@ -180,7 +180,7 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: A
               ) -> Tensor:
     """Repeated indices add up (np.add.at, as the kernel's accumulation)."""
     d = common.wrap_dim(dim, self.ndim)
-    if self.ndim > 1 and (source.ndim != self.ndim or any(
+    if self.ndim and source.ndim and (source.ndim != self.ndim or any(
             a != b for i, (a, b) in enumerate(zip(self.shape, source.shape, strict=True))
             if i != d)):
         raise RuntimeError(messages.index_add_source_shape(messages.sizes(self.shape),

@@ -233,7 +233,7 @@ def index_reduce(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: 
 
 def _index_checks(self: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
     """index_func_meta_impl's shape check (index_add, index_copy, index_reduce)."""
-    if self.ndim > 1 and (source.ndim != self.ndim or any(
+    if self.ndim and source.ndim and (source.ndim != self.ndim or any(
             a != b for i, (a, b) in enumerate(zip(self.shape, source.shape, strict=True))
             if i != dim)):
         raise RuntimeError(messages.index_add_source_shape(messages.sizes(self.shape),
@@ -514,3 +514,51 @@ index_copy_ = _inplace(INDEX_COPY, index_copy, lambda dim, index, source: [sourc
 masked_scatter_ = _inplace(MASKED_SCATTER, masked_scatter, lambda mask, source: [source],
                            lambda self, mask, source: {
                                "mask": mask, "source_sym_sizes": tuple(source.shape)})
+
+
+def _wrapped(self: Tensor, dim: int) -> int:
+    return common.wrap_dim(dim, self.ndim)
+
+
+def scatter_(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
+    from ..inplace import apply_inplace
+    with no_grad():
+        r = indexing.scatter(self, dim, index, src)
+    attrs = {"dim": _wrapped(self, dim), "index": index}
+    if isinstance(src, Tensor):
+        return apply_inplace(self, indexing.SCATTER, r, [src], **attrs)
+    return apply_inplace(self, indexing.SCATTER_VALUE, r, [], **attrs)
+
+
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    from ..inplace import apply_inplace
+    with no_grad():
+        r = indexing.scatter_add(self, dim, index, src)
+    return apply_inplace(self, indexing.SCATTER_ADD, r, [src], dim=_wrapped(self, dim),
+                         index=index)
+
+
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
+               ) -> Tensor:
+    from ..inplace import apply_inplace
+    with no_grad():
+        r = indexing.index_add(self, dim, index, source, alpha=alpha)
+    return apply_inplace(self, indexing.INDEX_ADD, r, [source], dim=_wrapped(self, dim),
+                         index=index, alpha=alpha)
+
+
+def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    from ..inplace import apply_inplace
+    with no_grad():
+        r = indexing.index_fill(self, dim, index, value)
+    attrs = {"dim": _wrapped(self, dim), "index": index}
+    if isinstance(value, Tensor):
+        return apply_inplace(self, indexing.INDEX_FILL_TENSOR, r, [value], **attrs)
+    return apply_inplace(self, indexing.INDEX_FILL, r, [], **attrs)
+
+
+def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    from ..inplace import apply_inplace
+    with no_grad():
+        r = put(self, index, source, accumulate)
+    return apply_inplace(self, PUT, r, [source], index=index, accumulate=accumulate)
