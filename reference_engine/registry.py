@@ -169,7 +169,7 @@ OPS: tuple[OpRow, ...] = (
     # a second tensor input that is not the second parameter (src after dim and index)
     # comes as a constant: the OpInfo check differentiates it
     _row("scatter", "ops.indexing", M, args=(1, Const([[0, 2, 1], [2, 1, 0]]), SRC),
-         overloads=True, inplace="ops.scatter"),
+         inplace="ops.scatter", overloads=True),   # src a tensor or a number
     _row("scatter_add", "ops.indexing", M, args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC),
          inplace="ops.scatter"),
     _row("scatter_reduce", "ops.scatter", M,

@@ -524,7 +524,7 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
     from ..inplace import apply_inplace
     with no_grad():
         r = indexing.scatter(self, dim, index, src)
-    attrs = {"dim": _wrapped(self, dim), "index": index}
+    attrs: dict[str, Any] = {"dim": _wrapped(self, dim), "index": index}
     if isinstance(src, Tensor):
         return apply_inplace(self, indexing.SCATTER, r, [src], **attrs)
     return apply_inplace(self, indexing.SCATTER_VALUE, r, [], **attrs)
@@ -551,7 +551,7 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     from ..inplace import apply_inplace
     with no_grad():
         r = indexing.index_fill(self, dim, index, value)
-    attrs = {"dim": _wrapped(self, dim), "index": index}
+    attrs: dict[str, Any] = {"dim": _wrapped(self, dim), "index": index}
     if isinstance(value, Tensor):
         return apply_inplace(self, indexing.INDEX_FILL_TENSOR, r, [value], **attrs)
     return apply_inplace(self, indexing.INDEX_FILL, r, [], **attrs)

@@ -22,6 +22,9 @@ from tests.reference_engine.test_gradcheck import OPS, _outputs
 
 # rows that make a dual level themselves (backward-mode checks of make_dual/unpack_dual)
 _OWN_LEVEL = ("make_dual", "unpack_dual_primal")
+# rows whose op has no forward-mode formula in torch's derivatives.yaml (index_reduce): the
+# engine refuses them in torch's words, as torch does
+_NO_FORMULA = {"index_reduce": "index_reduce", "index_reduce_mean": "index_reduce"}
 EPS = 1e-6
 
 
@@ -35,7 +38,17 @@ def _float64_and_no_level() -> Any:
         fwAD.exit_dual_level()
 
 
-@pytest.mark.parametrize("name", [n for n in OPS if n not in _OWN_LEVEL])
+@pytest.mark.parametrize("name", sorted(_NO_FORMULA))
+def test_an_op_torch_gives_no_formula_refuses_forward_mode(name: str) -> None:
+    f, shapes = OPS[name]
+    with fwAD.dual_level():
+        duals = [fwAD.make_dual(torch.ones(s), torch.ones(s)) for s in shapes]
+        with pytest.raises(RuntimeError) as info:
+            f(*duals)
+    assert str(info.value) == messages.fwad_not_implemented(_NO_FORMULA[name])
+
+
+@pytest.mark.parametrize("name", [n for n in OPS if n not in _OWN_LEVEL and n not in _NO_FORMULA])
 def test_tangent_matches_central_difference(name: str) -> None:
     f, shapes = OPS[name]
     rng = np.random.default_rng(zlib.crc32(f"jvp[{name}]".encode()))

@@ -146,6 +146,7 @@ _BY_HAND: dict[str, Row] = {
                         [(2, 3), (2, 3)]),
     "masked_scatter_source": (lambda a, b: torch.masked_scatter(a, a > 0, b), [(2, 3), (6,)]),
     "put_source": (lambda a, b: torch.put(a, torch.tensor([4, 4]), b, True), [(2, 3), (2,)]),
+    "fill_tensor": (lambda a, v: torch.fill(a, v.sum()) * a, [(2, 3), (1,)]),
     # matrix products
     "mm_transposed": (lambda a, b: a.t().mm(b.t()), [(3, 2), (4, 3)]),
     "matmul_1d_1d": (lambda a, b: a @ b, [(3,), (3,)]),
