@@ -193,6 +193,7 @@ OPS: tuple[OpRow, ...] = (
     _row("diag", "ops.triangular", (3, 3), args=(1,)),
     _row("diag_embed", "ops.triangular", M),
     _row("diagflat", "ops.triangular", M),
+    _row("diagonal_copy", "ops.triangular", (3, 3), args=(-1,), method=False),
     _row("fill", "ops.triangular", M, args=(2.0,), method=False, overloads=True),
 )
 
@@ -216,4 +217,4 @@ NOT_GENERATED.update(dict.fromkeys((
     "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_reduce",
     "index_put", "put", "take", "take_along_dim", "masked_select", "masked_scatter",
     "select_scatter", "slice_scatter", "diagonal_scatter", "tril", "triu", "diag",
-    "diag_embed", "diagflat", "fill"), GENERATOR_PENDING))
+    "diag_embed", "diagflat", "diagonal_copy", "fill"), GENERATOR_PENDING))

@@ -18,7 +18,7 @@ public op gets its row in registry.py.
     scatter      scatter_reduce, index_reduce, index_copy, index_put, put/take,
                  take_along_dim, masked_select/masked_scatter, select/slice/diagonal_scatter,
                  and the in-place forms of the scatter family
-    triangular   tril, triu, diag, diag_embed, diagflat, fill
+    triangular   tril, triu, diag, diag_embed, diagflat, diagonal_copy, fill
     nn           softmax, log_softmax, nll_loss, mse_loss (behind nn.functional)
     backward     the differentiable backward ops derivatives.yaml formulas call
                  (threshold_backward, softmax_backward_data, ...), so double backward

@@ -1,4 +1,5 @@
-"""Triangular and diagonal ops that copy: tril, triu, diag, diag_embed, diagflat, and the
+"""Triangular and diagonal ops that copy: tril, triu, diag, diag_embed, diagflat,
+diagonal_copy, and the
 fill family (fill). (The diagonal *view* is views.diagonal; diagonal_scatter is in
 ops/scatter.py.) All are linear: their backward is the op's adjoint, their jvp the op
 itself (derivatives.yaml's `result: auto_linear`)."""
@@ -118,10 +119,14 @@ DIAG_BACKWARD = OpSpec(
 
 
 @linear_forward(DIAG_COPY)
-def _diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    out = common.new(np.array(np.diagonal(self._data, offset, dim1, dim2)), self.dtype,
+def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """diagonal as a copy (diagonal_copy, and torch.diag of a matrix)."""
+    d1, d2 = common.wrap_dim(dim1, self.ndim), common.wrap_dim(dim2, self.ndim)
+    if d1 == d2:
+        raise RuntimeError(messages.diagonal_dims_identical(d1, d2))
+    out = common.new(np.array(np.diagonal(self._data, offset, d1, d2)), self.dtype,
                      self.device)
-    return record(DIAG_COPY, out, [self], offset=offset, dim1=dim1, dim2=dim2,
+    return record(DIAG_COPY, out, [self], offset=offset, dim1=d1, dim2=d2,
                   self_sym_sizes=tuple(self.shape))
 
 
@@ -130,7 +135,7 @@ def diag(self: Tensor, diagonal: int = 0) -> Tensor:
     if self.ndim == 1:
         return diag_embed(self, diagonal)
     if self.ndim == 2:
-        return _diagonal_copy(self, diagonal)
+        return diagonal_copy(self, diagonal)
     raise RuntimeError(messages.diag_needs_1d_or_2d(self.ndim))
 
 
