@@ -113,6 +113,8 @@ def _reduce_backward(k: _Kind, c: Any, g: Tensor) -> list[Tensor | None]:
         gs = elementwise.mul(_const(self_is, g), distributed)
         gsrc = elementwise.mul(_const(src_is, g), k.select(distributed, dim, index, src))
     else:   # prod: the exclusive product, with zeros in self or src handled as torch does
+        # (not modelled: torch's DelayedError, which makes the double backward fail where
+        # more than one zero of src goes to one position)
         self_zero = common.new(self._data == 0, dtypes.bool_, self.device)
         masked_self = indexing.masked_fill(self, self_zero, 1)
         masked_self_result = k.reduce(masked_self, dim, index, src, reduce, include_self)
