@@ -118,6 +118,8 @@ from .ops import (
 from .ops import linalg as _linalg_ops  # the products; `linalg` is torch.linalg's namespace
 from .ops import nn as _nn_ops
 from .ops import special as _special_ops
+from .ops import scatter as _scatter_ops
+from .ops import triangular as _triangular_ops
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -133,8 +135,8 @@ _MODULES = {m.__name__.removeprefix(__name__ + "."): m
             for m in (activations, binary_math, composites, conversions, decompositions,
                       elementwise, indexing, joining, layers, _linalg_ops, linalg_functions,
                       losses, _nn_ops, piecewise, products, quantiles, reductions, scans,
-                      shape, shape_views, sorting, _special_ops, statistics, unary_math,
-                      inplace, views)}
+                      _scatter_ops, shape, shape_views, sorting, _special_ops, statistics,
+                      _triangular_ops, unary_math, inplace, views)}
 
 
 def _attach(name: str, forward: object) -> None:

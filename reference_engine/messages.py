@@ -1435,3 +1435,91 @@ def as_strided_out_of_bounds(size: str, stride: str, offset: int, itemsize: int,
 # models for a tensor whose elements are all of its storage, in order
 AS_STRIDED_OF_VIEW = ("as_strided of a view of part of its storage, or of a non-contiguous "
                       "tensor, is not modelled by the reference engine")
+# ---- indexing, scatter, masked, triangular/diagonal ops (issue 24) ----------------------------
+# from ATen's TensorShape.cpp, TriangularOps.cpp, TensorAdvancedIndexing.cpp, ScatterGatherChecks.h
+
+def triangle_needs_2d(name: str) -> str:
+    return f"{name}: input tensor must have at least 2 dimensions"
+
+
+def diag_needs_1d_or_2d(ndim: int) -> str:
+    return f"diag(): Supports 1D or 2D tensors. Got {ndim}D"
+
+
+def diagonal_dims_identical(d1: int, d2: int) -> str:
+    return f"diagonal dimensions cannot be identical {d1}, {d2}"
+
+
+def fill_value_dims(ndim: int) -> str:
+    return (f"fill_ only supports 0-dimension value tensor but got tensor with {ndim} "
+            "dimensions.")
+
+
+def scatter_dtype(name: str) -> str:
+    return f"{name}(): Expected self.dtype to be equal to src.dtype"
+
+
+SCATTER_INDEX_DIMS_SELF = "Index tensor must have the same number of dimensions as self tensor"
+SCATTER_INDEX_DIMS_SRC = "Index tensor must have the same number of dimensions as src tensor"
+
+
+def masked_scatter_mask_dtype(scalar_name: str) -> str:
+    return f"masked_scatter_ only supports boolean masks, but got mask with dtype {scalar_name}"
+
+
+def index_add_source_shape(self_shape: str, source_shape: str) -> str:
+    return ("source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {self_shape} source.shape = {source_shape}")
+
+
+def reduce_argument(name: str, reduce: str) -> str:
+    if name == "index_reduce":
+        return ("index_reduce(): Expected reduce to be one of prod, mean, amax or amin but "
+                f"got {reduce}.")
+    return f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
+
+
+def take_out_of_range(index: int, numel: int) -> str:
+    return f"out of range: tried to access index {index} on a tensor of {numel} elements."
+
+
+def masked_select_mask_dtype(scalar_name: str) -> str:
+    return "masked_select: expected BoolTensor for mask"
+
+
+def view_scatter_shape(slice_size: str, src_size: str) -> str:
+    return (f"expected src to have a size equal to the slice of self. src size = {src_size}, "
+            f"slice size = {slice_size}")
+
+
+INDEX_REDUCE_BETA = "index_reduce() is in beta and the API may change at any time."
+
+
+def out_resized(old: str, new: str) -> str:
+    """Resize.cpp's resize_output warning."""
+    return (f"An output with one or more elements was resized since it had shape {old}, "
+            f"which does not match the required output shape {new}. This behavior is "
+            "deprecated, and in a future PyTorch release outputs will not be resized unless "
+            "they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+            "inplace, to zero elements with t.resize_(0).")
+
+
+def out_dtype(expected: str, got: str) -> str:
+    return f"Expected out tensor to have dtype {expected}, but got {got} instead"
+
+
+GATHER_INDEX_DIMS = "Index tensor must have the same number of dimensions as input tensor"
+
+
+def gather_size(d: int, index_sizes: str, self_sizes: str, dim: int) -> str:
+    return (f"Size does not match at dimension {d} expected index {index_sizes} to be no "
+            f"larger than self {self_sizes} apart from dimension {dim}")
+
+
+def masked_fill_value_dims(ndim: int) -> str:
+    return ("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{ndim} dimension(s).")
+
+
+def value_overflow(type_name: str) -> str:
+    return f"value cannot be converted to type {type_name} without overflow"

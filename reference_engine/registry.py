@@ -114,6 +114,8 @@ def _row(name: str, module: str, *shapes: Shape, args: tuple[object, ...] = (),
 
 V, M, S3 = (3,), (2, 3), (2, 3, 2)   # sample shapes: a vector, a matrix, a 3-d tensor
 MASK = Const([[True, False, True], [False, True, False]], "bool")
+SRC = Const([[0.5, -1.0, 2.0], [1.5, -0.25, 3.0]], "float64")   # a constant source, M
+SRC2 = Const([[0.5, -1.0], [1.5, -0.25]], "float64")
 
 OPS: tuple[OpRow, ...] = (
     # elementwise arithmetic and unary (ops/elementwise.py; addmm: ops/linalg.py), with
@@ -175,7 +177,8 @@ OPS: tuple[OpRow, ...] = (
     _row("stack", "ops.joining", method=False),
     _row("gather", "ops.indexing", M, args=(1, Const([[0, 2], [1, 1]]))),
     _row("index_select", "ops.indexing", M, args=(1, Const([2, 0, 2]))),
-    _row("index_fill", "ops.indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True),
+    _row("index_fill", "ops.indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True,
+         inplace="ops.scatter"),
     _row("masked_fill", "ops.indexing", M, args=(MASK, 0.5), inplace="inplace",
          overloads=True),
     # views (views.py); their in-place forms restride the tensor itself
@@ -452,6 +455,36 @@ OPS: tuple[OpRow, ...] = (
     _row("dstack", "ops.shape", method=False),
     _row("column_stack", "ops.shape", method=False),
     _row("cartesian_prod", "ops.shape", V, (2,), method=False, overloads=True),
+    # ---- indexing, scatter, masked, triangular/diagonal (issue 24) ----
+    # (ops/scatter.py, ops/triangular.py; scatter, scatter_add, index_add: ops/indexing.py)
+    # a second tensor input that is not the second parameter (src after dim and index)
+    # comes as a constant: the OpInfo check differentiates it
+    _row("scatter", "ops.indexing", M, args=(1, Const([[0, 2, 1], [2, 1, 0]]), SRC),
+         inplace="ops.scatter", overloads=True),   # src a tensor or a number
+    _row("scatter_add", "ops.indexing", M, args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC),
+         inplace="ops.scatter"),
+    _row("scatter_reduce", "ops.scatter", M,
+         args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC, "mean")),
+    _row("index_add", "ops.indexing", M, args=(1, Const([2, 0]), SRC2), inplace="ops.scatter"),
+    _row("index_copy", "ops.scatter", M, args=(1, Const([2, 0]), SRC2),
+         inplace="ops.scatter"),
+    _row("index_reduce", "ops.scatter", M, args=(1, Const([2, 0]), SRC2, "amax")),
+    _row("index_put", "ops.scatter"),   # takes a list of index tensors: no sample
+    _row("put", "ops.scatter", M, args=(Const([4, 1]), Const([0.5, -2.0], "float64")),
+         inplace="ops.scatter"),
+    _row("take", "ops.scatter", M, args=(Const([4, 1, 4]),)),
+    _row("take_along_dim", "ops.scatter", M, args=(Const([[0, 2], [1, 1]]), 1)),
+    _row("masked_select", "ops.scatter", M, args=(MASK,)),
+    _row("masked_scatter", "ops.scatter", M, args=(MASK, SRC), inplace="ops.scatter"),
+    _row("select_scatter", "ops.scatter", M, V, args=(0, 1)),
+    _row("slice_scatter", "ops.scatter", M, (2, 2), args=(1, 0, 3, 2)),
+    _row("diagonal_scatter", "ops.scatter", (3, 3), (2,), args=(1,)),
+    _row("tril", "ops.triangular", (3, 3), inplace="ops.triangular"),
+    _row("triu", "ops.triangular", (3, 3), args=(-1,), inplace="ops.triangular"),
+    _row("diag", "ops.triangular", (3, 3), args=(1,)),
+    _row("diag_embed", "ops.triangular", M),
+    _row("diagflat", "ops.triangular", M),
+    _row("fill", "ops.triangular", M, args=(2.0,), method=False, overloads=True),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -507,3 +540,9 @@ NOT_GENERATED.update({name: GENERATOR_PENDING for name in (
     "flip", "fliplr", "flipud", "roll", "rot90", "repeat", "tile", "repeat_interleave",
     "narrow_copy", "unsafe_split", "unsafe_chunk", "constant_pad_nd", "block_diag",
     "sum_to_size", "hstack", "vstack", "dstack", "column_stack", "cartesian_prod",)})
+# ---- indexing, scatter, masked, triangular/diagonal (issue 24) ----
+NOT_GENERATED.update(dict.fromkeys((
+    "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_reduce",
+    "index_put", "put", "take", "take_along_dim", "masked_select", "masked_scatter",
+    "select_scatter", "slice_scatter", "diagonal_scatter", "tril", "triu", "diag",
+    "diag_embed", "diagflat", "diagonal_copy", "fill"), GENERATOR_PENDING))

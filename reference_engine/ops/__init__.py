@@ -38,6 +38,10 @@ public op gets its row in registry.py.
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill
+    scatter      scatter_reduce, index_reduce, index_copy, index_put, put/take,
+                 take_along_dim, masked_select/masked_scatter, select/slice/diagonal_scatter,
+                 and the in-place forms of the scatter family
+    triangular   tril, triu, diag, diag_embed, diagflat, diagonal_copy, fill
     nn           softmax, log_softmax, nll_loss, mse_loss (behind nn.functional)
     shape        copies and joins of the shape family: flip, roll, rot90, repeat, tile,
                  repeat_interleave, narrow_copy, unsafe_split/chunk, constant_pad_nd,

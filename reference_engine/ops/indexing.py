@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
 from . import common
@@ -25,6 +25,11 @@ def _grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:
     return tuple(grid)
 
 
+def _write_grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:
+    """_grid for a write: a 0-d index as one of shape (1,), like the 0-d src it writes."""
+    return _grid(index, dim) if index.ndim else (index._data.astype(np.int64).reshape(1),)
+
+
 # ---- gather / scatter / scatter_add -------------------------------------------------------
 
 GATHER = OpSpec(
@@ -32,12 +37,16 @@ GATHER = OpSpec(
     lambda c, g: [common.written_in_place(scatter_add(
         common.new(np.zeros(c.self.shape), g.dtype, g.device), c.dim, c.index, g))],
     jvp="auto_linear")
-# Only max/min's backward scatters, always into fresh zeros: the self formula (torch's
-# grad.scatter(dim, index, 0), a ScatterBackward1 node) is never needed, so neither is it.
 SCATTER = OpSpec(
-    "ScatterBackward0", ("self", "src"), {"src": ("index",)},
-    lambda c, g: c.grads(lambda: None, lambda: gather(g, c.dim, c.index)),
+    "ScatterBackward0", ("self", "src"), {"self": ("index",), "src": ("index",)},
+    lambda c, g: c.grads(lambda: scatter(g, c.dim, c.index, 0),
+                         lambda: gather(g, c.dim, c.index)),
     jvp=lambda c: scatter(c.self_t, c.dim, c.index, c.src_t))
+# scatter.value: self with a number written at index (ScatterBackward1)
+SCATTER_VALUE = OpSpec(
+    "ScatterBackward1", ("self",), {"self": ("index",)},
+    lambda c, g: [scatter(g, c.dim, c.index, 0)],
+    jvp=lambda c: scatter(c.self_t, c.dim, c.index, 0))
 SCATTER_ADD = OpSpec(
     "ScatterAddBackward0", ("self", "src"), {"src": ("index",)},
     lambda c, g: c.grads(lambda: g, lambda: gather(g, c.dim, c.index)),
@@ -50,24 +59,79 @@ def _dims_1(a: np.ndarray) -> np.ndarray:
 
 
 @linear_forward(GATHER)
-def gather(self: Tensor, dim: int, index: Tensor) -> Tensor:
+def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
+           out: Tensor | None = None) -> Tensor:
     d = common.wrap_dim(dim, self.ndim)
+    _gather_checks(self, d, index)
+    if out is not None:
+        if out.dtype is not self.dtype:
+            raise RuntimeError(messages.out_dtype(C_NAMES.get(self.dtype.scalar_name, ""),
+                                                  C_NAMES.get(out.dtype.scalar_name, "")))
+        return common.into_out("gather", out, (self, index), lambda: gather(self, dim, index),
+                               no_overlap=True)
     out = common.new(_dims_1(self._data)[_grid(index, d)], self.dtype, self.device)
     return record(GATHER, out, [self], dim=d, index=index)
 
 
-def scatter(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+# caffe2's TypeMeta names, which the gather out= dtype check prints
+C_NAMES = {"Float": "float", "Double": "double", "Long": "long int", "Int": "int",
+           "Bool": "bool"}
+
+
+def _gather_checks(self: Tensor, dim: int, index: Tensor) -> None:
+    """gather_shape_check, then the kernel's bounds check (their texts)."""
+    if max(index.ndim, 1) != max(self.ndim, 1):
+        raise RuntimeError(messages.GATHER_INDEX_DIMS)
+    for d in range(index.ndim):
+        if d != dim and index.shape[d] > self.shape[d]:
+            raise RuntimeError(messages.gather_size(d, messages.sizes(index.shape),
+                                                    messages.sizes(self.shape), dim))
+    size = self.shape[dim] if self.ndim else 1
+    bad = index._data[(index._data < 0) | (index._data >= size)]
+    if bad.size:
+        raise RuntimeError(messages.index_out_of_bounds(int(bad.reshape(-1)[0]), dim, size))
+
+
+def scatter(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
+    """self with src's elements (or the number src) written at index along dim; of
+    repeated indices the last write stays, as the serial CPU kernel's."""
     d = common.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
-    _dims_1(arr)[_grid(index, d)] = src._data[tuple(slice(0, n) for n in index.shape)]
-    return record(SCATTER, common.new(arr, self.dtype, self.device), [self, src], dim=d,
-                  index=index)
+    if not isinstance(src, Tensor):
+        scatter_checks("scatter", self, d, index, None)
+        _dims_1(arr)[_write_grid(index, d)] = src
+        return record(SCATTER_VALUE, common.new(arr, self.dtype, self.device), [self], dim=d,
+                      index=index)
+    scatter_checks("scatter", self, d, index, src)
+    _dims_1(arr)[_write_grid(index, d)] = _dims_1(src._data)[tuple(slice(0, n) for n in
+                                                             _dims_1(index._data).shape)]
+    out = common.new(arr, self.dtype, common.common_device([self, src]))
+    return record(SCATTER, out, [self, src], dim=d, index=index)
+
+
+def scatter_checks(name: str, self: Tensor, dim: int, index: Tensor, src: Tensor | None
+                   ) -> None:
+    """ATen's scatter_gather_dtype_check and scatter_shape_check, then the kernel's bounds
+    check (their order and texts)."""
+    if src is not None and self.dtype is not src.dtype:
+        raise RuntimeError(messages.scatter_dtype(name))
+    if max(index.ndim, 1) != max(self.ndim, 1):
+        raise RuntimeError(messages.SCATTER_INDEX_DIMS_SELF)
+    if src is not None and max(index.ndim, 1) != max(src.ndim, 1):
+        raise RuntimeError(messages.SCATTER_INDEX_DIMS_SRC)
+    size = self.shape[dim] if self.ndim else 1
+    bad = index._data[(index._data < 0) | (index._data >= size)]
+    if bad.size:
+        raise RuntimeError(messages.index_out_of_bounds(int(bad.reshape(-1)[0]), dim, size))
 
 
 def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """Repeated indices add up (np.add.at, as the kernel's accumulation)."""
     d = common.wrap_dim(dim, self.ndim)
+    scatter_checks("scatter", self, d, index, src)   # torch's text names scatter
     arr = np.array(self._data, copy=True)
-    np.add.at(_dims_1(arr), _grid(index, d), src._data[tuple(slice(0, n) for n in index.shape)])
+    np.add.at(_dims_1(arr), _write_grid(index, d),
+              _dims_1(src._data)[tuple(slice(0, n) for n in _dims_1(index._data).shape)])
     return record(SCATTER_ADD, common.new(arr, self.dtype, self.device), [self, src], dim=d,
                   index=index)
 
@@ -80,26 +144,58 @@ INDEX_SELECT = OpSpec(
         common.new(np.zeros(c.self_sym_sizes), g.dtype, g.device), c.dim, c.index, g))],
     jvp="auto_linear")
 INDEX_ADD = OpSpec(
-    "IndexAddBackward0", ("self", "source"), {"source": ("index",)},
-    lambda c, g: c.grads(lambda: g, lambda: index_select(g, c.dim, c.index)),
-    jvp=lambda c: index_add(c.self_t, c.dim, c.index, c.source_t))
+    "IndexAddBackward0", ("self", "source"), {"source": ("index", "source")},
+    lambda c, g: c.grads(lambda: g, lambda: _alpha(_index_add_source(g, c), c.alpha)),
+    jvp=lambda c: index_add(c.self_t, c.dim, c.index, _alpha(c.source_t, c.alpha)))
+
+
+def _alpha(t: Tensor, alpha: Any) -> Tensor:
+    """maybe_multiply: a multiply only where alpha is not 1."""
+    return t if alpha == 1 else elementwise.mul(t, alpha)
+
+
+def _index_add_source(g: Tensor, c: Any) -> Tensor:
+    """grad.index_select(dim, index), as source's shape (a 0-d source: its one element)."""
+    out = index_select(g, c.dim, c.index)
+    return views.reshape(out, ()) if c.source.ndim == 0 and out.ndim else out
 
 
 @linear_forward(INDEX_SELECT)
-def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
+def index_select(self: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None
+                 ) -> Tensor:
+    if out is not None:
+        return common.into_out("index_select", out, (self, index),
+                               lambda: index_select(self, dim, index), no_overlap=True)
     d = common.wrap_dim(dim, self.ndim)
-    arr = np.take(self._data, index._data.reshape(-1).astype(np.int64), axis=d)
+    # a 0-d self gives a 0-d result (index_select_out_cpu_ takes it as its one element)
+    arr = np.take(self._data.reshape(-1) if self.ndim == 0 else self._data,
+                  index._data.reshape(-1).astype(np.int64), axis=d)
+    if self.ndim == 0:
+        arr = arr.reshape(())
     return record(INDEX_SELECT, common.new(arr, self.dtype, self.device), [self], dim=d,
                   index=index, self_sym_sizes=tuple(self.shape))
 
 
-def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
+              ) -> Tensor:
+    """Repeated indices add up (np.add.at, as the kernel's accumulation)."""
     d = common.wrap_dim(dim, self.ndim)
+    if self.ndim and source.ndim and (source.ndim != self.ndim or any(
+            a != b for i, (a, b) in enumerate(zip(self.shape, source.shape, strict=True))
+            if i != d)):
+        raise RuntimeError(messages.index_add_source_shape(messages.sizes(self.shape),
+                                                           messages.sizes(source.shape)))
     arr = np.array(self._data, copy=True)
     key: Any = (slice(None),) * d + (index._data.reshape(-1).astype(np.int64),)
-    np.add.at(arr, key, source._data)
-    return record(INDEX_ADD, common.new(arr, self.dtype, self.device), [self, source], dim=d,
-                  index=index)
+    src = source._data if alpha == 1 else source._data * np.asarray(alpha, self.dtype.np)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+        np.add.at(arr, key, src.reshape(-1))
+        arr = arr.reshape(())
+    else:
+        np.add.at(arr, key, src)
+    out = common.new(arr, self.dtype, common.common_device([self, source]))
+    return record(INDEX_ADD, out, [self, source], dim=d, index=index, alpha=alpha)
 
 
 # ---- masked_fill --------------------------------------------------------------------------
@@ -121,8 +217,14 @@ def _masked_fill_value_backward(g: Tensor, mask: Tensor) -> Tensor:
 
 
 def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
-    m = np.broadcast_to(mask._data, self.shape)
+    """Out of place, self and mask broadcast to each other (ATen's expand_outplace; the
+    autograd engine sums self's grad back to its shape)."""
+    shape = common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
+    m = np.broadcast_to(mask._data, shape)
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(messages.masked_fill_value_dims(value.ndim))
+    if isinstance(value, complex):   # the engine has no complex dtypes
+        raise RuntimeError(messages.value_overflow(C_NAMES.get(self.dtype.scalar_name, "")))
     if isinstance(value, Tensor):
         arr = np.where(m, dtypes.cast(value._data, self.dtype.np), self._data)
         out = common.new(arr, self.dtype, common.common_device([self, value]))
@@ -153,14 +255,18 @@ def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     0-dim tensor, which is then differentiable: IndexFillBackward1)."""
     d = common.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
+    # a 0-d self is filled as one of shape (1,), a view of it
     key = (slice(None),) * d + (index._data.reshape(-1).astype(np.int64),)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
     if isinstance(value, Tensor):
         arr[key] = dtypes.cast(value._data, self.dtype.np)
-        out = common.new(arr, self.dtype, common.common_device([self, value]))
+        out = common.new(arr.reshape(self.shape), self.dtype, common.common_device([self, value]))
         return record(INDEX_FILL_TENSOR, out, [self, value], dim=d, index=index)
     arr[key] = value
-    return record(INDEX_FILL, common.new(arr, self.dtype, self.device), [self], dim=d, index=index)
+    out = common.new(arr.reshape(self.shape), self.dtype, self.device)
+    return record(INDEX_FILL, out, [self], dim=d, index=index)
 
 
 # It imports this module; used at call time.
-from . import reductions  # noqa: E402
+from . import elementwise, reductions  # noqa: E402

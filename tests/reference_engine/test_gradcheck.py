@@ -141,6 +141,27 @@ _BY_HAND: dict[str, Row] = {
     "maximum_composed": (lambda a, b: torch.maximum(a, b) ** 2, [(4,), (4,)]),
     "minimum_composed": (lambda a, b: torch.minimum(a, b) ** 2, [(4,), (4,)]),
     "where": (lambda a, b: torch.where(a > 0, a, b) ** 2, [(4,), (4,)]),
+    # indexing and scatter (issue 24): the source differentiable too, which a registry sample
+    # cannot make (it is not the second parameter); index_put takes a list of indices
+    "index_put": (lambda a, b: torch.index_put(a, (torch.tensor([1, 0]),), b), [(2, 3), (2, 3)]),
+    "index_put_accumulate": (lambda a, b: torch.index_put(a, (torch.tensor([1, 1]),), b, True),
+                             [(2, 3), (2, 3)]),
+    # distinct indices: with a repeated one, torch's formula (gather) differs from the
+    # central difference (the last write wins), and the engine follows torch
+    "scatter_src": (lambda a, b: torch.scatter(a, 1, torch.tensor([[0, 2], [1, 0]]), b),
+                    [(2, 3), (2, 2)]),
+    "scatter_reduce_amax": (lambda a, b: torch.scatter_reduce(a, 1, IDX, b, "amax"),
+                            [(2, 3), (2, 2)]),
+    "scatter_reduce_prod": (lambda a, b: torch.scatter_reduce(a, 1, IDX, b, "prod",
+                                                              include_self=False),
+                            [(2, 3), (2, 2)]),
+    "index_reduce_mean": (lambda a, b: torch.index_reduce(a, 0, torch.tensor([1, 1]), b, "mean"),
+                          [(2, 3), (2, 3)]),
+    "index_add_alpha": (lambda a, b: torch.index_add(a, 0, torch.tensor([1, 1]), b, alpha=2),
+                        [(2, 3), (2, 3)]),
+    "masked_scatter_source": (lambda a, b: torch.masked_scatter(a, a > 0, b), [(2, 3), (6,)]),
+    "put_source": (lambda a, b: torch.put(a, torch.tensor([4, 4]), b, True), [(2, 3), (2,)]),
+    "fill_tensor": (lambda a, v: torch.fill(a, v.sum()) * a, [(2, 3), (1,)]),
     # matrix products
     "mm_transposed": (lambda a, b: a.t().mm(b.t()), [(3, 2), (4, 3)]),
     "matmul_1d_1d": (lambda a, b: a @ b, [(3,), (3,)]),

@@ -1,0 +1,566 @@
+"""Ops that write into a copy of self, or read elements by index: scatter_reduce and
+index_reduce, index_copy, index_put, put/take, take_along_dim, masked_select/masked_scatter,
+and the view scatters (select_scatter, slice_scatter, diagonal_scatter). (scatter,
+scatter_add, gather, index_add, index_select, index_fill, masked_fill: ops/indexing.py.)
+
+Duplicate indices follow torch's CPU kernels: a reduction (scatter_reduce, index_reduce,
+put/index_put with accumulate, take's backward) combines every source element sent to one
+position; a plain write (index_copy, put and index_put without accumulate) keeps the last
+one, as the serial kernel writes in order (numpy's fancy assignment does the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages, views, warn
+from ..autograd_meta import OpSpec, linear_forward, record
+from ..grad_mode import no_grad
+from ..tensor import Tensor
+from . import common, elementwise, indexing, reductions
+
+# ---- addressing: where each source element goes --------------------------------------------
+
+
+def _scatter_grid(self: Tensor, dim: int, index: Tensor) -> tuple[np.ndarray, ...]:
+    """scatter's: along dim, index's value; elsewhere, the element's own position."""
+    idx = index._data.astype(np.int64)
+    if not idx.ndim:
+        return (idx.reshape(1),)
+    grid: list[np.ndarray] = list(np.indices(idx.shape))
+    grid[dim] = idx
+    return tuple(grid)
+
+
+def _index_grid(self: Tensor, dim: int, index: Tensor, source: Tensor) -> tuple[np.ndarray, ...]:
+    """index_add's: source's slice i along dim goes to slice index[i]."""
+    idx = index._data.reshape(-1).astype(np.int64)
+    shape = source.shape if source.ndim else (1,)
+    grid: list[np.ndarray] = list(np.indices(shape))
+    grid[dim] = idx[grid[dim]]
+    return tuple(grid)
+
+
+def _as_1d(a: np.ndarray) -> np.ndarray:
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+IDENTITY = {"sum": 0.0, "mean": 0.0, "prod": 1.0, "amax": -np.inf, "amin": np.inf}
+UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
+         "amin": np.minimum}
+
+
+def _reduce_into(self: np.ndarray, grid: tuple[np.ndarray, ...], values: np.ndarray,
+                 reduce: str, include_self: bool) -> np.ndarray:
+    """self with every value combined into its position by `reduce` (self's own value
+    joining unless include_self is False; positions no value reaches keep self's)."""
+    arr = _as_1d(np.array(self, copy=True))
+    touched = np.zeros(arr.shape, dtype=bool)
+    touched[grid] = True
+    if not include_self:
+        arr[touched] = IDENTITY[reduce]
+    with np.errstate(all="ignore"):
+        UFUNC[reduce].at(arr, grid, values)
+        if reduce == "mean":
+            count = np.full(arr.shape, 1 if include_self else 0, dtype=arr.dtype)
+            np.add.at(count, grid, 1)
+            arr = arr / np.maximum(count, 1)
+    return arr.reshape(self.shape)
+
+
+# ---- scatter_reduce / index_reduce ------------------------------------------------------------
+
+class _Kind:
+    """The two addressings' engine ops, for the formulas (FunctionsManual.cpp's
+    scatter_reduce_backward and index_reduce_backward are the same formula in each)."""
+
+    def __init__(self, select: Callable[..., Tensor], add: Callable[..., Tensor],
+                 zero_at: Callable[..., Tensor], reduce: Callable[..., Tensor]) -> None:
+        self.select, self.add, self.zero_at, self.reduce = select, add, zero_at, reduce
+
+
+def _const(a: np.ndarray, like: Tensor) -> Tensor:
+    return common.new(a, like.dtype, like.device)
+
+
+def _reduce_backward(k: _Kind, c: Any, g: Tensor) -> list[Tensor | None]:
+    """scatter_reduce_backward / index_reduce_backward. The masks and counts are constants
+    (comparisons), computed in numpy; what carries grad is written in engine ops."""
+    dim, index, reduce, include_self = c.dim, c.index, c.reduce, c.include_self
+    self, src, result = c.self, c.src, c.result
+    grid = c.grid
+    if reduce == "sum":
+        gs, gsrc = g, k.select(g, dim, index, src)
+    elif reduce == "mean":
+        n = np.full(g.shape, 1 if include_self else 0, dtype=g.dtype.np)
+        np.add.at(_as_1d(n), grid, 1)
+        n[n == 0] = 1
+        gs = elementwise.div(g, _const(n, g))
+        gsrc = elementwise.div(k.select(g, dim, index, src), _const(_as_1d(n)[grid].reshape(
+            src.shape), g))
+    elif reduce in ("amax", "amin"):
+        # ties share the grad evenly; self counts among them even with include_self=False
+        # (torch's formula; grad_self is zeroed at the scattered positions afterwards)
+        value = _as_1d(result._data)[grid].reshape(src.shape)
+        self_is = (self._data == result._data).astype(g.dtype.np)
+        src_is = (src._data == value).astype(g.dtype.np)
+        n = np.array(self_is, copy=True)
+        np.add.at(_as_1d(n), grid, src_is.reshape(-1) if src.ndim == 0 else src_is)
+        distributed = elementwise.div(g, _const(n, g))
+        gs = elementwise.mul(_const(self_is, g), distributed)
+        gsrc = elementwise.mul(_const(src_is, g), k.select(distributed, dim, index, src))
+    else:   # prod: the exclusive product, with zeros in self or src handled as torch does
+        # (not modelled: torch's DelayedError, which makes the double backward fail where
+        # more than one zero of src goes to one position)
+        self_zero = common.new(self._data == 0, dtypes.bool_, self.device)
+        masked_self = indexing.masked_fill(self, self_zero, 1)
+        masked_self_result = k.reduce(masked_self, dim, index, src, reduce, include_self)
+        gs = elementwise.div(elementwise.mul(g, masked_self_result), masked_self)
+        src_zero = src._data == 0
+        zeros = np.zeros(self.shape, dtype=g.dtype.np)
+        np.add.at(_as_1d(zeros), grid, src_zero.astype(g.dtype.np).reshape(-1)
+                  if src.ndim == 0 else src_zero.astype(g.dtype.np))
+        num_zeros = _as_1d(zeros)[grid].reshape(src.shape)
+        single = common.new(src_zero & (num_zeros == 1), dtypes.bool_, src.device)
+        masked_src = indexing.masked_fill(src, single, 1)
+        masked_src_result = k.reduce(self, dim, index, masked_src, reduce, include_self)
+        gsrc = elementwise.where(
+            single, k.select(elementwise.mul(g, masked_src_result), dim, index, src),
+            elementwise.div(k.select(elementwise.mul(g, result), dim, index, src),
+                            indexing.masked_fill(src, common.new(src_zero, dtypes.bool_,
+                                                                 src.device), 1)))
+    if not include_self:
+        gs = k.zero_at(gs, dim, index)
+    return c.grads(lambda: gs, lambda: gsrc)
+
+
+def _gather_as(g: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return indexing.gather(g, dim, index)
+
+
+def _select_as(g: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """derivatives.yaml's index_add source formula: index_select, as source's shape (a 0-d
+    source takes the one element)."""
+    out = indexing.index_select(g, dim, index)
+    return views.reshape(out, ()) if src.ndim == 0 and out.ndim else out
+
+
+SCATTER_KIND = _Kind(_gather_as, indexing.scatter_add,
+                     lambda g, d, i: indexing.scatter(g, d, i, 0),
+                     lambda *a: scatter_reduce(*a[:5], include_self=a[5]))
+INDEX_KIND = _Kind(_select_as, indexing.index_add,
+                   lambda g, d, i: indexing.index_fill(g, d, i, 0),
+                   lambda *a: index_reduce(*a[:5], include_self=a[5]))
+
+
+def _scatter_reduce_jvp(c: Any) -> Tensor:
+    """scatter_reduce_jvp: sum and mean are linear in (self, src); amax/amin average the
+    tangents of the elements equal to the result (the even split of the backward)."""
+    if c.reduce in ("sum", "mean"):
+        return scatter_reduce(c.self_t, c.dim, c.index, c.src_t, c.reduce,
+                              include_self=c.include_self)
+    if c.reduce == "prod":   # the product rule: result * (sum of each factor's t / p)
+        rel = scatter_reduce(elementwise.div(c.self_t, c.self), c.dim, c.index,
+                             elementwise.div(c.src_t, c.src), "sum",
+                             include_self=c.include_self)
+        return elementwise.mul(c.result, rel)
+    value = _as_1d(c.result._data)[c.grid].reshape(c.src.shape)
+    self_is = _const(c.self._data == c.result._data, c.self_t)
+    src_is = _const(c.src._data == value, c.src_t)
+    num = scatter_reduce(elementwise.mul(c.self_t, self_is), c.dim, c.index,
+                         elementwise.mul(c.src_t, src_is), "sum", include_self=c.include_self)
+    den = scatter_reduce(self_is, c.dim, c.index, src_is, "sum", include_self=c.include_self)
+    return elementwise.div(num, den)
+
+
+SCATTER_REDUCE = OpSpec(
+    "ScatterReduceBackward0", ("self", "src"),
+    {"self": ("index", "result", "self", "src"), "src": ("index", "result", "self", "src")},
+    backward=lambda c, g: _reduce_backward(SCATTER_KIND, c, g), jvp=_scatter_reduce_jvp)
+# index_reduce has no forward-mode formula in derivatives.yaml
+INDEX_REDUCE = OpSpec(
+    "IndexReduceBackward0", ("self", "source"),
+    {"self": ("index", "result", "self", "source"),
+     "source": ("index", "result", "self", "source")},
+    backward=lambda c, g: _reduce_backward(INDEX_KIND, _Renamed(c), g))
+
+
+class _Renamed:
+    """index_reduce's ctx, its `source` read as `src` (one formula for both)."""
+
+    def __init__(self, c: Any) -> None:
+        self._c = c
+        self.src = c.source
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._c, name)
+
+
+REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _check_reduce(name: str, reduce: str, allowed: tuple[str, ...]) -> None:
+    if reduce not in allowed:
+        raise RuntimeError(messages.reduce_argument(name, reduce))
+
+
+def scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    _check_reduce("scatter_reduce", reduce, REDUCES)
+    d = common.wrap_dim(dim, self.ndim)
+    indexing.scatter_checks("scatter_reduce", self, d, index, src)
+    grid = _scatter_grid(self, d, index)
+    values = _as_1d(src._data)[tuple(slice(0, n) for n in _as_1d(index._data).shape)]
+    arr = _reduce_into(self._data, grid, values, reduce, include_self)
+    out = common.new(arr, self.dtype, common.common_device([self, src]))
+    return record(SCATTER_REDUCE, out, [self, src], dim=d, index=index, reduce=reduce,
+                  include_self=include_self, grid=grid)
+
+
+def index_reduce(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    warn.warn_once(messages.INDEX_REDUCE_BETA)
+    _check_reduce("index_reduce", reduce, ("prod", "mean", "amax", "amin"))
+    d = common.wrap_dim(dim, self.ndim)
+    _index_checks(self, d, index, source)
+    grid = _index_grid(self, d, index, source)
+    arr = _reduce_into(self._data, grid, _as_1d(source._data), reduce, include_self)
+    out = common.new(arr, self.dtype, common.common_device([self, source]))
+    return record(INDEX_REDUCE, out, [self, source], dim=d, index=index, reduce=reduce,
+                  include_self=include_self, grid=grid)
+
+
+def _index_checks(self: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
+    """index_func_meta_impl's shape check (index_add, index_copy, index_reduce)."""
+    if self.ndim and source.ndim and (source.ndim != self.ndim or any(
+            a != b for i, (a, b) in enumerate(zip(self.shape, source.shape, strict=True))
+            if i != dim)):
+        raise RuntimeError(messages.index_add_source_shape(messages.sizes(self.shape),
+                                                           messages.sizes(source.shape)))
+
+
+# ---- index_copy --------------------------------------------------------------------------------
+
+INDEX_COPY = OpSpec(
+    "IndexCopyBackward0", ("self", "source"),
+    {"self": ("index",), "source": ("index", "source")},
+    backward=lambda c, g: c.grads(lambda: indexing.index_fill(g, c.dim, c.index, 0),
+                                  lambda: _select_as(g, c.dim, c.index, c.source)),
+    jvp=lambda c: index_copy(c.self_t, c.dim, c.index, c.source_t))
+
+
+def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    d = common.wrap_dim(dim, self.ndim)
+    _index_checks(self, d, index, source)
+    arr = _as_1d(np.array(self._data, copy=True))
+    arr[_index_grid(self, d, index, source)] = _as_1d(source._data)
+    out = common.new(arr.reshape(self.shape), self.dtype, common.common_device([self, source]))
+    return record(INDEX_COPY, out, [self, source], dim=d, index=index)
+
+
+# ---- put / take ---------------------------------------------------------------------------------
+
+def _flat_index(self: Tensor, index: Tensor) -> np.ndarray:
+    n = self.numel()
+    idx = index._data.astype(np.int64)
+    bad = idx[(idx < -n) | (idx >= n)]
+    if bad.size:
+        raise IndexError(messages.take_out_of_range(int(bad.reshape(-1)[0]), n))
+    return idx % max(n, 1)
+
+
+PUT = OpSpec(
+    "PutBackward0", ("self", "source"),
+    {"self": ("index", "source"), "source": ("index", "source")},
+    backward=lambda c, g: c.grads(
+        lambda: g if c.accumulate else put(g, c.index, common.zeros_like(c.source), False),
+        lambda: views.reshape(take(g, c.index), tuple(c.source.shape))),
+    jvp=lambda c: put(c.self_t, c.index, c.source_t, c.accumulate))
+
+
+def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    arr = np.array(self._data, copy=True)
+    flat = arr.reshape(-1)
+    idx = _flat_index(self, index).reshape(-1)
+    if accumulate:
+        np.add.at(flat, idx, source._data.reshape(-1))
+    else:
+        flat[idx] = source._data.reshape(-1)
+    out = common.new(arr, self.dtype, common.common_device([self, source]))
+    return record(PUT, out, [self, source], index=index, accumulate=accumulate)
+
+
+TAKE = OpSpec(
+    "TakeBackward0", ("self",), {"self": ("index", "self")},
+    # take_backward: zeros_like(self).put_(index, grad, true): repeated indices add up
+    backward=lambda c, g: [put(common.zeros_like(c.self), c.index, g, True)],
+    jvp="auto_linear")
+
+
+@linear_forward(TAKE)
+def take(self: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:   # take_out checks overlap before it resizes
+        common.assert_no_overlap(out, (self, index))
+        return common.into_out("take", out, (self, index), lambda: take(self, index),
+                               no_overlap=True)
+    arr = self._data.reshape(-1)[_flat_index(self, index)]
+    return record(TAKE, common.new(arr, self.dtype, self.device), [self], index=index)
+
+
+def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """ATen's: both broadcast to each other except along dim (broadcast_to: ExpandBackward0
+    nodes), then gather; with no dim, the flattened tensors (views)."""
+    if dim is None:
+        return indexing.gather(views.view(self, (-1,)), 0, views.view(indices, (-1,)))
+    d = common.wrap_dim(dim, self.ndim)
+    # negative indices count from the end (ATen wraps them before its gather)
+    idx = indices._data
+    if (idx < 0).any():
+        indices = common.new(np.where(idx < 0, idx + self.shape[d], idx), indices.dtype,
+                             indices.device)
+    self_sizes = list(self.shape)
+    self_sizes[d] = indices.shape[d]
+    shape = list(common.broadcast_shape(tuple(self_sizes), tuple(indices.shape)))
+    # the index is not differentiable: torch's broadcast of it is no view to autograd
+    index_b = common.new(np.broadcast_to(indices._data, shape), indices.dtype, indices.device)
+    shape[d] = self.shape[d]
+    self_b = views.expand(self, common.broadcast_shape(tuple(shape), tuple(self.shape)))
+    return indexing.gather(self_b, d, index_b)
+
+
+# ---- masked_select / masked_scatter --------------------------------------------------------------
+
+def _masked_select_backward(c: Any, g: Tensor) -> Tensor:
+    """masked_select_backward: zeros of the broadcast shape, masked_scatter(mask, grad), summed
+    back to self's shape."""
+    shape = common.broadcast_shape(tuple(c.self.shape), tuple(c.mask.shape))
+    zeros = common.new(np.zeros(shape), g.dtype, g.device)
+    return reductions.sum_to(masked_scatter(zeros, c.mask, g), tuple(c.self.shape))
+
+
+MASKED_SELECT = OpSpec("MaskedSelectBackward0", ("self",), {"self": ("mask", "self")},
+                       backward=lambda c, g: [_masked_select_backward(c, g)],
+                       jvp="auto_linear")
+
+
+@linear_forward(MASKED_SELECT)
+def masked_select(self: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:   # masked_select_out checks overlap before it resizes
+        common.assert_no_overlap(out, (self, mask))
+        return common.into_out("masked_select", out, (self, mask),
+                               lambda: masked_select(self, mask), no_overlap=True)
+    _check_mask("masked_select", mask)
+    shape = common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
+    arr = np.broadcast_to(self._data, shape)[np.broadcast_to(mask._data, shape)]
+    return record(MASKED_SELECT, common.new(arr, self.dtype, self.device), [self], mask=mask)
+
+
+def _check_mask(name: str, mask: Tensor) -> None:
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(messages.masked_scatter_mask_dtype(mask.dtype.scalar_name)
+                           if name == "masked_scatter" else
+                           messages.masked_select_mask_dtype(mask.dtype.scalar_name))
+
+
+def _masked_scatter_source_backward(c: Any, g: Tensor) -> Tensor:
+    """masked_scatter_backward: grad.masked_select(mask), padded with zeros to source's
+    numel, viewed as source's shape."""
+    picked = masked_select(g, c.mask)
+    n = int(np.prod(c.source_sym_sizes, dtype=np.int64))
+    if picked.numel() < n:
+        from . import joining
+        pad = common.new(np.zeros(n - picked.numel()), g.dtype, g.device)
+        picked = joining.cat([picked, pad])
+    return views.reshape(picked, c.source_sym_sizes)
+
+
+MASKED_SCATTER = OpSpec(
+    "MaskedScatterBackward0", ("self", "source"), {"self": ("mask",), "source": ("mask",)},
+    backward=lambda c, g: c.grads(lambda: indexing.masked_fill(g, c.mask, 0),
+                                  lambda: _masked_scatter_source_backward(c, g)),
+    jvp=lambda c: masked_scatter(c.self_t, c.mask, c.source_t))
+
+
+def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    _check_mask("masked_scatter", mask)
+    shape = common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
+    arr = np.array(np.broadcast_to(self._data, shape), copy=True)
+    m = np.broadcast_to(mask._data, shape)
+    k = int(m.sum())
+    arr[m] = source._data.reshape(-1)[:k]
+    out = common.new(arr, self.dtype, common.common_device([self, source]))
+    return record(MASKED_SCATTER, out, [self, source], mask=mask,
+                  source_sym_sizes=tuple(source.shape))
+
+
+# ---- index_put ---------------------------------------------------------------------------------
+
+def _index_put_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    zeros = common.zeros_scalar(g)
+    return c.grads(lambda: g if c.accumulate else common.index_put(g, c.positions, zeros),
+                   lambda: common.gather(g, c.positions, "IndexBackward0"))
+
+
+def index_put(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """self with values written (or added) at the positions the list of index tensors
+    picks, as `self[indices] = values` (the indices are saved: IndexPutBackward0's)."""
+    positions = views._pick(self, tuple(views._index_array(i) for i in indices))
+    saves = {f"indices_{i}": t for i, t in enumerate(indices) if isinstance(t, Tensor)}
+    spec = OpSpec("IndexPutBackward0", ("self", "values"),
+                  {"self": tuple(saves), "values": tuple(saves)},
+                  backward=_index_put_backward,
+                  jvp=lambda c: index_put(c.self_t, indices, c.values_t, accumulate))
+    arr = np.array(self._data, copy=True)
+    flat = arr.reshape(-1)
+    vals = np.broadcast_to(values._data, positions.shape).reshape(-1)
+    if accumulate:
+        np.add.at(flat, positions.reshape(-1), vals)
+    else:
+        flat[positions.reshape(-1)] = vals
+    out = common.new(arr, self.dtype, common.common_device([self, values]))
+    return record(spec, out, [self, values], positions=positions, accumulate=accumulate,
+                  **saves)
+
+
+# ---- select_scatter / slice_scatter / diagonal_scatter -------------------------------------------
+# Each is `self` with one of its views replaced by src: linear, its backward the view of the
+# grad (for src) and the grad with that view zeroed (for self).
+
+def _view_scatter(self: Tensor, src: Tensor, pick: Callable[[np.ndarray], np.ndarray],
+                  spec: OpSpec, **attrs: Any) -> Tensor:
+    positions = pick(np.arange(self.numel()).reshape(self.shape))
+    if tuple(positions.shape) != tuple(src.shape):
+        raise RuntimeError(messages.view_scatter_shape(messages.sizes(positions.shape),
+                                                       messages.sizes(src.shape)))
+    arr = np.array(self._data, copy=True)
+    arr.reshape(-1)[positions.reshape(-1)] = src._data.reshape(-1)
+    out = common.new(arr, self.dtype, common.common_device([self, src]))
+    return record(spec, out, [self, src], **attrs)
+
+
+SELECT_SCATTER = OpSpec(
+    "SelectScatterBackward0", ("self", "src"),
+    backward=lambda c, g: c.grads(
+        lambda: select_scatter(g, common.new(np.zeros(c.src_shape), g.dtype, g.device),
+                               c.dim, c.index),
+        lambda: views.select(g, c.dim, c.index)),
+    jvp="auto_linear")
+
+
+@linear_forward(SELECT_SCATTER)
+def select_scatter(self: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    d = common.wrap_dim(dim, self.ndim)
+    size = self.shape[d]
+    if not -size <= index < size:
+        raise IndexError(messages.index_out_of_range(index, d, size))
+    return _view_scatter(self, src, lambda a: np.take(a, index % size, axis=d),
+                         SELECT_SCATTER, dim=d, index=index, src_shape=tuple(src.shape))
+
+
+SLICE_SCATTER = OpSpec(
+    "SliceScatterBackward0", ("self", "src"),
+    backward=lambda c, g: c.grads(
+        lambda: slice_scatter(g, common.new(np.zeros(c.src_shape), g.dtype, g.device),
+                              c.dim, c.start, c.end, c.step),
+        lambda: views.slice(g, c.dim, c.start, c.end, c.step)),
+    jvp="auto_linear")
+
+
+@linear_forward(SLICE_SCATTER)
+def slice_scatter(self: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
+                  end: int | None = None, step: int = 1) -> Tensor:
+    d = common.wrap_dim(dim, self.ndim)
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _view_scatter(self, src, lambda a: a[key], SLICE_SCATTER, dim=d, start=start,
+                         end=end, step=step, src_shape=tuple(src.shape))
+
+
+DIAGONAL_SCATTER = OpSpec(
+    "DiagonalScatterBackward0", ("self", "src"),
+    backward=lambda c, g: c.grads(
+        lambda: diagonal_scatter(g, common.new(np.zeros(c.src_shape), g.dtype, g.device),
+                                 c.offset, c.dim1, c.dim2),
+        lambda: views.diagonal(g, c.offset, c.dim1, c.dim2)),
+    jvp="auto_linear")
+
+
+@linear_forward(DIAGONAL_SCATTER)
+def diagonal_scatter(self: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    d1, d2 = common.wrap_dim(dim1, self.ndim), common.wrap_dim(dim2, self.ndim)
+    return _view_scatter(self, src, lambda a: np.diagonal(a, offset, d1, d2),
+                         DIAGONAL_SCATTER, offset=offset, dim1=d1, dim2=d2,
+                         src_shape=tuple(src.shape))
+
+
+# ---- in-place forms ------------------------------------------------------------------------------
+
+def _inplace(spec: OpSpec, fn: Callable[..., Tensor], others: Callable[..., list[Tensor]],
+             attrs: Callable[..., dict[str, Any]]) -> Callable[..., Tensor]:
+    def op_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        from ..inplace import apply_inplace
+        with no_grad():
+            r = fn(self, *args, **kwargs)
+        return apply_inplace(self, spec, r, others(*args, **kwargs), **attrs(self, *args,
+                                                                              **kwargs))
+    op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
+    return op_
+
+
+index_copy_ = _inplace(INDEX_COPY, index_copy, lambda dim, index, source: [source],
+                       lambda self, dim, index, source: {
+                           "dim": common.wrap_dim(dim, self.ndim), "index": index})
+masked_scatter_ = _inplace(MASKED_SCATTER, masked_scatter, lambda mask, source: [source],
+                           lambda self, mask, source: {
+                               "mask": mask, "source_sym_sizes": tuple(source.shape)})
+
+
+def _wrapped(self: Tensor, dim: int) -> int:
+    return common.wrap_dim(dim, self.ndim)
+
+
+def scatter_(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
+    from ..inplace import apply_inplace
+    with no_grad():
+        r = indexing.scatter(self, dim, index, src)
+    attrs: dict[str, Any] = {"dim": _wrapped(self, dim), "index": index}
+    if isinstance(src, Tensor):
+        return apply_inplace(self, indexing.SCATTER, r, [src], **attrs)
+    return apply_inplace(self, indexing.SCATTER_VALUE, r, [], **attrs)
+
+
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    from ..inplace import apply_inplace
+    with no_grad():
+        r = indexing.scatter_add(self, dim, index, src)
+    return apply_inplace(self, indexing.SCATTER_ADD, r, [src], dim=_wrapped(self, dim),
+                         index=index)
+
+
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
+               ) -> Tensor:
+    from ..inplace import apply_inplace
+    with no_grad():
+        r = indexing.index_add(self, dim, index, source, alpha=alpha)
+    return apply_inplace(self, indexing.INDEX_ADD, r, [source], dim=_wrapped(self, dim),
+                         index=index, alpha=alpha)
+
+
+def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    from ..inplace import apply_inplace
+    with no_grad():
+        r = indexing.index_fill(self, dim, index, value)
+    attrs: dict[str, Any] = {"dim": _wrapped(self, dim), "index": index}
+    if isinstance(value, Tensor):
+        return apply_inplace(self, indexing.INDEX_FILL_TENSOR, r, [value], **attrs)
+    return apply_inplace(self, indexing.INDEX_FILL, r, [], **attrs)
+
+
+def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    from ..inplace import apply_inplace
+    with no_grad():
+        r = put(self, index, source, accumulate)
+    return apply_inplace(self, PUT, r, [source], index=index, accumulate=accumulate)
