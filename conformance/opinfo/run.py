@@ -19,10 +19,10 @@ from typing import Any
 
 from conformance.opinfo import database, opmap
 from conformance.opinfo.check import CheckResult, check, plan
+from conformance.opinfo.ids import DTYPES
 from conformance.run.engine import Engine, load_engine
 from conformance.run.verdicts import Verdict
 
-DTYPES = ("float32", "float64")
 # Verdicts a run may hold and still pass: a part left out by the map that still diverges
 # is known; masked, an engine's declared field, as in a case run.
 ACCEPTED = (Verdict.PASS.value, Verdict.KNOWN.value, Verdict.MASKED.value)
