@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+
 from conformance.opinfo import database, opmap
 from conformance.opinfo.check import CheckResult, PartResult, Plan, check, plan
 from conformance.opinfo.ids import DEVICE, DTYPES, FEATURE, file_of, item_id
@@ -88,7 +90,10 @@ def _line_numbers(key: str) -> dict[str, int]:
         if text and not lines[i].startswith("    "):  # the next entry
             break
         if text.startswith("- "):
-            found.setdefault(text[2:].strip().strip('"').replace('\\"', '"'), i + 1)
+            try:  # a list item on one line, as the map writes them
+                found.setdefault(str(yaml.safe_load(text[2:])), i + 1)
+            except yaml.YAMLError:
+                continue
     return found
 
 
