@@ -49,9 +49,13 @@ def _run(args: argparse.Namespace, passthrough: list[str]) -> int:
         pytest_args.append(f"--rootdir={Path.cwd()}")
     if not args.no_generated:
         pytest_args.append("--generated-programs")
-    # the whole suite runs here, as in CI: a stale expectations entry fails the run
-    if not (args.cases_given or args.no_generated or args.devices or passthrough):
+    # the whole suite runs here, as in CI: a stale expectations entry fails the run, and the
+    # OpInfo items run (unless --no-opinfo); named so, whatever the project's ini says
+    whole = not (args.cases_given or args.no_generated or args.devices or passthrough)
+    if whole:
         args.strict_expectations = True
+    pytest_args.append("--opinfo" if (whole if args.opinfo is None else args.opinfo)
+                       else "--no-opinfo")
     pytest_args += options.to_pytest(args)
     real_stdout = sys.stdout
     # `run | head`: the run goes on and writes its report when the reader leaves
@@ -375,6 +379,11 @@ def _main(argv: list[str]) -> int:
                           f"${profiles.ENV_VAR}, else {RUN_PROFILE})")
     run.add_argument("--no-generated", action="store_true",
                      help="run the case library only, no generated programs")
+    run.add_argument("--opinfo", action=argparse.BooleanOptionalAction, default=None,
+                     help="also run the OpInfo items (each covered entry of PyTorch's OpInfo "
+                          "x float32, float64), or not (default: only when the whole suite "
+                          "runs: no cases named, no --no-generated, --devices or pytest "
+                          "arguments)")
     options.add_to_run(run)
     merge = sub.add_parser("merge", help="merge several runs' conformance.json (the machines "
                            "of one campaign) into one report; exit 1 unless it is PASS")

@@ -11,4 +11,6 @@
   one comparator (conformance/compare.py) compares, a verdict per sample and error input.
 - `run`: `python -m conformance.opinfo [ENTRY ...] [--engine M]`: the check of the covered
   entries in float32 and float64, and the map's left-out lines gone stale.
+- `ids`, `item`: the same check as pytest items (the plugin's `--opinfo`), one per covered
+  entry x dtype: their ids, verdicts (decision.decide) and report records.
 """

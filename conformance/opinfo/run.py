@@ -5,6 +5,10 @@ and error inputs, a verdict per part. The run passes when every part passes or i
 by the map (`known`, still diverging), and no part the map leaves out agrees with torch in
 every dtype checked (then the map's line is stale: delete it). A covered entry OpInfo no
 longer lists is an error, never skipped.
+
+The same items run under pytest and xdist (`pytest --opinfo`, `autograd-conformance run`),
+with the report of a run: conformance/opinfo/item.py decides their verdicts by the same rule
+(a left-out line is stale only when its parts agree with torch in every dtype).
 """
 
 from __future__ import annotations
@@ -19,10 +23,10 @@ from typing import Any
 
 from conformance.opinfo import database, opmap
 from conformance.opinfo.check import CheckResult, check, plan
+from conformance.opinfo.ids import DTYPES
 from conformance.run.engine import Engine, load_engine
 from conformance.run.verdicts import Verdict
 
-DTYPES = ("float32", "float64")
 # Verdicts a run may hold and still pass: a part left out by the map that still diverges
 # is known; masked, an engine's declared field, as in a case run.
 ACCEPTED = (Verdict.PASS.value, Verdict.KNOWN.value, Verdict.MASKED.value)

@@ -90,6 +90,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
     outcome = yield
     rep = outcome.get_result()  # type: ignore[attr-defined]
     from conformance.plugin.collection import CaseItem
+    from conformance.plugin.opinfo import OpInfoItem
     from conformance.report import files as report
     from conformance.report import generated as generated_report
 
@@ -107,6 +108,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
         if item.status is not None:
             record["status"] = item.status
         rep.user_properties.append((RESULT_PROPERTY, json.dumps(record)))
+    if isinstance(item, OpInfoItem) and rep.when == "call":
+        rep.user_properties.append((RESULT_PROPERTY, json.dumps(item.record(
+            rep.outcome, str(rep.longrepr) if rep.failed else ""))))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -216,6 +220,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from conformance.plugin.collection import _engine, _Selection
     from conformance.plugin.controller import _COLLECTOR, _Collector
     from conformance.plugin.known import _load_expectations, _start_baseline
+    from conformance.plugin.opinfo import opinfo_selected
     from conformance.plugin.options import _devices
     from conformance.report import files as report
     from conformance.run import blackbox
@@ -237,7 +242,8 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getoption("--engine") != DEFAULT_ENGINE:
             _engine(config)
         config.pluginmanager.register(_Selection(
-            config.getoption("--generated-programs"), _devices(config)), "conformance-selection")
+            config.getoption("--generated-programs"), _devices(config),
+            opinfo_selected(config)), "conformance-selection")
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
     in_use = _load_expectations(config)

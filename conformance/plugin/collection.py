@@ -1,13 +1,13 @@
 """Collection: case files under the configured paths and those named on the command line
 become CaseFiles, each case a CaseItem per device x dtype; a case item's run and its verdict
-(run/decision.py) made a pytest outcome; the engine under test loaded once per process; the
-generated-program suite and --devices (the selection)."""
+(run/decision.py) made a pytest outcome; the generated-program suite, the OpInfo items
+(plugin/opinfo.py) and --devices (the selection). The engine under test is loaded once per
+process (plugin/engine.py)."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,9 @@ import pytest
 from conformance.case import paths
 from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case, read_case_text
+from conformance.plugin.engine import _ENGINES, _engine  # noqa: F401 (tests patch it here)
+from conformance.plugin.opinfo import OpInfoItem
+from conformance.plugin.opinfo import collect as opinfo_items
 from conformance.plugin.options import _named
 from conformance.plugin.shared import (
     _CASE_ROOTS,
@@ -27,7 +30,6 @@ from conformance.plugin.shared import (
     _is_generated,
 )
 from conformance.run.decision import decide
-from conformance.run.engine import Engine, load_engine
 from conformance.run.runner import (
     MASKED,
     SKIPPED,
@@ -128,22 +130,6 @@ class CaseFile(pytest.File):
             yield CaseItem.from_parent(self, name=item.name, item=item)
 
 
-_ENGINES: dict[str, Engine] = {}
-
-
-def _engine(config: pytest.Config) -> Engine:
-    name = config.getoption("--engine")
-    cached = _ENGINES.get(name)
-    # pytester's in-process runs drop the modules they imported when they end: an engine
-    # first imported inside one is imported again, or its lazy imports would build a second
-    # copy of its classes beside the first and fail later items (isinstance checks)
-    if cached is None or sys.modules.get(name) is not cached.module:
-        # the invocation directory, also in xdist workers: `--engine my_engine` finds
-        # my_engine.py there, as the printed rerun commands expect
-        _ENGINES[name] = load_engine(name, Path(config.invocation_params.dir))
-    return _ENGINES[name]
-
-
 class ConformanceFailure(Exception):
     pass
 
@@ -210,11 +196,12 @@ class CaseItem(pytest.Item):
 
 
 class _Selection:
-    """--generated-programs and --devices. A registered object rather than a module-level
-    hook, so that other collection hooks of this plugin can sit beside it."""
+    """--generated-programs, --opinfo and --devices. A registered object rather than a
+    module-level hook, so that other collection hooks of this plugin can sit beside it."""
 
-    def __init__(self, generated: bool, devices: tuple[str, ...] | None) -> None:
-        self.generated, self.devices = generated, devices
+    def __init__(self, generated: bool, devices: tuple[str, ...] | None,
+                 opinfo: bool = False) -> None:
+        self.generated, self.devices, self.opinfo = generated, devices, opinfo
 
     @pytest.hookimpl(tryfirst=True)  # before -k/-m deselect, so they apply to the suite too
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
@@ -226,13 +213,16 @@ class _Selection:
             module = pytest.Module.from_parent(session, path=Path(generated_suite_path()),
                                                nodeid=GENERATED_ID.split("::")[0])
             items.extend(i for i in session.genitems(module) if isinstance(i, pytest.Item))
+        if self.opinfo and not any(isinstance(i, OpInfoItem) for i in items):
+            items.extend(opinfo_items(session))
         if self.devices is None:
             return
         keep: list[pytest.Item] = []
         drop: list[pytest.Item] = []
         for item in items:
+            # generated programs and OpInfo items run on cpu
             device = item.conformance_item.device if isinstance(item, CaseItem) else \
-                "cpu" if _is_generated(item) else None  # generated programs run on cpu
+                "cpu" if _is_generated(item) or isinstance(item, OpInfoItem) else None
             (keep if device is None or device in self.devices else drop).append(item)
         if drop:
             config.hook.pytest_deselected(items=drop)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from conformance.opinfo import ids as opinfo_ids
 from conformance.plugin.session import collection_error
 from conformance.plugin.shared import (
     _CASE_ID,
@@ -66,6 +67,9 @@ class _Collector:
             result["reason"] = crash.reason(account)
         elif _CASE_ID.search(crashitem):
             result = self._crashed_case(crashitem, report, account, text)
+        elif opinfo_ids.ID.match(crashitem):
+            result = self._opinfo_error(crashitem, text)
+            result["reason"] = crash.reason(account)
         else:
             return
         report.user_properties.append((RESULT_PROPERTY, json.dumps(result)))
@@ -116,6 +120,17 @@ class _Collector:
                                           str(report.longrepr))
                 record["reason"] = str(report.longrepr)[-2000:]  # "worker 'gw0' crashed..."
                 self.records.append(record)
+            elif opinfo_ids.ID.match(report.nodeid):
+                self.records.append(self._opinfo_error(report.nodeid, str(report.longrepr)))
+
+    def _opinfo_error(self, nodeid: str, text: str) -> dict[str, Any]:
+        """The record of an OpInfo item that ended without a verdict (its worker died)."""
+        found = opinfo_ids.ID.match(nodeid)
+        assert found is not None
+        return {"id": nodeid, "file": opinfo_ids.file_of(found["key"]),
+                "features": [opinfo_ids.FEATURE], "device": opinfo_ids.DEVICE,
+                "dtype": found["dtype"], "engine": self.engine, "verdict": ERROR,
+                "pytest_outcome": "failed", "reason": text[-2000:], "report": text[-20000:]}
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         # Every file that failed to collect is one error record: a case file's carries the

@@ -21,6 +21,14 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--generated-programs", action="store_true",
                     help="also run the generated-program suite (conformance/"
                          "generated_suite.py), wherever the package is installed")
+    group.addoption("--opinfo", action="store_const", const=True, default=None,
+                    help="also run the OpInfo items: every covered entry of PyTorch's OpInfo "
+                         "x float32, float64 (conformance/opinfo/; default: the ini option "
+                         "conformance_opinfo, in a run naming no paths)")
+    group.addoption("--no-opinfo", action="store_const", const=False, dest="opinfo",
+                    help="no OpInfo items, whatever conformance_opinfo says")
+    parser.addini("conformance_opinfo", type="bool", default=False,
+                  help="run the OpInfo items in a run naming no paths (as if --opinfo)")
     if importlib.util.find_spec("pytest_timeout") is None:
         # this project's pyproject.toml sets pytest-timeout's backstop (a dev dependency):
         # known here, so that a run without it installed does not warn of an unknown option

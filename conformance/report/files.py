@@ -378,7 +378,8 @@ def _summary(info: dict[str, Any], status: dict[str, str], records: list[dict[st
             conflicts[:MAX_LISTED_FAILURES]]
     known = [r for r in records if r["verdict"] == KNOWN]
     if known:
-        lines += ["", "## Known divergences (listed in the expectations file)", ""]
+        lines += ["", "## Known divergences (listed in the expectations file, or parts of "
+                  "OpInfo items the op map leaves out)", ""]
         lines += [f"- `{r['id']}`: {r['reason']}" for r in known[:MAX_LISTED_FAILURES]]
     masked = [r for r in records if r["verdict"] == MASKED]
     if masked:

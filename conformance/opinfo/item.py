@@ -1,0 +1,248 @@
+"""OpInfo items: one per covered entry x dtype, run by the pytest plugin and
+`autograd-conformance run` beside the case items, with their verdict and their record.
+
+An item's id is `opinfo/<entry>::cpu-<dtype>` (`opinfo/matmul::cpu-float64`), the shape of
+a case item's `<file>::<device>-<dtype>`: --devices, -k, expectations patterns
+(`items: "opinfo/matmul::*"`), the report's matrix (feature `opinfo`) and its grouping of
+failures treat both alike. The check runs on cpu only.
+
+The verdict comes from the one rule, decision.decide, over the item's parts
+(check.check: a verdict per sample and error input):
+- the parts the map does not leave out: the first failing one (diverges, then error, then
+  unsupported) is the item's verdict, its reason naming the part, the step and the field;
+  then the engine's expectations entries for the item decide as for a case item;
+- each left-out line of the map (conformance/opinfo/opinfo.yaml) is an entry for the parts
+  it names: where one of them fails here the line allows it (`known`); where all agree with
+  torch in this dtype and in the other (the map's lines have no dtype: the other dtype is
+  checked too, only then), the line is listed but passes now, and the item fails naming it.
+  The lines describe the reference engine: for another engine a line only allows (its parts
+  may pass), never goes stale.
+An entry OpInfo lacks, or a line naming a sample or error input OpInfo no longer has (the
+samples changed since the map's torch), is an `error` naming it; OpInfo unreadable here
+(OpInfoUnavailable: expecttest not installed) makes the item `skipped` with the install hint.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from conformance.opinfo import database, opmap
+from conformance.opinfo.check import CheckResult, PartResult, Plan, check, plan
+from conformance.opinfo.ids import DEVICE, DTYPES, FEATURE, file_of, item_id
+from conformance.report.files import divergence_record
+from conformance.run.compare import compare
+from conformance.run.decision import Decision, decide
+from conformance.run.engine import DEFAULT_ENGINE, Engine
+from conformance.run.expectations import Known
+from conformance.run.trace import Trace
+from conformance.run.verdicts import Verdict
+
+MAP_SHOWN = "conformance/opinfo/opinfo.yaml"  # how reasons name the map
+DESCRIPTION = ("OpInfo's samples and error inputs of this entry (torch's op_db), run on torch "
+               "and the engine and compared part by part")
+SOURCE = database.OPINFO_MODULE + ".op_db"
+# The engine the map's left-out lines describe: only its lines can go stale.
+MAP_ENGINE = DEFAULT_ENGINE
+# What a counted part may be and still let the item pass; failing ones, first needing attention.
+_ACCEPTED = (Verdict.PASS.value, Verdict.MASKED.value)
+_FAILING = (Verdict.DIVERGES.value, Verdict.ERROR.value, Verdict.UNSUPPORTED.value)
+
+
+@functools.cache
+def op_map() -> opmap.OpMap:
+    return opmap.load_map()
+
+
+def covered() -> list[str]:
+    """The covered entries, in the map's order: read from the map and the registry, never
+    from OpInfo (collection needs neither torch nor expecttest)."""
+    return opmap.join(op_map(), opmap.rows()).covered()
+
+
+@dataclass
+class Judged:
+    """An item's verdict and what the report shows of it."""
+
+    verdict: str
+    reason: str
+    status: str | None = None  # before the engine's expectations (what entries name)
+    passes_now: str = ""  # an entry or a map line that lists a failure here passes now
+    result: CheckResult | None = None
+    failing: PartResult | None = None  # the first counted part that fails
+    report: str = ""  # every failing part, one per line
+
+
+def _line_numbers(key: str) -> dict[str, int]:
+    """The line of each left-out item of `key` in the map file (to name it, as an
+    expectations entry is named by file and line)."""
+    lines = opmap.MAP_PATH.read_text(encoding="utf-8").splitlines()
+    start = next((i for i, t in enumerate(lines) if t.strip() == f"{key}:"), None)
+    found: dict[str, int] = {}
+    if start is None:
+        return found
+    for i in range(start + 1, len(lines)):
+        text = lines[i].strip()
+        if text and not lines[i].startswith("    "):  # the next entry
+            break
+        if text.startswith("- "):
+            try:  # a list item on one line, as the map writes them
+                found.setdefault(str(yaml.safe_load(text[2:])), i + 1)
+            except yaml.YAMLError:
+                continue
+    return found
+
+
+def _beyond(p: Plan, left_out: Sequence[opmap.Part]) -> str:
+    """A left-out line naming a sample or error input OpInfo does not have (its samples
+    changed since the map was written), or ""."""
+    counts = {"sample": len(p.samples), "error input": len(p.errors)}
+    for part in left_out:
+        if part.kind in counts and part.last >= counts[part.kind]:
+            return (f"the map's line `{part.text}` names {part.kind} {part.last}, but OpInfo "
+                    f"has {counts[part.kind]} {part.kind}s for {p.key} in {p.dtype}: its "
+                    "samples changed since the map was written (of torch "
+                    f"{op_map().torch}); rewrite the line")
+    return ""
+
+
+def _failing_detail(p: PartResult) -> str:
+    return f"{p.part}: {p.verdict}: {p.detail}"
+
+
+def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
+          known: Sequence[Known] = (), listed_in: str = "") -> Judged:
+    """Run the item and decide its verdict (see the module docstring). `known`: the
+    engine's expectations entries for the item, from the file `listed_in`.
+    OpInfoUnavailable when OpInfo cannot be read here."""
+    entries = database.autograd_entries()
+    if key not in entries:
+        why = (f"OpInfo of this torch has no entry {key} with autograd, which the map (of "
+               f"torch {op_map().torch}) lists and the registry covers: the entry was renamed "
+               "or removed; update the map")
+        return Judged(Verdict.ERROR.value, why, Verdict.ERROR.value)
+    op, entry = entries[key], op_map().get(key)
+    left_out = entry.left_out if entry is not None else ()
+    the_plan = plan(op, key, dtype)
+    beyond = _beyond(the_plan, left_out)
+    if beyond:
+        return Judged(Verdict.ERROR.value, beyond, Verdict.ERROR.value)
+    result = check(op, the_plan, engine, torch_engine, engine.masks, left_out)
+    counted = [p for p in result.parts if not p.left_out]
+    failing = [p for v in _FAILING for p in counted if p.verdict == v]
+    report = "\n".join(_failing_detail(p) for p in counted if p.verdict in _FAILING)
+    verdict = failing[0].verdict if failing else \
+        Verdict.MASKED.value if any(p.verdict == Verdict.MASKED.value for p in counted) else \
+        Verdict.PASS.value
+    reason = ""
+    if failing:
+        first = failing[0]
+        reason = (f"{first.part} of {len(result.parts)} parts ({len(failing)} failing; "
+                  f"{first.short or first.verdict}): {first.detail}")
+    elif verdict == Verdict.MASKED.value:
+        reason = next(p.detail for p in counted if p.verdict == Verdict.MASKED.value)
+    decision = decide(verdict, reason, known, listed_in=listed_in)
+    judged = Judged(decision.verdict, decision.reason, decision.status, result=result,
+                    failing=failing[0] if failing else None, report=report)
+    if decision.passes_now is not None:
+        entry_now = decision.passes_now
+        judged.passes_now = (f"listed at {entry_now.where(listed_in)} as "
+                             f"{entry_now.expects()}, but it passes now: remove or narrow "
+                             "the entry")
+    if decision.verdict not in _ACCEPTED and decision.verdict != Verdict.KNOWN.value:
+        return judged  # a counted part fails: that comes first
+    lines = _map_lines(key, dtype, result, op, engine, torch_engine, left_out)
+    known_reasons = [decision.reason] if decision.known else []
+    for line_decision in lines:
+        if line_decision.passes_now is not None and not judged.passes_now:
+            judged.passes_now = (
+                f"the map's line `{line_decision.passes_now.reason}` at "
+                f"{line_decision.passes_now.where(MAP_SHOWN)} leaves out parts that agree "
+                "with torch in every dtype now: delete it (or narrow it)")
+        if line_decision.known:
+            known_reasons.append(line_decision.reason)
+    if known_reasons and not judged.passes_now:
+        judged.verdict, judged.reason = Verdict.KNOWN.value, "; ".join(known_reasons)
+    return judged
+
+
+def _map_lines(key: str, dtype: str, result: CheckResult, op: Any, engine: Engine,
+               torch_engine: Engine, left_out: tuple[opmap.Part, ...]) -> list[Decision]:
+    """Each left-out line that applies here, decided: a line one of whose parts fails in
+    this dtype (known), or, on the map's engine, one whose parts agree with torch in every
+    dtype (passes now). A line whose parts fail only in the other dtype does not apply."""
+    numbers = _line_numbers(key)
+    decisions = []
+    other: CheckResult | None = None
+    for index, part in enumerate(left_out):
+        mine = [p for p in result.parts if p.left_out == part.text]
+        text = "; ".join(f"{p.part}: {p.detail}" for p in mine if p.verdict == "known")
+        entry = Known(index, numbers.get(part.text, 0), numbers.get(part.text, 0),
+                      part.text, items=item_id(key, dtype), statuses=_FAILING)
+        if any(p.verdict == Verdict.KNOWN.value for p in mine):
+            # the underlying verdict of the first failing part: "diverges: ..." (check.check)
+            status = next(p.detail.split(":", 1)[0] for p in mine
+                          if p.verdict == Verdict.KNOWN.value)
+            decisions.append(decide(status, text, (entry,), listed_in=MAP_SHOWN))
+            continue
+        if engine.name != MAP_ENGINE:
+            continue
+        if other is None:
+            other_dtype = next(d for d in DTYPES if d != dtype)
+            other = check(op, plan(op, key, other_dtype), engine, torch_engine, engine.masks,
+                          left_out)
+        if all(p.verdict in _ACCEPTED for p in other.parts if p.left_out == part.text):
+            decisions.append(decide(Verdict.PASS.value, "", (entry,), listed_in=MAP_SHOWN))
+    return decisions
+
+
+def divergence_of(result: CheckResult, part: PartResult) -> dict[str, Any] | None:
+    """The first divergence of a failing part as records carry it (line in the item's
+    program, statement, field, both values, graphs)."""
+    the_plan = result.plan
+
+    def mine(trace: Trace) -> Trace:
+        return Trace(trace.engine, [s for s in trace.steps
+                                    if the_plan.part_of(s.line) == (part.kind, part.index)],
+                     warn_always=trace.warn_always)
+
+    expected, actual = mine(result.expected), mine(result.actual)
+    d = compare(expected, actual, the_plan.dtype).divergence
+    if d is None:
+        return None
+    return divergence_record(d, d.line, the_plan.lines[d.line - 1], expected, actual)
+
+
+def repro(key: str, dtype: str, engine: str) -> str:
+    return f"python -m conformance.opinfo {key} --dtype {dtype} --engine {engine} -v"
+
+
+def record(key: str, dtype: str, engine: str, judged: Judged | None, outcome: str,
+           longrepr: str) -> dict[str, Any]:
+    """The item's record in the report (the schema's item; `judged` None: it ended without
+    a verdict, e.g. an error outside the check)."""
+    rec: dict[str, Any] = {
+        "id": item_id(key, dtype), "file": file_of(key), "features": [FEATURE],
+        "device": DEVICE, "dtype": dtype, "description": f"{key}: {DESCRIPTION}",
+        "source": SOURCE, "engine": engine,
+        "verdict": Verdict.ERROR.value if judged is None else judged.verdict,
+        "pytest_outcome": outcome,
+        "reason": longrepr[-2000:] if judged is None else judged.reason,
+    }
+    if judged is None:
+        return rec
+    if judged.status is not None:
+        rec["status"] = judged.status
+    if judged.result is not None and judged.failing is not None:
+        rec["divergence"] = divergence_of(judged.result, judged.failing)
+    if outcome == "failed":
+        rec["report"] = (longrepr or judged.report)[-20000:]
+        rec["repro"] = repro(key, dtype, engine)
+        if judged.result is not None:
+            rec["program"] = judged.result.plan.program
+            rec["program_first_line"] = 1
+    return rec

@@ -1,0 +1,177 @@
+"""OpInfo items in the plugin (conformance/plugin/opinfo.py, conformance/opinfo/item.py):
+their ids and selection, a wrong gradient failing its item with the sample, step and field,
+a part the map leaves out as `known` and a left-out line that agrees as 'passes now', an
+entry OpInfo lacks or a line naming a sample it no longer has as an error, OpInfo
+unavailable as `skipped` with the install hint, and the report counting them."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+# pytester's in-process runs drop the modules they imported when they end; torch's C
+# extension cannot be imported twice in one process, so it is imported here, once, first.
+import torch  # noqa: F401
+
+import reference_engine
+from conformance import cli
+from conformance.opinfo import check, database, ids, item, opmap
+from conformance.run.engine import Engine, load_engine
+from conformance.run.verdicts import Verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = Engine("reference_engine", reference_engine)
+WRONG_MUL = "tests.conformance.engine_opinfo_wrong_mul"
+needs_opinfo = pytest.mark.skipif(
+    not __import__("importlib").util.find_spec("expecttest"),
+    reason="OpInfo needs the dev extra's expecttest")
+
+
+def collected(pytester: pytest.Pytester, *args: str) -> list[str]:
+    result = pytester.runpytest(*args, "--collect-only", "-q")
+    return [line for line in result.outlines if "::" in line]
+
+
+def test_items_are_one_per_covered_entry_and_dtype(pytester: pytest.Pytester) -> None:
+    assert ids.DEVICE == check.DEVICE
+    expected = [f"opinfo/{k}::cpu-{d}" for k in item.covered() for d in ("float32", "float64")]
+    assert "opinfo/mul::cpu-float64" in expected
+    assert collected(pytester, "--opinfo") == expected
+    assert collected(pytester) == []  # not asked for
+    # -k by entry and dtype, and --devices
+    assert collected(pytester, "--opinfo", "-k", "opinfo and exp and float64") == \
+        [i for i in expected if "exp" in i.split("::")[0] and i.endswith("float64")]
+    assert collected(pytester, "--opinfo", "-k", "not opinfo") == []
+    assert collected(pytester, "--opinfo", "--devices", "cuda") == []
+    # the ini option: a run naming no paths has them, one naming a path does not
+    pytester.makeini("[pytest]\nconformance_opinfo = true\n")
+    pytester.makepyfile(test_own="def test_own():\n    pass\n")
+    assert len(collected(pytester)) == len(expected) + 1
+    assert collected(pytester, "test_own.py") == ["test_own.py::test_own"]
+    assert collected(pytester, "--no-opinfo") == ["test_own.py::test_own"]
+
+
+@needs_opinfo
+def test_a_wrong_gradient_fails_its_items_under_xdist_naming_sample_step_and_field(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the workers are new processes: they import the engine module from the project root
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    result = pytester.runpytest_subprocess(
+        "--opinfo", "-k", "opinfo and (mul or unsqueeze) and not multiple and not matmul",
+        "--engine", WRONG_MUL, "-n", "2", "--conformance-report", "out")
+    result.assert_outcomes(failed=2, passed=2)  # mul fails in both dtypes, unsqueeze passes
+    out = result.stdout.str()
+    assert re.search(r"opinfo/mul::cpu-float64: tests\.conformance\.engine_opinfo_wrong_mul "
+                     r"diverges: sample 0 of \d+ parts \(\d+ failing; grads: grads\[0\]"
+                     r"\.values: engine has .*\): at line 2 `grads = torch\.autograd\.grad",
+                     out), out
+    assert "rerun: python -m conformance.opinfo mul --dtype float64 --engine " in out
+    report = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    records = {r["id"]: r for r in report["items"]}
+    assert set(records) == {"opinfo/mul::cpu-float32", "opinfo/mul::cpu-float64",
+                            "opinfo/unsqueeze::cpu-float32", "opinfo/unsqueeze::cpu-float64"}
+    mul = records["opinfo/mul::cpu-float64"]
+    assert (mul["verdict"], mul["status"], mul["features"], mul["file"]) == \
+        ("diverges", "diverges", ["opinfo"], "opinfo/mul")
+    assert mul["divergence"]["field"] == "grads[0].values"
+    assert mul["divergence"]["statement"].startswith("grads = torch.autograd.grad(")
+    assert records["opinfo/unsqueeze::cpu-float32"]["verdict"] == "pass"
+    assert report["status"]["line"].startswith("FAIL: 2 diverges, 2 pass of 4 collected")
+    summary = (pytester.path / "out" / "summary.md").read_text()
+    assert "| opinfo | 1/2 | 1/2 |" in summary
+
+
+@pytest.fixture(scope="module")
+def torch_engine() -> Engine:
+    return load_engine("torch")
+
+
+def _with_left_out(monkeypatch: pytest.MonkeyPatch, key: str, *lines: str) -> None:
+    """The map, with `key`'s left-out lines replaced by `lines`."""
+    omap = opmap.load_map()
+    parts = tuple(opmap._part(key, line) for line in lines)
+    entries = tuple(dataclasses.replace(e, left_out=parts) if e.key == key else e
+                    for e in omap.entries)
+    monkeypatch.setattr(item, "op_map", lambda: dataclasses.replace(omap, entries=entries))
+
+
+@needs_opinfo
+def test_a_part_the_map_leaves_out_is_known(torch_engine, monkeypatch) -> None:
+    wrong = load_engine(WRONG_MUL)
+    judged = item.judge("mul", "float64", wrong, torch_engine)
+    assert judged.verdict == Verdict.DIVERGES.value
+    samples = len(judged.result.plan.samples)
+    _with_left_out(monkeypatch, "mul", f"sample 0-{samples - 1}: the sign is wrong")
+    judged = item.judge("mul", "float64", wrong, torch_engine)
+    assert (judged.verdict, judged.passes_now) == (Verdict.KNOWN.value, "")
+    assert judged.reason.startswith(f"known divergence (conformance/opinfo/opinfo.yaml:0): "
+                                    f"sample 0-{samples - 1}: the sign is wrong")
+    # an engine's expectations entry for the item decides as for a case item
+    from conformance.run.expectations import loads
+    known = loads('known:\n  - items: "opinfo/mul::*"\n    reason: sign\n', "x.yaml")
+    _with_left_out(monkeypatch, "mul")
+    judged = item.judge("mul", "float64", wrong, torch_engine, known.known, "x.yaml")
+    assert judged.verdict == Verdict.KNOWN.value and "(x.yaml:2): sign" in judged.reason
+    judged = item.judge("mul", "float64", REFERENCE, torch_engine, known.known, "x.yaml")
+    assert "listed at x.yaml:2 as diverges, but it passes now" in judged.passes_now
+
+
+@needs_opinfo
+def test_a_left_out_line_that_agrees_passes_now(torch_engine, monkeypatch) -> None:
+    _with_left_out(monkeypatch, "mul", "sample 0: why")
+    judged = item.judge("mul", "float32", REFERENCE, torch_engine)
+    assert judged.passes_now == ("the map's line `sample 0: why` at conformance/opinfo/"
+                                 "opinfo.yaml:0 leaves out parts that agree with torch in "
+                                 "every dtype now: delete it (or narrow it)")
+    # another engine than the map's: the line allows, never goes stale
+    copy = Engine("reference_engine_copy", reference_engine)
+    judged = item.judge("mul", "float32", copy, torch_engine)
+    assert (judged.verdict, judged.passes_now) == (Verdict.PASS.value, "")
+
+
+@needs_opinfo
+def test_an_entry_opinfo_lacks_or_a_sample_it_no_longer_has_is_an_error(
+        torch_engine, monkeypatch) -> None:
+    _with_left_out(monkeypatch, "mul", "sample 999: gone")
+    judged = item.judge("mul", "float64", REFERENCE, torch_engine)
+    assert judged.verdict == Verdict.ERROR.value
+    assert judged.reason.startswith("the map's line `sample 999: gone` names sample 999, "
+                                    "but OpInfo has ")
+    entries = {k: v for k, v in database.autograd_entries().items() if k != "mul"}
+    monkeypatch.setattr(database, "autograd_entries", lambda: entries)
+    judged = item.judge("mul", "float64", REFERENCE, torch_engine)
+    assert judged.verdict == Verdict.ERROR.value
+    assert "OpInfo of this torch has no entry mul with autograd" in judged.reason
+
+
+def test_unavailable_opinfo_skips_with_the_install_hint_and_the_report_counts_them(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    def unavailable() -> dict[str, object]:
+        raise database.OpInfoUnavailable(f"OpInfo needs expecttest: {database.INSTALL_HINT}")
+
+    monkeypatch.setattr(database, "autograd_entries", unavailable)
+    result = pytester.runpytest("--opinfo", "-k", "opinfo and exp", "-rs",
+                                "--conformance-report", "out")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(["SKIPPED*OpInfo needs expecttest: pip install expecttest*"])
+    report = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    assert [(r["id"], r["verdict"]) for r in report["items"]] == [
+        ("opinfo/exp::cpu-float32", "skipped"), ("opinfo/exp::cpu-float64", "skipped")]
+    assert database.INSTALL_HINT in report["items"][0]["reason"]
+    assert report["status"]["line"].startswith("PASS: 2 skipped of 2 collected")
+
+
+def test_run_has_them_when_the_whole_suite_runs_or_asked(monkeypatch, tmp_path) -> None:
+    given: list[list[str]] = []
+    monkeypatch.setattr(pytest, "main", lambda args, plugins=(): given.append(args) or 0)
+    monkeypatch.chdir(ROOT)
+    report_dir = f"--report-dir={tmp_path}"
+    for argv in (["run"], ["run", "cases/leaf"], ["run", "cases/leaf", "--opinfo"],
+                 ["run", "--no-opinfo"], ["run", "--no-generated"]):
+        cli.main([*argv, report_dir])
+    assert [[a for a in args if a in ("--opinfo", "--no-opinfo")] for args in given] == [
+        ["--opinfo"], ["--no-opinfo"], ["--opinfo"], ["--no-opinfo"], ["--no-opinfo"]]
