@@ -125,6 +125,14 @@ GRADIENT_EDGE_NO_GRAD = ("It is not possible to get the gradient edge for a Tens
                          "not require gradients")
 MATERIALIZE_GRADIENT_EDGE = ("materialize_grads cannot be used when the given input is a "
                              "GradientEdge")
+# torch/csrc/autograd/init.cpp _increment_version (torch.autograd.graph.increment_version)
+INCREMENT_VERSION_NOT_ITERABLE = "increment_version expect a Iterable[Tensor] as input"
+# torch/autograd/graph.py allow_mutation_on_saved_tensors (torch's two literals join
+# without a space)
+ALLOW_MUTATION_NESTED = "allow_mutation_on_saved_tensors contexts cannot be nested"
+ALLOW_MUTATION_OUTSIDE_CONTEXT = ("Trying to backward outside of the "
+                                  "'allow_mutation_on_saved_tensors' context"
+                                  "in which the graph was originally recorded.")
 
 
 def grad_input_not_tensor(type_name: str) -> str:

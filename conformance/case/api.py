@@ -63,7 +63,7 @@ _AUTOGRAD_FUNCTION = "once_differentiable"
 # (saved-tensor hooks), and hooks over several tensors.
 _AUTOGRAD_GRAPH = """
 get_gradient_edge GradientEdge saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu
-register_multi_grad_hook
+register_multi_grad_hook increment_version allow_mutation_on_saved_tensors
 """
 # Anomaly mode, gradcheck and activation checkpointing (public autograd tooling).
 _TORCH_ANOMALY_PURE = "is_anomaly_enabled is_anomaly_check_nan_enabled"

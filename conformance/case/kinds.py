@@ -399,6 +399,13 @@ KINDS += (
           r"torch\.utils\.checkpoint: Recomputed values for the following tensors have "
           r"different metadata than during the forward pass"),
          "non-reentrant checkpoint: the recomputation saved other tensors than the forward"),
+    Kind("allow_mutation_nested", False,
+         (r"allow_mutation_on_saved_tensors contexts cannot be nested",),
+         "allow_mutation_on_saved_tensors entered inside another"),
+    Kind("allow_mutation_outside_context", False,
+         (r"Trying to backward outside of the 'allow_mutation_on_saved_tensors' context",),
+         "a saved tensor of an allow_mutation_on_saved_tensors graph unpacked outside that "
+         "block (an AssertionError)"),
     Kind("anomaly_enabled", True, (r"Anomaly Detection has been enabled",),
          "detect_anomaly() made (its warning that anomaly mode is slow)"),
     Kind("anomaly_forward_trace", True,
