@@ -239,6 +239,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",
          exception="AssertionError"),
     Kind("python_value_error", False, (), "any other ValueError", exception="ValueError"),
+    Kind("python_overflow_error", False, (), "any OverflowError, e.g. int() of a tensor "
+         "holding an infinity", exception="OverflowError"),
     Kind("python_index_error", False, (), "any other IndexError, e.g. an index out of range",
          exception="IndexError"),
     Kind("python_attribute_error", False, (), "any other AttributeError, e.g. `.zero_()` on a "

@@ -226,6 +226,10 @@ MESSAGES.update({
                                          "tensors was saved during the original forward and "
                                          "recomputation.\nNumber of tensors saved during "
                                          "forward: 3\n",
+    "allow_mutation_nested": "allow_mutation_on_saved_tensors contexts cannot be nested",
+    "allow_mutation_outside_context": "Trying to backward outside of the "
+                                      "'allow_mutation_on_saved_tensors' contextin which the "
+                                      "graph was originally recorded.",
 })
 WARNINGS.update({
     "anomaly_enabled": "Anomaly Detection has been enabled. This mode will increase the runtime "
