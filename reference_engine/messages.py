@@ -120,6 +120,10 @@ DIFFERENTIATED_NO_GRAD = "One of the differentiated Tensors does not require gra
 GRAD_OUTPUT_NOT_TENSOR = "Expected output to be a torch.Tensor"  # an AssertionError
 
 
+# torch/csrc/autograd/python_variable.cpp THPVariable_get_volatile
+VOLATILE_REMOVED = "volatile was removed (Variable.volatile is always False)"
+
+
 # torch/autograd/graph.py get_gradient_edge; torch/autograd/__init__.py grad
 GRADIENT_EDGE_NO_GRAD = ("It is not possible to get the gradient edge for a Tensor that does "
                          "not require gradients")

@@ -112,7 +112,7 @@ cpu cuda double float
 """
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
-_base ndim T is_inference output_nr
+_base ndim T is_inference output_nr volatile
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"

@@ -429,6 +429,9 @@ KINDS += (
          (r"torch\.utils\.checkpoint(\.checkpoint_sequential)?: the use_reentrant parameter "
           r"should be passed explicitly",),
          "checkpoint or checkpoint_sequential called without use_reentrant"),
+    Kind("volatile_removed", True,
+         (r"volatile was removed \(Variable\.volatile is always False\)",),
+         "reading a tensor's removed `volatile` attribute"),
     Kind("checkpoint_no_input_requires_grad", True,
          (r"None of the inputs have requires_grad=True\. Gradients will be None",),
          "reentrant checkpoint given no input that requires grad"),

@@ -246,6 +246,7 @@ WARNINGS.update({
                                       "existing callers of this function.",
     "checkpoint_use_reentrant_not_passed": "torch.utils.checkpoint: the use_reentrant parameter "
                                            "should be passed explicitly.",
+    "volatile_removed": "volatile was removed (Variable.volatile is always False)",
     "checkpoint_no_input_requires_grad": "None of the inputs have requires_grad=True. Gradients "
                                          "will be None",
 })
