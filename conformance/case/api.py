@@ -174,7 +174,7 @@ PURE_METHODS: frozenset[str] = frozenset(
 
 # Harness builtins (served by the interpreter, not by an engine), and those that are pure.
 PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})
-BUILTINS: frozenset[str] = PURE_BUILTINS | {"raises", "warns"}
+BUILTINS: frozenset[str] = PURE_BUILTINS | {"raises", "warns", "no_warnings"}
 # Bound on `for _ in range(n)`: keeps every case program's run time small and finite.
 MAX_RANGE = 64
 

@@ -23,7 +23,7 @@ class Kind:
     # torch gives some warnings once per process (TORCH_WARN_ONCE) unless warn-always is
     # set. The harness runs every engine that has `set_warn_always` under it, so these are
     # compared as any warning; against an engine without it they are not compared (whether
-    # one shows would depend on what ran before in the process), nor can `warns` expect them.
+    # one shows would depend on what ran before in the process), and `warns` of one holds.
     once: bool = False
     # For the Python errors no pattern names (a None where a tensor belongs): the exception
     # type that defines the kind when no message pattern matched.
@@ -438,7 +438,7 @@ KINDS += (
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
-WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning and not k.once)
+WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning)
 ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)
 UNKNOWN = "unknown"
 
