@@ -135,7 +135,7 @@ class Function:
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
+        raise NotImplementedError(messages.CUSTOM_FUNCTION_NO_FORWARD)
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
@@ -325,6 +325,11 @@ UNDEFINED_INPUT = Meta((), None, None)  # type: ignore[arg-type]
 
 def _zeros(meta: Meta) -> Tensor:
     return new(np.zeros(meta.shape), meta.dtype, meta.device)
+
+
+class InplaceFunction(Function):
+    """torch.autograd.function.InplaceFunction: a base class for Functions that may work in
+    place (its instances took `inplace`); it defines no forward, so its own apply raises."""
 
 
 # ---- torch.autograd.function.once_differentiable ---------------------------------------

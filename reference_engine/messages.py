@@ -120,6 +120,8 @@ DIFFERENTIATED_NO_GRAD = "One of the differentiated Tensors does not require gra
 GRAD_OUTPUT_NOT_TENSOR = "Expected output to be a torch.Tensor"  # an AssertionError
 
 
+# torch/autograd/function.py _SingleLevelFunction.forward (a NotImplementedError)
+CUSTOM_FUNCTION_NO_FORWARD = "You must implement the forward function for custom autograd.Function."
 # torch/csrc/autograd/python_variable.cpp THPVariable_get_volatile
 VOLATILE_REMOVED = "volatile was removed (Variable.volatile is always False)"
 

@@ -58,7 +58,7 @@ manual_seed no_grad enable_grad set_grad_enabled inference_mode
 float32 float64 float double int64 long int32 int bool
 """
 _AUTOGRAD = "grad backward Function Variable"
-_AUTOGRAD_FUNCTION = "once_differentiable"
+_AUTOGRAD_FUNCTION = "once_differentiable InplaceFunction"
 # Gradient edges (accepted by autograd.grad and backward), context managers for `with`
 # (saved-tensor hooks), and hooks over several tensors.
 _AUTOGRAD_GRAPH = """

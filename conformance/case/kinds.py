@@ -337,6 +337,10 @@ KINDS: tuple[Kind, ...] = (
           r"You must implement the jvp function for custom autograd\.Function to use it "
           r"with forward mode AD"),
          "forward mode through an op (or a custom Function) without a forward formula"),
+    Kind("custom_function_no_forward", False,
+         (r"You must implement the forward function for custom autograd\.Function",),
+         "apply of a Function class that defines no forward (a NotImplementedError), such "
+         "as torch.autograd.function.InplaceFunction"),
     Kind("custom_function_jvp_output", False,
          (r"Function's jvp returned an invalid number of forward gradients",
           r"Function's jvp returned a gradient at position \d+, but +the corresponding forward "

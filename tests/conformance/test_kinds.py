@@ -226,6 +226,8 @@ MESSAGES.update({
                                          "tensors was saved during the original forward and "
                                          "recomputation.\nNumber of tensors saved during "
                                          "forward: 3\n",
+    "custom_function_no_forward": "You must implement the forward function for custom "
+                                  "autograd.Function.",
     "allow_mutation_nested": "allow_mutation_on_saved_tensors contexts cannot be nested",
     "allow_mutation_outside_context": "Trying to backward outside of the "
                                       "'allow_mutation_on_saved_tensors' contextin which the "
