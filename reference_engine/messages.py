@@ -122,6 +122,12 @@ GRAD_OUTPUT_NOT_TENSOR = "Expected output to be a torch.Tensor"  # an AssertionE
 
 # torch/autograd/function.py _SingleLevelFunction.forward (a NotImplementedError)
 CUSTOM_FUNCTION_NO_FORWARD = "You must implement the forward function for custom autograd.Function."
+CUSTOM_FUNCTION_NO_BACKWARD = ("You must implement either the backward or vjp method for your "
+                               "custom autograd.Function to use it with backward mode AD.")
+# torch/autograd/function.py BackwardCFunction.apply
+CUSTOM_FUNCTION_BACKWARD_AND_VJP = ("Implementing both 'backward' and 'vjp' for a custom "
+                                    "Function is not allowed. You should only implement one "
+                                    "of them.")
 # torch/csrc/autograd/python_variable.cpp THPVariable_get_volatile
 VOLATILE_REMOVED = "volatile was removed (Variable.volatile is always False)"
 

@@ -341,6 +341,14 @@ KINDS: tuple[Kind, ...] = (
          (r"You must implement the forward function for custom autograd\.Function",),
          "apply of a Function class that defines no forward (a NotImplementedError), such "
          "as torch.autograd.function.InplaceFunction"),
+    Kind("custom_function_no_backward", False,
+         (r"You must implement either the backward or vjp method for your custom "
+          r"autograd\.Function to use it with backward mode AD",),
+         "backward through a Function class that defines neither backward nor vjp (a "
+         "NotImplementedError)"),
+    Kind("custom_function_backward_and_vjp", False,
+         (r"Implementing both 'backward' and 'vjp' for a custom Function is not allowed",),
+         "backward through a Function class that defines both backward and vjp"),
     Kind("custom_function_jvp_output", False,
          (r"Function's jvp returned an invalid number of forward gradients",
           r"Function's jvp returned a gradient at position \d+, but +the corresponding forward "

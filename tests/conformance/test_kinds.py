@@ -228,6 +228,12 @@ MESSAGES.update({
                                          "forward: 3\n",
     "custom_function_no_forward": "You must implement the forward function for custom "
                                   "autograd.Function.",
+    "custom_function_no_backward": "You must implement either the backward or vjp method for "
+                                   "your custom autograd.Function to use it with backward "
+                                   "mode AD.",
+    "custom_function_backward_and_vjp": "Implementing both 'backward' and 'vjp' for a custom "
+                                        "Function is not allowed. You should only implement "
+                                        "one of them.",
     "allow_mutation_nested": "allow_mutation_on_saved_tensors contexts cannot be nested",
     "allow_mutation_outside_context": "Trying to backward outside of the "
                                       "'allow_mutation_on_saved_tensors' contextin which the "
