@@ -6,18 +6,21 @@ over several tensors (register_multi_grad_hook)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+import weakref
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from . import engine, messages, saved
+from . import engine, inplace, messages, saved
 from .dtypes import device
-from .grad_mode import enable_grad
+from .grad_mode import enable_grad, no_grad
 from .graph import Node, RemovableHandle
 from .ops import elementwise as ops
 from .tensor import Tensor
 
-__all__ = ["GradientEdge", "disable_saved_tensors_hooks", "get_gradient_edge",
-           "register_multi_grad_hook", "save_on_cpu", "saved_tensors_hooks"]
+__all__ = ["GradientEdge", "allow_mutation_on_saved_tensors", "disable_saved_tensors_hooks",
+           "get_gradient_edge", "increment_version", "register_multi_grad_hook", "save_on_cpu",
+           "saved_tensors_hooks"]
 
 
 class GradientEdge(NamedTuple):
@@ -39,6 +42,17 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
         with enable_grad():
             token = tensor.view_as(tensor).grad_fn
     return GradientEdge(node, tensor.output_nr, token)
+
+
+def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
+    """Bumps each tensor's version counter, as an in-place op would; an inference tensor has
+    none and is skipped (no error, in inference mode or out of it)."""
+    tensors = (tensor,) if isinstance(tensor, Tensor) else tensor
+    if not isinstance(tensors, Iterable):
+        raise RuntimeError(messages.INCREMENT_VERSION_NOT_ITERABLE)
+    for t in tensors:
+        if not t.is_inference():
+            t._version_counter.bump()
 
 
 def edge_of(x: Tensor | GradientEdge) -> tuple[Node | None, int]:
@@ -153,3 +167,85 @@ def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable[[Any], None
         return hook
 
     return _MultiHandle(tuple(t.register_hook(receiver(i)) for i, t in enumerate(tensors)))
+
+
+# ---- allow_mutation_on_saved_tensors (torch/autograd/graph.py) ---------------------------
+# A tensor saved for backward is remembered by (id, data pointer, version) and its storage
+# by (data pointer, version); an in-place write to any tensor of that storage and version
+# first clones the saved original, and backward unpacks the clone. The maps are weak, as
+# torch's: once a graph frees its saved tensors (their handles), they are forgotten.
+_allow_mutation_enabled = {"on": False}
+
+
+class _Handle:
+    pass
+
+
+def _data_ptr(t: Tensor) -> int:
+    return int(t._data.__array_interface__["data"][0])
+
+
+class _AllowMutationOnSavedContext:
+    def __init__(self) -> None:
+        self.cloned: weakref.WeakKeyDictionary[_Handle, Tensor] = weakref.WeakKeyDictionary()
+        self.original: weakref.WeakKeyDictionary[_Handle, Tensor] = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle: weakref.WeakValueDictionary[tuple[int, int, int], _Handle] = \
+            weakref.WeakValueDictionary()
+        self.sid_to_tid: defaultdict[tuple[int, int], set[tuple[int, int, int]]] = \
+            defaultdict(set)
+
+    def pack(self, tensor: Tensor) -> _Handle:
+        sid = (_data_ptr(tensor), tensor._version_counter.value)
+        tid = (id(tensor), *sid)
+        self.sid_to_tid[sid].add(tid)
+        handle = self.tid_to_weakhandle.get(tid)
+        if handle is None:   # the same tensor at the same version is saved once
+            handle = _Handle()
+            self.tid_to_weakhandle[tid] = handle
+            self.original[handle] = tensor
+        return handle
+
+    def unpack(self, handle: _Handle) -> Tensor:
+        if not _allow_mutation_enabled["on"]:
+            raise AssertionError(messages.ALLOW_MUTATION_OUTSIDE_CONTEXT)
+        if handle in self.cloned:
+            return self.cloned[handle]
+        if handle not in self.original:
+            raise AssertionError(messages.ALLOW_MUTATION_OUTSIDE_CONTEXT)
+        return self.original[handle]
+
+    def before_write(self, t: Tensor) -> None:
+        for tid in self.sid_to_tid.get((_data_ptr(t), t._version_counter.value), ()):
+            handle = self.tid_to_weakhandle.get(tid)
+            # saved once but freed by a backward since, or cloned already
+            if handle is None or handle in self.cloned:
+                continue
+            with no_grad():
+                self.cloned[handle] = ops.clone(self.original[handle])
+            del self.original[handle]
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
+    """Tensors saved for backward may be modified in place within the block: each is cloned
+    before its first write, and backward (in the same block) uses the clone. torch's order:
+    the hooks are entered before nesting is refused, and the `finally` that clears the
+    state runs for a refused nested block too (leaving the outer one disabled)."""
+    ctx = _AllowMutationOnSavedContext()
+    with saved_tensors_hooks(ctx.pack, ctx.unpack):
+        inplace.BEFORE_WRITE.append(ctx.before_write)
+        try:
+            if _allow_mutation_enabled["on"]:
+                raise RuntimeError(messages.ALLOW_MUTATION_NESTED)
+            _allow_mutation_enabled["on"] = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _allow_mutation_enabled["on"] = False
+            inplace.BEFORE_WRITE.remove(ctx.before_write)

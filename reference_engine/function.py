@@ -100,7 +100,12 @@ class BackwardCFunction(Node, FunctionCtx):
         if self.materialize_grads:
             grads = [_zeros(info) if g is None and info is not None else g
                      for g, info in zip(grads, self._output_info, strict=False)]
-        result = self._forward_cls.backward(self, *grads)
+        cls = self._forward_cls
+        # torch's BackwardCFunction.apply: the user defines backward or vjp, never both
+        if cls.backward is not Function.backward and cls.vjp is not Function.vjp:
+            raise RuntimeError(messages.CUSTOM_FUNCTION_BACKWARD_AND_VJP)
+        user_fn = cls.vjp if cls.vjp is not Function.vjp else cls.backward
+        result = user_fn(self, *grads)
         result = result if isinstance(result, tuple) else (result,)
         expected = len(self._is_tensor_input)
         if len(result) > expected and all(r is None for r in result[expected:]):
@@ -135,11 +140,14 @@ class Function:
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
+        raise NotImplementedError(messages.CUSTOM_FUNCTION_NO_FORWARD)
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        raise NotImplementedError
+        raise NotImplementedError(messages.CUSTOM_FUNCTION_NO_BACKWARD)
+
+    # torch: "vjp and backward are alias of each other"; a subclass overrides one of them
+    vjp = backward
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
@@ -325,6 +333,11 @@ UNDEFINED_INPUT = Meta((), None, None)  # type: ignore[arg-type]
 
 def _zeros(meta: Meta) -> Tensor:
     return new(np.zeros(meta.shape), meta.dtype, meta.device)
+
+
+class InplaceFunction(Function):
+    """torch.autograd.function.InplaceFunction: a base class for Functions that may work in
+    place (its instances took `inplace`); it defines no forward, so its own apply raises."""
 
 
 # ---- torch.autograd.function.once_differentiable ---------------------------------------

@@ -7,7 +7,7 @@ view's own grad_fn is rebuilt lazily (see views.regenerate_view_grad_fn).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -154,9 +154,17 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     return self
 
 
+# Called with every tensor about to be written in place, before the write: torch's
+# allow_mutation_on_saved_tensors (autograd_graph) clones what was saved of it there, as
+# torch's _CloneArgBeforeMutateMode does below autograd, once the inputs are saved.
+BEFORE_WRITE: list[Callable[[Tensor], None]] = []
+
+
 def write(t: Tensor, values: np.ndarray) -> None:
     """Store values into t's memory. numpy hands out some views read-only (diagonal): those
     are written through their positions in the base, which is the same memory."""
+    for hook in BEFORE_WRITE:
+        hook(t)
     if t._data.flags.writeable or t._base is None or t._view_index is None:
         t._data[...] = values
         return

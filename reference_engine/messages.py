@@ -120,11 +120,31 @@ DIFFERENTIATED_NO_GRAD = "One of the differentiated Tensors does not require gra
 GRAD_OUTPUT_NOT_TENSOR = "Expected output to be a torch.Tensor"  # an AssertionError
 
 
+# torch/autograd/function.py _SingleLevelFunction.forward (a NotImplementedError)
+CUSTOM_FUNCTION_NO_FORWARD = "You must implement the forward function for custom autograd.Function."
+CUSTOM_FUNCTION_NO_BACKWARD = ("You must implement either the backward or vjp method for your "
+                               "custom autograd.Function to use it with backward mode AD.")
+# torch/autograd/function.py BackwardCFunction.apply
+CUSTOM_FUNCTION_BACKWARD_AND_VJP = ("Implementing both 'backward' and 'vjp' for a custom "
+                                    "Function is not allowed. You should only implement one "
+                                    "of them.")
+# torch/csrc/autograd/python_variable.cpp THPVariable_get_volatile
+VOLATILE_REMOVED = "volatile was removed (Variable.volatile is always False)"
+
+
 # torch/autograd/graph.py get_gradient_edge; torch/autograd/__init__.py grad
 GRADIENT_EDGE_NO_GRAD = ("It is not possible to get the gradient edge for a Tensor that does "
                          "not require gradients")
 MATERIALIZE_GRADIENT_EDGE = ("materialize_grads cannot be used when the given input is a "
                              "GradientEdge")
+# torch/csrc/autograd/init.cpp _increment_version (torch.autograd.graph.increment_version)
+INCREMENT_VERSION_NOT_ITERABLE = "increment_version expect a Iterable[Tensor] as input"
+# torch/autograd/graph.py allow_mutation_on_saved_tensors (torch's two literals join
+# without a space)
+ALLOW_MUTATION_NESTED = "allow_mutation_on_saved_tensors contexts cannot be nested"
+ALLOW_MUTATION_OUTSIDE_CONTEXT = ("Trying to backward outside of the "
+                                  "'allow_mutation_on_saved_tensors' context"
+                                  "in which the graph was originally recorded.")
 
 
 def grad_input_not_tensor(type_name: str) -> str:

@@ -205,6 +205,12 @@ class Tensor:
     def retains_grad(self) -> builtins.bool:
         return self._retains_grad
 
+    @property
+    def volatile(self) -> builtins.bool:
+        """Removed from torch long ago: always False, with a warning every time it is read."""
+        warnings.warn(messages.VOLATILE_REMOVED, UserWarning, stacklevel=2)
+        return False
+
     def retain_grad(self) -> None:
         if not self.requires_grad:
             raise RuntimeError(messages.RETAIN_GRAD_NO_GRAD)

@@ -61,12 +61,12 @@ manual_seed no_grad enable_grad set_grad_enabled inference_mode
 float32 float64 float double int64 long int32 int bool
 """
 _AUTOGRAD = "grad backward Function Variable"
-_AUTOGRAD_FUNCTION = "once_differentiable"
+_AUTOGRAD_FUNCTION = "once_differentiable InplaceFunction"
 # Gradient edges (accepted by autograd.grad and backward), context managers for `with`
 # (saved-tensor hooks), and hooks over several tensors.
 _AUTOGRAD_GRAPH = """
 get_gradient_edge GradientEdge saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu
-register_multi_grad_hook
+register_multi_grad_hook increment_version allow_mutation_on_saved_tensors
 """
 # Anomaly mode, gradcheck and activation checkpointing (public autograd tooling).
 _TORCH_ANOMALY_PURE = "is_anomaly_enabled is_anomaly_check_nan_enabled"
@@ -117,7 +117,7 @@ cpu cuda double float
 """
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
-_base ndim T is_inference output_nr
+_base ndim T is_inference output_nr volatile
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
@@ -179,7 +179,7 @@ PURE_METHODS: frozenset[str] = frozenset(
 
 # Harness builtins (served by the interpreter, not by an engine), and those that are pure.
 PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})
-BUILTINS: frozenset[str] = PURE_BUILTINS | {"raises", "warns"}
+BUILTINS: frozenset[str] = PURE_BUILTINS | {"raises", "warns", "no_warnings"}
 # Bound on `for _ in range(n)`: keeps every case program's run time small and finite.
 MAX_RANGE = 64
 

@@ -23,7 +23,7 @@ class Kind:
     # torch gives some warnings once per process (TORCH_WARN_ONCE) unless warn-always is
     # set. The harness runs every engine that has `set_warn_always` under it, so these are
     # compared as any warning; against an engine without it they are not compared (whether
-    # one shows would depend on what ran before in the process), nor can `warns` expect them.
+    # one shows would depend on what ran before in the process), and `warns` of one holds.
     once: bool = False
     # For the Python errors no pattern names (a None where a tensor belongs): the exception
     # type that defines the kind when no message pattern matched.
@@ -239,6 +239,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",
          exception="AssertionError"),
     Kind("python_value_error", False, (), "any other ValueError", exception="ValueError"),
+    Kind("python_overflow_error", False, (), "any OverflowError, e.g. int() of a tensor "
+         "holding an infinity", exception="OverflowError"),
     Kind("python_index_error", False, (), "any other IndexError, e.g. an index out of range",
          exception="IndexError"),
     Kind("python_attribute_error", False, (), "any other AttributeError, e.g. `.zero_()` on a "
@@ -335,6 +337,18 @@ KINDS: tuple[Kind, ...] = (
           r"You must implement the jvp function for custom autograd\.Function to use it "
           r"with forward mode AD"),
          "forward mode through an op (or a custom Function) without a forward formula"),
+    Kind("custom_function_no_forward", False,
+         (r"You must implement the forward function for custom autograd\.Function",),
+         "apply of a Function class that defines no forward (a NotImplementedError), such "
+         "as torch.autograd.function.InplaceFunction"),
+    Kind("custom_function_no_backward", False,
+         (r"You must implement either the backward or vjp method for your custom "
+          r"autograd\.Function to use it with backward mode AD",),
+         "backward through a Function class that defines neither backward nor vjp (a "
+         "NotImplementedError)"),
+    Kind("custom_function_backward_and_vjp", False,
+         (r"Implementing both 'backward' and 'vjp' for a custom Function is not allowed",),
+         "backward through a Function class that defines both backward and vjp"),
     Kind("custom_function_jvp_output", False,
          (r"Function's jvp returned an invalid number of forward gradients",
           r"Function's jvp returned a gradient at position \d+, but +the corresponding forward "
@@ -399,6 +413,13 @@ KINDS += (
           r"torch\.utils\.checkpoint: Recomputed values for the following tensors have "
           r"different metadata than during the forward pass"),
          "non-reentrant checkpoint: the recomputation saved other tensors than the forward"),
+    Kind("allow_mutation_nested", False,
+         (r"allow_mutation_on_saved_tensors contexts cannot be nested",),
+         "allow_mutation_on_saved_tensors entered inside another"),
+    Kind("allow_mutation_outside_context", False,
+         (r"Trying to backward outside of the 'allow_mutation_on_saved_tensors' context",),
+         "a saved tensor of an allow_mutation_on_saved_tensors graph unpacked outside that "
+         "block (an AssertionError)"),
     Kind("anomaly_enabled", True, (r"Anomaly Detection has been enabled",),
          "detect_anomaly() made (its warning that anomaly mode is slow)"),
     Kind("anomaly_forward_trace", True,
@@ -420,13 +441,16 @@ KINDS += (
          (r"torch\.utils\.checkpoint(\.checkpoint_sequential)?: the use_reentrant parameter "
           r"should be passed explicitly",),
          "checkpoint or checkpoint_sequential called without use_reentrant"),
+    Kind("volatile_removed", True,
+         (r"volatile was removed \(Variable\.volatile is always False\)",),
+         "reading a tensor's removed `volatile` attribute"),
     Kind("checkpoint_no_input_requires_grad", True,
          (r"None of the inputs have requires_grad=True\. Gradients will be None",),
          "reentrant checkpoint given no input that requires grad"),
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
-WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning and not k.once)
+WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning)
 ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)
 UNKNOWN = "unknown"
 

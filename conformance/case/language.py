@@ -21,7 +21,10 @@ BINARY_OPS: dict[type, str] = {o.node: o.symbol for o in operators.BINARY}
 UNARY_OPS: dict[type, str] = {o.node: o.symbol for o in operators.UNARY}
 COMPARE_OPS: dict[type, str] = {o.node: o.symbol for o in operators.COMPARE}
 AUG_OPS: dict[type, str] = {o.node: o.symbol for o in operators.AUGMENTED}
-FUNCTION_METHODS = ("forward", "backward")
+# torch's Function defines each of them raising (forward: "You must implement the forward
+# function", backward and its alias vjp: "... either the backward or vjp method"; a class with
+# both is refused at backward), so a class may leave any out, as torch's tests do.
+FUNCTION_METHODS = ("forward", "backward", "vjp")
 JVP = "jvp"   # optional: forward mode's formula (ctx, *input tangents)
 SETUP_CONTEXT = ir.SETUP_CONTEXT
 # Decorators a Function method may carry, outermost first: staticmethod, then optionally
@@ -144,8 +147,8 @@ class _Converter:
                 continue  # a docstring
             if not isinstance(item, ast.FunctionDef) or \
                     item.name not in (*FUNCTION_METHODS, SETUP_CONTEXT, JVP):
-                raise self.fail(item, "a Function class holds only `forward`, `backward` and "
-                                "optionally `setup_context` and `jvp`",
+                raise self.fail(item, "a Function class holds only `forward`, `backward` "
+                                "(or its alias `vjp`), `setup_context` and `jvp`",
                                 "define `@staticmethod def forward(ctx, ...)` and "
                                 "`@staticmethod def backward(ctx, ...)`")
             decorators = tuple(_dotted(d) or "?" for d in item.decorator_list)
@@ -169,8 +172,10 @@ class _Converter:
             finally:
                 self.ctx = None
             methods.append(ir.Method(item.name, params, body, decorators, line=item.lineno))
-        if {m.name for m in methods} - {SETUP_CONTEXT, JVP} != set(FUNCTION_METHODS):
-            raise self.fail(node, f"class {node.name} needs both forward and backward")
+        if not {m.name for m in methods} & set(FUNCTION_METHODS):
+            raise self.fail(node, f"class {node.name} defines none of forward, backward and "
+                            "vjp", "define `@staticmethod def forward(ctx, ...)` and "
+                            "`@staticmethod def backward(ctx, ...)`")
         return ir.FunctionClass(node.name, tuple(methods), line=node.lineno)
 
     def target(self, node: ast.expr) -> ir.Expr:

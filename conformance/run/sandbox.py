@@ -28,10 +28,11 @@ class Namespace:
 
 @dataclass(frozen=True)
 class Expectation:
-    """What `raises(kind)` / `warns(kind)` evaluate to; only `with` may use it."""
+    """What `raises(kind)` / `warns(kind)` / `no_warnings()` evaluate to; only `with` may
+    use it. `no_warnings()` is a warning expectation without a kind: none may be issued."""
 
     warning: bool
-    kind: str
+    kind: str | None
 
 
 class Scope:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from conformance.case.language import parse
 from conformance.run.compare import compare
 from conformance.run.engine import load_engine
+from conformance.run.evaluate import _check_warnings
 from conformance.run.interpreter import run_program
+from conformance.run.sandbox import CaseFailure, Expectation
 from conformance.run.trace import ASSERTION, ERROR, LIMIT, OK, TensorSnapshot, Trace
 
 TORCH = load_engine("torch")
@@ -76,6 +79,45 @@ def test_warns_and_the_recorded_warning() -> None:
     missing = run("x = torch.ones(2, requires_grad=True)\nwith warns('nonleaf_grad_access'):\n"
                   "    g = x.grad\n")
     assert missing.failure is not None and missing.failure.outcome.status == ASSERTION
+
+
+def test_no_warnings_fails_on_any_warning_of_its_block() -> None:
+    quiet = run("x = torch.ones(2, requires_grad=True)\ny = x * 2\n"
+                "with no_warnings():\n    g = x.grad\n    z = y + 1\n")
+    assert quiet.failure is None
+    loud = run("x = torch.ones(2, requires_grad=True)\ny = x * 2\n"
+               "with no_warnings():\n    z = y + 1\n    g = y.grad\n")
+    assert loud.failure is not None and loud.failure.outcome.status == ASSERTION
+    assert "expected no warning; saw ['nonleaf_grad_access']" in str(loud.failure.outcome.text)
+    in_method = run("""\
+class Loud(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        with torch.enable_grad():
+            with no_warnings():
+                g = (x * 2).grad
+        return x * 1
+    @staticmethod
+    def backward(ctx, g):
+        return g
+x = torch.ones(1, requires_grad=True)
+y = Loud.apply(x)
+""")
+    assert in_method.failure is not None and in_method.failure.line == 12
+    assert "expected no warning" in str(in_method.failure.outcome.text)
+
+
+def test_warns_of_a_once_per_process_kind() -> None:
+    # under warn-always (every run on torch) it is given, and checked, at every call
+    program = ("b = torch.ones(2, requires_grad=True)\nc = b * b\n"
+               "with warns('create_graph_reference_cycle'):\n"
+               "    c.backward(torch.ones_like(c), create_graph=True)\n")
+    assert run(program).failure is None and run(program).failure is None
+    # an engine run without warn-always gives it once per process: not checked there
+    once = Expectation(True, "create_graph_reference_cycle")
+    _check_warnings(once, [], warn_always=False)
+    with pytest.raises(CaseFailure, match="expected a warning of kind"):
+        _check_warnings(once, [], warn_always=True)
 
 
 def test_observation_does_not_warn_or_bump_versions() -> None:

@@ -226,6 +226,18 @@ MESSAGES.update({
                                          "tensors was saved during the original forward and "
                                          "recomputation.\nNumber of tensors saved during "
                                          "forward: 3\n",
+    "custom_function_no_forward": "You must implement the forward function for custom "
+                                  "autograd.Function.",
+    "custom_function_no_backward": "You must implement either the backward or vjp method for "
+                                   "your custom autograd.Function to use it with backward "
+                                   "mode AD.",
+    "custom_function_backward_and_vjp": "Implementing both 'backward' and 'vjp' for a custom "
+                                        "Function is not allowed. You should only implement "
+                                        "one of them.",
+    "allow_mutation_nested": "allow_mutation_on_saved_tensors contexts cannot be nested",
+    "allow_mutation_outside_context": "Trying to backward outside of the "
+                                      "'allow_mutation_on_saved_tensors' contextin which the "
+                                      "graph was originally recorded.",
 })
 WARNINGS.update({
     "anomaly_enabled": "Anomaly Detection has been enabled. This mode will increase the runtime "
@@ -242,6 +254,7 @@ WARNINGS.update({
                                       "existing callers of this function.",
     "checkpoint_use_reentrant_not_passed": "torch.utils.checkpoint: the use_reentrant parameter "
                                            "should be passed explicitly.",
+    "volatile_removed": "volatile was removed (Variable.volatile is always False)",
     "checkpoint_no_input_requires_grad": "None of the inputs have requires_grad=True. Gradients "
                                          "will be None",
 })
