@@ -16,6 +16,13 @@ public op gets its row in registry.py.
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill
     nn           softmax, log_softmax, nll_loss, mse_loss (behind nn.functional)
+    activations  nn.functional's activations (elu ... threshold, glu), with their
+                 backward ops (EluBackwardBackward0 ...)
+    losses       nn.functional's losses (l1, smooth_l1, huber, soft_margin, binary
+                 cross entropy, ...) and softmin
+    layers       nn.functional's linear, pad (constant), pixel/channel shuffles
+    special      torch.special's (entr, erfcx, log_ndtr, ndtr, ndtri, xlog1py, i0e, i1,
+                 i1e) and the erf and i0 ops their formulas use
     backward     the differentiable backward ops derivatives.yaml formulas call
                  (threshold_backward, softmax_backward_data, ...), so double backward
                  builds torch's graph
