@@ -49,6 +49,13 @@ public op gets its row in registry.py.
     shape_views  views of the shape family (broadcast_to, ravel, unflatten, movedim,
                  atleast_Nd, unfold, as_strided, tensor_split, meshgrid, ...) on views.py's
                  machinery, and the `*_copy` forms of view ops
+    activations  nn.functional's activations (elu ... threshold, glu), with their
+                 backward ops (EluBackwardBackward0 ...)
+    losses       nn.functional's losses (l1, smooth_l1, huber, soft_margin, binary
+                 cross entropy, ...) and softmin
+    layers       nn.functional's linear, pad (constant), pixel/channel shuffles
+    special      torch.special's (entr, erfcx, log_ndtr, ndtr, ndtri, xlog1py, i0e, i1,
+                 i1e) and the erf and i0 ops their formulas use
     backward     the differentiable backward ops derivatives.yaml formulas call
                  (threshold_backward, softmax_backward_data, ...), so double backward
                  builds torch's graph

@@ -335,14 +335,15 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 def _silu_backward(g: Tensor, x: Tensor) -> Tensor:
     """grad * s * (1 + x * (1 - s)), s = sigmoid(x)."""
     s = ops.sigmoid(x)
-    return ops.mul(ops.mul(g, s), ops.add_scalar(ops.mul(x, ops.rsub(s, 1)), 1))
+    # C++'s `1.0 - s` wraps the number: SubBackward0, as ops.sub(1.0, s)
+    return ops.mul(ops.mul(g, s), ops.add_scalar(ops.mul(x, ops.sub(1.0, s)), 1))
 
 
 def _mish_backward(g: Tensor, x: Tensor) -> Tensor:
     """grad * (t + x * sigmoid(x) * (1 - t * t)), t = tanh(softplus(x))."""
     t = ops.tanh(softplus(x))
     return ops.mul(g, ops.add(t, ops.mul(ops.mul(x, ops.sigmoid(x)),
-                                         ops.rsub(ops.mul(t, t), 1))))
+                                         ops.sub(1.0, ops.mul(t, t)))))
 
 
 SILU = OpSpec("SiluBackward0", ("self",), {"self": ("self",)},

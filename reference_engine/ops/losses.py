@@ -284,5 +284,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: dtypes.dtype | None = None) -> Tensor:
-    return nn_ops.softmax(ops.neg(input), dim if dim is not None else
+    """(-input).softmax(dim, dtype): the negation cast to `dtype` first (ToCopyBackward0),
+    as ATen's softmax with a dtype."""
+    negated = ops.neg(input)
+    if dtype is not None and dtype != negated.dtype:
+        negated = ops.to(negated, dtype)
+    return nn_ops.softmax(negated, dim if dim is not None else
                           (0 if input.ndim in (0, 1, 3) else 1))

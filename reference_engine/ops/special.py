@@ -1,6 +1,8 @@
 """torch.special (registry rows `special.<name>`): the forwards in NumPy on float64 values
 (rounded once to the input's dtype), the backward formulas of derivatives.yaml in engine
-ops, so a create_graph grad differentiates again and ends in torch's node (MulBackward0).
+ops, so a create_graph grad differentiates again through torch's nodes: C++'s Tensor-Scalar
+arithmetic is the *_scalar ops (MulBackward1, SubBackward1), `Scalar - Tensor` wraps the
+number (SubBackward0).
 numpy has no special functions: erf and erfc come from Python's math, erfcx's tail from
 its asymptotic series, ndtri from Acklam's rational approximation refined by Newton steps.
 """
@@ -63,8 +65,8 @@ def _erfcx(x: Array) -> Array:
 
 ERFCX = OpSpec("SpecialErfcxBackward0", ("self",), {"self": ("self", "result")},
                # (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad
-               lambda c, g: [ops.mul(ops.sub(ops.mul(ops.mul(c.self, 2.0), c.result),
-                                             2 / _SQRT_PI), g)],
+               lambda c, g: [ops.mul(ops.sub_scalar(ops.mul(ops.mul_scalar(c.self, 2.0),
+                                                            c.result), 2 / _SQRT_PI), g)],
                jvp="auto_element_wise")
 
 
@@ -85,8 +87,8 @@ def _log_ndtr(x: Array) -> Array:
 
 LOG_NDTR = OpSpec("SpecialLogNdtrBackward0", ("self",), {"self": ("self", "result")},
                   # grad / sqrt(2 * M_PI) * (result + self.pow(2) / 2).neg().exp()
-                  lambda c, g: [ops.mul(ops.div(g, math.sqrt(2 * math.pi)), ops.exp(ops.neg(
-                      ops.add(c.result, ops.div(ops.pow(c.self, 2), 2)))))],
+                  lambda c, g: [ops.mul(ops.div_scalar(g, math.sqrt(2 * math.pi)), ops.exp(
+                      ops.neg(ops.add(c.result, ops.div_scalar(ops.pow(c.self, 2), 2)))))],
                   jvp="auto_element_wise")
 
 
@@ -133,8 +135,8 @@ def _ndtri(p: Array) -> Array:
 
 NDTRI = OpSpec("SpecialNdtriBackward0", ("self",), {"self": ("result",)},
                # grad * sqrt(2 * M_PI) * (result.square() / 2).exp()
-               lambda c, g: [ops.mul(ops.mul(g, math.sqrt(2 * math.pi)),
-                                     ops.exp(ops.div(ops.pow(c.result, 2), 2)))],
+               lambda c, g: [ops.mul(ops.mul_scalar(g, math.sqrt(2 * math.pi)),
+                                     ops.exp(ops.div_scalar(ops.pow(c.result, 2), 2)))],
                jvp="auto_element_wise")
 
 
@@ -152,7 +154,7 @@ def _entr(x: Array) -> Array:
 
 ENTR = OpSpec("SpecialEntrBackward0", ("self",), {"self": ("self",)},
               # grad * (-(1 + self.log()))
-              lambda c, g: [ops.mul(g, ops.neg(ops.add(ops.log(c.self), 1)))],
+              lambda c, g: [ops.mul(g, ops.neg(ops.add_scalar(ops.log(c.self), 1)))],
               jvp="auto_element_wise")
 
 
