@@ -1029,3 +1029,8 @@ def singular_inverse(element: int) -> str:
 
 def multi_dot_too_few(n: int) -> str:
     return f"multi_dot(): expected at least 2 tensors but got {n}"
+
+
+def not_modelled(what: str) -> str:
+    """Not torch's text: the engine's refusal where LAPACK's output is not modelled."""
+    return f"{what} is not modelled by the reference engine"

@@ -422,7 +422,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> linalg_inv_ex_type:
     if check_errors or not info._data.any():
         return linalg_inv_ex_type((linalg_inv(A), info))
     # a singular matrix without check_errors: LAPACK's output is not modelled
-    raise NotImplementedError("linalg.inv_ex of a singular matrix is not modelled")
+    raise NotImplementedError(messages.not_modelled("linalg.inv_ex of a singular matrix"))
 
 
 def cholesky_ex(A: Tensor, *, upper: bool = False,
@@ -430,5 +430,5 @@ def cholesky_ex(A: Tensor, *, upper: bool = False,
     info = _info(A, _not_positive_definite)
     if check_errors or not info._data.any():
         return linalg_cholesky_ex_type((linalg_cholesky(A, upper=upper), info))
-    raise NotImplementedError("linalg.cholesky_ex of a non-positive-definite matrix is not "
-                              "modelled")
+    raise NotImplementedError(messages.not_modelled(
+        "linalg.cholesky_ex of a non-positive-definite matrix"))
