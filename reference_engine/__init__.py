@@ -136,7 +136,8 @@ def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
     positions after self."""
     if n == 0:
         return forward
-    name = row.attr
+    # torch's parser names torch.linalg's functions linalg_<name> (its ATen op names)
+    name = f"linalg_{row.attr}" if row.namespace == "linalg" else row.attr
     params = [("input" if p == "self" else p)
               for p in list(inspect.signature(forward).parameters)[:n]]
     # per parameter: the types taken besides a Tensor (anything but None, numbers, none)
