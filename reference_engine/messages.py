@@ -1543,3 +1543,8 @@ def masked_fill_value_dims(ndim: int) -> str:
 
 def value_overflow(type_name: str) -> str:
     return f"value cannot be converted to type {type_name} without overflow"
+
+
+def not_modelled(what: str) -> str:
+    """Not torch's text: the engine's refusal where LAPACK's output is not modelled."""
+    return f"{what} is not modelled by the reference engine"

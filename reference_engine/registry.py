@@ -210,7 +210,8 @@ OPS: tuple[OpRow, ...] = (
     _row("outer", "ops.products", (2,), V, feature="matmul"),
     _row("kron", "ops.products", (2, 2), M, feature="matmul"),
     _row("cross", "ops.products", (2, 3), (2, 3), args=(1,), feature="matmul"),
-    _row("__rmatmul__", "ops.products", (3, 2), M, function=False, feature="matmul"),
+    _row("__rmatmul__", "ops.products", (3, 2), M, function=False, feature="matmul",
+         overloads=True),
     # factorisation-based (ops/decompositions.py): a factor is read from its triangle
     # only, so test_gradcheck.py writes their rows by hand with a triangular factor
     _row("cholesky_inverse", "ops.decompositions", feature="matmul"),
@@ -223,7 +224,7 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.inv", "ops.linalg_functions", (3, 3), feature="matmul"),
     _row("linalg.solve_triangular", "ops.linalg_functions", feature="matmul"),
     _row("linalg.cholesky", "ops.linalg_functions", feature="matmul"),
-    _row("linalg.pinv", "ops.linalg_functions", M, feature="matmul"),
+    _row("linalg.pinv", "ops.linalg_functions", M, feature="matmul", overloads=True),
     _row("linalg.inv_ex", "ops.linalg_functions", (3, 3), feature="matmul"),
     _row("linalg.cholesky_ex", "ops.linalg_functions", feature="matmul"),
     _row("linalg.matrix_power", "ops.linalg_functions", (2, 2), args=(3,), feature="matmul"),

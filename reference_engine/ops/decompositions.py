@@ -24,6 +24,11 @@ def _mH(t: Tensor) -> Tensor:
     return views.transpose(t, -2, -1)
 
 
+def _column_major(a: np.ndarray) -> np.ndarray:
+    """`a` laid out as LAPACK writes a batch of matrices: each matrix column-major."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
+
+
 def _factor(a: np.ndarray, upper: bool) -> np.ndarray:
     """The Cholesky factor as lower-triangular L (A = L L^T), from the triangle LAPACK reads."""
     return np.swapaxes(np.triu(a), -1, -2) if upper else np.tril(a)
@@ -56,8 +61,9 @@ def _inverse_from_factor(a: np.ndarray, upper: bool) -> np.ndarray:
 
 
 def cholesky_inverse(self: Tensor, upper: bool = False) -> Tensor:
-    out = _compute(lambda a: _inverse_from_factor(a, upper), self._data)
-    return record(CHOLESKY_INVERSE, new(out, self.dtype, self.device), [self], upper=upper)
+    out = _column_major(_compute(lambda a: _inverse_from_factor(a, upper), self._data))
+    return record(CHOLESKY_INVERSE, new(out, self.dtype, self.device, order="K"), [self],
+                  upper=upper)
 
 
 # ---- cholesky_solve -----------------------------------------------------------------------
@@ -97,9 +103,9 @@ def _solve_with_factor(b: np.ndarray, a: np.ndarray, upper: bool) -> np.ndarray:
 
 def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
     dt = _promotes([self, input2])
-    out = _compute(lambda b, a: _solve_with_factor(b, a, upper), self._data.astype(dt.np),
-                   input2._data.astype(dt.np))
-    return record(CHOLESKY_SOLVE, new(out, dt, common_device([self, input2])),
+    out = _column_major(_compute(lambda b, a: _solve_with_factor(b, a, upper),
+                                 self._data.astype(dt.np), input2._data.astype(dt.np)))
+    return record(CHOLESKY_SOLVE, new(out, dt, common_device([self, input2]), order="K"),
                   [self, input2], upper=upper)
 
 
@@ -164,8 +170,8 @@ def solve_triangular(self: Tensor, B: Tensor, *, upper: bool, left: bool = True,
         xt = _substitute(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper,
                          unitriangular)
         return np.swapaxes(xt, -1, -2)
-    out = _compute(solve, self._data.astype(dt.np), B._data.astype(dt.np))
-    return record(SOLVE_TRIANGULAR, new(out, dt, common_device([self, B])), [self, B],
+    out = _column_major(_compute(solve, self._data.astype(dt.np), B._data.astype(dt.np)))
+    return record(SOLVE_TRIANGULAR, new(out, dt, common_device([self, B]), order="K"), [self, B],
                   upper=upper, left=left, unitriangular=unitriangular)
 
 
@@ -231,13 +237,13 @@ def _first_failing_minor(a: np.ndarray) -> int:
 def cholesky(self: Tensor, upper: bool = False) -> Tensor:
     """torch.cholesky (deprecated in favour of linalg.cholesky, with torch's warning)."""
     warn_once(messages.CHOLESKY_DEPRECATED)
-    out = _compute(lambda a: _factorise(a, upper, "cholesky"), self._data)
-    return record(CHOLESKY, new(out, self.dtype, self.device), [self], upper=upper)
+    out = _column_major(_compute(lambda a: _factorise(a, upper, "cholesky"), self._data))
+    return record(CHOLESKY, new(out, self.dtype, self.device, order="K"), [self], upper=upper)
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
-    out = _compute(lambda a: _factorise(a, upper, "linalg.cholesky"), A._data)
-    return record(LINALG_CHOLESKY, new(out, A.dtype, A.device), [A], upper=upper)
+    out = _column_major(_compute(lambda a: _factorise(a, upper, "linalg.cholesky"), A._data))
+    return record(LINALG_CHOLESKY, new(out, A.dtype, A.device, order="K"), [A], upper=upper)
 
 
 # ---- linalg.inv -------------------------------------------------------------------------------
@@ -270,11 +276,6 @@ def _lu_pivots_diagonal(a: np.ndarray) -> np.ndarray:
         if u[k, k] != 0:
             u[k + 1:, k:] -= np.outer(u[k + 1:, k] / u[k, k], u[k, k:])
     return np.diagonal(u)
-
-
-def _column_major(a: np.ndarray) -> np.ndarray:
-    """`a` laid out as LAPACK writes a batch of matrices: each matrix column-major."""
-    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
 
 
 def linalg_inv(A: Tensor) -> Tensor:
@@ -421,7 +422,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> linalg_inv_ex_type:
     if check_errors or not info._data.any():
         return linalg_inv_ex_type((linalg_inv(A), info))
     # a singular matrix without check_errors: LAPACK's output is not modelled
-    raise NotImplementedError("linalg.inv_ex of a singular matrix is not modelled")
+    raise NotImplementedError(messages.not_modelled("linalg.inv_ex of a singular matrix"))
 
 
 def cholesky_ex(A: Tensor, *, upper: bool = False,
@@ -429,5 +430,5 @@ def cholesky_ex(A: Tensor, *, upper: bool = False,
     info = _info(A, _not_positive_definite)
     if check_errors or not info._data.any():
         return linalg_cholesky_ex_type((linalg_cholesky(A, upper=upper), info))
-    raise NotImplementedError("linalg.cholesky_ex of a non-positive-definite matrix is not "
-                              "modelled")
+    raise NotImplementedError(messages.not_modelled(
+        "linalg.cholesky_ex of a non-positive-definite matrix"))

@@ -35,17 +35,17 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     return reductions.sum(ops.mul(x, y), dim)
 
 
-def matrix_power(A: Tensor, n: int) -> Tensor:
-    """ATen's linalg_matrix_power: n == 0 the identity written into a clone of A, n < 0 the
-    power of linalg.inv(A), then clone (1), matmul (2, 3) or binary powering from the least
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """ATen's linalg_matrix_power: n == 0 the identity written into a clone of input, n < 0 the
+    power of linalg.inv(input), then clone (1), matmul (2, 3) or binary powering from the least
     significant bit, so the graph names torch's matmuls in torch's order."""
     if n == 0:
-        eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype.np), A.shape)
-        return inplace.copy_(ops.clone(A), common.new(eye, A.dtype, A.device))
-    a = decompositions.linalg_inv(A) if n < 0 else A
+        eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.dtype.np), input.shape)
+        return inplace.copy_(ops.clone(input), common.new(eye, input.dtype, input.device))
+    a = decompositions.linalg_inv(input) if n < 0 else input
     n = abs(n)
-    if n == 1:   # torch clones A itself, but returns A's inverse as it is
-        return ops.clone(a) if a is A else a
+    if n == 1:   # torch clones input itself, but returns input's inverse as it is
+        return ops.clone(a) if a is input else a
     if n == 2:
         return _linalg_ops.matmul(a, a)
     if n == 3:
