@@ -117,8 +117,8 @@ from .ops import (
 )
 from .ops import linalg as _linalg_ops  # the products; `linalg` is torch.linalg's namespace
 from .ops import nn as _nn_ops
-from .ops import special as _special_ops
 from .ops import scatter as _scatter_ops
+from .ops import special as _special_ops
 from .ops import triangular as _triangular_ops
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS

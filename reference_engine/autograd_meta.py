@@ -164,9 +164,9 @@ def build_node(spec: OpSpec, edges: list[Edge], inputs: Sequence[Tensor | None],
         # torch saves the inputs (by name, or in save_order) before the forward runs and its
         # outputs after
         outputs = [n for n in spec.saved_outputs if n in wanted]
-        inputs = sorted(wanted - set(outputs), key=lambda n: (
+        first = sorted(wanted - set(outputs), key=lambda n: (
             spec.save_order.index(n) if n in spec.save_order else len(spec.save_order), n))
-        for name in inputs + outputs:
+        for name in first + outputs:
             if name == "result":
                 if with_result:
                     save_result(node, result)

@@ -1418,7 +1418,7 @@ def pad_length(n: int) -> str:   # PadNd.cpp
     return f"Length of pad must be even but instead it equals {n}"
 
 
-def pad_too_long(n: int, ndim: int) -> str:   # torch's text lacks the two spaces
+def constant_pad_too_long(n: int, ndim: int) -> str:   # torch's text lacks the two spaces
     return ("Length of pad should be no more than twice the number of dimensions of the "
             f"input. Pad length is {n}while the input has {ndim}dimensions.")
 MESHGRID_INDEXING = ("torch.meshgrid: in an upcoming release, it will be required to pass the "
@@ -1464,10 +1464,6 @@ def triangle_needs_2d(name: str) -> str:
 
 def diag_needs_1d_or_2d(ndim: int) -> str:
     return f"diag(): Supports 1D or 2D tensors. Got {ndim}D"
-
-
-def diagonal_dims_identical(d1: int, d2: int) -> str:
-    return f"diagonal dimensions cannot be identical {d1}, {d2}"
 
 
 def fill_value_dims(ndim: int) -> str:
@@ -1522,10 +1518,6 @@ def out_resized(old: str, new: str) -> str:
             "deprecated, and in a future PyTorch release outputs will not be resized unless "
             "they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
             "inplace, to zero elements with t.resize_(0).")
-
-
-def out_dtype(expected: str, got: str) -> str:
-    return f"Expected out tensor to have dtype {expected}, but got {got} instead"
 
 
 GATHER_INDEX_DIMS = "Index tensor must have the same number of dimensions as input tensor"

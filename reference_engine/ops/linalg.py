@@ -16,6 +16,7 @@ from ..tensor import Tensor
 from . import common
 from . import elementwise as ops
 from .common import _compute, _promotes, common_device, new
+from .shape_views import contiguous as _contiguous
 
 BMM = OpSpec("BmmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
              lambda c, g: c.grads(lambda: bmm(g, views.transpose(c.mat2, 1, 2)),
@@ -107,7 +108,7 @@ def _folded(a: Tensor, b: Tensor) -> Tensor:
         out = _unsafe_view(mm(t1_folded, t2), tuple(out_shape))
         # ATen: output.mT().contiguous(), which copies unless the transpose is contiguous
         # already (numpy's flag holds for an empty tensor, as torch's does)
-        return views.transpose(out, -2, -1).contiguous() if transpose else out
+        return _contiguous(views.transpose(out, -2, -1)) if transpose else out
     if t1_folded.shape[1] != t2.shape[0]:
         raise RuntimeError(messages.mm_shapes(_dims(t1_folded), f"{t2.shape[0]}x1"))
     return _unsafe_view(mv(t1_folded, t2), tuple(out_shape))

@@ -237,7 +237,7 @@ def constant_pad_nd(self: Tensor, pad: Sequence[int], value: float = 0) -> Tenso
     if len(pad) % 2:
         raise RuntimeError(messages.pad_length(len(pad)))
     if len(pad) // 2 > self.ndim:
-        raise RuntimeError(messages.pad_too_long(len(pad), self.ndim))
+        raise RuntimeError(messages.constant_pad_too_long(len(pad), self.ndim))
     shape = list(self.shape)
     src: list[builtins.slice] = [builtins.slice(None)] * self.ndim
     dst: list[builtins.slice] = [builtins.slice(None)] * self.ndim
