@@ -1483,6 +1483,30 @@ def masked_scatter_mask_dtype(scalar_name: str) -> str:
     return f"masked_scatter_ only supports boolean masks, but got mask with dtype {scalar_name}"
 
 
+# The scatter family's source dtype checks, each with its own text (a source of another dtype
+# is refused, never cast): index_func_meta_impl (TensorAdvancedIndexing.cpp) for index_add /
+# index_reduce, index_copy's meta function, put_, masked_scatter_ and index_put_.
+def index_func_dtype(func: str, self_name: str, source_name: str) -> str:
+    return (f"{func}(): self ({self_name}) and source ({source_name}) must have the same "
+            "scalar type")
+
+
+def index_copy_dtype(self_name: str, source_name: str) -> str:
+    return ("index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{self_name} and (source) {source_name}")
+
+
+def put_dtype(self_name: str, source_name: str) -> str:
+    return ("put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{self_name} and source.dtype = {source_name}")
+
+
+def masked_scatter_dtype(self_name: str, source_name: str) -> str:
+    # torch's text has no space after "got"
+    return ("masked_scatter: expected self and source to have same dtypes but got"
+            f"{self_name} and {source_name}")
+
+
 def index_add_source_shape(self_shape: str, source_shape: str) -> str:
     return ("source tensor shape must match self tensor shape, excluding the specified "
             f"dimension. Got self.shape = {self_shape} source.shape = {source_shape}")

@@ -176,10 +176,18 @@ def index_select(self: Tensor, dim: int, index: Tensor, *, out: Tensor | None = 
                   index=index, self_sym_sizes=tuple(self.shape))
 
 
+def index_func_dtype_check(func: str, self: Tensor, source: Tensor) -> None:
+    """index_func_meta_impl's dtype check (index_add_, index_reduce_), before its shape's."""
+    if self.dtype is not source.dtype:
+        raise RuntimeError(messages.index_func_dtype(func, self.dtype.scalar_name,
+                                                     source.dtype.scalar_name))
+
+
 def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
               ) -> Tensor:
     """Repeated indices add up (np.add.at, as the kernel's accumulation)."""
     d = common.wrap_dim(dim, self.ndim)
+    index_func_dtype_check("index_add_", self, source)
     if self.ndim and source.ndim and (source.ndim != self.ndim or any(
             a != b for i, (a, b) in enumerate(zip(self.shape, source.shape, strict=True))
             if i != d)):

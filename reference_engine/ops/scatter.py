@@ -222,10 +222,12 @@ def scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: s
 
 def index_reduce(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                  include_self: bool = True) -> Tensor:
-    warn.warn_once(messages.INDEX_REDUCE_BETA)
     _check_reduce("index_reduce", reduce, ("prod", "mean", "amax", "amin"))
     d = common.wrap_dim(dim, self.ndim)
+    indexing.index_func_dtype_check("index_reduce_", self, source)
     _index_checks(self, d, index, source)
+    # the kernel warns; the meta function's checks come first
+    warn.warn_once(messages.INDEX_REDUCE_BETA)
     grid = _index_grid(self, d, index, source)
     arr = _reduce_into(self._data, grid, _as_1d(source._data), reduce, include_self)
     out = common.new(arr, self.dtype, common.common_device([self, source]))
@@ -255,6 +257,9 @@ INDEX_COPY = OpSpec(
 def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     d = common.wrap_dim(dim, self.ndim)
     _index_checks(self, d, index, source)
+    if self.dtype is not source.dtype:
+        raise RuntimeError(messages.index_copy_dtype(self.dtype.scalar_name,
+                                                     source.dtype.scalar_name))
     arr = _as_1d(np.array(self._data, copy=True))
     arr[_index_grid(self, d, index, source)] = _as_1d(source._data)
     out = common.new(arr.reshape(self.shape), self.dtype, common.common_device([self, source]))
@@ -282,6 +287,8 @@ PUT = OpSpec(
 
 
 def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    if self.dtype is not source.dtype:
+        raise RuntimeError(messages.put_dtype(self.dtype.scalar_name, source.dtype.scalar_name))
     arr = np.array(self._data, copy=True)
     flat = arr.reshape(-1)
     idx = _flat_index(self, index).reshape(-1)
@@ -386,6 +393,9 @@ MASKED_SCATTER = OpSpec(
 
 def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     _check_mask("masked_scatter", mask)
+    if self.dtype is not source.dtype:
+        raise RuntimeError(messages.masked_scatter_dtype(self.dtype.scalar_name,
+                                                         source.dtype.scalar_name))
     shape = common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
     arr = np.array(np.broadcast_to(self._data, shape), copy=True)
     m = np.broadcast_to(mask._data, shape)
