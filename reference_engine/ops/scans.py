@@ -29,6 +29,14 @@ def _along(a: np.ndarray, d: int, fn: Any) -> np.ndarray:
     return np.moveaxis(fn(np.moveaxis(a, d, -1)), -1, d)
 
 
+def _from_zero(arr: np.ndarray) -> np.ndarray:
+    """ATen's cumsum and logcumsumexp kernels start their accumulator at +0 (-inf) and add
+    each element to it, so a leading -0.0 comes out +0.0 (numpy's scans start from the first
+    element); a 0-d input is copied, its -0.0 kept. Adding +0.0 changes only the -0.0s (an
+    integral result has none, and keeps its dtype)."""
+    return arr if arr.ndim == 0 or arr.dtype.kind not in "fc" else arr + 0.0
+
+
 # ---- flip (private: reversed_cumsum's flips, so a double backward is FlipBackward0) ------
 
 FLIP = OpSpec("FlipBackward0", ("self",), backward=lambda c, g: [_flip(g, c.dim)],
@@ -73,8 +81,8 @@ def cumsum(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     dt = _out_dtype(self, dtype)
     # ATen's CPU kernel accumulates in acc_type (double for float), front to back
     acc = np.float64 if dt.is_floating_point else dt.np
-    arr = common._compute(lambda a: _along(a.astype(acc), d, lambda x: np.cumsum(x, -1)),
-                          self._data)
+    arr = common._compute(lambda a: _from_zero(_along(a.astype(acc), d,
+                                                      lambda x: np.cumsum(x, -1))), self._data)
     return record(CUMSUM, common.new(arr, dt, self.device), [self], dim=d,
                   self_dtype=self.dtype)
 
@@ -277,9 +285,8 @@ LOGCUMSUMEXP = OpSpec("LogcumsumexpBackward0", ("self",), {"self": ("self", "res
 def logcumsumexp(self: Tensor, dim: int) -> Tensor:
     d = _dim(self, dim)
     dt = common._float_dtype(self)
-    arr = common._compute(
-        lambda a: _along(a.astype(np.float64), d, lambda x: np.logaddexp.accumulate(x, -1)),
-        self._data)
+    arr = common._compute(lambda a: _from_zero(_along(
+        a.astype(np.float64), d, lambda x: np.logaddexp.accumulate(x, -1))), self._data)
     return record(LOGCUMSUMEXP, common.new(arr, dt, self.device), [self], dim=d)
 
 
