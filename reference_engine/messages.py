@@ -544,6 +544,10 @@ PARTIAL_OVERLAP = (
 
 
 # --- dtypes, devices, shapes --------------------------------------------------
+def cartesian_prod_not_1d(shape: str) -> str:
+    return f"Expect a 1D vector, but got shape {shape}"  # Itertools.cpp cartesian_prod
+
+
 def sizes(shape: Sequence[int]) -> str:
     """A shape as torch's messages print sizes: `[2, 3]`."""
     return "[" + ", ".join(str(s) for s in shape) + "]"

@@ -345,7 +345,10 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """ATen's cartesian_prod: one tensor is returned as is; more are meshgrid'ed ('ij'),
-    each grid flattened, and stacked as columns."""
+    each grid flattened, and stacked as columns. Every tensor must be 1-d, even a lone one."""
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(messages.cartesian_prod_not_1d(messages.sizes(t.shape)))
     if len(tensors) == 1:
         return tensors[0]
     grids = shape_views.meshgrid(*tensors, indexing="ij")
