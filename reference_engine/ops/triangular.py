@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
-from . import common
+from . import common, shape_views
 
 # ---- tril / triu ---------------------------------------------------------------------------
 
@@ -97,7 +97,7 @@ def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) ->
 def diagflat(self: Tensor, offset: int = 0) -> Tensor:
     """ATen's diagflat: self.contiguous().view(-1), then diag_embed (its graph: a
     DiagEmbedBackward0 over a ViewBackward0, whatever self's shape)."""
-    return diag_embed(views.view(self, (-1,)), offset)
+    return diag_embed(views.view(shape_views.contiguous(self), (-1,)), offset)
 
 
 def diag_embed_into(g: Tensor, sizes: tuple[int, ...], offset: int, d1: int, d2: int
