@@ -516,6 +516,9 @@ class Tensor:
 
     @_operator
     def __matmul__(self, other: Tensor) -> Tensor:
+        # torch's slot turns matmul's TypeError into NotImplemented: no number operand here
+        if not isinstance(other, Tensor):
+            return NotImplemented
         return linalg.matmul(self, other)
 
     def __neg__(self) -> Tensor:

@@ -223,6 +223,10 @@ def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     return linalg_cross(self, other, dim=dim)
 
 
-def __rmatmul__(self: Tensor, other: Tensor) -> Tensor:
-    """Tensor.__rmatmul__: other @ self."""
+def __rmatmul__(self: Tensor, other: Tensor) -> Any:
+    """Tensor.__rmatmul__: other @ self; NotImplemented for another operand than a tensor
+    (torch's slot turns matmul's TypeError into it), so Python raises "unsupported operand
+    type(s) for @" (a tuple such as torch.return_types.frexp, a number)."""
+    if not isinstance(other, Tensor):
+        return NotImplemented
     return linalg.matmul(other, self)
