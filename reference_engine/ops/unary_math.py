@@ -179,12 +179,17 @@ def square(self: Tensor) -> Tensor:
 
 
 def _sinc(a: np.ndarray) -> np.ndarray:
-    # sin(pi x) / (pi x), 1 at 0 (numpy's sinc is the same function)
-    return np.sinc(a)
+    """ATen's sinc: product = pi * a, sin(product) / product in a's own dtype (1 at 0). At a
+    nonzero integer the result is a rounding residue, float32's (2.8e-08 at -2) not float64's
+    rounded (-3.9e-17): it decides ties (max's gradient among them)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        product = a.dtype.type(math.pi) * a
+        return np.where(a == 0, a.dtype.type(1), np.sin(product) / product)
 
 
 def sinc(self: Tensor) -> Tensor:
-    return _float(SINC, _sinc, self)
+    dt = _float_dtype(self)
+    return _elementwise(SINC, _sinc, (self,), out_dtype=dt, compute_dtype=dt)
 
 
 def _scaled(spec: OpSpec, factor: float, self: Tensor) -> Tensor:
