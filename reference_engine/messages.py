@@ -544,6 +544,10 @@ PARTIAL_OVERLAP = (
 
 
 # --- dtypes, devices, shapes --------------------------------------------------
+# torch/csrc/autograd/python_variable_indexing.cpp / python_variable_methods.cpp THPVariable_index
+INDEX_NOT_INTEGER = "only integer tensors of a single element can be converted to an index"
+
+
 def cartesian_prod_not_1d(shape: str) -> str:
     return f"Expect a 1D vector, but got shape {shape}"  # Itertools.cpp cartesian_prod
 

@@ -373,6 +373,10 @@ class Tensor:
         return int(self.item())
 
     def __index__(self) -> builtins.int:
+        # THPVariable_index: an integral (or bool) tensor of one element, else a TypeError
+        # (a tuple * a tensor, a list indexed by a float tensor)
+        if self._dtype.category > 1 or self.numel() != 1:
+            raise TypeError(messages.INDEX_NOT_INTEGER)
         return int(self.item())
 
     def __repr__(self) -> str:
