@@ -508,10 +508,19 @@ def diagonal_scatter(self: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
 
 # ---- in-place forms ------------------------------------------------------------------------------
 
+def _check_first(self: Tensor, *operands: Any) -> None:
+    """VariableType's check_inplace (a leaf that requires grad, ...) comes before the
+    kernel's own checks (a source of another dtype): the forms below compute out of place
+    first, so they check here."""
+    from ..inplace import check_inplace
+    check_inplace(self, [o for o in operands if isinstance(o, Tensor)])
+
+
 def _inplace(spec: OpSpec, fn: Callable[..., Tensor], others: Callable[..., list[Tensor]],
              attrs: Callable[..., dict[str, Any]]) -> Callable[..., Tensor]:
     def op_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         from ..inplace import apply_inplace
+        _check_first(self, *others(*args, **kwargs))
         with no_grad():
             r = fn(self, *args, **kwargs)
         return apply_inplace(self, spec, r, others(*args, **kwargs), **attrs(self, *args,
@@ -534,6 +543,7 @@ def _wrapped(self: Tensor, dim: int) -> int:
 
 def scatter_(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
     from ..inplace import apply_inplace
+    _check_first(self, src)
     with no_grad():
         r = indexing.scatter(self, dim, index, src)
     attrs: dict[str, Any] = {"dim": _wrapped(self, dim), "index": index}
@@ -544,6 +554,7 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     from ..inplace import apply_inplace
+    _check_first(self, src)
     with no_grad():
         r = indexing.scatter_add(self, dim, index, src)
     return apply_inplace(self, indexing.SCATTER_ADD, r, [src], dim=_wrapped(self, dim),
@@ -553,6 +564,7 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
                ) -> Tensor:
     from ..inplace import apply_inplace
+    _check_first(self, source)
     with no_grad():
         r = indexing.index_add(self, dim, index, source, alpha=alpha)
     return apply_inplace(self, indexing.INDEX_ADD, r, [source], dim=_wrapped(self, dim),
@@ -561,6 +573,7 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     from ..inplace import apply_inplace
+    _check_first(self, value)
     with no_grad():
         r = indexing.index_fill(self, dim, index, value)
     attrs: dict[str, Any] = {"dim": _wrapped(self, dim), "index": index}
@@ -571,6 +584,7 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 
 def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     from ..inplace import apply_inplace
+    _check_first(self, source)
     with no_grad():
         r = put(self, index, source, accumulate)
     return apply_inplace(self, PUT, r, [source], index=index, accumulate=accumulate)
