@@ -92,8 +92,16 @@ def rot90(self: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     if ds[0] == ds[1] or abs(ds[0] - ds[1]) == self.ndim:
         raise RuntimeError(messages.rot90_same_dims(ds[0], ds[1]))
     axes = (common.wrap_dim(ds[0], self.ndim), common.wrap_dim(ds[1], self.ndim))
-    data = np.rot90(self._data, k, axes)
-    return record(ROT90, common.new(data, self.dtype, self.device), [self], k=k, dims=ds)
+    # ATen's rot90: k = 1 and 3 are a flip (a fresh tensor) then transpose_, so the result is
+    # a transposed layout (reshaping it copies: CloneBackward0, UnsafeViewBackward0); k = 2
+    # a flip of both dims, k = 0 a contiguous clone
+    m = k % 4
+    if m in (1, 3):
+        flipped = np.ascontiguousarray(np.flip(self._data, axes[1] if m == 1 else axes[0]))
+        out = common.new(np.swapaxes(flipped, *axes), self.dtype, self.device, order="K")
+    else:
+        out = common.new(np.rot90(self._data, m, axes), self.dtype, self.device)
+    return record(ROT90, out, [self], k=k, dims=ds)
 
 
 # ---- repeat, tile, repeat_interleave ------------------------------------------------------
