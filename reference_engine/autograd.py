@@ -75,6 +75,8 @@ def _make_grads(outputs: Sequence[Root], grads: Sequence[Tensor | None],
         elif isinstance(out, GradientEdge) or out.requires_grad:
             if shape.numel() != 1:
                 raise RuntimeError(messages.IMPLICIT_GRAD_NON_SCALAR)
+            if meta.dtype.is_complex:
+                raise RuntimeError(messages.implicit_grad_not_real(meta.dtype))
             result.append(common.new(np.ones(shape), meta.dtype, meta.device))
         else:
             result.append(None)

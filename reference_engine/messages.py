@@ -1572,3 +1572,37 @@ def value_overflow(type_name: str) -> str:
 def not_modelled(what: str) -> str:
     """Not torch's text: the engine's refusal where LAPACK's output is not modelled."""
     return f"{what} is not modelled by the reference engine"
+
+
+# ---- h22cx (issue 22: complex autograd) ---------------------------------------------------
+# torch/csrc/autograd/autograd.py's _make_grads, for a complex scalar output
+def implicit_grad_not_real(dt: object) -> str:
+    return f"grad can be implicitly created only for real scalar outputs but got {dt}"
+
+
+# aten/src/ATen/native/TensorConversions.cpp / ComplexHelper.h
+VIEW_AS_REAL_NOT_COMPLEX = "view_as_real is only supported for complex tensors"
+VIEW_AS_REAL_CONJ = (
+    "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+    "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the "
+    "resulting tensor will NOT alias the original.")
+VIEW_AS_COMPLEX_LAST_DIM = "Tensor must have a last dimension of size 2"
+VIEW_AS_COMPLEX_STRIDE = "Tensor must have a last dimension with stride 1"
+
+
+def view_as_complex_dtype(scalar_name: str) -> str:
+    return ("view_as_complex is only supported for half, float and double tensors, but got a "
+            f"tensor of scalar type: {scalar_name}")
+
+
+# aten/src/ATen/native/UnaryOps.cpp (imag of a real tensor)
+IMAG_NOT_COMPLEX = "imag is not implemented for tensors with non-complex dtypes."
+
+
+# aten/src/ATen/native/TensorFactories.cpp complex_check_dtype (torch.complex, torch.polar)
+def complex_inputs_not_float(a: str, b: str) -> str:
+    return f"Expected both inputs to be Half, Float or Double tensors but got {a} and {b}"
+
+
+def complex_second_argument(a: str, b: str) -> str:
+    return f"Expected object of scalar type {a} but got scalar type {b} for second argument"

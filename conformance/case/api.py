@@ -59,6 +59,7 @@ is_tensor get_default_dtype is_grad_enabled is_inference_mode_enabled
 _TORCH = """
 manual_seed no_grad enable_grad set_grad_enabled inference_mode
 float32 float64 float double int64 long int32 int bool
+complex64 complex128 cfloat cdouble
 """
 _AUTOGRAD = "grad backward Function Variable"
 _AUTOGRAD_FUNCTION = "once_differentiable InplaceFunction"
@@ -109,7 +110,7 @@ PURE_FUNCTIONS: frozenset[str] = frozenset(
 # and `permute` are function rows whose methods tensor.py adapts (argument order, varargs).
 _TENSOR_METHODS_PURE = """
 detach item tolist size dim numel is_contiguous where reshape view view_as permute expand
-expand_as contiguous
+expand_as contiguous is_complex is_conj
 """
 _TENSOR_METHODS = """
 backward retain_grad register_hook register_post_accumulate_grad_hook requires_grad_ detach_
@@ -117,7 +118,7 @@ cpu cuda double float
 """
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
-_base ndim T is_inference output_nr volatile
+_base ndim T is_inference output_nr volatile real imag
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"

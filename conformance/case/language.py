@@ -241,7 +241,8 @@ class _Converter:
     def expr(self, node: ast.expr) -> ir.Expr:
         if isinstance(node, ast.Constant):
             v = node.value
-            if v is None or isinstance(v, (bool, int, float, str)):
+            # complex: an imaginary literal (`2j`; `1+2j` is 1 + 2j, an operator)
+            if v is None or isinstance(v, (bool, int, float, complex, str)):
                 return ir.Const(v)
             raise self.fail(node, f"constant {v!r} of type {type(v).__name__} is not supported")
         if isinstance(node, ast.Name):

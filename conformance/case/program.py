@@ -17,7 +17,7 @@ from typing import Any
 from conformance.case import operators
 
 # Ellipsis only as an index (`x[..., 0]`); the parser admits it nowhere else.
-Scalar = int | float | bool | str | None | types.EllipsisType
+Scalar = int | float | complex | bool | str | None | types.EllipsisType
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,10 @@ included:
   `events` (left out when empty) and `names`, plus `file_line` and `statement`;
 - tensor snapshot: `t: "tensor"` and every TensorSnapshot field that is not at its
   default (`engine_made` only when true): `values` as nested lists (non-finite floats as
-  the strings "nan", "inf", "-inf"; -0.0 stays -0.0) with their NumPy dtype in
+  the strings "nan", "inf", "-inf"; -0.0 stays -0.0; a complex array as
+  `{"real": ..., "imag": ...}`, two such lists) with their NumPy dtype in
   `values_dtype` (and `values_shape` when empty), `grad` as a nested snapshot;
-- value snapshot: `t: "value"`, `kind`, `value`.
+- value snapshot: `t: "value"`, `kind`, `value` (a complex number as `{"real", "imag"}`).
 
 A file whose name ends in `.gz` is gzip-compressed.
 """
@@ -109,9 +110,12 @@ def encode_array(a: np.ndarray) -> Any:
 
 def decode_array(data: Any, dtype: str, shape: Iterable[int] | None = None) -> np.ndarray:
     if isinstance(data, dict):
-        real = decode_array(data["real"], dtype, shape)
-        imag = decode_array(data["imag"], dtype, shape)
-        return (real + 1j * imag).astype(dtype)
+        real = decode_array(data["real"], "float64", shape)
+        out = np.empty(real.shape, dtype=dtype)
+        # part by part: `real + 1j * imag` would turn an infinite imaginary part into a NaN
+        # real one (1j * inf is nan+infj)
+        out.real, out.imag = real, decode_array(data["imag"], "float64", shape)
+        return out
     array = np.array(_decode_nested(data), dtype=dtype)
     return array if shape is None else array.reshape(tuple(shape))
 
@@ -119,6 +123,8 @@ def decode_array(data: Any, dtype: str, shape: Iterable[int] | None = None) -> n
 def _encode_scalar(value: Any) -> Any:
     if isinstance(value, float):
         return _encode_float(value)
+    if isinstance(value, complex):  # a complex .item(), a complex number of the program
+        return {"real": _encode_float(value.real), "imag": _encode_float(value.imag)}
     if value is None or isinstance(value, (bool, int, str)):
         return value
     return repr(value)
@@ -206,6 +212,11 @@ def snapshot_from_json(d: dict[str, Any]) -> Snapshot:
     if cls is ValueSnapshot and kwargs["kind"] == "float" and isinstance(kwargs.get("value"),
                                                                          str):
         kwargs["value"] = _NON_FINITE.get(kwargs["value"], kwargs["value"])
+    if cls is ValueSnapshot and kwargs["kind"] == "complex" and isinstance(kwargs.get("value"),
+                                                                           dict):
+        parts = kwargs["value"]
+        kwargs["value"] = complex(_NON_FINITE.get(parts["real"], parts["real"]),
+                                  _NON_FINITE.get(parts["imag"], parts["imag"]))
     if cls is TensorSnapshot and kwargs.get("grad") is not None \
             and not isinstance(kwargs["grad"], TensorSnapshot):
         raise RecordingError(f"a stored .grad is not a tensor: {str(d)[:200]}")

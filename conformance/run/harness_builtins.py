@@ -90,6 +90,11 @@ class HarnessBuiltins(OperationLimits):
         values = draw(shape)
         if dtype is None:
             dtype = self.engine.module.get_default_dtype()
+        if "complex" in str(dtype):
+            # torch draws both parts: rand uniformly in [0, 1) each, randn a standard
+            # complex normal (each part of variance 1/2)
+            scale = np.sqrt(0.5) if draw == self.rng.standard_normal else 1.0
+            values = (values + 1j * draw(shape)) * scale
         return self.engine.tensor(values, dtype=dtype, device=device,
                                   requires_grad=requires_grad)
 

@@ -28,7 +28,7 @@ from conformance.run.trace import Snapshot, TensorSnapshot, TensorSummary, Value
 MAX_SEQUENCE = 32
 # Graph signatures stop after this many nodes.
 MAX_GRAPH_NODES = 64
-_SCALARS = (bool, int, float, str)
+_SCALARS = (bool, int, float, complex, str)
 
 
 def tensor_values(t: Any) -> np.ndarray:

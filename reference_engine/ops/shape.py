@@ -221,7 +221,7 @@ def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, .
     starts = np.cumsum([0, *sizes]).tolist()
     outs = [Tensor(self._data[(builtins.slice(None),) * d + (builtins.slice(a, b),)],
                    self.dtype, self.device) for a, b in itertools.pairwise(starts)]
-    if self.dtype.is_floating_point and differentiable([self]):
+    if self.dtype.is_differentiable and differentiable([self]):
         views.record_multi_output(UNSAFE_SPLIT, self, outs, {"dim": d, "split_size": split_size})
     shape_views.set_tangents(self, outs, lambda t: unsafe_split(t, split_size, d))
     return tuple(outs)

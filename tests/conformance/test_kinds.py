@@ -23,6 +23,8 @@ MESSAGES = {
     "view_of_leaf_inplace": "a view of a leaf Variable that requires grad is being used in an "
                             "in-place operation.",
     "implicit_grad_nonscalar": "grad can be implicitly created only for scalar outputs",
+    "implicit_grad_not_real": "grad can be implicitly created only for real scalar outputs "
+                              "but got torch.complex64",
     "functional_not_tensor": "The inputs given to vjp must be either a Tensor or a tuple of "
                              "Tensors but the value at index 1 has type <class 'int'>.",
     "functional_invalid_v": "The vector v can only be None if the user-provided function "
