@@ -184,9 +184,11 @@ KINDS: tuple[Kind, ...] = (
           r"expected scalar type \w+ but found \w+",
           r"self \(\w+\) and source \(\w+\) must have the same scalar type",
           r"self and source expected to have the same dtype",
-          r"expected self and source to have same dtypes"),
+          r"expected self and source to have same dtypes",
+          r"Expected object of scalar type \w+ but got scalar type \w+ for second argument"),
          "a matrix product, or a scatter (index_add_, index_copy_, index_reduce_, put_, "
-         "masked_scatter) of tensors of different dtypes (no type promotion there)"),
+         "masked_scatter), or torch.complex/polar, of tensors of different dtypes (no type "
+         "promotion there)"),
     Kind("shape_mismatch", False,
          (r"must match the size of tensor",
           r"shapes cannot be multiplied",
@@ -242,6 +244,21 @@ KINDS: tuple[Kind, ...] = (
          (r'Expected strategy to be either "forward-mode" or "reverse-mode"',),
          "jacobian's strategy or hessian's outer_jacobian_strategy is neither "
          '"forward-mode" nor "reverse-mode" (an AssertionError)'),
+    Kind("complex_unsupported", False,
+         (r"not implemented for 'Complex", r"not supported for complex",
+          r"not implemented for complex tensors", r"does not support complex",
+          r"not intended to support complex numbers"),
+         "an op that refuses complex tensors was given one (`<`, max, clamp, floor, sign, sort)"),
+    Kind("complex_dtype_required", False,
+         (r"imag is not implemented for tensors with non-complex dtypes",
+          r"view_as_real is only supported for complex tensors",
+          r"view_as_complex is only supported for",
+          r"Expected both inputs to be Half, Float or Double tensors"),
+         "an op that needs a complex tensor (imag, view_as_real) or real floating parts "
+         "(view_as_complex, complex, polar) was given another dtype"),
+    Kind("conj_view_unresolved", False,
+         (r"doesn't work on unresolved conjugated tensors",),
+         "view_as_real of a conj view (resolve_conj() first)"),
     Kind("python_type_error", False, (), "any other TypeError, e.g. a None where a tensor "
          "belongs", exception="TypeError"),
     Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",

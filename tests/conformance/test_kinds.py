@@ -23,6 +23,11 @@ MESSAGES = {
     "view_of_leaf_inplace": "a view of a leaf Variable that requires grad is being used in an "
                             "in-place operation.",
     "implicit_grad_nonscalar": "grad can be implicitly created only for scalar outputs",
+    "complex_unsupported": "\"lt_cpu\" not implemented for 'ComplexFloat'",
+    "complex_dtype_required": "view_as_real is only supported for complex tensors",
+    "conj_view_unresolved": "view_as_real doesn't work on unresolved conjugated tensors.  To "
+                            "resolve the conjugate tensor so you can view it as real, use "
+                            "self.resolve_conj()",
     "implicit_grad_not_real": "grad can be implicitly created only for real scalar outputs "
                               "but got torch.complex64",
     "functional_not_tensor": "The inputs given to vjp must be either a Tensor or a tuple of "
