@@ -1606,3 +1606,13 @@ def complex_inputs_not_float(a: str, b: str) -> str:
 
 def complex_second_argument(a: str, b: str) -> str:
     return f"Expected object of scalar type {a} but got scalar type {b} for second argument"
+
+
+# aten/src/ATen/Dispatch.h: a kernel with no complex instantiation (comparisons, max)
+def not_implemented_for(kernel: str, scalar_name: str) -> str:
+    return f'"{kernel}" not implemented for \'{scalar_name}\''
+
+
+def max_min_complex(name: str) -> str:
+    """max(dim) / min(dim) of a complex tensor (ReduceOps.cpp)."""
+    return f"{name}(): does not support complex input"

@@ -247,7 +247,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("complex_unsupported", False,
          (r"not implemented for 'Complex", r"not supported for complex",
           r"not implemented for complex tensors", r"does not support complex",
-          r"not intended to support complex numbers"),
+          r"not intended to support complex numbers", r"does not support complex input"),
          "an op that refuses complex tensors was given one (`<`, max, clamp, floor, sign, sort)"),
     Kind("complex_dtype_required", False,
          (r"imag is not implemented for tensors with non-complex dtypes",

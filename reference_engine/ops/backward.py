@@ -38,6 +38,9 @@ SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
 
 
 def sgn(self: Tensor) -> Tensor:
+    if self.dtype.is_complex:   # z / |z|, with its own formula (sgn_backward)
+        from . import complex_numbers
+        return complex_numbers.sgn(self)
     return common._elementwise(SGN, np.sign, (self,))
 
 

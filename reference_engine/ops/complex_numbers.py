@@ -213,13 +213,13 @@ def sgn(self: Tensor) -> Tensor:
 
 
 def sgn_backward(x: Tensor, gx: Tensor, sgn_x: Tensor) -> Tensor:
-    """FunctionsManual's sgn_backward: (gx - real(gx * conj(sgn)) * sgn) / (2 |x|), 0 at 0,
-    written (gx - sgn * real(conj(gx) * sgn)) / (2 abs)."""
+    """FunctionsManual's sgn_backward: (gx - sgn * real(gx / sgn)) / |x|, 0 where x is 0
+    (gx / sgn is gx * conj(sgn), |sgn| being 1)."""
     from . import elementwise as ew
     absx = abs(x)
-    proj = ew.mul(sgn_x, real(ew.mul(conj(gx), sgn_x)))
+    proj = ew.mul(sgn_x, real(ew.mul(gx, conj(sgn_x))))
     return ew.where(ew.compare(absx, 0.0, np.equal), zeros_scalar(gx),
-                    ew.div(ew.sub(gx, proj), ew.mul(absx, 2)))
+                    ew.div(ew.sub(gx, proj), absx))
 
 
 ABS = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
