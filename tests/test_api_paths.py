@@ -59,7 +59,9 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
     attrs = api.OBJECT_ATTRIBUTES
     return {
         "tensor method": [(a, y) for a in attrs["tensor method"]],
-        "tensor attribute": [(a, y) for a in attrs["tensor attribute"]],
+        # a real tensor has no imaginary part to read (torch raises): a complex one has
+        "tensor attribute": [(a, y * 1j if a == "imag" else y)
+                             for a in attrs["tensor attribute"]],
         "grad_fn": [(a, _node_with(a, t, x, probe, y)) for a in attrs["grad_fn"]],
         "ctx": [(a, seen["ctx"]) for a in attrs["ctx"]],
         "module": [(a, linear) for a in attrs["module"]],
