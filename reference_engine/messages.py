@@ -1616,3 +1616,9 @@ def not_implemented_for(kernel: str, scalar_name: str) -> str:
 def max_min_complex(name: str) -> str:
     """max(dim) / min(dim) of a complex tensor (ReduceOps.cpp)."""
     return f"{name}(): does not support complex input"
+
+
+# the reference engine's own (no torch text): what it does not model of complex views
+COMPLEX_VIEW_INPLACE_NOT_MODELLED = (
+    "the reference engine does not model in-place writes through a view of another dtype "
+    "(real, imag, view_as_real, view_as_complex) or through a conj view")
