@@ -1622,3 +1622,10 @@ def max_min_complex(name: str) -> str:
 COMPLEX_VIEW_INPLACE_NOT_MODELLED = (
     "the reference engine does not model in-place writes through a view of another dtype "
     "(real, imag, view_as_real, view_as_complex) or through a conj view")
+
+
+# torch/autograd/__init__.py _make_grads: a grad_output and its output, one complex
+def grad_complex_mismatch(i: int, grad_dtype: object, out_dtype: object) -> str:
+    return ("For complex Tensors, both grad_output and output are required to have the same "
+            f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {grad_dtype} and "
+            f"output[{i}] has a dtype of {out_dtype}.")

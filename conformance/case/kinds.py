@@ -244,6 +244,9 @@ KINDS: tuple[Kind, ...] = (
          (r'Expected strategy to be either "forward-mode" or "reverse-mode"',),
          "jacobian's strategy or hessian's outer_jacobian_strategy is neither "
          '"forward-mode" nor "reverse-mode" (an AssertionError)'),
+    Kind("grad_complex_mismatch", False,
+         (r"both grad_output and output are required to have the same dtype",),
+         "a gradient given for an output is complex and the output is not, or the reverse"),
     Kind("complex_unsupported", False,
          (r"not implemented for 'Complex", r"not supported for complex",
           r"not implemented for complex tensors", r"does not support complex",

@@ -23,6 +23,10 @@ MESSAGES = {
     "view_of_leaf_inplace": "a view of a leaf Variable that requires grad is being used in an "
                             "in-place operation.",
     "implicit_grad_nonscalar": "grad can be implicitly created only for scalar outputs",
+    "grad_complex_mismatch": "For complex Tensors, both grad_output and output are required "
+                             "to have the same dtype. Mismatch in dtype: grad_output[0] has a "
+                             "dtype of torch.complex64 and output[0] has a dtype of "
+                             "torch.float32.",
     "complex_unsupported": "\"lt_cpu\" not implemented for 'ComplexFloat'",
     "complex_dtype_required": "view_as_real is only supported for complex tensors",
     "conj_view_unresolved": "view_as_real doesn't work on unresolved conjugated tensors.  To "
