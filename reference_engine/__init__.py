@@ -5,7 +5,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
     library   nn, nn.functional, special, linalg, autograd_functional, gradcheck, utils, utils.*
     autograd  autograd, autograd_graph, function, factories, _C
-    ops       ops.* (one op family a file), views, inplace
+    ops       ops.* (one op family a file), views, views_*, inplace
     core      tensor, graph, autograd_meta, saved, engine, forward_ad
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only)
 
@@ -18,7 +18,7 @@ call time. Calls up a layer, each
 made at call time (an import at the foot of the module or inside a function), are these
 and no others:
 
-    tensor -> autograd, inplace, ops.elementwise, ops.linalg, views
+    tensor -> autograd, inplace, ops.elementwise, ops.linalg, views, views_indexing
     engine -> inplace, ops.elementwise, ops.reductions
     forward_ad -> inplace, ops.common, ops.elementwise, views
 
@@ -41,7 +41,9 @@ import inspect
 import sys
 from typing import Any
 
-from . import (
+# inplace, views* and the ops below are imported for _MODULES, which finds the modules
+# registry rows name among the imported ones.
+from . import (  # noqa: F401
     _C,
     autograd,
     autograd_functional,
@@ -52,6 +54,9 @@ from . import (
     special,
     utils,
     views,
+    views_indexing,
+    views_inplace,
+    views_multi_output,
 )
 from . import dtypes as _dtypes
 from . import messages as _messages
@@ -92,7 +97,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops import (
+from .ops import (  # noqa: F401
     activations,
     binary_math,
     composites,
@@ -115,11 +120,13 @@ from .ops import (
     statistics,
     unary_math,
 )
-from .ops import linalg as _linalg_ops  # the products; `linalg` is torch.linalg's namespace
-from .ops import nn as _nn_ops
-from .ops import scatter as _scatter_ops
-from .ops import special as _special_ops
-from .ops import triangular as _triangular_ops
+
+# (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products)
+from .ops import linalg as _linalg_ops  # noqa: F401
+from .ops import nn as _nn_ops  # noqa: F401
+from .ops import scatter as _scatter_ops  # noqa: F401
+from .ops import special as _special_ops  # noqa: F401
+from .ops import triangular as _triangular_ops  # noqa: F401
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -129,15 +136,19 @@ from .warn import is_warn_always_enabled, set_warn_always
 # (library) and is attached here rather than imported by autograd (which would be a circle).
 autograd.functional = autograd_functional  # type: ignore[attr-defined]
 
-# The registry names a row's module; these are they (imported statically: the engine
-# imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
-_MODULES = {m.__name__.removeprefix(__name__ + "."): m
-            for m in (activations, binary_math, composites, conversions, decompositions,
-                      elementwise, indexing, joining, layers, _linalg_ops, linalg_functions,
-                      losses, _nn_ops, piecewise, products, quantiles, reductions, scans,
-                      _scatter_ops, shape, shape_views, sorting, _special_ops, statistics,
-                      _triangular_ops, unary_math, inplace, views)}
+# The registry names a row's module (`module`, and `inplace` for its in-place form); each is
+# imported statically above (the engine imports nothing by name at run time, see
+# tests/test_reference_engine_is_independent.py) and found here by the name the row gives.
+def _module(name: str) -> Any:
+    module = sys.modules.get(f"{__name__}.{name}")
+    if module is None:
+        raise ImportError(f"registry.py names the module {name!r}, which "
+                          f"reference_engine/__init__.py does not import: import it there")
+    return module
 
+
+_MODULES = {name: _module(name) for name in sorted(
+    {r.module for r in _OPS} | {r.inplace for r in _OPS if r.inplace is not None})}
 
 def _attach(name: str, forward: object) -> None:
     if name in vars(Tensor):

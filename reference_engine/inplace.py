@@ -12,7 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, engine, forward_ad, messages, views
+from . import (
+    dtypes,
+    engine,
+    forward_ad,
+    messages,
+    views,
+    views_indexing,
+    views_inplace,
+    views_multi_output,
+)
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable, save_result
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
 from .graph import TASK_NODES, Edge, Node, node_class
@@ -24,7 +33,7 @@ from .tensor import Tensor
 # torch's CreationMeta: how a view was made decides whether it may be modified in place.
 DEFAULT = "DEFAULT"
 NO_GRAD_MODE = "NO_GRAD_MODE"
-MULTI_OUTPUT_NODE = views.MULTI_OUTPUT_NODE  # defined where the multi-output views are made
+MULTI_OUTPUT_NODE = views_multi_output.MULTI_OUTPUT_NODE  # made where multi-output views are
 IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
 INFERENCE_MODE = "INFERENCE_MODE"
 
@@ -350,11 +359,11 @@ def _same_data(a: Tensor, b: Tensor) -> bool:
 
 def squeeze_(self: Tensor, dim: int) -> Tensor:
     """In-place squeeze of one dim (SqueezeBackward4), as Tensor.squeeze_(dim) and ATen's
-    matmul use it: a metadata change like the other in-place view ops (views.restride_)."""
+    matmul use it: a metadata change like the other in-place view ops (views_inplace.restride_)."""
     sizes = tuple(self.shape)
     d = common.wrap_dim(dim, self.ndim)
     keep = self.shape[d] != 1
-    return views.restride_(self, lambda a: a if keep else np.squeeze(a, d), SQUEEZE4,
+    return views_inplace.restride_(self, lambda a: a if keep else np.squeeze(a, d), SQUEEZE4,
                            dim=(d,), self_sym_sizes=sizes)
 
 
@@ -370,7 +379,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     CopySlices for a view); the value's leading 1-dims are viewed away first, as
     THPVariable_setitem does (a ViewBackward0 under IndexPutBackward0)."""
     value_t = common.wrap(value)
-    target, positions = views.advanced_target(self, index)
+    target, positions = views_indexing.advanced_target(self, index)
     if positions is None:
         _copy_to(target, value_t)
         return

@@ -471,7 +471,7 @@ class Tensor:
         return views.expand(self, _shape_args(sizes))
 
     def __getitem__(self, index: Any) -> Tensor:
-        return views.getitem(self, index)
+        return views_indexing.getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         inplace.setitem(self, index, value)
@@ -605,7 +605,7 @@ HookFn = Callable[[Tensor], Tensor | None]
 
 # Imported last: these modules import Tensor from here, and Tensor's methods only
 # need them at call time.
-from . import inplace, views  # noqa: E402
+from . import inplace, views, views_indexing  # noqa: E402
 from .ops import elementwise as ops  # noqa: E402
 from .ops import linalg  # noqa: E402
 

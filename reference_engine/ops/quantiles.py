@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace, messages, views
+from .. import dtypes, inplace, messages, views, views_inplace
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -131,8 +131,9 @@ def _quantile(self: Tensor, q: Any, dim: int | None, keepdim: bool, interpolatio
     above = common.new(np.ceil(ranks._data).astype(np.int64), dtypes.int64, self.device)
     _lerp_(values, indexing.gather(sorted_values, -1, above), weights)
     if q.ndim == 0:
-        return views.squeeze_(values, -1)
-    return views.squeeze_(views.transpose_(views.unsqueeze_(values, 0), 0, -1), -1)
+        return views_inplace.squeeze_(values, -1)
+    moved = views_inplace.transpose_(views_inplace.unsqueeze_(values, 0), 0, -1)
+    return views_inplace.squeeze_(moved, -1)
 
 
 def quantile(self: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views
+from .. import dtypes, forward_ad, messages, views, views_multi_output
 from ..autograd_meta import OpSpec, differentiable, linear_forward, record
 from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
@@ -495,7 +495,7 @@ def var_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
     v, m = _var_values(self, dims, corr, keepdim, "var_mean")
     outs = (common.new(v, self.dtype, self.device), common.new(m, self.dtype, self.device))
     if differentiable([self]):
-        views.record_multi_output(VAR_MEAN, self, outs,
+        views_multi_output.record_multi_output(VAR_MEAN, self, outs,
                                   {"dim": dims, "correction": corr, "keepdim": keepdim})
     # the two outputs' tangents: result0 as var's, result1 mean(self_t, dim, keepdim)
     attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}

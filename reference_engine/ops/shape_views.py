@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views
+from .. import forward_ad, messages, views, views_multi_output
 from ..autograd_meta import OpNode, OpSpec, record
 from ..autograd_meta import differentiable as tracked
 from ..grad_mode import enable_grad
@@ -199,7 +199,7 @@ def as_strided(self: Tensor, size: Sequence[int], stride: Sequence[int],
 
 def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0
                      ) -> tuple[Tensor, ...]:
-    return views.split(self, list(split_sizes), dim)
+    return views_multi_output.split(self, list(split_sizes), dim)
 
 
 def tensor_split(self: Tensor, indices_or_sections: int | Sequence[int] | Tensor,
@@ -315,7 +315,7 @@ def _copied(view_op: Callable[..., Any]) -> Callable[..., Any]:
             return record(spec, datas[0], [self], **attrs)
         # a multi-output view (unbind, split_with_sizes): one node for every output
         if tracked([self]) and self.dtype.is_floating_point:
-            views.record_multi_output(spec, self, datas, attrs)
+            views_multi_output.record_multi_output(spec, self, datas, attrs)
         set_tangents(self, datas, lambda t: _materialize(attrs["view_call"](t)))
         return tuple(datas)
     copy.__name__ = view_op.__name__ + "_copy"
@@ -358,7 +358,7 @@ squeeze_copy = _copied(views.squeeze)
 unsqueeze_copy = _copied(views.unsqueeze)
 transpose_copy = _copied(views.transpose)
 t_copy = _copied(views.t)
-unbind_copy = _copied(views.unbind)
+unbind_copy = _copied(views_multi_output.unbind)
 diagonal_copy = _copied(views.diagonal)
 unfold_copy = _copied(unfold)
 split_with_sizes_copy = _copied(split_with_sizes)
