@@ -109,8 +109,10 @@ from .ops import (  # noqa: F401
     layers,
     linalg_functions,
     losses,
+    masked,
     piecewise,
     products,
+    put_take,
     quantiles,
     reductions,
     scans,
@@ -119,6 +121,7 @@ from .ops import (  # noqa: F401
     sorting,
     statistics,
     unary_math,
+    view_scatters,
 )
 
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products)

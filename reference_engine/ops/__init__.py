@@ -38,9 +38,11 @@ public op gets its row in registry.py.
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill
-    scatter      scatter_reduce, index_reduce, index_copy, index_put, put/take,
-                 take_along_dim, masked_select/masked_scatter, select/slice/diagonal_scatter,
-                 and the in-place forms of the scatter family
+    scatter      scatter_reduce, index_reduce, index_copy, index_put, and the in-place
+                 forms of the scatter family
+    put_take     put/take, take_along_dim
+    masked       masked_select, masked_scatter
+    view_scatters  select/slice/diagonal_scatter
     triangular   tril, triu, diag, diag_embed, diagflat, diagonal_copy, fill
     nn           softmax, log_softmax, nll_loss, mse_loss (behind nn.functional)
     shape        copies and joins of the shape family: flip, roll, rot90, repeat, tile,
