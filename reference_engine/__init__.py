@@ -18,9 +18,10 @@ call time. Calls up a layer, each
 made at call time (an import at the foot of the module or inside a function), are these
 and no others:
 
-    tensor -> autograd, inplace, ops.elementwise, ops.linalg, views, views_indexing
-    engine -> inplace, ops.elementwise, ops.reductions
-    forward_ad -> inplace, ops.common, ops.elementwise, views
+    tensor -> autograd, inplace, ops.comparisons, ops.copying, ops.elementwise, ops.linalg
+    tensor -> views, views_indexing
+    engine -> inplace, ops.copying, ops.reductions
+    forward_ad -> inplace, ops.common, ops.copying, views
 
 (Tensor's hand-written methods delegate to the ops and Tensor.backward to autograd; the
 engine casts a grad and sums it to its input's shape, and accumulates .grad, with ops;
@@ -100,8 +101,10 @@ from .grad_mode import (
 from .ops import (  # noqa: F401
     activations,
     binary_math,
+    comparisons,
     composites,
     conversions,
+    copying,
     decompositions,
     elementwise,
     indexing,

@@ -118,7 +118,7 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
                     node_name, i, messages.sizes(g.shape), messages.sizes(meta.shape)))
             g = reductions.sum_to(g, meta.shape)
         if g._dtype is not meta.dtype:
-            g = ops.to(g, meta.dtype)
+            g = copying.to(g, meta.dtype)
         out.append(g)
     return out
 
@@ -358,5 +358,4 @@ def _evaluate(node: Node, inputs: list[Tensor | None], retain_graph: bool,
 
 # They import this module; used at call time.
 from . import inplace  # noqa: E402
-from .ops import elementwise as ops  # noqa: E402
-from .ops import reductions  # noqa: E402
+from .ops import copying, reductions  # noqa: E402

@@ -25,7 +25,7 @@ from . import (
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable, save_result
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
 from .graph import TASK_NODES, Edge, Node, node_class
-from .ops import common
+from .ops import common, copying
 from .ops import elementwise as ops
 from .saved import short_name
 from .tensor import Tensor
@@ -140,7 +140,7 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     old_edge = engine.gradient_edge(self)
     # A formula that reads `self` needs the value from before the write: torch saves a clone.
     reads_self = any("self" in spec.saves.get(n, ()) for n in spec.inputs)
-    original = ops.clone(self) if track and reads_self else self
+    original = copying.clone(self) if track and reads_self else self
     # torch's VariableType saves the inputs before the kernel writes: an input that cannot
     # be saved (an inference tensor) fails with self untouched, and an operand sharing self's
     # storage (a.mul_(a), another view of the same base) keeps its grad_fn from before and is
@@ -226,7 +226,7 @@ class CopySlices(Node):
         wanted = TASK_NODES[-1]
         if wanted is not None and self.fn.next_edges[0][0] is not None:
             wanted.add(self.fn.next_edges[0][0])
-        res = self.fn.apply([ops.clone(grad_slice)])
+        res = self.fn.apply([copying.clone(grad_slice)])
         if res[0] is None:
             return [None, *res[1:]]
         copy_(grad_slice, res[0])
@@ -316,7 +316,7 @@ ZERO = OpSpec("ZeroBackward0", ("self",), backward=lambda c, g: [common.zeros_li
 FILL = OpSpec("FillBackward2", ("self",), backward=lambda c, g: [common.zeros_like(g)])
 COPY = OpSpec("CopyBackwards", ("self", "src"),
               backward=lambda c, g: c.grads(lambda: common.zeros_like(g),
-                                            lambda: ops.to(g, c.src_device, c.src_dtype)))
+                                            lambda: copying.to(g, c.src_device, c.src_dtype)))
 
 
 def _copy_backwards_name(self: Node) -> str:
@@ -344,7 +344,7 @@ def copy_(self: Tensor, other: Any) -> Tensor:
     other_t = forward_ad.fw_grad(other)
     if other_t is not None:   # copy_'s jvp: self_t.copy_(src_t), src_t broadcast to self
         with forward_ad.suspended():
-            forward_ad.set_fw_grad(values, ops.clone(views.expand(other_t, self.shape)))
+            forward_ad.set_fw_grad(values, copying.clone(views.expand(other_t, self.shape)))
     # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same
     # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
     return apply_inplace(self, COPY, values, [other], idempotent=_same_data(self, other),
@@ -390,7 +390,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         raise RuntimeError(messages.index_put_shape_mismatch(
             messages.sizes(value_t.shape), messages.sizes(positions.shape))) from None
     with no_grad():
-        r = common.index_put(target, positions, ops.to(value_t, target.dtype))
+        r = common.index_put(target, positions, copying.to(value_t, target.dtype))
     apply_inplace(target, common.INDEX_PUT, r, [value_t], index=positions)
 
 

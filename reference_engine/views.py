@@ -160,7 +160,7 @@ def reshape(self: Tensor, shape: Sequence[int]) -> Tensor:
         return _make_view(self, lambda a: np.reshape(a, new_shape, copy=False), RESHAPE_ALIAS,
                           self_sym_sizes=tuple(self.shape))
     # ATen: clone to contiguous, then _unsafe_view (a fresh tensor, not a view).
-    copied = ops.clone(self)
+    copied = copying.clone(self)
     out = Tensor(copied._data.reshape(new_shape), self.dtype, self.device)
     return _record(UNSAFE_VIEW, out, [copied], self_sym_sizes=tuple(self.shape))
 
@@ -413,5 +413,9 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
 
 # They import this module; used at call time.
 from . import engine, forward_ad, inplace  # noqa: E402
-from .ops import common, indexing, reductions  # noqa: E402
-from .ops import elementwise as ops  # noqa: E402
+from .ops import (  # noqa: E402
+    common,
+    copying,
+    indexing,
+    reductions,
+)

@@ -7,8 +7,10 @@ public op gets its row in registry.py.
                  promotion, devices, broadcasting, the elementwise kernel, out= overloads,
                  and the flat-index plumbing (gather, scatter_add, index_put) views and
                  in-place writes are built on
-    elementwise  arithmetic (div with rounding_mode), pow, unary functions, comparisons,
-                 where, maximum/minimum, atan2, clone/to (with memory formats)
+    elementwise  arithmetic (div with rounding_mode), pow, unary functions, atan2
+    comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
+                 maximum/minimum
+    copying      clone, to (with memory formats)
     reductions   sum, mean (and sum_to), prod, amax/amin, max/min, argmax/argmin,
                  var/var_mean, trace
     unary_math   issue 24's unary elementwise math: inverse and hyperbolic trigonometry,

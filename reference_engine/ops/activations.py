@@ -24,7 +24,7 @@ from .. import inplace as inplace_ops
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import backward as grad_ops
-from . import common
+from . import common, comparisons
 from . import elementwise as ops
 
 Array = np.ndarray
@@ -100,7 +100,7 @@ def _mask(x: Tensor, where: Callable[[Array], Array]) -> Tensor:
 
 
 def _zero_where(mask: Tensor, value: Tensor) -> Tensor:
-    return ops.where(mask, common.zeros_scalar(value), value)
+    return comparisons.where(mask, common.zeros_scalar(value), value)
 
 
 def _no_inplace(name: str, inplace: bool) -> None:
@@ -276,7 +276,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 def _hardswish_d2f(x: Tensor) -> Tensor:
     # derivatives.yaml: where(-3 < self < 3, grad * grad_output / 3, 0)
     inside = _mask(x, lambda a: (a > -3) & (a < 3))
-    return ops.where(inside, common.new(1 / 3, x.dtype, x.device), common.zeros_scalar(x))
+    return comparisons.where(inside, common.new(1 / 3, x.dtype, x.device), common.zeros_scalar(x))
 
 
 HARDSWISH = Pointwise("HardswishBackward0", "HardswishBackwardBackward0", (),

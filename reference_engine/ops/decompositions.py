@@ -14,6 +14,7 @@ from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from ..warn import warn_once
+from . import comparisons
 from . import elementwise as ops
 from .common import _compute, _promotes, common_device, new
 from .linalg import matmul
@@ -119,7 +120,7 @@ def _triangle(t: Tensor, upper: bool, strict: bool) -> Tensor:
     n, m = t.shape[-2], t.shape[-1]
     keep = np.triu(np.ones((n, m), bool), int(strict)) if upper else \
         np.tril(np.ones((n, m), bool), -int(strict))
-    return ops.where(new(keep, dtypes.bool_, t.device), t, 0.0)
+    return comparisons.where(new(keep, dtypes.bool_, t.device), t, 0.0)
 
 
 def _solve_triangular_backward(c: Any, g: Tensor) -> list[Tensor | None]:

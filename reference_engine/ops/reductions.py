@@ -16,7 +16,7 @@ from ..autograd_meta import OpSpec, differentiable, linear_forward, record
 from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, indexing, joining
+from . import common, comparisons, copying, indexing, joining
 from . import elementwise as ops
 from .common import _compute, new, wrap_dim
 
@@ -157,7 +157,7 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
     zero outside grad mode, zeros)."""
     x, result = c.self, c.result
     if x.dtype != g.dtype:
-        x = ops.to(x, g.dtype)
+        x = copying.to(x, g.dtype)
     if x.ndim == 0:
         return g
     if c.dim is not None and not c.keepdim:
@@ -169,7 +169,7 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
         return _prod_safe_zeros_backward(g, x, c.dim)
     if zeros > 1 and not is_grad_enabled():
         return common.zeros_like(x)
-    flat = views.view(x if x.is_contiguous() else ops.clone(x), (-1,))
+    flat = views.view(x if x.is_contiguous() else copying.clone(x), (-1,))
     return views.view(_prod_safe_zeros_backward(g, flat, 0), tuple(x.shape))
 def _prod_jvp(c: Any) -> Tensor:
     """(prod_backward(ones_like(result), self, result[, dim, keepdim]) * self_t).sum([dim,
@@ -215,10 +215,10 @@ def _evenly_read_jvp(x: Tensor, x_t: Tensor, result: Tensor, dims: tuple[int, ..
     """amaxamin_jvp / evenly_read_jvp: the mean of the tangent over the elements that equal
     the result, (self_t * mask).sum(dims) / mask.sum(dims)."""
     if dims is None:
-        mask = ops.to(ops.compare(x, result, np.equal), x_t.dtype)
+        mask = copying.to(comparisons.compare(x, result, np.equal), x_t.dtype)
         return ops.div(sum(ops.mul(x_t, mask)), sum(mask))
     r = restore_reduced_dims(result, dims, keepdim, x.ndim)
-    mask = ops.to(ops.compare(x, r, np.equal), x_t.dtype)
+    mask = copying.to(comparisons.compare(x, r, np.equal), x_t.dtype)
     return ops.div(sum(ops.mul(x_t, mask), dims, keepdim), sum(mask, dims, keepdim))
 
 
@@ -322,7 +322,7 @@ def _select_backward(c: Any, g: Tensor) -> Tensor:
 def _select_jvp(c: Any) -> Tensor:
     """gather_with_keepdimed_indices(self_t, dim, indices, keepdim)"""
     if c.self.ndim == 0:
-        return ops.clone(c.self_t)
+        return copying.clone(c.self_t)
     idx = c.indices if c.keepdim else views.unsqueeze(c.indices, c.dim)
     out = indexing.gather(c.self_t, c.dim, idx)
     return out if c.keepdim else views.squeeze(out, c.dim)
@@ -342,7 +342,7 @@ MIN1 = OpSpec("MinBackward1", ("self",), {"self": ("self", "result")},
 
 def _max_min(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     if isinstance(dim, Tensor):   # torch.max(a, b) is maximum(a, b)
-        return ops.maximum(self, dim) if largest else ops.minimum(self, dim)
+        return comparisons.maximum(self, dim) if largest else comparisons.minimum(self, dim)
     if dim is None:
         fn = np.max if largest else np.min
         out = common.new(fn(self._data), self.dtype, self.device)

@@ -21,7 +21,7 @@ from .. import dtypes, messages, views, views_indexing, warn
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from . import common, elementwise, indexing
+from . import common, comparisons, elementwise, indexing
 from .masked import MASKED_SCATTER, masked_scatter
 from .put_take import PUT, put
 
@@ -130,7 +130,7 @@ def _reduce_backward(k: _Kind, c: Any, g: Tensor) -> list[Tensor | None]:
         single = common.new(src_zero & (num_zeros == 1), dtypes.bool_, src.device)
         masked_src = indexing.masked_fill(src, single, 1)
         masked_src_result = k.reduce(self, dim, index, masked_src, reduce, include_self)
-        gsrc = elementwise.where(
+        gsrc = comparisons.where(
             single, k.select(elementwise.mul(g, masked_src_result), dim, index, src),
             elementwise.div(k.select(elementwise.mul(g, result), dim, index, src),
                             indexing.masked_fill(src, common.new(src_zero, dtypes.bool_,

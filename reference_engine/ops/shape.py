@@ -20,8 +20,7 @@ import numpy as np
 from .. import messages, views, views_multi_output
 from ..autograd_meta import OpSpec, differentiable, record
 from ..tensor import Tensor
-from . import common, joining, reductions, shape_views
-from . import elementwise as ops
+from . import common, copying, joining, reductions, shape_views
 from . import indexing as index_ops
 
 
@@ -174,7 +173,7 @@ def repeat_interleave(self: Tensor, repeats: int | Tensor, dim: int | None = Non
     u = views.unsqueeze(t, d + 1)
     shape = list(u.shape)
     shape[d + 1] = r
-    return views.flatten(ops.clone(views.expand(u, shape)), d, d + 1)
+    return views.flatten(copying.clone(views.expand(u, shape)), d, d + 1)
 
 
 # ---- narrow_copy, unsafe_split, unsafe_chunk ------------------------------------------------

@@ -23,14 +23,13 @@ from ..autograd_meta import differentiable as tracked
 from ..grad_mode import enable_grad
 from ..tensor import Tensor
 from ..warn import warn_once
-from . import common
-from . import elementwise as ops
+from . import common, copying
 
 # ---- views composed of views.py's ---------------------------------------------------------
 
 
 def contiguous(self: Tensor) -> Tensor:
-    return self if self.is_contiguous() else ops.clone(self)
+    return self if self.is_contiguous() else copying.clone(self)
 
 
 # Tensor.view_as is tensor.py's (the engine's own modules call it); its row names it here
@@ -59,7 +58,7 @@ def reshape_as(self: Tensor, other: Tensor) -> Tensor:
 
 def ravel(self: Tensor) -> Tensor:
     """ATen's ravel is contiguous().view(-1): a copy (CloneBackward0) first if needed."""
-    return views.view(self if self.is_contiguous() else ops.clone(self), (-1,))
+    return views.view(self if self.is_contiguous() else copying.clone(self), (-1,))
 
 
 def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
@@ -286,8 +285,8 @@ def _copy_spec(spec: OpSpec) -> OpSpec:
 
 def _materialize(out: Any) -> Any:
     if isinstance(out, Tensor):
-        return ops.clone(out)
-    return [ops.clone(o) for o in out]
+        return copying.clone(out)
+    return [copying.clone(o) for o in out]
 
 
 _COPY_SPECS: dict[str, OpSpec] = {}

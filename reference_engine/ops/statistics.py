@@ -15,7 +15,7 @@ from ..autograd_meta import OpSpec, differentiable, record
 from ..dtypes import dtype
 from ..tensor import Tensor
 from . import backward as bw
-from . import common, indexing
+from . import common, comparisons, copying, indexing
 from . import elementwise as ops
 from . import reductions as red
 
@@ -162,7 +162,7 @@ def logsumexp(self: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> 
 def _nansum_backward(c: Any, g: Tensor) -> Tensor:
     """nansum_backward: sum_backward(grad, sizes, dims, keepdim) * self.isnan().logical_not()"""
     x = c.self
-    g = ops.to(g, x.dtype) if g.dtype != x.dtype else g
+    g = copying.to(g, x.dtype) if g.dtype != x.dtype else g
     g = views.expand(_unsqueeze_multiple(g, c.dim, c.keepdim, x.ndim), tuple(x.shape))
     return ops.mul(g, _bool(x, ~np.isnan(x._data)))
 
@@ -170,8 +170,8 @@ def _nansum_backward(c: Any, g: Tensor) -> Tensor:
 def _nansum_jvp(c: Any) -> Tensor:
     """at::where(self_p.isnan(), 0, self_t).sum(dim, keepdim, dtype)"""
     x = c.self
-    t = ops.where(_bool(x, np.isnan(x._data)), 0, c.self_t)
-    return _sum(ops.to(t, c.result.dtype), c.dim, c.keepdim)
+    t = comparisons.where(_bool(x, np.isnan(x._data)), 0, c.self_t)
+    return _sum(copying.to(t, c.result.dtype), c.dim, c.keepdim)
 
 
 NANSUM = OpSpec("NansumBackward0", ("self",), {"self": ("self",)},
@@ -431,7 +431,7 @@ def _renorm_backward(c: Any, g: Tensor) -> Tensor:
     scaled = ops.mul(factor, g)
     if nb is not None:
         scaled = ops.sub(scaled, ops.mul(ops.mul(factor, invnorm), nb))
-    return ops.where(_bool(x, norm._data > maxnorm), scaled, g)
+    return comparisons.where(_bool(x, norm._data > maxnorm), scaled, g)
 
 
 def _renorm_jvp(c: Any) -> Tensor:
@@ -441,7 +441,7 @@ def _renorm_jvp(c: Any) -> Tensor:
     invnorm = ops.reciprocal(ops.add_scalar(norm, 1e-7))
     factor = ops.mul_scalar(invnorm, maxnorm)
     inner = ops.mul(ops.mul(x, invnorm), norm_jvp(x, x_t, p, norm, dims, True))
-    return ops.where(_bool(x, norm._data > maxnorm), ops.mul(factor, ops.sub(x_t, inner)),
+    return comparisons.where(_bool(x, norm._data > maxnorm), ops.mul(factor, ops.sub(x_t, inner)),
                      x_t)
 
 

@@ -28,10 +28,10 @@ from .common import (
     zeros_like,
     zeros_scalar,
 )
+from .comparisons import compare, where
 from .elementwise import (
     add,
     add_scalar,
-    compare,
     cos,
     div,
     exp,
@@ -42,7 +42,6 @@ from .elementwise import (
     sin,
     sub,
     sub_scalar,
-    where,
 )
 
 Formula = Callable[[Any, Tensor], Tensor]
