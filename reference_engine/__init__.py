@@ -107,6 +107,7 @@ from .ops import (  # noqa: F401
     copying,
     decompositions,
     elementwise,
+    extremes,
     indexing,
     joining,
     layers,

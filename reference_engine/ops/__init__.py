@@ -11,8 +11,8 @@ public op gets its row in registry.py.
     comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
                  maximum/minimum
     copying      clone, to (with memory formats)
-    reductions   sum, mean (and sum_to), prod, amax/amin, max/min, argmax/argmin,
-                 var/var_mean, trace
+    reductions   sum, mean (and sum_to), prod, var/var_mean, trace
+    extremes     amax/amin, max/min, argmax/argmin
     unary_math   issue 24's unary elementwise math: inverse and hyperbolic trigonometry,
                  logs and exps of other bases, erf/erfinv, the gamma family, logit, i0,
                  angle, frexp, nextafter, real tensors' conj/real, and in-place forms

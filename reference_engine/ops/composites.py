@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes, inplace, messages, views
 from ..tensor import Tensor
-from . import common, joining
+from . import common, extremes, joining
 from . import elementwise as ops
 from . import reductions as red
 from .scans import cumsum
@@ -111,7 +111,7 @@ def _check_weights(w: Tensor, name: str, n: int, integral: bool) -> None:
     if w.numel() != n:
         raise RuntimeError(messages.cov_weights_numel(name, w.numel(), n))
     # w.min().ge(0), under grad mode as in torch: aweights' MinBackward1 saves two tensors
-    if n and not red.min(w)._data >= 0:
+    if n and not extremes.min(w)._data >= 0:
         raise RuntimeError(messages.cov_weights_negative(name))
 
 

@@ -13,7 +13,7 @@ from ..autograd_meta import OpSpec, linear_forward, record
 from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, comparisons, copying, indexing, joining
+from . import common, comparisons, copying, extremes, indexing, joining
 from . import elementwise as ops
 from . import reductions as red
 
@@ -178,8 +178,8 @@ def cumprod(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
 
 # ---- cummax / cummin ----------------------------------------------------------------------
 
-cummax_return_type = type("cummax", (red.return_types,), {})
-cummin_return_type = type("cummin", (red.return_types,), {})
+cummax_return_type = type("cummax", (extremes.return_types,), {})
+cummin_return_type = type("cummin", (extremes.return_types,), {})
 
 
 def _cum_extreme(line: np.ndarray, largest: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -273,7 +273,7 @@ def _logcumsumexp_jvp(c: Any) -> Tensor:
     """logcumsumexp_jvp: (exp(self - max) * self_t).cumsum(dim) / (exp(self - max).cumsum
     + 1e-13), max over dim keeping it."""
     x, d = c.self, c.dim
-    top = red.amax(x, d, True) if x.ndim else x
+    top = extremes.amax(x, d, True) if x.ndim else x
     e = ops.exp(ops.sub(x, top))
     return ops.div(cumsum(ops.mul(e, c.self_t), d), ops.add_scalar(cumsum(e, d), 1e-13))
 

@@ -15,7 +15,7 @@ from ..autograd_meta import OpSpec, differentiable, record
 from ..dtypes import dtype
 from ..tensor import Tensor
 from . import backward as bw
-from . import common, comparisons, copying, indexing
+from . import common, comparisons, copying, extremes, indexing
 from . import elementwise as ops
 from . import reductions as red
 
@@ -131,7 +131,7 @@ def _logsumexp_jvp(c: Any) -> Tensor:
     """logsumexp_jvp: (exp(self - amax(self, dim, true)) * self_t).sum(dim, keepdim) /
     exp(self - amax).sum(dim, keepdim)"""
     x = c.self
-    e = ops.exp(ops.sub(x, red.amax(x, c.dim, True))) if x.numel() else ops.exp(x)
+    e = ops.exp(ops.sub(x, extremes.amax(x, c.dim, True))) if x.numel() else ops.exp(x)
     return ops.div(_sum(ops.mul(e, c.self_t), c.dim, c.keepdim), _sum(e, c.dim, c.keepdim))
 
 
@@ -256,15 +256,15 @@ def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False,
         if self.numel() == 0:   # an empty result (the reduced dim is not the empty one)
             arr = np.amax(self._data, axis=dims, keepdims=keep, initial=0)
         else:
-            arr = red.first_extreme(self._data, dims, keep, largest)
+            arr = extremes.first_extreme(self._data, dims, keep, largest)
         return common.new(arr, self.dtype, self.device)
     lo, hi = extreme(False), extreme(True)
     attrs = {"dims": dims, "keepdim": keep, "min": lo, "max": hi}
     if self.dtype.is_floating_point and differentiable([self]):
         views_multi_output.record_multi_output(AMINMAX, self, (lo, hi), attrs)
     # aminmax_jvp: amaxamin_jvp of each output
-    forward_ad.record_tangent(red.AMIN, [self], lo, {"dim": dims, "keepdim": keep})
-    forward_ad.record_tangent(red.AMAX, [self], hi, {"dim": dims, "keepdim": keep})
+    forward_ad.record_tangent(extremes.AMIN, [self], lo, {"dim": dims, "keepdim": keep})
+    forward_ad.record_tangent(extremes.AMAX, [self], hi, {"dim": dims, "keepdim": keep})
     return aminmax_return_type((lo, hi))
 
 
