@@ -500,9 +500,10 @@ NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namesp
 # The modules of the rows issue 24 added: each family's file (reference_engine/ops/__init__.py)
 ISSUE_24_MODULES = frozenset(
     f"ops.{m}" for m in ("activations", "binary_math", "composites", "conversions",
-                         "decompositions", "layers", "linalg_functions", "losses", "piecewise",
-                         "products", "quantiles", "scans", "scatter", "shape", "shape_views",
-                         "sorting", "special", "statistics", "triangular", "unary_math"))
+                         "decompositions", "layers", "linalg_functions", "losses", "masked",
+                         "piecewise", "products", "put_take", "quantiles", "scans", "scatter",
+                         "shape", "shape_views", "sorting", "special", "statistics",
+                         "triangular", "unary_math", "view_scatters"))
 # ... and the rows it added to the older modules
 ISSUE_24_ROWS_ELSEWHERE = ("view", "expand", "scatter", "scatter_add", "index_add")
 GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its floors are "
