@@ -114,6 +114,7 @@ from .ops import (  # noqa: F401
     linalg_functions,
     losses,
     masked,
+    norms,
     piecewise,
     products,
     put_take,

@@ -369,9 +369,9 @@ OPS: tuple[OpRow, ...] = (
     _row("nansum", "ops.statistics", M, feature="reductions"),
     _row("nanmean", "ops.statistics", M, feature="reductions"),
     _row("aminmax", "ops.statistics", M, feature="reductions"),
-    _row("norm", "ops.statistics", M, feature="reductions", overloads=True),
-    _row("dist", "ops.statistics", M, M, feature="reductions"),
-    _row("renorm", "ops.statistics", (3, 2), args=(2, 0, 0.5), feature="reductions"),
+    _row("norm", "ops.norms", M, feature="reductions", overloads=True),
+    _row("dist", "ops.norms", M, M, feature="reductions"),
+    _row("renorm", "ops.norms", (3, 2), args=(2, 0, 0.5), feature="reductions"),
     # torch's composites, in its ops (ops/composites.py)
     _row("diff", "ops.composites", M, feature="reductions"),
     _row("trapz", "ops.composites", M, method=False, feature="reductions", overloads=True),
@@ -501,8 +501,8 @@ NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namesp
 ISSUE_24_MODULES = frozenset(
     f"ops.{m}" for m in ("activations", "binary_math", "composites", "conversions",
                          "decompositions", "layers", "linalg_functions", "losses", "masked",
-                         "piecewise", "products", "put_take", "quantiles", "scans", "scatter",
-                         "shape", "shape_views", "sorting", "special", "statistics",
+                         "norms", "piecewise", "products", "put_take", "quantiles", "scans",
+                         "scatter", "shape", "shape_views", "sorting", "special", "statistics",
                          "triangular", "unary_math", "view_scatters"))
 # ... and the rows it added to the older modules
 ISSUE_24_ROWS_ELSEWHERE = ("view", "expand", "scatter", "scatter_add", "index_add")

@@ -26,8 +26,8 @@ public op gets its row in registry.py.
     conversions  Tensor.double(), Tensor.float()
     scans        cumsum, cumprod, cummax/cummin, logcumsumexp
     sorting      sort, msort, topk, kthvalue, median, nanmedian, mode
-    statistics   std/std_mean, logsumexp, nansum/nanmean, aminmax, norm (vector norm),
-                 dist, renorm
+    statistics   std/std_mean, logsumexp, nansum/nanmean, aminmax
+    norms        norm (vector norm, with its backward and jvp), dist, renorm
     composites   torch's composites, in its ops: diff, trapz/trapezoid,
                  cumulative_trapezoid, cov, corrcoef
     quantiles    quantile, nanquantile (composite, with lerp_)
