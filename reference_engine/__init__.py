@@ -107,6 +107,7 @@ from .ops import (  # noqa: F401
     copying,
     decompositions,
     elementwise,
+    erf_gamma,
     extremes,
     indexing,
     joining,

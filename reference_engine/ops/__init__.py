@@ -14,8 +14,10 @@ public op gets its row in registry.py.
     reductions   sum, mean (and sum_to), prod, var/var_mean, trace
     extremes     amax/amin, max/min, argmax/argmin
     unary_math   issue 24's unary elementwise math: inverse and hyperbolic trigonometry,
-                 logs and exps of other bases, erf/erfinv, the gamma family, logit, i0,
-                 angle, frexp, nextafter, real tensors' conj/real, and in-place forms
+                 logs and exps of other bases, logit, angle, frexp, nextafter, real
+                 tensors' conj/real, and in-place forms
+    erf_gamma    erf/erfc/erfinv, the gamma family (lgamma, digamma, polygamma, mvlgamma),
+                 i0 and special.i1, and their in-place forms
     piecewise    sign/sgn, trunc/floor/ceil/round/frac, positive, nan_to_num,
                  clamp_min/clamp_max, clamp.Tensor
     binary_math  xlogy, copysign, fmod, remainder, fmax/fmin, hypot, logaddexp(2), ldexp,
