@@ -229,7 +229,7 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.cholesky_ex", "ops.linalg_functions", feature="matmul"),
     _row("linalg.matrix_power", "ops.linalg_functions", (2, 2), args=(3,), feature="matmul"),
     _row("linalg.multi_dot", "ops.linalg_functions", feature="matmul"),   # takes a list
-    _row("pinverse", "ops.decompositions", (3, 2), feature="matmul"),
+    _row("pinverse", "ops.inverses", (3, 2), feature="matmul"),
     # ---- nn.functional and special (issue 24) ----
     _row("nn.functional.relu", "ops.activations", (4,)),
     _row("nn.functional.elu", "ops.activations", (4,)),
@@ -241,15 +241,15 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.softplus", "ops.activations", (4,)),
     # Python functions (input / (input.abs() + 1)): a number meets an AttributeError
     _row("nn.functional.softsign", "ops.activations", (4,), overloads=True),
-    _row("nn.functional.hardtanh", "ops.activations", (4,)),
-    _row("nn.functional.relu6", "ops.activations", (4,)),
-    _row("nn.functional.leaky_relu", "ops.activations", (4,)),
-    _row("nn.functional.hardswish", "ops.activations", (4,)),
+    _row("nn.functional.hardtanh", "ops.piecewise_activations", (4,)),
+    _row("nn.functional.relu6", "ops.piecewise_activations", (4,)),
+    _row("nn.functional.leaky_relu", "ops.piecewise_activations", (4,)),
+    _row("nn.functional.hardswish", "ops.piecewise_activations", (4,)),
     _row("nn.functional.logsigmoid", "ops.activations", (4,), parsed_as="log_sigmoid"),
     _row("nn.functional.tanhshrink", "ops.activations", (4,), overloads=True),
-    _row("nn.functional.softshrink", "ops.activations", (4,)),
-    _row("nn.functional.hardshrink", "ops.activations", (4,)),
-    _row("nn.functional.threshold", "ops.activations", (4,), args=(0.1, -0.5)),
+    _row("nn.functional.softshrink", "ops.piecewise_activations", (4,)),
+    _row("nn.functional.hardshrink", "ops.piecewise_activations", (4,)),
+    _row("nn.functional.threshold", "ops.piecewise_activations", (4,), args=(0.1, -0.5)),
     _row("nn.functional.glu", "ops.activations", (2, 4), args=(1,), overloads=True),
     _row("nn.functional.pad", "ops.layers", M, args=((1, 2, -1, 1),)),
     _row("nn.functional.pixel_shuffle", "ops.layers", (1, 4, 1, 2), args=(2,)),
@@ -500,10 +500,11 @@ NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namesp
 # The modules of the rows issue 24 added: each family's file (reference_engine/ops/__init__.py)
 ISSUE_24_MODULES = frozenset(
     f"ops.{m}" for m in ("activations", "binary_math", "composites", "conversions",
-                         "decompositions", "erf_gamma", "layers", "linalg_functions", "losses",
-                         "masked", "norms", "piecewise", "products", "put_take", "quantiles",
-                         "scans", "scatter", "shape", "shape_views", "sorting", "special",
-                         "statistics", "triangular", "unary_math", "view_scatters"))
+                         "decompositions", "erf_gamma", "inverses", "layers", "linalg_functions",
+                         "losses", "masked", "norms", "piecewise", "piecewise_activations",
+                         "products", "put_take", "quantiles", "scans", "scatter", "shape",
+                         "shape_views", "sorting", "special", "statistics", "triangular",
+                         "unary_math", "view_scatters"))
 # ... and the rows it added to the older modules
 ISSUE_24_ROWS_ELSEWHERE = ("view", "expand", "scatter", "scatter_add", "index_add")
 GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its floors are "

@@ -36,8 +36,8 @@ public op gets its row in registry.py.
     linalg       mm, mv, dot, addmm, bmm, matmul
     products     addmv, addr, baddbmm, addbmm, vdot, outer, kron, cross (linalg.cross)
     decompositions  cholesky_inverse, cholesky_solve, cholesky, linalg.cholesky,
-                 linalg.solve_triangular, linalg.inv(_ex), linalg.cholesky_ex, linalg.pinv,
-                 pinverse
+                 linalg.solve_triangular, linalg.inv_ex, linalg.cholesky_ex
+    inverses     linalg.inv, linalg.pinv, pinverse
     linalg_functions  torch.linalg's functions by their names there (the linalg.* rows)
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
@@ -55,8 +55,10 @@ public op gets its row in registry.py.
     shape_views  views of the shape family (broadcast_to, ravel, unflatten, movedim,
                  atleast_Nd, unfold, as_strided, tensor_split, meshgrid, ...) on views.py's
                  machinery, and the `*_copy` forms of view ops
-    activations  nn.functional's activations (elu ... threshold, glu), with their
-                 backward ops (EluBackwardBackward0 ...)
+    activations  nn.functional's activations (elu, gelu, softplus, silu, glu, ...), with
+                 their backward ops (EluBackwardBackward0 ...)
+    piecewise_activations  hardtanh, relu6, leaky_relu, hardswish, soft/hardshrink,
+                 threshold
     losses       nn.functional's losses (l1, smooth_l1, huber, soft_margin, binary
                  cross entropy, ...) and softmin
     layers       nn.functional's linear, pad (constant), pixel/channel shuffles

@@ -11,15 +11,15 @@ import numpy as np
 
 from .. import inplace, messages, views
 from ..tensor import Tensor
-from . import common, copying, decompositions, products, reductions
+from . import common, copying, decompositions, inverses, products, reductions
 from . import elementwise as ops
 from . import linalg as _linalg_ops
 
 cross = products.linalg_cross
-inv = decompositions.linalg_inv
+inv = inverses.linalg_inv
 solve_triangular = decompositions.solve_triangular
 cholesky = decompositions.linalg_cholesky
-pinv = decompositions.linalg_pinv
+pinv = inverses.linalg_pinv
 inv_ex = decompositions.inv_ex
 cholesky_ex = decompositions.cholesky_ex
 
@@ -42,7 +42,7 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     if n == 0:
         eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.dtype.np), input.shape)
         return inplace.copy_(copying.clone(input), common.new(eye, input.dtype, input.device))
-    a = decompositions.linalg_inv(input) if n < 0 else input
+    a = inverses.linalg_inv(input) if n < 0 else input
     n = abs(n)
     if n == 1:   # torch clones input itself, but returns input's inverse as it is
         return copying.clone(a) if a is input else a
