@@ -5,7 +5,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
     library   nn, nn.functional, special, linalg, autograd_functional, gradcheck, utils, utils.*
     autograd  autograd, autograd_graph, function, factories, _C
-    ops       ops.* (one op family a file), views, views_*, inplace
+    ops       ops.* (one op family a file), views, views_*, inplace, inplace_ops
     core      tensor, graph, autograd_meta, saved, engine, forward_ad
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only)
 
@@ -18,10 +18,10 @@ call time. Calls up a layer, each
 made at call time (an import at the foot of the module or inside a function), are these
 and no others:
 
-    tensor -> autograd, inplace, ops.comparisons, ops.copying, ops.elementwise, ops.linalg
-    tensor -> views, views_indexing
-    engine -> inplace, ops.copying, ops.reductions
-    forward_ad -> inplace, ops.common, ops.copying, views
+    tensor -> autograd, inplace, inplace_ops, ops.comparisons, ops.copying
+    tensor -> ops.elementwise, ops.linalg, views, views_indexing
+    engine -> inplace_ops, ops.copying, ops.reductions
+    forward_ad -> inplace_ops, ops.common, ops.copying, views
 
 (Tensor's hand-written methods delegate to the ops and Tensor.backward to autograd; the
 engine casts a grad and sums it to its input's shape, and accumulates .grad, with ops;
@@ -29,7 +29,7 @@ forward_ad makes tangents, their views and in-place updates with ops.)
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph), ops/,
-views.py and inplace.py (the ops; registry.py lists the public ones, from which this
+views*.py and inplace*.py (the ops; registry.py lists the public ones, from which this
 module's op exports and Tensor's op methods are made), engine.py (backward), saved.py,
 function.py (custom Functions). All texts users can see are in messages.py.
 """
@@ -50,6 +50,7 @@ from . import (  # noqa: F401
     autograd_functional,
     gradcheck,
     inplace,
+    inplace_ops,
     linalg,
     nn,
     special,

@@ -56,7 +56,7 @@ class AccumulateGrad(Node):
                 # ... otherwise copies it into a fresh tensor: version 1, and under
                 # create_graph a CopyBackwards grad_fn.
                 fresh = Tensor(np.empty(new.shape, new.dtype.np), new.dtype, new.device)
-                var._grad = inplace.copy_(fresh, new)
+                var._grad = inplace_ops.copy_(fresh, new)
         elif not is_grad_enabled():
             var._grad._data += dtypes.cast(new._data, var._grad.dtype.np)  # in place, same object
             var._grad._version_counter.bump()
@@ -357,5 +357,5 @@ def _evaluate(node: Node, inputs: list[Tensor | None], retain_graph: bool,
 
 
 # They import this module; used at call time.
-from . import inplace  # noqa: E402
+from . import inplace_ops  # noqa: E402
 from .ops import copying, reductions  # noqa: E402

@@ -475,7 +475,7 @@ class Tensor:
         return views_indexing.getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        inplace.setitem(self, index, value)
+        inplace_ops.setitem(self, index, value)
 
     # ---- Python operators -----------------------------------------------------
     @_operator
@@ -534,19 +534,19 @@ class Tensor:
 
     @_operator
     def __iadd__(self, other: Any) -> Tensor:
-        return inplace.add_(self, other, 1)
+        return inplace_ops.add_(self, other, 1)
 
     @_operator
     def __isub__(self, other: Any) -> Tensor:
-        return inplace.sub_(self, other, 1)
+        return inplace_ops.sub_(self, other, 1)
 
     @_operator
     def __imul__(self, other: Any) -> Tensor:
-        return inplace.mul_(self, other)
+        return inplace_ops.mul_(self, other)
 
     @_operator
     def __itruediv__(self, other: Any) -> Tensor:
-        return inplace.div_(self, other)
+        return inplace_ops.div_(self, other)
 
     @_operator
     def __lt__(self, other: Any) -> Tensor:
@@ -606,7 +606,7 @@ HookFn = Callable[[Tensor], Tensor | None]
 
 # Imported last: these modules import Tensor from here, and Tensor's methods only
 # need them at call time.
-from . import inplace, views, views_indexing  # noqa: E402
+from . import inplace_ops, views, views_indexing  # noqa: E402
 from .ops import comparisons, copying, linalg  # noqa: E402
 from .ops import elementwise as ops  # noqa: E402
 

@@ -407,12 +407,17 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
         storage = indexing.index_add(storage, 0, positions, reshape(g, (-1,)))
         return as_strided_view(storage, np.arange(n).reshape(base_shape))
     storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
-    inplace.copy_(as_strided_view(storage, index), g)
+    inplace_ops.copy_(as_strided_view(storage, index), g)
     return as_strided_view(storage, np.arange(n).reshape(base_shape))
 
 
 # They import this module; used at call time.
-from . import engine, forward_ad, inplace  # noqa: E402
+from . import (  # noqa: E402
+    engine,
+    forward_ad,
+    inplace,
+    inplace_ops,
+)
 from .ops import (  # noqa: E402
     common,
     copying,

@@ -73,7 +73,7 @@ def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     if dim is None:
         return restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
     if isinstance(dim, int):
-        return inplace.squeeze_(self, dim)
+        return inplace_ops.squeeze_(self, dim)
     ds = tuple(common.wrap_dim(d, self.ndim) for d in dim)
     drop = tuple(d for d in ds if sizes[d] == 1)
     return restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
@@ -81,5 +81,9 @@ def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 
 
 # They import this module; used at call time.
-from . import engine, inplace  # noqa: E402
+from . import (  # noqa: E402
+    engine,
+    inplace,
+    inplace_ops,
+)
 from .ops import common  # noqa: E402

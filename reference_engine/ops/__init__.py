@@ -68,7 +68,7 @@ public op gets its row in registry.py.
                  (threshold_backward, softmax_backward_data, ...), so double backward
                  builds torch's graph
 
-Views (views.py) and in-place forms (inplace.py) sit beside this package, in the same layer:
+Views (views*.py) and in-place forms (inplace*.py) sit beside this package, in the same layer:
 each holds its op family and the machinery the family needs (view tracking, version
 counters and history rebasing).
 """

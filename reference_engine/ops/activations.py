@@ -19,8 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
-from .. import inplace as inplace_ops
+from .. import dtypes, inplace_ops, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, comparisons

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace, messages, views
+from .. import dtypes, inplace_ops, messages, views
 from ..tensor import Tensor
 from . import common, extremes, joining
 from . import elementwise as ops
@@ -35,7 +35,7 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     if n > 0 and (prepend is not None or append is not None):
         self = joining.cat([t for t in (prepend, self, append) if t is not None], d)
     if n == 0:
-        return inplace.copy_(common.zeros_like(self), self)
+        return inplace_ops.copy_(common.zeros_like(self), self)
     result = self
     length = self.shape[d] - 1
     for _ in range(min(n, self.shape[d])):

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import inplace, messages, views
+from .. import inplace_ops, messages, views
 from ..tensor import Tensor
 from . import common, copying, decompositions, inverses, products, reductions
 from . import elementwise as ops
@@ -41,7 +41,7 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     significant bit, so the graph names torch's matmuls in torch's order."""
     if n == 0:
         eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.dtype.np), input.shape)
-        return inplace.copy_(copying.clone(input), common.new(eye, input.dtype, input.device))
+        return inplace_ops.copy_(copying.clone(input), common.new(eye, input.dtype, input.device))
     a = inverses.linalg_inv(input) if n < 0 else input
     n = abs(n)
     if n == 1:   # torch clones input itself, but returns input's inverse as it is

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace, messages, views, views_inplace
+from .. import dtypes, inplace, inplace_ops, messages, views, views_inplace
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -106,7 +106,7 @@ def _quantile(self: Tensor, q: Any, dim: int | None, keepdim: bool, interpolatio
     if ignore_nan:
         count = common.new(np.sum(~nan, -1, keepdims=True), dtypes.int64, self.device)
         ranks = ops.mul(q, ops.sub_scalar(count, 1))
-        ranks = inplace.masked_fill_(ranks, common.new(ranks._data < 0, dtypes.bool_,
+        ranks = inplace_ops.masked_fill_(ranks, common.new(ranks._data < 0, dtypes.bool_,
                                                        self.device), 0)
     else:
         last = sorted_values.shape[-1] - 1

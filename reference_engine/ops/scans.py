@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace
+from .. import dtypes, inplace_ops
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
@@ -145,7 +145,7 @@ def _cumprod_backward(c: Any, g: Tensor) -> Tensor:
             after = cumprod(views.narrow(x, d, k + 1, n - k - 1), d)
             omitted = joining.cat([until, ops.mul(views.expand(until, after.shape), after)], d)
         grad_slice = red.sum(ops.mul(views.narrow(g, d, k, n - k), omitted), d)
-        inplace.copy_(views.select(grad_input, d, k), grad_slice)
+        inplace_ops.copy_(views.select(grad_input, d, k), grad_slice)
     return grad_input
 
 
