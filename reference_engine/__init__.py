@@ -154,8 +154,7 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 def _module(name: str) -> Any:
     module = sys.modules.get(f"{__name__}.{name}")
     if module is None:
-        raise ImportError(f"registry.py names the module {name!r}, which "
-                          f"reference_engine/__init__.py does not import: import it there")
+        raise ImportError(_messages.registry_module_not_imported(name))
     return module
 
 
