@@ -56,7 +56,7 @@ class AccumulateGrad(Node):
                 # ... otherwise copies it into a fresh tensor: version 1, and under
                 # create_graph a CopyBackwards grad_fn.
                 fresh = Tensor(np.empty(new.shape, new.dtype.np), new.dtype, new.device)
-                var._grad = inplace.copy_(fresh, new)
+                var._grad = inplace_ops.copy_(fresh, new)
         elif not is_grad_enabled():
             var._grad._data += dtypes.cast(new._data, var._grad.dtype.np)  # in place, same object
             var._grad._version_counter.bump()
@@ -122,7 +122,7 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
             # the complex one its formula gives (at::real, a view)
             g = complex_numbers.real(g)
         if g._dtype is not meta.dtype:
-            g = ops.to(g, meta.dtype)
+            g = copying.to(g, meta.dtype)
         out.append(g)
     return out
 
@@ -361,6 +361,5 @@ def _evaluate(node: Node, inputs: list[Tensor | None], retain_graph: bool,
 
 
 # They import this module; used at call time.
-from . import inplace  # noqa: E402
-from .ops import complex_numbers, reductions  # noqa: E402
-from .ops import elementwise as ops  # noqa: E402
+from . import inplace_ops  # noqa: E402
+from .ops import complex_numbers, copying, reductions  # noqa: E402

@@ -1574,6 +1574,14 @@ def not_modelled(what: str) -> str:
     return f"{what} is not modelled by the reference engine"
 
 
+# ---- h21eng (issue 21: the engine's files split by concern) ----
+
+def registry_module_not_imported(name: str) -> str:
+    """Not torch's text: a registry row names an engine module the package does not import."""
+    return (f"registry.py names the module {name!r}, which reference_engine/__init__.py does "
+            f"not import: import it there")
+
+
 # ---- h22cx (issue 22: complex autograd) ---------------------------------------------------
 # torch/csrc/autograd/autograd.py's _make_grads, for a complex scalar output
 def implicit_grad_not_real(dt: object) -> str:
