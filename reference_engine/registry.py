@@ -486,6 +486,14 @@ OPS: tuple[OpRow, ...] = (
     _row("diag_embed", "ops.triangular", M),
     _row("diagflat", "ops.triangular", M),
     _row("fill", "ops.triangular", M, args=(2.0,), method=False, overloads=True),
+    # ---- h22cx (issue 22): complex numbers (ops/complex_numbers.py) ----
+    # no samples: gradcheck draws real inputs and sums real outputs; test_gradcheck.py
+    # writes their rows by hand, each a real function through the complex op
+    _row("imag", "ops.complex_numbers", method=False, feature="complex"),  # Tensor.imag too
+    _row("view_as_real", "ops.complex_numbers", method=False, feature="complex"),
+    _row("view_as_complex", "ops.complex_numbers", method=False, feature="complex"),
+    _row("polar", "ops.complex_numbers", method=False, feature="complex"),
+    _row("complex", "ops.complex_numbers", method=False, feature="complex"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -514,6 +522,8 @@ NOT_GENERATED: dict[str, str] = {
     "cat": "no sample: takes a list of tensors",
     "stack": "no sample: takes a list of tensors",
     "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
+    **dict.fromkeys(("imag", "view_as_real", "view_as_complex", "polar", "complex"),
+                    "complex: the generator draws real dtypes only"),
     **dict.fromkeys([r.name for r in OPS if r.differentiable and (
         r.module in ISSUE_24_MODULES or r.name in ISSUE_24_ROWS_ELSEWHERE)], GENERATOR_PENDING),
 }

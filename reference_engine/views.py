@@ -17,7 +17,7 @@ import numpy as np
 from . import dtypes, messages
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable
 from .autograd_meta import record as _record
-from .grad_mode import is_grad_enabled
+from .grad_mode import is_grad_enabled, set_grad_enabled
 from .graph import node_class
 from .tensor import Tensor
 
@@ -99,6 +99,12 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     made gets a fresh AsStridedBackward0 pointing at the base's current history."""
     base = view._base
     assert base is not None and view._view_index is not None
+    if base.dtype.is_complex and not view.dtype.is_complex:
+        # a real view of a complex base (.real, view_as_real): as_strided of the base's real
+        # view, as torch replays the view's dtype change (ops/complex_numbers.py's positions
+        # are that view's)
+        with set_grad_enabled(True):   # also when read under no_grad, as torch builds it
+            base = complex_numbers.view_as_real(base)
     node = build_node(AS_STRIDED, [engine.gradient_edge(base)], [base], view,
                       {"index": view._view_index, "base_shape": tuple(base.shape)})
     view._set_grad_fn(node)
@@ -420,6 +426,7 @@ from . import (  # noqa: E402
 )
 from .ops import (  # noqa: E402
     common,
+    complex_numbers,
     copying,
     indexing,
     reductions,

@@ -58,7 +58,7 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
         out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
         _forward_view(out, src, fn)
         outs.append(out)
-    if src.dtype.is_floating_point and differentiable([src]):
+    if src.dtype.is_differentiable and differentiable([src]):
         record_multi_output(spec, src, outs, attrs)
     return tuple(outs)
 

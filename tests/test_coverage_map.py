@@ -1,5 +1,5 @@
-"""The coverage maps (test_autograd.py, test_functional.py, test_complex.py): well formed, consistent with the
-case library, and their generated tables up to date."""
+"""The coverage maps (test_autograd.py, test_functional.py, test_complex.py): well formed,
+consistent with the case library, and their generated tables up to date."""
 
 from __future__ import annotations
 

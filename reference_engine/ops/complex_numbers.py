@@ -181,8 +181,8 @@ def resolve_conj(self: Tensor) -> Tensor:
     """A conj view materialised (a clone: CloneBackward0); any other tensor itself."""
     if not is_conj(self):
         return self
-    from . import elementwise
-    out = elementwise.clone(self)
+    from . import copying
+    out = copying.clone(self)
     out._is_conj = False
     return out
 
@@ -215,11 +215,12 @@ def sgn(self: Tensor) -> Tensor:
 def sgn_backward(x: Tensor, gx: Tensor, sgn_x: Tensor) -> Tensor:
     """FunctionsManual's sgn_backward: (gx - sgn * real(gx / sgn)) / |x|, 0 where x is 0
     (gx / sgn is gx * conj(sgn), |sgn| being 1)."""
+    from . import comparisons as cmp
     from . import elementwise as ew
     absx = abs(x)
     proj = ew.mul(sgn_x, real(ew.mul(gx, conj(sgn_x))))
-    return ew.where(ew.compare(absx, 0.0, np.equal), zeros_scalar(gx),
-                    ew.div(ew.sub(gx, proj), absx))
+    return cmp.where(cmp.compare(absx, 0.0, np.equal), zeros_scalar(gx),
+                     ew.div(ew.sub(gx, proj), absx))
 
 
 ABS = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
@@ -239,11 +240,12 @@ def abs(self: Tensor) -> Tensor:
 def _angle_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     """FunctionsManual's angle_backward of a complex self:
     where(self == 0, 0, grad * self / |self|^2 * i)."""
+    from . import comparisons as cmp
     from . import elementwise as ew
     z = c.self
     sq = ew.mul(abs(z), abs(z))
     value = ew.mul(ew.div(ew.mul(g, z), sq), 1j)
-    return [ew.where(ew.compare(z, 0.0, np.equal), zeros_scalar(value), value)]
+    return [cmp.where(cmp.compare(z, 0.0, np.equal), zeros_scalar(value), value)]
 
 
 ANGLE = OpSpec("AngleBackward0", ("self",), {"self": ("self",)}, backward=_angle_backward)

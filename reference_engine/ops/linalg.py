@@ -16,6 +16,7 @@ from ..tensor import Tensor
 from . import common
 from . import elementwise as ops
 from .common import _compute, _promotes, common_device, new
+
 # derivatives.yaml's .conj() in the products' formulas: the identity on real tensors
 from .complex_numbers import conj as _conj
 from .shape_views import contiguous as _contiguous
