@@ -163,6 +163,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         level = _current_level
     if level < 0:
         raise RuntimeError(messages.FWAD_NO_LEVEL)
+    if tensor.dtype.is_complex or tangent.dtype.is_complex:
+        raise NotImplementedError(messages.FWAD_COMPLEX_NOT_MODELLED)
     if not tensor.dtype.is_floating_point:
         raise ValueError(messages.fwad_not_floating("primal", tensor.dtype))
     if not tangent.dtype.is_floating_point:

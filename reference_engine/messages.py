@@ -1637,3 +1637,9 @@ def grad_complex_mismatch(i: int, grad_dtype: object, out_dtype: object) -> str:
     return ("For complex Tensors, both grad_output and output are required to have the same "
             f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {grad_dtype} and "
             f"output[{i}] has a dtype of {out_dtype}.")
+
+
+# the reference engine's own (no torch text): forward mode is not modelled on complex tensors
+FWAD_COMPLEX_NOT_MODELLED = (
+    "the reference engine does not model forward-mode AD on complex tensors (make_dual of a "
+    "complex primal or tangent)")

@@ -32,6 +32,8 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, forward_view: bool = True,
         return _inference_alias(src, fn)
     base = src._base if src._base is not None else src
     out = Tensor(fn(src._data), src.dtype, src.device)
+    # a view of a conj (neg) view reads conjugated (negated) too, as in torch
+    out._is_conj, out._is_neg = src._is_conj, src._is_neg
     out._base = base
     out._version_counter = base._version_counter
     parent = src._view_index if src._view_index is not None else _positions(base)

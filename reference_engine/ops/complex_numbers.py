@@ -38,7 +38,9 @@ from .common import _elementwise, zeros_scalar
 
 
 def _parts_view(a: np.ndarray) -> np.ndarray:
-    """A complex array's (..., 2) real view sharing its memory, whatever its strides."""
+    """A complex array's (..., 2) real view sharing its memory, whatever its strides (an
+    array, never a numpy scalar, whose .real would be a copy)."""
+    assert isinstance(a, np.ndarray)
     real = a.real
     return np.lib.stride_tricks.as_strided(
         real, (*a.shape, 2), (*real.strides, real.itemsize), writeable=False)
@@ -145,7 +147,7 @@ def _neg(g: Tensor) -> Tensor:
 
 def _neg_view(self: Tensor) -> Tensor:
     """ATen's _neg_view: a view read negated (a copy here, as conj's)."""
-    out = _view(self, np.negative(self._data), self.dtype, _positions(self), NEG_VIEW)
+    out = _view(self, np.array(np.negative(self._data)), self.dtype, _positions(self), NEG_VIEW)
     out._is_neg = True
     return out
 
@@ -172,7 +174,7 @@ def conj(self: Tensor) -> Tensor:
     bit flipped; conj of a conj view clears it)."""
     if not self.dtype.is_complex:
         return self
-    out = _view(self, np.conj(self._data), self.dtype, _positions(self), CONJ)
+    out = _view(self, np.array(np.conj(self._data)), self.dtype, _positions(self), CONJ)
     out._is_conj = not is_conj(self)
     return out
 
