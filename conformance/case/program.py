@@ -74,7 +74,7 @@ class List:
 
 @dataclass(frozen=True)
 class BinOp:
-    op: str  # one of language.BINARY_OPS
+    op: str  # one of expressions.BINARY_OPS
     left: Expr
     right: Expr
 
@@ -88,7 +88,7 @@ class UnaryOp:
 @dataclass(frozen=True)
 class Compare:
     left: Expr
-    ops: tuple[str, ...]  # one of language.COMPARE_OPS each
+    ops: tuple[str, ...]  # one of expressions.COMPARE_OPS each
     comparators: tuple[Expr, ...]
 
 
