@@ -63,6 +63,9 @@ class _Converter(ExpressionConverter):
         # Inside a Function method: the ctx parameter's name and the attributes the class
         # stores on ctx (`ctx.k = k`), which the methods may then read.
         self.ctx: tuple[str, frozenset[str]] | None = None
+        # the program's exception classes defined so far (a base must be defined before),
+        # with their lines
+        self.exception_classes: dict[str, int] = {}
 
     # ---- statements -------------------------------------------------------------------
     def body(self, stmts: Iterable[ast.stmt], *, in_method: bool) -> tuple[ir.Stmt, ...]:
@@ -92,11 +95,9 @@ class _Converter(ExpressionConverter):
             msg = None if node.msg is None else self.expr(node.msg)
             return ir.Assert(self.expr(node.test), msg, line=line)
         if isinstance(node, ast.With):
-            if len(node.items) != 1 or node.items[0].optional_vars is not None:
-                raise self.fail(node, "`with` takes exactly one context and no `as`",
-                                "nest `with` statements, e.g. `with torch.no_grad():`")
-            return ir.With(self.expr(node.items[0].context_expr),
-                           self.body(node.body, in_method=in_method), line=line)
+            return self.with_block(node, in_method=in_method)
+        if isinstance(node, ast.Raise):
+            return self.raise_stmt(node)
         if isinstance(node, ast.For):
             return self.for_loop(node, in_method=in_method)
         if isinstance(node, ast.Return):
@@ -109,6 +110,9 @@ class _Converter(ExpressionConverter):
             if node.name in api.ROOTS or node.name in api.BUILTINS:
                 raise self.fail(node, f"cannot name a class `{node.name}`: a reserved name",
                                 "choose another class name")
+            if len(node.bases) == 1 and isinstance(node.bases[0], ast.Name) and \
+                    node.bases[0].id in api.EXCEPTIONS | self.exception_classes.keys():
+                return self.exception_class(node)
             return self.function_class(node)
         if isinstance(node, ast.Pass):
             return ir.ExprStmt(ir.Const(None), line=line)
@@ -116,6 +120,57 @@ class _Converter(ExpressionConverter):
         raise self.fail(node, f"`{kind}` statements are not part of the case language",
                         _SYNTAX_FIX.get(kind, "see docs/case-format.md for the statements "
                                         "a case program may use"))
+
+    def with_block(self, node: ast.With, *, in_method: bool) -> ir.With:
+        if len(node.items) != 1:
+            raise self.fail(node, "`with` takes exactly one context",
+                            "nest `with` statements, e.g. `with torch.no_grad():`")
+        item = node.items[0]
+        name = None
+        if item.optional_vars is not None:
+            context = item.context_expr
+            if isinstance(context, ast.Call) and isinstance(context.func, ast.Name) and \
+                    context.func.id in ("raises", "warns", "no_warnings"):
+                # the caught exception (its traceback and frames) is not the program's to read
+                raise self.fail(node, f"`with {context.func.id}(...)` takes no `as`",
+                                "the kind names what is expected; the comparator compares "
+                                "the error's type and text")
+            target = item.optional_vars
+            if not isinstance(target, ast.Name):
+                raise self.fail(node, "`with ... as` binds one name",
+                                "write `with CONTEXT as NAME:`")
+            self.target(target)   # a reserved name is refused as in an assignment
+            name = target.id
+        return ir.With(self.expr(item.context_expr),
+                       self.body(node.body, in_method=in_method), name, line=node.lineno)
+
+    def raise_stmt(self, node: ast.Raise) -> ir.Raise:
+        if node.exc is None:
+            raise self.fail(node, "a bare `raise` has nothing to re-raise here",
+                            "raise an exception: `raise RuntimeError(\"...\")`")
+        if node.cause is not None:
+            raise self.fail(node, "`raise ... from ...` is not part of the case language",
+                            "raise the exception alone")
+        exc = node.exc
+        func = exc.func if isinstance(exc, ast.Call) else exc
+        if not isinstance(func, ast.Name):
+            raise self.fail(node, f"cannot raise `{ast.unparse(exc)}`",
+                            "raise an exception class of the case language or an instance "
+                            f"of one ({', '.join(sorted(api.EXCEPTIONS))}, or a class the "
+                            "program derives from one), e.g. `raise RuntimeError(\"...\")`")
+        return ir.Raise(self.expr(exc), line=node.lineno)
+
+    def exception_class(self, node: ast.ClassDef) -> ir.ExceptionClass:
+        base = node.bases[0]
+        assert isinstance(base, ast.Name)
+        if node.keywords or node.decorator_list or not all(
+                isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(
+                    s.value, ast.Constant) and isinstance(s.value.value, str))
+                for s in node.body):
+            raise self.fail(node, "an exception class holds only `pass` (or a docstring)",
+                            f"write `class {node.name}({base.id}): pass`")
+        self.exception_classes[node.name] = node.lineno
+        return ir.ExceptionClass(node.name, base.id, line=node.lineno)
 
     def for_loop(self, node: ast.For, *, in_method: bool) -> ir.For:
         it = node.iter
@@ -134,8 +189,11 @@ class _Converter(ExpressionConverter):
     def function_class(self, node: ast.ClassDef) -> ir.FunctionClass:
         if (len(node.bases) != 1 or node.keywords or node.decorator_list
                 or dotted(node.bases[0]) not in ("torch.autograd.Function",)):
-            raise self.fail(node, "a class must derive from torch.autograd.Function alone",
-                            f"write `class {node.name}(torch.autograd.Function):`")
+            raise self.fail(node, "a class must derive from torch.autograd.Function alone, "
+                            "or from one exception class (" + ", ".join(sorted(api.EXCEPTIONS))
+                            + ", or one the program defined before)",
+                            f"write `class {node.name}(torch.autograd.Function):` or "
+                            f"`class {node.name}(RuntimeError): pass`")
         methods = []
         setup = _has_setup_context(node)
         for item in node.body:
@@ -259,6 +317,12 @@ def _engine_aliases(tree: ast.Module, classes: set[str]) -> dict[str, tuple[int,
     path or by an attribute other than a tensor-valued one: name -> (line, value source)."""
     aliases: dict[str, tuple[int, str]] = {}
     for node in ast.walk(tree):
+        if isinstance(node, ast.With):   # `with CONTEXT as NAME:` binds what entering returned
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    aliases.setdefault(item.optional_vars.id,
+                                       (node.lineno, ast.unparse(item.context_expr)))
+            continue
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             continue

@@ -143,6 +143,16 @@ class Assert:
 class With:
     context: Expr
     body: tuple[Stmt, ...]
+    name: str | None = None  # `with CONTEXT as NAME:` binds what entering it returned
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Raise:
+    """`raise E` or `raise E(...)`: E an exception class of the case language (a builtin of
+    api.EXCEPTIONS or a class the program derives from one), or an instance of one."""
+
+    exc: Expr
     line: int = field(default=0, compare=False)
 
 
@@ -189,7 +199,18 @@ class FunctionClass:
     line: int = field(default=0, compare=False)
 
 
-Stmt = Assign | AugAssign | ExprStmt | Assert | With | For | Return | FunctionClass
+@dataclass(frozen=True)
+class ExceptionClass:
+    """`class Name(Base): pass`, Base one of api.EXCEPTIONS or an exception class the
+    program defined before: an exception type of the program's own, for `raise`."""
+
+    name: str
+    base: str
+    line: int = field(default=0, compare=False)
+
+
+Stmt = (Assign | AugAssign | ExprStmt | Assert | With | For | Return | FunctionClass | Raise
+        | ExceptionClass)
 
 
 @dataclass(frozen=True)
@@ -274,7 +295,14 @@ def _ast_stmt(s: Stmt) -> ast.stmt:
     if isinstance(s, Assert):
         return ast.Assert(_ast_expr(s.test), None if s.msg is None else _ast_expr(s.msg))
     if isinstance(s, With):
-        return ast.With([ast.withitem(_ast_expr(s.context))], _ast_body(s.body), lineno=0)
+        name = None if s.name is None else ast.Name(s.name, ast.Store())
+        return ast.With([ast.withitem(_ast_expr(s.context), name)], _ast_body(s.body),
+                        lineno=0)
+    if isinstance(s, Raise):
+        return ast.Raise(_ast_expr(s.exc), None)
+    if isinstance(s, ExceptionClass):
+        return ast.ClassDef(s.name, [ast.Name(s.base, ast.Load())], [], [ast.Pass()], [],
+                            **_TYPE_PARAMS)
     if isinstance(s, For):
         it = ast.Call(ast.Name("range", ast.Load()), [_ast_expr(a) for a in s.range_args], [])
         return ast.For(ast.Name(s.var, ast.Store()), it, _ast_body(s.body), [], lineno=0)

@@ -27,7 +27,6 @@ from conformance.run.evaluate import (
     UNARY,
     Evaluator,
     _StepFailed,
-    statement_outcome,
     warning_record,
 )
 from conformance.run.incremental import IncrementalObserver
@@ -135,7 +134,7 @@ class Interpreter(Evaluator):
         except MemoryError:  # the machine's limit, not a behaviour: the item is an error
             raise
         except Exception as e:  # an engine error is a recorded outcome, not a crash
-            outcome = statement_outcome(e)
+            outcome = self._outcome(e)
         records = [warning_record(w) for w in caught[first:]]
         names = self.observer.names(
             {n: v for n, v in scope.vars.items() if not isinstance(v, type)}, stmt,

@@ -102,7 +102,7 @@ def test_lambda_carries_its_position() -> None:
         ("x = (1,\n", 1, "syntax error", "valid Python"),
         ("class A:\n    pass", 1, "derive from torch.autograd.Function", None),
         ("x = 1j", 1, "constant", None),
-        ("with torch.no_grad() as g:\n    pass", 1, "no `as`", None),
+        ('with raises("backward_twice") as g:\n    pass', 1, "takes no `as`", None),
         ("torch.ones(*[2])", 1, "`*args`", None),
         ("x = y = 1", 1, "chained assignment", None),
         ("x = 1\nx //= 2", 2, "augmented assignment", None),
