@@ -38,7 +38,6 @@ FUNCTION_DECORATORS = frozenset({"staticmethod", "torch.autograd.function.once_d
 _SYNTAX_FIX = {
     "Import": "the case language has no imports; use the names torch, nn, F and Variable",
     "ImportFrom": "the case language has no imports; use the names torch, nn, F and Variable",
-    "FunctionDef": "use a lambda for hooks, or a class deriving torch.autograd.Function",
     "While": "use `for i in range(n)` with a bounded n",
     "If": "the case language has no branches; write one case per behaviour",
     "Try": "use `with raises(\"kind\"):` to expect an error",
@@ -102,7 +101,7 @@ class _Converter(ExpressionConverter):
             return self.for_loop(node, in_method=in_method)
         if isinstance(node, ast.Return):
             if not in_method:
-                raise self.fail(node, "`return` outside a Function's forward/backward")
+                raise self.fail(node, "`return` outside a function or a Function's method")
             return ir.Return(None if node.value is None else self.expr(node.value), line=line)
         if isinstance(node, ast.ClassDef):
             if in_method:
@@ -114,6 +113,8 @@ class _Converter(ExpressionConverter):
                     node.bases[0].id in api.EXCEPTIONS | self.exception_classes.keys():
                 return self.exception_class(node)
             return self.function_class(node)
+        if isinstance(node, ast.FunctionDef):
+            return self.function_def(node, in_method=in_method)
         if isinstance(node, ast.Pass):
             return ir.ExprStmt(ir.Const(None), line=line)
         kind = name_of_node(node)
@@ -159,6 +160,22 @@ class _Converter(ExpressionConverter):
                             f"of one ({', '.join(sorted(api.EXCEPTIONS))}, or a class the "
                             "program derives from one), e.g. `raise RuntimeError(\"...\")`")
         return ir.Raise(self.expr(exc), line=node.lineno)
+
+    def function_def(self, node: ast.FunctionDef, *, in_method: bool) -> ir.Def:
+        if in_method:
+            raise self.fail(node, "functions must be defined at the top level",
+                            "define it before the class, or use a lambda")
+        if node.name in api.ROOTS or node.name in api.BUILTINS:
+            raise self.fail(node, f"cannot name a function `{node.name}`: a reserved name",
+                            "choose another function name")
+        a = node.args
+        if node.decorator_list or node.returns or a.vararg or a.kwarg or a.kwonlyargs or \
+                a.defaults or a.posonlyargs:
+            raise self.fail(node, "a function of the program takes plain positional "
+                            "parameters, with no decorators or annotations",
+                            f"write `def {node.name}(grad):`")
+        body = self.body(node.body, in_method=True)   # `return` and `raise` as in a method
+        return ir.Def(node.name, tuple(p.arg for p in a.args), body, line=node.lineno)
 
     def exception_class(self, node: ast.ClassDef) -> ir.ExceptionClass:
         base = node.bases[0]
@@ -342,7 +359,7 @@ def _bindings(tree: ast.AST) -> Counter[str]:
             names[node.id] += 1
         elif isinstance(node, ast.arg):
             names[node.arg] += 1
-        elif isinstance(node, ast.ClassDef):
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef)):
             names[node.name] += 1
     return names
 

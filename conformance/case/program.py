@@ -200,6 +200,17 @@ class FunctionClass:
 
 
 @dataclass(frozen=True)
+class Def:
+    """`def name(params):` at the top level: a function of the program's own (a hook that
+    needs statements, `raise` among them), whose body runs as a Function method's does."""
+
+    name: str
+    params: tuple[str, ...]
+    body: tuple[Stmt, ...]
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
 class ExceptionClass:
     """`class Name(Base): pass`, Base one of api.EXCEPTIONS or an exception class the
     program defined before: an exception type of the program's own, for `raise`."""
@@ -210,7 +221,7 @@ class ExceptionClass:
 
 
 Stmt = (Assign | AugAssign | ExprStmt | Assert | With | For | Return | FunctionClass | Raise
-        | ExceptionClass)
+        | ExceptionClass | Def)
 
 
 @dataclass(frozen=True)
@@ -300,6 +311,11 @@ def _ast_stmt(s: Stmt) -> ast.stmt:
                         lineno=0)
     if isinstance(s, Raise):
         return ast.Raise(_ast_expr(s.exc), None)
+    if isinstance(s, Def):
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in s.params],
+                             kwonlyargs=[], kw_defaults=[], defaults=[])
+        return ast.FunctionDef(s.name, args, _ast_body(s.body), [], None, lineno=0,
+                               **_TYPE_PARAMS)
     if isinstance(s, ExceptionClass):
         return ast.ClassDef(s.name, [ast.Name(s.base, ast.Load())], [], [ast.Pass()], [],
                             **_TYPE_PARAMS)

@@ -120,6 +120,8 @@ class Evaluator(HarnessBuiltins):
             raise _Return(None if stmt.value is None else self._eval(stmt.value, scope))
         elif isinstance(stmt, ir.FunctionClass):
             scope.vars[stmt.name] = self._function_class(stmt, scope)
+        elif isinstance(stmt, ir.Def):
+            scope.vars[stmt.name] = self._def(stmt, scope)
         elif isinstance(stmt, ir.Raise):
             raise self._exception(self._eval(stmt.exc, scope))
         elif isinstance(stmt, ir.ExceptionClass):
@@ -360,6 +362,9 @@ class Evaluator(HarnessBuiltins):
         raise NotImplementedError
 
     def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
+        raise NotImplementedError
+
+    def _def(self, stmt: ir.Def, scope: Scope) -> Callable[..., Any]:
         raise NotImplementedError
 
 

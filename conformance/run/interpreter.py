@@ -178,6 +178,23 @@ class Interpreter(Evaluator):
 
         return call
 
+    def _def(self, stmt: ir.Def, scope: Scope) -> Callable[..., Any]:
+        source = f"{stmt.name}@{stmt.line}"
+
+        def call(*args: Any) -> Any:
+            if len(args) != len(stmt.params):
+                raise TypeError(f"{stmt.name}() takes {len(stmt.params)} positional "
+                                f"arguments but {len(args)} were given")
+            self.effects.pure = False  # program code: anything may happen in it
+            local = Scope(scope)
+            local.vars.update(zip(stmt.params, args, strict=True))
+            with self._nested_call(source):
+                result = self._run_method_body(stmt.body, local)
+            self._record_event(source, args, result)
+            return result
+
+        return call
+
     def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
         setup = any(m.name == ir.SETUP_CONTEXT for m in stmt.methods)
 

@@ -94,7 +94,7 @@ def test_lambda_carries_its_position() -> None:
         ("x = torch.ones(2)\ny = ~x", 2, "operator Invert is not supported", "- + not"),
         ("while True:\n    pass", 1, "`While` statements", "range"),
         ("if 1:\n    pass", 1, "`If` statements", None),
-        ("def f():\n    pass", 1, "`FunctionDef` statements", "lambda"),
+        ("@staticmethod\ndef f():\n    pass", 2, "plain positional parameters", "def f(grad)"),
         ("x = [i for i in range(3)]", 1, "`ListComp` expressions", None),
         ("for i in range(1000):\n    pass", 1, "exceeds", None),
         ("for i in [1, 2]:\n    pass", 1, "only `for NAME in range(...)`", None),

@@ -164,3 +164,60 @@ def test_a_raise_at_the_top_level_is_an_error_outcome_and_the_run_stops() -> Non
     assert [s.outcome.status for s in trace.steps] == [OK, ERROR]
     assert (trace.steps[-1].outcome.type, trace.steps[-1].outcome.kind) == (
         "Exception", "case_raised")
+
+
+HOOKS = """\
+class Boom(Exception):
+    pass
+def hook(grad):
+    raise Boom("x is undefined")
+def double(grad):
+    g = grad * 2
+    return g
+x = torch.ones(2, requires_grad=True)
+y = x * 3
+y.register_hook(double)
+y.sum().backward()
+y2 = x * 3
+y2.register_hook(hook)
+with raises("case_raised"):
+    y2.sum().backward()
+def pack(t):
+    raise RuntimeError("no packing")
+with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    with raises("case_raised"):
+        z = x * x
+"""
+
+
+def test_a_function_of_the_program_is_a_hook_that_may_raise() -> None:
+    program = parse(HOOKS)
+    assert parse(to_source(program)) == program
+    expected, actual = run(TORCH, HOOKS), run(REFERENCE, HOOKS)
+    assert expected.failure is None and actual.failure is None
+    raised = [(s.line, s.outcome.type, s.outcome.text) for s in expected.steps
+              if s.outcome.status == ERROR]
+    assert raised == [(15, "Exception", "x is undefined"), (20, "RuntimeError", "no packing")]
+    double = next(s for s in expected.steps if s.line == 11)
+    assert [e.source for e in double.events] == ["double@5"]
+    assert compare(expected, actual, "float32").divergence is None
+
+
+@pytest.mark.parametrize("source, problem", [
+    ("class G(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+     "        def g(y):\n            return y\n        return x\n", "top level"),
+    ("@staticmethod\ndef f(x):\n    return x\n", "plain positional"),
+    ("def f(x=1):\n    return x\n", "plain positional"),
+    ("def f(*xs):\n    return xs\n", "plain positional"),
+    ("def f(x) -> int:\n    return x\n", "plain positional"),
+    ("def torch(x):\n    return x\n", "reserved name"),
+    ("def f(x):\n    return x.__class__\n", "dunder"),
+    ("return 1\n", "outside a function"),
+])
+def test_def_is_refused_at_load_time(source: str, problem: str) -> None:
+    assert problem in refused(source).message
+
+
+def test_a_function_calling_itself_meets_the_nesting_limit() -> None:
+    status, _, message = last_outcome("def f(x):\n    return f(x)\ny = f(1)\n")
+    assert status == "limit" and "nest more than" in str(message)
