@@ -151,8 +151,9 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     # torch._C._autograd.SavedTensor, from `grad_fn._raw_saved_*`
     "saved tensor": frozenset({"register_hooks", "data", "unpack_hook"}),
     # what `with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:` binds: the
-    # clones made of saved tensors modified in place (`len(ctx.cloned)`)
-    "allow mutation context": frozenset({"cloned"}),
+    # clones made of saved tensors modified in place (`len(ctx.cloned)`), and the saved
+    # tensors it tracks (`len(ctx.tid_to_weakhandle)`), as TestAllowMutationOnSaved counts
+    "allow mutation context": frozenset({"cloned", "tid_to_weakhandle"}),
     # forward_ad.UnpackedDualTensor, from `fwAD.unpack_dual(x)`
     "unpacked dual": frozenset({"primal", "tangent"}),
 }

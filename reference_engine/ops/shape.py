@@ -212,7 +212,8 @@ UNSAFE_SPLIT = OpSpec("UnsafeSplitBackward0", ("self",),
 
 UNSAFE_SPLIT_WITH_SIZES = OpSpec(
     "UnsafeSplitWithSizesBackward0", ("self",),
-    backward=lambda c, gs: [joining.cat(views._filled(c, gs), c.dim)])  # type: ignore[arg-type]
+    backward=lambda c, gs: [joining.cat(
+        views_multi_output._filled(c, gs), c.dim)])  # type: ignore[arg-type]
 
 
 def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -241,8 +242,8 @@ def unsafe_split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int =
         raise RuntimeError(messages.split_sizes_wrong_sum(self.shape[d], d, sizes))
     outs = _pieces(self, d, sizes)
     if self.dtype.is_floating_point and differentiable([self]):
-        views.record_multi_output(UNSAFE_SPLIT_WITH_SIZES, self, outs,
-                                  {"dim": d, "split_sizes": tuple(sizes)})
+        views_multi_output.record_multi_output(UNSAFE_SPLIT_WITH_SIZES, self, outs,
+                                               {"dim": d, "split_sizes": tuple(sizes)})
     shape_views.set_tangents(self, outs, lambda t: unsafe_split_with_sizes(t, sizes, d))
     return tuple(outs)
 
