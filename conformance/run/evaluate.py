@@ -79,7 +79,8 @@ class Evaluator(HarnessBuiltins):
         self.warnings: list[warnings.WarningMessage] = []
         self.observe_value = engine.exempt(observe_value)
         # The exception classes `raise` takes (the builtins' and the program's own), and the
-        # exceptions it raised (held: their identity tells them from an engine's error).
+        # exceptions it raised (held: their identity tells them from an engine's error;
+        # exceptions take no weak references).
         self.exception_types: set[type] = {self.builtins[n] for n in api.EXCEPTIONS}
         self.raised: list[Exception] = []
 
@@ -148,7 +149,14 @@ class Evaluator(HarnessBuiltins):
         return value
 
     def _outcome(self, error: Exception) -> Outcome:
-        return statement_outcome(error, case_raised=any(error is r for r in self.raised))
+        """The outcome of a statement that `error` ended. An exception the program raised is
+        done propagating here: its traceback (the frames of the engine's backward and of the
+        program's methods, with their tensors) is dropped, so that holding the exception
+        for its identity keeps alive nothing the program let go."""
+        case_raised = any(error is r for r in self.raised)
+        if case_raised:
+            error.__traceback__ = error.__context__ = None
+        return statement_outcome(error, case_raised=case_raised)
 
     def _run_method_body(self, body: tuple[ir.Stmt, ...], scope: Scope) -> Any:
         """Run a method body (not recorded as steps); its return value."""
