@@ -447,6 +447,7 @@ OPS: tuple[OpRow, ...] = (
     _row("narrow_copy", "ops.shape", M, args=(1, 1, 2)),
     _row("unsafe_split", "ops.shape", (4, 2), args=(2,)),
     _row("unsafe_chunk", "ops.shape", (4, 2), args=(2,)),
+    _row("unsafe_split_with_sizes", "ops.shape", (4, 2), args=((1, 3),)),
     _row("constant_pad_nd", "ops.shape", M, args=((1, -1, 2, 0),), method=False),
     _row("block_diag", "ops.shape", M, V, method=False, overloads=True),
     _row("sum_to_size", "ops.shape", (2, 3), args=((1, 3),), function=False,

@@ -56,6 +56,8 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
     linear = t.nn.Linear(2, 1)
     handle = y.register_hook(lambda g: None)
     handle.remove()
+    with t.autograd.graph.allow_mutation_on_saved_tensors() as mutation:
+        pass
     attrs = api.OBJECT_ATTRIBUTES
     return {
         "tensor method": [(a, y) for a in attrs["tensor method"]],
@@ -73,6 +75,7 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
         "saved tensor": [(a, (x * x).grad_fn._raw_saved_self) for a in attrs["saved tensor"]],
         "unpacked dual": [(a, t.autograd.forward_ad.unpack_dual(y))
                           for a in attrs["unpacked dual"]],
+        "allow mutation context": [(a, mutation) for a in attrs["allow mutation context"]],
     }
 
 

@@ -151,6 +151,10 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "gradient edge": frozenset({"node", "output_nr", "ownership_token"}),
     # torch._C._autograd.SavedTensor, from `grad_fn._raw_saved_*`
     "saved tensor": frozenset({"register_hooks", "data", "unpack_hook"}),
+    # what `with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:` binds: the
+    # clones made of saved tensors modified in place (`len(ctx.cloned)`), and the saved
+    # tensors it tracks (`len(ctx.tid_to_weakhandle)`), as TestAllowMutationOnSaved counts
+    "allow mutation context": frozenset({"cloned", "tid_to_weakhandle"}),
     # forward_ad.UnpackedDualTensor, from `fwAD.unpack_dual(x)`
     "unpacked dual": frozenset({"primal", "tangent"}),
 }
@@ -180,7 +184,13 @@ PURE_METHODS: frozenset[str] = frozenset(
 
 # Harness builtins (served by the interpreter, not by an engine), and those that are pure.
 PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})
-BUILTINS: frozenset[str] = PURE_BUILTINS | {"raises", "warns", "no_warnings"}
+# The exception classes a program may raise (`raise RuntimeError("...")`) or derive its own
+# from (`class Boom(Exception): pass`): Python's, all below Exception, so that no raise of a
+# program is a BaseException that would end the run (SystemExit, KeyboardInterrupt).
+EXCEPTIONS: frozenset[str] = frozenset(
+    {"Exception", "RuntimeError", "ValueError", "TypeError", "IndexError", "AssertionError",
+     "NotImplementedError", "AttributeError"})
+BUILTINS: frozenset[str] = PURE_BUILTINS | EXCEPTIONS | {"raises", "warns", "no_warnings"}
 # Bound on `for _ in range(n)`: keeps every case program's run time small and finite.
 MAX_RANGE = 64
 

@@ -273,6 +273,10 @@ KINDS: tuple[Kind, ...] = (
          exception="IndexError"),
     Kind("python_attribute_error", False, (), "any other AttributeError, e.g. `.zero_()` on a "
          ".grad that is None", exception="AttributeError"),
+    # no pattern: the interpreter gives this kind to the very exception object a program's
+    # `raise` raised (evaluate.statement_outcome), by identity, whatever its text
+    Kind("case_raised", False, (), "the exception a `raise` statement of the case raised, "
+         "arriving as it was raised (not wrapped or replaced by the engine)"),
     Kind("mark_dirty_not_input", True,
          (r"ctx\.mark_dirty\(\) received a tensor that was not an input",
           r"Only input Tensors should be given to ctx\.mark_dirty\(\)"),
@@ -481,6 +485,8 @@ ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
 WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning)
 ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)
 UNKNOWN = "unknown"
+CASE_RAISED = "case_raised"
+assert CASE_RAISED in ERROR_KINDS
 
 
 def unknown_kind(kind: object, *, warning: bool) -> tuple[str, list[str]] | None:

@@ -4,13 +4,14 @@ initial parameters, ...), drawn from the harness's own seeded generator."""
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from conformance.case import kinds
+from conformance.case import api, kinds
 from conformance.run import limits
 from conformance.run.compare import tolerances
 from conformance.run.engine import Engine
@@ -32,6 +33,8 @@ class HarnessBuiltins(OperationLimits):
             "no_warnings": lambda: Expectation(True, None),
             "assert_close": self._assert_close,
             "range": range, "len": len, "float": float, "int": int,
+            # the exception classes a program may raise or derive its own from
+            **{name: getattr(builtins, name) for name in api.EXCEPTIONS},
         }
         # API paths the harness serves itself, so that every engine sees identical random
         # values (nn.Linear is built by the engine, then its parameters are refilled).

@@ -337,7 +337,9 @@ def abs(self: Tensor) -> Tensor:
     return _elementwise(ABS, np.abs, (self,))
 
 
-def sin(self: Tensor) -> Tensor:
+def sin(self: Tensor, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:   # sin.out (allow_mutation_on_saved_tensors' test writes through it)
+        return into_out("sin", out, (self,), lambda: sin(self))
     return _unary_float(SIN, np.sin, self, rounded=True)
 
 
