@@ -90,6 +90,10 @@ class OpSpec:
     saved_outputs: tuple[str, ...] = ()
     # forward mode's formula (see the module docstring); None: not written yet
     jvp: Jvp | str | None = None
+    # the inputs whose tangents the jvp formula reads (torch's codegen: the result gets a
+    # tangent only when one of them has one, e.g. leaky_relu_backward's reads grad_output's
+    # alone); None: every input
+    jvp_reads: tuple[str, ...] | None = None
     # the order torch saves (and pack hooks see) the saved values in, where it is not their
     # names' sorted order (log_sigmoid's self before buffer)
     save_order: tuple[str, ...] = ()

@@ -11,9 +11,10 @@ forms; `max` covers `max.binary` and the other variants; a namespaced row such a
 `nn.functional.elu` or `special.entr` the entry of that name). A covered entry whose map line
 lists parts left out is partly covered: the OpInfo check does not count those parts (it
 runs them, and says whether they still diverge: a part left out that agrees with torch in
-every dtype is reported, so the list cannot go stale). A part is `sample N`, `error input N`
-(OpInfo's order at the map's torch), a range of them (`sample N-M`) or `kwarg NAME` (every
-sample passing that keyword). The figure covered / in scope counts exact coverage only, per family.
+every dtype is reported, so the list cannot go stale). A part is `sample N` (its
+backward-mode steps), `jvp N` (its forward-mode step), `error input N` (OpInfo's order at
+the map's torch), a range of them (`sample N-M`) or `kwarg NAME` (every sample passing that
+keyword). The figure covered / in scope counts exact coverage only, per family.
 
 `python -m conformance.opinfo.opmap [--check]` writes docs/coverage/opinfo.md (or checks it
 is up to date); `--against-opinfo` lists how the map differs from the installed OpInfo.
@@ -60,8 +61,9 @@ CATEGORIES: dict[str, str] = {
 }
 
 # A part of a covered entry the map leaves out: `sample N`, `sample N-M` (N to M, both
-# included), `error input N` or `error input N-M`, `kwarg NAME` (every sample passing NAME).
-_PART = re.compile(r"(sample|error input) (\d+)(?:-(\d+))?|kwarg (\w+)")
+# included), `jvp N[-M]` (sample N's forward-mode step), `error input N` or `error input
+# N-M`, `kwarg NAME` (every sample passing NAME, its jvp step too).
+_PART = re.compile(r"(sample|jvp|error input) (\d+)(?:-(\d+))?|kwarg (\w+)")
 _KEY = re.compile(r"[\w.\-]+")
 
 
@@ -74,7 +76,7 @@ class Part:
     """A part of an entry's check the map leaves out, with the reason."""
 
     text: str  # as written: "<part>: <reason>"
-    kind: str  # "sample", "error input" or "kwarg"
+    kind: str  # "sample", "jvp", "error input" or "kwarg"
     value: int | str  # the first sample or error input's index, or the keyword
     reason: str
     last: int = -1  # the last index of a range `sample N-M` (N for one index)
@@ -86,7 +88,7 @@ class Part:
     def covers(self, kind: str, index: int, kwargs: Iterable[str] = ()) -> bool:
         """Whether this part names sample or error input `index` (`kwargs`: its keywords)."""
         if self.kind == "kwarg":
-            return kind == "sample" and self.value in tuple(kwargs)
+            return kind in ("sample", "jvp") and self.value in tuple(kwargs)
         return kind == self.kind and isinstance(self.value, int) and \
             self.value <= index <= self.last
 
@@ -137,8 +139,8 @@ def _part(key: str, item: object) -> Part:
     match = _PART.fullmatch(part)
     if match is None or not reason.strip():
         raise MapError(f"{key}: left-out item `{item}` is not `<part>: <reason>` with a part "
-                       "`sample N[-M]`, `error input N[-M]` or `kwarg NAME` (e.g. `kwarg alpha: "
-                       "the row's addmm takes no alpha`)")
+                       "`sample N[-M]`, `jvp N[-M]`, `error input N[-M]` or `kwarg NAME` "
+                       "(e.g. `kwarg alpha: the row's addmm takes no alpha`)")
     if match.group(4):
         return Part(text, "kwarg", match.group(4), reason)
     first = int(match.group(2))
