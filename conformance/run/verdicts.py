@@ -29,7 +29,8 @@ class Verdict(str, Enum):
     outcome: str
     rank: int
 
-    def __new__(cls, value: str, outcome: str, rank: int) -> Verdict:
+    # (the defaults are never used: they let `Verdict(value)`, a lookup, type-check)
+    def __new__(cls, value: str, outcome: str = "", rank: int = -1) -> Verdict:
         member = str.__new__(cls, value)
         member._value_ = value
         member.outcome = outcome
