@@ -12,9 +12,9 @@ relative to its project, never to pytest's rootdir) is the pytest node id of its
 This module holds the hooks and fixtures; what they do is in the modules beside it
 (`options`, `collection`, `items`, `opinfo`, `known`, `controller`, `reporting`, `shared`,
 `session`), imported by each hook when it is first called: importing the plugin imports
-neither torch nor an engine. A run that is no conformance run (options.is_conformance_run: its ini names no case
-paths, it gives no conformance option and names no YAML) loads nothing more: every hook
-returns at once.
+neither torch nor an engine. A run that is no conformance run (options.is_conformance_run:
+its ini names no case paths, it gives no conformance option and names no YAML) loads nothing
+more: every hook returns at once.
 """
 
 from __future__ import annotations
