@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.case import kinds
+from conformance.case import api, kinds
 from conformance.run import limits
 from conformance.run.compare import tolerances
 from conformance.run.engine import Engine
@@ -33,13 +33,10 @@ class HarnessBuiltins(OperationLimits):
             "assert_close": self._assert_close,
             "range": range, "len": len, "float": float, "int": int,
         }
-        # API paths the harness serves itself, so that every engine sees identical random
-        # values (nn.Linear is built by the engine, then its parameters are refilled).
-        self.seeded = {
-            "torch.rand": self._rand, "torch.randn": self._randn,
-            "torch.rand_like": self._rand_like, "torch.randn_like": self._randn_like,
-            "torch.manual_seed": self._manual_seed, "torch.nn.Linear": self._linear,
-        }
+        # The API paths the harness serves itself (api.SEEDED), each by its method here of
+        # the path's last name (`torch.nn.Linear`: _linear).
+        self.seeded: dict[str, Callable[..., Any]] = {
+            path: getattr(self, "_" + path.rpartition(".")[2].lower()) for path in api.SEEDED}
 
     @property
     def rng(self) -> np.random.Generator:
