@@ -99,8 +99,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
     rep = outcome.get_result()  # type: ignore[attr-defined]
     from conformance.plugin.collection import CaseItem
     from conformance.plugin.opinfo import OpInfoItem
-    from conformance.report import files as report
     from conformance.report import generated as generated_report
+    from conformance.report import records
 
     if rep.when == "call" and _MATCHED:
         rep.user_properties.append((MATCHED_PROPERTY, json.dumps(sorted(_MATCHED))))
@@ -111,8 +111,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
     if isinstance(item, CaseItem) and rep.when == "call":
         # user_properties travel from xdist workers to the controller, so the report
         # written there sees every worker's results.
-        record = report.item_record(item.conformance_item, item.result, rep.outcome,
-                                    str(rep.longrepr) if rep.failed else "")
+        record = records.item_record(item.conformance_item, item.result, rep.outcome,
+                                     str(rep.longrepr) if rep.failed else "")
         if item.status is not None:
             record["status"] = item.status
         rep.user_properties.append((RESULT_PROPERTY, json.dumps(record)))
@@ -128,7 +128,7 @@ def pytest_make_collect_report(collector: pytest.Collector
     if not _active(collector.config):
         return rep
     from conformance.plugin.collection import CaseFile, _unreadable_entries
-    from conformance.report.files import collection_error_record
+    from conformance.report.records import collection_error_record
 
     if isinstance(collector, pytest.Dir) and rep.passed:
         rep.result.extend(_unreadable_entries(collector))
