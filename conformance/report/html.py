@@ -156,7 +156,7 @@ class Graph:
 
 
 class _Parser:
-    """observe.graph_signature's text back into a DAG: `Name(child, ...)`, `None`, `#k`
+    """tensor_read.graph_signature's text back into a DAG: `Name(child, ...)`, `None`, `#k`
     (the k-th node in first-visit order), `...` (truncated), each edge optionally `@k`."""
 
     def __init__(self, text: str) -> None:

@@ -53,7 +53,7 @@ def divergence_record(d: Divergence, line: int, statement: str, torch_trace: Tra
 
 def _graphs(d: Divergence, torch_trace: Trace | None, engine_trace: Trace | None
             ) -> dict[str, str | None] | None:
-    """The graph signatures (observe.graph_signature) of the tensor the divergent field
+    """The graph signatures (tensor_read.graph_signature) of the tensor the divergent field
     belongs to, in both traces at the divergent step."""
     traces = (torch_trace, engine_trace)
     if any(t is None or d.step >= len(t.steps) for t in traces):

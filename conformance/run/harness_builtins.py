@@ -14,9 +14,9 @@ from conformance.case import api, kinds
 from conformance.run import limits
 from conformance.run.compare import tolerances
 from conformance.run.engine import Engine
-from conformance.run.observe import tensor_values
 from conformance.run.operation_limits import OperationLimits
 from conformance.run.sandbox import CaseFailure, Expectation
+from conformance.run.tensor_read import tensor_values
 
 
 class HarnessBuiltins(OperationLimits):

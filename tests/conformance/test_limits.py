@@ -18,8 +18,8 @@ from conformance.run import limits
 from conformance.run.compare import summaries_differ
 from conformance.run.engine import load_engine
 from conformance.run.interpreter import run_program
-from conformance.run.observe import tensor_summary
 from conformance.run.runner import ERROR, PASS, Item, ItemResult, run_item
+from conformance.run.tensor_read import tensor_summary
 from conformance.run.trace import LIMIT, TensorSnapshot, TensorSummary
 
 TORCH = load_engine("torch")
