@@ -504,7 +504,7 @@ def test_explain_and_record_report_a_stopped_run() -> None:
 
 
 def test_a_summary_survives_a_recording_round_trip() -> None:
-    from conformance.report.recording import snapshot_from_json, snapshot_to_json
+    from conformance.report.trace_codec import snapshot_from_json, snapshot_to_json
 
     trace = run_program(TORCH, parse(f"x = torch.rand({2 * limits.SUMMARY_THRESHOLD})\n"
                                      "x[0] = float('nan')"))
