@@ -185,7 +185,7 @@ def _same_fields(engine: Engine, t: Any, snap: TensorSnapshot) -> bool:
     # values copied then (not summarised) and the same shape now: copied now too
     if not isinstance(old, np.ndarray) or _READ_FIELDS(snap) != (
             type(t).__name__, tuple(map(int, t.shape)), str(t.dtype), str(t.device),
-            bool(t.requires_grad), bool(t.is_leaf), bool(t.retains_grad), int(t.read_version),
+            bool(t.requires_grad), bool(t.is_leaf), bool(t.retains_grad), int(t._version),
             bool(t._is_view())):
         return False
     now = tensor_values(t)

@@ -175,7 +175,7 @@ UNREAD = object()
 
 def read_version(t: Any) -> int | str:
     # Inference tensors have no version counter: torch raises on reading it.
-    version = _attempt(lambda: t.read_version)
+    version = _attempt(lambda: t._version)
     return version if isinstance(version, RaisedOnRead) else int(version)
 
 
@@ -189,7 +189,7 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
         grad_fn = t.grad_fn
         requires_grad = bool(t.requires_grad)
         is_leaf = bool(t.is_leaf)
-        version: int | str = int(t.read_version)
+        version: int | str = int(t._version)
     except Exception:
         # some read raises (a view's grad_fn after a forbidden in-place write, an inference
         # tensor's version): each field as read on its own, a raise observed as its text
