@@ -108,3 +108,17 @@ def test_every_object_attribute_resolves(engine_name: str) -> None:
             except AttributeError:
                 lacking.append(f"{category}: {attr} on {type(obj).__name__}")
     assert lacking == [], f"{engine_name} lacks {lacking}"
+
+
+def test_the_flagged_rows_are_rows_of_the_table() -> None:
+    # the interpreter's sized factories and seeded paths are flags of the table's rows
+    assert api.SIZED_FACTORIES <= api.PURE_FUNCTIONS
+    assert api.SEEDED <= api.FUNCTIONS
+
+
+def test_the_harness_serves_every_seeded_path() -> None:
+    from conformance.run.harness_builtins import HarnessBuiltins
+
+    served = HarnessBuiltins(load_engine("reference_engine"), 0).seeded
+    assert set(served) == api.SEEDED
+    assert all(callable(f) for f in served.values())

@@ -182,6 +182,18 @@ CTX_ENGINE_MEMBERS: frozenset[str] = (
 PURE_METHODS: frozenset[str] = frozenset(
     m for m in (*registry.METHODS, *_TENSOR_METHODS_PURE.split()) if not m.endswith("_"))
 
+# Flags of rows above, for the interpreter. Factories whose arguments are the sizes of the
+# tensor they make (`torch.full`'s first): their elements are counted against the run's
+# budget before the call (run/operation_limits.py).
+SIZED_FACTORIES: frozenset[str] = frozenset(
+    f"torch.{n}" for n in ["zeros", "ones", "rand", "randn", "full"])
+# Paths the harness serves itself, from its own seeded generator, so that every engine sees
+# identical random values (run/harness_builtins.py; nn.Linear is built by the engine, then
+# its parameters are refilled).
+SEEDED: frozenset[str] = frozenset(
+    {"torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like", "torch.manual_seed",
+     "torch.nn.Linear"})
+
 # Harness builtins (served by the interpreter, not by an engine), and those that are pure.
 PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})
 # The exception classes a program may raise (`raise RuntimeError("...")`) or derive its own

@@ -34,7 +34,7 @@ import yaml
 from conformance.opinfo import database, opmap
 from conformance.opinfo.check import CheckResult, PartResult, Plan, check, plan
 from conformance.opinfo.ids import DEVICE, DTYPES, FEATURE, file_of, item_id
-from conformance.report.files import divergence_record
+from conformance.report.records import divergence_record
 from conformance.run.compare import compare
 from conformance.run.decision import Decision, decide
 from conformance.run.engine import DEFAULT_ENGINE, Engine

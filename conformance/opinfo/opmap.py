@@ -34,18 +34,22 @@ import yaml
 
 from conformance.case.unique_keys import unique_key_loader
 from conformance.opinfo.database import FAMILIES, family_of_key
+
+# the statuses and the error are the maps' shared ones (report/map_status.py)
+from conformance.report.map_status import COVERED as COVERED
+from conformance.report.map_status import LEFT_OUT as LEFT_OUT
+from conformance.report.map_status import OUT_OF_SCOPE as OUT_OF_SCOPE
+from conformance.report.map_status import PARTLY as PARTLY
+from conformance.report.map_status import STATUSES as STATUSES
+from conformance.report.map_status import TODO as TODO
+from conformance.report.map_status import MapError as MapError
+from conformance.report.map_status import MapForm, read_line
 from reference_engine import registry
 
 MAP_PATH = Path(__file__).with_name("opinfo.yaml")
 ROOT = Path(__file__).resolve().parents[2]
 TABLE_PATH = ROOT / "docs" / "coverage" / "opinfo.md"
 
-TODO = "todo"
-OUT_OF_SCOPE = "out of scope"
-COVERED = "covered"
-PARTLY = "partly covered"
-LEFT_OUT = "left out"
-STATUSES = (COVERED, PARTLY, TODO, OUT_OF_SCOPE)  # the table's order
 
 # Why an entry is out of scope: the reason's first part is one of these (a closed list: a
 # new reason is added here, with what it means, which the table shows).
@@ -67,8 +71,8 @@ _PART = re.compile(r"(sample|jvp|error input) (\d+)(?:-(\d+))?|kwarg (\w+)")
 _KEY = re.compile(r"[\w.\-]+")
 
 
-class MapError(ValueError):
-    """The map file breaks its format."""
+_FORM = MapForm("a covered entry with parts left out", "<part>: <reason>",
+                "reference_engine/registry.py")
 
 
 @dataclass(frozen=True)
@@ -154,29 +158,11 @@ def _entry(key: object, value: object) -> Entry:
     if not isinstance(key, str) or not _KEY.fullmatch(key):
         raise MapError(f"`{key}` is not an OpInfo entry name; write its full name "
                        "(`max.binary` for a variant)")
-    if value == TODO:
-        return Entry(key, TODO)
-    if isinstance(value, dict):
-        items = value.get(LEFT_OUT)
-        if set(value) != {LEFT_OUT} or not isinstance(items, list) or not items:
-            raise MapError(f"{key}: a covered entry with parts left out is "
-                           f"`{{{LEFT_OUT}: [\"<part>: <reason>\", ...]}}` (a non-empty list)")
-        parts = tuple(_part(key, item) for item in items)
-        if len({p.part for p in parts}) != len(parts):
-            raise MapError(f"{key}: a part is left out twice")
-        return Entry(key, TODO, left_out=parts)
-    prefix = OUT_OF_SCOPE + ": "
-    if not isinstance(value, str) or not value.startswith(prefix):
-        hint = " (covered is derived from reference_engine/registry.py)" \
-            if value == COVERED else ""
-        raise MapError(f"{key}: `{value}` is not a status{hint}; write `{TODO}`, "
-                       f"`\"{OUT_OF_SCOPE}: <category>[: detail]\"` or "
-                       f"`{{{LEFT_OUT}: [\"<part>: <reason>\", ...]}}`")
-    entry = Entry(key, OUT_OF_SCOPE, value[len(prefix):].strip())
-    if entry.category not in CATEGORIES:
-        raise MapError(f"{key}: unknown category `{entry.category}`; "
-                       f"use one of {', '.join(sorted(CATEGORIES))}")
-    return entry
+    line = read_line(key, value, _FORM, CATEGORIES)
+    parts = tuple(_part(key, item) for item in line.left_out)
+    if len({p.part for p in parts}) != len(parts):
+        raise MapError(f"{key}: a part is left out twice")
+    return Entry(key, line.status, line.reason, parts)
 
 
 def load_map(path: Path = MAP_PATH) -> OpMap:

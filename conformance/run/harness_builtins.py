@@ -15,9 +15,9 @@ from conformance.case import api, kinds
 from conformance.run import limits
 from conformance.run.compare import tolerances
 from conformance.run.engine import Engine
-from conformance.run.observe import tensor_values
 from conformance.run.operation_limits import OperationLimits
 from conformance.run.sandbox import CaseFailure, Expectation
+from conformance.run.tensor_read import tensor_values
 
 
 class HarnessBuiltins(OperationLimits):
@@ -36,13 +36,10 @@ class HarnessBuiltins(OperationLimits):
             # the exception classes a program may raise or derive its own from
             **{name: getattr(builtins, name) for name in api.EXCEPTIONS},
         }
-        # API paths the harness serves itself, so that every engine sees identical random
-        # values (nn.Linear is built by the engine, then its parameters are refilled).
-        self.seeded = {
-            "torch.rand": self._rand, "torch.randn": self._randn,
-            "torch.rand_like": self._rand_like, "torch.randn_like": self._randn_like,
-            "torch.manual_seed": self._manual_seed, "torch.nn.Linear": self._linear,
-        }
+        # The API paths the harness serves itself (api.SEEDED), each by its method here of
+        # the path's last name (`torch.nn.Linear`: _linear).
+        self.seeded: dict[str, Callable[..., Any]] = {
+            path: getattr(self, "_" + path.rpartition(".")[2].lower()) for path in api.SEEDED}
 
     @property
     def rng(self) -> np.random.Generator:
