@@ -1643,3 +1643,9 @@ def grad_complex_mismatch(i: int, grad_dtype: object, out_dtype: object) -> str:
 FWAD_COMPLEX_NOT_MODELLED = (
     "the reference engine does not model forward-mode AD on complex tensors (make_dual of a "
     "complex primal or tangent)")
+# ---- h24gen ---------------------------------------------------------------------------------
+
+def kernel_not_implemented(kernel: str, scalar_name: str) -> str:
+    """AT_DISPATCH's text for a dtype the kernel is not compiled for (an activation's kernel on
+    an integer tensor: `"elu_cpu" not implemented for 'Long'`)."""
+    return f'"{kernel}" not implemented for \'{scalar_name}\''

@@ -262,6 +262,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("conj_view_unresolved", False,
          (r"doesn't work on unresolved conjugated tensors",),
          "view_as_real of a conj view (resolve_conj() first)"),
+    Kind("dtype_not_implemented", False, (r'"\w+" not implemented for \'\w+\'',),
+         "a kernel run on a dtype it is not compiled for (an activation of an integer "
+         "tensor: \"elu_cpu\" not implemented for 'Long')"),
     Kind("python_type_error", False, (), "any other TypeError, e.g. a None where a tensor "
          "belongs", exception="TypeError"),
     Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",
