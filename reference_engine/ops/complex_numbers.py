@@ -103,7 +103,9 @@ def view_as_complex(self: Tensor) -> Tensor:
     if self.ndim == 0 or self.shape[-1] != 2:
         raise RuntimeError(messages.VIEW_AS_COMPLEX_LAST_DIM)
     a = self._data
-    if a.strides[-1] != a.itemsize:
+    # numpy zeroes an empty array's strides (it keeps no layout for it), so an empty tensor
+    # is taken as laid out contiguously, as torch makes every empty grad a formula reads here
+    if a.size and a.strides[-1] != a.itemsize:
         raise RuntimeError(messages.VIEW_AS_COMPLEX_STRIDE)
     ct = dtypes.to_complex(self.dtype)
     try:   # shares memory where numpy can reinterpret the pairs
@@ -273,7 +275,10 @@ def _check_pair(a: Any, b: Any) -> None:
                                                             b.dtype.scalar_name))
 
 
-COMPLEX = OpSpec("ComplexBackward0", ("real", "imag"),
+# torch's codegen saves an input whose name a formula mentions, and `at::real(grad)` names
+# `real` (as `at::imag(grad)` names `imag`): ComplexBackward0 saves both inputs, each when its
+# own grad is wanted, unread by the formulas (pack hooks see imag, then real).
+COMPLEX = OpSpec("ComplexBackward0", ("real", "imag"), {"real": ("real",), "imag": ("imag",)},
                  backward=lambda c, g: c.grads(lambda: real(g), lambda: _imag_of(g)))
 
 
