@@ -1643,3 +1643,9 @@ def grad_complex_mismatch(i: int, grad_dtype: object, out_dtype: object) -> str:
 FWAD_COMPLEX_NOT_MODELLED = (
     "the reference engine does not model forward-mode AD on complex tensors (make_dual of a "
     "complex primal or tangent)")
+
+
+# ---- h22cxfix (complex and polar with out=) ----------------------------------------------
+# aten/src/ATen/native/TensorFactories.cpp, complex_check_dtype
+def complex_out_dtype(expected: str, got: str) -> str:
+    return f"Expected object of scalar type {expected} but got scalar type {got} for argument 'out'"
