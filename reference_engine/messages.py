@@ -1649,3 +1649,9 @@ def kernel_not_implemented(kernel: str, scalar_name: str) -> str:
     """AT_DISPATCH's text for a dtype the kernel is not compiled for (an activation's kernel on
     an integer tensor: `"elu_cpu" not implemented for 'Long'`)."""
     return f'"{kernel}" not implemented for \'{scalar_name}\''
+
+
+# ---- h22cxfix (complex and polar with out=) ----------------------------------------------
+# aten/src/ATen/native/TensorFactories.cpp, complex_check_dtype
+def complex_out_dtype(expected: str, got: str) -> str:
+    return f"Expected object of scalar type {expected} but got scalar type {got} for argument 'out'"
