@@ -1655,3 +1655,5 @@ def kernel_not_implemented(kernel: str, scalar_name: str) -> str:
 # aten/src/ATen/native/TensorFactories.cpp, complex_check_dtype
 def complex_out_dtype(expected: str, got: str) -> str:
     return f"Expected object of scalar type {expected} but got scalar type {got} for argument 'out'"
+# aten/src/ATen/native/Activation.cpp hardtanh_out
+HARDTANH_BOOL = "Bool inputs not supported for hardtanh"
