@@ -1657,3 +1657,8 @@ def complex_out_dtype(expected: str, got: str) -> str:
     return f"Expected object of scalar type {expected} but got scalar type {got} for argument 'out'"
 # aten/src/ATen/native/Activation.cpp hardtanh_out
 HARDTANH_BOOL = "Bool inputs not supported for hardtanh"
+
+
+# aten/src/ATen/native/Lerp.cpp (lerp_Scalar / lerp_Tensor meta)
+def lerp_dtype(arg: str, expected: str, got: str) -> str:
+    return f"expected dtype {expected} for `{arg}` but got dtype {got}"
