@@ -1617,10 +1617,6 @@ def complex_second_argument(a: str, b: str) -> str:
 
 
 # aten/src/ATen/Dispatch.h: a kernel with no complex instantiation (comparisons, max)
-def not_implemented_for(kernel: str, scalar_name: str) -> str:
-    return f'"{kernel}" not implemented for \'{scalar_name}\''
-
-
 def max_min_complex(name: str) -> str:
     """max(dim) / min(dim) of a complex tensor (ReduceOps.cpp)."""
     return f"{name}(): does not support complex input"
@@ -1643,6 +1639,8 @@ def grad_complex_mismatch(i: int, grad_dtype: object, out_dtype: object) -> str:
 FWAD_COMPLEX_NOT_MODELLED = (
     "the reference engine does not model forward-mode AD on complex tensors (make_dual of a "
     "complex primal or tangent)")
+
+
 # ---- h24gen ---------------------------------------------------------------------------------
 
 def kernel_not_implemented(kernel: str, scalar_name: str) -> str:
@@ -1655,6 +1653,9 @@ def kernel_not_implemented(kernel: str, scalar_name: str) -> str:
 # aten/src/ATen/native/TensorFactories.cpp, complex_check_dtype
 def complex_out_dtype(expected: str, got: str) -> str:
     return f"Expected object of scalar type {expected} but got scalar type {got} for argument 'out'"
+
+
+# ---- h24gen2 (generator divergences) ------------------------------------------------------
 # aten/src/ATen/native/Activation.cpp hardtanh_out
 HARDTANH_BOOL = "Bool inputs not supported for hardtanh"
 
