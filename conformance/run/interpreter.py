@@ -258,6 +258,10 @@ def warn_always(engine: Engine) -> Iterator[bool]:
 WARM_UPS: tuple[str, ...] = (
     # torch's first make_dual imports torch._decomp, whose torch.jit.script calls warn
     "with fwAD.dual_level():\n    x = fwAD.make_dual(torch.ones(1), torch.ones(1))\n",
+    # an op on a tensor requiring grad, and its backward: the torch.compile engine compiles
+    # both, and inductor's first compile imports modules that warn (a FutureWarning that
+    # `torch._prims_common.check` is deprecated)
+    "x = torch.ones(1, requires_grad=True)\n(x * 2).sum().backward()\n",
 )
 
 
