@@ -7,9 +7,17 @@ deterministic). Then, as torch does: backward with zero grad_outputs must give z
 and backward with undefined grad_outputs must succeed. Both follow torch's order of calls,
 so a function or hook that counts its calls sees torch's counts.
 
+check_forward_ad (slow mode, real inputs) is torch's too: the analytical Jacobian is built
+column by column inside a dual level, each differentiable input made a dual tensor of its
+detached self with a zero tangent, one element of that tangent set to 1 per call of the
+function; then, with check_undefined_grad, each differentiable input once with a zero
+tangent and once as a plain tensor must give the same output tangents (the other inputs'
+tangents drawn by the engine's own generator, as gradgradcheck's grad_outputs are). The
+order of the checks, hence of the function's and its Functions' calls, is torch's.
+
 Not modelled (refused with NotImplementedError, never answered wrongly): fast_mode=True,
-check_forward_ad, check_batched_grad, check_batched_forward_grad, masked inputs (the engine
-has no complex dtypes). check_grad_dtypes and nondet_tol are honoured.
+check_batched_grad, check_batched_forward_grad (vmap), masked inputs, complex inputs.
+check_grad_dtypes and nondet_tol are honoured.
 """
 
 from __future__ import annotations
@@ -21,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd, dtypes, messages
+from . import autograd, dtypes, forward_ad, inplace_ops, messages
 from .engine import gradient_edge
+from .factories import zeros_like
 from .graph import Node, node_class
 from .ops import copying
 from .ops.common import new
@@ -51,7 +60,7 @@ def _check_inputs(inputs: Sequence[Any]) -> None:
     any_requires_grad = False
     for idx, inp in enumerate(inputs):
         if isinstance(inp, Tensor) and inp.requires_grad:
-            if inp.dtype is not dtypes.float64:
+            if inp.dtype not in (dtypes.float64, dtypes.complex128):
                 warnings.warn(messages.gradcheck_not_double(idx), UserWarning, stacklevel=4)
             if any(st == 0 and sz > 1
                    for st, sz in zip(inp._data.strides, inp._data.shape, strict=True)):
@@ -149,6 +158,102 @@ def _slow_gradcheck(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, 
                     i, j, _tensor_text(n, o.dtype), _tensor_text(a, diff[j].dtype)))
 
 
+def _float_or_complex(x: Any) -> bool:
+    return isinstance(x, Tensor) and (x.dtype.is_floating_point or x.dtype.is_complex)
+
+
+def _dual_inputs(inputs: tuple[Any, ...]) -> tuple[list[Any], list[Tensor]]:
+    """The inputs with each that requires grad a dual tensor of its detached self and a zero
+    tangent; and those tangents, read back from the duals (torch's _get_analytical_jacobian_
+    forward_ad)."""
+    duals: list[Any] = []
+    tangents: list[Tensor] = []
+    for inp in inputs:
+        if isinstance(inp, Tensor) and inp.requires_grad:
+            inp = forward_ad.make_dual(inp.detach(), zeros_like(inp))
+            tangent = forward_ad.unpack_dual(inp).tangent
+            assert tangent is not None
+            tangents.append(tangent)
+        duals.append(inp)
+    return duals, tangents
+
+
+def _analytical_jacobian_forward(func: Callable[..., Any], inputs: tuple[Any, ...],
+                                 func_out: tuple[Any, ...]) -> list[list[np.ndarray]]:
+    """[input][output] -> (numel of input, numel of output), one call of func per element of
+    each differentiable input, its tangent one-hot."""
+    if any(t.dtype.is_complex for t in _diff_inputs(inputs)):
+        raise NotImplementedError(messages.GRADCHECK_FORWARD_NOT_MODELLED)
+    floats = [o for o in func_out if _float_or_complex(o)]
+    with forward_ad.dual_level():
+        duals, tangents = _dual_inputs(inputs)
+        jacobians = [[np.zeros((t.numel(), o.numel()), o._data.dtype) for o in floats]
+                     for t in tangents]
+        for i, tangent in enumerate(tangents):
+            for lin, idx in enumerate(itertools.product(*(range(n) for n in tangent.shape))):
+                tangent[idx] = 1.0
+                outs = [o for o in _as_tuple(func(*duals)) if _float_or_complex(o)]
+                for k, o in enumerate(outs):
+                    res = forward_ad.unpack_dual(o).tangent
+                    if res is not None:
+                        jacobians[i][k][lin] = res._data.reshape(-1)
+                tangent[idx] = 0.0
+    return jacobians
+
+
+def _slow_gradcheck_forward(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, ...],
+                            outputs: tuple[Tensor, ...], eps: float, rtol: float,
+                            atol: float) -> None:
+    all_out = _as_tuple(func_out)
+    numerical = _numerical_jacobian(func, inputs, all_out, eps)
+    if not outputs:
+        if any(np.count_nonzero(j) for per_input in numerical for j in per_input):
+            raise GradcheckError(messages.GRADCHECK_NONZERO_NUMERICAL)
+        return
+    # torch pairs the numerical Jacobians of the outputs that require grad (index i) with
+    # the analytical ones of the floating outputs (the same index i)
+    by_output = [[numerical[j][k] for j in range(len(numerical))]
+                 for k, o in enumerate(all_out) if o.requires_grad]
+    analytical = _analytical_jacobian_forward(func, inputs, all_out)
+    for i, per_input in enumerate(by_output):
+        for j, n in enumerate(per_input):
+            a = analytical[j][i]
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                raise GradcheckError(messages.gradcheck_forward_jacobian_mismatch(
+                    i, j, _tensor_text(n, outputs[i].dtype), _tensor_text(a, outputs[i].dtype)))
+
+
+def _test_undefined_forward_mode(func: Callable[..., Any], inputs: tuple[Any, ...]) -> None:
+    """Each differentiable input, with a zero tangent and as a plain tensor, must give the
+    same output tangents, the other inputs' tangents random (torch's own draw is its
+    generator's; only the verdict is compared)."""
+    rng = np.random.default_rng(0)
+    with forward_ad.dual_level():
+        duals, tangents = _dual_inputs(inputs)
+        for tangent in tangents:
+            u = rng.uniform(0, 1, tangent.numel())
+            u /= np.linalg.norm(u) or 1.0
+            inplace_ops.copy_(tangent, new(u.reshape(tangent.shape), tangent.dtype, tangent.device))
+        for idx, inp in enumerate(inputs):
+            if not (isinstance(inp, Tensor) and inp.requires_grad):
+                continue
+            kept = duals[idx]
+            duals[idx] = forward_ad.make_dual(inp.detach(), zeros_like(inp))
+            outs1 = [o for o in _as_tuple(func(*duals)) if _float_or_complex(o)]
+            duals[idx] = inp.detach()
+            outs2 = [o for o in _as_tuple(func(*duals)) if _float_or_complex(o)]
+            duals[idx] = kept
+            for k, (o1, o2) in enumerate(zip(outs1, outs2, strict=False)):
+                r1 = forward_ad.unpack_dual(o1).tangent
+                r2 = forward_ad.unpack_dual(o2).tangent
+                if r1 is not None and r2 is not None \
+                        and not np.allclose(r1._data, r2._data, rtol=1e-5, atol=1e-8):
+                    raise GradcheckError(
+                        "Mismatch in tangent values for output with index: ", k,
+                        " when input: ", inp, " has an undefined tangent value. ",
+                        " Got: ", r1, " but expected: ", r2)
+
+
 def _test_backward_mul_by_grad_output(outputs: tuple[Tensor, ...],
                                       inputs: tuple[Any, ...]) -> None:
     diff = _diff_inputs(inputs)
@@ -222,17 +327,26 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6,
         raise AssertionError(messages.GRADCHECK_NEEDS_A_MODE)
     if check_batched_grad and not check_backward_ad:
         raise AssertionError(messages.GRADCHECK_BATCHED_NEEDS_BACKWARD)
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError(messages.GRADCHECK_BATCHED_FORWARD_NEEDS_FORWARD)
     try:
         inputs = _as_tuple(inputs)
         _check_inputs(inputs)
         # refused only past the input checks, which every mode shares
-        if fast_mode or check_forward_ad or check_batched_grad or check_batched_forward_grad \
-                or masked:
+        if fast_mode or check_batched_grad or check_batched_forward_grad or masked:
             raise NotImplementedError(messages.GRADCHECK_NOT_MODELLED)
         func_out = func(*inputs)
         outputs = _differentiable_outputs(func_out)
-        _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                        nondet_tol)
+        # torch's order: backward's Jacobians, forward's, then the other backward checks
+        if check_backward_ad:
+            _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol,
+                            check_grad_dtypes, nondet_tol)
+        if check_forward_ad:
+            _slow_gradcheck_forward(func, func_out, inputs, outputs, eps, rtol, atol)
+            if check_undefined_grad:
+                _test_undefined_forward_mode(func, inputs)
+        if not check_backward_ad:
+            return True
         _test_backward_mul_by_grad_output(outputs, inputs)
         if check_undefined_grad:
             _test_undefined_backward_mode(func, outputs, inputs)

@@ -1679,3 +1679,19 @@ def vecdot_dtypes(x: str, y: str) -> str:
 # integer dtype, an input requiring grad
 def autograd_dtype(scalar_name: str) -> str:
     return f"Autograd not support dtype: {scalar_name}"
+
+
+# ---- h22cov (gradcheck's forward-mode check) ----------------------------------------------
+# torch/autograd/gradcheck.py gradcheck and _get_notallclose_msg (is_forward_ad=True)
+GRADCHECK_BATCHED_FORWARD_NEEDS_FORWARD = (
+    "Setting check_batched_forward_grad=True requires check_forward_ad to be True")
+
+
+def gradcheck_forward_jacobian_mismatch(output: int, input: int, numerical: str,
+                                        analytical: str) -> str:
+    return (f"Jacobian computed with forward mode mismatch for output {output:d} with respect "
+            f"to input {input:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
+
+
+GRADCHECK_FORWARD_NOT_MODELLED = (
+    "gradcheck's forward-mode check of complex inputs is not modelled by the reference engine")
