@@ -7,7 +7,12 @@ deterministic). Then, as torch does: backward with zero grad_outputs must give z
 and backward with undefined grad_outputs must succeed. Both follow torch's order of calls,
 so a function or hook that counts its calls sees torch's counts.
 
-check_forward_ad (slow mode, real inputs) is torch's too: the analytical Jacobian is built
+Complex numbers as torch checks them: a complex input's numerical derivative is the
+conjugate Wirtinger one (ds/dx + i ds/dy, each by central differences); a function with
+complex outputs is checked (backward) as its imaginary, then its real parts; one of complex
+inputs (forward) along their imaginary, then their real parts, the other part held.
+
+check_forward_ad (slow mode) is torch's too: the analytical Jacobian is built
 column by column inside a dual level, each differentiable input made a dual tensor of its
 detached self with a zero tangent, one element of that tangent set to 1 per call of the
 function; then, with check_undefined_grad, each differentiable input once with a zero
@@ -16,7 +21,7 @@ tangents drawn by the engine's own generator, as gradgradcheck's grad_outputs ar
 order of the checks, hence of the function's and its Functions' calls, is torch's.
 
 Not modelled (refused with NotImplementedError, never answered wrongly): fast_mode=True,
-check_batched_grad, check_batched_forward_grad (vmap), masked inputs, complex inputs.
+check_batched_grad, check_batched_forward_grad (vmap), masked inputs.
 check_grad_dtypes and nondet_tol are honoured.
 """
 
@@ -33,7 +38,8 @@ from . import autograd, dtypes, forward_ad, inplace_ops, messages
 from .engine import gradient_edge
 from .factories import zeros_like
 from .graph import Node, node_class
-from .ops import copying
+from .ops import complex_numbers, copying
+from .ops import elementwise as ew
 from .ops.common import new
 from .tensor import Tensor
 
@@ -78,18 +84,32 @@ def _numerical_jacobian(func: Callable[..., Any], inputs: tuple[Any, ...],
         data = inp._data
         columns: list[list[np.ndarray]] = [[] for _ in outputs]
         for idx in itertools.product(*(range(n) for n in data.shape)):
-            orig = data[idx].copy()
-            data[idx] = orig - eps
-            below = [o.clone() for o in _as_tuple(func(*inputs))]
-            data[idx] = orig + eps
-            above = [o.clone() for o in _as_tuple(func(*inputs))]
-            data[idx] = orig
-            for k, (a, b) in enumerate(zip(below, above, strict=True)):
-                d = (b._data - a._data) / np.asarray(2 * eps, b._data.dtype)
-                columns[k].append(d.reshape(-1))
-        result.append([np.stack(c) if c else np.zeros((0, o.numel()), o._data.dtype)
+            ds_dx = _central_difference(func, inputs, data, idx, eps)
+            if inp.dtype.is_complex:
+                # the conjugate Wirtinger derivative: ds/dx + i ds/dy
+                ds_dy = _central_difference(func, inputs, data, idx, eps * 1j)
+                ds_dx = [dx + dy * 1j for dx, dy in zip(ds_dx, ds_dy, strict=True)]
+            for k, d in enumerate(ds_dx):
+                columns[k].append(d)
+        result.append([np.stack(c).astype(inp._data.dtype if inp.dtype.is_complex
+                                          else c[0].dtype, copy=False)
+                       if c else np.zeros((0, o.numel()), o._data.dtype)
                        for c, o in zip(columns, outputs, strict=True)])
     return result
+
+
+def _central_difference(func: Callable[..., Any], inputs: tuple[Any, ...], data: np.ndarray,
+                        idx: tuple[int, ...], delta: float | complex) -> list[np.ndarray]:
+    """(f(x + delta) - f(x - delta)) / (2 |delta|) per output, x's element idx moved in place
+    (torch's _compute_numerical_gradient)."""
+    orig = data[idx].copy()
+    data[idx] = orig - delta
+    below = [o.clone() for o in _as_tuple(func(*inputs))]
+    data[idx] = orig + delta
+    above = [o.clone() for o in _as_tuple(func(*inputs))]
+    data[idx] = orig
+    return [((b._data - a._data) / np.asarray(2 * abs(delta), b._data.dtype)).reshape(-1)
+            for a, b in zip(below, above, strict=True)]
 
 
 def _analytical_rows(output: Tensor, diff_inputs: list[Tensor]
@@ -139,7 +159,8 @@ def _tensor_text(a: np.ndarray, dt: dtypes.dtype) -> str:
 
 def _slow_gradcheck(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, ...],
                     outputs: tuple[Tensor, ...], eps: float, rtol: float, atol: float,
-                    check_grad_dtypes: bool, nondet_tol: float) -> None:
+                    check_grad_dtypes: bool, nondet_tol: float,
+                    complex_indices: Sequence[int] = (), test_imag: bool = False) -> None:
     all_out = _as_tuple(func_out)
     numerical = _numerical_jacobian(func, inputs, all_out, eps)
     if not outputs:
@@ -154,8 +175,94 @@ def _slow_gradcheck(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, 
         analytical = _analytical_jacobian(o, diff, nondet_tol, check_grad_dtypes)
         for j, (a, n) in enumerate(zip(analytical, by_output[i], strict=True)):
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                raise GradcheckError(messages.gradcheck_jacobian_mismatch(
-                    i, j, _tensor_text(n, o.dtype), _tensor_text(a, diff[j].dtype)))
+                prefix = _part(test_imag, "outputs") if i in complex_indices else ""
+                # a complex input's numerical column is complex, as its grads are
+                n_dtype = diff[j].dtype if np.iscomplexobj(n) else o.dtype
+                raise GradcheckError(prefix + messages.gradcheck_jacobian_mismatch(
+                    i, j, _tensor_text(n, n_dtype), _tensor_text(a, diff[j].dtype)))
+
+
+def _part(test_imag: bool, element: str) -> str:
+    return messages.gradcheck_complex_part("imaginary" if test_imag else "real", element)
+
+
+def _real_and_imag_output(func: Callable[..., Any]) -> tuple[Callable[..., Any],
+                                                             Callable[..., Any]]:
+    """func with torch.real, and with torch.imag, applied to its complex outputs."""
+    def apply(part: Callable[[Tensor], Tensor]) -> Callable[..., Any]:
+        def wrapped(*args: Any) -> tuple[Any, ...]:
+            return tuple(part(o) if isinstance(o, Tensor) and o.dtype.is_complex else o
+                         for o in _as_tuple(func(*args)))
+        return wrapped
+    return apply(complex_numbers.real), apply(complex_numbers.imag)
+
+
+def _real_and_imag_input(func: Callable[..., Any], indices: list[int],
+                         inputs: tuple[Any, ...]) -> tuple[Callable[..., Any],
+                                                           Callable[..., Any]]:
+    """x -> func(x + orig.imag * 1j) and y -> func(orig.real + y * 1j) for the complex
+    inputs (the other part held at the original's, never 0)."""
+    def apply(make: Callable[[Tensor, Tensor], Tensor]) -> Callable[..., Any]:
+        def wrapped(*args: Any) -> tuple[Any, ...]:
+            new_args = list(args)
+            for k in indices:
+                new_args[k] = make(new_args[k], inputs[k])
+            return _as_tuple(func(*new_args))
+        return wrapped
+    return (apply(lambda x, orig: ew.add(x, ew.mul(complex_numbers.imag(orig), 1j))),
+            apply(lambda y, orig: ew.add(complex_numbers.real(orig), ew.mul(y, 1j))))
+
+
+def _parts(inputs: tuple[Any, ...], part: Callable[[Tensor], Tensor]) -> tuple[Any, ...]:
+    """The complex inputs replaced by one part each: torch passes the part's view, whose
+    elements the numerical Jacobian moves in place; a copy that requires grad as the view
+    does stands for it (the function sees only what the wrapper computes from it)."""
+    return tuple(new(np.array(part(x)._data), dtypes.to_real(x.dtype), x.device)
+                 .requires_grad_(x.requires_grad)
+                 if isinstance(x, Tensor) and x.dtype.is_complex else x for x in inputs)
+
+
+def _backward_real_imag(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, ...],
+                        outputs: tuple[Tensor, ...], eps: float, rtol: float, atol: float,
+                        check_grad_dtypes: bool, nondet_tol: float) -> None:
+    """torch's _gradcheck_real_imag, backward half: a function with complex outputs is
+    checked as its imaginary parts, then its real parts."""
+    complex_out = [i for i, o in enumerate(outputs) if o.dtype.is_complex]
+    if not any(isinstance(o, Tensor) and o.dtype.is_complex for o in _as_tuple(func_out)):
+        _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+                        nondet_tol)
+        return
+    real_fn, imag_fn = _real_and_imag_output(func)
+    for fn, test_imag in ((imag_fn, True), (real_fn, False)):
+        out = fn(*inputs)
+        _slow_gradcheck(fn, out, inputs, _differentiable_outputs(out), eps, rtol, atol,
+                        check_grad_dtypes, nondet_tol, complex_out, test_imag)
+
+
+def _forward_real_imag(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, ...],
+                       outputs: tuple[Tensor, ...], eps: float, rtol: float, atol: float,
+                       check_undefined_grad: bool) -> None:
+    """torch's _gradcheck_real_imag, forward half: a function of complex inputs is checked
+    along their imaginary parts, then their real parts."""
+    complex_inp = [i for i, x in enumerate(inputs) if isinstance(x, Tensor)
+                   and x.dtype.is_complex]
+    if not complex_inp:
+        _slow_gradcheck_forward(func, func_out, inputs, outputs, eps, rtol, atol)
+        if check_undefined_grad:
+            _test_undefined_forward_mode(func, inputs)
+        return
+    real_fn, imag_fn = _real_and_imag_input(func, complex_inp, inputs)
+    imag_inputs = _parts(inputs, complex_numbers.imag)
+    imag_out = imag_fn(*imag_inputs)
+    _slow_gradcheck_forward(imag_fn, imag_out, imag_inputs, _differentiable_outputs(imag_out),
+                            eps, rtol, atol, complex_inp, True)
+    real_inputs = _parts(inputs, complex_numbers.real)
+    real_out = real_fn(*real_inputs)
+    _slow_gradcheck_forward(real_fn, real_out, real_inputs, _differentiable_outputs(real_out),
+                            eps, rtol, atol, complex_inp, False)
+    if check_undefined_grad:
+        _test_undefined_forward_mode(imag_fn, imag_inputs)
+        _test_undefined_forward_mode(real_fn, real_inputs)
 
 
 def _float_or_complex(x: Any) -> bool:
@@ -182,8 +289,6 @@ def _analytical_jacobian_forward(func: Callable[..., Any], inputs: tuple[Any, ..
                                  func_out: tuple[Any, ...]) -> list[list[np.ndarray]]:
     """[input][output] -> (numel of input, numel of output), one call of func per element of
     each differentiable input, its tangent one-hot."""
-    if any(t.dtype.is_complex for t in _diff_inputs(inputs)):
-        raise NotImplementedError(messages.GRADCHECK_FORWARD_NOT_MODELLED)
     floats = [o for o in func_out if _float_or_complex(o)]
     with forward_ad.dual_level():
         duals, tangents = _dual_inputs(inputs)
@@ -203,7 +308,8 @@ def _analytical_jacobian_forward(func: Callable[..., Any], inputs: tuple[Any, ..
 
 def _slow_gradcheck_forward(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, ...],
                             outputs: tuple[Tensor, ...], eps: float, rtol: float,
-                            atol: float) -> None:
+                            atol: float, complex_indices: Sequence[int] = (),
+                            test_imag: bool = False) -> None:
     all_out = _as_tuple(func_out)
     numerical = _numerical_jacobian(func, inputs, all_out, eps)
     if not outputs:
@@ -219,7 +325,10 @@ def _slow_gradcheck_forward(func: Callable[..., Any], func_out: Any, inputs: tup
         for j, n in enumerate(per_input):
             a = analytical[j][i]
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                raise GradcheckError(messages.gradcheck_forward_jacobian_mismatch(
+                # torch tests the input's index among those requiring grad against the
+                # complex inputs' indices among all inputs
+                prefix = _part(test_imag, "inputs") if j in complex_indices else ""
+                raise GradcheckError(prefix + messages.gradcheck_forward_jacobian_mismatch(
                     i, j, _tensor_text(n, outputs[i].dtype), _tensor_text(a, outputs[i].dtype)))
 
 
@@ -339,12 +448,11 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6,
         outputs = _differentiable_outputs(func_out)
         # torch's order: backward's Jacobians, forward's, then the other backward checks
         if check_backward_ad:
-            _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol,
-                            check_grad_dtypes, nondet_tol)
+            _backward_real_imag(func, func_out, inputs, outputs, eps, rtol, atol,
+                                check_grad_dtypes, nondet_tol)
         if check_forward_ad:
-            _slow_gradcheck_forward(func, func_out, inputs, outputs, eps, rtol, atol)
-            if check_undefined_grad:
-                _test_undefined_forward_mode(func, inputs)
+            _forward_real_imag(func, func_out, inputs, outputs, eps, rtol, atol,
+                               check_undefined_grad)
         if not check_backward_ad:
             return True
         _test_backward_mul_by_grad_output(outputs, inputs)

@@ -1693,5 +1693,7 @@ def gradcheck_forward_jacobian_mismatch(output: int, input: int, numerical: str,
             f"to input {input:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
 
 
-GRADCHECK_FORWARD_NOT_MODELLED = (
-    "gradcheck's forward-mode check of complex inputs is not modelled by the reference engine")
+def gradcheck_complex_part(part: str, element: str) -> str:
+    """The prefix of a mismatch found on one part of a complex output (backward) or input
+    (forward): part is real or imaginary, element outputs or inputs."""
+    return f"While considering the {part} part of complex {element} only, "

@@ -82,7 +82,37 @@ def test_refusals() -> None:
     with pytest.raises(NotImplementedError):
         torch.autograd.gradcheck(torch.sin, (x,), check_forward_ad=True,
                                  check_batched_forward_grad=True)
+
+
+def test_complex_inputs_and_outputs() -> None:
     z = torch.rand(2, dtype=torch.complex128, requires_grad=True)
-    with pytest.raises(NotImplementedError):
-        torch.autograd.gradcheck(lambda t: t * 2, (z,), check_forward_ad=True,
-                                 check_backward_ad=False)
+    x = torch.rand(2, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda t: (t * t.conj()).real, (z,), check_forward_ad=True)
+    assert torch.autograd.gradcheck(lambda t: torch.exp(t) * 1j, (z,), check_forward_ad=True)
+    assert torch.autograd.gradcheck(lambda t, r: t.abs() * r, (z, x), check_forward_ad=True)
+
+    def wrong_backward(t: Any) -> Any:
+        y = t.clone()
+        y.register_hook(lambda g: g + 1e-2)
+        return y
+
+    with pytest.raises(GradcheckError, match="^While considering the imaginary part of complex "
+                       "outputs only, Jacobian mismatch for output 0 with respect to input 0"):
+        torch.autograd.gradcheck(wrong_backward, (z,))
+
+    class WrongJvp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, t: Any) -> Any:
+            return t * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+        @staticmethod
+        def jvp(ctx: Any, t: Any) -> Any:
+            return t.conj() * 2   # right along the real part only
+
+    with pytest.raises(GradcheckError, match="^While considering the imaginary part of complex "
+                       "inputs only, Jacobian computed with forward mode mismatch"):
+        torch.autograd.gradcheck(WrongJvp.apply, (z,), check_forward_ad=True)
