@@ -1635,11 +1635,6 @@ def grad_complex_mismatch(i: int, grad_dtype: object, out_dtype: object) -> str:
             f"output[{i}] has a dtype of {out_dtype}.")
 
 
-# the reference engine's own (no torch text): forward mode is not modelled on complex tensors
-FWAD_COMPLEX_NOT_MODELLED = (
-    "the reference engine does not model forward-mode AD on complex tensors (make_dual of a "
-    "complex primal or tangent)")
-
 
 # ---- h24gen ---------------------------------------------------------------------------------
 

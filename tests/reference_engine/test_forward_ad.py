@@ -18,7 +18,7 @@ import reference_engine as torch
 from reference_engine import forward_ad as fwAD
 from reference_engine import messages
 from reference_engine.autograd_meta import OpSpec, record
-from tests.reference_engine.test_gradcheck import COMPLEX_ROWS, OPS, _outputs
+from tests.reference_engine.test_gradcheck import OPS, _outputs
 
 # rows that make a dual level themselves (backward-mode checks of make_dual/unpack_dual)
 _OWN_LEVEL = ("make_dual", "unpack_dual_primal")

@@ -399,11 +399,6 @@ _BY_HAND: dict[str, Row] = {
     "complex_mm": (lambda a, b: _R(torch.mm(_C(a), _C(b))), [(2, 3, 2), (3, 2, 2)]),
 }
 
-# the rows through complex values: forward mode on complex tensors is not modelled yet
-# (test_forward_ad.py leaves them out)
-COMPLEX_ROWS = frozenset(n for n in _BY_HAND if n.startswith("complex") or n in (
-    "view_as_complex", "view_as_real", "imag", "polar"))
-
 OPS: dict[str, Row] = _from_registry()
 assert not OPS.keys() & _BY_HAND.keys(), "a hand row is named for a registry row"
 OPS.update(_BY_HAND)
