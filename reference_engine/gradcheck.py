@@ -81,7 +81,7 @@ def _numerical_jacobian(func: Callable[..., Any], inputs: tuple[Any, ...],
     """[input][output] -> (numel of input, numel of output): d output / d input element."""
     result = []
     for inp in _diff_inputs(inputs):
-        data = inp._data
+        data = _writable(inp)
         columns: list[list[np.ndarray]] = [[] for _ in outputs]
         for idx in itertools.product(*(range(n) for n in data.shape)):
             ds_dx = _central_difference(func, inputs, data, idx, eps)
@@ -96,6 +96,18 @@ def _numerical_jacobian(func: Callable[..., Any], inputs: tuple[Any, ...],
                        if c else np.zeros((0, o.numel()), o._data.dtype)
                        for c, o in zip(columns, outputs, strict=True)])
     return result
+
+
+def _writable(t: Tensor) -> np.ndarray:
+    """t's elements as an array gradcheck may move in place (torch writes through x.data): a
+    complex tensor's part view is read-only here (complex_numbers' views), so it is reached
+    through its base's memory."""
+    a = t._data
+    if a.flags.writeable or t._base is None:
+        return a
+    root = t._base._data
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(a.shape, a.dtype, buffer=root, offset=offset, strides=a.strides)
 
 
 def _central_difference(func: Callable[..., Any], inputs: tuple[Any, ...], data: np.ndarray,
@@ -214,12 +226,9 @@ def _real_and_imag_input(func: Callable[..., Any], indices: list[int],
 
 
 def _parts(inputs: tuple[Any, ...], part: Callable[[Tensor], Tensor]) -> tuple[Any, ...]:
-    """The complex inputs replaced by one part each: torch passes the part's view, whose
-    elements the numerical Jacobian moves in place; a copy that requires grad as the view
-    does stands for it (the function sees only what the wrapper computes from it)."""
-    return tuple(new(np.array(part(x)._data), dtypes.to_real(x.dtype), x.device)
-                 .requires_grad_(x.requires_grad)
-                 if isinstance(x, Tensor) and x.dtype.is_complex else x for x in inputs)
+    """The complex inputs replaced by one part each (its view: x.real, x.imag)."""
+    return tuple(part(x) if isinstance(x, Tensor) and x.dtype.is_complex else x
+                 for x in inputs)
 
 
 def _backward_real_imag(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, ...],
