@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from . import autograd, dtypes, forward_ad, inplace_ops, messages
+from .dtypes import get_default_dtype
 from .engine import gradient_edge
 from .factories import zeros_like
 from .graph import Node, node_class
@@ -341,16 +342,44 @@ def _slow_gradcheck_forward(func: Callable[..., Any], func_out: Any, inputs: tup
                     i, j, _tensor_text(n, outputs[i].dtype), _tensor_text(a, outputs[i].dtype)))
 
 
+class _TorchCpuGenerator:
+    """A fresh torch.Generator() (CPU, its default seed 67280421310721) as far as gradcheck
+    draws from it: torch.rand in the default dtype (ATen's uniform_real_distribution): per
+    element of a double, two 32-bit mt19937 outputs (the first the high word), the low 53
+    bits scaled by 2**-53; of a float, one output, its low 24 bits scaled by 2**-24."""
+
+    def __init__(self, seed: int = 67280421310721) -> None:
+        key = np.empty(624, np.uint64)
+        key[0] = seed & 0xFFFFFFFF
+        for i in range(1, 624):   # std::mt19937's seeding (init_genrand)
+            prev = int(key[i - 1])
+            key[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF
+        self._bits = np.random.MT19937()
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": key.astype(np.uint32), "pos": 624}}
+
+    def rand(self, n: int, dt: dtypes.dtype) -> np.ndarray:
+        if dt is dtypes.float64:
+            raw = np.asarray(self._bits.random_raw(2 * n), np.uint64)
+            bits = ((raw[0::2] << np.uint64(32)) | raw[1::2]) & np.uint64(2 ** 53 - 1)
+            return bits.astype(np.float64) * 2.0 ** -53
+        if dt is not dtypes.float32:
+            raise NotImplementedError(messages.GRADCHECK_NOT_MODELLED)
+        raw = np.asarray(self._bits.random_raw(n), np.uint64)
+        return ((raw & np.uint64(0xFFFFFF)).astype(np.float64) * 2.0 ** -24).astype(np.float32)
+
+
 def _test_undefined_forward_mode(func: Callable[..., Any], inputs: tuple[Any, ...]) -> None:
     """Each differentiable input, with a zero tangent and as a plain tensor, must give the
-    same output tangents, the other inputs' tangents random (torch's own draw is its
-    generator's; only the verdict is compared)."""
-    rng = np.random.default_rng(0)
+    same output tangents, the other inputs' tangents those torch draws (_make_vectors: a
+    fresh generator's rand, in the input's dtype, of norm 1)."""
+    gen = _TorchCpuGenerator()
     with forward_ad.dual_level():
         duals, tangents = _dual_inputs(inputs)
         for tangent in tangents:
-            u = rng.uniform(0, 1, tangent.numel())
-            u /= np.linalg.norm(u) or 1.0
+            u = gen.rand(tangent.numel(), get_default_dtype()).astype(
+                dtypes.to_real(tangent.dtype).np)
+            u /= np.sqrt(np.sum(u * u))
             inplace_ops.copy_(tangent, new(u.reshape(tangent.shape), tangent.dtype, tangent.device))
         for idx, inp in enumerate(inputs):
             if not (isinstance(inp, Tensor) and inp.requires_grad):

@@ -397,6 +397,11 @@ _BY_HAND: dict[str, Row] = {
     "complex_sum": (lambda a: _R((_C(a) * _C(a)).sum()), [(3, 2)]),
     "complex_mean": (lambda a: _R((_C(a) * _C(a)).mean()), [(3, 2)]),
     "complex_mm": (lambda a, b: _R(torch.mm(_C(a), _C(b))), [(2, 3, 2), (3, 2, 2)]),
+    "complex_norm": (lambda a: torch.norm(_C(a)), [(3, 2)]),
+    "complex_norm_1": (lambda a: torch.norm(_C(a), 1), [(3, 2)]),
+    "complex_norm_3_dim": (lambda a: torch.norm(_C(a), 3, dim=1), [(2, 3, 2)]),
+    "complex_norm_half": (lambda a: torch.norm(_C(a), 0.5), [(3, 2)]),
+    "complex_norm_inf": (lambda a: torch.norm(_C(a), float("inf")), [(3, 2)]),
 }
 
 OPS: dict[str, Row] = _from_registry()

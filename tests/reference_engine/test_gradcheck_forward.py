@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 import reference_engine as torch
@@ -116,3 +117,13 @@ def test_complex_inputs_and_outputs() -> None:
     with pytest.raises(GradcheckError, match="^While considering the imaginary part of complex "
                        "inputs only, Jacobian computed with forward mode mismatch"):
         torch.autograd.gradcheck(WrongJvp.apply, (z,), check_forward_ad=True)
+
+
+def test_undefined_check_draws_as_a_fresh_torch_generator() -> None:
+    # torch.rand(4, generator=torch.Generator()) in float32 and in float64 (torch 2.13):
+    # mt19937 seeded 67280421310721; 24 low bits of one output, or 53 of two
+    from reference_engine.gradcheck import _TorchCpuGenerator
+    np.testing.assert_allclose(_TorchCpuGenerator().rand(3, torch.float32),
+                               [0.26729524, 0.8725283, 0.33528882], rtol=1e-7)
+    np.testing.assert_allclose(_TorchCpuGenerator().rand(2, torch.float64),
+                               [0.13836206, 0.68231095], rtol=1e-7)
