@@ -104,7 +104,7 @@ def _writable(t: Tensor) -> np.ndarray:
     complex tensor's part view is read-only here (complex_numbers' views), so it is reached
     through its base's memory."""
     a = t._data
-    if a.flags.writeable or t._base is None:
+    if a.flags.writeable or t._base is None or a.size == 0:
         return a
     root = t._base._data
     offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
