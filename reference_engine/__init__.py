@@ -141,6 +141,7 @@ from .ops import nn as _nn_ops  # noqa: F401
 from .ops import scatter as _scatter_ops  # noqa: F401
 from .ops import special as _special_ops  # noqa: F401
 from .ops import triangular as _triangular_ops  # noqa: F401
+from .ops.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -266,6 +267,7 @@ __all__ = [
     "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_neg",
     "is_tensor",
     "is_warn_always_enabled",
     "linalg",

@@ -171,6 +171,11 @@ def is_conj(self: Tensor) -> bool:
     return bool(getattr(self, "_is_conj", False))
 
 
+def is_neg(self: Tensor) -> bool:
+    """torch.is_neg: whether self is a negative view (the imag of a conj view is one)."""
+    return bool(getattr(self, "_is_neg", False))
+
+
 def _unconj(self: Tensor) -> Tensor:
     """self._conj() where self is a conj view (its conj bit cleared): what ATen views the
     parts of."""

@@ -97,8 +97,8 @@ def test_complex_inputs_and_outputs() -> None:
         y.register_hook(lambda g: g + 1e-2)
         return y
 
-    with pytest.raises(GradcheckError, match="^While considering the imaginary part of complex "
-                       "outputs only, Jacobian mismatch for output 0 with respect to input 0"):
+    with pytest.raises(GradcheckError, match=r"^While considering the imaginary part of complex "
+                       r"outputs only, Jacobian mismatch for output 0 with respect to input 0"):
         torch.autograd.gradcheck(wrong_backward, (z,))
 
     class WrongJvp(torch.autograd.Function):
@@ -114,8 +114,8 @@ def test_complex_inputs_and_outputs() -> None:
         def jvp(ctx: Any, t: Any) -> Any:
             return t.conj() * 2   # right along the real part only
 
-    with pytest.raises(GradcheckError, match="^While considering the imaginary part of complex "
-                       "inputs only, Jacobian computed with forward mode mismatch"):
+    with pytest.raises(GradcheckError, match=r"^While considering the imaginary part of complex "
+                       r"inputs only, Jacobian computed with forward mode mismatch"):
         torch.autograd.gradcheck(WrongJvp.apply, (z,), check_forward_ad=True)
 
 
