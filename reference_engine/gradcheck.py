@@ -395,10 +395,8 @@ def _test_undefined_forward_mode(func: Callable[..., Any], inputs: tuple[Any, ..
                 r2 = forward_ad.unpack_dual(o2).tangent
                 if r1 is not None and r2 is not None \
                         and not np.allclose(r1._data, r2._data, rtol=1e-5, atol=1e-8):
-                    raise GradcheckError(
-                        "Mismatch in tangent values for output with index: ", k,
-                        " when input: ", inp, " has an undefined tangent value. ",
-                        " Got: ", r1, " but expected: ", r2)
+                    raise GradcheckError(*messages.gradcheck_undefined_tangent_mismatch(
+                        k, inp, r1, r2))
 
 
 def _test_backward_mul_by_grad_output(outputs: tuple[Tensor, ...],

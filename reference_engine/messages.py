@@ -1692,3 +1692,11 @@ def gradcheck_complex_part(part: str, element: str) -> str:
     """The prefix of a mismatch found on one part of a complex output (backward) or input
     (forward): part is real or imaginary, element outputs or inputs."""
     return f"While considering the {part} part of complex {element} only, "
+
+
+def gradcheck_undefined_tangent_mismatch(k: int, inp: object, got: object,
+                                         expected: object) -> tuple[object, ...]:
+    """_test_undefined_forward_mode's GradcheckError arguments (torch raises it with these
+    several, not one text)."""
+    return ("Mismatch in tangent values for output with index: ", k, " when input: ", inp,
+            " has an undefined tangent value. ", " Got: ", got, " but expected: ", expected)
