@@ -1700,3 +1700,11 @@ def gradcheck_undefined_tangent_mismatch(k: int, inp: object, got: object,
     several, not one text)."""
     return ("Mismatch in tangent values for output with index: ", k, " when input: ", inp,
             " has an undefined tangent value. ", " Got: ", got, " but expected: ", expected)
+
+
+# torch/csrc/autograd/engine.cpp validate_outputs: a custom Function's backward returned a
+# complex gradient for a real input (built-in formulas take its real part themselves)
+GRAD_COMPLEX_FOR_REAL_INPUT = (
+    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to "
+    "be true, but got false.  (Could this error message be improved?  If so, please report "
+    "an enhancement request to PyTorch.)")
