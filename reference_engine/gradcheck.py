@@ -501,6 +501,12 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6,
     return True
 
 
+def _uniform(rng: np.random.Generator, x: Tensor) -> np.ndarray:
+    """make_tensor(low=-1, high=1): both parts for a complex x."""
+    a = rng.uniform(-1, 1, x.shape)
+    return a + 1j * rng.uniform(-1, 1, x.shape) if x.dtype.is_complex else a
+
+
 def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = None, *,
                   eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
                   gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
@@ -519,7 +525,7 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
         outs = _differentiable_outputs(func(*inputs))
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            new(rng.uniform(-1, 1, x.shape), x.dtype if x.is_floating_point()
+            new(_uniform(rng, x), x.dtype if x.is_floating_point() or x.dtype.is_complex
                 else dtypes.float64, x.device).requires_grad_() for x in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n = len(grad_outputs)

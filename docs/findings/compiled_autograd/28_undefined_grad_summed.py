@@ -37,5 +37,5 @@ for name, run in (("eager", eager), ("compiled", compiled), ("private", private)
     compiled_autograd.reset()  # each entry point starts without graphs cached by another
     try:
         print(f"{name}: {run(step)}")
-    except Exception as e:  # noqa: BLE001 - the script reports what each mode raises
+    except Exception as e:  # the script reports what each mode raises
         print(f"{name}: {type(e).__name__}: {str(e).splitlines()[0]}")
