@@ -23,12 +23,13 @@ the module or inside a function), are these and no others:
     tensor_operators -> inplace_ops, ops.comparisons, ops.copying, ops.elementwise
     tensor_operators -> views, views_indexing
     engine -> inplace_ops, ops.complex_numbers, ops.copying, ops.reductions
-    forward_ad -> inplace_ops, ops.common, ops.copying, views, views_strided
+    forward_ad -> inplace_ops, ops.common, ops.complex_numbers, ops.copying, views, views_strided
 
 (Tensor's hand-written methods delegate to the ops (.real and .imag to complex_numbers) and
 Tensor.backward to autograd; the engine casts a grad (a real input takes a complex grad's real
 part) and sums it to its input's shape, and accumulates .grad, with ops;
-forward_ad makes tangents, their views and in-place updates with ops.)
+forward_ad makes tangents, their views and in-place updates with ops, and conjugates a
+complex tangent for an element-wise formula.)
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph), ops/,
