@@ -54,7 +54,7 @@ NAMESPACES: frozenset[str] = frozenset(
 # a snapshot records; a step that only calls those reuses the snapshots before it.
 _TORCH_PURE = """
 tensor zeros ones full zeros_like ones_like arange rand randn rand_like randn_like
-is_tensor get_default_dtype is_grad_enabled is_inference_mode_enabled
+is_tensor get_default_dtype is_grad_enabled is_inference_mode_enabled is_neg
 """
 _TORCH = """
 manual_seed no_grad enable_grad set_grad_enabled inference_mode

@@ -251,6 +251,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("grad_complex_mismatch", False,
          (r"both grad_output and output are required to have the same dtype",),
          "a gradient given for an output is complex and the output is not, or the reverse"),
+    Kind("grad_complex_for_real_input", False,
+         (r"input_is_complex == grad_is_complex\) to be true",),
+         "a custom Function's backward returned a complex gradient for a real input (its "
+         "real part is the backward's to take)"),
     Kind("complex_unsupported", False,
          (r"not implemented for 'Complex", r"not supported for complex",
           r"not implemented for complex tensors", r"does not support complex",

@@ -23,6 +23,8 @@ MESSAGES = {
     "view_of_leaf_inplace": "a view of a leaf Variable that requires grad is being used in an "
                             "in-place operation.",
     "implicit_grad_nonscalar": "grad can be implicitly created only for scalar outputs",
+    "grad_complex_for_real_input": "Expected isFloatingType(grad.scalar_type()) || "
+    "(input_is_complex == grad_is_complex) to be true, but got false.",
     "grad_complex_mismatch": "For complex Tensors, both grad_output and output are required "
                              "to have the same dtype. Mismatch in dtype: grad_output[0] has a "
                              "dtype of torch.complex64 and output[0] has a dtype of "
