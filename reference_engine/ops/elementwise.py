@@ -19,6 +19,7 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from .common import (
+    OUT,
     Number,
     _compute,
     _elementwise,
@@ -26,6 +27,7 @@ from .common import (
     _promotes,
     into_out,
     new,
+    parse,
     wrap,
     zeros_like,
     zeros_scalar,
@@ -113,8 +115,8 @@ def sub_scalar(self: Tensor, other: Number) -> Tensor:
 
 def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
     """other - alpha * self: torch.rsub.Tensor, or .Scalar for a Python number other."""
-    binary_math.parse("rsub", (self, other), "Tensor input, Tensor other, *, Number alpha = 1",
-                      "Tensor input, Number other, Number alpha = 1")
+    parse("rsub", (self, other), "Tensor input, Tensor other, *, Number alpha = 1",
+          "Tensor input, Number other, Number alpha = 1")
     if isinstance(other, Tensor):
         return _elementwise(RSUB, lambda a, b: b - alpha * a if alpha != 1 else b - a,
                             (self, other), alpha=alpha)
@@ -243,12 +245,9 @@ def _mul_log_scalar(result: Tensor, base: Number, exponent: Tensor) -> Tensor:
     return mul_scalar(result, log_b)
 
 
-OUT = ", *, Tensor out = None"   # the out= keyword in a signature torch's parser prints
-
-
 def pow(self: Any, exponent: Any) -> Tensor:
-    binary_math.parse("pow", (self, exponent), f"Tensor input, Tensor exponent{OUT}",
-                      f"Number self, Tensor exponent{OUT}", f"Tensor input, Number exponent{OUT}")
+    parse("pow", (self, exponent), f"Tensor input, Tensor exponent{OUT}",
+          f"Number self, Tensor exponent{OUT}", f"Tensor input, Number exponent{OUT}")
     if isinstance(self, Tensor) and not isinstance(exponent, Tensor):
         return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
                             compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
@@ -413,7 +412,6 @@ def atan2(self: Tensor, other: Tensor) -> Tensor:
 # They import this module; used at call time.
 from . import backward as grad_ops  # noqa: E402
 from . import (  # noqa: E402
-    binary_math,
     comparisons,
     complex_numbers,
     copying,
