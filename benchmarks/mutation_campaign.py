@@ -22,6 +22,8 @@ cores), so a campaign runs a sample:
     python benchmarks/mutation_campaign.py summarize [--workdir ...] [--save]
     python benchmarks/mutation_campaign.py recheck [--seed 20] [--workdir ...] [--save]
     python benchmarks/mutation_campaign.py exec --part I --parts N [--timeout 300] [--workdir ...]
+    python benchmarks/mutation_campaign.py carry --onto REV --part I --parts N [--timeout 900]
+        [--workdir ...] [--save]
 
 `run` exports the committed tree at REV (git archive) into WORKDIR/tree, checks that the
 test command passes on it, makes the session WORKDIR/session.sqlite and executes it (one
@@ -34,7 +36,19 @@ which cosmic-ray would count as killed), storing each result in the session. `re
 takes the recorded campaign's survivors and applies each one's diff to the working tree as it
 is now (copied into WORKDIR/recheck), running the case files and engine unit tests added or
 changed since the campaign's revision (they must pass unmutated): a survivor that fails them
-is killed by a new case. With --save the results go to benchmarks/results/, one file per sample:
+is killed by a new case.
+
+`carry` runs the session's pending mutants at a later revision, REV (exported into
+WORKDIR/ontoI): each mutant is made at the campaign's revision, as cosmic-ray makes it, and its
+diff is carried onto REV by `patch` (no fuzz; the same file first, then, as engine modules get
+split, every other engine file): a mutant whose lines are in no file "does not apply" and
+counts nowhere. It is tested in two steps, so that a kill is credited to the library as it was
+when the sample was drawn or not: first the case files and unit tests that existed at the
+campaign's revision (in their REV version), then, if it survived them, those added since. A
+run past the timeout is a "timeout", not a kill (cosmic-ray counts it killed). With --save,
+part I's results go to mutation_carried_seedSEED_partI.json.
+
+With --save the results go to benchmarks/results/, one file per sample:
 mutation_campaign_seedSEED.json (run, summarize) or mutation_recheck_seedSEED.json (recheck
 of the campaign saved under --seed); what each remaining survivor is (equivalent, or not
 observable through torch's API) is written by hand in benchmarks/README.md.
@@ -44,11 +58,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import json
 import os
 import platform
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -56,7 +72,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from cosmic_ray.mutating import mutate_and_test
+from cosmic_ray.mutating import mutate_and_test, mutate_code
+from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkResult
 
@@ -209,6 +226,92 @@ def mutate_in(tree: Path, mutations: Any, timeout: float) -> WorkResult:
         os.chdir(previous)
 
 
+def carry(args: argparse.Namespace) -> dict:
+    """Part `args.part` of `args.parts` of the session's pending mutants, carried onto
+    `args.onto` by their diffs and tested there in two steps (see the module's docstring)."""
+    work = Path(args.workdir)
+    meta = json.loads((work / "campaign.json").read_text())
+    old, tree = work / f"old{args.part}", work / f"onto{args.part}"
+    export_tree(meta["revision"], old)
+    export_tree(args.onto, tree)
+    onto = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.onto], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    added = [p for p in subprocess.run(
+        ["git", "-C", str(REPO), "diff", "--name-only", "--diff-filter=A", meta["revision"],
+         onto, "--", "cases", "tests/reference_engine"], check=True, capture_output=True,
+        text=True).stdout.split() if (tree / p).is_file()]
+    pytest = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+    steps = {"killed": [*pytest, "cases", "tests/reference_engine",
+                        *(f"--ignore={p}" for p in added)],
+             "killed by a test added since the draw": pytest + added}
+    if args.part == 0:  # each step must pass unmutated: else every mutant counts as killed
+        for command in steps.values():
+            outcome, _ = tested(command, tree, args.timeout)
+            if outcome != "passed":
+                sys.exit(f"the tests fail unmutated at {onto}: {' '.join(command[-3:])}")
+    with use_db(str(work / "session.sqlite"), WorkDB.Mode.open) as work_db:
+        pending = sorted(work_db.pending_work_items, key=lambda item: item.job_id)
+    engine = sorted(p.relative_to(tree) for p in (tree / "reference_engine").rglob("*.py"))
+    results = []
+    for item in pending[args.part::args.parts]:
+        start = time.perf_counter()
+        spec = item.mutations[0]
+        module = Path(spec.module_path)
+        source = (old / module).read_text()
+        mutated = mutate_code(source, get_operator(spec.operator_name)(), spec.occurrence)
+        diff = "".join(difflib.unified_diff(source.splitlines(True), mutated.splitlines(True)))
+        result = {"job": item.job_id, "file": str(module), "line": spec.start_pos[0],
+                  "operator": spec.operator_name, "diff": diff}
+        for target in [module, *(p for p in engine if p != module)]:
+            original = (tree / target).read_text() if (tree / target).is_file() else None
+            if original is not None and subprocess.run(
+                    ["patch", "--forward", "--fuzz=0", "-s", "-r", "-", str(tree / target)],
+                    input=strip_paths(diff), text=True, capture_output=True).returncode == 0:
+                break
+        else:
+            results.append({**result, "outcome": "does not apply"})
+            print(f"{item.job_id} {module}:{spec.start_pos[0]} does not apply", flush=True)
+            continue
+        result["applied_to"] = str(target)
+        try:
+            for verdict, command in steps.items():
+                outcome, by = tested(command, tree, args.timeout)
+                if outcome != "passed":
+                    result.update(outcome=verdict if outcome == "failed" else outcome, by=by)
+                    break
+            else:
+                result["outcome"] = "survived"
+        finally:
+            (tree / target).write_text(original)
+        result["seconds"] = round(time.perf_counter() - start)
+        print(f"{item.job_id} {module}:{spec.start_pos[0]} -> {target} {result['outcome']} "
+              f"{result.get('by', '')} {result['seconds']} s", flush=True)
+        results.append(result)
+    return {"campaign_revision": meta["revision"], "seed": meta["seed"], "onto": onto,
+            "part": args.part, "parts": args.parts, "timeout": args.timeout,
+            "tests_added_since_the_draw": added, "mutants": results}
+
+
+def tested(command: list[str], tree: Path, timeout: float) -> tuple[str, str]:
+    """("passed" | "failed" | "timeout", the first failing item) of one command run
+    in `tree` under `nice -n 15`; on a timeout the whole process group is killed."""
+    proc = subprocess.Popen(["nice", "-n", "15", *command], cwd=tree, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True,
+                            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return "timeout", ""
+    if proc.returncode == 0:
+        return "passed", ""
+    failed = [ln.split()[1] for ln in out.splitlines()
+              if ln.startswith(("FAILED", "ERROR")) and len(ln.split()) > 1]
+    return "failed", failed[0] if failed else f"rc {proc.returncode}: {out[-300:]}"
+
+
 def summarize(work: Path, seconds: int | None = None) -> dict:
     """The campaign's figures from its session; a campaign stopped early counts its
     mutants not yet run as pending."""
@@ -312,7 +415,7 @@ def strip_paths(diff: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["run", "summarize", "recheck", "exec"])
+    parser.add_argument("mode", choices=["run", "summarize", "recheck", "exec", "carry"])
     parser.add_argument("--rev", default="HEAD")
     parser.add_argument("--sample", type=int, default=120)
     parser.add_argument("--seed", type=int, default=20)
@@ -321,12 +424,17 @@ def main() -> None:
     parser.add_argument("--part", type=int, default=0)
     parser.add_argument("--parts", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=TIMEOUT)
+    parser.add_argument("--onto", default="HEAD")
     args = parser.parse_args()
     modes = {"run": run, "summarize": lambda a: summarize(Path(a.workdir)), "recheck": recheck,
-             "exec": execute}
+             "exec": execute, "carry": carry}
     result = modes[args.mode](args)
     text = json.dumps(result, indent=1)
-    if args.save and args.mode != "exec":
+    if args.save and args.mode == "carry":
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / f"mutation_carried_seed{result['seed']}_part{args.part}.json").write_text(
+            text + "\n")
+    elif args.save and args.mode != "exec":
         RESULTS.mkdir(exist_ok=True)
         saved("recheck" if args.mode == "recheck" else "campaign",
               result["seed"]).write_text(text + "\n")
