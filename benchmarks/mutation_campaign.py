@@ -41,12 +41,15 @@ is killed by a new case.
 `carry` runs the session's pending mutants at a later revision, REV (exported into
 WORKDIR/ontoI): each mutant is made at the campaign's revision, as cosmic-ray makes it, and its
 diff is carried onto REV by `patch` (no fuzz; the same file first, then, as engine modules get
-split, every other engine file): a mutant whose lines are in no file "does not apply" and
-counts nowhere. It is tested in two steps, so that a kill is credited to the library as it was
-when the sample was drawn or not: first the case files and unit tests that existed at the
-campaign's revision (in their REV version), then, if it survived them, those added since. A
-run past the timeout is a "timeout", not a kill (cosmic-ray counts it killed). With --save,
-part I's results go to mutation_carried_seedSEED_partI.json.
+split, every other engine file), else by its changed line alone where that line is found once
+in a file (the lines around it were edited): a mutant whose line is in no file "does not
+apply" and counts nowhere. It is tested in two steps, so that a kill is credited to the
+library as it was when the sample was drawn or not: first the case files and unit tests that
+existed at the campaign's revision (in their REV version), then, if it survived them, those
+added since. A run past the timeout is a "timeout", not a kill (cosmic-ray counts it killed).
+Part 0 first checks that both steps pass unmutated. `--jobs` runs only the given job ids (in
+WORKDIR/ontojobs, without that check). With --save, part I's results go to
+mutation_carried_seedSEED_partI.json (with --jobs, mutation_carried_seedSEED_jobs_IDS.json).
 
 With --save the results go to benchmarks/results/, one file per sample:
 mutation_campaign_seedSEED.json (run, summarize) or mutation_recheck_seedSEED.json (recheck
@@ -231,7 +234,8 @@ def carry(args: argparse.Namespace) -> dict:
     `args.onto` by their diffs and tested there in two steps (see the module's docstring)."""
     work = Path(args.workdir)
     meta = json.loads((work / "campaign.json").read_text())
-    old, tree = work / f"old{args.part}", work / f"onto{args.part}"
+    name = "jobs" if args.jobs else str(args.part)
+    old, tree = work / f"old{name}", work / f"onto{name}"
     export_tree(meta["revision"], old)
     export_tree(args.onto, tree)
     onto = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.onto], check=True,
@@ -244,13 +248,16 @@ def carry(args: argparse.Namespace) -> dict:
     steps = {"killed": [*pytest, "cases", "tests/reference_engine",
                         *(f"--ignore={p}" for p in added)],
              "killed by a test added since the draw": pytest + added}
-    if args.part == 0:  # each step must pass unmutated: else every mutant counts as killed
+    # each step must pass unmutated: else every mutant would count as killed
+    if args.part == 0 and not args.jobs:
         for command in steps.values():
             outcome, _ = tested(command, tree, args.timeout)
             if outcome != "passed":
                 sys.exit(f"the tests fail unmutated at {onto}: {' '.join(command[-3:])}")
     with use_db(str(work / "session.sqlite"), WorkDB.Mode.open) as work_db:
         pending = sorted(work_db.pending_work_items, key=lambda item: item.job_id)
+    if args.jobs:
+        pending = [item for item in pending if item.job_id.startswith(tuple(args.jobs.split(",")))]
     engine = sorted(p.relative_to(tree) for p in (tree / "reference_engine").rglob("*.py"))
     results = []
     for item in pending[args.part::args.parts]:
@@ -262,17 +269,18 @@ def carry(args: argparse.Namespace) -> dict:
         diff = "".join(difflib.unified_diff(source.splitlines(True), mutated.splitlines(True)))
         result = {"job": item.job_id, "file": str(module), "line": spec.start_pos[0],
                   "operator": spec.operator_name, "diff": diff}
-        for target in [module, *(p for p in engine if p != module)]:
-            original = (tree / target).read_text() if (tree / target).is_file() else None
-            if original is not None and subprocess.run(
-                    ["patch", "--forward", "--fuzz=0", "-s", "-r", "-", str(tree / target)],
-                    input=strip_paths(diff), text=True, capture_output=True).returncode == 0:
-                break
-        else:
+        target = carried(tree, [module, *(p for p in engine if p != module)], diff)
+        if target is None:
             results.append({**result, "outcome": "does not apply"})
             print(f"{item.job_id} {module}:{spec.start_pos[0]} does not apply", flush=True)
             continue
+        original = (tree / target).read_text()
         result["applied_to"] = str(target)
+        mutant = (tree / target).read_text()
+        (tree / target).write_text(original)
+        result["applied"] = "".join(difflib.unified_diff(
+            original.splitlines(True), mutant.splitlines(True), n=1))
+        (tree / target).write_text(mutant)
         try:
             for verdict, command in steps.items():
                 outcome, by = tested(command, tree, args.timeout)
@@ -290,6 +298,29 @@ def carry(args: argparse.Namespace) -> dict:
     return {"campaign_revision": meta["revision"], "seed": meta["seed"], "onto": onto,
             "part": args.part, "parts": args.parts, "timeout": args.timeout,
             "tests_added_since_the_draw": added, "mutants": results}
+
+
+def carried(tree: Path, targets: list[Path], diff: str) -> Path | None:
+    """The first of `targets` that takes `diff` (applied there): by `patch` without fuzz, else,
+    where the lines around it were edited since, by the changed line alone when that line is
+    found exactly once in the file."""
+    for target in targets:
+        if (tree / target).is_file() and subprocess.run(
+                ["patch", "--forward", "--fuzz=0", "--no-backup-if-mismatch", "-s", "-r", "-",
+                 str(tree / target)],
+                input=strip_paths(diff), text=True, capture_output=True).returncode == 0:
+            return target
+    removed = [ln[1:] for ln in diff.splitlines(True) if ln[0] == "-" and ln[:3] != "---"]
+    added = [ln[1:] for ln in diff.splitlines(True) if ln[0] == "+" and ln[:3] != "+++"]
+    if len(removed) != 1 or len(added) != 1:
+        return None
+    for target in targets:
+        lines = (tree / target).read_text().splitlines(True) if (tree / target).is_file() else []
+        if lines.count(removed[0]) == 1:
+            lines[lines.index(removed[0])] = added[0]
+            (tree / target).write_text("".join(lines))
+            return target
+    return None
 
 
 def tested(command: list[str], tree: Path, timeout: float) -> tuple[str, str]:
@@ -425,6 +456,7 @@ def main() -> None:
     parser.add_argument("--parts", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=TIMEOUT)
     parser.add_argument("--onto", default="HEAD")
+    parser.add_argument("--jobs", default="", help="carry: only these job ids (prefixes, a,b)")
     args = parser.parse_args()
     modes = {"run": run, "summarize": lambda a: summarize(Path(a.workdir)), "recheck": recheck,
              "exec": execute, "carry": carry}
@@ -432,8 +464,8 @@ def main() -> None:
     text = json.dumps(result, indent=1)
     if args.save and args.mode == "carry":
         RESULTS.mkdir(exist_ok=True)
-        (RESULTS / f"mutation_carried_seed{result['seed']}_part{args.part}.json").write_text(
-            text + "\n")
+        part = f"jobs_{args.jobs.replace(',', '_')}" if args.jobs else f"part{args.part}"
+        (RESULTS / f"mutation_carried_seed{result['seed']}_{part}.json").write_text(text + "\n")
     elif args.save and args.mode != "exec":
         RESULTS.mkdir(exist_ok=True)
         saved("recheck" if args.mode == "recheck" else "campaign",
