@@ -44,11 +44,12 @@ diff is carried onto REV by `patch` (no fuzz; the same file first, then, as engi
 split, every other engine file), else by its changed line alone where that line is found once
 in a file (the lines around it were edited): a mutant whose line is in no file "does not
 apply" and counts nowhere. It is tested in two steps, so that a kill is credited to the
-library as it was when the sample was drawn or not: first the case files and unit tests that
-existed at the campaign's revision (in their REV version), then, if it survived them, those
-added since. A run past the timeout is a "timeout", not a kill (cosmic-ray counts it killed).
-Part 0 first checks that both steps pass unmutated. `--jobs` runs only the given job ids (in
-WORKDIR/ontojobs, without that check). With --save, part I's results go to
+library as it was when the sample was drawn or not: first the test items (cases and unit
+tests) that existed at the campaign's revision and did not change since (their case file, or
+their test function's body, is the same), then, if it survived them, the items added or
+changed since. A run past the timeout is a "timeout", not a kill (cosmic-ray counts it
+killed). Part 0 first checks that both steps pass unmutated. `--jobs` runs only the given job
+ids (in WORKDIR/ontojobs, without that check). With --save, part I's results go to
 mutation_carried_seedSEED_partI.json (with --jobs, mutation_carried_seedSEED_jobs_IDS.json).
 
 With --save the results go to benchmarks/results/, one file per sample:
@@ -240,13 +241,10 @@ def carry(args: argparse.Namespace) -> dict:
     export_tree(args.onto, tree)
     onto = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.onto], check=True,
                           capture_output=True, text=True).stdout.strip()
-    added = [p for p in subprocess.run(
-        ["git", "-C", str(REPO), "diff", "--name-only", "--diff-filter=A", meta["revision"],
-         onto, "--", "cases", "tests/reference_engine"], check=True, capture_output=True,
-        text=True).stdout.split() if (tree / p).is_file()]
+    added = new_items(old, tree)
     pytest = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
     steps = {"killed": [*pytest, "cases", "tests/reference_engine",
-                        *(f"--ignore={p}" for p in added)],
+                        *(f"--deselect={i}" for i in added)],
              "killed by a test added since the draw": pytest + added}
     # each step must pass unmutated: else every mutant would count as killed
     if args.part == 0 and not args.jobs:
@@ -297,7 +295,43 @@ def carry(args: argparse.Namespace) -> dict:
         results.append(result)
     return {"campaign_revision": meta["revision"], "seed": meta["seed"], "onto": onto,
             "part": args.part, "parts": args.parts, "timeout": args.timeout,
-            "tests_added_since_the_draw": added, "mutants": results}
+            "items_added_or_changed_since_the_draw": added, "mutants": results}
+
+
+def new_items(old: Path, tree: Path) -> list[str]:
+    """The test items (cases and engine unit tests) of `tree` that `old` lacks, or whose case
+    file or test function changed between them (a changed helper is not seen)."""
+    def collect(root: Path) -> set[str]:
+        out = subprocess.run(["nice", "-n", "15", sys.executable, "-m", "pytest",
+                              "--collect-only", "-q", "-p", "no:cacheprovider", "cases",
+                              "tests/reference_engine"], cwd=root, capture_output=True,
+                             text=True).stdout
+        return {ln for ln in out.splitlines() if "::" in ln and " " not in ln}
+
+    def functions(path: Path) -> dict[str, str]:
+        """Each test function's arguments and body (not its decorators), by qualified name."""
+        found = {}
+        for node in ast.parse(path.read_text()).body:
+            for f in [node, *getattr(node, "body", [])] if isinstance(node, ast.ClassDef) \
+                    else [node]:
+                if isinstance(f, ast.FunctionDef):
+                    name = f"{node.name}::{f.name}" if f is not node else f.name
+                    found[name] = ast.dump(f.args) + "".join(ast.dump(b) for b in f.body)
+        return found
+
+    before, after = collect(old), collect(tree)
+    changed = set()
+    for path in {item.split("::")[0] for item in after}:
+        if not (old / path).is_file() or (old / path).read_text() == (tree / path).read_text():
+            continue
+        mine = [i for i in after if i.split("::")[0] == path]
+        if path.endswith(".py"):
+            was, now = functions(old / path), functions(tree / path)
+            name = {i: i.split("[")[0].split("::", 1)[1] for i in mine}
+            changed |= {i for i in mine if was.get(name[i]) != now.get(name[i])}
+        else:
+            changed |= set(mine)
+    return sorted((after - before) | changed)
 
 
 def carried(tree: Path, targets: list[Path], diff: str) -> Path | None:
