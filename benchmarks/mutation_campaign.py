@@ -49,7 +49,7 @@ tests) that existed at the campaign's revision and did not change since (their c
 their test function's body, is the same), then, if it survived them, the items added or
 changed since. A run past the timeout is a "timeout", not a kill (cosmic-ray counts it
 killed). Part 0 first checks that both steps pass unmutated. `--jobs` runs only the given job
-ids (in WORKDIR/ontojobs, without that check). With --save, part I's results go to
+ids (in WORKDIR/ontojobsI, without that check). With --save, part I's results go to
 mutation_carried_seedSEED_partI.json (with --jobs, mutation_carried_seedSEED_jobs_IDS.json).
 
 With --save the results go to benchmarks/results/, one file per sample:
@@ -235,7 +235,7 @@ def carry(args: argparse.Namespace) -> dict:
     `args.onto` by their diffs and tested there in two steps (see the module's docstring)."""
     work = Path(args.workdir)
     meta = json.loads((work / "campaign.json").read_text())
-    name = "jobs" if args.jobs else str(args.part)
+    name = f"jobs{args.part}" if args.jobs else str(args.part)
     old, tree = work / f"old{name}", work / f"onto{name}"
     export_tree(meta["revision"], old)
     export_tree(args.onto, tree)
