@@ -254,11 +254,11 @@ def carry(args: argparse.Namespace) -> dict:
                 sys.exit(f"the tests fail unmutated at {onto}: {' '.join(command[-3:])}")
     with use_db(str(work / "session.sqlite"), WorkDB.Mode.open) as work_db:
         pending = sorted(work_db.pending_work_items, key=lambda item: item.job_id)
-    if args.jobs:
-        pending = [item for item in pending if item.job_id.startswith(tuple(args.jobs.split(",")))]
+    mine = ([item for item in pending if item.job_id.startswith(tuple(args.jobs.split(",")))]
+            if args.jobs else pending[args.part::args.parts])
     engine = sorted(p.relative_to(tree) for p in (tree / "reference_engine").rglob("*.py"))
     results = []
-    for item in pending[args.part::args.parts]:
+    for item in mine:
         start = time.perf_counter()
         spec = item.mutations[0]
         module = Path(spec.module_path)
