@@ -267,18 +267,16 @@ def carry(args: argparse.Namespace) -> dict:
         diff = "".join(difflib.unified_diff(source.splitlines(True), mutated.splitlines(True)))
         result = {"job": item.job_id, "file": str(module), "line": spec.start_pos[0],
                   "operator": spec.operator_name, "diff": diff}
+        originals = {p: (tree / p).read_text() for p in engine}
         target = carried(tree, [module, *(p for p in engine if p != module)], diff)
         if target is None:
             results.append({**result, "outcome": "does not apply"})
             print(f"{item.job_id} {module}:{spec.start_pos[0]} does not apply", flush=True)
             continue
-        original = (tree / target).read_text()
+        original = originals[target]
         result["applied_to"] = str(target)
-        mutant = (tree / target).read_text()
-        (tree / target).write_text(original)
         result["applied"] = "".join(difflib.unified_diff(
-            original.splitlines(True), mutant.splitlines(True), n=1))
-        (tree / target).write_text(mutant)
+            original.splitlines(True), (tree / target).read_text().splitlines(True), n=1))
         try:
             for verdict, command in steps.items():
                 outcome, by = tested(command, tree, args.timeout)
