@@ -204,8 +204,10 @@ KINDS: tuple[Kind, ...] = (
           r"Sizes of tensors must match",
           r"cannot be broadcast to indexing result of shape",
           r"The expanded size of the tensor \(\d+\) must match the existing size",
-          r"Expect a 1D vector, but got shape"),
-         "operands of incompatible shapes (or of a rank the op refuses)"),
+          r"Expect a 1D vector, but got shape",
+          r"should contain the same number of dims as destination"),
+         "operands of incompatible shapes (or of a rank the op refuses; movedim's source and "
+         "destination of different lengths)"),
     Kind("cuda_unavailable", False,
          (r"Torch not compiled with CUDA enabled", r"No CUDA GPUs are available",
           r"Found no NVIDIA driver"),

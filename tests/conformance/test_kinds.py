@@ -332,6 +332,12 @@ def test_index_put_value_mismatch_is_a_shape_mismatch() -> None:
                     "result of shape [2, 4]", warning=False) == "shape_mismatch"
 
 
+def test_movedim_lengths_are_a_shape_mismatch() -> None:
+    assert classify("movedim: Invalid source or destination dims: source ([0, 1] dims) should "
+                    "contain the same number of dims as destination ([0] dims)",
+                    warning=False) == "shape_mismatch"
+
+
 def test_variant_wordings_classify() -> None:
     assert classify("only Tensors of floating point dtype can require gradients",
                     warning=False) == "non_float_requires_grad"
