@@ -210,9 +210,8 @@ def _api_of(node: object) -> tuple[str, str | None] | None:
     if isinstance(node, ir.Call) and isinstance(node.func, ir.Attribute):
         path = ir.dotted(node.func)
         if path is not None and path.startswith("torch."):
-            last = path.rsplit(".", 1)[1]
-            return f"api:{path}", last if path == f"torch.{last}" and last in _OP_NAMES \
-                else None
+            row = path.removeprefix("torch.")  # a namespaced row: nn.functional.relu
+            return f"api:{path}", row if row in _OP_NAMES else None
         m = node.func.attr
         if m in _TENSOR_METHODS:
             return f"api:Tensor.{m}", _OP_OF_METHOD.get(m)
