@@ -30,26 +30,58 @@ def new(arr: Any, dt: dtype, dev: device, order: str = "C") -> Tensor:
         return Tensor(np.array(arr, dtype=dt.np, order=order), dt, dev)  # type: ignore[call-overload]
 
 
-def _layout_kept(ts: Sequence[Tensor], shape: tuple[int, ...]) -> bool:
-    """TensorIterator gives an elementwise result its inputs' memory layout (a transposed
-    input gives a transposed result, so reshaping it copies) where they agree; here only
-    where every input that is not 0-d has the result's shape, no expanded (0) stride, and
-    the same order of strides: elsewhere the result is contiguous, as it was before.
-    Found by the generator: `(x.t() * 2).reshape(-1)` is an UnsafeViewBackward0 in torch."""
-    strides = []   # of the inputs that are not 0-d
+def _result_order(ts: Sequence[Tensor], shape: tuple[int, ...]) -> list[int] | None:
+    """The memory order TensorIterator gives an elementwise result: its dims from the
+    innermost out (None: contiguous). TensorIterator::reorder_dimensions sorts the dims by
+    the inputs' strides, broadcast to the result's shape: an input with a broadcast (0)
+    stride in either of two dims says nothing about them, the first input that tells them
+    apart decides, equal strides put the smaller dim inside. So a transposed input gives a
+    transposed result, also where another input broadcasts (`x.t() * y` for a `y` of shape
+    (3,)), and reshaping it copies. Found by the generator: `(x.t() * 2).reshape(-1)` is an
+    UnsafeViewBackward0 in torch, and with a broadcast operand too."""
+    ndim = len(shape)
+    if ndim < 2:
+        return None
+    strides = []   # each input's strides in the result's dims, 0 where it broadcasts
     for t in ts:
-        if t._data.ndim:
-            st = t._data.strides
-            if t._data.shape != shape or 0 in st:
-                return False
-            strides.append(st)
-    if not strides:
-        return False
-    if strides.count(strides[0]) == len(strides):   # equal strides: one order
-        return True
-    # the dims from the smallest stride up (a stable sort: equal strides keep their order)
-    orders = {tuple(sorted(range(len(st)), key=st.__getitem__)) for st in strides}
-    return len(orders) == 1
+        data = t._data
+        pad = ndim - data.ndim
+        strides.append([0] * pad + [0 if n == 1 and shape[pad + i] != 1 else st
+                                    for i, (n, st) in enumerate(zip(data.shape, data.strides,
+                                                                    strict=True))])
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))   # innermost first: contiguous
+    for i in range(1, ndim):   # ATen's insertion sort, ambiguous comparisons kept in place
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    sized = [d for d in perm if shape[d] != 1]   # dims of size 1 do not change the layout
+    return None if sized == sorted(sized, reverse=True) else perm
+
+
+def _laid_out(arr: np.ndarray, order: list[int]) -> np.ndarray:
+    """`arr`'s values in memory order `order` (innermost dim first)."""
+    outer = order[::-1]
+    buf = np.empty(tuple(arr.shape[d] for d in outer), dtype=arr.dtype)
+    out = buf.transpose([outer.index(d) for d in range(arr.ndim)])
+    out[...] = arr
+    return out
 
 
 def wrap(x: Any) -> Tensor:
@@ -125,8 +157,10 @@ def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any
         shape = broadcast_shape(shape, t._data.shape)
     # (astype(copy=False) would return an operand of that dtype as it is, at a method call's cost)
     arrays = [t._data if t._data.dtype == dt.np else t._data.astype(dt.np) for t in ts]
-    out = new(_compute(fn, *arrays), out_dtype or dt, dev,
-              "K" if _layout_kept(ts, shape) else "C")
+    order = _result_order(ts, shape)
+    out = new(_compute(fn, *arrays), out_dtype or dt, dev)
+    if order is not None:
+        out = Tensor(_laid_out(out._data, order), out_dtype or dt, dev)
     return out if spec is None else record(spec, out, ts, **attrs)
 
 
