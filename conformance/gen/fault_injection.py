@@ -69,29 +69,35 @@ def grad_fns(module: ModuleType, row: registry.OpRow) -> frozenset[str]:
     arguments choose: SumBackward1 for a sum over a dim)."""
     sample = row.sample
     assert sample is not None
-    leaves = [module.tensor(_values(shape), requires_grad=True) for shape in sample.shapes]
+    # float64, the dtype of a sample's floating constants (a source)
+    leaves = [module.tensor(_values(shape), dtype=module.float64, requires_grad=True)
+              for shape in sample.shapes]
     inputs = [t.clone() for t in leaves]  # an in-place row writes a non-leaf
     args = [module.tensor(a.values, dtype=getattr(module, a.dtype))
             if isinstance(a, registry.Const) else a for a in sample.args]
     before = _nodes_from([t.grad_fn for t in inputs])
     if row.function:
-        out = getattr(module, row.name)(*inputs, *args)
+        fn: Any = module
+        for part in row.name.split("."):  # a namespaced row: nn.functional.relu
+            fn = getattr(fn, part)
+        out = fn(*inputs, *args)
     else:
         out = getattr(inputs[0], row.name)(*inputs[1:], *args)
     outs = out if isinstance(out, (tuple, list)) else (out,)
     built = _nodes_from([getattr(t, "grad_fn", None) for t in outs]) - before
     names = {type(n).__name__ for n in built} - {"AccumulateGrad"}
-    pattern = re.compile(rf"{_camel(row.name)}Backward(s|\d+)$")
+    pattern = re.compile(rf"{_camel(row.attr)}Backward(s|\d+)$")
     specs = {s.grad_fn for s in _specs(module)}
     return frozenset(names | {n for n in specs if pattern.match(n)})
 
 
 def _values(shape: tuple[int, ...]) -> Any:
-    """Positive, distinct values (every sample's domain)."""
+    """Positive, distinct values (every sample's domain), not in arithmetic progression (a
+    matrix of them is invertible)."""
     n = 1
     for s in shape:
         n *= s
-    flat = [0.5 + 0.25 * i for i in range(n)]
+    flat = [0.5 + 0.25 * i + 0.05 * i * i for i in range(n)]
 
     def nest(vals: list[float], dims: tuple[int, ...]) -> Any:
         if not dims:
