@@ -167,11 +167,21 @@ HUBER = PointwiseLoss("HuberLossBackward0", ("self", "target"), _huber,
                       (_huber_dx, lambda x, y, a: ops.neg(_huber_dx(x, y, a))))
 
 
+def _broadcast(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """torch.broadcast_tensors(input, target), as F.l1_loss, mse_loss, smooth_l1_loss and
+    huber_loss call it before the loss: a tensor of another shape than the broadcast one is
+    expanded (ExpandBackward0 in the graph), one of that shape passes as it is."""
+    shape = common.broadcast_shape(tuple(input.shape), tuple(target.shape))
+    return (input if tuple(input.shape) == shape else input.expand(*shape),
+            target if tuple(target.shape) == shape else target.expand(*shape))
+
+
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean") -> Tensor:
     """ATen's composition: (input - target).abs(), reduced."""
     _warn_size(input, target)
     _check_reduction(reduction)
+    input, target = _broadcast(input, target)
     return _reduce(ops.abs(ops.sub(input, target)), reduction)
 
 
@@ -180,6 +190,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
     """F.smooth_l1_loss: l1_loss where beta is 0."""
     _warn_size(input, target)
     _check_reduction(reduction)
+    input, target = _broadcast(input, target)
     if beta == 0.0:
         return _reduce(ops.abs(ops.sub(input, target)), reduction)
     return SMOOTH_L1(input, target, reduction, beta=beta)
@@ -191,6 +202,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     _check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError(messages.HUBER_DELTA)
+    input, target = _broadcast(input, target)
     return HUBER(input, target, reduction, delta=delta)
 
 
@@ -198,6 +210,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _warn_size(input, target)
     _check_reduction(reduction)
+    input, target = _broadcast(input, target)
     return nn_ops.mse_loss(input, target, reduction)
 
 
