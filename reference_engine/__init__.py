@@ -5,7 +5,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
     library   nn, nn.functional, special, linalg, autograd_functional, gradcheck, utils, utils.*
     autograd  autograd, autograd_graph, function, factories, _C
-    ops       ops.* (one op family a file), views, inplace
+    ops       ops.* (one op family a file), views, views_*, inplace, inplace_ops
     core      tensor, graph, autograd_meta, saved, engine, forward_ad
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only)
 
@@ -18,9 +18,10 @@ call time. Calls up a layer, each
 made at call time (an import at the foot of the module or inside a function), are these
 and no others:
 
-    tensor -> autograd, inplace, ops.elementwise, ops.linalg, views
-    engine -> inplace, ops.elementwise, ops.reductions
-    forward_ad -> inplace, ops.common, ops.elementwise, views
+    tensor -> autograd, inplace, inplace_ops, ops.comparisons, ops.copying
+    tensor -> ops.elementwise, ops.linalg, views, views_indexing
+    engine -> inplace_ops, ops.copying, ops.reductions
+    forward_ad -> inplace_ops, ops.common, ops.copying, views
 
 (Tensor's hand-written methods delegate to the ops and Tensor.backward to autograd; the
 engine casts a grad and sums it to its input's shape, and accumulates .grad, with ops;
@@ -28,7 +29,7 @@ forward_ad makes tangents, their views and in-place updates with ops.)
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph), ops/,
-views.py and inplace.py (the ops; registry.py lists the public ones, from which this
+views*.py and inplace*.py (the ops; registry.py lists the public ones, from which this
 module's op exports and Tensor's op methods are made), engine.py (backward), saved.py,
 function.py (custom Functions). All texts users can see are in messages.py.
 """
@@ -41,17 +42,23 @@ import inspect
 import sys
 from typing import Any
 
-from . import (
+# inplace, views* and the ops below are imported for _MODULES, which finds the modules
+# registry rows name among the imported ones.
+from . import (  # noqa: F401
     _C,
     autograd,
     autograd_functional,
     gradcheck,
     inplace,
+    inplace_ops,
     linalg,
     nn,
     special,
     utils,
     views,
+    views_indexing,
+    views_inplace,
+    views_multi_output,
 )
 from . import dtypes as _dtypes
 from . import messages as _messages
@@ -92,20 +99,29 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops import (
+from .ops import (  # noqa: F401
     activations,
     binary_math,
+    comparisons,
     composites,
     conversions,
+    copying,
     decompositions,
     elementwise,
+    erf_gamma,
+    extremes,
     indexing,
+    inverses,
     joining,
     layers,
     linalg_functions,
     losses,
+    masked,
+    norms,
     piecewise,
+    piecewise_activations,
     products,
+    put_take,
     quantiles,
     reductions,
     scans,
@@ -114,12 +130,15 @@ from .ops import (
     sorting,
     statistics,
     unary_math,
+    view_scatters,
 )
-from .ops import linalg as _linalg_ops  # the products; `linalg` is torch.linalg's namespace
-from .ops import nn as _nn_ops
-from .ops import scatter as _scatter_ops
-from .ops import special as _special_ops
-from .ops import triangular as _triangular_ops
+
+# (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products)
+from .ops import linalg as _linalg_ops  # noqa: F401
+from .ops import nn as _nn_ops  # noqa: F401
+from .ops import scatter as _scatter_ops  # noqa: F401
+from .ops import special as _special_ops  # noqa: F401
+from .ops import triangular as _triangular_ops  # noqa: F401
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -129,15 +148,18 @@ from .warn import is_warn_always_enabled, set_warn_always
 # (library) and is attached here rather than imported by autograd (which would be a circle).
 autograd.functional = autograd_functional  # type: ignore[attr-defined]
 
-# The registry names a row's module; these are they (imported statically: the engine
-# imports nothing by name at run time, see tests/test_reference_engine_is_independent.py).
-_MODULES = {m.__name__.removeprefix(__name__ + "."): m
-            for m in (activations, binary_math, composites, conversions, decompositions,
-                      elementwise, indexing, joining, layers, _linalg_ops, linalg_functions,
-                      losses, _nn_ops, piecewise, products, quantiles, reductions, scans,
-                      _scatter_ops, shape, shape_views, sorting, _special_ops, statistics,
-                      _triangular_ops, unary_math, inplace, views)}
+# The registry names a row's module (`module`, and `inplace` for its in-place form); each is
+# imported statically above (the engine imports nothing by name at run time, see
+# tests/test_reference_engine_is_independent.py) and found here by the name the row gives.
+def _module(name: str) -> Any:
+    module = sys.modules.get(f"{__name__}.{name}")
+    if module is None:
+        raise ImportError(_messages.registry_module_not_imported(name))
+    return module
 
+
+_MODULES = {name: _module(name) for name in sorted(
+    {r.module for r in _OPS} | {r.inplace for r in _OPS if r.inplace is not None})}
 
 def _attach(name: str, forward: object) -> None:
     if name in vars(Tensor):

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from . import forward_ad, messages, views
+from . import forward_ad, messages, views, views_multi_output
 from .autograd import grad
 from .factories import zeros, zeros_like
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
@@ -231,7 +231,8 @@ def _jacobian_vectorized(inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...]
     full = tuple(zeros_like(inp).expand((sum(numels), *inp.shape)) if g is None else g
                  for g, inp in zip(vj, inputs, strict=True))
     per_input = [[jac.view(*out.shape, *inp.shape)
-                  for jac, out in zip(views.split(jac_i, list(numels), 0), outputs, strict=True)]
+                  for jac, out in zip(views_multi_output.split(jac_i, list(numels), 0), outputs,
+                                     strict=True)]
                  for jac_i, inp in zip(full, inputs, strict=True)]
     return tuple(zip(*per_input, strict=True))
 
@@ -297,7 +298,7 @@ def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool,
     for i, primal in enumerate(primals):
         stacked = joining.stack([c[i] for c in columns], 0)
         jacobian.append([jac.permute(*range(1, jac.dim()), 0).reshape(*primal.shape, *inp.shape)
-                         for jac, inp in zip(views.split(stacked, numels, 0), inputs,
+                         for jac, inp in zip(views_multi_output.split(stacked, numels, 0), inputs,
                                              strict=True)])
     return _tuple_postprocess(jacobian, (is_outputs_tuple, is_inputs_tuple))
 

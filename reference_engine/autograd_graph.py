@@ -15,7 +15,7 @@ from . import engine, inplace, messages, saved
 from .dtypes import device
 from .grad_mode import enable_grad, no_grad
 from .graph import Node, RemovableHandle
-from .ops import elementwise as ops
+from .ops import copying
 from .tensor import Tensor
 
 __all__ = ["GradientEdge", "allow_mutation_on_saved_tensors", "disable_saved_tensors_hooks",
@@ -86,7 +86,7 @@ class save_on_cpu(saved_tensors_hooks):
 
         def unpack_from_cpu(packed: tuple[device, Tensor]) -> Tensor:
             where, tensor = packed
-            return ops.to(tensor, where)
+            return copying.to(tensor, where)
 
         super().__init__(pack_to_cpu, unpack_from_cpu)
 
@@ -221,7 +221,7 @@ class _AllowMutationOnSavedContext:
             if handle is None or handle in self.cloned:
                 continue
             with no_grad():
-                self.cloned[handle] = ops.clone(self.original[handle])
+                self.cloned[handle] = copying.clone(self.original[handle])
             del self.original[handle]
 
     def clear(self) -> None:

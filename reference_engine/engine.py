@@ -56,7 +56,7 @@ class AccumulateGrad(Node):
                 # ... otherwise copies it into a fresh tensor: version 1, and under
                 # create_graph a CopyBackwards grad_fn.
                 fresh = Tensor(np.empty(new.shape, new.dtype.np), new.dtype, new.device)
-                var._grad = inplace.copy_(fresh, new)
+                var._grad = inplace_ops.copy_(fresh, new)
         elif not is_grad_enabled():
             var._grad._data += dtypes.cast(new._data, var._grad.dtype.np)  # in place, same object
             var._grad._version_counter.bump()
@@ -118,7 +118,7 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
                     node_name, i, messages.sizes(g.shape), messages.sizes(meta.shape)))
             g = reductions.sum_to(g, meta.shape)
         if g._dtype is not meta.dtype:
-            g = ops.to(g, meta.dtype)
+            g = copying.to(g, meta.dtype)
         out.append(g)
     return out
 
@@ -357,6 +357,5 @@ def _evaluate(node: Node, inputs: list[Tensor | None], retain_graph: bool,
 
 
 # They import this module; used at call time.
-from . import inplace  # noqa: E402
-from .ops import elementwise as ops  # noqa: E402
-from .ops import reductions  # noqa: E402
+from . import inplace_ops  # noqa: E402
+from .ops import copying, reductions  # noqa: E402

@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes, messages
 from .dtypes import device, dtype
 from .grad_mode import no_grad
-from .inplace import copy_
+from .inplace_ops import copy_
 from .tensor import Tensor, _shape_args, warn_if_requires_grad
 
 _rng = {"gen": np.random.default_rng(0)}

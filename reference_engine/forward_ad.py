@@ -264,9 +264,8 @@ def update_inplace(self: Tensor, new: Tensor | None, others: Sequence[Tensor]) -
     """After an in-place op wrote `self`: give it the tangent `new` (the out-of-place
     result's, None if that had none), written into the tangent it already has or reads
     from its forward base."""
-    from . import inplace
-    from .ops import common
-    from .ops import elementwise as ops
+    from . import inplace_ops
+    from .ops import common, copying
     old = fw_grad(self)
     if new is None:
         if old is None and all(fw_grad(o) is None for o in others):
@@ -278,6 +277,6 @@ def update_inplace(self: Tensor, new: Tensor | None, others: Sequence[Tensor]) -
         old = fw_grad(self)
     with suspended():
         if old is None:
-            self._fw = (_level, new if new.dtype is self.dtype else ops.to(new, self.dtype))
+            self._fw = (_level, new if new.dtype is self.dtype else copying.to(new, self.dtype))
         else:
-            inplace.copy_(old, new)
+            inplace_ops.copy_(old, new)

@@ -1,4 +1,5 @@
-"""In-place ops: write into the tensor's memory, bump the shared version counter, and
+"""In-place machinery (the ops: inplace_ops.py): write into the tensor's memory, bump the
+shared version counter, and
 rebase the tensor's history onto the op's node.
 
 On a view the history goes to the base instead, wrapped in CopySlices, and the
@@ -12,19 +13,25 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, engine, forward_ad, messages, views
-from .autograd_meta import OpNode, OpSpec, build_node, differentiable, save_result
-from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
-from .graph import TASK_NODES, Edge, Node, node_class
-from .ops import common
-from .ops import elementwise as ops
+from . import (
+    dtypes,
+    engine,
+    forward_ad,
+    messages,
+    views,
+    views_multi_output,
+)
+from .autograd_meta import OpSpec, build_node, differentiable, save_result
+from .grad_mode import is_grad_enabled, is_inference_mode_enabled
+from .graph import TASK_NODES, Edge, Node
+from .ops import copying
 from .saved import short_name
 from .tensor import Tensor
 
 # torch's CreationMeta: how a view was made decides whether it may be modified in place.
 DEFAULT = "DEFAULT"
 NO_GRAD_MODE = "NO_GRAD_MODE"
-MULTI_OUTPUT_NODE = views.MULTI_OUTPUT_NODE  # defined where the multi-output views are made
+MULTI_OUTPUT_NODE = views_multi_output.MULTI_OUTPUT_NODE  # made where multi-output views are
 IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
 INFERENCE_MODE = "INFERENCE_MODE"
 
@@ -131,7 +138,7 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     old_edge = engine.gradient_edge(self)
     # A formula that reads `self` needs the value from before the write: torch saves a clone.
     reads_self = any("self" in spec.saves.get(n, ()) for n in spec.inputs)
-    original = ops.clone(self) if track and reads_self else self
+    original = copying.clone(self) if track and reads_self else self
     # torch's VariableType saves the inputs before the kernel writes: an input that cannot
     # be saved (an inference tensor) fails with self untouched, and an operand sharing self's
     # storage (a.mul_(a), another view of the same base) keeps its grad_fn from before and is
@@ -210,203 +217,24 @@ class CopySlices(Node):
         # (AsStridedBackward0), fn applied to a clone of the slice, written back into the
         # slice in place (CopySlices over result).
         meta = self.input_metadata[0]
-        result = copy_(Tensor(np.empty(meta.shape, g.dtype.np), g.dtype, g.device), g)
+        result = inplace_ops.copy_(Tensor(np.empty(meta.shape, g.dtype.np), g.dtype, g.device), g)
         grad_slice = views.as_strided_view(result, self.index)
         # torch adds the wrapped node's first next node (the view's old history, which the
         # backward may not reach) to the running task, so that the node computes that grad.
         wanted = TASK_NODES[-1]
         if wanted is not None and self.fn.next_edges[0][0] is not None:
             wanted.add(self.fn.next_edges[0][0])
-        res = self.fn.apply([ops.clone(grad_slice)])
+        res = self.fn.apply([copying.clone(grad_slice)])
         if res[0] is None:
             return [None, *res[1:]]
-        copy_(grad_slice, res[0])
+        inplace_ops.copy_(grad_slice, res[0])
         return [result, *res[1:]]
 
     def release_variables(self) -> None:
         self.fn = None
 
 
-# ---- the in-place ops ------------------------------------------------------------------
-
-def _operand(x: Any) -> Tensor:
-    return common.wrap(x)
 
 
-def add_(self: Tensor, other: Any, alpha: float = 1) -> Tensor:
-    with no_grad():
-        r = ops.add(self, other, alpha)
-    return apply_inplace(self, ops.ADD, r, [_operand(other)], alpha=alpha)
-
-
-def sub_(self: Tensor, other: Any, alpha: float = 1) -> Tensor:
-    with no_grad():
-        r = ops.sub(self, other, alpha)
-    return apply_inplace(self, ops.SUB, r, [_operand(other)], alpha=alpha)
-
-
-def mul_(self: Tensor, other: Any) -> Tensor:
-    with no_grad():
-        r = ops.mul(self, other)
-    return apply_inplace(self, ops.MUL, r, [_operand(other)])
-
-
-def div_(self: Tensor, other: Any) -> Tensor:
-    with no_grad():
-        r = ops.div(self, other)
-    return apply_inplace(self, ops.DIV, r, [_operand(other)])
-
-
-def pow_(self: Tensor, exponent: Any) -> Tensor:
-    with no_grad():
-        r = ops.pow(self, exponent)
-    if isinstance(exponent, Tensor):
-        return apply_inplace(self, ops.POW1, r, [exponent])
-    return apply_inplace(self, ops.POW0, r, [], exponent=exponent)
-
-
-def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
-    with no_grad():
-        r = ops.clamp(self, min, max)
-    return apply_inplace(self, ops.CLAMP, r, [], min=min, max=max)
-
-
-def _unary_(spec: OpSpec, fn: Any) -> Any:
-    """The in-place form of a unary elementwise op: same node, same saved values."""
-    def op_(self: Tensor) -> Tensor:
-        with no_grad():
-            r = fn(self)
-        return apply_inplace(self, spec, r, [])
-    # Named for the op: it is Tensor.<name>_ itself, and Python's errors name the function.
-    op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
-    return op_
-
-
-neg_ = _unary_(ops.NEG, ops.neg)
-exp_ = _unary_(ops.EXP, ops.exp)
-log_ = _unary_(ops.LOG, ops.log)
-sqrt_ = _unary_(ops.SQRT, ops.sqrt)
-abs_ = _unary_(ops.ABS, ops.abs)
-sin_ = _unary_(ops.SIN, ops.sin)
-cos_ = _unary_(ops.COS, ops.cos)
-tanh_ = _unary_(ops.TANH, ops.tanh)
-sigmoid_ = _unary_(ops.SIGMOID, ops.sigmoid)
-relu_ = _unary_(ops.RELU, ops.relu)
-
-
-def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    from .ops import indexing
-    with no_grad():
-        r = indexing.masked_fill(self, mask, value)
-    if isinstance(value, Tensor):
-        return apply_inplace(self, indexing.MASKED_FILL_TENSOR, r, [value], mask=mask)
-    return apply_inplace(self, indexing.MASKED_FILL, r, [], mask=mask)
-
-
-ZERO = OpSpec("ZeroBackward0", ("self",), backward=lambda c, g: [common.zeros_like(g)])
-FILL = OpSpec("FillBackward2", ("self",), backward=lambda c, g: [common.zeros_like(g)])
-COPY = OpSpec("CopyBackwards", ("self", "src"),
-              backward=lambda c, g: c.grads(lambda: common.zeros_like(g),
-                                            lambda: ops.to(g, c.src_device, c.src_dtype)))
-
-
-def _copy_backwards_name(self: Node) -> str:
-    return "torch::autograd::CopyBackwards"   # a hand-written C++ node: named in full
-
-
-node_class(COPY.grad_fn, OpNode).name = _copy_backwards_name
-
-
-def zero_(self: Tensor) -> Tensor:
-    return apply_inplace(self, ZERO, common.zeros_like(self), [], idempotent=True)
-
-
-def fill_(self: Tensor, value: Any) -> Tensor:
-    # fill_(Tensor) checks overlap; fill_(Scalar) does not (writing one value twice is fine).
-    value_t = common.new(np.full(self.shape, value), self.dtype, self.device)
-    return apply_inplace(self, FILL, value_t,
-                         [], idempotent=not isinstance(value, Tensor))
-
-
-def copy_(self: Tensor, other: Any) -> Tensor:
-    other = common.wrap(other)
-    common.broadcast_shape(tuple(self.shape), tuple(other.shape))
-    values = common.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
-    other_t = forward_ad.fw_grad(other)
-    if other_t is not None:   # copy_'s jvp: self_t.copy_(src_t), src_t broadcast to self
-        with forward_ad.suspended():
-            forward_ad.set_fw_grad(values, ops.clone(views.expand(other_t, self.shape)))
-    # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same
-    # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
-    return apply_inplace(self, COPY, values, [other], idempotent=_same_data(self, other),
-                         src_device=other.device, src_dtype=other.dtype)
-
-
-def _same_data(a: Tensor, b: Tensor) -> bool:
-    x, y = a._data, b._data
-    return (x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
-            and x.shape == y.shape and x.strides == y.strides and a.dtype is b.dtype)
-
-
-def squeeze_(self: Tensor, dim: int) -> Tensor:
-    """In-place squeeze of one dim (SqueezeBackward4), as Tensor.squeeze_(dim) and ATen's
-    matmul use it: a metadata change like the other in-place view ops (views.restride_)."""
-    sizes = tuple(self.shape)
-    d = common.wrap_dim(dim, self.ndim)
-    keep = self.shape[d] != 1
-    return views.restride_(self, lambda a: a if keep else np.squeeze(a, d), SQUEEZE4,
-                           dim=(d,), self_sym_sizes=sizes)
-
-
-SQUEEZE4 = OpSpec("SqueezeBackward4", ("self",),
-                  backward=lambda c, g: [views.unsqueeze_to(g, c.dim, c.self_sym_sizes)])
-
-
-# ---- __setitem__ -------------------------------------------------------------------------
-
-def setitem(self: Tensor, index: Any, value: Any) -> None:
-    """Basic index: copy_ into the view (CopySlices on the base). Advanced index: index_put_
-    on the tensor, or on the view its basic items make (IndexPutBackward0, under a
-    CopySlices for a view); the value's leading 1-dims are viewed away first, as
-    THPVariable_setitem does (a ViewBackward0 under IndexPutBackward0)."""
-    value_t = common.wrap(value)
-    target, positions = views.advanced_target(self, index)
-    if positions is None:
-        _copy_to(target, value_t)
-        return
-    value_t = _without_leading_ones(value_t)
-    try:
-        np.broadcast_shapes(tuple(value_t.shape), positions.shape)
-    except ValueError:
-        raise RuntimeError(messages.index_put_shape_mismatch(
-            messages.sizes(value_t.shape), messages.sizes(positions.shape))) from None
-    with no_grad():
-        r = common.index_put(target, positions, ops.to(value_t, target.dtype))
-    apply_inplace(target, common.INDEX_PUT, r, [value_t], index=positions)
-
-
-def _without_leading_ones(t: Tensor, always: bool = False) -> Tensor:
-    """at::indexing::slicePrefix1sSize: a view without the leading size-1 dims. setitem's
-    index_put_ path views only when there are some; copy_to views `always`."""
-    sizes = list(t.shape)
-    while sizes and sizes[0] == 1:
-        sizes.pop(0)
-    return t if len(sizes) == t.ndim and not always else views.view(t, tuple(sizes))
-
-
-def _copy_to(dst: Tensor, src: Tensor) -> None:
-    """torch's setitem copy (python_variable_indexing.cpp copy_to): equal shapes copy; a
-    0-dim cpu value fills; otherwise the value's leading 1-dims are viewed away and it is
-    expanded to the destination - which shows as ViewBackward0 / ExpandBackward0 nodes."""
-    if tuple(dst.shape) == tuple(src.shape):
-        copy_(dst, src)
-        return
-    if src.ndim == 0 and src.device.type == "cpu":
-        copy_(dst, src)  # torch's fill_(Tensor): same values, same edges
-        return
-    src = _without_leading_ones(src, always=True)
-    if tuple(src.shape) != tuple(dst.shape):
-        common.broadcast_shape(tuple(dst.shape), tuple(src.shape))
-        src = views.expand(src, tuple(dst.shape))
-    copy_(dst, src)
-
+# It imports this module; used at call time.
+from . import inplace_ops  # noqa: E402

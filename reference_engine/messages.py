@@ -1572,3 +1572,11 @@ def value_overflow(type_name: str) -> str:
 def not_modelled(what: str) -> str:
     """Not torch's text: the engine's refusal where LAPACK's output is not modelled."""
     return f"{what} is not modelled by the reference engine"
+
+
+# ---- h21eng (issue 21: the engine's files split by concern) ----
+
+def registry_module_not_imported(name: str) -> str:
+    """Not torch's text: a registry row names an engine module the package does not import."""
+    return (f"registry.py names the module {name!r}, which reference_engine/__init__.py does "
+            f"not import: import it there")

@@ -220,7 +220,8 @@ class Tensor:
         assert node is not None
 
         def retain(grad: Tensor) -> None:
-            from .ops.elementwise import add, clone
+            from .ops.copying import clone
+            from .ops.elementwise import add
             self._grad = clone(grad) if self._grad is None else add(self._grad, grad)
 
         node.retains_grad_hooks[self._output_nr] = retain
@@ -402,31 +403,31 @@ class Tensor:
     # form, is attached from the registry by __init__.py. Written here are only the
     # adapters: another argument order, varargs shapes, conversions.
     def where(self, condition: Tensor, other: Any) -> Tensor:
-        return ops.where(condition, self, other)
+        return comparisons.where(condition, self, other)
 
     def cpu(self) -> Tensor:
         if self._device == dtypes.CPU:
-            return self  # what ops.to returns for a tensor already there, without parsing
-        return ops.to(self, device("cpu"))
+            return self  # what copying.to returns for a tensor already there, without parsing
+        return copying.to(self, device("cpu"))
 
     def cuda(self) -> Tensor:
-        return ops.to(self, device("cuda"))
+        return copying.to(self, device("cuda"))
 
     def long(self) -> Tensor:
-        return ops.to(self, dtypes.int64)
+        return copying.to(self, dtypes.int64)
 
     def int(self) -> Tensor:
-        return ops.to(self, dtypes.int32)
+        return copying.to(self, dtypes.int32)
 
     def bool(self) -> Tensor:
-        return ops.to(self, dtypes.bool_)
+        return copying.to(self, dtypes.bool_)
 
     def equal(self, other: Tensor) -> builtins.bool:
-        return ops.equal(self, other)
+        return comparisons.equal(self, other)
 
     def allclose(self, other: Tensor, rtol: builtins.float = 1e-05,
                  atol: builtins.float = 1e-08) -> builtins.bool:
-        return ops.allclose(self, other, rtol, atol)
+        return comparisons.allclose(self, other, rtol, atol)
 
     @property
     def T(self) -> Tensor:
@@ -471,10 +472,10 @@ class Tensor:
         return views.expand(self, _shape_args(sizes))
 
     def __getitem__(self, index: Any) -> Tensor:
-        return views.getitem(self, index)
+        return views_indexing.getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        inplace.setitem(self, index, value)
+        inplace_ops.setitem(self, index, value)
 
     # ---- Python operators -----------------------------------------------------
     @_operator
@@ -533,54 +534,54 @@ class Tensor:
 
     @_operator
     def __iadd__(self, other: Any) -> Tensor:
-        return inplace.add_(self, other, 1)
+        return inplace_ops.add_(self, other, 1)
 
     @_operator
     def __isub__(self, other: Any) -> Tensor:
-        return inplace.sub_(self, other, 1)
+        return inplace_ops.sub_(self, other, 1)
 
     @_operator
     def __imul__(self, other: Any) -> Tensor:
-        return inplace.mul_(self, other)
+        return inplace_ops.mul_(self, other)
 
     @_operator
     def __itruediv__(self, other: Any) -> Tensor:
-        return inplace.div_(self, other)
+        return inplace_ops.div_(self, other)
 
     @_operator
     def __lt__(self, other: Any) -> Tensor:
-        return ops.compare(self, other, np.less)
+        return comparisons.compare(self, other, np.less)
 
     @_operator
     def __le__(self, other: Any) -> Tensor:
-        return ops.compare(self, other, np.less_equal)
+        return comparisons.compare(self, other, np.less_equal)
 
     @_operator
     def __gt__(self, other: Any) -> Tensor:
-        return ops.compare(self, other, np.greater)
+        return comparisons.compare(self, other, np.greater)
 
     @_operator
     def __ge__(self, other: Any) -> Tensor:
-        return ops.compare(self, other, np.greater_equal)
+        return comparisons.compare(self, other, np.greater_equal)
 
     @_operator
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return ops.compare(self, other, np.equal)
+        return comparisons.compare(self, other, np.equal)
 
     @_operator
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return ops.compare(self, other, np.not_equal)
+        return comparisons.compare(self, other, np.not_equal)
 
     def __invert__(self) -> Tensor:
-        return ops.logical_not(self)
+        return comparisons.logical_not(self)
 
     @_operator
     def __and__(self, other: Any) -> Tensor:
-        return ops.compare(self, other, np.logical_and)
+        return comparisons.compare(self, other, np.logical_and)
 
     @_operator
     def __or__(self, other: Any) -> Tensor:
-        return ops.compare(self, other, np.logical_or)
+        return comparisons.compare(self, other, np.logical_or)
 
 
 def _shape_args(args: tuple[Any, ...]) -> tuple[int, ...]:
@@ -605,7 +606,7 @@ HookFn = Callable[[Tensor], Tensor | None]
 
 # Imported last: these modules import Tensor from here, and Tensor's methods only
 # need them at call time.
-from . import inplace, views  # noqa: E402
+from . import inplace_ops, views, views_indexing  # noqa: E402
+from .ops import comparisons, copying, linalg  # noqa: E402
 from .ops import elementwise as ops  # noqa: E402
-from .ops import linalg  # noqa: E402
 

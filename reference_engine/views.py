@@ -9,15 +9,13 @@ back into the base's graph (CopySlices) and to rebuild the view's own grad_fn
 from __future__ import annotations
 
 import builtins
-import itertools
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import dtypes, messages
-from .autograd_meta import Ctx, OpNode, OpSpec, build_node, differentiable
+from .autograd_meta import OpNode, OpSpec, build_node, differentiable
 from .autograd_meta import record as _record
 from .grad_mode import is_grad_enabled
 from .graph import node_class
@@ -162,7 +160,7 @@ def reshape(self: Tensor, shape: Sequence[int]) -> Tensor:
         return _make_view(self, lambda a: np.reshape(a, new_shape, copy=False), RESHAPE_ALIAS,
                           self_sym_sizes=tuple(self.shape))
     # ATen: clone to contiguous, then _unsafe_view (a fresh tensor, not a view).
-    copied = ops.clone(self)
+    copied = copying.clone(self)
     out = Tensor(copied._data.reshape(new_shape), self.dtype, self.device)
     return _record(UNSAFE_VIEW, out, [copied], self_sym_sizes=tuple(self.shape))
 
@@ -306,150 +304,6 @@ def slice(self: Tensor, dim: int, start: int | None, end: int | None,
                       index=fn(_positions(self)) if differentiable([self]) else None)
 
 
-def _is_advanced(item: Any) -> bool:
-    """An index that copies (IndexBackward0): a list, an array, a tensor other than a 0-d
-    integer one (which torch takes as a plain integer)."""
-    if isinstance(item, Tensor):
-        return not (item.ndim == 0 and item.dtype.category == 1)
-    return isinstance(item, list | np.ndarray)
-
-
-def _as_items(index: Any) -> tuple[Any, ...] | None:
-    """torch's treatSequenceAsTuple: a tuple, or (numpy's old heuristic) a short list holding
-    a sequence, tensor, slice, None or Ellipsis, is a tuple of indices; None otherwise."""
-    if isinstance(index, tuple):
-        return index
-    if isinstance(index, list) and len(index) < 32 and any(
-            isinstance(i, Tensor | list | tuple | builtins.slice) or i is None or i is Ellipsis
-            for i in index):
-        warnings.warn(messages.NON_TUPLE_SEQUENCE_INDEX, UserWarning, stacklevel=4)
-        return tuple(index)
-    return None
-
-
-def _index_array(item: Any) -> np.ndarray:
-    return item._data if isinstance(item, Tensor) else np.asarray(item)
-
-
-def advanced_positions(self: Tensor, index: Any) -> np.ndarray:
-    """Flat positions picked by an advanced (tensor/list/mask) index, as numpy picks them."""
-    if _dims_of(index) > self.ndim:
-        raise IndexError(messages.too_many_indices(self.ndim))
-    return _pick(self, (_index_array(index),))
-
-
-def _pick(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
-    """Flat positions of t that numpy's key picks, after ATen's index checks (with its
-    texts): mask shapes, index shapes that broadcast, indices in bounds."""
-    dim, arrays = 0, []
-    for item in key:
-        if isinstance(item, np.ndarray) and item.dtype == np.bool_:
-            for j in range(item.ndim):
-                if dim + j >= t.ndim or item.shape[j] != t.shape[dim + j]:
-                    raise IndexError(messages.mask_shape_mismatch(
-                        messages.sizes(item.shape), j, messages.sizes(t.shape), dim + j))
-            arrays.append((dim, item))
-            dim += item.ndim
-        elif isinstance(item, np.ndarray):
-            arrays.append((dim, item))
-            dim += 1
-        else:
-            dim += 1
-    shapes = [a.shape for _, a in arrays if a.dtype != np.bool_]
-    try:
-        np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise IndexError(messages.index_shapes_mismatch(
-            ", ".join(messages.sizes(s) for s in shapes))) from None
-    k = 0  # ATen names the k-th index tensor's position, not the tensor's dim
-    for d, a in arrays:
-        if a.dtype == np.bool_:
-            k += a.ndim  # a mask is expanded into one index tensor per dim (nonzero)
-            continue
-        if d < t.ndim:
-            bad = a[(a < -t.shape[d]) | (a >= t.shape[d])]
-            if bad.size:
-                raise IndexError(messages.index_out_of_bounds(int(bad.reshape(-1)[0]), k,
-                                                              t.shape[d]))
-        k += 1
-    return np.asarray(_positions(t)[key])
-
-
-def _dims_of(item: Any) -> int:
-    """How many dims of the indexed tensor an index item consumes."""
-    if item is None or item is Ellipsis:
-        return 0
-    if _is_advanced(item):
-        key = _index_array(item)
-        return key.ndim if key.dtype == np.bool_ else 1
-    return 1
-
-
-def _apply_basic(self: Tensor, items: tuple[Any, ...], lone: bool
-                 ) -> tuple[Tensor, tuple[Any, ...] | None]:
-    """torch's applySlicing: the basic items become select/slice/unsqueeze steps, one view
-    node each (a full slice inside a tuple is skipped); the advanced items are returned as
-    the numpy key that picks from that view (None when there are none), which numpy places
-    as torch's index() does once the integers are gone."""
-    if lone and self.ndim == 0:
-        # torch's fast paths for a lone int (applySelect) and a lone slice check the 0-dim case
-        if isinstance(items[0], builtins.slice):
-            raise IndexError(messages.SLICE_OF_0_DIM)
-        if type(items[0]) is int:
-            raise IndexError(messages.INDEX_OF_0_DIM if items[0] == 0
-                             else messages.index_out_of_range(items[0], 0, 0))
-    consumed = builtins.sum(_dims_of(i) for i in items)
-    if consumed > self.ndim:
-        raise IndexError(messages.too_many_indices(self.ndim))
-    out, dim = self, 0
-    key: list[Any] = []
-    advanced = False
-    for item in items:
-        if item is None:
-            out, dim = unsqueeze(out, dim), dim + 1
-            key.append(builtins.slice(None))
-        elif item is Ellipsis:
-            n = self.ndim - consumed
-            dim += n
-            key.extend([builtins.slice(None)] * n)
-        elif isinstance(item, builtins.slice):
-            if item != builtins.slice(None) or lone:
-                out = slice(out, dim, item.start, item.stop, item.step)
-            dim += 1
-            key.append(builtins.slice(None))
-        elif _is_advanced(item):
-            key.append(_index_array(item))
-            dim += _dims_of(item)
-            advanced = True
-        else:
-            out = select(out, dim, int(item))
-    return out, (tuple(key) if advanced else None)
-
-
-def getitem(self: Tensor, index: Any) -> Tensor:
-    """Basic indexing decomposes into select/slice/unsqueeze steps, one node each, as in
-    torch's python_variable_indexing; advanced items then make a copy (IndexBackward0) of
-    that view."""
-    items = _as_items(index)
-    if items is None and _is_advanced(index):
-        return common.gather(self, advanced_positions(self, index), "IndexBackward0")
-    out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
-    if key is None:
-        # ATen's get_item: an index that selects nothing (x[...], x[:, ...]) still returns a
-        # new tensor, an alias view of self
-        return _make_view(self, lambda a: a[...], ALIAS) if out is self else out
-    return common.gather(out, _pick(out, key), "IndexBackward0")
-
-
-def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None]:
-    """For setitem: the tensor an index writes into (self, or the view its basic items
-    make) and, for an advanced index, the flat positions in it (None for a basic index)."""
-    items = _as_items(index)
-    if items is None and _is_advanced(index):
-        return self, advanced_positions(self, index)
-    out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
-    return out, None if key is None else _pick(out, key)
-
 
 # ---- more single-output views -------------------------------------------------------------
 
@@ -504,175 +358,6 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
                       dim1=d1, dim2=d2, self_sym_sizes=tuple(self.shape))
 
 
-# ---- multi-output views: unbind, split, chunk ------------------------------------------------
-# One node with an output per view (output_nr i). torch marks each view as created by a
-# multi-output node (CreationMeta::MULTI_OUTPUT_NODE): modifying one in place is an error.
-MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # inplace.MULTI_OUTPUT_NODE is this one
-
-
-class MultiOutputNode(OpNode):
-    """An OpNode whose formula receives the grads of all its outputs (None for unused)."""
-
-    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        if all(g is None for g in grads):
-            return [None] * len(self.next_edges)
-        return list(self.spec.backward(Ctx(self), grads))  # type: ignore[arg-type]
-
-
-def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
-    """Undefined grads of unused outputs become zeros of that output's shape."""
-    return [g if g is not None else common.new(np.zeros(meta.shape), meta.dtype, meta.device)
-            for g, meta in zip(grads, c._node.input_metadata, strict=True)]
-
-
-def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
-                     **attrs: Any) -> tuple[Tensor, ...]:
-    if src.is_inference():
-        return tuple(_inference_alias(src, fn) for fn in fns)
-    base = src._base if src._base is not None else src
-    parent = src._view_index if src._view_index is not None else _positions(base)
-    outs = []
-    for fn in fns:
-        out = Tensor(fn(src._data), src.dtype, src.device)
-        out._base = base
-        out._version_counter = base._version_counter
-        out._view_index = fn(parent)
-        out._view_version = base._version_counter.value
-        out._view_differentiable = is_grad_enabled()
-        if is_grad_enabled():
-            out._view_creation_meta = MULTI_OUTPUT_NODE
-        out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
-        _forward_view(out, src, fn)
-        outs.append(out)
-    if src.dtype.is_floating_point and differentiable([src]):
-        record_multi_output(spec, src, outs, attrs)
-    return tuple(outs)
-
-
-def record_multi_output(spec: OpSpec, src: Tensor, outs: Sequence[Tensor],
-                        attrs: dict[str, Any]) -> None:
-    """One node of `spec` over src whose outputs are all of `outs` (unbind, var_mean)."""
-    node = build_node(spec, [engine.gradient_edge(src)], [src], outs[0], attrs)
-    multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
-    multi.saved = node.saved
-    multi.input_metadata = [o._meta() for o in outs]
-    for i, out in enumerate(outs):
-        out._set_grad_fn(multi, i)
-
-
-UNBIND = OpSpec("UnbindBackward0", ("self",),
-                backward=lambda c, gs: [joining.stack(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
-SPLIT = OpSpec("SplitBackward0", ("self",),
-               backward=lambda c, gs: [joining.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
-SPLIT_WITH_SIZES = OpSpec("SplitWithSizesBackward0", ("self",),
-                          backward=lambda c, gs: [joining.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
-
-
-def _picker(key: tuple[Any, ...]) -> ViewFn:
-    return lambda a: a[key]
-
-
-def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    if self.ndim == 0:   # unbind wraps its dim with wrap_scalar=false
-        raise IndexError(messages.dim_of_0_dim(dim))
-    d = common.wrap_dim(dim, self.ndim)
-    fns = [_picker((builtins.slice(None),) * d + (i, Ellipsis)) for i in range(self.shape[d])]
-    return _make_multi_view(self, fns, UNBIND, dim=d)
-
-
-def _split_at(self: Tensor, d: int, sizes: Sequence[int], spec: OpSpec,
-              **attrs: Any) -> tuple[Tensor, ...]:
-    starts = np.cumsum([0, *sizes])
-    fns = [_picker((builtins.slice(None),) * d + (builtins.slice(int(a), int(b)),))
-           for a, b in itertools.pairwise(starts)]
-    return _make_multi_view(self, fns, spec, dim=d, self_sym_sizes=tuple(self.shape), **attrs)
-
-
-def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-    d = common.wrap_dim(dim, self.ndim)
-    n = self.shape[d]
-    if not isinstance(split_size, int):
-        sizes = [int(s) for s in split_size]
-        if builtins.sum(sizes) != n:
-            raise RuntimeError(messages.split_sizes_wrong_sum(n, d, list(sizes)))
-        return _split_at(self, d, sizes, SPLIT_WITH_SIZES, split_sizes=tuple(sizes))
-    step = builtins.max(split_size, 1)
-    sizes = [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
-    return _split_at(self, d, sizes, SPLIT, split_size=split_size)
-
-
-def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """torch.chunk is split(ceil(size / chunks)): SplitBackward0."""
-    d = common.wrap_dim(dim, self.ndim)
-    size = -(-self.shape[d] // chunks)
-    return split(self, size, d)
-
-
-
-# ---- metadata-only in-place views of a plain tensor: t_, transpose_, squeeze_, unsqueeze_ ----
-
-T1 = OpSpec("TBackward1", ("self",), backward=lambda c, g: [t(g)])
-TRANSPOSE1 = OpSpec("TransposeBackward1", ("self",),
-                    backward=lambda c, g: [transpose(g, c.dim0, c.dim1)])
-SQUEEZE3 = OpSpec("SqueezeBackward3", ("self",),
-                  backward=lambda c, g: [unsqueeze_to(g, range(len(c.self_sym_sizes)),
-                                                      c.self_sym_sizes)])
-SQUEEZE5 = OpSpec("SqueezeBackward5", ("self",),
-                  backward=lambda c, g: [unsqueeze_to(g, c.dim, c.self_sym_sizes)])
-UNSQUEEZE1 = OpSpec("UnsqueezeBackward1", ("self",), backward=lambda c, g: [squeeze(g, c.dim)])
-
-
-def restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
-    """Change self's shape/strides in place: version bump, history rebased onto spec.
-
-    On a view (torch's inplace-view ops re-view the base): the view keeps its base and its
-    creation meta, only its geometry changes, and it is checked like any in-place op on a
-    view (views made under no_grad, by a multi-output op or in a custom Function refuse)."""
-    inplace.check_inplace(self)
-    edge = engine.gradient_edge(self)
-    old = Tensor(self._data, self.dtype, self.device)
-    self._data = fn(self._data)
-    if self._view_index is not None:
-        self._view_index = fn(self._view_index)
-    # the tangent is restrided with it: a forward view's positions in its base, or its own
-    if self._fw_index is not None:
-        self._fw_index, self._fw_view_of = fn(self._fw_index), None
-    elif self._fw is not None:
-        level, tangent = self._fw
-        self._fw = (level, _make_view(tangent, fn, ALIAS))
-    self._version_counter.bump()
-    if edge[0] is not None and is_grad_enabled():
-        node = build_node(spec, [edge], [old], self, attrs)
-        self._set_grad_fn(node)
-    return self
-
-
-def t_(self: Tensor) -> Tensor:
-    if self.ndim > 2:
-        raise RuntimeError(messages.t_dims(self.ndim))
-    return restride_(self, np.transpose, T1)
-
-
-def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    d0, d1 = common.wrap_dim(dim0, self.ndim), common.wrap_dim(dim1, self.ndim)
-    return restride_(self, lambda a: np.swapaxes(a, d0, d1), TRANSPOSE1, dim0=d0, dim1=d1)
-
-
-def unsqueeze_(self: Tensor, dim: int) -> Tensor:
-    d = common.wrap_dim(dim, self.ndim + 1)
-    return restride_(self, lambda a: np.expand_dims(a, d), UNSQUEEZE1, dim=d)
-
-
-def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
-    sizes = tuple(self.shape)
-    if dim is None:
-        return restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
-    if isinstance(dim, int):
-        return inplace.squeeze_(self, dim)
-    ds = tuple(common.wrap_dim(d, self.ndim) for d in dim)
-    drop = tuple(d for d in ds if sizes[d] == 1)
-    return restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
-                      self_sym_sizes=sizes)
 
 
 # ---- as_strided: the views torch's backward formulas take of a fresh buffer ------------
@@ -722,11 +407,20 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
         storage = indexing.index_add(storage, 0, positions, reshape(g, (-1,)))
         return as_strided_view(storage, np.arange(n).reshape(base_shape))
     storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
-    inplace.copy_(as_strided_view(storage, index), g)
+    inplace_ops.copy_(as_strided_view(storage, index), g)
     return as_strided_view(storage, np.arange(n).reshape(base_shape))
 
 
 # They import this module; used at call time.
-from . import engine, forward_ad, inplace  # noqa: E402
-from .ops import common, indexing, joining, reductions  # noqa: E402
-from .ops import elementwise as ops  # noqa: E402
+from . import (  # noqa: E402
+    engine,
+    forward_ad,
+    inplace,
+    inplace_ops,
+)
+from .ops import (  # noqa: E402
+    common,
+    copying,
+    indexing,
+    reductions,
+)

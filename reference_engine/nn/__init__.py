@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from .. import dtypes, inplace
+from .. import dtypes, inplace_ops
 from ..factories import empty, uniform_
 from ..ops import layers
 from ..tensor import Tensor
@@ -75,7 +75,7 @@ class Module:
                 p.grad.detach_()
             else:
                 p.grad.requires_grad_(False)
-            inplace.zero_(p.grad)
+            inplace_ops.zero_(p.grad)
 
 
 class Linear(Module):

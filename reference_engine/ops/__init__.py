@@ -7,13 +7,17 @@ public op gets its row in registry.py.
                  promotion, devices, broadcasting, the elementwise kernel, out= overloads,
                  and the flat-index plumbing (gather, scatter_add, index_put) views and
                  in-place writes are built on
-    elementwise  arithmetic (div with rounding_mode), pow, unary functions, comparisons,
-                 where, maximum/minimum, atan2, clone/to (with memory formats)
-    reductions   sum, mean (and sum_to), prod, amax/amin, max/min, argmax/argmin,
-                 var/var_mean, trace
+    elementwise  arithmetic (div with rounding_mode), pow, unary functions, atan2
+    comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
+                 maximum/minimum
+    copying      clone, to (with memory formats)
+    reductions   sum, mean (and sum_to), prod, var/var_mean, trace
+    extremes     amax/amin, max/min, argmax/argmin
     unary_math   issue 24's unary elementwise math: inverse and hyperbolic trigonometry,
-                 logs and exps of other bases, erf/erfinv, the gamma family, logit, i0,
-                 angle, frexp, nextafter, real tensors' conj/real, and in-place forms
+                 logs and exps of other bases, logit, angle, frexp, nextafter, real
+                 tensors' conj/real, and in-place forms
+    erf_gamma    erf/erfc/erfinv, the gamma family (lgamma, digamma, polygamma, mvlgamma),
+                 i0 and special.i1, and their in-place forms
     piecewise    sign/sgn, trunc/floor/ceil/round/frac, positive, nan_to_num,
                  clamp_min/clamp_max, clamp.Tensor
     binary_math  xlogy, copysign, fmod, remainder, fmax/fmin, hypot, logaddexp(2), ldexp,
@@ -24,23 +28,25 @@ public op gets its row in registry.py.
     conversions  Tensor.double(), Tensor.float()
     scans        cumsum, cumprod, cummax/cummin, logcumsumexp
     sorting      sort, msort, topk, kthvalue, median, nanmedian, mode
-    statistics   std/std_mean, logsumexp, nansum/nanmean, aminmax, norm (vector norm),
-                 dist, renorm
+    statistics   std/std_mean, logsumexp, nansum/nanmean, aminmax
+    norms        norm (vector norm, with its backward and jvp), dist, renorm
     composites   torch's composites, in its ops: diff, trapz/trapezoid,
                  cumulative_trapezoid, cov, corrcoef
     quantiles    quantile, nanquantile (composite, with lerp_)
     linalg       mm, mv, dot, addmm, bmm, matmul
     products     addmv, addr, baddbmm, addbmm, vdot, outer, kron, cross (linalg.cross)
     decompositions  cholesky_inverse, cholesky_solve, cholesky, linalg.cholesky,
-                 linalg.solve_triangular, linalg.inv(_ex), linalg.cholesky_ex, linalg.pinv,
-                 pinverse
+                 linalg.solve_triangular, linalg.inv_ex, linalg.cholesky_ex
+    inverses     linalg.inv, linalg.pinv, pinverse
     linalg_functions  torch.linalg's functions by their names there (the linalg.* rows)
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill
-    scatter      scatter_reduce, index_reduce, index_copy, index_put, put/take,
-                 take_along_dim, masked_select/masked_scatter, select/slice/diagonal_scatter,
-                 and the in-place forms of the scatter family
+    scatter      scatter_reduce, index_reduce, index_copy, index_put, and the in-place
+                 forms of the scatter family
+    put_take     put/take, take_along_dim
+    masked       masked_select, masked_scatter
+    view_scatters  select/slice/diagonal_scatter
     triangular   tril, triu, diag, diag_embed, diagflat, diagonal_copy, fill
     nn           softmax, log_softmax, nll_loss, mse_loss (behind nn.functional)
     shape        copies and joins of the shape family: flip, roll, rot90, repeat, tile,
@@ -49,8 +55,10 @@ public op gets its row in registry.py.
     shape_views  views of the shape family (broadcast_to, ravel, unflatten, movedim,
                  atleast_Nd, unfold, as_strided, tensor_split, meshgrid, ...) on views.py's
                  machinery, and the `*_copy` forms of view ops
-    activations  nn.functional's activations (elu ... threshold, glu), with their
-                 backward ops (EluBackwardBackward0 ...)
+    activations  nn.functional's activations (elu, gelu, softplus, silu, glu, ...), with
+                 their backward ops (EluBackwardBackward0 ...)
+    piecewise_activations  hardtanh, relu6, leaky_relu, hardswish, soft/hardshrink,
+                 threshold
     losses       nn.functional's losses (l1, smooth_l1, huber, soft_margin, binary
                  cross entropy, ...) and softmin
     layers       nn.functional's linear, pad (constant), pixel/channel shuffles
@@ -60,7 +68,7 @@ public op gets its row in registry.py.
                  (threshold_backward, softmax_backward_data, ...), so double backward
                  builds torch's graph
 
-Views (views.py) and in-place forms (inplace.py) sit beside this package, in the same layer:
+Views (views*.py) and in-place forms (inplace*.py) sit beside this package, in the same layer:
 each holds its op family and the machinery the family needs (view tracking, version
 counters and history rebasing).
 """

@@ -19,12 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
-from .. import inplace as inplace_ops
+from .. import dtypes, inplace_ops, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import backward as grad_ops
-from . import common
+from . import common, comparisons
 from . import elementwise as ops
 
 Array = np.ndarray
@@ -100,7 +98,7 @@ def _mask(x: Tensor, where: Callable[[Array], Array]) -> Tensor:
 
 
 def _zero_where(mask: Tensor, value: Tensor) -> Tensor:
-    return ops.where(mask, common.zeros_scalar(value), value)
+    return comparisons.where(mask, common.zeros_scalar(value), value)
 
 
 def _no_inplace(name: str, inplace: bool) -> None:
@@ -238,96 +236,6 @@ LOGSIGMOID = Pointwise("LogSigmoidBackward0", "LogSigmoidBackwardBackward0", (),
 
 def logsigmoid(input: Tensor) -> Tensor:
     return LOGSIGMOID(input)
-
-
-# ---- piecewise linear: hardtanh, relu6, leaky_relu, hardswish, shrinks ------------------
-
-HARDTANH = Pointwise("HardtanhBackward0", "HardtanhBackwardBackward0", ("min_val", "max_val"),
-                     lambda x, min_val, max_val: np.clip(x, min_val, max_val),
-                     lambda x, min_val, max_val: np.where((x <= min_val) | (x >= max_val),
-                                                          0.0, 1.0), None,
-                     selects=True)
-
-
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
-             inplace: bool = False) -> Tensor:
-    if min_val > max_val:
-        raise ValueError(messages.HARDTANH_BOUNDS)
-    _no_inplace("hardtanh", inplace)
-    return HARDTANH(input, min_val=min_val, max_val=max_val)
-
-
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    """torch's relu6 is hardtanh(input, 0, 6) (HardtanhBackward0)."""
-    _no_inplace("relu6", inplace)
-    return HARDTANH(input, min_val=0.0, max_val=6.0)
-
-
-LEAKY_RELU = Pointwise("LeakyReluBackward0", "LeakyReluBackwardBackward0", ("negative_slope",),
-                       lambda x, negative_slope: np.where(x > 0, x, x * negative_slope),
-                       lambda x, negative_slope: np.where(x > 0, 1.0, negative_slope), None)
-
-
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    _no_inplace("leaky_relu", inplace)
-    return LEAKY_RELU(input, negative_slope=negative_slope)
-
-
-def _hardswish_d2f(x: Tensor) -> Tensor:
-    # derivatives.yaml: where(-3 < self < 3, grad * grad_output / 3, 0)
-    inside = _mask(x, lambda a: (a > -3) & (a < 3))
-    return ops.where(inside, common.new(1 / 3, x.dtype, x.device), common.zeros_scalar(x))
-
-
-HARDSWISH = Pointwise("HardswishBackward0", "HardswishBackwardBackward0", (),
-                      lambda x: x * np.clip(x + 3, 0, 6) / 6,
-                      lambda x: np.where(x < -3, 0.0, np.where(x <= 3, x / 3 + 0.5, 1.0)),
-                      _hardswish_d2f, selects=True)
-
-
-def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    _no_inplace("hardswish", inplace)
-    return HARDSWISH(input)
-
-
-def _shrink_df(x: Array, lambd: float) -> Array:
-    return np.where((x >= -lambd) & (x <= lambd), 0.0, 1.0)
-
-
-SOFTSHRINK = Pointwise("SoftshrinkBackward0", "SoftshrinkBackwardBackward0", ("lambd",),
-                       lambda x, lambd: np.where(x > lambd, x - lambd,
-                                                 np.where(x < -lambd, x + lambd, 0.0)),
-                       _shrink_df, None, selects=True)
-HARDSHRINK = Pointwise("HardshrinkBackward0", "HardshrinkBackwardBackward0", ("lambd",),
-                       lambda x, lambd: np.where((x >= -lambd) & (x <= lambd), 0.0, x),
-                       _shrink_df, None, selects=True)
-
-
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    dt = common._float_dtype(input)
-    top = float(np.finfo(dt.np).max)
-    if not 0 <= lambd <= top:
-        name = {"float32": "Float", "float64": "Double"}.get(dt.name, dt.name)
-        raise RuntimeError(messages.softshrink_lambda(top, name, lambd))
-    return SOFTSHRINK(input, lambd=lambd)
-
-
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return HARDSHRINK(input, lambd=lambd)
-
-
-# ---- threshold: its backward is threshold_backward, as relu's -------------------------
-
-THRESHOLD = OpSpec("ThresholdBackward0", ("self",), {"self": ("self",)},
-                   lambda c, g: [grad_ops.threshold_backward(g, c.self, c.threshold)],
-                   jvp="auto_element_wise")
-
-
-def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    _no_inplace("threshold", inplace)
-    return common._elementwise(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
-                               (input,), out_dtype=common._float_dtype(input),
-                               threshold=threshold, value=value)
 
 
 # ---- silu, mish: torch's infinitely differentiable backward formulas --------------------

@@ -22,22 +22,9 @@ from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from . import indexing
 from .common import Number, _elementwise, _promotes, wrap, zeros_like
-from .elementwise import (
-    add,
-    add_scalar,
-    compare,
-    div,
-    div_mode,
-    exp,
-    isnan,
-    logical_not,
-    mul,
-    mul_scalar,
-    neg,
-    pow,
-    sub,
-    to,
-)
+from .comparisons import compare, isnan, logical_not
+from .copying import to
+from .elementwise import add, add_scalar, div, div_mode, exp, mul, mul_scalar, neg, pow, sub
 
 LN2 = 0.6931471805599453
 

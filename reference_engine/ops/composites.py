@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace, messages, views
+from .. import dtypes, inplace_ops, messages, views
 from ..tensor import Tensor
-from . import common, joining
+from . import common, extremes, joining
 from . import elementwise as ops
 from . import reductions as red
 from .scans import cumsum
@@ -35,7 +35,7 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     if n > 0 and (prepend is not None or append is not None):
         self = joining.cat([t for t in (prepend, self, append) if t is not None], d)
     if n == 0:
-        return inplace.copy_(common.zeros_like(self), self)
+        return inplace_ops.copy_(common.zeros_like(self), self)
     result = self
     length = self.shape[d] - 1
     for _ in range(min(n, self.shape[d])):
@@ -111,7 +111,7 @@ def _check_weights(w: Tensor, name: str, n: int, integral: bool) -> None:
     if w.numel() != n:
         raise RuntimeError(messages.cov_weights_numel(name, w.numel(), n))
     # w.min().ge(0), under grad mode as in torch: aweights' MinBackward1 saves two tensors
-    if n and not red.min(w)._data >= 0:
+    if n and not extremes.min(w)._data >= 0:
         raise RuntimeError(messages.cov_weights_negative(name))
 
 

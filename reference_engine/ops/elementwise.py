@@ -1,4 +1,5 @@
-"""Elementwise ops and clone/to: forward in numpy, backward written in engine ops.
+"""Elementwise ops: arithmetic, pow, unary functions, atan2. Forward in numpy, backward
+written in engine ops.
 
 Each OpSpec below is one derivatives.yaml entry: torch's node name, the inputs
 that get edges, which saved values each input's formula reads, and the formula.
@@ -15,8 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, messages
-from ..autograd_meta import OpSpec, linear_forward, record
-from ..dtypes import device, dtype
+from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from .common import (
     Number,
@@ -24,11 +24,9 @@ from .common import (
     _elementwise,
     _float_dtype,
     _promotes,
-    common_device,
     into_out,
     new,
     wrap,
-    written_in_place,
     zeros_like,
     zeros_scalar,
 )
@@ -42,7 +40,7 @@ SUB = OpSpec("SubBackward0", ("self", "other"),
              backward=lambda c, g: c.grads(lambda: g, lambda: _times(neg(g), c.alpha)),
              jvp=lambda c: sub(c.self_t, _times(c.other_t, c.alpha)))
 ADD_SCALAR = OpSpec("AddBackward1", ("self",), backward=lambda c, g: [g],
-                    jvp=lambda c: clone(c.self_t))
+                    jvp=lambda c: copying.clone(c.self_t))
 SUB_SCALAR = OpSpec("SubBackward1", ("self",), backward=lambda c, g: [g], jvp="auto_element_wise")
 RSUB = OpSpec("RsubBackward0", ("self", "other"),
               backward=lambda c, g: c.grads(lambda: _times(neg(g), c.alpha), lambda: g),
@@ -202,10 +200,11 @@ def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> Tensor:
     # d(b**e)/de = b**e * log(b), defined as 0 where b == 0 and e >= 0 (torch's convention).
     base_t = wrap(base)
-    zero_base = compare(base_t, 0, np.equal)
-    cond = compare(zero_base, compare(exponent, 0, np.greater_equal), np.logical_and)
+    zero_base = comparisons.compare(base_t, 0, np.equal)
+    cond = comparisons.compare(zero_base, comparisons.compare(exponent, 0, np.greater_equal),
+                               np.logical_and)
     log_b = log(base_t) if isinstance(base, Tensor) else float(np.log(base))
-    return where(cond, zeros_scalar(result), mul(result, log_b))
+    return comparisons.where(cond, zeros_scalar(result), mul(result, log_b))
 
 
 POW0 = OpSpec("PowBackward0", ("self",), {"self": ("self",)}, _pow0_backward,
@@ -214,7 +213,7 @@ POW1: OpSpec = OpSpec(
     "PowBackward1", ("self", "exponent"),
     {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
     lambda c, g: c.grads(
-        lambda: where(compare(c.exponent, 0, np.equal), zeros_scalar(g),
+        lambda: comparisons.where(comparisons.compare(c.exponent, 0, np.equal), zeros_scalar(g),
                       mul(g, mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1))))),
         lambda: mul(g, _log_base_term(c.self, c.exponent, c.result))),
     jvp=lambda c: _pow1_jvp(c))
@@ -295,7 +294,8 @@ RELU: OpSpec = OpSpec("ReluBackward0", ("self",), {"self": ("result",)},
                       lambda c, g: [grad_ops.threshold_backward(g, c.result, 0)],
                       jvp="auto_element_wise")
 CLAMP = OpSpec("ClampBackward1", ("self",), {"self": ("self",)},
-               lambda c, g: [where(_clamp_mask(c.self, c.min, c.max), g, zeros_scalar(g))],
+               lambda c, g: [comparisons.where(_clamp_mask(c.self, c.min, c.max), g,
+                                               zeros_scalar(g))],
                jvp="auto_element_wise")
 
 
@@ -363,168 +363,13 @@ def _clamp_array(a: np.ndarray, lo: Number | None, hi: Number | None) -> np.ndar
 
 # ---- comparisons and other non-differentiable results ---------------------------------
 
-def compare(self: Any, other: Any, fn: Callable[..., Any]) -> Tensor:
-    return _elementwise(None, fn, (self, other), out_dtype=dtypes.bool_)
-
-
-def logical_not(self: Tensor) -> Tensor:
-    return new(np.logical_not(self._data), dtypes.bool_, self.device)
-
-
-def signbit(self: Tensor) -> Tensor:
-    return new(np.signbit(self._data), dtypes.bool_, self.device)
-
-
-def isnan(self: Tensor) -> Tensor:
-    return new(np.isnan(self._data), dtypes.bool_, self.device)
-
-
-def equal(a: Tensor, b: Tensor) -> bool:
-    return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
-
-
-def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: bool = False) -> bool:
-    return bool(np.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
-
-
-WHERE = OpSpec("WhereBackward0", ("self", "other"),
-               {"self": ("condition",), "other": ("condition",)},
-               lambda c, g: c.grads(lambda: where(c.condition, g, zeros_scalar(g)),
-                                    lambda: where(c.condition, zeros_scalar(g), g)),
-               jvp=lambda c: where(c.condition, c.self_t, c.other_t))
-
-
-def where(condition: Tensor, self: Any, other: Any) -> Tensor:
-    a, b = wrap(self), wrap(other)
-    dt = _promotes([a, b])
-    dev = common_device([condition, a, b])
-    out = new(np.where(condition._data, a._data.astype(dt.np), b._data.astype(dt.np)), dt, dev)
-    return record(WHERE, out, [a, b], condition=condition)
-
-
-def _max_backward(c: Any, g: Tensor, keep: Callable[..., Any]) -> Tensor:
-    """at::where(self == other, grad / 2, grad).masked_fill_(<loses>, 0)."""
-    x, y = c.self, c.other
-    halved = where(compare(x, y, np.equal), div_scalar(g, 2), g)
-    return written_in_place(indexing.masked_fill(halved, compare(x, y, keep), 0))
-
-
-MAXIMUM = OpSpec("MaximumBackward0", ("self", "other"),
-                 {"self": ("self", "other"), "other": ("self", "other")},
-                 lambda c, g: c.grads(lambda: _max_backward(c, g, np.less),
-                                      lambda: _max_backward(c, g, np.greater)),
-                 jvp=lambda c: _max_jvp(c, np.greater))
-MINIMUM = OpSpec("MinimumBackward0", ("self", "other"),
-                 {"self": ("self", "other"), "other": ("self", "other")},
-                 lambda c, g: c.grads(lambda: _max_backward(c, g, np.greater),
-                                      lambda: _max_backward(c, g, np.less)),
-                 jvp=lambda c: _max_jvp(c, np.less))
-
-
-def _max_jvp(c: Any, wins: Callable[..., Any]) -> Tensor:
-    """other_t + where(self == other, 0.5, wins(self, other)) * (self_t - other_t)"""
-    dt = c.result.dtype
-    share = where(compare(c.self, c.other, np.equal), new(0.5, dt, c.result.device),
-                  to(compare(c.self, c.other, wins), dt))
-    return add(c.other_t, mul(share, sub(c.self_t, c.other_t)))
-
-
-def _keep_first(pick: Callable[..., Any]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """ATen's scalar maximum/minimum: NaN if either is NaN, else std::max(a, b), which keeps
-    the first operand on ties (maximum(-0., 0.) is -0.). torch's vectorized loop (whole
-    SIMD vectors of contiguous elements, 16 float32 / 8 float64 with AVX512) takes the second
-    operand on ties instead; that CPU-dependent path is not modelled."""
-    def fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        a, b = np.broadcast_arrays(a, b)
-        return np.where(np.isnan(a) | np.isnan(b), a + b, np.where(pick(b, a), b, a))
-    return fn
-
-
-def maximum(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(MAXIMUM, _keep_first(np.greater), (self, other))
-
-
-def minimum(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(MINIMUM, _keep_first(np.less), (self, other))
-
-
-# ---- copying, converting -------------------------------------------------------
-
-CLONE = OpSpec("CloneBackward0", ("self",), jvp="auto_linear")
-TO_COPY = OpSpec("ToCopyBackward0", ("self",),
-                 backward=lambda c, g: [to(g, c.device, c.dtype)],
-                 jvp=lambda c: to(c.self_t, c.result.device, c.result.dtype))
-
-
-@linear_forward(CLONE)
-def clone(self: Tensor) -> Tensor:
-    return record(CLONE, new(self._data, self.dtype, self.device), [self])
-
-
-def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """Tensor.to(device, dtype, non_blocking, copy, *, memory_format) and its other forms:
-    self itself where nothing changes (to_will_alias), else a copy (ToCopyBackward0) in
-    the memory format asked for."""
-    target_device, target_dtype = self.device, self.dtype
-    for a in [*args, kwargs.get("device"), kwargs.get("dtype")]:
-        if isinstance(a, dtype):
-            target_dtype = a
-        elif isinstance(a, Tensor):
-            target_device, target_dtype = a.device, a.dtype
-        elif isinstance(a, str | device):
-            target_device = device(a)
-    flags = [a for a in args if isinstance(a, bool)]   # non_blocking, copy
-    copy = kwargs.get("copy", flags[1] if len(flags) > 1 else False)
-    fmt = kwargs.get("memory_format", dtypes.preserve_format)
-    if target_device == self.device and target_dtype is self.dtype and not copy \
-            and (fmt is dtypes.preserve_format or _in_format(self._data, fmt)):
-        return self
-    data = _layout(self._data, fmt).astype(target_dtype.np, order="K")
-    out = Tensor(data, target_dtype, target_device)
-    return record(TO_COPY, out, [self], device=self.device, dtype=self.dtype)
-
-
-def _in_format(a: np.ndarray, fmt: Any) -> bool:
-    """is_contiguous(memory_format): row-major, or for channels_last row-major over
-    (N, H, W, C)."""
-    if fmt is dtypes.channels_last:
-        return a.ndim == 4 and np.moveaxis(a, 1, -1).flags.c_contiguous
-    return bool(a.flags.c_contiguous)
-
-
-def _dense(a: np.ndarray) -> bool:
-    """is_non_overlapping_and_dense: the strides, sorted, step through memory one element
-    after another (size-1 dims aside)."""
-    expected = a.itemsize
-    for stride, size in sorted((st, n) for st, n in zip(a.strides, a.shape, strict=True)
-                               if n != 1):
-        if stride != expected:
-            return False
-        expected *= size
-    return True
-
-
-def _layout(a: np.ndarray, fmt: Any) -> np.ndarray:
-    """An array holding a's values in the layout of a copy in memory format fmt: preserve
-    keeps a non-overlapping and dense layout (ATen's empty_strided with self's strides),
-    any other layout becomes row-major; channels_last is row-major over (N, H, W, C)."""
-    if fmt is dtypes.channels_last:
-        if a.ndim != 4:
-            raise RuntimeError(messages.CHANNELS_LAST_RANK)
-        return np.moveaxis(np.array(np.moveaxis(a, 1, -1), order="C"), -1, 1)
-    if fmt is dtypes.preserve_format and _dense(a):
-        return np.array(a, order="K")
-    return np.array(a, order="C")   # (np.ascontiguousarray makes a 0-d array 1-d)
-
-
 # ---- atan2 ------------------------------------------------------------------------------
 
 def _atan2_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     """FunctionsManual atan2_backward: both grads scale by the reciprocal of self^2 + other^2,
     masked to 0 where that is 0, so atan2(0, 0) has a zero gradient rather than NaN."""
     denom = add(mul(c.self, c.self), mul(c.other, c.other))
-    recip = indexing.masked_fill(reciprocal(denom), compare(denom, 0, np.equal), 0)
+    recip = indexing.masked_fill(reciprocal(denom), comparisons.compare(denom, 0, np.equal), 0)
     return c.grads(lambda: mul(mul(g, c.other), recip),
                    lambda: mul(mul(g, neg(c.self)), recip))
 
@@ -544,4 +389,4 @@ def atan2(self: Tensor, other: Tensor) -> Tensor:
 
 # They import this module; used at call time.
 from . import backward as grad_ops  # noqa: E402
-from . import binary_math, indexing, piecewise  # noqa: E402
+from . import binary_math, comparisons, copying, indexing, piecewise  # noqa: E402  # noqa: E402

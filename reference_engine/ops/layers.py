@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import inplace, messages, views
+from .. import inplace_ops, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, linalg
@@ -23,7 +23,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         out = linalg.addmm(bias, flat, views.t(weight))
         return views.view(out, (*input.shape[:-1], weight.shape[0]))
     out = linalg.matmul(input, views.t(weight))
-    return out if bias is None else inplace.add_(out, bias)
+    return out if bias is None else inplace_ops.add_(out, bias)
 
 
 # ---- pad (mode 'constant': constant_pad_nd) -------------------------------------------

@@ -78,8 +78,8 @@ def _matmul_impl(a: Tensor, b: Tensor) -> Tensor:
         return mv(a, b)
     if da == 1 and db == 2:
         # ATen: mm(self.unsqueeze(0), other).squeeze_(0) - an in-place squeeze, hence version 1
-        from .. import inplace
-        return inplace.squeeze_(mm(views.unsqueeze(a, 0), b), 0)
+        from .. import inplace_ops
+        return inplace_ops.squeeze_(mm(views.unsqueeze(a, 0), b), 0)
     if da == 2 and db == 2:
         return mm(a, b)
     if da == 3 and db == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):

@@ -9,17 +9,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import inplace, messages, views
+from .. import inplace_ops, messages, views
 from ..tensor import Tensor
-from . import common, decompositions, products, reductions
+from . import common, copying, decompositions, inverses, products, reductions
 from . import elementwise as ops
 from . import linalg as _linalg_ops
 
 cross = products.linalg_cross
-inv = decompositions.linalg_inv
+inv = inverses.linalg_inv
 solve_triangular = decompositions.solve_triangular
 cholesky = decompositions.linalg_cholesky
-pinv = decompositions.linalg_pinv
+pinv = inverses.linalg_pinv
 inv_ex = decompositions.inv_ex
 cholesky_ex = decompositions.cholesky_ex
 
@@ -41,11 +41,11 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     significant bit, so the graph names torch's matmuls in torch's order."""
     if n == 0:
         eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.dtype.np), input.shape)
-        return inplace.copy_(ops.clone(input), common.new(eye, input.dtype, input.device))
-    a = decompositions.linalg_inv(input) if n < 0 else input
+        return inplace_ops.copy_(copying.clone(input), common.new(eye, input.dtype, input.device))
+    a = inverses.linalg_inv(input) if n < 0 else input
     n = abs(n)
     if n == 1:   # torch clones input itself, but returns input's inverse as it is
-        return ops.clone(a) if a is input else a
+        return copying.clone(a) if a is input else a
     if n == 2:
         return _linalg_ops.matmul(a, a)
     if n == 3:

@@ -22,7 +22,7 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import activations, common, reductions
+from . import activations, common, copying, reductions
 from . import elementwise as ops
 from . import nn as nn_ops
 
@@ -301,6 +301,6 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     as ATen's softmax with a dtype."""
     negated = ops.neg(input)
     if dtype is not None and dtype != negated.dtype:
-        negated = ops.to(negated, dtype)
+        negated = copying.to(negated, dtype)
     return nn_ops.softmax(negated, dim if dim is not None else
                           (0 if input.ndim in (0, 1, 3) else 1))

@@ -10,7 +10,7 @@ import numpy as np
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import backward as grad_ops
-from . import common, reductions
+from . import common, copying, reductions
 from . import elementwise as ops
 
 
@@ -44,7 +44,7 @@ def _stable_softmax(a: np.ndarray, d: int) -> np.ndarray:
 def _converted(self: Tensor, dtype: Any) -> Tensor:
     """softmax/log_softmax's `dtype=`: the input converted first (input_.toType(dtype)), so
     a conversion is a ToCopyBackward0 under the softmax's node."""
-    return self if dtype is None else ops.to(self, dtype)
+    return self if dtype is None else copying.to(self, dtype)
 
 
 def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:

@@ -17,7 +17,8 @@ from ..tensor import Tensor
 from .backward import SGN, sgn  # sgn: abs's gradient's op, exported under its name here
 from .binary_math import _tensor_or_number
 from .common import Number, _elementwise, _promotes, new, wrap, zeros_like, zeros_scalar
-from .elementwise import compare, mul, where
+from .comparisons import compare, where
+from .elementwise import mul
 from .unary_math import _inplace, _spec
 
 # ---- sign and rounding: zero gradients ----------------------------------------------------

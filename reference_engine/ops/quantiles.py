@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace, messages, views
+from .. import dtypes, inplace, inplace_ops, messages, views, views_inplace
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -106,7 +106,7 @@ def _quantile(self: Tensor, q: Any, dim: int | None, keepdim: bool, interpolatio
     if ignore_nan:
         count = common.new(np.sum(~nan, -1, keepdims=True), dtypes.int64, self.device)
         ranks = ops.mul(q, ops.sub_scalar(count, 1))
-        ranks = inplace.masked_fill_(ranks, common.new(ranks._data < 0, dtypes.bool_,
+        ranks = inplace_ops.masked_fill_(ranks, common.new(ranks._data < 0, dtypes.bool_,
                                                        self.device), 0)
     else:
         last = sorted_values.shape[-1] - 1
@@ -131,8 +131,9 @@ def _quantile(self: Tensor, q: Any, dim: int | None, keepdim: bool, interpolatio
     above = common.new(np.ceil(ranks._data).astype(np.int64), dtypes.int64, self.device)
     _lerp_(values, indexing.gather(sorted_values, -1, above), weights)
     if q.ndim == 0:
-        return views.squeeze_(values, -1)
-    return views.squeeze_(views.transpose_(views.unsqueeze_(values, 0), 0, -1), -1)
+        return views_inplace.squeeze_(values, -1)
+    moved = views_inplace.transpose_(views_inplace.unsqueeze_(values, 0), 0, -1)
+    return views_inplace.squeeze_(moved, -1)
 
 
 def quantile(self: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,

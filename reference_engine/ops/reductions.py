@@ -1,5 +1,5 @@
 """Reductions: sum, mean (and sum_to, the engine's sum of a broadcast grad), prod,
-amax/amin, max/min, argmax/argmin, var/var_mean, trace. Each entry follows its
+var/var_mean, trace (amax/amin, max/min, argmax/argmin: ops/extremes.py). Each entry follows its
 derivatives.yaml formula and saved values."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views
+from .. import dtypes, forward_ad, messages, views, views_multi_output
 from ..autograd_meta import OpSpec, differentiable, linear_forward, record
 from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, indexing, joining
+from . import common, copying, indexing, joining
 from . import elementwise as ops
 from .common import _compute, new, wrap_dim
 
@@ -157,7 +157,7 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
     zero outside grad mode, zeros)."""
     x, result = c.self, c.result
     if x.dtype != g.dtype:
-        x = ops.to(x, g.dtype)
+        x = copying.to(x, g.dtype)
     if x.ndim == 0:
         return g
     if c.dim is not None and not c.keepdim:
@@ -169,7 +169,7 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
         return _prod_safe_zeros_backward(g, x, c.dim)
     if zeros > 1 and not is_grad_enabled():
         return common.zeros_like(x)
-    flat = views.view(x if x.is_contiguous() else ops.clone(x), (-1,))
+    flat = views.view(x if x.is_contiguous() else copying.clone(x), (-1,))
     return views.view(_prod_safe_zeros_backward(g, flat, 0), tuple(x.shape))
 def _prod_jvp(c: Any) -> Tensor:
     """(prod_backward(ones_like(result), self, result[, dim, keepdim]) * self_t).sum([dim,
@@ -196,203 +196,6 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *,
     out = common.new(common._compute(lambda a: np.prod(a, axis=d, keepdims=keepdim, dtype=dt.np),
                                self._data), dt, self.device)
     return record(PROD1, out, [self], dim=d, keepdim=keepdim)
-
-
-# ---- amax / amin --------------------------------------------------------------------------
-
-def _amax_backward(c: Any, g: Tensor) -> Tensor:
-    """scale_grad_by_count(restore(grad), restore(result) == self, dim)."""
-    x = c.self
-    res = c.result._data
-    if not c.keepdim:
-        res = np.expand_dims(res, c.dim) if c.dim else res
-    mask = x._data == res
-    count = common.new(mask.sum(axis=c.dim, keepdims=True), dtypes.int64, x.device)
-    g = restore_reduced_dims(g, c.dim, c.keepdim, x.ndim)
-    return ops.mul(ops.div(g, count), common.new(mask, dtypes.bool_, x.device))
-def _evenly_read_jvp(x: Tensor, x_t: Tensor, result: Tensor, dims: tuple[int, ...] | None,
-                     keepdim: bool) -> Tensor:
-    """amaxamin_jvp / evenly_read_jvp: the mean of the tangent over the elements that equal
-    the result, (self_t * mask).sum(dims) / mask.sum(dims)."""
-    if dims is None:
-        mask = ops.to(ops.compare(x, result, np.equal), x_t.dtype)
-        return ops.div(sum(ops.mul(x_t, mask)), sum(mask))
-    r = restore_reduced_dims(result, dims, keepdim, x.ndim)
-    mask = ops.to(ops.compare(x, r, np.equal), x_t.dtype)
-    return ops.div(sum(ops.mul(x_t, mask), dims, keepdim), sum(mask, dims, keepdim))
-
-
-AMAX = OpSpec("AmaxBackward0", ("self",), {"self": ("self", "result")},
-              lambda c, g: [_amax_backward(c, g)],
-              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, c.dim, c.keepdim))
-AMIN = OpSpec("AminBackward0", ("self",), {"self": ("self", "result")},
-              lambda c, g: [_amax_backward(c, g)],
-              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, c.dim, c.keepdim))
-
-
-def first_extreme(a: np.ndarray, dims: tuple[int, ...], keepdim: bool,
-                  largest: bool) -> np.ndarray:
-    """amax/amin as ATen's scalar reduction loop computes them: max_impl(acc, x) keeps the
-    accumulator on ties and propagates NaN, so of equal values (-0.0 and 0.0) the first one
-    visited wins. The loop visits the reduced elements in memory order (TensorIterator puts
-    the smallest stride innermost). Where a reduction is long enough for the vectorized loop
-    (four SIMD vectors of contiguous elements or outputs, CPU-dependent) torch's tie-breaking
-    differs; that is not modelled."""
-    keep = [d for d in range(a.ndim) if d not in dims]
-    order = sorted(dims, key=lambda d: -a.strides[d])   # stable: outermost first
-    moved = np.transpose(a, keep + order).reshape([a.shape[d] for d in keep] + [-1])
-    pick = (np.argmax if largest else np.argmin)(moved, axis=-1)   # first max, or first NaN
-    out = np.take_along_axis(moved, pick[..., None], -1)[..., 0]
-    return np.expand_dims(out, dims) if keepdim else out
-
-
-def _extreme(spec: OpSpec, largest: bool, self: Tensor, dim: Dims, keepdim: bool,
-             out: Tensor | None = None) -> Tensor:
-    name = "amax" if largest else "amin"
-    if out is not None and out.dtype is not self.dtype:
-        raise RuntimeError(messages.out_dtype_match(self.dtype.scalar_name,
-                                                    out.dtype.scalar_name))
-    dims = _dims(self, dim)
-    if len(set(dims)) != len(dims):
-        raise RuntimeError(messages.dim_repeated(next(d for d in dims if dims.count(d) > 1)))
-    if self.numel() == 0:
-        if dim is None or (not isinstance(dim, int) and len(dim) == 0):
-            raise RuntimeError(messages.reduction_dim_unspecified(name + "()"))
-        empty = [d for d in dims if self.shape[d] == 0]
-        if empty:
-            raise IndexError(messages.reduction_dim_empty(name + "()", empty[0]))
-    if out is not None:
-        return common.into_out(name, out, [self],
-                               lambda: _extreme(spec, largest, self, dim, keepdim))
-    out = common.new(first_extreme(self._data, dims, keepdim, largest), self.dtype, self.device)
-    return record(spec, out, [self], dim=dims, keepdim=keepdim)
-
-
-def amax(self: Tensor, dim: Dims = (), keepdim: bool = False, *,
-         out: Tensor | None = None) -> Tensor:
-    return _extreme(AMAX, True, self, dim, keepdim, out)
-
-
-def amin(self: Tensor, dim: Dims = (), keepdim: bool = False, *,
-         out: Tensor | None = None) -> Tensor:
-    return _extreme(AMIN, False, self, dim, keepdim, out)
-
-
-# ---- max / min ----------------------------------------------------------------------------
-
-class return_types(tuple[Tensor, Tensor]):
-    """torch.return_types.max / min: a (values, indices) tuple with named fields."""
-
-    @property
-    def values(self) -> Tensor:
-        return self[0]
-
-    @property
-    def indices(self) -> Tensor:
-        return self[1]
-
-
-# type(torch.max(x, 0)).__name__ is "max" (torch.return_types.max); likewise "min".
-max_return_type = type("max", (return_types,), {})
-min_return_type = type("min", (return_types,), {})
-
-
-def _evenly_distribute(c: Any, g: Tensor) -> Tensor:
-    """new_zeros(...).masked_fill_(mask, grad / mask.sum()) - on CPU, as torch. A NaN
-    result (NaN propagates through min/max) is shared by every NaN element: the mask is then
-    input.isnan(), so an all-NaN input gets an even share everywhere."""
-    x = c.self
-    value = c.result._data
-    mask = np.isnan(x._data) if np.isnan(value) else x._data == value
-    count = common.new(mask.sum(), dtypes.int64, x.device)
-    zeros = common.new(np.zeros(x.shape), g.dtype, g.device)
-    where = common.new(mask, dtypes.bool_, x.device)
-    filled = indexing.masked_fill(zeros, where, ops.div(g, count))
-    return common.written_in_place(filled)
-
-
-def _select_backward(c: Any, g: Tensor) -> Tensor:
-    """value_selecting_reduction_backward: zeros(sizes).scatter(dim, indices, grad)."""
-    idx = c.indices
-    if not c.keepdim and len(c.self_sym_sizes) > 0:
-        g = views.unsqueeze(g, c.dim)
-        idx = views.unsqueeze(idx, c.dim)
-    zeros = common.new(np.zeros(c.self_sym_sizes), g.dtype, g.device)
-    return common.written_in_place(indexing.scatter(zeros, c.dim, idx, g), 2)
-def _select_jvp(c: Any) -> Tensor:
-    """gather_with_keepdimed_indices(self_t, dim, indices, keepdim)"""
-    if c.self.ndim == 0:
-        return ops.clone(c.self_t)
-    idx = c.indices if c.keepdim else views.unsqueeze(c.indices, c.dim)
-    out = indexing.gather(c.self_t, c.dim, idx)
-    return out if c.keepdim else views.squeeze(out, c.dim)
-
-
-MAX0 = OpSpec("MaxBackward0", ("self",), {"self": ("indices",)},
-              lambda c, g: [_select_backward(c, g)], jvp=_select_jvp)
-MIN0 = OpSpec("MinBackward0", ("self",), {"self": ("indices",)},
-              lambda c, g: [_select_backward(c, g)], jvp=_select_jvp)
-MAX1 = OpSpec("MaxBackward1", ("self",), {"self": ("self", "result")},
-              lambda c, g: [_evenly_distribute(c, g)],
-              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, None, False))
-MIN1 = OpSpec("MinBackward1", ("self",), {"self": ("self", "result")},
-              lambda c, g: [_evenly_distribute(c, g)],
-              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, None, False))
-
-
-def _max_min(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
-    if isinstance(dim, Tensor):   # torch.max(a, b) is maximum(a, b)
-        return ops.maximum(self, dim) if largest else ops.minimum(self, dim)
-    if dim is None:
-        fn = np.max if largest else np.min
-        out = common.new(fn(self._data), self.dtype, self.device)
-        return record(MAX1 if largest else MIN1, out, [self])
-    d = common.wrap_dim(dim, self.ndim)
-    arg = np.argmax if largest else np.argmin
-    idx = np.expand_dims(arg(self._data, axis=d), d) if self.ndim else np.zeros((), np.int64)
-    values = np.take_along_axis(self._data, idx, d) if self.ndim else self._data
-    if not keepdim and self.ndim:
-        values, idx = np.squeeze(values, d), np.squeeze(idx, d)
-    indices = common.new(idx, dtypes.int64, self.device)
-    out = common.new(values, self.dtype, self.device)
-    out = record(MAX0 if largest else MIN0, out, [self], dim=d, keepdim=keepdim,
-                 indices=indices, self_sym_sizes=tuple(self.shape))
-    return (max_return_type if largest else min_return_type)((out, indices))
-
-
-def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    return _max_min(self, dim, keepdim, largest=True)
-
-
-def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    return _max_min(self, dim, keepdim, largest=False)
-
-
-# ---- argmax / argmin: integer results, never differentiable ------------------------------
-
-def _arg_extreme(self: Tensor, dim: int | None, keepdim: bool, largest: bool) -> Tensor:
-    """The index of the first largest (smallest) element; a NaN counts as the extreme, as
-    in torch (and numpy). Without dim, over the flattened tensor."""
-    pick = np.argmax if largest else np.argmin
-    if dim is None:
-        idx = np.asarray(pick(self._data.reshape(-1)), dtype=np.int64)
-        if keepdim:
-            idx = idx.reshape((1,) * self.ndim)
-        return common.new(idx, dtypes.int64, self.device)
-    d = common.wrap_dim(dim, self.ndim)
-    data = self._data.reshape(1) if self.ndim == 0 else self._data
-    idx = np.asarray(pick(data, axis=d if self.ndim else 0), dtype=np.int64)
-    if keepdim and self.ndim:
-        idx = np.expand_dims(idx, d)
-    return common.new(idx, dtypes.int64, self.device)
-
-
-def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return _arg_extreme(self, dim, keepdim, largest=True)
-
-
-def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return _arg_extreme(self, dim, keepdim, largest=False)
 
 
 # ---- var / var_mean -----------------------------------------------------------------------
@@ -495,7 +298,7 @@ def var_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
     v, m = _var_values(self, dims, corr, keepdim, "var_mean")
     outs = (common.new(v, self.dtype, self.device), common.new(m, self.dtype, self.device))
     if differentiable([self]):
-        views.record_multi_output(VAR_MEAN, self, outs,
+        views_multi_output.record_multi_output(VAR_MEAN, self, outs,
                                   {"dim": dims, "correction": corr, "keepdim": keepdim})
     # the two outputs' tangents: result0 as var's, result1 mean(self_t, dim, keepdim)
     attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}

@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace
+from .. import dtypes, inplace_ops
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, indexing, joining
+from . import common, comparisons, copying, extremes, indexing, joining
 from . import elementwise as ops
 from . import reductions as red
 
@@ -58,7 +58,7 @@ def reversed_cumsum(w: Tensor, dim: int) -> Tensor:
 
 def _cumsum_backward(c: Any, g: Tensor) -> Tensor:
     """cumsum_backward(grad.to(self.scalar_type()), dim)"""
-    g = ops.to(g, c.self_dtype) if g.dtype != c.self_dtype else g
+    g = copying.to(g, c.self_dtype) if g.dtype != c.self_dtype else g
     if g.numel() <= 1 or g.ndim == 0 or g.shape[c.dim] == 1:
         return g
     return reversed_cumsum(g, c.dim)
@@ -145,7 +145,7 @@ def _cumprod_backward(c: Any, g: Tensor) -> Tensor:
             after = cumprod(views.narrow(x, d, k + 1, n - k - 1), d)
             omitted = joining.cat([until, ops.mul(views.expand(until, after.shape), after)], d)
         grad_slice = red.sum(ops.mul(views.narrow(g, d, k, n - k), omitted), d)
-        inplace.copy_(views.select(grad_input, d, k), grad_slice)
+        inplace_ops.copy_(views.select(grad_input, d, k), grad_slice)
     return grad_input
 
 
@@ -156,11 +156,11 @@ def _cumprod_jvp(c: Any) -> Tensor:
     gradient = ops.mul(cumsum(ops.div(x_t, x), d), c.result)
     zeros = x._data == 0
     if x.ndim == 0:
-        return ops.where(common.new(zeros, dtypes.bool_, x.device), x_t, gradient)
+        return comparisons.where(common.new(zeros, dtypes.bool_, x.device), x_t, gradient)
     first = zeros & (np.cumsum(zeros, d) == 1)
-    new_grad = cumprod(ops.where(common.new(first, dtypes.bool_, x.device), x_t, x), d)
+    new_grad = cumprod(comparisons.where(common.new(first, dtypes.bool_, x.device), x_t, x), d)
     after = common.new(np.cumsum(first, d) > 0, dtypes.bool_, x.device)
-    return ops.where(after, new_grad, gradient)
+    return comparisons.where(after, new_grad, gradient)
 
 
 CUMPROD = OpSpec("CumprodBackward0", ("self",), {"self": ("self", "result")},
@@ -178,8 +178,8 @@ def cumprod(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
 
 # ---- cummax / cummin ----------------------------------------------------------------------
 
-cummax_return_type = type("cummax", (red.return_types,), {})
-cummin_return_type = type("cummin", (red.return_types,), {})
+cummax_return_type = type("cummax", (extremes.return_types,), {})
+cummin_return_type = type("cummin", (extremes.return_types,), {})
 
 
 def _cum_extreme(line: np.ndarray, largest: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -214,7 +214,7 @@ def _cummaxmin_backward(c: Any, g: Tensor) -> Tensor:
 def _cummaxmin_jvp(c: Any) -> Tensor:
     """self_t.gather(dim, indices)"""
     if c.self.ndim == 0:
-        return ops.clone(c.self_t)
+        return copying.clone(c.self_t)
     return indexing.gather(c.self_t, c.dim, c.indices)
 
 
@@ -259,8 +259,8 @@ def _logcumsumexp_backward(c: Any, g: Tensor) -> Tensor:
     x, result, d = c.self, c.result, c.dim
     lowest = common.new(np.finfo(g.dtype.np).min, g.dtype, g.device)
     log_abs = ops.log(ops.abs(g))
-    pos = ops.where(ops.compare(g, 0, np.greater), log_abs, lowest)
-    neg = ops.where(ops.compare(g, 0, np.less), log_abs, lowest)
+    pos = comparisons.where(comparisons.compare(g, 0, np.greater), log_abs, lowest)
+    neg = comparisons.where(comparisons.compare(g, 0, np.less), log_abs, lowest)
 
     def reverse(t: Tensor) -> Tensor:
         return _flip(logcumsumexp(_flip(t, d), d), d)
@@ -273,7 +273,7 @@ def _logcumsumexp_jvp(c: Any) -> Tensor:
     """logcumsumexp_jvp: (exp(self - max) * self_t).cumsum(dim) / (exp(self - max).cumsum
     + 1e-13), max over dim keeping it."""
     x, d = c.self, c.dim
-    top = red.amax(x, d, True) if x.ndim else x
+    top = extremes.amax(x, d, True) if x.ndim else x
     e = ops.exp(ops.sub(x, top))
     return ops.div(cumsum(ops.mul(e, c.self_t), d), ops.add_scalar(cumsum(e, d), 1e-13))
 

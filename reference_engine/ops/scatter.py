@@ -1,7 +1,8 @@
-"""Ops that write into a copy of self, or read elements by index: scatter_reduce and
-index_reduce, index_copy, index_put, put/take, take_along_dim, masked_select/masked_scatter,
-and the view scatters (select_scatter, slice_scatter, diagonal_scatter). (scatter,
-scatter_add, gather, index_add, index_select, index_fill, masked_fill: ops/indexing.py.)
+"""Ops that write into a copy of self by index: scatter_reduce and index_reduce, index_copy,
+index_put, and the in-place forms of the scatter family. (scatter, scatter_add, gather,
+index_add, index_select, index_fill, masked_fill: ops/indexing.py; put/take and
+take_along_dim: ops/put_take.py; masked_select/masked_scatter: ops/masked.py; the view
+scatters select/slice/diagonal_scatter: ops/view_scatters.py.)
 
 Duplicate indices follow torch's CPU kernels: a reduction (scatter_reduce, index_reduce,
 put/index_put with accumulate, take's backward) combines every source element sent to one
@@ -16,11 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views, warn
-from ..autograd_meta import OpSpec, linear_forward, record
+from .. import dtypes, messages, views, views_indexing, warn
+from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from . import common, elementwise, indexing, reductions
+from . import common, comparisons, elementwise, indexing
+from .masked import MASKED_SCATTER, masked_scatter
+from .put_take import PUT, put
 
 # ---- addressing: where each source element goes --------------------------------------------
 
@@ -127,7 +130,7 @@ def _reduce_backward(k: _Kind, c: Any, g: Tensor) -> list[Tensor | None]:
         single = common.new(src_zero & (num_zeros == 1), dtypes.bool_, src.device)
         masked_src = indexing.masked_fill(src, single, 1)
         masked_src_result = k.reduce(self, dim, index, masked_src, reduce, include_self)
-        gsrc = elementwise.where(
+        gsrc = comparisons.where(
             single, k.select(elementwise.mul(g, masked_src_result), dim, index, src),
             elementwise.div(k.select(elementwise.mul(g, result), dim, index, src),
                             indexing.masked_fill(src, common.new(src_zero, dtypes.bool_,
@@ -266,146 +269,6 @@ def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     return record(INDEX_COPY, out, [self, source], dim=d, index=index)
 
 
-# ---- put / take ---------------------------------------------------------------------------------
-
-def _flat_index(self: Tensor, index: Tensor) -> np.ndarray:
-    n = self.numel()
-    idx = index._data.astype(np.int64)
-    bad = idx[(idx < -n) | (idx >= n)]
-    if bad.size:
-        raise IndexError(messages.take_out_of_range(int(bad.reshape(-1)[0]), n))
-    return idx % max(n, 1)
-
-
-PUT = OpSpec(
-    "PutBackward0", ("self", "source"),
-    {"self": ("index", "source"), "source": ("index", "source")},
-    backward=lambda c, g: c.grads(
-        lambda: g if c.accumulate else put(g, c.index, common.zeros_like(c.source), False),
-        lambda: views.reshape(take(g, c.index), tuple(c.source.shape))),
-    jvp=lambda c: put(c.self_t, c.index, c.source_t, c.accumulate))
-
-
-def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    if self.dtype is not source.dtype:
-        raise RuntimeError(messages.put_dtype(self.dtype.scalar_name, source.dtype.scalar_name))
-    arr = np.array(self._data, copy=True)
-    flat = arr.reshape(-1)
-    idx = _flat_index(self, index).reshape(-1)
-    if accumulate:
-        np.add.at(flat, idx, source._data.reshape(-1))
-    else:
-        flat[idx] = source._data.reshape(-1)
-    out = common.new(arr, self.dtype, common.common_device([self, source]))
-    return record(PUT, out, [self, source], index=index, accumulate=accumulate)
-
-
-TAKE = OpSpec(
-    "TakeBackward0", ("self",), {"self": ("index", "self")},
-    # take_backward: zeros_like(self).put_(index, grad, true): repeated indices add up
-    backward=lambda c, g: [put(common.zeros_like(c.self), c.index, g, True)],
-    jvp="auto_linear")
-
-
-@linear_forward(TAKE)
-def take(self: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor:
-    if out is not None:   # take_out checks overlap before it resizes
-        common.assert_no_overlap(out, (self, index))
-        return common.into_out("take", out, (self, index), lambda: take(self, index),
-                               no_overlap=True)
-    arr = self._data.reshape(-1)[_flat_index(self, index)]
-    return record(TAKE, common.new(arr, self.dtype, self.device), [self], index=index)
-
-
-def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
-    """ATen's: both broadcast to each other except along dim (broadcast_to: ExpandBackward0
-    nodes), then gather; with no dim, the flattened tensors (views)."""
-    if dim is None:
-        return indexing.gather(views.view(self, (-1,)), 0, views.view(indices, (-1,)))
-    d = common.wrap_dim(dim, self.ndim)
-    # negative indices count from the end (ATen wraps them before its gather)
-    idx = indices._data
-    if (idx < 0).any():
-        indices = common.new(np.where(idx < 0, idx + self.shape[d], idx), indices.dtype,
-                             indices.device)
-    self_sizes = list(self.shape)
-    self_sizes[d] = indices.shape[d]
-    shape = list(common.broadcast_shape(tuple(self_sizes), tuple(indices.shape)))
-    # the index is not differentiable: torch's broadcast of it is no view to autograd
-    index_b = common.new(np.broadcast_to(indices._data, shape), indices.dtype, indices.device)
-    shape[d] = self.shape[d]
-    self_b = views.expand(self, common.broadcast_shape(tuple(shape), tuple(self.shape)))
-    return indexing.gather(self_b, d, index_b)
-
-
-# ---- masked_select / masked_scatter --------------------------------------------------------------
-
-def _masked_select_backward(c: Any, g: Tensor) -> Tensor:
-    """masked_select_backward: zeros of the broadcast shape, masked_scatter(mask, grad), summed
-    back to self's shape."""
-    shape = common.broadcast_shape(tuple(c.self.shape), tuple(c.mask.shape))
-    zeros = common.new(np.zeros(shape), g.dtype, g.device)
-    return reductions.sum_to(masked_scatter(zeros, c.mask, g), tuple(c.self.shape))
-
-
-MASKED_SELECT = OpSpec("MaskedSelectBackward0", ("self",), {"self": ("mask", "self")},
-                       backward=lambda c, g: [_masked_select_backward(c, g)],
-                       jvp="auto_linear")
-
-
-@linear_forward(MASKED_SELECT)
-def masked_select(self: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
-    if out is not None:   # masked_select_out checks overlap before it resizes
-        common.assert_no_overlap(out, (self, mask))
-        return common.into_out("masked_select", out, (self, mask),
-                               lambda: masked_select(self, mask), no_overlap=True)
-    _check_mask("masked_select", mask)
-    shape = common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
-    arr = np.broadcast_to(self._data, shape)[np.broadcast_to(mask._data, shape)]
-    return record(MASKED_SELECT, common.new(arr, self.dtype, self.device), [self], mask=mask)
-
-
-def _check_mask(name: str, mask: Tensor) -> None:
-    if mask.dtype is not dtypes.bool_:
-        raise RuntimeError(messages.masked_scatter_mask_dtype(mask.dtype.scalar_name)
-                           if name == "masked_scatter" else
-                           messages.masked_select_mask_dtype(mask.dtype.scalar_name))
-
-
-def _masked_scatter_source_backward(c: Any, g: Tensor) -> Tensor:
-    """masked_scatter_backward: grad.masked_select(mask), padded with zeros to source's
-    numel, viewed as source's shape."""
-    picked = masked_select(g, c.mask)
-    n = int(np.prod(c.source_sym_sizes, dtype=np.int64))
-    if picked.numel() < n:
-        from . import joining
-        pad = common.new(np.zeros(n - picked.numel()), g.dtype, g.device)
-        picked = joining.cat([picked, pad])
-    return views.reshape(picked, c.source_sym_sizes)
-
-
-MASKED_SCATTER = OpSpec(
-    "MaskedScatterBackward0", ("self", "source"), {"self": ("mask",), "source": ("mask",)},
-    backward=lambda c, g: c.grads(lambda: indexing.masked_fill(g, c.mask, 0),
-                                  lambda: _masked_scatter_source_backward(c, g)),
-    jvp=lambda c: masked_scatter(c.self_t, c.mask, c.source_t))
-
-
-def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    _check_mask("masked_scatter", mask)
-    if self.dtype is not source.dtype:
-        raise RuntimeError(messages.masked_scatter_dtype(self.dtype.scalar_name,
-                                                         source.dtype.scalar_name))
-    shape = common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
-    arr = np.array(np.broadcast_to(self._data, shape), copy=True)
-    m = np.broadcast_to(mask._data, shape)
-    k = int(m.sum())
-    arr[m] = source._data.reshape(-1)[:k]
-    out = common.new(arr, self.dtype, common.common_device([self, source]))
-    return record(MASKED_SCATTER, out, [self, source], mask=mask,
-                  source_sym_sizes=tuple(source.shape))
-
-
 # ---- index_put ---------------------------------------------------------------------------------
 
 def _index_put_backward(c: Any, g: Tensor) -> list[Tensor | None]:
@@ -417,7 +280,7 @@ def _index_put_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 def index_put(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """self with values written (or added) at the positions the list of index tensors
     picks, as `self[indices] = values` (the indices are saved: IndexPutBackward0's)."""
-    positions = views._pick(self, tuple(views._index_array(i) for i in indices))
+    positions = views_indexing._pick(self, tuple(views_indexing._index_array(i) for i in indices))
     saves = {f"indices_{i}": t for i, t in enumerate(indices) if isinstance(t, Tensor)}
     spec = OpSpec("IndexPutBackward0", ("self", "values"),
                   {"self": tuple(saves), "values": tuple(saves)},
@@ -433,77 +296,6 @@ def index_put(self: Tensor, indices: Any, values: Tensor, accumulate: bool = Fal
     out = common.new(arr, self.dtype, common.common_device([self, values]))
     return record(spec, out, [self, values], positions=positions, accumulate=accumulate,
                   **saves)
-
-
-# ---- select_scatter / slice_scatter / diagonal_scatter -------------------------------------------
-# Each is `self` with one of its views replaced by src: linear, its backward the view of the
-# grad (for src) and the grad with that view zeroed (for self).
-
-def _view_scatter(self: Tensor, src: Tensor, pick: Callable[[np.ndarray], np.ndarray],
-                  spec: OpSpec, **attrs: Any) -> Tensor:
-    positions = pick(np.arange(self.numel()).reshape(self.shape))
-    if tuple(positions.shape) != tuple(src.shape):
-        raise RuntimeError(messages.view_scatter_shape(messages.sizes(positions.shape),
-                                                       messages.sizes(src.shape)))
-    arr = np.array(self._data, copy=True)
-    arr.reshape(-1)[positions.reshape(-1)] = src._data.reshape(-1)
-    out = common.new(arr, self.dtype, common.common_device([self, src]))
-    return record(spec, out, [self, src], **attrs)
-
-
-SELECT_SCATTER = OpSpec(
-    "SelectScatterBackward0", ("self", "src"),
-    backward=lambda c, g: c.grads(
-        lambda: select_scatter(g, common.new(np.zeros(c.src_shape), g.dtype, g.device),
-                               c.dim, c.index),
-        lambda: views.select(g, c.dim, c.index)),
-    jvp="auto_linear")
-
-
-@linear_forward(SELECT_SCATTER)
-def select_scatter(self: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
-    d = common.wrap_dim(dim, self.ndim)
-    size = self.shape[d]
-    if not -size <= index < size:
-        raise IndexError(messages.index_out_of_range(index, d, size))
-    return _view_scatter(self, src, lambda a: np.take(a, index % size, axis=d),
-                         SELECT_SCATTER, dim=d, index=index, src_shape=tuple(src.shape))
-
-
-SLICE_SCATTER = OpSpec(
-    "SliceScatterBackward0", ("self", "src"),
-    backward=lambda c, g: c.grads(
-        lambda: slice_scatter(g, common.new(np.zeros(c.src_shape), g.dtype, g.device),
-                              c.dim, c.start, c.end, c.step),
-        lambda: views.slice(g, c.dim, c.start, c.end, c.step)),
-    jvp="auto_linear")
-
-
-@linear_forward(SLICE_SCATTER)
-def slice_scatter(self: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
-                  end: int | None = None, step: int = 1) -> Tensor:
-    d = common.wrap_dim(dim, self.ndim)
-    key = (slice(None),) * d + (slice(start, end, step),)
-    return _view_scatter(self, src, lambda a: a[key], SLICE_SCATTER, dim=d, start=start,
-                         end=end, step=step, src_shape=tuple(src.shape))
-
-
-DIAGONAL_SCATTER = OpSpec(
-    "DiagonalScatterBackward0", ("self", "src"),
-    backward=lambda c, g: c.grads(
-        lambda: diagonal_scatter(g, common.new(np.zeros(c.src_shape), g.dtype, g.device),
-                                 c.offset, c.dim1, c.dim2),
-        lambda: views.diagonal(g, c.offset, c.dim1, c.dim2)),
-    jvp="auto_linear")
-
-
-@linear_forward(DIAGONAL_SCATTER)
-def diagonal_scatter(self: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
-                     dim2: int = 1) -> Tensor:
-    d1, d2 = common.wrap_dim(dim1, self.ndim), common.wrap_dim(dim2, self.ndim)
-    return _view_scatter(self, src, lambda a: np.diagonal(a, offset, d1, d2),
-                         DIAGONAL_SCATTER, offset=offset, dim1=d1, dim2=d2,
-                         src_shape=tuple(src.shape))
 
 
 # ---- in-place forms ------------------------------------------------------------------------------

@@ -17,11 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import messages, views
+from .. import messages, views, views_multi_output
 from ..autograd_meta import OpSpec, differentiable, record
 from ..tensor import Tensor
-from . import common, joining, reductions, shape_views
-from . import elementwise as ops
+from . import common, copying, joining, reductions, shape_views
 from . import indexing as index_ops
 
 
@@ -174,7 +173,7 @@ def repeat_interleave(self: Tensor, repeats: int | Tensor, dim: int | None = Non
     u = views.unsqueeze(t, d + 1)
     shape = list(u.shape)
     shape[d + 1] = r
-    return views.flatten(ops.clone(views.expand(u, shape)), d, d + 1)
+    return views.flatten(copying.clone(views.expand(u, shape)), d, d + 1)
 
 
 # ---- narrow_copy, unsafe_split, unsafe_chunk ------------------------------------------------
@@ -207,7 +206,8 @@ def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 UNSAFE_SPLIT = OpSpec("UnsafeSplitBackward0", ("self",),
-                      backward=lambda c, gs: [joining.cat(views._filled(c, gs), c.dim)])  # type: ignore[arg-type]
+                      backward=lambda c, gs: [joining.cat(
+                          views_multi_output._filled(c, gs), c.dim)])  # type: ignore[arg-type]
 
 
 def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -222,7 +222,8 @@ def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, .
     outs = [Tensor(self._data[(builtins.slice(None),) * d + (builtins.slice(a, b),)],
                    self.dtype, self.device) for a, b in itertools.pairwise(starts)]
     if self.dtype.is_floating_point and differentiable([self]):
-        views.record_multi_output(UNSAFE_SPLIT, self, outs, {"dim": d, "split_size": split_size})
+        views_multi_output.record_multi_output(UNSAFE_SPLIT, self, outs,
+                                               {"dim": d, "split_size": split_size})
     shape_views.set_tangents(self, outs, lambda t: unsafe_split(t, split_size, d))
     return tuple(outs)
 

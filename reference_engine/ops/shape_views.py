@@ -17,20 +17,19 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views
+from .. import forward_ad, messages, views, views_multi_output
 from ..autograd_meta import OpNode, OpSpec, record
 from ..autograd_meta import differentiable as tracked
 from ..grad_mode import enable_grad
 from ..tensor import Tensor
 from ..warn import warn_once
-from . import common
-from . import elementwise as ops
+from . import common, copying
 
 # ---- views composed of views.py's ---------------------------------------------------------
 
 
 def contiguous(self: Tensor) -> Tensor:
-    return self if self.is_contiguous() else ops.clone(self)
+    return self if self.is_contiguous() else copying.clone(self)
 
 
 # Tensor.view_as is tensor.py's (the engine's own modules call it); its row names it here
@@ -59,7 +58,7 @@ def reshape_as(self: Tensor, other: Tensor) -> Tensor:
 
 def ravel(self: Tensor) -> Tensor:
     """ATen's ravel is contiguous().view(-1): a copy (CloneBackward0) first if needed."""
-    return views.view(self if self.is_contiguous() else ops.clone(self), (-1,))
+    return views.view(self if self.is_contiguous() else copying.clone(self), (-1,))
 
 
 def unflatten(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
@@ -199,7 +198,7 @@ def as_strided(self: Tensor, size: Sequence[int], stride: Sequence[int],
 
 def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0
                      ) -> tuple[Tensor, ...]:
-    return views.split(self, list(split_sizes), dim)
+    return views_multi_output.split(self, list(split_sizes), dim)
 
 
 def tensor_split(self: Tensor, indices_or_sections: int | Sequence[int] | Tensor,
@@ -286,8 +285,8 @@ def _copy_spec(spec: OpSpec) -> OpSpec:
 
 def _materialize(out: Any) -> Any:
     if isinstance(out, Tensor):
-        return ops.clone(out)
-    return [ops.clone(o) for o in out]
+        return copying.clone(out)
+    return [copying.clone(o) for o in out]
 
 
 _COPY_SPECS: dict[str, OpSpec] = {}
@@ -315,7 +314,7 @@ def _copied(view_op: Callable[..., Any]) -> Callable[..., Any]:
             return record(spec, datas[0], [self], **attrs)
         # a multi-output view (unbind, split_with_sizes): one node for every output
         if tracked([self]) and self.dtype.is_floating_point:
-            views.record_multi_output(spec, self, datas, attrs)
+            views_multi_output.record_multi_output(spec, self, datas, attrs)
         set_tangents(self, datas, lambda t: _materialize(attrs["view_call"](t)))
         return tuple(datas)
     copy.__name__ = view_op.__name__ + "_copy"
@@ -358,7 +357,7 @@ squeeze_copy = _copied(views.squeeze)
 unsqueeze_copy = _copied(views.unsqueeze)
 transpose_copy = _copied(views.transpose)
 t_copy = _copied(views.t)
-unbind_copy = _copied(views.unbind)
+unbind_copy = _copied(views_multi_output.unbind)
 diagonal_copy = _copied(views.diagonal)
 unfold_copy = _copied(unfold)
 split_with_sizes_copy = _copied(split_with_sizes)

@@ -15,13 +15,12 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common
-from . import reductions as red
+from . import common, extremes
 
 
 def _named(name: str) -> type:
     """torch.return_types.<name>: a (values, indices) tuple with named fields."""
-    return type(name, (red.return_types,), {})
+    return type(name, (extremes.return_types,), {})
 
 
 sort_return_type = _named("sort")
@@ -36,7 +35,7 @@ def _selecting(name: str) -> OpSpec:
     """value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(),
     keepdim) and gather_with_keepdimed_indices(self_t, dim, indices, keepdim)."""
     return OpSpec(name, ("self",), {"self": ("indices",)},
-                  lambda c, g: [red._select_backward(c, g)], jvp=red._select_jvp)
+                  lambda c, g: [extremes._select_backward(c, g)], jvp=extremes._select_jvp)
 
 
 SORT = _selecting("SortBackward0")
@@ -47,11 +46,11 @@ MEDIAN1 = _selecting("MedianBackward1")
 NANMEDIAN1 = _selecting("NanmedianBackward1")
 MODE = _selecting("ModeBackward0")
 MEDIAN0 = OpSpec("MedianBackward0", ("self",), {"self": ("self", "result")},
-                 lambda c, g: [red._evenly_distribute(c, g)],
-                 jvp=lambda c: red._evenly_read_jvp(c.self, c.self_t, c.result, None, False))
+                 lambda c, g: [extremes._evenly_distribute(c, g)],
+                 jvp=lambda c: extremes._evenly_read_jvp(c.self, c.self_t, c.result, None, False))
 NANMEDIAN0 = OpSpec("NanmedianBackward0", ("self",), {"self": ("self", "result")},
-                    lambda c, g: [red._evenly_distribute(c, g)],
-                    jvp=lambda c: red._evenly_read_jvp(c.self, c.self_t, c.result, None,
+                    lambda c, g: [extremes._evenly_distribute(c, g)],
+                    jvp=lambda c: extremes._evenly_read_jvp(c.self, c.self_t, c.result, None,
                                                        False))
 
 

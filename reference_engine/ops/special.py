@@ -18,7 +18,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
-from . import common, indexing
+from . import common, comparisons, indexing
 from . import elementwise as ops
 
 Array = np.ndarray
@@ -234,11 +234,12 @@ def _safe(x: Tensor) -> tuple[Tensor, Tensor]:
     replaced (x by eps, the gradient by its limit 0.5)."""
     eps = float(np.finfo(x.dtype.np).eps)
     not_tiny = common.new(np.abs(x._data) > eps, dtypes.bool_, x.device)
-    return not_tiny, ops.where(not_tiny, x, common.new(eps, x.dtype, x.device))
+    return not_tiny, comparisons.where(not_tiny, x, common.new(eps, x.dtype, x.device))
 
 
 def _i1_limit(g: Tensor, not_tiny: Tensor, gradx: Tensor) -> Tensor:
-    return ops.mul(g, ops.where(not_tiny, gradx, common.new(0.5, gradx.dtype, gradx.device)))
+    return ops.mul(g, comparisons.where(not_tiny, gradx,
+                                        common.new(0.5, gradx.dtype, gradx.device)))
 
 
 def _i1_backward(c: Any, g: Tensor) -> list[Tensor | None]:

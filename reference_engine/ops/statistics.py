@@ -1,21 +1,19 @@
-"""Statistics: std/std_mean, logsumexp, nansum/nanmean, aminmax, norm (linalg_vector_norm),
-dist, renorm. Each backward and jvp is its derivatives.yaml formula (FunctionsManual.cpp),
+"""Statistics: std/std_mean, logsumexp, nansum/nanmean, aminmax (norm, dist, renorm:
+ops/norms.py). Each backward and jvp is its derivatives.yaml formula (FunctionsManual.cpp),
 written in engine ops; nanmean is torch's composite (nansum / count), so its graph is."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views
+from .. import dtypes, forward_ad, messages, views, views_multi_output
 from ..autograd_meta import OpSpec, differentiable, record
 from ..dtypes import dtype
 from ..tensor import Tensor
-from . import backward as bw
-from . import common, indexing
+from . import common, comparisons, copying, extremes, indexing
 from . import elementwise as ops
 from . import reductions as red
 
@@ -110,7 +108,7 @@ def std_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
     outs = (common.new(v, self.dtype, self.device), common.new(m, self.dtype, self.device))
     attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}
     if differentiable([self]):
-        views.record_multi_output(STD_MEAN, self, outs, {**attrs, "result0": outs[0]})
+        views_multi_output.record_multi_output(STD_MEAN, self, outs, {**attrs, "result0": outs[0]})
     # result0's tangent as std's, result1's mean(self_t, dim, keepdim)
     forward_ad.record_tangent(STD, [self], outs[0], attrs)
     forward_ad.record_tangent(red.MEAN1 if dims else red.MEAN0, [self], outs[1], attrs)
@@ -131,7 +129,7 @@ def _logsumexp_jvp(c: Any) -> Tensor:
     """logsumexp_jvp: (exp(self - amax(self, dim, true)) * self_t).sum(dim, keepdim) /
     exp(self - amax).sum(dim, keepdim)"""
     x = c.self
-    e = ops.exp(ops.sub(x, red.amax(x, c.dim, True))) if x.numel() else ops.exp(x)
+    e = ops.exp(ops.sub(x, extremes.amax(x, c.dim, True))) if x.numel() else ops.exp(x)
     return ops.div(_sum(ops.mul(e, c.self_t), c.dim, c.keepdim), _sum(e, c.dim, c.keepdim))
 
 
@@ -162,7 +160,7 @@ def logsumexp(self: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> 
 def _nansum_backward(c: Any, g: Tensor) -> Tensor:
     """nansum_backward: sum_backward(grad, sizes, dims, keepdim) * self.isnan().logical_not()"""
     x = c.self
-    g = ops.to(g, x.dtype) if g.dtype != x.dtype else g
+    g = copying.to(g, x.dtype) if g.dtype != x.dtype else g
     g = views.expand(_unsqueeze_multiple(g, c.dim, c.keepdim, x.ndim), tuple(x.shape))
     return ops.mul(g, _bool(x, ~np.isnan(x._data)))
 
@@ -170,8 +168,8 @@ def _nansum_backward(c: Any, g: Tensor) -> Tensor:
 def _nansum_jvp(c: Any) -> Tensor:
     """at::where(self_p.isnan(), 0, self_t).sum(dim, keepdim, dtype)"""
     x = c.self
-    t = ops.where(_bool(x, np.isnan(x._data)), 0, c.self_t)
-    return _sum(ops.to(t, c.result.dtype), c.dim, c.keepdim)
+    t = comparisons.where(_bool(x, np.isnan(x._data)), 0, c.self_t)
+    return _sum(copying.to(t, c.result.dtype), c.dim, c.keepdim)
 
 
 NANSUM = OpSpec("NansumBackward0", ("self",), {"self": ("self",)},
@@ -256,207 +254,15 @@ def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False,
         if self.numel() == 0:   # an empty result (the reduced dim is not the empty one)
             arr = np.amax(self._data, axis=dims, keepdims=keep, initial=0)
         else:
-            arr = red.first_extreme(self._data, dims, keep, largest)
+            arr = extremes.first_extreme(self._data, dims, keep, largest)
         return common.new(arr, self.dtype, self.device)
     lo, hi = extreme(False), extreme(True)
     attrs = {"dims": dims, "keepdim": keep, "min": lo, "max": hi}
     if self.dtype.is_floating_point and differentiable([self]):
-        views.record_multi_output(AMINMAX, self, (lo, hi), attrs)
+        views_multi_output.record_multi_output(AMINMAX, self, (lo, hi), attrs)
     # aminmax_jvp: amaxamin_jvp of each output
-    forward_ad.record_tangent(red.AMIN, [self], lo, {"dim": dims, "keepdim": keep})
-    forward_ad.record_tangent(red.AMAX, [self], hi, {"dim": dims, "keepdim": keep})
+    forward_ad.record_tangent(extremes.AMIN, [self], lo, {"dim": dims, "keepdim": keep})
+    forward_ad.record_tangent(extremes.AMAX, [self], hi, {"dim": dims, "keepdim": keep})
     return aminmax_return_type((lo, hi))
 
 
-# ---- norm (linalg_vector_norm) / dist -----------------------------------------------------
-
-def norm_backward(g: Tensor, x: Tensor, p: float, norm: Tensor, dims: Dims,
-                  keepdim: bool) -> Tensor | None:
-    """FunctionsManual norm_backward, case by case on p (real inputs)."""
-    g = _unsqueeze_multiple(g, dims, keepdim, x.ndim)
-    norm = _unsqueeze_multiple(norm, dims, keepdim, x.ndim)
-    if p == 0.0:
-        return None      # an undefined grad
-    if p == 1.0:
-        return ops.mul(bw.sgn(x), g)
-    if p == 2.0:
-        return ops.mul(g, _masked_zero(ops.div(x, norm), np.broadcast_to(norm._data == 0,
-                                                                          x.shape)))
-    if math.isinf(p):
-        # the derivative of amax(abs(self)) spread over the maxima (and NaNs)
-        absx = np.abs(x._data)
-        mask = _bool(x, (absx == norm._data) | np.isnan(absx))
-        return ops.mul(bw.sgn(x), ops.mul(ops.div(g, _sum(mask, dims, True)), mask))
-    if p < 1.0:
-        scaled = ops.mul(bw.sgn(x), _masked_zero(ops.pow(ops.abs(x), p - 1),
-                                                 x._data == 0))
-        return ops.mul(ops.mul(scaled, g), ops.pow(norm, 1 - p))
-    if p < 2.0:
-        scaled = ops.mul(bw.sgn(x), ops.pow(ops.abs(x), p - 1))
-    else:
-        scaled = ops.mul(x, ops.pow(ops.abs(x), p - 2))
-    scale = _masked_zero(ops.div(g, ops.pow(norm, p - 1)), np.broadcast_to(
-        norm._data == 0, np.broadcast_shapes(g.shape, norm.shape)))
-    return ops.mul(scaled, scale)
-
-
-def norm_jvp(x: Tensor, x_t: Tensor, p: float, norm: Tensor, dims: Dims,
-             keepdim: bool) -> Tensor:
-    """FunctionsManual norm_jvp (real inputs)."""
-    if p == 0.0:
-        return common.zeros_like(norm)
-    if p == 1.0:
-        return _sum(ops.mul(bw.sgn(x), x_t), dims, keepdim)
-    if p == 2.0:
-        return _masked_zero(ops.div(_sum(ops.mul(x, x_t), dims, keepdim), norm),
-                            norm._data == 0)
-    if math.isinf(p):
-        n = _unsqueeze_multiple(norm, dims, keepdim, x.ndim)
-        is_max = (np.abs(x._data) == n._data) | (np.isnan(x._data) & np.isnan(n._data))
-        count = is_max.sum(axis=dims or None, keepdims=True)
-        eq = common.new(is_max, x.dtype, x.device)
-        nb = common.new(count, dtypes.int64, x.device)
-        return _sum(ops.div(ops.mul(ops.mul(bw.sgn(x), x_t), eq), nb), dims, keepdim)
-    if p < 1.0:
-        powed = _masked_zero(ops.pow(ops.abs(x), p - 1), x._data == 0)
-        s = _sum(ops.mul(powed, ops.mul(bw.sgn(x), x_t)), dims, keepdim)
-        return ops.mul(s, ops.pow(norm, 1 - p))
-    if p < 2.0:
-        s = _sum(ops.mul(ops.pow(ops.abs(x), p - 1), ops.mul(bw.sgn(x), x_t)), dims, keepdim)
-    else:
-        s = _sum(ops.mul(ops.pow(ops.abs(x), p - 2), ops.mul(x, x_t)), dims, keepdim)
-    return _masked_zero(ops.div(s, ops.pow(norm, p - 1)), norm._data == 0)
-
-
-LINALG_VECTOR_NORM = OpSpec(
-    "LinalgVectorNormBackward0", ("self",), {"self": ("self", "result")},
-    lambda c, g: [norm_backward(g, c.self, c.ord, c.result, c.dim, c.keepdim)],
-    jvp=lambda c: norm_jvp(c.self, c.self_t, c.ord, c.result, c.dim, c.keepdim))
-
-
-def _vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
-                       ) -> np.ndarray:
-    """The p-norm over dims (None: all) in float64."""
-    a = np.abs(a.astype(np.float64))
-    axis = dims if dims else None
-    with np.errstate(all="ignore"):
-        if p == 0:
-            return np.sum(a != 0, axis=axis, keepdims=keepdim).astype(np.float64)
-        if math.isinf(p):
-            if a.size == 0:
-                return np.zeros(np.sum(a, axis=axis, keepdims=keepdim).shape)
-            return (np.amax if p > 0 else np.amin)(a, axis=axis, keepdims=keepdim)
-        if p == 1:
-            return np.sum(a, axis=axis, keepdims=keepdim)
-        if p == 2:
-            return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
-        return np.asarray(np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p))
-
-
-def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
-                dtype: dtype | None = None) -> Tensor:
-    """torch.linalg.vector_norm (the op torch.norm calls for a vector or Frobenius norm)."""
-    if not self.dtype.is_floating_point:
-        raise RuntimeError(messages.vector_norm_dtype(self.dtype.scalar_name))
-    p = float(ord)
-    dims: Dims = () if dim is None else red._dims(self, dim)
-    if self.numel() == 0 and (p < 0 or math.isinf(p)) and (
-            not dims or any(self.shape[d] == 0 for d in dims)):
-        raise RuntimeError(messages.vector_norm_empty(p))
-    dt = dtype or self.dtype
-    arr = _vector_norm_array(self._data, p, dims or None, keepdim)
-    if keepdim and not dims:
-        arr = arr.reshape((1,) * self.ndim)
-    out = common.new(arr, dt, self.device)
-    return record(LINALG_VECTOR_NORM, out, [self], ord=p, dim=dims, keepdim=keepdim)
-
-
-def norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
-         out: Tensor | None = None, dtype: dtype | None = None) -> Tensor:
-    """torch.norm (torch/functional.py, whose first parameter is `input`) on a strided
-    tensor: 'fro' over at most two dims and every numeric p are linalg.vector_norm; 'nuc'
-    (matrix_norm) is not modelled."""
-    dims = [dim] if isinstance(dim, int) else dim
-    if out is not None:
-        raise NotImplementedError(messages.NORM_OUT_NOT_MODELLED)
-    if isinstance(p, str):
-        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
-            return vector_norm(self, 2, dims, keepdim, dtype=dtype)
-        raise NotImplementedError(messages.NORM_MATRIX_NOT_MODELLED)
-    return vector_norm(self, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
-
-
-def _dist_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    """norm_backward(grad, self - other, p, result) and its negation for other."""
-    diff = ops.sub(c.self, c.other)
-    return c.grads(lambda: norm_backward(g, diff, c.p, c.result, (), False),
-                   lambda: _neg(norm_backward(g, diff, c.p, c.result, (), False)))
-
-
-def _neg(t: Tensor | None) -> Tensor | None:
-    return None if t is None else ops.neg(t)
-
-
-DIST = OpSpec("DistBackward0", ("self", "other"),
-              {"self": ("self", "other", "result"), "other": ("self", "other", "result")},
-              _dist_backward,
-              jvp=lambda c: norm_jvp(ops.sub(c.self, c.other), ops.sub(c.self_t, c.other_t),
-                                     c.p, c.result, (), False))
-
-
-def dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    dt = common._promotes([self, other])
-    diff = common._compute(np.subtract, self._data.astype(dt.np), other._data.astype(dt.np))
-    out = common.new(_vector_norm_array(diff, float(p), None, False), dt,
-                     common.common_device([self, other]))
-    return record(DIST, out, [self, other], p=float(p))
-
-
-# ---- renorm -------------------------------------------------------------------------------
-
-def _others(ndim: int, dim: int) -> Dims:
-    return tuple(d for d in range(ndim) if d != dim)
-
-
-def _renorm_backward(c: Any, g: Tensor) -> Tensor:
-    """FunctionsManual renorm_backward: where(norm > maxnorm, factor * grad -
-    (factor * invnorm) * norm_backward(sum(self * grad), self, p, norm), grad)."""
-    x, p, maxnorm = c.self, c.p, c.maxnorm
-    dims = _others(x.ndim, c.dim)
-    norm = vector_norm(x, p, dims, True)
-    grad_output = _sum(ops.mul(x, g), dims, True)
-    nb = norm_backward(grad_output, x, p, norm, dims, True)
-    invnorm = ops.reciprocal(ops.add_scalar(norm, 1e-7))
-    factor = ops.mul_scalar(invnorm, maxnorm)
-    scaled = ops.mul(factor, g)
-    if nb is not None:
-        scaled = ops.sub(scaled, ops.mul(ops.mul(factor, invnorm), nb))
-    return ops.where(_bool(x, norm._data > maxnorm), scaled, g)
-
-
-def _renorm_jvp(c: Any) -> Tensor:
-    x, x_t, p, maxnorm = c.self, c.self_t, c.p, c.maxnorm
-    dims = _others(x.ndim, c.dim)
-    norm = vector_norm(x, p, dims, True)
-    invnorm = ops.reciprocal(ops.add_scalar(norm, 1e-7))
-    factor = ops.mul_scalar(invnorm, maxnorm)
-    inner = ops.mul(ops.mul(x, invnorm), norm_jvp(x, x_t, p, norm, dims, True))
-    return ops.where(_bool(x, norm._data > maxnorm), ops.mul(factor, ops.sub(x_t, inner)),
-                     x_t)
-
-
-RENORM = OpSpec("RenormBackward0", ("self",), {"self": ("self",)},
-                lambda c, g: [_renorm_backward(c, g)], jvp=_renorm_jvp)
-
-
-def renorm(self: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
-    """Each slice along dim whose p-norm exceeds maxnorm scaled by maxnorm / (norm + 1e-7),
-    the norm accumulated in double (ATen's acc_type on CPU)."""
-    if self.ndim < 2:
-        raise RuntimeError(messages.renorm_dims(self.ndim))
-    d = common.wrap_dim(dim, self.ndim)
-    norms = _vector_norm_array(self._data, float(p), _others(self.ndim, d), True)
-    factor = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
-    arr = (self._data * factor.astype(self._data.dtype)).astype(self._data.dtype)
-    return record(RENORM, common.new(arr, self.dtype, self.device), [self], p=float(p),
-                  dim=d, maxnorm=float(maxnorm))

@@ -1,6 +1,6 @@
 """torch's unary elementwise math (issue 24): inverse and hyperbolic trigonometry, logs and
-exps of other bases, the error and gamma functions, rounding, sign, nan_to_num, clamp_min /
-clamp_max, conversions. Forward in numpy (special functions: special_kernels.py), each
+exps of other bases (erf and the gamma family: erf_gamma.py), rounding, sign, nan_to_num,
+clamp_min / clamp_max, conversions. Forward in numpy (special functions: special_kernels.py), each
 OpSpec one derivatives.yaml entry, its formula written in engine ops (so create_graph
 differentiates it again), forward mode `auto_element_wise` where derivatives.yaml says so.
 
@@ -19,8 +19,6 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import elementwise
-from . import special_kernels as sk
 from .common import (
     _elementwise,
     _float_dtype,
@@ -28,13 +26,11 @@ from .common import (
     zeros_like,
     zeros_scalar,
 )
+from .comparisons import compare, where
 from .elementwise import (
-    add,
     add_scalar,
-    compare,
     cos,
     div,
-    exp,
     mul,
     mul_scalar,
     neg,
@@ -42,7 +38,6 @@ from .elementwise import (
     sin,
     sub,
     sub_scalar,
-    where,
 )
 
 Formula = Callable[[Any, Tensor], Tensor]
@@ -206,105 +201,6 @@ def rad2deg(self: Tensor) -> Tensor:
     return _scaled(RAD2DEG, 180 / math.pi, self)
 
 
-# ---- error and gamma functions ------------------------------------------------------------
-
-_TWO_BY_SQRT_PI = 2.0 / math.sqrt(math.pi)
-# 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
-ERF = _spec("ErfBackward0", ("self",),
-            lambda c, g: mul(mul_scalar(exp(neg(pow(c.self, 2))), _TWO_BY_SQRT_PI), g))
-ERFC = _spec("ErfcBackward0", ("self",),
-             lambda c, g: mul(mul_scalar(exp(neg(pow(c.self, 2))), -_TWO_BY_SQRT_PI), g))
-# 0.5 * sqrt(M_PI) * exp(self.erfinv().pow(2)) * grad
-ERFINV = _spec("ErfinvBackward0", ("self",),
-               lambda c, g: mul(mul_scalar(exp(pow(erfinv(c.self), 2)), 0.5 * math.sqrt(math.pi)),
-                                g))
-LGAMMA = _spec("LgammaBackward0", ("self",), lambda c, g: mul(g, digamma(c.self)))
-DIGAMMA = _spec("DigammaBackward0", ("self",), lambda c, g: mul(g, polygamma(1, c.self)))
-POLYGAMMA = _spec("PolygammaBackward0", ("self",),
-                  lambda c, g: mul(g, polygamma(c.n + 1, c.self)))
-
-
-def erf(self: Tensor) -> Tensor:
-    return _float(ERF, sk.erf, self)
-
-
-def erfc(self: Tensor) -> Tensor:
-    return _float(ERFC, sk.erfc, self)
-
-
-def erfinv(self: Tensor) -> Tensor:
-    return _float(ERFINV, sk.erfinv, self)
-
-
-def lgamma(self: Tensor) -> Tensor:
-    return _float(LGAMMA, sk.lgamma, self)
-
-
-def digamma(self: Tensor) -> Tensor:
-    return _float(DIGAMMA, sk.digamma, self)
-
-
-def polygamma(n: int, self: Tensor) -> Tensor:
-    if n < 0:
-        raise RuntimeError(messages.POLYGAMMA_NEGATIVE)
-    if n == 1:   # trigamma, in the input's precision as torch's kernel
-        return _elementwise(POLYGAMMA, sk.trigamma, (self,), compute_dtype=_float_dtype(self),
-                            n=n)
-    return _float(POLYGAMMA, lambda a: sk.polygamma(n, a), self, n=n)
-
-
-def _mvlgamma_backward(c: Any, g: Tensor) -> Tensor:
-    """mvlgamma_backward: grad * sum_j digamma(self - j/2), j < p."""
-    total = digamma(c.self)
-    for j in range(1, c.p):
-        total = add(total, digamma(sub_scalar(c.self, j / 2)))
-    return mul(g, total)
-
-
-MVLGAMMA = _spec("MvlgammaBackward0", ("self",), _mvlgamma_backward)
-
-
-def mvlgamma(self: Tensor, p: int) -> Tensor:
-    if p < 1:
-        raise RuntimeError(messages.MVLGAMMA_P)
-
-    def fn(a: np.ndarray) -> np.ndarray:
-        out = np.full(a.shape, p * (p - 1) / 4 * math.log(math.pi))
-        for j in range(p):
-            out = out + sk.lgamma(a - j / 2)
-        return out
-    return _float(MVLGAMMA, fn, self, p=p)
-
-
-def _i0_backward(c: Any, g: Tensor) -> Tensor:
-    return mul(g, special_i1(c.self))
-
-
-I0 = _spec("I0Backward0", ("self",), _i0_backward)
-
-
-def _i1_backward(c: Any, g: Tensor) -> Tensor:
-    """FunctionsManual i1_backward: 0.5 where |self| <= eps (the limit), where the formula
-    would divide by zero."""
-    eps = float(np.finfo(c.self.dtype.np).eps)
-    not_tiny = compare(elementwise.abs(c.self), eps, np.greater)
-    safe = where(not_tiny, c.self, new(eps, c.self.dtype, c.self.device))
-    gradx = sub(i0(safe), mul(c.result, elementwise.reciprocal(safe)))
-    return mul(g, where(not_tiny, gradx, new(0.5, c.self.dtype, c.self.device)))
-
-
-SPECIAL_I1 = _spec("SpecialI1Backward0", ("self", "result"), _i1_backward)
-
-
-def i0(self: Tensor) -> Tensor:
-    return _float(I0, sk.i0, self)
-
-
-def special_i1(self: Tensor) -> Tensor:
-    """torch.special.i1 (i0's gradient)."""
-    return _float(SPECIAL_I1, sk.i1, self)
-
-
 # ---- logit --------------------------------------------------------------------------------
 
 def _logit_backward(c: Any, g: Tensor) -> Tensor:
@@ -412,8 +308,8 @@ def nextafter(self: Tensor, other: Tensor) -> Tensor:
 
 def _inplace(spec: OpSpec, fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
     def op_(self: Tensor) -> Tensor:
-        from .. import inplace  # it imports the ops: at call time
-        return inplace._unary_(spec, fn)(self)
+        from .. import inplace_ops
+        return inplace_ops._unary_(spec, fn)(self)
     op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
     return op_
 
@@ -433,9 +329,3 @@ rsqrt_ = _inplace(RSQRT, rsqrt)
 sinc_ = _inplace(SINC, sinc)
 deg2rad_ = _inplace(DEG2RAD, deg2rad)
 rad2deg_ = _inplace(RAD2DEG, rad2deg)
-erf_ = _inplace(ERF, erf)
-erfc_ = _inplace(ERFC, erfc)
-erfinv_ = _inplace(ERFINV, erfinv)
-lgamma_ = _inplace(LGAMMA, lgamma)
-digamma_ = _inplace(DIGAMMA, digamma)
-i0_ = _inplace(I0, i0)

@@ -1,0 +1,86 @@
+"""clone and to (dtype, device, memory format): copies, ToCopyBackward0 and CloneBackward0."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages
+from ..autograd_meta import OpSpec, linear_forward, record
+from ..dtypes import device, dtype
+from ..tensor import Tensor
+from .common import (
+    new,
+)
+
+# ---- copying, converting -------------------------------------------------------
+
+CLONE = OpSpec("CloneBackward0", ("self",), jvp="auto_linear")
+TO_COPY = OpSpec("ToCopyBackward0", ("self",),
+                 backward=lambda c, g: [to(g, c.device, c.dtype)],
+                 jvp=lambda c: to(c.self_t, c.result.device, c.result.dtype))
+
+
+@linear_forward(CLONE)
+def clone(self: Tensor) -> Tensor:
+    return record(CLONE, new(self._data, self.dtype, self.device), [self])
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Tensor.to(device, dtype, non_blocking, copy, *, memory_format) and its other forms:
+    self itself where nothing changes (to_will_alias), else a copy (ToCopyBackward0) in
+    the memory format asked for."""
+    target_device, target_dtype = self.device, self.dtype
+    for a in [*args, kwargs.get("device"), kwargs.get("dtype")]:
+        if isinstance(a, dtype):
+            target_dtype = a
+        elif isinstance(a, Tensor):
+            target_device, target_dtype = a.device, a.dtype
+        elif isinstance(a, str | device):
+            target_device = device(a)
+    flags = [a for a in args if isinstance(a, bool)]   # non_blocking, copy
+    copy = kwargs.get("copy", flags[1] if len(flags) > 1 else False)
+    fmt = kwargs.get("memory_format", dtypes.preserve_format)
+    if target_device == self.device and target_dtype is self.dtype and not copy \
+            and (fmt is dtypes.preserve_format or _in_format(self._data, fmt)):
+        return self
+    data = _layout(self._data, fmt).astype(target_dtype.np, order="K")
+    out = Tensor(data, target_dtype, target_device)
+    return record(TO_COPY, out, [self], device=self.device, dtype=self.dtype)
+
+
+def _in_format(a: np.ndarray, fmt: Any) -> bool:
+    """is_contiguous(memory_format): row-major, or for channels_last row-major over
+    (N, H, W, C)."""
+    if fmt is dtypes.channels_last:
+        return a.ndim == 4 and np.moveaxis(a, 1, -1).flags.c_contiguous
+    return bool(a.flags.c_contiguous)
+
+
+def _dense(a: np.ndarray) -> bool:
+    """is_non_overlapping_and_dense: the strides, sorted, step through memory one element
+    after another (size-1 dims aside)."""
+    expected = a.itemsize
+    for stride, size in sorted((st, n) for st, n in zip(a.strides, a.shape, strict=True)
+                               if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _layout(a: np.ndarray, fmt: Any) -> np.ndarray:
+    """An array holding a's values in the layout of a copy in memory format fmt: preserve
+    keeps a non-overlapping and dense layout (ATen's empty_strided with self's strides),
+    any other layout becomes row-major; channels_last is row-major over (N, H, W, C)."""
+    if fmt is dtypes.channels_last:
+        if a.ndim != 4:
+            raise RuntimeError(messages.CHANNELS_LAST_RANK)
+        return np.moveaxis(np.array(np.moveaxis(a, 1, -1), order="C"), -1, 1)
+    if fmt is dtypes.preserve_format and _dense(a):
+        return np.array(a, order="K")
+    return np.array(a, order="C")   # (np.ascontiguousarray makes a 0-d array 1-d)
+
+
+# They import this module; used at call time.

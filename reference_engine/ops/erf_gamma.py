@@ -1,0 +1,139 @@
+"""The error and gamma functions (issue 24): erf, erfc, erfinv, lgamma, digamma, polygamma,
+mvlgamma, i0 and special.i1, with the in-place forms of those that have one. Forward in numpy
+(special_kernels.py), each formula written in engine ops."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import messages
+from ..tensor import Tensor
+from . import elementwise
+from . import special_kernels as sk
+from .common import (
+    _elementwise,
+    _float_dtype,
+    new,
+)
+from .comparisons import compare, where
+from .elementwise import (
+    add,
+    exp,
+    mul,
+    mul_scalar,
+    neg,
+    pow,
+    sub,
+    sub_scalar,
+)
+from .unary_math import _float, _inplace, _spec
+
+# ---- error and gamma functions ------------------------------------------------------------
+
+_TWO_BY_SQRT_PI = 2.0 / math.sqrt(math.pi)
+# 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+ERF = _spec("ErfBackward0", ("self",),
+            lambda c, g: mul(mul_scalar(exp(neg(pow(c.self, 2))), _TWO_BY_SQRT_PI), g))
+ERFC = _spec("ErfcBackward0", ("self",),
+             lambda c, g: mul(mul_scalar(exp(neg(pow(c.self, 2))), -_TWO_BY_SQRT_PI), g))
+# 0.5 * sqrt(M_PI) * exp(self.erfinv().pow(2)) * grad
+ERFINV = _spec("ErfinvBackward0", ("self",),
+               lambda c, g: mul(mul_scalar(exp(pow(erfinv(c.self), 2)), 0.5 * math.sqrt(math.pi)),
+                                g))
+LGAMMA = _spec("LgammaBackward0", ("self",), lambda c, g: mul(g, digamma(c.self)))
+DIGAMMA = _spec("DigammaBackward0", ("self",), lambda c, g: mul(g, polygamma(1, c.self)))
+POLYGAMMA = _spec("PolygammaBackward0", ("self",),
+                  lambda c, g: mul(g, polygamma(c.n + 1, c.self)))
+
+
+def erf(self: Tensor) -> Tensor:
+    return _float(ERF, sk.erf, self)
+
+
+def erfc(self: Tensor) -> Tensor:
+    return _float(ERFC, sk.erfc, self)
+
+
+def erfinv(self: Tensor) -> Tensor:
+    return _float(ERFINV, sk.erfinv, self)
+
+
+def lgamma(self: Tensor) -> Tensor:
+    return _float(LGAMMA, sk.lgamma, self)
+
+
+def digamma(self: Tensor) -> Tensor:
+    return _float(DIGAMMA, sk.digamma, self)
+
+
+def polygamma(n: int, self: Tensor) -> Tensor:
+    if n < 0:
+        raise RuntimeError(messages.POLYGAMMA_NEGATIVE)
+    if n == 1:   # trigamma, in the input's precision as torch's kernel
+        return _elementwise(POLYGAMMA, sk.trigamma, (self,), compute_dtype=_float_dtype(self),
+                            n=n)
+    return _float(POLYGAMMA, lambda a: sk.polygamma(n, a), self, n=n)
+
+
+def _mvlgamma_backward(c: Any, g: Tensor) -> Tensor:
+    """mvlgamma_backward: grad * sum_j digamma(self - j/2), j < p."""
+    total = digamma(c.self)
+    for j in range(1, c.p):
+        total = add(total, digamma(sub_scalar(c.self, j / 2)))
+    return mul(g, total)
+
+
+MVLGAMMA = _spec("MvlgammaBackward0", ("self",), _mvlgamma_backward)
+
+
+def mvlgamma(self: Tensor, p: int) -> Tensor:
+    if p < 1:
+        raise RuntimeError(messages.MVLGAMMA_P)
+
+    def fn(a: np.ndarray) -> np.ndarray:
+        out = np.full(a.shape, p * (p - 1) / 4 * math.log(math.pi))
+        for j in range(p):
+            out = out + sk.lgamma(a - j / 2)
+        return out
+    return _float(MVLGAMMA, fn, self, p=p)
+
+
+def _i0_backward(c: Any, g: Tensor) -> Tensor:
+    return mul(g, special_i1(c.self))
+
+
+I0 = _spec("I0Backward0", ("self",), _i0_backward)
+
+
+def _i1_backward(c: Any, g: Tensor) -> Tensor:
+    """FunctionsManual i1_backward: 0.5 where |self| <= eps (the limit), where the formula
+    would divide by zero."""
+    eps = float(np.finfo(c.self.dtype.np).eps)
+    not_tiny = compare(elementwise.abs(c.self), eps, np.greater)
+    safe = where(not_tiny, c.self, new(eps, c.self.dtype, c.self.device))
+    gradx = sub(i0(safe), mul(c.result, elementwise.reciprocal(safe)))
+    return mul(g, where(not_tiny, gradx, new(0.5, c.self.dtype, c.self.device)))
+
+
+SPECIAL_I1 = _spec("SpecialI1Backward0", ("self", "result"), _i1_backward)
+
+
+def i0(self: Tensor) -> Tensor:
+    return _float(I0, sk.i0, self)
+
+
+def special_i1(self: Tensor) -> Tensor:
+    """torch.special.i1 (i0's gradient)."""
+    return _float(SPECIAL_I1, sk.i1, self)
+
+
+# in-place forms (unary_math._inplace: inplace.py's machinery)
+erf_ = _inplace(ERF, erf)
+erfc_ = _inplace(ERFC, erfc)
+erfinv_ = _inplace(ERFINV, erfinv)
+lgamma_ = _inplace(LGAMMA, lgamma)
+digamma_ = _inplace(DIGAMMA, digamma)
+i0_ = _inplace(I0, i0)

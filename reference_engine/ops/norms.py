@@ -1,0 +1,213 @@
+"""Norms: norm (linalg_vector_norm) with its backward and jvp (norm_backward, norm_jvp, which
+other families call), dist, renorm. Each is its derivatives.yaml formula, written in engine
+ops."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages
+from ..autograd_meta import OpSpec, record
+from ..dtypes import dtype
+from ..tensor import Tensor
+from . import backward as bw
+from . import common, comparisons
+from . import elementwise as ops
+from . import reductions as red
+from .statistics import Dims, _bool, _masked_zero, _sum, _unsqueeze_multiple
+
+# ---- norm (linalg_vector_norm) / dist -----------------------------------------------------
+
+def norm_backward(g: Tensor, x: Tensor, p: float, norm: Tensor, dims: Dims,
+                  keepdim: bool) -> Tensor | None:
+    """FunctionsManual norm_backward, case by case on p (real inputs)."""
+    g = _unsqueeze_multiple(g, dims, keepdim, x.ndim)
+    norm = _unsqueeze_multiple(norm, dims, keepdim, x.ndim)
+    if p == 0.0:
+        return None      # an undefined grad
+    if p == 1.0:
+        return ops.mul(bw.sgn(x), g)
+    if p == 2.0:
+        return ops.mul(g, _masked_zero(ops.div(x, norm), np.broadcast_to(norm._data == 0,
+                                                                          x.shape)))
+    if math.isinf(p):
+        # the derivative of amax(abs(self)) spread over the maxima (and NaNs)
+        absx = np.abs(x._data)
+        mask = _bool(x, (absx == norm._data) | np.isnan(absx))
+        return ops.mul(bw.sgn(x), ops.mul(ops.div(g, _sum(mask, dims, True)), mask))
+    if p < 1.0:
+        scaled = ops.mul(bw.sgn(x), _masked_zero(ops.pow(ops.abs(x), p - 1),
+                                                 x._data == 0))
+        return ops.mul(ops.mul(scaled, g), ops.pow(norm, 1 - p))
+    if p < 2.0:
+        scaled = ops.mul(bw.sgn(x), ops.pow(ops.abs(x), p - 1))
+    else:
+        scaled = ops.mul(x, ops.pow(ops.abs(x), p - 2))
+    scale = _masked_zero(ops.div(g, ops.pow(norm, p - 1)), np.broadcast_to(
+        norm._data == 0, np.broadcast_shapes(g.shape, norm.shape)))
+    return ops.mul(scaled, scale)
+
+
+def norm_jvp(x: Tensor, x_t: Tensor, p: float, norm: Tensor, dims: Dims,
+             keepdim: bool) -> Tensor:
+    """FunctionsManual norm_jvp (real inputs)."""
+    if p == 0.0:
+        return common.zeros_like(norm)
+    if p == 1.0:
+        return _sum(ops.mul(bw.sgn(x), x_t), dims, keepdim)
+    if p == 2.0:
+        return _masked_zero(ops.div(_sum(ops.mul(x, x_t), dims, keepdim), norm),
+                            norm._data == 0)
+    if math.isinf(p):
+        n = _unsqueeze_multiple(norm, dims, keepdim, x.ndim)
+        is_max = (np.abs(x._data) == n._data) | (np.isnan(x._data) & np.isnan(n._data))
+        count = is_max.sum(axis=dims or None, keepdims=True)
+        eq = common.new(is_max, x.dtype, x.device)
+        nb = common.new(count, dtypes.int64, x.device)
+        return _sum(ops.div(ops.mul(ops.mul(bw.sgn(x), x_t), eq), nb), dims, keepdim)
+    if p < 1.0:
+        powed = _masked_zero(ops.pow(ops.abs(x), p - 1), x._data == 0)
+        s = _sum(ops.mul(powed, ops.mul(bw.sgn(x), x_t)), dims, keepdim)
+        return ops.mul(s, ops.pow(norm, 1 - p))
+    if p < 2.0:
+        s = _sum(ops.mul(ops.pow(ops.abs(x), p - 1), ops.mul(bw.sgn(x), x_t)), dims, keepdim)
+    else:
+        s = _sum(ops.mul(ops.pow(ops.abs(x), p - 2), ops.mul(x, x_t)), dims, keepdim)
+    return _masked_zero(ops.div(s, ops.pow(norm, p - 1)), norm._data == 0)
+
+
+LINALG_VECTOR_NORM = OpSpec(
+    "LinalgVectorNormBackward0", ("self",), {"self": ("self", "result")},
+    lambda c, g: [norm_backward(g, c.self, c.ord, c.result, c.dim, c.keepdim)],
+    jvp=lambda c: norm_jvp(c.self, c.self_t, c.ord, c.result, c.dim, c.keepdim))
+
+
+def _vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
+                       ) -> np.ndarray:
+    """The p-norm over dims (None: all) in float64."""
+    a = np.abs(a.astype(np.float64))
+    axis = dims if dims else None
+    with np.errstate(all="ignore"):
+        if p == 0:
+            return np.sum(a != 0, axis=axis, keepdims=keepdim).astype(np.float64)
+        if math.isinf(p):
+            if a.size == 0:
+                return np.zeros(np.sum(a, axis=axis, keepdims=keepdim).shape)
+            return (np.amax if p > 0 else np.amin)(a, axis=axis, keepdims=keepdim)
+        if p == 1:
+            return np.sum(a, axis=axis, keepdims=keepdim)
+        if p == 2:
+            return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
+        return np.asarray(np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p))
+
+
+def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: dtype | None = None) -> Tensor:
+    """torch.linalg.vector_norm (the op torch.norm calls for a vector or Frobenius norm)."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(messages.vector_norm_dtype(self.dtype.scalar_name))
+    p = float(ord)
+    dims: Dims = () if dim is None else red._dims(self, dim)
+    if self.numel() == 0 and (p < 0 or math.isinf(p)) and (
+            not dims or any(self.shape[d] == 0 for d in dims)):
+        raise RuntimeError(messages.vector_norm_empty(p))
+    dt = dtype or self.dtype
+    arr = _vector_norm_array(self._data, p, dims or None, keepdim)
+    if keepdim and not dims:
+        arr = arr.reshape((1,) * self.ndim)
+    out = common.new(arr, dt, self.device)
+    return record(LINALG_VECTOR_NORM, out, [self], ord=p, dim=dims, keepdim=keepdim)
+
+
+def norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         out: Tensor | None = None, dtype: dtype | None = None) -> Tensor:
+    """torch.norm (torch/functional.py, whose first parameter is `input`) on a strided
+    tensor: 'fro' over at most two dims and every numeric p are linalg.vector_norm; 'nuc'
+    (matrix_norm) is not modelled."""
+    dims = [dim] if isinstance(dim, int) else dim
+    if out is not None:
+        raise NotImplementedError(messages.NORM_OUT_NOT_MODELLED)
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return vector_norm(self, 2, dims, keepdim, dtype=dtype)
+        raise NotImplementedError(messages.NORM_MATRIX_NOT_MODELLED)
+    return vector_norm(self, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+
+
+def _dist_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """norm_backward(grad, self - other, p, result) and its negation for other."""
+    diff = ops.sub(c.self, c.other)
+    return c.grads(lambda: norm_backward(g, diff, c.p, c.result, (), False),
+                   lambda: _neg(norm_backward(g, diff, c.p, c.result, (), False)))
+
+
+def _neg(t: Tensor | None) -> Tensor | None:
+    return None if t is None else ops.neg(t)
+
+
+DIST = OpSpec("DistBackward0", ("self", "other"),
+              {"self": ("self", "other", "result"), "other": ("self", "other", "result")},
+              _dist_backward,
+              jvp=lambda c: norm_jvp(ops.sub(c.self, c.other), ops.sub(c.self_t, c.other_t),
+                                     c.p, c.result, (), False))
+
+
+def dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    dt = common._promotes([self, other])
+    diff = common._compute(np.subtract, self._data.astype(dt.np), other._data.astype(dt.np))
+    out = common.new(_vector_norm_array(diff, float(p), None, False), dt,
+                     common.common_device([self, other]))
+    return record(DIST, out, [self, other], p=float(p))
+
+
+# ---- renorm -------------------------------------------------------------------------------
+
+def _others(ndim: int, dim: int) -> Dims:
+    return tuple(d for d in range(ndim) if d != dim)
+
+
+def _renorm_backward(c: Any, g: Tensor) -> Tensor:
+    """FunctionsManual renorm_backward: where(norm > maxnorm, factor * grad -
+    (factor * invnorm) * norm_backward(sum(self * grad), self, p, norm), grad)."""
+    x, p, maxnorm = c.self, c.p, c.maxnorm
+    dims = _others(x.ndim, c.dim)
+    norm = vector_norm(x, p, dims, True)
+    grad_output = _sum(ops.mul(x, g), dims, True)
+    nb = norm_backward(grad_output, x, p, norm, dims, True)
+    invnorm = ops.reciprocal(ops.add_scalar(norm, 1e-7))
+    factor = ops.mul_scalar(invnorm, maxnorm)
+    scaled = ops.mul(factor, g)
+    if nb is not None:
+        scaled = ops.sub(scaled, ops.mul(ops.mul(factor, invnorm), nb))
+    return comparisons.where(_bool(x, norm._data > maxnorm), scaled, g)
+
+
+def _renorm_jvp(c: Any) -> Tensor:
+    x, x_t, p, maxnorm = c.self, c.self_t, c.p, c.maxnorm
+    dims = _others(x.ndim, c.dim)
+    norm = vector_norm(x, p, dims, True)
+    invnorm = ops.reciprocal(ops.add_scalar(norm, 1e-7))
+    factor = ops.mul_scalar(invnorm, maxnorm)
+    inner = ops.mul(ops.mul(x, invnorm), norm_jvp(x, x_t, p, norm, dims, True))
+    return comparisons.where(_bool(x, norm._data > maxnorm), ops.mul(factor, ops.sub(x_t, inner)),
+                     x_t)
+
+
+RENORM = OpSpec("RenormBackward0", ("self",), {"self": ("self",)},
+                lambda c, g: [_renorm_backward(c, g)], jvp=_renorm_jvp)
+
+
+def renorm(self: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice along dim whose p-norm exceeds maxnorm scaled by maxnorm / (norm + 1e-7),
+    the norm accumulated in double (ATen's acc_type on CPU)."""
+    if self.ndim < 2:
+        raise RuntimeError(messages.renorm_dims(self.ndim))
+    d = common.wrap_dim(dim, self.ndim)
+    norms = _vector_norm_array(self._data, float(p), _others(self.ndim, d), True)
+    factor = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    arr = (self._data * factor.astype(self._data.dtype)).astype(self._data.dtype)
+    return record(RENORM, common.new(arr, self.dtype, self.device), [self], p=float(p),
+                  dim=d, maxnorm=float(maxnorm))

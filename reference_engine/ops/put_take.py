@@ -1,0 +1,82 @@
+"""put/take (by index into the flattened tensor) and take_along_dim. (put_: ops/scatter.py's
+in-place forms.)"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import messages, views
+from ..autograd_meta import OpSpec, linear_forward, record
+from ..tensor import Tensor
+from . import common, indexing
+
+# ---- put / take ---------------------------------------------------------------------------------
+
+def _flat_index(self: Tensor, index: Tensor) -> np.ndarray:
+    n = self.numel()
+    idx = index._data.astype(np.int64)
+    bad = idx[(idx < -n) | (idx >= n)]
+    if bad.size:
+        raise IndexError(messages.take_out_of_range(int(bad.reshape(-1)[0]), n))
+    return idx % max(n, 1)
+
+
+PUT = OpSpec(
+    "PutBackward0", ("self", "source"),
+    {"self": ("index", "source"), "source": ("index", "source")},
+    backward=lambda c, g: c.grads(
+        lambda: g if c.accumulate else put(g, c.index, common.zeros_like(c.source), False),
+        lambda: views.reshape(take(g, c.index), tuple(c.source.shape))),
+    jvp=lambda c: put(c.self_t, c.index, c.source_t, c.accumulate))
+
+
+def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    if self.dtype is not source.dtype:
+        raise RuntimeError(messages.put_dtype(self.dtype.scalar_name, source.dtype.scalar_name))
+    arr = np.array(self._data, copy=True)
+    flat = arr.reshape(-1)
+    idx = _flat_index(self, index).reshape(-1)
+    if accumulate:
+        np.add.at(flat, idx, source._data.reshape(-1))
+    else:
+        flat[idx] = source._data.reshape(-1)
+    out = common.new(arr, self.dtype, common.common_device([self, source]))
+    return record(PUT, out, [self, source], index=index, accumulate=accumulate)
+
+
+TAKE = OpSpec(
+    "TakeBackward0", ("self",), {"self": ("index", "self")},
+    # take_backward: zeros_like(self).put_(index, grad, true): repeated indices add up
+    backward=lambda c, g: [put(common.zeros_like(c.self), c.index, g, True)],
+    jvp="auto_linear")
+
+
+@linear_forward(TAKE)
+def take(self: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:   # take_out checks overlap before it resizes
+        common.assert_no_overlap(out, (self, index))
+        return common.into_out("take", out, (self, index), lambda: take(self, index),
+                               no_overlap=True)
+    arr = self._data.reshape(-1)[_flat_index(self, index)]
+    return record(TAKE, common.new(arr, self.dtype, self.device), [self], index=index)
+
+
+def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """ATen's: both broadcast to each other except along dim (broadcast_to: ExpandBackward0
+    nodes), then gather; with no dim, the flattened tensors (views)."""
+    if dim is None:
+        return indexing.gather(views.view(self, (-1,)), 0, views.view(indices, (-1,)))
+    d = common.wrap_dim(dim, self.ndim)
+    # negative indices count from the end (ATen wraps them before its gather)
+    idx = indices._data
+    if (idx < 0).any():
+        indices = common.new(np.where(idx < 0, idx + self.shape[d], idx), indices.dtype,
+                             indices.device)
+    self_sizes = list(self.shape)
+    self_sizes[d] = indices.shape[d]
+    shape = list(common.broadcast_shape(tuple(self_sizes), tuple(indices.shape)))
+    # the index is not differentiable: torch's broadcast of it is no view to autograd
+    index_b = common.new(np.broadcast_to(indices._data, shape), indices.dtype, indices.device)
+    shape[d] = self.shape[d]
+    self_b = views.expand(self, common.broadcast_shape(tuple(shape), tuple(self.shape)))
+    return indexing.gather(self_b, d, index_b)

@@ -1,0 +1,84 @@
+"""The view scatters: select_scatter, slice_scatter, diagonal_scatter write src into a copy of
+self where the view (select, slice, diagonal) would read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import messages, views
+from ..autograd_meta import OpSpec, linear_forward, record
+from ..tensor import Tensor
+from . import common
+
+# ---- select_scatter / slice_scatter / diagonal_scatter -------------------------------------------
+# Each is `self` with one of its views replaced by src: linear, its backward the view of the
+# grad (for src) and the grad with that view zeroed (for self).
+
+def _view_scatter(self: Tensor, src: Tensor, pick: Callable[[np.ndarray], np.ndarray],
+                  spec: OpSpec, **attrs: Any) -> Tensor:
+    positions = pick(np.arange(self.numel()).reshape(self.shape))
+    if tuple(positions.shape) != tuple(src.shape):
+        raise RuntimeError(messages.view_scatter_shape(messages.sizes(positions.shape),
+                                                       messages.sizes(src.shape)))
+    arr = np.array(self._data, copy=True)
+    arr.reshape(-1)[positions.reshape(-1)] = src._data.reshape(-1)
+    out = common.new(arr, self.dtype, common.common_device([self, src]))
+    return record(spec, out, [self, src], **attrs)
+
+
+SELECT_SCATTER = OpSpec(
+    "SelectScatterBackward0", ("self", "src"),
+    backward=lambda c, g: c.grads(
+        lambda: select_scatter(g, common.new(np.zeros(c.src_shape), g.dtype, g.device),
+                               c.dim, c.index),
+        lambda: views.select(g, c.dim, c.index)),
+    jvp="auto_linear")
+
+
+@linear_forward(SELECT_SCATTER)
+def select_scatter(self: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    d = common.wrap_dim(dim, self.ndim)
+    size = self.shape[d]
+    if not -size <= index < size:
+        raise IndexError(messages.index_out_of_range(index, d, size))
+    return _view_scatter(self, src, lambda a: np.take(a, index % size, axis=d),
+                         SELECT_SCATTER, dim=d, index=index, src_shape=tuple(src.shape))
+
+
+SLICE_SCATTER = OpSpec(
+    "SliceScatterBackward0", ("self", "src"),
+    backward=lambda c, g: c.grads(
+        lambda: slice_scatter(g, common.new(np.zeros(c.src_shape), g.dtype, g.device),
+                              c.dim, c.start, c.end, c.step),
+        lambda: views.slice(g, c.dim, c.start, c.end, c.step)),
+    jvp="auto_linear")
+
+
+@linear_forward(SLICE_SCATTER)
+def slice_scatter(self: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
+                  end: int | None = None, step: int = 1) -> Tensor:
+    d = common.wrap_dim(dim, self.ndim)
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _view_scatter(self, src, lambda a: a[key], SLICE_SCATTER, dim=d, start=start,
+                         end=end, step=step, src_shape=tuple(src.shape))
+
+
+DIAGONAL_SCATTER = OpSpec(
+    "DiagonalScatterBackward0", ("self", "src"),
+    backward=lambda c, g: c.grads(
+        lambda: diagonal_scatter(g, common.new(np.zeros(c.src_shape), g.dtype, g.device),
+                                 c.offset, c.dim1, c.dim2),
+        lambda: views.diagonal(g, c.offset, c.dim1, c.dim2)),
+    jvp="auto_linear")
+
+
+@linear_forward(DIAGONAL_SCATTER)
+def diagonal_scatter(self: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    d1, d2 = common.wrap_dim(dim1, self.ndim), common.wrap_dim(dim2, self.ndim)
+    return _view_scatter(self, src, lambda a: np.diagonal(a, offset, d1, d2),
+                         DIAGONAL_SCATTER, offset=offset, dim1=d1, dim2=d2,
+                         src_shape=tuple(src.shape))

@@ -1,0 +1,164 @@
+"""Indexing a tensor with Python keys (x[...]): basic items decompose into views.py's
+select/slice/unsqueeze views, advanced items (lists, arrays, tensors, masks) pick flat
+positions that a copy (IndexBackward0) or an in-place write (inplace.setitem) uses."""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import messages
+from .tensor import Tensor
+from .views import ALIAS, _make_view, _positions, select, slice, unsqueeze
+
+
+def _is_advanced(item: Any) -> bool:
+    """An index that copies (IndexBackward0): a list, an array, a tensor other than a 0-d
+    integer one (which torch takes as a plain integer)."""
+    if isinstance(item, Tensor):
+        return not (item.ndim == 0 and item.dtype.category == 1)
+    return isinstance(item, list | np.ndarray)
+
+
+def _as_items(index: Any) -> tuple[Any, ...] | None:
+    """torch's treatSequenceAsTuple: a tuple, or (numpy's old heuristic) a short list holding
+    a sequence, tensor, slice, None or Ellipsis, is a tuple of indices; None otherwise."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32 and any(
+            isinstance(i, Tensor | list | tuple | builtins.slice) or i is None or i is Ellipsis
+            for i in index):
+        warnings.warn(messages.NON_TUPLE_SEQUENCE_INDEX, UserWarning, stacklevel=4)
+        return tuple(index)
+    return None
+
+
+def _index_array(item: Any) -> np.ndarray:
+    return item._data if isinstance(item, Tensor) else np.asarray(item)
+
+
+def advanced_positions(self: Tensor, index: Any) -> np.ndarray:
+    """Flat positions picked by an advanced (tensor/list/mask) index, as numpy picks them."""
+    if _dims_of(index) > self.ndim:
+        raise IndexError(messages.too_many_indices(self.ndim))
+    return _pick(self, (_index_array(index),))
+
+
+def _pick(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
+    """Flat positions of t that numpy's key picks, after ATen's index checks (with its
+    texts): mask shapes, index shapes that broadcast, indices in bounds."""
+    dim, arrays = 0, []
+    for item in key:
+        if isinstance(item, np.ndarray) and item.dtype == np.bool_:
+            for j in range(item.ndim):
+                if dim + j >= t.ndim or item.shape[j] != t.shape[dim + j]:
+                    raise IndexError(messages.mask_shape_mismatch(
+                        messages.sizes(item.shape), j, messages.sizes(t.shape), dim + j))
+            arrays.append((dim, item))
+            dim += item.ndim
+        elif isinstance(item, np.ndarray):
+            arrays.append((dim, item))
+            dim += 1
+        else:
+            dim += 1
+    shapes = [a.shape for _, a in arrays if a.dtype != np.bool_]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError(messages.index_shapes_mismatch(
+            ", ".join(messages.sizes(s) for s in shapes))) from None
+    k = 0  # ATen names the k-th index tensor's position, not the tensor's dim
+    for d, a in arrays:
+        if a.dtype == np.bool_:
+            k += a.ndim  # a mask is expanded into one index tensor per dim (nonzero)
+            continue
+        if d < t.ndim:
+            bad = a[(a < -t.shape[d]) | (a >= t.shape[d])]
+            if bad.size:
+                raise IndexError(messages.index_out_of_bounds(int(bad.reshape(-1)[0]), k,
+                                                              t.shape[d]))
+        k += 1
+    return np.asarray(_positions(t)[key])
+
+
+def _dims_of(item: Any) -> int:
+    """How many dims of the indexed tensor an index item consumes."""
+    if item is None or item is Ellipsis:
+        return 0
+    if _is_advanced(item):
+        key = _index_array(item)
+        return key.ndim if key.dtype == np.bool_ else 1
+    return 1
+
+
+def _apply_basic(self: Tensor, items: tuple[Any, ...], lone: bool
+                 ) -> tuple[Tensor, tuple[Any, ...] | None]:
+    """torch's applySlicing: the basic items become select/slice/unsqueeze steps, one view
+    node each (a full slice inside a tuple is skipped); the advanced items are returned as
+    the numpy key that picks from that view (None when there are none), which numpy places
+    as torch's index() does once the integers are gone."""
+    if lone and self.ndim == 0:
+        # torch's fast paths for a lone int (applySelect) and a lone slice check the 0-dim case
+        if isinstance(items[0], builtins.slice):
+            raise IndexError(messages.SLICE_OF_0_DIM)
+        if type(items[0]) is int:
+            raise IndexError(messages.INDEX_OF_0_DIM if items[0] == 0
+                             else messages.index_out_of_range(items[0], 0, 0))
+    consumed = builtins.sum(_dims_of(i) for i in items)
+    if consumed > self.ndim:
+        raise IndexError(messages.too_many_indices(self.ndim))
+    out, dim = self, 0
+    key: list[Any] = []
+    advanced = False
+    for item in items:
+        if item is None:
+            out, dim = unsqueeze(out, dim), dim + 1
+            key.append(builtins.slice(None))
+        elif item is Ellipsis:
+            n = self.ndim - consumed
+            dim += n
+            key.extend([builtins.slice(None)] * n)
+        elif isinstance(item, builtins.slice):
+            if item != builtins.slice(None) or lone:
+                out = slice(out, dim, item.start, item.stop, item.step)
+            dim += 1
+            key.append(builtins.slice(None))
+        elif _is_advanced(item):
+            key.append(_index_array(item))
+            dim += _dims_of(item)
+            advanced = True
+        else:
+            out = select(out, dim, int(item))
+    return out, (tuple(key) if advanced else None)
+
+
+def getitem(self: Tensor, index: Any) -> Tensor:
+    """Basic indexing decomposes into select/slice/unsqueeze steps, one node each, as in
+    torch's python_variable_indexing; advanced items then make a copy (IndexBackward0) of
+    that view."""
+    items = _as_items(index)
+    if items is None and _is_advanced(index):
+        return common.gather(self, advanced_positions(self, index), "IndexBackward0")
+    out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
+    if key is None:
+        # ATen's get_item: an index that selects nothing (x[...], x[:, ...]) still returns a
+        # new tensor, an alias view of self
+        return _make_view(self, lambda a: a[...], ALIAS) if out is self else out
+    return common.gather(out, _pick(out, key), "IndexBackward0")
+
+
+def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None]:
+    """For setitem: the tensor an index writes into (self, or the view its basic items
+    make) and, for an advanced index, the flat positions in it (None for a basic index)."""
+    items = _as_items(index)
+    if items is None and _is_advanced(index):
+        return self, advanced_positions(self, index)
+    out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
+    return out, None if key is None else _pick(out, key)
+
+
+# It imports this module; used at call time.
+from .ops import common  # noqa: E402

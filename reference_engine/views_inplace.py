@@ -1,0 +1,89 @@
+"""Metadata-only in-place views of a plain tensor (t_, transpose_, squeeze_, unsqueeze_):
+the tensor itself is restrided, its version bumped and its history rebased."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import messages
+from .autograd_meta import OpSpec, build_node
+from .grad_mode import is_grad_enabled
+from .tensor import Tensor
+from .views import ALIAS, ViewFn, _make_view, squeeze, t, transpose, unsqueeze_to
+
+# ---- metadata-only in-place views of a plain tensor: t_, transpose_, squeeze_, unsqueeze_ ----
+
+T1 = OpSpec("TBackward1", ("self",), backward=lambda c, g: [t(g)])
+TRANSPOSE1 = OpSpec("TransposeBackward1", ("self",),
+                    backward=lambda c, g: [transpose(g, c.dim0, c.dim1)])
+SQUEEZE3 = OpSpec("SqueezeBackward3", ("self",),
+                  backward=lambda c, g: [unsqueeze_to(g, range(len(c.self_sym_sizes)),
+                                                      c.self_sym_sizes)])
+SQUEEZE5 = OpSpec("SqueezeBackward5", ("self",),
+                  backward=lambda c, g: [unsqueeze_to(g, c.dim, c.self_sym_sizes)])
+UNSQUEEZE1 = OpSpec("UnsqueezeBackward1", ("self",), backward=lambda c, g: [squeeze(g, c.dim)])
+
+
+def restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
+    """Change self's shape/strides in place: version bump, history rebased onto spec.
+
+    On a view (torch's inplace-view ops re-view the base): the view keeps its base and its
+    creation meta, only its geometry changes, and it is checked like any in-place op on a
+    view (views made under no_grad, by a multi-output op or in a custom Function refuse)."""
+    inplace.check_inplace(self)
+    edge = engine.gradient_edge(self)
+    old = Tensor(self._data, self.dtype, self.device)
+    self._data = fn(self._data)
+    if self._view_index is not None:
+        self._view_index = fn(self._view_index)
+    # the tangent is restrided with it: a forward view's positions in its base, or its own
+    if self._fw_index is not None:
+        self._fw_index, self._fw_view_of = fn(self._fw_index), None
+    elif self._fw is not None:
+        level, tangent = self._fw
+        self._fw = (level, _make_view(tangent, fn, ALIAS))
+    self._version_counter.bump()
+    if edge[0] is not None and is_grad_enabled():
+        node = build_node(spec, [edge], [old], self, attrs)
+        self._set_grad_fn(node)
+    return self
+
+
+def t_(self: Tensor) -> Tensor:
+    if self.ndim > 2:
+        raise RuntimeError(messages.t_dims(self.ndim))
+    return restride_(self, np.transpose, T1)
+
+
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    d0, d1 = common.wrap_dim(dim0, self.ndim), common.wrap_dim(dim1, self.ndim)
+    return restride_(self, lambda a: np.swapaxes(a, d0, d1), TRANSPOSE1, dim0=d0, dim1=d1)
+
+
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    d = common.wrap_dim(dim, self.ndim + 1)
+    return restride_(self, lambda a: np.expand_dims(a, d), UNSQUEEZE1, dim=d)
+
+
+def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    sizes = tuple(self.shape)
+    if dim is None:
+        return restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
+    if isinstance(dim, int):
+        return inplace_ops.squeeze_(self, dim)
+    ds = tuple(common.wrap_dim(d, self.ndim) for d in dim)
+    drop = tuple(d for d in ds if sizes[d] == 1)
+    return restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
+                      self_sym_sizes=sizes)
+
+
+# They import this module; used at call time.
+from . import (  # noqa: E402
+    engine,
+    inplace,
+    inplace_ops,
+)
+from .ops import common  # noqa: E402

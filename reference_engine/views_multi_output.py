@@ -1,0 +1,127 @@
+"""Multi-output views (unbind, split, chunk) and the node they share: one node with an output
+per view (output_nr i); torch marks each view as created by a multi-output node
+(CreationMeta::MULTI_OUTPUT_NODE), so modifying one in place is an error."""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import messages
+from .autograd_meta import Ctx, OpNode, OpSpec, build_node, differentiable
+from .grad_mode import is_grad_enabled
+from .graph import node_class
+from .tensor import Tensor
+from .views import ViewFn, _forward_view, _inference_alias, _positions
+
+# ---- multi-output views: unbind, split, chunk ------------------------------------------------
+# One node with an output per view (output_nr i). torch marks each view as created by a
+# multi-output node (CreationMeta::MULTI_OUTPUT_NODE): modifying one in place is an error.
+MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # inplace.MULTI_OUTPUT_NODE is this one
+
+
+class MultiOutputNode(OpNode):
+    """An OpNode whose formula receives the grads of all its outputs (None for unused)."""
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        if all(g is None for g in grads):
+            return [None] * len(self.next_edges)
+        return list(self.spec.backward(Ctx(self), grads))  # type: ignore[arg-type]
+
+
+def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
+    """Undefined grads of unused outputs become zeros of that output's shape."""
+    return [g if g is not None else common.new(np.zeros(meta.shape), meta.dtype, meta.device)
+            for g, meta in zip(grads, c._node.input_metadata, strict=True)]
+
+
+def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
+                     **attrs: Any) -> tuple[Tensor, ...]:
+    if src.is_inference():
+        return tuple(_inference_alias(src, fn) for fn in fns)
+    base = src._base if src._base is not None else src
+    parent = src._view_index if src._view_index is not None else _positions(base)
+    outs = []
+    for fn in fns:
+        out = Tensor(fn(src._data), src.dtype, src.device)
+        out._base = base
+        out._version_counter = base._version_counter
+        out._view_index = fn(parent)
+        out._view_version = base._version_counter.value
+        out._view_differentiable = is_grad_enabled()
+        if is_grad_enabled():
+            out._view_creation_meta = MULTI_OUTPUT_NODE
+        out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
+        _forward_view(out, src, fn)
+        outs.append(out)
+    if src.dtype.is_floating_point and differentiable([src]):
+        record_multi_output(spec, src, outs, attrs)
+    return tuple(outs)
+
+
+def record_multi_output(spec: OpSpec, src: Tensor, outs: Sequence[Tensor],
+                        attrs: dict[str, Any]) -> None:
+    """One node of `spec` over src whose outputs are all of `outs` (unbind, var_mean)."""
+    node = build_node(spec, [engine.gradient_edge(src)], [src], outs[0], attrs)
+    multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
+    multi.saved = node.saved
+    multi.input_metadata = [o._meta() for o in outs]
+    for i, out in enumerate(outs):
+        out._set_grad_fn(multi, i)
+
+
+UNBIND = OpSpec("UnbindBackward0", ("self",),
+                backward=lambda c, gs: [joining.stack(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+SPLIT = OpSpec("SplitBackward0", ("self",),
+               backward=lambda c, gs: [joining.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+SPLIT_WITH_SIZES = OpSpec("SplitWithSizesBackward0", ("self",),
+                          backward=lambda c, gs: [joining.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+
+
+def _picker(key: tuple[Any, ...]) -> ViewFn:
+    return lambda a: a[key]
+
+
+def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    if self.ndim == 0:   # unbind wraps its dim with wrap_scalar=false
+        raise IndexError(messages.dim_of_0_dim(dim))
+    d = common.wrap_dim(dim, self.ndim)
+    fns = [_picker((builtins.slice(None),) * d + (i, Ellipsis)) for i in range(self.shape[d])]
+    return _make_multi_view(self, fns, UNBIND, dim=d)
+
+
+def _split_at(self: Tensor, d: int, sizes: Sequence[int], spec: OpSpec,
+              **attrs: Any) -> tuple[Tensor, ...]:
+    starts = np.cumsum([0, *sizes])
+    fns = [_picker((builtins.slice(None),) * d + (builtins.slice(int(a), int(b)),))
+           for a, b in itertools.pairwise(starts)]
+    return _make_multi_view(self, fns, spec, dim=d, self_sym_sizes=tuple(self.shape), **attrs)
+
+
+def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    d = common.wrap_dim(dim, self.ndim)
+    n = self.shape[d]
+    if not isinstance(split_size, int):
+        sizes = [int(s) for s in split_size]
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(messages.split_sizes_wrong_sum(n, d, list(sizes)))
+        return _split_at(self, d, sizes, SPLIT_WITH_SIZES, split_sizes=tuple(sizes))
+    step = builtins.max(split_size, 1)
+    sizes = [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
+    return _split_at(self, d, sizes, SPLIT, split_size=split_size)
+
+
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """torch.chunk is split(ceil(size / chunks)): SplitBackward0."""
+    d = common.wrap_dim(dim, self.ndim)
+    size = -(-self.shape[d] // chunks)
+    return split(self, size, d)
+
+
+# They import this module; used at call time.
+from . import engine, inplace  # noqa: E402
+from .ops import common, joining  # noqa: E402
