@@ -1580,3 +1580,11 @@ def registry_module_not_imported(name: str) -> str:
     """Not torch's text: a registry row names an engine module the package does not import."""
     return (f"registry.py names the module {name!r}, which reference_engine/__init__.py does "
             f"not import: import it there")
+
+
+# ---- h24gen ---------------------------------------------------------------------------------
+
+def kernel_not_implemented(kernel: str, scalar_name: str) -> str:
+    """AT_DISPATCH's text for a dtype the kernel is not compiled for (an activation's kernel on
+    an integer tensor: `"elu_cpu" not implemented for 'Long'`)."""
+    return f'"{kernel}" not implemented for \'{scalar_name}\''

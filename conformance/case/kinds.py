@@ -239,6 +239,9 @@ KINDS: tuple[Kind, ...] = (
          (r'Expected strategy to be either "forward-mode" or "reverse-mode"',),
          "jacobian's strategy or hessian's outer_jacobian_strategy is neither "
          '"forward-mode" nor "reverse-mode" (an AssertionError)'),
+    Kind("dtype_not_implemented", False, (r'"\w+" not implemented for \'\w+\'',),
+         "a kernel run on a dtype it is not compiled for (an activation of an integer "
+         "tensor: \"elu_cpu\" not implemented for 'Long')"),
     Kind("python_type_error", False, (), "any other TypeError, e.g. a None where a tensor "
          "belongs", exception="TypeError"),
     Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",

@@ -135,16 +135,19 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    common.floating_kernel("elu_cpu", input)
     _no_inplace("elu", inplace)
     return ELU(input, alpha=alpha, scale=1.0, input_scale=1.0)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    common.floating_kernel("elu_cpu", input)
     _no_inplace("selu", inplace)
     return ELU(input, alpha=SELU_ALPHA, scale=SELU_SCALE, input_scale=1.0)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    common.floating_kernel("elu_cpu", input)
     _no_inplace("celu", inplace)
     return CELU(input, alpha=alpha)
 
@@ -189,6 +192,7 @@ GELU = Pointwise("GeluBackward0", "GeluBackwardBackward0", ("approximate",),
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    common.floating_kernel("GeluKernelImpl", input)
     if approximate not in ("none", "tanh"):
         raise RuntimeError(messages.GELU_APPROXIMATE)
     return GELU(input, approximate=approximate)
@@ -219,6 +223,7 @@ SOFTPLUS = Pointwise("SoftplusBackward0", "SoftplusBackwardBackward0", ("beta", 
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    common.floating_kernel("softplus_cpu", input)
     return SOFTPLUS(input, beta=beta, threshold=threshold)
 
 
@@ -235,6 +240,7 @@ LOGSIGMOID = Pointwise("LogSigmoidBackward0", "LogSigmoidBackwardBackward0", (),
 
 
 def logsigmoid(input: Tensor) -> Tensor:
+    common.floating_kernel("log_sigmoid_cpu", input)
     return LOGSIGMOID(input)
 
 
@@ -261,6 +267,7 @@ MISH = OpSpec("MishBackward0", ("self",), {"self": ("self",)},
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    common.floating_kernel("silu_cpu", input)
     _no_inplace("silu", inplace)
     return common._elementwise(SILU, lambda x: x * _sigmoid(x), (input,),
                                out_dtype=common._float_dtype(input),
@@ -268,6 +275,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    common.floating_kernel("mish_cpu", input)
     _no_inplace("mish", inplace)
     return common._elementwise(MISH, lambda x: x * np.tanh(np.logaddexp(0, x)), (input,),
                                out_dtype=common._float_dtype(input),

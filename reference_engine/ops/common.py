@@ -84,6 +84,13 @@ def _laid_out(arr: np.ndarray, order: list[int]) -> np.ndarray:
     return out
 
 
+def floating_kernel(kernel: str, t: Tensor) -> None:
+    """A kernel AT_DISPATCH compiles for floating dtypes only: on an integer or bool tensor
+    torch raises NotImplementedError naming the kernel (elu_cpu on a Long)."""
+    if not t.dtype.is_floating_point:
+        raise NotImplementedError(messages.kernel_not_implemented(kernel, t.dtype.scalar_name))
+
+
 def wrap(x: Any) -> Tensor:
     """A Python number becomes a 0-dim 'wrapped number' tensor, as torch does, so that
     it can be saved (x * 2 saves the 2) yet loses to tensors in type promotion."""

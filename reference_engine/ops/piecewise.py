@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
+from . import common
 from .backward import SGN, sgn  # sgn: abs's gradient's op, exported under its name here
 from .binary_math import _tensor_or_number
 from .common import Number, _elementwise, _promotes, new, wrap, zeros_like, zeros_scalar
@@ -56,6 +57,7 @@ def ceil(self: Tensor) -> Tensor:
 
 
 def frac(self: Tensor) -> Tensor:
+    common.floating_kernel("frac_cpu", self)
     return _elementwise(FRAC, lambda a: a - np.trunc(a), (self,))
 
 

@@ -42,6 +42,7 @@ LEAKY_RELU = Pointwise("LeakyReluBackward0", "LeakyReluBackwardBackward0", ("neg
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    common.floating_kernel("leaky_relu_cpu", input)
     _no_inplace("leaky_relu", inplace)
     return LEAKY_RELU(input, negative_slope=negative_slope)
 
@@ -59,6 +60,7 @@ HARDSWISH = Pointwise("HardswishBackward0", "HardswishBackwardBackward0", (),
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    common.floating_kernel("hardswish_cpu", input)
     _no_inplace("hardswish", inplace)
     return HARDSWISH(input)
 
@@ -77,6 +79,7 @@ HARDSHRINK = Pointwise("HardshrinkBackward0", "HardshrinkBackwardBackward0", ("l
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    common.floating_kernel("softshrink_check", input)
     dt = common._float_dtype(input)
     top = float(np.finfo(dt.np).max)
     if not 0 <= lambd <= top:
@@ -86,6 +89,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    common.floating_kernel("hardshrink_cpu", input)
     return HARDSHRINK(input, lambd=lambd)
 
 
