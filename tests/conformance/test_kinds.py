@@ -59,6 +59,7 @@ MESSAGES = {
     "device_mismatch": "Expected all tensors to be on the same device, but found at least two "
                        "devices, cuda:0 and cpu!",
     "shape_mismatch": "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)",
+    "dtype_not_implemented": "\"elu_cpu\" not implemented for 'Long'",
     "cuda_unavailable": "Torch not compiled with CUDA enabled",
     "not_a_tensor": "all inputs have to be Tensors or GradientEdges, but got NoneType",
     "dtype_mismatch": "expected m1 and m2 to have the same dtype, but got: float != double",
