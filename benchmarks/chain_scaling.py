@@ -3,7 +3,7 @@
 The program is a chain of N statements over a few live names: a leaf `x`, a constant `w`,
 and `y` rebound by each statement through a repeating mix of ops (`y = y * 1.0001`,
 `y = y + w`, `y = y.sin()`, `y = (y * w).tanh()` ...), so that `y`'s graph grows with the
-chain (its signature stops at observe.MAX_GRAPH_NODES nodes) while `x` and `w` stay as
+chain (its signature stops at tensor_read.MAX_GRAPH_NODES nodes) while `x` and `w` stay as
 they are; a last statement `s = y.sum()`.
 
 For each N (default 1k, 4k, 16k statements) it records, as the median of --repeats:

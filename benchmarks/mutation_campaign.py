@@ -21,15 +21,20 @@ cores), so a campaign runs a sample:
         [--workdir /tmp/autograd-mutation] [--save]
     python benchmarks/mutation_campaign.py summarize [--workdir ...] [--save]
     python benchmarks/mutation_campaign.py recheck [--seed 20] [--workdir ...] [--save]
+    python benchmarks/mutation_campaign.py exec --part I --parts N [--timeout 300] [--workdir ...]
 
 `run` exports the committed tree at REV (git archive) into WORKDIR/tree, checks that the
 test command passes on it, makes the session WORKDIR/session.sqlite and executes it (one
 mutant at a time, under `nice -n 15`). `summarize` gives the figures of a campaign's session
-as it stands (one stopped early counts the rest as pending). `recheck` takes the recorded
-campaign's survivors and applies each one's diff to the working tree as it is now (copied
-into WORKDIR/recheck), running the case files and engine unit tests added or changed since
-the campaign's revision (they must pass unmutated): a survivor that fails them is killed
-by a new case. With --save the results go to benchmarks/results/, one file per sample:
+as it stands (one stopped early counts the rest as pending). `exec` runs the session's pending
+mutants in place of `cosmic-ray exec` (stopped, or never started), in parallel: process I of N
+takes every Nth of them (by job id) in its own copy of the tree, WORKDIR/treeI, with the same
+test command and the given timeout (a loaded machine takes longer than 300 s for a survivor,
+which cosmic-ray would count as killed), storing each result in the session. `recheck`
+takes the recorded campaign's survivors and applies each one's diff to the working tree as it
+is now (copied into WORKDIR/recheck), running the case files and engine unit tests added or
+changed since the campaign's revision (they must pass unmutated): a survivor that fails them
+is killed by a new case. With --save the results go to benchmarks/results/, one file per sample:
 mutation_campaign_seedSEED.json (run, summarize) or mutation_recheck_seedSEED.json (recheck
 of the campaign saved under --seed); what each remaining survivor is (equivalent, or not
 observable through torch's API) is written by hand in benchmarks/README.md.
@@ -40,6 +45,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import platform
 import random
 import shutil
@@ -48,7 +54,9 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
+from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkResult
 
@@ -168,6 +176,39 @@ def run(args: argparse.Namespace) -> dict:
     return summarize(work, round(time.perf_counter() - start))
 
 
+def execute(args: argparse.Namespace) -> dict:
+    """Part `args.part` of `args.parts` of the session's pending mutants, each result stored
+    as `cosmic-ray exec` stores it."""
+    work = Path(args.workdir)
+    db, tree = work / "session.sqlite", work / f"tree{args.part}"
+    with use_db(str(db), WorkDB.Mode.open) as work_db:
+        pending = sorted(work_db.pending_work_items, key=lambda item: item.job_id)
+    meta = json.loads((work / "campaign.json").read_text())
+    export_tree(meta["revision"], tree)
+    done = []
+    for item in pending[args.part::args.parts]:
+        start = time.perf_counter()
+        # mutate_and_test mutates the module path relative to the working directory
+        result = mutate_in(tree, item.mutations, args.timeout)
+        with use_db(str(db), WorkDB.Mode.open) as work_db:
+            work_db.set_result(item.job_id, result)
+        spec = item.mutations[0]
+        outcome = (result.test_outcome or result.worker_outcome).value
+        print(f"{item.job_id} {spec.module_path}:{spec.start_pos[0]} {outcome} "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        done.append({"job": item.job_id, "outcome": outcome})
+    return {"part": args.part, "parts": args.parts, "timeout": args.timeout, "ran": done}
+
+
+def mutate_in(tree: Path, mutations: Any, timeout: float) -> WorkResult:
+    previous = Path.cwd()
+    os.chdir(tree)
+    try:
+        return mutate_and_test(mutations=mutations, test_command=TEST_COMMAND, timeout=timeout)
+    finally:
+        os.chdir(previous)
+
+
 def summarize(work: Path, seconds: int | None = None) -> dict:
     """The campaign's figures from its session; a campaign stopped early counts its
     mutants not yet run as pending."""
@@ -271,17 +312,21 @@ def strip_paths(diff: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["run", "summarize", "recheck"])
+    parser.add_argument("mode", choices=["run", "summarize", "recheck", "exec"])
     parser.add_argument("--rev", default="HEAD")
     parser.add_argument("--sample", type=int, default=120)
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--workdir", default="/tmp/autograd-mutation")
     parser.add_argument("--save", action="store_true")
+    parser.add_argument("--part", type=int, default=0)
+    parser.add_argument("--parts", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=TIMEOUT)
     args = parser.parse_args()
-    modes = {"run": run, "summarize": lambda a: summarize(Path(a.workdir)), "recheck": recheck}
+    modes = {"run": run, "summarize": lambda a: summarize(Path(a.workdir)), "recheck": recheck,
+             "exec": execute}
     result = modes[args.mode](args)
     text = json.dumps(result, indent=1)
-    if args.save:
+    if args.save and args.mode != "exec":
         RESULTS.mkdir(exist_ok=True)
         saved("recheck" if args.mode == "recheck" else "campaign",
               result["seed"]).write_text(text + "\n")

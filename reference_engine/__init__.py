@@ -18,13 +18,14 @@ call time. Calls up a layer, each
 made at call time (an import at the foot of the module or inside a function), are these
 and no others:
 
-    tensor -> autograd, inplace, inplace_ops, ops.comparisons, ops.copying
-    tensor -> ops.elementwise, ops.linalg, views, views_indexing
-    engine -> inplace_ops, ops.copying, ops.reductions
+    tensor -> autograd, inplace, inplace_ops, ops.comparisons, ops.complex_numbers
+    tensor -> ops.copying, ops.elementwise, ops.linalg, views, views_indexing
+    engine -> inplace_ops, ops.complex_numbers, ops.copying, ops.reductions
     forward_ad -> inplace_ops, ops.common, ops.copying, views
 
-(Tensor's hand-written methods delegate to the ops and Tensor.backward to autograd; the
-engine casts a grad and sums it to its input's shape, and accumulates .grad, with ops;
+(Tensor's hand-written methods delegate to the ops (.real and .imag to complex_numbers) and
+Tensor.backward to autograd; the engine casts a grad (a real input takes a complex grad's real
+part) and sums it to its input's shape, and accumulates .grad, with ops;
 forward_ad makes tangents, their views and in-place updates with ops.)
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
@@ -103,6 +104,7 @@ from .ops import (  # noqa: F401
     activations,
     binary_math,
     comparisons,
+    complex_numbers,
     composites,
     conversions,
     copying,
@@ -228,6 +230,8 @@ float64 = double = _dtypes.float64
 int64 = long = _dtypes.int64
 int32 = int = _dtypes.int32
 bool = _dtypes.bool_
+complex64 = cfloat = _dtypes.complex64
+complex128 = cdouble = _dtypes.complex128
 
 # The names that are not registry ops; the ops are added from the registry.
 __all__ = [
@@ -237,7 +241,11 @@ __all__ = [
     "arange",
     "autograd",
     "bool",
+    "cdouble",
+    "cfloat",
     "channels_last",
+    "complex64",
+    "complex128",
     "contiguous_format",
     "device",
     "double",

@@ -71,10 +71,14 @@ def _make_grads(outputs: Sequence[Root], grads: Sequence[Tensor | None],
                     raise RuntimeError(messages.batched_grad_shape_mismatch(
                         i, repr(Size(first.shape[1:])), repr(shape)))
                 raise RuntimeError(messages.grad_shape_mismatch(i, repr(g.shape), repr(shape)))
+            if first.dtype.is_complex != meta.dtype.is_complex:
+                raise RuntimeError(messages.grad_complex_mismatch(i, first.dtype, meta.dtype))
             result.append(g)
         elif isinstance(out, GradientEdge) or out.requires_grad:
             if shape.numel() != 1:
                 raise RuntimeError(messages.IMPLICIT_GRAD_NON_SCALAR)
+            if meta.dtype.is_complex:
+                raise RuntimeError(messages.implicit_grad_not_real(meta.dtype))
             result.append(common.new(np.ones(shape), meta.dtype, meta.device))
         else:
             result.append(None)

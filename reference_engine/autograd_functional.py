@@ -18,9 +18,9 @@ where zeros stand in for a gradient that is None. Everything is built on autogra
 forward_ad and gives torch's values, but not torch's calls: torch vmaps that jvp, calling the
 function once with batched views, where this engine (which has no vmap) calls it once a
 column with plain dual tensors, a difference a case sees in its events;
-`outer_jacobian_strategy="forward-mode"` (hessian) is forward-over-reverse, and meets the
-engine's forward-mode gap through backward ops (its not-implemented error) where torch
-computes.
+`outer_jacobian_strategy="forward-mode"` (hessian) is forward-over-reverse: the inner
+reverse-mode jacobian's backward formulas run on dual tensors (saved results keep their
+tangents), giving torch's values, with the same difference in calls.
 """
 
 from __future__ import annotations

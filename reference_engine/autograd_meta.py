@@ -90,6 +90,10 @@ class OpSpec:
     saved_outputs: tuple[str, ...] = ()
     # forward mode's formula (see the module docstring); None: not written yet
     jvp: Jvp | str | None = None
+    # the inputs whose tangents the jvp formula reads (torch's codegen: the result gets a
+    # tangent only when one of them has one, e.g. leaky_relu_backward's reads grad_output's
+    # alone); None: every input
+    jvp_reads: tuple[str, ...] | None = None
     # the order torch saves (and pack hooks see) the saved values in, where it is not their
     # names' sorted order (log_sigmoid's self before buffer)
     save_order: tuple[str, ...] = ()
@@ -191,7 +195,7 @@ def record(spec: OpSpec, result: Tensor, inputs: Sequence[Tensor | None],
     tangent if an input has one at the current dual level."""
     if forward_ad.active():
         forward_ad.record_tangent(spec, inputs, result, attrs)
-    if not (result._dtype.is_floating_point and differentiable(inputs)):
+    if not (result._dtype.is_differentiable and differentiable(inputs)):
         return result
     edges = [engine.gradient_edge(t) if t is not None else (None, 0) for t in inputs]
     node = build_node(spec, edges, inputs, result, attrs, with_result=False)

@@ -19,8 +19,12 @@ class dtype:
         self.scalar_name = scalar_name      # "Float", used in ATen messages
         self.cpp_name = cpp_name            # "float", caffe2 TypeMeta name
         self.tensor_type = tensor_type      # "FloatTensor", used in version errors
-        self.category = category            # 0 bool < 1 integer < 2 floating (promotion order)
+        # 0 bool < 1 integer < 2 floating < 3 complex (promotion order)
+        self.category = category
         self.is_floating_point = category == 2
+        self.is_complex = category == 3
+        # what autograd differentiates: floating point and complex dtypes
+        self.is_differentiable = category >= 2
 
     @property
     def itemsize(self) -> int:
@@ -37,7 +41,29 @@ int32 = dtype("int32", np.int32, "Int", "int", "IntTensor", 1)
 int64 = dtype("int64", np.int64, "Long", "long int", "LongTensor", 1)
 float32 = dtype("float32", np.float32, "Float", "float", "FloatTensor", 2)
 float64 = dtype("float64", np.float64, "Double", "double", "DoubleTensor", 2)
-ALL = (bool_, int32, int64, float32, float64)
+complex64 = dtype("complex64", np.complex64, "ComplexFloat", "c10::complex<float>",
+                  "ComplexFloatTensor", 3)
+complex128 = dtype("complex128", np.complex128, "ComplexDouble", "c10::complex<double>",
+                   "ComplexDoubleTensor", 3)
+ALL = (bool_, int32, int64, float32, float64, complex64, complex128)
+# a complex dtype and the real dtype of its parts (c10::toRealValueType / toComplexType)
+_PARTS = {complex64: float32, complex128: float64}
+_COMPLEX = {part: c for c, part in _PARTS.items()}
+
+
+def to_real(d: dtype) -> dtype:
+    """The dtype of a complex dtype's parts (what .real, .abs() give); others unchanged."""
+    return _PARTS.get(d, d)
+
+
+def to_complex(d: dtype) -> dtype:
+    """The complex dtype whose parts are `d` (float32 -> complex64); complex unchanged."""
+    return d if d.is_complex else _COMPLEX[d]
+
+
+def get_default_complex_dtype() -> dtype:
+    """complex64 under a float32 default dtype, complex128 under float64, as in torch."""
+    return to_complex(get_default_dtype())
 
 
 def from_numpy(np_dtype: Any) -> dtype:
@@ -48,6 +74,8 @@ def from_numpy(np_dtype: Any) -> dtype:
         return float32 if np.dtype(np_dtype).itemsize < 4 else float64
     if np.dtype(np_dtype).kind in "iu":
         return int64
+    if np.dtype(np_dtype).kind == "c":
+        return complex64 if np.dtype(np_dtype).itemsize < 16 else complex128
     raise TypeError(messages.unsupported_numpy_dtype(np_dtype))
 
 
@@ -128,14 +156,32 @@ def type_string(d: dtype, dev: device) -> str:
 
 
 def _wider(a: dtype, b: dtype) -> dtype:
+    """c10::promoteTypes of two dtypes of one priority group."""
+    if a.is_complex or b.is_complex:
+        # complex wins, with the wider precision of the two (float64 + complex64 is complex128)
+        parts = [to_real(d) for d in (a, b) if d.category >= 2]
+        return to_complex(max(parts, key=lambda d: d.itemsize))
     if a.category != b.category:
         return a if a.category > b.category else b
     return a if a.itemsize >= b.itemsize else b
 
 
+def _combine(higher: dtype, lower: dtype, scalars: bool) -> dtype:
+    """ATen's combine_categories: a group of lower priority (0-dim tensors, then Python
+    numbers) that brings a higher category. A Python number counts as the default dtype
+    of its category (int64, the default floating or complex dtype)."""
+    if scalars:
+        lower = {1: int64, 2: get_default_dtype(), 3: get_default_complex_dtype()
+                 }.get(lower.category, lower)
+    if lower.is_complex and higher.is_floating_point:
+        return to_complex(higher)   # the precision of the higher-priority floats is kept
+    return lower
+
+
 def result_type(dims: list[dtype], zero_dims: list[dtype], scalars: list[dtype]) -> dtype:
     """torch's promotion: dimensioned tensors outrank 0-dim tensors, which outrank Python
-    numbers; a lower rank only matters when it brings a higher category (bool<int<float)."""
+    numbers; a lower rank only matters when it brings a higher category
+    (bool<int<float<complex)."""
     result: dtype | None = None
     for group in (dims, zero_dims, scalars):
         if not group:
@@ -146,10 +192,7 @@ def result_type(dims: list[dtype], zero_dims: list[dtype], scalars: list[dtype])
         if result is None:
             result = best
         elif best.category > result.category:
-            # A Python float joining an integer tensor yields the default dtype, not float64.
-            result = get_default_dtype() if group is scalars and best.is_floating_point else best
-            if group is scalars and best.category == 1:
-                result = int64
+            result = _combine(result, best, group is scalars)
     assert result is not None
     return result
 
@@ -160,6 +203,8 @@ def scalar_dtype(value: Any) -> dtype:
         return bool_
     if isinstance(value, int | np.integer):
         return int64
+    if isinstance(value, complex | np.complexfloating):
+        return complex128
     return float64
 
 

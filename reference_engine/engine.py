@@ -117,6 +117,10 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
                 raise RuntimeError(messages.invalid_gradient_shape(
                     node_name, i, messages.sizes(g.shape), messages.sizes(meta.shape)))
             g = reductions.sum_to(g, meta.shape)
+        if g._dtype.is_complex and not meta.dtype.is_complex:
+            # derivatives.yaml's handle_r_to_c: a real input's gradient is the real part of
+            # the complex one its formula gives (at::real, a view)
+            g = complex_numbers.real(g)
         if g._dtype is not meta.dtype:
             g = copying.to(g, meta.dtype)
         out.append(g)
@@ -358,4 +362,4 @@ def _evaluate(node: Node, inputs: list[Tensor | None], retain_graph: bool,
 
 # They import this module; used at call time.
 from . import inplace_ops  # noqa: E402
-from .ops import copying, reductions  # noqa: E402
+from .ops import complex_numbers, copying, reductions  # noqa: E402

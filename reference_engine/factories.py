@@ -25,7 +25,7 @@ def _finish(arr: np.ndarray, dt: dtype, dev: device | str | None, requires_grad:
     t = Tensor(np.array(arr, dtype=dt.np, order="C"), dt,
                dtypes.get_default_device() if dev is None else device(dev))
     if requires_grad:
-        t.requires_grad_(True) if dt.is_floating_point else _reject()
+        t.requires_grad_(True) if dt.is_differentiable else _reject()
     return t
 
 
@@ -42,6 +42,8 @@ def _infer_dtype(data: Any) -> dtype:
         return dtypes.bool_
     if all(isinstance(v, bool | int | np.integer) for v in flat) and flat:
         return dtypes.int64
+    if any(isinstance(v, complex | np.complexfloating) for v in flat):
+        return dtypes.get_default_complex_dtype()
     return dtypes.get_default_dtype()
 
 

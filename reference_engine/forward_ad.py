@@ -107,7 +107,14 @@ def fw_grad(t: Tensor) -> Tensor | None:
     if cached is not None and cached[0] is base_t:
         return cached[1]
     assert t._fw_index is not None
-    view_t = _view_at(base_t, t._fw_index)
+    # torch makes a view's tangent when the view op runs, so in that op's grad mode; made
+    # here on first read (perhaps under no_grad, inside an in-place op), it takes the grad
+    # mode the view was made in, or a tangent that requires grad would become a no_grad
+    # view, refused on use after the in-place update writes it
+    from .grad_mode import is_grad_enabled, set_grad_enabled
+    made_with_grad = t._view_differentiable if t._base is not None else is_grad_enabled()
+    with set_grad_enabled(made_with_grad):
+        view_t = _view_at(base_t, t._fw_index)
     t._fw_view_of = (base_t, view_t)
     return view_t
 
@@ -125,6 +132,24 @@ def _view_at(t: Tensor, index: np.ndarray) -> Tensor:
 def set_fw_grad(t: Tensor, tangent: Tensor) -> None:
     assert _level is not None
     t._fw = (_level, tangent)
+
+
+def saved_tangent(t: Tensor) -> tuple[_Level, Tensor] | None:
+    """What a SavedVariable keeps of t's tangent (save_metadata's fw_grad_): the tangent
+    with its level, or None."""
+    tangent = fw_grad(t)
+    return None if tangent is None else (_level, tangent)  # type: ignore[return-value]
+
+
+def restore_tangent(t: Tensor | None, saved: tuple[_Level, Tensor] | None) -> Tensor | None:
+    """An unpacked saved tensor `t` given the tangent saved with it, while its level lasts
+    (exiting the level clears the saved ForwardGrad too); t None: the tangent alone."""
+    if saved is None or saved[0] is not _level:
+        return t if t is not None else None
+    if t is None:
+        return saved[1]
+    t._fw = saved
+    return t
 
 
 @contextlib.contextmanager
@@ -163,6 +188,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         level = _current_level
     if level < 0:
         raise RuntimeError(messages.FWAD_NO_LEVEL)
+    if tensor.dtype.is_complex or tangent.dtype.is_complex:
+        raise NotImplementedError(messages.FWAD_COMPLEX_NOT_MODELLED)
     if not tensor.dtype.is_floating_point:
         raise ValueError(messages.fwad_not_floating("primal", tensor.dtype))
     if not tangent.dtype.is_floating_point:
@@ -229,7 +256,9 @@ def tangent_of(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
                attrs: dict[str, Any]) -> Tensor | None:
     """The result's tangent under spec's jvp, or None when no input has one."""
     tangents = [None if x is None else fw_grad(x) for x in inputs]
-    if all(t is None for t in tangents):
+    reads = spec.jvp_reads
+    if all(t is None for t in tangents) or (reads is not None and all(
+            t is None for name, t in zip(spec.inputs, tangents, strict=False) if name in reads)):
         return None
     jvp = spec.jvp
     if jvp is None:

@@ -201,7 +201,7 @@ def _forward_mode(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, 
     if all(t is None for t in tangents):
         return
     tangents = [new(np.zeros(a.shape), a.dtype, a.device) if t is None and isinstance(
-        a, Tensor) and a.dtype.is_floating_point else t for a, t in zip(args, tangents,
+        a, Tensor) and a.dtype.is_differentiable else t for a, t in zip(args, tangents,
                                                                          strict=True)]
     ctx._saved_for_forward = ctx._saved_for_forward or ()   # jvp sees only these
     versions = [None if t is None else t._version for t in tangents]
@@ -215,7 +215,7 @@ def _forward_mode(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, 
     for i, (var, out, tangent) in enumerate(zip(raw, outs, result, strict=True)):
         if tangent is None:
             continue
-        if not isinstance(var, Tensor) or not var.dtype.is_floating_point or any(
+        if not isinstance(var, Tensor) or not var.dtype.is_differentiable or any(
                 var is t for t in ctx._non_differentiable):
             raise RuntimeError(messages.fwad_jvp_non_differentiable(i))
         _check_jvp_output(ctx, var, tangent, inputs)
@@ -265,7 +265,7 @@ def _wrap_outputs(node: BackwardCFunction | None, ctx: BackwardCFunction, inputs
             continue
         is_input = any(var is t for t in inputs)
         is_modified = any(var is t for t in dirty)
-        differentiable = node is not None and var.dtype.is_floating_point \
+        differentiable = node is not None and var.dtype.is_differentiable \
             and not any(var is t for t in ctx._non_differentiable)
         ctx._output_info.append(var._meta())
         if node is not None:

@@ -127,6 +127,10 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     `idempotent` ops (zero_, fill_ with a number) may write overlapping memory; every other
     kernel's TensorIterator refuses, before anything is written or counted."""
     check_inplace(self, others)
+    if self._is_conj or self._is_neg or (self._base is not None
+                                         and self._base.dtype is not self.dtype):
+        # their positions (ops/complex_numbers.py) do not address the base's memory
+        raise NotImplementedError(messages.COMPLEX_VIEW_INPLACE_NOT_MODELLED)
     if not idempotent and internal_overlap(self):
         raise RuntimeError(messages.INTERNAL_OVERLAP)
     if any(partial_overlap(self, o) for o in others):
@@ -134,7 +138,7 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     if not np.can_cast(result.dtype.np, self.dtype.np, casting="same_kind") \
             and result.dtype is not self.dtype:
         raise RuntimeError(messages.cannot_cast(result.dtype.scalar_name, self.dtype.scalar_name))
-    track = differentiable([self, *others]) and self.dtype.is_floating_point
+    track = differentiable([self, *others]) and self.dtype.is_differentiable
     old_edge = engine.gradient_edge(self)
     # A formula that reads `self` needs the value from before the write: torch saves a clone.
     reads_self = any("self" in spec.saves.get(n, ()) for n in spec.inputs)

@@ -18,7 +18,7 @@ from .autograd_meta import OpNode, OpSpec
 from .grad_mode import no_grad
 from .graph import Node, node_class
 from .inplace import apply_inplace
-from .ops import common, copying
+from .ops import common, complex_numbers, copying
 from .ops import elementwise as ops
 from .tensor import Tensor
 
@@ -102,7 +102,13 @@ ZERO = OpSpec("ZeroBackward0", ("self",), backward=lambda c, g: [common.zeros_li
 FILL = OpSpec("FillBackward2", ("self",), backward=lambda c, g: [common.zeros_like(g)])
 COPY = OpSpec("CopyBackwards", ("self", "src"),
               backward=lambda c, g: c.grads(lambda: common.zeros_like(g),
-                                            lambda: copying.to(g, c.src_device, c.src_dtype)))
+                                            lambda: copying.to(_r_to_c(g, c.src_dtype),
+                                                               c.src_device, c.src_dtype)))
+
+
+def _r_to_c(g: Tensor, dt: Any) -> Tensor:
+    """CopyBackwards' handle_r_to_c: a real source takes the real part of a complex grad."""
+    return complex_numbers.real(g) if g.dtype.is_complex and not dt.is_complex else g
 
 
 def _copy_backwards_name(self: Node) -> str:

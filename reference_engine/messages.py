@@ -1582,6 +1582,69 @@ def registry_module_not_imported(name: str) -> str:
             f"not import: import it there")
 
 
+# ---- h22cx (issue 22: complex autograd) ---------------------------------------------------
+# torch/csrc/autograd/autograd.py's _make_grads, for a complex scalar output
+def implicit_grad_not_real(dt: object) -> str:
+    return f"grad can be implicitly created only for real scalar outputs but got {dt}"
+
+
+# aten/src/ATen/native/TensorConversions.cpp / ComplexHelper.h
+VIEW_AS_REAL_NOT_COMPLEX = "view_as_real is only supported for complex tensors"
+VIEW_AS_REAL_CONJ = (
+    "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+    "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the "
+    "resulting tensor will NOT alias the original.")
+VIEW_AS_COMPLEX_LAST_DIM = "Tensor must have a last dimension of size 2"
+VIEW_AS_COMPLEX_STRIDE = "Tensor must have a last dimension with stride 1"
+
+
+def view_as_complex_dtype(scalar_name: str) -> str:
+    return ("view_as_complex is only supported for half, float and double tensors, but got a "
+            f"tensor of scalar type: {scalar_name}")
+
+
+# aten/src/ATen/native/UnaryOps.cpp (imag of a real tensor)
+IMAG_NOT_COMPLEX = "imag is not implemented for tensors with non-complex dtypes."
+
+
+# aten/src/ATen/native/TensorFactories.cpp complex_check_dtype (torch.complex, torch.polar)
+def complex_inputs_not_float(a: str, b: str) -> str:
+    return f"Expected both inputs to be Half, Float or Double tensors but got {a} and {b}"
+
+
+def complex_second_argument(a: str, b: str) -> str:
+    return f"Expected object of scalar type {a} but got scalar type {b} for second argument"
+
+
+# aten/src/ATen/Dispatch.h: a kernel with no complex instantiation (comparisons, max)
+def not_implemented_for(kernel: str, scalar_name: str) -> str:
+    return f'"{kernel}" not implemented for \'{scalar_name}\''
+
+
+def max_min_complex(name: str) -> str:
+    """max(dim) / min(dim) of a complex tensor (ReduceOps.cpp)."""
+    return f"{name}(): does not support complex input"
+
+
+# the reference engine's own (no torch text): what it does not model of complex views
+COMPLEX_VIEW_INPLACE_NOT_MODELLED = (
+    "the reference engine does not model in-place writes through a view of another dtype "
+    "(real, imag, view_as_real, view_as_complex) or through a conj view")
+
+
+# torch/autograd/__init__.py _make_grads: a grad_output and its output, one complex
+def grad_complex_mismatch(i: int, grad_dtype: object, out_dtype: object) -> str:
+    return ("For complex Tensors, both grad_output and output are required to have the same "
+            f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {grad_dtype} and "
+            f"output[{i}] has a dtype of {out_dtype}.")
+
+
+# the reference engine's own (no torch text): forward mode is not modelled on complex tensors
+FWAD_COMPLEX_NOT_MODELLED = (
+    "the reference engine does not model forward-mode AD on complex tensors (make_dual of a "
+    "complex primal or tangent)")
+
+
 # ---- h24gen ---------------------------------------------------------------------------------
 
 def kernel_not_implemented(kernel: str, scalar_name: str) -> str:

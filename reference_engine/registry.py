@@ -447,6 +447,7 @@ OPS: tuple[OpRow, ...] = (
     _row("narrow_copy", "ops.shape", M, args=(1, 1, 2)),
     _row("unsafe_split", "ops.shape", (4, 2), args=(2,)),
     _row("unsafe_chunk", "ops.shape", (4, 2), args=(2,)),
+    _row("unsafe_split_with_sizes", "ops.shape", (4, 2), args=((1, 3),)),
     _row("constant_pad_nd", "ops.shape", M, args=((1, -1, 2, 0),), method=False),
     _row("block_diag", "ops.shape", M, V, method=False, overloads=True),
     _row("sum_to_size", "ops.shape", (2, 3), args=((1, 3),), function=False,
@@ -486,6 +487,14 @@ OPS: tuple[OpRow, ...] = (
     _row("diag_embed", "ops.triangular", M),
     _row("diagflat", "ops.triangular", M),
     _row("fill", "ops.triangular", M, args=(2.0,), method=False, overloads=True),
+    # ---- h22cx (issue 22): complex numbers (ops/complex_numbers.py) ----
+    # no samples: gradcheck draws real inputs and sums real outputs; test_gradcheck.py
+    # writes their rows by hand, each a real function through the complex op
+    _row("imag", "ops.complex_numbers", method=False, feature="complex"),  # Tensor.imag too
+    _row("view_as_real", "ops.complex_numbers", method=False, feature="complex"),
+    _row("view_as_complex", "ops.complex_numbers", method=False, feature="complex"),
+    _row("polar", "ops.complex_numbers", method=False, feature="complex"),
+    _row("complex", "ops.complex_numbers", method=False, feature="complex"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -508,4 +517,6 @@ NOT_GENERATED: dict[str, str] = {
     "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
     "__rmatmul__": "a dunder: programs call it only as the `@` operator, with a left operand "
                    "that is not a tensor (the generator's matmul action draws `@`)",
+    **dict.fromkeys(("imag", "view_as_real", "view_as_complex", "polar", "complex"),
+                    "complex: the generator draws real dtypes only"),
 }

@@ -107,6 +107,10 @@ class SavedVariable:
         # so a later `out.data = other` does not reach the saved value (an input does see it).
         self._saved_original = not is_output or self._is_leaf
         self._data: Tensor = tensor if self._saved_original else _tensor_data(tensor)
+        # save_metadata keeps the tangent (at the current level) of what it does not keep
+        # whole, so a backward formula run under the level sees it: forward-over-reverse
+        # (a double backward of a dual) differentiates through the saved result
+        self._fw = _forward_ad().saved_tangent(tensor)
         hooks = top_default_hooks()
         # torch keeps wrapped numbers (the 3 of `x * 3`) away from the hooks
         if hooks is not None and not tensor._wrapped_number:
@@ -205,7 +209,8 @@ class SavedVariable:
         # An output is saved without its grad_fn (that would be a reference cycle); torch
         # unpacks it as a new tensor object on every access, aliasing the output's data and
         # version counter, with the saving node restored as its grad_fn.
-        return _variable(t, self._output_grad_fn(saved_for), self._output_nr)
+        return _forward_ad().restore_tangent(
+            _variable(t, self._output_grad_fn(saved_for), self._output_nr), self._fw)
 
     def _unpack_hooked(self, saved_for: Node | None) -> Tensor:
         from .tensor import Tensor
@@ -216,14 +221,16 @@ class SavedVariable:
         # make_variable: a new tensor on the unpacked data (and its version counter, not the
         # original's), with the saved autograd identity; no version check through hooks
         if not self._is_leaf:
-            return _variable(data, self._grad_fn if not self._is_output
-                             else self._output_grad_fn(saved_for), self._output_nr)
-        if not self._requires_grad and not data.requires_grad:
+            return _forward_ad().restore_tangent(
+                _variable(data, self._grad_fn if not self._is_output
+                          else self._output_grad_fn(saved_for), self._output_nr), self._fw)
+        if not self._requires_grad and not data.requires_grad and \
+                _forward_ad().restore_tangent(None, self._fw) is None:
             return data   # saved_variable.cpp: "Avoid detaching if we don't need to"
         var = _variable(data, None, 0)
         var._requires_grad = self._requires_grad
         var._accumulator = self._accumulator
-        return var
+        return _forward_ad().restore_tangent(var, self._fw)
 
     def release(self) -> None:
         self._tensor = None
@@ -239,6 +246,11 @@ def _two_callables(saved: SavedVariable, args: tuple[Any, ...],
     if kwargs or len(args) != 2 or not all(callable(a) for a in args):
         raise TypeError(messages.register_hooks_incompatible(saved, args, kwargs))
     return args[0], args[1]
+
+
+def _forward_ad() -> Any:
+    from . import forward_ad  # it imports tensor.py, which (through the ops) imports this
+    return forward_ad
 
 
 def _tensor_data(t: Tensor) -> Tensor:

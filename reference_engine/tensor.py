@@ -77,6 +77,9 @@ class Tensor:
     # (t._grad_fn = node) gives that tensor its own value, as any attribute assignment does.
     _requires_grad = False               # the leaf flag; non-leaves derive it from grad_fn
     _grad_fn: Node | None = None
+    # a complex conj view (read conjugated) and ATen's _neg_view (read negated)
+    _is_conj = False
+    _is_neg = False
     _output_nr = 0
     _grad: Tensor | None = None
     _retains_grad = False
@@ -160,7 +163,7 @@ class Tensor:
         if not self.is_leaf:
             raise RuntimeError(messages.NON_LEAF_REQUIRES_GRAD_TRUE if value
                                else messages.NON_LEAF_REQUIRES_GRAD_FALSE)
-        if value and not self._dtype.is_floating_point:
+        if value and not self._dtype.is_differentiable:
             raise RuntimeError(dtype_message)
         if value and self.is_inference() and not is_inference_mode_enabled():
             raise RuntimeError(messages.INFERENCE_REQUIRES_GRAD_OUTSIDE)
@@ -278,7 +281,7 @@ class Tensor:
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(messages.data_not_tensor(type(value).__name__))
-        if self.requires_grad and not value._dtype.is_floating_point:
+        if self.requires_grad and not value._dtype.is_differentiable:
             raise RuntimeError(messages.DATA_NOT_FLOAT)
         # torch's VariableHooks::set_data drops the leaf's AccumulateGrad when the dtype or
         # device changes: graphs built before keep the old node (and cast grads to the old
@@ -319,6 +322,21 @@ class Tensor:
 
     def is_floating_point(self) -> builtins.bool:
         return self._dtype.is_floating_point
+
+    # ---- complex numbers (ops/complex_numbers.py) ------------------------------------
+    def is_complex(self) -> builtins.bool:
+        return self._dtype.is_complex
+
+    def is_conj(self) -> builtins.bool:
+        return self._is_conj
+
+    @property
+    def real(self) -> Tensor:
+        return complex_numbers.real(self)
+
+    @property
+    def imag(self) -> Tensor:
+        return complex_numbers.imag(self)
 
     def is_contiguous(self) -> builtins.bool:
         return bool(self._data.flags.c_contiguous)
@@ -607,6 +625,6 @@ HookFn = Callable[[Tensor], Tensor | None]
 # Imported last: these modules import Tensor from here, and Tensor's methods only
 # need them at call time.
 from . import inplace_ops, views, views_indexing  # noqa: E402
-from .ops import comparisons, copying, linalg  # noqa: E402
+from .ops import comparisons, complex_numbers, copying, linalg  # noqa: E402
 from .ops import elementwise as ops  # noqa: E402
 

@@ -17,7 +17,7 @@ import numpy as np
 from . import dtypes, messages
 from .autograd_meta import OpNode, OpSpec, build_node, differentiable
 from .autograd_meta import record as _record
-from .grad_mode import is_grad_enabled
+from .grad_mode import is_grad_enabled, set_grad_enabled
 from .graph import node_class
 from .tensor import Tensor
 
@@ -32,6 +32,8 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, forward_view: bool = True,
         return _inference_alias(src, fn)
     base = src._base if src._base is not None else src
     out = Tensor(fn(src._data), src.dtype, src.device)
+    # a view of a conj (neg) view reads conjugated (negated) too, as in torch
+    out._is_conj, out._is_neg = src._is_conj, src._is_neg
     out._base = base
     out._version_counter = base._version_counter
     parent = src._view_index if src._view_index is not None else _positions(base)
@@ -99,6 +101,12 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     made gets a fresh AsStridedBackward0 pointing at the base's current history."""
     base = view._base
     assert base is not None and view._view_index is not None
+    if base.dtype.is_complex and not view.dtype.is_complex:
+        # a real view of a complex base (.real, view_as_real): as_strided of the base's real
+        # view, as torch replays the view's dtype change (ops/complex_numbers.py's positions
+        # are that view's)
+        with set_grad_enabled(True):   # also when read under no_grad, as torch builds it
+            base = complex_numbers.view_as_real(base)
     node = build_node(AS_STRIDED, [engine.gradient_edge(base)], [base], view,
                       {"index": view._view_index, "base_shape": tuple(base.shape)})
     view._set_grad_fn(node)
@@ -420,6 +428,7 @@ from . import (  # noqa: E402
 )
 from .ops import (  # noqa: E402
     common,
+    complex_numbers,
     copying,
     indexing,
     reductions,

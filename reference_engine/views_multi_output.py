@@ -48,6 +48,8 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
     outs = []
     for fn in fns:
         out = Tensor(fn(src._data), src.dtype, src.device)
+        # a view of a conj (neg) view reads conjugated (negated) too, as in torch
+        out._is_conj, out._is_neg = src._is_conj, src._is_neg
         out._base = base
         out._version_counter = base._version_counter
         out._view_index = fn(parent)
@@ -58,7 +60,7 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
         out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
         _forward_view(out, src, fn)
         outs.append(out)
-    if src.dtype.is_floating_point and differentiable([src]):
+    if src.dtype.is_differentiable and differentiable([src]):
         record_multi_output(spec, src, outs, attrs)
     return tuple(outs)
 

@@ -56,10 +56,14 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
     linear = t.nn.Linear(2, 1)
     handle = y.register_hook(lambda g: None)
     handle.remove()
+    with t.autograd.graph.allow_mutation_on_saved_tensors() as mutation:
+        pass
     attrs = api.OBJECT_ATTRIBUTES
     return {
         "tensor method": [(a, y) for a in attrs["tensor method"]],
-        "tensor attribute": [(a, y) for a in attrs["tensor attribute"]],
+        # a real tensor has no imaginary part to read (torch raises): a complex one has
+        "tensor attribute": [(a, y * 1j if a == "imag" else y)
+                             for a in attrs["tensor attribute"]],
         "grad_fn": [(a, _node_with(a, t, x, probe, y)) for a in attrs["grad_fn"]],
         "ctx": [(a, seen["ctx"]) for a in attrs["ctx"]],
         "module": [(a, linear) for a in attrs["module"]],
@@ -71,6 +75,7 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
         "saved tensor": [(a, (x * x).grad_fn._raw_saved_self) for a in attrs["saved tensor"]],
         "unpacked dual": [(a, t.autograd.forward_ad.unpack_dual(y))
                           for a in attrs["unpacked dual"]],
+        "allow mutation context": [(a, mutation) for a in attrs["allow mutation context"]],
     }
 
 
@@ -103,3 +108,17 @@ def test_every_object_attribute_resolves(engine_name: str) -> None:
             except AttributeError:
                 lacking.append(f"{category}: {attr} on {type(obj).__name__}")
     assert lacking == [], f"{engine_name} lacks {lacking}"
+
+
+def test_the_flagged_rows_are_rows_of_the_table() -> None:
+    # the interpreter's sized factories and seeded paths are flags of the table's rows
+    assert api.SIZED_FACTORIES <= api.PURE_FUNCTIONS
+    assert api.SEEDED <= api.FUNCTIONS
+
+
+def test_the_harness_serves_every_seeded_path() -> None:
+    from conformance.run.harness_builtins import HarnessBuiltins
+
+    served = HarnessBuiltins(load_engine("reference_engine"), 0).seeded
+    assert set(served) == api.SEEDED
+    assert all(callable(f) for f in served.values())

@@ -17,7 +17,7 @@ from conformance.case.language import parse, to_source
 from conformance.case.loader import load_case
 from conformance.cli import main
 from conformance.gen.strategies import sample_programs
-from conformance.report import recording
+from conformance.report import recording, trace_codec
 from conformance.run.compare import compare
 from conformance.run.engine import load_engine
 from conformance.run.interpreter import run_program
@@ -153,14 +153,32 @@ def test_a_stored_trace_reads_back_to_the_same_trace() -> None:
     trace = run_program(torch, program)
     case = load_case("x.yaml", "description: x\nfeatures: [ops]\nprogram: |\n"
                      "  a = torch.tensor([0.0])\n")
-    stored = json.loads(json.dumps(recording.trace_to_json(trace, case), allow_nan=False))
-    back = recording.trace_from_json(stored)
+    stored = json.loads(json.dumps(trace_codec.trace_to_json(trace, case), allow_nan=False))
+    back = trace_codec.trace_from_json(stored)
     assert compare(trace, back, "float32").divergence is None
     c = back.steps[2].names["c"]
     assert np.isneginf(c.values[:2]).all() and np.signbit(back.steps[0].names["a"].values[1])
     # the comparator still sees a change through the round trip
     stored["steps"][1]["names"]["b"]["values"][2] = 1.5
-    assert compare(trace, recording.trace_from_json(stored), "float32").divergence is not None
+    assert compare(trace, trace_codec.trace_from_json(stored), "float32").divergence is not None
+
+
+def test_complex_values_read_back_part_by_part() -> None:
+    """A complex tensor and a complex number survive the round trip, infinite and NaN parts
+    included (an infinite imaginary part must not make the real part NaN)."""
+    torch = load_engine("torch")
+    program = parse("a = torch.tensor([complex(1, float('inf')), 2j], dtype=torch.complex64)"
+                    "\nz = a.sum().item()\n".replace("complex(1, float('inf'))", "1e39j + 1"))
+    trace = run_program(torch, program)
+    case = load_case("x.yaml", "description: x\nfeatures: [ops]\nprogram: |\n"
+                     "  a = torch.tensor([0.0])\n")
+    stored = json.loads(json.dumps(trace_codec.trace_to_json(trace, case), allow_nan=False))
+    back = trace_codec.trace_from_json(stored)
+    assert compare(trace, back, "float32").divergence is None
+    a = back.steps[0].names["a"].values
+    assert a.dtype == np.complex64 and a[0].real == 1 and np.isposinf(a[0].imag)
+    z = back.steps[1].names["z"]
+    assert z.kind == "complex" and z.value.real == 1 and np.isposinf(z.value.imag)
 
 
 def _record(tmp: Path, name: str, engine: str = "torch") -> Path:

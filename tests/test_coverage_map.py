@@ -1,5 +1,5 @@
-"""The coverage maps (test_autograd.py, test_functional.py): well formed, consistent with the
-case library, and their generated tables up to date."""
+"""The coverage maps (test_autograd.py, test_functional.py, test_complex.py): well formed,
+consistent with the case library, and their generated tables up to date."""
 
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ MAPS = cm.map_paths()
 
 
 def test_there_is_a_map_per_test_file() -> None:
-    assert [p.name for p in MAPS] == ["test_autograd.yaml", "test_functional.yaml"]
+    assert [p.name for p in MAPS] == ["test_autograd.yaml", "test_complex.yaml",
+                                      "test_functional.yaml"]
 
 
 @pytest.mark.parametrize("path", MAPS, ids=[p.stem for p in MAPS])
@@ -64,6 +65,15 @@ def test_map_lists_each_function_once_with_a_status(cmap):
         "TestAutograd.test_version_counter",
         "TestSelectiveActivationCheckpoint.test_version_counter",
     ]
+
+
+def test_the_complex_map_lists_each_function_of_its_file_once():
+    xmap = cm.load_map(cm.MAPS_DIR / "test_complex.yaml")
+    keys = [e.key for e in xmap.entries]
+    assert xmap.source_prefix == "test_complex.py"
+    assert keys == ["TestAutogradComplex.test_view_func_for_complex_views",
+                    "TestAutogradComplex.test_view_with_multi_output"]
+    assert sum(xmap.classes.values()) == 2
 
 
 def test_the_functional_map_lists_each_function_of_its_file_once():

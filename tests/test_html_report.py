@@ -14,6 +14,7 @@ import pytest
 
 from conformance.report import files as report
 from conformance.report import html as html_report
+from conformance.report import records as report_records
 from conformance.report import status as run_status
 from conformance.report.hit_rates import HitRates
 
@@ -377,8 +378,9 @@ def test_a_generated_programs_failure_is_a_card_like_a_cases(tmp_path: Path) -> 
         "found/divergence.yaml")
     nodeid = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
     repro = "pytest --generated-programs -k generated_suite --hypothesis-profile ci"
-    record = report.generated_record(nodeid, ENGINE, "failed", "\n".join([headline, *details]),
-                                     verdict="diverges", fields=fields, repro=repro)
+    record = report_records.generated_record(
+        nodeid, ENGINE, "failed", "\n".join([headline, *details]), verdict="diverges",
+        fields=fields, repro=repro)
     report.write(tmp_path / "report", [record], engine=ENGINE, started=report.now(),
                  profile="ci", generated=HitRates())
     dom = dump_dom(tmp_path, tmp_path / "report" / "index.html")

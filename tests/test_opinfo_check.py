@@ -111,3 +111,55 @@ def test_the_command_runs_entries_and_refuses_unknown_ones(capsys):
     with pytest.raises(SystemExit):
         run.main(["no_such_op"])
     assert "not OpInfo entries with autograd in the map: no_such_op" in capsys.readouterr().err
+
+
+def test_the_forward_mode_step_is_a_part_of_its_own(torch_engine):
+    op = database.autograd_entries()["mul"]
+    plan = check.plan(op, "mul", "float64")
+    assert plan.forward_ad and "jvp" in plan.steps
+    result = check.check(op, plan, REFERENCE, torch_engine)
+    jvps = [p for p in result.parts if p.kind == "jvp"]
+    assert len(jvps) == len(plan.samples) and {p.verdict for p in jvps} == {"pass"}
+    line = plan.line(0, "jvp")
+    assert plan.part_of(line) == ("jvp", 0) and plan.step_of(line) == "jvp"
+    step = next(s for s in result.expected.steps if s.line == line)
+    assert step.outcome.status == "ok" and "jvp[0]" in step.names  # torch gave a tangent
+
+
+def test_a_wrong_jvp_is_found_and_only_in_the_jvp_parts(torch_engine):
+    module = engine_copy("opinfo_wrong_jvp_engine")
+    right = module.forward_ad.tangent_of
+
+    def wrong(spec, *args, **kwargs):  # mul's tangent with the wrong sign
+        out = right(spec, *args, **kwargs)
+        return module.ops.elementwise.neg(out) if spec.grad_fn == "MulBackward0" else out
+
+    module.forward_ad.tangent_of = wrong
+    op = database.autograd_entries()["mul"]
+    plan = check.plan(op, "mul", "float64")
+    result = check.check(op, plan, Engine("opinfo_wrong_jvp_engine", module), torch_engine)
+    diverging = [p for p in result.parts if p.verdict == Verdict.DIVERGES.value]
+    assert diverging and {p.kind for p in diverging} == {"jvp"}
+    assert all(p.short.startswith("jvp: jvp[0]") for p in diverging)
+    assert {p.verdict for p in result.parts if p.kind == "sample"} == {Verdict.PASS.value}
+
+
+def test_an_engine_without_forward_ad_is_unsupported_there(torch_engine):
+    lacking = load_engine("tests.conformance.engine_lacks_api")  # its autograd has no forward_ad
+    op = database.autograd_entries()["mul"]
+    result = check.check(op, check.plan(op, "mul", "float64"), lacking, torch_engine)
+    jvps = [p for p in result.parts if p.kind == "jvp"]
+    assert jvps and {p.verdict for p in jvps} == {Verdict.UNSUPPORTED.value}
+    assert all("torch.autograd.forward_ad" in p.detail for p in jvps)
+
+
+def test_a_jvp_part_is_left_out_by_its_own_line(torch_engine):
+    op = database.autograd_entries()["mul"]
+    plan = check.plan(op, "mul", "float64")
+    jvp_0 = opmap.Part("jvp 0: why", "jvp", 0, "why", 0)
+    assert opmap._part("mul", "jvp 0: why") == jvp_0  # the map's syntax
+    assert opmap._part("mul", "jvp 1-2: why").last == 2
+    assert jvp_0.covers("jvp", 0) and not jvp_0.covers("sample", 0)
+    assert opmap.Part("kwarg alpha: why", "kwarg", "alpha", "why").covers("jvp", 3, ("alpha",))
+    result = check.check(op, plan, REFERENCE, torch_engine, left_out=(jvp_0,))
+    assert [p.left_out for p in result.parts if p.left_out] == ["jvp 0: why"]

@@ -5,40 +5,59 @@ import json
 import re
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from conformance.report import html as html_report
 from conformance.report import status as run_status
-from conformance.run import runner
+from conformance.run import runner, verdicts
 from conformance.run.verdicts import PASSING, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 VALUES = [v.value for v in Verdict]
 
 
+def _schema() -> dict[str, Any]:
+    return json.loads((resources.files("conformance.report") / "schema" /
+                       "conformance.schema.json").read_text(encoding="utf-8"))
+
+
 def test_schema_verdict_enum_is_the_verdict_enum() -> None:
-    schema = json.loads((resources.files("conformance.report") / "schema" /
-                         "conformance.schema.json").read_text(encoding="utf-8"))
-    assert schema["$defs"]["verdict"]["enum"] == VALUES
+    assert _schema()["$defs"]["verdict"]["enum"] == VALUES
 
 
-def test_runner_constants_are_the_enum_values() -> None:
-    constants = [runner.PASS, runner.DIVERGES, runner.CASE_WRONG, runner.SKIPPED, runner.KNOWN,
-                 runner.MASKED, runner.ERROR, runner.UNSUPPORTED]
-    assert sorted(constants) == sorted(VALUES)
-    assert all(type(c) is str for c in constants)  # plain strings in records, not members
+def test_verdict_constants_are_the_enum_values() -> None:
+    for v in Verdict:  # plain strings in records, not members
+        assert getattr(verdicts, v.name) == v.value and type(getattr(verdicts, v.name)) is str
+    assert [runner.PASS, runner.KNOWN, runner.MASKED] == ["pass", "known", "masked"]
 
 
 def test_status_line_orders_every_verdict_once() -> None:
+    assert sorted(v.rank for v in Verdict) == list(range(len(Verdict)))
     assert sorted(run_status.ORDER) == sorted(VALUES)
-    assert set(run_status.FAILING) < set(VALUES)
+    assert run_status.ORDER[0] == Verdict.DIVERGES.value  # what needs attention first
 
 
-def test_page_template_passing_list_is_the_python_one() -> None:
+def test_what_a_verdict_means_is_its_own() -> None:
+    # the status line and the page read these from the verdicts, never from a list of theirs
+    assert {"diverges", "case_disagrees_with_torch", "error", "unsupported"} <= \
+        set(run_status.FAILING)
+    assert not {"known", "masked", "pass", "skipped"} & set(run_status.FAILING)
+    assert PASSING == html_report.PASSING
+    assert {"pass", "skipped"} <= set(PASSING)
+    assert not {"known", "masked", "diverges", "error"} & set(PASSING)
+    assert {v.outcome for v in Verdict} == {"passed", "skipped", "xfailed", "failed"}
+    assert not any(v.failing and v.passing for v in Verdict)
+
+
+def test_page_reads_the_passing_verdicts_from_its_data() -> None:
     template = (resources.files("conformance.report") / html_report.TEMPLATE).read_text(
         encoding="utf-8")
-    found = re.search(r"const PASSING = (\[[^\]]*\]);", template)
-    assert found, "the page's PASSING list is gone: update this test with the page"
-    assert tuple(json.loads(found.group(1))) == PASSING == html_report.PASSING
+    assert "const PASSING = DATA.passing;" in template
+    assert not re.search(r"const PASSING = \[", template)  # no list of its own
+    page = html_report.render({"run_info": {}, "items": []})
+    data = re.search(r'id="report-data">(.*?)</script>', page, re.S)
+    assert data, "the page's data element is gone: update this test with the page"
+    assert tuple(json.loads(data.group(1))["passing"]) == PASSING
     # every verdict the page tests a record against by name is a verdict (`s.verdict` is the
     # filter's state, which also has "failing")
     named = set(re.findall(r"\br\.verdict === \"([a-z_]+)\"", template))

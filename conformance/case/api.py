@@ -59,6 +59,7 @@ is_tensor get_default_dtype is_grad_enabled is_inference_mode_enabled
 _TORCH = """
 manual_seed no_grad enable_grad set_grad_enabled inference_mode
 float32 float64 float double int64 long int32 int bool
+complex64 complex128 cfloat cdouble
 """
 _AUTOGRAD = "grad backward Function Variable"
 _AUTOGRAD_FUNCTION = "once_differentiable InplaceFunction"
@@ -109,7 +110,7 @@ PURE_FUNCTIONS: frozenset[str] = frozenset(
 # and `permute` are function rows whose methods tensor.py adapts (argument order, varargs).
 _TENSOR_METHODS_PURE = """
 detach item tolist size dim numel is_contiguous where reshape view view_as permute expand
-expand_as contiguous
+expand_as contiguous is_complex is_conj
 """
 _TENSOR_METHODS = """
 backward retain_grad register_hook register_post_accumulate_grad_hook requires_grad_ detach_
@@ -117,7 +118,7 @@ cpu cuda double float
 """
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
-_base ndim T is_inference output_nr volatile
+_base ndim T is_inference output_nr volatile real imag
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
@@ -150,6 +151,10 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "gradient edge": frozenset({"node", "output_nr", "ownership_token"}),
     # torch._C._autograd.SavedTensor, from `grad_fn._raw_saved_*`
     "saved tensor": frozenset({"register_hooks", "data", "unpack_hook"}),
+    # what `with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:` binds: the
+    # clones made of saved tensors modified in place (`len(ctx.cloned)`), and the saved
+    # tensors it tracks (`len(ctx.tid_to_weakhandle)`), as TestAllowMutationOnSaved counts
+    "allow mutation context": frozenset({"cloned", "tid_to_weakhandle"}),
     # forward_ad.UnpackedDualTensor, from `fwAD.unpack_dual(x)`
     "unpacked dual": frozenset({"primal", "tangent"}),
 }
@@ -177,9 +182,27 @@ CTX_ENGINE_MEMBERS: frozenset[str] = (
 PURE_METHODS: frozenset[str] = frozenset(
     m for m in (*registry.METHODS, *_TENSOR_METHODS_PURE.split()) if not m.endswith("_"))
 
+# Flags of rows above, for the interpreter. Factories whose arguments are the sizes of the
+# tensor they make (`torch.full`'s first): their elements are counted against the run's
+# budget before the call (run/operation_limits.py).
+SIZED_FACTORIES: frozenset[str] = frozenset(
+    f"torch.{n}" for n in ["zeros", "ones", "rand", "randn", "full"])
+# Paths the harness serves itself, from its own seeded generator, so that every engine sees
+# identical random values (run/harness_builtins.py; nn.Linear is built by the engine, then
+# its parameters are refilled).
+SEEDED: frozenset[str] = frozenset(
+    {"torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like", "torch.manual_seed",
+     "torch.nn.Linear"})
+
 # Harness builtins (served by the interpreter, not by an engine), and those that are pure.
 PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})
-BUILTINS: frozenset[str] = PURE_BUILTINS | {"raises", "warns", "no_warnings"}
+# The exception classes a program may raise (`raise RuntimeError("...")`) or derive its own
+# from (`class Boom(Exception): pass`): Python's, all below Exception, so that no raise of a
+# program is a BaseException that would end the run (SystemExit, KeyboardInterrupt).
+EXCEPTIONS: frozenset[str] = frozenset(
+    {"Exception", "RuntimeError", "ValueError", "TypeError", "IndexError", "AssertionError",
+     "NotImplementedError", "AttributeError"})
+BUILTINS: frozenset[str] = PURE_BUILTINS | EXCEPTIONS | {"raises", "warns", "no_warnings"}
 # Bound on `for _ in range(n)`: keeps every case program's run time small and finite.
 MAX_RANGE = 64
 

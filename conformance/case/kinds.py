@@ -105,6 +105,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("implicit_grad_nonscalar", False,
          (r"grad can be implicitly created only for scalar outputs",),
          "backward() without a gradient on a tensor with more than one element"),
+    Kind("implicit_grad_not_real", False,
+         (r"grad can be implicitly created only for real scalar outputs",),
+         "backward() without a gradient on a complex scalar"),
     Kind("no_grad_fn", False,
          (r"does not require grad and does not have a grad_fn",),
          "backward or grad through a tensor that does not require grad"),
@@ -181,9 +184,11 @@ KINDS: tuple[Kind, ...] = (
           r"expected scalar type \w+ but found \w+",
           r"self \(\w+\) and source \(\w+\) must have the same scalar type",
           r"self and source expected to have the same dtype",
-          r"expected self and source to have same dtypes"),
+          r"expected self and source to have same dtypes",
+          r"Expected object of scalar type \w+ but got scalar type \w+ for second argument"),
          "a matrix product, or a scatter (index_add_, index_copy_, index_reduce_, put_, "
-         "masked_scatter) of tensors of different dtypes (no type promotion there)"),
+         "masked_scatter), or torch.complex/polar, of tensors of different dtypes (no type "
+         "promotion there)"),
     Kind("shape_mismatch", False,
          (r"must match the size of tensor",
           r"shapes cannot be multiplied",
@@ -239,6 +244,24 @@ KINDS: tuple[Kind, ...] = (
          (r'Expected strategy to be either "forward-mode" or "reverse-mode"',),
          "jacobian's strategy or hessian's outer_jacobian_strategy is neither "
          '"forward-mode" nor "reverse-mode" (an AssertionError)'),
+    Kind("grad_complex_mismatch", False,
+         (r"both grad_output and output are required to have the same dtype",),
+         "a gradient given for an output is complex and the output is not, or the reverse"),
+    Kind("complex_unsupported", False,
+         (r"not implemented for 'Complex", r"not supported for complex",
+          r"not implemented for complex tensors", r"does not support complex",
+          r"not intended to support complex numbers", r"does not support complex input"),
+         "an op that refuses complex tensors was given one (`<`, max, clamp, floor, sign, sort)"),
+    Kind("complex_dtype_required", False,
+         (r"imag is not implemented for tensors with non-complex dtypes",
+          r"view_as_real is only supported for complex tensors",
+          r"view_as_complex is only supported for",
+          r"Expected both inputs to be Half, Float or Double tensors"),
+         "an op that needs a complex tensor (imag, view_as_real) or real floating parts "
+         "(view_as_complex, complex, polar) was given another dtype"),
+    Kind("conj_view_unresolved", False,
+         (r"doesn't work on unresolved conjugated tensors",),
+         "view_as_real of a conj view (resolve_conj() first)"),
     Kind("dtype_not_implemented", False, (r'"\w+" not implemented for \'\w+\'',),
          "a kernel run on a dtype it is not compiled for (an activation of an integer "
          "tensor: \"elu_cpu\" not implemented for 'Long')"),
@@ -253,6 +276,10 @@ KINDS: tuple[Kind, ...] = (
          exception="IndexError"),
     Kind("python_attribute_error", False, (), "any other AttributeError, e.g. `.zero_()` on a "
          ".grad that is None", exception="AttributeError"),
+    # no pattern: the interpreter gives this kind to the very exception object a program's
+    # `raise` raised (evaluate.statement_outcome), by identity, whatever its text
+    Kind("case_raised", False, (), "the exception a `raise` statement of the case raised, "
+         "arriving as it was raised (not wrapped or replaced by the engine)"),
     Kind("mark_dirty_not_input", True,
          (r"ctx\.mark_dirty\(\) received a tensor that was not an input",
           r"Only input Tensors should be given to ctx\.mark_dirty\(\)"),
@@ -461,6 +488,8 @@ ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
 WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning)
 ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)
 UNKNOWN = "unknown"
+CASE_RAISED = "case_raised"
+assert CASE_RAISED in ERROR_KINDS
 
 
 def unknown_kind(kind: object, *, warning: bool) -> tuple[str, list[str]] | None:

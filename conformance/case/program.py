@@ -17,7 +17,7 @@ from typing import Any
 from conformance.case import operators
 
 # Ellipsis only as an index (`x[..., 0]`); the parser admits it nowhere else.
-Scalar = int | float | bool | str | None | types.EllipsisType
+Scalar = int | float | complex | bool | str | None | types.EllipsisType
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class List:
 
 @dataclass(frozen=True)
 class BinOp:
-    op: str  # one of language.BINARY_OPS
+    op: str  # one of expressions.BINARY_OPS
     left: Expr
     right: Expr
 
@@ -88,7 +88,7 @@ class UnaryOp:
 @dataclass(frozen=True)
 class Compare:
     left: Expr
-    ops: tuple[str, ...]  # one of language.COMPARE_OPS each
+    ops: tuple[str, ...]  # one of expressions.COMPARE_OPS each
     comparators: tuple[Expr, ...]
 
 
@@ -143,6 +143,16 @@ class Assert:
 class With:
     context: Expr
     body: tuple[Stmt, ...]
+    name: str | None = None  # `with CONTEXT as NAME:` binds what entering it returned
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Raise:
+    """`raise E` or `raise E(...)`: E an exception class of the case language (a builtin of
+    api.EXCEPTIONS or a class the program derives from one), or an instance of one."""
+
+    exc: Expr
     line: int = field(default=0, compare=False)
 
 
@@ -189,7 +199,29 @@ class FunctionClass:
     line: int = field(default=0, compare=False)
 
 
-Stmt = Assign | AugAssign | ExprStmt | Assert | With | For | Return | FunctionClass
+@dataclass(frozen=True)
+class Def:
+    """`def name(params):` at the top level: a function of the program's own (a hook that
+    needs statements, `raise` among them), whose body runs as a Function method's does."""
+
+    name: str
+    params: tuple[str, ...]
+    body: tuple[Stmt, ...]
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class ExceptionClass:
+    """`class Name(Base): pass`, Base one of api.EXCEPTIONS or an exception class the
+    program defined before: an exception type of the program's own, for `raise`."""
+
+    name: str
+    base: str
+    line: int = field(default=0, compare=False)
+
+
+Stmt = (Assign | AugAssign | ExprStmt | Assert | With | For | Return | FunctionClass | Raise
+        | ExceptionClass | Def)
 
 
 @dataclass(frozen=True)
@@ -274,7 +306,19 @@ def _ast_stmt(s: Stmt) -> ast.stmt:
     if isinstance(s, Assert):
         return ast.Assert(_ast_expr(s.test), None if s.msg is None else _ast_expr(s.msg))
     if isinstance(s, With):
-        return ast.With([ast.withitem(_ast_expr(s.context))], _ast_body(s.body), lineno=0)
+        name = None if s.name is None else ast.Name(s.name, ast.Store())
+        return ast.With([ast.withitem(_ast_expr(s.context), name)], _ast_body(s.body),
+                        lineno=0)
+    if isinstance(s, Raise):
+        return ast.Raise(_ast_expr(s.exc), None)
+    if isinstance(s, Def):
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in s.params],
+                             kwonlyargs=[], kw_defaults=[], defaults=[])
+        return ast.FunctionDef(s.name, args, _ast_body(s.body), [], None, lineno=0,
+                               **_TYPE_PARAMS)
+    if isinstance(s, ExceptionClass):
+        return ast.ClassDef(s.name, [ast.Name(s.base, ast.Load())], [], [ast.Pass()], [],
+                            **_TYPE_PARAMS)
     if isinstance(s, For):
         it = ast.Call(ast.Name("range", ast.Load()), [_ast_expr(a) for a in s.range_args], [])
         return ast.For(ast.Name(s.var, ast.Store()), it, _ast_body(s.body), [], lineno=0)

@@ -41,6 +41,8 @@ FEATURES: dict[str, str] = {
     "gradcheck": "torch.autograd.gradcheck and gradgradcheck",
     "checkpoint": "torch.utils.checkpoint: checkpoint and checkpoint_sequential",
     "functional": "torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp",
+    "complex": "complex dtypes: complex leaves and grads (conjugate Wirtinger), real/imag "
+               "views, conj, abs/angle/polar",
     "errors": "the case checks that an error is raised",
     "warnings": "the case checks that a warning is issued",
 }

@@ -8,7 +8,9 @@
   or out of scope.
 - `convert`: OpInfo's samples (torch values) as an engine's values, OpInfo's callables on it.
 - `check`: one covered entry in one dtype on torch and an engine, as two traces that the
-  one comparator (conformance/compare.py) compares, a verdict per sample and error input.
+  one comparator (conformance/compare.py) compares, a verdict per sample, forward-mode
+  (jvp) step and error input; `plan` (what runs, the program text), `steps` (a sample's
+  backward-mode steps on one engine), `jvp` (its forward-mode step).
 - `run`: `python -m conformance.opinfo [ENTRY ...] [--engine M]`: the check of the covered
   entries in float32 and float64, and the map's left-out lines gone stale.
 - `ids`, `item`: the same check as pytest items (the plugin's `--opinfo`), one per covered

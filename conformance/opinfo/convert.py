@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance.run.engine import Engine
-from conformance.run.observe import tensor_values
+from conformance.run.tensor_read import tensor_values
 
 _PLAIN = (bool, int, float, complex, str, type(None), slice, type(Ellipsis))
 

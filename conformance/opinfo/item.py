@@ -34,7 +34,7 @@ import yaml
 from conformance.opinfo import database, opmap
 from conformance.opinfo.check import CheckResult, PartResult, Plan, check, plan
 from conformance.opinfo.ids import DEVICE, DTYPES, FEATURE, file_of, item_id
-from conformance.report.files import divergence_record
+from conformance.report.records import divergence_record
 from conformance.run.compare import compare
 from conformance.run.decision import Decision, decide
 from conformance.run.engine import DEFAULT_ENGINE, Engine
@@ -100,7 +100,8 @@ def _line_numbers(key: str) -> dict[str, int]:
 def _beyond(p: Plan, left_out: Sequence[opmap.Part]) -> str:
     """A left-out line naming a sample or error input OpInfo does not have (its samples
     changed since the map was written), or ""."""
-    counts = {"sample": len(p.samples), "error input": len(p.errors)}
+    counts = {"sample": len(p.samples), "jvp": len(p.samples) if p.forward_ad else 0,
+              "error input": len(p.errors)}
     for part in left_out:
         if part.kind in counts and part.last >= counts[part.kind]:
             return (f"the map's line `{part.text}` names {part.kind} {part.last}, but OpInfo "

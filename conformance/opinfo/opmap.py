@@ -11,9 +11,10 @@ forms; `max` covers `max.binary` and the other variants; a namespaced row such a
 `nn.functional.elu` or `special.entr` the entry of that name). A covered entry whose map line
 lists parts left out is partly covered: the OpInfo check does not count those parts (it
 runs them, and says whether they still diverge: a part left out that agrees with torch in
-every dtype is reported, so the list cannot go stale). A part is `sample N`, `error input N`
-(OpInfo's order at the map's torch), a range of them (`sample N-M`) or `kwarg NAME` (every
-sample passing that keyword). The figure covered / in scope counts exact coverage only, per family.
+every dtype is reported, so the list cannot go stale). A part is `sample N` (its
+backward-mode steps), `jvp N` (its forward-mode step), `error input N` (OpInfo's order at
+the map's torch), a range of them (`sample N-M`) or `kwarg NAME` (every sample passing that
+keyword). The figure covered / in scope counts exact coverage only, per family.
 
 `python -m conformance.opinfo.opmap [--check]` writes docs/coverage/opinfo.md (or checks it
 is up to date); `--against-opinfo` lists how the map differs from the installed OpInfo.
@@ -33,18 +34,22 @@ import yaml
 
 from conformance.case.unique_keys import unique_key_loader
 from conformance.opinfo.database import FAMILIES, family_of_key
+
+# the statuses and the error are the maps' shared ones (report/map_status.py)
+from conformance.report.map_status import COVERED as COVERED
+from conformance.report.map_status import LEFT_OUT as LEFT_OUT
+from conformance.report.map_status import OUT_OF_SCOPE as OUT_OF_SCOPE
+from conformance.report.map_status import PARTLY as PARTLY
+from conformance.report.map_status import STATUSES as STATUSES
+from conformance.report.map_status import TODO as TODO
+from conformance.report.map_status import MapError as MapError
+from conformance.report.map_status import MapForm, read_line
 from reference_engine import registry
 
 MAP_PATH = Path(__file__).with_name("opinfo.yaml")
 ROOT = Path(__file__).resolve().parents[2]
 TABLE_PATH = ROOT / "docs" / "coverage" / "opinfo.md"
 
-TODO = "todo"
-OUT_OF_SCOPE = "out of scope"
-COVERED = "covered"
-PARTLY = "partly covered"
-LEFT_OUT = "left out"
-STATUSES = (COVERED, PARTLY, TODO, OUT_OF_SCOPE)  # the table's order
 
 # Why an entry is out of scope: the reason's first part is one of these (a closed list: a
 # new reason is added here, with what it means, which the table shows).
@@ -60,13 +65,14 @@ CATEGORIES: dict[str, str] = {
 }
 
 # A part of a covered entry the map leaves out: `sample N`, `sample N-M` (N to M, both
-# included), `error input N` or `error input N-M`, `kwarg NAME` (every sample passing NAME).
-_PART = re.compile(r"(sample|error input) (\d+)(?:-(\d+))?|kwarg (\w+)")
+# included), `jvp N[-M]` (sample N's forward-mode step), `error input N` or `error input
+# N-M`, `kwarg NAME` (every sample passing NAME, its jvp step too).
+_PART = re.compile(r"(sample|jvp|error input) (\d+)(?:-(\d+))?|kwarg (\w+)")
 _KEY = re.compile(r"[\w.\-]+")
 
 
-class MapError(ValueError):
-    """The map file breaks its format."""
+_FORM = MapForm("a covered entry with parts left out", "<part>: <reason>",
+                "reference_engine/registry.py")
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,7 @@ class Part:
     """A part of an entry's check the map leaves out, with the reason."""
 
     text: str  # as written: "<part>: <reason>"
-    kind: str  # "sample", "error input" or "kwarg"
+    kind: str  # "sample", "jvp", "error input" or "kwarg"
     value: int | str  # the first sample or error input's index, or the keyword
     reason: str
     last: int = -1  # the last index of a range `sample N-M` (N for one index)
@@ -86,7 +92,7 @@ class Part:
     def covers(self, kind: str, index: int, kwargs: Iterable[str] = ()) -> bool:
         """Whether this part names sample or error input `index` (`kwargs`: its keywords)."""
         if self.kind == "kwarg":
-            return kind == "sample" and self.value in tuple(kwargs)
+            return kind in ("sample", "jvp") and self.value in tuple(kwargs)
         return kind == self.kind and isinstance(self.value, int) and \
             self.value <= index <= self.last
 
@@ -137,8 +143,8 @@ def _part(key: str, item: object) -> Part:
     match = _PART.fullmatch(part)
     if match is None or not reason.strip():
         raise MapError(f"{key}: left-out item `{item}` is not `<part>: <reason>` with a part "
-                       "`sample N[-M]`, `error input N[-M]` or `kwarg NAME` (e.g. `kwarg alpha: "
-                       "the row's addmm takes no alpha`)")
+                       "`sample N[-M]`, `jvp N[-M]`, `error input N[-M]` or `kwarg NAME` "
+                       "(e.g. `kwarg alpha: the row's addmm takes no alpha`)")
     if match.group(4):
         return Part(text, "kwarg", match.group(4), reason)
     first = int(match.group(2))
@@ -152,29 +158,11 @@ def _entry(key: object, value: object) -> Entry:
     if not isinstance(key, str) or not _KEY.fullmatch(key):
         raise MapError(f"`{key}` is not an OpInfo entry name; write its full name "
                        "(`max.binary` for a variant)")
-    if value == TODO:
-        return Entry(key, TODO)
-    if isinstance(value, dict):
-        items = value.get(LEFT_OUT)
-        if set(value) != {LEFT_OUT} or not isinstance(items, list) or not items:
-            raise MapError(f"{key}: a covered entry with parts left out is "
-                           f"`{{{LEFT_OUT}: [\"<part>: <reason>\", ...]}}` (a non-empty list)")
-        parts = tuple(_part(key, item) for item in items)
-        if len({p.part for p in parts}) != len(parts):
-            raise MapError(f"{key}: a part is left out twice")
-        return Entry(key, TODO, left_out=parts)
-    prefix = OUT_OF_SCOPE + ": "
-    if not isinstance(value, str) or not value.startswith(prefix):
-        hint = " (covered is derived from reference_engine/registry.py)" \
-            if value == COVERED else ""
-        raise MapError(f"{key}: `{value}` is not a status{hint}; write `{TODO}`, "
-                       f"`\"{OUT_OF_SCOPE}: <category>[: detail]\"` or "
-                       f"`{{{LEFT_OUT}: [\"<part>: <reason>\", ...]}}`")
-    entry = Entry(key, OUT_OF_SCOPE, value[len(prefix):].strip())
-    if entry.category not in CATEGORIES:
-        raise MapError(f"{key}: unknown category `{entry.category}`; "
-                       f"use one of {', '.join(sorted(CATEGORIES))}")
-    return entry
+    line = read_line(key, value, _FORM, CATEGORIES)
+    parts = tuple(_part(key, item) for item in line.left_out)
+    if len({p.part for p in parts}) != len(parts):
+        raise MapError(f"{key}: a part is left out twice")
+    return Entry(key, line.status, line.reason, parts)
 
 
 def load_map(path: Path = MAP_PATH) -> OpMap:

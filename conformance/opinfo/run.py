@@ -108,7 +108,8 @@ def summary(items: list[Item]) -> str:
     counts = ", ".join(f"{n} {v}" for v, n in sorted(parts.items(), key=lambda i: -i[1]))
     texts = sum(1 for i in items for p in (i.result.parts if i.result else ()) if p.message)
     return (f"{entries} entries, {len(items)} items ({failing} failing): "
-            f"{kinds['sample']} samples and {kinds['error input']} error inputs checked: "
+            f"{kinds['sample']} samples, {kinds['jvp']} jvp steps and "
+            f"{kinds['error input']} error inputs checked: "
             f"{counts or 'nothing'}; {texts} differ in a message's exact text only")
 
 

@@ -10,9 +10,11 @@ run, even without `--continue-on-collection-errors`. Item ids look like
 relative to its project, never to pytest's rootdir) is the pytest node id of its file.
 
 This module holds the hooks and fixtures; what they do is in the modules beside it
-(`options`, `collection`, `known`, `controller`, `reporting`, `shared`, `session`), imported
-by each hook when it is first called: importing the plugin imports neither torch nor an
-engine.
+(`options`, `collection`, `items`, `opinfo`, `known`, `controller`, `reporting`, `shared`,
+`session`), imported by each hook when it is first called: importing the plugin imports
+neither torch nor an engine. A run that is no conformance run (options.is_conformance_run:
+its ini names no case paths, it gives no conformance option and names no YAML) loads nothing
+more: every hook returns at once.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import pytest
 # harness (and through it the reference engine, torch, hypothesis) is imported by the hooks
 # that use it, when first called (tests/conformance/test_layers.py holds that).
 from conformance.plugin.shared import (
+    _ACTIVE,
     _CAMPAIGN,
     _EXPECTATIONS,
     _GENERATED_LOG,
@@ -42,6 +45,7 @@ from conformance.plugin.shared import (
     MATCHED_PROPERTY,
     REPORT_OUTCOME,
     RESULT_PROPERTY,
+    _active,
     _is_generated,
 )
 
@@ -65,7 +69,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
-    if file_path.suffix != ".yaml":
+    if file_path.suffix != ".yaml" or not _active(parent.config):
         return None
     from conformance.plugin.collection import _case_file, _is_case_path
 
@@ -76,6 +80,8 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Col
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None
                             ) -> Generator[None, object, object]:
     """The black box names the item running (should its process die in it)."""
+    if not _active(item.config):
+        return (yield)
     from conformance.plugin.collection import CaseItem
     from conformance.run import blackbox
 
@@ -88,11 +94,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Iterator[None]:
     outcome = yield
+    if not _active(item.config):
+        return
     rep = outcome.get_result()  # type: ignore[attr-defined]
     from conformance.plugin.collection import CaseItem
     from conformance.plugin.opinfo import OpInfoItem
-    from conformance.report import files as report
     from conformance.report import generated as generated_report
+    from conformance.report import records
 
     if rep.when == "call" and _MATCHED:
         rep.user_properties.append((MATCHED_PROPERTY, json.dumps(sorted(_MATCHED))))
@@ -103,8 +111,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
     if isinstance(item, CaseItem) and rep.when == "call":
         # user_properties travel from xdist workers to the controller, so the report
         # written there sees every worker's results.
-        record = report.item_record(item.conformance_item, item.result, rep.outcome,
-                                    str(rep.longrepr) if rep.failed else "")
+        record = records.item_record(item.conformance_item, item.result, rep.outcome,
+                                     str(rep.longrepr) if rep.failed else "")
         if item.status is not None:
             record["status"] = item.status
         rep.user_properties.append((RESULT_PROPERTY, json.dumps(record)))
@@ -117,8 +125,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 def pytest_make_collect_report(collector: pytest.Collector
                                ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     rep = yield
+    if not _active(collector.config):
+        return rep
     from conformance.plugin.collection import CaseFile, _unreadable_entries
-    from conformance.report.files import collection_error_record
+    from conformance.report.records import collection_error_record
 
     if isinstance(collector, pytest.Dir) and rep.passed:
         rep.result.extend(_unreadable_entries(collector))
@@ -214,6 +224,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 # --hypothesis-seed: the profile loaded here (with the example database) must be the last.
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
+    from conformance.plugin.options import is_conformance_run
+
+    if not is_conformance_run(config):  # another project's run: load nothing more
+        return
+    config.stash[_ACTIVE] = True
     from conformance.case.vocabulary import FEATURES
     from conformance.gen import campaign, profiles
     from conformance.plugin import reporting
@@ -288,12 +303,15 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """A hypothesis test of a shard draws from the shard's seed, as with `@seed(...)`, but
     keeping the example database (`@seed` turns it off). A test with a seed of its own keeps
     it. The seed is set for this call only, so the test function is left as it was."""
+    seed = item.config.stash.get(_SHARD_SEED, None)
+    if seed is None:
+        yield
+        return
     from hypothesis import is_hypothesis_test
 
-    seed = item.config.stash.get(_SHARD_SEED, None)
     obj = getattr(item, "obj", None)
     test: Any = getattr(obj, "__func__", obj)  # a method's function holds the attributes
-    if seed is None or not is_hypothesis_test(test) or \
+    if not is_hypothesis_test(test) or \
             getattr(test, "_hypothesis_internal_use_seed", None) is not None:
         yield
         return
@@ -305,6 +323,8 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not _active(session.config):
+        return
     from conformance.plugin import reporting
 
     reporting.finish(session)

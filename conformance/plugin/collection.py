@@ -18,6 +18,7 @@ from conformance.case import paths
 from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case, read_case_text
 from conformance.plugin.engine import _ENGINES, _engine  # noqa: F401 (tests patch it here)
+from conformance.plugin.items import ConformanceItem, fail
 from conformance.plugin.opinfo import OpInfoItem
 from conformance.plugin.opinfo import collect as opinfo_items
 from conformance.plugin.options import _named
@@ -39,7 +40,6 @@ from conformance.run.runner import (
     items_of,
     run_item,
 )
-from conformance.run.verdicts import Verdict
 
 
 def _case_roots(config: pytest.Config) -> tuple[Path, ...]:
@@ -130,14 +130,11 @@ class CaseFile(pytest.File):
             yield CaseItem.from_parent(self, name=item.name, item=item)
 
 
-class ConformanceFailure(Exception):
-    pass
-
-
-class CaseItem(pytest.Item):
+class CaseItem(ConformanceItem):
     def __init__(self, *, item: Item, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.conformance_item = item
+        self.source_line = item.case.line_offset
         case, device, dtype = item.case, item.device, item.dtype
         self.result: ItemResult | None = None
         self.status: str | None = None  # before the expectations (expectations.status_of)
@@ -167,26 +164,10 @@ class CaseItem(pytest.Item):
         result.verdict, result.reason = decision.verdict, decision.reason
         if decision.passes_now is not None:
             entry = decision.passes_now
-            raise ConformanceFailure(
-                f"{item.id}: listed at {entry.where(known.path)} as {entry.expects()}, but "
-                f"it passes now{' but for masked fields' if result.verdict == MASKED else ''}"
-                ": remove or narrow the entry")
-        outcome = Verdict(result.verdict).outcome
-        if outcome == "skipped":
-            pytest.skip(result.reason)
-        if outcome == "xfailed":
-            pytest.xfail(result.reason)
-        if outcome == "failed":
-            raise ConformanceFailure(describe_failure(result))
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str:
-        if isinstance(excinfo.value, ConformanceFailure):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)  # type: ignore[return-value]
-
-    def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.conformance_item.case.line_offset, self.nodeid
+            fail(f"{item.id}: listed at {entry.where(known.path)} as {entry.expects()}, but "
+                 f"it passes now{' but for masked fields' if result.verdict == MASKED else ''}"
+                 ": remove or narrow the entry")
+        self.conclude(result.verdict, result.reason, lambda: describe_failure(result))
 
     def black_box_case(self) -> dict[str, Any]:
         """What the black box keeps of this item (blackbox.running), to load it again."""

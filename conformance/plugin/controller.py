@@ -20,8 +20,8 @@ from conformance.plugin.shared import (
     RESULT_PROPERTY,
 )
 from conformance.report import baseline
-from conformance.report.files import error_record, generated_record, item_record
 from conformance.report.hit_rates import HitRates
+from conformance.report.records import error_record, generated_record, item_record
 from conformance.run import blackbox, crash, expectations
 from conformance.run.decision import decide
 from conformance.run.runner import ERROR, ItemResult

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from conformance.opinfo import ids
+from conformance.plugin.items import ConformanceItem, fail
 from conformance.plugin.options import _named
 from conformance.plugin.shared import _EXPECTATIONS
 
@@ -58,11 +59,7 @@ def collect(session: pytest.Session) -> list[pytest.Item]:
     return [i for i in session.genitems(root) if isinstance(i, pytest.Item)]
 
 
-class OpInfoFailure(Exception):
-    pass
-
-
-class OpInfoItem(pytest.Item):
+class OpInfoItem(ConformanceItem):
     def __init__(self, *, dtype: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key = self.parent.name if self.parent is not None else ""
@@ -105,26 +102,11 @@ class OpInfoItem(pytest.Item):
             self.judged = judged = item.Judged(decision.verdict, decision.reason,
                                                decision.status)
         if judged.passes_now:
-            raise OpInfoFailure(f"{self.nodeid}: {judged.passes_now}")
-        outcome = Verdict(judged.verdict).outcome
-        if outcome == "skipped":
-            pytest.skip(judged.reason)
-        if outcome == "xfailed":
-            pytest.xfail(judged.reason)
-        if outcome == "failed":
-            more = f"\nfailing parts:\n{judged.report}" if judged.report else ""
-            raise OpInfoFailure(
-                f"{self.nodeid}: {engine.name} {judged.verdict}: {judged.reason}{more}\n"
-                f"rerun: {item.repro(self.key, self.dtype, engine.name)}")
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str:
-        if isinstance(excinfo.value, OpInfoFailure):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)  # type: ignore[return-value]
-
-    def reportinfo(self) -> tuple[Any, int, str]:
-        return self.path, 0, self.nodeid
+            fail(f"{self.nodeid}: {judged.passes_now}")
+        more = f"\nfailing parts:\n{judged.report}" if judged.report else ""
+        self.conclude(judged.verdict, judged.reason, lambda: (
+            f"{self.nodeid}: {engine.name} {judged.verdict}: {judged.reason}{more}\n"
+            f"rerun: {item.repro(self.key, self.dtype, engine.name)}"))
 
     def record(self, outcome: str, longrepr: str) -> dict[str, Any]:
         from conformance.opinfo import item

@@ -3,7 +3,9 @@ and its own, and the options of a run as its report records them."""
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.util
+import os
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,38 @@ def _named(config: pytest.Config) -> list[Path]:
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         return []
     return [config.invocation_params.dir / arg.split("::")[0] for arg in config.args]
+
+
+def is_conformance_run(config: pytest.Config) -> bool:
+    """Whether this run may collect conformance items or asked for a conformance option: the
+    plugin is loaded in every pytest run of the environment, and only these load the harness
+    (and through it hypothesis' profiles, the engine under test, torch). A run is one when
+    its ini names case paths or turns the OpInfo items on, when it gives any of the plugin's
+    options, or when a path it names is a YAML file, a directory holding one, or a file of
+    this package (its generated-program suite)."""
+    if config.getini("conformance_cases") or config.getini("conformance_opinfo"):
+        return True
+    for option in options.OPTIONS:
+        value = config.getoption(option.dest)
+        if (bool(value) if option.flag else value != option.default):
+            return True
+    if config.getoption("--conformance-report") is not None or \
+            config.getoption("--generated-programs") or config.getoption("opinfo") is not None:
+        return True
+    package = Path(options.__file__).resolve().parent
+    skipped = [str(p) for p in config.getini("norecursedirs")]
+    return any(path.suffix == ".yaml" or package in path.resolve().parents
+               or (path.is_dir() and _holds_yaml(path, skipped)) for path in _named(config))
+
+
+def _holds_yaml(directory: Path, skipped: list[str]) -> bool:
+    """A YAML file anywhere under `directory`, in the folders pytest collects from."""
+    for _, folders, files in os.walk(directory):
+        if any(f.endswith(".yaml") for f in files):
+            return True
+        folders[:] = [f for f in folders
+                      if not any(fnmatch.fnmatch(f, pattern) for pattern in skipped)]
+    return False
 
 
 def _devices(config: pytest.Config) -> tuple[str, ...] | None:

@@ -48,7 +48,14 @@ _RUN_STATE: pytest.StashKey[RunState] = pytest.StashKey()
 # What this run did with its report directory (`run` reads it: cli/final_line.Observer).
 REPORT_OUTCOME: pytest.StashKey[report_dir.ReportOutcome] = pytest.StashKey()
 _SHARD_SEED = pytest.StashKey[int | None]()
+# Set when this run is a conformance run (options.is_conformance_run): the hooks of any other
+# run return at once, so that it never loads the harness.
+_ACTIVE = pytest.StashKey[bool]()
 _CAMPAIGN = pytest.StashKey[dict[str, Any]]()
+
+
+def _active(config: pytest.Config) -> bool:
+    return config.stash.get(_ACTIVE, False)
 
 
 def _is_generated(item: pytest.Item) -> bool:

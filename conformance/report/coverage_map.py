@@ -34,18 +34,22 @@ import yaml
 from conformance.case.loader import CaseError, load_case
 from conformance.case.unique_keys import unique_key_loader
 
+# the statuses and the error are the maps' shared ones (report/map_status.py)
+from conformance.report.map_status import COVERED as COVERED
+from conformance.report.map_status import LEFT_OUT as LEFT_OUT
+from conformance.report.map_status import OUT_OF_SCOPE as OUT_OF_SCOPE
+from conformance.report.map_status import PARTLY as PARTLY
+from conformance.report.map_status import STATUSES as STATUSES
+from conformance.report.map_status import TODO as TODO
+from conformance.report.map_status import MapError as MapError
+from conformance.report.map_status import MapForm, read_line
+
 ROOT = Path(__file__).resolve().parents[2]
 MAPS_DIR = ROOT / "docs" / "coverage"
 MAP_PATH = MAPS_DIR / "test_autograd.yaml"
 CASES_PATH = ROOT / "cases"
 # a source line that names a test file: `test_x.py <test>`
 _SOURCE_FILE = re.compile(r"test_\w+\.py")
-TODO = "todo"
-OUT_OF_SCOPE = "out of scope"
-COVERED = "covered"
-PARTLY = "partly covered"
-LEFT_OUT = "left out"
-STATUSES = (COVERED, PARTLY, TODO, OUT_OF_SCOPE)  # the table's order
 
 # Why a test is out of scope: the reason's first part must be one of these, so the table can
 # count by category and a typo shows.
@@ -62,8 +66,8 @@ _KEY = re.compile(r"Test\w*\.test_\w+")
 _NAME = re.compile(r"(?:Test\w*\.)?test_\w+")
 
 
-class MapError(ValueError):
-    """The map file breaks its format."""
+_FORM = MapForm("an in-scope entry with assertions left out", "<assertion>: <reason>",
+                "the cases' source: lines")
 
 
 @dataclass(frozen=True)
@@ -120,11 +124,7 @@ class CoverageMap:
 _UniqueKeyLoader = unique_key_loader(MapError)
 
 
-def _left_out(key: str, value: dict[object, object]) -> tuple[str, ...]:
-    items = value.get(LEFT_OUT)
-    if set(value) != {LEFT_OUT} or not isinstance(items, list) or not items:
-        raise MapError(f"{key}: an in-scope entry with assertions left out is "
-                       f"`{{{LEFT_OUT}: [\"<assertion>: <reason>\", ...]}}` (a non-empty list)")
+def _left_out(key: str, items: tuple[object, ...]) -> tuple[str, ...]:
     for item in items:
         if not isinstance(item, str) or not all(p.strip() for p in item.partition(": ")[::2]):
             raise MapError(f"{key}: left-out item `{item}` is not `<assertion>: <reason>`; "
@@ -132,28 +132,14 @@ def _left_out(key: str, value: dict[object, object]) -> tuple[str, ...]:
                            "language has no del`)")
     if len(set(items)) != len(items):
         raise MapError(f"{key}: a left-out item is listed twice")
-    return tuple(items)
+    return tuple(str(item) for item in items)
 
 
 def _entry(key: object, value: object) -> Entry:
     if not isinstance(key, str) or not _KEY.fullmatch(key):
         raise MapError(f"`{key}` is not a test key; write `Class.test_name`")
-    if value == TODO:
-        return Entry(key, TODO)
-    if isinstance(value, dict):
-        return Entry(key, TODO, left_out=_left_out(key, value))
-    prefix = OUT_OF_SCOPE + ": "
-    if not isinstance(value, str) or not value.startswith(prefix):
-        hint = " (covered is derived from the cases' source: lines)" if value == COVERED else ""
-        raise MapError(f"{key}: `{value}` is not a status{hint}; write `{TODO}`, "
-                       f"`\"{OUT_OF_SCOPE}: <category>[: detail]\"` or "
-                       f"`{{{LEFT_OUT}: [\"<assertion>: <reason>\", ...]}}`")
-    reason = value[len(prefix):].strip()
-    entry = Entry(key, OUT_OF_SCOPE, reason)
-    if entry.category not in CATEGORIES:
-        raise MapError(f"{key}: unknown category `{entry.category}`; "
-                       f"use one of {', '.join(sorted(CATEGORIES))}")
-    return entry
+    line = read_line(key, value, _FORM, CATEGORIES)
+    return Entry(key, line.status, line.reason, _left_out(key, line.left_out))
 
 
 def load_map(path: Path = MAP_PATH) -> CoverageMap:

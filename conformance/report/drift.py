@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from conformance.report.recording import RAN, RecordingError, trace_from_json
+from conformance.report.recording import RAN, RecordingError
+from conformance.report.trace_codec import trace_from_json
 from conformance.run.compare import compared_once, step_diffs
 
 # Change categories, in the order the summary lists them.

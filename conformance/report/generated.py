@@ -4,7 +4,7 @@ command that replays the same programs (profile, seed, shard, database) from the
 the run was started from.
 
 The generated-program suite raises a `GeneratedFailure` carrying these fields; the plugin
-turns it into the item's record (report.generated_record) and into a short terminal report
+turns it into the item's record (records.generated_record) and into a short terminal report
 in place of pytest's traceback (pytest's `--tb=long` or `--tb=native` keeps the traceback).
 """
 
@@ -18,7 +18,7 @@ from hypothesis import core, settings
 
 from conformance.gen import campaign
 from conformance.gen.check import Checked
-from conformance.report import files as report
+from conformance.report import records as report
 from conformance.run import limits
 from conformance.run.engine import DEFAULT_ENGINE
 from conformance.run.runner import DIVERGES, ERROR

@@ -57,6 +57,8 @@ def render(report: dict[str, Any]) -> str:
         "generated": report.get("generated"),
         "expectations": report.get("expectations"),
         "missing_api": report.get("missing_api") or {},
+        # what the page counts as passing is the verdicts' own (run/verdicts.py)
+        "passing": list(PASSING),
     }
     title = (f"Autograd conformance: {info.get('engine', '?')} against torch "
              f"{info.get('torch_version', '?')}")
@@ -154,7 +156,7 @@ class Graph:
 
 
 class _Parser:
-    """observe.graph_signature's text back into a DAG: `Name(child, ...)`, `None`, `#k`
+    """tensor_read.graph_signature's text back into a DAG: `Name(child, ...)`, `None`, `#k`
     (the k-th node in first-visit order), `...` (truncated), each edge optionally `@k`."""
 
     def __init__(self, text: str) -> None:

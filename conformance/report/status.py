@@ -13,25 +13,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.run.verdicts import (
-    CASE_WRONG,
-    DIVERGES,
-    ERROR,
-    KNOWN,
-    MASKED,
-    PASS,
-    SKIPPED,
-    UNSUPPORTED,
-)
+from conformance.run.verdicts import ERROR, SKIPPED
+
+# What fails a run and the order verdicts are counted in the line are the verdicts' own
+# (run/verdicts.py): an `unsupported` item fails the run, and the line counts those items
+# apart from divergences.
+from conformance.run.verdicts import FAILING as FAILING
+from conformance.run.verdicts import ORDER as ORDER
 
 PASSED, FAILED, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
-# Verdicts that make a run fail (a `known` divergence and a `masked` field are expected, so
-# they do not). An `unsupported` item fails the run too: an engine that lacks an API a case
-# uses has not shown the behaviour, so it does not PASS; the line counts those items apart
-# from divergences.
-FAILING = (DIVERGES, CASE_WRONG, ERROR, UNSUPPORTED)
-# The order verdicts are counted in the line: what needs attention first.
-ORDER = (DIVERGES, CASE_WRONG, ERROR, UNSUPPORTED, KNOWN, MASKED, PASS, SKIPPED)
 # run_info.options of a run that set none of them (the plugin records the ones given).
 DEFAULT_OPTIONS: dict[str, Any] = {"keyword": None, "markexpr": None, "lenient_messages": False,
                                    "strict_expectations": False, "devices": None, "maxfail": 0}

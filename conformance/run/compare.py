@@ -3,8 +3,10 @@
 Fields are compared in a fixed order, statement by statement. Values use
 `torch.testing.assert_close`'s default tolerances for their dtype (NaN in both is
 agreement: both engines computed the same undefined result), and exact zeros must agree in
-sign. Message texts (error and warning) are a stricter field: a text-only difference is
-reported as a divergence with `strict=True`, separately from behavioural ones.
+sign; a complex value's real and imaginary parts are held to those rules each, with the
+tolerances of the part's dtype. Message texts (error and warning) are a stricter field: a
+text-only difference is reported as a divergence with `strict=True`, separately from
+behavioural ones.
 
 `step_diffs` (with `snapshot_diffs` for named values) is the one place that decides what
 is compared: `compare` takes the first difference it yields, `explain` and `diff`
@@ -70,11 +72,22 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
+# A complex dtype has the tolerances of its parts' dtype, as in torch.testing.
+_PART_DTYPE = {"complex32": "float16", "complex64": "float32", "complex128": "float64"}
+
+
 def tolerances(dtype: str) -> tuple[float, float]:
     """torch.testing.assert_close's default (rtol, atol); exact for other dtypes."""
     name = dtype.removeprefix("torch.")
+    name = _PART_DTYPE.get(name, name)
     return {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
             "float64": (1e-7, 1e-7)}.get(name, (0.0, 0.0))
+
+
+def _parts(a: np.ndarray) -> np.ndarray:
+    """A complex array as its real and imaginary parts side by side (float64), so each part
+    is held to the tolerances, NaN and signed-zero rules of a real value on its own."""
+    return np.ascontiguousarray(a, dtype=np.complex128).view(np.float64)
 
 
 def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, dtype: str
@@ -87,6 +100,8 @@ def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, 
     if a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes():
         return None  # bit for bit equal (signed zeros and NaNs included): the common case
     rtol, atol = tolerances(dtype)
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        a, b = _parts(a), _parts(b)
     if a.dtype.kind in "fc" or b.dtype.kind in "fc":
         a64, b64 = a.astype(np.float64), b.astype(np.float64)
         nan_a, nan_b = np.isnan(a64), np.isnan(b64)
@@ -174,7 +189,7 @@ def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str
                  ) -> Iterator[tuple[str, Any, Any]]:
     if e.kind != a.kind:
         yield f"{path}.kind", e.kind, a.kind
-    elif e.kind == "float":
+    elif e.kind in ("float", "complex"):
         why = values_differ(np.array(e.value), np.array(a.value), dtype)
         if why is not None:
             yield f"{path}.{why}", e.value, a.value

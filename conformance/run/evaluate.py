@@ -78,6 +78,11 @@ class Evaluator(HarnessBuiltins):
         # Interpreter.run).
         self.warnings: list[warnings.WarningMessage] = []
         self.observe_value = engine.exempt(observe_value)
+        # The exception classes `raise` takes (the builtins' and the program's own), and the
+        # exceptions it raised (held: their identity tells them from an engine's error;
+        # exceptions take no weak references).
+        self.exception_types: set[type] = {self.builtins[n] for n in api.EXCEPTIONS}
+        self.raised: list[Exception] = []
 
     def _block(self, body: tuple[ir.Stmt, ...], scope: Scope) -> None:
         """Run the statements of a block (Evaluator._block: each a step of the trace at
@@ -116,8 +121,42 @@ class Evaluator(HarnessBuiltins):
             raise _Return(None if stmt.value is None else self._eval(stmt.value, scope))
         elif isinstance(stmt, ir.FunctionClass):
             scope.vars[stmt.name] = self._function_class(stmt, scope)
+        elif isinstance(stmt, ir.Def):
+            scope.vars[stmt.name] = self._def(stmt, scope)
+        elif isinstance(stmt, ir.Raise):
+            raise self._exception(self._eval(stmt.exc, scope))
+        elif isinstance(stmt, ir.ExceptionClass):
+            base = self._name(ir.Name(stmt.base), scope)
+            if base not in self.exception_types:  # pragma: no cover - the parser checked
+                raise CaseFailure(f"`{stmt.base}` is not an exception class of the program")
+            cls = type(stmt.name, (base,), {})
+            self.exception_types.add(cls)
+            scope.vars[stmt.name] = cls
         else:  # pragma: no cover - the parser produces nothing else
             raise TypeError(f"unknown statement {stmt!r}")
+
+    def _exception(self, value: Any) -> Exception:
+        """What `raise value` raises: an instance of a builtin of api.EXCEPTIONS or of a class
+        the program derived from one, never anything else (a BaseException such as SystemExit
+        would end the run). Noted as the program's own, so that its outcome is the kind
+        `case_raised` wherever it surfaces (statement_outcome)."""
+        if isinstance(value, type) and value in self.exception_types:
+            value = value()
+        if type(value) not in self.exception_types:
+            raise CaseFailure(f"`raise` takes an exception class of the case language or an "
+                              f"instance of one; got a `{type(value).__name__}`")
+        self.raised.append(value)
+        return value
+
+    def _outcome(self, error: Exception) -> Outcome:
+        """The outcome of a statement that `error` ended. An exception the program raised is
+        done propagating here: its traceback (the frames of the engine's backward and of the
+        program's methods, with their tensors) is dropped, so that holding the exception
+        for its identity keeps alive nothing the program let go."""
+        case_raised = any(error is r for r in self.raised)
+        if case_raised:
+            error.__traceback__ = error.__context__ = None
+        return statement_outcome(error, case_raised=case_raised)
 
     def _run_method_body(self, body: tuple[ir.Stmt, ...], scope: Scope) -> Any:
         """Run a method body (not recorded as steps); its return value."""
@@ -135,9 +174,14 @@ class Evaluator(HarnessBuiltins):
     def _with(self, stmt: ir.With, scope: Scope) -> None:
         context = self._eval(stmt.context, scope)
         if not isinstance(context, Expectation):
-            with context:
+            with context as value:
+                if stmt.name is not None:
+                    scope.vars[stmt.name] = value
                 self._block(stmt.body, scope)
             return
+        if stmt.name is not None:
+            # the caught exception (its traceback, its frames) is not the program's to read
+            raise CaseFailure("`with raises/warns/no_warnings(...)` takes no `as`")
         if self.method_depth:
             self._expect_in_method(context, stmt.body, scope)
             return
@@ -173,7 +217,7 @@ class Evaluator(HarnessBuiltins):
             if context.warning or isinstance(e, (CaseFailure, limits.LimitRefused,
                                                  MemoryError)):
                 raise
-            got = statement_outcome(e)
+            got = self._outcome(e)
             if got.kind != context.kind:
                 raise CaseFailure(f"expected an error of kind {context.kind!r}; got "
                                   f"{got.describe()}") from None
@@ -328,6 +372,9 @@ class Evaluator(HarnessBuiltins):
     def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
         raise NotImplementedError
 
+    def _def(self, stmt: ir.Def, scope: Scope) -> Callable[..., Any]:
+        raise NotImplementedError
+
 
 # How each expression node is evaluated (Evaluator._eval).
 _EVALUATORS: dict[type, Callable[[Evaluator, Any, Scope], Any]] = {
@@ -343,15 +390,19 @@ _EVALUATORS: dict[type, Callable[[Evaluator, Any, Scope], Any]] = {
 }
 
 
-def statement_outcome(error: Exception) -> Outcome:
-    """The recorded outcome of a statement that raised `error`."""
+def statement_outcome(error: Exception, *, case_raised: bool = False) -> Outcome:
+    """The recorded outcome of a statement that raised `error` (`case_raised`: the very
+    exception a `raise` of the program raised, whose kind is `case_raised` whatever its
+    text says, so that a case cannot pass its own error off as one of torch's kinds)."""
     if isinstance(error, limits.LimitRefused):
         return Outcome(LIMIT, text=str(error))
     if isinstance(error, CaseFailure):
         return Outcome(ASSERTION, text=str(error))
     text = kinds.normalise_text(str(error))
     name = kinds.exception_name(error)
-    return Outcome(ERROR, kinds.classify(text, warning=False, exception=name), name, text)
+    kind = kinds.CASE_RAISED if case_raised else \
+        kinds.classify(text, warning=False, exception=name)
+    return Outcome(ERROR, kind, name, text)
 
 
 def warning_record(w: warnings.WarningMessage) -> WarningRecord:

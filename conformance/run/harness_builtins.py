@@ -4,19 +4,20 @@ initial parameters, ...), drawn from the harness's own seeded generator."""
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from conformance.case import kinds
+from conformance.case import api, kinds
 from conformance.run import limits
 from conformance.run.compare import tolerances
 from conformance.run.engine import Engine
-from conformance.run.observe import tensor_values
 from conformance.run.operation_limits import OperationLimits
 from conformance.run.sandbox import CaseFailure, Expectation
+from conformance.run.tensor_read import tensor_values
 
 
 class HarnessBuiltins(OperationLimits):
@@ -32,14 +33,13 @@ class HarnessBuiltins(OperationLimits):
             "no_warnings": lambda: Expectation(True, None),
             "assert_close": self._assert_close,
             "range": range, "len": len, "float": float, "int": int,
+            # the exception classes a program may raise or derive its own from
+            **{name: getattr(builtins, name) for name in api.EXCEPTIONS},
         }
-        # API paths the harness serves itself, so that every engine sees identical random
-        # values (nn.Linear is built by the engine, then its parameters are refilled).
-        self.seeded = {
-            "torch.rand": self._rand, "torch.randn": self._randn,
-            "torch.rand_like": self._rand_like, "torch.randn_like": self._randn_like,
-            "torch.manual_seed": self._manual_seed, "torch.nn.Linear": self._linear,
-        }
+        # The API paths the harness serves itself (api.SEEDED), each by its method here of
+        # the path's last name (`torch.nn.Linear`: _linear).
+        self.seeded: dict[str, Callable[..., Any]] = {
+            path: getattr(self, "_" + path.rpartition(".")[2].lower()) for path in api.SEEDED}
 
     @property
     def rng(self) -> np.random.Generator:
@@ -90,6 +90,11 @@ class HarnessBuiltins(OperationLimits):
         values = draw(shape)
         if dtype is None:
             dtype = self.engine.module.get_default_dtype()
+        if "complex" in str(dtype):
+            # torch draws both parts: rand uniformly in [0, 1) each, randn a standard
+            # complex normal (each part of variance 1/2)
+            scale = np.sqrt(0.5) if draw == self.rng.standard_normal else 1.0
+            values = (values + 1j * draw(shape)) * scale
         return self.engine.tensor(values, dtype=dtype, device=device,
                                   requires_grad=requires_grad)
 

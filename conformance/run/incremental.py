@@ -12,7 +12,8 @@ from typing import Any
 from conformance.case import program as ir
 from conformance.run import changes, limits
 from conformance.run.engine import Engine
-from conformance.run.observe import EngineMade, NodeReads, Reusable, snapshot_bytes
+from conformance.run.observe import EngineMade, Reusable
+from conformance.run.tensor_read import NodeReads, snapshot_bytes
 from conformance.run.trace import Snapshot, Step
 
 

@@ -27,7 +27,6 @@ from conformance.run.evaluate import (
     UNARY,
     Evaluator,
     _StepFailed,
-    statement_outcome,
     warning_record,
 )
 from conformance.run.incremental import IncrementalObserver
@@ -135,7 +134,7 @@ class Interpreter(Evaluator):
         except MemoryError:  # the machine's limit, not a behaviour: the item is an error
             raise
         except Exception as e:  # an engine error is a recorded outcome, not a crash
-            outcome = statement_outcome(e)
+            outcome = self._outcome(e)
         records = [warning_record(w) for w in caught[first:]]
         names = self.observer.names(
             {n: v for n, v in scope.vars.items() if not isinstance(v, type)}, stmt,
@@ -174,6 +173,23 @@ class Interpreter(Evaluator):
             with self._nested_call(source):
                 result = self._eval(e.body, local)
             self.line = line
+            self._record_event(source, args, result)
+            return result
+
+        return call
+
+    def _def(self, stmt: ir.Def, scope: Scope) -> Callable[..., Any]:
+        source = f"{stmt.name}@{stmt.line}"
+
+        def call(*args: Any) -> Any:
+            if len(args) != len(stmt.params):
+                raise TypeError(f"{stmt.name}() takes {len(stmt.params)} positional "
+                                f"arguments but {len(args)} were given")
+            self.effects.pure = False  # program code: anything may happen in it
+            local = Scope(scope)
+            local.vars.update(zip(stmt.params, args, strict=True))
+            with self._nested_call(source):
+                result = self._run_method_body(stmt.body, local)
             self._record_event(source, args, result)
             return result
 

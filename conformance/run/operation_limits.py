@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from conformance.case import api
 from conformance.case import program as ir
 from conformance.run import changes, limits, predict
 from conformance.run.blackbox import LineStore
@@ -194,14 +195,10 @@ class OperationLimits(Sandbox):
                 self.live -= count
 
 
-_SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.rand", "torch.randn",
-                              "torch.full"})
-
-
 def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int | None:
     """How many elements a tensor factory call would allocate, when its sizes say so."""
     try:
-        if path in _SIZED_FACTORIES:
+        if path in api.SIZED_FACTORIES:
             size: Any = args[:1] if path == "torch.full" else args
             size = kwargs.get("size", size)
             if len(size) == 1 and isinstance(size[0], (tuple, list)):

@@ -77,7 +77,7 @@ class TensorSnapshot:
     requires_grad: bool
     is_leaf: bool
     grad_fn: str | None
-    graph: str | None  # observe.graph_signature of grad_fn
+    graph: str | None  # tensor_read.graph_signature of grad_fn
     retains_grad: bool
     version: int | str  # or what reading it raised
     is_view: bool

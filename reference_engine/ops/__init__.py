@@ -39,6 +39,10 @@ public op gets its row in registry.py.
                  linalg.solve_triangular, linalg.inv_ex, linalg.cholesky_ex
     inverses     linalg.inv, linalg.pinv, pinverse
     linalg_functions  torch.linalg's functions by their names there (the linalg.* rows)
+    complex_numbers  complex tensors (issue 22): real/imag and view_as_real/view_as_complex
+                 views, lazy conj (conj, resolve_conj, conj_physical), abs/angle/sgn of
+                 complex tensors, polar, complex; the other ops' formulas conjugate where
+                 derivatives.yaml does
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill

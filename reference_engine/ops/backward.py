@@ -38,6 +38,9 @@ SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
 
 
 def sgn(self: Tensor) -> Tensor:
+    if self.dtype.is_complex:   # z / |z|, with its own formula (sgn_backward)
+        from . import complex_numbers
+        return complex_numbers.sgn(self)
     return common._elementwise(SGN, np.sign, (self,))
 
 
@@ -46,7 +49,10 @@ def sgn(self: Tensor) -> Tensor:
 THRESHOLD_BACKWARD = OpSpec(
     "ThresholdBackwardBackward0", ("grad_output", "self"), {"grad_output": ("self",)},
     lambda c, g: c.grads(lambda: threshold_backward(g, c.self, c.threshold),
-                         lambda: common.zeros_like(g)))
+                         lambda: common.zeros_like(g)),
+    # zeros_like(self_t) + threshold_backward(grad_output_t, self_p, threshold)
+    jvp=lambda c: ops.add(common.zeros_like(c.self_t),
+                          threshold_backward(c.grad_output_t, c.self, c.threshold)))
 
 
 def threshold_backward(grad_output: Tensor, self: Tensor, threshold: float) -> Tensor:
@@ -64,7 +70,12 @@ SIGMOID_BACKWARD = OpSpec(
     lambda c, g: c.grads(
         lambda: sigmoid_backward(g, c.output),
         lambda: ops.mul(ops.mul(g, c.grad_output),
-                        ops.add_scalar(ops.mul_scalar(c.output, -2), 1))))
+                        ops.add_scalar(ops.mul_scalar(c.output, -2), 1))),
+    # sigmoid_backward(grad_output_t, output_p)
+    #   + output_t.conj() * grad_output_p * (-2 * output_p.conj() + 1)
+    jvp=lambda c: ops.add(sigmoid_backward(c.grad_output_t, c.output),
+                          ops.mul(ops.mul(c.output_t, c.grad_output),
+                                  ops.add_scalar(ops.mul_scalar(c.output, -2), 1))))
 
 
 def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
@@ -76,7 +87,12 @@ TANH_BACKWARD = OpSpec(
     {"grad_output": ("output",), "output": ("grad_output", "output")},
     lambda c, g: c.grads(
         lambda: tanh_backward(g, c.output),
-        lambda: ops.mul(g, ops.mul(ops.mul_scalar(c.output, -2), c.grad_output))))
+        lambda: ops.mul(g, ops.mul(ops.mul_scalar(c.output, -2), c.grad_output))),
+    # tanh_backward(grad_output_t, output_p) + output_t.conj() * (-2 * output_p.conj() *
+    #   grad_output_p)
+    jvp=lambda c: ops.add(tanh_backward(c.grad_output_t, c.output),
+                          ops.mul(c.output_t, ops.mul(ops.mul_scalar(c.output, -2),
+                                                      c.grad_output))))
 
 
 def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
@@ -96,7 +112,18 @@ SOFTMAX_BACKWARD_DATA = OpSpec(
     "SoftmaxBackwardDataBackward0", ("grad_output", "output"),
     {"grad_output": ("output",), "output": ("grad_output", "output")},
     lambda c, g: c.grads(lambda: softmax_backward_data(g, c.output, c.dim),
-                         lambda: _softmax_double_backward(c, g)))
+                         lambda: _softmax_double_backward(c, g)),
+    jvp=lambda c: _softmax_backward_data_jvp(c))
+
+
+def _softmax_backward_data_jvp(c: Any) -> Tensor:
+    """d[y * (go - sum(go * y))]: the op on grad_output's tangent, plus output's tangent
+    through both of its uses."""
+    from . import reductions as r
+    go, y, d = c.grad_output, c.output, c.dim
+    return ops.add(softmax_backward_data(c.grad_output_t, y, d),
+                   ops.sub(ops.mul(c.output_t, ops.sub(go, r.sum_dim(ops.mul(go, y), d))),
+                           ops.mul(y, r.sum_dim(ops.mul(go, c.output_t), d))))
 
 
 def _row_sum(a: np.ndarray, dim: int) -> np.ndarray:
@@ -121,7 +148,16 @@ LOG_SOFTMAX_BACKWARD_DATA = OpSpec(
     {"grad_output": ("output",), "output": ("grad_output", "output")},
     lambda c, g: c.grads(
         lambda: _log_softmax_grad_output_backward(c, g),
-        lambda: _log_softmax_double_backward(c, g)))
+        lambda: _log_softmax_double_backward(c, g)),
+    # d[go - exp(y) * sum(go)]: the op on grad_output's tangent, minus output's tangent
+    # times exp(y) * sum(go)
+    jvp=lambda c: ops.sub(log_softmax_backward_data(c.grad_output_t, c.output, c.dim),
+                          ops.mul(c.output_t, _log_softmax_double_backward_terms(c))))
+
+
+def _log_softmax_double_backward_terms(c: Any) -> Tensor:
+    from . import reductions as r
+    return ops.mul(ops.exp(c.output), r.sum_dim(c.grad_output, c.dim))
 
 
 def _log_softmax_grad_output_backward(c: Any, g: Tensor) -> Tensor:
@@ -186,7 +222,11 @@ NLL_LOSS_BACKWARD = OpSpec(
     {"grad_output": ("target",)},
     lambda c, g: c.grads(
         lambda: _nll(g, c.target, c.reduction, c.ignore_index),
-        lambda: common.zeros_like(g)))
+        lambda: common.zeros_like(g)),
+    # linear in grad_output: nll_loss_backward(grad_output_t, self_p, ...), read alone
+    jvp=lambda c: nll_loss_backward(c.grad_output_t, c.self, c.target, c.reduction,
+                                    c.ignore_index, c.total_weight),
+    jvp_reads=("grad_output",))
 
 
 def _nll(g: Tensor, target: Tensor, reduction: str, ignore_index: int) -> Tensor:
@@ -211,4 +251,4 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reducti
             grad[i, t] = -scale
     out = common.new(grad, self.dtype, self.device)
     return record(NLL_LOSS_BACKWARD, out, [grad_output, self], target=target,
-                  reduction=reduction, ignore_index=ignore_index)
+                  reduction=reduction, ignore_index=ignore_index, total_weight=total_weight)

@@ -180,7 +180,7 @@ def written_in_place(t: Tensor, times: int = 1) -> Tensor:
 
 
 def _float_dtype(t: Tensor) -> dtype:
-    return t.dtype if t.dtype.is_floating_point else dtypes.get_default_dtype()
+    return t.dtype if t.dtype.is_differentiable else dtypes.get_default_dtype()
 
 
 def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[], Tensor],

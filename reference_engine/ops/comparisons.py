@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from .common import (
@@ -23,8 +23,17 @@ from .common import (
 from .copying import to
 from .elementwise import add, div_scalar, mul, sub
 
+# the ordering comparisons, by ATen's kernel names: no complex kernel
+_ORDERINGS: dict[object, str] = {np.less: "lt_cpu", np.less_equal: "le_cpu",
+                                  np.greater: "gt_cpu", np.greater_equal: "ge_cpu"}
+
 
 def compare(self: Any, other: Any, fn: Callable[..., Any]) -> Tensor:
+    kernel = _ORDERINGS.get(fn)
+    if kernel is not None:
+        dt = _promotes([wrap(self), wrap(other)])
+        if dt.is_complex:
+            raise NotImplementedError(messages.not_implemented_for(kernel, dt.scalar_name))
     return _elementwise(None, fn, (self, other), out_dtype=dtypes.bool_)
 
 

@@ -17,8 +17,15 @@ from .common import (
 # ---- copying, converting -------------------------------------------------------
 
 CLONE = OpSpec("CloneBackward0", ("self",), jvp="auto_linear")
+
+
+def _real(g: Tensor) -> Tensor:
+    from .complex_numbers import real
+    return real(g)
 TO_COPY = OpSpec("ToCopyBackward0", ("self",),
-                 backward=lambda c, g: [to(g, c.device, c.dtype)],
+                 # _to_copy_backward: a real source takes the real part (handle_r_to_c)
+                 backward=lambda c, g: [to(g if c.dtype.is_complex else _real(g), c.device,
+                                           c.dtype)],
                  jvp=lambda c: to(c.self_t, c.result.device, c.result.dtype))
 
 

@@ -48,20 +48,30 @@ RSUB = OpSpec("RsubBackward0", ("self", "other"),
 RSUB_SCALAR = OpSpec("RsubBackward1", ("self",),
                      backward=lambda c, g: [_times(neg(g), c.alpha)], jvp="auto_element_wise")
 MUL = OpSpec("MulBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
-             lambda c, g: c.grads(lambda: mul(g, c.other), lambda: mul(g, c.self)),
+             lambda c, g: c.grads(lambda: mul(g, _conj(c.other)), lambda: mul(g, _conj(c.self))),
              jvp=lambda c: add(mul(c.other_t, c.self), mul(c.self_t, c.other)))
-MUL_SCALAR = OpSpec("MulBackward1", ("self",), backward=lambda c, g: [mul_scalar(g, c.other)],
+MUL_SCALAR = OpSpec("MulBackward1", ("self",),
+                    backward=lambda c, g: [mul_scalar(g, _conj(c.other))],
                     jvp=lambda c: mul_scalar(c.self_t, c.other))
 DIV = OpSpec("DivBackward0", ("self", "other"), {"self": ("other",), "other": ("self", "other")},
-             lambda c, g: c.grads(lambda: div(g, c.other),
-                                  lambda: mul(neg(g), div(div(c.self, c.other), c.other))),
+             lambda c, g: c.grads(lambda: div(g, _conj(c.other)),
+                                  lambda: mul(neg(g), _conj(div(div(c.self, c.other), c.other)))),
              jvp=lambda c: div(sub(c.self_t, mul(c.other_t, c.result)), c.other))
-DIV_SCALAR = OpSpec("DivBackward1", ("self",), backward=lambda c, g: [div_scalar(g, c.other)],
+DIV_SCALAR = OpSpec("DivBackward1", ("self",),
+                    backward=lambda c, g: [div_scalar(g, _conj(c.other))],
                     jvp=lambda c: div_scalar(c.self_t, c.other))
 NEG: OpSpec = OpSpec("NegBackward0", ("self",), backward=lambda c, g: [neg(g)],
                      jvp="auto_element_wise")
 RECIPROCAL = OpSpec("ReciprocalBackward0", ("self",), {"self": ("result",)},
-                    lambda c, g: [mul(neg(g), mul(c.result, c.result))], jvp="auto_element_wise")
+                    lambda c, g: [mul(neg(g), _conj(mul(c.result, c.result)))],
+                    jvp="auto_element_wise")
+
+
+def _conj(x: Any) -> Any:
+    """derivatives.yaml's .conj() in a formula: the identity on real tensors and numbers."""
+    if isinstance(x, Tensor):
+        return complex_numbers.conj(x)
+    return x.conjugate() if isinstance(x, complex) else x
 
 
 def _times(g: Tensor, alpha: Number) -> Tensor:
@@ -128,7 +138,7 @@ def div(self: Any, other: Any, *, rounding_mode: Any = _UNSET) -> Tensor:
         return div_mode(ts[0], ts[1], rounding_mode)
     dt = _promotes(ts)
     return _elementwise(DIV, np.true_divide, ts,
-                        compute_dtype=dt if dt.is_floating_point else dtypes.get_default_dtype())
+                        compute_dtype=dt if dt.is_differentiable else dtypes.get_default_dtype())
 
 
 def _div_mode_backward(c: Any, g: Tensor) -> list[Tensor | None]:
@@ -169,7 +179,7 @@ def div_mode(self: Any, other: Any, rounding_mode: str | None) -> Tensor:
     dt = _promotes(ts)
     if rounding_mode is None:
         return _elementwise(DIV_MODE, np.true_divide, ts, rounding_mode=None,
-                            compute_dtype=dt if dt.is_floating_point
+                            compute_dtype=dt if dt.is_differentiable
                             else dtypes.get_default_dtype())
     return _elementwise(DIV_MODE, _div_rounded(rounding_mode), ts, rounding_mode=rounding_mode)
 
@@ -194,7 +204,7 @@ def reciprocal(self: Tensor) -> Tensor:
 def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     if c.exponent == 0:
         return [zeros_like(c.self)]
-    return [mul(g, mul_scalar(pow(c.self, c.exponent - 1), c.exponent))]
+    return [mul(g, _conj(mul_scalar(pow(c.self, c.exponent - 1), c.exponent)))]
 
 
 def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> Tensor:
@@ -214,8 +224,8 @@ POW1: OpSpec = OpSpec(
     {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
     lambda c, g: c.grads(
         lambda: comparisons.where(comparisons.compare(c.exponent, 0, np.equal), zeros_scalar(g),
-                      mul(g, mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1))))),
-        lambda: mul(g, _log_base_term(c.self, c.exponent, c.result))),
+                      mul(g, _conj(mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1)))))),
+        lambda: mul(g, _conj(_log_base_term(c.self, c.exponent, c.result)))),
     jvp=lambda c: _pow1_jvp(c))
 
 
@@ -272,11 +282,12 @@ def _sigmoid_array(a: np.ndarray) -> np.ndarray:
 # Annotated: inplace.py reads these unary specs, and mypy, checking the import circle, would
 # meet them before it infers their type.
 EXP: OpSpec = OpSpec("ExpBackward0", ("self",), {"self": ("result",)},
-                     lambda c, g: [mul(g, c.result)], jvp="auto_element_wise")
-LOG: OpSpec = OpSpec("LogBackward0", ("self",), {"self": ("self",)}, lambda c, g: [div(g, c.self)],
-                     jvp="auto_element_wise")
+                     lambda c, g: [mul(g, _conj(c.result))], jvp="auto_element_wise")
+LOG: OpSpec = OpSpec("LogBackward0", ("self",), {"self": ("self",)},
+                     lambda c, g: [div(g, _conj(c.self))], jvp="auto_element_wise")
 SQRT: OpSpec = OpSpec("SqrtBackward0", ("self",), {"self": ("result",)},
-                      lambda c, g: [div(g, mul_scalar(c.result, 2))], jvp="auto_element_wise")
+                      lambda c, g: [div(g, _conj(mul_scalar(c.result, 2)))],
+                      jvp="auto_element_wise")
 ABS: OpSpec = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [mul(g, grad_ops.sgn(c.self))],
                      jvp=lambda c: mul(c.self_t, grad_ops.sgn(c.self)))
@@ -321,10 +332,14 @@ def sqrt(self: Tensor) -> Tensor:
 
 
 def abs(self: Tensor) -> Tensor:
+    if self.dtype.is_complex:   # a real result, and its own formula
+        return complex_numbers.abs(self)
     return _elementwise(ABS, np.abs, (self,))
 
 
-def sin(self: Tensor) -> Tensor:
+def sin(self: Tensor, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:   # sin.out (allow_mutation_on_saved_tensors' test writes through it)
+        return into_out("sin", out, (self,), lambda: sin(self))
     return _unary_float(SIN, np.sin, self, rounded=True)
 
 
@@ -389,4 +404,11 @@ def atan2(self: Tensor, other: Tensor) -> Tensor:
 
 # They import this module; used at call time.
 from . import backward as grad_ops  # noqa: E402
-from . import binary_math, comparisons, copying, indexing, piecewise  # noqa: E402  # noqa: E402
+from . import (  # noqa: E402
+    binary_math,
+    comparisons,
+    complex_numbers,
+    copying,
+    indexing,
+    piecewise,
+)

@@ -159,6 +159,12 @@ MIN1 = OpSpec("MinBackward1", ("self",), {"self": ("self", "result")},
 def _max_min(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     if isinstance(dim, Tensor):   # torch.max(a, b) is maximum(a, b)
         return comparisons.maximum(self, dim) if largest else comparisons.minimum(self, dim)
+    if self.dtype.is_complex:   # no ordering of complex numbers: ATen's texts
+        name = "max" if largest else "min"
+        if dim is None:
+            raise NotImplementedError(messages.not_implemented_for(f"{name}_all",
+                                                                   self.dtype.scalar_name))
+        raise RuntimeError(messages.max_min_complex(name))
     if dim is None:
         fn = np.max if largest else np.min
         out = common.new(fn(self._data), self.dtype, self.device)

@@ -16,11 +16,14 @@ from ..tensor import Tensor
 from . import common
 from . import elementwise as ops
 from .common import _compute, _promotes, common_device, new
+
+# derivatives.yaml's .conj() in the products' formulas: the identity on real tensors
+from .complex_numbers import conj as _conj
 from .shape_views import contiguous as _contiguous
 
 BMM = OpSpec("BmmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
-             lambda c, g: c.grads(lambda: bmm(g, views.transpose(c.mat2, 1, 2)),
-                                  lambda: bmm(views.transpose(c.self, 1, 2), g)),
+             lambda c, g: c.grads(lambda: bmm(g, _conj(views.transpose(c.mat2, 1, 2))),
+                                  lambda: bmm(_conj(views.transpose(c.self, 1, 2)), g)),
              jvp=lambda c: _product_jvp(bmm, c.self_t, c.mat2, c.self, c.mat2_t))
 
 
@@ -144,15 +147,15 @@ def _column_major(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
 def mm_mat1_backward(g: Tensor, mat2: Tensor, sizes: tuple[int, ...],
                      strides: tuple[int, ...]) -> Tensor:
     if _column_major(sizes, strides):   # keep a column-major input's grad column-major
-        return views.t(mm(mat2, views.t(g)))
-    return mm(g, views.t(mat2))
+        return views.t(mm(_conj(mat2), views.t(g)))
+    return mm(g, _conj(views.t(mat2)))
 
 
 def mm_mat2_backward(g: Tensor, mat1: Tensor, sizes: tuple[int, ...],
                      strides: tuple[int, ...]) -> Tensor:
     if _column_major(sizes, strides):
-        return views.t(mm(views.t(g), mat1))
-    return mm(views.t(mat1), g)
+        return views.t(mm(views.t(g), _conj(mat1)))
+    return mm(_conj(views.t(mat1)), g)
 MM = OpSpec("MmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
             lambda c, g: c.grads(
                 lambda: mm_mat1_backward(g, c.mat2, c.self_sym_sizes, c.self_sym_strides),
@@ -160,11 +163,13 @@ MM = OpSpec("MmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self"
             jvp=lambda c: _product_jvp(mm, c.self_t, c.mat2, c.self, c.mat2_t))
 MV = OpSpec("MvBackward0", ("self", "vec"), {"self": ("vec",), "vec": ("self",)},
             lambda c, g: c.grads(
-                lambda: ops.mul(views.reshape(g, (-1, 1)), c.vec),   # ger(): an exact outer product
-                lambda: mv(views.t(c.self), g)),
+                # ger(): an exact outer product
+                lambda: ops.mul(views.reshape(g, (-1, 1)), _conj(c.vec)),
+                lambda: mv(views.t(_conj(c.self)), g)),
             jvp=lambda c: _product_jvp(mv, c.self_t, c.vec, c.self, c.vec_t))
 DOT = OpSpec("DotBackward0", ("self", "tensor"), {"self": ("tensor",), "tensor": ("self",)},
-             lambda c, g: c.grads(lambda: ops.mul(g, c.tensor), lambda: ops.mul(g, c.self)),
+             lambda c, g: c.grads(lambda: ops.mul(g, _conj(c.tensor)),
+                                  lambda: ops.mul(g, _conj(c.self))),
              jvp=lambda c: _product_jvp(dot, c.self_t, c.tensor, c.self, c.tensor_t))
 ADDMM = OpSpec("AddmmBackward0", ("self", "mat1", "mat2"), {"mat1": ("mat2",), "mat2": ("mat1",)},
                lambda c, g: c.grads(

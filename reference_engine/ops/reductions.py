@@ -89,7 +89,7 @@ def _sum_array(a: np.ndarray, dt: dtype, dims: tuple[int, ...] | None = None,
 @linear_forward(SUM0, SUM1)
 def sum(self: Tensor, dim: int | Sequence[int] | None = None,
         keepdim: bool = False) -> Tensor:
-    dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
+    dt = self.dtype if self.dtype.is_differentiable else dtypes.int64
     if dim is None:
         out = new(_sum_array(self._data, dt), dt, self.device)
         return record(SUM0, out, [self], self_sym_sizes=self._data.shape)
@@ -101,9 +101,9 @@ def sum(self: Tensor, dim: int | Sequence[int] | None = None,
 @linear_forward(MEAN0, MEAN1)
 def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
          dtype: dtype | None = None) -> Tensor:
-    if dtype is not None and not dtype.is_floating_point:
+    if dtype is not None and not dtype.is_differentiable:
         raise RuntimeError(messages.mean_optional_dtype(dtype.scalar_name))
-    if not self.dtype.is_floating_point:
+    if not self.dtype.is_differentiable:
         raise RuntimeError(messages.mean_dtype(self.dtype.scalar_name))
     if dtype is not None and dtype is not self.dtype:
         raise NotImplementedError(messages.MEAN_DTYPE_NOT_MODELLED)
@@ -187,7 +187,7 @@ PROD1 = OpSpec("ProdBackward1", ("self",), {"self": ("self", "result")},
 
 def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *,
          dtype: dtype | None = None) -> Tensor:
-    dt = dtype or (self.dtype if self.dtype.is_floating_point else dtypes.int64)
+    dt = dtype or (self.dtype if self.dtype.is_differentiable else dtypes.int64)
     if dim is None:
         out = common.new(common._compute(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
                       self.device)
@@ -327,6 +327,6 @@ TRACE = OpSpec("TraceBackward0", ("self",),
 def trace(self: Tensor) -> Tensor:
     if self.ndim != 2:
         raise RuntimeError(messages.trace_not_matrix(self.ndim))
-    dt = self.dtype if self.dtype.is_floating_point else dtypes.int64
+    dt = self.dtype if self.dtype.is_differentiable else dtypes.int64
     out = common.new(np.trace(self._data).astype(dt.np), dt, self.device)
     return record(TRACE, out, [self], self_sym_sizes=tuple(self.shape))

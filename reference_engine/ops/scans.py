@@ -72,7 +72,7 @@ def _out_dtype(self: Tensor, dt: dtype | None) -> dtype:
     """cumsum/cumprod: an integral (or bool) input accumulates in int64 unless dtype= says."""
     if dt is not None:
         return dt
-    return self.dtype if self.dtype.is_floating_point else dtypes.int64
+    return self.dtype if self.dtype.is_differentiable else dtypes.int64
 
 
 @linear_forward(CUMSUM)

@@ -1,7 +1,7 @@
 """Shape ops whose results are copies (issue 24): flip, roll, rot90, repeat/tile,
-repeat_interleave, narrow_copy, unsafe_split/unsafe_chunk, constant_pad_nd, block_diag,
-sum_to_size, and the joins torch composes of atleast_Nd and cat (hstack, vstack, dstack,
-column_stack) or of meshgrid and stack (cartesian_prod).
+repeat_interleave, narrow_copy, unsafe_split/unsafe_split_with_sizes/unsafe_chunk,
+constant_pad_nd, block_diag, sum_to_size, and the joins torch composes of atleast_Nd and
+cat (hstack, vstack, dstack, column_stack) or of meshgrid and stack (cartesian_prod).
 
 Formulas from derivatives.yaml and FunctionsManual.cpp, written in engine ops so that
 create_graph differentiates them again; the composites are ATen's (TensorShape.cpp), so
@@ -176,7 +176,7 @@ def repeat_interleave(self: Tensor, repeats: int | Tensor, dim: int | None = Non
     return views.flatten(copying.clone(views.expand(u, shape)), d, d + 1)
 
 
-# ---- narrow_copy, unsafe_split, unsafe_chunk ------------------------------------------------
+# ---- narrow_copy, unsafe_split(_with_sizes), unsafe_chunk ------------------------------------
 
 NARROW_COPY = OpSpec("NarrowCopyBackward0", ("self",),
                      backward=lambda c, g: [common.scatter_add(
@@ -210,6 +210,12 @@ UNSAFE_SPLIT = OpSpec("UnsafeSplitBackward0", ("self",),
                           views_multi_output._filled(c, gs), c.dim)])  # type: ignore[arg-type]
 
 
+UNSAFE_SPLIT_WITH_SIZES = OpSpec(
+    "UnsafeSplitWithSizesBackward0", ("self",),
+    backward=lambda c, gs: [joining.cat(
+        views_multi_output._filled(c, gs), c.dim)])  # type: ignore[arg-type]
+
+
 def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
     """split's pieces without view tracking: they share self's memory (a write to one shows
     in self) but are no views: each has its own version counter, and one multi-output node
@@ -218,14 +224,35 @@ def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, .
     n = self.shape[d]
     step = builtins.max(split_size, 1)
     sizes = [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
-    starts = np.cumsum([0, *sizes]).tolist()
-    outs = [Tensor(self._data[(builtins.slice(None),) * d + (builtins.slice(a, b),)],
-                   self.dtype, self.device) for a, b in itertools.pairwise(starts)]
-    if self.dtype.is_floating_point and differentiable([self]):
+    outs = _pieces(self, d, sizes)
+    if self.dtype.is_differentiable and differentiable([self]):
         views_multi_output.record_multi_output(UNSAFE_SPLIT, self, outs,
                                                {"dim": d, "split_size": split_size})
     shape_views.set_tangents(self, outs, lambda t: unsafe_split(t, split_size, d))
     return tuple(outs)
+
+
+def unsafe_split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0
+                            ) -> tuple[Tensor, ...]:
+    """split_with_sizes's pieces without view tracking, as unsafe_split's
+    (UnsafeSplitWithSizesBackward0); split_with_sizes's check of the sizes."""
+    d = common.wrap_dim(dim, self.ndim)
+    sizes = [int(s) for s in split_sizes]
+    if builtins.sum(sizes) != self.shape[d]:
+        raise RuntimeError(messages.split_sizes_wrong_sum(self.shape[d], d, sizes))
+    outs = _pieces(self, d, sizes)
+    if self.dtype.is_differentiable and differentiable([self]):
+        views_multi_output.record_multi_output(UNSAFE_SPLIT_WITH_SIZES, self, outs,
+                                               {"dim": d, "split_sizes": tuple(sizes)})
+    shape_views.set_tangents(self, outs, lambda t: unsafe_split_with_sizes(t, sizes, d))
+    return tuple(outs)
+
+
+def _pieces(self: Tensor, d: int, sizes: list[int]) -> list[Tensor]:
+    """Tensors sharing self's memory, `sizes` along dim d in turn (no views)."""
+    starts = np.cumsum([0, *sizes]).tolist()
+    return [Tensor(self._data[(builtins.slice(None),) * d + (builtins.slice(a, b),)],
+                   self.dtype, self.device) for a, b in itertools.pairwise(starts)]
 
 
 def unsafe_chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

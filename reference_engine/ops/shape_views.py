@@ -296,7 +296,7 @@ def _copied(view_op: Callable[..., Any]) -> Callable[..., Any]:
     def copy(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         stand_in = Tensor(self._data, self.dtype, self.device)
         # a node (or a tangent) is made only where the view would make one
-        differentiable = self.dtype.is_floating_point and (
+        differentiable = self.dtype.is_differentiable and (
             tracked([self]) or (forward_ad.active() and forward_ad.fw_grad(self) is not None))
         if differentiable:
             stand_in.requires_grad_()
@@ -313,7 +313,7 @@ def _copied(view_op: Callable[..., Any]) -> Callable[..., Any]:
         if isinstance(view, Tensor):
             return record(spec, datas[0], [self], **attrs)
         # a multi-output view (unbind, split_with_sizes): one node for every output
-        if tracked([self]) and self.dtype.is_floating_point:
+        if tracked([self]) and self.dtype.is_differentiable:
             views_multi_output.record_multi_output(spec, self, datas, attrs)
         set_tangents(self, datas, lambda t: _materialize(attrs["view_call"](t)))
         return tuple(datas)

@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
+from . import complex_numbers
 from .common import (
     _elementwise,
     _float_dtype,
@@ -228,16 +229,17 @@ def logit(self: Tensor, eps: float | None = None) -> Tensor:
 # Complex dtypes are not modelled: for a real tensor torch.real, conj, resolve_conj,
 # resolve_neg and conj_physical return self itself (no node, no view).
 
+# real tensors' forms here; complex tensors' in complex_numbers.py
 def real(self: Tensor) -> Tensor:
-    return self
+    return complex_numbers.real(self)
 
 
 def conj(self: Tensor) -> Tensor:
-    return self
+    return complex_numbers.conj(self)
 
 
 def resolve_conj(self: Tensor) -> Tensor:
-    return self
+    return complex_numbers.resolve_conj(self)
 
 
 def resolve_neg(self: Tensor) -> Tensor:
@@ -245,7 +247,7 @@ def resolve_neg(self: Tensor) -> Tensor:
 
 
 def conj_physical(self: Tensor) -> Tensor:
-    return self
+    return complex_numbers.conj_physical(self)
 
 
 # angle_backward of a real self: zeros_like(self); the jvp likewise
@@ -254,6 +256,8 @@ ANGLE = _spec("AngleBackward0", ("self",), lambda c, g: zeros_like(c.self))
 
 def angle(self: Tensor) -> Tensor:
     """A real x's angle: pi where x < 0, NaN where x is NaN, else 0 (ATen's angle_impl)."""
+    if self.dtype.is_complex:
+        return complex_numbers.angle(self)
     def fn(a: np.ndarray) -> np.ndarray:
         return np.where(np.isnan(a), a, np.where(a < 0, a.dtype.type(math.pi), a.dtype.type(0)))
     return _elementwise(ANGLE, fn, (self,), compute_dtype=_float_dtype(self))

@@ -118,6 +118,16 @@ def test_shorter_trace_diverges() -> None:
         ([np.nan, 1.0], [np.nan, 1.0], "torch.float32", None),
         ([np.nan, 1.0], [0.0, 1.0], "torch.float32", "values"),
         ([1, 2], [1, 3], "torch.int64", "values"),
+        # complex: each part by the tolerances of the part's dtype, NaN and zeros' signs too
+        ([1 + 2j], [1 + (2 + 1e-6) * 1j], "torch.complex64", None),
+        ([1 + 2j], [1 + (2 + 1e-4) * 1j], "torch.complex64", "values"),
+        ([1 + 2j], [1 + (2 + 1e-6) * 1j], "torch.complex128", "values"),
+        ([complex(np.nan, 1)], [complex(np.nan, 1)], "torch.complex64", None),
+        ([complex(np.nan, 1)], [complex(1, np.nan)], "torch.complex64", "values"),
+        ([complex(1, np.inf)], [complex(1, np.inf)], "torch.complex64", None),
+        ([complex(1, np.inf)], [complex(1, -np.inf)], "torch.complex64", "values"),
+        ([complex(0.0, 1)], [complex(-0.0, 1)], "torch.complex64", "signed_zero"),
+        ([1 + 0j], [1.0], "torch.complex64", None),   # a real and a complex array
     ],
 )
 def test_value_tolerances(a: list[float], b: list[float], dtype: str, why: str | None) -> None:

@@ -20,8 +20,8 @@ import pytest
 from conformance.case.language import parse
 from conformance.gen.check import check
 from conformance.generated_suite import GeneratedLimit, check_generated
-from conformance.report import files as report
 from conformance.report import generated as generated_report
+from conformance.report import records as report_records
 from conformance.report.hit_rates import HitRates
 from conformance.run.engine import load_engine
 from conformance.run.runner import DIVERGES, ERROR, torch_engine
@@ -78,7 +78,7 @@ def test_a_divergence_carries_the_fields_of_a_case_failure() -> None:
     assert d["engine"] == pytest.approx([2.7454646, 7.462947])
     assert fields["program"] == "a = torch.tensor([1.0, 2.0])\nb = torch.exp(a)\n"
     assert (fields["case_yaml"], fields["saved_case"]) == ("case: text", "found/x.yaml")
-    record = report.generated_record(GENERATED_ID, "wrong-exp", "failed", "text",
+    record = report_records.generated_record(GENERATED_ID, "wrong-exp", "failed", "text",
                                      verdict=DIVERGES, fields=fields, repro="pytest ...")
     jsonschema.validate(record, {**SCHEMA["$defs"]["item"], "$defs": SCHEMA["$defs"]})
 

@@ -22,7 +22,7 @@ from conformance.case.program import Program
 from conformance.gen.check import number
 from conformance.gen.state import GenSettings
 from conformance.gen.strategies import programs
-from conformance.report.recording import outcome_to_json, snapshot_to_json
+from conformance.report.trace_codec import outcome_to_json, snapshot_to_json
 from conformance.run import changes, observe
 from conformance.run.compare import compare
 from conformance.run.engine import load_engine

@@ -10,6 +10,8 @@ engines -> compare was closed by a TYPE_CHECKING import)."""
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
 import subprocess
 import sys
@@ -225,3 +227,45 @@ def test_importing_the_plugin_imports_no_torch(loaded_by_the_plugin: set[str]) -
 def test_importing_the_plugin_imports_no_engine(loaded_by_the_plugin: set[str]) -> None:
     # its hooks import the harness when first called (the plugin's docstring, issue 21.1)
     assert not {m for m in loaded_by_the_plugin if m.split(".")[0] == "reference_engine"}
+
+
+_UNRELATED_CONFTEST = '''
+import json, sys
+
+def pytest_unconfigure(config):
+    with open("loaded.json", "w") as f:
+        json.dump(sorted(sys.modules), f)
+'''
+
+
+def _loaded_by_a_pytest_run(project: Path, *args: str) -> set[str]:
+    """The modules loaded by the end of a pytest run (in a process of its own) of the small
+    project at `project`, which has nothing to do with conformance but a YAML file."""
+    project.mkdir()
+    (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (project / "conftest.py").write_text(_UNRELATED_CONFTEST, encoding="utf-8")
+    (project / "test_sum.py").write_text("def test_sum():\n    assert 1 + 1 == 2\n",
+                                         encoding="utf-8")
+    (project / "settings.yaml").write_text("a: 1\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           *args], capture_output=True, text=True, cwd=project, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout, done.stdout
+    return set(json.loads((project / "loaded.json").read_text(encoding="utf-8")))
+
+
+def test_another_projects_pytest_run_loads_no_harness(tmp_path: Path) -> None:
+    # the plugin is loaded in every pytest run of the environment (its entry point): a run of
+    # another project imports neither torch nor an engine, nor the harness that loads them
+    loaded = _loaded_by_a_pytest_run(tmp_path / "unrelated", "test_sum.py")
+    assert "conformance.plugin" in loaded  # the plugin was there
+    assert not {m for m in loaded if m.split(".")[0] in ("torch", "reference_engine")}
+    assert "conformance.run.runner" not in loaded
+
+
+def test_a_conformance_option_loads_the_harness(tmp_path: Path) -> None:
+    # the probe above can fail: asking for a conformance option makes it a conformance run
+    loaded = _loaded_by_a_pytest_run(tmp_path / "unrelated", "test_sum.py", "--devices=cpu")
+    assert "conformance.run.runner" in loaded
+    assert "reference_engine" in loaded

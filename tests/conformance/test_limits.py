@@ -18,8 +18,8 @@ from conformance.run import limits
 from conformance.run.compare import summaries_differ
 from conformance.run.engine import load_engine
 from conformance.run.interpreter import run_program
-from conformance.run.observe import tensor_summary
 from conformance.run.runner import ERROR, PASS, Item, ItemResult, run_item
+from conformance.run.tensor_read import tensor_summary
 from conformance.run.trace import LIMIT, TensorSnapshot, TensorSummary
 
 TORCH = load_engine("torch")
@@ -504,7 +504,7 @@ def test_explain_and_record_report_a_stopped_run() -> None:
 
 
 def test_a_summary_survives_a_recording_round_trip() -> None:
-    from conformance.report.recording import snapshot_from_json, snapshot_to_json
+    from conformance.report.trace_codec import snapshot_from_json, snapshot_to_json
 
     trace = run_program(TORCH, parse(f"x = torch.rand({2 * limits.SUMMARY_THRESHOLD})\n"
                                      "x[0] = float('nan')"))

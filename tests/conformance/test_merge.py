@@ -14,6 +14,7 @@ import pytest
 from conformance import cli
 from conformance.gen import campaign
 from conformance.report import files as report
+from conformance.report import records as report_records
 from conformance.report import status as run_status
 from conformance.report.hit_rates import HitRates
 from conformance.report.merge import MergeError, merge
@@ -32,7 +33,7 @@ def item(name: str, verdict: str = "pass", device: str = "cpu") -> dict[str, Any
 
 
 def generated(outcome: str = "passed") -> dict[str, Any]:
-    return report.generated_record(GENERATED_ID, ENGINE, outcome,
+    return report_records.generated_record(GENERATED_ID, ENGINE, outcome,
                                    verdict="diverges" if outcome == "failed" else None)
 
 

@@ -24,7 +24,7 @@ import pytest
 
 import reference_engine
 from conformance.case.loader import load_case
-from conformance.report.recording import trace_from_json, trace_to_json
+from conformance.report.trace_codec import trace_from_json, trace_to_json
 from conformance.run import interpreter
 from conformance.run.compare import compared_once
 from conformance.run.engine import Engine, load_engine

@@ -15,7 +15,7 @@ import pytest
 
 from conformance.case.language import parse
 from conformance.case.loader import Case, load_case
-from conformance.report import drift, recording
+from conformance.report import drift, recording, trace_codec
 from conformance.report.explain import render_steps
 from conformance.run.compare import compare, step_diffs
 from conformance.run.engine import load_engine
@@ -175,8 +175,8 @@ def _same(a: Any, b: Any, where: str = "trace") -> None:
 
 
 def _round_trip(trace: Trace, case: Case) -> Trace:
-    stored = json.loads(json.dumps(recording.trace_to_json(trace, case), allow_nan=False))
-    return recording.trace_from_json(stored)
+    stored = json.loads(json.dumps(trace_codec.trace_to_json(trace, case), allow_nan=False))
+    return trace_codec.trace_from_json(stored)
 
 
 def test_a_stored_trace_reads_back_field_for_field() -> None:
@@ -264,13 +264,13 @@ def test_a_recording_of_the_old_schema_is_refused(tmp_path: Path) -> None:
 
 def test_a_malformed_snapshot_is_named() -> None:
     with pytest.raises(recording.RecordingError, match="lacks `dtype`"):
-        recording.snapshot_from_json({"t": "tensor", "type": "Tensor", "shape": [1]})
+        trace_codec.snapshot_from_json({"t": "tensor", "type": "Tensor", "shape": [1]})
     with pytest.raises(recording.RecordingError, match="unknown type"):
-        recording.snapshot_from_json({"t": "matrix"})
+        trace_codec.snapshot_from_json({"t": "matrix"})
 
 
 def test_step_fields_all_have_a_codec() -> None:
-    assert {f.name for f in dataclasses.fields(Step)} == set(recording._STEP_CODECS)
+    assert {f.name for f in dataclasses.fields(Step)} == set(trace_codec._STEP_CODECS)
 
 
 def test_diff_names_the_item_whose_stored_trace_is_malformed(

@@ -37,3 +37,10 @@ def test_chunked_statistics_equal_the_whole_arrays() -> None:
 def test_all_nan_has_no_minimum() -> None:
     s = summarise(np.full(10, np.nan), 10, 1)
     assert math.isnan(s.min) and math.isnan(s.max) and s.nan == 10 and s.mean_abs == 0.0
+
+
+def test_complex_statistics_count_each_part() -> None:
+    raw = np.array([1 + 2j, complex(np.nan, -np.inf), complex(-0.0, 3)], np.complex64)
+    s = summarise(raw, 3, 1)
+    assert (s.nan, s.neginf, s.zeros, s.neg_zeros) == (1, 1, 1, 1)
+    assert (s.sum, s.min, s.max) == (6.0, -np.inf, 3.0)

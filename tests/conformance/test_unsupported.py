@@ -12,6 +12,7 @@ import jsonschema
 from conformance.case.loader import load_case
 from conformance.report import explain
 from conformance.report import files as report
+from conformance.report import records as report_records
 from conformance.report import status as run_status
 from conformance.report.hit_rates import HitRates
 from conformance.run.engine import MissingAPI, lacks, load_engine
@@ -109,7 +110,7 @@ def _report(tmp_path: Path) -> Path:
     for name, program in programs.items():
         result = _run(tmp_path, program, name)
         outcome = "passed" if result.verdict == PASS else "failed"
-        records.append(report.item_record(result.item, result, outcome, "longrepr"))
+        records.append(report_records.item_record(result.item, result, outcome, "longrepr"))
     report.write(tmp_path / "out", records, engine=ENGINE, started=report.now(),
                  profile="ci", generated=HitRates())
     return tmp_path / "out"

@@ -67,6 +67,16 @@ def _p(a: Any) -> Any:
     return a * a + 0.5
 
 
+def _C(a: Any) -> Any:
+    """(..., 2) real pairs as complex numbers."""
+    return torch.view_as_complex(a)
+
+
+def _R(z: Any) -> Any:
+    """complex numbers as (..., 2) real pairs (a contiguous copy first: z may be a conj view)."""
+    return torch.view_as_real(z.resolve_conj() * 1)
+
+
 Row = tuple[Callable[..., Any], list[tuple[int, ...]]]
 
 
@@ -359,7 +369,40 @@ _BY_HAND: dict[str, Row] = {
     "prod_zeros": (lambda a: (a * ZERO_AT_1).prod(1) ** 2, [(2, 3)]),
     "prod_all_zeros": (lambda a: (a * ZERO_AT_1).prod() * a, [(2, 3)]),
     "cumprod_zeros": (lambda a: (a * ZERO_AT_1).cumprod(1) ** 2, [(2, 3)]),
+    # complex ops (issue 22), each a real function of real inputs through complex values
+    # (C: the complex view of (..., 2) pairs; R: back to pairs), so central differences
+    # check torch's convention: a real loss's gradient is the conjugate Wirtinger one
+    "view_as_complex": (lambda a: _R(_C(a) * _C(a)), [(3, 2)]),
+    "view_as_real": (lambda a, b: _R(torch.complex(a, b)) ** 2, [(3,), (3,)]),
+    "imag": (lambda a, b: torch.imag(torch.complex(a, b) * torch.complex(b, a)), [(3,), (3,)]),
+    "polar": (lambda r, t: _R(torch.polar(_p(r), t)), [(3,), (3,)]),
+    "complex": (lambda a, b: _R(torch.complex(a, b) * torch.complex(b, a)), [(3,), (3,)]),
+    "complex_real": (lambda a, b: (_C(a) * _C(b)).real, [(3, 2), (3, 2)]),
+    "complex_mul_real": (lambda a, b: _R(a * _C(b)), [(3,), (3, 2)]),
+    "complex_div": (lambda a, b: _R(_C(a) / torch.complex(_p(b[:, 0]), b[:, 1])),
+                    [(3, 2), (3, 2)]),
+    "complex_exp": (lambda a: _R(torch.exp(_C(a))), [(3, 2)]),
+    "complex_log": (lambda a, b: _R(torch.log(torch.complex(_p(a), b))), [(3,), (3,)]),
+    "complex_sqrt": (lambda a, b: _R(torch.sqrt(torch.complex(_p(a), b))), [(3,), (3,)]),
+    "complex_reciprocal": (lambda a, b: _R(torch.reciprocal(torch.complex(_p(a), b))),
+                           [(3,), (3,)]),
+    "complex_pow": (lambda a: _R(_C(a) ** 3), [(3, 2)]),
+    "complex_abs": (lambda a, b: torch.complex(_p(a), b).abs(), [(3,), (3,)]),
+    "complex_angle": (lambda a, b: torch.complex(_p(a), b).angle(), [(3,), (3,)]),
+    "complex_sgn": (lambda a, b: _R(torch.sgn(torch.complex(_p(a), b))), [(3,), (3,)]),
+    "complex_conj": (lambda a, b: _R(_C(a).conj() * _C(b)), [(3, 2), (3, 2)]),
+    "complex_conj_imag": (lambda a, b: (_C(a).conj() * _C(b)).conj().imag, [(3, 2), (3, 2)]),
+    "complex_conj_physical": (lambda a, b: _R(torch.conj_physical(_C(a)) * _C(b)),
+                              [(3, 2), (3, 2)]),
+    "complex_sum": (lambda a: _R((_C(a) * _C(a)).sum()), [(3, 2)]),
+    "complex_mean": (lambda a: _R((_C(a) * _C(a)).mean()), [(3, 2)]),
+    "complex_mm": (lambda a, b: _R(torch.mm(_C(a), _C(b))), [(2, 3, 2), (3, 2, 2)]),
 }
+
+# the rows through complex values: forward mode on complex tensors is not modelled yet
+# (test_forward_ad.py leaves them out)
+COMPLEX_ROWS = frozenset(n for n in _BY_HAND if n.startswith("complex") or n in (
+    "view_as_complex", "view_as_real", "imag", "polar"))
 
 OPS: dict[str, Row] = _from_registry()
 assert not OPS.keys() & _BY_HAND.keys(), "a hand row is named for a registry row"

@@ -1,11 +1,15 @@
-"""torch.tensor of a NumPy array takes its dtype from the array's: the engine's five dtypes
-as they are, another float as float32 (narrower) or float64, another integer as int64. Case
-programs cannot make NumPy arrays, so this is pinned here (a mutation survivor)."""
+"""torch.tensor of a NumPy array takes its dtype from the array's: the engine's seven dtypes
+(complex64 and complex128 among them) as they are, another float as float32 (narrower) or
+float64, another integer as int64. Case programs cannot make NumPy arrays, so this is pinned
+here (a mutation survivor). Also: type promotion with complex dtypes."""
+
+from typing import Any
 
 import numpy as np
 import pytest
 
 import reference_engine as torch
+from reference_engine import dtypes
 
 
 @pytest.mark.parametrize(("np_dtype", "expected"), [
@@ -19,3 +23,20 @@ def test_tensor_of_an_array_takes_its_dtype(np_dtype: type, expected: object) ->
 def test_an_array_of_another_kind_is_refused() -> None:
     with pytest.raises(TypeError):
         torch.tensor(np.array(["a"]))
+
+
+@pytest.mark.parametrize(("dims", "zero_dims", "scalars", "expected"), [
+    (["float32"], [], ["complex128"], "complex64"),      # a Python complex: default complex
+    (["float64"], [], ["complex128"], "complex128"),
+    (["int64"], [], ["complex128"], "complex64"),
+    (["float64", "complex64"], [], [], "complex128"),    # promoteTypes keeps the precision
+    (["float32"], ["complex128"], [], "complex64"),      # combine_categories
+    (["int64"], ["complex128"], [], "complex128"),
+])
+def test_complex_promotion_is_atens(dims: list[str], zero_dims: list[str], scalars: list[str],
+                                    expected: str) -> None:
+    """dtypes.result_type with complex dtypes, as torch.result_type gives them (checked on
+    torch 2.13 when written: float32 tensor * 1j is complex64, float64 + 1j complex128)."""
+    def d(names: list[str]) -> list[Any]:
+        return [getattr(dtypes, n) for n in names]
+    assert dtypes.result_type(d(dims), d(zero_dims), d(scalars)) is getattr(dtypes, expected)

@@ -44,15 +44,15 @@ def test_auto_element_wise_takes_one_input() -> None:
 # OpSpecs without a jvp formula, each with the reason; every other one has a formula or a
 # shorthand (test_forward_ad.py checks each registry op's tangent by central differences).
 _VIEW = "a view op: its tangent is the same view of its base's tangent (forward_ad.fw_grad)"
-_BACKWARD_OP = ("a backward op, built only by backward formulas: forward mode through a backward "
-                "pass is not modelled (torch's not-implemented error)")
+# (the other backward ops have their jvp: forward-over-reverse runs them on dual tensors)
+_MSE_BACKWARD = ("mse_loss_backward: forward-over-reverse through it fails in torch itself "
+                 "(its formula writes into an efficient zero tensor: 'ZeroTensors are "
+                 "immutable'), which is not modelled")
 _INPLACE = "in-place only: forward_ad.update_inplace writes the tangent (zeros; copy_'s source's)"
 NO_JVP = {
     **{s.grad_fn: _VIEW for m in (views, views_inplace, views_multi_output)
        for s in vars(m).values() if isinstance(s, OpSpec) and s is not views.UNSAFE_VIEW},
-    # (sgn is an op of its own, a registry row since issue 24, with sgn_backward's jvp)
-    **{s.grad_fn: _BACKWARD_OP for s in vars(backward).values()
-       if isinstance(s, OpSpec) and s is not backward.SGN},
+    backward.MSE_LOSS_BACKWARD.grad_fn: _MSE_BACKWARD,
     "ZeroBackward0": _INPLACE, "FillBackward2": _INPLACE, "CopyBackwards": _INPLACE,
     "SqueezeBackward4": _VIEW,
     "VarMeanBackward0": "two outputs: var_mean gives them var's and mean's tangents",

@@ -1,0 +1,103 @@
+"""Where the test command's time goes, by part: CPU time per item, grouped.
+
+Wall time on this shared 2-core machine says more about the other users than about the
+tests (an item's wall time was 25-30 times its CPU time at load 25), so items are measured by
+CPU time: the process's own and that of the child processes it waited for (os.times), which
+counts a subprocess test's interpreters, xdist workers and scripts.
+
+As a pytest plugin it writes one line per item, `<node id>\t<cpu s>\t<wall s>`, to
+`$SUITE_PROFILE_OUT-<xdist worker>.tsv`:
+
+    PYTHONPATH=benchmarks SUITE_PROFILE_OUT=/tmp/prof nice pytest -n 2 -p suite_profile ...
+
+Run as a script it groups those lines (or a junitxml file's wall times) by part: the OpInfo
+items, the library's case items, and each test file:
+
+    python benchmarks/suite_profile.py /tmp/prof          # the .tsv files of a run
+    python benchmarks/suite_profile.py report.xml         # pytest --junitxml (wall only)
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from collections.abc import Generator, Iterator
+from typing import Any, TextIO
+
+import pytest
+
+_out: TextIO | None = None
+
+
+def _file() -> TextIO:
+    global _out
+    if _out is None:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        prefix = os.environ.get("SUITE_PROFILE_OUT", "suite_profile")
+        _out = open(f"{prefix}-{worker}.tsv", "a", encoding="utf-8")  # noqa: SIM115
+    return _out
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Generator[None, None, None]:
+    before, started = os.times(), time.perf_counter()
+    yield
+    after, ended = os.times(), time.perf_counter()
+    # user and system time of this process and of its waited-for children
+    cpu = sum(b - a for a, b in zip(before[:4], after[:4], strict=True))
+    out = _file()
+    out.write(f"{item.nodeid}\t{cpu:.3f}\t{ended - started:.3f}\n")
+    out.flush()
+
+
+def part(nodeid: str) -> str:
+    path = nodeid.split("::")[0]
+    if path.startswith("opinfo/"):
+        return "opinfo/* (OpInfo items)"
+    if path.startswith("cases/"):
+        return "cases/* (the library's case items)"
+    return path
+
+
+def _rows(source: str) -> Iterator[tuple[str, float | None, float]]:
+    if source.endswith(".xml"):
+        for case in ET.parse(source).iter("testcase"):
+            file, name = case.get("file"), case.get("name", "")
+            nodeid = f"{file}::{name}" if file else \
+                case.get("classname", "").replace(".", "/") + "::" + name
+            yield nodeid, None, float(case.get("time", 0))
+        return
+    for path in sorted(glob.glob(f"{source}-*.tsv")):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                nodeid, cpu, wall = line.rstrip("\n").rsplit("\t", 2)
+                yield nodeid, float(cpu), float(wall)
+
+
+def main(source: str) -> None:
+    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+    has_cpu = False
+    for nodeid, cpu, wall in _rows(source):
+        t = totals[part(nodeid)]
+        t[0] += 1
+        t[2] += wall
+        if cpu is not None:
+            has_cpu = True
+            t[1] += cpu
+    key = 1 if has_cpu else 2
+    whole = sum(t[key] for t in totals.values()) or 1.0
+    print("| part | items | CPU s | wall s (sum of items) | share |\n|---|---:|---:|---:|---:|")
+    for name, t in sorted(totals.items(), key=lambda kv: -kv[1][key]):
+        cpu_text = f"{t[1]:.0f}" if has_cpu else "-"
+        print(f"| {name} | {t[0]:.0f} | {cpu_text} | {t[2]:.0f} | {100 * t[key] / whole:.1f} % |")
+    n = sum(t[0] for t in totals.values())
+    cpu_all = f"{sum(t[1] for t in totals.values()):.0f}" if has_cpu else "-"
+    print(f"| all | {n:.0f} | {cpu_all} | {sum(t[2] for t in totals.values()):.0f} | |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,316 @@
+"""Complex numbers (issue 22): complex tensors' views of their parts (real, imag,
+view_as_real, view_as_complex), conjugation (conj, resolve_conj, conj_physical), abs,
+angle and sgn of complex tensors, and the real-to-complex constructors polar and complex.
+
+Gradients follow PyTorch's convention ("Autograd for Complex Numbers"): the gradient of a
+real loss L with respect to z is the conjugate Wirtinger derivative, dL/dz* times 2, so a
+formula of a holomorphic f is grad * conj(f'(z)), as derivatives.yaml writes it. Each OpSpec
+is one derivatives.yaml entry, its formula in engine ops (create_graph differentiates it
+again). A real input that receives a complex gradient keeps its real part (handle_r_to_c),
+which engine.validate_outputs does for every node.
+
+Views. `x.real` is torch's select(view_as_real(x), -1, 0) (SelectBackward0 over
+ViewAsRealBackward0) and `x.imag` the same at index 1; the data are numpy views of the
+complex data, so they share memory, base and version counter with x. Their positions in the
+root base (`_view_index`) count the root's real parts (element k's real part is 2k, its
+imaginary part 2k + 1): enough for a further view (x.real[0]) and for its shape; an in-place
+write through such a view is refused (see inplace's check) rather than modelled.
+
+Lazy conjugation. torch's conj() of a complex tensor is a view with the conjugate bit set
+(is_conj()), read conjugated, and resolve_conj() materialises it (a clone). Here a conj view
+holds the conjugated values as a copy, with the conj bit as an attribute: every reading of
+it (values, grads) is torch's; what is not modelled is a later in-place write to its base
+showing through it (torch's view would show it, this copy does not).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from .common import _elementwise, zeros_scalar
+
+# ---- views of the parts ------------------------------------------------------------
+
+
+def _parts_view(a: np.ndarray) -> np.ndarray:
+    """A complex array's (..., 2) real view sharing its memory, whatever its strides (an
+    array, never a numpy scalar, whose .real would be a copy)."""
+    assert isinstance(a, np.ndarray)
+    real = a.real
+    return np.lib.stride_tricks.as_strided(
+        real, (*a.shape, 2), (*real.strides, real.itemsize), writeable=False)
+
+
+def _parts_index(positions: np.ndarray) -> np.ndarray:
+    """The positions of a complex tensor's parts in its root's real-part numbering."""
+    return np.stack([2 * positions, 2 * positions + 1], axis=-1)
+
+
+def _view(src: Tensor, data: np.ndarray, dt: dtypes.dtype, index: np.ndarray | None,
+          spec: OpSpec, **attrs: Any) -> Tensor:
+    """A view of src whose data (another dtype) is `data`: views.py's bookkeeping (base,
+    version counter, view positions, creation meta), with the positions given."""
+    from .. import inplace
+    from ..grad_mode import is_grad_enabled
+    base = src._base if src._base is not None else src
+    out = Tensor(data, dt, src.device)
+    out._base = base
+    out._version_counter = base._version_counter
+    out._view_index = index
+    out._view_version = base._version_counter.value
+    out._view_differentiable = is_grad_enabled()
+    if src._base is not None and is_grad_enabled():
+        out._view_creation_meta = inplace.creation_meta(src)
+    out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
+    return record(spec, out, [src], **attrs)
+
+
+def _positions(t: Tensor) -> np.ndarray:
+    if t._view_index is not None:
+        return t._view_index
+    return np.arange(t._data.size).reshape(t._data.shape)
+
+
+VIEW_AS_REAL = OpSpec("ViewAsRealBackward0", ("self",),
+                      backward=lambda c, g: [view_as_complex(_contiguous(g))])
+VIEW_AS_COMPLEX = OpSpec(
+    "ViewAsComplexBackward0", ("self",),
+    backward=lambda c, g: [view_as_real(resolve_conj(_contiguous(g)))])
+
+
+def _contiguous(g: Tensor) -> Tensor:
+    from .shape_views import contiguous
+    return contiguous(g)
+
+
+def view_as_real(self: Tensor) -> Tensor:
+    if not self.dtype.is_complex:
+        raise RuntimeError(messages.VIEW_AS_REAL_NOT_COMPLEX)
+    if is_conj(self):
+        raise RuntimeError(messages.VIEW_AS_REAL_CONJ)
+    return _view(self, _parts_view(self._data), dtypes.to_real(self.dtype),
+                 _parts_index(_positions(self)), VIEW_AS_REAL)
+
+
+def view_as_complex(self: Tensor) -> Tensor:
+    if self.dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError(messages.view_as_complex_dtype(self.dtype.scalar_name))
+    if self.ndim == 0 or self.shape[-1] != 2:
+        raise RuntimeError(messages.VIEW_AS_COMPLEX_LAST_DIM)
+    a = self._data
+    if a.strides[-1] != a.itemsize:
+        raise RuntimeError(messages.VIEW_AS_COMPLEX_STRIDE)
+    ct = dtypes.to_complex(self.dtype)
+    try:   # shares memory where numpy can reinterpret the pairs
+        data = a.view(ct.np)[..., 0]
+    except ValueError:
+        data = a[..., 0] + 1j * a[..., 1]
+    # positions only give the view's shape to further views (see the module docstring)
+    index = _positions(self)[..., 0]
+    return _view(self, data.astype(ct.np, copy=False), ct, index, VIEW_AS_COMPLEX)
+
+
+def real(self: Tensor) -> Tensor:
+    """Tensor.real / torch.real: a real tensor itself; a complex one's view of its real
+    parts, as ATen builds it (select of view_as_real; of a conj view, resolved first)."""
+    if not self.dtype.is_complex:
+        return self
+    from .. import views
+    return views.select(view_as_real(_unconj(self)), -1, 0)
+
+
+def imag(self: Tensor) -> Tensor:
+    """Tensor.imag / torch.imag: a complex tensor's view of its imaginary parts; of a conj
+    view, the negated parts (ATen's _neg_view, NegViewBackward0)."""
+    if not self.dtype.is_complex:
+        raise RuntimeError(messages.IMAG_NOT_COMPLEX)
+    from .. import views
+    parts = view_as_real(_unconj(self))
+    if is_conj(self):
+        parts = _neg_view(parts)
+    return views.select(parts, -1, 1)
+
+
+NEG_VIEW = OpSpec("NegViewBackward0", ("self",),
+                  backward=lambda c, g: [_neg(g)])
+
+
+def _neg(g: Tensor) -> Tensor:
+    from . import elementwise
+    return elementwise.neg(g)
+
+
+def _neg_view(self: Tensor) -> Tensor:
+    """ATen's _neg_view: a view read negated (a copy here, as conj's)."""
+    out = _view(self, np.array(np.negative(self._data)), self.dtype, _positions(self), NEG_VIEW)
+    out._is_neg = True
+    return out
+
+
+# ---- conjugation ---------------------------------------------------------------------
+
+CONJ = OpSpec("ConjBackward0", ("self",), backward=lambda c, g: [conj(g)])
+CONJ_PHYSICAL = OpSpec("ConjPhysicalBackward0", ("self",),
+                       backward=lambda c, g: [conj_physical(g)])
+
+
+def is_conj(self: Tensor) -> bool:
+    return bool(getattr(self, "_is_conj", False))
+
+
+def _unconj(self: Tensor) -> Tensor:
+    """self._conj() where self is a conj view (its conj bit cleared): what ATen views the
+    parts of."""
+    return conj(self) if is_conj(self) else self
+
+
+def conj(self: Tensor) -> Tensor:
+    """torch.conj: a real tensor itself; a complex one's lazily conjugated view (its conj
+    bit flipped; conj of a conj view clears it)."""
+    if not self.dtype.is_complex:
+        return self
+    out = _view(self, np.array(np.conj(self._data)), self.dtype, _positions(self), CONJ)
+    out._is_conj = not is_conj(self)
+    return out
+
+
+def resolve_conj(self: Tensor) -> Tensor:
+    """A conj view materialised (a clone: CloneBackward0); any other tensor itself."""
+    if not is_conj(self):
+        return self
+    from . import copying
+    out = copying.clone(self)
+    out._is_conj = False
+    return out
+
+
+def conj_physical(self: Tensor) -> Tensor:
+    """A real tensor itself; a complex one's conjugate, computed (ConjPhysicalBackward0)."""
+    if not self.dtype.is_complex:
+        return self
+    return _elementwise(CONJ_PHYSICAL, np.conj, (self,))
+
+
+# ---- abs, angle, sgn of complex tensors ------------------------------------------------
+
+
+def _sgn_array(a: np.ndarray) -> np.ndarray:
+    mag = np.abs(a)
+    with np.errstate(all="ignore"):
+        return np.where(mag == 0, 0, a / np.where(mag == 0, 1, mag)).astype(a.dtype)
+
+
+SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
+             backward=lambda c, g: [sgn_backward(c.self, g, c.result)])
+
+
+def sgn(self: Tensor) -> Tensor:
+    """z / |z| (0 at 0) of a complex tensor."""
+    return _elementwise(SGN, _sgn_array, (self,))
+
+
+def sgn_backward(x: Tensor, gx: Tensor, sgn_x: Tensor) -> Tensor:
+    """FunctionsManual's sgn_backward: (gx - sgn * real(gx / sgn)) / |x|, 0 where x is 0
+    (gx / sgn is gx * conj(sgn), |sgn| being 1)."""
+    from . import comparisons as cmp
+    from . import elementwise as ew
+    absx = abs(x)
+    proj = ew.mul(sgn_x, real(ew.mul(gx, conj(sgn_x))))
+    return cmp.where(cmp.compare(absx, 0.0, np.equal), zeros_scalar(gx),
+                     ew.div(ew.sub(gx, proj), absx))
+
+
+ABS = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
+             backward=lambda c, g: [_mul(g, sgn(c.self))])
+
+
+def _mul(a: Tensor, b: Tensor) -> Tensor:
+    from . import elementwise
+    return elementwise.mul(a, b)
+
+
+def abs(self: Tensor) -> Tensor:
+    """|z| of a complex tensor: a real tensor of the parts' dtype."""
+    return _elementwise(ABS, np.abs, (self,), out_dtype=dtypes.to_real(self.dtype))
+
+
+def _angle_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """FunctionsManual's angle_backward of a complex self:
+    where(self == 0, 0, grad * self / |self|^2 * i)."""
+    from . import comparisons as cmp
+    from . import elementwise as ew
+    z = c.self
+    sq = ew.mul(abs(z), abs(z))
+    value = ew.mul(ew.div(ew.mul(g, z), sq), 1j)
+    return [cmp.where(cmp.compare(z, 0.0, np.equal), zeros_scalar(value), value)]
+
+
+ANGLE = OpSpec("AngleBackward0", ("self",), {"self": ("self",)}, backward=_angle_backward)
+
+
+def angle(self: Tensor) -> Tensor:
+    """arg z of a complex tensor: a real tensor of the parts' dtype."""
+    return _elementwise(ANGLE, np.angle, (self,), out_dtype=dtypes.to_real(self.dtype))
+
+
+# ---- constructors from real parts ---------------------------------------------------------
+
+
+def _check_pair(a: Any, b: Any) -> None:
+    for t in (a, b):
+        if not isinstance(t, Tensor):
+            raise TypeError(messages.argument_not_tensor("complex", type(t).__name__))
+    if not (a.dtype.is_floating_point and b.dtype.is_floating_point):
+        raise RuntimeError(messages.complex_inputs_not_float(a.dtype.scalar_name,
+                                                             b.dtype.scalar_name))
+    if a.dtype is not b.dtype:
+        raise RuntimeError(messages.complex_second_argument(a.dtype.scalar_name,
+                                                            b.dtype.scalar_name))
+
+
+COMPLEX = OpSpec("ComplexBackward0", ("real", "imag"),
+                 backward=lambda c, g: c.grads(lambda: real(g), lambda: _imag_of(g)))
+
+
+def _imag_of(g: Tensor) -> Tensor:
+    """at::imag of a gradient, which is complex here (a complex result's grad)."""
+    return imag(g)
+
+
+def complex(real: Tensor, imag: Tensor) -> Tensor:
+    _check_pair(real, imag)
+    return _elementwise(COMPLEX, _from_parts, (real, imag),
+                        out_dtype=dtypes.to_complex(real.dtype))
+
+
+def _from_parts(re: np.ndarray, im: np.ndarray) -> np.ndarray:
+    """re + i im, part by part (re + 1j * im would make inf * 1j's real part NaN)."""
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(re.shape, np.result_type(re.dtype, np.complex64))
+    out.real, out.imag = re, im
+    return out
+
+
+def _polar_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """FunctionsManual's polar_backward: grad_abs = real(conj(grad) * sgn(result)),
+    grad_angle = real(conj(grad) * result * i)."""
+    from . import elementwise as ew
+    gc = conj(g)
+    result = c.result
+    return c.grads(lambda: real(ew.mul(gc, sgn(result))),
+                   lambda: real(ew.mul(gc, ew.mul(result, 1j))))
+
+
+POLAR = OpSpec("PolarBackward0", ("abs", "angle"), {"abs": ("result",), "angle": ("result",)},
+               backward=_polar_backward)
+
+
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    _check_pair(abs, angle)
+    return _elementwise(POLAR, lambda r, t: _from_parts(r * np.cos(t), r * np.sin(t)),
+                        (abs, angle), out_dtype=dtypes.to_complex(abs.dtype))
