@@ -71,7 +71,9 @@ def _shrink_df(x: Array, lambd: float) -> Array:
 
 SOFTSHRINK = Pointwise("SoftshrinkBackward0", "SoftshrinkBackwardBackward0", ("lambd",),
                        lambda x, lambd: np.where(x > lambd, x - lambd,
-                                                 np.where(x < -lambd, x + lambd, 0.0)),
+                                                 # a * 0, as torch's kernel: -0 for a
+                                                 # negative x, nan for nan
+                                                 np.where(x < -lambd, x + lambd, x * 0.0)),
                        _shrink_df, None, selects=True)
 HARDSHRINK = Pointwise("HardshrinkBackward0", "HardshrinkBackwardBackward0", ("lambd",),
                        lambda x, lambd: np.where((x >= -lambd) & (x <= lambd), 0.0, x),
