@@ -37,11 +37,16 @@ SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
              jvp=lambda c: common.zeros_like(c.self_t))   # sgn_backward(self_p, self_t, result)
 
 
+def sign_kernel(a: np.ndarray) -> np.ndarray:
+    """ATen's sign kernel, (0 < a) - (a < 0): 0 for a nan, where np.sign gives nan."""
+    return ((a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)).astype(a.dtype)
+
+
 def sgn(self: Tensor) -> Tensor:
     if self.dtype.is_complex:   # z / |z|, with its own formula (sgn_backward)
         from . import complex_numbers
         return complex_numbers.sgn(self)
-    return common._elementwise(SGN, np.sign, (self,))
+    return common._elementwise(SGN, sign_kernel, (self,))
 
 
 # ---- threshold_backward (relu) ----------------------------------------------------------

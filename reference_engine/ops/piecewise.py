@@ -15,7 +15,7 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
-from .backward import SGN, sgn  # sgn: abs's gradient's op, exported under its name here
+from .backward import SGN, sgn, sign_kernel  # sgn: abs's gradient's op, exported under its name here
 from .binary_math import _tensor_or_number
 from .common import Number, _elementwise, _promotes, new, wrap, zeros_like, zeros_scalar
 from .comparisons import compare, where
@@ -41,7 +41,7 @@ FRAC = _spec("FracBackward0", (), lambda c, g: g, jvp=lambda c: c.self_t)
 def sign(self: Tensor) -> Tensor:
     if self.dtype is dtypes.bool_:
         return new(self._data, self.dtype, self.device)
-    return _elementwise(SIGN, np.sign, (self,))
+    return _elementwise(SIGN, sign_kernel, (self,))
 
 
 def trunc(self: Tensor) -> Tensor:
