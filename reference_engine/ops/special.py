@@ -60,7 +60,8 @@ def _erfcx(x: Array) -> Array:
         big = np.where(x >= 25, x, 25.0)
         u = 1 / (2 * big * big)
         series = 1 - u * (1 - 3 * u * (1 - 5 * u * (1 - 7 * u)))
-        return np.where(x < 25, small, series / (big * _SQRT_PI))
+        # the series only for x >= 25: a nan takes the direct branch, nan as torch's
+        return np.where(x >= 25, series / (big * _SQRT_PI), small)
 
 
 ERFCX = OpSpec("SpecialErfcxBackward0", ("self",), {"self": ("self", "result")},
