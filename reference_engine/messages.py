@@ -1651,3 +1651,7 @@ def kernel_not_implemented(kernel: str, scalar_name: str) -> str:
     """AT_DISPATCH's text for a dtype the kernel is not compiled for (an activation's kernel on
     an integer tensor: `"elu_cpu" not implemented for 'Long'`)."""
     return f'"{kernel}" not implemented for \'{scalar_name}\''
+
+
+# aten/src/ATen/native/Activation.cpp hardtanh_out
+HARDTANH_BOOL = "Bool inputs not supported for hardtanh"

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import messages
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from . import backward as grad_ops
 from . import common, comparisons
+from . import elementwise as ops
 from .activations import Array, Pointwise, _mask, _no_inplace
 
 # ---- piecewise linear: hardtanh, relu6, leaky_relu, hardswish, shrinks ------------------
@@ -27,13 +28,23 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     if min_val > max_val:
         raise ValueError(messages.HARDTANH_BOUNDS)
     _no_inplace("hardtanh", inplace)
-    return HARDTANH(input, min_val=min_val, max_val=max_val)
+    return _hardtanh(input, min_val, max_val)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """torch's relu6 is hardtanh(input, 0, 6) (HardtanhBackward0)."""
     _no_inplace("relu6", inplace)
-    return HARDTANH(input, min_val=0.0, max_val=6.0)
+    return _hardtanh(input, 0.0, 6.0)
+
+
+def _hardtanh(input: Tensor, min_val: float, max_val: float) -> Tensor:
+    """Activation.cpp hardtanh_out: an integer tensor is clamped to the bounds truncated to
+    integers (toLong, 'boundaries not causing type promotion'), keeping its dtype."""
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError(messages.HARDTANH_BOOL)
+    if not input.dtype.is_floating_point:
+        return ops.clamp(input, int(min_val), int(max_val))
+    return HARDTANH(input, min_val=min_val, max_val=max_val)
 
 
 LEAKY_RELU = Pointwise("LeakyReluBackward0", "LeakyReluBackwardBackward0", ("negative_slope",),
@@ -71,8 +82,11 @@ def _shrink_df(x: Array, lambd: float) -> Array:
 
 SOFTSHRINK = Pointwise("SoftshrinkBackward0", "SoftshrinkBackwardBackward0", ("lambd",),
                        lambda x, lambd: np.where(x > lambd, x - lambd,
-                                                 # a * 0, as torch's kernel: -0 for a
-                                                 # negative x, nan for nan
+                                                 # a * 0, as torch's scalar kernel: -0
+                                                 # for a negative x, nan for nan (its SIMD
+                                                 # loop, over whole vectors of contiguous
+                                                 # elements, gives +0: CPU-dependent, not
+                                                 # modelled, as maximum's ties)
                                                  np.where(x < -lambd, x + lambd, x * 0.0)),
                        _shrink_df, None, selects=True)
 HARDSHRINK = Pointwise("HardshrinkBackward0", "HardshrinkBackwardBackward0", ("lambd",),
@@ -104,6 +118,13 @@ THRESHOLD = OpSpec("ThresholdBackward0", ("self",), {"self": ("self",)},
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     _no_inplace("threshold", inplace)
+    if input.dtype is dtypes.bool_:
+        raise NotImplementedError(messages.kernel_not_implemented("threshold_cpu", "Bool"))
+    if not input.dtype.is_floating_point:
+        # the kernel runs in the tensor's dtype: threshold and value are cast to it (truncated)
+        threshold, value = int(threshold), int(value)
+        return common._elementwise(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
+                                   (input,), threshold=threshold, value=value)
     return common._elementwise(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
                                (input,), out_dtype=common._float_dtype(input),
                                threshold=threshold, value=value)
