@@ -144,7 +144,8 @@ def _pick(self: Tensor, dim: int, keepdim: bool, spec: OpSpec, kind: type,
 
 def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,
              out: tuple[Tensor, Tensor] | None = None) -> Any:
-    """The k-th smallest (NaN largest): of equal values, the k-th in the stable order."""
+    """The k-th smallest (NaN largest); of equal values, the one torch's quickselect leaves
+    at position k - 1 (not the k-th in the stable order)."""
     if out is not None:
         # kthvalue_out's at::assert_no_overlap(values, self) comes first; writing the
         # pair of outputs is not modelled
@@ -157,9 +158,55 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,
         raise RuntimeError(messages.kthvalue_out_of_range(d))
 
     def choose(line: np.ndarray) -> tuple[Any, int]:
-        i = int(np.argsort(line, kind="stable")[k - 1])
+        i = _quick_select(line.tolist(), k - 1)
         return line[i], i
     return _pick(self, dim, keepdim, KTHVALUE, kthvalue_return_type, choose)
+
+
+def _gt_or_nan(x: Any, y: Any) -> bool:
+    return (x != x and y == y) or x > y
+
+
+def _quick_select(values: list[Any], k: int) -> int:
+    """Sorting.cpp's quick_select_template for kthvalue (Sedgewick's partition, median of
+    three pivot, NaN largest), step by step: the original index it leaves at position k.
+    Which of equal values that is follows from its swaps, so only a port gives torch's
+    index (kthvalue([1., 1., 1.], 2) is index 0, k = 1 is index 1)."""
+    arr, idx = list(values), list(range(len(values)))
+
+    def swap(i: int, j: int) -> None:
+        arr[i], arr[j] = arr[j], arr[i]
+        idx[i], idx[j] = idx[j], idx[i]
+    lo, hi = 0, len(arr) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if _gt_or_nan(arr[lo], arr[hi]):
+                swap(lo, hi)
+            break
+        swap((lo + hi) >> 1, lo + 1)
+        if _gt_or_nan(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if _gt_or_nan(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if _gt_or_nan(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, piv = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while _gt_or_nan(piv, arr[i]):
+                i += 1
+            j -= 1
+            while _gt_or_nan(arr[j], piv):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return idx[k]
 
 
 def _lower_median(line: np.ndarray, ignore_nan: bool) -> tuple[Any, int]:
