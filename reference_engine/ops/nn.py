@@ -47,9 +47,17 @@ def _converted(self: Tensor, dtype: Any) -> Tensor:
     return self if dtype is None else copying.to(self, dtype)
 
 
+def _floating_softmax(name: str, t: Tensor, d: int) -> None:
+    """SoftMaxKernel.cpp dispatches floating types only, by a kernel for the last dim (a 0-d
+    tensor's too) and one for any other."""
+    last = d == t.ndim - 1 or t.ndim == 0
+    common.floating_kernel(f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl", t)
+
+
 def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     self = _converted(self, dtype)
     d = common.wrap_dim(dim, self.ndim)
+    _floating_softmax("softmax", self, d)
     dt = common._float_dtype(self)
     out = common.new(_stable_softmax(self._data.astype(dt.np), d), dt, self.device)
     return record(SOFTMAX, out, [self], dim=d)
@@ -58,6 +66,7 @@ def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
 def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     self = _converted(self, dtype)
     d = common.wrap_dim(dim, self.ndim)
+    _floating_softmax("log_softmax", self, d)
     dt = common._float_dtype(self)
     a = self._data.astype(dt.np)
     if a.size == 0:   # nothing to normalise (np.max of an empty axis would raise)

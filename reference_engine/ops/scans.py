@@ -284,6 +284,7 @@ LOGCUMSUMEXP = OpSpec("LogcumsumexpBackward0", ("self",), {"self": ("self", "res
 
 def logcumsumexp(self: Tensor, dim: int) -> Tensor:
     d = _dim(self, dim)
+    common.floating_kernel("logcumsumexp_out_cpu", self)
     dt = common._float_dtype(self)
     arr = common._compute(lambda a: _from_zero(_along(
         a.astype(np.float64), d, lambda x: np.logaddexp.accumulate(x, -1))), self._data)

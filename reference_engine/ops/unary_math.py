@@ -23,6 +23,7 @@ from . import complex_numbers
 from .common import (
     _elementwise,
     _float_dtype,
+    _promotes,
     new,
     zeros_like,
     zeros_scalar,
@@ -302,6 +303,11 @@ NEXTAFTER = OpSpec(
 
 
 def nextafter(self: Tensor, other: Tensor) -> Tensor:
+    # nextafter_cpu dispatches floating types only, on the operands' promoted dtype
+    promoted = _promotes([self, other])
+    if not promoted.is_floating_point:
+        raise NotImplementedError(messages.kernel_not_implemented("nextafter_cpu",
+                                                                  promoted.scalar_name))
     return _elementwise(NEXTAFTER, np.nextafter, (self, other))
 
 
