@@ -1655,3 +1655,8 @@ def kernel_not_implemented(kernel: str, scalar_name: str) -> str:
 
 # aten/src/ATen/native/Activation.cpp hardtanh_out
 HARDTANH_BOOL = "Bool inputs not supported for hardtanh"
+
+
+# aten/src/ATen/native/Lerp.cpp (lerp_Scalar / lerp_Tensor meta)
+def lerp_dtype(arg: str, expected: str, got: str) -> str:
+    return f"expected dtype {expected} for `{arg}` but got dtype {got}"

@@ -185,10 +185,11 @@ KINDS: tuple[Kind, ...] = (
           r"self \(\w+\) and source \(\w+\) must have the same scalar type",
           r"self and source expected to have the same dtype",
           r"expected self and source to have same dtypes",
-          r"Expected object of scalar type \w+ but got scalar type \w+ for second argument"),
+          r"Expected object of scalar type \w+ but got scalar type \w+ for second argument",
+          r"expected dtype [\w ]+ for `(end|weight)` but got dtype"),
          "a matrix product, or a scatter (index_add_, index_copy_, index_reduce_, put_, "
-         "masked_scatter), or torch.complex/polar, of tensors of different dtypes (no type "
-         "promotion there)"),
+         "masked_scatter), or torch.complex/polar, or lerp, of tensors of different dtypes "
+         "(no type promotion there)"),
     Kind("shape_mismatch", False,
          (r"must match the size of tensor",
           r"shapes cannot be multiplied",

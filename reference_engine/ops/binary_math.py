@@ -344,6 +344,16 @@ LERP = OpSpec(
 
 
 def lerp(self: Tensor, end: Tensor, weight: Tensor | Number) -> Tensor:
+    # Lerp.cpp: no type promotion; a 0-dim weight tensor may be of another dtype
+    if end.dtype != self.dtype:
+        raise RuntimeError(messages.lerp_dtype("end", self.dtype.cpp_name, end.dtype.cpp_name))
+    if isinstance(weight, Tensor) and weight.ndim > 0 and weight.dtype != self.dtype:
+        raise RuntimeError(messages.lerp_dtype("weight", self.dtype.cpp_name,
+                                               weight.dtype.cpp_name))
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(messages.kernel_not_implemented(kernel,
+                                                                  self.dtype.scalar_name))
     if isinstance(weight, Tensor):
         return _elementwise(LERP, _lerp_array, [self, end, weight])
     return _elementwise(LERP_SCALAR, lambda a, b: _lerp_array(a, b, np.asarray(weight, a.dtype)),
