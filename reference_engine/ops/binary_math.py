@@ -24,7 +24,19 @@ from . import indexing
 from .common import Number, _elementwise, _promotes, wrap, zeros_like
 from .comparisons import compare, isnan, logical_not
 from .copying import to
-from .elementwise import add, add_scalar, div, div_mode, exp, mul, mul_scalar, neg, pow, sub
+from .elementwise import (
+    add,
+    add_scalar,
+    div,
+    div_mode,
+    exp,
+    mul,
+    mul_scalar,
+    neg,
+    one_minus,
+    pow,
+    sub,
+)
 
 LN2 = 0.6931471805599453
 
@@ -337,7 +349,7 @@ LERP_SCALAR = OpSpec(
 LERP = OpSpec(
     "LerpBackward1", ("self", "end", "weight"),
     {"self": ("weight",), "end": ("weight",), "weight": ("self", "end")},
-    lambda c, g: c.grads(lambda: mul(g, add_scalar(neg(c.weight), 1)),
+    lambda c, g: c.grads(lambda: mul(g, one_minus(c.weight)),
                          lambda: mul(g, c.weight),
                          lambda: mul(g, sub(c.end, c.self))),
     jvp=lambda c: add(lerp(c.self_t, c.end_t, c.weight), mul(c.weight_t, sub(c.end, c.self))))

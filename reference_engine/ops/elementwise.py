@@ -90,6 +90,13 @@ def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
                         (self, other), alpha=alpha)
 
 
+def one_minus(self: Tensor) -> Tensor:
+    """`1 - tensor` as C++ formulas write it: TensorOperators.h makes it
+    empty_like(y).fill_(1).sub_(y), so SubBackward0 with no edge for the 1 (not
+    AddBackward1 of a NegBackward0)."""
+    return sub(new(np.ones_like(self._data), self.dtype, self.device), self)
+
+
 def add_scalar(self: Tensor, other: Number) -> Tensor:
     """tensor + Scalar as C++ formulas write it (AddBackward1; the scalar is no input)."""
     dt = _promotes([self, wrap(other)])

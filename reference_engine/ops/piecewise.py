@@ -15,7 +15,11 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
-from .backward import SGN, sgn, sign_kernel  # sgn: abs's gradient's op, exported under its name here
+from .backward import (  # sgn: abs's gradient's op, exported under its name here
+    SGN,
+    sgn,
+    sign_kernel,
+)
 from .binary_math import _tensor_or_number
 from .common import Number, _elementwise, _promotes, new, wrap, zeros_like, zeros_scalar
 from .comparisons import compare, where

@@ -36,6 +36,7 @@ from .elementwise import (
     mul,
     mul_scalar,
     neg,
+    one_minus,
     pow,
     sin,
     sub,
@@ -77,7 +78,7 @@ ASINH = _spec("AsinhBackward0", ("self",),
               lambda c, g: mul(g, rsqrt(add_scalar(pow(c.self, 2), 1))))
 # grad * 1 / (1 - self.pow(2))
 ATANH = _spec("AtanhBackward0", ("self",),
-              lambda c, g: div(mul_scalar(g, 1), add_scalar(neg(pow(c.self, 2)), 1)))
+              lambda c, g: div(mul_scalar(g, 1), one_minus(pow(c.self, 2))))
 SINH = _spec("SinhBackward0", ("self",), lambda c, g: mul(g, cosh(c.self)))
 COSH = _spec("CoshBackward0", ("self",), lambda c, g: mul(g, sinh(c.self)))
 TAN = _spec("TanBackward0", ("result",), lambda c, g: mul(g, add_scalar(pow(c.result, 2), 1)))
@@ -213,7 +214,7 @@ def _logit_backward(c: Any, g: Tensor) -> Tensor:
     inside = compare(compare(c.self, lo, np.greater_equal), compare(c.self, hi, np.less_equal),
                      np.logical_and)
     value = new(math.nan if c.eps is None else 0.0, c.self.dtype, c.self.device)
-    return where(inside, div(g, mul(c.self, add_scalar(neg(c.self), 1))), value)
+    return where(inside, div(g, mul(c.self, one_minus(c.self))), value)
 
 
 LOGIT = _spec("LogitBackward0", ("self",), _logit_backward)
