@@ -63,6 +63,11 @@ class PointwiseLoss:
     grads: tuple[Callable[[Tensor, Tensor, Any], Tensor], ...]
     weights: tuple[str, ...] = ()
     function: str = ""   # ATen's name, in the error refusing a weight that requires grad
+    # ATen's kernel, compiled for floating dtypes only (huber_cpu): names it refusing others
+    kernel: str = ""
+    # the loss is written into empty_like(input) (soft_margin_loss_out, huber_loss): the
+    # result has input's dtype, and a computed dtype that cannot be cast to it is refused
+    into_input: bool = False
     spec: OpSpec = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -93,6 +98,14 @@ class PointwiseLoss:
             if weight is not None and weight.requires_grad and is_grad_enabled():
                 raise RuntimeError(messages.not_differentiable_argument(self.function, name))
         dt = common._promotes([input, target])
+        if self.into_input:
+            # soft_margin_loss_out's exp_ gives an integer's default float dtype
+            computed = dt if self.kernel or dt.is_floating_point else dtypes.get_default_dtype()
+            if not np.can_cast(computed.np, input.dtype.np, casting="same_kind"):
+                raise RuntimeError(messages.cannot_cast(computed.scalar_name,
+                                                        input.dtype.scalar_name))
+        if self.kernel and not dt.is_floating_point:
+            raise NotImplementedError(messages.kernel_not_implemented(self.kernel, dt.scalar_name))
         shape = common.broadcast_shape(tuple(input.shape), tuple(target.shape))
         values = {k: v._data.astype(np.float64) if isinstance(v, Tensor) else v
                   for k, v in attrs.items()}
@@ -103,7 +116,7 @@ class PointwiseLoss:
             value = value.mean() if value.size else np.float64("nan")
         elif reduction == "sum":
             value = value.sum()
-        out = common.new(value, dt, input.device)
+        out = common.new(value, input.dtype if self.into_input else dt, input.device)
         inputs = [input, target][:len(self.inputs)]
         extra = {} if len(self.inputs) == 2 else {"target": target}
         return record(self.spec, out, inputs, reduction=reduction, numel=int(np.prod(shape)),
@@ -119,7 +132,8 @@ def _mask(x: Tensor, where: Callable[[Array], Array]) -> Tensor:
 SOFT_MARGIN = PointwiseLoss(
     "SoftMarginLossBackward0", ("self",),
     lambda x, y: np.log1p(np.exp(-y * x)),
-    (lambda x, y, a: ops.mul(ops.neg(y), ops.sigmoid(ops.neg(ops.mul(y, x)))),))
+    (lambda x, y, a: ops.mul(ops.neg(y), ops.sigmoid(ops.neg(ops.mul(y, x)))),),
+    into_input=True)
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
@@ -162,9 +176,11 @@ def _huber_dx(x: Tensor, y: Tensor, c: Any) -> Tensor:
 
 
 SMOOTH_L1 = PointwiseLoss("SmoothL1LossBackward0", ("self", "target"), _smooth_l1,
-                          (_smooth_l1_dx, lambda x, y, a: ops.neg(_smooth_l1_dx(x, y, a))))
+                          (_smooth_l1_dx, lambda x, y, a: ops.neg(_smooth_l1_dx(x, y, a))),
+                          kernel="smooth_l1_cpu")
 HUBER = PointwiseLoss("HuberLossBackward0", ("self", "target"), _huber,
-                      (_huber_dx, lambda x, y, a: ops.neg(_huber_dx(x, y, a))))
+                      (_huber_dx, lambda x, y, a: ops.neg(_huber_dx(x, y, a))),
+                      kernel="huber_cpu", into_input=True)
 
 
 def _broadcast(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
@@ -211,6 +227,9 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     _warn_size(input, target)
     _check_reduction(reduction)
     input, target = _broadcast(input, target)
+    dt = common._promotes([input, target])
+    if not dt.is_floating_point:
+        raise NotImplementedError(messages.kernel_not_implemented("mse_cpu", dt.scalar_name))
     return nn_ops.mse_loss(input, target, reduction)
 
 
