@@ -205,7 +205,10 @@ def _final_backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
 
 
 def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
-    """torch.autograd.grad, with allow_unused, and optionally a second-order grad."""
+    """torch.autograd.grad, with allow_unused and materialize_grads, and optionally a
+    second-order grad. The generator does not track which leaves a result depends on, so
+    the grad of an unused leaf must be zeros, not None: later statements use it as a
+    tensor (a None there made torch and the engine fail with different errors)."""
     leaves = state.leaves()
     targets = state.differentiable()
     if not leaves or not targets:
@@ -214,7 +217,8 @@ def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
     x = dice.pick(leaves)
     create = dice.chance(1, 2)
     state = state.backwarded()
-    kwargs: dict[str, ir.Expr] = {"allow_unused": const(True)}
+    kwargs: dict[str, ir.Expr] = {"allow_unused": const(True),
+                                  "materialize_grads": const(True)}
     if create:
         kwargs["create_graph"] = const(True)
     if dice.chance(1, 2):
@@ -233,7 +237,7 @@ def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
         gg, state = state.fresh(GRAD_PREFIX)
         stmts.append(ir.Assign(ir.Tuple((name(gg),)), call(
             torch_fn("autograd.grad"), method(name(g), "sum"), ir.List((name(x.name),)),
-            allow_unused=const(True))))
+            allow_unused=const(True), materialize_grads=const(True))))
         state = state.bind(x._replace(name=gg, requires_grad=False, leaf=True,
                                       positive=False))
     return Emit(tuple(stmts), state)
