@@ -373,7 +373,11 @@ def clamp(self: Tensor, min: Tensor | Number | None = None,
         def bound(b: Tensor | Number | None) -> Tensor | None:
             return None if b is None else wrap(b)
         return piecewise.clamp_tensor(self, bound(min), bound(max))
-    return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), min=min, max=max)
+    # the Scalar bounds take part in type promotion: an integer tensor clamped to float
+    # bounds gives the default float dtype (clamp(int32 tensor, -0.5, 0.5) is float32)
+    dt = _promotes([self, *(wrap(b) for b in (min, max) if b is not None)])
+    return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), out_dtype=dt,
+                        compute_dtype=dt, min=min, max=max)
 
 
 def _clamp_array(a: np.ndarray, lo: Number | None, hi: Number | None) -> np.ndarray:
