@@ -1660,3 +1660,13 @@ HARDTANH_BOOL = "Bool inputs not supported for hardtanh"
 # aten/src/ATen/native/Lerp.cpp (lerp_Scalar / lerp_Tensor meta)
 def lerp_dtype(arg: str, expected: str, got: str) -> str:
     return f"expected dtype {expected} for `{arg}` but got dtype {got}"
+
+
+# aten/src/ATen/native/LinearAlgebra.cpp linalg_vecdot (checkFloatingOrComplex, then dtypes)
+def vecdot_not_floating(got: str) -> str:
+    return f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {got}"
+
+
+def vecdot_dtypes(x: str, y: str) -> str:
+    return ("linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{x} and y of type {y} instead")

@@ -186,7 +186,8 @@ KINDS: tuple[Kind, ...] = (
           r"self and source expected to have the same dtype",
           r"expected self and source to have same dtypes",
           r"Expected object of scalar type \w+ but got scalar type \w+ for second argument",
-          r"expected dtype [\w ]+ for `(end|weight)` but got dtype"),
+          r"expected dtype [\w ]+ for `(end|weight)` but got dtype",
+          r"Expected x and y to have the same dtype"),
          "a matrix product, or a scatter (index_add_, index_copy_, index_reduce_, put_, "
          "masked_scatter), or torch.complex/polar, or lerp, of tensors of different dtypes "
          "(no type promotion there)"),
@@ -263,9 +264,11 @@ KINDS: tuple[Kind, ...] = (
     Kind("conj_view_unresolved", False,
          (r"doesn't work on unresolved conjugated tensors",),
          "view_as_real of a conj view (resolve_conj() first)"),
-    Kind("dtype_not_implemented", False, (r'"\w+" not implemented for \'\w+\'',),
+    Kind("dtype_not_implemented", False,
+         (r'"\w+" not implemented for \'\w+\'',
+          r"Expected a floating point or complex tensor as input"),
          "a kernel run on a dtype it is not compiled for (an activation of an integer "
-         "tensor: \"elu_cpu\" not implemented for 'Long')"),
+         "tensor: \"elu_cpu\" not implemented for 'Long'; linalg.vecdot of one)"),
     Kind("python_type_error", False, (), "any other TypeError, e.g. a None where a tensor "
          "belongs", exception="TypeError"),
     Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",

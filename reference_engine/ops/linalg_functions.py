@@ -30,6 +30,12 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """ATen: vdot for two vectors, else (x.conj() * y).sum(dim) (conj is x for real x)."""
+    # LinearAlgebra.cpp linalg_vecdot: x floating or complex, then y of x's dtype (no
+    # promotion)
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError(messages.vecdot_not_floating(x.dtype.scalar_name))
+    if y.dtype != x.dtype:
+        raise RuntimeError(messages.vecdot_dtypes(x.dtype.scalar_name, y.dtype.scalar_name))
     if x.ndim == 1 and y.ndim == 1:
         return products.vdot(x, y)
     return reductions.sum(ops.mul(x, y), dim)
