@@ -519,6 +519,9 @@ NOT_GENERATED: dict[str, str] = {
                    "that is not a tensor (the generator's matmul action draws `@`)",
     **dict.fromkeys(("imag", "view_as_real", "view_as_complex", "polar", "complex"),
                     "complex: the generator draws real dtypes only"),
+    "as_strided": "the engine models as_strided only of a tensor that is the whole of its "
+                  "contiguous storage (NotImplementedError otherwise); drawn inputs are often "
+                  "views or transposed results (linalg.inv's): 2 of 500 probe programs",
     "linalg.inv_ex": "the engine refuses a singular matrix (NotImplementedError): the inverse "
                      "torch returns there is LAPACK's partial result, not modelled; drawn "
                      "leaves and results are often singular (3 of 500 probe programs)",
