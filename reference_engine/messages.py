@@ -1670,3 +1670,9 @@ def vecdot_not_floating(got: str) -> str:
 def vecdot_dtypes(x: str, y: str) -> str:
     return ("linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
             f"{x} and y of type {y} instead")
+
+
+# torch/csrc/autograd/functions/utils.h set_history: an op's differentiable output of an
+# integer dtype, an input requiring grad
+def autograd_dtype(scalar_name: str) -> str:
+    return f"Autograd not support dtype: {scalar_name}"

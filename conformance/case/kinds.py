@@ -135,8 +135,10 @@ KINDS: tuple[Kind, ...] = (
          "retain_grad() on a tensor that does not require grad"),
     Kind("non_float_requires_grad", False,
          # the constructor says "Only", requires_grad_() and the setter "only"
-         (r"[Oo]nly Tensors of floating point (and complex )?dtype can require gradients",),
-         "requires_grad=True on an integer or bool tensor"),
+         (r"[Oo]nly Tensors of floating point (and complex )?dtype can require gradients",
+          r"Autograd not support dtype"),
+         "requires_grad=True on an integer or bool tensor, or an op whose integer result "
+         "would need a grad_fn (select_scatter of an integer self and a src requiring grad)"),
     Kind("hook_no_requires_grad", False,
          (r"cannot register a hook on a tensor that doesn't require gradient",),
          "register_hook on a tensor that does not require grad"),

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import messages, views
 from ..autograd_meta import OpSpec, linear_forward, record
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common
 
@@ -23,6 +24,9 @@ def _view_scatter(self: Tensor, src: Tensor, pick: Callable[[np.ndarray], np.nda
     if tuple(positions.shape) != tuple(src.shape):
         raise RuntimeError(messages.view_scatter_shape(messages.sizes(positions.shape),
                                                        messages.sizes(src.shape)))
+    if not self.dtype.is_differentiable and src.requires_grad and is_grad_enabled():
+        # the result has self's dtype: autograd's set_history refuses to record it
+        raise RuntimeError(messages.autograd_dtype(self.dtype.scalar_name))
     arr = np.array(self._data, copy=True)
     arr.reshape(-1)[positions.reshape(-1)] = src._data.reshape(-1)
     out = common.new(arr, self.dtype, common.common_device([self, src]))
