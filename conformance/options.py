@@ -66,8 +66,9 @@ OPTIONS = (
     Option("--shard", "this machine is shard K of N: generated programs draw from a seed of "
            "their own per shard (with --hypothesis-seed S: of S and K; see README, Scaling "
            "out)", metavar="K/N"),
-    Option("--item-timeout", "wall-clock limit of one case item, or of one generated program "
-           "(both engines' runs); an item over it is an error naming the line running "
+    Option("--item-timeout", "wall-clock limit of one case item, of one generated program, "
+           "or of each sample of an OpInfo item (both engines' runs); an item over it is an "
+           "error naming the line running "
            f"(default: {DEFAULT_ITEM_TIMEOUT:g}; 0: none)", default=DEFAULT_ITEM_TIMEOUT,
            metavar="SECONDS", type=float),
 )

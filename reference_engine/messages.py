@@ -1617,10 +1617,6 @@ def complex_second_argument(a: str, b: str) -> str:
 
 
 # aten/src/ATen/Dispatch.h: a kernel with no complex instantiation (comparisons, max)
-def not_implemented_for(kernel: str, scalar_name: str) -> str:
-    return f'"{kernel}" not implemented for \'{scalar_name}\''
-
-
 def max_min_complex(name: str) -> str:
     """max(dim) / min(dim) of a complex tensor (ReduceOps.cpp)."""
     return f"{name}(): does not support complex input"
@@ -1653,6 +1649,13 @@ def kernel_not_implemented(kernel: str, scalar_name: str) -> str:
     return f'"{kernel}" not implemented for \'{scalar_name}\''
 
 
+# ---- h22cxfix (complex and polar with out=) ----------------------------------------------
+# aten/src/ATen/native/TensorFactories.cpp, complex_check_dtype
+def complex_out_dtype(expected: str, got: str) -> str:
+    return f"Expected object of scalar type {expected} but got scalar type {got} for argument 'out'"
+
+
+# ---- h24gen2 (generator divergences) ------------------------------------------------------
 # aten/src/ATen/native/Activation.cpp hardtanh_out
 HARDTANH_BOOL = "Bool inputs not supported for hardtanh"
 

@@ -60,7 +60,8 @@ def wrong_sin_backward(m: Any) -> None:
 
 
 def mul_inplace_skips_version_bump(m: Any) -> None:
-    apply_inplace = m.inplace.apply_inplace
+    # patched where mul_ looks it up (inplace_ops imports it from inplace)
+    apply_inplace = m.inplace_ops.apply_inplace
 
     def patched(self: Any, spec: Any, *args: Any, **kwargs: Any) -> Any:
         out = apply_inplace(self, spec, *args, **kwargs)
@@ -68,7 +69,7 @@ def mul_inplace_skips_version_bump(m: Any) -> None:
             self._version_counter.value -= 1
         return out
 
-    m.inplace.apply_inplace = patched
+    m.inplace_ops.apply_inplace = patched
 
 
 def pow_keeps_saved_tensors(m: Any) -> None:

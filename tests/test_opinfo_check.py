@@ -163,3 +163,32 @@ def test_a_jvp_part_is_left_out_by_its_own_line(torch_engine):
     assert opmap.Part("kwarg alpha: why", "kwarg", "alpha", "why").covers("jvp", 3, ("alpha",))
     result = check.check(op, plan, REFERENCE, torch_engine, left_out=(jvp_0,))
     assert [p.left_out for p in result.parts if p.left_out] == ["jvp 0: why"]
+
+
+def test_the_time_limit_is_each_samples(torch_engine):
+    """--item-timeout bounds each sample (with its jvp step) of an OpInfo item, as it bounds
+    one case program: an item of many samples, each well inside the limit, is not stopped
+    by their sum (linalg.solve_triangular has 432), and a sample over it is named."""
+    import time
+
+    from conformance.run.limits import ItemTimeout
+
+    module = engine_copy("opinfo_slow_mul_engine")
+    mul, calls = module.mul, []
+
+    def slow_mul(*args, **kwargs):  # 0.05 s a call: a sample calls it 4 times
+        calls.append(1)
+        time.sleep(0.05)
+        return mul(*args, **kwargs)
+
+    module.mul = slow_mul
+    slow = Engine("opinfo_slow_mul_engine", module)
+    op = database.autograd_entries()["mul"]
+    plan = check.plan(op, "mul", "float64")
+    plan = dataclasses.replace(plan, samples=plan.samples[:8], errors=())
+    result = check.check(op, plan, slow, torch_engine, limit=check.Limit(0.8, "the item X"))
+    assert len(calls) * 0.05 > 0.8  # the samples' sleeps alone are over the limit ...
+    assert {p.verdict for p in result.parts} == {Verdict.PASS.value}  # ... and none stopped
+    with pytest.raises(ItemTimeout, match=r"^sample 0 of the item X ran longer than the time "
+                       r"limit of 0\.1 s \(--item-timeout\)"):
+        check.check(op, plan, slow, torch_engine, limit=check.Limit(0.1, "the item X"))

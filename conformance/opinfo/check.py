@@ -43,16 +43,36 @@ from conformance.run import isolation
 from conformance.run.compare import compare
 from conformance.run.engine import Engine
 from conformance.run.interpreter import warm_up, warn_always
+from conformance.run.limits import deadline
 from conformance.run.trace import FieldMask, Trace
 from conformance.run.verdicts import Verdict
 
-__all__ = ["DEVICE", "STEPS", "Call", "CheckResult", "ErrorCall", "PartResult", "Plan",
-           "check", "plan", "run_plan"]
+__all__ = ["DEVICE", "NO_LIMIT", "STEPS", "Call", "CheckResult", "ErrorCall", "Limit",
+           "PartResult", "Plan", "check", "plan", "run_plan"]
 
 
-def run_plan(engine: Engine, op: Any, plan: Plan) -> tuple[Trace, Run]:
+@dataclass(frozen=True)
+class Limit:
+    """The time limit of each part of an item (`--item-timeout`; 0: none), and the item it
+    names when it ends one."""
+
+    seconds: float = 0.0
+    item: str = "the OpInfo item"
+
+    def of(self, part: str) -> deadline:
+        return deadline(self.seconds, f"{part} of {self.item}")
+
+
+NO_LIMIT = Limit()
+
+
+def run_plan(engine: Engine, op: Any, plan: Plan, limit: Limit = NO_LIMIT
+             ) -> tuple[Trace, Run]:
     """The trace of `plan` on `engine`, and the run (what it could not give the engine:
-    Unconvertible values, API paths the engine lacks, by line)."""
+    Unconvertible values, API paths the engine lacks, by line). `limit`: the time limit of
+    each sample (with its jvp step) and of each error input, as a case program's: an entry
+    has from one to several hundred samples, so a limit of the whole item would fail the
+    largest entries on a loaded machine, and could not tell a slow sample from a hang."""
     if plan.forward_ad:
         warm_up(engine)  # torch's first make_dual warns (a lazy import): not in a sample
     trace = Trace(engine.name)
@@ -64,16 +84,17 @@ def run_plan(engine: Engine, op: Any, plan: Plan) -> tuple[Trace, Run]:
         fn = op_callable(run)
         for index, call in enumerate(plan.samples):
             rng = np.random.default_rng([plan.seed, index])
-            with contextlib.suppress(SampleFailed):
-                run_sample(run, fn, call, rng, index)
-            if plan.forward_ad:
+            with limit.of(f"sample {index}"):
                 with contextlib.suppress(SampleFailed):
-                    run_jvp(run, fn, call, index)
+                    run_sample(run, fn, call, rng, index)
+                if plan.forward_ad:
+                    with contextlib.suppress(SampleFailed):
+                        run_jvp(run, fn, call, index)
         for index, error in enumerate(plan.errors):
             def call_error(error: ErrorCall = error) -> dict[str, Any]:
                 return {"out": call_op(run, fn, error.call)}
 
-            with contextlib.suppress(SampleFailed):
+            with limit.of(f"error input {index}"), contextlib.suppress(SampleFailed):
                 run.step(plan.error_line(index), call_error)
     trace.state_changes = changes
     return trace, run
@@ -129,12 +150,12 @@ def _where(plan: Plan, line: int) -> str:
 
 
 def check(op: Any, plan: Plan, engine: Engine, torch_engine: Engine,
-          masks: tuple[FieldMask, ...] = (), left_out: tuple[Part, ...] = ()
-          ) -> CheckResult:
+          masks: tuple[FieldMask, ...] = (), left_out: tuple[Part, ...] = (),
+          limit: Limit = NO_LIMIT) -> CheckResult:
     """Run `plan` on torch, then on `engine`, and compare each part (compare.compare, with
     `masks`); a part the map leaves out (`left_out`, opmap.Part) that does not agree is `known`."""
-    expected, _ = run_plan(torch_engine, op, plan)
-    actual, run = run_plan(engine, op, plan)
+    expected, _ = run_plan(torch_engine, op, plan, limit)
+    actual, run = run_plan(engine, op, plan, limit)
     parts = [("sample", i, tuple(c.kwargs)) for i, c in enumerate(plan.samples)]
     parts += [(JVP, i, tuple(c.kwargs)) for i, c in enumerate(plan.samples)
               if plan.forward_ad]

@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from conformance.opinfo import database, opmap
-from conformance.opinfo.check import CheckResult, PartResult, Plan, check, plan
+from conformance.opinfo.check import NO_LIMIT, CheckResult, Limit, PartResult, Plan, check, plan
 from conformance.opinfo.ids import DEVICE, DTYPES, FEATURE, file_of, item_id
 from conformance.report.records import divergence_record
 from conformance.run.compare import compare
@@ -116,7 +116,8 @@ def _failing_detail(p: PartResult) -> str:
 
 
 def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
-          known: Sequence[Known] = (), listed_in: str = "") -> Judged:
+          known: Sequence[Known] = (), listed_in: str = "", limit: Limit = NO_LIMIT
+          ) -> Judged:
     """Run the item and decide its verdict (see the module docstring). `known`: the
     engine's expectations entries for the item, from the file `listed_in`.
     OpInfoUnavailable when OpInfo cannot be read here."""
@@ -132,7 +133,7 @@ def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
     beyond = _beyond(the_plan, left_out)
     if beyond:
         return Judged(Verdict.ERROR.value, beyond, Verdict.ERROR.value)
-    result = check(op, the_plan, engine, torch_engine, engine.masks, left_out)
+    result = check(op, the_plan, engine, torch_engine, engine.masks, left_out, limit)
     counted = [p for p in result.parts if not p.left_out]
     failing = [p for v in _FAILING for p in counted if p.verdict == v]
     report = "\n".join(_failing_detail(p) for p in counted if p.verdict in _FAILING)
@@ -156,7 +157,7 @@ def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
                              "the entry")
     if decision.verdict not in _ACCEPTED and decision.verdict != Verdict.KNOWN.value:
         return judged  # a counted part fails: that comes first
-    lines = _map_lines(key, dtype, result, op, engine, torch_engine, left_out)
+    lines = _map_lines(key, dtype, result, op, engine, torch_engine, left_out, limit)
     known_reasons = [decision.reason] if decision.known else []
     for line_decision in lines:
         if line_decision.passes_now is not None and not judged.passes_now:
@@ -172,7 +173,8 @@ def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
 
 
 def _map_lines(key: str, dtype: str, result: CheckResult, op: Any, engine: Engine,
-               torch_engine: Engine, left_out: tuple[opmap.Part, ...]) -> list[Decision]:
+               torch_engine: Engine, left_out: tuple[opmap.Part, ...],
+               limit: Limit = NO_LIMIT) -> list[Decision]:
     """Each left-out line that applies here, decided: a line one of whose parts fails in
     this dtype (known), or, on the map's engine, one whose parts agree with torch in every
     dtype (passes now). A line whose parts fail only in the other dtype does not apply."""
@@ -195,7 +197,7 @@ def _map_lines(key: str, dtype: str, result: CheckResult, op: Any, engine: Engin
         if other is None:
             other_dtype = next(d for d in DTYPES if d != dtype)
             other = check(op, plan(op, key, other_dtype), engine, torch_engine, engine.masks,
-                          left_out)
+                          left_out, limit)
         if all(p.verdict in _ACCEPTED for p in other.parts if p.left_out == part.text):
             decisions.append(decide(Verdict.PASS.value, "", (entry,), listed_in=MAP_SHOWN))
     return decisions

@@ -70,9 +70,10 @@ class OpInfoItem(ConformanceItem):
 
     def runtest(self) -> None:
         from conformance.opinfo import database, item
+        from conformance.opinfo.check import Limit
         from conformance.plugin.engine import _engine
         from conformance.run.decision import decide
-        from conformance.run.limits import ItemTimeout, RunLimit, contained, deadline
+        from conformance.run.limits import ItemTimeout, RunLimit, contained
         from conformance.run.runner import torch_engine
         from conformance.run.verdicts import Verdict
 
@@ -92,10 +93,12 @@ class OpInfoItem(ConformanceItem):
             self.judged = item.Judged(Verdict.SKIPPED.value, str(e), Verdict.SKIPPED.value)
             pytest.skip(str(e))
         try:
-            with deadline(float(self.config.getoption("--item-timeout")),
-                          f"the OpInfo item {self.nodeid}"), contained():
+            # the limit is each sample's, as a case program's (check.run_plan says why)
+            limit = Limit(float(self.config.getoption("--item-timeout")),
+                          f"the OpInfo item {self.nodeid}")
+            with contained():
                 self.judged = judged = item.judge(self.key, self.dtype, engine,
-                                                  torch_engine(), entries, known.path)
+                                                  torch_engine(), entries, known.path, limit)
         except RunLimit as stopped:  # its time limit, an engine's KeyboardInterrupt, ...
             decision = decide(Verdict.ERROR.value, str(stopped), entries,
                               timed_out=isinstance(stopped, ItemTimeout), listed_in=known.path)

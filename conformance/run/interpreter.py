@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
 from conformance.case import language
@@ -179,18 +179,28 @@ class Interpreter(Evaluator):
         return call
 
     def _def(self, stmt: ir.Def, scope: Scope) -> Callable[..., Any]:
-        source = f"{stmt.name}@{stmt.line}"
+        return self._program_function(stmt.name, f"{stmt.name}@{stmt.line}", stmt.params,
+                                      stmt.body, scope, has_ctx=False)
+
+    def _program_function(self, name: str, source: str, params: Sequence[str],
+                          body: tuple[ir.Stmt, ...], scope: Scope, has_ctx: bool
+                          ) -> Callable[..., Any]:
+        """A function of the program's own code (a top-level def, a Function's method): its
+        body run in a scope of its own, its call recorded as an event named `source` (with
+        `has_ctx`, the first argument is the ctx, registered and not recorded)."""
 
         def call(*args: Any) -> Any:
-            if len(args) != len(stmt.params):
-                raise TypeError(f"{stmt.name}() takes {len(stmt.params)} positional "
-                                f"arguments but {len(args)} were given")
+            if len(args) != len(params):
+                raise TypeError(f"{name}() takes {len(params)} positional arguments "
+                                f"but {len(args)} were given")
             self.effects.pure = False  # program code: anything may happen in it
             local = Scope(scope)
-            local.vars.update(zip(stmt.params, args, strict=True))
+            local.vars.update(zip(params, args, strict=True))
+            if has_ctx:
+                self.contexts[id(args[0])] = args[0]
             with self._nested_call(source):
-                result = self._run_method_body(stmt.body, local)
-            self._record_event(source, args, result)
+                result = self._run_method_body(body, local)
+            self._record_event(source, args[1:] if has_ctx else args, result)
             return result
 
         return call
@@ -200,22 +210,8 @@ class Interpreter(Evaluator):
 
         def method(m: ir.Method) -> Callable[..., Any]:
             source = f"{stmt.name}.{m.name}"
-            has_ctx = ir.method_has_ctx(m.name, setup)
-
-            def call(*args: Any) -> Any:
-                if len(args) != len(m.params):
-                    raise TypeError(f"{source}() takes {len(m.params)} positional arguments "
-                                    f"but {len(args)} were given")
-                self.effects.pure = False  # program code: anything may happen in it
-                local = Scope(scope)
-                local.vars.update(zip(m.params, args, strict=True))
-                if has_ctx:
-                    self.contexts[id(args[0])] = args[0]
-                with self._nested_call(source):
-                    result = self._run_method_body(m.body, local)
-                self._record_event(source, args[1:] if has_ctx else args, result)
-                return result
-
+            call = self._program_function(source, source, m.params, m.body, scope,
+                                          ir.method_has_ctx(m.name, setup))
             # Decorators apply innermost first, as in Python; staticmethod is outermost.
             fn: Callable[..., Any] = call
             for decorator in reversed(m.decorators[1:]):

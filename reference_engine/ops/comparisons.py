@@ -33,7 +33,7 @@ def compare(self: Any, other: Any, fn: Callable[..., Any]) -> Tensor:
     if kernel is not None:
         dt = _promotes([wrap(self), wrap(other)])
         if dt.is_complex:
-            raise NotImplementedError(messages.not_implemented_for(kernel, dt.scalar_name))
+            raise NotImplementedError(messages.kernel_not_implemented(kernel, dt.scalar_name))
     return _elementwise(None, fn, (self, other), out_dtype=dtypes.bool_)
 
 

@@ -25,6 +25,7 @@ showing through it (torch's view would show it, this copy does not).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -103,7 +104,9 @@ def view_as_complex(self: Tensor) -> Tensor:
     if self.ndim == 0 or self.shape[-1] != 2:
         raise RuntimeError(messages.VIEW_AS_COMPLEX_LAST_DIM)
     a = self._data
-    if a.strides[-1] != a.itemsize:
+    # numpy zeroes an empty array's strides (it keeps no layout for it), so an empty tensor
+    # is taken as laid out contiguously, as torch makes every empty grad a formula reads here
+    if a.size and a.strides[-1] != a.itemsize:
         raise RuntimeError(messages.VIEW_AS_COMPLEX_STRIDE)
     ct = dtypes.to_complex(self.dtype)
     try:   # shares memory where numpy can reinterpret the pairs
@@ -199,10 +202,21 @@ def conj_physical(self: Tensor) -> Tensor:
 # ---- abs, angle, sgn of complex tensors ------------------------------------------------
 
 
+def _abs_array(a: np.ndarray) -> np.ndarray:
+    """|z| as torch computes it: hypot of the parts (numpy's complex64 abs rounds otherwise)."""
+    return np.hypot(a.real, a.imag)
+
+
 def _sgn_array(a: np.ndarray) -> np.ndarray:
-    mag = np.abs(a)
+    """z / |z| (0 at 0), each part divided by |z| as torch's kernel does (numpy's complex by
+    real division would multiply by 1 / |z|, rounding differently)."""
+    mag = _abs_array(a)
+    safe = np.where(mag == 0, 1, mag)
+    out = np.empty(a.shape, a.dtype)
     with np.errstate(all="ignore"):
-        return np.where(mag == 0, 0, a / np.where(mag == 0, 1, mag)).astype(a.dtype)
+        out.real, out.imag = a.real / safe, a.imag / safe
+    out[mag == 0] = 0
+    return out
 
 
 SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
@@ -215,14 +229,14 @@ def sgn(self: Tensor) -> Tensor:
 
 
 def sgn_backward(x: Tensor, gx: Tensor, sgn_x: Tensor) -> Tensor:
-    """FunctionsManual's sgn_backward: (gx - sgn * real(gx / sgn)) / |x|, 0 where x is 0
-    (gx / sgn is gx * conj(sgn), |sgn| being 1)."""
+    """FunctionsManual's sgn_backward, as written there (its float32 roundings):
+    ((gx - (sgn * sgn) * gx.conj()) / (2. * |x|)).masked_fill_(|x| == 0., 0.)."""
+    from .. import inplace_ops
     from . import comparisons as cmp
     from . import elementwise as ew
     absx = abs(x)
-    proj = ew.mul(sgn_x, real(ew.mul(gx, conj(sgn_x))))
-    return cmp.where(cmp.compare(absx, 0.0, np.equal), zeros_scalar(gx),
-                     ew.div(ew.sub(gx, proj), absx))
+    value = ew.div(ew.sub(gx, ew.mul(ew.mul(sgn_x, sgn_x), conj(gx))), ew.mul_scalar(absx, 2.0))
+    return inplace_ops.masked_fill_(value, cmp.compare(absx, 0.0, np.equal), 0.0)
 
 
 ABS = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
@@ -236,7 +250,7 @@ def _mul(a: Tensor, b: Tensor) -> Tensor:
 
 def abs(self: Tensor) -> Tensor:
     """|z| of a complex tensor: a real tensor of the parts' dtype."""
-    return _elementwise(ABS, np.abs, (self,), out_dtype=dtypes.to_real(self.dtype))
+    return _elementwise(ABS, _abs_array, (self,), out_dtype=dtypes.to_real(self.dtype))
 
 
 def _angle_backward(c: Any, g: Tensor) -> list[Tensor | None]:
@@ -261,19 +275,43 @@ def angle(self: Tensor) -> Tensor:
 # ---- constructors from real parts ---------------------------------------------------------
 
 
-def _check_pair(a: Any, b: Any) -> None:
-    for t in (a, b):
+def _check_types(fn: str, names: tuple[str, str], a: Any, b: Any) -> None:
+    """The Python arg parser's check, first argument first."""
+    for position, (name, t) in enumerate(zip(names, (a, b), strict=True), 1):
         if not isinstance(t, Tensor):
-            raise TypeError(messages.argument_not_tensor("complex", type(t).__name__))
+            raise TypeError(messages.argument_must_be_tensor(fn, name, position,
+                                                             type(t).__name__))
+
+
+def _check_pair(a: Tensor, b: Tensor, out: Tensor | None = None) -> None:
+    """ATen's complex_check_floating, and complex_check_dtype's checks of the second
+    argument and of `out`."""
     if not (a.dtype.is_floating_point and b.dtype.is_floating_point):
         raise RuntimeError(messages.complex_inputs_not_float(a.dtype.scalar_name,
                                                              b.dtype.scalar_name))
     if a.dtype is not b.dtype:
         raise RuntimeError(messages.complex_second_argument(a.dtype.scalar_name,
                                                             b.dtype.scalar_name))
+    ct = dtypes.to_complex(a.dtype)
+    if out is not None and out.dtype is not ct:
+        raise RuntimeError(messages.complex_out_dtype(ct.scalar_name, out.dtype.scalar_name))
 
 
-COMPLEX = OpSpec("ComplexBackward0", ("real", "imag"),
+def _into_out(fn: str, a: Tensor, b: Tensor, out: Tensor,
+              op: Callable[[Tensor, Tensor], Tensor]) -> Tensor:
+    """complex_out / polar_out: autograd refuses out= first, then the kernel checks dtypes."""
+    from .common import into_out
+
+    def compute() -> Tensor:
+        _check_pair(a, b, out)
+        return op(a, b)
+    return into_out(fn, out, (a, b), compute)
+
+
+# torch's codegen saves an input whose name a formula mentions, and `at::real(grad)` names
+# `real` (as `at::imag(grad)` names `imag`): ComplexBackward0 saves both inputs, each when its
+# own grad is wanted, unread by the formulas (pack hooks see imag, then real).
+COMPLEX = OpSpec("ComplexBackward0", ("real", "imag"), {"real": ("real",), "imag": ("imag",)},
                  backward=lambda c, g: c.grads(lambda: real(g), lambda: _imag_of(g)))
 
 
@@ -282,7 +320,10 @@ def _imag_of(g: Tensor) -> Tensor:
     return imag(g)
 
 
-def complex(real: Tensor, imag: Tensor) -> Tensor:
+def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
+    _check_types("complex", ("real", "imag"), real, imag)
+    if out is not None:
+        return _into_out("complex", real, imag, out, complex)
     _check_pair(real, imag)
     return _elementwise(COMPLEX, _from_parts, (real, imag),
                         out_dtype=dtypes.to_complex(real.dtype))
@@ -310,7 +351,17 @@ POLAR = OpSpec("PolarBackward0", ("abs", "angle"), {"abs": ("result",), "angle":
                backward=_polar_backward)
 
 
-def polar(abs: Tensor, angle: Tensor) -> Tensor:
+def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:
+    _check_types("polar", ("abs", "angle"), abs, angle)
+    if out is not None:
+        return _into_out("polar", abs, angle, out, polar)
     _check_pair(abs, angle)
-    return _elementwise(POLAR, lambda r, t: _from_parts(r * np.cos(t), r * np.sin(t)),
-                        (abs, angle), out_dtype=dtypes.to_complex(abs.dtype))
+    return _elementwise(POLAR, _polar_array, (abs, angle), out_dtype=dtypes.to_complex(abs.dtype))
+
+
+def _polar_array(r: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """r cos t + i r sin t. torch's kernel calls libm's cos and sin of the parts' type, which
+    round (nearly always) correctly; numpy's float32 cos and sin are coarser, so they are
+    taken in float64 and rounded."""
+    t64 = t.astype(np.float64)
+    return _from_parts(r * np.cos(t64).astype(t.dtype), r * np.sin(t64).astype(t.dtype))

@@ -126,13 +126,26 @@ def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
 def mul(self: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     if out is not None:
         return into_out("mul", out, (self, other), lambda: mul(self, other))
-    return _elementwise(MUL, np.multiply, (self, other))
+    return _elementwise(MUL, multiply, (self, other))
+
+
+def multiply(a: Any, b: Any) -> Any:
+    """a * b of arrays of one dtype. Complex products as torch's kernels compute them,
+    (ac - bd) + (ad + bc)i with each product rounded: numpy's complex multiply fuses them
+    (an FMA), which changes complex64's last bits."""
+    if not np.iscomplexobj(a):
+        return np.multiply(a, b)
+    a, b = np.asarray(a), np.asarray(b, dtype=np.result_type(a))
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape), a.dtype)
+    out.real = a.real * b.real - a.imag * b.imag
+    out.imag = a.real * b.imag + a.imag * b.real
+    return out
 
 
 def mul_scalar(self: Tensor, other: Number) -> Tensor:
     """tensor * Scalar as ATen calls it internally (MulBackward1; the scalar is no input)."""
     dt = _promotes([self, wrap(other)])
-    arr = _compute(lambda a: a * other, self._data.astype(dt.np))
+    arr = _compute(lambda a: multiply(a, other), self._data.astype(dt.np))
     return record(MUL_SCALAR, new(arr, dt, self.device), [self], other=other)
 
 

@@ -162,7 +162,7 @@ def _max_min(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     if self.dtype.is_complex:   # no ordering of complex numbers: ATen's texts
         name = "max" if largest else "min"
         if dim is None:
-            raise NotImplementedError(messages.not_implemented_for(f"{name}_all",
+            raise NotImplementedError(messages.kernel_not_implemented(f"{name}_all",
                                                                    self.dtype.scalar_name))
         raise RuntimeError(messages.max_min_complex(name))
     if dim is None:
