@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes, inplace_ops, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, comparisons
+from . import common, comparisons, unary_math
 from . import elementwise as ops
 
 Array = np.ndarray
@@ -254,8 +254,10 @@ def _silu_backward(g: Tensor, x: Tensor) -> Tensor:
 
 
 def _mish_backward(g: Tensor, x: Tensor) -> Tensor:
-    """grad * (t + x * sigmoid(x) * (1 - t * t)), t = tanh(softplus(x))."""
-    t = ops.tanh(softplus(x))
+    """grad * (t + x * sigmoid(x) * (1 - t * t)), t = tanh(softplus(x)), softplus written
+    `input.exp().log1p()` as infinitely_differentiable_mish_backward does (ExpBackward0 and
+    Log1PBackward0 under create_graph, not SoftplusBackward0)."""
+    t = ops.tanh(unary_math.log1p(ops.exp(x)))
     return ops.mul(g, ops.add(t, ops.mul(ops.mul(x, ops.sigmoid(x)),
                                          ops.sub(1.0, ops.mul(t, t)))))
 
