@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import messages, views
+from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from ..warn import warn_once
@@ -203,6 +203,12 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     d = wrap_dim(dim, input.ndim)
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(messages.cross_sizes(dim, input.shape[d], other.shape[d]))
+    # no promotion: the kernel reads other as input's dtype (linalg_cross_out's TensorIterator
+    # declares no common dtype), and it is not compiled for bool
+    if input.dtype is not other.dtype:
+        raise RuntimeError(messages.bmm_dtypes(input.dtype.scalar_name, other.dtype.scalar_name))
+    if input.dtype is dtypes.bool_:
+        raise NotImplementedError(messages.kernel_not_implemented("cross", "Bool"))
     dt = _promotes([input, other])
     out = _compute(lambda x, y: np.cross(x, y, axis=d), input._data.astype(dt.np),
                    other._data.astype(dt.np))
