@@ -6,8 +6,8 @@ with torch's node and saved tensors; its gradients are written in engine ops on 
 values, so create_graph differentiates them again (the second-order grad_fn names are those
 of the engine ops, not torch's `*BackwardBackward0`: the OpInfo check compares values and
 which grads require grad there), except smooth_l1_loss's and huber_loss's, whose backward
-ops are modelled with their nodes (SmoothL1LossBackwardBackward0, ...). A loss torch writes as a composition (l1_loss) is that
-composition.
+ops are modelled with their nodes (SmoothL1LossBackwardBackward0, ...). A loss torch writes
+as a composition (l1_loss) is that composition.
 """
 
 from __future__ import annotations

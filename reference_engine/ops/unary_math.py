@@ -25,6 +25,7 @@ from .common import (
     _float_dtype,
     _promotes,
     new,
+    written_in_place,
     zeros_like,
     zeros_scalar,
 )
@@ -296,10 +297,12 @@ def frexp(self: Tensor) -> frexp_return_type:
     return frexp_return_type((mantissa, exponent))
 
 
+# other's gradient is derivatives.yaml's zeros_like(other): of other's shape, and at _version
+# 1 in torch 2.13 (measured, whatever the shapes), as a tensor its kernel filled in place
 NEXTAFTER = OpSpec(
-    "NextafterBackward0", ("self", "other"), {"self": ("self", "other")},
+    "NextafterBackward0", ("self", "other"), {"self": ("self", "other"), "other": ("other",)},
     lambda c, g: c.grads(lambda: where(compare(c.self, c.other, np.not_equal), g, zeros_scalar(g)),
-                         lambda: zeros_like(g)),
+                         lambda: written_in_place(zeros_like(c.other))),
     jvp=lambda c: where(compare(c.self, c.other, np.not_equal), c.self_t, zeros_scalar(c.self_t)))
 
 
