@@ -138,10 +138,12 @@ def norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 
 
 def _dist_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    """norm_backward(grad, self - other, p, result) and its negation for other."""
-    diff = ops.sub(c.self, c.other)
-    return c.grads(lambda: norm_backward(g, diff, c.p, c.result, (), False),
-                   lambda: _neg(norm_backward(g, diff, c.p, c.result, (), False)))
+    """norm_backward(grad, self - other, p, result) and its negation for other: each formula
+    computes its own self - other, as derivatives.yaml's (two SubBackward0 under
+    create_graph, not one shared)."""
+    return c.grads(
+        lambda: norm_backward(g, ops.sub(c.self, c.other), c.p, c.result, (), False),
+        lambda: _neg(norm_backward(g, ops.sub(c.self, c.other), c.p, c.result, (), False)))
 
 
 def _neg(t: Tensor | None) -> Tensor | None:
