@@ -112,14 +112,17 @@ def _elu_f(x: Array, alpha: float, scale: float, input_scale: float) -> Array:
     return np.where(x > 0, scale * x, scale * alpha * np.expm1(x * input_scale))
 
 
+# elu_backward's kernel and elu_double_backward test `x <= 0` for the curve: a nan input
+# takes the linear piece (gradient scale, second derivative 0)
+
 def _elu_df(x: Array, alpha: float, scale: float, input_scale: float) -> Array:
-    return np.where(x > 0, scale, scale * alpha * input_scale * np.exp(x * input_scale))
+    return np.where(x <= 0, scale * alpha * input_scale * np.exp(x * input_scale), scale)
 
 
 def _elu_d2f(x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
     curve = ops.mul_scalar(ops.exp(ops.mul_scalar(x, input_scale)),
                            scale * alpha * input_scale * input_scale)
-    return _zero_where(_mask(x, lambda a: a > 0), curve)
+    return _zero_where(_mask(x, lambda a: ~(a <= 0)), curve)
 
 
 ELU = Pointwise("EluBackward0", "EluBackwardBackward0", ("alpha", "scale", "input_scale"),
