@@ -525,4 +525,9 @@ NOT_GENERATED: dict[str, str] = {
     "linalg.inv_ex": "the engine refuses a singular matrix (NotImplementedError): the inverse "
                      "torch returns there is LAPACK's partial result, not modelled; drawn "
                      "leaves and results are often singular (3 of 500 probe programs)",
+    "sgn": "its gradient on a real tensor is torch's efficient ZeroTensor, which the engine "
+           "models as a plain zeros tensor (ops/backward.py, SGN): a ZeroTensor is immutable "
+           "(accumulating into a .grad that holds it raises 'ZeroTensors are immutable') and "
+           "absorbs what it multiplies (0 times asin's nan derivative is 0): 4 of the default "
+           "profile's 250 programs diverged so",
 }
