@@ -245,10 +245,43 @@ def default_rates() -> HitRates:
     return rates
 
 
+# The default profile's programs on which the engine is known to diverge, by index, with
+# the field of the first divergence and its cause (the README's "Generated programs" counts
+# them). The list is exact: any other divergence fails the test, and so does a listed
+# program that agrees again or diverges elsewhere. It holds for the programs drawn now: a
+# change to the generator's draws (the row set, the actions) draws other programs, and
+# `python benchmarks/generator_probe.py 250` lists their divergences to write it again.
+ROUNDING = ("float rounding amplified: a value torch and the engine round differently "
+            "(within the tolerance) fed to an ill-conditioned or discontinuous op")
+KNOWN_DIVERGING = {
+    51: ("y28.values", "renorm: torch's float32 p-norm overflows (squares summed in float32); "
+                       "the engine's in float64 does not"),
+    70: ("loss19.values", f"{ROUNDING}: exp of 31"),
+    88: ("y22.values", "i0e in float32: torch's Chebyshev series in float gives 0.99999994 "
+                       "at 0, the engine's float64 value rounds to 1 (erfinv of it: inf)"),
+    98: ("y57.values", f"{ROUNDING}: corrcoef's cov (BLAS) 1 ulp off, at erfinv's pole"),
+    131: ("y35.values", "cross(x, x): torch's kernel fuses a product (FMA), leaving the "
+                        "other's rounding error where the engine has 0 (cummin's ties)"),
+    144: ("x17.grad.values", f"{ROUNDING}: corrcoef's cov 1 ulp off, at clip's bound 1"),
+    153: ("y36.values", "i0 in float32: torch's Chebyshev series in float, then tan"),
+    194: ("x30.grad.values", f"{ROUNDING}: linalg.inv (LAPACK) 1 ulp off a tie of minimum"),
+    229: ("y36.values", "cross(x, x): torch's kernel fuses a product (FMA), leaving the "
+                        "other's rounding error where the engine has 0 (ceil of it)"),
+}
+
+
 def test_default_programs_agree() -> None:
-    """The reference engine agrees with torch on every program of the default profile."""
-    diverging = [c.source for c in default_checks() if c.diverges]
-    assert diverging == [], f"{len(diverging)} of 250 diverge; the first:\n{diverging[0]}"
+    """The reference engine agrees with torch on every program of the default profile but
+    the listed ones, which diverge where the list says."""
+    diverging = {i: c for i, c in enumerate(default_checks()) if c.diverges}
+    unexpected = [i for i in diverging if i not in KNOWN_DIVERGING]
+    assert unexpected == [], (f"{len(unexpected)} of 250 diverge unlisted; the first:\n"
+                              f"{diverging[unexpected[0]].source}")
+    for i, (field, cause) in KNOWN_DIVERGING.items():
+        d = diverging[i].comparison.divergence if i in diverging else None
+        assert d is not None and d.field == field, (
+            f"program {i} ({cause}) no longer diverges at {field}: "
+            f"{'it agrees' if d is None else d.describe()}; update KNOWN_DIVERGING")
 
 
 def test_hit_rates_meet_the_floors() -> None:
