@@ -87,9 +87,16 @@ LINALG_VECTOR_NORM = OpSpec(
 
 def _vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
                        ) -> np.ndarray:
-    """The p-norm over dims (None: all) in float64."""
+    """The p-norm over dims (None: all) in float64, except that a sum of |a| ** p beyond a's
+    dtype's largest value is inf: torch's norm kernels sum the powers in the tensor's dtype,
+    unscaled (the 2-norm of float32 [1.5e19, 1.5e19] is inf)."""
+    top = np.finfo(a.dtype).max if a.dtype.kind == "f" else np.inf
     a = np.abs(a.astype(np.float64))
     axis = dims if dims else None
+
+    def total(powers: np.ndarray) -> np.ndarray:
+        summed = np.sum(powers, axis=axis, keepdims=keepdim)
+        return np.where(summed > top, np.inf, summed)
     with np.errstate(all="ignore"):
         if p == 0:
             return np.sum(a != 0, axis=axis, keepdims=keepdim).astype(np.float64)
@@ -98,10 +105,10 @@ def _vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
                 return np.zeros(np.sum(a, axis=axis, keepdims=keepdim).shape)
             return (np.amax if p > 0 else np.amin)(a, axis=axis, keepdims=keepdim)
         if p == 1:
-            return np.sum(a, axis=axis, keepdims=keepdim)
+            return total(a)
         if p == 2:
-            return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
-        return np.asarray(np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p))
+            return np.sqrt(total(a * a))
+        return np.asarray(total(a ** p) ** (1.0 / p))
 
 
 def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
@@ -115,7 +122,7 @@ def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = F
             not dims or any(self.shape[d] == 0 for d in dims)):
         raise RuntimeError(messages.vector_norm_empty(p))
     dt = dtype or self.dtype
-    arr = _vector_norm_array(self._data, p, dims or None, keepdim)
+    arr = _vector_norm_array(self._data.astype(dt.np, copy=False), p, dims or None, keepdim)
     if keepdim and not dims:
         arr = arr.reshape((1,) * self.ndim)
     out = common.new(arr, dt, self.device)

@@ -254,19 +254,13 @@ def default_rates() -> HitRates:
 ROUNDING = ("float rounding amplified: a value torch and the engine round differently "
             "(within the tolerance) fed to an ill-conditioned or discontinuous op")
 KNOWN_DIVERGING = {
-    51: ("y28.values", "renorm: torch's float32 p-norm overflows (squares summed in float32); "
-                       "the engine's in float64 does not"),
     70: ("loss19.values", f"{ROUNDING}: exp of 31"),
     88: ("y22.values", "i0e in float32: torch's Chebyshev series in float gives 0.99999994 "
                        "at 0, the engine's float64 value rounds to 1 (erfinv of it: inf)"),
     98: ("y57.values", f"{ROUNDING}: corrcoef's cov (BLAS) 1 ulp off, at erfinv's pole"),
-    131: ("y35.values", "cross(x, x): torch's kernel fuses a product (FMA), leaving the "
-                        "other's rounding error where the engine has 0 (cummin's ties)"),
     144: ("x17.grad.values", f"{ROUNDING}: corrcoef's cov 1 ulp off, at clip's bound 1"),
     153: ("y36.values", "i0 in float32: torch's Chebyshev series in float, then tan"),
     194: ("x30.grad.values", f"{ROUNDING}: linalg.inv (LAPACK) 1 ulp off a tie of minimum"),
-    229: ("y36.values", "cross(x, x): torch's kernel fuses a product (FMA), leaving the "
-                        "other's rounding error where the engine has 0 (ceil of it)"),
 }
 
 
