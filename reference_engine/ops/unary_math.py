@@ -136,10 +136,12 @@ RSQRT: OpSpec = _spec("RsqrtBackward0", ("result",),
 
 
 def _sinc_backward(c: Any, g: Tensor) -> Tensor:
-    """FunctionsManual sinc_backward: 0 where self * self * pi is 0."""
+    """FunctionsManual sinc_backward: grad * ((self_pi * cos - sin) / self_squared_pi), the
+    division before the product (MulBackward0 over DivBackward0 under create_graph); 0
+    where self * self * pi is 0."""
     self_pi = mul_scalar(c.self, math.pi)
     self_squared_pi = mul_scalar(mul(c.self, c.self), math.pi)
-    out = div(mul(g, sub(mul(self_pi, cos(self_pi)), sin(self_pi))), self_squared_pi)
+    out = mul(g, div(sub(mul(self_pi, cos(self_pi)), sin(self_pi)), self_squared_pi))
     return where(compare(self_squared_pi, 0.0, np.equal), zeros_scalar(g), out)
 
 
