@@ -91,9 +91,16 @@ LINALG_VECTOR_NORM = OpSpec(
 
 def _vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
                        ) -> np.ndarray:
-    """The p-norm over dims (None: all) in float64 (of |z| for complex z)."""
+    """The p-norm over dims (None: all) in float64 (of |z| for complex z), except that a sum
+    of |a| ** p beyond a's dtype's largest value is inf: torch's norm kernels sum the powers
+    in the tensor's (real) dtype, unscaled (the 2-norm of float32 [1.5e19, 1.5e19] is inf)."""
+    top = np.finfo(a.dtype).max if a.dtype.kind in "fc" else np.inf
     a = np.abs(a).astype(np.float64) if np.iscomplexobj(a) else np.abs(a.astype(np.float64))
     axis = dims if dims else None
+
+    def total(powers: np.ndarray) -> np.ndarray:
+        summed = np.sum(powers, axis=axis, keepdims=keepdim)
+        return np.where(summed > top, np.inf, summed)
     with np.errstate(all="ignore"):
         if p == 0:
             return np.sum(a != 0, axis=axis, keepdims=keepdim).astype(np.float64)
@@ -102,10 +109,10 @@ def _vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
                 return np.zeros(np.sum(a, axis=axis, keepdims=keepdim).shape)
             return (np.amax if p > 0 else np.amin)(a, axis=axis, keepdims=keepdim)
         if p == 1:
-            return np.sum(a, axis=axis, keepdims=keepdim)
+            return total(a)
         if p == 2:
-            return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
-        return np.asarray(np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p))
+            return np.sqrt(total(a * a))
+        return np.asarray(total(a ** p) ** (1.0 / p))
 
 
 def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
@@ -119,7 +126,9 @@ def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = F
             not dims or any(self.shape[d] == 0 for d in dims)):
         raise RuntimeError(messages.vector_norm_empty(p))
     dt = dtype or dtypes.to_real(self.dtype)
-    arr = _vector_norm_array(self._data, p, dims or None, keepdim)
+    # a real tensor is summed in the dtype asked for; a complex one's |z| in its real dtype
+    data = self._data if self.dtype.is_complex else self._data.astype(dt.np, copy=False)
+    arr = _vector_norm_array(data, p, dims or None, keepdim)
     if keepdim and not dims:
         arr = arr.reshape((1,) * self.ndim)
     out = common.new(arr, dt, self.device)
@@ -142,10 +151,12 @@ def norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 
 
 def _dist_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    """norm_backward(grad, self - other, p, result) and its negation for other."""
-    diff = ops.sub(c.self, c.other)
-    return c.grads(lambda: norm_backward(g, diff, c.p, c.result, (), False),
-                   lambda: _neg(norm_backward(g, diff, c.p, c.result, (), False)))
+    """norm_backward(grad, self - other, p, result) and its negation for other: each formula
+    computes its own self - other, as derivatives.yaml's (two SubBackward0 under
+    create_graph, not one shared)."""
+    return c.grads(
+        lambda: norm_backward(g, ops.sub(c.self, c.other), c.p, c.result, (), False),
+        lambda: _neg(norm_backward(g, ops.sub(c.self, c.other), c.p, c.result, (), False)))
 
 
 def _neg(t: Tensor | None) -> Tensor | None:
