@@ -106,6 +106,7 @@ from .ops import (  # noqa: F401
     comparisons,
     complex_numbers,
     composites,
+    contractions,
     conversions,
     copying,
     decompositions,

@@ -1679,3 +1679,34 @@ def vecdot_dtypes(x: str, y: str) -> str:
 # integer dtype, an input requiring grad
 def autograd_dtype(scalar_name: str) -> str:
     return f"Autograd not support dtype: {scalar_name}"
+
+
+# ---- h24ops2 (issue 24: contractions, norms, masked, losses) ------------------------------
+# aten/src/ATen/native/Linear.cpp tensordot, inner
+TENSORDOT_DIM_LISTS = "both dimension lists should have same length"
+TENSORDOT_DTYPES = "both inputs should have same dtype"
+TENSORDOT_OUT_NOT_MODELLED = "reference_engine: tensordot with out= is not modelled"
+
+
+def tensordot_sizes(s1: int, d1: int, s2: int, d2: int) -> str:
+    return (f"contracted dimensions need to match, but first has size {s1} in dim {d1} and "
+            f"second has size {s2} in dim {d2}")
+
+
+def inner_last_dims(a: tuple[int, ...], b: tuple[int, ...]) -> str:
+    return ("inner() the last dimension must match on both input tensors but got shapes "
+            f"[{', '.join(map(str, a))}] and [{', '.join(map(str, b))}]")
+
+
+# torch/functional.py tensordot
+def tensordot_dims_type(dims: object) -> str:
+    return ("tensordot expects dims to be int or tuple[list[int], list[int]] or "
+            f"list[list[int]] containing two lists, but got dims={dims}")
+
+
+def tensordot_dims_negative(dims: int) -> str:
+    return f"tensordot expects dims >= 0, but got dims={dims}"
+
+
+def tensordot_dims_too_many(dims: int) -> str:
+    return f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}"

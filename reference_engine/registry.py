@@ -495,6 +495,12 @@ OPS: tuple[OpRow, ...] = (
     _row("view_as_complex", "ops.complex_numbers", method=False, feature="complex"),
     _row("polar", "ops.complex_numbers", method=False, feature="complex"),
     _row("complex", "ops.complex_numbers", method=False, feature="complex"),
+    # ---- h24ops2 (issue 24): norms, products, masked, losses ----
+    _row("linalg.vector_norm", "ops.norms", M, feature="reductions"),
+    # contractions (ops/contractions.py)
+    _row("inner", "ops.contractions", M, (2, 3), feature="matmul"),
+    _row("tensordot", "ops.contractions", S3, (3, 2), args=(([1, 2], [0, 1]),),
+         method=False, feature="matmul", overloads=True),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -508,7 +514,8 @@ NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namesp
 # (tests/conformance/test_strategies.py) holds the two lists together.
 # The modules of the rows issue 24 added: each family's file (reference_engine/ops/__init__.py)
 ISSUE_24_MODULES = frozenset(
-    f"ops.{m}" for m in ("activations", "binary_math", "composites", "conversions",
+    f"ops.{m}" for m in ("activations", "binary_math", "composites", "contractions",
+                         "conversions",
                          "decompositions", "erf_gamma", "inverses", "layers", "linalg_functions",
                          "losses", "masked", "norms", "piecewise", "piecewise_activations",
                          "products", "put_take", "quantiles", "scans", "scatter", "shape",
