@@ -500,7 +500,7 @@ OPS: tuple[OpRow, ...] = (
     # contractions (ops/contractions.py)
     _row("inner", "ops.contractions", M, (2, 3), feature="matmul"),
     _row("tensordot", "ops.contractions", S3, (3, 2), args=(([1, 2], [0, 1]),),
-         method=False, feature="matmul", overloads=True),
+         method=False, feature="matmul", overloads=True),   # Python code in torch
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
