@@ -3,7 +3,7 @@
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
-    library   nn, nn.functional, special, linalg, autograd_functional, gradcheck, utils, utils.*
+    library   nn.*, special, linalg, masked, autograd_functional, gradcheck, utils.*
     autograd  autograd, autograd_graph, function, factories, _C
     ops       ops.* (one op family a file), views, views_*, inplace, inplace_ops
     core      tensor, graph, autograd_meta, saved, engine, forward_ad
@@ -53,6 +53,7 @@ from . import (  # noqa: F401
     inplace,
     inplace_ops,
     linalg,
+    masked,
     nn,
     special,
     utils,
@@ -119,7 +120,7 @@ from .ops import (  # noqa: F401
     layers,
     linalg_functions,
     losses,
-    masked,
+    masked_reductions,
     norms,
     piecewise,
     piecewise_activations,
@@ -138,6 +139,7 @@ from .ops import (  # noqa: F401
 
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products)
 from .ops import linalg as _linalg_ops  # noqa: F401
+from .ops import masked as _masked_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401
 from .ops import scatter as _scatter_ops  # noqa: F401
 from .ops import special as _special_ops  # noqa: F401
@@ -272,6 +274,7 @@ __all__ = [
     "linalg",
     "long",
     "manual_seed",
+    "masked",
     "memory_format",
     "nn",
     "no_grad",

@@ -1710,3 +1710,22 @@ def tensordot_dims_negative(dims: int) -> str:
 
 def tensordot_dims_too_many(dims: int) -> str:
     return f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}"
+
+
+# torch/masked/_ops.py _canonical_dim, _input_mask, _std_var
+def masked_dim_repeated(d: int) -> str:
+    return f"dim={d} appears multiple times in the list of dims"
+
+
+def masked_dim_out_of_range(ndim: int, d: int) -> str:
+    return f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {d})"
+
+
+MASKED_MASK_DIMS = ("_input_mask expected broadcastable mask (got mask dimensionality higher "
+                    "than of the input)")
+MASKED_UNBIASED_AND_CORRECTION = "Only one of unbiased and correction may be given"
+
+
+def masked_dtype_not_modelled(op: str) -> str:
+    return (f"reference_engine: torch.masked.{op} is modelled for floating inputs and no dtype "
+            "other than the input's")

@@ -501,6 +501,42 @@ OPS: tuple[OpRow, ...] = (
     _row("inner", "ops.contractions", M, (2, 3), feature="matmul"),
     _row("tensordot", "ops.contractions", S3, (3, 2), args=(([1, 2], [0, 1]),),
          method=False, feature="matmul", overloads=True),   # Python code in torch
+    # torch.masked's reductions and normalizations (ops/masked_reductions.py): Python
+    # functions in torch (a number meets an AttributeError: overloads)
+    _row("masked.sum", "ops.masked_reductions", M, feature="reductions",
+         overloads=True),
+    _row("masked.prod", "ops.masked_reductions", M, feature="reductions",
+         overloads=True),
+    _row("masked.cumsum", "ops.masked_reductions", M, args=(1,), feature="reductions",
+         overloads=True),
+    _row("masked.cumprod", "ops.masked_reductions", M, args=(1,), feature="reductions",
+         overloads=True),
+    _row("masked.amax", "ops.masked_reductions", M, feature="reductions",
+         overloads=True),
+    _row("masked.amin", "ops.masked_reductions", M, feature="reductions",
+         overloads=True),
+    _row("masked.mean", "ops.masked_reductions", M, feature="reductions",
+         overloads=True),
+    _row("masked.median", "ops.masked_reductions", M, feature="reductions",
+         overloads=True),
+    _row("masked.logsumexp", "ops.masked_reductions", M, feature="reductions",
+         overloads=True),
+    _row("masked.logaddexp", "ops.masked_reductions", M, M, feature="reductions",
+         overloads=True),
+    _row("masked.norm", "ops.masked_reductions", M, feature="reductions",
+         overloads=True),
+    _row("masked.var", "ops.masked_reductions", M, feature="reductions",
+         overloads=True),
+    _row("masked.std", "ops.masked_reductions", M, feature="reductions",
+         overloads=True),
+    _row("masked.softmax", "ops.masked_reductions", M, args=(1,), feature="reductions",
+         overloads=True),
+    _row("masked.log_softmax", "ops.masked_reductions", M, args=(1,), feature="reductions",
+         overloads=True),
+    _row("masked.softmin", "ops.masked_reductions", M, args=(1,), feature="reductions",
+         overloads=True),
+    _row("masked.normalize", "ops.masked_reductions", M, args=(2.0, 1), feature="reductions",
+         overloads=True),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -515,12 +551,11 @@ NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namesp
 # The modules of the rows issue 24 added: each family's file (reference_engine/ops/__init__.py)
 ISSUE_24_MODULES = frozenset(
     f"ops.{m}" for m in ("activations", "binary_math", "composites", "contractions",
-                         "conversions",
-                         "decompositions", "erf_gamma", "inverses", "layers", "linalg_functions",
-                         "losses", "masked", "norms", "piecewise", "piecewise_activations",
-                         "products", "put_take", "quantiles", "scans", "scatter", "shape",
-                         "shape_views", "sorting", "special", "statistics", "triangular",
-                         "unary_math", "view_scatters"))
+                         "conversions", "decompositions", "erf_gamma", "inverses", "layers",
+                         "linalg_functions", "losses", "masked", "masked_reductions", "norms",
+                         "piecewise", "piecewise_activations", "products", "put_take",
+                         "quantiles", "scans", "scatter", "shape", "shape_views", "sorting",
+                         "special", "statistics", "triangular", "unary_math", "view_scatters"))
 # ... and the rows it added to the older modules
 ISSUE_24_ROWS_ELSEWHERE = ("view", "expand", "scatter", "scatter_add", "index_add")
 GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its floors are "
