@@ -119,6 +119,7 @@ from .ops import (  # noqa: F401
     joining,
     layers,
     linalg_functions,
+    loss_composites,
     losses,
     masked_reductions,
     norms,

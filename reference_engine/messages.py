@@ -1729,3 +1729,40 @@ MASKED_UNBIASED_AND_CORRECTION = "Only one of unbiased and correction may be giv
 def masked_dtype_not_modelled(op: str) -> str:
     return (f"reference_engine: torch.masked.{op} is modelled for floating inputs and no dtype "
             "other than the input's")
+
+
+# torch/nn/functional.py margin_ranking_loss, kl_div, gaussian_nll_loss, normalize
+def margin_ranking_dims(a: object, b: object, t: object) -> str:
+    return ("margin_ranking_loss : All input tensors should have same dimension but got "
+            f"sizes: input1: {a}, input2: {b}, target: {t} ")
+
+
+KL_DIV_MEAN = ("reduction: 'mean' divides the total loss by both the batch size and the "
+               "support size.'batchmean' divides only by the batch size, and aligns with the "
+               "KL div math definition.'mean' will be changed to behave the same as "
+               "'batchmean' in the next major release.")
+GAUSSIAN_NLL_NEGATIVE_VAR = "var has negative entry/entries"
+GAUSSIAN_NLL_VAR_SIZE = "var is of incorrect size"
+NORMALIZE_OUT_NOT_MODELLED = "reference_engine: normalize with out= is not modelled"
+
+
+def gaussian_nll_reduction(reduction: str) -> str:
+    return f"{reduction} is not valid"
+
+
+# aten/src/ATen/native/Loss.cpp cosine_embedding_loss, Distance.cpp cosine_similarity
+COSINE_EMBEDDING_TARGET = "0D or 1D target tensor expected, multi-target not supported"
+
+
+def cosine_embedding_sizes(target_dim: int, a: object, b: object) -> str:
+    expects = "2D" if target_dim == 1 else "1D"
+    return (f"{target_dim}D target tensor expects {expects} input tensors, but found inputs "
+            f"with sizes {a} and {b}.")
+
+
+def cosine_similarity_dtype(dt: object) -> str:
+    return f"expected common dtype to be floating point, yet common dtype is {dt}"
+
+
+def cosine_similarity_eps(eps: float) -> str:
+    return f"eps must be non-negative, got: {eps}"

@@ -116,6 +116,8 @@ V, M, S3 = (3,), (2, 3), (2, 3, 2)   # sample shapes: a vector, a matrix, a 3-d 
 MASK = Const([[True, False, True], [False, True, False]], "bool")
 SRC = Const([[0.5, -1.0, 2.0], [1.5, -0.25, 3.0]], "float64")   # a constant source, M
 SRC2 = Const([[0.5, -1.0], [1.5, -0.25]], "float64")
+TARGET = Const([1.0, -1.0], "float64")   # a loss's +-1 targets
+SRC2POS = Const([[0.5, 1.0, 2.0], [1.5, 0.25, 3.0]], "float64")   # positive, M
 
 OPS: tuple[OpRow, ...] = (
     # elementwise arithmetic and unary (ops/elementwise.py; addmm: ops/linalg.py), with
@@ -501,6 +503,25 @@ OPS: tuple[OpRow, ...] = (
     _row("inner", "ops.contractions", M, (2, 3), feature="matmul"),
     _row("tensordot", "ops.contractions", S3, (3, 2), args=(([1, 2], [0, 1]),),
          method=False, feature="matmul", overloads=True),   # Python code in torch
+    # losses and distances torch composes of other ops (ops/loss_composites.py); F.*'s
+    # Python functions take any argument (overloads), cosine_similarity and
+    # pairwise_distance are torch's parsed functions
+    _row("nn.functional.margin_ranking_loss", "ops.loss_composites", (2,), (2,),
+         args=(TARGET,), overloads=True),
+    _row("nn.functional.hinge_embedding_loss", "ops.loss_composites", (2,), args=(TARGET,),
+         overloads=True),
+    _row("nn.functional.cosine_embedding_loss", "ops.loss_composites", (2, 3), (2, 3),
+         args=(TARGET,), overloads=True),
+    _row("nn.functional.kl_div", "ops.loss_composites", M, M, positive=True, overloads=True),
+    _row("nn.functional.poisson_nll_loss", "ops.loss_composites", M, M, positive=True,
+         overloads=True),
+    _row("nn.functional.gaussian_nll_loss", "ops.loss_composites", M, M, args=(SRC2POS,),
+         overloads=True),
+    _row("nn.functional.multilabel_soft_margin_loss", "ops.loss_composites", M,
+         args=(Const([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]], "float64"),), overloads=True),
+    _row("nn.functional.normalize", "ops.loss_composites", M, overloads=True),
+    _row("nn.functional.cosine_similarity", "ops.loss_composites", M, M),
+    _row("nn.functional.pairwise_distance", "ops.loss_composites", M, M),
     # torch.masked's reductions and normalizations (ops/masked_reductions.py): Python
     # functions in torch (a number meets an AttributeError: overloads)
     _row("masked.sum", "ops.masked_reductions", M, feature="reductions",
@@ -552,9 +573,10 @@ NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namesp
 ISSUE_24_MODULES = frozenset(
     f"ops.{m}" for m in ("activations", "binary_math", "composites", "contractions",
                          "conversions", "decompositions", "erf_gamma", "inverses", "layers",
-                         "linalg_functions", "losses", "masked", "masked_reductions", "norms",
-                         "piecewise", "piecewise_activations", "products", "put_take",
-                         "quantiles", "scans", "scatter", "shape", "shape_views", "sorting",
+                         "linalg_functions", "loss_composites", "losses", "masked",
+                         "masked_reductions", "norms", "piecewise", "piecewise_activations",
+                         "products", "put_take", "quantiles", "scans", "scatter", "shape",
+                         "shape_views", "sorting",
                          "special", "statistics", "triangular", "unary_math", "view_scatters"))
 # ... and the rows it added to the older modules
 ISSUE_24_ROWS_ELSEWHERE = ("view", "expand", "scatter", "scatter_add", "index_add")
