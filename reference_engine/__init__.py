@@ -112,6 +112,7 @@ from .ops import (  # noqa: F401
     copying,
     decompositions,
     elementwise,
+    embeddings,
     erf_gamma,
     extremes,
     indexing,

@@ -1766,3 +1766,14 @@ def cosine_similarity_dtype(dt: object) -> str:
 
 def cosine_similarity_eps(eps: float) -> str:
     return f"eps must be non-negative, got: {eps}"
+
+
+# aten/src/ATen/native/Embedding.cpp, torch/nn/functional.py embedding, Onehot.cpp
+EMBEDDING_WEIGHT_DIMS = "'weight' must be 2-D"
+EMBEDDING_PADDING_IDX = "Padding_idx must be within num_embeddings"
+EMBEDDING_SPARSE_NOT_MODELLED = "reference_engine: embedding with sparse=True is not modelled"
+EMBEDDING_MAX_NORM_NOT_MODELLED = "reference_engine: embedding's max_norm is not modelled"
+ONE_HOT_DTYPE = "one_hot is only applicable to index tensor of type LongTensor."
+ONE_HOT_EMPTY = "Can not infer total number of classes from empty tensor."
+ONE_HOT_NEGATIVE = "Class values must be non-negative."
+ONE_HOT_TOO_SMALL = "Class values must be smaller than num_classes."

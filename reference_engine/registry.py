@@ -522,6 +522,9 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.normalize", "ops.loss_composites", M, overloads=True),
     _row("nn.functional.cosine_similarity", "ops.loss_composites", M, M),
     _row("nn.functional.pairwise_distance", "ops.loss_composites", M, M),
+    # embeddings (ops/embeddings.py); F.embedding is Python (overloads), one_hot has no grad
+    _row("nn.functional.embedding", "ops.embeddings", overloads=True),   # indices first
+    _row("nn.functional.one_hot", "ops.embeddings", differentiable=False),
     # torch.masked's reductions and normalizations (ops/masked_reductions.py): Python
     # functions in torch (a number meets an AttributeError: overloads)
     _row("masked.sum", "ops.masked_reductions", M, feature="reductions",
@@ -572,8 +575,8 @@ NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namesp
 # The modules of the rows issue 24 added: each family's file (reference_engine/ops/__init__.py)
 ISSUE_24_MODULES = frozenset(
     f"ops.{m}" for m in ("activations", "binary_math", "composites", "contractions",
-                         "conversions", "decompositions", "erf_gamma", "inverses", "layers",
-                         "linalg_functions", "loss_composites", "losses", "masked",
+                         "conversions", "decompositions", "embeddings", "erf_gamma", "inverses",
+                         "layers", "linalg_functions", "loss_composites", "losses", "masked",
                          "masked_reductions", "norms", "piecewise", "piecewise_activations",
                          "products", "put_take", "quantiles", "scans", "scatter", "shape",
                          "shape_views", "sorting",
