@@ -20,8 +20,8 @@ the module or inside a function), are these and no others:
 
     tensor -> autograd, inplace, ops.complex_numbers, ops.linalg, views, views_strided
     tensor_hooks -> ops.copying, ops.elementwise
-    tensor_operators -> inplace_ops, ops.comparisons, ops.copying, ops.elementwise
-    tensor_operators -> views, views_indexing
+    tensor_operators -> inplace_ops, ops.binary_math, ops.comparisons, ops.copying
+    tensor_operators -> ops.elementwise, views, views_indexing
     engine -> inplace_ops, ops.complex_numbers, ops.copying, ops.reductions
     forward_ad -> inplace_ops, ops.common, ops.copying, views, views_strided
 

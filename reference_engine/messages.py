@@ -1777,3 +1777,9 @@ ONE_HOT_DTYPE = "one_hot is only applicable to index tensor of type LongTensor."
 ONE_HOT_EMPTY = "Can not infer total number of classes from empty tensor."
 ONE_HOT_NEGATIVE = "Class values must be non-negative."
 ONE_HOT_TOO_SMALL = "Class values must be smaller than num_classes."
+
+
+# Python's method descriptor of a C slot (torch._C.TensorBase.__radd__ called on a non-Tensor)
+def descriptor_not_applicable(name: str, got: str) -> str:
+    return (f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
+            f"'{got}' object")

@@ -526,6 +526,15 @@ OPS: tuple[OpRow, ...] = (
     # embeddings (ops/embeddings.py); F.embedding is Python (overloads), one_hot has no grad
     _row("nn.functional.embedding", "ops.embeddings", overloads=True),   # indices first
     _row("nn.functional.one_hot", "ops.embeddings", differentiable=False),
+    # Tensor's reflected operators (tensor_operators.py, bound in tensor.py: no export)
+    _row("__radd__", "tensor_operators", V, args=(2.0,), function=False, method=False),
+    _row("__rsub__", "tensor_operators", V, args=(2.0,), function=False, method=False),
+    _row("__rmul__", "tensor_operators", V, args=(2.0,), function=False, method=False),
+    _row("__rdiv__", "tensor_operators", V, args=(2.0,), positive=True, function=False,
+         method=False),
+    _row("__rpow__", "tensor_operators", V, args=(2.0,), function=False, method=False),
+    _row("__rmod__", "tensor_operators", V, args=(2.5,), positive=True, function=False,
+         method=False),
     # torch.masked's reductions and normalizations (ops/masked_reductions.py): Python
     # functions in torch (a number meets an AttributeError: overloads)
     _row("masked.sum", "ops.masked_reductions", M, feature="reductions",
@@ -583,7 +592,8 @@ ISSUE_24_MODULES = frozenset(
                          "shape_views", "sorting",
                          "special", "statistics", "triangular", "unary_math", "view_scatters"))
 # ... and the rows it added to the older modules
-ISSUE_24_ROWS_ELSEWHERE = ("view", "expand", "scatter", "scatter_add", "index_add")
+ISSUE_24_ROWS_ELSEWHERE = ("view", "expand", "scatter", "scatter_add", "index_add", "__radd__",
+                           "__rsub__", "__rmul__", "__rdiv__", "__rpow__", "__rmod__")
 GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its floors are "
                      "redesigned for the grown registry)")
 NOT_GENERATED: dict[str, str] = {
