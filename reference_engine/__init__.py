@@ -3,7 +3,7 @@
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
-    library   nn.*, special, linalg, masked, autograd_functional, gradcheck, utils.*
+    library   nn.*, special, linalg, masked, fft, autograd_functional, gradcheck, utils.*
     autograd  autograd, autograd_graph, function, factories, _C
     ops       ops.* (one op family a file), views, views_*, inplace, inplace_ops
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
@@ -51,6 +51,7 @@ from . import (  # noqa: F401
     _C,
     autograd,
     autograd_functional,
+    fft,
     gradcheck,
     inplace,
     inplace_ops,
@@ -118,6 +119,8 @@ from .ops import (  # noqa: F401
     embeddings,
     erf_gamma,
     extremes,
+    fft_shifts,
+    hard_activations,
     indexing,
     inverses,
     joining,
@@ -260,6 +263,7 @@ __all__ = [
     "dtype",
     "empty",
     "enable_grad",
+    "fft",
     "float",
     "float32",
     "float64",

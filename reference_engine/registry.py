@@ -526,6 +526,9 @@ OPS: tuple[OpRow, ...] = (
     # embeddings (ops/embeddings.py); F.embedding is Python (overloads), one_hot has no grad
     _row("nn.functional.embedding", "ops.embeddings", overloads=True),   # indices first
     _row("nn.functional.one_hot", "ops.embeddings", differentiable=False),
+    _row("nn.functional.hardsigmoid", "ops.hard_activations", (4,)),
+    _row("fft.fftshift", "ops.fft_shifts", M),
+    _row("fft.ifftshift", "ops.fft_shifts", M),
     # Tensor's reflected operators (tensor_operators.py, bound in tensor.py: no export)
     _row("__radd__", "tensor_operators", V, args=(2.0,), function=False, method=False),
     _row("__rsub__", "tensor_operators", V, args=(2.0,), function=False, method=False),
@@ -584,13 +587,13 @@ NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namesp
 # (tests/conformance/test_strategies.py) holds the two lists together.
 # The modules of the rows issue 24 added: each family's file (reference_engine/ops/__init__.py)
 ISSUE_24_MODULES = frozenset(
-    f"ops.{m}" for m in ("activations", "binary_math", "composites", "contractions",
-                         "conversions", "decompositions", "embeddings", "erf_gamma", "inverses",
-                         "layers", "linalg_functions", "loss_composites", "losses", "masked",
-                         "masked_reductions", "norms", "piecewise", "piecewise_activations",
-                         "products", "put_take", "quantiles", "scans", "scatter", "shape",
-                         "shape_views", "sorting",
-                         "special", "statistics", "triangular", "unary_math", "view_scatters"))
+    f"ops.{m}" for m in ("activations", "binary_math", "composites", "contractions", "conversions",
+                         "decompositions", "embeddings", "erf_gamma", "fft_shifts",
+                         "hard_activations", "inverses", "layers", "linalg_functions",
+                         "loss_composites", "losses", "masked", "masked_reductions", "norms",
+                         "piecewise", "piecewise_activations", "products", "put_take", "quantiles",
+                         "scans", "scatter", "shape", "shape_views", "sorting", "special",
+                         "statistics", "triangular", "unary_math", "view_scatters"))
 # ... and the rows it added to the older modules
 ISSUE_24_ROWS_ELSEWHERE = ("view", "expand", "scatter", "scatter_add", "index_add", "__radd__",
                            "__rsub__", "__rmul__", "__rdiv__", "__rpow__", "__rmod__")
