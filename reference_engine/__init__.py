@@ -3,7 +3,7 @@
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
-    library   nn, nn.functional, special, linalg, autograd_functional, gradcheck, utils, utils.*
+    library   nn.*, special, linalg, masked, fft, autograd_functional, gradcheck, utils.*
     autograd  autograd, autograd_graph, function, factories, _C
     ops       ops.* (one op family a file), views, views_*, inplace, inplace_ops
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
@@ -20,8 +20,8 @@ the module or inside a function), are these and no others:
 
     tensor -> autograd, inplace, ops.complex_numbers, ops.linalg, views, views_strided
     tensor_hooks -> ops.copying, ops.elementwise
-    tensor_operators -> inplace_ops, ops.comparisons, ops.copying, ops.elementwise
-    tensor_operators -> views, views_indexing
+    tensor_operators -> inplace_ops, ops.binary_math, ops.comparisons, ops.copying
+    tensor_operators -> ops.elementwise, views, views_indexing
     engine -> inplace_ops, ops.complex_numbers, ops.copying, ops.reductions
     forward_ad -> inplace_ops, ops.common, ops.complex_numbers, ops.copying, views, views_strided
 
@@ -52,10 +52,12 @@ from . import (  # noqa: F401
     _C,
     autograd,
     autograd_functional,
+    fft,
     gradcheck,
     inplace,
     inplace_ops,
     linalg,
+    masked,
     nn,
     special,
     utils,
@@ -110,19 +112,24 @@ from .ops import (  # noqa: F401
     comparisons,
     complex_numbers,
     composites,
+    contractions,
     conversions,
     copying,
     decompositions,
     elementwise,
+    embeddings,
     erf_gamma,
     extremes,
+    fft_shifts,
+    hard_activations,
     indexing,
     inverses,
     joining,
     layers,
     linalg_functions,
+    loss_composites,
     losses,
-    masked,
+    masked_reductions,
     norms,
     piecewise,
     piecewise_activations,
@@ -141,6 +148,7 @@ from .ops import (  # noqa: F401
 
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products)
 from .ops import linalg as _linalg_ops  # noqa: F401
+from .ops import masked as _masked_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401
 from .ops import scatter as _scatter_ops  # noqa: F401
 from .ops import special as _special_ops  # noqa: F401
@@ -257,6 +265,7 @@ __all__ = [
     "dtype",
     "empty",
     "enable_grad",
+    "fft",
     "float",
     "float32",
     "float64",
@@ -277,6 +286,7 @@ __all__ = [
     "linalg",
     "long",
     "manual_seed",
+    "masked",
     "memory_format",
     "nn",
     "no_grad",

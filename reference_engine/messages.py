@@ -1708,3 +1708,105 @@ GRAD_COMPLEX_FOR_REAL_INPUT = (
     "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to "
     "be true, but got false.  (Could this error message be improved?  If so, please report "
     "an enhancement request to PyTorch.)")
+# ---- h24ops2 (issue 24: contractions, norms, masked, losses) ------------------------------
+# aten/src/ATen/native/Linear.cpp tensordot, inner
+TENSORDOT_DIM_LISTS = "both dimension lists should have same length"
+TENSORDOT_DTYPES = "both inputs should have same dtype"
+TENSORDOT_OUT_NOT_MODELLED = "reference_engine: tensordot with out= is not modelled"
+
+
+def tensordot_sizes(s1: int, d1: int, s2: int, d2: int) -> str:
+    return (f"contracted dimensions need to match, but first has size {s1} in dim {d1} and "
+            f"second has size {s2} in dim {d2}")
+
+
+def inner_last_dims(a: tuple[int, ...], b: tuple[int, ...]) -> str:
+    return ("inner() the last dimension must match on both input tensors but got shapes "
+            f"[{', '.join(map(str, a))}] and [{', '.join(map(str, b))}]")
+
+
+# torch/functional.py tensordot
+def tensordot_dims_type(dims: object) -> str:
+    return ("tensordot expects dims to be int or tuple[list[int], list[int]] or "
+            f"list[list[int]] containing two lists, but got dims={dims}")
+
+
+def tensordot_dims_negative(dims: int) -> str:
+    return f"tensordot expects dims >= 0, but got dims={dims}"
+
+
+def tensordot_dims_too_many(dims: int) -> str:
+    return f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}"
+
+
+# torch/masked/_ops.py _canonical_dim, _input_mask, _std_var
+def masked_dim_repeated(d: int) -> str:
+    return f"dim={d} appears multiple times in the list of dims"
+
+
+def masked_dim_out_of_range(ndim: int, d: int) -> str:
+    return f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {d})"
+
+
+MASKED_MASK_DIMS = ("_input_mask expected broadcastable mask (got mask dimensionality higher "
+                    "than of the input)")
+MASKED_UNBIASED_AND_CORRECTION = "Only one of unbiased and correction may be given"
+
+
+def masked_dtype_not_modelled(op: str) -> str:
+    return (f"reference_engine: torch.masked.{op} is modelled for floating inputs and no dtype "
+            "other than the input's")
+
+
+# torch/nn/functional.py margin_ranking_loss, kl_div, gaussian_nll_loss, normalize
+def margin_ranking_dims(a: object, b: object, t: object) -> str:
+    return ("margin_ranking_loss : All input tensors should have same dimension but got "
+            f"sizes: input1: {a}, input2: {b}, target: {t} ")
+
+
+KL_DIV_MEAN = ("reduction: 'mean' divides the total loss by both the batch size and the "
+               "support size.'batchmean' divides only by the batch size, and aligns with the "
+               "KL div math definition.'mean' will be changed to behave the same as "
+               "'batchmean' in the next major release.")
+GAUSSIAN_NLL_NEGATIVE_VAR = "var has negative entry/entries"
+GAUSSIAN_NLL_VAR_SIZE = "var is of incorrect size"
+NORMALIZE_OUT_NOT_MODELLED = "reference_engine: normalize with out= is not modelled"
+
+
+def gaussian_nll_reduction(reduction: str) -> str:
+    return f"{reduction} is not valid"
+
+
+# aten/src/ATen/native/Loss.cpp cosine_embedding_loss, Distance.cpp cosine_similarity
+COSINE_EMBEDDING_TARGET = "0D or 1D target tensor expected, multi-target not supported"
+
+
+def cosine_embedding_sizes(target_dim: int, a: object, b: object) -> str:
+    expects = "2D" if target_dim == 1 else "1D"
+    return (f"{target_dim}D target tensor expects {expects} input tensors, but found inputs "
+            f"with sizes {a} and {b}.")
+
+
+def cosine_similarity_dtype(dt: object) -> str:
+    return f"expected common dtype to be floating point, yet common dtype is {dt}"
+
+
+def cosine_similarity_eps(eps: float) -> str:
+    return f"eps must be non-negative, got: {eps}"
+
+
+# aten/src/ATen/native/Embedding.cpp, torch/nn/functional.py embedding, Onehot.cpp
+EMBEDDING_WEIGHT_DIMS = "'weight' must be 2-D"
+EMBEDDING_PADDING_IDX = "Padding_idx must be within num_embeddings"
+EMBEDDING_SPARSE_NOT_MODELLED = "reference_engine: embedding with sparse=True is not modelled"
+EMBEDDING_MAX_NORM_NOT_MODELLED = "reference_engine: embedding's max_norm is not modelled"
+ONE_HOT_DTYPE = "one_hot is only applicable to index tensor of type LongTensor."
+ONE_HOT_EMPTY = "Can not infer total number of classes from empty tensor."
+ONE_HOT_NEGATIVE = "Class values must be non-negative."
+ONE_HOT_TOO_SMALL = "Class values must be smaller than num_classes."
+
+
+# Python's method descriptor of a C slot (torch._C.TensorBase.__radd__ called on a non-Tensor)
+def descriptor_not_applicable(name: str, got: str) -> str:
+    return (f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
+            f"'{got}' object")

@@ -35,9 +35,28 @@ def _operator(method: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any]
     operand type(s) for +: 'Tensor' and 'NoneType'"), and == None is plain identity."""
     @functools.wraps(method)
     def operator(self: Tensor, other: Any) -> Tensor:
+        if not isinstance(self, Tensor):   # a C slot's descriptor refuses another self
+            raise TypeError(messages.descriptor_not_applicable(method.__name__,
+                                                               type(self).__name__))
         if not isinstance(other, (Tensor, *_OPERANDS)):
             return NotImplemented
         return method(self, other)
+    return operator
+
+
+def _python_operator(method: Callable[[Tensor, Any], Tensor]
+                     ) -> Callable[[Tensor, Any], Tensor]:
+    """An operator torch/_tensor.py writes in Python (__rsub__, __rdiv__, __pow__, __rpow__,
+    __rmod__): _handle_torch_function_and_wrap_type_error_to_not_implemented makes any
+    TypeError NotImplemented (Tensor.__rsub__(2, 3) returns it)."""
+    @functools.wraps(method)
+    def operator(self: Tensor, other: Any) -> Tensor:
+        if not isinstance(other, (Tensor, *_OPERANDS)):
+            return NotImplemented
+        try:
+            return method(self, other)
+        except TypeError:
+            return NotImplemented
     return operator
 
 
@@ -345,13 +364,14 @@ class Tensor:
     __add__ = _operator(operators.__add__)
     __radd__ = _operator(operators.__radd__)
     __sub__ = _operator(operators.__sub__)
-    __rsub__ = _operator(operators.__rsub__)
+    __rsub__ = _python_operator(operators.__rsub__)
     __mul__ = _operator(operators.__mul__)
     __rmul__ = _operator(operators.__rmul__)
     __truediv__ = _operator(operators.__truediv__)
-    __rtruediv__ = _operator(operators.__rtruediv__)
-    __pow__ = _operator(operators.__pow__)
-    __rpow__ = _operator(operators.__rpow__)
+    __rtruediv__ = __rdiv__ = _python_operator(operators.__rtruediv__)
+    __pow__ = _python_operator(operators.__pow__)
+    __rpow__ = _python_operator(operators.__rpow__)
+    __rmod__ = _python_operator(operators.__rmod__)
 
     @_operator
     def __matmul__(self, other: Tensor) -> Tensor:

@@ -144,9 +144,12 @@ def __truediv__(self: Tensor, other: Any) -> Tensor:
 
 
 def __rtruediv__(self: Tensor, other: Any) -> Tensor:
-    # torch computes scalar / x as reciprocal(x) * scalar (ReciprocalBackward0, MulBackward0)
-    from .ops import elementwise as ops
-    return ops.mul(ops.reciprocal(self), other)
+    # torch/_tensor.py's __rdiv__: self.reciprocal() * other (ReciprocalBackward0,
+    # MulBackward0; a self that is no Tensor meets the AttributeError)
+    return self.reciprocal() * other  # type: ignore[attr-defined]
+
+
+__rdiv__ = __rtruediv__
 
 
 def __pow__(self: Tensor, exponent: Any) -> Tensor:
@@ -157,6 +160,11 @@ def __pow__(self: Tensor, exponent: Any) -> Tensor:
 def __rpow__(self: Tensor, base: Any) -> Tensor:
     from .ops import elementwise as ops
     return ops.pow(base, self)
+
+
+def __rmod__(self: Tensor, other: Any) -> Tensor:
+    from .ops import binary_math
+    return binary_math.remainder(other, self)
 
 
 def __neg__(self: Tensor) -> Tensor:

@@ -211,14 +211,38 @@ def _quick_select(values: list[Any], k: int) -> int:
 
 def _lower_median(line: np.ndarray, ignore_nan: bool) -> tuple[Any, int]:
     """The lower median ((n - 1) // 2 in sorted order). median: a line with a NaN has the
-    first NaN as its median; nanmedian: the NaNs are left out (all NaN: the first one)."""
+    first NaN as its median; nanmedian: the NaNs are left out (all NaN: the NaN that
+    std::nth_element leaves first, _all_nan_pick)."""
     nan = np.isnan(line)
-    if nan.any() and (not ignore_nan or nan.all()):
+    if nan.any() and not ignore_nan:
         i = int(np.argmax(nan))
+        return line[i], i
+    if nan.all():
+        i = _all_nan_pick(len(line))
         return line[i], i
     order = np.argsort(line, kind="stable")
     i = int(order[(int((~nan).sum()) - 1) // 2])
     return line[i], i
+
+
+def _all_nan_pick(n: int) -> int:
+    """The index nanmedian gives a line of n NaNs: ATen's median_with_indices_impl calls
+    std::nth_element(first, first + 0, last) with a comparator false for NaNs, and
+    libstdc++'s introselect then moves the middle of the range to its front and partitions
+    (every element "equal"), until 3 are left, which insertion sort leaves in place."""
+    idx, first, last = list(range(n)), 0, n
+    while last - first > 3:
+        mid = first + (last - first) // 2
+        idx[first], idx[mid] = idx[mid], idx[first]
+        lo, hi = first + 1, last
+        while True:   # __unguarded_partition: swap pairs from both ends
+            hi -= 1
+            if not lo < hi:
+                break
+            idx[lo], idx[hi] = idx[hi], idx[lo]
+            lo += 1
+        last = lo      # the cut lies after position 0, the one wanted
+    return idx[first]
 
 
 def _median_all(self: Tensor, spec: OpSpec, ignore_nan: bool) -> Tensor:

@@ -209,6 +209,9 @@ _BY_HAND: dict[str, Row] = {
     "cross_entropy_none": (lambda a: F.cross_entropy(a, TARGET, reduction="none"), [(2, 3)]),
     "linear": (lambda x, w, b: F.linear(x, w, b) ** 2, [(2, 3), (4, 3), (4,)]),
     # issue 24's nn.functional rows: variants and rows without a sample
+    # the indices come first (no registry sample)
+    "nn.functional.embedding": (
+        lambda w: F.embedding(torch.tensor([[0, 2], [2, 1]]), w), [(3, 2)]),
     "nn.functional.binary_cross_entropy_probabilities": (
         lambda a, b: F.binary_cross_entropy(torch.sigmoid(a), torch.sigmoid(b)), [(2, 3), (2, 3)]),
     # (weight and pos_weight are not differentiable: constants)
