@@ -1679,3 +1679,20 @@ def vecdot_dtypes(x: str, y: str) -> str:
 # integer dtype, an input requiring grad
 def autograd_dtype(scalar_name: str) -> str:
     return f"Autograd not support dtype: {scalar_name}"
+
+
+# ---- h23b (test_autograd.py coverage) ------------------------------------------------------
+# torch/utils/checkpoint.py, the unpack hook of _checkpoint_hook: the GraphExecGroup sentence
+# is inserted when the unpack runs under a group
+def checkpoint_unpack_twice(in_group: bool) -> str:
+    if not in_group:
+        return CHECKPOINT_UNPACK_TWICE
+    head, _, tail = CHECKPOINT_UNPACK_TWICE.partition("If you are")
+    return (head + "Performing two backward calls that overlap (i.e. require the same saved "
+            "activation in order to compute gradients) is not allowed while under the "
+            "torch.utils.checkpoint.GraphExecGroup context. If you are" + tail)
+
+
+# torch/utils/checkpoint.py, GraphExecGroup.__enter__
+def graph_exec_group_nested(group: object) -> str:
+    return f"GraphExecGroup contexts cannot be nested. Already inside group {group}"

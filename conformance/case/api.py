@@ -73,7 +73,7 @@ register_multi_grad_hook increment_version allow_mutation_on_saved_tensors
 _TORCH_ANOMALY_PURE = "is_anomaly_enabled is_anomaly_check_nan_enabled"
 _TORCH_ANOMALY = "set_anomaly_enabled"
 _AUTOGRAD_TOOLING = "detect_anomaly set_detect_anomaly gradcheck gradgradcheck"
-_CHECKPOINT = "checkpoint checkpoint_sequential set_checkpoint_early_stop"
+_CHECKPOINT = "checkpoint checkpoint_sequential set_checkpoint_early_stop GraphExecGroup"
 # Forward-mode AD: dual levels (`with fwAD.dual_level():`), dual tensors and their parts.
 _FORWARD_AD = "dual_level enter_dual_level exit_dual_level make_dual unpack_dual"
 # torch.autograd.functional: the functions given to them are the program's lambdas
