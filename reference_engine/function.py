@@ -65,6 +65,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._dirty: tuple[Tensor, ...] = ()
         self._non_differentiable: tuple[Tensor, ...] = ()
         self._saved: list[SavedVariable] | None = None
+        self._saved_cleared = False   # clear_saved_tensors_on_access: read once already
         self._saved_for_forward = None
         self.materialize_grads = True
         self._is_tensor_input: list[bool] = []
@@ -79,6 +80,13 @@ class BackwardCFunction(Node, FunctionCtx):
             return tuple(self._saved_for_forward)
         if self._saved is None:
             return tuple(self._to_save)
+        if getattr(self._forward_cls, "clear_saved_tensors_on_access", False):
+            # python_function.cpp: the first read hands the tensors out and clears them
+            if self._saved_cleared:
+                raise RuntimeError(messages.SAVED_TENSORS_CLEARED_ON_ACCESS)
+            unpacked = tuple(sv.unpack(self) for sv in self._raw_saved_tensors)
+            self._saved_cleared = True
+            return unpacked
         return tuple(sv.unpack(self) for sv in self._raw_saved_tensors)
 
     @property
@@ -132,6 +140,9 @@ class Function:
     """Subclass with @staticmethod forward(ctx, *args) and backward(ctx, *grads)."""
 
     _backward_cls: type[BackwardCFunction]
+    # torch/autograd/function.py: a subclass sets it True to have its saved tensors read
+    # once and cleared
+    clear_saved_tensors_on_access = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

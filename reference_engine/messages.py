@@ -1696,3 +1696,11 @@ def checkpoint_unpack_twice(in_group: bool) -> str:
 # torch/utils/checkpoint.py, GraphExecGroup.__enter__
 def graph_exec_group_nested(group: object) -> str:
     return f"GraphExecGroup contexts cannot be nested. Already inside group {group}"
+
+
+# torch/csrc/autograd/python_function.cpp THPFunction_saved_tensors, a Function class with
+# clear_saved_tensors_on_access = True read a second time
+SAVED_TENSORS_CLEARED_ON_ACCESS = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set "
+    "on the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False.")

@@ -324,6 +324,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("saved_hooks_on_none", False,
          (r"Calling register_hooks on a saved tensor with value None is forbidden",),
          "register_hooks on a custom Function's saved None"),
+    Kind("saved_tensors_read_twice", False,
+         (r"saved_tensors can only be accessed once when clear_saved_tensors_on_access",),
+         "a second read of saved_tensors of a Function with clear_saved_tensors_on_access"),
     # disable_saved_tensors_hooks raises the caller's own message; these are the messages of
     # torch's docstring example and of torch.func, the callers torch documents
     Kind("saved_tensor_hooks_disabled", False,

@@ -212,15 +212,20 @@ class _Converter(ExpressionConverter):
                             f"write `class {node.name}(torch.autograd.Function):` or "
                             f"`class {node.name}(RuntimeError): pass`")
         methods = []
+        attributes: list[tuple[str, bool]] = []
         setup = _has_setup_context(node)
         for item in node.body:
             if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) and \
                     isinstance(item.value.value, str):
                 continue  # a docstring
+            if isinstance(item, ast.Assign):
+                attributes.append(self.class_attribute(item, attributes))
+                continue
             if not isinstance(item, ast.FunctionDef) or \
                     item.name not in (*FUNCTION_METHODS, SETUP_CONTEXT, JVP):
                 raise self.fail(item, "a Function class holds only `forward`, `backward` "
-                                "(or its alias `vjp`), `setup_context` and `jvp`",
+                                "(or its alias `vjp`), `setup_context` and `jvp`, and the "
+                                "flags " + ", ".join(sorted(ir.FUNCTION_CLASS_ATTRIBUTES)),
                                 "define `@staticmethod def forward(ctx, ...)` and "
                                 "`@staticmethod def backward(ctx, ...)`")
             decorators = tuple(dotted(d) or "?" for d in item.decorator_list)
@@ -248,7 +253,24 @@ class _Converter(ExpressionConverter):
             raise self.fail(node, f"class {node.name} defines none of forward, backward and "
                             "vjp", "define `@staticmethod def forward(ctx, ...)` and "
                             "`@staticmethod def backward(ctx, ...)`")
-        return ir.FunctionClass(node.name, tuple(methods), line=node.lineno)
+        return ir.FunctionClass(node.name, tuple(methods), tuple(attributes),
+                                line=node.lineno)
+
+    def class_attribute(self, item: ast.Assign,
+                        before: list[tuple[str, bool]]) -> tuple[str, bool]:
+        """`clear_saved_tensors_on_access = True` in a Function class: one name of
+        ir.FUNCTION_CLASS_ATTRIBUTES, set once, to a bool literal (torch reads the flag from
+        the class; anything else would store the program's state on an engine class)."""
+        names = ", ".join(sorted(ir.FUNCTION_CLASS_ATTRIBUTES))
+        fix = "write `clear_saved_tensors_on_access = True` (or False)"
+        target = item.targets[0] if len(item.targets) == 1 else None
+        if not isinstance(target, ast.Name) or target.id not in ir.FUNCTION_CLASS_ATTRIBUTES:
+            raise self.fail(item, f"a Function class may set only the flags {names}", fix)
+        if any(n == target.id for n, _ in before):
+            raise self.fail(item, f"`{target.id}` is set twice", "set it once")
+        if not (isinstance(item.value, ast.Constant) and isinstance(item.value.value, bool)):
+            raise self.fail(item, f"`{target.id}` takes True or False", fix)
+        return target.id, item.value.value
 
     def target(self, node: ast.expr) -> ir.Expr:
         if isinstance(node, ast.Name):

@@ -219,7 +219,8 @@ class Interpreter(Evaluator):
             return staticmethod(fn)
 
         base = self._resolve("torch.autograd.Function")
-        return type(stmt.name, (base,), {m.name: method(m) for m in stmt.methods})
+        return type(stmt.name, (base,), {**dict(stmt.attributes),
+                                         **{m.name: method(m) for m in stmt.methods}})
 
     def _record_event(self, source: str, args: tuple[Any, ...], result: Any) -> None:
         received: dict[str, Any] = {}

@@ -151,6 +151,10 @@ MESSAGES = {
                               "to access saved variables after calling backward.",
     "saved_hooks_on_none": "Calling register_hooks on a saved tensor with value None is "
                            "forbidden",
+    "saved_tensors_read_twice": "saved_tensors can only be accessed once when "
+                                "clear_saved_tensors_on_access=True is set on the "
+                                "autograd.Function. Either access saved_tensors only once, "
+                                "or set clear_saved_tensors_on_access=False.",
     "saved_tensor_hooks_disabled": "saved tensors default hooks are disabled",
     "grad_empty_inputs": "`inputs` argument to `grad()` cannot be empty.",
     "out_requires_grad": "mul(): functions with out=... arguments don't support automatic "

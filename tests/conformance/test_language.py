@@ -252,3 +252,48 @@ def test_did_you_mean_suggests_only_names_bound_elsewhere(source: str, suggested
         assert suggested in near, fix
     if not_suggested is not None:
         assert not_suggested not in near, fix
+
+
+_FLAGGED = ("class Fn(torch.autograd.Function):\n"
+            "    clear_saved_tensors_on_access = True\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x):\n"
+            "        return x\n")
+
+
+def test_function_class_may_set_torchs_flags() -> None:
+    program = parse(_FLAGGED)
+    fc = program.body[0]
+    assert isinstance(fc, ir.FunctionClass)
+    assert fc.attributes == (("clear_saved_tensors_on_access", True),)
+    assert parse(to_source(program)) == program
+
+
+@pytest.mark.parametrize("line, message", [
+    # the engine's own names, a dunder, another name: no state of the program on a class
+    ("    apply = True\n", "may set only the flags"),
+    ("    _backward_cls = True\n", "may set only the flags"),
+    ("    __init__ = True\n", "may set only the flags"),
+    ("    vjp = True\n", "may set only the flags"),
+    ("    a = b = True\n", "may set only the flags"),
+    ("    clear_saved_tensors_on_access, y = True, False\n", "may set only the flags"),
+    # only a bool literal: never a name, call or lambda that would run or leak a value
+    ("    clear_saved_tensors_on_access = 1\n", "takes True or False"),
+    ("    clear_saved_tensors_on_access = torch\n", "takes True or False"),
+    ("    clear_saved_tensors_on_access = lambda: True\n", "takes True or False"),
+    ("    clear_saved_tensors_on_access = (True, 1)\n", "takes True or False"),
+    # other assignment forms are not class attributes of the language
+    ("    clear_saved_tensors_on_access: bool = True\n", "holds only"),
+    ("    clear_saved_tensors_on_access += True\n", "holds only"),
+])
+def test_function_class_refuses_other_class_attributes(line: str, message: str) -> None:
+    with pytest.raises(CaseError, match=message) as info:
+        parse(_FLAGGED.replace("    clear_saved_tensors_on_access = True\n", line))
+    assert info.value.line == 2
+
+
+def test_function_class_flag_is_set_once() -> None:
+    with pytest.raises(CaseError, match="set twice") as info:
+        parse(_FLAGGED.replace("True\n", "True\n    clear_saved_tensors_on_access = False\n",
+                               1))
+    assert info.value.line == 3
