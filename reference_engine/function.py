@@ -11,6 +11,7 @@ be modified in place later; non-differentiable outputs get no history.
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -172,6 +173,11 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any) -> Any:
+        if cls.setup_context is not Function.setup_context:
+            # torch/autograd/function.py bind_default_args: forward's defaults become inputs
+            bound = inspect.signature(cls.forward).bind(*args)
+            bound.apply_defaults()
+            args = bound.args
         ctx = cls._backward_cls()
         tensor_args = [a for a in args if isinstance(a, Tensor)]
         ctx._is_tensor_input = [isinstance(a, Tensor) for a in args]

@@ -235,8 +235,11 @@ class _Converter(ExpressionConverter):
                                 "(outermost), optionally followed by "
                                 "@torch.autograd.function.once_differentiable")
             a = item.args
-            if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
-                raise self.fail(item, "Function methods take plain positional parameters")
+            if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or \
+                    (a.defaults and item.name != "forward"):
+                raise self.fail(item, "Function methods take plain positional parameters "
+                                "(forward's may have literal defaults)")
+            defaults = tuple(self.default_value(d) for d in a.defaults)
             params = tuple(p.arg for p in a.args)
             if setup and item.name == "forward":
                 self.ctx = None   # forward(*inputs): ctx is setup_context's
@@ -248,13 +251,24 @@ class _Converter(ExpressionConverter):
                 body = self.body(item.body, in_method=True)
             finally:
                 self.ctx = None
-            methods.append(ir.Method(item.name, params, body, decorators, line=item.lineno))
+            methods.append(ir.Method(item.name, params, body, decorators, defaults,
+                                     line=item.lineno))
         if not {m.name for m in methods} & set(FUNCTION_METHODS):
             raise self.fail(node, f"class {node.name} defines none of forward, backward and "
                             "vjp", "define `@staticmethod def forward(ctx, ...)` and "
                             "`@staticmethod def backward(ctx, ...)`")
         return ir.FunctionClass(node.name, tuple(methods), tuple(attributes),
                                 line=node.lineno)
+
+    def default_value(self, node: ast.expr) -> ir.Const:
+        """A default of forward's: a number, a bool or None, as written (never an expression
+        that would run when the class is made)."""
+        value = self.expr(node)
+        if not isinstance(value, ir.Const) or isinstance(value.value, str) or \
+                value.value is Ellipsis:
+            raise self.fail(node, "a default of forward is a literal number, bool or None",
+                            "write e.g. `def forward(x, y=3):`")
+        return value
 
     def class_attribute(self, item: ast.Assign,
                         before: list[tuple[str, bool]]) -> tuple[str, bool]:

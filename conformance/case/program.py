@@ -176,6 +176,9 @@ class Method:
     params: tuple[str, ...]
     body: tuple[Stmt, ...]
     decorators: tuple[str, ...] = ("staticmethod",)
+    # forward's default values, literals, for its last parameters (`def forward(x, y=3)`):
+    # torch's apply binds them into setup_context's inputs
+    defaults: tuple[Const, ...] = ()
     line: int = field(default=0, compare=False)
 
 
@@ -340,7 +343,8 @@ def _ast_stmt(s: Stmt) -> ast.stmt:
             for n, v in s.attributes]
         for m in s.methods:
             args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in m.params],
-                                 kwonlyargs=[], kw_defaults=[], defaults=[])
+                                 kwonlyargs=[], kw_defaults=[],
+                                 defaults=[_ast_expr(d) for d in m.defaults])
             methods.append(ast.FunctionDef(
                 m.name, args, _ast_body(m.body),
                 [ast.Name(d, ast.Load()) for d in m.decorators], None, lineno=0,

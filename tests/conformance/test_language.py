@@ -297,3 +297,48 @@ def test_function_class_flag_is_set_once() -> None:
         parse(_FLAGGED.replace("True\n", "True\n    clear_saved_tensors_on_access = False\n",
                                1))
     assert info.value.line == 3
+
+
+_DEFAULTS = ("class Pow(torch.autograd.Function):\n"
+             "    @staticmethod\n"
+             "    def forward(x, y=3):\n"
+             "        return x ** y\n"
+             "    @staticmethod\n"
+             "    def setup_context(ctx, inputs, output):\n"
+             "        pass\n")
+
+
+def test_forward_may_have_literal_defaults() -> None:
+    program = parse(_DEFAULTS)
+    fc = program.body[0]
+    assert isinstance(fc, ir.FunctionClass)
+    assert fc.methods[0].defaults == (ir.Const(3),)
+    assert parse(to_source(program)) == program
+    for literal in ("-2.5", "None", "True"):
+        parse(_DEFAULTS.replace("y=3", f"y={literal}"))
+
+
+@pytest.mark.parametrize("signature, message", [
+    # a default is never an expression run when the class is made
+    ("forward(x, y=torch.ones(2))", "literal number, bool or None"),
+    ("forward(x, y=z)", "unknown name `z`"),
+    ("forward(x, y=torch)", "literal number, bool or None"),
+    ("forward(x, y=lambda: 1)", "literal number, bool or None"),
+    ("forward(x, y='s')", "literal number, bool or None"),
+    ("forward(x, y=...)", "not supported"),
+    ("forward(x, y=[1])", "literal number, bool or None"),
+    # still plain positional parameters
+    ("forward(x, *, y=3)", "plain positional parameters"),
+    ("forward(x, *ys)", "plain positional parameters"),
+    ("forward(x, **kw)", "plain positional parameters"),
+])
+def test_forward_defaults_refuse_anything_but_literals(signature: str, message: str) -> None:
+    with pytest.raises(CaseError, match=message) as info:
+        parse(_DEFAULTS.replace("forward(x, y=3)", signature))
+    assert info.value.line == 3
+
+
+def test_only_forward_takes_defaults() -> None:
+    with pytest.raises(CaseError, match="plain positional parameters"):
+        parse(_DEFAULTS.replace("setup_context(ctx, inputs, output)",
+                                "setup_context(ctx, inputs, output=None)"))
