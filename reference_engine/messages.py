@@ -1704,3 +1704,10 @@ SAVED_TENSORS_CLEARED_ON_ACCESS = (
     "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set "
     "on the autograd.Function. Either access saved_tensors only once, or set "
     "clear_saved_tensors_on_access=False.")
+
+
+# torch/csrc/autograd/FunctionsManual.cpp scatter_reduce_backward / index_reduce_backward
+# (prod), the DelayedError on the src grad
+def reduce_prod_double_backward(op: str, src: str) -> str:
+    return (f"{op}(): Double backward is unsupported for {src} when >1 zeros in {src} are "
+            "scattered to the same position in self")

@@ -324,6 +324,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("saved_hooks_on_none", False,
          (r"Calling register_hooks on a saved tensor with value None is forbidden",),
          "register_hooks on a custom Function's saved None"),
+    Kind("double_backward_unsupported", False,
+         (r"Double backward is unsupported for",),
+         "a double backward through an Error node torch's formula put where it has none "
+         "(scatter_reduce/index_reduce prod with >1 zeros of src at one position)"),
     Kind("saved_tensors_read_twice", False,
          (r"saved_tensors can only be accessed once when clear_saved_tensors_on_access",),
          "a second read of saved_tensors of a Function with clear_saved_tensors_on_access"),

@@ -151,6 +151,9 @@ MESSAGES = {
                               "to access saved variables after calling backward.",
     "saved_hooks_on_none": "Calling register_hooks on a saved tensor with value None is "
                            "forbidden",
+    "double_backward_unsupported": "scatter_reduce(): Double backward is unsupported for src "
+                                   "when >1 zeros in src are scattered to the same position "
+                                   "in self",
     "saved_tensors_read_twice": "saved_tensors can only be accessed once when "
                                 "clear_saved_tensors_on_access=True is set on the "
                                 "autograd.Function. Either access saved_tensors only once, "
