@@ -1711,3 +1711,8 @@ SAVED_TENSORS_CLEARED_ON_ACCESS = (
 def reduce_prod_double_backward(op: str, src: str) -> str:
     return (f"{op}(): Double backward is unsupported for {src} when >1 zeros in {src} are "
             "scattered to the same position in self")
+
+
+# torch/csrc/utils/tensor_numpy.cpp tensor_to_numpy
+NUMPY_REQUIRES_GRAD = ("Can't call numpy() on Tensor that requires grad. Use "
+                       "tensor.detach().numpy() instead.")

@@ -110,7 +110,7 @@ PURE_FUNCTIONS: frozenset[str] = frozenset(
 # and `permute` are function rows whose methods tensor.py adapts (argument order, varargs).
 _TENSOR_METHODS_PURE = """
 detach item tolist size dim numel is_contiguous where reshape view view_as permute expand
-expand_as contiguous is_complex is_conj
+expand_as contiguous is_complex is_conj numpy
 """
 _TENSOR_METHODS = """
 backward retain_grad register_hook register_post_accumulate_grad_hook requires_grad_ detach_

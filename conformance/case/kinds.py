@@ -324,6 +324,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("saved_hooks_on_none", False,
          (r"Calling register_hooks on a saved tensor with value None is forbidden",),
          "register_hooks on a custom Function's saved None"),
+    Kind("numpy_requires_grad", False,
+         (r"Can't call numpy\(\) on Tensor that requires grad",),
+         "Tensor.numpy() of a tensor that requires grad, grad mode on"),
     Kind("double_backward_unsupported", False,
          (r"Double backward is unsupported for",),
          "a double backward through an Error node torch's formula put where it has none "

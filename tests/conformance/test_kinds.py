@@ -151,6 +151,8 @@ MESSAGES = {
                               "to access saved variables after calling backward.",
     "saved_hooks_on_none": "Calling register_hooks on a saved tensor with value None is "
                            "forbidden",
+    "numpy_requires_grad": "Can't call numpy() on Tensor that requires grad. Use "
+                           "tensor.detach().numpy() instead.",
     "double_backward_unsupported": "scatter_reduce(): Double backward is unsupported for src "
                                    "when >1 zeros in src are scattered to the same position "
                                    "in self",
