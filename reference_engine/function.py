@@ -150,6 +150,28 @@ class Function:
         cls._backward_cls = node_class(f"{cls.__name__}Backward", BackwardCFunction)
         cls._backward_cls._forward_cls = cls
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # torch/autograd/function.py: instantiating still works, with a warning
+        warnings.warn(messages.function_instantiated(repr(self.__class__)), DeprecationWarning,
+                      stacklevel=2)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # the legacy style (an instance called on inputs) is refused
+        raise RuntimeError(messages.LEGACY_FUNCTION_CALL)
+
+    # An instance is a node without a graph (torch's Function derives from _C._FunctionBase,
+    # whose cdata is then empty): no next functions, its class's name, an empty metadata dict
+    @property
+    def next_functions(self) -> tuple[Any, ...]:
+        return ()
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict[Any, Any]:
+        return self.__dict__.setdefault("_metadata", {})
+
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(messages.CUSTOM_FUNCTION_NO_FORWARD)

@@ -1716,3 +1716,16 @@ def reduce_prod_double_backward(op: str, src: str) -> str:
 # torch/csrc/utils/tensor_numpy.cpp tensor_to_numpy
 NUMPY_REQUIRES_GRAD = ("Can't call numpy() on Tensor that requires grad. Use "
                        "tensor.detach().numpy() instead.")
+
+
+# torch/autograd/function.py Function.__init__ and Function.__call__
+def function_instantiated(cls: str) -> str:
+    return (f"{cls} should not be instantiated. Methods on autograd functions are all static, "
+            "so you should invoke them on the class itself. Instantiating an autograd function "
+            "will raise an error in a future version of PyTorch.")
+
+
+LEGACY_FUNCTION_CALL = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use "
+    "new-style autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")

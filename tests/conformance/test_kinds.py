@@ -151,6 +151,9 @@ MESSAGES = {
                               "to access saved variables after calling backward.",
     "saved_hooks_on_none": "Calling register_hooks on a saved tensor with value None is "
                            "forbidden",
+    "legacy_function_call": "Legacy autograd function with non-static forward method is "
+                            "deprecated. Please use new-style autograd function with static "
+                            "forward method.",
     "numpy_requires_grad": "Can't call numpy() on Tensor that requires grad. Use "
                            "tensor.detach().numpy() instead.",
     "double_backward_unsupported": "scatter_reduce(): Double backward is unsupported for src "
@@ -190,6 +193,9 @@ MESSAGES = {
     "own_grad_assignment": "can't assign Variable as its own grad",
 }
 WARNINGS = {
+    "function_instantiated": "<class 'x.Id'> should not be instantiated. Methods on autograd "
+                             "functions are all static, so you should invoke them on the "
+                             "class itself.",
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
                                     "reference cycle between the parameter and its gradient "
                                     "which can cause a memory leak.",
