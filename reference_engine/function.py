@@ -11,6 +11,7 @@ be modified in place later; non-differentiable outputs get no history.
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -67,6 +68,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._dirty: tuple[Tensor, ...] = ()
         self._non_differentiable: tuple[Tensor, ...] = ()
         self._saved: list[SavedVariable] | None = None
+        self._saved_cleared = False   # clear_saved_tensors_on_access: read once already
         self._saved_for_forward = None
         self.materialize_grads = True
         self._is_tensor_input: list[bool] = []
@@ -81,6 +83,13 @@ class BackwardCFunction(Node, FunctionCtx):
             return tuple(self._saved_for_forward)
         if self._saved is None:
             return tuple(self._to_save)
+        if getattr(self._forward_cls, "clear_saved_tensors_on_access", False):
+            # python_function.cpp: the first read hands the tensors out and clears them
+            if self._saved_cleared:
+                raise RuntimeError(messages.SAVED_TENSORS_CLEARED_ON_ACCESS)
+            unpacked = tuple(sv.unpack(self) for sv in self._raw_saved_tensors)
+            self._saved_cleared = True
+            return unpacked
         return tuple(sv.unpack(self) for sv in self._raw_saved_tensors)
 
     @property
@@ -134,11 +143,36 @@ class Function:
     """Subclass with @staticmethod forward(ctx, *args) and backward(ctx, *grads)."""
 
     _backward_cls: type[BackwardCFunction]
+    # torch/autograd/function.py: a subclass sets it True to have its saved tensors read
+    # once and cleared
+    clear_saved_tensors_on_access = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._backward_cls = node_class(f"{cls.__name__}Backward", BackwardCFunction)
         cls._backward_cls._forward_cls = cls
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # torch/autograd/function.py: instantiating still works, with a warning
+        warnings.warn(messages.function_instantiated(repr(self.__class__)), DeprecationWarning,
+                      stacklevel=2)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # the legacy style (an instance called on inputs) is refused
+        raise RuntimeError(messages.LEGACY_FUNCTION_CALL)
+
+    # An instance is a node without a graph (torch's Function derives from _C._FunctionBase,
+    # whose cdata is then empty): no next functions, its class's name, an empty metadata dict
+    @property
+    def next_functions(self) -> tuple[Any, ...]:
+        return ()
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict[Any, Any]:
+        return self.__dict__.setdefault("_metadata", {})
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -163,6 +197,11 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any) -> Any:
+        if cls.setup_context is not Function.setup_context:
+            # torch/autograd/function.py bind_default_args: forward's defaults become inputs
+            bound = inspect.signature(cls.forward).bind(*args)
+            bound.apply_defaults()
+            args = bound.args
         ctx = cls._backward_cls()
         tensor_args = [a for a in args if isinstance(a, Tensor)]
         ctx._is_tensor_input = [isinstance(a, Tensor) for a in args]

@@ -1810,3 +1810,51 @@ ONE_HOT_TOO_SMALL = "Class values must be smaller than num_classes."
 def descriptor_not_applicable(name: str, got: str) -> str:
     return (f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
             f"'{got}' object")
+# ---- h23b (test_autograd.py coverage) ------------------------------------------------------
+# torch/utils/checkpoint.py, the unpack hook of _checkpoint_hook: the GraphExecGroup sentence
+# is inserted when the unpack runs under a group
+def checkpoint_unpack_twice(in_group: bool) -> str:
+    if not in_group:
+        return CHECKPOINT_UNPACK_TWICE
+    head, _, tail = CHECKPOINT_UNPACK_TWICE.partition("If you are")
+    return (head + "Performing two backward calls that overlap (i.e. require the same saved "
+            "activation in order to compute gradients) is not allowed while under the "
+            "torch.utils.checkpoint.GraphExecGroup context. If you are" + tail)
+
+
+# torch/utils/checkpoint.py, GraphExecGroup.__enter__
+def graph_exec_group_nested(group: object) -> str:
+    return f"GraphExecGroup contexts cannot be nested. Already inside group {group}"
+
+
+# torch/csrc/autograd/python_function.cpp THPFunction_saved_tensors, a Function class with
+# clear_saved_tensors_on_access = True read a second time
+SAVED_TENSORS_CLEARED_ON_ACCESS = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set "
+    "on the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False.")
+
+
+# torch/csrc/autograd/FunctionsManual.cpp scatter_reduce_backward / index_reduce_backward
+# (prod), the DelayedError on the src grad
+def reduce_prod_double_backward(op: str, src: str) -> str:
+    return (f"{op}(): Double backward is unsupported for {src} when >1 zeros in {src} are "
+            "scattered to the same position in self")
+
+
+# torch/csrc/utils/tensor_numpy.cpp tensor_to_numpy
+NUMPY_REQUIRES_GRAD = ("Can't call numpy() on Tensor that requires grad. Use "
+                       "tensor.detach().numpy() instead.")
+
+
+# torch/autograd/function.py Function.__init__ and Function.__call__
+def function_instantiated(cls: str) -> str:
+    return (f"{cls} should not be instantiated. Methods on autograd functions are all static, "
+            "so you should invoke them on the class itself. Instantiating an autograd function "
+            "will raise an error in a future version of PyTorch.")
+
+
+LEGACY_FUNCTION_CALL = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use "
+    "new-style autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")

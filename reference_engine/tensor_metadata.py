@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import dtypes, messages
-from .grad_mode import is_inference_mode_enabled
+from .grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .graph import Meta
 
 if TYPE_CHECKING:
@@ -115,6 +115,10 @@ def tolist(self: Tensor) -> Any:
 
 
 def numpy(self: Tensor) -> np.ndarray:
+    # torch/csrc/utils/tensor_numpy.cpp tensor_to_numpy: refused for a tensor that requires
+    # grad while grad mode is on (under no_grad it converts)
+    if self.requires_grad and is_grad_enabled():
+        raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
     return np.array(self._data, copy=True)
 
 

@@ -101,11 +101,11 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch", "set_anomaly_enabled", ()),
         ("torch.autograd", "detect_anomaly set_detect_anomaly gradcheck gradgradcheck", ()),
         ("torch.utils.checkpoint",
-         "checkpoint checkpoint_sequential set_checkpoint_early_stop", ()),
+         "checkpoint checkpoint_sequential set_checkpoint_early_stop GraphExecGroup", ()),
         # Tensor's methods besides the registry's op methods and in-place forms; `where`,
         # `reshape` and `permute` are function rows whose methods tensor.py adapts
         (TENSOR, """detach item tolist size dim numel is_contiguous where reshape view view_as
-                    permute expand expand_as contiguous is_complex is_conj""", {PURE}),
+                    permute expand expand_as contiguous is_complex is_conj numpy""", {PURE}),
         (TENSOR, """backward retain_grad register_hook register_post_accumulate_grad_hook
                     requires_grad_ detach_ cpu cuda""", ()),
     ]

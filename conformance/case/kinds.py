@@ -330,6 +330,22 @@ KINDS: tuple[Kind, ...] = (
     Kind("saved_hooks_on_none", False,
          (r"Calling register_hooks on a saved tensor with value None is forbidden",),
          "register_hooks on a custom Function's saved None"),
+    Kind("legacy_function_call", False,
+         (r"Legacy autograd function with non-static forward method is deprecated",),
+         "an instance of an autograd.Function called on inputs (the legacy style)"),
+    Kind("function_instantiated", True,
+         (r"should not be instantiated\. Methods on autograd functions are all static",),
+         "an autograd.Function class instantiated (a DeprecationWarning)"),
+    Kind("numpy_requires_grad", False,
+         (r"Can't call numpy\(\) on Tensor that requires grad",),
+         "Tensor.numpy() of a tensor that requires grad, grad mode on"),
+    Kind("double_backward_unsupported", False,
+         (r"Double backward is unsupported for",),
+         "a double backward through an Error node torch's formula put where it has none "
+         "(scatter_reduce/index_reduce prod with >1 zeros of src at one position)"),
+    Kind("saved_tensors_read_twice", False,
+         (r"saved_tensors can only be accessed once when clear_saved_tensors_on_access",),
+         "a second read of saved_tensors of a Function with clear_saved_tensors_on_access"),
     # disable_saved_tensors_hooks raises the caller's own message; these are the messages of
     # torch's docstring example and of torch.func, the callers torch documents
     Kind("saved_tensor_hooks_disabled", False,

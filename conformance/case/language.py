@@ -212,15 +212,20 @@ class _Converter(ExpressionConverter):
                             f"write `class {node.name}(torch.autograd.Function):` or "
                             f"`class {node.name}(RuntimeError): pass`")
         methods = []
+        attributes: list[tuple[str, bool]] = []
         setup = _has_setup_context(node)
         for item in node.body:
             if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) and \
                     isinstance(item.value.value, str):
                 continue  # a docstring
+            if isinstance(item, ast.Assign):
+                attributes.append(self.class_attribute(item, attributes))
+                continue
             if not isinstance(item, ast.FunctionDef) or \
                     item.name not in (*FUNCTION_METHODS, SETUP_CONTEXT, JVP):
                 raise self.fail(item, "a Function class holds only `forward`, `backward` "
-                                "(or its alias `vjp`), `setup_context` and `jvp`",
+                                "(or its alias `vjp`), `setup_context` and `jvp`, and the "
+                                "flags " + ", ".join(sorted(ir.FUNCTION_CLASS_ATTRIBUTES)),
                                 "define `@staticmethod def forward(ctx, ...)` and "
                                 "`@staticmethod def backward(ctx, ...)`")
             decorators = tuple(dotted(d) or "?" for d in item.decorator_list)
@@ -230,8 +235,11 @@ class _Converter(ExpressionConverter):
                                 "(outermost), optionally followed by "
                                 "@torch.autograd.function.once_differentiable")
             a = item.args
-            if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
-                raise self.fail(item, "Function methods take plain positional parameters")
+            if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or \
+                    (a.defaults and item.name != "forward"):
+                raise self.fail(item, "Function methods take plain positional parameters "
+                                "(forward's may have literal defaults)")
+            defaults = tuple(self.default_value(d) for d in a.defaults)
             params = tuple(p.arg for p in a.args)
             if setup and item.name == "forward":
                 self.ctx = None   # forward(*inputs): ctx is setup_context's
@@ -243,12 +251,40 @@ class _Converter(ExpressionConverter):
                 body = self.body(item.body, in_method=True)
             finally:
                 self.ctx = None
-            methods.append(ir.Method(item.name, params, body, decorators, line=item.lineno))
+            methods.append(ir.Method(item.name, params, body, decorators, defaults,
+                                     line=item.lineno))
         if not {m.name for m in methods} & set(FUNCTION_METHODS):
             raise self.fail(node, f"class {node.name} defines none of forward, backward and "
                             "vjp", "define `@staticmethod def forward(ctx, ...)` and "
                             "`@staticmethod def backward(ctx, ...)`")
-        return ir.FunctionClass(node.name, tuple(methods), line=node.lineno)
+        return ir.FunctionClass(node.name, tuple(methods), tuple(attributes),
+                                line=node.lineno)
+
+    def default_value(self, node: ast.expr) -> ir.Const:
+        """A default of forward's: a number, a bool or None, as written (never an expression
+        that would run when the class is made)."""
+        value = self.expr(node)
+        if not isinstance(value, ir.Const) or isinstance(value.value, str) or \
+                value.value is Ellipsis:
+            raise self.fail(node, "a default of forward is a literal number, bool or None",
+                            "write e.g. `def forward(x, y=3):`")
+        return value
+
+    def class_attribute(self, item: ast.Assign,
+                        before: list[tuple[str, bool]]) -> tuple[str, bool]:
+        """`clear_saved_tensors_on_access = True` in a Function class: one name of
+        ir.FUNCTION_CLASS_ATTRIBUTES, set once, to a bool literal (torch reads the flag from
+        the class; anything else would store the program's state on an engine class)."""
+        names = ", ".join(sorted(ir.FUNCTION_CLASS_ATTRIBUTES))
+        fix = "write `clear_saved_tensors_on_access = True` (or False)"
+        target = item.targets[0] if len(item.targets) == 1 else None
+        if not isinstance(target, ast.Name) or target.id not in ir.FUNCTION_CLASS_ATTRIBUTES:
+            raise self.fail(item, f"a Function class may set only the flags {names}", fix)
+        if any(n == target.id for n, _ in before):
+            raise self.fail(item, f"`{target.id}` is set twice", "set it once")
+        if not (isinstance(item.value, ast.Constant) and isinstance(item.value.value, bool)):
+            raise self.fail(item, f"`{target.id}` takes True or False", fix)
+        return target.id, item.value.value
 
     def target(self, node: ast.expr) -> ir.Expr:
         if isinstance(node, ast.Name):

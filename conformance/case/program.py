@@ -176,6 +176,9 @@ class Method:
     params: tuple[str, ...]
     body: tuple[Stmt, ...]
     decorators: tuple[str, ...] = ("staticmethod",)
+    # forward's default values, literals, for its last parameters (`def forward(x, y=3)`):
+    # torch's apply binds them into setup_context's inputs
+    defaults: tuple[Const, ...] = ()
     line: int = field(default=0, compare=False)
 
 
@@ -196,7 +199,15 @@ class FunctionClass:
 
     name: str
     methods: tuple[Method, ...]
+    # class attributes torch's Function reads (FUNCTION_CLASS_ATTRIBUTES), each a bool:
+    # `clear_saved_tensors_on_access = True`
+    attributes: tuple[tuple[str, bool], ...] = ()
     line: int = field(default=0, compare=False)
+
+
+# The class attributes a Function class may set: flags torch's Function reads from the class
+# (torch/autograd/function.py), never the engine's own names (apply, _backward_cls, ...).
+FUNCTION_CLASS_ATTRIBUTES = frozenset({"clear_saved_tensors_on_access"})
 
 
 @dataclass(frozen=True)
@@ -327,10 +338,13 @@ def _ast_stmt(s: Stmt) -> ast.stmt:
     if isinstance(s, FunctionClass):
         base = ast.Attribute(ast.Attribute(ast.Name("torch", ast.Load()), "autograd",
                                            ast.Load()), "Function", ast.Load())
-        methods: list[ast.stmt] = []
+        methods: list[ast.stmt] = [
+            ast.Assign([ast.Name(n, ast.Store())], ast.Constant(v), lineno=0)
+            for n, v in s.attributes]
         for m in s.methods:
             args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in m.params],
-                                 kwonlyargs=[], kw_defaults=[], defaults=[])
+                                 kwonlyargs=[], kw_defaults=[],
+                                 defaults=[_ast_expr(d) for d in m.defaults])
             methods.append(ast.FunctionDef(
                 m.name, args, _ast_body(m.body),
                 [ast.Name(d, ast.Load()) for d in m.decorators], None, lineno=0,

@@ -13,6 +13,7 @@ may reuse).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
@@ -177,16 +178,20 @@ class Interpreter(Evaluator):
                                       stmt.body, scope, has_ctx=False)
 
     def _program_function(self, name: str, source: str, params: Sequence[str],
-                          body: tuple[ir.Stmt, ...], scope: Scope, has_ctx: bool
-                          ) -> Callable[..., Any]:
+                          body: tuple[ir.Stmt, ...], scope: Scope, has_ctx: bool,
+                          defaults: tuple[Any, ...] = ()) -> Callable[..., Any]:
         """A function of the program's own code (a top-level def, a Function's method): its
         body run in a scope of its own, its call recorded as an event named `source` (with
-        `has_ctx`, the first argument is the ctx, registered and not recorded)."""
+        `has_ctx`, the first argument is the ctx, registered and not recorded). `defaults`
+        are the values of its last parameters, as Python's; its __signature__ shows them,
+        since torch's Function.apply binds a forward's defaults through inspect.signature."""
+        required = len(params) - len(defaults)
 
         def call(*args: Any) -> Any:
-            if len(args) != len(params):
+            if not required <= len(args) <= len(params):
                 raise TypeError(f"{name}() takes {len(params)} positional arguments "
                                 f"but {len(args)} were given")
+            args = args + defaults[len(args) - required:]
             self.effects.pure = False  # program code: anything may happen in it
             local = Scope(scope)
             local.vars.update(zip(params, args, strict=True))
@@ -197,6 +202,12 @@ class Interpreter(Evaluator):
             self._record_event(source, args[1:] if has_ctx else args, result)
             return result
 
+        if defaults:
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            call.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+                inspect.Parameter(p, kind, default=defaults[i - required] if i >= required
+                                  else inspect.Parameter.empty)
+                for i, p in enumerate(params)])
         return call
 
     def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
@@ -204,8 +215,9 @@ class Interpreter(Evaluator):
 
         def method(m: ir.Method) -> Callable[..., Any]:
             source = f"{stmt.name}.{m.name}"
+            defaults = tuple(d.value for d in m.defaults)
             call = self._program_function(source, source, m.params, m.body, scope,
-                                          ir.method_has_ctx(m.name, setup))
+                                          ir.method_has_ctx(m.name, setup), defaults)
             # Decorators apply innermost first, as in Python; staticmethod is outermost.
             fn: Callable[..., Any] = call
             for decorator in reversed(m.decorators[1:]):
@@ -213,7 +225,8 @@ class Interpreter(Evaluator):
             return staticmethod(fn)
 
         base = self._resolve("torch.autograd.Function")
-        return type(stmt.name, (base,), {m.name: method(m) for m in stmt.methods})
+        return type(stmt.name, (base,), {**dict(stmt.attributes),
+                                         **{m.name: method(m) for m in stmt.methods}})
 
     def _record_event(self, source: str, args: tuple[Any, ...], result: Any) -> None:
         received: dict[str, Any] = {}

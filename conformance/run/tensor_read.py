@@ -119,38 +119,47 @@ def graph_signature(root: Any, nodes: NodeReads | None = None,
     # per level above it
     out: list[str] = []
 
-    def visit(node: Any) -> None:
-        key = id(node)
+    # an explicit stack of what is left to write (a node to visit, or text), not a recursive
+    # closure: a nested function calling itself refers to itself through its closure's cell,
+    # a cycle that would hold `reads` (the graph's nodes) until the cycle collector ran, so a
+    # graph the program let go of could outlive it by statements, its saved tensors with it
+    # (where torch's is freed at once)
+    todo: list[tuple[bool, Any]] = [(True, root)]
+    while todo:
+        is_node, item = todo.pop()
+        if not is_node:
+            out.append(item)
+            continue
+        key = id(item)
         if key in seen:
             out.append(f"#{seen[key]}")
-            return
+            continue
         seen[key] = len(seen)
         if len(seen) > MAX_GRAPH_NODES:
             out.append("...")
-            return
+            continue
         read = reads.get(key)
         if read is None:
             read = before.get(key)
             if read is None:
-                read = (node, type(node).__name__, tuple(node.next_functions))
+                read = (item, type(item).__name__, tuple(item.next_functions))
             reads[key] = read
         out.append(read[1])
         edges = read[2]
         if not edges:
-            return
-        out.append("(")
+            continue
+        parts: list[tuple[bool, Any]] = [(False, "(")]
         for i, (child, nr) in enumerate(edges):
             if i:
-                out.append(", ")
+                parts.append((False, ", "))
             if child is None:
-                out.append("None")
+                parts.append((False, "None"))
                 continue
-            visit(child)
+            parts.append((True, child))
             if nr:
-                out.append(f"@{nr}")
-        out.append(")")
-
-    visit(root)
+                parts.append((False, f"@{nr}"))
+        parts.append((False, ")"))
+        todo.extend(reversed(parts))
     return "".join(out)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from .. import dtypes, messages, views, views_indexing, warn
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
+from ..graph import Node, node_class
 from ..tensor import Tensor
 from . import common, comparisons, elementwise, indexing
 from .masked import MASKED_SCATTER, masked_scatter
@@ -81,8 +82,38 @@ class _Kind:
     scatter_reduce_backward and index_reduce_backward are the same formula in each)."""
 
     def __init__(self, select: Callable[..., Tensor], add: Callable[..., Tensor],
-                 zero_at: Callable[..., Tensor], reduce: Callable[..., Tensor]) -> None:
+                 zero_at: Callable[..., Tensor], reduce: Callable[..., Tensor],
+                 prod_double_backward: str) -> None:
         self.select, self.add, self.zero_at, self.reduce = select, add, zero_at, reduce
+        # the DelayedError message of prod's src grad where >1 zeros meet at one position
+        self.prod_double_backward = prod_double_backward
+
+
+class _DelayedErrorNode(Node):
+    """torch::autograd::Error as DelayedError makes it (torch/csrc/autograd/functions/
+    basic_ops.cpp): the values pass through; a backward that reaches the node raises."""
+
+    def __init__(self, message: str, next_edges: list[Any]) -> None:
+        super().__init__(next_edges)
+        self.message = message
+
+    def name(self) -> str:
+        return "torch::autograd::Error"
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        raise RuntimeError(self.message)
+
+
+def _delayed_error(t: Tensor, message: str) -> Tensor:
+    """DelayedError(message) applied to t: where t has history (a create_graph backward),
+    its values behind an Error node whose backward raises `message`."""
+    if t.grad_fn is None:
+        return t
+    node = node_class("Error", _DelayedErrorNode)(message, [(t.grad_fn, t._output_nr)])
+    node.input_metadata.append(t._meta())
+    out = Tensor(t._data, t.dtype, t.device)
+    out._set_grad_fn(node, 0)
+    return out
 
 
 def _const(a: np.ndarray, like: Tensor) -> Tensor:
@@ -116,8 +147,6 @@ def _reduce_backward(k: _Kind, c: Any, g: Tensor) -> list[Tensor | None]:
         gs = elementwise.mul(_const(self_is, g), distributed)
         gsrc = elementwise.mul(_const(src_is, g), k.select(distributed, dim, index, src))
     else:   # prod: the exclusive product, with zeros in self or src handled as torch does
-        # (not modelled: torch's DelayedError, which makes the double backward fail where
-        # more than one zero of src goes to one position)
         self_zero = common.new(self._data == 0, dtypes.bool_, self.device)
         masked_self = indexing.masked_fill(self, self_zero, 1)
         masked_self_result = k.reduce(masked_self, dim, index, src, reduce, include_self)
@@ -135,6 +164,8 @@ def _reduce_backward(k: _Kind, c: Any, g: Tensor) -> list[Tensor | None]:
             elementwise.div(k.select(elementwise.mul(g, result), dim, index, src),
                             indexing.masked_fill(src, common.new(src_zero, dtypes.bool_,
                                                                  src.device), 1)))
+        if np.any(num_zeros > 1):   # gradgrad is not supported there
+            gsrc = _delayed_error(gsrc, k.prod_double_backward)
     if not include_self:
         gs = k.zero_at(gs, dim, index)
     return c.grads(lambda: gs, lambda: gsrc)
@@ -153,10 +184,12 @@ def _select_as(g: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 SCATTER_KIND = _Kind(_gather_as, indexing.scatter_add,
                      lambda g, d, i: indexing.scatter(g, d, i, 0),
-                     lambda *a: scatter_reduce(*a[:5], include_self=a[5]))
+                     lambda *a: scatter_reduce(*a[:5], include_self=a[5]),
+                     messages.reduce_prod_double_backward("scatter_reduce", "src"))
 INDEX_KIND = _Kind(_select_as, indexing.index_add,
                    lambda g, d, i: indexing.index_fill(g, d, i, 0),
-                   lambda *a: index_reduce(*a[:5], include_self=a[5]))
+                   lambda *a: index_reduce(*a[:5], include_self=a[5]),
+                   messages.reduce_prod_double_backward("index_reduce", "source"))
 
 
 def _scatter_reduce_jvp(c: Any) -> Tensor:

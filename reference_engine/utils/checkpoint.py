@@ -7,7 +7,8 @@ backpropagates through that graph (a backward inside a backward). Non-reentrant:
 forward runs under saved-tensor hooks that save a placeholder for each tensor autograd would
 save; the first unpack in a backward reruns `function` under hooks that collect the
 recomputed tensors, stopping once the last one needed was saved (early stop), and each
-placeholder hands out its tensor once per backward.
+placeholder hands out its tensor once per backward. Under a GraphExecGroup the backward calls
+in it share one recomputation, each placeholder handing out its tensor once in all.
 
 Not modelled (refused, or ignored where torch's effect cannot be observed on a CPU engine):
 preserve_rng_state (the harness serves random values itself; it is accepted and ignored),
@@ -31,7 +32,8 @@ from ..grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..saved import SavedVariable
 from ..tensor import Tensor
 
-__all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
+__all__ = ["CheckpointError", "GraphExecGroup", "checkpoint", "checkpoint_sequential",
+           "set_checkpoint_early_stop"]
 
 
 class CheckpointError(RuntimeError):
@@ -101,7 +103,7 @@ class _Holder:
     its recomputed tensor, None once handed out."""
 
     def __init__(self) -> None:
-        self.handles: dict[int, int | None] = {}
+        self.handles: dict[object, int | None] = {}
 
 
 class _Frame:
@@ -117,7 +119,7 @@ class _Frame:
         self.args = [SavedVariable(a, is_output=False) if isinstance(a, Tensor) else a
                      for a in args]
         self.holders: list[weakref.ref[_Holder]] = []
-        self.recomputed: dict[int, list[Tensor]] = {}
+        self.recomputed: dict[object, list[Tensor]] = {}
 
     def pack(self, x: Tensor) -> _Holder:
         holder = _Holder()
@@ -125,19 +127,24 @@ class _Frame:
         return holder
 
     def unpack(self, holder: _Holder) -> Tensor:
-        gid = engine.current_graph_task_id()
-        if gid == -1:
-            # outside a backward each unpack recomputes (torch draws a fresh uuid)
-            gid = next(_outside_ids)
+        # under a GraphExecGroup the group is the id: its backward calls share one
+        # recomputation (and may each unpack a placeholder once in all)
+        gid: object = _graph_exec_group["current"]
+        if gid is None:
+            gid = engine.current_graph_task_id()
+            if gid == -1:
+                # outside a backward each unpack recomputes (torch draws a fresh uuid)
+                gid = next(_outside_ids)
         if gid not in self.recomputed:
             self.recompute(gid)
         index = holder.handles.get(gid)
         if index is None:
-            raise CheckpointError(messages.CHECKPOINT_UNPACK_TWICE)
+            raise CheckpointError(messages.checkpoint_unpack_twice(
+                _graph_exec_group["current"] is not None))
         holder.handles[gid] = None
         return self.recomputed[gid][index]
 
-    def recompute(self, gid: int) -> None:
+    def recompute(self, gid: object) -> None:
         saved: list[Tensor] = []
         self.recomputed[gid] = saved
 
@@ -193,6 +200,25 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         result = function(*args, **kwargs)
     frame.forward_completed = True
     return result
+
+
+class GraphExecGroup:
+    """torch.utils.checkpoint.GraphExecGroup: the non-reentrant checkpoints that backward
+    calls under one instance reach recompute at most once for all of them; those calls must
+    not need the same saved activation (unpacking a placeholder twice raises)."""
+
+    def __enter__(self) -> GraphExecGroup:
+        if _graph_exec_group["current"] is not None:
+            raise RuntimeError(messages.graph_exec_group_nested(_graph_exec_group["current"]))
+        _graph_exec_group["current"] = self
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        _graph_exec_group["current"] = None
+
+
+# the GraphExecGroup entered, None outside one (torch._C._get_graph_exec_group)
+_graph_exec_group: dict[str, GraphExecGroup | None] = {"current": None}
 
 
 # set_checkpoint_early_stop's setting, None where no block sets it; read when a checkpoint

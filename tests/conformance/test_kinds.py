@@ -153,6 +153,18 @@ MESSAGES = {
                               "to access saved variables after calling backward.",
     "saved_hooks_on_none": "Calling register_hooks on a saved tensor with value None is "
                            "forbidden",
+    "legacy_function_call": "Legacy autograd function with non-static forward method is "
+                            "deprecated. Please use new-style autograd function with static "
+                            "forward method.",
+    "numpy_requires_grad": "Can't call numpy() on Tensor that requires grad. Use "
+                           "tensor.detach().numpy() instead.",
+    "double_backward_unsupported": "scatter_reduce(): Double backward is unsupported for src "
+                                   "when >1 zeros in src are scattered to the same position "
+                                   "in self",
+    "saved_tensors_read_twice": "saved_tensors can only be accessed once when "
+                                "clear_saved_tensors_on_access=True is set on the "
+                                "autograd.Function. Either access saved_tensors only once, "
+                                "or set clear_saved_tensors_on_access=False.",
     "saved_tensor_hooks_disabled": "saved tensors default hooks are disabled",
     "grad_empty_inputs": "`inputs` argument to `grad()` cannot be empty.",
     "out_requires_grad": "mul(): functions with out=... arguments don't support automatic "
@@ -183,6 +195,9 @@ MESSAGES = {
     "own_grad_assignment": "can't assign Variable as its own grad",
 }
 WARNINGS = {
+    "function_instantiated": "<class 'x.Id'> should not be instantiated. Methods on autograd "
+                             "functions are all static, so you should invoke them on the "
+                             "class itself.",
     "create_graph_reference_cycle": "Using backward() with create_graph=True will create a "
                                     "reference cycle between the parameter and its gradient "
                                     "which can cause a memory leak.",

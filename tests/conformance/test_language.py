@@ -252,3 +252,93 @@ def test_did_you_mean_suggests_only_names_bound_elsewhere(source: str, suggested
         assert suggested in near, fix
     if not_suggested is not None:
         assert not_suggested not in near, fix
+
+
+_FLAGGED = ("class Fn(torch.autograd.Function):\n"
+            "    clear_saved_tensors_on_access = True\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x):\n"
+            "        return x\n")
+
+
+def test_function_class_may_set_torchs_flags() -> None:
+    program = parse(_FLAGGED)
+    fc = program.body[0]
+    assert isinstance(fc, ir.FunctionClass)
+    assert fc.attributes == (("clear_saved_tensors_on_access", True),)
+    assert parse(to_source(program)) == program
+
+
+@pytest.mark.parametrize("line, message", [
+    # the engine's own names, a dunder, another name: no state of the program on a class
+    ("    apply = True\n", "may set only the flags"),
+    ("    _backward_cls = True\n", "may set only the flags"),
+    ("    __init__ = True\n", "may set only the flags"),
+    ("    vjp = True\n", "may set only the flags"),
+    ("    a = b = True\n", "may set only the flags"),
+    ("    clear_saved_tensors_on_access, y = True, False\n", "may set only the flags"),
+    # only a bool literal: never a name, call or lambda that would run or leak a value
+    ("    clear_saved_tensors_on_access = 1\n", "takes True or False"),
+    ("    clear_saved_tensors_on_access = torch\n", "takes True or False"),
+    ("    clear_saved_tensors_on_access = lambda: True\n", "takes True or False"),
+    ("    clear_saved_tensors_on_access = (True, 1)\n", "takes True or False"),
+    # other assignment forms are not class attributes of the language
+    ("    clear_saved_tensors_on_access: bool = True\n", "holds only"),
+    ("    clear_saved_tensors_on_access += True\n", "holds only"),
+])
+def test_function_class_refuses_other_class_attributes(line: str, message: str) -> None:
+    with pytest.raises(CaseError, match=message) as info:
+        parse(_FLAGGED.replace("    clear_saved_tensors_on_access = True\n", line))
+    assert info.value.line == 2
+
+
+def test_function_class_flag_is_set_once() -> None:
+    with pytest.raises(CaseError, match="set twice") as info:
+        parse(_FLAGGED.replace("True\n", "True\n    clear_saved_tensors_on_access = False\n",
+                               1))
+    assert info.value.line == 3
+
+
+_DEFAULTS = ("class Pow(torch.autograd.Function):\n"
+             "    @staticmethod\n"
+             "    def forward(x, y=3):\n"
+             "        return x ** y\n"
+             "    @staticmethod\n"
+             "    def setup_context(ctx, inputs, output):\n"
+             "        pass\n")
+
+
+def test_forward_may_have_literal_defaults() -> None:
+    program = parse(_DEFAULTS)
+    fc = program.body[0]
+    assert isinstance(fc, ir.FunctionClass)
+    assert fc.methods[0].defaults == (ir.Const(3),)
+    assert parse(to_source(program)) == program
+    for literal in ("-2.5", "None", "True"):
+        parse(_DEFAULTS.replace("y=3", f"y={literal}"))
+
+
+@pytest.mark.parametrize("signature, message", [
+    # a default is never an expression run when the class is made
+    ("forward(x, y=torch.ones(2))", "literal number, bool or None"),
+    ("forward(x, y=z)", "unknown name `z`"),
+    ("forward(x, y=torch)", "literal number, bool or None"),
+    ("forward(x, y=lambda: 1)", "literal number, bool or None"),
+    ("forward(x, y='s')", "literal number, bool or None"),
+    ("forward(x, y=...)", "not supported"),
+    ("forward(x, y=[1])", "literal number, bool or None"),
+    # still plain positional parameters
+    ("forward(x, *, y=3)", "plain positional parameters"),
+    ("forward(x, *ys)", "plain positional parameters"),
+    ("forward(x, **kw)", "plain positional parameters"),
+])
+def test_forward_defaults_refuse_anything_but_literals(signature: str, message: str) -> None:
+    with pytest.raises(CaseError, match=message) as info:
+        parse(_DEFAULTS.replace("forward(x, y=3)", signature))
+    assert info.value.line == 3
+
+
+def test_only_forward_takes_defaults() -> None:
+    with pytest.raises(CaseError, match="plain positional parameters"):
+        parse(_DEFAULTS.replace("setup_context(ctx, inputs, output)",
+                                "setup_context(ctx, inputs, output=None)"))
