@@ -122,7 +122,7 @@ def test_complex_inputs_and_outputs() -> None:
 def test_undefined_check_draws_as_a_fresh_torch_generator() -> None:
     # torch.rand(4, generator=torch.Generator()) in float32 and in float64 (torch 2.13):
     # mt19937 seeded 67280421310721; 24 low bits of one output, or 53 of two
-    from reference_engine.gradcheck import _TorchCpuGenerator
+    from reference_engine.gradcheck_forward import _TorchCpuGenerator
     np.testing.assert_allclose(_TorchCpuGenerator().rand(3, torch.float32),
                                [0.26729524, 0.8725283, 0.33528882], rtol=1e-7)
     np.testing.assert_allclose(_TorchCpuGenerator().rand(2, torch.float64),
