@@ -3,6 +3,7 @@ text each step is named by (the steps themselves: conformance/opinfo/steps.py an
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,7 +60,7 @@ class Plan:
     seed: int
     forward_ad: bool = False
 
-    @property
+    @functools.cached_property  # asked for every line of both traces (part_of, step_of)
     def steps(self) -> tuple[str, ...]:
         return tuple(s for s in STEPS if (self.gradgrad or "grad" not in s[4:]) and
                      (self.forward_ad or s != JVP))

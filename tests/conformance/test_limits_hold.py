@@ -167,7 +167,9 @@ def test_tensors_kept_alive_end_the_run(small_budget: int, program: str, line: i
 
 
 def test_freed_tensors_views_and_in_place_results_are_not_counted(small_budget: int) -> None:
-    program = ("x = torch.ones(2 ** 18)\nfor i in range(64):\n    y = x * 2\n"
+    # x, y and z hold 3/4 of the budget: a freed tensor or a view still counted goes beyond
+    # it within two iterations (8 leave margin; 64 cost 13 s of CPU for the same proof)
+    program = ("x = torch.ones(2 ** 18)\nfor i in range(8):\n    y = x * 2\n"
                "    z = torch.rand(2 ** 18)\n    x.add_(1)\n    x += 1\n    x[0] = 2.0\n"
                "    v = x[1:]\n    w = x.view(2, -1)\n    e = x.expand(4, -1)")
     assert run_case(program).verdict == PASS
