@@ -48,6 +48,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from conformance.case import program as ir
+from conformance.gen.forward import complex_chain, dual_block
 from conformance.gen.ops import AUGMENTED, blas_dtype, registry_op
 from conformance.gen.state import (
     DEFAULT,
@@ -425,6 +426,8 @@ ACTIONS: tuple[Action, ...] = (
     _action("backward_twice", _backward_twice, 1, "retain_graph"),
     _action("modify_saved", _modify_saved, 1, "inplace"),
     _action("leaf", _new_leaf, 1),
+    _action("dual", dual_block, 3, "forward_ad", "custom_function"),
+    _action("complex", complex_chain, 1, "complex"),
 )
 BY_NAME: dict[str, Action] = {a.name: a for a in ACTIONS}
 WEIGHTED: tuple[Action, ...] = tuple(a for a in ACTIONS for _ in range(a.weight))
