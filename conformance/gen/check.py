@@ -163,6 +163,8 @@ _FEATURE_OF_NAME = {
     "register_hook": "hooks", "remove": "hooks", "detach": "data", "data": "data",
     "requires_grad_": "requires_grad", "no_grad": "grad_mode", "enable_grad": "grad_mode",
     "apply": "custom_function",
+    **dict.fromkeys(("dual_level", "make_dual", "unpack_dual"), "forward_ad"),
+    **dict.fromkeys(("complex64", "complex128"), "complex"),
 }
 _FEATURE_OF_KEYWORD = {
     "retain_graph": "retain_graph", "create_graph": "higher_order", "inputs": "backward_options",
@@ -350,8 +352,8 @@ def grad_hits(program: ir.Program, ok_lines: set[int]) -> set[str]:
 
 def hits(checked: Checked) -> set[str]:
     """What the torch run exercised: features, `error:<kind>`, `completed_backward`, the API
-    paths and ops used (`api:`, `op:`), and the ops gradients were compared through
-    (`grad:`)."""
+    paths and ops used (`api:`, `op:`), the ops gradients were compared through (`grad:`),
+    and tangents and complex gradients (`jvp:`, `complex_grad:`: conformance.gen.flows)."""
     found = {f"feature:{f}" for f in features_of(checked.program)}
     by_line = {s.line: s for s in walk(checked.program.body)}
     ok_lines = set()
@@ -363,7 +365,10 @@ def hits(checked: Checked) -> set[str]:
             if step.line in by_line and _is_backward(by_line[step.line]) and \
                     not isinstance(by_line[step.line], (ir.With, ir.For)):
                 found.add("completed_backward")
-    return found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)
+    from conformance.gen.flows import complex_hits, tangent_hits  # (flows imports this)
+
+    return (found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)
+            | tangent_hits(checked.program, ok_lines) | complex_hits(checked.program, ok_lines))
 
 
 # ---- divergences as YAML cases ----------------------------------------------------------

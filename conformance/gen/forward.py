@@ -10,6 +10,13 @@ unpacked tangent is what puts a jvp formula under comparison (a dual tensor's sn
 shows its primal only). Inside the block the pieces see only the duals and what is made
 from them, so that every op they draw takes an input that carries a tangent.
 
+The block's statements run under `torch.no_grad()` (forward mode computes tangents whatever
+the grad mode): in torch a tangent computed from values that require grad records a graph
+of its own (forward-over-reverse: the tangent requires grad, its grad_fn chain holds the
+jvp formula's nodes and torch's CppFunction views of the primals), which the reference
+engine does not model yet (a probe of 250 programs with the blocks under grad mode: 25
+diverged so, at a tangent's requires_grad, grad_fn or graph).
+
 A complex chain makes a complex value (`torch.complex` of two real names, or a complex
 literal leaf that requires grad), applies ops of COMPLEX_OPS to it, and ends in a real
 value (`abs`, `.real`, `.imag`, `view_as_real`) that joins the state: a later loss's
@@ -19,15 +26,12 @@ leaf's `.grad` is compared.
 
 from __future__ import annotations
 
-from functools import cache
-
 from conformance.case import program as ir
 from conformance.gen import ops as gen_ops
 from conformance.gen.state import (
     Dice,
     Emit,
     GenSettings,
-    Shape,
     State,
     Var,
     assign,
@@ -107,39 +111,54 @@ def _jvp_function(dice: Dice, state: State, settings: GenSettings) -> Emit:
 
 # ---- the dual-level block ------------------------------------------------------------------
 
-@cache
-def _shape_ops(settings: GenSettings, shape: Shape, positive: bool, dtype: str
-               ) -> tuple[gen_ops.GenOp, ...]:
-    return tuple(o for o in gen_ops.ops_for(settings) if (
-        o.form != gen_ops.SAMPLE or o.sample.shapes[0] == shape) and (
-        positive or not o.sample.positive) and (
-        o.name not in gen_ops.BLAS_PRODUCTS or dtype == gen_ops.blas_dtype(settings)))
+def _takes(op: gen_ops.GenOp, x: Var, settings: GenSettings) -> bool:
+    """Whether `op` takes `x` as its first input: of its sample's shape (any for a
+    pointwise, broadcasting or reduction op), of its domain's sign, a BLAS product in its
+    dtype (see gen_ops.BLAS_PRODUCTS)."""
+    return (op.form != gen_ops.SAMPLE or op.sample.shapes[0] == x.shape) and (
+        x.positive or not op.sample.positive) and (
+        op.name not in gen_ops.BLAS_PRODUCTS or x.dtype == gen_ops.blas_dtype(settings)
+        or gen_ops.blas_dtype(settings) is None)
 
 
-def _dual_ops(settings: GenSettings, x: Var) -> tuple[gen_ops.GenOp, ...]:
-    """The ops that take `x` as first input: of its shape, of its sign (log, sqrt, a
-    divisor only on positive values), a BLAS product only in its dtype (see
-    gen_ops.BLAS_PRODUCTS)."""
-    return _shape_ops(settings, x.shape, x.positive, x.dtype)
+def _new_dual(dice: Dice, state: State, settings: GenSettings, op: gen_ops.GenOp) -> Emit:
+    """A new leaf `op` takes, its tangent, and their dual (the leaves are bound as leaves,
+    the dual as a name that carries a tangent)."""
+    shape = op.sample.shapes[0] if op.form == gen_ops.SAMPLE else None
+    dtype = gen_ops.blas_dtype(settings) if op.name in gen_ops.BLAS_PRODUCTS else None
+    emit = leaf(dice, state, settings, shape=shape, requires_grad=False,
+                positive=True if op.sample.positive else None, dtype=dtype)
+    x = emit.state.vars[-1]
+    tangent = leaf(dice, emit.state, settings, shape=x.shape, requires_grad=False,
+                   dtype=x.dtype)
+    state = tangent.state
+    d, state = state.fresh("d")
+    make = assign(d, fwad("make_dual", name(x.name), name(state.vars[-1].name)))
+    return Emit((*emit.stmts, *tangent.stmts, make),
+                state.bind(x._replace(name=d, requires_grad=True, leaf=False)))
 
 
 def _dual_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
-    """A registry op on a dual (any op that takes its shape as first input, in any form),
+    """A registry op on a dual (a new one when none fits the op), in any of its forms,
     sometimes with a second op applied to the result in the same statement."""
-    x = dice.recent(state.vars)
-    ops = _dual_ops(settings, x)
-    if not ops:
-        return Emit((), state)
-    op = dice.pick(ops)
-    first: Var | None = x
+    op = dice.pick(gen_ops.weighted_ops(settings))
+    fit = [v for v in state.vars if not v.leaf and _takes(op, v, settings)]
     stmts: list[ir.Stmt] = []
+    if fit:
+        x = dice.recent(fit)
+    else:
+        emit = _new_dual(dice, state, settings, op)
+        stmts += emit.stmts
+        state = emit.state
+        x = state.vars[-1]
+    first: Var | None = x
     exprs: dict[str, ir.Expr] = {}
     value = None
     for form in (dice.pick(op.forms), None):
         if form is None:  # the second op, nested
             nested = gen_ops._nested_ops(settings, value.shape) if value else ()
-            nested = tuple(o for o in nested if o.form != gen_ops.SAMPLE or
-                           len(o.sample.shapes) == 1)
+            nested = tuple(o for o in nested if not o.name.endswith("_") and (
+                o.form != gen_ops.SAMPLE or len(o.sample.shapes) == 1))
             if not nested or dice.chance(1, 2):
                 break
             op = dice.pick(nested)
@@ -169,14 +188,12 @@ def dual_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
         state = emit.state
     body: list[ir.Stmt] = []
     duals: list[Var] = []
-    real_grad = False  # whether a primal requires grad
     for _ in range(1 + dice.below(2)):
         if dice.chance(1, 3):  # a new primal, positive (log, sqrt, div in the block's domain)
             emit = leaf(dice, state, settings, positive=True)
             stmts += emit.stmts
             state = emit.state
         x = dice.recent(state.vars)
-        real_grad = real_grad or x.requires_grad
         # a tangent of x's shape and dtype (torch refuses another), made before the block
         emit = leaf(dice, state, settings, shape=x.shape, requires_grad=False, dtype=x.dtype)
         stmts += emit.stmts
@@ -198,7 +215,7 @@ def dual_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
         carrying = emit.state._replace(vars=tuple(v for v in emit.state.vars if not v.leaf))
     classes = [s for s in body if isinstance(s, ir.FunctionClass)]
     body = [s for s in body if not isinstance(s, ir.FunctionClass)]
-    for v in carrying.vars[-1 - dice.below(3):]:
+    for v in carrying.vars[-2 - dice.below(3):]:
         t, carrying = carrying.fresh(TANGENT_PREFIX)
         if dice.chance(1, 4):  # the named tuple unpacked: primal and tangent
             p, carrying = carrying.fresh("p")
@@ -207,11 +224,11 @@ def dual_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
         else:
             body.append(assign(t, attr(fwad("unpack_dual", name(v.name)), "tangent")))
     # after the block the tangents are gone: the names made in it are ordinary tensors
-    # (whether they require grad is the generator's guess, which only steers later draws)
-    after = tuple(made) + tuple(v._replace(requires_grad=real_grad) for v in carrying.vars)
+    # that do not require grad (the block ran under no_grad)
+    after = tuple(v._replace(requires_grad=False) for v in (*made, *carrying.vars))
     state = State(state.vars + after, carrying.functions, carrying.counter)
-    return Emit((*classes, *stmts, ir.With(call(attr(FWAD, "dual_level")), tuple(body))),
-                state)
+    inner = ir.With(call(torch_fn("no_grad")), tuple(body))
+    return Emit((*classes, *stmts, ir.With(call(attr(FWAD, "dual_level")), (inner,))), state)
 
 
 # ---- complex chains ------------------------------------------------------------------------

@@ -426,20 +426,26 @@ ACTIONS: tuple[Action, ...] = (
     _action("backward_twice", _backward_twice, 1, "retain_graph"),
     _action("modify_saved", _modify_saved, 1, "inplace"),
     _action("leaf", _new_leaf, 1),
-    _action("dual", dual_block, 3, "forward_ad", "custom_function"),
-    _action("complex", complex_chain, 1, "complex"),
+    _action("dual", dual_block, 4, "forward_ad", "custom_function"),
+    _action("complex", complex_chain, 2, "complex"),
 )
 BY_NAME: dict[str, Action] = {a.name: a for a in ACTIONS}
 WEIGHTED: tuple[Action, ...] = tuple(a for a in ACTIONS for _ in range(a.weight))
 # An action's draw ends the program with probability 1/STOP: about 7 actions on average.
 STOP = 8
 MOTIFS = (BY_NAME["modify_saved"], BY_NAME["backward_twice"])
+# Tables of one kind of action (`programs(actions=...)`): forward-mode programs, every
+# action a dual-level block (the JVP fault-injection benchmark, the per-op jvp floors),
+# and complex ones.
+FORWARD: tuple[Action, ...] = (BY_NAME["dual"],)
+COMPLEX: tuple[Action, ...] = (BY_NAME["complex"],)
 
 
 @st.composite
-def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
-    """A random program: a few leaves, then ops and autograd actions, often a final
-    backward."""
+def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT,
+             actions: tuple[Action, ...] = WEIGHTED) -> ir.Program:
+    """A random program: a few leaves, then ops and autograd actions (each drawn from
+    `actions`), often a final backward."""
     state = State()
     stmts: list[ir.Stmt] = []
 
@@ -476,7 +482,7 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
             continue
         if not state.vars:
             add(leaf(action_dice, state, settings))
-        add(action_dice.pick(WEIGHTED).piece(action_dice, state, settings))
+        add(action_dice.pick(actions).piece(action_dice, state, settings))
     # the final backward comes before a motif, which would leave its own freed or modified
     # graph as the newest names: the backward is through the ops drawn so far
     end = dice() or Dice(codes[-2])
@@ -506,9 +512,11 @@ def seed_source(draw: st.DrawFn) -> Callable[[], int]:
     return lambda: draw(SEED, label=next(labels))
 
 
-def sample_programs(n: int, settings: GenSettings = DEFAULT) -> list[ir.Program]:
+def sample_programs(n: int, settings: GenSettings = DEFAULT,
+                    actions: tuple[Action, ...] = WEIGHTED) -> list[ir.Program]:
     """The first `n` programs hypothesis generates, derandomized (the same list on every
-    run and machine): what the `default` profile's run meets, for measurements."""
+    run and machine): what the `default` profile's run meets, for measurements (of the
+    table `actions`: FORWARD, COMPLEX)."""
     from conformance.gen import profiles  # registers the profiles
 
     drawn: list[ir.Program] = []
@@ -519,7 +527,7 @@ def sample_programs(n: int, settings: GenSettings = DEFAULT) -> list[ir.Program]
 
     @hsettings(parent=hsettings.get_profile("default"), max_examples=n,
                phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-    @given(programs(settings))
+    @given(programs(settings, actions))
     def collect(program: ir.Program) -> None:
         drawn.append(program)
 
