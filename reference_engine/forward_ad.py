@@ -204,9 +204,11 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         raise RuntimeError(messages.fwad_size_mismatch(list(tensor.shape), list(tangent.shape)))
     dual = make_dual_view(tensor)
     if not _same_layout(tangent, tensor):
-        # torch copies it into a new tensor with the primal's layout
+        # torch copies it into a new tensor with the primal's layout (new_empty_strided,
+        # then copy_: the copy is at version 1)
         copy = common.new(np.zeros_like(tensor._data), tangent.dtype, tangent.device, order="K")
         copy._data[...] = tangent._data
+        copy._version_counter.bump()
         tangent = copy
     set_fw_grad(dual, tangent)
     return dual
