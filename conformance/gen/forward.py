@@ -121,20 +121,29 @@ def _takes(op: gen_ops.GenOp, x: Var, settings: GenSettings) -> bool:
         or gen_ops.blas_dtype(settings) is None)
 
 
+def _tangent(dice: Dice, state: State, settings: GenSettings, x: Var
+             ) -> tuple[tuple[ir.Stmt, ...], str, State]:
+    """A tangent for `x` (of its shape and dtype: torch refuses another): a new leaf kept
+    out of the state. make_dual keeps that very tensor as the dual's tangent: a piece that
+    wrote it, or made it a primal, would alias a tangent with a primal (torch's in-place
+    formulas then read values written in between, which the engine does not model)."""
+    emit = leaf(dice, state, settings, shape=x.shape, requires_grad=False, dtype=x.dtype)
+    t = emit.state.vars[-1]
+    return emit.stmts, t.name, emit.state._replace(vars=emit.state.vars[:-1])
+
+
 def _new_dual(dice: Dice, state: State, settings: GenSettings, op: gen_ops.GenOp) -> Emit:
-    """A new leaf `op` takes, its tangent, and their dual (the leaves are bound as leaves,
-    the dual as a name that carries a tangent)."""
+    """A new leaf `op` takes, its tangent, and their dual; the leaves are kept out of the
+    state (a partner of an in-place op on the dual would alias it, see _tangent)."""
     shape = op.sample.shapes[0] if op.form == gen_ops.SAMPLE else None
     dtype = gen_ops.blas_dtype(settings) if op.name in gen_ops.BLAS_PRODUCTS else None
     emit = leaf(dice, state, settings, shape=shape, requires_grad=False,
                 positive=True if op.sample.positive else None, dtype=dtype)
     x = emit.state.vars[-1]
-    tangent = leaf(dice, emit.state, settings, shape=x.shape, requires_grad=False,
-                   dtype=x.dtype)
-    state = tangent.state
+    stmts, t, state = _tangent(dice, emit.state._replace(vars=state.vars), settings, x)
     d, state = state.fresh("d")
-    make = assign(d, fwad("make_dual", name(x.name), name(state.vars[-1].name)))
-    return Emit((*emit.stmts, *tangent.stmts, make),
+    make = assign(d, fwad("make_dual", name(x.name), name(t)))
+    return Emit((*emit.stmts, *stmts, make),
                 state.bind(x._replace(name=d, requires_grad=True, leaf=False)))
 
 
@@ -163,11 +172,19 @@ def _dual_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
                 break
             op = dice.pick(nested)
             form = dice.pick(op.nested_forms)
+        if form == "inplace":
+            # its partner is not the dual it writes (`d.mul_(d)`): torch's in-place formula
+            # then reads a tangent it has written already, which the engine does not model
+            others = state._replace(vars=tuple(v for v in state.vars if v.name != x.name)
+                                    ) if len(state.vars) > 1 else state
+            emit, value = gen_ops._one_op(dice, others, settings, op, form, first, exprs)
+            if all(v.name != x.name for v in emit.state.vars):  # (a clone was written)
+                return Emit((*stmts, *emit.stmts), emit.state.bind(x))
+            return Emit((*stmts, *emit.stmts), emit.state)
         emit, value = gen_ops._one_op(dice, state, settings, op, form, first, exprs)
         stmts += emit.stmts
         state = emit.state
-        if value is None:  # an in-place form: a statement of its own
-            return Emit(tuple(stmts), state)
+        assert value is not None  # (an in-place form is a statement of its own, above)
         first = Var(gen_ops.CHAINED, value.shape, True, False, False,
                     promoted(*value.inputs), value.inputs[0].device)
         exprs = {gen_ops.CHAINED: value.expr}
@@ -194,13 +211,10 @@ def dual_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
             stmts += emit.stmts
             state = emit.state
         x = dice.recent(state.vars)
-        # a tangent of x's shape and dtype (torch refuses another), made before the block
-        emit = leaf(dice, state, settings, shape=x.shape, requires_grad=False, dtype=x.dtype)
-        stmts += emit.stmts
-        state = emit.state
-        t = state.vars[-1]
+        made_t, t, state = _tangent(dice, state, settings, x)
+        stmts += made_t
         d, state = state.fresh("d")
-        body.append(assign(d, fwad("make_dual", name(x.name), name(t.name))))
+        body.append(assign(d, fwad("make_dual", name(x.name), name(t))))
         # inside the block the flag stands for "carries a tangent"
         duals.append(x._replace(name=d, requires_grad=True, leaf=False, stale=False))
     # The pieces see only the names that carry a tangent (the duals and what is made from
