@@ -6,22 +6,24 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     library   nn, nn.functional, special, linalg, autograd_functional, gradcheck, utils, utils.*
     autograd  autograd, autograd_graph, function, factories, _C
     ops       ops.* (one op family a file), views, views_*, inplace, inplace_ops
-    core      tensor, graph, autograd_meta, saved, engine, forward_ad
+    core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only)
 
-The core holds the state and the backward pass: a Tensor, the graph of nodes it hangs in
-(tensor and graph need each other), how an op joins the graph (autograd_meta: OpSpec, the
-op definition holding its backward formula and its forward-mode one), saved values, the
-engine, and forward mode's levels and tangents (forward_ad). The ops are written on the
-core; their backward formulas are written in ops, so an op family may call any other at
-call time. Calls up a layer, each
-made at call time (an import at the foot of the module or inside a function), are these
-and no others:
+The core holds the state and the backward pass: a Tensor (tensor.py; in tensor_*.py its
+methods that only read metadata, keep hooks or adapt a call to an op), the graph of nodes
+it hangs in (tensor and graph need each other), how an op joins the graph (autograd_meta:
+OpSpec, the op definition holding its backward formula and its forward-mode one), saved
+values, the engine, and forward mode's levels and tangents (forward_ad). The ops are
+written on the core; their backward formulas are written in ops, so an op family may call
+any other at call time. Calls up a layer, each made at call time (an import at the foot of
+the module or inside a function), are these and no others:
 
-    tensor -> autograd, inplace, inplace_ops, ops.comparisons, ops.complex_numbers
-    tensor -> ops.copying, ops.elementwise, ops.linalg, views, views_indexing
+    tensor -> autograd, inplace, ops.complex_numbers, ops.linalg, views, views_strided
+    tensor_hooks -> ops.copying, ops.elementwise
+    tensor_operators -> inplace_ops, ops.comparisons, ops.copying, ops.elementwise
+    tensor_operators -> views, views_indexing
     engine -> inplace_ops, ops.complex_numbers, ops.copying, ops.reductions
-    forward_ad -> inplace_ops, ops.common, ops.copying, views
+    forward_ad -> inplace_ops, ops.common, ops.copying, views, views_strided
 
 (Tensor's hand-written methods delegate to the ops (.real and .imag to complex_numbers) and
 Tensor.backward to autograd; the engine casts a grad (a real input takes a complex grad's real
@@ -60,6 +62,7 @@ from . import (  # noqa: F401
     views_indexing,
     views_inplace,
     views_multi_output,
+    views_strided,
 )
 from . import dtypes as _dtypes
 from . import messages as _messages

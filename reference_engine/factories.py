@@ -12,7 +12,8 @@ from . import dtypes, messages
 from .dtypes import device, dtype
 from .grad_mode import no_grad
 from .inplace_ops import copy_
-from .tensor import Tensor, _shape_args, warn_if_requires_grad
+from .tensor import Tensor, warn_if_requires_grad
+from .tensor_operators import _shape_args
 
 _rng = {"gen": np.random.default_rng(0)}
 

@@ -123,7 +123,7 @@ def _view_at(t: Tensor, index: np.ndarray) -> Tensor:
     """A view of t at its flat (C-order) positions `index`, sharing t's memory when t is
     contiguous; a tangent stored with other strides gives a copy (not modelled further)."""
     from .ops import common
-    from .views import as_strided_view
+    from .views_strided import as_strided_view
     if t._data.flags.c_contiguous:
         return as_strided_view(t, index)
     return common.gather(t, index, "IndexBackward0")

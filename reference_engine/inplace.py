@@ -3,7 +3,7 @@ shared version counter, and
 rebase the tensor's history onto the op's node.
 
 On a view the history goes to the base instead, wrapped in CopySlices, and the
-view's own grad_fn is rebuilt lazily (see views.regenerate_view_grad_fn).
+view's own grad_fn is rebuilt lazily (see views_strided.regenerate_view_grad_fn).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from . import (
     engine,
     forward_ad,
     messages,
-    views,
     views_multi_output,
 )
 from .autograd_meta import OpSpec, build_node, differentiable, save_result
@@ -193,7 +192,7 @@ def rebase_history(t: Tensor, node: Node) -> None:
     base._set_grad_fn(copy_slices)
     # variable.cpp rebase_history ends with `self.grad_fn()`: the view's grad_fn is
     # regenerated now, onto the CopySlices (an AsStridedBackward0 made before later nodes).
-    views.regenerate_view_grad_fn(t)
+    views_strided.regenerate_view_grad_fn(t)
 
 
 class CopySlices(Node):
@@ -223,7 +222,7 @@ class CopySlices(Node):
         # slice in place (CopySlices over result).
         meta = self.input_metadata[0]
         result = inplace_ops.copy_(Tensor(np.empty(meta.shape, g.dtype.np), g.dtype, g.device), g)
-        grad_slice = views.as_strided_view(result, self.index)
+        grad_slice = views_strided.as_strided_view(result, self.index)
         # torch adds the wrapped node's first next node (the view's old history, which the
         # backward may not reach) to the running task, so that the node computes that grad.
         wanted = TASK_NODES[-1]
@@ -241,5 +240,5 @@ class CopySlices(Node):
 
 
 
-# It imports this module; used at call time.
-from . import inplace_ops  # noqa: E402
+# They import this module; used at call time.
+from . import inplace_ops, views_strided  # noqa: E402

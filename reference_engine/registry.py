@@ -1,13 +1,13 @@
 """The op registry, in the spirit of PyTorch's OpInfo: one row per public op.
 
 Made from these rows: the package's op exports and `__all__`, Tensor's methods that are an
-op's forward and their in-place forms (reference_engine/__init__.py; tensor.py writes only
-the adapters), the op names a case program may call (conformance/api.py), the feature family
-a generated program touches (conformance/generated.py), and a central-difference gradcheck
-of every row with a sample (tests/reference_engine/test_gradcheck.py). The backward of each
-op is its OpSpec, next to its forward. Pure data: imports no engine code, so the harness
-reads it without depending on the engine's behaviour (a case must run on this engine, the
-executable specification, so its op vocabulary is the harness's).
+op's forward and their in-place forms (reference_engine/__init__.py; tensor_operators.py
+writes only the adapters), the op names a case program may call (conformance/case/api.py),
+the feature family a generated program touches (conformance/gen/), and a central-difference
+gradcheck of every row with a sample (tests/reference_engine/test_gradcheck.py). The
+backward of each op is its OpSpec, next to its forward. Pure data: imports no engine code,
+so the harness reads it without depending on the engine's behaviour (a case must run on
+this engine, the executable specification, so its op vocabulary is the harness's).
 
 Adding an op: its forward and OpSpec, one row here (with a sample), and one case.
 
@@ -48,8 +48,8 @@ class OpRow:
     module: str                  # the engine module whose `<attr>` is the forward
     function: bool = True        # exported as `torch.<name>`
     # `Tensor.<name>` is the forward itself (self first, same parameters). False for an op
-    # with no method, or whose method tensor.py writes as an adapter (varargs shapes, where's
-    # argument order), which is then kept as written.
+    # with no method, or whose method tensor_operators.py writes as an adapter (varargs
+    # shapes, where's argument order), which is then kept as written.
     method: bool = True
     inplace: str | None = None   # the module whose `<name>_` is `Tensor.<name>_`
     differentiable: bool = True  # gradcheck must have a row for it (and its in-place form)
@@ -119,7 +119,7 @@ SRC2 = Const([[0.5, -1.0], [1.5, -0.25]], "float64")
 
 OPS: tuple[OpRow, ...] = (
     # elementwise arithmetic and unary (ops/elementwise.py; addmm: ops/linalg.py), with
-    # in-place forms (inplace.py)
+    # in-place forms (inplace_ops.py)
     _row("add", "ops.elementwise", M, V, inplace="inplace_ops", numbers=(0, 1)),
     _row("sub", "ops.elementwise", M, M, inplace="inplace_ops", numbers=(0, 1)),
     _row("mul", "ops.elementwise", M, (1, 3), inplace="inplace_ops", numbers=(0, 1)),
@@ -181,7 +181,8 @@ OPS: tuple[OpRow, ...] = (
          inplace="ops.scatter"),
     _row("masked_fill", "ops.indexing", M, args=(MASK, 0.5), inplace="inplace_ops",
          overloads=True),
-    # views (views.py); their in-place forms restride the tensor itself
+    # views (views.py; unbind, split, chunk: views_multi_output.py); the in-place forms of
+    # t, transpose, squeeze and unsqueeze restride the tensor itself (views_inplace.py)
     _row("t", "views", M, inplace="views_inplace", feature="views"),
     _row("transpose", "views", M, args=(0, 1), inplace="views_inplace", feature="views"),
     _row("squeeze", "views", (2, 1, 3), inplace="views_inplace", feature="views"),
@@ -192,11 +193,11 @@ OPS: tuple[OpRow, ...] = (
     _row("unbind", "views_multi_output", M, feature="views"),
     _row("split", "views_multi_output", M, args=(2, 1), feature="views", overloads=True),
     _row("chunk", "views_multi_output", (3, 2), args=(2, 0), feature="views"),
-    # Tensor.reshape and Tensor.permute take varargs shapes: adapters in tensor.py
+    # Tensor.reshape and Tensor.permute take varargs shapes: adapters in tensor_operators.py
     _row("reshape", "views", M, args=((6,),), method=False, feature="views"),
     _row("permute", "views", S3, args=((2, 0, 1),), method=False, feature="views"),
     _row("select", "views", M, args=(1, 2), feature="views"),
-    # in-place ops with no out-of-place form here (inplace.py)
+    # in-place ops with no out-of-place form here (inplace_ops.py)
     _row("zero_", "inplace_ops", V, feature="inplace"),
     _row("fill_", "inplace_ops", V, args=(2.0,), function=False, feature="inplace"),
     _row("copy_", "inplace_ops", V, V, function=False, feature="inplace", numbers=(1,)),
@@ -386,7 +387,7 @@ OPS: tuple[OpRow, ...] = (
          overloads=True),
     # ---- shape, views, joining and splitting (issue 24) ----
     # views (ops/shape_views.py; view and expand: views.py, Tensor's varargs adapters in
-    # tensor.py); rows without a sample take a list or need a second tensor's shape only:
+    # tensor_operators.py); rows without a sample take a list or need a second tensor's shape only:
     # test_gradcheck.py writes them by hand
     _row("view", "views", function=False, method=False, feature="views"),
     _row("expand", "views", function=False, method=False, feature="views"),

@@ -1,59 +1,30 @@
 """Tensor: a numpy array plus the autograd state torch keeps on a Variable.
 
 Ops live in ops/, views.py and inplace.py; the methods here only delegate, so
-this file reads as the list of state a tensor carries and the rules on it.
+this file reads as the list of state a tensor carries and the rules on it. Methods that
+only read metadata or convert (tensor_metadata.py), keep hooks (tensor_hooks.py) or adapt a
+call to an op (tensor_operators.py) are plain functions there, bound in the class body here.
 """
 
 from __future__ import annotations
 
 import builtins
 import functools
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from . import dtypes, messages
+from . import messages
+from . import tensor_hooks as hooks
+from . import tensor_metadata as metadata
+from . import tensor_operators as operators
 from .dtypes import device, dtype
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled
-from .graph import Hook, Meta, Node, RemovableHandle
+from .graph import Hook, Node
+from .tensor_metadata import InferenceVersionCounter, Size, VersionCounter
 from .warn import warn_once
-
-
-class Size(tuple[int, ...]):
-    def __repr__(self) -> str:
-        return f"torch.Size([{', '.join(str(s) for s in self)}])"
-
-    __str__ = __repr__
-
-    def numel(self) -> int:
-        return math.prod(self)
-
-
-class VersionCounter:
-    """Shared by a tensor, its views and its detach()es: one per storage family."""
-
-    __slots__ = ("value",)   # one per tensor made: no attribute dict
-
-    def __init__(self) -> None:
-        self.value = 0
-
-    def bump(self) -> None:
-        self.value += 1
-
-
-class InferenceVersionCounter(VersionCounter):
-    """The counter of an inference tensor (and its views and detach()es). torch's inference
-    tensors track no version at all: in-place writes are only allowed inside inference mode."""
-
-    __slots__ = ()
-
-    def bump(self) -> None:
-        if not is_inference_mode_enabled():
-            raise RuntimeError(messages.INFERENCE_INPLACE_OUTSIDE)
-
 
 _OPERANDS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
@@ -124,7 +95,7 @@ class Tensor:
         if base is not None and self._view_version != self._version_counter.value \
                 and (self._grad_fn is not None or base.requires_grad):
             from .inplace import handle_view_on_rebase
-            from .views import regenerate_view_grad_fn
+            from .views_strided import regenerate_view_grad_fn
             handle_view_on_rebase(self, indirect=True)
             regenerate_view_grad_fn(self)
         return self._grad_fn
@@ -214,41 +185,10 @@ class Tensor:
         warnings.warn(messages.VOLATILE_REMOVED, UserWarning, stacklevel=2)
         return False
 
-    def retain_grad(self) -> None:
-        if not self.requires_grad:
-            raise RuntimeError(messages.RETAIN_GRAD_NO_GRAD)
-        if self.is_leaf or self._retains_grad:
-            return
-        node = self.grad_fn
-        assert node is not None
-
-        def retain(grad: Tensor) -> None:
-            from .ops.copying import clone
-            from .ops.elementwise import add
-            self._grad = clone(grad) if self._grad is None else add(self._grad, grad)
-
-        node.retains_grad_hooks[self._output_nr] = retain
-        self._retains_grad = True
-
-    def register_hook(self, hook: Hook) -> RemovableHandle:
-        if not self.requires_grad:
-            raise RuntimeError(messages.HOOK_NO_GRAD)
-        node = self.grad_fn
-        table = self._leaf_hooks if node is None else \
-            node.tensor_pre_hooks.setdefault(self._output_nr, {})
-        handle = RemovableHandle(table)
-        table[handle.id] = hook
-        return handle
-
-    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]
-                                           ) -> RemovableHandle:
-        if not self.requires_grad:
-            raise RuntimeError(messages.HOOK_NO_GRAD)
-        if self.grad_fn is not None:
-            raise RuntimeError(messages.POST_ACCUMULATE_NON_LEAF)
-        handle = RemovableHandle(self._post_accumulate_grad_hooks)
-        self._post_accumulate_grad_hooks[handle.id] = hook
-        return handle
+    # ---- hooks (tensor_hooks.py) -------------------------------------------------------
+    retain_grad = hooks.retain_grad
+    register_hook = hooks.register_hook
+    register_post_accumulate_grad_hook = hooks.register_post_accumulate_grad_hook
 
     def backward(self, gradient: Tensor | None = None, retain_graph: builtins.bool | None = None,
                  create_graph: builtins.bool = False,
@@ -295,9 +235,6 @@ class Tensor:
     def shape(self) -> Size:
         return Size(self._data.shape)
 
-    def size(self, dim: builtins.int | None = None) -> Any:
-        return self.shape if dim is None else self.shape[dim]
-
     @property
     def dtype(self) -> dtype:
         return self._dtype
@@ -314,22 +251,7 @@ class Tensor:
     def ndim(self) -> builtins.int:
         return self._data.ndim
 
-    def dim(self) -> builtins.int:
-        return self._data.ndim
-
-    def numel(self) -> builtins.int:
-        return int(self._data.size)
-
-    def is_floating_point(self) -> builtins.bool:
-        return self._dtype.is_floating_point
-
     # ---- complex numbers (ops/complex_numbers.py) ------------------------------------
-    def is_complex(self) -> builtins.bool:
-        return self._dtype.is_complex
-
-    def is_conj(self) -> builtins.bool:
-        return self._is_conj
-
     @property
     def real(self) -> Tensor:
         return complex_numbers.real(self)
@@ -338,114 +260,59 @@ class Tensor:
     def imag(self) -> Tensor:
         return complex_numbers.imag(self)
 
-    def is_contiguous(self) -> builtins.bool:
-        return bool(self._data.flags.c_contiguous)
-
-    def stride(self, dim: builtins.int | None = None) -> Any:
-        """Element strides, as torch reports them (0 along a dimension `expand` repeats;
-        numpy views keep torch's layouts)."""
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
-        return strides if dim is None else strides[dim]
-
     @property
     def _version(self) -> builtins.int:
         if self.is_inference():
             raise RuntimeError(messages.INFERENCE_NO_VERSION)
         return self._version_counter.value
 
-    def is_inference(self) -> builtins.bool:
-        # Views and detach()es share their source's counter, so a view of a normal tensor
-        # taken inside inference mode is normal, as in torch.
-        return isinstance(self._version_counter, InferenceVersionCounter)
-
-    def _is_view(self) -> builtins.bool:
-        return self._base is not None
-
-    def _meta(self) -> Meta:
-        return Meta(tuple(self._data.shape), self._dtype, self._device)
-
-    # ---- conversion ----------------------------------------------------------
-    def item(self) -> Any:
-        if self.numel() != 1:
-            raise RuntimeError(messages.item_numel(self.numel()))
-        return self._data.reshape(()).item()
-
-    def tolist(self) -> Any:
-        return self._data.tolist()
-
-    def numpy(self) -> np.ndarray:
-        return np.array(self._data, copy=True)
-
-    def __len__(self) -> builtins.int:
-        if self.ndim == 0:
-            raise TypeError(messages.LEN_OF_0D)
-        return int(self._data.shape[0])
-
-    def __bool__(self) -> builtins.bool:
-        return bool(self.item())
-
-    def __float__(self) -> builtins.float:
+    def __float__(self) -> builtins.float:   # here: tests patch this module's warn_once
         warn_if_requires_grad(self)
         return float(self.item())
 
-    def __int__(self) -> builtins.int:
-        return int(self.item())
-
-    def __index__(self) -> builtins.int:
-        # THPVariable_index: an integral (or bool) tensor of one element, else a TypeError
-        # (a tuple * a tensor, a list indexed by a float tensor)
-        if self._dtype.category > 1 or self.numel() != 1:
-            raise TypeError(messages.INDEX_NOT_INTEGER)
-        return int(self.item())
-
-    def __repr__(self) -> str:
-        body = np.array2string(np.asarray(self._data), separator=", ", precision=4)
-        extras = []
-        if self._device.type != "cpu":
-            extras.append(f"device='{self._device}'")
-        if self._dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool_):
-            extras.append(f"dtype={self._dtype}")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return f"tensor({', '.join([body, *extras])})"
-
-    def __iter__(self) -> Any:
-        return (self[i] for i in range(len(self)))
+    # ---- metadata and conversion (tensor_metadata.py) ---------------------------------
+    size = metadata.size
+    dim = metadata.dim
+    numel = metadata.numel
+    is_floating_point = metadata.is_floating_point
+    is_complex = metadata.is_complex
+    is_conj = metadata.is_conj
+    is_contiguous = metadata.is_contiguous
+    stride = metadata.stride
+    is_inference = metadata.is_inference
+    _is_view = metadata._is_view
+    _meta = metadata._meta
+    item = metadata.item
+    tolist = metadata.tolist
+    numpy = metadata.numpy
+    __len__ = metadata.__len__
+    __bool__ = metadata.__bool__
+    __int__ = metadata.__int__
+    __index__ = metadata.__index__
+    __repr__ = metadata.__repr__
+    __iter__ = metadata.__iter__
 
     __hash__ = object.__hash__
 
-    # ---- ops --------------------------------------------------------------------
+    # ---- ops (tensor_operators.py) --------------------------------------------------
     # A method that is its op's forward (self first, same parameters), and its in-place
-    # form, is attached from the registry by __init__.py. Written here are only the
+    # form, is attached from the registry by __init__.py. Bound here are only the
     # adapters: another argument order, varargs shapes, conversions.
-    def where(self, condition: Tensor, other: Any) -> Tensor:
-        return comparisons.where(condition, self, other)
-
-    def cpu(self) -> Tensor:
-        if self._device == dtypes.CPU:
-            return self  # what copying.to returns for a tensor already there, without parsing
-        return copying.to(self, device("cpu"))
-
-    def cuda(self) -> Tensor:
-        return copying.to(self, device("cuda"))
-
-    def long(self) -> Tensor:
-        return copying.to(self, dtypes.int64)
-
-    def int(self) -> Tensor:
-        return copying.to(self, dtypes.int32)
-
-    def bool(self) -> Tensor:
-        return copying.to(self, dtypes.bool_)
-
-    def equal(self, other: Tensor) -> builtins.bool:
-        return comparisons.equal(self, other)
-
-    def allclose(self, other: Tensor, rtol: builtins.float = 1e-05,
-                 atol: builtins.float = 1e-08) -> builtins.bool:
-        return comparisons.allclose(self, other, rtol, atol)
+    where = operators.where
+    cpu = operators.cpu
+    cuda = operators.cuda
+    long = operators.long
+    int = operators.int
+    bool = operators.bool
+    equal = operators.equal
+    allclose = operators.allclose
+    permute = operators.permute
+    view = operators.view
+    reshape = operators.reshape
+    view_as = operators.view_as
+    expand = operators.expand
+    __getitem__ = operators.__getitem__
+    __setitem__ = operators.__setitem__
 
     @property
     def T(self) -> Tensor:
@@ -474,68 +341,17 @@ class Tensor:
             raise RuntimeError(messages.h_not_matrix(self.ndim))
         return views.transpose(self, 0, 1)
 
-    def permute(self, *dims: Any) -> Tensor:
-        return views.permute(self, _shape_args(dims))
-
-    def view(self, *shape: Any) -> Tensor:
-        return views.view(self, _shape_args(shape))
-
-    def reshape(self, *shape: Any) -> Tensor:
-        return views.reshape(self, _shape_args(shape))
-
-    def view_as(self, other: Tensor) -> Tensor:
-        return views.view(self, tuple(other.shape))
-
-    def expand(self, *sizes: Any) -> Tensor:
-        return views.expand(self, _shape_args(sizes))
-
-    def __getitem__(self, index: Any) -> Tensor:
-        return views_indexing.getitem(self, index)
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        inplace_ops.setitem(self, index, value)
-
-    # ---- Python operators -----------------------------------------------------
-    @_operator
-    def __add__(self, other: Any) -> Tensor:
-        return ops.add(self, other)
-
-    @_operator
-    def __radd__(self, other: Any) -> Tensor:
-        return ops.add(self, other)
-
-    @_operator
-    def __sub__(self, other: Any) -> Tensor:
-        return ops.sub(self, other)
-
-    @_operator
-    def __rsub__(self, other: Any) -> Tensor:
-        return ops.rsub(self, other)
-
-    @_operator
-    def __mul__(self, other: Any) -> Tensor:
-        return ops.mul(self, other)
-
-    @_operator
-    def __rmul__(self, other: Any) -> Tensor:
-        return ops.mul(self, other)
-
-    @_operator
-    def __truediv__(self, other: Any) -> Tensor:
-        return ops.div(self, other)
-
-    @_operator
-    def __rtruediv__(self, other: Any) -> Tensor:
-        # torch computes scalar / x as reciprocal(x) * scalar (ReciprocalBackward0, MulBackward0)
-        return ops.mul(ops.reciprocal(self), other)
-
-    @_operator
-    def __pow__(self, exponent: Any) -> Tensor:
-        return ops.pow(self, exponent)
-
-    @_operator
-    def __rpow__(self, base: Any) -> Tensor:
-        return ops.pow(base, self)
+    # ---- Python operators (tensor_operators.py) ----------------------------------------
+    __add__ = _operator(operators.__add__)
+    __radd__ = _operator(operators.__radd__)
+    __sub__ = _operator(operators.__sub__)
+    __rsub__ = _operator(operators.__rsub__)
+    __mul__ = _operator(operators.__mul__)
+    __rmul__ = _operator(operators.__rmul__)
+    __truediv__ = _operator(operators.__truediv__)
+    __rtruediv__ = _operator(operators.__rtruediv__)
+    __pow__ = _operator(operators.__pow__)
+    __rpow__ = _operator(operators.__rpow__)
 
     @_operator
     def __matmul__(self, other: Tensor) -> Tensor:
@@ -544,69 +360,28 @@ class Tensor:
             return NotImplemented
         return linalg.matmul(self, other)
 
-    def __neg__(self) -> Tensor:
-        return ops.neg(self)
-
-    def __abs__(self) -> Tensor:
-        return ops.abs(self)
-
-    @_operator
-    def __iadd__(self, other: Any) -> Tensor:
-        return inplace_ops.add_(self, other, 1)
-
-    @_operator
-    def __isub__(self, other: Any) -> Tensor:
-        return inplace_ops.sub_(self, other, 1)
-
-    @_operator
-    def __imul__(self, other: Any) -> Tensor:
-        return inplace_ops.mul_(self, other)
-
-    @_operator
-    def __itruediv__(self, other: Any) -> Tensor:
-        return inplace_ops.div_(self, other)
-
-    @_operator
-    def __lt__(self, other: Any) -> Tensor:
-        return comparisons.compare(self, other, np.less)
-
-    @_operator
-    def __le__(self, other: Any) -> Tensor:
-        return comparisons.compare(self, other, np.less_equal)
-
-    @_operator
-    def __gt__(self, other: Any) -> Tensor:
-        return comparisons.compare(self, other, np.greater)
-
-    @_operator
-    def __ge__(self, other: Any) -> Tensor:
-        return comparisons.compare(self, other, np.greater_equal)
-
-    @_operator
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return comparisons.compare(self, other, np.equal)
-
-    @_operator
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return comparisons.compare(self, other, np.not_equal)
-
-    def __invert__(self) -> Tensor:
-        return comparisons.logical_not(self)
-
-    @_operator
-    def __and__(self, other: Any) -> Tensor:
-        return comparisons.compare(self, other, np.logical_and)
-
-    @_operator
-    def __or__(self, other: Any) -> Tensor:
-        return comparisons.compare(self, other, np.logical_or)
+    __neg__ = operators.__neg__
+    __abs__ = operators.__abs__
+    __iadd__ = _operator(operators.__iadd__)
+    __isub__ = _operator(operators.__isub__)
+    __imul__ = _operator(operators.__imul__)
+    __itruediv__ = _operator(operators.__itruediv__)
+    __lt__ = _operator(operators.__lt__)
+    __le__ = _operator(operators.__le__)
+    __gt__ = _operator(operators.__gt__)
+    __ge__ = _operator(operators.__ge__)
+    __eq__ = _operator(operators.__eq__)  # type: ignore[assignment]
+    __ne__ = _operator(operators.__ne__)  # type: ignore[assignment]
+    __invert__ = operators.__invert__
+    __and__ = _operator(operators.__and__)
+    __or__ = _operator(operators.__or__)
 
 
-def _shape_args(args: tuple[Any, ...]) -> tuple[int, ...]:
-    """Accept both f(2, 3) and f((2, 3)) like torch."""
-    if len(args) == 1 and isinstance(args[0], tuple | list):
-        return tuple(int(a) for a in args[0])
-    return tuple(int(a) for a in args)
+# Methods bound from tensor_*.py take a class method's names: a wrong call's TypeError
+# prints "Tensor.view() got ...", and pickle finds them by module and qualified name.
+for _name, _method in vars(Tensor).items():
+    if getattr(_method, "__module__", "").startswith(f"{__package__}.tensor_"):
+        _method.__module__, _method.__qualname__ = __name__, f"Tensor.{_name}"
 
 
 def warn_if_requires_grad(t: Tensor) -> None:
@@ -620,11 +395,6 @@ def is_tensor(obj: object) -> builtins.bool:
     return isinstance(obj, Tensor)
 
 
-HookFn = Callable[[Tensor], Tensor | None]
-
-# Imported last: these modules import Tensor from here, and Tensor's methods only
-# need them at call time.
-from . import inplace_ops, views, views_indexing  # noqa: E402
-from .ops import comparisons, complex_numbers, copying, linalg  # noqa: E402
-from .ops import elementwise as ops  # noqa: E402
-
+# Imported last: they import Tensor from here; Tensor's methods need them at call time.
+from . import views  # noqa: E402
+from .ops import complex_numbers, linalg  # noqa: E402

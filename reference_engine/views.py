@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, messages
-from .autograd_meta import OpNode, OpSpec, build_node, differentiable
+from . import messages
+from .autograd_meta import OpNode, OpSpec, differentiable
 from .autograd_meta import record as _record
-from .grad_mode import is_grad_enabled, set_grad_enabled
+from .grad_mode import is_grad_enabled
 from .graph import node_class
 from .tensor import Tensor
 
@@ -90,26 +90,6 @@ def _inference_alias(src: Tensor, fn: ViewFn) -> Tensor:
 
 def _positions(t: Tensor) -> np.ndarray:
     return np.arange(t._data.size).reshape(t._data.shape)
-
-
-AS_STRIDED = OpSpec("AsStridedBackward0", ("self",),
-                    backward=lambda c, g: [as_strided_backward(g, c.index, c.base_shape)])
-
-
-def regenerate_view_grad_fn(view: Tensor) -> None:
-    """torch's VariableHooks::grad_fn: a view whose storage changed since its grad_fn was
-    made gets a fresh AsStridedBackward0 pointing at the base's current history."""
-    base = view._base
-    assert base is not None and view._view_index is not None
-    if base.dtype.is_complex and not view.dtype.is_complex:
-        # a real view of a complex base (.real, view_as_real): as_strided of the base's real
-        # view, as torch replays the view's dtype change (ops/complex_numbers.py's positions
-        # are that view's)
-        with set_grad_enabled(True):   # also when read under no_grad, as torch builds it
-            base = complex_numbers.view_as_real(base)
-    node = build_node(AS_STRIDED, [engine.gradient_edge(base)], [base], view,
-                      {"index": view._view_index, "base_shape": tuple(base.shape)})
-    view._set_grad_fn(node)
 
 
 def _infer_shape(t: Tensor, shape: Sequence[int]) -> tuple[int, ...]:
@@ -366,70 +346,6 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
                       dim1=d1, dim2=d2, self_sym_sizes=tuple(self.shape))
 
 
-
-
-# ---- as_strided: the views torch's backward formulas take of a fresh buffer ------------
-
-def _strided(index: np.ndarray) -> ViewFn:
-    """The NumPy view of a contiguous array at flat positions `index`. Every view's index is
-    affine in its coordinates (offset + sum of coordinate * stride), so its strides can be
-    read off the index."""
-    offset = int(index.flat[0]) if index.size else 0
-    # a view without elements has no stride to read, and needs none
-    strides = tuple(int(np.take(index, 1, axis=d).flat[0]) - offset if n > 1 and index.size
-                    else 0 for d, n in enumerate(index.shape))
-
-    def pick(a: np.ndarray) -> np.ndarray:
-        assert a.flags.c_contiguous, "as_strided of a non-contiguous array"
-        return np.lib.stride_tricks.as_strided(a.reshape(-1)[offset:], index.shape,
-                                               tuple(s * a.itemsize for s in strides))
-    positions = np.arange(int(index.max()) + 1 if index.size else 0)
-    assert np.array_equal(pick(positions), index), "a view index that is not affine"
-    return pick
-
-
-def as_strided_view(t: Tensor, index: np.ndarray) -> Tensor:
-    """t.as_strided(...) at the flat positions `index` of contiguous t (AsStridedBackward0)."""
-    return _make_view(t, _strided(index), AS_STRIDED, index=index, base_shape=tuple(t.shape))
-
-
-def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...]) -> Tensor:
-    """torch's as_strided_backward for a contiguous input geometry (FunctionsManual.cpp), so
-    that its graph under create_graph is torch's: squeeze the grad's size-1 dims
-    (SqueezeBackward1), sum its stride-0 dims (SumBackward1), copy it into a zero storage
-    through the output geometry (CopySlices) and return the storage viewed with the input
-    geometry (AsStridedBackward0)."""
-    n = int(np.prod(base_shape, dtype=np.int64))
-    if index.size == 0:
-        return Tensor(np.zeros(base_shape, g.dtype.np), g.dtype, g.device)
-    for d in reversed(range(index.ndim)):
-        if index.shape[d] == 1:
-            g, index = squeeze(g, d), np.squeeze(index, d)
-        elif np.take(index, 1, axis=d).flat[0] == index.flat[0]:   # stride 0: an expand
-            g, index = reductions.sum(g, d), np.take(index, 0, axis=d)
-    if np.unique(index).size != index.size:
-        # an overlapping output geometry (as_strided with overlapping strides): torch
-        # index_add_s the flattened grad into the zero storage (IndexAddBackward0)
-        storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
-        positions = common.new(index.reshape(-1), dtypes.int64, g.device)
-        storage = indexing.index_add(storage, 0, positions, reshape(g, (-1,)))
-        return as_strided_view(storage, np.arange(n).reshape(base_shape))
-    storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
-    inplace_ops.copy_(as_strided_view(storage, index), g)
-    return as_strided_view(storage, np.arange(n).reshape(base_shape))
-
-
 # They import this module; used at call time.
-from . import (  # noqa: E402
-    engine,
-    forward_ad,
-    inplace,
-    inplace_ops,
-)
-from .ops import (  # noqa: E402
-    common,
-    complex_numbers,
-    copying,
-    indexing,
-    reductions,
-)
+from . import forward_ad, inplace  # noqa: E402
+from .ops import common, copying, reductions  # noqa: E402

@@ -14,8 +14,9 @@ entries' line spans, so every byte of what stays is kept:
   entries are never removed (a run draws its own programs);
 - an item whose status an entry could allow (diverges, error, timeout) and none does gets a
   new entry naming exactly that item, with a reason to rewrite naming line and field;
-- what no entry can excuse (a case torch breaks, an API the engine lacks, an item whose
-  worker died, a generated program's divergence) is listed, with what to do instead.
+- what it writes no entry for (a case torch breaks, an API the engine lacks, an item whose
+  worker died, a generated program's divergence) is listed, with what to do instead (an
+  API lacking by design is listed by hand, `status: unsupported`: no run can tell that).
 
 Ids and reasons are written as JSON strings (YAML double-quoted scalars), never raw, so no
 character of a file name (a newline, `#`, `: `, quotes) can end a line or start a comment.
@@ -107,7 +108,9 @@ def _unlisted_why(record: dict[str, Any], status: str | None) -> str | None:
     if status == Verdict.CASE_WRONG.value:
         return "the case disagrees with torch: fix the case, no entry excuses it"
     if status == Verdict.UNSUPPORTED.value:
-        return f"unsupported: the engine lacks {', '.join(record.get('missing_api') or [])}"
+        return f"unsupported: the engine lacks {', '.join(record.get('missing_api') or [])} " \
+               "(add it; only if the engine cannot have it by design, list the item by hand " \
+               "with `status: unsupported` and the reason)"
     return None
 
 

@@ -7,7 +7,8 @@ public op gets its row in registry.py.
                  promotion, devices, broadcasting, the elementwise kernel, out= overloads,
                  and the flat-index plumbing (gather, scatter_add, index_put) views and
                  in-place writes are built on
-    elementwise  arithmetic (div with rounding_mode), pow, unary functions, atan2
+    elementwise  arithmetic, pow, unary functions, atan2
+    division     div with a rounding_mode (DivBackward2) and its rounding kernels
     comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
                  maximum/minimum
     copying      clone, to (with memory formats)

@@ -24,11 +24,11 @@ from . import indexing
 from .common import Number, _elementwise, _promotes, wrap, zeros_like
 from .comparisons import compare, isnan, logical_not
 from .copying import to
+from .division import div_mode
 from .elementwise import (
     add,
     add_scalar,
     div,
-    div_mode,
     exp,
     mul,
     mul_scalar,

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views, views_multi_output
+from .. import forward_ad, messages, views, views_multi_output, views_strided
 from ..autograd_meta import OpNode, OpSpec, record
 from ..autograd_meta import differentiable as tracked
 from ..grad_mode import enable_grad
@@ -190,7 +190,7 @@ def as_strided(self: Tensor, size: Sequence[int], stride: Sequence[int],
                                    * s for d, (n, s) in enumerate(zip(size, stride,
                                                                       strict=True))),
                                   np.zeros(size, dtype=np.int64))
-    return views.as_strided_view(self, np.asarray(index, dtype=np.int64))
+    return views_strided.as_strided_view(self, np.asarray(index, dtype=np.int64))
 
 
 # ---- splits ----------------------------------------------------------------------------------

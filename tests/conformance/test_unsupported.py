@@ -149,3 +149,31 @@ def test_explain_names_the_missing_api(tmp_path):
     assert result.verdict == UNSUPPORTED
     assert text.endswith("unsupported: tests.conformance.engine_lacks_api lacks torch.amin, "
                          "which the case uses (add it to the engine)")
+
+
+def test_an_api_lacking_by_design_is_listed_by_hand_as_unsupported(pytester) -> None:
+    # An engine that cannot have an API (a compiled graph's node has no `_saved_self`) lists
+    # its items with `status: unsupported` and a reason: known, not a pass; a baseline never
+    # writes such an entry, and an entry expecting a divergence does not excuse it.
+    import torch  # noqa: F401  (pytester's in-process runs drop the modules they import)
+
+    case = pytester.path / "cases" / "f" / "amin.yaml"
+    case.parent.mkdir(parents=True)
+    case.write_text("description: d\nfeatures: [ops]\ndevices: [cpu]\ndtypes: [float32]\n"
+                    "program: |\n  a = torch.tensor([1.0, 2.0])\n  b = torch.amin(a)\n")
+    args = ("cases", "--engine", ENGINE, "--expectations", "known.yaml", "-p", "no:cacheprovider")
+    entry = '  - items: "cases/f/amin.yaml::*"\n    reason: amin is not compiled by design\n'
+    (pytester.path / "known.yaml").write_text(f"known:\n{entry}")
+    pytester.runpytest(*args).assert_outcomes(failed=1)
+    (pytester.path / "known.yaml").write_text(f"known:\n{entry}    status: unsupported\n")
+    pytester.runpytest(*args, "--conformance-report", "out").assert_outcomes(xfailed=1)
+    report = json.loads((pytester.path / "out" / "conformance.json").read_text())
+    (item,) = report["items"]
+    assert (item["verdict"], item["status"]) == ("known", UNSUPPORTED)
+    assert item["reason"].startswith("known unsupported (known.yaml:2): amin is not compiled")
+    assert "lacks torch.amin" in item["reason"]
+    (pytester.path / "known.yaml").write_text("known: []\n")
+    written = pytester.runpytest(*args, "--write-expectations", "known.yaml")
+    written.assert_outcomes(failed=1)
+    assert (pytester.path / "known.yaml").read_text() == "known: []\n"
+    written.stdout.fnmatch_lines(["*list the item by hand with `status: unsupported`*"])

@@ -5,13 +5,21 @@ from __future__ import annotations
 import pytest
 
 import reference_engine
-from reference_engine import inplace, inplace_ops, views, views_inplace, views_multi_output
+from reference_engine import (
+    inplace,
+    inplace_ops,
+    views,
+    views_inplace,
+    views_multi_output,
+    views_strided,
+)
 from reference_engine.autograd_meta import OpSpec
 from reference_engine.ops import (
     backward,
     binary_math,
     comparisons,
     copying,
+    division,
     elementwise,
     erf_gamma,
     extremes,
@@ -50,7 +58,7 @@ _MSE_BACKWARD = ("mse_loss_backward: forward-over-reverse through it fails in to
                  "immutable'), which is not modelled")
 _INPLACE = "in-place only: forward_ad.update_inplace writes the tangent (zeros; copy_'s source's)"
 NO_JVP = {
-    **{s.grad_fn: _VIEW for m in (views, views_inplace, views_multi_output)
+    **{s.grad_fn: _VIEW for m in (views, views_inplace, views_multi_output, views_strided)
        for s in vars(m).values() if isinstance(s, OpSpec) and s is not views.UNSAFE_VIEW},
     backward.MSE_LOSS_BACKWARD.grad_fn: _MSE_BACKWARD,
     "ZeroBackward0": _INPLACE, "FillBackward2": _INPLACE, "CopyBackwards": _INPLACE,
@@ -61,10 +69,10 @@ NO_JVP = {
 
 def test_every_op_has_its_jvp_beside_its_backward() -> None:
     # each spec once: a module's namespace also holds the specs it imports from another
-    specs = list({id(v): v for m in (elementwise, comparisons, copying, backward, indexing,
-                                     linalg, reductions, extremes, views, views_inplace,
-                                     views_multi_output, inplace, inplace_ops, unary_math,
-                                     erf_gamma, piecewise, binary_math)
+    specs = list({id(v): v for m in (elementwise, division, comparisons, copying, backward,
+                                     indexing, linalg, reductions, extremes, views,
+                                     views_inplace, views_multi_output, views_strided, inplace,
+                                     inplace_ops, unary_math, erf_gamma, piecewise, binary_math)
                   for v in vars(m).values() if isinstance(v, OpSpec)}.values())
     assert len(specs) > 50
     assert sorted(s.grad_fn for s in specs if s.jvp is None) == sorted(NO_JVP)

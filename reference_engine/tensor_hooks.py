@@ -1,0 +1,56 @@
+"""A tensor's hooks: retain_grad, register_hook and register_post_accumulate_grad_hook.
+
+Plain functions, bound in Tensor's class body (tensor.py). The hooks run in the engine
+(engine.py): a non-leaf's on its grad_fn, a leaf's on the tensor (torch reads a leaf's
+hooks from the variable, so a replaced AccumulateGrad still runs them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from . import messages
+from .graph import Hook, RemovableHandle
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+def retain_grad(self: Tensor) -> None:
+    if not self.requires_grad:
+        raise RuntimeError(messages.RETAIN_GRAD_NO_GRAD)
+    if self.is_leaf or self._retains_grad:
+        return
+    node = self.grad_fn
+    assert node is not None
+
+    def retain(grad: Tensor) -> None:
+        from .ops.copying import clone
+        from .ops.elementwise import add
+        self._grad = clone(grad) if self._grad is None else add(self._grad, grad)
+
+    node.retains_grad_hooks[self._output_nr] = retain
+    self._retains_grad = True
+
+
+def register_hook(self: Tensor, hook: Hook) -> RemovableHandle:
+    if not self.requires_grad:
+        raise RuntimeError(messages.HOOK_NO_GRAD)
+    node = self.grad_fn
+    table = self._leaf_hooks if node is None else \
+        node.tensor_pre_hooks.setdefault(self._output_nr, {})
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    return handle
+
+
+def register_post_accumulate_grad_hook(self: Tensor, hook: Callable[[Tensor], None]
+                                       ) -> RemovableHandle:
+    if not self.requires_grad:
+        raise RuntimeError(messages.HOOK_NO_GRAD)
+    if self.grad_fn is not None:
+        raise RuntimeError(messages.POST_ACCUMULATE_NON_LEAF)
+    handle = RemovableHandle(self._post_accumulate_grad_hooks)
+    self._post_accumulate_grad_hooks[handle.id] = hook
+    return handle

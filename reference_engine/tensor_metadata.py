@@ -1,0 +1,158 @@
+"""What a tensor is made of besides autograd: its shape (Size), the version counter it
+shares with its views, and the methods that read its metadata and convert it to Python
+values.
+
+The methods are plain functions, bound in Tensor's class body (tensor.py); the properties
+stay there (mypy reads a property only where it is written).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import dtypes, messages
+from .grad_mode import is_inference_mode_enabled
+from .graph import Meta
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+class Size(tuple[int, ...]):
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        return math.prod(self)
+
+
+class VersionCounter:
+    """Shared by a tensor, its views and its detach()es: one per storage family."""
+
+    __slots__ = ("value",)   # one per tensor made: no attribute dict
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    def bump(self) -> None:
+        self.value += 1
+
+
+class InferenceVersionCounter(VersionCounter):
+    """The counter of an inference tensor (and its views and detach()es). torch's inference
+    tensors track no version at all: in-place writes are only allowed inside inference mode."""
+
+    __slots__ = ()
+
+    def bump(self) -> None:
+        if not is_inference_mode_enabled():
+            raise RuntimeError(messages.INFERENCE_INPLACE_OUTSIDE)
+
+
+def size(self: Tensor, dim: builtins.int | None = None) -> Any:
+    return self.shape if dim is None else self.shape[dim]
+
+
+def dim(self: Tensor) -> builtins.int:
+    return self._data.ndim
+
+
+def numel(self: Tensor) -> builtins.int:
+    return int(self._data.size)
+
+
+def is_floating_point(self: Tensor) -> builtins.bool:
+    return self._dtype.is_floating_point
+
+
+def is_complex(self: Tensor) -> builtins.bool:
+    return self._dtype.is_complex
+
+
+def is_conj(self: Tensor) -> builtins.bool:
+    return self._is_conj
+
+
+def is_contiguous(self: Tensor) -> builtins.bool:
+    return bool(self._data.flags.c_contiguous)
+
+
+def stride(self: Tensor, dim: builtins.int | None = None) -> Any:
+    """Element strides, as torch reports them (0 along a dimension `expand` repeats;
+    numpy views keep torch's layouts)."""
+    strides = tuple(s // self._data.itemsize for s in self._data.strides)
+    return strides if dim is None else strides[dim]
+
+
+def is_inference(self: Tensor) -> builtins.bool:
+    # Views and detach()es share their source's counter, so a view of a normal tensor
+    # taken inside inference mode is normal, as in torch.
+    return isinstance(self._version_counter, InferenceVersionCounter)
+
+
+def _is_view(self: Tensor) -> builtins.bool:
+    return self._base is not None
+
+
+def _meta(self: Tensor) -> Meta:
+    return Meta(tuple(self._data.shape), self._dtype, self._device)
+
+
+def item(self: Tensor) -> Any:
+    if self.numel() != 1:
+        raise RuntimeError(messages.item_numel(self.numel()))
+    return self._data.reshape(()).item()
+
+
+def tolist(self: Tensor) -> Any:
+    return self._data.tolist()
+
+
+def numpy(self: Tensor) -> np.ndarray:
+    return np.array(self._data, copy=True)
+
+
+def __len__(self: Tensor) -> builtins.int:
+    if self.ndim == 0:
+        raise TypeError(messages.LEN_OF_0D)
+    return int(self._data.shape[0])
+
+
+def __bool__(self: Tensor) -> builtins.bool:
+    return bool(self.item())
+
+
+def __int__(self: Tensor) -> builtins.int:
+    return int(self.item())
+
+
+def __index__(self: Tensor) -> builtins.int:
+    # THPVariable_index: an integral (or bool) tensor of one element, else a TypeError
+    # (a tuple * a tensor, a list indexed by a float tensor)
+    if self._dtype.category > 1 or self.numel() != 1:
+        raise TypeError(messages.INDEX_NOT_INTEGER)
+    return int(self.item())
+
+
+def __repr__(self: Tensor) -> str:
+    body = np.array2string(np.asarray(self._data), separator=", ", precision=4)
+    extras = []
+    if self._device.type != "cpu":
+        extras.append(f"device='{self._device}'")
+    if self._dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool_):
+        extras.append(f"dtype={self._dtype}")
+    if self.grad_fn is not None:
+        extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+    elif self.requires_grad:
+        extras.append("requires_grad=True")
+    return f"tensor({', '.join([body, *extras])})"
+
+
+def __iter__(self: Tensor) -> Any:
+    return (self[i] for i in range(len(self)))
