@@ -39,6 +39,7 @@ from conformance.gen.state import (
     call,
     const,
     expr_stmt,
+    fits_settings,
     leaf,
     method,
     name,
@@ -199,18 +200,18 @@ def dual_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
     from conformance.gen.strategies import _inplace, _view  # (strategies imports this module)
 
     stmts: list[ir.Stmt] = []
-    if not state.vars:
-        emit = leaf(dice, state, settings)
-        stmts += emit.stmts
-        state = emit.state
     body: list[ir.Stmt] = []
     duals: list[Var] = []
     for _ in range(1 + dice.below(2)):
-        if dice.chance(1, 3):  # a new primal, positive (log, sqrt, div in the block's domain)
+        # a name whose tangent, a leaf of its shape, keeps to the settings (a view's shape
+        # may not), else a new primal, positive (log, sqrt, div in the block's domain)
+        fit = [v for v in state.vars if fits_settings(v.shape, settings)]
+        if not fit or dice.chance(1, 3):
             emit = leaf(dice, state, settings, positive=True)
             stmts += emit.stmts
             state = emit.state
-        x = dice.recent(state.vars)
+            fit = [state.vars[-1]]
+        x = dice.recent(fit)
         made_t, t, state = _tangent(dice, state, settings, x)
         stmts += made_t
         d, state = state.fresh("d")
