@@ -163,12 +163,13 @@ def _dual_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
         x = state.vars[-1]
     first: Var | None = x
     exprs: dict[str, ir.Expr] = {}
-    value = None
+    value: gen_ops._Value | None = None
     for form in (dice.pick(op.forms), None):
         if form is None:  # the second op, nested
-            nested = gen_ops._nested_ops(settings, value.shape) if value else ()
-            nested = tuple(o for o in nested if not o.name.endswith("_") and (
-                o.form != gen_ops.SAMPLE or len(o.sample.shapes) == 1))
+            nested: tuple[gen_ops.GenOp, ...] = tuple(
+                o for o in (gen_ops._nested_ops(settings, value.shape) if value else ())
+                if not o.name.endswith("_") and (
+                    o.form != gen_ops.SAMPLE or len(o.sample.shapes) == 1))
             if not nested or dice.chance(1, 2):
                 break
             op = dice.pick(nested)
@@ -310,8 +311,9 @@ def complex_chain(dice: Dice, state: State, settings: GenSettings) -> Emit:
         stmts.append(assign(n, expr))
         zs.append(n)
     last = name(zs[-1])
-    real = dice.pick((method(last, "abs"), attr(last, "real"), attr(last, "imag"),
-                      call(torch_fn("view_as_real"), last)))
+    ends: tuple[ir.Expr, ...] = (method(last, "abs"), attr(last, "real"), attr(last, "imag"),
+                                 call(torch_fn("view_as_real"), last))
+    real = dice.pick(ends)
     r, state = state.fresh("r")
     stmts.append(assign(r, real))
     # the real result's shape: the generator does not follow the chain's reductions, so it
