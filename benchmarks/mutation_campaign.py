@@ -22,6 +22,8 @@ cores), so a campaign runs a sample:
     python benchmarks/mutation_campaign.py summarize [--workdir ...] [--save]
     python benchmarks/mutation_campaign.py recheck [--seed 20] [--workdir ...] [--save]
     python benchmarks/mutation_campaign.py exec --part I --parts N [--timeout 300] [--workdir ...]
+    python benchmarks/mutation_campaign.py carry --onto REV --part I --parts N [--timeout 900]
+        [--workdir ...] [--save]
 
 `run` exports the committed tree at REV (git archive) into WORKDIR/tree, checks that the
 test command passes on it, makes the session WORKDIR/session.sqlite and executes it (one
@@ -34,7 +36,23 @@ which cosmic-ray would count as killed), storing each result in the session. `re
 takes the recorded campaign's survivors and applies each one's diff to the working tree as it
 is now (copied into WORKDIR/recheck), running the case files and engine unit tests added or
 changed since the campaign's revision (they must pass unmutated): a survivor that fails them
-is killed by a new case. With --save the results go to benchmarks/results/, one file per sample:
+is killed by a new case.
+
+`carry` runs the session's pending mutants at a later revision, REV (exported into
+WORKDIR/ontoI): each mutant is made at the campaign's revision, as cosmic-ray makes it, and its
+diff is carried onto REV by `patch` (no fuzz; the same file first, then, as engine modules get
+split, every other engine file), else by its changed line alone where that line is found once
+in a file (the lines around it were edited): a mutant whose line is in no file "does not
+apply" and counts nowhere. It is tested in two steps, so that a kill is credited to the
+library as it was when the sample was drawn or not: first the test items (cases and unit
+tests) that existed at the campaign's revision and did not change since (their case file, or
+their test function's body, is the same), then, if it survived them, the items added or
+changed since. A run past the timeout is a "timeout", not a kill (cosmic-ray counts it
+killed). Part 0 first checks that both steps pass unmutated. `--jobs` runs only the given job
+ids (in WORKDIR/ontojobsI, without that check). With --save, part I's results go to
+mutation_carried_seedSEED_partI.json (with --jobs, mutation_carried_seedSEED_jobs_IDS.json).
+
+With --save the results go to benchmarks/results/, one file per sample:
 mutation_campaign_seedSEED.json (run, summarize) or mutation_recheck_seedSEED.json (recheck
 of the campaign saved under --seed); what each remaining survivor is (equivalent, or not
 observable through torch's API) is written by hand in benchmarks/README.md.
@@ -44,11 +62,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import json
 import os
 import platform
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -56,7 +76,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from cosmic_ray.mutating import mutate_and_test
+from cosmic_ray.mutating import mutate_and_test, mutate_code
+from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkResult
 
@@ -209,6 +230,151 @@ def mutate_in(tree: Path, mutations: Any, timeout: float) -> WorkResult:
         os.chdir(previous)
 
 
+def carry(args: argparse.Namespace) -> dict:
+    """Part `args.part` of `args.parts` of the session's pending mutants, carried onto
+    `args.onto` by their diffs and tested there in two steps (see the module's docstring)."""
+    work = Path(args.workdir)
+    meta = json.loads((work / "campaign.json").read_text())
+    name = f"jobs{args.part}" if args.jobs else str(args.part)
+    old, tree = work / f"old{name}", work / f"onto{name}"
+    export_tree(meta["revision"], old)
+    export_tree(args.onto, tree)
+    onto = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.onto], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    added = new_items(old, tree)
+    pytest = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+    steps = {"killed": [*pytest, "cases", "tests/reference_engine",
+                        *(f"--deselect={i}" for i in added)],
+             "killed by a test added since the draw": pytest + added}
+    # each step must pass unmutated: else every mutant would count as killed
+    if args.part == 0 and not args.jobs:
+        for command in steps.values():
+            outcome, _ = tested(command, tree, args.timeout)
+            if outcome != "passed":
+                sys.exit(f"the tests fail unmutated at {onto}: {' '.join(command[-3:])}")
+    with use_db(str(work / "session.sqlite"), WorkDB.Mode.open) as work_db:
+        pending = sorted(work_db.pending_work_items, key=lambda item: item.job_id)
+    mine = ([item for item in pending if item.job_id.startswith(tuple(args.jobs.split(",")))]
+            if args.jobs else pending[args.part::args.parts])
+    engine = sorted(p.relative_to(tree) for p in (tree / "reference_engine").rglob("*.py"))
+    results = []
+    for item in mine:
+        start = time.perf_counter()
+        spec = item.mutations[0]
+        module = Path(spec.module_path)
+        source = (old / module).read_text()
+        mutated = mutate_code(source, get_operator(spec.operator_name)(), spec.occurrence)
+        diff = "".join(difflib.unified_diff(source.splitlines(True), mutated.splitlines(True)))
+        result = {"job": item.job_id, "file": str(module), "line": spec.start_pos[0],
+                  "operator": spec.operator_name, "diff": diff}
+        originals = {p: (tree / p).read_text() for p in engine}
+        target = carried(tree, [module, *(p for p in engine if p != module)], diff)
+        if target is None:
+            results.append({**result, "outcome": "does not apply"})
+            print(f"{item.job_id} {module}:{spec.start_pos[0]} does not apply", flush=True)
+            continue
+        original = originals[target]
+        result["applied_to"] = str(target)
+        result["applied"] = "".join(difflib.unified_diff(
+            original.splitlines(True), (tree / target).read_text().splitlines(True), n=1))
+        try:
+            for verdict, command in steps.items():
+                outcome, by = tested(command, tree, args.timeout)
+                if outcome != "passed":
+                    result.update(outcome=verdict if outcome == "failed" else outcome, by=by)
+                    break
+            else:
+                result["outcome"] = "survived"
+        finally:
+            (tree / target).write_text(original)
+        result["seconds"] = round(time.perf_counter() - start)
+        print(f"{item.job_id} {module}:{spec.start_pos[0]} -> {target} {result['outcome']} "
+              f"{result.get('by', '')} {result['seconds']} s", flush=True)
+        results.append(result)
+    return {"campaign_revision": meta["revision"], "seed": meta["seed"], "onto": onto,
+            "part": args.part, "parts": args.parts, "timeout": args.timeout,
+            "items_added_or_changed_since_the_draw": added, "mutants": results}
+
+
+def new_items(old: Path, tree: Path) -> list[str]:
+    """The test items (cases and engine unit tests) of `tree` that `old` lacks, or whose case
+    file or test function changed between them (a changed helper is not seen)."""
+    def collect(root: Path) -> set[str]:
+        out = subprocess.run(["nice", "-n", "15", sys.executable, "-m", "pytest",
+                              "--collect-only", "-q", "-p", "no:cacheprovider", "cases",
+                              "tests/reference_engine"], cwd=root, capture_output=True,
+                             text=True).stdout
+        return {ln for ln in out.splitlines() if "::" in ln and " " not in ln}
+
+    def functions(path: Path) -> dict[str, str]:
+        """Each test function's arguments and body (not its decorators), by qualified name."""
+        found = {}
+        for node in ast.parse(path.read_text()).body:
+            for f in [node, *getattr(node, "body", [])] if isinstance(node, ast.ClassDef) \
+                    else [node]:
+                if isinstance(f, ast.FunctionDef):
+                    name = f"{node.name}::{f.name}" if f is not node else f.name
+                    found[name] = ast.dump(f.args) + "".join(ast.dump(b) for b in f.body)
+        return found
+
+    before, after = collect(old), collect(tree)
+    changed = set()
+    for path in {item.split("::")[0] for item in after}:
+        if not (old / path).is_file() or (old / path).read_text() == (tree / path).read_text():
+            continue
+        mine = [i for i in after if i.split("::")[0] == path]
+        if path.endswith(".py"):
+            was, now = functions(old / path), functions(tree / path)
+            name = {i: i.split("[")[0].split("::", 1)[1] for i in mine}
+            changed |= {i for i in mine if was.get(name[i]) != now.get(name[i])}
+        else:
+            changed |= set(mine)
+    return sorted((after - before) | changed)
+
+
+def carried(tree: Path, targets: list[Path], diff: str) -> Path | None:
+    """The first of `targets` that takes `diff` (applied there): by `patch` without fuzz, else,
+    where the lines around it were edited since, by the changed line alone when that line is
+    found exactly once in the file."""
+    for target in targets:
+        if (tree / target).is_file() and subprocess.run(
+                ["patch", "--forward", "--fuzz=0", "--no-backup-if-mismatch", "-s", "-r", "-",
+                 str(tree / target)],
+                input=strip_paths(diff), text=True, capture_output=True).returncode == 0:
+            return target
+    removed = [ln[1:] for ln in diff.splitlines(True) if ln[0] == "-" and ln[:3] != "---"]
+    added = [ln[1:] for ln in diff.splitlines(True) if ln[0] == "+" and ln[:3] != "+++"]
+    if len(removed) != 1 or len(added) != 1:
+        return None
+    for target in targets:
+        lines = (tree / target).read_text().splitlines(True) if (tree / target).is_file() else []
+        if lines.count(removed[0]) == 1:
+            lines[lines.index(removed[0])] = added[0]
+            (tree / target).write_text("".join(lines))
+            return target
+    return None
+
+
+def tested(command: list[str], tree: Path, timeout: float) -> tuple[str, str]:
+    """("passed" | "failed" | "timeout", the first failing item) of one command run
+    in `tree` under `nice -n 15`; on a timeout the whole process group is killed."""
+    proc = subprocess.Popen(["nice", "-n", "15", *command], cwd=tree, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True,
+                            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return "timeout", ""
+    if proc.returncode == 0:
+        return "passed", ""
+    failed = [ln.split()[1] for ln in out.splitlines()
+              if ln.startswith(("FAILED", "ERROR")) and len(ln.split()) > 1]
+    return "failed", failed[0] if failed else f"rc {proc.returncode}: {out[-300:]}"
+
+
 def summarize(work: Path, seconds: int | None = None) -> dict:
     """The campaign's figures from its session; a campaign stopped early counts its
     mutants not yet run as pending."""
@@ -312,7 +478,7 @@ def strip_paths(diff: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["run", "summarize", "recheck", "exec"])
+    parser.add_argument("mode", choices=["run", "summarize", "recheck", "exec", "carry"])
     parser.add_argument("--rev", default="HEAD")
     parser.add_argument("--sample", type=int, default=120)
     parser.add_argument("--seed", type=int, default=20)
@@ -321,12 +487,18 @@ def main() -> None:
     parser.add_argument("--part", type=int, default=0)
     parser.add_argument("--parts", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=TIMEOUT)
+    parser.add_argument("--onto", default="HEAD")
+    parser.add_argument("--jobs", default="", help="carry: only these job ids (prefixes, a,b)")
     args = parser.parse_args()
     modes = {"run": run, "summarize": lambda a: summarize(Path(a.workdir)), "recheck": recheck,
-             "exec": execute}
+             "exec": execute, "carry": carry}
     result = modes[args.mode](args)
     text = json.dumps(result, indent=1)
-    if args.save and args.mode != "exec":
+    if args.save and args.mode == "carry":
+        RESULTS.mkdir(exist_ok=True)
+        part = f"jobs_{args.jobs.replace(',', '_')}" if args.jobs else f"part{args.part}"
+        (RESULTS / f"mutation_carried_seed{result['seed']}_{part}.json").write_text(text + "\n")
+    elif args.save and args.mode != "exec":
         RESULTS.mkdir(exist_ok=True)
         saved("recheck" if args.mode == "recheck" else "campaign",
               result["seed"]).write_text(text + "\n")

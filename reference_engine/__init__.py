@@ -23,12 +23,13 @@ the module or inside a function), are these and no others:
     tensor_operators -> inplace_ops, ops.comparisons, ops.copying, ops.elementwise
     tensor_operators -> views, views_indexing
     engine -> inplace_ops, ops.complex_numbers, ops.copying, ops.reductions
-    forward_ad -> inplace_ops, ops.common, ops.copying, views, views_strided
+    forward_ad -> inplace_ops, ops.common, ops.complex_numbers, ops.copying, views, views_strided
 
 (Tensor's hand-written methods delegate to the ops (.real and .imag to complex_numbers) and
 Tensor.backward to autograd; the engine casts a grad (a real input takes a complex grad's real
 part) and sums it to its input's shape, and accumulates .grad, with ops;
-forward_ad makes tangents, their views and in-place updates with ops.)
+forward_ad makes tangents, their views and in-place updates with ops, and conjugates a
+complex tangent for an element-wise formula.)
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph), ops/,
@@ -144,6 +145,7 @@ from .ops import nn as _nn_ops  # noqa: F401
 from .ops import scatter as _scatter_ops  # noqa: F401
 from .ops import special as _special_ops  # noqa: F401
 from .ops import triangular as _triangular_ops  # noqa: F401
+from .ops.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
@@ -270,6 +272,7 @@ __all__ = [
     "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_neg",
     "is_tensor",
     "is_warn_always_enabled",
     "linalg",

@@ -104,8 +104,8 @@ def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
     return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(to), strict=False))
 
 
-def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_name: str
-                     ) -> list[Tensor | None]:
+def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_name: str,
+                     custom_function: bool = False) -> list[Tensor | None]:
     out: list[Tensor | None] = []
     for i, ((fn, nr), g) in enumerate(zip(edges, grads, strict=False)):
         if fn is None or g is None:
@@ -118,6 +118,10 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
                     node_name, i, messages.sizes(g.shape), messages.sizes(meta.shape)))
             g = reductions.sum_to(g, meta.shape)
         if g._dtype.is_complex and not meta.dtype.is_complex:
+            if custom_function:
+                # engine.cpp validate_outputs' check: only derivatives.yaml's formulas take
+                # the real part (handle_r_to_c); a custom Function's backward must itself
+                raise RuntimeError(messages.GRAD_COMPLEX_FOR_REAL_INPUT)
             # derivatives.yaml's handle_r_to_c: a real input's gradient is the real part of
             # the complex one its formula gives (at::real, a view)
             g = complex_numbers.real(g)
@@ -350,7 +354,8 @@ def _evaluate(node: Node, inputs: list[Tensor | None], retain_graph: bool,
         outputs = [g if node.should_compute(i) else None for i, g in enumerate(outputs)]
     if not retain_graph:
         node.release_variables()
-    outputs = validate_outputs(node.next_edges, outputs, node.name())
+    outputs = validate_outputs(node.next_edges, outputs, node.name(),
+                               getattr(node, "is_custom_function", False))
     if node.post_hooks:
         outputs = node.call_post_hooks(outputs, inputs)
     if anomaly_mode.is_anomaly_enabled() and anomaly_mode.is_anomaly_check_nan_enabled():

@@ -178,7 +178,9 @@ def _same_layout(a: Tensor, b: Tensor) -> bool:
     """torch's has_same_meta: sizes, strides, storage size (and offset, not modelled)."""
     def strides(t: Tensor) -> tuple[int, ...]:
         return tuple(s // t._data.itemsize for s in t._data.strides)
-    return strides(a) == strides(b) and _storage_numel(a) == _storage_numel(b)
+    # the conj and neg bits are part of the layout (a tangent whose bits differ is copied)
+    return strides(a) == strides(b) and _storage_numel(a) == _storage_numel(b) \
+        and (a._is_conj, a._is_neg) == (b._is_conj, b._is_neg)
 
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
@@ -188,11 +190,9 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         level = _current_level
     if level < 0:
         raise RuntimeError(messages.FWAD_NO_LEVEL)
-    if tensor.dtype.is_complex or tangent.dtype.is_complex:
-        raise NotImplementedError(messages.FWAD_COMPLEX_NOT_MODELLED)
-    if not tensor.dtype.is_floating_point:
+    if not (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
         raise ValueError(messages.fwad_not_floating("primal", tensor.dtype))
-    if not tangent.dtype.is_floating_point:
+    if not (tangent.dtype.is_floating_point or tangent.dtype.is_complex):
         raise ValueError(messages.fwad_not_floating("tangent", tangent.dtype))
     if level != _current_level:
         raise RuntimeError(messages.FWAD_INVALID_LEVEL)
@@ -204,10 +204,13 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         raise RuntimeError(messages.fwad_size_mismatch(list(tensor.shape), list(tangent.shape)))
     dual = make_dual_view(tensor)
     if not _same_layout(tangent, tensor):
-        # torch copies it into a new tensor with the primal's layout (new_empty_strided,
-        # then copy_: the copy is at version 1)
-        copy = common.new(np.zeros_like(tensor._data), tangent.dtype, tangent.device, order="K")
+        # torch copies it into a new tensor with the primal's layout (its conj and neg bits
+        # too: the copy holds the tangent's values, read through the primal's bits;
+        # new_empty_strided, then copy_: the copy is at version 1)
+        copy = common.new(np.zeros_like(tensor._data, dtype=tangent.dtype.np), tangent.dtype,
+                          tangent.device, order="K")
         copy._data[...] = tangent._data
+        copy._is_conj, copy._is_neg = tensor._is_conj, tensor._is_neg
         copy._version_counter.bump()
         tangent = copy
     set_fw_grad(dual, tangent)
@@ -269,7 +272,14 @@ def tangent_of(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
     with suspended():
         c = JvpCtx(spec.inputs, inputs, tangents, result, attrs)
         if jvp == "auto_element_wise":
-            out = spec.backward(c, getattr(c, spec.inputs[0] + "_t"))[0]
+            # derivatives.yaml's rule: the backward formula given the tangent's conjugate as
+            # grad, conjugated (the identity on real tensors)
+            t = getattr(c, spec.inputs[0] + "_t")
+            if t.dtype.is_complex or result.dtype.is_complex:
+                from .ops.complex_numbers import conj_physical
+                out = conj_physical(spec.backward(c, conj_physical(t))[0])
+            else:
+                out = spec.backward(c, t)[0]
         elif jvp == "auto_linear":
             # the op itself applied to the tangents (with its attributes that are parameters)
             forward = LINEAR_FORWARDS[spec.grad_fn]
@@ -284,7 +294,8 @@ def tangent_of(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
 def record_tangent(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
                    attrs: dict[str, Any]) -> None:
     """Give a freshly computed result its tangent (a forward view reads its base's)."""
-    if result._fw_base is not None or not result.dtype.is_floating_point:
+    if result._fw_base is not None or not (result.dtype.is_floating_point
+                                           or result.dtype.is_complex):
         return
     t = tangent_of(spec, inputs, result, attrs)
     if t is not None:

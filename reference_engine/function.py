@@ -54,6 +54,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     _forward_cls: type[Function]
     computes_only_wanted = False
+    # engine.validate_outputs refuses a complex grad for a real input from a PyNode
+    is_custom_function = True
 
     def __call__(self, *grads: Any) -> Any:
         # A custom Function's node is a PyNode: unlike the C++ nodes, it cannot be called.

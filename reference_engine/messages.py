@@ -1635,11 +1635,6 @@ def grad_complex_mismatch(i: int, grad_dtype: object, out_dtype: object) -> str:
             f"output[{i}] has a dtype of {out_dtype}.")
 
 
-# the reference engine's own (no torch text): forward mode is not modelled on complex tensors
-FWAD_COMPLEX_NOT_MODELLED = (
-    "the reference engine does not model forward-mode AD on complex tensors (make_dual of a "
-    "complex primal or tangent)")
-
 
 # ---- h24gen ---------------------------------------------------------------------------------
 
@@ -1679,3 +1674,37 @@ def vecdot_dtypes(x: str, y: str) -> str:
 # integer dtype, an input requiring grad
 def autograd_dtype(scalar_name: str) -> str:
     return f"Autograd not support dtype: {scalar_name}"
+
+
+# ---- h22cov (gradcheck's forward-mode check) ----------------------------------------------
+# torch/autograd/gradcheck.py gradcheck and _get_notallclose_msg (is_forward_ad=True)
+GRADCHECK_BATCHED_FORWARD_NEEDS_FORWARD = (
+    "Setting check_batched_forward_grad=True requires check_forward_ad to be True")
+
+
+def gradcheck_forward_jacobian_mismatch(output: int, input: int, numerical: str,
+                                        analytical: str) -> str:
+    return (f"Jacobian computed with forward mode mismatch for output {output:d} with respect "
+            f"to input {input:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
+
+
+def gradcheck_complex_part(part: str, element: str) -> str:
+    """The prefix of a mismatch found on one part of a complex output (backward) or input
+    (forward): part is real or imaginary, element outputs or inputs."""
+    return f"While considering the {part} part of complex {element} only, "
+
+
+def gradcheck_undefined_tangent_mismatch(k: int, inp: object, got: object,
+                                         expected: object) -> tuple[object, ...]:
+    """_test_undefined_forward_mode's GradcheckError arguments (torch raises it with these
+    several, not one text)."""
+    return ("Mismatch in tangent values for output with index: ", k, " when input: ", inp,
+            " has an undefined tangent value. ", " Got: ", got, " but expected: ", expected)
+
+
+# torch/csrc/autograd/engine.cpp validate_outputs: a custom Function's backward returned a
+# complex gradient for a real input (built-in formulas take its real part themselves)
+GRAD_COMPLEX_FOR_REAL_INPUT = (
+    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to "
+    "be true, but got false.  (Could this error message be improved?  If so, please report "
+    "an enhancement request to PyTorch.)")

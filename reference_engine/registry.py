@@ -504,28 +504,31 @@ INPLACE: tuple[str, ...] = tuple(r.inplace_name for r in OPS if r.inplace_name)
 # The namespaces under `torch` that rows are exported to (`nn.functional`, `special`).
 NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namespace}))
 
-# Differentiable rows the program generator (conformance/strategies.py) does not call, each
+# Differentiable rows the program generator (conformance/gen/ops.py) does not call, each
 # with the reason; it calls every other differentiable row, in each of its forms. A test
 # (tests/conformance/test_strategies.py) holds the two lists together.
-# The modules of the rows issue 24 added: each family's file (reference_engine/ops/__init__.py)
-ISSUE_24_MODULES = frozenset(
-    f"ops.{m}" for m in ("activations", "binary_math", "composites", "conversions",
-                         "decompositions", "erf_gamma", "inverses", "layers", "linalg_functions",
-                         "losses", "masked", "norms", "piecewise", "piecewise_activations",
-                         "products", "put_take", "quantiles", "scans", "scatter", "shape",
-                         "shape_views", "sorting", "special", "statistics", "triangular",
-                         "unary_math", "view_scatters"))
-# ... and the rows it added to the older modules
-ISSUE_24_ROWS_ELSEWHERE = ("view", "expand", "scatter", "scatter_add", "index_add")
-GENERATOR_PENDING = ("issue 24: new row, not yet drawn by the generator (its floors are "
-                     "redesigned for the grown registry)")
+NO_SAMPLE = ("no sample: its call is not made from data (a list of tensors, a condition, a "
+             "domain or a leading argument gradcheck cannot draw, a property or a varargs "
+             "shape); test_gradcheck.py writes its row by hand")
 NOT_GENERATED: dict[str, str] = {
+    **{r.name: NO_SAMPLE for r in OPS if r.differentiable and r.sample is None},
     "where": "no sample: the condition is a bool tensor computed from data, drawn first",
     "cat": "no sample: takes a list of tensors",
     "stack": "no sample: takes a list of tensors",
     "to": "no sample: a dtype/device conversion; the generator draws dtypes at the leaves",
+    "__rmatmul__": "a dunder: programs call it only as the `@` operator, with a left operand "
+                   "that is not a tensor (the generator's matmul action draws `@`)",
     **dict.fromkeys(("imag", "view_as_real", "view_as_complex", "polar", "complex"),
                     "complex: the generator draws real dtypes only"),
-    **dict.fromkeys([r.name for r in OPS if r.differentiable and (
-        r.module in ISSUE_24_MODULES or r.name in ISSUE_24_ROWS_ELSEWHERE)], GENERATOR_PENDING),
+    "as_strided": "the engine models as_strided only of a tensor that is the whole of its "
+                  "contiguous storage (NotImplementedError otherwise); drawn inputs are often "
+                  "views or transposed results (linalg.inv's): 2 of 500 probe programs",
+    "linalg.inv_ex": "the engine refuses a singular matrix (NotImplementedError): the inverse "
+                     "torch returns there is LAPACK's partial result, not modelled; drawn "
+                     "leaves and results are often singular (3 of 500 probe programs)",
+    "sgn": "its gradient on a real tensor is torch's efficient ZeroTensor, which the engine "
+           "models as a plain zeros tensor (ops/backward.py, SGN): a ZeroTensor is immutable "
+           "(accumulating into a .grad that holds it raises 'ZeroTensors are immutable') and "
+           "absorbs what it multiplies (0 times asin's nan derivative is 0): 4 of the default "
+           "profile's 250 programs diverged so",
 }

@@ -230,3 +230,26 @@ def test_functions_of_lists_test_methods_of_test_classes_in_order():
         "class TestC:\n    async def test_c(self): pass\n"
     )
     assert cm.functions_of(source) == ["TestA.test_b", "TestA.test_a", "TestC.test_c"]
+
+
+def test_subsets_get_their_own_figures_and_name_only_tests_of_the_map(tmp_path):
+    tests = ("  TestA.test_x: todo\n  TestA.test_y: \"out of scope: profiler\"\n"
+             "  TestA.test_z: todo\n")
+    file = _write_map(tmp_path, tests, "TestA: 3")
+    file.write_text(file.read_text(encoding="utf-8")
+                    + "subsets:\n  fw: [TestA.test_x, TestA.test_y]\n", encoding="utf-8")
+    cmap = cm.load_map(file)
+    assert cmap.subsets == {"fw": ("TestA.test_x", "TestA.test_y")}
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "x.yaml").write_text(CASE.format(source="test_autograd.py test_x"),
+                                  encoding="utf-8")
+    table = cm.render(cmap, cm.join(cmap, cm.case_sources(cases)))
+    assert "| fw | 2 | 1 | 0 | 0 | 1 | 1 / 1 (100.0 %) |" in table
+    for bad, message in (("  fw: [TestA.test_w]\n", "not a test of the map"),
+                         ("  fw: [TestA.test_x, TestA.test_x]\n", "lists a test twice"),
+                         ("  fw: TestA.test_x\n", "must list tests")):
+        file.write_text(file.read_text(encoding="utf-8").split("subsets:")[0]
+                        + "subsets:\n" + bad, encoding="utf-8")
+        with pytest.raises(cm.MapError, match=message):
+            cm.load_map(file)

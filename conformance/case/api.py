@@ -49,73 +49,96 @@ NAMESPACES: frozenset[str] = frozenset(
 # registry is pure data; only its names are read here. `torch.empty` is left out: its values
 # are uninitialised memory, which traces would compare (a case writes zeros instead).
 #
-# Each list is split in two where it matters to the incremental observation
-# (conformance/run/changes.py): the *pure* names make new values (or views) and change nothing
-# a snapshot records; a step that only calls those reuses the snapshots before it.
-_TORCH_PURE = """
-tensor zeros ones full zeros_like ones_like arange rand randn rand_like randn_like
-is_tensor get_default_dtype is_grad_enabled is_inference_mode_enabled
-"""
-_TORCH = """
-manual_seed no_grad enable_grad set_grad_enabled inference_mode
-float32 float64 float double int64 long int32 int bool
-complex64 complex128 cfloat cdouble
-"""
-_AUTOGRAD = "grad backward Function Variable"
-_AUTOGRAD_FUNCTION = "once_differentiable InplaceFunction"
-# Gradient edges (accepted by autograd.grad and backward), context managers for `with`
-# (saved-tensor hooks), and hooks over several tensors.
-_AUTOGRAD_GRAPH = """
-get_gradient_edge GradientEdge saved_tensors_hooks disable_saved_tensors_hooks save_on_cpu
-register_multi_grad_hook increment_version allow_mutation_on_saved_tensors
-"""
-# Anomaly mode, gradcheck and activation checkpointing (public autograd tooling).
-_TORCH_ANOMALY_PURE = "is_anomaly_enabled is_anomaly_check_nan_enabled"
-_TORCH_ANOMALY = "set_anomaly_enabled"
-_AUTOGRAD_TOOLING = "detect_anomaly set_detect_anomaly gradcheck gradgradcheck"
-_CHECKPOINT = "checkpoint checkpoint_sequential set_checkpoint_early_stop"
-# Forward-mode AD: dual levels (`with fwAD.dual_level():`), dual tensors and their parts.
-_FORWARD_AD = "dual_level enter_dual_level exit_dual_level make_dual unpack_dual"
-# torch.autograd.functional: the functions given to them are the program's lambdas
-_AUTOGRAD_FUNCTIONAL = "vjp jvp jacobian hessian vhp hvp"
-_NN = "Linear Parameter Module"
-# written in reference_engine/nn/functional.py (the registry's `nn.functional.*` rows are
-# read from it below, with torch's other ops)
-_FUNCTIONAL_PURE = "cross_entropy softmax log_softmax"
+# Every other callable or value a program reaches by a dotted path is a row below: a
+# namespace, its names, and the flags they share.
+# - PURE: makes new values (or views) and changes nothing a snapshot records, so a step that
+#   only calls pure names reuses the snapshots before it (the incremental observation,
+#   conformance/run/changes.py). A method is pure only on an engine tensor: a module's
+#   `double()` converts its parameters in place.
+# - SIZED: a factory whose arguments are the sizes of the tensor it makes (`torch.full`'s
+#   first): its elements are counted against the run's budget before the call
+#   (run/operation_limits.py).
+# - SEEDED: served by the harness from its own seeded generator, so that every engine sees
+#   identical random values (run/harness_builtins.py; nn.Linear is built by the engine, then
+#   its parameters are refilled).
+PURE, SIZED, SEEDED_FLAG = "pure", "sized", "seeded"
+TENSOR = "Tensor"  # the rows of Tensor's methods (named without a namespace)
 
-# Every callable or value reachable by a dotted path from a root.
-FUNCTIONS: frozenset[str] = frozenset(
-    [f"torch.{n}" for n in (*_TORCH_PURE.split(), *_TORCH.split(), *registry.FUNCTIONS)]
-    + [f"torch.autograd.{n}" for n in _AUTOGRAD.split()]
-    + [f"torch.autograd.function.{n}" for n in _AUTOGRAD_FUNCTION.split()]
-    + [f"torch.autograd.graph.{n}" for n in _AUTOGRAD_GRAPH.split()]
-    + [f"torch.autograd.forward_ad.{n}" for n in _FORWARD_AD.split()]
-    + [f"torch.autograd.functional.{n}" for n in _AUTOGRAD_FUNCTIONAL.split()]
-    # the engine's handle, for final callbacks of the running backward
-    + ["torch.autograd.Variable._execution_engine",
-       "torch.autograd.Variable._execution_engine.queue_callback"]
-    + [f"torch.nn.{n}" for n in _NN.split()]
-    + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL_PURE.split()]
-    + [f"torch.{n}" for n in (*_TORCH_ANOMALY_PURE.split(), *_TORCH_ANOMALY.split())]
-    + [f"torch.autograd.{n}" for n in _AUTOGRAD_TOOLING.split()]
-    + [f"torch.utils.checkpoint.{n}" for n in _CHECKPOINT.split()]
+_ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
+    (namespace, names, frozenset(flags)) for namespace, names, flags in [
+        ("torch", """tensor zeros_like ones_like arange is_tensor get_default_dtype
+                     is_grad_enabled is_inference_mode_enabled is_neg""", {PURE}),
+        ("torch", "zeros ones full", {PURE, SIZED}),
+        ("torch", "rand randn", {PURE, SIZED, SEEDED_FLAG}),
+        ("torch", "rand_like randn_like", {PURE, SEEDED_FLAG}),
+        ("torch", "manual_seed", {SEEDED_FLAG}),
+        ("torch", """no_grad enable_grad set_grad_enabled inference_mode
+                     float32 float64 float double int64 long int32 int bool
+                     complex64 complex128 cfloat cdouble""", ()),
+        ("torch.autograd", "grad backward Function Variable", ()),
+        ("torch.autograd.function", "once_differentiable InplaceFunction", ()),
+        # gradient edges (accepted by autograd.grad and backward), context managers for
+        # `with` (saved-tensor hooks), and hooks over several tensors
+        ("torch.autograd.graph", """get_gradient_edge GradientEdge saved_tensors_hooks
+                                    disable_saved_tensors_hooks save_on_cpu
+                                    register_multi_grad_hook increment_version
+                                    allow_mutation_on_saved_tensors""", ()),
+        # forward-mode AD: dual levels (`with fwAD.dual_level():`), dual tensors, their parts
+        ("torch.autograd.forward_ad",
+         "dual_level enter_dual_level exit_dual_level make_dual unpack_dual", ()),
+        # torch.autograd.functional: the functions given to them are the program's lambdas
+        ("torch.autograd.functional", "vjp jvp jacobian hessian vhp hvp", ()),
+        # the engine's handle, for final callbacks of the running backward
+        ("torch.autograd.Variable", "_execution_engine", ()),
+        ("torch.autograd.Variable._execution_engine", "queue_callback", ()),
+        ("torch.nn", "Linear", {SEEDED_FLAG}),
+        ("torch.nn", "Parameter Module", ()),
+        # written in reference_engine/nn/functional.py (the registry's `nn.functional.*`
+        # rows are read from it, with torch's other ops)
+        ("torch.nn.functional", "cross_entropy softmax log_softmax", {PURE}),
+        # anomaly mode, gradcheck and activation checkpointing (public autograd tooling)
+        ("torch", "is_anomaly_enabled is_anomaly_check_nan_enabled", {PURE}),
+        ("torch", "set_anomaly_enabled", ()),
+        ("torch.autograd", "detect_anomaly set_detect_anomaly gradcheck gradgradcheck", ()),
+        ("torch.utils.checkpoint",
+         "checkpoint checkpoint_sequential set_checkpoint_early_stop", ()),
+        # Tensor's methods besides the registry's op methods and in-place forms; `where`,
+        # `reshape` and `permute` are function rows whose methods tensor.py adapts
+        (TENSOR, """detach item tolist size dim numel is_contiguous where reshape view view_as
+                    permute expand expand_as contiguous is_complex is_conj""", {PURE}),
+        (TENSOR, """backward retain_grad register_hook register_post_accumulate_grad_hook
+                    requires_grad_ detach_ cpu cuda""", ()),
+    ]
 )
-# ... those that are pure: the registry's ops but their in-place forms, and the lists above.
-PURE_FUNCTIONS: frozenset[str] = frozenset(
-    [f"torch.{n}" for n in (*_TORCH_PURE.split(), *registry.FUNCTIONS) if not n.endswith("_")]
-    + [f"torch.nn.functional.{n}" for n in _FUNCTIONAL_PURE.split()]
-    + [f"torch.{n}" for n in _TORCH_ANOMALY_PURE.split()])
 
-# Tensor's methods besides the registry's op methods and in-place forms; `where`, `reshape`
-# and `permute` are function rows whose methods tensor.py adapts (argument order, varargs).
-_TENSOR_METHODS_PURE = """
-detach item tolist size dim numel is_contiguous where reshape view view_as permute expand
-expand_as contiguous is_complex is_conj
-"""
-_TENSOR_METHODS = """
-backward retain_grad register_hook register_post_accumulate_grad_hook requires_grad_ detach_
-cpu cuda double float
-"""
+
+def _op_flags(name: str) -> frozenset[str]:
+    # the registry's ops are pure, but for their in-place forms
+    return frozenset() if name.endswith("_") else frozenset({PURE})
+
+
+# Every path a program may call or read with its flags; Tensor's methods by their name.
+FLAGS: dict[str, frozenset[str]] = {
+    **{f"torch.{n}": _op_flags(n) for n in registry.FUNCTIONS},
+    **{n: _op_flags(n) for n in registry.METHODS},
+    **{name if namespace == TENSOR else f"{namespace}.{name}": flags
+       for namespace, names, flags in _ROWS for name in names.split()},
+}
+_METHODS: frozenset[str] = frozenset(p for p in FLAGS if "." not in p)
+
+
+def _flagged(flag: str, methods: bool = False) -> frozenset[str]:
+    return frozenset(p for p, flags in FLAGS.items()
+                     if flag in flags and (p in _METHODS) == methods)
+
+
+# Every callable or value reachable by a dotted path from a root, and those flagged.
+FUNCTIONS: frozenset[str] = frozenset(FLAGS) - _METHODS
+PURE_FUNCTIONS: frozenset[str] = _flagged(PURE)
+PURE_METHODS: frozenset[str] = _flagged(PURE, methods=True)
+SIZED_FACTORIES: frozenset[str] = _flagged(SIZED)
+SEEDED: frozenset[str] = _flagged(SEEDED_FLAG)
+
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
 _base ndim T is_inference output_nr volatile real imag
@@ -132,8 +155,7 @@ _FUNCTION_SAVED = "saved_tensors _raw_saved_tensors"
 # loader cannot know a value's type, so it checks membership in the union; the interpreter
 # checks again at run time.
 OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
-    "tensor method": frozenset((*_TENSOR_METHODS_PURE.split(), *_TENSOR_METHODS.split(),
-                                *registry.METHODS, *registry.INPLACE)),
+    "tensor method": _METHODS | frozenset(registry.INPLACE),
     "tensor attribute": frozenset(_TENSOR_ATTRIBUTES.split()),
     "grad_fn": frozenset({"name", "next_functions", "register_hook", "register_prehook",
                           "metadata", "variable", *_SAVED.split(), *_RAW_SAVED.split(),
@@ -176,23 +198,6 @@ TENSOR_VALUED: frozenset[str] = frozenset(
 CTX_ENGINE_MEMBERS: frozenset[str] = (
     OBJECT_ATTRIBUTES["ctx"] | OBJECT_ATTRIBUTES["grad_fn"]
     | OBJECT_ATTRIBUTES["Function class"])
-
-# Tensor methods that are pure (see above; a method is pure only on an engine tensor: a
-# module's `double()` converts its parameters in place).
-PURE_METHODS: frozenset[str] = frozenset(
-    m for m in (*registry.METHODS, *_TENSOR_METHODS_PURE.split()) if not m.endswith("_"))
-
-# Flags of rows above, for the interpreter. Factories whose arguments are the sizes of the
-# tensor they make (`torch.full`'s first): their elements are counted against the run's
-# budget before the call (run/operation_limits.py).
-SIZED_FACTORIES: frozenset[str] = frozenset(
-    f"torch.{n}" for n in ["zeros", "ones", "rand", "randn", "full"])
-# Paths the harness serves itself, from its own seeded generator, so that every engine sees
-# identical random values (run/harness_builtins.py; nn.Linear is built by the engine, then
-# its parameters are refilled).
-SEEDED: frozenset[str] = frozenset(
-    {"torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like", "torch.manual_seed",
-     "torch.nn.Linear"})
 
 # Harness builtins (served by the interpreter, not by an engine), and those that are pure.
 PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})

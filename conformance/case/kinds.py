@@ -204,8 +204,10 @@ KINDS: tuple[Kind, ...] = (
           r"Sizes of tensors must match",
           r"cannot be broadcast to indexing result of shape",
           r"The expanded size of the tensor \(\d+\) must match the existing size",
-          r"Expect a 1D vector, but got shape"),
-         "operands of incompatible shapes (or of a rank the op refuses)"),
+          r"Expect a 1D vector, but got shape",
+          r"should contain the same number of dims as destination"),
+         "operands of incompatible shapes (or of a rank the op refuses; movedim's source and "
+         "destination of different lengths)"),
     Kind("cuda_unavailable", False,
          (r"Torch not compiled with CUDA enabled", r"No CUDA GPUs are available",
           r"Found no NVIDIA driver"),
@@ -251,6 +253,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("grad_complex_mismatch", False,
          (r"both grad_output and output are required to have the same dtype",),
          "a gradient given for an output is complex and the output is not, or the reverse"),
+    Kind("grad_complex_for_real_input", False,
+         (r"input_is_complex == grad_is_complex\) to be true",),
+         "a custom Function's backward returned a complex gradient for a real input (its "
+         "real part is the backward's to take)"),
     Kind("complex_unsupported", False,
          (r"not implemented for 'Complex", r"not supported for complex",
           r"not implemented for complex tensors", r"does not support complex",

@@ -25,10 +25,22 @@ from conformance.gen.ops import OPERATOR_OP
 from conformance.run.compare import Comparison, compare
 from conformance.run.engine import Engine
 from conformance.run.interpreter import run_program
-from conformance.run.trace import ERROR, OK, Trace
+from conformance.run.trace import ERROR, OK, FieldMask, Trace
 from reference_engine import registry
 
 BACKWARD_CALLS = frozenset({"backward", "grad"})
+
+# Generated programs do not compare the sign of a zero (hand-written cases do). torch's CPU
+# loops run each full 64-byte block of a contiguous run of elements (16 float32, 8 float64,
+# measured on torch 2.13's AVX512 build) through SIMD code and the rest through scalar code,
+# and the two differ on ties: maximum of +0 and -0 is the second operand in SIMD, the first
+# in scalar code; softshrink's zero region is +0 from a mask in SIMD, `a * 0` in scalar code;
+# clamp, fmax and several backward kernels likewise. A zero's sign then depends on its
+# position and the CPU's vector width, which the engine, knowing neither, cannot model (in
+# the README's probe, 12 of the default profile's first 500 programs differed only so).
+# Values after a masked difference are still compared; a program with one counts as
+# `masked:signed_zero` in the hit-rate table.
+SIGNED_ZERO = FieldMask("*.signed_zero", "the sign of a zero depends on torch's SIMD lanes")
 
 
 @dataclass
@@ -98,7 +110,8 @@ def _check(program: ir.Program, source: str, engine: Engine, torch: Engine, dtyp
            device: str) -> Checked:
     expected = run_program(torch, program, dtype=dtype, device=device, continue_on_error=True)
     actual = run_program(engine, program, dtype=dtype, device=device, continue_on_error=True)
-    return Checked(program, source, expected, actual, compare(expected, actual, dtype))
+    return Checked(program, source, expected, actual,
+                   compare(expected, actual, dtype, (SIGNED_ZERO,)))
 
 
 def number(program: ir.Program) -> ir.Program:
@@ -212,9 +225,8 @@ def _api_of(node: object) -> tuple[str, str | None] | None:
     if isinstance(node, ir.Call) and isinstance(node.func, ir.Attribute):
         path = ir.dotted(node.func)
         if path is not None and path.startswith("torch."):
-            last = path.rsplit(".", 1)[1]
-            return f"api:{path}", last if path == f"torch.{last}" and last in _OP_NAMES \
-                else None
+            row = path.removeprefix("torch.")  # a namespaced row: nn.functional.relu
+            return f"api:{path}", row if row in _OP_NAMES else None
         m = node.func.attr
         if m in _TENSOR_METHODS:
             return f"api:Tensor.{m}", _OP_OF_METHOD.get(m)
@@ -353,7 +365,9 @@ def grad_hits(program: ir.Program, ok_lines: set[int]) -> set[str]:
 def hits(checked: Checked) -> set[str]:
     """What the torch run exercised: features, `error:<kind>`, `completed_backward`, the API
     paths and ops used (`api:`, `op:`), the ops gradients were compared through (`grad:`),
-    and tangents and complex gradients (`jvp:`, `complex_grad:`: conformance.gen.flows)."""
+    tangents and complex gradients (`jvp:`, `complex_grad:`: conformance.gen.flows);
+    `masked:signed_zero` where the engine differed only in a zero's sign (before any
+    divergence)."""
     found = {f"feature:{f}" for f in features_of(checked.program)}
     by_line = {s.line: s for s in walk(checked.program.body)}
     ok_lines = set()
@@ -365,6 +379,8 @@ def hits(checked: Checked) -> set[str]:
             if step.line in by_line and _is_backward(by_line[step.line]) and \
                     not isinstance(by_line[step.line], (ir.With, ir.For)):
                 found.add("completed_backward")
+    if checked.comparison.masked is not None:
+        found.add("masked:signed_zero")
     from conformance.gen.flows import complex_hits, tangent_hits  # (flows imports this)
 
     return (found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)

@@ -9,6 +9,7 @@ its sample's shapes with its sample's arguments, its result shapes read once fro
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -17,6 +18,7 @@ from typing import Any, cast
 from conformance.case import operators
 from conformance.case import program as ir
 from conformance.gen.state import (
+    DEFAULT_DTYPE,
     Dice,
     Emit,
     GenSettings,
@@ -78,24 +80,29 @@ class GenOp:
         assert self.row.sample is not None
         return self.row.sample
 
+    def arg_exprs(self, dtype: str) -> tuple[ir.Expr, ...]:
+        """Its sample's arguments after the inputs, as expressions, a floating constant (a
+        source) in `dtype`, its first input's (nodes are immutable: every call shares
+        them)."""
+        found = self._arg_exprs.get(dtype)
+        if found is None:
+            found = self._arg_exprs[dtype] = tuple(_arg_expr(a, dtype)
+                                                   for a in self.sample.args)
+        return found
+
     @cached_property
-    def arg_exprs(self) -> tuple[ir.Expr, ...]:
-        """Its sample's arguments after the inputs, as expressions (nodes are immutable:
-        every call shares them)."""
-        return tuple(_arg_expr(a) for a in self.sample.args)
+    def _arg_exprs(self) -> dict[str, tuple[ir.Expr, ...]]:
+        return {}
 
     @property
     def weight(self) -> int:
-        """How often it is drawn, relative to a pointwise op: see weighted_ops."""
-        if self.row.name.endswith("_"):
-            return 10  # in-place only: its target must be a clone in a completed graph
-        if self.form == SAMPLE or self.sample.positive:
-            return 8
-        if self.row.inplace is None:
-            return 1
-        # a third form to spread over (a fourth: an operator), and the in-place one is drawn
-        # only as a statement's first op (a nested op is called out of place)
-        return 3 if self.row.name not in OPERATOR_OF else 5
+        """How often it is an op action's first op, relative to a pointwise op (see
+        weighted_ops): twice for a row only ever drawn so (called on its sample's shapes,
+        only on positive values, or in place only), since the others are also drawn as the
+        next op of a chain (`torch.sin(x).exp()`)."""
+        if self.row.name.endswith("_") or self.form == SAMPLE or self.sample.positive:
+            return 2
+        return 1
 
     @cached_property
     def forms(self) -> tuple[str, ...]:
@@ -140,13 +147,44 @@ def _torch_call(row: registry.OpRow, inputs: list[Any], args: list[Any], **kwarg
     import torch
 
     if row.function:
-        return getattr(torch, row.name)(*inputs, *args, **kwargs)
+        return _resolve(torch, row.name)(*inputs, *args, **kwargs)
     return getattr(inputs[0], row.name)(*inputs[1:], *args, **kwargs)
+
+
+def _resolve(module: Any, dotted: str) -> Any:
+    """`module.a.b` for "a.b" (a namespaced row: `torch.nn.functional.relu`)."""
+    for part in dotted.split("."):
+        module = getattr(module, part)
+    return module
 
 
 def _shapes_of(result: Any) -> tuple[Shape, ...]:
     items = result if isinstance(result, (tuple, list)) else (result,)
     return tuple(tuple(t.shape) for t in items)
+
+
+# Shapes on which a row is tried, to tell how it may be drawn: a pointwise op keeps any
+# shape, a broadcasting one takes any pair that broadcasts (tried, not assumed from the
+# row's family: tril wants 2 dims, a loss reduces to 0-d).
+_POINTWISE_TRIALS = ((), (2,), (2, 1, 3))
+_BROADCAST_TRIALS = (((2, 3), (3,)), ((), (2,)), ((2, 1, 3), (1, 2, 1)))
+
+
+def _keeps_shapes(row: registry.OpRow, trials: Sequence[tuple[Shape, ...]],
+                  args: list[Any]) -> bool:
+    import torch
+
+    generator = torch.Generator().manual_seed(0)
+    for shapes in trials:
+        inputs = [torch.rand(s, dtype=torch.float64, generator=generator) + 0.5
+                  for s in shapes]
+        try:
+            out = _shapes_of(_torch_call(row, inputs, args))
+        except (TypeError, RuntimeError, ValueError, IndexError):
+            return False
+        if any(o != _broadcast(shapes[0], shapes[-1]) for o in out):
+            return False
+    return True
 
 
 def _gen_op(row: registry.OpRow) -> GenOp:
@@ -156,12 +194,17 @@ def _gen_op(row: registry.OpRow) -> GenOp:
 
     sample = row.sample
     assert sample is not None
-    inputs = [torch.full(s, 0.75, dtype=torch.float64) for s in sample.shapes]
+    # seeded values in [0.5, 1.5): in every sample's domain, and a matrix of them invertible
+    generator = torch.Generator().manual_seed(0)
+    inputs = [torch.rand(s, dtype=torch.float64, generator=generator) + 0.5
+              for s in sample.shapes]
     outputs = _shapes_of(_torch_call(row, [t.clone() for t in inputs], _torch_args(sample)))
     numbers = all(isinstance(a, float) for a in sample.args)
-    if row.feature == "ops" and len(sample.shapes) == 1 and numbers:
+    if len(sample.shapes) == 1 and numbers and _keeps_shapes(
+            row, [(s,) for s in _POINTWISE_TRIALS], list(sample.args)):
         return GenOp(row, POINTWISE, outputs)
-    if row.feature == "ops" and len(sample.shapes) == 2 and not sample.args:
+    if len(sample.shapes) == 2 and not sample.args and _keeps_shapes(
+            row, _BROADCAST_TRIALS, []):
         return GenOp(row, BROADCAST, outputs)
     if row.feature == "reductions" and len(sample.shapes) == 1 and not sample.args:
         try:  # a reduction that takes a dim is drawn on any tensor, with dim and keepdim
@@ -176,8 +219,10 @@ def _gen_op(row: registry.OpRow) -> GenOp:
 @cache
 def generated_ops() -> tuple[GenOp, ...]:
     """Every differentiable registry row not in registry.NOT_GENERATED."""
-    return tuple(_gen_op(r) for r in registry.OPS
-                 if r.differentiable and r.name not in registry.NOT_GENERATED)
+    with warnings.catch_warnings():  # torch's on the trial calls (cov's degrees of freedom)
+        warnings.simplefilter("ignore")
+        return tuple(_gen_op(r) for r in registry.OPS
+                     if r.differentiable and r.name not in registry.NOT_GENERATED)
 
 
 @cache
@@ -187,15 +232,19 @@ def ops_for(settings: GenSettings) -> tuple[GenOp, ...]:
 
 @cache
 def weighted_ops(settings: GenSettings) -> tuple[GenOp, ...]:
-    """ops_for(settings), an op repeated by its weight: rows called on their sample's fixed
-    shapes, or only on positive values, are drawn more often, since they less often
-    find an input already there or are nested into another op's statement; with that
-    every op is used, and its gradient compared, in a share of programs (the floors in
-    tests/conformance/test_strategies.py)."""
+    """ops_for(settings), an op repeated by its weight: what an op action's first op is
+    drawn from, uniformly. Every op is then the first op of an action with a probability
+    the design fixes (`head_share`), and with the chains its gradient is compared in a
+    share of programs (the floors in tests/conformance/test_strategies.py)."""
     return tuple(op for op in ops_for(settings) for _ in range(op.weight))
 
 
-def _arg_expr(a: object) -> ir.Expr:
+def head_share(op: GenOp, settings: GenSettings) -> float:
+    """The probability that one op action's first op is `op`."""
+    return op.weight / len(weighted_ops(settings))
+
+
+def _arg_expr(a: object, dtype: str) -> ir.Expr:
     if isinstance(a, registry.Const):
         values = a.values
         shape = _const_shape(values)
@@ -209,6 +258,8 @@ def _arg_expr(a: object) -> ir.Expr:
                 flat.append(v)
 
         collect(values)
+        if a.dtype.startswith("float") and dtype != DEFAULT_DTYPE:
+            return call(torch_fn("tensor"), nested(flat, shape), dtype=torch_fn(dtype))
         return call(torch_fn("tensor"), nested(flat, shape))
     if isinstance(a, tuple):
         return ir.Tuple(tuple(const(v) for v in a))
@@ -318,8 +369,9 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
     index: int | None = None
     if op.form == POINTWISE:
         inputs = [take(None)]
-        args = op.arg_exprs
-        out_shapes: tuple[Shape, ...] = (inputs[0].shape,)
+        args = op.arg_exprs(inputs[0].dtype)
+        # (several results of the input's shape: frexp's mantissa and exponent)
+        out_shapes: tuple[Shape, ...] = (inputs[0].shape,) * len(op.outputs)
     elif op.form == BROADCAST:
         x = take(None)
         if form == "operator" and op.name != "pow" and dice.chance(1, 4):
@@ -337,9 +389,9 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
             y = dice.recent(fit)
         else:
             partner = broadcast_partner(x.shape, dice, settings)
-            if form != "inplace" and len(x.shape) < settings.max_rank and dice.chance(1, 4):
+            if form != "inplace" and len(x.shape) < settings.rank and dice.chance(1, 4):
                 # a partner of higher rank broadcasts x
-                partner = (1 + dice.below(settings.max_side),
+                partner = (1 + dice.below(settings.side),
                            *(1 if n > settings.max_side else n for n in x.shape))
             emit = leaf(dice, state, settings, shape=partner,
                          positive=True if positive else None, dtype=x.dtype)
@@ -347,7 +399,7 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
             state = emit.state
             y = state.vars[-1]
         inputs = [x, y]
-        out_shapes = (_broadcast(x.shape, y.shape),)
+        out_shapes = (_broadcast(x.shape, y.shape),) * len(op.outputs)  # broadcast_tensors
     elif op.form == REDUCTION:
         x = take(None)
         inputs = [x]
@@ -369,7 +421,7 @@ def _one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: st
         inputs = [take(op.sample.shapes[0], blas_dtype(settings) if op.name in BLAS_PRODUCTS
                        else None)]
         inputs += [take(s, inputs[0].dtype) for s in op.sample.shapes[1:]]
-        args = op.arg_exprs
+        args = op.arg_exprs(inputs[0].dtype)
         out_shapes = op.outputs
     if form == "inplace":
         target, emit = _prepare_target(dice, state, inputs[0])

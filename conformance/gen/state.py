@@ -24,11 +24,24 @@ Shape = tuple[int, ...]
 
 @dataclass(frozen=True)
 class GenSettings:
-    max_rank: int = 3
-    max_side: int = 3  # every dimension is 1..max_side
-    max_actions: int = 10  # actions after the leaves; a program stays around 12 statements
+    # Every tensor a program makes has rank <= max_rank and dimensions 1..max_side: room
+    # for the registry rows called on their sample's shapes (pixel_shuffle's (1, 4, 1, 2),
+    # split_with_sizes' (5, 2)). The shapes drawn at random stay within rank 3 and side 3.
+    max_rank: int = 4
+    max_side: int = 6
+    max_actions: int = 40  # actions after the leaves
     devices: tuple[str, ...] = ("cpu",)
     dtypes: tuple[str, ...] = ("float32", "float64")
+
+    @property
+    def rank(self) -> int:
+        """The largest rank of a shape drawn at random."""
+        return min(self.max_rank, 3)
+
+    @property
+    def side(self) -> int:
+        """The largest dimension of a shape drawn at random."""
+        return min(self.max_side, 3)
 
 
 DEFAULT = GenSettings()
@@ -188,8 +201,8 @@ def promoted(*vs: Var) -> str:
 # ---- leaves ------------------------------------------------------------------------------
 
 def draw_shape(dice: Dice, settings: GenSettings, min_rank: int = 0) -> Shape:
-    rank = min_rank + dice.below(max(settings.max_rank - min_rank, 0) + 1)
-    return tuple(1 + dice.below(settings.max_side) for _ in range(rank))
+    rank = min_rank + dice.below(max(settings.rank - min_rank, 0) + 1)
+    return tuple(1 + dice.below(settings.side) for _ in range(rank))
 
 
 def factory_kwargs(dtype: str, device: str, requires_grad: bool) -> dict[str, ir.Expr]:

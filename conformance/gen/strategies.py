@@ -40,7 +40,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from hypothesis import HealthCheck, Phase, given
@@ -80,14 +80,14 @@ from conformance.gen.state import (
 def _matmul(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """x @ w for a new w of compatible shape: 1-D, 2-D and batched operands."""
     dtype = blas_dtype(settings)  # (see gen_ops.BLAS_PRODUCTS)
-    ranked = [v for v in state.vars if v.shape and v.shape[-1] <= settings.max_side
+    ranked = [v for v in state.vars if v.shape and v.shape[-1] <= settings.side
               and dtype in (None, v.dtype)]
-    if not ranked or settings.max_rank < 1:
+    if not ranked or settings.rank < 1:
         return registry_op(dice, state, settings)
     x = dice.recent(ranked)
     k = x.shape[-1]
-    rank = 1 if settings.max_rank < 2 else 1 + dice.below(2)
-    m = 1 + dice.below(settings.max_side)
+    rank = 1 if settings.rank < 2 else 1 + dice.below(2)
+    m = 1 + dice.below(settings.side)
     w_shape = (k,) if rank == 1 else (k, m)
     emit = leaf(dice, state, settings, shape=w_shape, dtype=x.dtype)
     w = emit.state.vars[-1]
@@ -103,7 +103,7 @@ def _view(dice: Dice, state: State, settings: GenSettings) -> Emit:
     options: list[tuple[Callable[[ir.Expr], ir.Expr], Shape]] = [
         (lambda e: method(e, "reshape", const(-1)), (numel(x.shape),)),
     ]
-    if len(x.shape) < settings.max_rank:
+    if len(x.shape) < settings.rank:
         options.append((lambda e: method(e, "unsqueeze", const(0)), (1, *x.shape)))
     if len(x.shape) >= 2:
         options.append((lambda e: method(e, "transpose", const(0), const(1)),
@@ -141,6 +141,25 @@ def _root(v: Var) -> ir.Expr:
     return name(v.name) if not v.shape else method(name(v.name), "sum")
 
 
+FINAL_TERMS = 32  # results summed into the final losses at most
+LOSS_TERMS = 6  # ... into one of them
+GRAD_PREFIX = "g"  # the names of autograd.grad's results
+
+
+def _live_results(state: State) -> list[Var]:
+    """The results a loss may sum: they require grad, hang from no freed graph, and are not
+    a gradient autograd.grad returned (None where its input was unused)."""
+    return [v for v in state.differentiable() if not v.leaf and not v.stale
+            and not v.name.startswith(GRAD_PREFIX)]
+
+
+def _loss(terms: Sequence[Var]) -> ir.Expr:
+    loss: ir.Expr = _root(terms[0])
+    for v in terms[1:]:
+        loss = ir.BinOp("+", loss, _root(v))
+    return loss
+
+
 def _backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     targets = state.differentiable() or state.vars
     v = dice.recent(targets)
@@ -149,8 +168,13 @@ def _backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
         kwargs["retain_graph"] = const(True)
     if dice.chance(1, 6):
         kwargs["create_graph"] = const(True)
+    # a backward that frees the graph leaves every result so far out of later losses: half
+    # the time its root is a loss over the newest results too (their gradients compared)
+    terms = _live_results(state)[-LOSS_TERMS:] if not kwargs and dice.chance(1, 2) else []
     if not kwargs:
         state = state.backwarded()  # retain_graph or create_graph keep the graph
+    if len(terms) > 1:
+        return Emit((expr_stmt(method(_loss(terms), "backward")),), state)
     leaves = state.leaves()
     if leaves and dice.chance(1, 5):
         kwargs["inputs"] = ir.List((name(dice.pick(leaves).name),))
@@ -160,23 +184,32 @@ def _backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     return Emit((expr_stmt(method(_root(v), "backward", **kwargs)),), state)
 
 
+
+
 def _final_backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
-    """A program's last backward: often of a loss summing the newest results that require
-    grad (as training code sums its terms), so the gradients of several chains of ops are
-    compared at once."""
-    results = [v for v in state.differentiable() if not v.leaf and not v.stale]
+    """A program's last backward: often of losses summing the newest results that require
+    grad (as training code sums its terms), so the gradients of many chains of ops are
+    compared at once; several losses of at most LOSS_TERMS terms each (all but the last
+    retain the graph they share), so that one term whose backward fails (an input modified
+    in place since) leaves the other losses' gradients compared."""
+    results = _live_results(state)
     if not results or dice.chance(1, 12):
         return _backward(dice, state, settings)
-    terms = results[-12:]
-    loss: ir.Expr = _root(terms[0])
-    for v in terms[1:]:
-        loss = ir.BinOp("+", loss, _root(v))
-    kwargs = {"retain_graph": const(True)} if dice.chance(1, 2) else {}
-    return Emit((expr_stmt(method(loss, "backward", **kwargs)),), state)
+    results = results[-FINAL_TERMS:]
+    groups = [results[i:i + LOSS_TERMS] for i in range(0, len(results), LOSS_TERMS)]
+    stmts = []
+    for i, terms in enumerate(groups):
+        last = i == len(groups) - 1
+        kwargs = {"retain_graph": const(True)} if not last or dice.chance(1, 2) else {}
+        stmts.append(expr_stmt(method(_loss(terms), "backward", **kwargs)))
+    return Emit(tuple(stmts), state)
 
 
 def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
-    """torch.autograd.grad, with allow_unused, and optionally a second-order grad."""
+    """torch.autograd.grad, with allow_unused and materialize_grads, and optionally a
+    second-order grad. The generator does not track which leaves a result depends on, so
+    the grad of an unused leaf must be zeros, not None: later statements use it as a
+    tensor (a None there made torch and the engine fail with different errors)."""
     leaves = state.leaves()
     targets = state.differentiable()
     if not leaves or not targets:
@@ -185,7 +218,8 @@ def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
     x = dice.pick(leaves)
     create = dice.chance(1, 2)
     state = state.backwarded()
-    kwargs: dict[str, ir.Expr] = {"allow_unused": const(True)}
+    kwargs: dict[str, ir.Expr] = {"allow_unused": const(True),
+                                  "materialize_grads": const(True)}
     if create:
         kwargs["create_graph"] = const(True)
     if dice.chance(1, 2):
@@ -195,16 +229,16 @@ def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
         out: ir.Expr = name(v.name)
     else:
         out = _root(v)
-    g, state = state.fresh("g")
+    g, state = state.fresh(GRAD_PREFIX)
     stmts: list[ir.Stmt] = [ir.Assign(ir.Tuple((name(g),)), call(
         torch_fn("autograd.grad"), out, ir.List((name(x.name),)), **kwargs))]
     state = state.bind(x._replace(name=g, requires_grad=create, leaf=not create,
                                   positive=False))
     if create and dice.chance(1, 2):
-        gg, state = state.fresh("g")
+        gg, state = state.fresh(GRAD_PREFIX)
         stmts.append(ir.Assign(ir.Tuple((name(gg),)), call(
             torch_fn("autograd.grad"), method(name(g), "sum"), ir.List((name(x.name),)),
-            allow_unused=const(True))))
+            allow_unused=const(True), materialize_grads=const(True))))
         state = state.bind(x._replace(name=gg, requires_grad=False, leaf=True,
                                       positive=False))
     return Emit(tuple(stmts), state)
@@ -411,7 +445,7 @@ def _action(name_: str, piece: Piece, weight: int, *features: str) -> Action:
 # Ops dominate (the registry's rows, each with a share of programs big enough to compare its
 # backward); motifs are frequent enough to reach their error paths in a good share.
 ACTIONS: tuple[Action, ...] = (
-    _action("op", registry_op, 30, "ops", "reductions", "views", "matmul", "inplace"),
+    _action("op", registry_op, 60, "ops", "reductions", "views", "matmul", "inplace"),
     _action("matmul", _matmul, 1, "matmul"),
     _action("view", _view, 2, "views"),
     _action("inplace", _inplace, 1, "inplace"),
@@ -431,8 +465,12 @@ ACTIONS: tuple[Action, ...] = (
 )
 BY_NAME: dict[str, Action] = {a.name: a for a in ACTIONS}
 WEIGHTED: tuple[Action, ...] = tuple(a for a in ACTIONS for _ in range(a.weight))
-# An action's draw ends the program with probability 1/STOP: about 7 actions on average.
-STOP = 8
+# An action's draw ends the program with probability 1/STOP (a program has at most
+# settings.max_actions): with the op action's weight, about 20 op actions per program under
+# the default settings (measured: 5,050 in the default profile's 250 programs), so that each
+# of the registry's ~270 ops is the first op of an action in about 5 % of programs or more
+# (the floors in tests/conformance/test_strategies.py).
+STOP = 60
 MOTIFS = (BY_NAME["modify_saved"], BY_NAME["backward_twice"])
 # Tables of one kind of action (`programs(actions=...)`): forward-mode programs, every
 # action a dual-level block (the JVP fault-injection benchmark, the per-op jvp floors),

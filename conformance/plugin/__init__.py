@@ -102,8 +102,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
     from conformance.report import generated as generated_report
     from conformance.report import records
 
-    if rep.when == "call" and _MATCHED:
-        rep.user_properties.append((MATCHED_PROPERTY, json.dumps(sorted(_MATCHED))))
+    matched = item.config.stash[_MATCHED]
+    if rep.when == "call" and matched:
+        rep.user_properties.append((MATCHED_PROPERTY, json.dumps(sorted(matched))))
     if _is_generated(item) and rep.when == "call":
         rep.user_properties.append((HITS_PROPERTY, json.dumps(_GENERATED_LOG.as_dict())))
         rep.user_properties.append((RESULT_PROPERTY, json.dumps(generated_report.record(
@@ -204,8 +205,8 @@ def known_divergences(pytestconfig: pytest.Config) -> expectations.Expectations:
 
 
 @pytest.fixture(scope="session")
-def matched_expectations() -> set[int]:
-    return _MATCHED
+def matched_expectations(pytestconfig: pytest.Config) -> set[int]:
+    return pytestconfig.stash[_MATCHED]
 
 
 @pytest.fixture(scope="session")
@@ -262,7 +263,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
     in_use = _load_expectations(config)
-    _MATCHED.clear()  # one session's matches (a process may run several, e.g. pytester)
+    config.stash[_MATCHED] = set()  # this session's matches
     box = getattr(config, "workerinput", {}).get(blackbox.WORKER_INPUT)
     if box is not None:  # an xdist worker: its black box, named by the controller
         blackbox.assign(str(box))

@@ -33,9 +33,6 @@ GENERATED_ID = f"conformance/generated_suite.py::{GENERATED_TEST}"
 
 # Hit counts of the generated-program items run in this process (reset per item).
 _GENERATED_LOG = HitRates()
-# Indices of generated-program expectations entries matched by programs run in this process
-# (case items' entries are judged from their records: baseline.usage).
-_MATCHED: set[int] = set()
 # The run's stash keys (typed in annotations: the types are imported for type checking only)
 _EXPECTATIONS: pytest.StashKey[expectations.Expectations] = pytest.StashKey()
 _PROFILE = pytest.StashKey[str]()
@@ -43,6 +40,9 @@ _STARTED = pytest.StashKey[float]()
 _CASE_ROOTS = pytest.StashKey[tuple[Path, ...]]()
 _IDS: pytest.StashKey[paths.CaseIds] = pytest.StashKey()
 _TAKEN_IDS = pytest.StashKey[dict[str, Path]]()
+# Indices of generated-program expectations entries matched by the programs this session ran
+# in this process (case items' entries are judged from their records: baseline.usage).
+_MATCHED = pytest.StashKey[set[int]]()
 _LOAD_ERRORS = pytest.StashKey[int]()  # case files that failed to load in this process
 _RUN_STATE: pytest.StashKey[RunState] = pytest.StashKey()
 # What this run did with its report directory (`run` reads it: cli/final_line.Observer).

@@ -7,7 +7,9 @@ file (`path`) and lists every test function of it at one PyTorch commit, each `t
 `{left out: ["<assertion>: <reason>", ...]}` naming the assertions of the test its cases do
 not state. Which tests have cases is derived, never written: a case cites the test its
 `source:` line names (`source: test_autograd.py <test_name>`, or `<Class>.<test_name>` where
-the bare name is not unique; the file's base name says which map).
+the bare name is not unique; the file's base name says which map). A map may also name
+`subsets` of its tests (`{name: [Class.test_name, ...]}`), whose figures the table gives
+apart.
 
 "Covered" is exact: a test is covered when its cases state every assertion of the test that
 the case language can state, which the map records by listing nothing as left out. A test
@@ -103,6 +105,9 @@ class CoverageMap:
     classes: dict[str, int]
     entries: tuple[Entry, ...]
     note: str = ""  # what holds for every test of the file (shown above the table)
+    # named groups of the file's tests whose figures the table gives on their own (issue
+    # 22's floor counts its forward-mode and complex tests apart)
+    subsets: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def source_prefix(self) -> str:
@@ -160,7 +165,26 @@ def load_map(path: Path = MAP_PATH) -> CoverageMap:
         raise MapError(f"{path}: tests per class {dict(counted)} differ from `classes` "
                        f"{data['classes']}: a test line was lost or added")
     return CoverageMap(str(data["path"]), str(data["commit"]), dict(data["classes"]), entries,
-                       str(data.get("note", "")).strip())
+                       str(data.get("note", "")).strip(),
+                       _subsets(path, data.get("subsets") or {}, {e.key for e in entries}))
+
+
+def _subsets(path: Path, data: object, keys: set[str]) -> dict[str, tuple[str, ...]]:
+    """`subsets: {name: [Class.test_name, ...]}`: each a list of the map's tests, once."""
+    if not isinstance(data, dict):
+        raise MapError(f"{path}: `subsets` maps a name to a list of the map's tests")
+    subsets = {}
+    for name, members in data.items():
+        if not isinstance(members, list) or not members:
+            raise MapError(f"{path}: subset `{name}` must list tests (`Class.test_name`)")
+        unknown = [m for m in members if m not in keys]
+        if unknown:
+            raise MapError(f"{path}: subset `{name}` lists {', '.join(map(str, unknown))}, "
+                           "not a test of the map; write `Class.test_name` as under `tests`")
+        if len(set(members)) != len(members):
+            raise MapError(f"{path}: subset `{name}` lists a test twice")
+        subsets[str(name)] = tuple(members)
+    return subsets
 
 
 # test file -> test name -> citing cases
@@ -271,6 +295,18 @@ def render(cmap: CoverageMap, coverage: Coverage) -> str:
         "| --- | ---: |",
         *(f"| {s} | {coverage.count(s)} |" for s in STATUSES),
         "",
+    ]
+    if cmap.subsets:
+        lines += ["| subset | tests | covered | partly covered | todo | out of scope | "
+                  "covered / in scope |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for name, members in cmap.subsets.items():
+            n = Counter(coverage.status[k] for k in members)
+            scope = len(members) - n[OUT_OF_SCOPE]
+            pct = f" ({100 * n[COVERED] / scope:.1f} %)" if scope else ""
+            lines.append(f"| {name} | {len(members)} | {n[COVERED]} | {n[PARTLY]} | {n[TODO]} "
+                         f"| {n[OUT_OF_SCOPE]} | {n[COVERED]} / {scope}{pct} |")
+        lines.append("")
+    lines += [
         "| out of scope, by category | tests |",
         "| --- | ---: |",
     ]

@@ -4,9 +4,10 @@ Program text is never handed to Python's eval/exec/compile: each IR node is inte
 (`evaluate`), and names and attributes reach an engine only through the API table (`sandbox`).
 The interpreter is built in layers, each a module: the API sandbox (`sandbox`), the guards and
 budgets (`operation_limits`), the harness's builtins and seeded values (`harness_builtins`),
-the evaluation of statements and expressions (`evaluate`); here, on top, the run and its
-steps: each top-level statement executed, its warnings and outcome recorded, and the names in
-scope observed after it (`incremental`: which snapshots a step may reuse).
+the evaluation of expressions (`evaluate_expressions`) and of statements (`evaluate`); here,
+on top, the run and its steps: each top-level statement executed, its warnings and outcome
+recorded, and the names in scope observed after it (`incremental`: which snapshots a step
+may reuse).
 """
 
 from __future__ import annotations
@@ -20,15 +21,8 @@ from conformance.case import language
 from conformance.case import program as ir
 from conformance.run import changes, isolation, limits
 from conformance.run.engine import Engine
-from conformance.run.evaluate import (
-    BINARY,
-    COMPARE,
-    INPLACE,
-    UNARY,
-    Evaluator,
-    _StepFailed,
-    warning_record,
-)
+from conformance.run.evaluate import Evaluator, _StepFailed, warning_record
+from conformance.run.evaluate_expressions import BINARY, COMPARE, INPLACE, UNARY
 from conformance.run.incremental import IncrementalObserver
 from conformance.run.observe import observe
 from conformance.run.sandbox import CaseFailure, Scope
@@ -258,6 +252,10 @@ def warn_always(engine: Engine) -> Iterator[bool]:
 WARM_UPS: tuple[str, ...] = (
     # torch's first make_dual imports torch._decomp, whose torch.jit.script calls warn
     "with fwAD.dual_level():\n    x = fwAD.make_dual(torch.ones(1), torch.ones(1))\n",
+    # an op on a tensor requiring grad, and its backward: the torch.compile engine compiles
+    # both, and inductor's first compile imports modules that warn (a FutureWarning that
+    # `torch._prims_common.check` is deprecated)
+    "x = torch.ones(1, requires_grad=True)\n(x * 2).sum().backward()\n",
 )
 
 

@@ -5,6 +5,7 @@ public op gets its row in registry.py.
 
     common       what every family uses: result tensors (new, wrap), dims, dtype
                  promotion, devices, broadcasting, the elementwise kernel, out= overloads,
+                 torch's argument-parser refusal for the Tensor/Number overloads (parse),
                  and the flat-index plumbing (gather, scatter_add, index_put) views and
                  in-place writes are built on
     elementwise  arithmetic, pow, unary functions, atan2
@@ -22,8 +23,7 @@ public op gets its row in registry.py.
     piecewise    sign/sgn, trunc/floor/ceil/round/frac, positive, nan_to_num,
                  clamp_min/clamp_max, clamp.Tensor
     binary_math  xlogy, copysign, fmod, remainder, fmax/fmin, hypot, logaddexp(2), ldexp,
-                 float_power, true_divide, lerp, addcmul, addcdiv; torch's argument-parser
-                 refusal for the Tensor/Number overloads (parse)
+                 float_power, true_divide, lerp, addcmul, addcdiv
     special_kernels  the special functions numpy lacks (digamma, polygamma, erfinv, i1, ...),
                  in numpy after ATen's Math.h (no scipy)
     conversions  Tensor.double(), Tensor.float()

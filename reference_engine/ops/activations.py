@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes, inplace_ops, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, comparisons
+from . import common, comparisons, unary_math
 from . import elementwise as ops
 
 Array = np.ndarray
@@ -112,14 +112,17 @@ def _elu_f(x: Array, alpha: float, scale: float, input_scale: float) -> Array:
     return np.where(x > 0, scale * x, scale * alpha * np.expm1(x * input_scale))
 
 
+# elu_backward's kernel and elu_double_backward test `x <= 0` for the curve: a nan input
+# takes the linear piece (gradient scale, second derivative 0)
+
 def _elu_df(x: Array, alpha: float, scale: float, input_scale: float) -> Array:
-    return np.where(x > 0, scale, scale * alpha * input_scale * np.exp(x * input_scale))
+    return np.where(x <= 0, scale * alpha * input_scale * np.exp(x * input_scale), scale)
 
 
 def _elu_d2f(x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
     curve = ops.mul_scalar(ops.exp(ops.mul_scalar(x, input_scale)),
                            scale * alpha * input_scale * input_scale)
-    return _zero_where(_mask(x, lambda a: a > 0), curve)
+    return _zero_where(_mask(x, lambda a: ~(a <= 0)), curve)
 
 
 ELU = Pointwise("EluBackward0", "EluBackwardBackward0", ("alpha", "scale", "input_scale"),
@@ -254,8 +257,10 @@ def _silu_backward(g: Tensor, x: Tensor) -> Tensor:
 
 
 def _mish_backward(g: Tensor, x: Tensor) -> Tensor:
-    """grad * (t + x * sigmoid(x) * (1 - t * t)), t = tanh(softplus(x))."""
-    t = ops.tanh(softplus(x))
+    """grad * (t + x * sigmoid(x) * (1 - t * t)), t = tanh(softplus(x)), softplus written
+    `input.exp().log1p()` as infinitely_differentiable_mish_backward does (ExpBackward0 and
+    Log1PBackward0 under create_graph, not SoftplusBackward0)."""
+    t = ops.tanh(unary_math.log1p(ops.exp(x)))
     return ops.mul(g, ops.add(t, ops.mul(ops.mul(x, ops.sigmoid(x)),
                                          ops.sub(1.0, ops.mul(t, t)))))
 

@@ -11,7 +11,6 @@ lerp.Scalar, ...) the op records that overload's node.
 from __future__ import annotations
 
 import builtins
-import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +20,7 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from . import indexing
-from .common import Number, _elementwise, _promotes, wrap, zeros_like
+from .common import OUT, Number, _elementwise, _promotes, _tensor_or_number, parse, wrap, zeros_like
 from .comparisons import compare, isnan, logical_not
 from .copying import to
 from .division import div_mode
@@ -55,33 +54,6 @@ def _binary_float(spec: OpSpec, fn: Callable[..., Any], self: Any, other: Any, *
 
 def _masked_fill(t: Tensor, mask: Tensor, value: Number) -> Tensor:
     return indexing.masked_fill(t, mask, value)
-
-
-# ---- torch's argument parser for the Tensor / Number overloads ---------------------------
-
-OUT = ", *, Tensor out = None"
-
-
-def parse(name: str, args: tuple[Any, ...], *signatures: str) -> None:
-    """Refuse, with torch's TypeError, arguments matching none of the signatures (each
-    `Tensor a, Number b[, *, Tensor out = None]`, only its two positional types read)."""
-    def takes(kind: str, x: Any) -> bool:
-        if kind == "Tensor":
-            return isinstance(x, Tensor)
-        return isinstance(x, numbers.Number)
-    for sig in signatures:
-        kinds = [p.split()[0] for p in sig.split(",")[:2]]
-        if all(takes(k, a) for k, a in zip(kinds, args, strict=True)):
-            return
-    got = tuple("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
-    raise TypeError(messages.invalid_combination(
-        name, got, tuple((s, "*" not in s and s.count(",") + 1 == len(args))
-                         for s in signatures)))
-
-
-def _tensor_or_number(name: str, self: Any, other: Any, param: str = "other") -> None:
-    parse(name, (self, other), f"Tensor input, Tensor {param}{OUT}",
-          f"Tensor input, Number {param}{OUT}")
 
 
 # ---- xlogy ----------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 """What every op family uses: making a result tensor (new, wrap), argument handling
 (dims, dtype promotion, devices, broadcasting), the elementwise kernel with torch's memory
-layout, out= overloads, and the flat-index plumbing views and in-place writes are built on."""
+layout, out= overloads, torch's argument parser for the Tensor / Number overloads, and the
+flat-index plumbing views and in-place writes are built on."""
 
 from __future__ import annotations
 
 import builtins
+import numbers
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -288,3 +290,30 @@ def index_put(self: Tensor, index: np.ndarray, values: Tensor) -> Tensor:
     arr = np.array(self._data, copy=True)
     arr.reshape(-1)[index.reshape(-1)] = np.broadcast_to(values._data, index.shape).reshape(-1)
     return record(INDEX_PUT, new(arr, self.dtype, self.device), [self, values], index=index)
+
+
+# ---- torch's argument parser for the Tensor / Number overloads ---------------------------
+
+OUT = ", *, Tensor out = None"   # the out= keyword in a signature torch's parser prints
+
+
+def parse(name: str, args: tuple[Any, ...], *signatures: str) -> None:
+    """Refuse, with torch's TypeError, arguments matching none of the signatures (each
+    `Tensor a, Number b[, *, Tensor out = None]`, only its two positional types read)."""
+    def takes(kind: str, x: Any) -> bool:
+        if kind == "Tensor":
+            return isinstance(x, Tensor)
+        return isinstance(x, numbers.Number)
+    for sig in signatures:
+        kinds = [p.split()[0] for p in sig.split(",")[:2]]
+        if all(takes(k, a) for k, a in zip(kinds, args, strict=True)):
+            return
+    got = tuple("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    raise TypeError(messages.invalid_combination(
+        name, got, tuple((s, "*" not in s and s.count(",") + 1 == len(args))
+                         for s in signatures)))
+
+
+def _tensor_or_number(name: str, self: Any, other: Any, param: str = "other") -> None:
+    parse(name, (self, other), f"Tensor input, Tensor {param}{OUT}",
+          f"Tensor input, Number {param}{OUT}")

@@ -77,11 +77,14 @@ def _positions(t: Tensor) -> np.ndarray:
     return np.arange(t._data.size).reshape(t._data.shape)
 
 
+# Forward mode: each spec's `jvp` is derivatives.yaml's `result:` formula for it.
 VIEW_AS_REAL = OpSpec("ViewAsRealBackward0", ("self",),
-                      backward=lambda c, g: [view_as_complex(_contiguous(g))])
+                      backward=lambda c, g: [view_as_complex(_contiguous(g))],
+                      jvp=lambda c: view_as_real(resolve_conj(c.self_t)))
 VIEW_AS_COMPLEX = OpSpec(
     "ViewAsComplexBackward0", ("self",),
-    backward=lambda c, g: [view_as_real(resolve_conj(_contiguous(g)))])
+    backward=lambda c, g: [view_as_real(resolve_conj(_contiguous(g)))],
+    jvp=lambda c: view_as_complex(c.self_t))
 
 
 def _contiguous(g: Tensor) -> Tensor:
@@ -140,7 +143,7 @@ def imag(self: Tensor) -> Tensor:
 
 
 NEG_VIEW = OpSpec("NegViewBackward0", ("self",),
-                  backward=lambda c, g: [_neg(g)])
+                  backward=lambda c, g: [_neg(g)], jvp=lambda c: _neg_view(c.self_t))
 
 
 def _neg(g: Tensor) -> Tensor:
@@ -157,13 +160,20 @@ def _neg_view(self: Tensor) -> Tensor:
 
 # ---- conjugation ---------------------------------------------------------------------
 
-CONJ = OpSpec("ConjBackward0", ("self",), backward=lambda c, g: [conj(g)])
+CONJ = OpSpec("ConjBackward0", ("self",), backward=lambda c, g: [conj(g)],
+              jvp=lambda c: conj(c.self_t))
 CONJ_PHYSICAL = OpSpec("ConjPhysicalBackward0", ("self",),
-                       backward=lambda c, g: [conj_physical(g)])
+                       backward=lambda c, g: [conj_physical(g)],
+                       jvp=lambda c: conj_physical(c.self_t))
 
 
 def is_conj(self: Tensor) -> bool:
     return bool(getattr(self, "_is_conj", False))
+
+
+def is_neg(self: Tensor) -> bool:
+    """torch.is_neg: whether self is a negative view (the imag of a conj view is one)."""
+    return bool(getattr(self, "_is_neg", False))
 
 
 def _unconj(self: Tensor) -> Tensor:
@@ -220,7 +230,8 @@ def _sgn_array(a: np.ndarray) -> np.ndarray:
 
 
 SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
-             backward=lambda c, g: [sgn_backward(c.self, g, c.result)])
+             backward=lambda c, g: [sgn_backward(c.self, g, c.result)],
+             jvp=lambda c: sgn_backward(c.self, c.self_t, c.result))
 
 
 def sgn(self: Tensor) -> Tensor:
@@ -239,8 +250,10 @@ def sgn_backward(x: Tensor, gx: Tensor, sgn_x: Tensor) -> Tensor:
     return inplace_ops.masked_fill_(value, cmp.compare(absx, 0.0, np.equal), 0.0)
 
 
+# handle_r_to_c(result's real dtype, self_t.conj() * self_p.sgn()): the real part
 ABS = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
-             backward=lambda c, g: [_mul(g, sgn(c.self))])
+             backward=lambda c, g: [_mul(g, sgn(c.self))],
+             jvp=lambda c: real(_mul(conj(c.self_t), sgn(c.self))))
 
 
 def _mul(a: Tensor, b: Tensor) -> Tensor:
@@ -264,7 +277,15 @@ def _angle_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     return [cmp.where(cmp.compare(z, 0.0, np.equal), zeros_scalar(value), value)]
 
 
-ANGLE = OpSpec("AngleBackward0", ("self",), {"self": ("self",)}, backward=_angle_backward)
+# handle_r_to_c(result's real dtype, angle_backward(self_t.conj(), self_p).conj())
+def _angle_jvp(c: Any) -> Tensor:
+    g = _angle_backward(c, conj(c.self_t))[0]
+    assert g is not None
+    return real(conj(g))
+
+
+ANGLE = OpSpec("AngleBackward0", ("self",), {"self": ("self",)}, backward=_angle_backward,
+               jvp=_angle_jvp)
 
 
 def angle(self: Tensor) -> Tensor:
@@ -312,7 +333,8 @@ def _into_out(fn: str, a: Tensor, b: Tensor, out: Tensor,
 # `real` (as `at::imag(grad)` names `imag`): ComplexBackward0 saves both inputs, each when its
 # own grad is wanted, unread by the formulas (pack hooks see imag, then real).
 COMPLEX = OpSpec("ComplexBackward0", ("real", "imag"), {"real": ("real",), "imag": ("imag",)},
-                 backward=lambda c, g: c.grads(lambda: real(g), lambda: _imag_of(g)))
+                 backward=lambda c, g: c.grads(lambda: real(g), lambda: _imag_of(g)),
+                 jvp=lambda c: complex(c.real_t, c.imag_t))
 
 
 def _imag_of(g: Tensor) -> Tensor:
@@ -347,8 +369,17 @@ def _polar_backward(c: Any, g: Tensor) -> list[Tensor | None]:
                    lambda: real(ew.mul(gc, ew.mul(result, 1j))))
 
 
+def _polar_jvp(c: Any) -> Tensor:
+    """at::complex(abs_t*angle_p.cos() - angle_t*abs_p*angle_p.sin(),
+                   abs_t*angle_p.sin() + angle_t*abs_p*angle_p.cos())"""
+    from . import elementwise as ew
+    cos, sin = ew.cos(c.angle), ew.sin(c.angle)
+    return complex(ew.sub(ew.mul(c.abs_t, cos), ew.mul(ew.mul(c.angle_t, c.abs), sin)),
+                   ew.add(ew.mul(c.abs_t, sin), ew.mul(ew.mul(c.angle_t, c.abs), cos)))
+
+
 POLAR = OpSpec("PolarBackward0", ("abs", "angle"), {"abs": ("result",), "angle": ("result",)},
-               backward=_polar_backward)
+               backward=_polar_backward, jvp=_polar_jvp)
 
 
 def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:

@@ -19,6 +19,7 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from .common import (
+    OUT,
     Number,
     _compute,
     _elementwise,
@@ -26,6 +27,7 @@ from .common import (
     _promotes,
     into_out,
     new,
+    parse,
     wrap,
     zeros_like,
     zeros_scalar,
@@ -113,8 +115,8 @@ def sub_scalar(self: Tensor, other: Number) -> Tensor:
 
 def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
     """other - alpha * self: torch.rsub.Tensor, or .Scalar for a Python number other."""
-    binary_math.parse("rsub", (self, other), "Tensor input, Tensor other, *, Number alpha = 1",
-                      "Tensor input, Number other, Number alpha = 1")
+    parse("rsub", (self, other), "Tensor input, Tensor other, *, Number alpha = 1",
+          "Tensor input, Number other, Number alpha = 1")
     if isinstance(other, Tensor):
         return _elementwise(RSUB, lambda a, b: b - alpha * a if alpha != 1 else b - a,
                             (self, other), alpha=alpha)
@@ -185,12 +187,26 @@ def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 
 
 def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> Tensor:
-    # d(b**e)/de = b**e * log(b), defined as 0 where b == 0 and e >= 0 (torch's convention).
+    # d(b**e)/de = b**e * log(b), defined as 0 where b == 0 and e >= 0 (torch's convention;
+    # a complex e counts as >= 0 when real and so). The base is taken in the promoted dtype
+    # (FunctionsManual's pow_backward_exponent): a real negative base of a complex exponent
+    # has the complex log (log(-1) = i pi).
     base_t = wrap(base)
     zero_base = comparisons.compare(base_t, 0, np.equal)
-    cond = comparisons.compare(zero_base, comparisons.compare(exponent, 0, np.greater_equal),
-                               np.logical_and)
-    log_b = log(base_t) if isinstance(base, Tensor) else float(np.log(base))
+    if exponent.dtype.is_complex:
+        e_ok = comparisons.compare(
+            comparisons.compare(complex_numbers.imag(exponent), 0, np.equal),
+            comparisons.compare(complex_numbers.real(exponent), 0, np.greater_equal),
+            np.logical_and)
+    else:
+        e_ok = comparisons.compare(exponent, 0, np.greater_equal)
+    cond = comparisons.compare(zero_base, e_ok, np.logical_and)
+    if isinstance(base, Tensor):
+        log_b: Any = log(copying.to(base_t, result.dtype) if result.dtype.is_complex
+                         and not base_t.dtype.is_complex else base_t)
+    else:
+        log_b = complex(np.log(complex(base))) if exponent.dtype.is_complex else \
+            float(np.log(base))
     return comparisons.where(cond, zeros_scalar(result), mul(result, log_b))
 
 
@@ -207,21 +223,31 @@ POW1: OpSpec = OpSpec(
 
 
 def _pow1_jvp(c: Any) -> Tensor:
-    """pow_backward_self(self_t, ...) + pow_backward_exponent(exponent_t, ...): the two
-    backward formulas with the tangents for grad."""
-    return add(POW1.backward(c, c.self_t)[0], POW1.backward(c, c.exponent_t)[1])
+    """(pow_backward_self(self_t.conj(), ...) + pow_backward_exponent(exponent_t.conj(),
+    ...)).conj(): the two backward formulas given the conjugated tangents, conjugated (the
+    identity on real tensors)."""
+    return _conj(add(POW1.backward(c, _conj(c.self_t))[0],
+                     POW1.backward(c, _conj(c.exponent_t))[1]))
 POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")},
-              lambda c, g: [mul(g, _log_base_term(c.self, c.exponent, c.result)
-                                if c.self == 0 else mul_scalar(c.result, float(np.log(c.self))))],
+              lambda c, g: [mul(g, _conj(_log_base_term(c.self, c.exponent, c.result)
+                                         if c.self == 0 else
+                                         _mul_log_scalar(c.result, c.self, c.exponent)))],
               jvp="auto_element_wise")
 
 
-OUT = ", *, Tensor out = None"   # the out= keyword in a signature torch's parser prints
+def _mul_log_scalar(result: Tensor, base: Number, exponent: Tensor) -> Tensor:
+    """result * log(base) for a Scalar base, whose log is complex for a complex exponent
+    (base.toComplexDouble()): a Scalar product (MulBackward1) either way."""
+    if exponent.dtype.is_complex or isinstance(base, complex):
+        log_b: Any = complex(np.log(complex(base)))
+    else:
+        log_b = float(np.log(base))
+    return mul_scalar(result, log_b)
 
 
 def pow(self: Any, exponent: Any) -> Tensor:
-    binary_math.parse("pow", (self, exponent), f"Tensor input, Tensor exponent{OUT}",
-                      f"Number self, Tensor exponent{OUT}", f"Tensor input, Number exponent{OUT}")
+    parse("pow", (self, exponent), f"Tensor input, Tensor exponent{OUT}",
+          f"Number self, Tensor exponent{OUT}", f"Tensor input, Number exponent{OUT}")
     if isinstance(self, Tensor) and not isinstance(exponent, Tensor):
         return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
                             compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
@@ -386,7 +412,6 @@ def atan2(self: Tensor, other: Tensor) -> Tensor:
 # They import this module; used at call time.
 from . import backward as grad_ops  # noqa: E402
 from . import (  # noqa: E402
-    binary_math,
     comparisons,
     complex_numbers,
     copying,

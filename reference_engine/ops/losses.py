@@ -5,8 +5,9 @@ a `PointwiseLoss`: the elementwise loss in NumPy (float64, rounded once), reduce
 with torch's node and saved tensors; its gradients are written in engine ops on the saved
 values, so create_graph differentiates them again (the second-order grad_fn names are those
 of the engine ops, not torch's `*BackwardBackward0`: the OpInfo check compares values and
-which grads require grad there). A loss torch writes as a composition (l1_loss) is that
-composition.
+which grads require grad there), except smooth_l1_loss's and huber_loss's, whose backward
+ops are modelled with their nodes (SmoothL1LossBackwardBackward0, ...). A loss torch writes
+as a composition (l1_loss) is that composition.
 """
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ class PointwiseLoss:
     # the loss is written into empty_like(input) (soft_margin_loss_out, huber_loss): the
     # result has input's dtype, and a computed dtype that cannot be cast to it is refused
     into_input: bool = False
+    # torch's differentiable `<loss>_backward` op (grad, self, target, node), where
+    # derivatives.yaml's formulas call one (smooth_l1_loss, huber_loss): target's gradient is
+    # it with self and target swapped, and create_graph records its node
+    backward_op: Callable[[Tensor, Tensor, Tensor, Any], Tensor] | None = None
     spec: OpSpec = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -80,6 +85,8 @@ class PointwiseLoss:
         return ops.div_scalar(g, c.numel) if c.reduction == "mean" else g
 
     def _backward(self, c: Any, g: Tensor) -> list[Tensor | None]:
+        if (op := self.backward_op) is not None:
+            return c.grads(lambda: op(g, c.self, c.target, c), lambda: op(g, c.target, c.self, c))
         scaled = self._scaled(g, c)
         return c.grads(*(lambda d=d: ops.mul(scaled, d(c.self, c.target, c))
                          for d in self.grads))
@@ -175,12 +182,99 @@ def _huber_dx(x: Tensor, y: Tensor, c: Any) -> Tensor:
     return _piecewise_dx(x, y, c.delta, 1.0, c.delta)
 
 
+# ---- smooth_l1_loss_backward and huber_loss_backward: ops of their own ------------------
+# Their kernels (smooth_l1_backward_cpu_kernel, huber_backward_cpu_kernel) on x = self -
+# target: -norm * grad (times delta) for x <= -width, norm * grad (times delta) for x >=
+# width, norm * x * grad (/ beta) between; norm is 1 / numel for a mean. derivatives.yaml
+# differentiates them again: grad_output by the op itself (huber: by
+# huber_loss_double_backward_grad_output), self by <loss>_double_backward(grad *
+# grad_output, ...) = grad * grad_output * (|x| < width) (/ beta) (/ numel for a mean),
+# target by its negation.
+
+def _norm(c: Any) -> float:
+    return 1 / c.numel if c.reduction == "mean" else 1.0
+
+
+def _inside(gg: Tensor, x: Tensor, y: Tensor, width: float) -> Tensor:
+    """gg * (|x - y| < width): the double backward's mask, a constant (the comparison ends
+    the history of torch's (input - target).abs())."""
+    d = np.abs(x._data.astype(np.float64) - y._data.astype(np.float64))
+    return ops.mul(gg, common.new(d < width, dtypes.bool_, gg.device))
+
+
+def _per_mean(t: Tensor, c: Any) -> Tensor:
+    return ops.div_scalar(t, c.numel) if c.reduction == "mean" else t
+
+
+def _smooth_l1_double(gg: Tensor, x: Tensor, y: Tensor, c: Any) -> Tensor:
+    if c.beta == 0:
+        return common.zeros_like(gg)
+    inside = common.new(np.abs(x._data.astype(np.float64) - y._data.astype(np.float64))
+                        < c.beta, gg.dtype, gg.device)   # (d < beta).type_as(grad)
+    return _per_mean(ops.div_scalar(ops.mul(gg, inside), c.beta), c)
+
+
+def _huber_double(gg: Tensor, x: Tensor, y: Tensor, c: Any) -> Tensor:
+    return _per_mean(_inside(gg, x, y, c.delta), c)
+
+
+def _huber_double_grad_output(g: Tensor, c: Any) -> Tensor:
+    if c.reduction == "none":
+        return huber_loss_backward(g, c.self, c.target, c)
+    go = c.grad_output
+    r = huber_loss_backward(common.new(np.ones(go.shape), go.dtype, go.device), c.self,
+                            c.target, c)
+    return reductions.sum(ops.mul(r, g))
+
+
+def _loss_backward_spec(node: str, double: Callable[[Tensor, Tensor, Tensor, Any], Tensor],
+                        grad_output: Callable[[Tensor, Any], Tensor]) -> OpSpec:
+    every = ("grad_output", "self", "target")
+    return OpSpec(
+        node, every, {"grad_output": ("self", "target"), "self": every, "target": every},
+        lambda c, g: c.grads(
+            lambda: grad_output(g, c),
+            lambda: double(ops.mul(g, c.grad_output), c.self, c.target, c),
+            lambda: ops.neg(double(ops.mul(g, c.grad_output), c.self, c.target, c))))
+
+
+SMOOTH_L1_BACKWARD = _loss_backward_spec(
+    "SmoothL1LossBackwardBackward0", _smooth_l1_double,
+    lambda g, c: smooth_l1_loss_backward(g, c.self, c.target, c))
+HUBER_BACKWARD = _loss_backward_spec("HuberLossBackwardBackward0", _huber_double,
+                                     _huber_double_grad_output)
+
+
+def _loss_backward(spec: OpSpec, grad: Tensor, x: Tensor, y: Tensor, c: Any, width: float,
+                   scale: float, divide: bool, **width_attr: float) -> Tensor:
+    norm = _norm(c)
+
+    def kernel(go: Array, a: Array, b: Array) -> Array:
+        d = a - b
+        inner = norm * d * go / width if divide else norm * d * go
+        return np.where(d <= -width, -norm * go * scale,
+                        np.where(d >= width, norm * go * scale, inner))
+    out = common._elementwise(None, kernel, (grad, x, y), out_dtype=x.dtype,
+                              compute_dtype=dtypes.float64)
+    return record(spec, out, [grad, x, y], reduction=c.reduction, numel=c.numel,
+                  **width_attr)
+
+
+def smooth_l1_loss_backward(grad: Tensor, x: Tensor, y: Tensor, c: Any) -> Tensor:
+    return _loss_backward(SMOOTH_L1_BACKWARD, grad, x, y, c, c.beta, 1.0, True, beta=c.beta)
+
+
+def huber_loss_backward(grad: Tensor, x: Tensor, y: Tensor, c: Any) -> Tensor:
+    return _loss_backward(HUBER_BACKWARD, grad, x, y, c, c.delta, c.delta, False,
+                          delta=c.delta)
+
+
 SMOOTH_L1 = PointwiseLoss("SmoothL1LossBackward0", ("self", "target"), _smooth_l1,
                           (_smooth_l1_dx, lambda x, y, a: ops.neg(_smooth_l1_dx(x, y, a))),
-                          kernel="smooth_l1_cpu")
+                          kernel="smooth_l1_cpu", backward_op=smooth_l1_loss_backward)
 HUBER = PointwiseLoss("HuberLossBackward0", ("self", "target"), _huber,
                       (_huber_dx, lambda x, y, a: ops.neg(_huber_dx(x, y, a))),
-                      kernel="huber_cpu", into_input=True)
+                      kernel="huber_cpu", into_input=True, backward_op=huber_loss_backward)
 
 
 def _broadcast(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:

@@ -23,7 +23,7 @@ from .statistics import Dims, _bool, _masked_zero, _sum, _unsqueeze_multiple
 
 def norm_backward(g: Tensor, x: Tensor, p: float, norm: Tensor, dims: Dims,
                   keepdim: bool) -> Tensor | None:
-    """FunctionsManual norm_backward, case by case on p (real inputs)."""
+    """FunctionsManual norm_backward, case by case on p (for complex x, sgn x is x / |x|)."""
     g = _unsqueeze_multiple(g, dims, keepdim, x.ndim)
     norm = _unsqueeze_multiple(norm, dims, keepdim, x.ndim)
     if p == 0.0:
@@ -53,29 +53,33 @@ def norm_backward(g: Tensor, x: Tensor, p: float, norm: Tensor, dims: Dims,
 
 def norm_jvp(x: Tensor, x_t: Tensor, p: float, norm: Tensor, dims: Dims,
              keepdim: bool) -> Tensor:
-    """FunctionsManual norm_jvp (real inputs)."""
+    """FunctionsManual norm_jvp: for complex x, the real part of conj(x) (or conj(sgn x))
+    times the tangent, where a real x has x (sgn x)."""
+    from .complex_numbers import conj, real
     if p == 0.0:
         return common.zeros_like(norm)
+    sgn_t = real(ops.mul(conj(bw.sgn(x)), x_t))
     if p == 1.0:
-        return _sum(ops.mul(bw.sgn(x), x_t), dims, keepdim)
+        return _sum(sgn_t, dims, keepdim)
     if p == 2.0:
-        return _masked_zero(ops.div(_sum(ops.mul(x, x_t), dims, keepdim), norm),
+        return _masked_zero(ops.div(_sum(real(ops.mul(conj(x), x_t)), dims, keepdim), norm),
                             norm._data == 0)
     if math.isinf(p):
         n = _unsqueeze_multiple(norm, dims, keepdim, x.ndim)
         is_max = (np.abs(x._data) == n._data) | (np.isnan(x._data) & np.isnan(n._data))
         count = is_max.sum(axis=dims or None, keepdims=True)
-        eq = common.new(is_max, x.dtype, x.device)
+        eq = common.new(is_max, norm.dtype, x.device)
         nb = common.new(count, dtypes.int64, x.device)
-        return _sum(ops.div(ops.mul(ops.mul(bw.sgn(x), x_t), eq), nb), dims, keepdim)
+        return _sum(ops.div(ops.mul(sgn_t, eq), nb), dims, keepdim)
     if p < 1.0:
         powed = _masked_zero(ops.pow(ops.abs(x), p - 1), x._data == 0)
-        s = _sum(ops.mul(powed, ops.mul(bw.sgn(x), x_t)), dims, keepdim)
+        s = _sum(ops.mul(powed, sgn_t), dims, keepdim)
         return ops.mul(s, ops.pow(norm, 1 - p))
     if p < 2.0:
-        s = _sum(ops.mul(ops.pow(ops.abs(x), p - 1), ops.mul(bw.sgn(x), x_t)), dims, keepdim)
+        s = _sum(ops.mul(ops.pow(ops.abs(x), p - 1), sgn_t), dims, keepdim)
     else:
-        s = _sum(ops.mul(ops.pow(ops.abs(x), p - 2), ops.mul(x, x_t)), dims, keepdim)
+        s = _sum(ops.mul(ops.pow(ops.abs(x), p - 2), real(ops.mul(conj(x), x_t))), dims,
+                 keepdim)
     return _masked_zero(ops.div(s, ops.pow(norm, p - 1)), norm._data == 0)
 
 
@@ -87,9 +91,16 @@ LINALG_VECTOR_NORM = OpSpec(
 
 def _vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
                        ) -> np.ndarray:
-    """The p-norm over dims (None: all) in float64."""
-    a = np.abs(a.astype(np.float64))
+    """The p-norm over dims (None: all) in float64 (of |z| for complex z), except that a sum
+    of |a| ** p beyond a's dtype's largest value is inf: torch's norm kernels sum the powers
+    in the tensor's (real) dtype, unscaled (the 2-norm of float32 [1.5e19, 1.5e19] is inf)."""
+    top = np.finfo(a.dtype).max if a.dtype.kind in "fc" else np.inf
+    a = np.abs(a).astype(np.float64) if np.iscomplexobj(a) else np.abs(a.astype(np.float64))
     axis = dims if dims else None
+
+    def total(powers: np.ndarray) -> np.ndarray:
+        summed = np.sum(powers, axis=axis, keepdims=keepdim)
+        return np.where(summed > top, np.inf, summed)
     with np.errstate(all="ignore"):
         if p == 0:
             return np.sum(a != 0, axis=axis, keepdims=keepdim).astype(np.float64)
@@ -98,24 +109,26 @@ def _vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
                 return np.zeros(np.sum(a, axis=axis, keepdims=keepdim).shape)
             return (np.amax if p > 0 else np.amin)(a, axis=axis, keepdims=keepdim)
         if p == 1:
-            return np.sum(a, axis=axis, keepdims=keepdim)
+            return total(a)
         if p == 2:
-            return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
-        return np.asarray(np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p))
+            return np.sqrt(total(a * a))
+        return np.asarray(total(a ** p) ** (1.0 / p))
 
 
 def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
                 dtype: dtype | None = None) -> Tensor:
     """torch.linalg.vector_norm (the op torch.norm calls for a vector or Frobenius norm)."""
-    if not self.dtype.is_floating_point:
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(messages.vector_norm_dtype(self.dtype.scalar_name))
     p = float(ord)
     dims: Dims = () if dim is None else red._dims(self, dim)
     if self.numel() == 0 and (p < 0 or math.isinf(p)) and (
             not dims or any(self.shape[d] == 0 for d in dims)):
         raise RuntimeError(messages.vector_norm_empty(p))
-    dt = dtype or self.dtype
-    arr = _vector_norm_array(self._data, p, dims or None, keepdim)
+    dt = dtype or dtypes.to_real(self.dtype)
+    # a real tensor is summed in the dtype asked for; a complex one's |z| in its real dtype
+    data = self._data if self.dtype.is_complex else self._data.astype(dt.np, copy=False)
+    arr = _vector_norm_array(data, p, dims or None, keepdim)
     if keepdim and not dims:
         arr = arr.reshape((1,) * self.ndim)
     out = common.new(arr, dt, self.device)
@@ -138,10 +151,12 @@ def norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 
 
 def _dist_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    """norm_backward(grad, self - other, p, result) and its negation for other."""
-    diff = ops.sub(c.self, c.other)
-    return c.grads(lambda: norm_backward(g, diff, c.p, c.result, (), False),
-                   lambda: _neg(norm_backward(g, diff, c.p, c.result, (), False)))
+    """norm_backward(grad, self - other, p, result) and its negation for other: each formula
+    computes its own self - other, as derivatives.yaml's (two SubBackward0 under
+    create_graph, not one shared)."""
+    return c.grads(
+        lambda: norm_backward(g, ops.sub(c.self, c.other), c.p, c.result, (), False),
+        lambda: _neg(norm_backward(g, ops.sub(c.self, c.other), c.p, c.result, (), False)))
 
 
 def _neg(t: Tensor | None) -> Tensor | None:

@@ -20,8 +20,16 @@ from .backward import (  # sgn: abs's gradient's op, exported under its name her
     sgn,
     sign_kernel,
 )
-from .binary_math import _tensor_or_number
-from .common import Number, _elementwise, _promotes, new, wrap, zeros_like, zeros_scalar
+from .common import (
+    Number,
+    _elementwise,
+    _promotes,
+    _tensor_or_number,
+    new,
+    wrap,
+    zeros_like,
+    zeros_scalar,
+)
 from .comparisons import compare, where
 from .elementwise import mul
 from .unary_math import _inplace, _spec

@@ -66,7 +66,8 @@ def _hardswish_d2f(x: Tensor) -> Tensor:
 
 HARDSWISH = Pointwise("HardswishBackward0", "HardswishBackwardBackward0", (),
                       lambda x: x * np.clip(x + 3, 0, 6) / 6,
-                      lambda x: np.where(x < -3, 0.0, np.where(x <= 3, x / 3 + 0.5, 1.0)),
+                      # hardswish_backward's kernel: 0 for x <= -3, grad for x >= 3
+                      lambda x: np.where(x <= -3, 0.0, np.where(x < 3, x / 3 + 0.5, 1.0)),
                       _hardswish_d2f, selects=True)
 
 

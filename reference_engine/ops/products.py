@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import messages, views
+from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from ..warn import warn_once
@@ -189,6 +189,42 @@ def kron(self: Tensor, other: Tensor) -> Tensor:
 
 # ---- cross ---------------------------------------------------------------------------------
 
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once (float64), as an FMA instruction: the product's rounding
+    error found exactly by Veltkamp's split (Dekker's two-product), the sum's by two-sum."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        t = 134217729.0 * a   # 2 ** 27 + 1
+        ah = t - (t - a)
+        t = 134217729.0 * b
+        bh = t - (t - b)
+        al, bl = a - ah, b - bh
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        v = s - p
+        err = (p - (s - v)) + (c - v)
+        fused = s + (err + e)
+    return np.where(np.isfinite(fused), fused, p + c)
+
+
+def _cross(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
+    """linalg_cross's kernel: r_i = x_j * y_k - x_k * y_j, which the compiler of torch's CPU
+    build contracts to fma(x_j, y_k, -(x_k * y_j)): the second product rounded, the first
+    not (measured on torch 2.13: 6000 of 6000 float32 components as so, 0 as the unfused
+    difference would be; cross(x, x) is then the rounding error of x_k * x_j, not 0)."""
+    xs = [np.take(x, i, axis=axis) for i in range(3)]
+    ys = [np.take(y, i, axis=axis) for i in range(3)]
+    parts = []
+    for j, k in ((1, 2), (2, 0), (0, 1)):
+        if x.dtype.kind != "f":
+            parts.append(xs[j] * ys[k] - xs[k] * ys[j])
+            continue
+        wide = [v.astype(np.float64) for v in (xs[j], ys[k], xs[k], ys[j])]
+        second = (wide[2] * wide[3]).astype(x.dtype).astype(np.float64)
+        parts.append(_fma(wide[0], wide[1], -second).astype(x.dtype))
+    return np.stack(parts, axis=axis)
+
+
 LINALG_CROSS = OpSpec(
     "LinalgCrossBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
     lambda c, g: c.grads(lambda: linalg_cross(c.other, g, dim=c.dim),
@@ -203,8 +239,14 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     d = wrap_dim(dim, input.ndim)
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(messages.cross_sizes(dim, input.shape[d], other.shape[d]))
+    # no promotion: the kernel reads other as input's dtype (linalg_cross_out's TensorIterator
+    # declares no common dtype), and it is not compiled for bool
+    if input.dtype is not other.dtype:
+        raise RuntimeError(messages.bmm_dtypes(input.dtype.scalar_name, other.dtype.scalar_name))
+    if input.dtype is dtypes.bool_:
+        raise NotImplementedError(messages.kernel_not_implemented("cross", "Bool"))
     dt = _promotes([input, other])
-    out = _compute(lambda x, y: np.cross(x, y, axis=d), input._data.astype(dt.np),
+    out = _compute(lambda x, y: _cross(x, y, d), input._data.astype(dt.np),
                    other._data.astype(dt.np))
     return record(LINALG_CROSS, new(out, dt, common_device([input, other])), [input, other],
                   dim=dim)

@@ -292,9 +292,12 @@ def _materialize(out: Any) -> Any:
 _COPY_SPECS: dict[str, OpSpec] = {}
 
 
-def _copied(view_op: Callable[..., Any]) -> Callable[..., Any]:
+def _copied(view_op: Callable[..., Any], *, contiguous: bool = False) -> Callable[..., Any]:
+    """`view_op`'s *_copy. `contiguous`: the view is taken of a contiguous stand-in, as
+    view_copy reshapes where the view's strides cannot be computed (a transposed self)."""
     def copy(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        stand_in = Tensor(self._data, self.dtype, self.device)
+        data = np.ascontiguousarray(self._data) if contiguous else self._data
+        stand_in = Tensor(data, self.dtype, self.device)
         # a node (or a tangent) is made only where the view would make one
         differentiable = self.dtype.is_differentiable and (
             tracked([self]) or (forward_ad.active() and forward_ad.fw_grad(self) is not None))
@@ -351,7 +354,7 @@ def mH(self: Tensor) -> Tensor:
 
 
 expand_copy = _copied(views.expand)
-view_copy = _copied(views.view)
+view_copy = _copied(views.view, contiguous=True)
 permute_copy = _copied(views.permute)
 squeeze_copy = _copied(views.squeeze)
 unsqueeze_copy = _copied(views.unsqueeze)

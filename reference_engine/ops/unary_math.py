@@ -25,6 +25,7 @@ from .common import (
     _float_dtype,
     _promotes,
     new,
+    written_in_place,
     zeros_like,
     zeros_scalar,
 )
@@ -135,10 +136,12 @@ RSQRT: OpSpec = _spec("RsqrtBackward0", ("result",),
 
 
 def _sinc_backward(c: Any, g: Tensor) -> Tensor:
-    """FunctionsManual sinc_backward: 0 where self * self * pi is 0."""
+    """FunctionsManual sinc_backward: grad * ((self_pi * cos - sin) / self_squared_pi), the
+    division before the product (MulBackward0 over DivBackward0 under create_graph); 0
+    where self * self * pi is 0."""
     self_pi = mul_scalar(c.self, math.pi)
     self_squared_pi = mul_scalar(mul(c.self, c.self), math.pi)
-    out = div(mul(g, sub(mul(self_pi, cos(self_pi)), sin(self_pi))), self_squared_pi)
+    out = mul(g, div(sub(mul(self_pi, cos(self_pi)), sin(self_pi)), self_squared_pi))
     return where(compare(self_squared_pi, 0.0, np.equal), zeros_scalar(g), out)
 
 
@@ -296,10 +299,12 @@ def frexp(self: Tensor) -> frexp_return_type:
     return frexp_return_type((mantissa, exponent))
 
 
+# other's gradient is derivatives.yaml's zeros_like(other): of other's shape, and at _version
+# 1 in torch 2.13 (measured, whatever the shapes), as a tensor its kernel filled in place
 NEXTAFTER = OpSpec(
-    "NextafterBackward0", ("self", "other"), {"self": ("self", "other")},
+    "NextafterBackward0", ("self", "other"), {"self": ("self", "other"), "other": ("other",)},
     lambda c, g: c.grads(lambda: where(compare(c.self, c.other, np.not_equal), g, zeros_scalar(g)),
-                         lambda: zeros_like(g)),
+                         lambda: written_in_place(zeros_like(c.other))),
     jvp=lambda c: where(compare(c.self, c.other, np.not_equal), c.self_t, zeros_scalar(c.self_t)))
 
 

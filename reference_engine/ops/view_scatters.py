@@ -27,8 +27,10 @@ def _view_scatter(self: Tensor, src: Tensor, pick: Callable[[np.ndarray], np.nda
     if not self.dtype.is_differentiable and src.requires_grad and is_grad_enabled():
         # the result has self's dtype: autograd's set_history refuses to record it
         raise RuntimeError(messages.autograd_dtype(self.dtype.scalar_name))
-    arr = np.array(self._data, copy=True)
-    arr.reshape(-1)[positions.reshape(-1)] = src._data.reshape(-1)
+    arr = np.array(self._data, copy=True)  # self's memory order kept, as torch's clone
+    # np.put indexes in C order whatever the layout (reshape(-1) of a transposed or
+    # expanded self's copy is a copy, and writing into it was lost)
+    np.put(arr, positions.reshape(-1), src._data.reshape(-1))
     out = common.new(arr, self.dtype, common.common_device([self, src]))
     return record(spec, out, [self, src], **attrs)
 

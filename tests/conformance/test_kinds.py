@@ -23,6 +23,8 @@ MESSAGES = {
     "view_of_leaf_inplace": "a view of a leaf Variable that requires grad is being used in an "
                             "in-place operation.",
     "implicit_grad_nonscalar": "grad can be implicitly created only for scalar outputs",
+    "grad_complex_for_real_input": "Expected isFloatingType(grad.scalar_type()) || "
+    "(input_is_complex == grad_is_complex) to be true, but got false.",
     "grad_complex_mismatch": "For complex Tensors, both grad_output and output are required "
                              "to have the same dtype. Mismatch in dtype: grad_output[0] has a "
                              "dtype of torch.complex64 and output[0] has a dtype of "
@@ -328,6 +330,12 @@ def test_the_0d_wording_of_x_T_is_the_same_kind() -> None:
 def test_index_put_value_mismatch_is_a_shape_mismatch() -> None:
     assert classify("shape mismatch: value tensor of shape [3] cannot be broadcast to indexing "
                     "result of shape [2, 4]", warning=False) == "shape_mismatch"
+
+
+def test_movedim_lengths_are_a_shape_mismatch() -> None:
+    assert classify("movedim: Invalid source or destination dims: source ([0, 1] dims) should "
+                    "contain the same number of dims as destination ([0] dims)",
+                    warning=False) == "shape_mismatch"
 
 
 def test_variant_wordings_classify() -> None:

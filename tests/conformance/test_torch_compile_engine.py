@@ -54,3 +54,21 @@ def test_an_unknown_backend_is_refused_with_the_choices() -> None:
                           capture_output=True, text=True, check=False)
     assert done.returncode != 0
     assert "aot_eager, inductor" in done.stderr
+
+
+def test_inductors_first_compile_warnings_land_in_the_warm_up_not_in_an_item() -> None:
+    # Inductor's first compile in a process imports modules that warn once (a FutureWarning
+    # about torch._prims_common.check): the first item of a worker would diverge on it and
+    # its twin pass. The warm-up compiles an op and its backward before any item.
+    script = (
+        "from conformance.case.loader import load_case\n"
+        "from conformance.run.engine import load_engine\n"
+        "from conformance.run.runner import Item, run_item\n"
+        f"case = load_case({str(ROOT / 'cases/views/diagonal.yaml')!r})\n"
+        f"result = run_item(Item(case, 'cpu', 'float32'), load_engine({NAME!r}))\n"
+        "print(result.verdict, result.divergence and result.divergence.field)\n")
+    env = {**os.environ, "CONFORMANCE_TC_BACKEND": "inductor", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["pass", "None"], done.stdout

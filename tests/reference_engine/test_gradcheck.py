@@ -397,12 +397,15 @@ _BY_HAND: dict[str, Row] = {
     "complex_sum": (lambda a: _R((_C(a) * _C(a)).sum()), [(3, 2)]),
     "complex_mean": (lambda a: _R((_C(a) * _C(a)).mean()), [(3, 2)]),
     "complex_mm": (lambda a, b: _R(torch.mm(_C(a), _C(b))), [(2, 3, 2), (3, 2, 2)]),
+    "complex_pow_real_base": (lambda a, b: _R(torch.pow(-_p(b), _C(a))), [(3, 2), (3,)]),
+    "complex_pow_negative_scalar_base": (lambda a: _R(torch.pow(-1, _C(a))), [(3, 2)]),
+    "complex_pow_scalar_base": (lambda a: _R(torch.pow(2.5, _C(a))), [(3, 2)]),
+    "complex_norm": (lambda a: torch.norm(_C(a)), [(3, 2)]),
+    "complex_norm_1": (lambda a: torch.norm(_C(a), 1), [(3, 2)]),
+    "complex_norm_3_dim": (lambda a: torch.norm(_C(a), 3, dim=1), [(2, 3, 2)]),
+    "complex_norm_half": (lambda a: torch.norm(_C(a), 0.5), [(3, 2)]),
+    "complex_norm_inf": (lambda a: torch.norm(_C(a), float("inf")), [(3, 2)]),
 }
-
-# the rows through complex values: forward mode on complex tensors is not modelled yet
-# (test_forward_ad.py leaves them out)
-COMPLEX_ROWS = frozenset(n for n in _BY_HAND if n.startswith("complex") or n in (
-    "view_as_complex", "view_as_real", "imag", "polar"))
 
 OPS: dict[str, Row] = _from_registry()
 assert not OPS.keys() & _BY_HAND.keys(), "a hand row is named for a registry row"
