@@ -13,6 +13,7 @@ from hypothesis import given
 
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
+from conformance.gen import ops as gen_ops
 from conformance.gen import strategies
 from conformance.gen.check import Checked, hits, number
 from conformance.gen.forward import COMPLEX_OPS, JVP_FUNCTIONS
@@ -56,17 +57,43 @@ def complex_rates() -> HitRates:
     return torch_rates(sample_programs(100, actions=strategies.COMPLEX))
 
 
-# Measured on these 200 programs: every generated op's jvp is compared in at least 4.0 %
-# of them (log), a custom Function's in 62 %; a tangent is observed in 81 %.
+# Measured on these 200 programs (60 rows drawn): every generated op's jvp is compared in at
+# least 4.0 % of them (log), a custom Function's in 62 %; a tangent is observed in 81 %.
+# With every registry row drawn (267), every op but the one torch gives no forward formula
+# (index_reduce) still has its jvp compared in at least 2 %.
 JVP_FLOOR = 0.02
+
+
+@cache
+def without_forward_formula() -> frozenset[str]:
+    """The generated ops torch has no forward-mode formula for: their sample call on duals
+    raises NotImplementedError (index_reduce)."""
+    import torch
+    import torch.autograd.forward_ad as fw
+
+    found = set()
+    for op in generated_ops():
+        with fw.dual_level():
+            inputs = [fw.make_dual(torch.rand(s, dtype=torch.float64) + 0.5,
+                                   torch.ones(s, dtype=torch.float64))
+                      for s in op.sample.shapes]
+            try:
+                gen_ops._torch_call(op.row, inputs, gen_ops._torch_args(op.sample))
+            except NotImplementedError:
+                found.add(op.name)
+            except (RuntimeError, TypeError, ValueError, IndexError):
+                pass  # another failure: the op is not exempt
+    return frozenset(found)
 
 
 def test_every_generated_op_has_its_jvp_compared() -> None:
     rates = forward_rates()
     assert rates.rate("observed_tangent") >= 0.7, rates.table()
     assert rates.rate("jvp:Function.apply") >= 0.4, rates.table()
+    exempt = without_forward_formula()
+    assert len(exempt) < len(generated_ops()) // 10, exempt
     low = {op.name: rates.rate(f"jvp:{op.name}") for op in generated_ops()
-           if rates.rate(f"jvp:{op.name}") < JVP_FLOOR}
+           if op.name not in exempt and rates.rate(f"jvp:{op.name}") < JVP_FLOOR}
     assert low == {}, low
 
 
