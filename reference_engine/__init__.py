@@ -200,8 +200,9 @@ def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
     params = [("input" if p == "self" else p)
               for p in list(inspect.signature(forward).parameters)[:n]]
     # per parameter: the types taken besides a Tensor (anything but None, numbers, none)
-    takes = [object if row.overloads else (_builtins.int, _builtins.float) if i in row.numbers
-             else () for i in range(n)]
+    # (torch's Scalar: a complex number too, `torch.sub(z, 2 - 1j)`)
+    takes = [object if row.overloads else (_builtins.int, _builtins.float, _builtins.complex)
+             if i in row.numbers else () for i in range(n)]
 
     @functools.wraps(forward)
     def checked(*args: Any, **kwargs: Any) -> Any:

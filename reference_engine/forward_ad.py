@@ -205,11 +205,13 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     dual = make_dual_view(tensor)
     if not _same_layout(tangent, tensor):
         # torch copies it into a new tensor with the primal's layout (its conj and neg bits
-        # too: the copy holds the tangent's values, read through the primal's bits)
+        # too: the copy holds the tangent's values, read through the primal's bits;
+        # new_empty_strided, then copy_: the copy is at version 1)
         copy = common.new(np.zeros_like(tensor._data, dtype=tangent.dtype.np), tangent.dtype,
                           tangent.device, order="K")
         copy._data[...] = tangent._data
         copy._is_conj, copy._is_neg = tensor._is_conj, tensor._is_neg
+        copy._version_counter.bump()
         tangent = copy
     set_fw_grad(dual, tangent)
     return dual

@@ -138,7 +138,6 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
             and result.dtype is not self.dtype:
         raise RuntimeError(messages.cannot_cast(result.dtype.scalar_name, self.dtype.scalar_name))
     track = differentiable([self, *others]) and self.dtype.is_differentiable
-    old_edge = engine.gradient_edge(self)
     # A formula that reads `self` needs the value from before the write: torch saves a clone.
     reads_self = any("self" in spec.saves.get(n, ()) for n in spec.inputs)
     original = copying.clone(self) if track and reads_self else self
@@ -148,7 +147,9 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     # saved at its old version, so backward then finds it modified. The result is saved after.
     node = None
     if track:
-        edges = [old_edge] + [engine.gradient_edge(o) for o in others]
+        # (read only when recording: a view's grad_fn read regenerates it, which raises for
+        # a view made under no_grad whose base changed since; torch reads it only then too)
+        edges = [engine.gradient_edge(self)] + [engine.gradient_edge(o) for o in others]
         node = build_node(spec, edges, [original, *others], self, attrs, with_result=False)
     write(self, dtypes.cast(np.broadcast_to(result._data, self.shape), self.dtype.np))
     self._version_counter.bump()

@@ -36,15 +36,23 @@ def restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     inplace.check_inplace(self)
     edge = engine.gradient_edge(self)
     old = Tensor(self._data, self.dtype, self.device)
+    tangent = forward_ad.fw_grad(self)
     self._data = fn(self._data)
     if self._view_index is not None:
         self._view_index = fn(self._view_index)
-    # the tangent is restrided with it: a forward view's positions in its base, or its own
+    # The tangent is restrided with it, in place, as torch's formula for these ops does
+    # (`self_t.squeeze_()`): the tangent the program holds changes shape and its version
+    # bumps. A forward view's tangent is a view of its base's, recomputed from its
+    # positions: those are restrided, and the base tangent's version bumps.
     if self._fw_index is not None:
         self._fw_index, self._fw_view_of = fn(self._fw_index), None
-    elif self._fw is not None:
-        level, tangent = self._fw
-        self._fw = (level, _make_view(tangent, fn, ALIAS))
+        if tangent is not None:
+            tangent._version_counter.bump()
+    elif tangent is not None:
+        restride_(tangent, fn, spec, **attrs)
+    elif self._fw is not None:  # a tangent of an exited level: kept as it was
+        level, stale = self._fw
+        self._fw = (level, _make_view(stale, fn, ALIAS))
     self._version_counter.bump()
     if edge[0] is not None and is_grad_enabled():
         node = build_node(spec, [edge], [old], self, attrs)
@@ -83,6 +91,7 @@ def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 # They import this module; used at call time.
 from . import (  # noqa: E402
     engine,
+    forward_ad,
     inplace,
     inplace_ops,
 )

@@ -176,6 +176,8 @@ _FEATURE_OF_NAME = {
     "register_hook": "hooks", "remove": "hooks", "detach": "data", "data": "data",
     "requires_grad_": "requires_grad", "no_grad": "grad_mode", "enable_grad": "grad_mode",
     "apply": "custom_function",
+    **dict.fromkeys(("dual_level", "make_dual", "unpack_dual"), "forward_ad"),
+    **dict.fromkeys(("complex64", "complex128"), "complex"),
 }
 _FEATURE_OF_KEYWORD = {
     "retain_graph": "retain_graph", "create_graph": "higher_order", "inputs": "backward_options",
@@ -362,9 +364,10 @@ def grad_hits(program: ir.Program, ok_lines: set[int]) -> set[str]:
 
 def hits(checked: Checked) -> set[str]:
     """What the torch run exercised: features, `error:<kind>`, `completed_backward`, the API
-    paths and ops used (`api:`, `op:`), and the ops gradients were compared through
-    (`grad:`); `masked:signed_zero` where the engine differed only in a zero's sign (before
-    any divergence)."""
+    paths and ops used (`api:`, `op:`), the ops gradients were compared through (`grad:`),
+    tangents and complex gradients (`jvp:`, `complex_grad:`: conformance.gen.flows);
+    `masked:signed_zero` where the engine differed only in a zero's sign (before any
+    divergence)."""
     found = {f"feature:{f}" for f in features_of(checked.program)}
     by_line = {s.line: s for s in walk(checked.program.body)}
     ok_lines = set()
@@ -378,7 +381,10 @@ def hits(checked: Checked) -> set[str]:
                 found.add("completed_backward")
     if checked.comparison.masked is not None:
         found.add("masked:signed_zero")
-    return found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)
+    from conformance.gen.flows import complex_hits, tangent_hits  # (flows imports this)
+
+    return (found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)
+            | tangent_hits(checked.program, ok_lines) | complex_hits(checked.program, ok_lines))
 
 
 # ---- divergences as YAML cases ----------------------------------------------------------

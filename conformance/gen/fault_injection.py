@@ -1,11 +1,12 @@
-"""Faults injected into one op's backward, in a copy of the reference engine: does the
-generator find them?
+"""Faults injected into one op's backward, or its forward-mode (JVP) formulas, in a copy of
+the reference engine: does the generator find them?
 
 The copy is an independent import of `reference_engine` under another name, so the shared
 module other tests use is never touched. A fault makes every node an op's forward builds
 return its first gradient with the wrong sign (the first formula of the op's OpSpec,
 wrong), including the nodes a composite op builds (matmul's MmBackward0, reshape's view
-node). Detection is judged against the unfaulted engine, not torch, so that a divergence
+node); a JVP fault negates the tangent the OpSpecs of those nodes compute (WrongTangent).
+Detection is judged against the unfaulted engine, not torch, so that a divergence
 the engine may have from torch cannot stand in for the fault.
 
 benchmarks/fault_injection.py runs it over every generated op; tests/test_generator_finds_faults.py
@@ -153,10 +154,41 @@ class WrongSign:
 
 
 @dataclass
+class WrongTangent:
+    """The JVP fault, installed once in a copy: the tangent every formula of a node named in
+    `targets` computes is negated (the first, for a formula giving several). `reached`
+    counts how often a broken formula ran: a row whose formula no program ran (a view's
+    tangent is a view of its base's tangent, no formula) is not reached, not missed."""
+
+    module: ModuleType
+    targets: frozenset[str] = field(default_factory=frozenset)
+    reached: int = 0
+
+    def __post_init__(self) -> None:
+        forward_ad = self.module.forward_ad
+        original = forward_ad.tangent_of
+        neg = self.module.ops.elementwise.neg
+        fault = self
+
+        def wrong(spec: Any, *args: Any, **kwargs: Any) -> Any:
+            out = original(spec, *args, **kwargs)
+            if out is None or spec.grad_fn not in fault.targets:
+                return out
+            fault.reached += 1
+            if isinstance(out, (list, tuple)):
+                i = next((i for i, t in enumerate(out) if t is not None), None)
+                return out if i is None else [*out[:i], neg(out[i]), *out[i + 1:]]
+            return neg(out)
+
+        forward_ad.tangent_of = wrong  # record_tangent reads the module's global
+
+
+@dataclass
 class Detection:
     op: str
     targets: tuple[str, ...]
     detected_by: int | None  # index of the first program that diverged, None if none did
+    reached: bool = True  # (JVP faults) some program ran a broken formula
 
     @property
     def detected(self) -> bool:
@@ -175,17 +207,23 @@ class FaultSearch:
                                     for p in self.programs]
         self.module = engine_copy(name)
         self.fault = WrongSign(self.module)
+        self.jvp_fault = WrongTangent(self.module)
         self.engine = Engine(name, self.module)
 
-    def detect(self, op: str, order: Sequence[int] | None = None) -> Detection:
-        """Break `op`'s backward and run the programs (in `order`, default all in turn)."""
+    def detect(self, op: str, order: Sequence[int] | None = None, jvp: bool = False
+               ) -> Detection:
+        """Break `op`'s backward (with `jvp`, its forward-mode formulas) and run the
+        programs (in `order`, default all in turn)."""
         row = next(r for r in registry.OPS if r.name == op)
-        self.fault.targets = grad_fns(self.module, row)
+        fault: WrongSign | WrongTangent = self.jvp_fault if jvp else self.fault
+        fault.targets = targets = grad_fns(self.module, row)
+        self.jvp_fault.reached = 0
         try:
             for i in (range(len(self.programs)) if order is None else order):
                 faulty = run_program(self.engine, self.programs[i], continue_on_error=True)
                 if compare(self.oracle[i], faulty, "float32").divergence is not None:
-                    return Detection(op, tuple(sorted(self.fault.targets)), i)
-            return Detection(op, tuple(sorted(self.fault.targets)), None)
+                    return Detection(op, tuple(sorted(targets)), i)
+            return Detection(op, tuple(sorted(targets)), None,
+                             reached=not jvp or self.jvp_fault.reached > 0)
         finally:
-            self.fault.targets = frozenset()
+            fault.targets = frozenset()

@@ -48,6 +48,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from conformance.case import program as ir
+from conformance.gen.forward import complex_chain, dual_block
 from conformance.gen.ops import AUGMENTED, blas_dtype, registry_op
 from conformance.gen.state import (
     DEFAULT,
@@ -459,6 +460,12 @@ ACTIONS: tuple[Action, ...] = (
     _action("backward_twice", _backward_twice, 1, "retain_graph"),
     _action("modify_saved", _modify_saved, 1, "inplace"),
     _action("leaf", _new_leaf, 1),
+    # weight 0: not in the default profile's mix (FORWARD and COMPLEX draw them). With every
+    # registry row drawn, forward-mode blocks met engine gaps in the new rows' tangents (a
+    # tangent's version and view-ness: 27 of the default's 250 programs diverged so), and
+    # the default's programs pin the known divergences one by one (test_strategies.py).
+    _action("dual", dual_block, 0, "forward_ad", "custom_function"),
+    _action("complex", complex_chain, 0, "complex"),
 )
 BY_NAME: dict[str, Action] = {a.name: a for a in ACTIONS}
 WEIGHTED: tuple[Action, ...] = tuple(a for a in ACTIONS for _ in range(a.weight))
@@ -469,12 +476,18 @@ WEIGHTED: tuple[Action, ...] = tuple(a for a in ACTIONS for _ in range(a.weight)
 # (the floors in tests/conformance/test_strategies.py).
 STOP = 60
 MOTIFS = (BY_NAME["modify_saved"], BY_NAME["backward_twice"])
+# Tables of one kind of action (`programs(actions=...)`): forward-mode programs, every
+# action a dual-level block (the JVP fault-injection benchmark, the per-op jvp floors),
+# and complex ones.
+FORWARD: tuple[Action, ...] = (BY_NAME["dual"],)
+COMPLEX: tuple[Action, ...] = (BY_NAME["complex"],)
 
 
 @st.composite
-def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
-    """A random program: a few leaves, then ops and autograd actions, often a final
-    backward."""
+def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT,
+             actions: tuple[Action, ...] = WEIGHTED) -> ir.Program:
+    """A random program: a few leaves, then ops and autograd actions (each drawn from
+    `actions`), often a final backward."""
     state = State()
     stmts: list[ir.Stmt] = []
 
@@ -511,7 +524,7 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT) -> ir.Program:
             continue
         if not state.vars:
             add(leaf(action_dice, state, settings))
-        add(action_dice.pick(WEIGHTED).piece(action_dice, state, settings))
+        add(action_dice.pick(actions).piece(action_dice, state, settings))
     # the final backward comes before a motif, which would leave its own freed or modified
     # graph as the newest names: the backward is through the ops drawn so far
     end = dice() or Dice(codes[-2])
@@ -541,9 +554,11 @@ def seed_source(draw: st.DrawFn) -> Callable[[], int]:
     return lambda: draw(SEED, label=next(labels))
 
 
-def sample_programs(n: int, settings: GenSettings = DEFAULT) -> list[ir.Program]:
+def sample_programs(n: int, settings: GenSettings = DEFAULT,
+                    actions: tuple[Action, ...] = WEIGHTED) -> list[ir.Program]:
     """The first `n` programs hypothesis generates, derandomized (the same list on every
-    run and machine): what the `default` profile's run meets, for measurements."""
+    run and machine): what the `default` profile's run meets, for measurements (of the
+    table `actions`: FORWARD, COMPLEX)."""
     from conformance.gen import profiles  # registers the profiles
 
     drawn: list[ir.Program] = []
@@ -552,14 +567,22 @@ def sample_programs(n: int, settings: GenSettings = DEFAULT) -> list[ir.Program]
     # hypothesis draws depend on the settings, not only on the seed
     assert "default" in profiles.PROFILES
 
+    # (two functions: hypothesis derandomizes from a digest of the test's source, so the
+    # default table's keeps the source the `default` profile's programs were drawn with)
     @hsettings(parent=hsettings.get_profile("default"), max_examples=n,
                phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(programs(settings))
     def collect(program: ir.Program) -> None:
         drawn.append(program)
 
+    @hsettings(parent=hsettings.get_profile("default"), max_examples=n,
+               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(programs(settings, actions))
+    def collect_table(program: ir.Program) -> None:
+        drawn.append(program)
+
     with without_local_constants():
-        collect()
+        (collect if actions is WEIGHTED else collect_table)()
     return drawn
 
 

@@ -17,6 +17,7 @@ from conformance.gen import ops as gen_ops
 from conformance.gen import state as gen_state
 from conformance.gen import strategies
 from conformance.gen.check import api_hits, check, hits, nodes, walk
+from conformance.gen.forward import COMPLEX_DTYPE
 from conformance.gen.state import GenSettings
 from conformance.gen.strategies import programs, sample_programs
 from conformance.report.hit_rates import HitRates
@@ -61,6 +62,9 @@ def _literal_shape(e: ir.Expr) -> tuple[tuple[int, ...], list[Any]]:
         assert len({s for s, _ in parts}) <= 1, "ragged literal"
         inner = parts[0][0] if parts else ()
         return (len(parts), *inner), [v for _, vs in parts for v in vs]
+    if isinstance(e, ir.BinOp) and isinstance(e.left, ir.Const) and \
+            isinstance(e.right, ir.Const):  # a complex literal, `0.5 + 1j`
+        return (), [complex(f"{e.left.value}{e.op}{e.right.value}")]
     assert isinstance(e, ir.Const), e
     return (), [e.value]
 
@@ -87,6 +91,9 @@ def settings_broken(program: ir.Program, s: GenSettings) -> list[str]:
         dtype = kwargs.get("dtype")
         dtype_name = (dotted(dtype) or "?").removeprefix("torch.") if dtype is not None else (
             gen_state.DEFAULT_DTYPE if floating else None)
+        # a complex dtype is allowed with its parts' real dtype (gen.forward's chains)
+        real = {v: k for k, v in COMPLEX_DTYPE.items()}
+        dtype_name = real.get(dtype_name or "", dtype_name)
         if dtype_name is not None and dtype_name not in s.dtypes:
             broken.append(f"dtype {dtype_name}")
         device = kwargs.get("device")

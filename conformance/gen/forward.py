@@ -1,0 +1,323 @@
+"""The generator's forward-mode and complex pieces (issue 22): a dual-level block of op
+chains whose tangents are observed, and a chain of ops on complex values ending in a real
+one.
+
+A forward-mode block is `with fwAD.dual_level():` around: duals of a few names with drawn
+tangents (`fwAD.make_dual`), a few pieces on them (registry op chains, views, in-place
+ops, a custom Function with a `jvp`), and the tangents of its newest results read with
+`fwAD.unpack_dual(...).tangent` into names: the trace compares a name's value, so an
+unpacked tangent is what puts a jvp formula under comparison (a dual tensor's snapshot
+shows its primal only). Inside the block the pieces see only the duals and what is made
+from them, so that every op they draw takes an input that carries a tangent.
+
+The block's statements run under `torch.no_grad()` (forward mode computes tangents whatever
+the grad mode): in torch a tangent computed from values that require grad records a graph
+of its own (forward-over-reverse: the tangent requires grad, its grad_fn chain holds the
+jvp formula's nodes and torch's CppFunction views of the primals), which the reference
+engine does not model yet (a probe of 250 programs with the blocks under grad mode: 25
+diverged so, at a tangent's requires_grad, grad_fn or graph).
+
+A complex chain makes a complex value (`torch.complex` of two real names, or a complex
+literal leaf that requires grad), applies ops of COMPLEX_OPS to it, and ends in a real
+value (`abs`, `.real`, `.imag`, `view_as_real`) that joins the state: a later loss's
+backward then runs through the complex ops (conjugate Wirtinger gradients), and a complex
+leaf's `.grad` is compared.
+"""
+
+from __future__ import annotations
+
+from conformance.case import program as ir
+from conformance.gen import ops as gen_ops
+from conformance.gen.state import (
+    Dice,
+    Emit,
+    GenSettings,
+    State,
+    Var,
+    assign,
+    attr,
+    call,
+    const,
+    expr_stmt,
+    fits_settings,
+    leaf,
+    method,
+    name,
+    nested_nodes,
+    new_result,
+    numel,
+    promoted,
+    torch_fn,
+)
+
+FWAD = name("fwAD")  # torch.autograd.forward_ad, as the case language (and test_autograd) name it
+TANGENT_PREFIX = "t"  # the names unpacked tangents are assigned to
+COMPLEX_PREFIX = "z"  # complex values: kept out of the state (real pieces never meet them)
+
+
+def fwad(fn: str, *args: ir.Expr) -> ir.Call:
+    return call(attr(FWAD, fn), *args)
+
+
+# ---- custom Functions with a jvp -----------------------------------------------------------
+
+def _function(src_name: str, forward: tuple[ir.Stmt, ...], jvp: tuple[ir.Stmt, ...],
+              backward: tuple[ir.Stmt, ...]) -> ir.FunctionClass:
+    return ir.FunctionClass(src_name, (
+        ir.Method("forward", ("ctx", "x"), forward),
+        ir.Method("jvp", ("ctx", "x_t"), jvp),
+        ir.Method("backward", ("ctx", "g"), backward),
+    ))
+
+
+_X, _XT, _G, _CTX = name("x"), name("x_t"), name("g"), name("ctx")
+_SAVED = ir.Assign(ir.Tuple((name("s"),)), attr(_CTX, "saved_tensors"))
+# What each saves for its jvp (save_for_forward) decides what the jvp's ctx.saved_tensors
+# gives; the backward reads save_for_backward's.
+JVP_FUNCTIONS: dict[str, ir.FunctionClass] = {
+    "SquareJ": _function(
+        "SquareJ",
+        (expr_stmt(method(_CTX, "save_for_backward", _X)),
+         expr_stmt(method(_CTX, "save_for_forward", _X)),
+         ir.Return(ir.BinOp("*", _X, _X))),
+        (_SAVED, ir.Return(ir.BinOp("*", ir.BinOp("*", const(2.0), name("s")), _XT))),
+        (_SAVED, ir.Return(ir.BinOp("*", ir.BinOp("*", const(2.0), name("s")), _G)))),
+    "ScaleJ": _function(
+        "ScaleJ", (ir.Return(ir.BinOp("*", _X, const(3.0))),),
+        (ir.Return(ir.BinOp("*", _XT, const(3.0))),),
+        (ir.Return(ir.BinOp("*", _G, const(3.0))),)),
+    "ExpJ": _function(
+        "ExpJ",
+        (assign("y", method(_X, "exp")),
+         expr_stmt(method(_CTX, "save_for_backward", name("y"))),
+         expr_stmt(method(_CTX, "save_for_forward", name("y"))),
+         ir.Return(name("y"))),
+        (_SAVED, ir.Return(ir.BinOp("*", _XT, name("s")))),
+        (_SAVED, ir.Return(ir.BinOp("*", _G, name("s"))))),
+}
+
+
+def _jvp_function(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """A custom Function with a jvp applied to a dual (its class statement comes first)."""
+    x = dice.recent(state.vars)
+    fn = dice.pick(sorted(JVP_FUNCTIONS))
+    stmts: tuple[ir.Stmt, ...] = ()
+    if fn not in state.functions:
+        stmts = (JVP_FUNCTIONS[fn],)
+        state = state._replace(functions=state.functions | {fn})
+    n, state, var = new_result(state, x.shape, (x,), x.positive and fn == "ExpJ")
+    return Emit((*stmts, assign(n, call(attr(name(fn), "apply"), name(x.name)))),
+                state.bind(var))
+
+
+# ---- the dual-level block ------------------------------------------------------------------
+
+def _takes(op: gen_ops.GenOp, x: Var, settings: GenSettings) -> bool:
+    """Whether `op` takes `x` as its first input: of its sample's shape (any for a
+    pointwise, broadcasting or reduction op), of its domain's sign, a BLAS product in its
+    dtype (see gen_ops.BLAS_PRODUCTS)."""
+    return (op.form != gen_ops.SAMPLE or op.sample.shapes[0] == x.shape) and (
+        x.positive or not op.sample.positive) and (
+        op.name not in gen_ops.BLAS_PRODUCTS or x.dtype == gen_ops.blas_dtype(settings)
+        or gen_ops.blas_dtype(settings) is None)
+
+
+def _tangent(dice: Dice, state: State, settings: GenSettings, x: Var
+             ) -> tuple[tuple[ir.Stmt, ...], str, State]:
+    """A tangent for `x` (of its shape and dtype: torch refuses another): a new leaf kept
+    out of the state. make_dual keeps that very tensor as the dual's tangent: a piece that
+    wrote it, or made it a primal, would alias a tangent with a primal (torch's in-place
+    formulas then read values written in between, which the engine does not model)."""
+    emit = leaf(dice, state, settings, shape=x.shape, requires_grad=False, dtype=x.dtype)
+    t = emit.state.vars[-1]
+    return emit.stmts, t.name, emit.state._replace(vars=emit.state.vars[:-1])
+
+
+def _new_dual(dice: Dice, state: State, settings: GenSettings, op: gen_ops.GenOp) -> Emit:
+    """A new leaf `op` takes, its tangent, and their dual; the leaves are kept out of the
+    state (a partner of an in-place op on the dual would alias it, see _tangent)."""
+    shape = op.sample.shapes[0] if op.form == gen_ops.SAMPLE else None
+    dtype = gen_ops.blas_dtype(settings) if op.name in gen_ops.BLAS_PRODUCTS else None
+    emit = leaf(dice, state, settings, shape=shape, requires_grad=False,
+                positive=True if op.sample.positive else None, dtype=dtype)
+    x = emit.state.vars[-1]
+    stmts, t, state = _tangent(dice, emit.state._replace(vars=state.vars), settings, x)
+    d, state = state.fresh("d")
+    make = assign(d, fwad("make_dual", name(x.name), name(t)))
+    return Emit((*emit.stmts, *stmts, make),
+                state.bind(x._replace(name=d, requires_grad=True, leaf=False)))
+
+
+def _dual_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """A registry op on a dual (a new one when none fits the op), in any of its forms,
+    sometimes with a second op applied to the result in the same statement."""
+    op = dice.pick(gen_ops.weighted_ops(settings))
+    fit = [v for v in state.vars if not v.leaf and _takes(op, v, settings)]
+    stmts: list[ir.Stmt] = []
+    if fit:
+        x = dice.recent(fit)
+    else:
+        emit = _new_dual(dice, state, settings, op)
+        stmts += emit.stmts
+        state = emit.state
+        x = state.vars[-1]
+    first: Var | None = x
+    exprs: dict[str, ir.Expr] = {}
+    value: gen_ops._Value | None = None
+    for form in (dice.pick(op.forms), None):
+        if form is None:  # the second op, nested
+            nested: tuple[gen_ops.GenOp, ...] = tuple(
+                o for o in (gen_ops._nested_ops(settings, value.shape) if value else ())
+                if not o.name.endswith("_") and (
+                    o.form != gen_ops.SAMPLE or len(o.sample.shapes) == 1))
+            if not nested or dice.chance(1, 2):
+                break
+            op = dice.pick(nested)
+            form = dice.pick(op.nested_forms)
+        if form == "inplace":
+            # its partner is not the dual it writes (`d.mul_(d)`): torch's in-place formula
+            # then reads a tangent it has written already, which the engine does not model
+            others = state._replace(vars=tuple(v for v in state.vars if v.name != x.name)
+                                    ) if len(state.vars) > 1 else state
+            emit, value = gen_ops._one_op(dice, others, settings, op, form, first, exprs)
+            if all(v.name != x.name for v in emit.state.vars):  # (a clone was written)
+                return Emit((*stmts, *emit.stmts), emit.state.bind(x))
+            return Emit((*stmts, *emit.stmts), emit.state)
+        emit, value = gen_ops._one_op(dice, state, settings, op, form, first, exprs)
+        stmts += emit.stmts
+        state = emit.state
+        assert value is not None  # (an in-place form is a statement of its own, above)
+        first = Var(gen_ops.CHAINED, value.shape, True, False, False,
+                    promoted(*value.inputs), value.inputs[0].device)
+        exprs = {gen_ops.CHAINED: value.expr}
+    assert value is not None
+    n, state, var = new_result(state, value.shape, value.inputs)
+    return Emit((*stmts, assign(n, value.expr)), state.bind(var._replace(requires_grad=True)))
+
+
+def dual_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """`with fwAD.dual_level():` around duals of one or two names, a few pieces on them, and
+    the newest results' tangents unpacked into names (see the module docstring)."""
+    from conformance.gen.strategies import _inplace, _view  # (strategies imports this module)
+
+    stmts: list[ir.Stmt] = []
+    body: list[ir.Stmt] = []
+    duals: list[Var] = []
+    for _ in range(1 + dice.below(2)):
+        # a name whose tangent, a leaf of its shape, keeps to the settings (a view's shape
+        # may not), else a new primal, positive (log, sqrt, div in the block's domain)
+        fit = [v for v in state.vars if fits_settings(v.shape, settings)]
+        if not fit or dice.chance(1, 3):
+            emit = leaf(dice, state, settings, positive=True)
+            stmts += emit.stmts
+            state = emit.state
+            fit = [state.vars[-1]]
+        x = dice.recent(fit)
+        made_t, t, state = _tangent(dice, state, settings, x)
+        stmts += made_t
+        d, state = state.fresh("d")
+        body.append(assign(d, fwad("make_dual", name(x.name), name(t))))
+        # inside the block the flag stands for "carries a tangent"
+        duals.append(x._replace(name=d, requires_grad=True, leaf=False, stale=False))
+    # The pieces see only the names that carry a tangent (the duals and what is made from
+    # them), so that they act on those; a leaf one makes (an op's partner) is set aside.
+    carrying = State(tuple(duals), state.functions, state.counter)
+    made: list[Var] = []
+    pieces = (_dual_op, _dual_op, _dual_op, _view, _inplace, _jvp_function)
+    for _ in range(1 + dice.below(4)):
+        emit = dice.pick(pieces)(dice, carrying, settings)
+        body += emit.stmts
+        made += [v for v in emit.state.vars if v.leaf]
+        carrying = emit.state._replace(vars=tuple(v for v in emit.state.vars if not v.leaf))
+    classes = [s for s in body if isinstance(s, ir.FunctionClass)]
+    body = [s for s in body if not isinstance(s, ir.FunctionClass)]
+    for v in carrying.vars[-2 - dice.below(3):]:
+        t, carrying = carrying.fresh(TANGENT_PREFIX)
+        if dice.chance(1, 4):  # the named tuple unpacked: primal and tangent
+            p, carrying = carrying.fresh("p")
+            body.append(ir.Assign(ir.Tuple((name(p), name(t))),
+                                  fwad("unpack_dual", name(v.name))))
+        else:
+            body.append(assign(t, attr(fwad("unpack_dual", name(v.name)), "tangent")))
+    # after the block the tangents are gone: the names made in it are ordinary tensors
+    # that do not require grad (the block ran under no_grad)
+    after = tuple(v._replace(requires_grad=False) for v in (*made, *carrying.vars))
+    state = State(state.vars + after, carrying.functions, carrying.counter)
+    inner = ir.With(call(torch_fn("no_grad")), tuple(body))
+    return Emit((*classes, *stmts, ir.With(call(attr(FWAD, "dual_level")), (inner,))), state)
+
+
+# ---- complex chains ------------------------------------------------------------------------
+
+# The rows whose complex forward and backward the reference engine computes as torch does
+# (ops/complex_numbers.py and the ops it extends; test_gradcheck.py's complex rows): unary
+# and broadcasting ops, then reductions to a scalar. Not reciprocal: the engine's complex
+# reciprocal is numpy's (1/(0+0j) nan+nanj where torch gives inf+nanj, 1/(0.5+0j) 2-0j
+# where torch gives 2+0j: its division kernel), found by the generator, not yet fixed.
+COMPLEX_UNARY = ("neg", "exp", "log", "sqrt", "clone", "conj")
+COMPLEX_BINARY = ("add", "sub", "mul", "div")
+COMPLEX_REDUCTIONS = ("sum", "mean")
+COMPLEX_OPS = COMPLEX_UNARY + COMPLEX_BINARY + COMPLEX_REDUCTIONS
+# a nonzero complex value's parts: log, sqrt, reciprocal and div by it stay finite
+_PARTS = (0.5, 1.0, -1.0, 1.5, -0.5, 2.0)
+COMPLEX_DTYPE = {"float32": "complex64", "float64": "complex128"}
+
+
+def _complex_const(dice: Dice) -> ir.Expr:
+    """`a + bj` as the case language parses it: a real number and an imaginary one."""
+    re, im = dice.pick(_PARTS), dice.pick(_PARTS)
+    return ir.BinOp("+" if im > 0 else "-", const(re), const(complex(0, abs(im))))
+
+
+def _complex_leaf(dice: Dice, state: State, settings: GenSettings
+                  ) -> tuple[ir.Expr, str, Emit]:
+    """A complex value of a drawn shape: a literal leaf that requires grad, or
+    `torch.complex` of two real names (a new leaf's and another's of its shape); with the
+    real dtype of its parts."""
+    emit = leaf(dice, state, settings)
+    x = emit.state.vars[-1]
+    if dice.chance(1, 2):
+        values = [_complex_const(dice) for _ in range(numel(x.shape))]
+        value = call(torch_fn("tensor"), nested_nodes(values, x.shape),
+                     dtype=torch_fn(COMPLEX_DTYPE[x.dtype]), requires_grad=const(True))
+        return value, x.dtype, Emit((), state)  # the real leaf drawn only for its shape and dtype
+    partners = [v for v in emit.state.vars[:-1] if v.shape == x.shape and v.dtype == x.dtype]
+    y = dice.recent(partners) if partners and dice.chance(1, 2) else x
+    return call(torch_fn("complex"), name(x.name), name(y.name)), x.dtype, emit
+
+
+def complex_chain(dice: Dice, state: State, settings: GenSettings) -> Emit:
+    """A complex value through COMPLEX_OPS, ended by a real value bound in the state."""
+    value, dtype, emit = _complex_leaf(dice, state, settings)
+    stmts = list(emit.stmts)
+    state = emit.state
+    z, state = state.fresh(COMPLEX_PREFIX)
+    stmts.append(assign(z, value))
+    zs = [z]
+    for _ in range(1 + dice.below(4)):
+        op = dice.pick(COMPLEX_UNARY + COMPLEX_BINARY)
+        x = name(dice.recent(zs))
+        if op in COMPLEX_BINARY:
+            other = name(dice.pick(zs)) if dice.chance(2, 3) else _complex_const(dice)
+            expr = (call(torch_fn(op), x, other) if dice.chance(1, 2) else
+                    ir.BinOp({"add": "+", "sub": "-", "mul": "*", "div": "/"}[op], x, other))
+        elif dice.chance(1, 2):
+            expr = call(torch_fn(op), x)
+        else:
+            expr = method(x, op)
+        if dice.chance(1, 4):
+            expr = method(expr, dice.pick(COMPLEX_REDUCTIONS))
+        n, state = state.fresh(COMPLEX_PREFIX)
+        stmts.append(assign(n, expr))
+        zs.append(n)
+    last = name(zs[-1])
+    ends: tuple[ir.Expr, ...] = (method(last, "abs"), attr(last, "real"), attr(last, "imag"),
+                                 call(torch_fn("view_as_real"), last))
+    real = dice.pick(ends)
+    r, state = state.fresh("r")
+    stmts.append(assign(r, real))
+    # the real result's shape: the generator does not follow the chain's reductions, so it
+    # binds only a 0-d sum of it (a loss term)
+    s, state = state.fresh("y")
+    stmts.append(assign(s, method(name(r), "sum")))
+    return Emit(tuple(stmts), state.bind(Var(s, (), True, False, False, dtype)))
