@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from conformance.case import program as ir
 from conformance.gen import ops as gen_ops
+from conformance.gen.pieces import _inplace, _view
 from conformance.gen.state import (
     Dice,
     Emit,
@@ -198,8 +199,6 @@ def _dual_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
 def dual_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """`with fwAD.dual_level():` around duals of one or two names, a few pieces on them, and
     the newest results' tangents unpacked into names (see the module docstring)."""
-    from conformance.gen.strategies import _inplace, _view  # (strategies imports this module)
-
     stmts: list[ir.Stmt] = []
     body: list[ir.Stmt] = []
     duals: list[Var] = []
