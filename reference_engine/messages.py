@@ -1858,3 +1858,9 @@ LEGACY_FUNCTION_CALL = (
     "Legacy autograd function with non-static forward method is deprecated. Please use "
     "new-style autograd function with static forward method. (Example: "
     "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
+# ---- lead (generator divergences, session 31) ---------------------------------------------
+# aten/src/ATen/native/TensorShape.cpp meshgrid
+MESHGRID_DTYPES = "meshgrid expects all tensors to have the same dtype"
+MESHGRID_DEVICES = "meshgrid expects all tensors to have the same device"

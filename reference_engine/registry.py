@@ -621,3 +621,25 @@ NOT_GENERATED.update({
     if r.differentiable and r.sample is not None
     and (r.module in PENDING_MODULES or r.module == "tensor_operators"
          or r.name == "linalg.vector_norm")})
+
+# The default profile draws the rows it drew before issue 24's op breadth (these 60); the
+# other rows with a sample are drawn by the generator's code alike, but a probe of the
+# default profile with them (benchmarks/generator_probe.py, all rows) still finds 11 of its
+# first 500 programs diverging, and the CI profile more (a NaN's sign under copysign,
+# soft_margin_loss's double-backward node): they join the default profile when a probe of it
+# is clean. Listed, not hidden: each is in NOT_GENERATED with this reason.
+DRAWN_BEFORE_ISSUE_24 = frozenset({
+    "abs", "add", "addmm", "amax", "amin", "atan2", "bmm", "chunk", "clamp", "clone",
+    "copy_", "cos", "diagonal", "div", "dot", "exp", "fill_", "flatten", "gather",
+    "index_fill", "index_select", "log", "log_softmax", "masked_fill", "matmul", "max",
+    "maximum", "mean", "min", "minimum", "mm", "mul", "mv", "narrow", "neg", "permute",
+    "pow", "prod", "reciprocal", "relu", "reshape", "rsub", "select", "sigmoid", "sin",
+    "softmax", "split", "sqrt", "squeeze", "sub", "sum", "t", "tanh", "trace", "transpose",
+    "unbind", "unsqueeze", "var", "var_mean", "zero_"
+})
+PROBE_PENDING = ("issue 24: a row the generator can draw, kept out of the default profile "
+                 "until a probe of it with every row is clean (11 of 500 programs diverge)")
+NOT_GENERATED.update({
+    r.name: PROBE_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.name not in NOT_GENERATED
+    and r.name not in DRAWN_BEFORE_ISSUE_24})

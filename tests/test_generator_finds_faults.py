@@ -21,8 +21,8 @@ import reference_engine
 from conformance.case.loader import load_case
 from conformance.case.program import Program
 from conformance.gen import profiles
-from conformance.gen.check import walk
 from conformance.gen.fault_injection import FaultSearch, engine_copy
+from conformance.gen.reading import walk
 from conformance.gen.strategies import programs, sample_programs, without_local_constants
 from conformance.generated_suite import GeneratedDivergence, check_generated
 from conformance.report.hit_rates import HitRates

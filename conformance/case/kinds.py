@@ -189,10 +189,11 @@ KINDS: tuple[Kind, ...] = (
           r"expected self and source to have same dtypes",
           r"Expected object of scalar type \w+ but got scalar type \w+ for second argument",
           r"expected dtype [\w ]+ for `(end|weight)` but got dtype",
-          r"Expected x and y to have the same dtype"),
+          r"Expected x and y to have the same dtype",
+          r"meshgrid expects all tensors to have the same dtype"),
          "a matrix product, or a scatter (index_add_, index_copy_, index_reduce_, put_, "
-         "masked_scatter), or torch.complex/polar, or lerp, of tensors of different dtypes "
-         "(no type promotion there)"),
+         "masked_scatter), or torch.complex/polar, or lerp, or meshgrid/cartesian_prod, of "
+         "tensors of different dtypes (no type promotion there)"),
     Kind("shape_mismatch", False,
          (r"must match the size of tensor",
           r"shapes cannot be multiplied",

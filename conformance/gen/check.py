@@ -14,21 +14,25 @@ import functools
 import gc
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
 
-import yaml
-
-from conformance.case import api, kinds, operators, vocabulary
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
-from conformance.gen.ops import OPERATOR_OP
+from conformance.gen.flows import complex_hits, tangent_hits
+from conformance.gen.reading import (
+    _api_of,
+    _detaches,
+    _is_backward,
+    _makes_leaf_requiring_grad,
+    _names_in,
+    _ops_in,
+    features_of,
+    nodes,
+    walk,
+)
 from conformance.run.compare import Comparison, compare
 from conformance.run.engine import Engine
 from conformance.run.interpreter import run_program
 from conformance.run.trace import ERROR, OK, FieldMask, Trace
-from reference_engine import registry
-
-BACKWARD_CALLS = frozenset({"backward", "grad"})
 
 # Generated programs do not compare the sign of a zero (hand-written cases do). torch's CPU
 # loops run each full 64-byte block of a contiguous run of elements (16 float32, 8 float64,
@@ -142,129 +146,6 @@ def truncate(program: ir.Program, line: int) -> ir.Program:
 
 
 # ---- what a program exercised -----------------------------------------------------------
-
-def walk(body: tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, (ir.With, ir.For)):
-            yield from walk(stmt.body)
-        elif isinstance(stmt, ir.FunctionClass):
-            for m in stmt.methods:
-                yield from walk(m.body)
-
-
-def nodes(node: object, *, into_lambdas: bool = True) -> Iterator[object]:
-    """Every IR node below `node` (dataclass fields, tuples); a lambda's body only with
-    `into_lambdas` (a hook's body runs in backward, not where it is written)."""
-    yield node
-    if isinstance(node, ir.Lambda) and not into_lambdas:
-        return
-    if isinstance(node, tuple):
-        for item in node:
-            yield from nodes(item, into_lambdas=into_lambdas)
-    elif hasattr(node, "__dataclass_fields__"):
-        for name in node.__dataclass_fields__:
-            yield from nodes(getattr(node, name), into_lambdas=into_lambdas)
-
-
-# Attribute or method names, and keywords, that say which feature family a program touches:
-# the op registry's family of each op (in-place forms: `inplace`), and the autograd API.
-_FEATURE_OF_NAME = {
-    **{r.name: r.feature for r in registry.OPS},
-    **{r.inplace_name: "inplace" for r in registry.OPS if r.inplace_name},
-    "backward": "backward_options", "grad": "autograd_grad", "retain_grad": "retain_grad",
-    "register_hook": "hooks", "remove": "hooks", "detach": "data", "data": "data",
-    "requires_grad_": "requires_grad", "no_grad": "grad_mode", "enable_grad": "grad_mode",
-    "apply": "custom_function",
-    **dict.fromkeys(("dual_level", "make_dual", "unpack_dual"), "forward_ad"),
-    **dict.fromkeys(("complex64", "complex128"), "complex"),
-}
-_FEATURE_OF_KEYWORD = {
-    "retain_graph": "retain_graph", "create_graph": "higher_order", "inputs": "backward_options",
-    "grad_outputs": "autograd_grad", "allow_unused": "autograd_grad",
-}
-
-
-def features_of(program: ir.Program) -> set[str]:
-    """Feature names (conformance.case.vocabulary) a program's text exercises."""
-    found = {"ops"}
-    for node in nodes(program.body):
-        if isinstance(node, ir.Attribute):
-            found.add(_FEATURE_OF_NAME.get(node.attr, "ops"))
-        elif isinstance(node, ir.Keyword):
-            found.add(_FEATURE_OF_KEYWORD.get(node.name, "ops"))
-        elif isinstance(node, ir.BinOp) and node.op == "@":
-            found.add("matmul")
-        elif isinstance(node, ir.Subscript):
-            found.add("views")
-        elif isinstance(node, ir.AugAssign):
-            found.add("inplace")
-    return found & set(vocabulary.FEATURES)
-
-
-def _is_backward(stmt: ir.Stmt) -> bool:
-    return any(isinstance(n, ir.Attribute) and n.attr in BACKWARD_CALLS
-               for n in nodes(stmt))
-
-
-# ---- API paths and gradients through each op ------------------------------------------
-
-_OP_NAMES = frozenset(r.name for r in registry.OPS)
-_OP_OF_METHOD = {**{r.name: r.name for r in registry.OPS if r.method or r.name.endswith("_")},
-                 **{r.inplace_name: r.name for r in registry.OPS if r.inplace_name}}
-_TENSOR_METHODS = api.OBJECT_ATTRIBUTES["tensor method"]
-# operator symbol -> (dunder name, registry op), and the augmented forms
-_OPERATORS = {o.symbol: (f"__{o.function.__name__}__", OPERATOR_OP.get(o.symbol))
-              for o in operators.BINARY}
-_AUGMENTED = {o.symbol: (f"__{o.inplace.__name__}__", OPERATOR_OP.get(o.symbol))
-              for o in operators.AUGMENTED if o.inplace is not None}
-
-
-def _api_of(node: object) -> tuple[str, str | None] | None:
-    """(`api:` path, registry op or None) of one IR node that calls into an engine."""
-    if isinstance(node, ir.Call) and isinstance(node.func, ir.Attribute):
-        path = ir.dotted(node.func)
-        if path is not None and path.startswith("torch."):
-            row = path.removeprefix("torch.")  # a namespaced row: nn.functional.relu
-            return f"api:{path}", row if row in _OP_NAMES else None
-        m = node.func.attr
-        if m in _TENSOR_METHODS:
-            return f"api:Tensor.{m}", _OP_OF_METHOD.get(m)
-        if m == "apply":
-            return "api:Function.apply", None
-    elif isinstance(node, ir.BinOp) and node.op in _OPERATORS:
-        dunder, op = _OPERATORS[node.op]
-        return f"api:Tensor.{dunder}", op
-    elif isinstance(node, ir.AugAssign) and node.op in _AUGMENTED:
-        dunder, op = _AUGMENTED[node.op]
-        return f"api:Tensor.{dunder}", op
-    return None
-
-
-def _ops_in(node: object) -> set[str]:
-    found = set()
-    for n in nodes(node, into_lambdas=False):
-        a = _api_of(n)
-        if a is not None and a[1] is not None:
-            found.add(a[1])
-    return found
-
-
-def _names_in(node: object) -> set[str]:
-    return {n.id for n in nodes(node, into_lambdas=False)
-            if isinstance(n, ir.Name) and n.id != "torch"}
-
-
-def _detaches(e: ir.Expr) -> bool:
-    return (isinstance(e, ir.Attribute) and e.attr == "data") or (
-        isinstance(e, ir.Call) and isinstance(e.func, ir.Attribute)
-        and e.func.attr == "detach")
-
-
-def _makes_leaf_requiring_grad(e: object) -> bool:
-    return any(isinstance(n, ir.Keyword) and n.name == "requires_grad"
-               and n.value == ir.Const(True) for n in nodes(e, into_lambdas=False))
-
 
 class _GradFlow:
     """A static data-flow walk of a program's assignments: for each name, whether it
@@ -381,82 +262,6 @@ def hits(checked: Checked) -> set[str]:
                 found.add("completed_backward")
     if checked.comparison.masked is not None:
         found.add("masked:signed_zero")
-    from conformance.gen.flows import complex_hits, tangent_hits  # (flows imports this)
 
     return (found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)
             | tangent_hits(checked.program, ok_lines) | complex_hits(checked.program, ok_lines))
-
-
-# ---- divergences as YAML cases ----------------------------------------------------------
-
-def _wrap_failures(body: tuple[ir.Stmt, ...], failed: dict[int, str]) -> tuple[ir.Stmt, ...]:
-    out: list[ir.Stmt] = []
-    for stmt in body:
-        if isinstance(stmt, ir.With):
-            stmt = ir.With(stmt.context, _wrap_failures(stmt.body, failed))
-        if stmt.line in failed:
-            kind = failed[stmt.line]
-            if isinstance(stmt, ir.Assert) or kind == kinds.UNKNOWN:
-                continue  # an assert torch fails, or an error no kind names, cannot be pinned
-            stmt = ir.With(ir.Call(ir.Name("raises"), (ir.Const(kind),)), (stmt,))
-        out.append(stmt)
-    return tuple(out)
-
-
-def _unroll(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
-    """Loops written out, so that each iteration's statement has a line of its own."""
-    out: list[ir.Stmt] = []
-    for stmt in body:
-        bounds = [a.value for a in stmt.range_args if isinstance(a, ir.Const)] \
-            if isinstance(stmt, ir.For) else []
-        if isinstance(stmt, ir.For) and len(bounds) == len(stmt.range_args) and all(
-                isinstance(b, int) for b in bounds):
-            for i in range(*(int(b) for b in bounds if isinstance(b, int))):
-                out.append(ir.Assign(ir.Name(stmt.var), ir.Const(i)))
-                out.extend(_unroll(stmt.body))
-        elif isinstance(stmt, ir.With):
-            out.append(ir.With(stmt.context, _unroll(stmt.body)))
-        else:
-            out.append(stmt)
-    return tuple(out)
-
-
-class _CaseDumper(yaml.SafeDumper):
-    pass
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    # Programs as literal blocks (`program: |`), so that their lines read as written.
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_CaseDumper.add_representer(str, _str)
-
-
-def as_case(checked: Checked, engine: str, torch: Engine) -> str:
-    """The program as a YAML case that holds on torch: statements torch rejects are expected
-    to raise their kind; asserts torch fails are dropped."""
-    unrolled = parse(to_source(ir.Program(_unroll(checked.program.body))))
-    trace = run_program(torch, unrolled, continue_on_error=True)
-    failed = {s.line: s.outcome.kind or kinds.UNKNOWN for s in trace.steps
-              if s.outcome.status != OK}
-    program = ir.Program(_wrap_failures(unrolled.body, failed))
-    d = checked.comparison.divergence
-    where = "" if d is None else f" at `{d.field}`"
-    features = sorted(features_of(program) | ({"errors"} if failed else set()))
-    case = {
-        "description": f"Generated program on which {engine} diverged from torch{where}",
-        "features": features,
-        "source": "generated by conformance.gen.strategies (hypothesis), shrunk",
-        "devices": ["cpu"],
-        "program": to_source(program),
-    }
-    return yaml.dump(case, Dumper=_CaseDumper, sort_keys=False, width=100)
-
-
-def save_case(text: str, directory: Path, stem: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{stem}.yaml"
-    path.write_text(text)
-    return path

@@ -19,7 +19,7 @@ an op, never invent one a statement lacks.
 from __future__ import annotations
 
 from conformance.case import program as ir
-from conformance.gen.check import BACKWARD_CALLS, _names_in, _ops_in, nodes
+from conformance.gen.reading import BACKWARD_CALLS, _names_in, _ops_in, nodes
 
 Ops = frozenset[str]
 APPLY = "Function.apply"

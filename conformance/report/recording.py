@@ -103,7 +103,7 @@ def generated_items(count: int) -> list[Item]:
     items (cpu, float32) of cases named `generated/<k>`: each program printed and parsed
     back, so that its statements carry the lines of its source."""
     from conformance.case.language import parse, to_source
-    from conformance.gen.check import features_of
+    from conformance.gen.reading import features_of
     from conformance.gen.strategies import sample_programs
 
     items = []

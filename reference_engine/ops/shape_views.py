@@ -259,6 +259,11 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if indexing is None:
         warn_once(messages.MESHGRID_INDEXING)
         indexing = "ij"
+    for a, b in itertools.pairwise(ts):   # (TensorShape.cpp meshgrid: before the dims)
+        if a.dtype != b.dtype:
+            raise RuntimeError(messages.MESHGRID_DTYPES)
+        if a.device != b.device:
+            raise RuntimeError(messages.MESHGRID_DEVICES)
     for t in ts:
         if t.ndim > 1:
             raise RuntimeError(messages.MESHGRID_DIMS)

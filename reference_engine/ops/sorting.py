@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, extremes
+from . import common, copying, extremes
 
 
 def _named(name: str) -> type:
@@ -76,14 +76,15 @@ def _order(a: np.ndarray, descending: bool) -> np.ndarray:
 
 
 def _result(spec: OpSpec, kind: type, self: Tensor, values: np.ndarray, idx: np.ndarray,
-            d: int, keepdim: bool, moved: bool = True) -> Any:
-    """The (values, indices) pair from line results (dim last when `moved`)."""
+            d: int, keepdim: bool, moved: bool = True, order: str = "C") -> Any:
+    """The (values, indices) pair from line results (dim last when `moved`), in memory
+    order `order` (numpy's: "K" keeps the arrays' own layout)."""
     if self.ndim == 0:
         values, idx = values.reshape(()), idx.reshape(())
     elif moved:
         values, idx = np.moveaxis(values, -1, d), np.moveaxis(idx, -1, d)
-    indices = common.new(idx.astype(np.int64), dtypes.int64, self.device)
-    out = record(spec, common.new(values, self.dtype, self.device), [self], dim=d,
+    indices = common.new(idx.astype(np.int64), dtypes.int64, self.device, order)
+    out = record(spec, common.new(values, self.dtype, self.device, order), [self], dim=d,
                  keepdim=keepdim, indices=indices, self_sym_sizes=tuple(self.shape))
     return kind((out, indices))
 
@@ -96,7 +97,20 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool | N
     a, d = _lines(self, dim)
     idx = _order(a, descending)
     spec = SORT if stable is None else SORT_STABLE
-    return _result(spec, sort_return_type, self, np.take_along_axis(a, idx, -1), idx, d, True)
+    values, indices = np.take_along_axis(a, idx, -1), idx
+    if self.ndim and copying._dense(self._data):
+        # sort's outputs are empty_like(self): a non-overlapping and dense self's layout
+        values, indices = (_laid_out_like(self._data, np.moveaxis(x, -1, d))
+                           for x in (values, indices))
+        return _result(spec, sort_return_type, self, values, indices, d, True, moved=False,
+                       order="K")
+    return _result(spec, sort_return_type, self, values, indices, d, True)
+
+
+def _laid_out_like(like: np.ndarray, x: np.ndarray) -> np.ndarray:
+    out = np.empty_like(like, dtype=x.dtype, order="K")
+    out[...] = x
+    return out
 
 
 def msort(self: Tensor) -> Tensor:

@@ -328,3 +328,12 @@ x.sum().backward()
     x = trace.steps[-1].names["x"]
     assert isinstance(x, TensorSnapshot) and x.grad is not None
     assert np.array_equal(x.grad.values, [4.0, 4.0])  # 3 with the hook, then 1 without
+
+
+def test_a_resource_warning_is_not_a_statements_warning() -> None:
+    # The garbage collector warns of an unclosed file of anything in the process at whatever
+    # statement it runs: recording it made a verdict depend on the items run before.
+    program = parse("a = torch.tensor([1.0])\nb = torch.exp(a)\nc = torch.tensor([1.0]) * 2\n")
+    leaky = run_program(load_engine("tests.conformance.engine_leaks_resource"), program)
+    assert [s.warnings for s in leaky.steps] == [[], [], []]
+    assert compare(run_program(TORCH, program), leaky, "float32").divergence is None
