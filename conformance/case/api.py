@@ -7,8 +7,10 @@ torch's shape; the interpreter resolves a dotted path here by attribute lookup o
 
 from __future__ import annotations
 
+import ast
 import difflib
 
+from conformance.case import program as ir
 from reference_engine import registry
 
 # Names a program may use bare, and the dotted path each stands for.
@@ -31,6 +33,13 @@ def rooted(dotted: str | None) -> str | None:
     if root not in ROOTS:
         return None
     return ROOTS[root] + (f".{rest}" if rest else "")
+
+
+def api_path(e: ir.Expr | ast.expr) -> str | None:
+    """The API path an expression names from a root (`torch.nn.Linear` for `nn.Linear`),
+    whether or not the table has it, or None: of a Program's expression (the interpreter)
+    or of a syntax tree's (the parser)."""
+    return rooted(ir.dotted(e))
 
 # Dotted paths that are namespaces (attribute access continues through them).
 NAMESPACES: frozenset[str] = frozenset(

@@ -21,8 +21,9 @@ def name_of_node(node: ast.AST) -> str:
 
 
 class ExpressionConverter:
-    """Converts expressions; `language._Converter` adds the statements and sets the state
-    below for the program being converted."""
+    """Converts expressions; `function_class.FunctionClassConverter` adds Function classes,
+    `language._Converter` the other statements, and sets the state below for the program
+    being converted."""
 
     # every name some statement of the program binds, with how many times
     bindings: Counter[str]
@@ -213,28 +214,14 @@ class ExpressionConverter:
         return self.expr(node)
 
 
-def dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = dotted(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
-
-
-def api_path(node: ast.expr) -> str | None:
-    """The API path `node` spells from a root, whether or not the table has it (api.rooted)."""
-    return api.rooted(dotted(node))
-
-
 def namespace_path(node: ast.expr) -> str | None:
     """The API path of `node` when it is a root or a namespace reached from one."""
-    path = api_path(node)
+    path = api.api_path(node)
     return path if path in api.NAMESPACES else None
 
 
 def api_object_path(node: ast.expr) -> str | None:
     """The API path of `node` when it is a function or class of the table reached from a
     root (not a namespace)."""
-    path = api_path(node)
+    path = api.api_path(node)
     return path if path in api.FUNCTIONS else None

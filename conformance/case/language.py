@@ -15,25 +15,12 @@ from collections.abc import Iterable
 from conformance.case import api, operators
 from conformance.case import program as ir
 from conformance.case.diagnostics import CaseError
-from conformance.case.expressions import (
-    ExpressionConverter,
-    api_path,
-    dotted,
-    name_of_node,
-)
+from conformance.case.expressions import name_of_node
+from conformance.case.function_class import FunctionClassConverter
 from conformance.case.nesting import line_too_deep_to_parse, nests_beyond, too_deep
 from conformance.case.program import to_source  # noqa: F401  (printing lives with the IR)
 
 AUG_OPS: dict[type, str] = {o.node: o.symbol for o in operators.AUGMENTED}
-# torch's Function defines each of them raising (forward: "You must implement the forward
-# function", backward and its alias vjp: "... either the backward or vjp method"; a class with
-# both is refused at backward), so a class may leave any out, as torch's tests do.
-FUNCTION_METHODS = ("forward", "backward", "vjp")
-JVP = "jvp"   # optional: forward mode's formula (ctx, *input tangents)
-SETUP_CONTEXT = ir.SETUP_CONTEXT
-# Decorators a Function method may carry, outermost first: staticmethod, then optionally
-# once_differentiable (on backward).
-FUNCTION_DECORATORS = frozenset({"staticmethod", "torch.autograd.function.once_differentiable"})
 
 _SYNTAX_FIX = {
     "Import": "the case language has no imports; use the names torch, nn, F and Variable",
@@ -46,7 +33,7 @@ _SYNTAX_FIX = {
 }
 
 
-class _Converter(ExpressionConverter):
+class _Converter(FunctionClassConverter):
     """Converts one ast.Module into a Program, checking names against the API table."""
 
     def __init__(self, tree: ast.Module) -> None:
@@ -203,89 +190,6 @@ class _Converter(ExpressionConverter):
         return ir.For(node.target.id, args, self.body(node.body, in_method=in_method),
                       line=node.lineno)
 
-    def function_class(self, node: ast.ClassDef) -> ir.FunctionClass:
-        if (len(node.bases) != 1 or node.keywords or node.decorator_list
-                or dotted(node.bases[0]) not in ("torch.autograd.Function",)):
-            raise self.fail(node, "a class must derive from torch.autograd.Function alone, "
-                            "or from one exception class (" + ", ".join(sorted(api.EXCEPTIONS))
-                            + ", or one the program defined before)",
-                            f"write `class {node.name}(torch.autograd.Function):` or "
-                            f"`class {node.name}(RuntimeError): pass`")
-        methods = []
-        attributes: list[tuple[str, bool]] = []
-        setup = _has_setup_context(node)
-        for item in node.body:
-            if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant) and \
-                    isinstance(item.value.value, str):
-                continue  # a docstring
-            if isinstance(item, ast.Assign):
-                attributes.append(self.class_attribute(item, attributes))
-                continue
-            if not isinstance(item, ast.FunctionDef) or \
-                    item.name not in (*FUNCTION_METHODS, SETUP_CONTEXT, JVP):
-                raise self.fail(item, "a Function class holds only `forward`, `backward` "
-                                "(or its alias `vjp`), `setup_context` and `jvp`, and the "
-                                "flags " + ", ".join(sorted(ir.FUNCTION_CLASS_ATTRIBUTES)),
-                                "define `@staticmethod def forward(ctx, ...)` and "
-                                "`@staticmethod def backward(ctx, ...)`")
-            decorators = tuple(dotted(d) or "?" for d in item.decorator_list)
-            if decorators[:1] != ("staticmethod",) or not set(decorators) <= \
-                    FUNCTION_DECORATORS or len(set(decorators)) != len(decorators):
-                raise self.fail(item, f"`{item.name}` must be decorated with @staticmethod "
-                                "(outermost), optionally followed by "
-                                "@torch.autograd.function.once_differentiable")
-            a = item.args
-            if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or \
-                    (a.defaults and item.name != "forward"):
-                raise self.fail(item, "Function methods take plain positional parameters "
-                                "(forward's may have literal defaults)")
-            defaults = tuple(self.default_value(d) for d in a.defaults)
-            params = tuple(p.arg for p in a.args)
-            if setup and item.name == "forward":
-                self.ctx = None   # forward(*inputs): ctx is setup_context's
-            elif not params:
-                raise self.fail(item, f"`{item.name}` takes ctx as its first parameter")
-            else:
-                self.ctx = (params[0], _ctx_attributes(node))
-            try:
-                body = self.body(item.body, in_method=True)
-            finally:
-                self.ctx = None
-            methods.append(ir.Method(item.name, params, body, decorators, defaults,
-                                     line=item.lineno))
-        if not {m.name for m in methods} & set(FUNCTION_METHODS):
-            raise self.fail(node, f"class {node.name} defines none of forward, backward and "
-                            "vjp", "define `@staticmethod def forward(ctx, ...)` and "
-                            "`@staticmethod def backward(ctx, ...)`")
-        return ir.FunctionClass(node.name, tuple(methods), tuple(attributes),
-                                line=node.lineno)
-
-    def default_value(self, node: ast.expr) -> ir.Const:
-        """A default of forward's: a number, a bool or None, as written (never an expression
-        that would run when the class is made)."""
-        value = self.expr(node)
-        if not isinstance(value, ir.Const) or isinstance(value.value, str) or \
-                value.value is Ellipsis:
-            raise self.fail(node, "a default of forward is a literal number, bool or None",
-                            "write e.g. `def forward(x, y=3):`")
-        return value
-
-    def class_attribute(self, item: ast.Assign,
-                        before: list[tuple[str, bool]]) -> tuple[str, bool]:
-        """`clear_saved_tensors_on_access = True` in a Function class: one name of
-        ir.FUNCTION_CLASS_ATTRIBUTES, set once, to a bool literal (torch reads the flag from
-        the class; anything else would store the program's state on an engine class)."""
-        names = ", ".join(sorted(ir.FUNCTION_CLASS_ATTRIBUTES))
-        fix = "write `clear_saved_tensors_on_access = True` (or False)"
-        target = item.targets[0] if len(item.targets) == 1 else None
-        if not isinstance(target, ast.Name) or target.id not in ir.FUNCTION_CLASS_ATTRIBUTES:
-            raise self.fail(item, f"a Function class may set only the flags {names}", fix)
-        if any(n == target.id for n, _ in before):
-            raise self.fail(item, f"`{target.id}` is set twice", "set it once")
-        if not (isinstance(item.value, ast.Constant) and isinstance(item.value.value, bool)):
-            raise self.fail(item, f"`{target.id}` takes True or False", fix)
-        return target.id, item.value.value
-
     def target(self, node: ast.expr) -> ir.Expr:
         if isinstance(node, ast.Name):
             if node.id in api.ROOTS or node.id in api.BUILTINS:
@@ -321,7 +225,7 @@ class _Converter(ExpressionConverter):
     def _not_owned(self, node: ast.expr) -> str | None:
         """Why `node` may be an object the program did not make; None when it is its own
         (or, for a call's result, when only the run-time check can tell)."""
-        if api_path(node) is not None:
+        if api.api_path(node) is not None:
             return (f"`{ast.unparse(node)}` belongs to the engine and is shared by every "
                     "case run in the process")
         if isinstance(node, ast.Name):
@@ -346,24 +250,6 @@ class _Converter(ExpressionConverter):
         return None
 
 
-def _has_setup_context(cls: ast.ClassDef) -> bool:
-    return any(isinstance(m, ast.FunctionDef) and m.name == SETUP_CONTEXT for m in cls.body)
-
-
-def _ctx_attributes(cls: ast.ClassDef) -> frozenset[str]:
-    """Attribute names the class's methods assign on their first parameter (ctx)."""
-    names: set[str] = set()
-    setup = _has_setup_context(cls)
-    for method in cls.body:
-        if isinstance(method, ast.FunctionDef) and method.args.args and \
-                ir.method_has_ctx(method.name, setup):
-            ctx = method.args.args[0].arg
-            for node in ast.walk(method):
-                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
-                        isinstance(node.value, ast.Name) and node.value.id == ctx:
-                    names.add(node.attr)
-    return frozenset(names)
-
 
 def _engine_aliases(tree: ast.Module, classes: set[str]) -> dict[str, tuple[int, str]]:
     """Names some assignment binds to a class, or to an engine object reached by a dotted
@@ -380,7 +266,7 @@ def _engine_aliases(tree: ast.Module, classes: set[str]) -> dict[str, tuple[int,
                 and isinstance(node.targets[0], ast.Name)):
             continue
         value = node.value
-        if api_path(value) is not None \
+        if api.api_path(value) is not None \
                 or (isinstance(value, ast.Name) and value.id in classes) \
                 or (isinstance(value, ast.Attribute) and value.attr not in api.TENSOR_VALUED):
             aliases.setdefault(node.targets[0].id, (node.lineno, ast.unparse(value)))

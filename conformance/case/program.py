@@ -252,11 +252,13 @@ _UN = {o.symbol: o.node for o in operators.UNARY}
 _CMP = {o.symbol: o.node for o in operators.COMPARE}
 
 
-def dotted(e: Expr) -> str | None:
-    """`torch.autograd.grad` for that chain of attributes on a name; None for anything else."""
-    if isinstance(e, Name):
+def dotted(e: Expr | ast.expr) -> str | None:
+    """`torch.autograd.grad` for that chain of attributes on a name; None for anything else.
+    It reads a Program's expression or the syntax tree a program is parsed from (the parser
+    asks before converting: a decorator, a base class): the one helper for both."""
+    if isinstance(e, (Name, ast.Name)):
         return e.id
-    if isinstance(e, Attribute):
+    if isinstance(e, (Attribute, ast.Attribute)):
         base = dotted(e.value)
         return None if base is None else f"{base}.{e.attr}"
     return None

@@ -22,27 +22,19 @@ with a plain-torch script: docs/findings/compiled_autograd.md.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
 from torch._dynamo import compiled_autograd
 
+from conformance.engines import chosen_backend
+
 BACKENDS = ("none", "eager", "aot_eager", "inductor")
 BACKEND_VARIABLE = "CONFORMANCE_CA_BACKEND"
 
-
-def backend() -> str:
-    """The backend named by $CONFORMANCE_CA_BACKEND (default `none`)."""
-    name = os.environ.get(BACKEND_VARIABLE, "none").strip() or "none"
-    if name not in BACKENDS:
-        raise ValueError(f"${BACKEND_VARIABLE}={name!r} is not a backend of the compiled "
-                         f"autograd engine; choose one of {', '.join(BACKENDS)}")
-    return name
-
-
-BACKEND = backend()  # checked at import: a bad value is a usage error before anything runs
+# checked at import: a bad value is a usage error before anything runs
+BACKEND = chosen_backend(BACKEND_VARIABLE, BACKENDS, "compiled autograd")
 
 
 # AOT backends (aot_eager, inductor) run the captured backward as one AOTAutograd function,

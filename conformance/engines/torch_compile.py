@@ -25,7 +25,6 @@ docs/findings/torch_compile.md.
 from __future__ import annotations
 
 import contextlib
-import os
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -33,22 +32,14 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from conformance.engines import chosen_backend
 from reference_engine.registry import OPS
 
 BACKENDS = ("aot_eager", "inductor")
 BACKEND_VARIABLE = "CONFORMANCE_TC_BACKEND"
 
-
-def backend() -> str:
-    """The backend named by $CONFORMANCE_TC_BACKEND (default `aot_eager`)."""
-    name = os.environ.get(BACKEND_VARIABLE, "aot_eager").strip() or "aot_eager"
-    if name not in BACKENDS:
-        raise ValueError(f"${BACKEND_VARIABLE}={name!r} is not a backend of the torch.compile "
-                         f"engine; choose one of {', '.join(BACKENDS)}")
-    return name
-
-
-BACKEND = backend()  # checked at import: a bad value is a usage error before anything runs
+# checked at import: a bad value is a usage error before anything runs
+BACKEND = chosen_backend(BACKEND_VARIABLE, BACKENDS, "torch.compile")
 
 # The names compiled: the vocabulary's differentiable ops (function and method share the
 # name), their operator forms, and indexing. In-place forms are left eager: what they

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from conformance.case import program as ir
 from conformance.gen import op_calls, op_table
+from conformance.gen.custom_functions import jvp_function
 from conformance.gen.pieces import _inplace, _view
 from conformance.gen.state import (
     Dice,
@@ -39,7 +40,6 @@ from conformance.gen.state import (
     attr,
     call,
     const,
-    expr_stmt,
     fits_settings,
     leaf,
     method,
@@ -58,57 +58,6 @@ COMPLEX_PREFIX = "z"  # complex values: kept out of the state (real pieces never
 
 def fwad(fn: str, *args: ir.Expr) -> ir.Call:
     return call(attr(FWAD, fn), *args)
-
-
-# ---- custom Functions with a jvp -----------------------------------------------------------
-
-def _function(src_name: str, forward: tuple[ir.Stmt, ...], jvp: tuple[ir.Stmt, ...],
-              backward: tuple[ir.Stmt, ...]) -> ir.FunctionClass:
-    return ir.FunctionClass(src_name, (
-        ir.Method("forward", ("ctx", "x"), forward),
-        ir.Method("jvp", ("ctx", "x_t"), jvp),
-        ir.Method("backward", ("ctx", "g"), backward),
-    ))
-
-
-_X, _XT, _G, _CTX = name("x"), name("x_t"), name("g"), name("ctx")
-_SAVED = ir.Assign(ir.Tuple((name("s"),)), attr(_CTX, "saved_tensors"))
-# What each saves for its jvp (save_for_forward) decides what the jvp's ctx.saved_tensors
-# gives; the backward reads save_for_backward's.
-JVP_FUNCTIONS: dict[str, ir.FunctionClass] = {
-    "SquareJ": _function(
-        "SquareJ",
-        (expr_stmt(method(_CTX, "save_for_backward", _X)),
-         expr_stmt(method(_CTX, "save_for_forward", _X)),
-         ir.Return(ir.BinOp("*", _X, _X))),
-        (_SAVED, ir.Return(ir.BinOp("*", ir.BinOp("*", const(2.0), name("s")), _XT))),
-        (_SAVED, ir.Return(ir.BinOp("*", ir.BinOp("*", const(2.0), name("s")), _G)))),
-    "ScaleJ": _function(
-        "ScaleJ", (ir.Return(ir.BinOp("*", _X, const(3.0))),),
-        (ir.Return(ir.BinOp("*", _XT, const(3.0))),),
-        (ir.Return(ir.BinOp("*", _G, const(3.0))),)),
-    "ExpJ": _function(
-        "ExpJ",
-        (assign("y", method(_X, "exp")),
-         expr_stmt(method(_CTX, "save_for_backward", name("y"))),
-         expr_stmt(method(_CTX, "save_for_forward", name("y"))),
-         ir.Return(name("y"))),
-        (_SAVED, ir.Return(ir.BinOp("*", _XT, name("s")))),
-        (_SAVED, ir.Return(ir.BinOp("*", _G, name("s"))))),
-}
-
-
-def _jvp_function(dice: Dice, state: State, settings: GenSettings) -> Emit:
-    """A custom Function with a jvp applied to a dual (its class statement comes first)."""
-    x = dice.recent(state.vars)
-    fn = dice.pick(sorted(JVP_FUNCTIONS))
-    stmts: tuple[ir.Stmt, ...] = ()
-    if fn not in state.functions:
-        stmts = (JVP_FUNCTIONS[fn],)
-        state = state._replace(functions=state.functions | {fn})
-    n, state, var = new_result(state, x.shape, (x,), x.positive and fn == "ExpJ")
-    return Emit((*stmts, assign(n, call(attr(name(fn), "apply"), name(x.name)))),
-                state.bind(var))
 
 
 # ---- the dual-level block ------------------------------------------------------------------
@@ -222,7 +171,7 @@ def dual_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
     # them), so that they act on those; a leaf one makes (an op's partner) is set aside.
     carrying = State(tuple(duals), state.functions, state.counter)
     made: list[Var] = []
-    pieces = (_dual_op, _dual_op, _dual_op, _view, _inplace, _jvp_function)
+    pieces = (_dual_op, _dual_op, _dual_op, _view, _inplace, jvp_function)
     for _ in range(1 + dice.below(4)):
         emit = dice.pick(pieces)(dice, carrying, settings)
         body += emit.stmts

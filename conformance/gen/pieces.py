@@ -1,7 +1,7 @@
 """The pieces of a generated program, each a function of a `Dice` (the action's random
 choices), the generator's symbolic `State` and the `GenSettings` that emits the statements of
 one action: a matmul, a view, an in-place op, a backward or grad call, a hook, a tensor's
-state, a grad-mode block, a loop, a shape assert, a custom Function, the error-path motifs
+state, a grad-mode block, a loop, a shape assert, the error-path motifs
 (backward twice, a saved tensor modified), a new leaf. `conformance.gen.strategies` lays
 them out as the rows of its table `ACTIONS`."""
 
@@ -287,48 +287,6 @@ def _shape_assert(dice: Dice, state: State, settings: GenSettings) -> Emit:
     v = dice.recent(state.vars)
     test = ir.Compare(attr(name(v.name), "shape"), ("==",), (shape_tuple(v.shape),))
     return Emit((ir.Assert(test),), state)
-
-
-# A small library of custom Functions: what each saves decides where its errors fire.
-FUNCTIONS: dict[str, ir.FunctionClass] = {}
-
-
-def _function(src_name: str, forward: tuple[ir.Stmt, ...], backward_: tuple[ir.Stmt, ...]
-              ) -> ir.FunctionClass:
-    return ir.FunctionClass(src_name, (
-        ir.Method("forward", ("ctx", "x"), forward),
-        ir.Method("backward", ("ctx", "g"), backward_),
-    ))
-
-
-FUNCTIONS["Square"] = _function(
-    "Square",
-    (expr_stmt(method(name("ctx"), "save_for_backward", name("x"))),
-     ir.Return(ir.BinOp("*", name("x"), name("x")))),
-    (ir.Assign(ir.Tuple((name("x"),)), attr(name("ctx"), "saved_tensors")),
-     ir.Return(ir.BinOp("*", ir.BinOp("*", const(2.0), name("x")), name("g")))))
-FUNCTIONS["Double"] = _function(
-    "Double", (ir.Return(ir.BinOp("*", name("x"), const(2.0))),),
-    (ir.Return(ir.BinOp("*", name("g"), const(2.0))),))
-FUNCTIONS["ExpF"] = _function(
-    "ExpF",
-    (assign("y", method(name("x"), "exp")),
-     expr_stmt(method(name("ctx"), "save_for_backward", name("y"))),
-     ir.Return(name("y"))),
-    (ir.Assign(ir.Tuple((name("y"),)), attr(name("ctx"), "saved_tensors")),
-     ir.Return(ir.BinOp("*", name("g"), name("y")))))
-
-
-def _custom_function(dice: Dice, state: State, settings: GenSettings) -> Emit:
-    x = dice.recent(state.vars)
-    fn = dice.pick(sorted(FUNCTIONS))
-    stmts: tuple[ir.Stmt, ...] = ()
-    if fn not in state.functions:
-        stmts = (FUNCTIONS[fn],)
-        state = state._replace(functions=state.functions | {fn})
-    n, state, var = new_result(state, x.shape, (x,), x.positive and fn != "Double")
-    apply = call(attr(name(fn), "apply"), name(x.name))
-    return Emit((*stmts, assign(n, apply)), state.bind(var))
 
 
 # ---- motifs: error paths reached on purpose ---------------------------------------------

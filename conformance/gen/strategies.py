@@ -10,9 +10,10 @@ The ops come from the engine's op registry (`reference_engine.registry`), not fr
 of their own: every differentiable row is generated in its function, method and in-place
 forms (and as an operator where it has one), or is named in `registry.NOT_GENERATED` with
 the reason; `conformance.gen.op_table` holds that table, `conformance.gen.op_calls` the
-piece that draws from it, `conformance.gen.pieces` the other pieces, `conformance.gen.forward`
-the forward-mode and complex blocks, and `conformance.gen.state` the settings, state, dice
-and leaves every piece shares.
+piece that draws from it, `conformance.gen.custom_functions` the custom Functions a program
+declares, `conformance.gen.pieces` the other pieces, `conformance.gen.forward` the
+forward-mode and complex blocks, and `conformance.gen.state` the settings, state, dice and
+leaves every piece shares.
 
 Not generated on purpose: an op mixing float32 and float64 operands (every input of an op
 takes its first input's dtype). A float32 result promoted into a float64 one is compared at
@@ -50,6 +51,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from conformance.case import program as ir
+from conformance.gen.custom_functions import custom_function
 from conformance.gen.forward import complex_chain, dual_block
 from conformance.gen.op_calls import registry_op
 from conformance.gen.pieces import (
@@ -57,7 +59,6 @@ from conformance.gen.pieces import (
     _autograd_grad,
     _backward,
     _backward_twice,
-    _custom_function,
     _final_backward,
     _grad_mode_block,
     _hook,
@@ -111,7 +112,7 @@ ACTIONS: tuple[Action, ...] = (
     _action("grad_mode", _grad_mode_block, 1, "grad_mode"),
     _action("loop", _loop, 1, "retain_graph"),
     _action("assert", _shape_assert, 1),
-    _action("function", _custom_function, 1, "custom_function"),
+    _action("function", custom_function, 1, "custom_function"),
     _action("backward_twice", _backward_twice, 1, "retain_graph"),
     _action("modify_saved", _modify_saved, 1, "inplace"),
     _action("leaf", _new_leaf, 1),

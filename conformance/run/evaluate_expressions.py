@@ -13,7 +13,7 @@ from conformance.case import api, operators
 from conformance.case import program as ir
 from conformance.run.harness_builtins import HarnessBuiltins
 from conformance.run.operation_limits import returns
-from conformance.run.sandbox import CaseFailure, Expectation, Namespace, Scope, api_path
+from conformance.run.sandbox import CaseFailure, Expectation, Namespace, Scope
 
 BINARY: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.function for o in operators.BINARY}
 INPLACE: dict[str, Callable[[Any, Any], Any]] = {
@@ -49,7 +49,7 @@ class ExpressionEvaluator(HarnessBuiltins):
         obj = self._eval(e.value, scope)
         if isinstance(obj, Namespace):
             return self._path(f"{obj.path}.{e.attr}")
-        path = api_path(e)
+        path = api.api_path(e)
         if path in api.FUNCTIONS:  # a path through an API object (Variable._execution_engine)
             return self._path(path)
         self._check_object_attribute(obj, e.attr)

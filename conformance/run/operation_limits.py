@@ -17,7 +17,7 @@ from conformance.case import program as ir
 from conformance.run import changes, limits, predict
 from conformance.run.blackbox import LineStore
 from conformance.run.engine import Engine
-from conformance.run.sandbox import Sandbox, api_path, resolve_on
+from conformance.run.sandbox import Sandbox, resolve_on
 
 
 class OperationLimits(Sandbox):
@@ -90,7 +90,7 @@ class OperationLimits(Sandbox):
 
     def _check_call(self, func_e: ir.Expr, func: Any, args: list[Any],
                     kwargs: dict[str, Any]) -> None:
-        path = api_path(func_e)
+        path = api.api_path(func_e)
         if path is not None:
             count = factory_elements(path, args, kwargs)
             if count is not None:

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.case import api
-from conformance.case import program as ir
 from conformance.run.engine import Engine, MissingAPI, lacks
 from conformance.run.observe import EngineMade
 from conformance.run.trace import Trace
@@ -186,11 +185,6 @@ def _describe_object(obj: Any) -> str:
     if isinstance(obj, type):
         return f"the class `{obj.__name__}`"
     return f"a `{type(obj).__name__}` object"
-
-
-def api_path(e: ir.Expr) -> str | None:
-    """The dotted API path an expression names (`torch.zeros`, `nn.Linear`), or None."""
-    return api.rooted(ir.dotted(e))
 
 
 def resolve_on(module: Any, path: str) -> Any:

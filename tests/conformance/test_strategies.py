@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
-from conformance.case.program import dotted
 from conformance.gen import op_table, strategies
 from conformance.gen import state as gen_state
 from conformance.gen.check import api_hits, check, hits
@@ -75,7 +74,7 @@ def settings_broken(program: ir.Program, s: GenSettings) -> list[str]:
     for node in nodes(program.body):
         if not isinstance(node, ir.Call):
             continue
-        path = dotted(node.func)
+        path = ir.dotted(node.func)
         if path not in ("torch.randn", "torch.tensor"):
             continue
         kwargs = {k.name: k.value for k in node.keywords}
@@ -89,7 +88,7 @@ def settings_broken(program: ir.Program, s: GenSettings) -> list[str]:
         if len(shape) > s.max_rank or any(not 1 <= n <= s.max_side for n in shape):
             broken.append(f"shape {shape}: {to_source(ir.Program((ir.ExprStmt(node),)))}")
         dtype = kwargs.get("dtype")
-        dtype_name = (dotted(dtype) or "?").removeprefix("torch.") if dtype is not None else (
+        dtype_name = (ir.dotted(dtype) or "?").removeprefix("torch.") if dtype is not None else (
             gen_state.DEFAULT_DTYPE if floating else None)
         # a complex dtype is allowed with its parts' real dtype (gen.forward's chains)
         real = {v: k for k, v in COMPLEX_DTYPE.items()}
