@@ -1864,3 +1864,9 @@ LEGACY_FUNCTION_CALL = (
 # aten/src/ATen/native/TensorShape.cpp meshgrid
 MESHGRID_DTYPES = "meshgrid expects all tensors to have the same dtype"
 MESHGRID_DEVICES = "meshgrid expects all tensors to have the same device"
+
+
+# ---- h23cov (issue 23: coverage of test_autograd.py) --------------------------------------
+# aten/src/ATen/native/TensorCompare.cpp isin_default_kernel's dtype check
+def isin_unsupported_dtype(scalar_name: str) -> str:
+    return f"Unsupported input type encountered for isin(): {scalar_name}"

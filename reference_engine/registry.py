@@ -574,6 +574,8 @@ OPS: tuple[OpRow, ...] = (
          overloads=True),
     _row("masked.normalize", "ops.masked_reductions", M, args=(2.0, 1), feature="reductions",
          overloads=True),
+    # ---- h23cov (issue 23): ops test_autograd.py's tests call ----
+    _row("isin", "ops.membership", method=False, differentiable=False, overloads=True),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
