@@ -142,6 +142,7 @@ from .ops import (  # noqa: F401
     shape_views,
     sorting,
     statistics,
+    storage,
     unary_math,
     view_scatters,
 )

@@ -1870,3 +1870,45 @@ MESHGRID_DEVICES = "meshgrid expects all tensors to have the same device"
 # aten/src/ATen/native/TensorCompare.cpp isin_default_kernel's dtype check
 def isin_unsupported_dtype(scalar_name: str) -> str:
     return f"Unsupported input type encountered for isin(): {scalar_name}"
+
+
+# torch/csrc/autograd/VariableTypeManual.cpp resize_ / resize_as_
+RESIZE_REQUIRES_GRAD = "cannot resize variables that require grad"
+# torch's argument parser on Tensor.resize_(*size) (python_arg_parser.cpp)
+RESIZE_MISSING_SIZE = 'resize_() missing 1 required positional arguments: "size"'
+
+
+def resize_size_type(got: str) -> str:
+    return f"resize_(): argument 'size' (position 1) must be tuple of ints, not {got}"
+
+
+def resize_as_template_type(got: str) -> str:
+    return f"resize_as_(): argument 'the_template' (position 1) must be Tensor, not {got}"
+
+
+# c10/core/TensorImpl.h safe_compute_numel, which a negative size overflows
+RESIZE_NEGATIVE = "numel: integer multiplication overflow"
+
+
+# aten/src/ATen/native/TensorShape.cpp set_'s check_dtype / torch's parser on Tensor.set_
+def set_dtype(source: str, self: str) -> str:
+    return f"Could not set tensor of type {source} to a tensor of type {self}"
+
+
+def set_invalid_arguments(got: str) -> str:
+    return invalid_combination("set_", (got,), (
+        ("", True), ("torch.Storage source", True),
+        ("torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride "
+         "= None", False),
+        ("Tensor source", True),
+        ("Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None",
+         False)))
+
+
+# the engine's own refusals (ops/storage.py): behaviour it does not model
+RESIZE_NOT_MODELLED = ("the reference engine models resize_ to another size only of a "
+                       "contiguous tensor that is not a view")
+SET_GRAD_NOT_MODELLED = ("the reference engine does not model set_ in grad mode on a tensor "
+                         "that requires grad or with a source that does (torch records a "
+                         "NotImplemented node)")
+SET_VIEW_NOT_MODELLED = "the reference engine does not model set_ on a view"

@@ -576,6 +576,10 @@ OPS: tuple[OpRow, ...] = (
          overloads=True),
     # ---- h23cov (issue 23): ops test_autograd.py's tests call ----
     _row("isin", "ops.membership", method=False, differentiable=False, overloads=True),
+    # in-place changes of a tensor's size or storage, never differentiable (ops/storage.py)
+    _row("resize_", "ops.storage", function=False, differentiable=False, feature="inplace"),
+    _row("resize_as_", "ops.storage", function=False, differentiable=False, feature="inplace"),
+    _row("set_", "ops.storage", function=False, differentiable=False, feature="inplace"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
