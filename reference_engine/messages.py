@@ -1912,3 +1912,46 @@ SET_GRAD_NOT_MODELLED = ("the reference engine does not model set_ in grad mode 
                          "that requires grad or with a source that does (torch records a "
                          "NotImplemented node)")
 SET_VIEW_NOT_MODELLED = "the reference engine does not model set_ on a view"
+
+
+# torch/autograd/gradcheck.py _check_outputs_same_dtype_and_shape (fast mode's central
+# difference) and _run_slow_mode_and_get_error / FAST_FAIL_SLOW_OK_MSG
+def gradcheck_perturbed_shapes(eps: float, a: object, b: object) -> str:
+    return (f"Expected `func` to return outputs with the same shape when inputs are perturbed "
+            f"by {eps}, but got: shapes {a} and {b}.")
+
+
+def gradcheck_perturbed_dtypes(eps: float, a: object, b: object) -> str:
+    return (f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
+            f"by {eps}, but got: dtypes {a} and {b}.")
+
+
+GRADCHECK_FAST_FAIL_SLOW_OK = """
+Fast gradcheck failed but element-wise differences are small. This means that the
+test might've passed in slow_mode!
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck:
+
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `fast_mode=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_fast_mode=False`
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_fast_mode=False`
+""".strip()
+
+
+def gradcheck_fast_slow_mode(numerical: str, analytical: str, max_diff: str,
+                             slow_ok: bool) -> str:
+    text = (
+        "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+        "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more "
+        "background \n"
+        "about fast mode. Below, we recompute numerical and analytical jacobians in slow "
+        "mode:\n\n"
+        f"Numerical:\n {numerical}\n"
+        f"Analytical:\n{analytical}\n\n"
+        f"The max per-element difference (slow mode) is: {max_diff}.\n")
+    return text + GRADCHECK_FAST_FAIL_SLOW_OK if slow_ok else text
