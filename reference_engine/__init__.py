@@ -123,6 +123,7 @@ from .ops import (  # noqa: F401
     fft_shifts,
     hard_activations,
     indexing,
+    inplace_views,
     inverses,
     joining,
     layers,

@@ -1955,3 +1955,8 @@ def gradcheck_fast_slow_mode(numerical: str, analytical: str, max_diff: str,
         f"Analytical:\n{analytical}\n\n"
         f"The max per-element difference (slow mode) is: {max_diff}.\n")
     return text + GRADCHECK_FAST_FAIL_SLOW_OK if slow_ok else text
+
+
+# aten/src/ATen/native/TensorShape.cpp setStrided (as_strided_ of a size without elements)
+def as_strided_dims(size: int, stride: int) -> str:
+    return "mismatch in length of strides and shape"
