@@ -1,6 +1,6 @@
 """How many injected backward faults the `default` profile's generated programs find.
 
-For every differentiable op the generator calls (conformance.gen.ops.generated_ops), a
+For every differentiable op the generator calls (conformance.gen.op_table.generated_ops), a
 copy of the reference engine gets that op's backward wrong (its nodes return their first
 gradient negated: conformance.gen.fault_injection), and the default profile's 250 programs
 (derandomized, as `autograd-conformance run` draws them) run on it against the unfaulted
@@ -36,7 +36,7 @@ import torch
 
 from conformance.gen import strategies
 from conformance.gen.fault_injection import FaultSearch
-from conformance.gen.ops import generated_ops
+from conformance.gen.op_table import generated_ops
 from conformance.gen.strategies import sample_programs
 from reference_engine import registry
 

@@ -1960,3 +1960,37 @@ def gradcheck_fast_slow_mode(numerical: str, analytical: str, max_diff: str,
 # aten/src/ATen/native/TensorShape.cpp setStrided (as_strided_ of a size without elements)
 def as_strided_dims(size: int, stride: int) -> str:
     return "mismatch in length of strides and shape"
+
+
+# ---- lead (session 32) ---------------------------------------------------------------------
+def _parser_type(x: object) -> str:
+    """python_arg_parser.cpp's name of a Python argument in its mismatch text (a tuple is
+    printed as Python prints one: `(int,)`)."""
+    if isinstance(x, tuple):
+        return "tuple of " + str(tuple(_Named(type(v).__name__) for v in x))
+    if isinstance(x, list):
+        return "list of [" + ", ".join(type(v).__name__ for v in x) + "]"
+    return type(x).__name__
+
+
+class _Named(str):
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def movedim_mixed(source: object, destination: object) -> str:
+    """torch's argument parser when movedim gets an int and a sequence: neither overload
+    (int, int) nor (tuple of ints, tuple of ints) matches. The int overload marks the
+    arguments that are not ints; the tuple overload marks both (as torch 2.13 prints it).
+    The function's text: the method's lacks the `Tensor` argument, as split_sections_type's."""
+    def shown(arg: object, mark: bool) -> str:
+        return f"!{_parser_type(arg)}!" if mark else _parser_type(arg)
+    lines = []
+    for kind, int_overload in (("int", True), ("tuple of ints", False)):
+        marks = [not isinstance(a, int) or not int_overload for a in (source, destination)]
+        lines.append(f" * (Tensor input, {kind} source, {kind} destination)\n")
+        lines.append("      didn't match because some of the arguments have invalid types: "
+                     f"(Tensor, {shown(source, marks[0])}, {shown(destination, marks[1])})\n")
+    got = f"Tensor, {type(source).__name__}, {type(destination).__name__}"
+    return (f"movedim() received an invalid combination of arguments - got ({got}), "
+            "but expected one of:\n" + "".join(lines))

@@ -27,7 +27,7 @@ leaf's `.grad` is compared.
 from __future__ import annotations
 
 from conformance.case import program as ir
-from conformance.gen import ops as gen_ops
+from conformance.gen import op_calls, op_table
 from conformance.gen.pieces import _inplace, _view
 from conformance.gen.state import (
     Dice,
@@ -113,14 +113,14 @@ def _jvp_function(dice: Dice, state: State, settings: GenSettings) -> Emit:
 
 # ---- the dual-level block ------------------------------------------------------------------
 
-def _takes(op: gen_ops.GenOp, x: Var, settings: GenSettings) -> bool:
+def _takes(op: op_table.GenOp, x: Var, settings: GenSettings) -> bool:
     """Whether `op` takes `x` as its first input: of its sample's shape (any for a
     pointwise, broadcasting or reduction op), of its domain's sign, a BLAS product in its
-    dtype (see gen_ops.BLAS_PRODUCTS)."""
-    return (op.form != gen_ops.SAMPLE or op.sample.shapes[0] == x.shape) and (
+    dtype (see op_table.BLAS_PRODUCTS)."""
+    return (op.form != op_table.SAMPLE or op.sample.shapes[0] == x.shape) and (
         x.positive or not op.sample.positive) and (
-        op.name not in gen_ops.BLAS_PRODUCTS or x.dtype == gen_ops.blas_dtype(settings)
-        or gen_ops.blas_dtype(settings) is None)
+        op.name not in op_table.BLAS_PRODUCTS or x.dtype == op_table.blas_dtype(settings)
+        or op_table.blas_dtype(settings) is None)
 
 
 def _tangent(dice: Dice, state: State, settings: GenSettings, x: Var
@@ -134,11 +134,11 @@ def _tangent(dice: Dice, state: State, settings: GenSettings, x: Var
     return emit.stmts, t.name, emit.state._replace(vars=emit.state.vars[:-1])
 
 
-def _new_dual(dice: Dice, state: State, settings: GenSettings, op: gen_ops.GenOp) -> Emit:
+def _new_dual(dice: Dice, state: State, settings: GenSettings, op: op_table.GenOp) -> Emit:
     """A new leaf `op` takes, its tangent, and their dual; the leaves are kept out of the
     state (a partner of an in-place op on the dual would alias it, see _tangent)."""
-    shape = op.sample.shapes[0] if op.form == gen_ops.SAMPLE else None
-    dtype = gen_ops.blas_dtype(settings) if op.name in gen_ops.BLAS_PRODUCTS else None
+    shape = op.sample.shapes[0] if op.form == op_table.SAMPLE else None
+    dtype = op_table.blas_dtype(settings) if op.name in op_table.BLAS_PRODUCTS else None
     emit = leaf(dice, state, settings, shape=shape, requires_grad=False,
                 positive=True if op.sample.positive else None, dtype=dtype)
     x = emit.state.vars[-1]
@@ -152,7 +152,7 @@ def _new_dual(dice: Dice, state: State, settings: GenSettings, op: gen_ops.GenOp
 def _dual_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """A registry op on a dual (a new one when none fits the op), in any of its forms,
     sometimes with a second op applied to the result in the same statement."""
-    op = dice.pick(gen_ops.weighted_ops(settings))
+    op = dice.pick(op_table.weighted_ops(settings))
     fit = [v for v in state.vars if not v.leaf and _takes(op, v, settings)]
     stmts: list[ir.Stmt] = []
     if fit:
@@ -164,13 +164,13 @@ def _dual_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
         x = state.vars[-1]
     first: Var | None = x
     exprs: dict[str, ir.Expr] = {}
-    value: gen_ops._Value | None = None
+    value: op_calls.OpValue | None = None
     for form in (dice.pick(op.forms), None):
         if form is None:  # the second op, nested
-            nested: tuple[gen_ops.GenOp, ...] = tuple(
-                o for o in (gen_ops._nested_ops(settings, value.shape) if value else ())
+            nested: tuple[op_table.GenOp, ...] = tuple(
+                o for o in (op_table.nested_ops(settings, value.shape) if value else ())
                 if not o.name.endswith("_") and (
-                    o.form != gen_ops.SAMPLE or len(o.sample.shapes) == 1))
+                    o.form != op_table.SAMPLE or len(o.sample.shapes) == 1))
             if not nested or dice.chance(1, 2):
                 break
             op = dice.pick(nested)
@@ -180,17 +180,17 @@ def _dual_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
             # then reads a tangent it has written already, which the engine does not model
             others = state._replace(vars=tuple(v for v in state.vars if v.name != x.name)
                                     ) if len(state.vars) > 1 else state
-            emit, value = gen_ops._one_op(dice, others, settings, op, form, first, exprs)
+            emit, value = op_calls.one_op(dice, others, settings, op, form, first, exprs)
             if all(v.name != x.name for v in emit.state.vars):  # (a clone was written)
                 return Emit((*stmts, *emit.stmts), emit.state.bind(x))
             return Emit((*stmts, *emit.stmts), emit.state)
-        emit, value = gen_ops._one_op(dice, state, settings, op, form, first, exprs)
+        emit, value = op_calls.one_op(dice, state, settings, op, form, first, exprs)
         stmts += emit.stmts
         state = emit.state
         assert value is not None  # (an in-place form is a statement of its own, above)
-        first = Var(gen_ops.CHAINED, value.shape, True, False, False,
+        first = Var(op_calls.CHAINED, value.shape, True, False, False,
                     promoted(*value.inputs), value.inputs[0].device)
-        exprs = {gen_ops.CHAINED: value.expr}
+        exprs = {op_calls.CHAINED: value.expr}
     assert value is not None
     n, state, var = new_result(state, value.shape, value.inputs)
     return Emit((*stmts, assign(n, value.expr)), state.bind(var._replace(requires_grad=True)))

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from conformance.case import program as ir
-from conformance.gen.ops import AUGMENTED, blas_dtype, registry_op
+from conformance.gen.op_calls import registry_op
+from conformance.gen.op_table import AUGMENTED, blas_dtype
 from conformance.gen.state import (
     Dice,
     Emit,
@@ -37,7 +38,7 @@ from conformance.gen.state import (
 
 def _matmul(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """x @ w for a new w of compatible shape: 1-D, 2-D and batched operands."""
-    dtype = blas_dtype(settings)  # (see gen_ops.BLAS_PRODUCTS)
+    dtype = blas_dtype(settings)  # (see op_table.BLAS_PRODUCTS)
     ranked = [v for v in state.vars if v.shape and v.shape[-1] <= settings.side
               and dtype in (None, v.dtype)]
     if not ranked or settings.rank < 1:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from conformance.case import api, operators, vocabulary
 from conformance.case import program as ir
-from conformance.gen.ops import OPERATOR_OP
+from conformance.gen.op_table import OPERATOR_OP
 from reference_engine import registry
 
 BACKWARD_CALLS = frozenset({"backward", "grad"})

@@ -9,10 +9,10 @@ composite strategy `programs()`. The pieces are rows of one table, `ACTIONS`.
 The ops come from the engine's op registry (`reference_engine.registry`), not from a list
 of their own: every differentiable row is generated in its function, method and in-place
 forms (and as an operator where it has one), or is named in `registry.NOT_GENERATED` with
-the reason; `conformance.gen.ops` holds that table and the piece that draws from it,
-`conformance.gen.pieces` the other pieces, `conformance.gen.forward` the forward-mode and
-complex blocks, and `conformance.gen.state` the settings, state, dice and leaves every piece
-shares.
+the reason; `conformance.gen.op_table` holds that table, `conformance.gen.op_calls` the
+piece that draws from it, `conformance.gen.pieces` the other pieces, `conformance.gen.forward`
+the forward-mode and complex blocks, and `conformance.gen.state` the settings, state, dice
+and leaves every piece shares.
 
 Not generated on purpose: an op mixing float32 and float64 operands (every input of an op
 takes its first input's dtype). A float32 result promoted into a float64 one is compared at
@@ -51,7 +51,7 @@ from hypothesis import strategies as st
 
 from conformance.case import program as ir
 from conformance.gen.forward import complex_chain, dual_block
-from conformance.gen.ops import registry_op
+from conformance.gen.op_calls import registry_op
 from conformance.gen.pieces import (
     Piece,
     _autograd_grad,

@@ -1,5 +1,5 @@
 """Index ops with a dim argument: gather, scatter, scatter_add, index_select, index_add,
-masked_fill. (Tensor indexing x[...] lives in views.py; flat-index plumbing in
+masked_fill. (Tensor indexing x[...] lives in views_indexing.py; flat-index plumbing in
 ops/common.py.)"""
 
 from __future__ import annotations

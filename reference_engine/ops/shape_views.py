@@ -76,6 +76,8 @@ def _as_list(dims: int | Sequence[int]) -> list[int]:
 
 def movedim(self: Tensor, source: int | Sequence[int],
             destination: int | Sequence[int]) -> Tensor:
+    if isinstance(source, int) != isinstance(destination, int):
+        raise TypeError(messages.movedim_mixed(source, destination))
     src, dst = _as_list(source), _as_list(destination)
     if len(src) != len(dst):
         raise RuntimeError(messages.movedim_lengths(messages.sizes(src), messages.sizes(dst)))

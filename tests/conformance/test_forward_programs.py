@@ -13,11 +13,9 @@ from hypothesis import given
 
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
-from conformance.gen import ops as gen_ops
-from conformance.gen import strategies
+from conformance.gen import op_table, strategies
 from conformance.gen.check import Checked, hits, number
 from conformance.gen.forward import COMPLEX_OPS, JVP_FUNCTIONS
-from conformance.gen.ops import generated_ops
 from conformance.gen.strategies import programs, sample_programs
 from conformance.report.hit_rates import HitRates
 from conformance.run.compare import compare
@@ -72,13 +70,13 @@ def without_forward_formula() -> frozenset[str]:
     import torch.autograd.forward_ad as fw
 
     found = set()
-    for op in generated_ops():
+    for op in op_table.generated_ops():
         with fw.dual_level():
             inputs = [fw.make_dual(torch.rand(s, dtype=torch.float64) + 0.5,
                                    torch.ones(s, dtype=torch.float64))
                       for s in op.sample.shapes]
             try:
-                gen_ops._torch_call(op.row, inputs, gen_ops._torch_args(op.sample))
+                op_table.torch_call(op.row, inputs, op_table.torch_args(op.sample))
             except NotImplementedError:
                 found.add(op.name)
             except (RuntimeError, TypeError, ValueError, IndexError):
@@ -91,8 +89,8 @@ def test_every_generated_op_has_its_jvp_compared() -> None:
     assert rates.rate("observed_tangent") >= 0.7, rates.table()
     assert rates.rate("jvp:Function.apply") >= 0.4, rates.table()
     exempt = without_forward_formula()
-    assert len(exempt) < len(generated_ops()) // 10, exempt
-    low = {op.name: rates.rate(f"jvp:{op.name}") for op in generated_ops()
+    assert len(exempt) < len(op_table.generated_ops()) // 10, exempt
+    low = {op.name: rates.rate(f"jvp:{op.name}") for op in op_table.generated_ops()
            if op.name not in exempt and rates.rate(f"jvp:{op.name}") < JVP_FLOOR}
     assert low == {}, low
 

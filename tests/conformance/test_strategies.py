@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
 from conformance.case.program import dotted
-from conformance.gen import ops as gen_ops
+from conformance.gen import op_table, strategies
 from conformance.gen import state as gen_state
-from conformance.gen import strategies
 from conformance.gen.check import api_hits, check, hits
 from conformance.gen.forward import COMPLEX_DTYPE
 from conformance.gen.reading import nodes, walk
@@ -151,14 +150,14 @@ def test_the_settings_check_can_fail() -> None:
 # ---- the op table is the registry's ------------------------------------------------------
 
 def test_every_differentiable_registry_op_is_generated_or_listed_as_not() -> None:
-    generated = {op.name for op in gen_ops.generated_ops()}
+    generated = {op.name for op in op_table.generated_ops()}
     differentiable = {r.name for r in registry.OPS if r.differentiable}
     listed = set(registry.NOT_GENERATED)
     assert listed <= differentiable, listed - differentiable
     assert generated | listed == differentiable, differentiable - generated - listed
     assert not generated & listed
     assert all(reason.strip() for reason in registry.NOT_GENERATED.values())
-    for op in gen_ops.generated_ops():
+    for op in op_table.generated_ops():
         row = op.row
         forms = set(op.forms)
         if not row.name.endswith("_"):
@@ -216,9 +215,9 @@ def test_a_seed_is_drawn_through_a_strategy_elsewhere_with_a_label_per_position(
 @cache
 def _drawn() -> tuple[tuple[ir.Program, ...], int]:
     """The `default` profile's programs (250, derandomized), and how many op actions they
-    drew (an op action's first op: one pick from gen_ops.weighted_ops)."""
+    drew (an op action's first op: one pick from op_table.weighted_ops)."""
     heads = [0]
-    table = gen_ops.weighted_ops(gen_state.DEFAULT)
+    table = op_table.weighted_ops(gen_state.DEFAULT)
     pick = gen_state.Dice.pick
 
     def counting(dice: gen_state.Dice, options: Any) -> Any:
@@ -286,7 +285,7 @@ def test_hit_rates_meet_the_floors() -> None:
     assert rates.rate("completed_backward") >= 0.40, rates.table()
 
 
-# The design's promise for an op (conformance/gen/ops.py, weighted_ops): each op action's
+# The design's promise for an op (conformance/gen/op_table.py, weighted_ops): each op action's
 # first op is drawn from weighted_ops, so over the 250 programs `op` is the first op of
 # about head_share(op) * (op actions drawn) actions, and it is used at least there. Its
 # floors are fractions of that: used in at least a third as many programs, its gradient
@@ -300,16 +299,16 @@ USE_SHARE, GRAD_SHARE, MIN_PROGRAMS = 1 / 3, 1 / 16, 2
 OP_ACTIONS_PER_PROGRAM = 16  # the least the design promises (measured: 20.2)
 
 
-def floors(op: gen_ops.GenOp, op_actions: int) -> tuple[float, float]:
+def floors(op: op_table.GenOp, op_actions: int) -> tuple[float, float]:
     """(use, gradient) floors of `op`, in programs."""
-    promised = gen_ops.head_share(op, gen_state.DEFAULT) * op_actions
+    promised = op_table.head_share(op, gen_state.DEFAULT) * op_actions
     return (max(USE_SHARE * promised, MIN_PROGRAMS), max(GRAD_SHARE * promised, MIN_PROGRAMS))
 
 
 def below_floors(rates: HitRates, op_actions: int) -> dict[str, tuple[int, int]]:
     """Ops used, or with a gradient compared, in fewer programs than their floors."""
     low = {}
-    for op in gen_ops.ops_for(gen_state.DEFAULT):
+    for op in op_table.ops_for(gen_state.DEFAULT):
         use, grad = rates.counts[f"op:{op.name}"], rates.counts[f"grad:{op.name}"]
         use_floor, grad_floor = floors(op, op_actions)
         if use < use_floor or grad < grad_floor:
@@ -318,8 +317,8 @@ def below_floors(rates: HitRates, op_actions: int) -> dict[str, tuple[int, int]]
 
 
 def test_every_generated_op_is_used_and_its_backward_compared() -> None:
-    assert {op.name for op in gen_ops.ops_for(gen_state.DEFAULT)} == {
-        op.name for op in gen_ops.generated_ops()}, "an op the default settings cannot draw"
+    assert {op.name for op in op_table.ops_for(gen_state.DEFAULT)} == {
+        op.name for op in op_table.generated_ops()}, "an op the default settings cannot draw"
     op_actions = _drawn()[1]
     assert op_actions >= OP_ACTIONS_PER_PROGRAM * 250, op_actions
     assert below_floors(default_rates(), op_actions) == {}
@@ -329,7 +328,7 @@ def test_the_floors_fail_for_an_op_that_is_not_drawn() -> None:
     """An op the generator stops drawing, or whose backward is never compared, is below
     its floors (the test above can fail)."""
     rates, op_actions = default_rates(), _drawn()[1]
-    op = gen_ops.ops_for(gen_state.DEFAULT)[0]
+    op = op_table.ops_for(gen_state.DEFAULT)[0]
     without = HitRates()
     for checked in default_checks():
         without.record(hits(checked) - {f"op:{op.name}"})
@@ -350,7 +349,7 @@ def test_every_form_of_every_generated_op_is_drawn() -> None:
     paths = {"function": "api:torch.{}", "method": "api:Tensor.{}",
              "inplace": "api:Tensor.{}_"}
     unused = []
-    for op in gen_ops.generated_ops():
+    for op in op_table.generated_ops():
         for form in op.forms:
             if form == "operator":
                 continue  # counted by operator (api:Tensor.__add__ ...)
