@@ -123,6 +123,7 @@ from .ops import (  # noqa: F401
     fft_shifts,
     hard_activations,
     indexing,
+    inplace_views,
     inverses,
     joining,
     layers,
@@ -142,6 +143,7 @@ from .ops import (  # noqa: F401
     shape_views,
     sorting,
     statistics,
+    storage,
     unary_math,
     view_scatters,
 )
@@ -149,6 +151,7 @@ from .ops import (  # noqa: F401
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products)
 from .ops import linalg as _linalg_ops  # noqa: F401
 from .ops import masked as _masked_ops  # noqa: F401
+from .ops import membership as _membership_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401
 from .ops import scatter as _scatter_ops  # noqa: F401
 from .ops import special as _special_ops  # noqa: F401

@@ -15,8 +15,10 @@ inputs (forward) along their imaginary, then their real parts, the other part he
 check_forward_ad is gradcheck_forward.py's; what both checks share (the numerical
 Jacobian, the error) is in gradcheck_common.py.
 
-Not modelled (refused with NotImplementedError, never answered wrongly): fast_mode=True,
-check_batched_grad, check_batched_forward_grad (vmap), masked inputs.
+fast_mode=True is gradcheck_fast.py's, for real functions and backward mode. Not modelled
+(refused with NotImplementedError, never answered wrongly): fast_mode with complex inputs or
+outputs or with check_forward_ad, check_batched_grad, check_batched_forward_grad (vmap),
+masked inputs.
 check_grad_dtypes and nondet_tol are honoured.
 """
 
@@ -39,6 +41,7 @@ from .gradcheck_common import (
     _part,
     _tensor_text,
 )
+from .gradcheck_fast import fast_gradcheck
 from .gradcheck_forward import _forward_real_imag
 from .graph import Node, node_class
 from .ops import complex_numbers, copying
@@ -233,12 +236,16 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6,
         inputs = _as_tuple(inputs)
         _check_inputs(inputs)
         # refused only past the input checks, which every mode shares
-        if fast_mode or check_batched_grad or check_batched_forward_grad or masked:
+        if (fast_mode and check_forward_ad) or check_batched_grad \
+                or check_batched_forward_grad or masked:
             raise NotImplementedError(messages.GRADCHECK_NOT_MODELLED)
         func_out = func(*inputs)
         outputs = _differentiable_outputs(func_out)
         # torch's order: backward's Jacobians, forward's, then the other backward checks
-        if check_backward_ad:
+        if check_backward_ad and fast_mode:
+            fast_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol,
+                           check_grad_dtypes, nondet_tol, _analytical_jacobian)
+        elif check_backward_ad:
             _backward_real_imag(func, func_out, inputs, outputs, eps, rtol, atol,
                                 check_grad_dtypes, nondet_tol)
         if check_forward_ad:

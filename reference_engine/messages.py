@@ -1866,6 +1866,102 @@ MESHGRID_DTYPES = "meshgrid expects all tensors to have the same dtype"
 MESHGRID_DEVICES = "meshgrid expects all tensors to have the same device"
 
 
+# ---- h23cov (issue 23: coverage of test_autograd.py) --------------------------------------
+# aten/src/ATen/native/TensorCompare.cpp isin_default_kernel's dtype check
+def isin_unsupported_dtype(scalar_name: str) -> str:
+    return f"Unsupported input type encountered for isin(): {scalar_name}"
+
+
+# torch/csrc/autograd/VariableTypeManual.cpp resize_ / resize_as_
+RESIZE_REQUIRES_GRAD = "cannot resize variables that require grad"
+# torch's argument parser on Tensor.resize_(*size) (python_arg_parser.cpp)
+RESIZE_MISSING_SIZE = 'resize_() missing 1 required positional arguments: "size"'
+
+
+def resize_size_type(got: str) -> str:
+    return f"resize_(): argument 'size' (position 1) must be tuple of ints, not {got}"
+
+
+def resize_as_template_type(got: str) -> str:
+    return f"resize_as_(): argument 'the_template' (position 1) must be Tensor, not {got}"
+
+
+# c10/core/TensorImpl.h safe_compute_numel, which a negative size overflows
+RESIZE_NEGATIVE = "numel: integer multiplication overflow"
+
+
+# aten/src/ATen/native/TensorShape.cpp set_'s check_dtype / torch's parser on Tensor.set_
+def set_dtype(source: str, self: str) -> str:
+    return f"Could not set tensor of type {source} to a tensor of type {self}"
+
+
+def set_invalid_arguments(got: str) -> str:
+    return invalid_combination("set_", (got,), (
+        ("", True), ("torch.Storage source", True),
+        ("torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride "
+         "= None", False),
+        ("Tensor source", True),
+        ("Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None",
+         False)))
+
+
+# the engine's own refusals (ops/storage.py): behaviour it does not model
+RESIZE_NOT_MODELLED = ("the reference engine models resize_ to another size only of a "
+                       "contiguous tensor that is not a view")
+SET_GRAD_NOT_MODELLED = ("the reference engine does not model set_ in grad mode on a tensor "
+                         "that requires grad or with a source that does (torch records a "
+                         "NotImplemented node)")
+SET_VIEW_NOT_MODELLED = "the reference engine does not model set_ on a view"
+
+
+# torch/autograd/gradcheck.py _check_outputs_same_dtype_and_shape (fast mode's central
+# difference) and _run_slow_mode_and_get_error / FAST_FAIL_SLOW_OK_MSG
+def gradcheck_perturbed_shapes(eps: float, a: object, b: object) -> str:
+    return (f"Expected `func` to return outputs with the same shape when inputs are perturbed "
+            f"by {eps}, but got: shapes {a} and {b}.")
+
+
+def gradcheck_perturbed_dtypes(eps: float, a: object, b: object) -> str:
+    return (f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
+            f"by {eps}, but got: dtypes {a} and {b}.")
+
+
+GRADCHECK_FAST_FAIL_SLOW_OK = """
+Fast gradcheck failed but element-wise differences are small. This means that the
+test might've passed in slow_mode!
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck:
+
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `fast_mode=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_fast_mode=False`
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_fast_mode=False`
+""".strip()
+
+
+def gradcheck_fast_slow_mode(numerical: str, analytical: str, max_diff: str,
+                             slow_ok: bool) -> str:
+    text = (
+        "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+        "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more "
+        "background \n"
+        "about fast mode. Below, we recompute numerical and analytical jacobians in slow "
+        "mode:\n\n"
+        f"Numerical:\n {numerical}\n"
+        f"Analytical:\n{analytical}\n\n"
+        f"The max per-element difference (slow mode) is: {max_diff}.\n")
+    return text + GRADCHECK_FAST_FAIL_SLOW_OK if slow_ok else text
+
+
+# aten/src/ATen/native/TensorShape.cpp setStrided (as_strided_ of a size without elements)
+def as_strided_dims(size: int, stride: int) -> str:
+    return "mismatch in length of strides and shape"
+
+
 # ---- lead (session 32) ---------------------------------------------------------------------
 def _parser_type(x: object) -> str:
     """python_arg_parser.cpp's name of a Python argument in its mismatch text (a tuple is

@@ -574,6 +574,19 @@ OPS: tuple[OpRow, ...] = (
          overloads=True),
     _row("masked.normalize", "ops.masked_reductions", M, args=(2.0, 1), feature="reductions",
          overloads=True),
+    # ---- h23cov (issue 23): ops test_autograd.py's tests call ----
+    _row("isin", "ops.membership", method=False, differentiable=False, overloads=True),
+    # in-place changes of a tensor's size or storage, never differentiable (ops/storage.py)
+    _row("resize_", "ops.storage", function=False, differentiable=False, feature="inplace"),
+    _row("resize_as_", "ops.storage", function=False, differentiable=False, feature="inplace"),
+    _row("set_", "ops.storage", function=False, differentiable=False, feature="inplace"),
+    # transpose's aliases and as_strided_ (ops/inplace_views.py); as_strided_'s row is by
+    # hand in test_gradcheck.py (it restrides a tensor that is its whole storage)
+    _row("swapdims", "ops.inplace_views", M, args=(0, 1), inplace="ops.inplace_views",
+         feature="views"),
+    _row("swapaxes", "ops.inplace_views", M, args=(0, 1), inplace="ops.inplace_views",
+         feature="views"),
+    _row("as_strided_", "ops.inplace_views", function=False, feature="views"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced

@@ -74,6 +74,9 @@ class Tensor:
     _grad: Tensor | None = None
     _retains_grad = False
     _accumulator: Node | None = None     # this leaf's AccumulateGrad, made on demand
+    # resize_'s storage and the array it made _data (ops/storage.py): valid while _data is
+    # still that array, so a shrunk tensor grows back into its old values, as torch's does
+    _resized_storage: tuple[np.ndarray, np.ndarray] | None = None
     # View tracking: the root base, where this view's elements sit in the base
     # (flat indices, so any chain of views composes), and the version at which
     # grad_fn was last valid (an in-place write elsewhere makes it stale).

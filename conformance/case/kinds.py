@@ -190,10 +190,12 @@ KINDS: tuple[Kind, ...] = (
           r"Expected object of scalar type \w+ but got scalar type \w+ for second argument",
           r"expected dtype [\w ]+ for `(end|weight)` but got dtype",
           r"Expected x and y to have the same dtype",
-          r"meshgrid expects all tensors to have the same dtype"),
+          r"meshgrid expects all tensors to have the same dtype",
+          r"Could not set tensor of type [\w ]+ to a tensor of type"),
          "a matrix product, or a scatter (index_add_, index_copy_, index_reduce_, put_, "
          "masked_scatter), or torch.complex/polar, or lerp, or meshgrid/cartesian_prod, of "
-         "tensors of different dtypes (no type promotion there)"),
+         "tensors of different dtypes (no type promotion there), or set_ to a tensor of another "
+         "dtype"),
     Kind("shape_mismatch", False,
          (r"must match the size of tensor",
           r"shapes cannot be multiplied",
@@ -425,6 +427,9 @@ KINDS: tuple[Kind, ...] = (
          "a custom Function's jvp returned the wrong number of tangents, a tangent for a "
          "non-differentiable output, or not the input's tangent (in place) or a view of it "
          "for an output that is an input or a view of one"),
+    # h23cov (issue 23)
+    Kind("resize_requires_grad", False, (r"cannot resize variables that require grad",),
+         "resize_ or resize_as_ of a tensor that requires grad (outside inference mode)"),
 )
 
 # Anomaly mode, gradcheck and activation checkpointing (torch/autograd/anomaly_mode.py,

@@ -4,7 +4,8 @@ name of a program with these).
 
 Observation must not change what it observes: `.grad` is read with warnings silenced (a
 non-leaf's `.grad` read would otherwise warn), and values are copied out through
-`detach()`, which shares the version counter without bumping it.
+`detach().clone()`: detach() shares the version counter without bumping it, and the clone keeps
+numpy() from touching the tensor's own storage.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ SCALARS = (bool, int, float, complex, str)
 
 def tensor_values(t: Any) -> np.ndarray:
     try:
-        return t.detach().cpu().numpy().copy()
+        # numpy() of the tensor itself would mark torch's storage not resizable (the array
+        # shares it), and a later resize_ of the program's tensor would then fail: the copy
+        # is made by the engine first, and numpy() shares only that
+        return np.asarray(t.detach().cpu().clone().numpy())
     except RuntimeError:
         # torch's efficient zero tensors (the grads of some double backwards) refuse a
         # plain .numpy(); force=True materialises them.

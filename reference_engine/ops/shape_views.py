@@ -174,6 +174,13 @@ def as_strided(self: Tensor, size: Sequence[int], stride: Sequence[int],
     """A view at offset + sum(coordinate * stride) of self's storage (AsStridedBackward0);
     modelled where self's elements are its whole storage in order (contiguous, and no view
     or a view of all of its base, such as make_dual's alias)."""
+    index = strided_positions(self, size, stride, storage_offset)
+    return views_strided.as_strided_view(self, index)
+
+
+def strided_positions(self: Tensor, size: Sequence[int], stride: Sequence[int],
+                      storage_offset: int | None = None) -> np.ndarray:
+    """as_strided's flat positions in self (as_strided_ restrides to them too)."""
     base = self._base
     whole = self._view_index is None or (base is not None and np.array_equal(
         self._view_index.reshape(-1), np.arange(base.numel())))
@@ -192,7 +199,7 @@ def as_strided(self: Tensor, size: Sequence[int], stride: Sequence[int],
                                    * s for d, (n, s) in enumerate(zip(size, stride,
                                                                       strict=True))),
                                   np.zeros(size, dtype=np.int64))
-    return views_strided.as_strided_view(self, np.asarray(index, dtype=np.int64))
+    return np.asarray(index, dtype=np.int64)
 
 
 # ---- splits ----------------------------------------------------------------------------------

@@ -193,6 +193,7 @@ MESSAGES = {
                               "inplace in normal mode. Given that this use case is ambiguous "
                               "and error-prone, it is forbidden.",
     "own_grad_assignment": "can't assign Variable as its own grad",
+    "resize_requires_grad": "cannot resize variables that require grad",
 }
 WARNINGS = {
     "function_instantiated": "<class 'x.Id'> should not be instantiated. Methods on autograd "

@@ -310,6 +310,8 @@ _BY_HAND: dict[str, Row] = {
     "transpose__composed": (lambda a: (a * 1).transpose_(0, 1) ** 2, [(2, 3)]),
     "squeeze__composed": (lambda a: (a * 1).squeeze_() ** 2, [(2, 1)]),
     "unsqueeze__composed": (lambda a: (a * 1).unsqueeze_(0) ** 2, [(2,)]),
+    "as_strided__composed": (lambda a: (a * 1).as_strided_((2, 2), (1, 2), 1) ** 2,
+                             [(3, 3)]),
     "squeeze_dims_": (lambda a: (a * 1).squeeze_((0, 2)) ** 2, [(1, 2, 1)]),
     "zero__composed": (lambda a: (a * 1).zero_() + a ** 2, [(3,)]),
     "fill__composed": (lambda a: (a * 1).fill_(2.0) * a, [(3,)]),
