@@ -1864,3 +1864,9 @@ LEGACY_FUNCTION_CALL = (
 # aten/src/ATen/native/TensorShape.cpp meshgrid
 MESHGRID_DTYPES = "meshgrid expects all tensors to have the same dtype"
 MESHGRID_DEVICES = "meshgrid expects all tensors to have the same device"
+
+
+# ---- h22cx (complex autograd gaps) ----------------------------------------------------------
+# aten/src/ATen/native/TensorCompare.cpp clamp / clamp_min / clamp_max (their meta functions):
+# TORCH_CHECK_NOT_IMPLEMENTED(!isComplexType(...)); relu is clamp_min(self, 0) on CPU
+CLAMP_COMPLEX = "clamp is not supported for complex types"
