@@ -182,7 +182,10 @@ class _Handle:
 
 
 def _data_ptr(t: Tensor) -> int:
-    return int(t._data.__array_interface__["data"][0])
+    """torch's storage identity (_get_sid reads the storage, not the tensor's first element):
+    a view's is its root's, also when its data are a copy here (a conj view)."""
+    root = t._base if t._base is not None else t
+    return int(root._data.__array_interface__["data"][0])
 
 
 class _AllowMutationOnSavedContext:

@@ -71,8 +71,19 @@ class Ctx:
 
     def grads(self, *formulas: Callable[[], Tensor | None]) -> list[Tensor | None]:
         """Evaluate each input's formula only if the running backward wants that input's
-        gradient (torch's task_should_compute_output): a formula not run unpacks nothing."""
-        return [f() if self._node.should_compute(i) else None for i, f in enumerate(formulas)]
+        gradient (torch's task_should_compute_output): a formula not run unpacks nothing.
+        They run in the order torch's generated apply runs them, its derivatives.yaml
+        entry's input names sorted (load_derivatives sorts them: mul's `other` before
+        `self`), which orders the nodes a create_graph backward makes (their sequence
+        numbers, hence which a later backward runs first)."""
+        names = self._node.spec.inputs
+        order = (sorted(range(len(formulas)), key=lambda i: names[i])
+                 if len(names) == len(formulas) else range(len(formulas)))
+        out: list[Tensor | None] = [None] * len(formulas)
+        for i in order:
+            if self._node.should_compute(i):
+                out[i] = formulas[i]()
+        return out
 
 
 @dataclass(frozen=True)

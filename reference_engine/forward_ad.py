@@ -171,7 +171,9 @@ def active() -> bool:
 # ---- the API -----------------------------------------------------------------------------
 
 def _storage_numel(t: Tensor) -> int:
-    return (t._base if t._base is not None else t)._data.size
+    """The storage's size in t's elements (a real view of a complex tensor counts its
+    parts: at::_has_same_storage_numel divides the storage's bytes by t's itemsize)."""
+    return (t._base if t._base is not None else t)._data.nbytes // t._data.itemsize
 
 
 def _same_layout(a: Tensor, b: Tensor) -> bool:
@@ -184,7 +186,6 @@ def _same_layout(a: Tensor, b: Tensor) -> bool:
 
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
-    from .ops import common
     from .views import make_dual_view
     if level is None:
         level = _current_level
@@ -203,18 +204,24 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     if tuple(tangent.shape) != tuple(tensor.shape):
         raise RuntimeError(messages.fwad_size_mismatch(list(tensor.shape), list(tangent.shape)))
     dual = make_dual_view(tensor)
-    if not _same_layout(tangent, tensor):
-        # torch copies it into a new tensor with the primal's layout (its conj and neg bits
-        # too: the copy holds the tangent's values, read through the primal's bits;
-        # new_empty_strided, then copy_: the copy is at version 1)
-        copy = common.new(np.zeros_like(tensor._data, dtype=tangent.dtype.np), tangent.dtype,
-                          tangent.device, order="K")
-        copy._data[...] = tangent._data
-        copy._is_conj, copy._is_neg = tensor._is_conj, tensor._is_neg
-        copy._version_counter.bump()
-        tangent = copy
-    set_fw_grad(dual, tangent)
+    set_fw_grad(dual, _in_layout_of(tensor, tangent))
     return dual
+
+
+def _in_layout_of(primal: Tensor, tangent: Tensor) -> Tensor:
+    """set_fw_grad's layout rule: a tangent without the primal's layout (has_same_meta) is
+    copied into a new tensor with it (its conj and neg bits too: the copy holds the
+    tangent's values, read through the primal's bits; new_empty_strided, then copy_: the
+    copy is at version 1)."""
+    from .ops import common
+    if _same_layout(tangent, primal):
+        return tangent
+    copy = common.new(np.zeros_like(primal._data, dtype=tangent.dtype.np), tangent.dtype,
+                      tangent.device, order="K")
+    copy._data[...] = tangent._data
+    copy._is_conj, copy._is_neg = primal._is_conj, primal._is_neg
+    copy._version_counter.bump()
+    return copy
 
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
@@ -276,8 +283,10 @@ def tangent_of(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
             # grad, conjugated (the identity on real tensors)
             t = getattr(c, spec.inputs[0] + "_t")
             if t.dtype.is_complex or result.dtype.is_complex:
-                from .ops.complex_numbers import conj_physical
-                out = conj_physical(spec.backward(c, conj_physical(t))[0])
+                # lazily conjugated, as torch's: the result is a conj view, which
+                # set_fw_grad copies (record_tangent)
+                from .ops.complex_numbers import conj
+                out = conj(spec.backward(c, conj(t))[0])
             else:
                 out = spec.backward(c, t)[0]
         elif jvp == "auto_linear":
@@ -299,7 +308,7 @@ def record_tangent(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
         return
     t = tangent_of(spec, inputs, result, attrs)
     if t is not None:
-        set_fw_grad(result, t)
+        set_fw_grad(result, _in_layout_of(result, t))
 
 
 def update_inplace(self: Tensor, new: Tensor | None, others: Sequence[Tensor]) -> None:

@@ -126,9 +126,11 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     `idempotent` ops (zero_, fill_ with a number) may write overlapping memory; every other
     kernel's TensorIterator refuses, before anything is written or counted."""
     check_inplace(self, others)
-    if self._is_conj or self._is_neg or (self._base is not None
-                                         and self._base.dtype is not self.dtype):
-        # their positions (ops/complex_numbers.py) do not address the base's memory
+    root = self._base
+    if (root is not None and self._view_fn is not None and not root._data.flags.c_contiguous) or (
+            self._view_fn is None and (self._is_conj or self._is_neg)):
+        # a view of another dtype, a conj or a neg view is written through its root's
+        # memory (write), which must be laid out as its storage
         raise NotImplementedError(messages.COMPLEX_VIEW_INPLACE_NOT_MODELLED)
     if not idempotent and internal_overlap(self):
         raise RuntimeError(messages.INTERNAL_OVERLAP)
@@ -176,10 +178,46 @@ def write(t: Tensor, values: np.ndarray) -> None:
     are written through their positions in the base, which is the same memory."""
     for hook in BEFORE_WRITE:
         hook(t)
+    if t._view_fn is not None:
+        # through a view function's chain (another dtype, conj or neg): the root's memory,
+        # read back through the view's bits
+        _write_through_view_fn(t, values)
+        return
+    _write_memory(t, values)
+    root = t._base if t._base is not None else t
+    if "_copy_views" in root.__dict__:
+        views_fn.refresh_copies(root)
+
+
+def _write_memory(t: Tensor, values: np.ndarray) -> None:
     if t._data.flags.writeable or t._base is None or t._view_index is None:
         t._data[...] = values
         return
     t._base._data.put(t._view_index, values)
+
+
+def _write_through_view_fn(t: Tensor, values: np.ndarray) -> None:
+    """Write through a view with a view function into its (contiguous) root's memory: a real
+    view of a complex root at its parts' positions, a complex view of a real root at its
+    real parts' positions and the next ones, the values unconjugated (unnegated) first for a
+    conj (neg) view. Views sharing that memory see it; conj and neg views, copies, are
+    read again."""
+    root, index = t._base, t._view_index
+    assert root is not None and index is not None
+    raw = values
+    if t._is_conj:
+        raw = np.conj(raw)
+    if t._is_neg:
+        raw = np.negative(raw)
+    if root.dtype is t.dtype:
+        root._data.reshape(-1)[index] = raw
+    elif root.dtype.is_complex:
+        root._data.reshape(-1).view(dtypes.to_real(root.dtype).np)[index] = raw
+    else:
+        flat = root._data.reshape(-1)
+        flat[index] = np.real(raw)
+        flat[index + 1] = np.imag(raw)
+    views_fn.refresh_copies(root)
 
 
 def rebase_history(t: Tensor, node: Node) -> None:
@@ -188,7 +226,8 @@ def rebase_history(t: Tensor, node: Node) -> None:
         return
     base = t._base
     assert t._view_index is not None
-    copy_slices = CopySlices(engine.gradient_edge(base), base, t._view_index, node)
+    copy_slices = CopySlices(engine.gradient_edge(base), base, t._view_index, node,
+                             t._view_fn)
     base._set_grad_fn(copy_slices)
     # variable.cpp rebase_history ends with `self.grad_fn()`: the view's grad_fn is
     # regenerated now, onto the CopySlices (an AsStridedBackward0 made before later nodes).
@@ -199,9 +238,11 @@ class CopySlices(Node):
     """Base's grad_fn after an in-place op on one of its views: grads for the untouched
     elements pass through, the view's elements go through the wrapped op's node."""
 
-    def __init__(self, base_edge: Edge, base: Tensor, index: np.ndarray, fn: Node) -> None:
+    def __init__(self, base_edge: Edge, base: Tensor, index: np.ndarray, fn: Node,
+                 view_fn: tuple | None = None) -> None:
         super().__init__([base_edge, *fn.next_edges[1:]])
         self.index = index
+        self.view_fn = view_fn   # torch's view_fn, when the view changed dtype
         self.fn: Node | None = fn
         self.input_metadata = [base._meta()]
 
@@ -222,7 +263,8 @@ class CopySlices(Node):
         # slice in place (CopySlices over result).
         meta = self.input_metadata[0]
         result = inplace_ops.copy_(Tensor(np.empty(meta.shape, g.dtype.np), g.dtype, g.device), g)
-        grad_slice = views_strided.as_strided_view(result, self.index)
+        grad_slice = (views_fn.replay(self.view_fn, result) if self.view_fn is not None
+                      else views_strided.as_strided_view(result, self.index))
         # torch adds the wrapped node's first next node (the view's old history, which the
         # backward may not reach) to the running task, so that the node computes that grad.
         wanted = TASK_NODES[-1]
@@ -241,4 +283,4 @@ class CopySlices(Node):
 
 
 # They import this module; used at call time.
-from . import inplace_ops, views_strided  # noqa: E402
+from . import inplace_ops, views_fn, views_strided  # noqa: E402

@@ -1994,3 +1994,7 @@ def movedim_mixed(source: object, destination: object) -> str:
     got = f"Tensor, {type(source).__name__}, {type(destination).__name__}"
     return (f"movedim() received an invalid combination of arguments - got ({got}), "
             "but expected one of:\n" + "".join(lines))
+# ---- h22cx (complex autograd gaps) ----------------------------------------------------------
+# aten/src/ATen/native/TensorCompare.cpp clamp / clamp_min / clamp_max (their meta functions):
+# TORCH_CHECK_NOT_IMPLEMENTED(!isComplexType(...)); relu is clamp_min(self, 0) on CPU
+CLAMP_COMPLEX = "clamp is not supported for complex types"

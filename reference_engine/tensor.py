@@ -88,6 +88,8 @@ class Tensor:
     # views made in a custom Function or by a multi-output op, and inherited by views
     # of such views (inplace.creation_meta reads it).
     _view_creation_meta: str | None = None
+    # torch's view_fn, for a view whose chain changed the dtype (views_fn.py)
+    _view_fn: tuple | None = None
     # Forward mode (forward_ad.py): the tangent this tensor holds, with the level it belongs
     # to; for a forward view, its forward base and its flat positions in that base, and the
     # view of the base's tangent last made.

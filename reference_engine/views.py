@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import messages
+from . import messages, views_fn
 from .autograd_meta import OpNode, OpSpec, differentiable
 from .autograd_meta import record as _record
 from .grad_mode import is_grad_enabled
@@ -37,7 +37,10 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, forward_view: bool = True,
     out._base = base
     out._version_counter = base._version_counter
     parent = src._view_index if src._view_index is not None else _positions(base)
-    out._view_index = fn(parent)
+    # (a complex view of a real root holds every other position: a strided array, which
+    # the view fns of as_strided read as laid out contiguously)
+    out._view_index = fn(parent if parent.flags.c_contiguous else np.ascontiguousarray(parent))
+    out._view_fn = views_fn.for_plain_view(src, out)
     out._view_version = base._version_counter.value
     out._view_differentiable = is_grad_enabled()
     if src._base is not None and is_grad_enabled():   # torch's propagate_creation_meta

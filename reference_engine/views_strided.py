@@ -25,6 +25,13 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     made gets a fresh AsStridedBackward0 pointing at the base's current history."""
     base = view._base
     assert base is not None and view._view_index is not None
+    if view._view_fn is not None:
+        # torch's view_fn replayed from the base: the grad_fn is its last step's node
+        with set_grad_enabled(True):
+            node = views_fn.replay(view._view_fn, base).grad_fn
+        assert node is not None
+        view._set_grad_fn(node)
+        return
     if base.dtype.is_complex and not view.dtype.is_complex:
         # a real view of a complex base (.real, view_as_real): as_strided of the base's real
         # view, as torch replays the view's dtype change (ops/complex_numbers.py's positions
@@ -86,5 +93,5 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
 
 
 # They import this module (through views); used at call time.
-from . import engine, inplace_ops  # noqa: E402
+from . import engine, inplace_ops, views_fn  # noqa: E402
 from .ops import common, complex_numbers, indexing, reductions  # noqa: E402

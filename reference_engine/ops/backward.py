@@ -69,39 +69,50 @@ def threshold_backward(grad_output: Tensor, self: Tensor, threshold: float) -> T
 
 # ---- sigmoid_backward / tanh_backward ---------------------------------------------------
 
+# The kernels conjugate the derivative for complex tensors (go * conj((1 - y) * y), go *
+# conj(1 - y * y)); the formulas are derivatives.yaml's, whose .conj()s are the identity on
+# real tensors.
 SIGMOID_BACKWARD = OpSpec(
     "SigmoidBackwardBackward0", ("grad_output", "output"),
     {"grad_output": ("output",), "output": ("grad_output", "output")},
+    # grad_output: sigmoid_backward(grad, output.conj())
+    # output: grad.conj() * grad_output * (-2 * output.conj() + 1)
     lambda c, g: c.grads(
-        lambda: sigmoid_backward(g, c.output),
-        lambda: ops.mul(ops.mul(g, c.grad_output),
-                        ops.add_scalar(ops.mul_scalar(c.output, -2), 1))),
+        lambda: sigmoid_backward(g, ops._conj(c.output)),
+        lambda: ops.mul(ops.mul(ops._conj(g), c.grad_output),
+                        ops.add_scalar(ops.mul_scalar(ops._conj(c.output), -2), 1))),
     # sigmoid_backward(grad_output_t, output_p)
     #   + output_t.conj() * grad_output_p * (-2 * output_p.conj() + 1)
     jvp=lambda c: ops.add(sigmoid_backward(c.grad_output_t, c.output),
-                          ops.mul(ops.mul(c.output_t, c.grad_output),
-                                  ops.add_scalar(ops.mul_scalar(c.output, -2), 1))))
+                          ops.mul(ops.mul(ops._conj(c.output_t), c.grad_output),
+                                  ops.add_scalar(ops.mul_scalar(ops._conj(c.output), -2),
+                                                 1))))
 
 
 def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
-    return _binary(SIGMOID_BACKWARD, lambda go, y: go * (1 - y) * y, grad_output, output)
+    return _binary(SIGMOID_BACKWARD, lambda go, y: go * np.conj((1 - y) * y), grad_output,
+                   output)
 
 
 TANH_BACKWARD = OpSpec(
     "TanhBackwardBackward0", ("grad_output", "output"),
     {"grad_output": ("output",), "output": ("grad_output", "output")},
+    # grad_output: tanh_backward(grad, output.conj())
+    # output: grad.conj() * (-2 * output.conj() * grad_output)
     lambda c, g: c.grads(
-        lambda: tanh_backward(g, c.output),
-        lambda: ops.mul(g, ops.mul(ops.mul_scalar(c.output, -2), c.grad_output))),
+        lambda: tanh_backward(g, ops._conj(c.output)),
+        lambda: ops.mul(ops._conj(g),
+                        ops.mul(ops.mul_scalar(ops._conj(c.output), -2), c.grad_output))),
     # tanh_backward(grad_output_t, output_p) + output_t.conj() * (-2 * output_p.conj() *
     #   grad_output_p)
     jvp=lambda c: ops.add(tanh_backward(c.grad_output_t, c.output),
-                          ops.mul(c.output_t, ops.mul(ops.mul_scalar(c.output, -2),
-                                                      c.grad_output))))
+                          ops.mul(ops._conj(c.output_t),
+                                  ops.mul(ops.mul_scalar(ops._conj(c.output), -2),
+                                          c.grad_output))))
 
 
 def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
-    return _binary(TANH_BACKWARD, lambda go, y: go * (1 - y * y), grad_output, output)
+    return _binary(TANH_BACKWARD, lambda go, y: go * np.conj(1 - y * y), grad_output, output)
 
 
 # ---- softmax / log_softmax backward data ----------------------------------------------

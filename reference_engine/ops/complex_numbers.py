@@ -13,14 +13,16 @@ Views. `x.real` is torch's select(view_as_real(x), -1, 0) (SelectBackward0 over
 ViewAsRealBackward0) and `x.imag` the same at index 1; the data are numpy views of the
 complex data, so they share memory, base and version counter with x. Their positions in the
 root base (`_view_index`) count the root's real parts (element k's real part is 2k, its
-imaginary part 2k + 1): enough for a further view (x.real[0]) and for its shape; an in-place
-write through such a view is refused (see inplace's check) rather than modelled.
+imaginary part 2k + 1): enough for a further view (x.real[0]) and for its shape, and for an
+in-place write through such a view into the root's memory (inplace.write), whose grad and
+regenerated grad_fn follow torch's view function (views_fn.py).
 
 Lazy conjugation. torch's conj() of a complex tensor is a view with the conjugate bit set
 (is_conj()), read conjugated, and resolve_conj() materialises it (a clone). Here a conj view
-holds the conjugated values as a copy, with the conj bit as an attribute: every reading of
-it (values, grads) is torch's; what is not modelled is a later in-place write to its base
-showing through it (torch's view would show it, this copy does not).
+holds the conjugated values as a copy, with the conj bit as an attribute, read again from
+its root whenever the root's memory is written (views_fn.refresh_copies), so it shows a
+later in-place write to its base as torch's view does; a write through it goes to the
+root, conjugated back.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
+from .. import dtypes, messages, views_fn
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from .common import _elementwise, zeros_scalar
@@ -68,7 +70,18 @@ def _view(src: Tensor, data: np.ndarray, dt: dtypes.dtype, index: np.ndarray | N
     if src._base is not None and is_grad_enabled():
         out._view_creation_meta = inplace.creation_meta(src)
     out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
+    kind = _VIEW_FN_KINDS.get(spec.grad_fn)
+    if kind is not None:
+        out._view_fn = views_fn.for_dtype_change(src, kind)
+    if spec.grad_fn in ("ConjBackward0", "NegViewBackward0"):
+        views_fn.track_copy(out)   # its data are a copy, refreshed when the base is written
     return record(spec, out, [src], **attrs)
+
+
+# the views whose metadata change torch replays with a view function (views_fn.py)
+_VIEW_FN_KINDS = {"ViewAsRealBackward0": "view_as_real",
+                  "ViewAsComplexBackward0": "view_as_complex",
+                  "ConjBackward0": "conj", "NegViewBackward0": "neg"}
 
 
 def _positions(t: Tensor) -> np.ndarray:
@@ -97,8 +110,15 @@ def view_as_real(self: Tensor) -> Tensor:
         raise RuntimeError(messages.VIEW_AS_REAL_NOT_COMPLEX)
     if is_conj(self):
         raise RuntimeError(messages.VIEW_AS_REAL_CONJ)
-    return _view(self, _parts_view(self._data), dtypes.to_real(self.dtype),
-                 _parts_index(_positions(self)), VIEW_AS_REAL)
+    positions = _positions(self)
+    if self._base is not None and not self._base.dtype.is_complex:
+        # a complex view of a real root: its positions are its real parts' (the
+        # imaginary part is the next element)
+        index = np.stack([positions, positions + 1], axis=-1)
+    else:
+        index = _parts_index(positions)
+    return _view(self, _parts_view(self._data), dtypes.to_real(self.dtype), index,
+                 VIEW_AS_REAL)
 
 
 def view_as_complex(self: Tensor) -> Tensor:

@@ -175,7 +175,16 @@ def neg(self: Tensor) -> Tensor:
 
 
 def reciprocal(self: Tensor) -> Tensor:
-    return _unary_float(RECIPROCAL, np.reciprocal, self)
+    return _unary_float(RECIPROCAL, _reciprocal_array, self)
+
+
+def _reciprocal_array(a: np.ndarray) -> np.ndarray:
+    """1 / a. A complex zero gives inf + nan j, c10::complex's division by zero (1 / |re|,
+    0 / |im|), where numpy gives nan + nan j."""
+    out = np.reciprocal(a)
+    if np.iscomplexobj(a):
+        out = np.where(a == 0, np.asarray(complex(np.inf, np.nan), a.dtype), out)
+    return out
 
 
 # ---- pow ----------------------------------------------------------------------------
@@ -277,8 +286,9 @@ def _unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
 
 def _sigmoid_array(a: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-a)) in a's precision, with the exp rounded as torch's (see above)."""
+    wide = np.complex128 if np.iscomplexobj(a) else np.float64
     with np.errstate(all="ignore"):
-        e = np.exp(-a.astype(np.float64)).astype(a.dtype)
+        e = np.exp(-a.astype(wide)).astype(a.dtype)
     return np.asarray(a.dtype.type(1) / (a.dtype.type(1) + e))
 
 
@@ -295,9 +305,9 @@ ABS: OpSpec = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [mul(g, grad_ops.sgn(c.self))],
                      jvp=lambda c: mul(c.self_t, grad_ops.sgn(c.self)))
 SIN: OpSpec = OpSpec("SinBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [mul(g, cos(c.self))], jvp="auto_element_wise")
+                     lambda c, g: [mul(g, _conj(cos(c.self)))], jvp="auto_element_wise")
 COS: OpSpec = OpSpec("CosBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [mul(g, neg(sin(c.self)))], jvp="auto_element_wise")
+                     lambda c, g: [mul(g, neg(_conj(sin(c.self))))], jvp="auto_element_wise")
 TANH: OpSpec = OpSpec("TanhBackward0", ("self",), {"self": ("result",)},
                       lambda c, g: [grad_ops.tanh_backward(g, c.result)], jvp="auto_element_wise")
 SIGMOID: OpSpec = OpSpec("SigmoidBackward0", ("self",), {"self": ("result",)},
@@ -360,11 +370,13 @@ def sigmoid(self: Tensor) -> Tensor:
 
 def relu(self: Tensor) -> Tensor:
     # relu is clamp_min(self, 0): x < 0 ? 0 : x, so -0.0 stays -0.0 and NaN stays NaN.
+    refuse_complex_clamp(self)
     return _elementwise(RELU, lambda a: _clamp_array(a, 0, None), (self,))
 
 
 def clamp(self: Tensor, min: Tensor | Number | None = None,
           max: Tensor | Number | None = None) -> Tensor:
+    refuse_complex_clamp(self)
     if isinstance(min, Tensor) or isinstance(max, Tensor):   # clamp.Tensor
         def bound(b: Tensor | Number | None) -> Tensor | None:
             return None if b is None else wrap(b)
@@ -374,6 +386,12 @@ def clamp(self: Tensor, min: Tensor | Number | None = None,
     dt = _promotes([self, *(wrap(b) for b in (min, max) if b is not None)])
     return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), out_dtype=dt,
                         compute_dtype=dt, min=min, max=max)
+
+
+def refuse_complex_clamp(self: Tensor) -> None:
+    """clamp's (and clamp_min's, clamp_max's, relu's) refusal of complex tensors."""
+    if self.dtype.is_complex:
+        raise NotImplementedError(messages.CLAMP_COMPLEX)
 
 
 def _clamp_array(a: np.ndarray, lo: Number | None, hi: Number | None) -> np.ndarray:
@@ -405,6 +423,8 @@ ATAN2 = OpSpec("Atan2Backward0", ("self", "other"),
 def atan2(self: Tensor, other: Tensor) -> Tensor:
     ts = [wrap(self), wrap(other)]
     dt = _promotes(ts)
+    if dt.is_complex:   # its kernel is dispatched for real types only
+        raise NotImplementedError(messages.kernel_not_implemented("atan2_cpu", dt.scalar_name))
     dt = dt if dt.is_floating_point else dtypes.get_default_dtype()   # integers give floats
     return _elementwise(ATAN2, np.arctan2, ts, compute_dtype=dt)
 

@@ -77,6 +77,9 @@ def _extreme(spec: OpSpec, largest: bool, self: Tensor, dim: Dims, keepdim: bool
         empty = [d for d in dims if self.shape[d] == 0]
         if empty:
             raise IndexError(messages.reduction_dim_empty(name + "()", empty[0]))
+    if self.dtype.is_complex:   # max_values / min_values are dispatched for real types only
+        raise NotImplementedError(messages.kernel_not_implemented(
+            "max_values_cpu" if largest else "min_values_cpu", self.dtype.scalar_name))
     if out is not None:
         return common.into_out(name, out, [self],
                                lambda: _extreme(spec, largest, self, dim, keepdim))

@@ -31,7 +31,7 @@ from .common import (
     zeros_scalar,
 )
 from .comparisons import compare, where
-from .elementwise import mul
+from .elementwise import mul, refuse_complex_clamp
 from .unary_math import _inplace, _spec
 
 # ---- sign and rounding: zero gradients ----------------------------------------------------
@@ -223,7 +223,12 @@ def _bounded(name: str, tensor_spec: OpSpec, scalar_spec: OpSpec, keep: Callable
     param = name.removeprefix("clamp_")
     _tensor_or_number(name, self, bound, param)
     if isinstance(bound, Tensor):
+        if self.dtype.is_complex or bound.dtype.is_complex:   # clamp_min.Tensor is maximum
+            kernel = "maximum_cpu" if name == "clamp_min" else "minimum_cpu"
+            dt = _promotes([self, bound])
+            raise NotImplementedError(messages.kernel_not_implemented(kernel, dt.scalar_name))
         return _elementwise(tensor_spec, _clamp_to(keep), (self, bound))
+    refuse_complex_clamp(self)
     attrs: dict[str, Any] = {param: bound}
     return _elementwise(scalar_spec, lambda a: _clamp_to(keep)(a, np.asarray(bound, a.dtype)),
                         (self,), compute_dtype=_promotes([self, wrap(bound)]), **attrs)

@@ -138,7 +138,8 @@ def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:
 
 def _prod_safe_zeros_backward(g: Tensor, x: Tensor, dim: int) -> Tensor:
     """grad * exclusive cumprod from the front * exclusive cumprod from the back: safe with
-    zeros, and differentiable again (FunctionsManual prod_safe_zeros_backward)."""
+    zeros, and differentiable again (FunctionsManual prod_safe_zeros_backward; the product
+    conjugated for complex tensors)."""
     from .scans import _flip, cumprod  # scans builds on this module
     if x.numel() == 0:
         return views.expand(g, tuple(x.shape))
@@ -148,11 +149,11 @@ def _prod_safe_zeros_backward(g: Tensor, x: Tensor, dim: int) -> Tensor:
     n = x.shape[dim]
     normal = cumprod(joining.cat([ones, views.narrow(x, dim, 0, n - 1)], dim), dim)
     rev = joining.cat([ones, _flip(views.narrow(x, dim, 1, n - 1), dim)], dim)
-    return ops.mul(g, ops.mul(normal, _flip(cumprod(rev, dim), dim)))
+    return ops.mul(g, ops._conj(ops.mul(normal, _flip(cumprod(rev, dim), dim))))
 
 
 def _prod_backward(c: Any, g: Tensor) -> Tensor:
-    """FunctionsManual prod_backward: grad * result / self without zeros; with some,
+    """FunctionsManual prod_backward: grad * (result / self).conj() without zeros; with some,
     prod_safe_zeros_backward (of the flattened input without dim: and with more than one
     zero outside grad mode, zeros)."""
     x, result = c.self, c.result
@@ -164,7 +165,7 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
         g, result = views.unsqueeze(g, c.dim), views.unsqueeze(result, c.dim)
     zeros = int(np.count_nonzero(x._data == 0))
     if zeros == 0:
-        return ops.mul(g, ops.div(result, x))
+        return ops.mul(g, ops._conj(ops.div(result, x)))
     if c.dim is not None:
         return _prod_safe_zeros_backward(g, x, c.dim)
     if zeros > 1 and not is_grad_enabled():
@@ -172,11 +173,11 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
     flat = views.view(x if x.is_contiguous() else copying.clone(x), (-1,))
     return views.view(_prod_safe_zeros_backward(g, flat, 0), tuple(x.shape))
 def _prod_jvp(c: Any) -> Tensor:
-    """(prod_backward(ones_like(result), self, result[, dim, keepdim]) * self_t).sum([dim,
-    keepdim])"""
+    """(prod_backward(ones_like(result), self, result[, dim, keepdim]) * self_t.conj())
+    .sum([dim, keepdim]).conj() (the conjs are the identity on real tensors)"""
     ones = common.new(np.ones(c.result.shape), c.result.dtype, c.result.device)
-    terms = ops.mul(_prod_backward(c, ones), c.self_t)
-    return sum(terms) if c.dim is None else sum(terms, c.dim, c.keepdim)
+    terms = ops.mul(_prod_backward(c, ones), ops._conj(c.self_t))
+    return ops._conj(sum(terms) if c.dim is None else sum(terms, c.dim, c.keepdim))
 
 
 PROD0 = OpSpec("ProdBackward0", ("self",), {"self": ("self", "result")},
@@ -237,9 +238,16 @@ def _var_mean_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | Non
 
 
 def _var_jvp(c: Any) -> Tensor:
-    """var_backward(self_t, self, dim, correction, keepdim=True).sum(dim or all, keepdim)"""
-    terms = _var_backward(c.self_t, c.self, c.dim, c.correction, True)
-    return sum(terms) if not c.dim else sum(terms, c.dim, c.keepdim)
+    """at::real(var_backward(self_t.conj(), self, dim, correction, keepdim=True)
+    .sum(dim or all, keepdim)) (the identity's real and conj on real tensors)"""
+    terms = _var_backward(ops._conj(c.self_t), c.self, c.dim, c.correction, True)
+    return _real_part(sum(terms) if not c.dim else sum(terms, c.dim, c.keepdim))
+
+
+def _real_part(t: Tensor) -> Tensor:
+    """at::real / handle_r_to_c of a real result: the identity on real tensors."""
+    from . import complex_numbers
+    return complex_numbers.real(t) if t.dtype.is_complex else t
 
 
 VAR = OpSpec("VarBackward0", ("self",), {"self": ("self",)},
@@ -253,7 +261,7 @@ def _var_args(self: Tensor, dim: Any, unbiased: bool | None, correction: float |
               ) -> tuple[tuple[int, ...] | None, float]:
     """torch.var's overloads: var(x, unbiased), var(x, dim, unbiased, keepdim) and
     var(x, dim, *, correction, keepdim); an empty dim list reduces every dim."""
-    if not self.dtype.is_floating_point:
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(messages.VAR_DTYPE)
     if isinstance(dim, bool):
         dim, unbiased = None, dim
@@ -271,22 +279,24 @@ def _var_values(self: Tensor, dims: tuple[int, ...] | None, correction: float,
     if n - correction <= 0:
         warnings.warn(messages.var_dof_warning(op), UserWarning, stacklevel=3)
     # ATen's CPU var/var_mean (WelfordOps) accumulate a float32 tensor in double and round
-    # once: in float32 the two-pass sum came out an ulp off (found by the generator)
-    a = self._data.astype(np.float64)
+    # once: in float32 the two-pass sum came out an ulp off (found by the generator). A
+    # complex tensor's variance is real, the mean of |x - mean|^2 (its mean stays complex).
+    a = self._data.astype(np.complex128 if self.dtype.is_complex else np.float64)
     with np.errstate(all="ignore"):
         mean = np.mean(a, axis=axis, keepdims=True)
-        var = np.sum((a - mean) ** 2, axis=axis, keepdims=keepdim) / (n - correction)
+        var = np.sum(np.abs(a - mean) ** 2, axis=axis, keepdims=keepdim) / (n - correction)
         var = np.sqrt(var) if sqrt else var
     if not keepdim:
         mean = np.squeeze(mean, axis) if axis is not None else mean.reshape(())
-    return np.asarray(var, self._data.dtype), np.asarray(mean, self._data.dtype)
+    return (np.asarray(var, dtypes.to_real(self.dtype).np),
+            np.asarray(mean, self._data.dtype))
 
 
 def var(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
         *, correction: float | None = None) -> Tensor:
     dims, corr = _var_args(self, dim, unbiased, correction)
     v, _ = _var_values(self, dims, corr, keepdim, "var")
-    return record(VAR, common.new(v, self.dtype, self.device), [self], dim=dims,
+    return record(VAR, common.new(v, dtypes.to_real(self.dtype), self.device), [self], dim=dims,
                   correction=corr, keepdim=keepdim)
 
 
@@ -296,7 +306,8 @@ def var_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
     """(var, mean), both outputs of one VarMeanBackward0 node."""
     dims, corr = _var_args(self, dim, unbiased, correction)
     v, m = _var_values(self, dims, corr, keepdim, "var_mean")
-    outs = (common.new(v, self.dtype, self.device), common.new(m, self.dtype, self.device))
+    outs = (common.new(v, dtypes.to_real(self.dtype), self.device),
+            common.new(m, self.dtype, self.device))
     if differentiable([self]):
         views_multi_output.record_multi_output(VAR_MEAN, self, outs,
                                   {"dim": dims, "correction": corr, "keepdim": keepdim})

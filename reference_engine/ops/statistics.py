@@ -56,10 +56,10 @@ def _std_backward(g: Tensor, x: Tensor, std: Tensor, dims: Dims | None, correcti
 
 def _std_jvp(x: Tensor, x_t: Tensor, std: Tensor, dims: Dims | None, correction: float,
              keepdim: bool) -> Tensor:
-    """(var_backward(self_t, self, dim, correction, true).sum(dim or all, keepdim)
-    / (2 * result)).masked_fill_(result == 0, 0)"""
-    terms = red._var_backward(x_t, x, dims, correction, True)
-    var_t = red.sum(terms) if not dims else red.sum(terms, dims, keepdim)
+    """(handle_r_to_c(var_backward(self_t.conj(), self, dim, correction, true).sum(dim or
+    all, keepdim)) / (2 * result)).masked_fill_(result == 0, 0)"""
+    terms = red._var_backward(ops._conj(x_t), x, dims, correction, True)
+    var_t = red._real_part(red.sum(terms) if not dims else red.sum(terms, dims, keepdim))
     return _masked_zero(ops.div(var_t, ops.mul_scalar(std, 2)), std._data == 0)
 
 
@@ -96,7 +96,7 @@ def _std_values(self: Tensor, dim: Any, unbiased: bool | None, keepdim: bool,
 def std(self: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
         *, correction: float | None = None) -> Tensor:
     v, _, dims, corr = _std_values(self, dim, unbiased, keepdim, correction, "std")
-    return record(STD, common.new(v, self.dtype, self.device), [self], dim=dims,
+    return record(STD, common.new(v, dtypes.to_real(self.dtype), self.device), [self], dim=dims,
                   correction=corr, keepdim=keepdim)
 
 
@@ -105,7 +105,8 @@ def std_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
              ) -> tuple[Tensor, Tensor]:
     """(std, mean), both outputs of one StdMeanBackward0 node."""
     v, m, dims, corr = _std_values(self, dim, unbiased, keepdim, correction, "std_mean")
-    outs = (common.new(v, self.dtype, self.device), common.new(m, self.dtype, self.device))
+    outs = (common.new(v, dtypes.to_real(self.dtype), self.device),
+            common.new(m, self.dtype, self.device))
     attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}
     if differentiable([self]):
         views_multi_output.record_multi_output(STD_MEAN, self, outs, {**attrs, "result0": outs[0]})

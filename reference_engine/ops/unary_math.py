@@ -31,6 +31,7 @@ from .common import (
 )
 from .comparisons import compare, where
 from .elementwise import (
+    _conj,
     add_scalar,
     cos,
     div,
@@ -49,7 +50,9 @@ Formula = Callable[[Any, Tensor], Tensor]
 
 def _spec(name: str, saves: tuple[str, ...], formula: Formula, jvp: Any = "auto_element_wise"
           ) -> OpSpec:
-    """A one-input derivatives.yaml entry: `self: <formula>`, `result: auto_element_wise`."""
+    """A one-input derivatives.yaml entry: `self: <formula>`, `result: auto_element_wise`.
+    The formulas conjugate the derivative as derivatives.yaml does (grad * f'(z).conj(),
+    the conjugate Wirtinger convention); _conj is the identity on real tensors."""
     return OpSpec(name, ("self",), {"self": saves} if saves else {},
                   lambda c, g: [formula(c, g)], jvp=jvp)
 
@@ -58,7 +61,8 @@ def _float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor, **attrs:
            ) -> Tensor:
     """A float result (integers give the default dtype), computed in float64 and rounded."""
     dt = _float_dtype(self)
-    return _elementwise(spec, fn, (self,), out_dtype=dt, compute_dtype=dtypes.float64, **attrs)
+    wide = dtypes.complex128 if dt.is_complex else dtypes.float64
+    return _elementwise(spec, fn, (self,), out_dtype=dt, compute_dtype=wide, **attrs)
 
 
 def _one_minus_square(x: Tensor) -> Tensor:
@@ -69,20 +73,26 @@ def _one_minus_square(x: Tensor) -> Tensor:
 # ---- trigonometric and hyperbolic ---------------------------------------------------------
 
 ACOS = _spec("AcosBackward0", ("self",),
-             lambda c, g: mul(g, neg(rsqrt(_one_minus_square(c.self)))))
-ASIN = _spec("AsinBackward0", ("self",), lambda c, g: mul(g, rsqrt(_one_minus_square(c.self))))
-ATAN = _spec("AtanBackward0", ("self",), lambda c, g: div(g, add_scalar(mul(c.self, c.self), 1)))
-# the real case: grad * (self * self - 1).rsqrt()
-ACOSH = _spec("AcoshBackward0", ("self",),
-              lambda c, g: mul(g, rsqrt(sub_scalar(mul(c.self, c.self), 1))))
+             lambda c, g: mul(g, neg(_conj(rsqrt(_one_minus_square(c.self))))))
+ASIN = _spec("AsinBackward0", ("self",),
+             lambda c, g: mul(g, _conj(rsqrt(_one_minus_square(c.self)))))
+ATAN = _spec("AtanBackward0", ("self",),
+             lambda c, g: div(g, _conj(add_scalar(mul(c.self, c.self), 1))))
+# self.is_complex() ? grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj()
+#                   : grad * (self * self - 1).rsqrt()   (sqrt(x*y) = sqrt(x)*sqrt(y) only for
+# real x, y >= 0)
+ACOSH = _spec("AcoshBackward0", ("self",), lambda c, g: mul(g, _conj(mul(
+    rsqrt(add_scalar(c.self, 1)), rsqrt(sub_scalar(c.self, 1))))) if c.self.dtype.is_complex
+    else mul(g, rsqrt(sub_scalar(mul(c.self, c.self), 1))))
 ASINH = _spec("AsinhBackward0", ("self",),
-              lambda c, g: mul(g, rsqrt(add_scalar(pow(c.self, 2), 1))))
+              lambda c, g: mul(g, _conj(rsqrt(add_scalar(pow(c.self, 2), 1)))))
 # grad * 1 / (1 - self.pow(2))
 ATANH = _spec("AtanhBackward0", ("self",),
-              lambda c, g: div(mul_scalar(g, 1), one_minus(pow(c.self, 2))))
-SINH = _spec("SinhBackward0", ("self",), lambda c, g: mul(g, cosh(c.self)))
-COSH = _spec("CoshBackward0", ("self",), lambda c, g: mul(g, sinh(c.self)))
-TAN = _spec("TanBackward0", ("result",), lambda c, g: mul(g, add_scalar(pow(c.result, 2), 1)))
+              lambda c, g: div(mul_scalar(g, 1), _conj(one_minus(pow(c.self, 2)))))
+SINH = _spec("SinhBackward0", ("self",), lambda c, g: mul(g, _conj(cosh(c.self))))
+COSH = _spec("CoshBackward0", ("self",), lambda c, g: mul(g, _conj(sinh(c.self))))
+TAN = _spec("TanBackward0", ("result",),
+            lambda c, g: mul(g, _conj(add_scalar(pow(c.result, 2), 1))))
 
 
 def acos(self: Tensor) -> Tensor:
@@ -125,14 +135,17 @@ def tan(self: Tensor) -> Tensor:
 
 LN2, LN10 = 0.6931471805599453, 2.3025850929940456
 # log1p_backward(grad, self): grad / (self + 1)
-LOG1P = _spec("Log1PBackward0", ("self",), lambda c, g: div(g, add_scalar(c.self, 1)))
-LOG2 = _spec("Log2Backward0", ("self",), lambda c, g: div(g, mul_scalar(c.self, LN2)))
-LOG10 = _spec("Log10Backward0", ("self",), lambda c, g: div(g, mul_scalar(c.self, LN10)))
-EXPM1 = _spec("Expm1Backward0", ("result",), lambda c, g: mul(g, add_scalar(c.result, 1)))
-EXP2 = _spec("Exp2Backward0", ("result",), lambda c, g: mul_scalar(mul(g, c.result), LN2))
-# -0.5 * grad * result.pow(3)
+LOG1P = _spec("Log1PBackward0", ("self",), lambda c, g: div(g, _conj(add_scalar(c.self, 1))))
+LOG2 = _spec("Log2Backward0", ("self",), lambda c, g: div(g, mul_scalar(_conj(c.self), LN2)))
+LOG10 = _spec("Log10Backward0", ("self",),
+              lambda c, g: div(g, mul_scalar(_conj(c.self), LN10)))
+EXPM1 = _spec("Expm1Backward0", ("result",),
+              lambda c, g: mul(g, add_scalar(_conj(c.result), 1)))
+EXP2 = _spec("Exp2Backward0", ("result",),
+             lambda c, g: mul_scalar(mul(g, _conj(c.result)), LN2))
+# -0.5 * grad * result.pow(3).conj()
 RSQRT: OpSpec = _spec("RsqrtBackward0", ("result",),
-                      lambda c, g: mul(mul_scalar(g, -0.5), pow(c.result, 3)))
+                      lambda c, g: mul(mul_scalar(g, -0.5), _conj(pow(c.result, 3))))
 
 
 def _sinc_backward(c: Any, g: Tensor) -> Tensor:

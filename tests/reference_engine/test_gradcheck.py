@@ -410,6 +410,14 @@ _BY_HAND: dict[str, Row] = {
     "complex_norm_3_dim": (lambda a: torch.norm(_C(a), 3, dim=1), [(2, 3, 2)]),
     "complex_norm_half": (lambda a: torch.norm(_C(a), 0.5), [(3, 2)]),
     "complex_norm_inf": (lambda a: torch.norm(_C(a), float("inf")), [(3, 2)]),
+    # the conjugated derivatives of the unary family, tanh/sigmoid_backward, prod, var
+    "complex_sin": (lambda a: _R(torch.sin(_C(a))), [(3, 2)]),
+    "complex_tan": (lambda a: _R(torch.tan(_C(a))), [(3, 2)]),
+    "complex_acosh": (lambda a: _R(torch.acosh(_C(a))), [(3, 2)]),
+    "complex_tanh": (lambda a: _R(torch.tanh(_C(a))), [(3, 2)]),
+    "complex_sigmoid": (lambda a: _R(torch.sigmoid(_C(a))), [(3, 2)]),
+    "complex_prod": (lambda a: _R(_C(a).prod(0)), [(3, 2, 2)]),
+    "complex_var": (lambda a: torch.var(_C(a), 0), [(3, 2, 2)]),
 }
 
 OPS: dict[str, Row] = _from_registry()
