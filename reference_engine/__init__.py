@@ -116,6 +116,7 @@ from .ops import (  # noqa: F401
     conversions,
     copying,
     decompositions,
+    determinants,
     elementwise,
     embeddings,
     erf_gamma,

@@ -1864,3 +1864,19 @@ LEGACY_FUNCTION_CALL = (
 # aten/src/ATen/native/TensorShape.cpp meshgrid
 MESHGRID_DTYPES = "meshgrid expects all tensors to have the same dtype"
 MESHGRID_DEVICES = "meshgrid expects all tensors to have the same device"
+
+
+# ---- h24ops3 (issue 24): determinants, nll/cross entropy, normalisations ------------------
+# aten/src/ATen/native/LinearAlgebraUtils.h checkIsMatrix, squareCheckInputs,
+# checkFloatingOrComplex
+def linalg_at_least_2d(f_name: str, arg: str = "A") -> str:
+    return f"{f_name}: The input tensor {arg} must have at least 2 dimensions."
+
+
+def linalg_not_square(f_name: str, rows: int, cols: int, arg: str = "A") -> str:
+    return (f"{f_name}: {arg} must be batches of square matrices, but they are {rows} by "
+            f"{cols} matrices")
+
+
+def linalg_not_floating(f_name: str, got: str) -> str:
+    return f"{f_name}: Expected a floating point or complex tensor as input. Got {got}"

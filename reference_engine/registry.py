@@ -574,6 +574,14 @@ OPS: tuple[OpRow, ...] = (
          overloads=True),
     _row("masked.normalize", "ops.masked_reductions", M, args=(2.0, 1), feature="reductions",
          overloads=True),
+    # ---- h24ops3 (issue 24): determinants, nll/cross entropy, normalisations ----
+    # determinants (ops/determinants.py; the linalg rows' forwards are named in
+    # ops/linalg_functions.py)
+    _row("linalg.det", "ops.linalg_functions", (3, 3), feature="matmul"),
+    _row("det", "ops.determinants", (3, 3), feature="matmul"),
+    _row("linalg.slogdet", "ops.linalg_functions", (3, 3), feature="matmul"),
+    _row("slogdet", "ops.determinants", (3, 3), feature="matmul"),
+    _row("logdet", "ops.determinants", feature="matmul"),   # needs det > 0: by hand
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -643,3 +651,11 @@ NOT_GENERATED.update({
     r.name: PROBE_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.name not in NOT_GENERATED
     and r.name not in DRAWN_BEFORE_ISSUE_24})
+
+# ---- h24ops3 (issue 24): its new rows, not drawn by the generator yet ----
+H24OPS3_ROWS = frozenset({"linalg.det", "linalg.slogdet"})
+H24OPS3_MODULES = frozenset({"ops.determinants"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None
+    and (r.module in H24OPS3_MODULES or r.name in H24OPS3_ROWS)})

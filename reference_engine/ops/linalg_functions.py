@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import inplace_ops, messages, views
 from ..tensor import Tensor
-from . import common, copying, decompositions, inverses, products, reductions
+from . import common, copying, decompositions, determinants, inverses, products, reductions
 from . import elementwise as ops
 from . import linalg as _linalg_ops
 
@@ -22,6 +22,8 @@ cholesky = decompositions.linalg_cholesky
 pinv = inverses.linalg_pinv
 inv_ex = decompositions.inv_ex
 cholesky_ex = decompositions.cholesky_ex
+det = determinants.det
+slogdet = determinants.linalg_slogdet
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

@@ -334,6 +334,9 @@ _BY_HAND: dict[str, Row] = {
                                      [(2, 2)]),
     "linalg.multi_dot_chain": (lambda a, b, c, d: torch.linalg.multi_dot([a, b, c, d]),
                                [(2, 4), (4, 3), (3, 5), (5, 1)]),
+    # determinants (h24ops3): logdet is nan where det < 0, so of a positive-definite matrix
+    "logdet": (lambda a: torch.logdet(_spd(a)), [(3, 3)]),
+    "det_1x1": (lambda a: torch.linalg.det(a), [(2, 1, 1)]),
     # elementwise math (issue 24): domains and calls a registry sample cannot make
     "acosh": (lambda a: torch.acosh(a * a + 1.5), [(3,)]),
     "polygamma": (lambda a: torch.polygamma(1, _p(a)), [(3,)]),
