@@ -131,6 +131,7 @@ from .ops import (  # noqa: F401
     loss_composites,
     losses,
     masked_reductions,
+    nll,
     norms,
     piecewise,
     piecewise_activations,

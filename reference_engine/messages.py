@@ -1880,3 +1880,73 @@ def linalg_not_square(f_name: str, rows: int, cols: int, arg: str = "A") -> str:
 
 def linalg_not_floating(f_name: str, got: str) -> str:
     return f"{f_name}: Expected a floating point or complex tensor as input. Got {got}"
+
+
+# aten/src/ATen/native/LossNLL.cpp (nll_loss_forward's meta checks, the kernels' target
+# check, nll_loss_nd, cross_entropy_loss) and LossNLL2d.cpp check_inputs_nll_loss2d
+NLL_INPUT_DIMS = "input tensor should be 1D or 2D"
+NLL_TARGET_DIMS = "0D or 1D target tensor expected, multi-target not supported"
+NLL2D_WEIGHT = "weight tensor should be defined either for all or no classes"
+CROSS_ENTROPY_PROB_IGNORE = "ignore_index is not supported for floating point target"
+
+
+def nll_size_mismatch(input: Sequence[int], target: Sequence[int]) -> str:
+    return f"size mismatch (got input: {sizes(input)}, target: {sizes(target)})"
+
+
+def nll_nd_1d_target(size: int) -> str:
+    return f"For 1D input, 1D target must have size 1, but got target size: {size}"
+
+
+def nll_weight_size(n_classes: int, shape: Sequence[int]) -> str:
+    return (f"weight tensor should be defined either for all {n_classes} classes or no "
+            f"classes but got weight tensor of shape: {sizes(shape)}")
+
+
+def nll_target_out_of_bounds(target: int) -> str:
+    return f"Target {target} is out of bounds."
+
+
+def nll2d_target_dims(ndim: int) -> str:
+    return ("only batches of spatial targets supported (3D tensors) but got targets of "
+            f"dimension: {ndim}")
+
+
+def nll2d_input_dims(ndim: int) -> str:
+    return ("only batches of spatial inputs supported (4D tensors), but got input of "
+            f"dimension: {ndim}")
+
+
+def nll2d_size_mismatch(input: Sequence[int], target: Sequence[int]) -> str:
+    return f"size mismatch (got input: {sizes(input)} , target: {sizes(target)}"
+
+
+def nll_nd_dims(ndim: int) -> str:
+    return f"Expected 1 or more dimensions (got {ndim})"
+
+
+def nll_nd_batch(input_batch: int, target_batch: int) -> str:
+    return (f"Expected input batch_size ({input_batch}) to match target batch_size "
+            f"({target_batch}).")
+
+
+def nll_nd_target_size(expected: Sequence[int], got: Sequence[int]) -> str:
+    return f"Expected target size {sizes(expected)}, got {sizes(got)}"
+
+
+def cross_entropy_weight_size(n_classes: int, shape: Sequence[int]) -> str:
+    return f"cross_entropy: {nll_weight_size(n_classes, shape)}"
+
+
+def label_smoothing_range(value: float) -> str:
+    return f"label_smoothing must be between 0.0 and 1.0. Got: {value:g}"
+
+
+def cross_entropy_prob_dtype(scalar_name: str) -> str:
+    return f"Expected floating point type for target with class probabilities, got {scalar_name}"
+
+
+# torch/nn/_reduction.py legacy_get_string (a UserWarning)
+def legacy_reduction(reduction: str) -> str:
+    return (f"size_average and reduce args will be deprecated, please use "
+            f"reduction='{reduction}' instead.")

@@ -582,6 +582,10 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.slogdet", "ops.linalg_functions", (3, 3), feature="matmul"),
     _row("slogdet", "ops.determinants", (3, 3), feature="matmul"),
     _row("logdet", "ops.determinants", feature="matmul"),   # needs det > 0: by hand
+    # the negative log-likelihood and cross entropy (ops/nll.py): F's Python functions
+    # (overloads); the target a constant of class indices
+    _row("nn.functional.nll_loss", "ops.nll", M, args=(Const([0, 2]),), overloads=True),
+    _row("nn.functional.cross_entropy", "ops.nll", M, args=(Const([1, 2]),), overloads=True),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -654,7 +658,7 @@ NOT_GENERATED.update({
 
 # ---- h24ops3 (issue 24): its new rows, not drawn by the generator yet ----
 H24OPS3_ROWS = frozenset({"linalg.det", "linalg.slogdet"})
-H24OPS3_MODULES = frozenset({"ops.determinants"})
+H24OPS3_MODULES = frozenset({"ops.determinants", "ops.nll"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None
