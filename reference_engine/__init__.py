@@ -132,6 +132,7 @@ from .ops import (  # noqa: F401
     losses,
     masked_reductions,
     nll,
+    normalisation,
     norms,
     piecewise,
     piecewise_activations,

@@ -1950,3 +1950,39 @@ def cross_entropy_prob_dtype(scalar_name: str) -> str:
 def legacy_reduction(reduction: str) -> str:
     return (f"size_average and reduce args will be deprecated, please use "
             f"reduction='{reduction}' instead.")
+
+
+# aten/src/ATen/native/layer_norm.h _check_layer_norm_inputs (rms_norm's own copy writes
+# `[*2, 2]`), group_norm.cpp, torch/nn/functional.py group_norm and _verify_batch_size
+def norm_shape_empty(shape: Sequence[int]) -> str:
+    return ("Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+            f"least one element, but got normalized_shape = {sizes(shape)}")
+
+
+def norm_affine_shape(name: str, got: Sequence[int], shape: Sequence[int]) -> str:
+    return (f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+            f"shape {sizes(got)} and normalized_shape = {sizes(shape)}")
+
+
+def norm_input_shape(shape: Sequence[int], input: Sequence[int], rms: bool) -> str:
+    trailing = ", ".join(str(s) for s in shape) if rms else "".join(f", {s}" for s in shape)
+    return (f"Given normalized_shape={sizes(shape)}, expected input with shape "
+            f"[*{trailing}], but got input of size{sizes(input)}")
+
+
+def group_norm_dims(ndim: int) -> str:
+    return f"Expected at least 2 dimensions for input tensor but received {ndim}"
+
+
+def batch_size_one(size: Sequence[int]) -> str:
+    return f"Expected more than 1 value per channel when training, got input size {list(size)}"
+
+
+def group_norm_groups(shape: Sequence[int], groups: int) -> str:
+    return ("Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {sizes(shape)} and num_groups={groups}")
+
+
+def group_norm_affine(name: str, got: Sequence[int], input: Sequence[int]) -> str:
+    return (f"Expected {name} to be a vector of size equal to the number of channels in "
+            f"input, but got {name} of shape {sizes(got)} and input of shape {sizes(input)}")

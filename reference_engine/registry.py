@@ -586,6 +586,16 @@ OPS: tuple[OpRow, ...] = (
     # (overloads); the target a constant of class indices
     _row("nn.functional.nll_loss", "ops.nll", M, args=(Const([0, 2]),), overloads=True),
     _row("nn.functional.cross_entropy", "ops.nll", M, args=(Const([1, 2]),), overloads=True),
+    # normalisations (ops/normalisation.py); F.layer_norm, F.group_norm and F.rms_norm are
+    # Python functions (overloads); the native ops have no method
+    _row("native_layer_norm", "ops.normalisation", M, args=((3,), None, None, 1e-5),
+         method=False),
+    _row("nn.functional.layer_norm", "ops.normalisation", M, args=((3,),), overloads=True),
+    _row("nn.functional.rms_norm", "ops.normalisation", M, args=((3,),), overloads=True),
+    _row("native_group_norm", "ops.normalisation", (2, 4, 3), args=(None, None, 2, 4, 3, 2,
+                                                                    1e-5), method=False),
+    _row("nn.functional.group_norm", "ops.normalisation", (2, 4, 3), args=(2,),
+         overloads=True),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -658,7 +668,7 @@ NOT_GENERATED.update({
 
 # ---- h24ops3 (issue 24): its new rows, not drawn by the generator yet ----
 H24OPS3_ROWS = frozenset({"linalg.det", "linalg.slogdet"})
-H24OPS3_MODULES = frozenset({"ops.determinants", "ops.nll"})
+H24OPS3_MODULES = frozenset({"ops.determinants", "ops.nll", "ops.normalisation"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None

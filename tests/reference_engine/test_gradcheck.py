@@ -349,6 +349,14 @@ _BY_HAND: dict[str, Row] = {
         ignore_index=2, label_smoothing=0.2), [(3, 3)]),
     "cross_entropy_probabilities": (lambda a, b: torch.nn.functional.cross_entropy(a, b),
                                     [(2, 3), (2, 3)]),
+    # normalisations (h24ops3): with their affine parameters
+    "layer_norm_affine": (lambda a, w, b: torch.nn.functional.layer_norm(a, (2, 3), w, b),
+                          [(2, 2, 3), (2, 3), (2, 3)]),
+    "rms_norm_weight": (lambda a, w: torch.nn.functional.rms_norm(a, (3,), w), [(2, 3), (3,)]),
+    "group_norm_affine": (lambda a, w, b: torch.nn.functional.group_norm(a, 2, w, b),
+                          [(2, 4, 3), (4,), (4,)]),
+    "native_group_norm_stats": (lambda a: torch.native_group_norm(a, None, None, 2, 4, 3, 2,
+                                                                  1e-5), [(2, 4, 3)]),
     # elementwise math (issue 24): domains and calls a registry sample cannot make
     "acosh": (lambda a: torch.acosh(a * a + 1.5), [(3,)]),
     "polygamma": (lambda a: torch.polygamma(1, _p(a)), [(3,)]),
