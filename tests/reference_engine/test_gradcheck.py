@@ -352,6 +352,8 @@ _BY_HAND: dict[str, Row] = {
     # normalisations (h24ops3): with their affine parameters
     "layer_norm_affine": (lambda a, w, b: torch.nn.functional.layer_norm(a, (2, 3), w, b),
                           [(2, 2, 3), (2, 3), (2, 3)]),
+    "native_layer_norm_output": (lambda a, w: torch.native_layer_norm(a, (3,), w, None,
+                                                                      1e-5)[0], [(2, 3), (3,)]),
     "rms_norm_weight": (lambda a, w: torch.nn.functional.rms_norm(a, (3,), w), [(2, 3), (3,)]),
     "group_norm_affine": (lambda a, w, b: torch.nn.functional.group_norm(a, 2, w, b),
                           [(2, 4, 3), (4,), (4,)]),
