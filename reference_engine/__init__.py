@@ -143,6 +143,7 @@ from .ops import (  # noqa: F401
     scans,
     shape,
     shape_views,
+    solve,
     sorting,
     statistics,
     unary_math,

@@ -1986,3 +1986,21 @@ def group_norm_groups(shape: Sequence[int], groups: int) -> str:
 def group_norm_affine(name: str, got: Sequence[int], input: Sequence[int]) -> str:
     return (f"Expected {name} to be a vector of size equal to the number of channels in "
             f"input, but got {name} of shape {sizes(got)} and input of shape {sizes(input)}")
+
+
+# aten/src/ATen/native/BatchLinearAlgebra.cpp linalg_solve_ex's checks and
+# linalg_solve's info check (a torch.linalg.LinAlgError)
+SOLVE_SINGULAR = ("torch.linalg.solve: The solver failed because the input matrix is "
+                  "singular.")
+SOLVE_EX_SINGULAR_NOT_MODELLED = (
+    "reference_engine: linalg.solve_ex of a singular matrix (LAPACK's partial result) is not "
+    "modelled")
+
+
+def solve_dtypes(f_name: str, a: str, b: str) -> str:
+    return (f"{f_name}: Expected A and B to have the same dtype, but found A of type {a} and B "
+            f"of type {b} instead")
+
+
+def solve_shapes(f_name: str, equation: str, a: str, b: str) -> str:
+    return f"{f_name}: Incompatible shapes of A and B for the equation {equation} ({a} and {b})"

@@ -582,6 +582,8 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.slogdet", "ops.linalg_functions", (3, 3), feature="matmul"),
     _row("slogdet", "ops.determinants", (3, 3), feature="matmul"),
     _row("logdet", "ops.determinants", feature="matmul"),   # needs det > 0: by hand
+    _row("linalg.solve", "ops.linalg_functions", (3, 3), (3, 2), feature="matmul"),
+    _row("linalg.solve_ex", "ops.linalg_functions", (3, 3), (3,), feature="matmul"),
     # the negative log-likelihood and cross entropy (ops/nll.py): F's Python functions
     # (overloads); the target a constant of class indices
     _row("nn.functional.nll_loss", "ops.nll", M, args=(Const([0, 2]),), overloads=True),
@@ -667,7 +669,7 @@ NOT_GENERATED.update({
     and r.name not in DRAWN_BEFORE_ISSUE_24})
 
 # ---- h24ops3 (issue 24): its new rows, not drawn by the generator yet ----
-H24OPS3_ROWS = frozenset({"linalg.det", "linalg.slogdet"})
+H24OPS3_ROWS = frozenset({"linalg.det", "linalg.slogdet", "linalg.solve", "linalg.solve_ex"})
 H24OPS3_MODULES = frozenset({"ops.determinants", "ops.nll", "ops.normalisation"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
