@@ -145,7 +145,12 @@ LINALG_DET = OpSpec("LinalgDetBackward0", ("A",), {"A": ("A", "LU", "pivots", "r
                     _det_backward, saved_outputs=("LU", "pivots", "result"), jvp=_det_jvp)
 
 
-def det(A: Tensor) -> Tensor:
+def det(self: Tensor) -> Tensor:
+    """torch.det (Tensor.det): linalg.det."""
+    return linalg_det(self)
+
+
+def linalg_det(A: Tensor) -> Tensor:
     _check_square(A, "linalg.det")
     use_a_t, lu, piv = _factorised(A)
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
