@@ -1998,3 +1998,141 @@ def movedim_mixed(source: object, destination: object) -> str:
 # aten/src/ATen/native/TensorCompare.cpp clamp / clamp_min / clamp_max (their meta functions):
 # TORCH_CHECK_NOT_IMPLEMENTED(!isComplexType(...)); relu is clamp_min(self, 0) on CPU
 CLAMP_COMPLEX = "clamp is not supported for complex types"
+# ---- h24ops3 (issue 24): determinants, nll/cross entropy, normalisations ------------------
+# aten/src/ATen/native/LinearAlgebraUtils.h checkIsMatrix, squareCheckInputs,
+# checkFloatingOrComplex
+def linalg_at_least_2d(f_name: str, arg: str = "A") -> str:
+    return f"{f_name}: The input tensor {arg} must have at least 2 dimensions."
+
+
+def linalg_not_square(f_name: str, rows: int, cols: int, arg: str = "A") -> str:
+    return (f"{f_name}: {arg} must be batches of square matrices, but they are {rows} by "
+            f"{cols} matrices")
+
+
+def linalg_not_floating(f_name: str, got: str) -> str:
+    return f"{f_name}: Expected a floating point or complex tensor as input. Got {got}"
+
+
+# aten/src/ATen/native/LossNLL.cpp (nll_loss_forward's meta checks, the kernels' target
+# check, nll_loss_nd, cross_entropy_loss) and LossNLL2d.cpp check_inputs_nll_loss2d
+NLL_INPUT_DIMS = "input tensor should be 1D or 2D"
+NLL_TARGET_DIMS = "0D or 1D target tensor expected, multi-target not supported"
+NLL2D_WEIGHT = "weight tensor should be defined either for all or no classes"
+CROSS_ENTROPY_PROB_IGNORE = "ignore_index is not supported for floating point target"
+
+
+def nll_size_mismatch(input: Sequence[int], target: Sequence[int]) -> str:
+    return f"size mismatch (got input: {sizes(input)}, target: {sizes(target)})"
+
+
+def nll_nd_1d_target(size: int) -> str:
+    return f"For 1D input, 1D target must have size 1, but got target size: {size}"
+
+
+def nll_weight_size(n_classes: int, shape: Sequence[int]) -> str:
+    return (f"weight tensor should be defined either for all {n_classes} classes or no "
+            f"classes but got weight tensor of shape: {sizes(shape)}")
+
+
+def nll_target_out_of_bounds(target: int) -> str:
+    return f"Target {target} is out of bounds."
+
+
+def nll2d_target_dims(ndim: int) -> str:
+    return ("only batches of spatial targets supported (3D tensors) but got targets of "
+            f"dimension: {ndim}")
+
+
+def nll2d_input_dims(ndim: int) -> str:
+    return ("only batches of spatial inputs supported (4D tensors), but got input of "
+            f"dimension: {ndim}")
+
+
+def nll2d_size_mismatch(input: Sequence[int], target: Sequence[int]) -> str:
+    return f"size mismatch (got input: {sizes(input)} , target: {sizes(target)}"
+
+
+def nll_nd_dims(ndim: int) -> str:
+    return f"Expected 1 or more dimensions (got {ndim})"
+
+
+def nll_nd_batch(input_batch: int, target_batch: int) -> str:
+    return (f"Expected input batch_size ({input_batch}) to match target batch_size "
+            f"({target_batch}).")
+
+
+def nll_nd_target_size(expected: Sequence[int], got: Sequence[int]) -> str:
+    return f"Expected target size {sizes(expected)}, got {sizes(got)}"
+
+
+def cross_entropy_weight_size(n_classes: int, shape: Sequence[int]) -> str:
+    return f"cross_entropy: {nll_weight_size(n_classes, shape)}"
+
+
+def label_smoothing_range(value: float) -> str:
+    return f"label_smoothing must be between 0.0 and 1.0. Got: {value:g}"
+
+
+def cross_entropy_prob_dtype(scalar_name: str) -> str:
+    return f"Expected floating point type for target with class probabilities, got {scalar_name}"
+
+
+# torch/nn/_reduction.py legacy_get_string (a UserWarning)
+def legacy_reduction(reduction: str) -> str:
+    return (f"size_average and reduce args will be deprecated, please use "
+            f"reduction='{reduction}' instead.")
+
+
+# aten/src/ATen/native/layer_norm.h _check_layer_norm_inputs (rms_norm's own copy writes
+# `[*2, 2]`), group_norm.cpp, torch/nn/functional.py group_norm and _verify_batch_size
+def norm_shape_empty(shape: Sequence[int]) -> str:
+    return ("Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+            f"least one element, but got normalized_shape = {sizes(shape)}")
+
+
+def norm_affine_shape(name: str, got: Sequence[int], shape: Sequence[int]) -> str:
+    return (f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+            f"shape {sizes(got)} and normalized_shape = {sizes(shape)}")
+
+
+def norm_input_shape(shape: Sequence[int], input: Sequence[int], rms: bool) -> str:
+    trailing = ", ".join(str(s) for s in shape) if rms else "".join(f", {s}" for s in shape)
+    return (f"Given normalized_shape={sizes(shape)}, expected input with shape "
+            f"[*{trailing}], but got input of size{sizes(input)}")
+
+
+def group_norm_dims(ndim: int) -> str:
+    return f"Expected at least 2 dimensions for input tensor but received {ndim}"
+
+
+def batch_size_one(size: Sequence[int]) -> str:
+    return f"Expected more than 1 value per channel when training, got input size {list(size)}"
+
+
+def group_norm_groups(shape: Sequence[int], groups: int) -> str:
+    return ("Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {sizes(shape)} and num_groups={groups}")
+
+
+def group_norm_affine(name: str, got: Sequence[int], input: Sequence[int]) -> str:
+    return (f"Expected {name} to be a vector of size equal to the number of channels in "
+            f"input, but got {name} of shape {sizes(got)} and input of shape {sizes(input)}")
+
+
+# aten/src/ATen/native/BatchLinearAlgebra.cpp linalg_solve_ex's checks and
+# linalg_solve's info check (a torch.linalg.LinAlgError)
+SOLVE_SINGULAR = ("torch.linalg.solve: The solver failed because the input matrix is "
+                  "singular.")
+SOLVE_EX_SINGULAR_NOT_MODELLED = (
+    "reference_engine: linalg.solve_ex of a singular matrix (LAPACK's partial result) is not "
+    "modelled")
+
+
+def solve_dtypes(f_name: str, a: str, b: str) -> str:
+    return (f"{f_name}: Expected A and B to have the same dtype, but found A of type {a} and B "
+            f"of type {b} instead")
+
+
+def solve_shapes(f_name: str, equation: str, a: str, b: str) -> str:
+    return f"{f_name}: Incompatible shapes of A and B for the equation {equation} ({a} and {b})"

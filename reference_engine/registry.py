@@ -587,6 +587,30 @@ OPS: tuple[OpRow, ...] = (
     _row("swapaxes", "ops.inplace_views", M, args=(0, 1), inplace="ops.inplace_views",
          feature="views"),
     _row("as_strided_", "ops.inplace_views", function=False, feature="views"),
+    # ---- h24ops3 (issue 24): determinants, nll/cross entropy, normalisations ----
+    # determinants (ops/determinants.py; the linalg rows' forwards are named in
+    # ops/linalg_functions.py)
+    _row("linalg.det", "ops.linalg_functions", (3, 3), feature="matmul"),
+    _row("det", "ops.determinants", (3, 3), feature="matmul"),
+    _row("linalg.slogdet", "ops.linalg_functions", (3, 3), feature="matmul"),
+    _row("slogdet", "ops.determinants", (3, 3), feature="matmul"),
+    _row("logdet", "ops.determinants", feature="matmul"),   # needs det > 0: by hand
+    _row("linalg.solve", "ops.linalg_functions", (3, 3), (3, 2), feature="matmul"),
+    _row("linalg.solve_ex", "ops.linalg_functions", (3, 3), (3,), feature="matmul"),
+    # the negative log-likelihood and cross entropy (ops/nll.py): F's Python functions
+    # (overloads); the target a constant of class indices
+    _row("nn.functional.nll_loss", "ops.nll", M, args=(Const([0, 2]),), overloads=True),
+    _row("nn.functional.cross_entropy", "ops.nll", M, args=(Const([1, 2]),), overloads=True),
+    # normalisations (ops/normalisation.py); F.layer_norm, F.group_norm and F.rms_norm are
+    # Python functions (overloads); the native ops have no method
+    # (its mean and rstd outputs are not differentiable: test_gradcheck.py writes its row)
+    _row("native_layer_norm", "ops.normalisation", method=False),
+    _row("nn.functional.layer_norm", "ops.normalisation", M, args=((3,),), overloads=True),
+    _row("nn.functional.rms_norm", "ops.normalisation", M, args=((3,),), overloads=True),
+    _row("native_group_norm", "ops.normalisation", (2, 4, 3), args=(None, None, 2, 4, 3, 2,
+                                                                    1e-5), method=False),
+    _row("nn.functional.group_norm", "ops.normalisation", (2, 4, 3), args=(2,),
+         overloads=True),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -656,3 +680,11 @@ NOT_GENERATED.update({
     r.name: PROBE_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.name not in NOT_GENERATED
     and r.name not in DRAWN_BEFORE_ISSUE_24})
+
+# ---- h24ops3 (issue 24): its new rows, not drawn by the generator yet ----
+H24OPS3_ROWS = frozenset({"linalg.det", "linalg.slogdet", "linalg.solve", "linalg.solve_ex"})
+H24OPS3_MODULES = frozenset({"ops.determinants", "ops.nll", "ops.normalisation"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None
+    and (r.module in H24OPS3_MODULES or r.name in H24OPS3_ROWS)})

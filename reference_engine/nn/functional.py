@@ -13,15 +13,3 @@ def softmax(input: Tensor, dim: int) -> Tensor:
 
 def log_softmax(input: Tensor, dim: int) -> Tensor:
     return nn_ops.log_softmax(input, dim)
-
-
-def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean",
-             ignore_index: int = -100) -> Tensor:
-    return nn_ops.nll_loss(input, target, reduction=reduction, ignore_index=ignore_index)
-
-
-def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean",
-                  ignore_index: int = -100) -> Tensor:
-    """Class-index targets: nll_loss(log_softmax(input, 1)), as ATen composes it."""
-    dim = 0 if input.ndim == 1 else 1
-    return nll_loss(log_softmax(input, dim), target, reduction, ignore_index)

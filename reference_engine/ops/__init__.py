@@ -53,7 +53,7 @@ public op gets its row in registry.py.
     masked       masked_select, masked_scatter
     view_scatters  select/slice/diagonal_scatter
     triangular   tril, triu, diag, diag_embed, diagflat, diagonal_copy, fill
-    nn           softmax, log_softmax, nll_loss, mse_loss (behind nn.functional)
+    nn           softmax, log_softmax, mse_loss (behind nn.functional)
     shape        copies and joins of the shape family: flip, roll, rot90, repeat, tile,
                  repeat_interleave, narrow_copy, unsafe_split/chunk, constant_pad_nd,
                  block_diag, sum_to_size, h/v/dstack, column_stack, cartesian_prod

@@ -62,7 +62,15 @@ WHERE = OpSpec("WhereBackward0", ("self", "other"),
                {"self": ("condition",), "other": ("condition",)},
                lambda c, g: c.grads(lambda: where(c.condition, g, zeros_scalar(g)),
                                     lambda: where(c.condition, zeros_scalar(g), g)),
-               jvp=lambda c: where(c.condition, c.self_t, c.other_t))
+               jvp=lambda c: _where_jvp(c))
+
+
+def _where_jvp(c: Any) -> Tensor:
+    """where(condition, self_t, other_t), in the result's dtype: a number's tangent is zeros
+    of its wrapped dtype (float64 for logdet's nan), which must not promote a float32
+    tangent as it did not promote the result."""
+    out = where(c.condition, c.self_t, c.other_t)
+    return out if out.dtype is c.result.dtype else to(out, c.result.dtype)
 
 
 def where(condition: Tensor, self: Any, other: Any) -> Tensor:

@@ -11,9 +11,10 @@ import numpy as np
 
 from .. import inplace_ops, messages, views
 from ..tensor import Tensor
-from . import common, copying, decompositions, inverses, products, reductions
+from . import common, copying, decompositions, determinants, inverses, products, reductions
 from . import elementwise as ops
 from . import linalg as _linalg_ops
+from . import solve as _solve_ops
 
 cross = products.linalg_cross
 inv = inverses.linalg_inv
@@ -22,6 +23,10 @@ cholesky = decompositions.linalg_cholesky
 pinv = inverses.linalg_pinv
 inv_ex = decompositions.inv_ex
 cholesky_ex = decompositions.cholesky_ex
+det = determinants.linalg_det
+slogdet = determinants.linalg_slogdet
+solve = _solve_ops.linalg_solve
+solve_ex = _solve_ops.linalg_solve_ex
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

@@ -1,5 +1,5 @@
-"""The ops behind nn.functional: softmax, log_softmax, nll_loss, mse_loss. Their backward
-formulas call the backward ops (ops/backward.py), as derivatives.yaml's do."""
+"""The ops behind nn.functional: softmax, log_softmax, mse_loss (nll_loss: ops/nll.py).
+Their backward formulas call the backward ops (ops/backward.py), as derivatives.yaml's do."""
 
 from __future__ import annotations
 
@@ -76,30 +76,6 @@ def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
         logsum = np.log(np.exp(shifted).sum(axis=d, keepdims=True))
     out = common.new(shifted - logsum, dt, self.device)
     return record(LOG_SOFTMAX, out, [self], dim=d)
-NLL_LOSS = OpSpec(
-    "NllLossBackward0", ("self",), {"self": ("self", "target")},
-    lambda c, g: [grad_ops.nll_loss_backward(g, c.self, c.target, c.reduction, c.ignore_index,
-                                             c.total_weight)],
-    # nll_loss_forward(self_t, target, weight, reduction, ignore_index)
-    jvp=lambda c: nll_loss(c.self_t, c.target, c.reduction, c.ignore_index))
-
-
-def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean",
-             ignore_index: int = -100) -> Tensor:
-    rows = np.atleast_1d(target._data)
-    data = input._data.reshape(1, -1) if input.ndim == 1 else input._data
-    picked = np.array([0.0 if t == ignore_index else -data[i, t] for i, t in enumerate(rows)],
-                      dtype=input.dtype.np)
-    total_weight = float(np.sum(rows != ignore_index))
-    if reduction == "none":
-        value: Any = picked.reshape(target.shape)
-    elif reduction == "sum":
-        value = picked.sum()
-    else:
-        value = picked.sum() / total_weight
-    out = common.new(value, input.dtype, input.device)
-    return record(NLL_LOSS, out, [input], target=target, reduction=reduction,
-                  ignore_index=ignore_index, total_weight=total_weight)
 MSE = OpSpec(
     "MseLossBackward0", ("self", "target"),
     {"self": ("self", "target"), "target": ("self", "target")},

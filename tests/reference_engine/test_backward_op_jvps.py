@@ -12,6 +12,7 @@ import pytest
 
 import reference_engine as torch
 from reference_engine.ops import backward as bw
+from reference_engine.ops import nll
 
 fwAD = torch.autograd.forward_ad
 _RNG = np.random.default_rng(22)
@@ -22,14 +23,15 @@ def _t(*shape: int) -> Any:
 
 
 _TARGET = torch.tensor([1, 0, 2])
+_TOTAL_WEIGHT = torch.tensor(3.0, dtype=torch.float64)
 OPS: dict[str, tuple[Callable[..., Any], int]] = {
     "threshold_backward": (lambda go, x: bw.threshold_backward(go, x, 0.1), 2),
     "sigmoid_backward": (bw.sigmoid_backward, 2),
     "tanh_backward": (bw.tanh_backward, 2),
     "softmax_backward_data": (lambda go, y: bw.softmax_backward_data(go, y, 1), 2),
     "log_softmax_backward_data": (lambda go, y: bw.log_softmax_backward_data(go, y, 1), 2),
-    "nll_loss_backward": (lambda go, x: bw.nll_loss_backward(go.sum(), x, _TARGET, "mean", -100,
-                                                            3.0), 2),
+    "nll_loss_backward": (lambda go, x: nll.nll_loss_backward(go.sum(), x, _TARGET, None, "mean",
+                                                             -100, _TOTAL_WEIGHT), 2),
 }
 
 
@@ -54,6 +56,6 @@ def test_nll_loss_backwards_tangent_reads_grad_output_alone() -> None:
     # gives the result none (unpack_dual(...).tangent is None), where zeros would be wrong
     with fwAD.dual_level():
         x = fwAD.make_dual(_t(3, 4), _t(3, 4))
-        out = bw.nll_loss_backward(torch.tensor(1.0, dtype=torch.float64), x, _TARGET, "mean",
-                                   -100, 3.0)
+        out = nll.nll_loss_backward(torch.tensor(1.0, dtype=torch.float64), x, _TARGET, None,
+                                    "mean", -100, _TOTAL_WEIGHT)
         assert fwAD.unpack_dual(out).tangent is None

@@ -336,6 +336,31 @@ _BY_HAND: dict[str, Row] = {
                                      [(2, 2)]),
     "linalg.multi_dot_chain": (lambda a, b, c, d: torch.linalg.multi_dot([a, b, c, d]),
                                [(2, 4), (4, 3), (3, 5), (5, 1)]),
+    # determinants (h24ops3): logdet is nan where det < 0, so of a positive-definite matrix
+    "logdet": (lambda a: torch.logdet(_spd(a)), [(3, 3)]),
+    "det_1x1": (lambda a: torch.linalg.det(a), [(2, 1, 1)]),
+    # nll_loss and cross_entropy (h24ops3): weights, ignored targets, the spatial kernel,
+    # label smoothing's composite, class probabilities
+    "nll_loss_weight_ignore": (lambda a: torch.nn.functional.nll_loss(
+        a, torch.tensor([0, 2, 1]), weight=torch.tensor([0.5, 2.0, 1.5], dtype=a.dtype),
+        ignore_index=1), [(3, 3)]),
+    "nll_loss_spatial_none": (lambda a: torch.nn.functional.nll_loss(
+        a, torch.tensor([[[0, 2]], [[1, 1]]]), reduction="none"), [(2, 3, 1, 2)]),
+    "cross_entropy_smoothing_weight": (lambda a: torch.nn.functional.cross_entropy(
+        a, torch.tensor([0, 2, 1]), weight=torch.tensor([0.5, 2.0, 1.5], dtype=a.dtype),
+        ignore_index=2, label_smoothing=0.2), [(3, 3)]),
+    "cross_entropy_probabilities": (lambda a, b: torch.nn.functional.cross_entropy(a, b),
+                                    [(2, 3), (2, 3)]),
+    # normalisations (h24ops3): with their affine parameters
+    "layer_norm_affine": (lambda a, w, b: torch.nn.functional.layer_norm(a, (2, 3), w, b),
+                          [(2, 2, 3), (2, 3), (2, 3)]),
+    "native_layer_norm_output": (lambda a, w: torch.native_layer_norm(a, (3,), w, None,
+                                                                      1e-5)[0], [(2, 3), (3,)]),
+    "rms_norm_weight": (lambda a, w: torch.nn.functional.rms_norm(a, (3,), w), [(2, 3), (3,)]),
+    "group_norm_affine": (lambda a, w, b: torch.nn.functional.group_norm(a, 2, w, b),
+                          [(2, 4, 3), (4,), (4,)]),
+    "native_group_norm_stats": (lambda a: torch.native_group_norm(a, None, None, 2, 4, 3, 2,
+                                                                  1e-5), [(2, 4, 3)]),
     # elementwise math (issue 24): domains and calls a registry sample cannot make
     "acosh": (lambda a: torch.acosh(a * a + 1.5), [(3,)]),
     "polygamma": (lambda a: torch.polygamma(1, _p(a)), [(3,)]),

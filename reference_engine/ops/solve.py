@@ -1,0 +1,138 @@
+"""linalg.solve and linalg.solve_ex: ATen's _linalg_solve_ex (the LU of A, as
+determinants.py computes it; the LU, pivots and result saved as torch saves them). Backward
+and jvp are FunctionsManual.cpp's linalg_solve_backward and linalg_solve_jvp: under
+create_graph the grad of B is linalg.solve(A^H, grad) itself, so the double-backward graph
+is torch's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages, views
+from ..autograd_meta import OpSpec, record
+from ..grad_mode import is_grad_enabled
+from ..tensor import Tensor
+from . import common
+from . import elementwise as ops
+from .decompositions import _LinAlgError, _mH
+from .determinants import _check_square, _inverse_from_lu, _lu_factor
+from .linalg import matmul
+
+
+def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
+    """linalg_solve_is_vector_rhs: B is a vector, or a batch of vectors of A's batch."""
+    return B.ndim == 1 or (A.ndim - 1 == B.ndim and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def _as_matrix(t: Tensor, vector: bool) -> Tensor:
+    return views.unsqueeze(t, -1) if vector else t
+
+
+def _as_vector(t: Tensor, vector: bool) -> Tensor:
+    return views.squeeze(t, -1) if vector else t
+
+
+def _solve_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """gB = A^{-H} gX, gA = -gB X^H (left); gB = gX A^{-H}, gA = -X^H gB (right)."""
+    vector = _is_vector_rhs(c.LU, c.result)
+    g_ = _as_matrix(g, vector)
+    cache: list[Tensor] = []
+
+    def grad_b_matrix() -> Tensor:
+        if not cache:
+            if is_grad_enabled():
+                cache.append(linalg_solve(_mH(c.A), g_, left=c.left))
+            else:   # linalg_lu_solve with the saved factorisation
+                inverse = _inverse_from_lu(c.LU._data, c.pivots._data, c.use_a_t,
+                                           perturb=False)
+                inv_h = common.new(np.swapaxes(inverse, -1, -2), g.dtype, g.device)
+                cache.append(matmul(inv_h, g_) if c.left else matmul(g_, inv_h))
+        return cache[0]
+
+    def grad_a() -> Tensor:
+        x_h = _mH(_as_matrix(c.result, vector))
+        gb = grad_b_matrix()
+        return ops.neg(matmul(gb, x_h) if c.left else matmul(x_h, gb))
+
+    return c.grads(grad_a, lambda: _as_vector(grad_b_matrix(), vector))
+
+
+def _solve_jvp(c: Any) -> Tensor:
+    """dX = A^{-1} (dB - dA X) (left), (dB - X dA) A^{-1} (right)."""
+    vector = _is_vector_rhs(c.LU, c.result)
+    inverse = _inverse_from_lu(c.LU._data, c.pivots._data, c.use_a_t, perturb=False)
+    a_inv = common.new(inverse, c.result.dtype, c.result.device)
+    x = _as_matrix(c.result, vector)
+    db = _as_matrix(c.B_t, vector)
+    if c.left:
+        out = matmul(a_inv, ops.sub(db, matmul(c.A_t, x)))
+    else:
+        out = matmul(ops.sub(db, matmul(x, c.A_t)), a_inv)
+    return _as_vector(out, vector)
+
+
+LINALG_SOLVE = OpSpec("LinalgSolveExBackward0", ("A", "B"),
+                      dict.fromkeys(("A", "B"), ("A", "LU", "pivots", "result")),
+                      _solve_backward, saved_outputs=("LU", "pivots", "result"),
+                      jvp=_solve_jvp)
+
+
+def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool) -> tuple[Tensor, Tensor]:
+    name = "linalg.solve"   # solve_ex's texts name linalg.solve too
+    _check_square(A, name)
+    if A.dtype != B.dtype:
+        raise RuntimeError(messages.solve_dtypes(name, A.dtype.scalar_name, B.dtype.scalar_name))
+    vector = _is_vector_rhs(A, B)
+    b = B._data[..., None] if vector else B._data
+    n = A.shape[-1]
+    rows = b.shape[-2] if left else b.shape[-1]
+    if b.ndim < 2 or rows != n:
+        shape = f"{b.shape[-2]}x{b.shape[-1]}" if b.ndim >= 2 else f"{b.shape[-1]}x1"
+        raise RuntimeError(messages.solve_shapes(name, "AX = B" if left else "XA = B",
+                                                 f"{n}x{n}", shape))
+    # torch 2.13 factors A itself here (det and slogdet factor a contiguous A's transpose)
+    use_a_t = False
+    a = A._data
+    lu, piv = _lu_factor(np.asarray(a))
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    singular = diag == 0
+    first = singular.argmax(-1) + 1 if n else np.zeros(singular.shape[:-1], np.int64)
+    info = np.where(singular.any(-1), first, 0).astype(np.int32)
+    if info.any():
+        if check_errors:
+            raise _LinAlgError(messages.SOLVE_SINGULAR)
+        raise NotImplementedError(messages.SOLVE_EX_SINGULAR_NOT_MODELLED)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a_b = np.broadcast_to(a, (*batch, n, n))
+    b_b = np.broadcast_to(b, (*batch, *b.shape[-2:]))
+    if a_b.size == 0 or b_b.size == 0:
+        x = np.zeros(b_b.shape, a.dtype)
+    elif left:
+        x = np.linalg.solve(a_b, b_b)
+    else:
+        x = np.swapaxes(np.linalg.solve(np.swapaxes(a_b, -1, -2), np.swapaxes(b_b, -1, -2)),
+                        -1, -2)
+    x = x[..., 0] if vector else x
+    result = common.new(x, A.dtype, A.device)
+    attrs = {"LU": common.new(lu, A.dtype, A.device, order="K"),
+             "pivots": common.new(piv, dtypes.int32, A.device), "use_a_t": use_a_t,
+             "left": left}
+    record(LINALG_SOLVE, result, [A, B], **attrs)
+    return result, common.new(info, dtypes.int32, A.device)
+
+
+linalg_solve_ex_return_type = type("linalg_solve_ex", (tuple,), {
+    "result": property(lambda self: self[0]), "info": property(lambda self: self[1])})
+
+
+def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    return _solve(A, B, left, True)[0]
+
+
+def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True,
+                    check_errors: bool = False) -> Any:
+    """(result, info); a singular A's partial result (LAPACK's getrs on a zero pivot) is not
+    modelled: NotImplementedError."""
+    return linalg_solve_ex_return_type(_solve(A, B, left, check_errors))
