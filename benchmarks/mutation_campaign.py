@@ -465,6 +465,54 @@ def recheck(args: argparse.Namespace) -> dict:
             "tests": tests, "survivors": results}
 
 
+def oracle(args: argparse.Namespace) -> dict:
+    """Mutants already run (`--jobs`, from the saved results of `--seed`: the campaign's
+    survivors and the carried files), each carried onto `--onto` as `carry` carries it and
+    tested with the OpInfo items alone, those `-k SELECT` picks (they must pass unmutated)."""
+    found: dict[str, dict] = {}
+    for path in [saved("campaign", args.seed),
+                 *sorted(RESULTS.glob(f"mutation_carried_seed{args.seed}_*.json"))]:
+        data = json.loads(path.read_text())
+        for m in [*data.get("survivors", []), *data.get("mutants", [])]:
+            found.setdefault(m["job"], m)
+    tree = Path(args.workdir) / "oracle"
+    export_tree(args.onto, tree)
+    onto = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.onto], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    # ids.py holds no test: named, it keeps the configured suite out of the run
+    command = [sys.executable, "-m", "pytest", "--opinfo", "-x", "-q", "-p", "no:cacheprovider",
+               "-k", f"opinfo and ({args.select})", "conformance/opinfo/ids.py"]
+    start = time.perf_counter()
+    outcome, by = tested(command, tree, args.timeout)
+    if outcome != "passed":
+        sys.exit(f"the OpInfo items fail unmutated at {onto}: {by}")
+    baseline = round(time.perf_counter() - start)
+    engine = sorted(p.relative_to(tree) for p in (tree / "reference_engine").rglob("*.py"))
+    results = []
+    for job in args.jobs.split(","):
+        (mutant,) = [m for j, m in found.items() if j.startswith(job)]
+        module = Path(mutant["file"])
+        originals = {p: (tree / p).read_text() for p in engine}
+        target = carried(tree, [module, *(p for p in engine if p != module)], mutant["diff"])
+        result = {"job": mutant["job"], "file": mutant["file"], "line": mutant["line"],
+                  "applied_to": str(target)}
+        if target is None:
+            results.append({**result, "outcome": "does not apply"})
+            continue
+        start = time.perf_counter()
+        try:
+            outcome, by = tested(command, tree, args.timeout)
+        finally:
+            (tree / target).write_text(originals[target])
+        result.update(outcome="killed" if outcome == "failed" else outcome, by=by,
+                      seconds=round(time.perf_counter() - start))
+        print(f"{mutant['job'][:8]} {mutant['file']}:{mutant['line']} -> {target} "
+              f"{result['outcome']} {by} {result['seconds']} s", flush=True)
+        results.append(result)
+    return {"seed": args.seed, "onto": onto, "select": args.select, "command": command[1:],
+            "seconds_unmutated": baseline, "mutants": results}
+
+
 def saved(kind: str, seed: int) -> Path:
     """Where --save puts a campaign's (or its recheck's) results: one file per sample."""
     return RESULTS / f"mutation_{kind}_seed{seed}.json"
@@ -478,7 +526,8 @@ def strip_paths(diff: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["run", "summarize", "recheck", "exec", "carry"])
+    parser.add_argument("mode", choices=["run", "summarize", "recheck", "exec", "carry",
+                                         "oracle"])
     parser.add_argument("--rev", default="HEAD")
     parser.add_argument("--sample", type=int, default=120)
     parser.add_argument("--seed", type=int, default=20)
@@ -488,16 +537,22 @@ def main() -> None:
     parser.add_argument("--parts", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=TIMEOUT)
     parser.add_argument("--onto", default="HEAD")
-    parser.add_argument("--jobs", default="", help="carry: only these job ids (prefixes, a,b)")
+    parser.add_argument("--jobs", default="", help="carry, oracle: these job ids (prefixes, a,b)")
+    parser.add_argument("--select", default="opinfo", help="oracle: which OpInfo items (-k)")
     args = parser.parse_args()
     modes = {"run": run, "summarize": lambda a: summarize(Path(a.workdir)), "recheck": recheck,
-             "exec": execute, "carry": carry}
+             "exec": execute, "carry": carry, "oracle": oracle}
     result = modes[args.mode](args)
     text = json.dumps(result, indent=1)
     if args.save and args.mode == "carry":
         RESULTS.mkdir(exist_ok=True)
         part = f"jobs_{args.jobs.replace(',', '_')}" if args.jobs else f"part{args.part}"
         (RESULTS / f"mutation_carried_seed{result['seed']}_{part}.json").write_text(text + "\n")
+    elif args.save and args.mode == "oracle":
+        RESULTS.mkdir(exist_ok=True)
+        path = RESULTS / f"mutation_opinfo_seed{result['seed']}.json"
+        runs = json.loads(path.read_text()) if path.exists() else []
+        path.write_text(json.dumps([*runs, result], indent=1) + "\n")
     elif args.save and args.mode != "exec":
         RESULTS.mkdir(exist_ok=True)
         saved("recheck" if args.mode == "recheck" else "campaign",
