@@ -409,7 +409,7 @@ def summarize(work: Path, seconds: int | None = None) -> dict:
                               d[0].occurrence))
     files: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     counts: dict[str, int] = defaultdict(int)
-    survivors = []
+    survivors, killed = [], []
     for spec, job in items:
         module, result = str(spec.module_path), results.get(job)
         if result is not None and result.output == ANNOTATION:
@@ -425,6 +425,12 @@ def summarize(work: Path, seconds: int | None = None) -> dict:
         if outcome == "survived":
             survivors.append({"job": job, "file": module, "line": spec.start_pos[0],
                               "operator": spec.operator_name, "diff": result.diff})
+        elif outcome == "killed" and result is not None:
+            failed = [ln.split()[1] for ln in (result.output or "").splitlines()
+                      if ln.startswith(("FAILED", "ERROR")) and len(ln.split()) > 1]
+            killed.append({"job": job, "file": module, "line": spec.start_pos[0],
+                           "operator": spec.operator_name,
+                           "by": failed[0] if failed else (result.output or "")[-200:]})
     in_annotations = counts.pop("in_annotations", 0)
     return {
         "what": "cosmic-ray mutants of reference_engine/, a stratified seeded sample, run "
@@ -433,7 +439,8 @@ def summarize(work: Path, seconds: int | None = None) -> dict:
         "generated": len(items), "in_annotations": in_annotations,
         "eligible": len(items) - in_annotations, "sampled": sum(counts.values()),
         "outcomes": dict(counts), "per_file": {f: dict(v) for f, v in sorted(files.items())},
-        "survivors": survivors, "seconds": seconds, "python": platform.python_version(),
+        "survivors": survivors, "killed": killed, "seconds": seconds,
+        "python": platform.python_version(),
     }
 
 
