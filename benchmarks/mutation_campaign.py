@@ -4,7 +4,10 @@ cosmic-ray (8.7) makes one mutant per operator occurrence in reference_engine/ (
 swapped, a number changed, a condition negated, a loop skipped, a decorator removed, ...).
 Each mutant is written into a copy of the tree and the test command runs against it: the
 case library on the reference engine (every case against torch), then the engine's unit
-tests; a mutant is killed when that command fails (or exceeds the timeout).
+tests, then the OpInfo items (`--opinfo`: every covered op's forward, grads, jvp, grad_fn
+names and saved tensors against torch on OpInfo's samples; added from seed 25 on, see
+benchmarks/README.md for their cost); a mutant is killed when that command fails (or exceeds
+the timeout).
 
 The full set is too slow for this machine (about 9,200 mutants at 20 to 50 s each on 2 shared
 cores), so a campaign runs a sample:
@@ -15,19 +18,24 @@ cores), so a campaign runs a sample:
 - of the rest, SAMPLE mutants are drawn stratified by file: each file gets a share
   proportional to its number of mutants (largest remainder, at least one), the first of
   that file's mutants (in source order) once shuffled by `random.Random(f"{SEED}:{FILE}")`;
-- everything else is marked skipped in the session, so `cosmic-ray exec` runs the sample.
+- a SAMPLE smaller than the number of files is instead a plain random sample of all of them
+  (`random.Random(SEED)`), as one per file would not fit;
+- everything else is marked skipped in the session, so `cosmic-ray exec` runs the sample
+  (with --draw-only, `run` stops there and `exec` processes run it).
 
     python benchmarks/mutation_campaign.py run [--rev HEAD] [--sample 120] [--seed 20]
-        [--workdir /tmp/autograd-mutation] [--save]
+        [--workdir /tmp/autograd-mutation] [--draw-only] [--save]
     python benchmarks/mutation_campaign.py summarize [--workdir ...] [--save]
     python benchmarks/mutation_campaign.py recheck [--seed 20] [--workdir ...] [--save]
     python benchmarks/mutation_campaign.py exec --part I --parts N [--timeout 300] [--workdir ...]
     python benchmarks/mutation_campaign.py carry --onto REV --part I --parts N [--timeout 900]
         [--workdir ...] [--save]
+    python benchmarks/mutation_campaign.py oracle --seed S --jobs IDS [--select K] [--onto REV]
+        [--workdir ...] [--save]
 
 `run` exports the committed tree at REV (git archive) into WORKDIR/tree, checks that the
 test command passes on it, makes the session WORKDIR/session.sqlite and executes it (one
-mutant at a time, under `nice -n 15`). `summarize` gives the figures of a campaign's session
+mutant at a time, under `nice -n 10`). `summarize` gives the figures of a campaign's session
 as it stands (one stopped early counts the rest as pending). `exec` runs the session's pending
 mutants in place of `cosmic-ray exec` (stopped, or never started), in parallel: process I of N
 takes every Nth of them (by job id) in its own copy of the tree, WORKDIR/treeI, with the same
@@ -52,6 +60,11 @@ killed). Part 0 first checks that both steps pass unmutated. `--jobs` runs only 
 ids (in WORKDIR/ontojobsI, without that check). With --save, part I's results go to
 mutation_carried_seedSEED_partI.json (with --jobs, mutation_carried_seedSEED_jobs_IDS.json).
 
+`oracle` takes mutants already run (job ids from the saved results of seed S), carries each
+one's diff onto REV as `carry` does, and runs the OpInfo items alone against it (`-k "opinfo
+and (K)"`; they must pass unmutated): which survivors of the case library they kill, and at
+what cost. With --save its runs are appended to mutation_opinfo_seedS.json.
+
 With --save the results go to benchmarks/results/, one file per sample:
 mutation_campaign_seedSEED.json (run, summarize) or mutation_recheck_seedSEED.json (recheck
 of the campaign saved under --seed); what each remaining survivor is (equivalent, or not
@@ -67,6 +80,7 @@ import json
 import os
 import platform
 import random
+import shlex
 import shutil
 import signal
 import subprocess
@@ -83,7 +97,11 @@ from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkResult
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results"
-TEST_COMMAND = f"{sys.executable} -m pytest cases tests/reference_engine -x -q -p no:cacheprovider"
+# --opinfo: the OpInfo items (every covered op against torch on OpInfo's samples), collected
+# last; their float64 half only (-k: no case or unit test has "opinfo" in its id), half the
+# cost of both dtypes, and in seed 24 they killed what the float32 half killed
+TEST_COMMAND = (f"{sys.executable} -m pytest --opinfo cases tests/reference_engine -x -q "
+                "-p no:cacheprovider -k 'not opinfo or float64'")
 TIMEOUT = 300.0
 ANNOTATION = "in a type annotation: never evaluated"
 NOT_SAMPLED = "not sampled"
@@ -124,6 +142,9 @@ def stratified(by_file: dict[str, list[str]], size: int, seed: int) -> list[str]
     """`size` job ids, each file's share proportional to its count (largest remainder, at
     least one): the first of the file's mutants in a seeded shuffle, so a larger sample
     of the same seed takes the smaller one's mutants and more."""
+    if size < len(by_file):  # too small for one per file: a plain seeded random sample
+        every = [j for f in sorted(by_file) for j in by_file[f]]
+        return random.Random(seed).sample(every, size)
     total = sum(len(v) for v in by_file.values())
     quotas = {f: size * len(v) / total for f, v in by_file.items()}
     counts = {f: max(1, int(q)) for f, q in quotas.items()}
@@ -168,7 +189,7 @@ def run(args: argparse.Namespace) -> dict:
     revision = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.rev], check=True,
                               capture_output=True, text=True).stdout.strip()
     # every mutant counts as killed when the command fails: it must pass unmutated
-    baseline = subprocess.run(["nice", "-n", "15", *TEST_COMMAND.split()], cwd=tree,
+    baseline = subprocess.run(["nice", "-n", "10", *shlex.split(TEST_COMMAND)], cwd=tree,
                               capture_output=True, text=True)
     if baseline.returncode:
         sys.exit(f"the test command fails on the unmutated tree:\n{baseline.stdout[-3000:]}")
@@ -191,8 +212,10 @@ def run(args: argparse.Namespace) -> dict:
                                                     "sample": args.sample}))
     print(f"{len(annotated) + sum(map(len, by_file.values()))} mutants, {len(annotated)} in "
           f"annotations, {len(sample)} sampled of {sum(map(len, by_file.values()))}", flush=True)
+    if args.draw_only:  # the sample is run by `exec` processes
+        return summarize(work)
     start = time.perf_counter()
-    subprocess.run(["nice", "-n", "15", "cosmic-ray", "exec", str(config), str(db)], cwd=tree,
+    subprocess.run(["nice", "-n", "10", "cosmic-ray", "exec", str(config), str(db)], cwd=tree,
                    check=True)
     return summarize(work, round(time.perf_counter() - start))
 
@@ -300,7 +323,7 @@ def new_items(old: Path, tree: Path) -> list[str]:
     """The test items (cases and engine unit tests) of `tree` that `old` lacks, or whose case
     file or test function changed between them (a changed helper is not seen)."""
     def collect(root: Path) -> set[str]:
-        out = subprocess.run(["nice", "-n", "15", sys.executable, "-m", "pytest",
+        out = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest",
                               "--collect-only", "-q", "-p", "no:cacheprovider", "cases",
                               "tests/reference_engine"], cwd=root, capture_output=True,
                              text=True).stdout
@@ -357,8 +380,8 @@ def carried(tree: Path, targets: list[Path], diff: str) -> Path | None:
 
 def tested(command: list[str], tree: Path, timeout: float) -> tuple[str, str]:
     """("passed" | "failed" | "timeout", the first failing item) of one command run
-    in `tree` under `nice -n 15`; on a timeout the whole process group is killed."""
-    proc = subprocess.Popen(["nice", "-n", "15", *command], cwd=tree, text=True,
+    in `tree` under `nice -n 10`; on a timeout the whole process group is killed."""
+    proc = subprocess.Popen(["nice", "-n", "10", *command], cwd=tree, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True,
                             env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
@@ -386,7 +409,7 @@ def summarize(work: Path, seconds: int | None = None) -> dict:
                               d[0].occurrence))
     files: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     counts: dict[str, int] = defaultdict(int)
-    survivors = []
+    survivors, killed = [], []
     for spec, job in items:
         module, result = str(spec.module_path), results.get(job)
         if result is not None and result.output == ANNOTATION:
@@ -402,6 +425,12 @@ def summarize(work: Path, seconds: int | None = None) -> dict:
         if outcome == "survived":
             survivors.append({"job": job, "file": module, "line": spec.start_pos[0],
                               "operator": spec.operator_name, "diff": result.diff})
+        elif outcome == "killed" and result is not None:
+            failed = [ln.split()[1] for ln in (result.output or "").splitlines()
+                      if ln.startswith(("FAILED", "ERROR")) and len(ln.split()) > 1]
+            killed.append({"job": job, "file": module, "line": spec.start_pos[0],
+                           "operator": spec.operator_name,
+                           "by": failed[0] if failed else (result.output or "")[-200:]})
     in_annotations = counts.pop("in_annotations", 0)
     return {
         "what": "cosmic-ray mutants of reference_engine/, a stratified seeded sample, run "
@@ -410,7 +439,8 @@ def summarize(work: Path, seconds: int | None = None) -> dict:
         "generated": len(items), "in_annotations": in_annotations,
         "eligible": len(items) - in_annotations, "sampled": sum(counts.values()),
         "outcomes": dict(counts), "per_file": {f: dict(v) for f, v in sorted(files.items())},
-        "survivors": survivors, "seconds": seconds, "python": platform.python_version(),
+        "survivors": survivors, "killed": killed, "seconds": seconds,
+        "python": platform.python_version(),
     }
 
 
@@ -451,7 +481,7 @@ def recheck(args: argparse.Namespace) -> dict:
         if applied.returncode != 0:
             outcome = "does not apply"
         else:
-            test = subprocess.run(["nice", "-n", "15", *command], cwd=work, capture_output=True,
+            test = subprocess.run(["nice", "-n", "10", *command], cwd=work, capture_output=True,
                                   text=True, timeout=TIMEOUT)
             failed = [ln.split()[1] for ln in test.stdout.splitlines()
                       if ln.startswith(("FAILED", "ERROR"))]
@@ -463,6 +493,57 @@ def recheck(args: argparse.Namespace) -> dict:
                         "outcome": outcome})
     return {"campaign_revision": campaign["revision"], "seed": campaign["seed"],
             "tests": tests, "survivors": results}
+
+
+def oracle(args: argparse.Namespace) -> dict:
+    """Mutants already run (`--jobs`, from the saved results of `--seed`: the campaign's
+    survivors and the carried files), each carried onto `--onto` as `carry` carries it and
+    tested with the OpInfo items alone, those `-k SELECT` picks (they must pass unmutated)."""
+    found: dict[str, dict] = {}
+    for path in [saved("campaign", args.seed),
+                 *sorted(RESULTS.glob(f"mutation_carried_seed{args.seed}_*.json"))]:
+        data = json.loads(path.read_text())
+        for m in [*data.get("survivors", []), *data.get("mutants", [])]:
+            found.setdefault(m["job"], m)
+    tree = Path(args.workdir) / "oracle"
+    export_tree(args.onto, tree)
+    onto = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.onto], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    # ids.py holds no test: named, it keeps the configured suite out of the run
+    command = [sys.executable, "-m", "pytest", "--opinfo", "-x", "-q", "-p", "no:cacheprovider",
+               "-k", f"opinfo and ({args.select})", "conformance/opinfo/ids.py"]
+    start = time.perf_counter()
+    outcome, by = tested(command, tree, args.timeout)
+    if outcome != "passed":
+        sys.exit(f"the OpInfo items fail unmutated at {onto}: {by}")
+    baseline = round(time.perf_counter() - start)
+    engine = sorted(p.relative_to(tree) for p in (tree / "reference_engine").rglob("*.py"))
+    results = []
+    for job in args.jobs.split(","):
+        (mutant,) = [m for j, m in found.items() if j.startswith(job)]
+        module = Path(mutant["file"])
+        originals = {p: (tree / p).read_text() for p in engine}
+        target = carried(tree, [module, *(p for p in engine if p != module)], mutant["diff"])
+        result = {"job": mutant["job"], "file": mutant["file"], "line": mutant["line"],
+                  "applied_to": str(target)}
+        if target is None:
+            results.append({**result, "outcome": "does not apply"})
+            print(f"{mutant['job'][:8]} {mutant['file']}:{mutant['line']} does not apply",
+                  flush=True)
+            continue
+        start = time.perf_counter()
+        try:
+            outcome, by = tested(command, tree, args.timeout)
+        finally:
+            (tree / target).write_text(originals[target])
+        verdict = {"failed": "killed", "passed": "survived"}.get(outcome, outcome)
+        result.update(outcome=verdict, by=by,
+                      seconds=round(time.perf_counter() - start))
+        print(f"{mutant['job'][:8]} {mutant['file']}:{mutant['line']} -> {target} "
+              f"{result['outcome']} {by} {result['seconds']} s", flush=True)
+        results.append(result)
+    return {"seed": args.seed, "onto": onto, "select": args.select, "command": command[1:],
+            "seconds_unmutated": baseline, "mutants": results}
 
 
 def saved(kind: str, seed: int) -> Path:
@@ -478,26 +559,35 @@ def strip_paths(diff: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["run", "summarize", "recheck", "exec", "carry"])
+    parser.add_argument("mode", choices=["run", "summarize", "recheck", "exec", "carry",
+                                         "oracle"])
     parser.add_argument("--rev", default="HEAD")
     parser.add_argument("--sample", type=int, default=120)
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--workdir", default="/tmp/autograd-mutation")
     parser.add_argument("--save", action="store_true")
+    parser.add_argument("--draw-only", action="store_true",
+                        help="run: draw the sample, leave it pending for `exec`")
     parser.add_argument("--part", type=int, default=0)
     parser.add_argument("--parts", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=TIMEOUT)
     parser.add_argument("--onto", default="HEAD")
-    parser.add_argument("--jobs", default="", help="carry: only these job ids (prefixes, a,b)")
+    parser.add_argument("--jobs", default="", help="carry, oracle: these job ids (prefixes, a,b)")
+    parser.add_argument("--select", default="opinfo", help="oracle: which OpInfo items (-k)")
     args = parser.parse_args()
     modes = {"run": run, "summarize": lambda a: summarize(Path(a.workdir)), "recheck": recheck,
-             "exec": execute, "carry": carry}
+             "exec": execute, "carry": carry, "oracle": oracle}
     result = modes[args.mode](args)
     text = json.dumps(result, indent=1)
     if args.save and args.mode == "carry":
         RESULTS.mkdir(exist_ok=True)
         part = f"jobs_{args.jobs.replace(',', '_')}" if args.jobs else f"part{args.part}"
         (RESULTS / f"mutation_carried_seed{result['seed']}_{part}.json").write_text(text + "\n")
+    elif args.save and args.mode == "oracle":
+        RESULTS.mkdir(exist_ok=True)
+        path = RESULTS / f"mutation_opinfo_seed{result['seed']}.json"
+        runs = json.loads(path.read_text()) if path.exists() else []
+        path.write_text(json.dumps([*runs, result], indent=1) + "\n")
     elif args.save and args.mode != "exec":
         RESULTS.mkdir(exist_ok=True)
         saved("recheck" if args.mode == "recheck" else "campaign",
