@@ -98,11 +98,21 @@ class _CompileOps(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
+# Each op name's compiled function is compiled again for every new shape, dtype or argument
+# it meets (dynamic=False); past dynamo's recompile_limit (8 per code object) a fullgraph
+# function fails with "Dynamo recompile limit exceeded", an error of the harness's making
+# that eager torch has not: a generated program calling `sum` on nine shapes diverged at the
+# ninth call. A run resets dynamo, so the limit only bounds one program's compiles.
+RECOMPILE_LIMIT = 1000
+
+
 def conformance_reset() -> None:
     """Before each run: forget everything dynamo compiled, so that an item's result never
     depends on the items run before it (dynamo's recompile counts, warnings given once)."""
     torch._dynamo.reset()
     _compiled.clear()
+    torch._dynamo.config.recompile_limit = RECOMPILE_LIMIT
+    torch._dynamo.config.accumulated_recompile_limit = RECOMPILE_LIMIT
 
 
 @contextlib.contextmanager

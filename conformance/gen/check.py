@@ -62,9 +62,10 @@ class Checked:
 
 def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "float32",
           device: str = "cpu") -> Checked:
-    """Run `program` on both engines and compare. Statements are told apart by their order
-    (`number`); only a divergent program is printed and parsed, so that its report and case
-    carry the lines of its source."""
+    """Run `program` on both engines and compare, with the engine's `conformance_masks`
+    (a masked difference is noted in `comparison.masked`, never a divergence). Statements
+    are told apart by their order (`number`); only a divergent program is printed and
+    parsed, so that its report and case carry the lines of its source."""
     numbered = number(program)
     with cyclic_gc_paused():
         checked = _check(numbered, "", engine, torch, dtype, device)
@@ -115,7 +116,7 @@ def _check(program: ir.Program, source: str, engine: Engine, torch: Engine, dtyp
     expected = run_program(torch, program, dtype=dtype, device=device, continue_on_error=True)
     actual = run_program(engine, program, dtype=dtype, device=device, continue_on_error=True)
     return Checked(program, source, expected, actual,
-                   compare(expected, actual, dtype, (SIGNED_ZERO,)))
+                   compare(expected, actual, dtype, (SIGNED_ZERO, *engine.masks)))
 
 
 def number(program: ir.Program) -> ir.Program:
@@ -247,7 +248,8 @@ def hits(checked: Checked) -> set[str]:
     """What the torch run exercised: features, `error:<kind>`, `completed_backward`, the API
     paths and ops used (`api:`, `op:`), the ops gradients were compared through (`grad:`),
     tangents and complex gradients (`jvp:`, `complex_grad:`: conformance.gen.flows);
-    `masked:signed_zero` where the engine differed only in a zero's sign (before any
+    `masked:signed_zero` where the engine differed only in a zero's sign, `masked:engine`
+    where it first differed in a field its `conformance_masks` cover (before any
     divergence)."""
     found = {f"feature:{f}" for f in features_of(checked.program)}
     by_line = {s.line: s for s in walk(checked.program.body)}
@@ -260,8 +262,9 @@ def hits(checked: Checked) -> set[str]:
             if step.line in by_line and _is_backward(by_line[step.line]) and \
                     not isinstance(by_line[step.line], (ir.With, ir.For)):
                 found.add("completed_backward")
-    if checked.comparison.masked is not None:
-        found.add("masked:signed_zero")
+    if checked.comparison.mask is not None:
+        found.add("masked:signed_zero" if checked.comparison.mask == SIGNED_ZERO
+                  else "masked:engine")
 
     return (found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)
             | tangent_hits(checked.program, ok_lines) | complex_hits(checked.program, ok_lines))

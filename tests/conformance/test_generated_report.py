@@ -18,7 +18,7 @@ import jsonschema
 import pytest
 
 from conformance.case.language import parse
-from conformance.gen.check import check
+from conformance.gen.check import check, hits
 from conformance.generated_suite import GeneratedLimit, check_generated
 from conformance.report import generated as generated_report
 from conformance.report import records as report_records
@@ -81,6 +81,21 @@ def test_a_divergence_carries_the_fields_of_a_case_failure() -> None:
     record = report_records.generated_record(GENERATED_ID, "wrong-exp", "failed", "text",
                                      verdict=DIVERGES, fields=fields, repro="pytest ...")
     jsonschema.validate(record, {**SCHEMA["$defs"]["item"], "$defs": SCHEMA["$defs"]})
+
+
+def test_a_generated_program_is_compared_with_the_engines_masks() -> None:
+    """A difference in a field the engine masks (engine_wrong_exp: `m.values`) is noted as
+    masked, not a divergence, as for case items; the same difference elsewhere diverges."""
+    engine = load_engine("tests.conformance.engine_wrong_exp")
+    masked = check(parse("a = torch.tensor([1.0, 2.0])\nm = torch.exp(a)\n"), engine,
+                   torch_engine())
+    assert masked.comparison.divergence is None
+    assert masked.comparison.mask == engine.masks[0]
+    assert "masked:engine" in hits(masked) and "masked:signed_zero" not in hits(masked)
+    unmasked = check(parse("a = torch.tensor([1.0, 2.0])\nb = torch.exp(a)\n"), engine,
+                     torch_engine())
+    assert unmasked.comparison.divergence is not None
+    assert unmasked.comparison.divergence.field == "b.values"
 
 
 def test_a_generated_program_stopped_by_a_limit_is_an_error_with_its_program() -> None:

@@ -39,6 +39,18 @@ def test_ops_in_a_statement_are_compiled_and_others_are_not() -> None:
     assert torch.allclose(x.grad, 2 * torch.cos(x.detach()))
 
 
+def test_an_op_met_on_many_shapes_is_compiled_every_time() -> None:
+    """Past dynamo's recompile limit (8) the op's fullgraph function would fail ("Dynamo
+    recompile limit exceeded"): the ninth shape of `sin` in one run is compiled too."""
+    module = load_engine(NAME).module
+    module.conformance_reset()
+    nodes = []
+    with module.conformance_statement():
+        for n in range(1, 10):
+            nodes.append(type(torch.sin(torch.ones(n, requires_grad=True)).grad_fn).__name__)
+    assert nodes == ["CompiledFunctionBackward"] * 9
+
+
 def test_a_case_runs_compiled_with_only_the_graph_fields_masked() -> None:
     engine = load_engine(NAME)
     result = run_item(_item("cases/retain_graph/backward_twice.yaml"), engine)
