@@ -111,4 +111,27 @@ def load(explicit: str | None, database: ExampleDatabase | None = None) -> str:
                                   database=database)
         settings.load_profile(derived)
     bound_shrinking(name)
+    untrace_failures()
     return name
+
+
+def untrace_failures() -> None:
+    """Turn off hypothesis' line tracing after a failure. On Python 3.11 and earlier, from a
+    test's first failure on, hypothesis runs every later example (each shrink, each of its
+    explain phase's experiments) under sys.settrace, to print which lines only failing
+    examples ran; that made the shrinking of a failing generated program about 2.7 times
+    slower (benchmarks/README.md), and the report replaces hypothesis' printout. Tracing only
+    watches: the examples run, and so the shrunk program, are the same without it.
+    Hypothesis supports replacing `_should_trace` (its comment there); it also decides
+    whether to trace for hypothesis' observability, which this project does not use. Done
+    when a profile of this project is loaded (a conformance run), not on import: the plugin
+    is imported by every pytest run of the environment."""
+    from hypothesis import core
+
+    state = getattr(core, "StateForActualGivenExecution", None)
+    if state is not None and hasattr(state, "_should_trace"):
+        state._should_trace = _never
+
+
+def _never(self: object) -> bool:
+    return False

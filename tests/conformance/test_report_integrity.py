@@ -8,6 +8,7 @@ import errno
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -129,14 +130,23 @@ def last_line(result: subprocess.CompletedProcess[str]) -> str:
     return result.stdout.strip().splitlines()[-1]
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A user's directory with two cases and the report of a first run in out/."""
-    write_cases(tmp_path, "exp", "sin")
-    first = run(tmp_path)
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A user's directory with two cases and the report of a first run in out/: made once
+    (a run is a few seconds of CPU), copied for each test."""
+    directory = tmp_path_factory.mktemp("first_run")
+    write_cases(directory, "exp", "sin")
+    first = run(directory)
     assert first.returncode == 0, first.stdout + first.stderr
     assert last_line(first).endswith("; report in out/")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".lock", *SET]
+    assert sorted(p.name for p in (directory / "out").iterdir()) == [".lock", *SET]
+    return directory
+
+
+@pytest.fixture
+def project(first_run: Path, tmp_path: Path) -> Path:
+    """A copy of `first_run`'s directory, its report byte for byte, and a third case."""
+    shutil.copytree(first_run, tmp_path, dirs_exist_ok=True)
     write_cases(tmp_path, "tanh")  # the next run's report differs
     return tmp_path
 
