@@ -22,6 +22,7 @@ import weakref
 
 import numpy as np
 
+from . import messages
 from .tensor import Tensor
 
 Step = tuple  # ("as_strided", np.ndarray) | ("view_as_real",) | ("view_as_complex",)
@@ -68,9 +69,7 @@ def replay(steps: tuple[Step, ...], root: Tensor) -> Tensor:
             t = complex_numbers._neg_view(t)
         else:
             if not _storage_contiguous(t):
-                raise NotImplementedError(
-                    "the reference engine replays a view function's as_strided only on a "
-                    "tensor laid out as its storage")
+                raise NotImplementedError(messages.VIEW_FN_AS_STRIDED_NOT_MODELLED)
             t = as_strided_view(t, step[1])
     return t
 
