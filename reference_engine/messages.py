@@ -304,7 +304,7 @@ def addmm_dtypes(first: str, a: str, b: str) -> str:  # first: self or mat1; sca
 
 
 def mv_dtypes(mat: str, vec: str) -> str:  # scalar names: Float, Double
-    return f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}"
+    return addmv_dtypes(vec, mat, vec)   # mv is addmv with vec as its bias
 
 
 def bmm_dtypes(a: str, b: str) -> str:
@@ -1864,3 +1864,9 @@ LEGACY_FUNCTION_CALL = (
 # aten/src/ATen/native/TensorShape.cpp meshgrid
 MESHGRID_DTYPES = "meshgrid expects all tensors to have the same dtype"
 MESHGRID_DEVICES = "meshgrid expects all tensors to have the same device"
+
+
+# ---- h24gen2 ----------------------------------------------------------------------------
+
+def addmv_dtypes(self: str, mat: str, vec: str) -> str:  # scalar names: Float, Double
+    return f"addmv input tensors must have the same dtype, but got {self}, {mat}, and {vec}"
