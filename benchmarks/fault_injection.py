@@ -20,7 +20,7 @@ missed ones. `--table FORWARD` draws the programs from strategies.FORWARD (every
 dual-level block) rather than the default profile's mix.
 
 With --save the result is written to benchmarks/results/fault_injection.json
-(fault_injection_jvp.json, fault_injection_jvp_forward.json with --jvp).
+(fault_injection_jvp.json, fault_injection_jvp_forward.json with --jvp), or to --output.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--jvp", action="store_true")
     parser.add_argument("--table", choices=("default", "FORWARD"), default="default")
     parser.add_argument("--save", action="store_true")
+    parser.add_argument("--output", help="with --save, write the result here instead")
     args = parser.parse_args()
     table = strategies.WEIGHTED if args.table == "default" else strategies.FORWARD
     start = time.perf_counter()
@@ -97,9 +98,9 @@ def main() -> None:
     print(f"detected {result['detected']}/{result['total']}; missed: {missed or 'none'}; "
           f"not reached: {unreached or 'none'}; {result['seconds']} s")
     if args.save:
-        path = RESULT if not args.jvp else RESULT.with_name(
-            "fault_injection_jvp.json" if args.table == "default"
-            else "fault_injection_jvp_forward.json")
+        path = Path(args.output) if args.output else RESULT if not args.jvp else \
+            RESULT.with_name("fault_injection_jvp.json" if args.table == "default"
+                             else "fault_injection_jvp_forward.json")
         path.write_text(json.dumps(result, indent=2) + "\n")
         print(f"saved to {path}")
 

@@ -304,7 +304,7 @@ def addmm_dtypes(first: str, a: str, b: str) -> str:  # first: self or mat1; sca
 
 
 def mv_dtypes(mat: str, vec: str) -> str:  # scalar names: Float, Double
-    return f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}"
+    return addmv_dtypes(vec, mat, vec)   # mv is addmv with vec as its bias
 
 
 def bmm_dtypes(a: str, b: str) -> str:
@@ -2142,3 +2142,7 @@ def solve_shapes(f_name: str, equation: str, a: str, b: str) -> str:
 # storage (not modelled: the engine's as_strided reads flat storage positions)
 VIEW_FN_AS_STRIDED_NOT_MODELLED = ("the reference engine replays a view function's as_strided "
                                    "only on a tensor laid out as its storage")
+# ---- h24gen2 ----------------------------------------------------------------------------
+
+def addmv_dtypes(self: str, mat: str, vec: str) -> str:  # scalar names: Float, Double
+    return f"addmv input tensors must have the same dtype, but got {self}, {mat}, and {vec}"

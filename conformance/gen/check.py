@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
+from conformance.gen import nan_sign
 from conformance.gen.flows import complex_hits, tangent_hits
 from conformance.gen.reading import (
     _api_of,
@@ -29,7 +30,7 @@ from conformance.gen.reading import (
     nodes,
     walk,
 )
-from conformance.run.compare import Comparison, compare
+from conformance.run.compare import Comparison, Divergence, compare
 from conformance.run.engine import Engine
 from conformance.run.interpreter import run_program
 from conformance.run.trace import ERROR, OK, FieldMask, Trace
@@ -54,6 +55,9 @@ class Checked:
     torch_trace: Trace
     engine_trace: Trace
     comparison: Comparison
+    # the divergence a NaN's sign read by copysign carried, where the program agrees once
+    # every such NaN is +nan (gen/nan_sign.py): the comparison is that program's
+    nan_sign: Divergence | None = None
 
     @property
     def diverges(self) -> bool:
@@ -69,6 +73,13 @@ def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "f
     numbered = number(program)
     with cyclic_gc_paused():
         checked = _check(numbered, "", engine, torch, dtype, device)
+    if checked.diverges and nan_sign.calls_copysign(program):
+        rewritten = nan_sign.nan_signs_positive(program)
+        with cyclic_gc_paused():
+            again = _check(number(rewritten), "", engine, torch, dtype, device)
+        if not again.diverges:  # the same statements and lines: the hits are the program's
+            return replace(again, program=numbered, nan_sign=checked.comparison.divergence)
+        program, checked = rewritten, again
     if checked.diverges:
         source = to_source(program)
         with cyclic_gc_paused():
@@ -250,7 +261,7 @@ def hits(checked: Checked) -> set[str]:
     tangents and complex gradients (`jvp:`, `complex_grad:`: conformance.gen.flows);
     `masked:signed_zero` where the engine differed only in a zero's sign, `masked:engine`
     where it first differed in a field its `conformance_masks` cover (before any
-    divergence)."""
+    divergence), `masked:nan_sign` where only in the sign of a NaN copysign read."""
     found = {f"feature:{f}" for f in features_of(checked.program)}
     by_line = {s.line: s for s in walk(checked.program.body)}
     ok_lines = set()
@@ -265,6 +276,8 @@ def hits(checked: Checked) -> set[str]:
     if checked.comparison.mask is not None:
         found.add("masked:signed_zero" if checked.comparison.mask == SIGNED_ZERO
                   else "masked:engine")
+    if checked.nan_sign is not None:
+        found.add("masked:nan_sign")
 
     return (found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)
             | tangent_hits(checked.program, ok_lines) | complex_hits(checked.program, ok_lines))

@@ -5,8 +5,9 @@ a `PointwiseLoss`: the elementwise loss in NumPy (float64, rounded once), reduce
 with torch's node and saved tensors; its gradients are written in engine ops on the saved
 values, so create_graph differentiates them again (the second-order grad_fn names are those
 of the engine ops, not torch's `*BackwardBackward0`: the OpInfo check compares values and
-which grads require grad there), except smooth_l1_loss's and huber_loss's, whose backward
-ops are modelled with their nodes (SmoothL1LossBackwardBackward0, ...). A loss torch writes
+which grads require grad there), except smooth_l1_loss's, huber_loss's and
+soft_margin_loss's, whose backward ops are modelled with their nodes
+(SmoothL1LossBackwardBackward0, ...). A loss torch writes
 as a composition (l1_loss) is that composition.
 """
 
@@ -70,8 +71,9 @@ class PointwiseLoss:
     # result has input's dtype, and a computed dtype that cannot be cast to it is refused
     into_input: bool = False
     # torch's differentiable `<loss>_backward` op (grad, self, target, node), where
-    # derivatives.yaml's formulas call one (smooth_l1_loss, huber_loss): target's gradient is
-    # it with self and target swapped, and create_graph records its node
+    # derivatives.yaml's formulas call one (smooth_l1_loss, huber_loss, soft_margin_loss):
+    # target's gradient (where it has one) is it with self and target swapped, and
+    # create_graph records its node
     backward_op: Callable[[Tensor, Tensor, Tensor, Any], Tensor] | None = None
     spec: OpSpec = field(init=False, repr=False)
 
@@ -86,7 +88,8 @@ class PointwiseLoss:
 
     def _backward(self, c: Any, g: Tensor) -> list[Tensor | None]:
         if (op := self.backward_op) is not None:
-            return c.grads(lambda: op(g, c.self, c.target, c), lambda: op(g, c.target, c.self, c))
+            formulas = (lambda: op(g, c.self, c.target, c), lambda: op(g, c.target, c.self, c))
+            return c.grads(*formulas[:len(self.inputs)])
         scaled = self._scaled(g, c)
         return c.grads(*(lambda d=d: ops.mul(scaled, d(c.self, c.target, c))
                          for d in self.grads))
@@ -135,12 +138,49 @@ def _mask(x: Tensor, where: Callable[[Array], Array]) -> Tensor:
 
 
 # ---- soft_margin_loss: log(1 + exp(-y x)); derivatives.yaml has no target formula -----
+# Its gradient is soft_margin_loss_backward, an op of its own (Loss.cpp: -norm * target * z /
+# (1 + z) * grad_output, z = exp(-target * input), norm 1 / numel for a mean), whose node
+# SoftMarginLossBackwardBackward0 differentiates grad_output by
+# soft_margin_loss_double_backward_grad_output (for "none" the op itself on grad, else
+# (op(ones_like(grad_output)) * grad).sum()) and self by soft_margin_loss_double_backward
+# (grad * grad_output * target^2 * z / (z + 1)^2, / numel for a mean; FunctionsManual.cpp);
+# target has no formula.
+
+def _soft_margin_double(gg: Tensor, x: Tensor, y: Tensor, c: Any) -> Tensor:
+    z = ops.exp(ops.mul(x, ops.neg(y)))
+    zplus1 = ops.add_scalar(z, 1)
+    return _per_mean(ops.div(ops.mul(ops.mul(gg, ops.mul(y, y)), z), ops.mul(zplus1, zplus1)),
+                     c)
+
+
+def _soft_margin_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    return c.grads(lambda: _double_grad_output(soft_margin_loss_backward, g, c),
+                   lambda: _soft_margin_double(ops.mul(g, c.grad_output), c.self, c.target, c))
+
+
+SOFT_MARGIN_BACKWARD = OpSpec(
+    "SoftMarginLossBackwardBackward0", ("grad_output", "self"),
+    {"grad_output": ("self", "target"), "self": ("grad_output", "self", "target")},
+    _soft_margin_backward)
+
+
+def soft_margin_loss_backward(grad: Tensor, x: Tensor, y: Tensor, c: Any) -> Tensor:
+    norm = _norm(c)
+
+    def kernel(go: Array, a: Array, b: Array) -> Array:
+        z = np.exp(-b * a)
+        return -norm * b * z / (1 + z) * go
+    out = common._elementwise(None, kernel, (grad, x, y), out_dtype=x.dtype,
+                              compute_dtype=dtypes.float64)
+    return record(SOFT_MARGIN_BACKWARD, out, [grad, x], target=y, reduction=c.reduction,
+                  numel=c.numel)
+
 
 SOFT_MARGIN = PointwiseLoss(
     "SoftMarginLossBackward0", ("self",),
     lambda x, y: np.log1p(np.exp(-y * x)),
     (lambda x, y, a: ops.mul(ops.neg(y), ops.sigmoid(ops.neg(ops.mul(y, x)))),),
-    into_input=True)
+    into_input=True, backward_op=soft_margin_loss_backward)
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
@@ -203,7 +243,11 @@ def _inside(gg: Tensor, x: Tensor, y: Tensor, width: float) -> Tensor:
 
 
 def _per_mean(t: Tensor, c: Any) -> Tensor:
-    return ops.div_scalar(t, c.numel) if c.reduction == "mean" else t
+    """The double backwards' `grad_input /= input.sym_numel()` for a mean: in place, so the
+    grad they return is at version 1."""
+    if c.reduction != "mean":
+        return t
+    return common.written_in_place(ops.div_scalar(t, c.numel))
 
 
 def _smooth_l1_double(gg: Tensor, x: Tensor, y: Tensor, c: Any) -> Tensor:
@@ -218,13 +262,19 @@ def _huber_double(gg: Tensor, x: Tensor, y: Tensor, c: Any) -> Tensor:
     return _per_mean(_inside(gg, x, y, c.delta), c)
 
 
-def _huber_double_grad_output(g: Tensor, c: Any) -> Tensor:
+def _double_grad_output(backward: Callable[[Tensor, Tensor, Tensor, Any], Tensor], g: Tensor,
+                        c: Any) -> Tensor:
+    """<loss>_double_backward_grad_output: for "none" the backward op on grad, else
+    (backward(ones_like(grad_output)) * grad).sum() (huber_loss, soft_margin_loss)."""
     if c.reduction == "none":
-        return huber_loss_backward(g, c.self, c.target, c)
+        return backward(g, c.self, c.target, c)
     go = c.grad_output
-    r = huber_loss_backward(common.new(np.ones(go.shape), go.dtype, go.device), c.self,
-                            c.target, c)
+    r = backward(common.new(np.ones(go.shape), go.dtype, go.device), c.self, c.target, c)
     return reductions.sum(ops.mul(r, g))
+
+
+def _huber_double_grad_output(g: Tensor, c: Any) -> Tensor:
+    return _double_grad_output(huber_loss_backward, g, c)
 
 
 def _loss_backward_spec(node: str, double: Callable[[Tensor, Tensor, Tensor, Any], Tensor],

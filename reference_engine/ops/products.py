@@ -61,6 +61,8 @@ def addmv(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any =
         raise RuntimeError(messages.mv_ranks(mat.ndim, vec.ndim))
     if mat.shape[1] != vec.shape[0]:
         raise RuntimeError(messages.mv_sizes(mat.shape[0], linalg._dims(mat), vec.shape[0]))
+    if not self.dtype is mat.dtype is vec.dtype:   # no promotion, as mv
+        raise RuntimeError(messages.addmv_dtypes(*(t.dtype.scalar_name for t in (self, mat, vec))))
     return _add_scaled(ADDMV, self, mat, vec, linalg.blas_product, beta, alpha)
 
 

@@ -33,13 +33,17 @@ PUT = OpSpec(
 def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     if self.dtype is not source.dtype:
         raise RuntimeError(messages.put_dtype(self.dtype.scalar_name, source.dtype.scalar_name))
-    arr = np.array(self._data, copy=True)
-    flat = arr.reshape(-1)
+    arr = np.array(self._data, copy=True)   # self's layout (torch: clone, then put_)
     idx = _flat_index(self, index).reshape(-1)
+    # positions in row-major order whatever the layout: reshape(-1) of a transposed array
+    # is a copy, into which the writes were lost (a transposed grad in PutBackward0 kept
+    # the values put over, which torch's backward zeroes)
+    at = np.unravel_index(idx, arr.shape) if arr.ndim else (np.zeros_like(idx),)
+    target = arr if arr.ndim else arr.reshape(1)
     if accumulate:
-        np.add.at(flat, idx, source._data.reshape(-1))
+        np.add.at(target, at, source._data.reshape(-1))
     else:
-        flat[idx] = source._data.reshape(-1)
+        target[at] = source._data.reshape(-1)
     out = common.new(arr, self.dtype, common.common_device([self, source]))
     return record(PUT, out, [self, source], index=index, accumulate=accumulate)
 

@@ -20,6 +20,8 @@ from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from . import common, comparisons, indexing
 from . import elementwise as ops
+from . import special_kernels as kernels
+from .erf_gamma import i0, in_kernel_dtype  # torch.i0's row
 
 Array = np.ndarray
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -263,8 +265,6 @@ def _i0e_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     return [ops.mul(g, ops.sub(i1e(c.self), ops.mul(grad_ops.sgn(c.self), c.result)))]
 
 
-I0 = OpSpec("I0Backward0", ("self",), {"self": ("self",)},
-            lambda c, g: [ops.mul(g, i1(c.self))], jvp="auto_element_wise")
 I0E = OpSpec("SpecialI0EBackward0", ("self",), {"self": ("self", "result")}, _i0e_backward,
              jvp="auto_element_wise")
 I1 = OpSpec("SpecialI1Backward0", ("self",), {"self": ("self", "result")}, _i1_backward,
@@ -273,12 +273,8 @@ I1E = OpSpec("SpecialI1EBackward0", ("self",), {"self": ("self", "result")}, _i1
              jvp="auto_element_wise")
 
 
-def i0(self: Tensor) -> Tensor:
-    return _unary(I0, lambda x: _bessel(x, 0, False), self)
-
-
 def i0e(self: Tensor) -> Tensor:
-    return _unary(I0E, lambda x: _bessel(x, 0, True), self)
+    return in_kernel_dtype(I0E, lambda x: kernels.bessel_i0(x, True), self)
 
 
 def i1(self: Tensor) -> Tensor:

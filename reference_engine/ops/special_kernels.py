@@ -181,8 +181,63 @@ def _erfinv(y: float) -> float:
 erfinv = _vectorized(_erfinv)
 
 
-def i0(a: np.ndarray) -> np.ndarray:
-    return np.asarray(np.i0(np.asarray(a, dtype=F64)), dtype=F64)
+# ---- I0 and its scaled form as torch's CPU kernels evaluate them ------------------------
+# Math.h's calc_i0 and calc_i0e (Cephes): a Chebyshev series in the tensor's own dtype,
+# coefficients stored highest order first (chebyshev_coefficients_i0e_A over [0, 8],
+# _B over the inverted interval (8, inf)).
+_I0E_A = (
+    -4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16,
+    1.71539128555513303061E-15, -1.16853328779934516808E-14, 7.67618549860493561688E-14,
+    -4.85644678311192946090E-13, 2.95505266312963983461E-12, -1.72682629144155570723E-11,
+    9.67580903537323691224E-11, -5.18979560163526290666E-10, 2.65982372468238665035E-9,
+    -1.30002500998624804212E-8, 6.04699502254191894932E-8, -2.67079385394061173391E-7,
+    1.11738753912010371815E-6, -4.41673835845875056359E-6, 1.64484480707288970893E-5,
+    -5.75419501008210370398E-5, 1.88502885095841655729E-4, -5.76375574538582365885E-4,
+    1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2,
+    -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2,
+    1.71620901522208775349E-1, -3.04682672343198398683E-1, 6.76795274409476084995E-1)
+_I0E_B = (
+    -7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17,
+    3.46122286769746109310E-17, -2.82762398051658348494E-16, -3.42548561967721913462E-16,
+    1.77256013305652638360E-15, 3.81168066935262242075E-15, -9.55484669882830764870E-15,
+    -4.15056934728722208663E-14, 1.54008621752140982691E-14, 3.85277838274214270114E-13,
+    7.18012445138366623367E-13, -1.79417853150680611778E-12, -1.32158118404477131188E-11,
+    -3.14991652796324136454E-11, 1.18891471078464383424E-11, 4.94060238822496958910E-10,
+    3.39623202570838634515E-9, 2.26666899049817806459E-8, 2.04891858946906374183E-7,
+    2.89137052083475648297E-6, 6.88975834691682398426E-5, 3.36911647825569408990E-3,
+    8.04490411014108831608E-1)
+
+
+def _chbevl(x: np.ndarray, coefficients: tuple[float, ...]) -> np.ndarray:
+    """Math.h's chbevl in x's dtype: b0 = x * b1 - b2 + c, which the compiler contracts to
+    fma(x, b1, -b2) + c. In float32 the fma is exact through float64 (a product of two
+    floats fits a double), which gives torch's float32 i0e bit for bit on 40,000 values
+    where evaluating in float64 and rounding once agreed on 41 % (the difference matters at
+    erfinv's pole: erfinv(i0e(0)) is 3.83 from torch's 0.99999994, inf from 1.0); float64
+    has no exact fma in NumPy and is evaluated without it (82 % bit for bit, within an ULP)."""
+    dt = x.dtype.type
+    c = np.asarray(coefficients, dtype=dt)
+    b0, b1, b2 = np.full_like(x, c[0]), np.zeros_like(x), np.zeros_like(x)
+    wide = x.astype(F64) if dt is np.float32 else None
+    for a in c[1:]:
+        b2, b1 = b1, b0
+        b0 = ((wide * b1 - b2).astype(dt) if wide is not None else x * b1 - b2) + a
+    return dt(0.5) * (b0 - b2)
+
+
+def bessel_i0(a: np.ndarray, scaled: bool) -> np.ndarray:
+    """calc_i0 (scaled: calc_i0e) of a float32 or float64 array, in its dtype. exp is taken
+    in float64 and rounded (std::exp of a float is correctly rounded nearly always; NumPy's
+    float32 exp is not: 66 % of torch's i0 bit for bit with it, 99.9 % so)."""
+    dt = a.dtype.type
+    x = np.abs(a)
+    with np.errstate(all="ignore"):
+        small = _chbevl(x / dt(2) - dt(2), _I0E_A)
+        big = _chbevl(dt(32) / x - dt(2), _I0E_B)
+        if not scaled:
+            grow = np.exp(x.astype(F64)).astype(dt)
+            small, big = grow * small, grow * big
+        return np.where(x <= 8, small, big / np.sqrt(x))
 
 
 def i1(a: np.ndarray) -> np.ndarray:
