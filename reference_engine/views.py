@@ -38,8 +38,10 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, forward_view: bool = True,
     out._version_counter = base._version_counter
     parent = src._view_index if src._view_index is not None else _positions(base)
     # (a complex view of a real root holds every other position: a strided array, which
-    # the view fns of as_strided read as laid out contiguously)
-    out._view_index = fn(parent if parent.flags.c_contiguous else np.ascontiguousarray(parent))
+    # the view fns of as_strided read as laid out contiguously; an expanded index, with a
+    # zero stride, is never made contiguous: that would materialise the expansion)
+    dense = parent.flags.c_contiguous or 0 in parent.strides
+    out._view_index = fn(parent if dense else np.ascontiguousarray(parent))
     out._view_fn = views_fn.for_plain_view(src, out)
     out._view_version = base._version_counter.value
     out._view_differentiable = is_grad_enabled()
