@@ -1966,16 +1966,12 @@ def as_strided_dims(size: int, stride: int) -> str:
 def _parser_type(x: object) -> str:
     """python_arg_parser.cpp's name of a Python argument in its mismatch text (a tuple is
     printed as Python prints one: `(int,)`)."""
-    if isinstance(x, tuple):
-        return "tuple of " + str(tuple(_Named(type(v).__name__) for v in x))
-    if isinstance(x, list):
-        return "list of [" + ", ".join(type(v).__name__ for v in x) + "]"
+    if isinstance(x, (tuple, list)):
+        names = ", ".join(type(v).__name__ for v in x)
+        if isinstance(x, list):
+            return f"list of [{names}]"
+        return f"tuple of ({names}{',' if len(x) == 1 else ''})"
     return type(x).__name__
-
-
-class _Named(str):
-    def __repr__(self) -> str:
-        return str(self)
 
 
 def movedim_mixed(source: object, destination: object) -> str:

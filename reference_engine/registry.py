@@ -619,7 +619,7 @@ INPLACE: tuple[str, ...] = tuple(r.inplace_name for r in OPS if r.inplace_name)
 # The namespaces under `torch` that rows are exported to (`nn.functional`, `special`).
 NAMESPACES: tuple[str, ...] = tuple(sorted({r.namespace for r in OPS if r.namespace}))
 
-# Differentiable rows the program generator (conformance/gen/ops.py) does not call, each
+# Differentiable rows the program generator (conformance/gen/op_table.py) does not call, each
 # with the reason; it calls every other differentiable row, in each of its forms. A test
 # (tests/conformance/test_strategies.py) holds the two lists together.
 NO_SAMPLE = ("no sample: its call is not made from data (a list of tensors, a condition, a "
