@@ -1130,20 +1130,28 @@ MVLGAMMA_P = "p has to be greater than or equal to 1"
 POSITIVE_BOOL = "The `+` operator, on a bool tensor is not supported."
 
 
-def invalid_combination(name: str, got: tuple[str, ...],
-                        signatures: tuple[tuple[str, bool], ...]) -> str:
-    """torch's argument parser (python_arg_parser.cpp) when no signature matches: each
-    signature, and under one taking exactly the arguments given, each marked invalid (as
-    torch prints `remainder(2, 3)`'s (Number self, Tensor other))."""
+def parser_mismatch(name: str, got: tuple[str, ...],
+                    signatures: tuple[tuple[str, tuple[str, ...] | None], ...]) -> str:
+    """torch's argument parser (python_arg_parser.cpp) when no signature matches: the types
+    given, then each signature; under one that takes as many arguments as were given, the
+    given types again, the mismatching ones marked `!type!` (`marked`; None: no such line)."""
     lines = []
-    for text, exact in signatures:
+    for text, marked in signatures:
         lines.append(f" * ({text})\n")
-        if exact:
-            marked = ", ".join(f"!{t}!" for t in got)
+        if marked is not None:
             lines.append("      didn't match because some of the arguments have invalid "
-                         f"types: ({marked})\n")
+                         f"types: ({', '.join(marked)})\n")
     return (f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), "
             "but expected one of:\n" + "".join(lines))
+
+
+def invalid_combination(name: str, got: tuple[str, ...],
+                        signatures: tuple[tuple[str, bool], ...]) -> str:
+    """No signature matches and one taking exactly the arguments given marks every one of
+    them invalid (as torch prints `remainder(2, 3)`'s (Number self, Tensor other))."""
+    every = tuple(f"!{t}!" for t in got)
+    return parser_mismatch(name, got, tuple((text, every if exact else None)
+                                            for text, exact in signatures))
 
 
 def div_rounding_mode(mode: object) -> str:
@@ -1397,12 +1405,11 @@ def split_not_divisible(name: str, dim: int, size: int, sections: int) -> str:
 
 
 def split_sections_type(name: str, got: str) -> str:
-    """python_arg_parser's text for hsplit(x, 'abc') (an invalid combination of arguments)."""
-    return (f"{name}() received an invalid combination of arguments - got (Tensor, {got}), but "
-            "expected one of:\n * (Tensor input, int sections)\n      didn't match because some "
-            f"of the arguments have invalid types: (Tensor, !{got}!)\n * (Tensor input, tuple "
-            "of ints indices)\n      didn't match because some of the arguments have invalid "
-            f"types: (Tensor, !{got}!)\n")
+    """hsplit(x, 'abc'): both overloads mark the sections argument."""
+    marked = ("Tensor", f"!{got}!")
+    return parser_mismatch(name, ("Tensor", got), (("Tensor input, int sections", marked),
+                                                   ("Tensor input, tuple of ints indices",
+                                                    marked)))
 
 
 def tensor_split_dims(n: int) -> str:
@@ -1981,15 +1988,13 @@ def movedim_mixed(source: object, destination: object) -> str:
     The function's text: the method's lacks the `Tensor` argument, as split_sections_type's."""
     def shown(arg: object, mark: bool) -> str:
         return f"!{_parser_type(arg)}!" if mark else _parser_type(arg)
-    lines = []
-    for kind, int_overload in (("int", True), ("tuple of ints", False)):
-        marks = [not isinstance(a, int) or not int_overload for a in (source, destination)]
-        lines.append(f" * (Tensor input, {kind} source, {kind} destination)\n")
-        lines.append("      didn't match because some of the arguments have invalid types: "
-                     f"(Tensor, {shown(source, marks[0])}, {shown(destination, marks[1])})\n")
-    got = f"Tensor, {type(source).__name__}, {type(destination).__name__}"
-    return (f"movedim() received an invalid combination of arguments - got ({got}), "
-            "but expected one of:\n" + "".join(lines))
+    signatures = tuple(
+        (f"Tensor input, {kind} source, {kind} destination",
+         ("Tensor", *(shown(a, not isinstance(a, int) or not int_overload)
+                      for a in (source, destination))))
+        for kind, int_overload in (("int", True), ("tuple of ints", False)))
+    got = ("Tensor", type(source).__name__, type(destination).__name__)
+    return parser_mismatch("movedim", got, signatures)
 # ---- h22cx (complex autograd gaps) ----------------------------------------------------------
 # aten/src/ATen/native/TensorCompare.cpp clamp / clamp_min / clamp_max (their meta functions):
 # TORCH_CHECK_NOT_IMPLEMENTED(!isComplexType(...)); relu is clamp_min(self, 0) on CPU
