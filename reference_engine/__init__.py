@@ -128,6 +128,7 @@ from .ops import (  # noqa: F401
     inverses,
     joining,
     layers,
+    linalg_ex,
     linalg_functions,
     loss_composites,
     losses,

@@ -37,8 +37,9 @@ public op gets its row in registry.py.
     linalg       mm, mv, dot, addmm, bmm, matmul
     products     addmv, addr, baddbmm, addbmm, vdot, outer, kron, cross (linalg.cross)
     decompositions  cholesky_inverse, cholesky_solve, cholesky, linalg.cholesky,
-                 linalg.solve_triangular, linalg.inv_ex, linalg.cholesky_ex
+                 linalg.solve_triangular
     inverses     linalg.inv, linalg.pinv, pinverse
+    linalg_ex    linalg.inv_ex, linalg.cholesky_ex (the result and LAPACK's info)
     linalg_functions  torch.linalg's functions by their names there (the linalg.* rows)
     complex_numbers  complex tensors (issue 22): real/imag and view_as_real/view_as_complex
                  views, lazy conj (conj, resolve_conj, conj_physical), abs/angle/sgn of
