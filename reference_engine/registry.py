@@ -268,9 +268,10 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.huber_loss", "ops.losses", M, M, overloads=True),
     _row("nn.functional.soft_margin_loss", "ops.losses", M,
          args=(Const([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], "float64"),)),
-    _row("nn.functional.binary_cross_entropy_with_logits", "ops.losses", M, M, overloads=True),
+    _row("nn.functional.binary_cross_entropy_with_logits", "ops.binary_cross_entropy", M, M,
+         overloads=True),
     # probabilities in (0, 1): no sample (test_gradcheck.py writes its row)
-    _row("nn.functional.binary_cross_entropy", "ops.losses"),
+    _row("nn.functional.binary_cross_entropy", "ops.binary_cross_entropy"),
     _row("special.entr", "ops.special", V, positive=True),
     _row("special.i0e", "ops.special", V),
     _row("special.i1", "ops.special", V),

@@ -65,8 +65,9 @@ public op gets its row in registry.py.
                  their backward ops (EluBackwardBackward0 ...)
     piecewise_activations  hardtanh, relu6, leaky_relu, hardswish, soft/hardshrink,
                  threshold
-    losses       nn.functional's losses (l1, smooth_l1, huber, soft_margin, binary
-                 cross entropy, ...) and softmin
+    losses       nn.functional's losses (l1, smooth_l1, huber, soft_margin, ...) and
+                 softmin; PointwiseLoss, the loss with a node of its own
+    binary_cross_entropy  binary_cross_entropy(_with_logits), PointwiseLosses
     layers       nn.functional's linear, pad (constant), pixel/channel shuffles
     special      torch.special's (entr, erfcx, log_ndtr, ndtr, ndtri, xlog1py, i0e, i1,
                  i1e) and the erf and i0 ops their formulas use
