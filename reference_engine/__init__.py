@@ -104,6 +104,7 @@ from .grad_mode import (
 )
 from .ops import (  # noqa: F401
     activations,
+    atan2,
     binary_cross_entropy,
     binary_math,
     comparisons,

@@ -18,7 +18,7 @@ from .autograd_meta import OpNode, OpSpec
 from .grad_mode import no_grad
 from .graph import Node, node_class
 from .inplace import apply_inplace
-from .ops import common, complex_numbers, copying
+from .ops import common, complex_numbers, copying, piecewise
 from .ops import elementwise as ops
 from .tensor import Tensor
 
@@ -62,7 +62,7 @@ def pow_(self: Tensor, exponent: Any) -> Tensor:
 
 def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
     with no_grad():
-        r = ops.clamp(self, min, max)
+        r = piecewise.clamp(self, min, max)
     return apply_inplace(self, ops.CLAMP, r, [], min=min, max=max)
 
 

@@ -137,11 +137,11 @@ OPS: tuple[OpRow, ...] = (
     _row("tanh", "ops.elementwise", V, inplace="inplace_ops"),
     _row("sigmoid", "ops.elementwise", V, inplace="inplace_ops"),
     _row("relu", "ops.elementwise", (4,), inplace="inplace_ops"),
-    _row("clamp", "ops.elementwise", (4,), args=(-0.5, 0.5), inplace="inplace_ops", overloads=True),
+    _row("clamp", "ops.piecewise", (4,), args=(-0.5, 0.5), inplace="inplace_ops", overloads=True),
     _row("reciprocal", "ops.elementwise", V, positive=True),
     _row("maximum", "ops.comparisons", (4,), (4,)),
     _row("minimum", "ops.comparisons", (4,), (4,)),
-    _row("atan2", "ops.elementwise", M, V),
+    _row("atan2", "ops.atan2", M, V),
     _row("clone", "ops.copying", M),
     # the condition comes first; Tensor.where adapts
     _row("where", "ops.comparisons", method=False),

@@ -8,7 +8,8 @@ public op gets its row in registry.py.
                  torch's argument-parser refusal for the Tensor/Number overloads (parse),
                  and the flat-index plumbing (gather, scatter_add, index_put) views and
                  in-place writes are built on
-    elementwise  arithmetic, pow, unary functions, atan2
+    elementwise  arithmetic, pow, unary functions
+    atan2        atan2 (real types only)
     division     div with a rounding_mode (DivBackward2) and its rounding kernels
     comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
                  maximum/minimum
@@ -21,7 +22,7 @@ public op gets its row in registry.py.
     erf_gamma    erf/erfc/erfinv, the gamma family (lgamma, digamma, polygamma, mvlgamma),
                  i0 and special.i1, and their in-place forms
     piecewise    sign/sgn, trunc/floor/ceil/round/frac, positive, nan_to_num,
-                 clamp_min/clamp_max, clamp.Tensor
+                 clamp, clamp_min/clamp_max, clamp.Tensor
     binary_math  xlogy, copysign, fmod, remainder, fmax/fmin, hypot, logaddexp(2), ldexp,
                  float_power, true_divide, lerp, addcmul, addcdiv
     special_kernels  the special functions numpy lacks (digamma, polygamma, erfinv, i1, ...),

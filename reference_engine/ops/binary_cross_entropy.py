@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import messages
 from ..tensor import Tensor
-from . import activations, common
+from . import activations, common, piecewise
 from . import elementwise as ops
 from .losses import Array, PointwiseLoss, _check_reduction
 
@@ -26,7 +26,7 @@ def _weighted(t: Tensor, weight: Tensor | None) -> Tensor:
 
 def _bce_dx(x: Tensor, y: Tensor, a: Any) -> Tensor:
     """binary_cross_entropy_backward: (x - y) / max((1 - x) x, EPSILON=1e-12), weighted."""
-    denominator = ops.clamp(ops.mul(ops.rsub(x, 1), x), min=1e-12)
+    denominator = piecewise.clamp(ops.mul(ops.rsub(x, 1), x), min=1e-12)
     return _weighted(ops.div(ops.sub(x, y), denominator), a.weight)
 
 
