@@ -141,6 +141,7 @@ from .ops import (  # noqa: F401
     quantiles,
     reductions,
     scans,
+    scatter_inplace,
     shape,
     shape_views,
     solve,

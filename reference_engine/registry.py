@@ -180,7 +180,7 @@ OPS: tuple[OpRow, ...] = (
     _row("gather", "ops.indexing", M, args=(1, Const([[0, 2], [1, 1]]))),
     _row("index_select", "ops.indexing", M, args=(1, Const([2, 0, 2]))),
     _row("index_fill", "ops.indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True,
-         inplace="ops.scatter"),
+         inplace="ops.scatter_inplace"),
     _row("masked_fill", "ops.indexing", M, args=(MASK, 0.5), inplace="inplace_ops",
          overloads=True),
     # views (views.py; unbind, split, chunk: views_multi_output.py); the in-place forms of
@@ -466,22 +466,23 @@ OPS: tuple[OpRow, ...] = (
     # a second tensor input that is not the second parameter (src after dim and index)
     # comes as a constant: the OpInfo check differentiates it
     _row("scatter", "ops.indexing", M, args=(1, Const([[0, 2, 1], [2, 1, 0]]), SRC),
-         inplace="ops.scatter", overloads=True),   # src a tensor or a number
+         inplace="ops.scatter_inplace", overloads=True),   # src a tensor or a number
     _row("scatter_add", "ops.indexing", M, args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC),
-         inplace="ops.scatter"),
+         inplace="ops.scatter_inplace"),
     _row("scatter_reduce", "ops.scatter", M,
          args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC, "mean")),
-    _row("index_add", "ops.indexing", M, args=(1, Const([2, 0]), SRC2), inplace="ops.scatter"),
+    _row("index_add", "ops.indexing", M, args=(1, Const([2, 0]), SRC2),
+         inplace="ops.scatter_inplace"),
     _row("index_copy", "ops.scatter", M, args=(1, Const([2, 0]), SRC2),
-         inplace="ops.scatter"),
+         inplace="ops.scatter_inplace"),
     _row("index_reduce", "ops.scatter", M, args=(1, Const([2, 0]), SRC2, "amax")),
     _row("index_put", "ops.scatter"),   # takes a list of index tensors: no sample
     _row("put", "ops.put_take", M, args=(Const([4, 1]), Const([0.5, -2.0], "float64")),
-         inplace="ops.scatter"),
+         inplace="ops.scatter_inplace"),
     _row("take", "ops.put_take", M, args=(Const([4, 1, 4]),)),
     _row("take_along_dim", "ops.put_take", M, args=(Const([[0, 2], [1, 1]]), 1)),
     _row("masked_select", "ops.masked", M, args=(MASK,)),
-    _row("masked_scatter", "ops.masked", M, args=(MASK, SRC), inplace="ops.scatter"),
+    _row("masked_scatter", "ops.masked", M, args=(MASK, SRC), inplace="ops.scatter_inplace"),
     _row("select_scatter", "ops.view_scatters", M, V, args=(0, 1)),
     _row("slice_scatter", "ops.view_scatters", M, (2, 2), args=(1, 0, 3, 2)),
     _row("diagonal_scatter", "ops.view_scatters", (3, 3), (2,), args=(1,)),

@@ -49,8 +49,9 @@ public op gets its row in registry.py.
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill
-    scatter      scatter_reduce, index_reduce, index_copy, index_put, and the in-place
-                 forms of the scatter family
+    scatter      scatter_reduce, index_reduce, index_copy, index_put
+    scatter_inplace  the in-place forms of the scatter family (scatter_, index_add_, put_,
+                 masked_scatter_, ...)
     put_take     put/take, take_along_dim
     masked       masked_select, masked_scatter
     view_scatters  select/slice/diagonal_scatter
