@@ -108,6 +108,7 @@ from .ops import (  # noqa: F401
     binary_cross_entropy,
     binary_math,
     comparisons,
+    complex_constructors,
     complex_numbers,
     composites,
     contractions,

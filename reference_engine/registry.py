@@ -498,8 +498,8 @@ OPS: tuple[OpRow, ...] = (
     _row("imag", "ops.complex_numbers", method=False, feature="complex"),  # Tensor.imag too
     _row("view_as_real", "ops.complex_numbers", method=False, feature="complex"),
     _row("view_as_complex", "ops.complex_numbers", method=False, feature="complex"),
-    _row("polar", "ops.complex_numbers", method=False, feature="complex"),
-    _row("complex", "ops.complex_numbers", method=False, feature="complex"),
+    _row("polar", "ops.complex_constructors", method=False, feature="complex"),
+    _row("complex", "ops.complex_constructors", method=False, feature="complex"),
     # ---- h24ops2 (issue 24): norms, products, masked, losses ----
     _row("linalg.vector_norm", "ops.norms", M, feature="reductions"),
     # contractions (ops/contractions.py)

@@ -44,8 +44,9 @@ public op gets its row in registry.py.
     linalg_functions  torch.linalg's functions by their names there (the linalg.* rows)
     complex_numbers  complex tensors (issue 22): real/imag and view_as_real/view_as_complex
                  views, lazy conj (conj, resolve_conj, conj_physical), abs/angle/sgn of
-                 complex tensors, polar, complex; the other ops' formulas conjugate where
-                 derivatives.yaml does
+                 complex tensors; the other ops' formulas conjugate where derivatives.yaml
+                 does
+    complex_constructors  polar, complex (complex tensors from real ones)
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill
