@@ -63,7 +63,7 @@ def pow_(self: Tensor, exponent: Any) -> Tensor:
 def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
     with no_grad():
         r = piecewise.clamp(self, min, max)
-    return apply_inplace(self, ops.CLAMP, r, [], min=min, max=max)
+    return apply_inplace(self, piecewise.CLAMP, r, [], min=min, max=max)
 
 
 def _unary_(spec: OpSpec, fn: Any) -> Any:
