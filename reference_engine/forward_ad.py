@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import dispatch, messages
+from .grad_mode import is_grad_enabled, set_grad_enabled
 from .tensor import Tensor
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
@@ -111,7 +112,6 @@ def fw_grad(t: Tensor) -> Tensor | None:
     # here on first read (perhaps under no_grad, inside an in-place op), it takes the grad
     # mode the view was made in, or a tangent that requires grad would become a no_grad
     # view, refused on use after the in-place update writes it
-    from .grad_mode import is_grad_enabled, set_grad_enabled
     made_with_grad = t._view_differentiable if t._base is not None else is_grad_enabled()
     with set_grad_enabled(made_with_grad):
         view_t = _view_at(base_t, t._fw_index)

@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import dtypes, messages, views_fn
 from ..autograd_meta import OpSpec, record
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .common import _elementwise, zeros_scalar
 
@@ -59,7 +60,6 @@ def _view(src: Tensor, data: np.ndarray, dt: dtypes.dtype, index: np.ndarray | N
     """A view of src whose data (another dtype) is `data`: views.py's bookkeeping (base,
     version counter, view positions, creation meta), with the positions given."""
     from .. import inplace
-    from ..grad_mode import is_grad_enabled
     base = src._base if src._base is not None else src
     out = Tensor(data, dt, src.device)
     out._base = base

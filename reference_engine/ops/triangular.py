@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, linear_forward, record
+from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import common, shape_views
 
@@ -58,7 +59,6 @@ def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def _no_grad() -> Any:
-    from ..grad_mode import no_grad
     return no_grad()
 
 
