@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from . import common, extremes, joining, piecewise
 from . import elementwise as ops
 from . import reductions as red
+from .linalg import mm
 from .scans import cumsum
 
 # ---- diff ---------------------------------------------------------------------------------
@@ -150,7 +151,6 @@ def cov(self: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     if n == 1 and (fweights is None) != (aweights is None):
         raise NotImplementedError(messages.COV_ONE_OBSERVATION_NOT_MODELLED)
     inp = ops.sub(inp, views.unsqueeze(avg, 1))
-    from .linalg import mm
     c = mm(inp, views.t(inp if w is None else ops.mul(inp, w)))
     return views.squeeze(ops.div(c, norm_factor))
 

@@ -49,7 +49,6 @@ def _wrapped(self: Tensor, dim: int) -> int:
 
 
 def scatter_(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
-    from ..inplace import apply_inplace
     _check_first(self, src)
     with no_grad():
         r = indexing.scatter(self, dim, index, src)
@@ -60,7 +59,6 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
 
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    from ..inplace import apply_inplace
     _check_first(self, src)
     with no_grad():
         r = indexing.scatter_add(self, dim, index, src)
@@ -70,7 +68,6 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
                ) -> Tensor:
-    from ..inplace import apply_inplace
     _check_first(self, source)
     with no_grad():
         r = indexing.index_add(self, dim, index, source, alpha=alpha)
@@ -79,7 +76,6 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
-    from ..inplace import apply_inplace
     _check_first(self, value)
     with no_grad():
         r = indexing.index_fill(self, dim, index, value)
@@ -90,7 +86,6 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 
 
 def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    from ..inplace import apply_inplace
     _check_first(self, source)
     with no_grad():
         r = put(self, index, source, accumulate)
