@@ -1,5 +1,6 @@
-"""The in-place ops on inplace.py's machinery: add_/sub_/mul_/div_/pow_/clamp_, the unary in-place
-forms (_unary_), masked_fill_, zero_/fill_/copy_, squeeze_(dim), and __setitem__."""
+"""The in-place ops on inplace.py's machinery: add_/sub_/mul_/div_/pow_, the unary in-place
+forms (_unary_), masked_fill_, zero_/fill_/copy_, squeeze_(dim), and __setitem__ (clamp_:
+ops/piecewise.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from .autograd_meta import OpNode, OpSpec
 from .grad_mode import no_grad
 from .graph import Node, node_class
 from .inplace import apply_inplace
-from .ops import common, complex_numbers, copying, piecewise
+from .ops import common, complex_numbers, copying
 from .ops import elementwise as ops
 from .tensor import Tensor
 
@@ -58,12 +59,6 @@ def pow_(self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         return apply_inplace(self, ops.POW1, r, [exponent])
     return apply_inplace(self, ops.POW0, r, [], exponent=exponent)
-
-
-def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
-    with no_grad():
-        r = piecewise.clamp(self, min, max)
-    return apply_inplace(self, piecewise.CLAMP, r, [], min=min, max=max)
 
 
 def _unary_(spec: OpSpec, fn: Any) -> Any:

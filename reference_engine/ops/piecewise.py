@@ -13,6 +13,8 @@ import numpy as np
 
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
+from ..grad_mode import no_grad
+from ..inplace import apply_inplace
 from ..tensor import Tensor
 from . import common, comparisons
 from .backward import (  # sgn: abs's gradient's op, exported under its name here
@@ -279,3 +281,9 @@ def clamp(self: Tensor, min: Tensor | Number | None = None,
     dt = _promotes([self, *(wrap(b) for b in (min, max) if b is not None)])
     return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), out_dtype=dt,
                         compute_dtype=dt, min=min, max=max)
+
+
+def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
+    with no_grad():
+        r = clamp(self, min, max)
+    return apply_inplace(self, CLAMP, r, [], min=min, max=max)
