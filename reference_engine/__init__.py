@@ -7,29 +7,24 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     autograd  autograd, autograd_graph, function, function_forward, factories, _C
     ops       ops.* (one op family a file), views, views_*, inplace, inplace_ops
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
-    base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only)
+    base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only), dispatch
 
 The core holds the state and the backward pass: a Tensor (tensor.py; in tensor_*.py its
 methods that only read metadata, keep hooks or adapt a call to an op), the graph of nodes
-it hangs in (tensor and graph need each other), how an op joins the graph (autograd_meta:
-OpSpec, the op definition holding its backward formula and its forward-mode one), saved
-values, the engine, and forward mode's levels and tangents (forward_ad). The ops are
-written on the core; their backward formulas are written in ops, so an op family may call
-any other at call time. Calls up a layer, each made at call time (an import at the foot of
-the module or inside a function), are these and no others:
+it hangs in (tensor and graph need each other: the one import circle of the core), how an
+op joins the graph (autograd_meta: OpSpec, the op definition holding its backward formula
+and its forward-mode one), saved values, the engine, and forward mode's levels and
+tangents (forward_ad). The ops are written on the core; their backward formulas are
+written in ops, so an op family may call another at call time (the ops' circle, pinned in
+tests/reference_engine/test_layout.py).
 
-    tensor -> autograd, inplace, ops.complex_numbers, ops.linalg, views, views_strided
-    tensor_hooks -> ops.copying, ops.elementwise
-    tensor_operators -> inplace_ops, ops.binary_math, ops.comparisons, ops.copying
-    tensor_operators -> ops.elementwise, views, views_indexing
-    engine -> inplace_ops, ops.complex_numbers, ops.copying, ops.reductions
-    forward_ad -> inplace_ops, ops.common, ops.complex_numbers, ops.copying, views, views_strided
+No module imports a layer above its own. The core calls the ops it needs (Tensor's
+methods and operators, the engine's sum of a grad to its input's shape, forward mode's
+tangent views) through one table, dispatch.py, which this module fills once every module
+is imported:
 
-(Tensor's hand-written methods delegate to the ops (.real and .imag to complex_numbers) and
-Tensor.backward to autograd; the engine casts a grad (a real input takes a complex grad's real
-part) and sums it to its input's shape, and accumulates .grad, with ops;
-forward_ad makes tangents, their views and in-place updates with ops, and conjugates a
-complex tangent for an element-wise formula.)
+    tensor*, engine, forward_ad  ->  dispatch (base)  <-  provide(...) here (facade)
+
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph), ops/,
@@ -67,6 +62,7 @@ from . import (  # noqa: F401
     views_multi_output,
     views_strided,
 )
+from . import dispatch as _dispatch
 from . import dtypes as _dtypes
 from . import messages as _messages
 from . import registry as _registry
@@ -108,8 +104,11 @@ from .grad_mode import (
 )
 from .ops import (  # noqa: F401
     activations,
+    atan2,
+    binary_cross_entropy,
     binary_math,
     comparisons,
+    complex_constructors,
     complex_numbers,
     composites,
     contractions,
@@ -128,6 +127,7 @@ from .ops import (  # noqa: F401
     inverses,
     joining,
     layers,
+    linalg_ex,
     linalg_functions,
     loss_composites,
     losses,
@@ -142,6 +142,7 @@ from .ops import (  # noqa: F401
     quantiles,
     reductions,
     scans,
+    scatter_inplace,
     shape,
     shape_views,
     solve,
@@ -153,7 +154,8 @@ from .ops import (  # noqa: F401
 )
 
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products)
-from .ops import linalg as _linalg_ops  # noqa: F401
+from .ops import common as _common_ops
+from .ops import linalg as _linalg_ops
 from .ops import masked as _masked_ops  # noqa: F401
 from .ops import membership as _membership_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401
@@ -169,6 +171,30 @@ from .warn import is_warn_always_enabled, set_warn_always
 # torch.autograd.functional is built on autograd.grad, so it sits a layer above autograd
 # (library) and is attached here rather than imported by autograd (which would be a circle).
 autograd.functional = autograd_functional  # type: ignore[attr-defined]
+
+# What the core (tensor*.py, engine.py, forward_ad.py) calls in the layers above it, by the
+# names it calls them: provided here, once every module is imported (dispatch.py).
+_dispatch.provide(
+    # Tensor's methods and operators (tensor.py, tensor_operators.py, tensor_hooks.py)
+    add=elementwise.add, sub=elementwise.sub, rsub=elementwise.rsub, mul=elementwise.mul,
+    div=elementwise.div, pow=elementwise.pow, neg=elementwise.neg, abs=elementwise.abs,
+    remainder=binary_math.remainder, matmul=_linalg_ops.matmul,
+    compare=comparisons.compare, logical_not=comparisons.logical_not,
+    where=comparisons.where, equal=comparisons.equal, allclose=comparisons.allclose,
+    add_=inplace_ops.add_, sub_=inplace_ops.sub_, mul_=inplace_ops.mul_, div_=inplace_ops.div_,
+    setitem=inplace_ops.setitem, getitem=views_indexing.getitem,
+    permute=views.permute, transpose=views.transpose, view=views.view, reshape=views.reshape,
+    expand=views.expand, real=complex_numbers.real, imag=complex_numbers.imag,
+    clone=copying.clone, to=copying.to, backward=autograd.backward,
+    handle_view_on_rebase=inplace.handle_view_on_rebase,
+    regenerate_view_grad_fn=views_strided.regenerate_view_grad_fn,
+    # the engine: a grad summed to its input's shape, cast, accumulated into .grad
+    sum_to=reductions.sum_to, copy_=inplace_ops.copy_,
+    # forward mode: tangents, their views and in-place updates (forward_ad.py)
+    new=_common_ops.new, zeros_like=_common_ops.zeros_like, gather=_common_ops.gather,
+    as_strided_view=views_strided.as_strided_view, make_dual_view=views.make_dual_view,
+    conj=complex_numbers.conj,
+)
 
 # The registry names a row's module (`module`, and `inplace` for its in-place form); each is
 # imported statically above (the engine imports nothing by name at run time, see

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from . import engine, inplace, messages, saved
 from .dtypes import device
+from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
 from .graph import Node, RemovableHandle
 from .ops import copying
@@ -37,7 +38,6 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     node, _ = engine.gradient_edge(tensor)
     assert node is not None
     token = None
-    from .function import BackwardCFunction
     if isinstance(node, BackwardCFunction):
         with enable_grad():
             token = tensor.view_as(tensor).grad_fn

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import anomaly_mode, dtypes, messages
+from . import anomaly_mode, dispatch, dtypes, messages
 from .grad_mode import is_grad_enabled, set_grad_enabled
 from .graph import MAX_SEQUENCE, TASK_NODES, Edge, GraphRoot, Meta, Node, check_hook_value
 from .tensor import Tensor
@@ -56,7 +56,7 @@ class AccumulateGrad(Node):
                 # ... otherwise copies it into a fresh tensor: version 1, and under
                 # create_graph a CopyBackwards grad_fn.
                 fresh = Tensor(np.empty(new.shape, new.dtype.np), new.dtype, new.device)
-                var._grad = inplace_ops.copy_(fresh, new)
+                var._grad = dispatch.copy_(fresh, new)
         elif not is_grad_enabled():
             var._grad._data += dtypes.cast(new._data, var._grad.dtype.np)  # in place, same object
             var._grad._version_counter.bump()
@@ -116,7 +116,7 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
             if not _expandable(meta.shape, g._data.shape):
                 raise RuntimeError(messages.invalid_gradient_shape(
                     node_name, i, messages.sizes(g.shape), messages.sizes(meta.shape)))
-            g = reductions.sum_to(g, meta.shape)
+            g = dispatch.sum_to(g, meta.shape)
         if g._dtype.is_complex and not meta.dtype.is_complex:
             if custom_function:
                 # engine.cpp validate_outputs' check: only derivatives.yaml's formulas take
@@ -124,9 +124,9 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
                 raise RuntimeError(messages.GRAD_COMPLEX_FOR_REAL_INPUT)
             # derivatives.yaml's handle_r_to_c: a real input's gradient is the real part of
             # the complex one its formula gives (at::real, a view)
-            g = complex_numbers.real(g)
+            g = dispatch.real(g)
         if g._dtype is not meta.dtype:
-            g = copying.to(g, meta.dtype)
+            g = dispatch.to(g, meta.dtype)
         out.append(g)
     return out
 
@@ -364,7 +364,3 @@ def _evaluate(node: Node, inputs: list[Tensor | None], retain_graph: bool,
                 raise RuntimeError(messages.anomaly_nan(node.name(), i))
     return outputs
 
-
-# They import this module; used at call time.
-from . import inplace_ops  # noqa: E402
-from .ops import complex_numbers, copying, reductions  # noqa: E402

@@ -27,7 +27,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import messages
+from . import dispatch, messages
+from .grad_mode import is_grad_enabled, set_grad_enabled
 from .tensor import Tensor
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
@@ -111,7 +112,6 @@ def fw_grad(t: Tensor) -> Tensor | None:
     # here on first read (perhaps under no_grad, inside an in-place op), it takes the grad
     # mode the view was made in, or a tangent that requires grad would become a no_grad
     # view, refused on use after the in-place update writes it
-    from .grad_mode import is_grad_enabled, set_grad_enabled
     made_with_grad = t._view_differentiable if t._base is not None else is_grad_enabled()
     with set_grad_enabled(made_with_grad):
         view_t = _view_at(base_t, t._fw_index)
@@ -122,11 +122,9 @@ def fw_grad(t: Tensor) -> Tensor | None:
 def _view_at(t: Tensor, index: np.ndarray) -> Tensor:
     """A view of t at its flat (C-order) positions `index`, sharing t's memory when t is
     contiguous; a tangent stored with other strides gives a copy (not modelled further)."""
-    from .ops import common
-    from .views_strided import as_strided_view
     if t._data.flags.c_contiguous:
-        return as_strided_view(t, index)
-    return common.gather(t, index, "IndexBackward0")
+        return dispatch.as_strided_view(t, index)
+    return dispatch.gather(t, index, "IndexBackward0")
 
 
 def set_fw_grad(t: Tensor, tangent: Tensor) -> None:
@@ -186,7 +184,6 @@ def _same_layout(a: Tensor, b: Tensor) -> bool:
 
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
-    from .views import make_dual_view
     if level is None:
         level = _current_level
     if level < 0:
@@ -203,7 +200,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         raise RuntimeError(messages.fwad_tangent_is_dual(level))
     if tuple(tangent.shape) != tuple(tensor.shape):
         raise RuntimeError(messages.fwad_size_mismatch(list(tensor.shape), list(tangent.shape)))
-    dual = make_dual_view(tensor)
+    dual = dispatch.make_dual_view(tensor)
     set_fw_grad(dual, _in_layout_of(tensor, tangent))
     return dual
 
@@ -213,10 +210,9 @@ def _in_layout_of(primal: Tensor, tangent: Tensor) -> Tensor:
     copied into a new tensor with it (its conj and neg bits too: the copy holds the
     tangent's values, read through the primal's bits; new_empty_strided, then copy_: the
     copy is at version 1)."""
-    from .ops import common
     if _same_layout(tangent, primal):
         return tangent
-    copy = common.new(np.zeros_like(primal._data, dtype=tangent.dtype.np), tangent.dtype,
+    copy = dispatch.new(np.zeros_like(primal._data, dtype=tangent.dtype.np), tangent.dtype,
                       tangent.device, order="K")
     copy._data[...] = tangent._data
     copy._is_conj, copy._is_neg = primal._is_conj, primal._is_neg
@@ -225,12 +221,11 @@ def _in_layout_of(primal: Tensor, tangent: Tensor) -> Tensor:
 
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
-    from .views import make_dual_view
     if level is None:
         level = _current_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
-    return UnpackedDualTensor(make_dual_view(tensor, primal=True), fw_grad(tensor))
+    return UnpackedDualTensor(dispatch.make_dual_view(tensor, primal=True), fw_grad(tensor))
 
 
 # ---- tangents of ops ------------------------------------------------------------------
@@ -243,10 +238,9 @@ class JvpCtx:
     def __init__(self, names: Sequence[str], inputs: Sequence[Tensor | None],
                  tangents: Sequence[Tensor | None], result: Tensor,
                  attrs: dict[str, Any]) -> None:
-        from .ops import common
         self.__dict__.update(attrs)
         # every input's tangent, in order (cat and stack take a list under one name)
-        self.tangents = [x_t if x_t is not None or x is None else common.zeros_like(x)
+        self.tangents = [x_t if x_t is not None or x is None else dispatch.zeros_like(x)
                          for x, x_t in zip(inputs, tangents, strict=True)]
         for name, x, x_t in zip(names, inputs, self.tangents, strict=False):
             setattr(self, name, x)
@@ -285,8 +279,7 @@ def tangent_of(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
             if t.dtype.is_complex or result.dtype.is_complex:
                 # lazily conjugated, as torch's: the result is a conj view, which
                 # set_fw_grad copies (record_tangent)
-                from .ops.complex_numbers import conj
-                out = conj(spec.backward(c, conj(t))[0])
+                out = dispatch.conj(spec.backward(c, dispatch.conj(t))[0])
             else:
                 out = spec.backward(c, t)[0]
         elif jvp == "auto_linear":
@@ -315,19 +308,17 @@ def update_inplace(self: Tensor, new: Tensor | None, others: Sequence[Tensor]) -
     """After an in-place op wrote `self`: give it the tangent `new` (the out-of-place
     result's, None if that had none), written into the tangent it already has or reads
     from its forward base."""
-    from . import inplace_ops
-    from .ops import common, copying
     old = fw_grad(self)
     if new is None:
         if old is None and all(fw_grad(o) is None for o in others):
             return
-        new = common.zeros_like(self)   # zero_, fill_: the tangent becomes zeros
+        new = dispatch.zeros_like(self)   # zero_, fill_: the tangent becomes zeros
     if old is None and self._fw_base is not None:
         base = self._fw_base
-        set_fw_grad(base, common.zeros_like(base))
+        set_fw_grad(base, dispatch.zeros_like(base))
         old = fw_grad(self)
     with suspended():
         if old is None:
-            self._fw = (_level, new if new.dtype is self.dtype else copying.to(new, self.dtype))
+            self._fw = (_level, new if new.dtype is self.dtype else dispatch.to(new, self.dtype))
         else:
-            inplace_ops.copy_(old, new)
+            dispatch.copy_(old, new)

@@ -1,5 +1,6 @@
-"""The in-place ops on inplace.py's machinery: add_/sub_/mul_/div_/pow_/clamp_, the unary in-place
-forms (_unary_), masked_fill_, zero_/fill_/copy_, squeeze_(dim), and __setitem__."""
+"""The in-place ops on inplace.py's machinery: add_/sub_/mul_/div_/pow_, the unary in-place
+forms (_unary_), masked_fill_, zero_/fill_/copy_, squeeze_(dim), and __setitem__ (clamp_:
+ops/piecewise.py)."""
 
 from __future__ import annotations
 
@@ -58,12 +59,6 @@ def pow_(self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         return apply_inplace(self, ops.POW1, r, [exponent])
     return apply_inplace(self, ops.POW0, r, [], exponent=exponent)
-
-
-def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
-    with no_grad():
-        r = ops.clamp(self, min, max)
-    return apply_inplace(self, ops.CLAMP, r, [], min=min, max=max)
 
 
 def _unary_(spec: OpSpec, fn: Any) -> Any:

@@ -2147,3 +2147,14 @@ VIEW_FN_AS_STRIDED_NOT_MODELLED = ("the reference engine replays a view function
 
 def addmv_dtypes(self: str, mat: str, vec: str) -> str:  # scalar names: Float, Double
     return f"addmv input tensors must have the same dtype, but got {self}, {mat}, and {vec}"
+
+
+# ---- h27eng: dispatch.py, the core's table of ops (the engine's own wiring) ----------------
+
+def dispatch_provided_twice(name: str) -> str:
+    return f"reference_engine.dispatch.{name} is provided twice"
+
+
+def dispatch_not_provided(name: str) -> str:
+    return (f"reference_engine.dispatch has no {name!r}: the core's calls into the ops are "
+            f"provided by reference_engine/__init__.py")

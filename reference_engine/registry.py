@@ -137,11 +137,12 @@ OPS: tuple[OpRow, ...] = (
     _row("tanh", "ops.elementwise", V, inplace="inplace_ops"),
     _row("sigmoid", "ops.elementwise", V, inplace="inplace_ops"),
     _row("relu", "ops.elementwise", (4,), inplace="inplace_ops"),
-    _row("clamp", "ops.elementwise", (4,), args=(-0.5, 0.5), inplace="inplace_ops", overloads=True),
+    _row("clamp", "ops.piecewise", (4,), args=(-0.5, 0.5), inplace="ops.piecewise",
+         overloads=True),
     _row("reciprocal", "ops.elementwise", V, positive=True),
     _row("maximum", "ops.comparisons", (4,), (4,)),
     _row("minimum", "ops.comparisons", (4,), (4,)),
-    _row("atan2", "ops.elementwise", M, V),
+    _row("atan2", "ops.atan2", M, V),
     _row("clone", "ops.copying", M),
     # the condition comes first; Tensor.where adapts
     _row("where", "ops.comparisons", method=False),
@@ -180,7 +181,7 @@ OPS: tuple[OpRow, ...] = (
     _row("gather", "ops.indexing", M, args=(1, Const([[0, 2], [1, 1]]))),
     _row("index_select", "ops.indexing", M, args=(1, Const([2, 0, 2]))),
     _row("index_fill", "ops.indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True,
-         inplace="ops.scatter"),
+         inplace="ops.scatter_inplace"),
     _row("masked_fill", "ops.indexing", M, args=(MASK, 0.5), inplace="inplace_ops",
          overloads=True),
     # views (views.py; unbind, split, chunk: views_multi_output.py); the in-place forms of
@@ -268,9 +269,10 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.huber_loss", "ops.losses", M, M, overloads=True),
     _row("nn.functional.soft_margin_loss", "ops.losses", M,
          args=(Const([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], "float64"),)),
-    _row("nn.functional.binary_cross_entropy_with_logits", "ops.losses", M, M, overloads=True),
+    _row("nn.functional.binary_cross_entropy_with_logits", "ops.binary_cross_entropy", M, M,
+         overloads=True),
     # probabilities in (0, 1): no sample (test_gradcheck.py writes its row)
-    _row("nn.functional.binary_cross_entropy", "ops.losses"),
+    _row("nn.functional.binary_cross_entropy", "ops.binary_cross_entropy"),
     _row("special.entr", "ops.special", V, positive=True),
     _row("special.i0e", "ops.special", V),
     _row("special.i1", "ops.special", V),
@@ -465,22 +467,23 @@ OPS: tuple[OpRow, ...] = (
     # a second tensor input that is not the second parameter (src after dim and index)
     # comes as a constant: the OpInfo check differentiates it
     _row("scatter", "ops.indexing", M, args=(1, Const([[0, 2, 1], [2, 1, 0]]), SRC),
-         inplace="ops.scatter", overloads=True),   # src a tensor or a number
+         inplace="ops.scatter_inplace", overloads=True),   # src a tensor or a number
     _row("scatter_add", "ops.indexing", M, args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC),
-         inplace="ops.scatter"),
+         inplace="ops.scatter_inplace"),
     _row("scatter_reduce", "ops.scatter", M,
          args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC, "mean")),
-    _row("index_add", "ops.indexing", M, args=(1, Const([2, 0]), SRC2), inplace="ops.scatter"),
+    _row("index_add", "ops.indexing", M, args=(1, Const([2, 0]), SRC2),
+         inplace="ops.scatter_inplace"),
     _row("index_copy", "ops.scatter", M, args=(1, Const([2, 0]), SRC2),
-         inplace="ops.scatter"),
+         inplace="ops.scatter_inplace"),
     _row("index_reduce", "ops.scatter", M, args=(1, Const([2, 0]), SRC2, "amax")),
     _row("index_put", "ops.scatter"),   # takes a list of index tensors: no sample
     _row("put", "ops.put_take", M, args=(Const([4, 1]), Const([0.5, -2.0], "float64")),
-         inplace="ops.scatter"),
+         inplace="ops.scatter_inplace"),
     _row("take", "ops.put_take", M, args=(Const([4, 1, 4]),)),
     _row("take_along_dim", "ops.put_take", M, args=(Const([[0, 2], [1, 1]]), 1)),
     _row("masked_select", "ops.masked", M, args=(MASK,)),
-    _row("masked_scatter", "ops.masked", M, args=(MASK, SRC), inplace="ops.scatter"),
+    _row("masked_scatter", "ops.masked", M, args=(MASK, SRC), inplace="ops.scatter_inplace"),
     _row("select_scatter", "ops.view_scatters", M, V, args=(0, 1)),
     _row("slice_scatter", "ops.view_scatters", M, (2, 2), args=(1, 0, 3, 2)),
     _row("diagonal_scatter", "ops.view_scatters", (3, 3), (2,), args=(1,)),
@@ -496,8 +499,8 @@ OPS: tuple[OpRow, ...] = (
     _row("imag", "ops.complex_numbers", method=False, feature="complex"),  # Tensor.imag too
     _row("view_as_real", "ops.complex_numbers", method=False, feature="complex"),
     _row("view_as_complex", "ops.complex_numbers", method=False, feature="complex"),
-    _row("polar", "ops.complex_numbers", method=False, feature="complex"),
-    _row("complex", "ops.complex_numbers", method=False, feature="complex"),
+    _row("polar", "ops.complex_constructors", method=False, feature="complex"),
+    _row("complex", "ops.complex_constructors", method=False, feature="complex"),
     # ---- h24ops2 (issue 24): norms, products, masked, losses ----
     _row("linalg.vector_norm", "ops.norms", M, feature="reductions"),
     # contractions (ops/contractions.py)

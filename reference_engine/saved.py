@@ -18,14 +18,15 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import messages
+from . import forward_ad, messages
 from .anomaly_mode import is_anomaly_enabled
 from .dtypes import type_string
+from .engine import gradient_edge
 from .grad_mode import no_grad
+from .tensor import Tensor
 
 if TYPE_CHECKING:
     from .graph import Node
-    from .tensor import Tensor
 
 Hooks = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 
@@ -166,7 +167,6 @@ class SavedVariable:
     def _set_hooks_and_pack(self, hooks: Hooks, data: Tensor) -> None:
         """torch's set_hooks_and_pack_data: keep what pack returns (pack runs without grad)
         and what unpacking needs to rebuild the tensor's autograd identity."""
-        from .engine import gradient_edge
         assert self._tensor is not None
         t = self._tensor
         self._hooks = hooks
@@ -213,7 +213,6 @@ class SavedVariable:
             _variable(t, self._output_grad_fn(saved_for), self._output_nr), self._fw)
 
     def _unpack_hooked(self, saved_for: Node | None) -> Tensor:
-        from .tensor import Tensor
         assert self._hooks is not None
         data = self._hooks[1](self._packed)
         if not isinstance(data, Tensor):
@@ -249,13 +248,11 @@ def _two_callables(saved: SavedVariable, args: tuple[Any, ...],
 
 
 def _forward_ad() -> Any:
-    from . import forward_ad  # it imports tensor.py, which (through the ops) imports this
     return forward_ad
 
 
 def _tensor_data(t: Tensor) -> Tensor:
     """A new tensor on t's storage and version counter, without autograd history."""
-    from .tensor import Tensor
     out = Tensor(t._data, t._dtype, t._device)
     out._version_counter = t._version_counter
     return out

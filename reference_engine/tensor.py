@@ -1,9 +1,10 @@
 """Tensor: a numpy array plus the autograd state torch keeps on a Variable.
 
-Ops live in ops/, views.py and inplace.py; the methods here only delegate, so
-this file reads as the list of state a tensor carries and the rules on it. Methods that
-only read metadata or convert (tensor_metadata.py), keep hooks (tensor_hooks.py) or adapt a
-call to an op (tensor_operators.py) are plain functions there, bound in the class body here.
+Ops live in ops/, views.py and inplace.py, a layer up; the methods here only delegate
+(through dispatch.py's table), so this file reads as the list of state a tensor carries
+and the rules on it. Methods that only read metadata or convert (tensor_metadata.py), keep
+hooks (tensor_hooks.py) or adapt a call to an op (tensor_operators.py) are plain functions
+there, bound in the class body here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import messages
+from . import dispatch, messages
 from . import tensor_hooks as hooks
 from . import tensor_metadata as metadata
 from . import tensor_operators as operators
@@ -118,10 +119,8 @@ class Tensor:
         base = self._base
         if base is not None and self._view_version != self._version_counter.value \
                 and (self._grad_fn is not None or base.requires_grad):
-            from .inplace import handle_view_on_rebase
-            from .views_strided import regenerate_view_grad_fn
-            handle_view_on_rebase(self, indirect=True)
-            regenerate_view_grad_fn(self)
+            dispatch.handle_view_on_rebase(self, indirect=True)
+            dispatch.regenerate_view_grad_fn(self)
         return self._grad_fn
 
     def _set_grad_fn(self, node: Node, output_nr: builtins.int = 0) -> None:
@@ -218,8 +217,7 @@ class Tensor:
                  create_graph: builtins.bool = False,
                  inputs: Sequence[Tensor] | Tensor | None = None
                  ) -> None:
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        dispatch.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         out = Tensor(self._data, self._dtype, self._device)
@@ -278,11 +276,11 @@ class Tensor:
     # ---- complex numbers (ops/complex_numbers.py) ------------------------------------
     @property
     def real(self) -> Tensor:
-        return complex_numbers.real(self)
+        return dispatch.real(self)
 
     @property
     def imag(self) -> Tensor:
-        return complex_numbers.imag(self)
+        return dispatch.imag(self)
 
     @property
     def _version(self) -> builtins.int:
@@ -344,26 +342,26 @@ class Tensor:
             warn_once(messages.NUMPY_T_0D)
         elif self.ndim != 2:
             warn_once(messages.NUMPY_T_NOT_MATRIX)
-        return views.permute(self, tuple(reversed(range(self.ndim))))
+        return dispatch.permute(self, tuple(reversed(range(self.ndim))))
 
     @property
     def mT(self) -> Tensor:
         if self.ndim < 2:
             raise RuntimeError(messages.matrix_property("mT", self.ndim))
-        return views.transpose(self, -2, -1)
+        return dispatch.transpose(self, -2, -1)
 
     @property
     def mH(self) -> Tensor:
         """The adjoint of a real tensor is its transpose (the engine has no complex dtype)."""
         if self.ndim < 2:
             raise RuntimeError(messages.matrix_property("mH", self.ndim))
-        return views.transpose(self, -2, -1)
+        return dispatch.transpose(self, -2, -1)
 
     @property
     def H(self) -> Tensor:
         if self.ndim != 2:
             raise RuntimeError(messages.h_not_matrix(self.ndim))
-        return views.transpose(self, 0, 1)
+        return dispatch.transpose(self, 0, 1)
 
     # ---- Python operators (tensor_operators.py) ----------------------------------------
     __add__ = _operator(operators.__add__)
@@ -383,7 +381,7 @@ class Tensor:
         # torch's slot turns matmul's TypeError into NotImplemented: no number operand here
         if not isinstance(other, Tensor):
             return NotImplemented
-        return linalg.matmul(self, other)
+        return dispatch.matmul(self, other)
 
     __neg__ = operators.__neg__
     __abs__ = operators.__abs__
@@ -419,7 +417,3 @@ def warn_if_requires_grad(t: Tensor) -> None:
 def is_tensor(obj: object) -> builtins.bool:
     return isinstance(obj, Tensor)
 
-
-# Imported last: they import Tensor from here; Tensor's methods need them at call time.
-from . import views  # noqa: E402
-from .ops import complex_numbers, linalg  # noqa: E402

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import messages
+from . import dispatch, messages
 from .graph import Hook, RemovableHandle
 
 if TYPE_CHECKING:
@@ -26,9 +26,8 @@ def retain_grad(self: Tensor) -> None:
     assert node is not None
 
     def retain(grad: Tensor) -> None:
-        from .ops.copying import clone
-        from .ops.elementwise import add
-        self._grad = clone(grad) if self._grad is None else add(self._grad, grad)
+        self._grad = (dispatch.clone(grad) if self._grad is None
+                      else dispatch.add(self._grad, grad))
 
     node.retains_grad_hooks[self._output_nr] = retain
     self._retains_grad = True

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import messages, views_fn
+from . import forward_ad, messages, views_fn
 from .autograd_meta import OpNode, OpSpec, differentiable
 from .autograd_meta import record as _record
 from .grad_mode import is_grad_enabled
@@ -352,5 +352,5 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 
 
 # They import this module; used at call time.
-from . import forward_ad, inplace  # noqa: E402
+from . import inplace  # noqa: E402
 from .ops import common, copying, reductions  # noqa: E402

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from . import messages
+from . import engine, forward_ad, messages
 from .autograd_meta import OpSpec, build_node
 from .grad_mode import is_grad_enabled
 from .tensor import Tensor
@@ -89,10 +89,5 @@ def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 
 
 # They import this module; used at call time.
-from . import (  # noqa: E402
-    engine,
-    forward_ad,
-    inplace,
-    inplace_ops,
-)
+from . import inplace, inplace_ops  # noqa: E402
 from .ops import common  # noqa: E402

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import messages
+from . import engine, messages
 from .autograd_meta import Ctx, OpNode, OpSpec, build_node, differentiable
 from .grad_mode import is_grad_enabled
 from .graph import node_class
@@ -125,5 +125,5 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 # They import this module; used at call time.
-from . import engine, inplace  # noqa: E402
+from . import inplace  # noqa: E402
 from .ops import common, joining  # noqa: E402

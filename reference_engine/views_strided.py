@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, engine
 from .autograd_meta import OpSpec, build_node
 from .grad_mode import set_grad_enabled
 from .tensor import Tensor
@@ -93,5 +93,5 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
 
 
 # They import this module (through views); used at call time.
-from . import engine, inplace_ops, views_fn  # noqa: E402
+from . import inplace_ops, views_fn  # noqa: E402
 from .ops import common, complex_numbers, indexing, reductions  # noqa: E402

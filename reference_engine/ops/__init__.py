@@ -8,7 +8,8 @@ public op gets its row in registry.py.
                  torch's argument-parser refusal for the Tensor/Number overloads (parse),
                  and the flat-index plumbing (gather, scatter_add, index_put) views and
                  in-place writes are built on
-    elementwise  arithmetic, pow, unary functions, atan2
+    elementwise  arithmetic, pow, unary functions
+    atan2        atan2 (real types only)
     division     div with a rounding_mode (DivBackward2) and its rounding kernels
     comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
                  maximum/minimum
@@ -21,7 +22,7 @@ public op gets its row in registry.py.
     erf_gamma    erf/erfc/erfinv, the gamma family (lgamma, digamma, polygamma, mvlgamma),
                  i0 and special.i1, and their in-place forms
     piecewise    sign/sgn, trunc/floor/ceil/round/frac, positive, nan_to_num,
-                 clamp_min/clamp_max, clamp.Tensor
+                 clamp, clamp_min/clamp_max, clamp.Tensor
     binary_math  xlogy, copysign, fmod, remainder, fmax/fmin, hypot, logaddexp(2), ldexp,
                  float_power, true_divide, lerp, addcmul, addcdiv
     special_kernels  the special functions numpy lacks (digamma, polygamma, erfinv, i1, ...),
@@ -37,18 +38,21 @@ public op gets its row in registry.py.
     linalg       mm, mv, dot, addmm, bmm, matmul
     products     addmv, addr, baddbmm, addbmm, vdot, outer, kron, cross (linalg.cross)
     decompositions  cholesky_inverse, cholesky_solve, cholesky, linalg.cholesky,
-                 linalg.solve_triangular, linalg.inv_ex, linalg.cholesky_ex
+                 linalg.solve_triangular
     inverses     linalg.inv, linalg.pinv, pinverse
+    linalg_ex    linalg.inv_ex, linalg.cholesky_ex (the result and LAPACK's info)
     linalg_functions  torch.linalg's functions by their names there (the linalg.* rows)
     complex_numbers  complex tensors (issue 22): real/imag and view_as_real/view_as_complex
                  views, lazy conj (conj, resolve_conj, conj_physical), abs/angle/sgn of
-                 complex tensors, polar, complex; the other ops' formulas conjugate where
-                 derivatives.yaml does
+                 complex tensors; the other ops' formulas conjugate where derivatives.yaml
+                 does
+    complex_constructors  polar, complex (complex tensors from real ones)
     joining      cat, stack
     indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
                  masked_fill
-    scatter      scatter_reduce, index_reduce, index_copy, index_put, and the in-place
-                 forms of the scatter family
+    scatter      scatter_reduce, index_reduce, index_copy, index_put
+    scatter_inplace  the in-place forms of the scatter family (scatter_, index_add_, put_,
+                 masked_scatter_, ...)
     put_take     put/take, take_along_dim
     masked       masked_select, masked_scatter
     view_scatters  select/slice/diagonal_scatter
@@ -64,8 +68,9 @@ public op gets its row in registry.py.
                  their backward ops (EluBackwardBackward0 ...)
     piecewise_activations  hardtanh, relu6, leaky_relu, hardswish, soft/hardshrink,
                  threshold
-    losses       nn.functional's losses (l1, smooth_l1, huber, soft_margin, binary
-                 cross entropy, ...) and softmin
+    losses       nn.functional's losses (l1, smooth_l1, huber, soft_margin, ...) and
+                 softmin; PointwiseLoss, the loss with a node of its own
+    binary_cross_entropy  binary_cross_entropy(_with_logits), PointwiseLosses
     layers       nn.functional's linear, pad (constant), pixel/channel shuffles
     special      torch.special's (entr, erfcx, log_ndtr, ndtr, ndtri, xlog1py, i0e, i1,
                  i1e) and the erf and i0 ops their formulas use

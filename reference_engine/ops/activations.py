@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace_ops, messages
+from .. import dtypes, inplace_ops, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, comparisons, unary_math
+from . import common, comparisons, joining, unary_math
 from . import elementwise as ops
 
 Array = np.ndarray
@@ -290,14 +290,12 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 # ---- glu: a * sigmoid(b), the halves of `dim` ---------------------------------------
 
 def _halves(t: Tensor, dim: int) -> tuple[Tensor, Tensor]:
-    from .. import views
     h = t.shape[dim] // 2
     return views.narrow(t, dim, 0, h), views.narrow(t, dim, h, h)
 
 
 def _glu_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     """glu_backward: [g * sigmoid(b), g * a * sigmoid(b) * (1 - sigmoid(b))] joined on dim."""
-    from . import joining
     a, b = _halves(c.self, c.dim)
     s = ops.sigmoid(b)
     return [joining.cat([ops.mul(g, s), ops.mul(ops.mul(ops.mul(g, a), s), ops.rsub(s, 1))],

@@ -1,6 +1,7 @@
 """Complex numbers (issue 22): complex tensors' views of their parts (real, imag,
 view_as_real, view_as_complex), conjugation (conj, resolve_conj, conj_physical), abs,
-angle and sgn of complex tensors, and the real-to-complex constructors polar and complex.
+angle and sgn of complex tensors (the real-to-complex constructors polar and complex:
+complex_constructors.py).
 
 Gradients follow PyTorch's convention ("Autograd for Complex Numbers"): the gradient of a
 real loss L with respect to z is the conjugate Wirtinger derivative, dL/dz* times 2, so a
@@ -27,13 +28,13 @@ root, conjugated back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes, messages, views_fn
 from ..autograd_meta import OpSpec, record
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .common import _elementwise, zeros_scalar
 
@@ -59,7 +60,6 @@ def _view(src: Tensor, data: np.ndarray, dt: dtypes.dtype, index: np.ndarray | N
     """A view of src whose data (another dtype) is `data`: views.py's bookkeeping (base,
     version counter, view positions, creation meta), with the positions given."""
     from .. import inplace
-    from ..grad_mode import is_grad_enabled
     base = src._base if src._base is not None else src
     out = Tensor(data, dt, src.device)
     out._base = base
@@ -311,108 +311,3 @@ ANGLE = OpSpec("AngleBackward0", ("self",), {"self": ("self",)}, backward=_angle
 def angle(self: Tensor) -> Tensor:
     """arg z of a complex tensor: a real tensor of the parts' dtype."""
     return _elementwise(ANGLE, np.angle, (self,), out_dtype=dtypes.to_real(self.dtype))
-
-
-# ---- constructors from real parts ---------------------------------------------------------
-
-
-def _check_types(fn: str, names: tuple[str, str], a: Any, b: Any) -> None:
-    """The Python arg parser's check, first argument first."""
-    for position, (name, t) in enumerate(zip(names, (a, b), strict=True), 1):
-        if not isinstance(t, Tensor):
-            raise TypeError(messages.argument_must_be_tensor(fn, name, position,
-                                                             type(t).__name__))
-
-
-def _check_pair(a: Tensor, b: Tensor, out: Tensor | None = None) -> None:
-    """ATen's complex_check_floating, and complex_check_dtype's checks of the second
-    argument and of `out`."""
-    if not (a.dtype.is_floating_point and b.dtype.is_floating_point):
-        raise RuntimeError(messages.complex_inputs_not_float(a.dtype.scalar_name,
-                                                             b.dtype.scalar_name))
-    if a.dtype is not b.dtype:
-        raise RuntimeError(messages.complex_second_argument(a.dtype.scalar_name,
-                                                            b.dtype.scalar_name))
-    ct = dtypes.to_complex(a.dtype)
-    if out is not None and out.dtype is not ct:
-        raise RuntimeError(messages.complex_out_dtype(ct.scalar_name, out.dtype.scalar_name))
-
-
-def _into_out(fn: str, a: Tensor, b: Tensor, out: Tensor,
-              op: Callable[[Tensor, Tensor], Tensor]) -> Tensor:
-    """complex_out / polar_out: autograd refuses out= first, then the kernel checks dtypes."""
-    from .common import into_out
-
-    def compute() -> Tensor:
-        _check_pair(a, b, out)
-        return op(a, b)
-    return into_out(fn, out, (a, b), compute)
-
-
-# torch's codegen saves an input whose name a formula mentions, and `at::real(grad)` names
-# `real` (as `at::imag(grad)` names `imag`): ComplexBackward0 saves both inputs, each when its
-# own grad is wanted, unread by the formulas (pack hooks see imag, then real).
-COMPLEX = OpSpec("ComplexBackward0", ("real", "imag"), {"real": ("real",), "imag": ("imag",)},
-                 backward=lambda c, g: c.grads(lambda: real(g), lambda: _imag_of(g)),
-                 jvp=lambda c: complex(c.real_t, c.imag_t))
-
-
-def _imag_of(g: Tensor) -> Tensor:
-    """at::imag of a gradient, which is complex here (a complex result's grad)."""
-    return imag(g)
-
-
-def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
-    _check_types("complex", ("real", "imag"), real, imag)
-    if out is not None:
-        return _into_out("complex", real, imag, out, complex)
-    _check_pair(real, imag)
-    return _elementwise(COMPLEX, _from_parts, (real, imag),
-                        out_dtype=dtypes.to_complex(real.dtype))
-
-
-def _from_parts(re: np.ndarray, im: np.ndarray) -> np.ndarray:
-    """re + i im, part by part (re + 1j * im would make inf * 1j's real part NaN)."""
-    re, im = np.broadcast_arrays(re, im)
-    out = np.empty(re.shape, np.result_type(re.dtype, np.complex64))
-    out.real, out.imag = re, im
-    return out
-
-
-def _polar_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    """FunctionsManual's polar_backward: grad_abs = real(conj(grad) * sgn(result)),
-    grad_angle = real(conj(grad) * result * i)."""
-    from . import elementwise as ew
-    gc = conj(g)
-    result = c.result
-    return c.grads(lambda: real(ew.mul(gc, sgn(result))),
-                   lambda: real(ew.mul(gc, ew.mul(result, 1j))))
-
-
-def _polar_jvp(c: Any) -> Tensor:
-    """at::complex(abs_t*angle_p.cos() - angle_t*abs_p*angle_p.sin(),
-                   abs_t*angle_p.sin() + angle_t*abs_p*angle_p.cos())"""
-    from . import elementwise as ew
-    cos, sin = ew.cos(c.angle), ew.sin(c.angle)
-    return complex(ew.sub(ew.mul(c.abs_t, cos), ew.mul(ew.mul(c.angle_t, c.abs), sin)),
-                   ew.add(ew.mul(c.abs_t, sin), ew.mul(ew.mul(c.angle_t, c.abs), cos)))
-
-
-POLAR = OpSpec("PolarBackward0", ("abs", "angle"), {"abs": ("result",), "angle": ("result",)},
-               backward=_polar_backward, jvp=_polar_jvp)
-
-
-def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:
-    _check_types("polar", ("abs", "angle"), abs, angle)
-    if out is not None:
-        return _into_out("polar", abs, angle, out, polar)
-    _check_pair(abs, angle)
-    return _elementwise(POLAR, _polar_array, (abs, angle), out_dtype=dtypes.to_complex(abs.dtype))
-
-
-def _polar_array(r: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """r cos t + i r sin t. torch's kernel calls libm's cos and sin of the parts' type, which
-    round (nearly always) correctly; numpy's float32 cos and sin are coarser, so they are
-    taken in float64 and rounded."""
-    t64 = t.astype(np.float64)
-    return _from_parts(r * np.cos(t64).astype(t.dtype), r * np.sin(t64).astype(t.dtype))

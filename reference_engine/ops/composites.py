@@ -12,9 +12,10 @@ import numpy as np
 
 from .. import dtypes, inplace_ops, messages, views
 from ..tensor import Tensor
-from . import common, extremes, joining
+from . import common, extremes, joining, piecewise
 from . import elementwise as ops
 from . import reductions as red
+from .linalg import mm
 from .scans import cumsum
 
 # ---- diff ---------------------------------------------------------------------------------
@@ -150,7 +151,6 @@ def cov(self: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     if n == 1 and (fweights is None) != (aweights is None):
         raise NotImplementedError(messages.COV_ONE_OBSERVATION_NOT_MODELLED)
     inp = ops.sub(inp, views.unsqueeze(avg, 1))
-    from .linalg import mm
     c = mm(inp, views.t(inp if w is None else ops.mul(inp, w)))
     return views.squeeze(ops.div(c, norm_factor))
 
@@ -165,4 +165,4 @@ def corrcoef(self: Tensor) -> Tensor:
     stddev = ops.sqrt(views.diagonal(c))
     c = ops.div(c, views.view(stddev, (-1, 1)))
     c = ops.div(c, views.view(stddev, (1, -1)))
-    return ops.clamp(c, -1, 1)
+    return piecewise.clamp(c, -1, 1)

@@ -1,5 +1,5 @@
-"""Elementwise ops: arithmetic (div with a rounding mode: division.py), pow, unary functions,
-atan2. Forward in numpy, backward written in engine ops.
+"""Elementwise ops: arithmetic (div with a rounding mode: division.py), pow, unary functions
+(clamp: piecewise.py; atan2: atan2.py). Forward in numpy, backward written in engine ops.
 
 Each OpSpec below is one derivatives.yaml entry: torch's node name, the inputs
 that get edges, which saved values each input's formula reads, and the formula.
@@ -317,21 +317,6 @@ SIGMOID: OpSpec = OpSpec("SigmoidBackward0", ("self",), {"self": ("result",)},
 RELU: OpSpec = OpSpec("ReluBackward0", ("self",), {"self": ("result",)},
                       lambda c, g: [grad_ops.threshold_backward(g, c.result, 0)],
                       jvp="auto_element_wise")
-CLAMP = OpSpec("ClampBackward1", ("self",), {"self": ("self",)},
-               lambda c, g: [comparisons.where(_clamp_mask(c.self, c.min, c.max), g,
-                                               zeros_scalar(g))],
-               jvp="auto_element_wise")
-
-
-def _clamp_mask(x: Tensor, lo: Number | None, hi: Number | None) -> Tensor:
-    mask = np.ones(x.shape, dtype=bool)
-    if lo is not None:
-        mask &= x._data >= lo
-    if hi is not None:
-        mask &= x._data <= hi
-    return new(mask, dtypes.bool_, x.device)
-
-
 def exp(self: Tensor) -> Tensor:
     return _unary_float(EXP, np.exp, self, rounded=True)
 
@@ -374,20 +359,6 @@ def relu(self: Tensor) -> Tensor:
     return _elementwise(RELU, lambda a: _clamp_array(a, 0, None), (self,))
 
 
-def clamp(self: Tensor, min: Tensor | Number | None = None,
-          max: Tensor | Number | None = None) -> Tensor:
-    refuse_complex_clamp(self)
-    if isinstance(min, Tensor) or isinstance(max, Tensor):   # clamp.Tensor
-        def bound(b: Tensor | Number | None) -> Tensor | None:
-            return None if b is None else wrap(b)
-        return piecewise.clamp_tensor(self, bound(min), bound(max))
-    # the Scalar bounds take part in type promotion: an integer tensor clamped to float
-    # bounds gives the default float dtype (clamp(int32 tensor, -0.5, 0.5) is float32)
-    dt = _promotes([self, *(wrap(b) for b in (min, max) if b is not None)])
-    return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), out_dtype=dt,
-                        compute_dtype=dt, min=min, max=max)
-
-
 def refuse_complex_clamp(self: Tensor) -> None:
     """clamp's (and clamp_min's, clamp_max's, relu's) refusal of complex tensors."""
     if self.dtype.is_complex:
@@ -401,34 +372,6 @@ def _clamp_array(a: np.ndarray, lo: Number | None, hi: Number | None) -> np.ndar
     return out if hi is None else np.where(out > hi, np.asarray(hi, dtype=a.dtype), out)
 
 
-# ---- comparisons and other non-differentiable results ---------------------------------
-
-# ---- atan2 ------------------------------------------------------------------------------
-
-def _atan2_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    """FunctionsManual atan2_backward: both grads scale by the reciprocal of self^2 + other^2,
-    masked to 0 where that is 0, so atan2(0, 0) has a zero gradient rather than NaN."""
-    denom = add(mul(c.self, c.self), mul(c.other, c.other))
-    recip = indexing.masked_fill(reciprocal(denom), comparisons.compare(denom, 0, np.equal), 0)
-    return c.grads(lambda: mul(mul(g, c.other), recip),
-                   lambda: mul(mul(g, neg(c.self)), recip))
-
-
-ATAN2 = OpSpec("Atan2Backward0", ("self", "other"),
-               {"self": ("self", "other"), "other": ("self", "other")}, _atan2_backward,
-               jvp=lambda c: div(add(mul(neg(c.self), c.other_t), mul(c.other, c.self_t)),
-                                 add(pow(c.self, 2), pow(c.other, 2))))
-
-
-def atan2(self: Tensor, other: Tensor) -> Tensor:
-    ts = [wrap(self), wrap(other)]
-    dt = _promotes(ts)
-    if dt.is_complex:   # its kernel is dispatched for real types only
-        raise NotImplementedError(messages.kernel_not_implemented("atan2_cpu", dt.scalar_name))
-    dt = dt if dt.is_floating_point else dtypes.get_default_dtype()   # integers give floats
-    return _elementwise(ATAN2, np.arctan2, ts, compute_dtype=dt)
-
-
 # They import this module; used at call time.
 from . import backward as grad_ops  # noqa: E402
 from . import (  # noqa: E402
@@ -436,6 +379,4 @@ from . import (  # noqa: E402
     complex_numbers,
     copying,
     division,
-    indexing,
-    piecewise,
 )

@@ -1,6 +1,6 @@
 """Inverses: linalg.inv, linalg.pinv and pinverse. Forwards in numpy; backward and jvp formulas
 are FunctionsManual.cpp's, written in engine ops so that they differentiate again.
-(linalg.inv_ex: decompositions.py, with cholesky_ex.)"""
+(linalg.inv_ex: linalg_ex.py, with cholesky_ex.)"""
 
 from __future__ import annotations
 

@@ -11,7 +11,16 @@ import numpy as np
 
 from .. import inplace_ops, messages, views
 from ..tensor import Tensor
-from . import common, copying, decompositions, determinants, inverses, products, reductions
+from . import (
+    common,
+    copying,
+    decompositions,
+    determinants,
+    inverses,
+    linalg_ex,
+    products,
+    reductions,
+)
 from . import elementwise as ops
 from . import linalg as _linalg_ops
 from . import solve as _solve_ops
@@ -21,8 +30,8 @@ inv = inverses.linalg_inv
 solve_triangular = decompositions.solve_triangular
 cholesky = decompositions.linalg_cholesky
 pinv = inverses.linalg_pinv
-inv_ex = decompositions.inv_ex
-cholesky_ex = decompositions.cholesky_ex
+inv_ex = linalg_ex.inv_ex
+cholesky_ex = linalg_ex.cholesky_ex
 det = determinants.linalg_det
 slogdet = determinants.linalg_slogdet
 solve = _solve_ops.linalg_solve

@@ -187,7 +187,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
         raise ValueError(messages.gaussian_nll_reduction(reduction))
     var = copying.clone(var)
     with no_grad():
-        inplace_ops.clamp_(var, min=eps)
+        piecewise.clamp_(var, min=eps)
     # 0.5 * (...): Tensor.__rmul__, the tensor first
     loss = ops.mul(ops.add(ops.log(var), ops.div(ops.pow(ops.sub(input, target), 2), var)),
                    0.5)

@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
-from . import common, indexing, reductions
+from . import common, indexing, joining, reductions
 
 # ---- masked_select / masked_scatter --------------------------------------------------------------
 
@@ -52,7 +52,6 @@ def _masked_scatter_source_backward(c: Any, g: Tensor) -> Tensor:
     picked = masked_select(g, c.mask)
     n = int(np.prod(c.source_sym_sizes, dtype=np.int64))
     if picked.numel() < n:
-        from . import joining
         pad = common.new(np.zeros(n - picked.numel()), g.dtype, g.device)
         picked = joining.cat([picked, pad])
     return views.reshape(picked, c.source_sym_sizes)

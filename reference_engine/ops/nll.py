@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import messages, views
+from .. import inplace_ops, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, reductions, shape_views
+from . import common, comparisons, indexing, masked, reductions, shape_views
 from . import elementwise as ops
 from .nn import log_softmax
 
@@ -300,7 +300,6 @@ def _prob_target(self: Tensor, target: Tensor, weight: Tensor | None, reduction:
     if reduction == "sum":
         return total
     if input.numel() == 0:
-        from .. import inplace_ops
         return inplace_ops.fill_(total, float("nan"))
     return ops.div_scalar(total, input.numel() // n_classes)
 
@@ -308,8 +307,6 @@ def _prob_target(self: Tensor, target: Tensor, weight: Tensor | None, reduction:
 def _label_smoothing(self: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
                      ignore_index: int, label_smoothing: float) -> Tensor:
     """cross_entropy_loss_label_smoothing: (1 - ls) * nll + smooth * (ls / classes)."""
-    from .. import inplace_ops
-    from . import comparisons, indexing, masked
     class_dim = 0 if self.ndim == 1 else 1
     input = log_softmax(self, class_dim)
     nll = _nll_loss_nd(input, target, weight, reduction, ignore_index)

@@ -16,10 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views
-from ..autograd_meta import OpSpec, differentiable, record
+from .. import engine, forward_ad, messages, views
+from ..autograd_meta import OpSpec, build_node, differentiable, record
 from ..grad_mode import is_grad_enabled
+from ..graph import node_class
 from ..tensor import Tensor
+from ..views_multi_output import MultiOutputNode
 from . import common, reductions, shape_views
 from . import elementwise as ops
 from .unary_math import rsqrt
@@ -332,10 +334,6 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
 def _record_multi_input(spec: OpSpec, inputs: list[Tensor | None], outs: Sequence[Tensor],
                         attrs: dict[str, Any]) -> None:
     """One node of `spec` over several inputs whose outputs are all of `outs`."""
-    from .. import engine
-    from ..autograd_meta import build_node
-    from ..graph import node_class
-    from ..views_multi_output import MultiOutputNode
     edges = [engine.gradient_edge(t) if t is not None else (None, 0) for t in inputs]
     node = build_node(spec, edges, inputs, outs[0], attrs)
     multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)

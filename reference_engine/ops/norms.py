@@ -17,6 +17,7 @@ from . import backward as bw
 from . import common, comparisons
 from . import elementwise as ops
 from . import reductions as red
+from .complex_numbers import conj, real
 from .statistics import Dims, _bool, _masked_zero, _sum, _unsqueeze_multiple
 
 # ---- norm (linalg_vector_norm) / dist -----------------------------------------------------
@@ -55,7 +56,6 @@ def norm_jvp(x: Tensor, x_t: Tensor, p: float, norm: Tensor, dims: Dims,
              keepdim: bool) -> Tensor:
     """FunctionsManual norm_jvp: for complex x, the real part of conj(x) (or conj(sgn x))
     times the tangent, where a real x has x (sgn x)."""
-    from .complex_numbers import conj, real
     if p == 0.0:
         return common.zeros_like(norm)
     sgn_t = real(ops.mul(conj(bw.sgn(x)), x_t))

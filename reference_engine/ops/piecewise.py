@@ -13,8 +13,10 @@ import numpy as np
 
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
+from ..grad_mode import no_grad
+from ..inplace import apply_inplace
 from ..tensor import Tensor
-from . import common
+from . import common, comparisons
 from .backward import (  # sgn: abs's gradient's op, exported under its name here
     SGN,
     sgn,
@@ -31,7 +33,7 @@ from .common import (
     zeros_scalar,
 )
 from .comparisons import compare, where
-from .elementwise import mul, refuse_complex_clamp
+from .elementwise import _clamp_array, mul, refuse_complex_clamp
 from .unary_math import _inplace, _spec
 
 # ---- sign and rounding: zero gradients ----------------------------------------------------
@@ -249,3 +251,39 @@ trunc_ = _inplace(TRUNC, trunc)
 floor_ = _inplace(FLOOR, floor)
 ceil_ = _inplace(CEIL, ceil)
 frac_ = _inplace(FRAC, frac)
+
+
+# ---- clamp (Scalar bounds; clamp.Tensor is clamp_tensor above) ----------------------------
+
+CLAMP = OpSpec("ClampBackward1", ("self",), {"self": ("self",)},
+               lambda c, g: [comparisons.where(_clamp_mask(c.self, c.min, c.max), g,
+                                               zeros_scalar(g))],
+               jvp="auto_element_wise")
+
+
+def _clamp_mask(x: Tensor, lo: Number | None, hi: Number | None) -> Tensor:
+    mask = np.ones(x.shape, dtype=bool)
+    if lo is not None:
+        mask &= x._data >= lo
+    if hi is not None:
+        mask &= x._data <= hi
+    return new(mask, dtypes.bool_, x.device)
+
+def clamp(self: Tensor, min: Tensor | Number | None = None,
+          max: Tensor | Number | None = None) -> Tensor:
+    refuse_complex_clamp(self)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):   # clamp.Tensor
+        def bound(b: Tensor | Number | None) -> Tensor | None:
+            return None if b is None else wrap(b)
+        return clamp_tensor(self, bound(min), bound(max))
+    # the Scalar bounds take part in type promotion: an integer tensor clamped to float
+    # bounds gives the default float dtype (clamp(int32 tensor, -0.5, 0.5) is float32)
+    dt = _promotes([self, *(wrap(b) for b in (min, max) if b is not None)])
+    return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), out_dtype=dt,
+                        compute_dtype=dt, min=min, max=max)
+
+
+def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
+    with no_grad():
+        r = clamp(self, min, max)
+    return apply_inplace(self, CLAMP, r, [], min=min, max=max)

@@ -10,8 +10,7 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from . import backward as grad_ops
-from . import common, comparisons
-from . import elementwise as ops
+from . import common, comparisons, piecewise
 from .activations import Array, Pointwise, _mask, _no_inplace
 
 # ---- piecewise linear: hardtanh, relu6, leaky_relu, hardswish, shrinks ------------------
@@ -43,7 +42,7 @@ def _hardtanh(input: Tensor, min_val: float, max_val: float) -> Tensor:
     if input.dtype is dtypes.bool_:
         raise RuntimeError(messages.HARDTANH_BOOL)
     if not input.dtype.is_floating_point:
-        return ops.clamp(input, int(min_val), int(max_val))
+        return piecewise.clamp(input, int(min_val), int(max_val))
     return HARDTANH(input, min_val=min_val, max_val=max_val)
 
 

@@ -1,6 +1,6 @@
 """Ops that write into a copy of self by index: scatter_reduce and index_reduce, index_copy,
-index_put, and the in-place forms of the scatter family. (scatter, scatter_add, gather,
-index_add, index_select, index_fill, masked_fill: ops/indexing.py; put/take and
+index_put. (The in-place forms of the scatter family: ops/scatter_inplace.py; scatter,
+scatter_add, gather, index_add, index_select, index_fill, masked_fill: ops/indexing.py; put/take and
 take_along_dim: ops/put_take.py; masked_select/masked_scatter: ops/masked.py; the view
 scatters select/slice/diagonal_scatter: ops/view_scatters.py.)
 
@@ -19,12 +19,9 @@ import numpy as np
 
 from .. import dtypes, messages, views, views_indexing, warn
 from ..autograd_meta import OpSpec, record
-from ..grad_mode import no_grad
 from ..graph import Node, node_class
 from ..tensor import Tensor
 from . import common, comparisons, elementwise, indexing
-from .masked import MASKED_SCATTER, masked_scatter
-from .put_take import PUT, put
 
 # ---- addressing: where each source element goes --------------------------------------------
 
@@ -329,87 +326,3 @@ def index_put(self: Tensor, indices: Any, values: Tensor, accumulate: bool = Fal
     out = common.new(arr, self.dtype, common.common_device([self, values]))
     return record(spec, out, [self, values], positions=positions, accumulate=accumulate,
                   **saves)
-
-
-# ---- in-place forms ------------------------------------------------------------------------------
-
-def _check_first(self: Tensor, *operands: Any) -> None:
-    """VariableType's check_inplace (a leaf that requires grad, ...) comes before the
-    kernel's own checks (a source of another dtype): the forms below compute out of place
-    first, so they check here."""
-    from ..inplace import check_inplace
-    check_inplace(self, [o for o in operands if isinstance(o, Tensor)])
-
-
-def _inplace(spec: OpSpec, fn: Callable[..., Tensor], others: Callable[..., list[Tensor]],
-             attrs: Callable[..., dict[str, Any]]) -> Callable[..., Tensor]:
-    def op_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        from ..inplace import apply_inplace
-        _check_first(self, *others(*args, **kwargs))
-        with no_grad():
-            r = fn(self, *args, **kwargs)
-        return apply_inplace(self, spec, r, others(*args, **kwargs), **attrs(self, *args,
-                                                                              **kwargs))
-    op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
-    return op_
-
-
-index_copy_ = _inplace(INDEX_COPY, index_copy, lambda dim, index, source: [source],
-                       lambda self, dim, index, source: {
-                           "dim": common.wrap_dim(dim, self.ndim), "index": index})
-masked_scatter_ = _inplace(MASKED_SCATTER, masked_scatter, lambda mask, source: [source],
-                           lambda self, mask, source: {
-                               "mask": mask, "source_sym_sizes": tuple(source.shape)})
-
-
-def _wrapped(self: Tensor, dim: int) -> int:
-    return common.wrap_dim(dim, self.ndim)
-
-
-def scatter_(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
-    from ..inplace import apply_inplace
-    _check_first(self, src)
-    with no_grad():
-        r = indexing.scatter(self, dim, index, src)
-    attrs: dict[str, Any] = {"dim": _wrapped(self, dim), "index": index}
-    if isinstance(src, Tensor):
-        return apply_inplace(self, indexing.SCATTER, r, [src], **attrs)
-    return apply_inplace(self, indexing.SCATTER_VALUE, r, [], **attrs)
-
-
-def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    from ..inplace import apply_inplace
-    _check_first(self, src)
-    with no_grad():
-        r = indexing.scatter_add(self, dim, index, src)
-    return apply_inplace(self, indexing.SCATTER_ADD, r, [src], dim=_wrapped(self, dim),
-                         index=index)
-
-
-def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
-               ) -> Tensor:
-    from ..inplace import apply_inplace
-    _check_first(self, source)
-    with no_grad():
-        r = indexing.index_add(self, dim, index, source, alpha=alpha)
-    return apply_inplace(self, indexing.INDEX_ADD, r, [source], dim=_wrapped(self, dim),
-                         index=index, alpha=alpha)
-
-
-def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
-    from ..inplace import apply_inplace
-    _check_first(self, value)
-    with no_grad():
-        r = indexing.index_fill(self, dim, index, value)
-    attrs: dict[str, Any] = {"dim": _wrapped(self, dim), "index": index}
-    if isinstance(value, Tensor):
-        return apply_inplace(self, indexing.INDEX_FILL_TENSOR, r, [value], **attrs)
-    return apply_inplace(self, indexing.INDEX_FILL, r, [], **attrs)
-
-
-def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    from ..inplace import apply_inplace
-    _check_first(self, source)
-    with no_grad():
-        r = put(self, index, source, accumulate)
-    return apply_inplace(self, PUT, r, [source], index=index, accumulate=accumulate)

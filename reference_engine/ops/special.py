@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
+from . import backward as grad_ops
 from . import common, comparisons, indexing
 from . import elementwise as ops
 from . import special_kernels as kernels
@@ -253,7 +254,6 @@ def _i1_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 
 def _i1e_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     """i1e_backward: i0e(x) - result * (sgn(x) + 1 / x)."""
-    from . import backward as grad_ops
     not_tiny, x = _safe(c.self)
     return [_i1_limit(g, not_tiny, ops.sub(i0e(x), ops.mul(
         c.result, ops.add(grad_ops.sgn(x), ops.reciprocal(x)))))]
@@ -261,7 +261,6 @@ def _i1e_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 
 def _i0e_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     """grad * (special_i1e(self) - self.sgn() * result)."""
-    from . import backward as grad_ops
     return [ops.mul(g, ops.sub(i1e(c.self), ops.mul(grad_ops.sgn(c.self), c.result)))]
 
 

@@ -12,8 +12,10 @@ import numpy as np
 
 from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, linear_forward, record
+from ..grad_mode import no_grad
+from ..inplace import apply_inplace
 from ..tensor import Tensor
-from . import common, shape_views
+from . import common, reductions, shape_views
 
 # ---- tril / triu ---------------------------------------------------------------------------
 
@@ -44,21 +46,18 @@ def triu(self: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
-    from ..inplace import apply_inplace
     with _no_grad():
         r = tril(self, diagonal)
     return apply_inplace(self, TRIL, r, [], diagonal=diagonal)
 
 
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
-    from ..inplace import apply_inplace
     with _no_grad():
         r = triu(self, diagonal)
     return apply_inplace(self, TRIU, r, [], diagonal=diagonal)
 
 
 def _no_grad() -> Any:
-    from ..grad_mode import no_grad
     return no_grad()
 
 
@@ -150,7 +149,6 @@ FILL_TENSOR = OpSpec(
 
 
 def _sum(g: Tensor) -> Tensor:
-    from . import reductions
     return reductions.sum(g)
 
 

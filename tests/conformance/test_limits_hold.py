@@ -3,7 +3,7 @@ programs that try to get past it: loop bounds computed at run time or hidden in 
 statements multiplied by lambdas and methods, tensors kept alive in numbers, snapshots
 repeated step after step. Each ends with the documented outcome at its line; none hangs or
 takes memory beyond the limit. The per-operation element limit has its own file
-(test_op_memory_limits.py); the wall-clock limit is in test_limits.py.
+(test_op_memory_limits.py); the wall-clock limit is in test_time_limit.py.
 """
 
 from __future__ import annotations

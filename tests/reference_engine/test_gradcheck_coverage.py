@@ -19,7 +19,7 @@ import numpy as np
 import reference_engine as torch
 from reference_engine.autograd_meta import OpSpec
 from reference_engine.graph import Node
-from tests.reference_engine.test_gradcheck import OPS, _outputs
+from tests.reference_engine.gradcheck_rows import OPS, _outputs
 
 # OpSpecs whose node only a third-order graph builds: they appear in the backward formulas of
 # other backward nodes (a formula's formula), which central differences of first and second

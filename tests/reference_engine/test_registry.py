@@ -20,7 +20,7 @@ import reference_engine as torch
 from conformance.case import api
 from reference_engine import registry
 from reference_engine.registry import OPS, OpRow
-from tests.reference_engine.test_gradcheck import OPS as GRADCHECK
+from tests.reference_engine.gradcheck_rows import OPS as GRADCHECK
 
 ROW_IDS = [r.name for r in OPS]
 

@@ -1,0 +1,39 @@
+"""atan2, the two-argument arctangent (its own family: a binary op of trigonometry, real types
+only). Forward in numpy, backward and jvp written in engine ops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes, messages
+from ..autograd_meta import OpSpec
+from ..tensor import Tensor
+from . import comparisons, indexing
+from .common import _elementwise, _promotes, wrap
+from .elementwise import add, div, mul, neg, pow, reciprocal
+
+
+def _atan2_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    """FunctionsManual atan2_backward: both grads scale by the reciprocal of self^2 + other^2,
+    masked to 0 where that is 0, so atan2(0, 0) has a zero gradient rather than NaN."""
+    denom = add(mul(c.self, c.self), mul(c.other, c.other))
+    recip = indexing.masked_fill(reciprocal(denom), comparisons.compare(denom, 0, np.equal), 0)
+    return c.grads(lambda: mul(mul(g, c.other), recip),
+                   lambda: mul(mul(g, neg(c.self)), recip))
+
+
+ATAN2 = OpSpec("Atan2Backward0", ("self", "other"),
+               {"self": ("self", "other"), "other": ("self", "other")}, _atan2_backward,
+               jvp=lambda c: div(add(mul(neg(c.self), c.other_t), mul(c.other, c.self_t)),
+                                 add(pow(c.self, 2), pow(c.other, 2))))
+
+
+def atan2(self: Tensor, other: Tensor) -> Tensor:
+    ts = [wrap(self), wrap(other)]
+    dt = _promotes(ts)
+    if dt.is_complex:   # its kernel is dispatched for real types only
+        raise NotImplementedError(messages.kernel_not_implemented("atan2_cpu", dt.scalar_name))
+    dt = dt if dt.is_floating_point else dtypes.get_default_dtype()   # integers give floats
+    return _elementwise(ATAN2, np.arctan2, ts, compute_dtype=dt)
