@@ -2142,3 +2142,12 @@ VIEW_FN_AS_STRIDED_NOT_MODELLED = ("the reference engine replays a view function
 
 def addmv_dtypes(self: str, mat: str, vec: str) -> str:  # scalar names: Float, Double
     return f"addmv input tensors must have the same dtype, but got {self}, {mat}, and {vec}"
+# ---- h27fwd -----------------------------------------------------------------------------
+
+# torch/storage.py _warn_typed_storage_removal (Tensor.storage(), and TypedStorage's
+# methods), the first time in a process
+TYPED_STORAGE_DEPRECATED = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be "
+    "the only storage class. This should only matter to you if you are using storages "
+    "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead of "
+    "tensor.storage()")

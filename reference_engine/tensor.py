@@ -19,6 +19,7 @@ import numpy as np
 from . import messages
 from . import tensor_hooks as hooks
 from . import tensor_metadata as metadata
+from . import tensor_storage
 from . import tensor_operators as operators
 from .dtypes import device, dtype
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled
@@ -305,6 +306,7 @@ class Tensor:
     stride = metadata.stride
     is_inference = metadata.is_inference
     _is_view = metadata._is_view
+    storage = tensor_storage.storage
     _meta = metadata._meta
     item = metadata.item
     tolist = metadata.tolist

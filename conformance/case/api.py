@@ -115,6 +115,11 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         # `reshape` and `permute` are function rows whose methods tensor.py adapts
         (TENSOR, """detach item tolist size dim numel is_contiguous where reshape view view_as
                     permute expand expand_as contiguous is_complex is_conj numpy""", {PURE}),
+        # `_is_view()` is a field of every tensor's snapshot (an engine has it anyway);
+        # `storage()` is read for its length and address (`len(x.storage())`,
+        # `x.storage().data_ptr()`, compared, as torch's tests do: an address itself differs
+        # between any two runs)
+        (TENSOR, "_is_view storage", {PURE}),
         (TENSOR, """backward retain_grad register_hook register_post_accumulate_grad_hook
                     requires_grad_ detach_ cpu cuda""", ()),
     ]
@@ -188,6 +193,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "allow mutation context": frozenset({"cloned", "tid_to_weakhandle"}),
     # forward_ad.UnpackedDualTensor, from `fwAD.unpack_dual(x)`
     "unpacked dual": frozenset({"primal", "tangent"}),
+    # torch.storage.TypedStorage, from `x.storage()`
+    "storage": frozenset({"data_ptr"}),
 }
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 
