@@ -16,10 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from . import messages
+from . import messages, tensor_storage
 from . import tensor_hooks as hooks
 from . import tensor_metadata as metadata
-from . import tensor_storage
 from . import tensor_operators as operators
 from .dtypes import device, dtype
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled
@@ -331,6 +330,8 @@ class Tensor:
     int = operators.int
     bool = operators.bool
     equal = operators.equal
+    eq_ = operators.eq_
+    _neg_view = operators._neg_view
     allclose = operators.allclose
     permute = operators.permute
     view = operators.view

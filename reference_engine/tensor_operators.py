@@ -66,6 +66,16 @@ def equal(self: Tensor, other: Tensor) -> builtins.bool:
     return comparisons.equal(self, other)
 
 
+def _neg_view(self: Tensor) -> Tensor:
+    from .ops import complex_numbers
+    return complex_numbers._neg_view(self)
+
+
+def eq_(self: Tensor, other: Any) -> Tensor:
+    from . import inplace_ops
+    return inplace_ops.eq_(self, other)
+
+
 def allclose(self: Tensor, other: Tensor, rtol: builtins.float = 1e-05,
              atol: builtins.float = 1e-08) -> builtins.bool:
     from .ops import comparisons

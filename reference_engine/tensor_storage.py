@@ -15,7 +15,7 @@ import numpy as np
 from . import messages
 
 if TYPE_CHECKING:
-    from .dtypes import DType
+    from .dtypes import dtype as DType
     from .tensor import Tensor
 
 # torch/storage.py _warn_typed_storage_removal: the first TypedStorage call of a process

@@ -119,9 +119,12 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         # `storage()` is read for its length and address (`len(x.storage())`,
         # `x.storage().data_ptr()`, compared, as torch's tests do: an address itself differs
         # between any two runs)
-        (TENSOR, "_is_view storage", {PURE}),
+        # `_neg_view()` makes a negative view (the neg bit, which torch.is_neg reads)
+        (TENSOR, "_is_view storage _neg_view", {PURE}),
         (TENSOR, """backward retain_grad register_hook register_post_accumulate_grad_hook
                     requires_grad_ detach_ cpu cuda""", ()),
+        # the in-place comparison (no registry row: `==` is the out-of-place form)
+        (TENSOR, "eq_", ()),
     ]
 )
 
