@@ -172,8 +172,10 @@ def active() -> bool:
 
 def _storage_numel(t: Tensor) -> int:
     """The storage's size in t's elements (a real view of a complex tensor counts its
-    parts: at::_has_same_storage_numel divides the storage's bytes by t's itemsize)."""
-    return (t._base if t._base is not None else t)._data.nbytes // t._data.itemsize
+    parts: at::_has_same_storage_numel divides the storage's bytes by t's itemsize). The
+    storage, not the autograd base: a detached slice has none, yet its storage is whole."""
+    from .tensor_storage import storage_root
+    return storage_root(t._data).nbytes // t._data.itemsize
 
 
 def _same_layout(a: Tensor, b: Tensor) -> bool:

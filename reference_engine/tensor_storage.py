@@ -30,7 +30,8 @@ def _warn_removal() -> None:
         warnings.warn(messages.TYPED_STORAGE_DEPRECATED, UserWarning, stacklevel=3)
 
 
-def _root(a: np.ndarray) -> np.ndarray:
+def storage_root(a: np.ndarray) -> np.ndarray:
+    """The array a tensor's memory belongs to (its storage): the root of NumPy's views."""
     while isinstance(a.base, np.ndarray):
         a = a.base
     return a
@@ -40,7 +41,7 @@ class TypedStorage:
     """A tensor's storage seen with its dtype (torch.storage.TypedStorage)."""
 
     def __init__(self, data: np.ndarray, dtype: DType) -> None:
-        self._root = _root(data)
+        self._root = storage_root(data)
         self.dtype = dtype
 
     def __len__(self) -> int:
