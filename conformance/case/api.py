@@ -219,7 +219,10 @@ CTX_ENGINE_MEMBERS: frozenset[str] = (
     | OBJECT_ATTRIBUTES["Function class"])
 
 # Harness builtins (served by the interpreter, not by an engine), and those that are pure.
-PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})
+# `object()`: a plain non-tensor value (a Function's non-tensor output, as torch's tests
+# return one); observed as an opaque value, it has no attribute a program may read
+PURE_BUILTINS: frozenset[str] = frozenset(
+    {"len", "range", "float", "int", "assert_close", "object"})
 # The exception classes a program may raise (`raise RuntimeError("...")`) or derive its own
 # from (`class Boom(Exception): pass`): Python's, all below Exception, so that no raise of a
 # program is a BaseException that would end the run (SystemExit, KeyboardInterrupt).
