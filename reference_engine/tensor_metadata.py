@@ -155,6 +155,10 @@ def __repr__(self: Tensor) -> str:
         extras.append(f"grad_fn=<{self.grad_fn.name()}>")
     elif self.requires_grad:
         extras.append("requires_grad=True")
+    from .forward_ad import fw_grad  # torch/_tensor_str.py: a dual tensor shows its tangent
+    tangent = fw_grad(self)
+    if tangent is not None:
+        extras.append(f"tangent={tangent!r}")
     return f"tensor({', '.join([body, *extras])})"
 
 

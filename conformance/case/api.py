@@ -220,9 +220,11 @@ CTX_ENGINE_MEMBERS: frozenset[str] = (
 
 # Harness builtins (served by the interpreter, not by an engine), and those that are pure.
 # `object()`: a plain non-tensor value (a Function's non-tensor output, as torch's tests
-# return one); observed as an opaque value, it has no attribute a program may read
+# return one); observed as an opaque value, it has no attribute a program may read.
+# `str(x)`: a value's printed form, for what torch's tests look for in it (`"tangent=" in
+# str(x)`); a tensor's full text is its engine's formatting, compared only where bound
 PURE_BUILTINS: frozenset[str] = frozenset(
-    {"len", "range", "float", "int", "assert_close", "object"})
+    {"len", "range", "float", "int", "assert_close", "object", "str"})
 # The exception classes a program may raise (`raise RuntimeError("...")`) or derive its own
 # from (`class Boom(Exception): pass`): Python's, all below Exception, so that no raise of a
 # program is a BaseException that would end the run (SystemExit, KeyboardInterrupt).
