@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import messages
+from . import messages, tensor_metadata
 from .tensor import Tensor
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
@@ -117,6 +117,10 @@ def fw_grad(t: Tensor) -> Tensor | None:
         view_t = _view_at(base_t, t._fw_index)
     t._fw_view_of = (base_t, view_t)
     return view_t
+
+
+# a dual tensor's repr shows its tangent (tensor_metadata cannot import this module)
+tensor_metadata.TANGENT_READER.append(fw_grad)
 
 
 def _view_at(t: Tensor, index: np.ndarray) -> Tensor:

@@ -284,6 +284,9 @@ class Tensor:
     def imag(self) -> Tensor:
         return complex_numbers.imag(self)
 
+    def _neg_view(self) -> Tensor:
+        return complex_numbers._neg_view(self)
+
     @property
     def _version(self) -> builtins.int:
         if self.is_inference():
@@ -331,7 +334,6 @@ class Tensor:
     bool = operators.bool
     equal = operators.equal
     eq_ = operators.eq_
-    _neg_view = operators._neg_view
     allclose = operators.allclose
     permute = operators.permute
     view = operators.view

@@ -66,11 +66,6 @@ def equal(self: Tensor, other: Tensor) -> builtins.bool:
     return comparisons.equal(self, other)
 
 
-def _neg_view(self: Tensor) -> Tensor:
-    from .ops import complex_numbers
-    return complex_numbers._neg_view(self)
-
-
 def eq_(self: Tensor, other: Any) -> Tensor:
     from . import inplace_ops
     return inplace_ops.eq_(self, other)
