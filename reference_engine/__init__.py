@@ -193,7 +193,8 @@ _dispatch.provide(
     # forward mode: tangents, their views and in-place updates (forward_ad.py)
     new=_common_ops.new, zeros_like=_common_ops.zeros_like, gather=_common_ops.gather,
     as_strided_view=views_strided.as_strided_view, make_dual_view=views.make_dual_view,
-    conj=complex_numbers.conj,
+    conj=complex_numbers.conj, _neg_view=complex_numbers._neg_view,
+    eq_=inplace_ops.eq_,
 )
 
 # The registry names a row's module (`module`, and `inplace` for its in-place form); each is

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import dispatch, messages
+from . import dispatch, messages, tensor_metadata
 from .grad_mode import is_grad_enabled, set_grad_enabled
 from .tensor import Tensor
 
@@ -119,6 +119,10 @@ def fw_grad(t: Tensor) -> Tensor | None:
     return view_t
 
 
+# a dual tensor's repr shows its tangent (tensor_metadata cannot import this module)
+tensor_metadata.TANGENT_READER.append(fw_grad)
+
+
 def _view_at(t: Tensor, index: np.ndarray) -> Tensor:
     """A view of t at its flat (C-order) positions `index`, sharing t's memory when t is
     contiguous; a tangent stored with other strides gives a copy (not modelled further)."""
@@ -170,8 +174,10 @@ def active() -> bool:
 
 def _storage_numel(t: Tensor) -> int:
     """The storage's size in t's elements (a real view of a complex tensor counts its
-    parts: at::_has_same_storage_numel divides the storage's bytes by t's itemsize)."""
-    return (t._base if t._base is not None else t)._data.nbytes // t._data.itemsize
+    parts: at::_has_same_storage_numel divides the storage's bytes by t's itemsize). The
+    storage, not the autograd base: a detached slice has none, yet its storage is whole."""
+    from .tensor_storage import storage_root
+    return storage_root(t._data).nbytes // t._data.itemsize
 
 
 def _same_layout(a: Tensor, b: Tensor) -> bool:

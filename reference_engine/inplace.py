@@ -156,7 +156,11 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     write(self, dtypes.cast(np.broadcast_to(result._data, self.shape), self.dtype.np))
     self._version_counter.bump()
     if forward_ad.active():   # result, computed out of place, carries the new tangent
-        forward_ad.update_inplace(self, forward_ad.fw_grad(result), others)
+        # (only the operands whose tangents the formula reads: eq_'s reads self's alone)
+        read = others if spec.jvp_reads is None else [
+            o for name, o in zip(spec.inputs[1:], others, strict=False)
+            if name in spec.jvp_reads]
+        forward_ad.update_inplace(self, forward_ad.fw_grad(result), read)
     if node is not None:
         save_result(node, self)
         rebase_history(self, node)

@@ -117,6 +117,24 @@ def zero_(self: Tensor) -> Tensor:
     return apply_inplace(self, ZERO, common.zeros_like(self), [], idempotent=True)
 
 
+# eq_: derivatives.yaml's eq_.Tensor (EqBackward1) and eq_.Scalar (EqBackward0): zero
+# gradients, and `result: self_t.zero_()`, the tangent zeroed in place (update_inplace
+# writes zeros into it: the comparison's result has none); other's tangent is not read, so
+# a plain self compared with a dual tensor gets none
+EQ_TENSOR = OpSpec("EqBackward1", ("self", "other"),
+                   backward=lambda c, g: [common.zeros_like(g), common.zeros_like(g)],
+                   jvp_reads=("self",))
+EQ_SCALAR = OpSpec("EqBackward0", ("self",), backward=lambda c, g: [common.zeros_like(g)])
+
+
+def eq_(self: Tensor, other: Any) -> Tensor:
+    from .ops import comparisons
+    r = comparisons.compare(self, other, np.equal)
+    if isinstance(other, Tensor):
+        return apply_inplace(self, EQ_TENSOR, r, [other])
+    return apply_inplace(self, EQ_SCALAR, r, [])
+
+
 def fill_(self: Tensor, value: Any) -> Tensor:
     # fill_(Tensor) checks overlap; fill_(Scalar) does not (writing one value twice is fine).
     value_t = common.new(np.full(self.shape, value), self.dtype, self.device)

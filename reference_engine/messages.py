@@ -879,10 +879,13 @@ def fwad_out_function(name: str) -> str:
 
 
 def fwad_not_implemented(name: str) -> str:
+    # (torch 2.13 and 2.14, gen_variable_type's TORCH_CHECK_NOT_IMPLEMENTED: found when
+    # test_not_implemented_fwad's case first compared an op's text)
     return (f"Trying to use forward AD with {name} that does not support it because it has not "
             "been implemented yet.\nPlease file an issue to PyTorch at "
             "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
-            "we can prioritize its implementation.")
+            "we can prioritize its implementation or submit a PR adding the implementation to "
+            "derivatives.yaml")
 # --- torch.autograd.functional (autograd_functional.py): torch/autograd/functional.py --------
 def functional_not_tensor(arg_name: str, fn_name: str, index: int | None, type_repr: str) -> str:
     """_as_tuple: `index` is None when the argument was not a tuple."""
@@ -2158,3 +2161,20 @@ def dispatch_provided_twice(name: str) -> str:
 def dispatch_not_provided(name: str) -> str:
     return (f"reference_engine.dispatch has no {name!r}: the core's calls into the ops are "
             f"provided by reference_engine/__init__.py")
+
+
+# ---- h27fwd -----------------------------------------------------------------------------
+
+# torch/storage.py _warn_typed_storage_removal (Tensor.storage(), and TypedStorage's
+# methods), the first time in a process
+TYPED_STORAGE_DEPRECATED = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be "
+    "the only storage class. This should only matter to you if you are using storages "
+    "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead of "
+    "tensor.storage()")
+
+
+# torch/csrc/autograd/FunctionsManual.cpp not_implemented(): a derivatives.yaml formula
+# written as not_implemented("<name>")
+def derivative_not_implemented(name: str) -> str:
+    return f"the derivative for '{name}' is not implemented."

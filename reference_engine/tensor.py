@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dispatch, messages
+from . import dispatch, messages, tensor_storage
 from . import tensor_hooks as hooks
 from . import tensor_metadata as metadata
 from . import tensor_operators as operators
@@ -282,6 +282,9 @@ class Tensor:
     def imag(self) -> Tensor:
         return dispatch.imag(self)
 
+    def _neg_view(self) -> Tensor:
+        return dispatch._neg_view(self)
+
     @property
     def _version(self) -> builtins.int:
         if self.is_inference():
@@ -303,6 +306,7 @@ class Tensor:
     stride = metadata.stride
     is_inference = metadata.is_inference
     _is_view = metadata._is_view
+    storage = tensor_storage.storage
     _meta = metadata._meta
     item = metadata.item
     tolist = metadata.tolist
@@ -327,6 +331,7 @@ class Tensor:
     int = operators.int
     bool = operators.bool
     equal = operators.equal
+    eq_ = operators.eq_
     allclose = operators.allclose
     permute = operators.permute
     view = operators.view

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -144,6 +145,12 @@ def __index__(self: Tensor) -> builtins.int:
     return int(self.item())
 
 
+# How a tensor's tangent is read: forward_ad.fw_grad, put here by forward_ad when it is
+# first imported (it imports tensor, so importing it here would close an import circle);
+# before that no tensor has a tangent.
+TANGENT_READER: list[Callable[[Tensor], Tensor | None]] = []
+
+
 def __repr__(self: Tensor) -> str:
     body = np.array2string(np.asarray(self._data), separator=", ", precision=4)
     extras = []
@@ -155,6 +162,11 @@ def __repr__(self: Tensor) -> str:
         extras.append(f"grad_fn=<{self.grad_fn.name()}>")
     elif self.requires_grad:
         extras.append("requires_grad=True")
+    # torch/_tensor_str.py: a dual tensor shows its tangent
+    for read_tangent in TANGENT_READER:
+        tangent = read_tangent(self)
+        if tangent is not None:
+            extras.append(f"tangent={tangent!r}")
     return f"tensor({', '.join([body, *extras])})"
 
 

@@ -59,6 +59,10 @@ def equal(self: Tensor, other: Tensor) -> builtins.bool:
     return dispatch.equal(self, other)
 
 
+def eq_(self: Tensor, other: Any) -> Tensor:
+    return dispatch.eq_(self, other)
+
+
 def allclose(self: Tensor, other: Tensor, rtol: builtins.float = 1e-05,
              atol: builtins.float = 1e-08) -> builtins.bool:
     return dispatch.allclose(self, other, rtol, atol)

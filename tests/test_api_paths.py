@@ -76,6 +76,7 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
         "unpacked dual": [(a, t.autograd.forward_ad.unpack_dual(y))
                           for a in attrs["unpacked dual"]],
         "allow mutation context": [(a, mutation) for a in attrs["allow mutation context"]],
+        "storage": [(a, y.detach().storage()) for a in attrs["storage"]],
     }
 
 

@@ -115,8 +115,16 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         # `reshape` and `permute` are function rows whose methods tensor.py adapts
         (TENSOR, """detach item tolist size dim numel is_contiguous where reshape view view_as
                     permute expand expand_as contiguous is_complex is_conj numpy""", {PURE}),
+        # `_is_view()` is a field of every tensor's snapshot (an engine has it anyway);
+        # `storage()` is read for its length and address (`len(x.storage())`,
+        # `x.storage().data_ptr()`, compared, as torch's tests do: an address itself differs
+        # between any two runs)
+        # `_neg_view()` makes a negative view (the neg bit, which torch.is_neg reads)
+        (TENSOR, "_is_view storage _neg_view", {PURE}),
         (TENSOR, """backward retain_grad register_hook register_post_accumulate_grad_hook
                     requires_grad_ detach_ cpu cuda""", ()),
+        # the in-place comparison (no registry row: `==` is the out-of-place form)
+        (TENSOR, "eq_", ()),
     ]
 )
 
@@ -188,6 +196,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "allow mutation context": frozenset({"cloned", "tid_to_weakhandle"}),
     # forward_ad.UnpackedDualTensor, from `fwAD.unpack_dual(x)`
     "unpacked dual": frozenset({"primal", "tangent"}),
+    # torch.storage.TypedStorage, from `x.storage()`
+    "storage": frozenset({"data_ptr"}),
 }
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 
@@ -209,7 +219,12 @@ CTX_ENGINE_MEMBERS: frozenset[str] = (
     | OBJECT_ATTRIBUTES["Function class"])
 
 # Harness builtins (served by the interpreter, not by an engine), and those that are pure.
-PURE_BUILTINS: frozenset[str] = frozenset({"len", "range", "float", "int", "assert_close"})
+# `object()`: a plain non-tensor value (a Function's non-tensor output, as torch's tests
+# return one); observed as an opaque value, it has no attribute a program may read.
+# `str(x)`: a value's printed form, for what torch's tests look for in it (`"tangent=" in
+# str(x)`); a tensor's full text is its engine's formatting, compared only where bound
+PURE_BUILTINS: frozenset[str] = frozenset(
+    {"len", "range", "float", "int", "assert_close", "object", "str"})
 # The exception classes a program may raise (`raise RuntimeError("...")`) or derive its own
 # from (`class Boom(Exception): pass`): Python's, all below Exception, so that no raise of a
 # program is a BaseException that would end the run (SystemExit, KeyboardInterrupt).

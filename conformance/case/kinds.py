@@ -403,6 +403,10 @@ KINDS: tuple[Kind, ...] = (
           r"You must implement the jvp function for custom autograd\.Function to use it "
           r"with forward mode AD"),
          "forward mode through an op (or a custom Function) without a forward formula"),
+    Kind("derivative_not_implemented", False,
+         (r"the derivative for '[^']+' is not implemented",),
+         "backward through an input whose derivatives.yaml formula is not_implemented(...) "
+         "(igamma's input)"),
     Kind("custom_function_no_forward", False,
          (r"You must implement the forward function for custom autograd\.Function",),
          "apply of a Function class that defines no forward (a NotImplementedError), such "

@@ -44,6 +44,9 @@ COMPARE: tuple[Operator, ...] = (
     Operator("!=", ast.NotEq, operator.ne),
     Operator("is", ast.Is, operator.is_),
     Operator("is not", ast.IsNot, operator.is_not),
+    # membership, as Python reads it (`"tangent=" in str(x)`; of a tensor, its __contains__)
+    Operator("in", ast.In, lambda a, b: a in b),
+    Operator("not in", ast.NotIn, lambda a, b: a not in b),
 )
 # Augmented assignment is an in-place op on tensors: the binary operators with an in-place form.
 AUGMENTED: tuple[Operator, ...] = tuple(o for o in BINARY if o.inplace is not None)

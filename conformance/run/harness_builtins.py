@@ -32,7 +32,8 @@ class HarnessBuiltins(OperationLimits):
             "warns": lambda kind: self._expectation(kind, warning=True),
             "no_warnings": lambda: Expectation(True, None),
             "assert_close": self._assert_close,
-            "range": range, "len": len, "float": float, "int": int,
+            "range": range, "len": len, "float": float, "int": int, "object": object,
+            "str": str,
             # the exception classes a program may raise or derive its own from
             **{name: getattr(builtins, name) for name in api.EXCEPTIONS},
         }

@@ -279,6 +279,9 @@ WARM_UPS: tuple[str, ...] = (
     # both, and inductor's first compile imports modules that warn (a FutureWarning that
     # `torch._prims_common.check` is deprecated)
     "x = torch.ones(1, requires_grad=True)\n(x * 2).sum().backward()\n",
+    # TypedStorage's deprecation warning: given the first time a process uses a storage
+    # (torch/storage.py _warn_typed_storage_removal; set_warn_always leaves it alone)
+    "n = len(torch.ones(1).storage())\n",
 )
 
 

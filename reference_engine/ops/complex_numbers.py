@@ -172,9 +172,10 @@ def _neg(g: Tensor) -> Tensor:
 
 
 def _neg_view(self: Tensor) -> Tensor:
-    """ATen's _neg_view: a view read negated (a copy here, as conj's)."""
+    """ATen's _neg_view: a view read negated (a copy here, as conj's), its neg bit flipped
+    (of a negative view, the bit is cleared)."""
     out = _view(self, np.array(np.negative(self._data)), self.dtype, _positions(self), NEG_VIEW)
-    out._is_neg = True
+    out._is_neg = not self._is_neg
     return out
 
 

@@ -18,7 +18,9 @@ from . import special_kernels as sk
 from .common import (
     _elementwise,
     _float_dtype,
+    _promotes,
     new,
+    wrap,
 )
 from .comparisons import compare, where
 from .elementwise import (
@@ -49,6 +51,27 @@ LGAMMA = _spec("LgammaBackward0", ("self",), lambda c, g: mul(g, digamma(c.self)
 DIGAMMA = _spec("DigammaBackward0", ("self",), lambda c, g: mul(g, polygamma(1, c.self)))
 POLYGAMMA = _spec("PolygammaBackward0", ("self",),
                   lambda c, g: mul(g, polygamma(c.n + 1, c.self)))
+
+
+# igamma: derivatives.yaml's `self: not_implemented("igamma: input")`, `other: grad *
+# exp((self - 1) * log(other) - other - lgamma(self))`, and no forward formula
+def _igamma_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    def input_grad() -> Tensor:
+        raise NotImplementedError(messages.derivative_not_implemented("igamma: input"))
+    return c.grads(input_grad, lambda: mul(g, exp(sub(
+        sub(mul(sub_scalar(c.self, 1), elementwise.log(c.other)), c.other), lgamma(c.self)))))
+
+
+IGAMMA = OpSpec("IgammaBackward0", ("self", "other"), {"other": ("other", "self")},
+                _igamma_backward)
+
+
+def igamma(self: Tensor, other: Tensor) -> Tensor:
+    ts = [wrap(self), wrap(other)]
+    dt = _promotes(ts)
+    if not dt.is_floating_point:   # AT_DISPATCH_FLOATING_TYPES: no integer or complex kernel
+        raise NotImplementedError(messages.kernel_not_implemented("igamma_cpu", dt.scalar_name))
+    return _elementwise(IGAMMA, sk.igamma, ts, out_dtype=dt, compute_dtype=dtypes.float64)
 
 
 def erf(self: Tensor) -> Tensor:

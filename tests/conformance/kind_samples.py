@@ -182,6 +182,7 @@ MESSAGES = {
                          "because it is an out= function",
     "fwad_not_implemented": "You must implement the jvp function for custom autograd.Function "
                             "to use it with forward mode AD.",
+    "derivative_not_implemented": "the derivative for 'igamma: input' is not implemented.",
     "custom_function_jvp_output": "A custom Function's forward is returning a view (or an "
                                   "input as-is) but the jvp is not returning a view.",
     "memory_overlap": "unsupported operation: some elements of the input tensor and the "
