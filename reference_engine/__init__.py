@@ -151,6 +151,7 @@ from .ops import (  # noqa: F401
     unary_math,
     view_scatters,
 )
+from .ops import aten as _aten
 
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products)
 from .ops import linalg as _linalg_ops  # noqa: F401
@@ -164,6 +165,8 @@ from .ops.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
+from .utils import checkpoint_selective as _selective
+from .utils.checkpoint_selective import _MODES as _SAC_MODES
 from .warn import is_warn_always_enabled, set_warn_always
 
 # torch.autograd.functional is built on autograd.grad, so it sits a layer above autograd
@@ -228,8 +231,22 @@ def _namespace(dotted: str) -> Any:
     return functools.reduce(getattr, dotted.split("."), sys.modules[__name__])
 
 
+def _routed(aten_name: str, forward: Any) -> Any:
+    """`forward` as a call of torch.ops.aten.<aten_name>: seen by selective activation
+    checkpointing's modes while one is active (utils/checkpoint_selective.py)."""
+    op = _aten.overload(aten_name)
+
+    @functools.wraps(forward)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not _SAC_MODES:
+            return forward(*args, **kwargs)
+        return _selective.dispatch(op, forward, args, kwargs)
+
+    return call
+
+
 for _row in _OPS:
-    _forward = getattr(_MODULES[_row.module], _row.attr)
+    _forward = _routed(_row.parser_name, getattr(_MODULES[_row.module], _row.attr))
     _inputs = 0 if _row.sample is None else len(_row.sample.shapes)
     if _row.function:
         setattr(_namespace(_row.namespace) if _row.namespace else sys.modules[__name__],
@@ -237,8 +254,17 @@ for _row in _OPS:
     if _row.method:
         _attach(_row.name, _tensors_required(_row, _inputs, _forward, True))
     if _row.inplace is not None and _row.inplace_name is not None:
-        _attach(_row.inplace_name, getattr(_MODULES[_row.inplace], _row.inplace_name))
+        _attach(_row.inplace_name, _routed(_row.parser_name + "_", getattr(
+            _MODULES[_row.inplace], _row.inplace_name)))
 del _row, _forward, _inputs
+
+# Tensor's arithmetic operators are calls of their aten ops too (`a * b` is aten.mul.Tensor)
+for _dunder, _aten_name in {"__add__": "add", "__radd__": "add", "__sub__": "sub",
+                            "__mul__": "mul", "__rmul__": "mul", "__truediv__": "div",
+                            "__neg__": "neg", "__iadd__": "add_", "__isub__": "sub_",
+                            "__imul__": "mul_", "__itruediv__": "div_"}.items():
+    setattr(Tensor, _dunder, _routed(_aten_name, getattr(Tensor, _dunder)))
+del _dunder, _aten_name
 
 # torch.autograd.gradcheck lives in torch.autograd's namespace; here it is written above
 # autograd (it calls autograd.grad), so the facade puts it there.

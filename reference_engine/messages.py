@@ -809,8 +809,8 @@ def checkpoint_count_mismatch(forward: int, recomputed: int) -> str:
 
 
 # not modelled (the engine's own limit, no torch wording)
-CHECKPOINT_NOT_MODELLED = ("checkpoint's context_fn, debug and determinism_check are not "
-                           "modelled by the reference engine")
+CHECKPOINT_NOT_MODELLED = ("checkpoint's debug and determinism_check are not modelled by the "
+                           "reference engine")
 
 
 # --- torch.tensor of a list holding tensors (factories.py): python_variable_methods.cpp item
@@ -2142,3 +2142,50 @@ VIEW_FN_AS_STRIDED_NOT_MODELLED = ("the reference engine replays a view function
 
 def addmv_dtypes(self: str, mat: str, vec: str) -> str:  # scalar names: Float, Double
     return f"addmv input tensors must have the same dtype, but got {self}, {mat}, and {vec}"
+
+
+# ---- h27ckpt ----------------------------------------------------------------------------
+# torch/utils/checkpoint.py: selective activation checkpointing (create_selective_checkpoint_
+# contexts, _CachedTorchDispatchMode, _VersionWrapper)
+SAC_POLICY_TYPE = "policy_fn_or_list must be either a function or a list of ops."
+SAC_CACHED_TENSOR_MUTATED = (
+    "Tensor cached during selective activation checkpoint has been mutated")
+SAC_BACKWARD_EXTRA_TIME = (
+    "Trying to backward an extra time. You are only allowed to backward once on any region "
+    "computed under selective activation checkpoint.")
+_SAC_MISMATCH = ("This can happen if the operations in the checkpointed region are "
+                 "nondeterministic or depend on global state that changed between forward "
+                 "and backward.")
+
+
+def sac_not_an_overload(op: str, type_name: str, packet: bool) -> str:
+    extra = ("Please update the OpOverloadPacket to a specific OpOverload.For example, if you "
+             "have `torch.ops.aten.mm`, change it to `torch.ops.aten.mm.default`."
+             if packet else "")
+    return (f"Expected op in `op_list` to be an OpOverload but got: {op} of type "
+            f"<class '{type_name}'>. {extra}")
+
+
+def sac_not_in_storage(op: str) -> str:
+    return f"{op} encountered during backward but not found in storage. {_SAC_MISMATCH}"
+
+
+def sac_index_not_in_storage(op: str, idx: int) -> str:
+    return (f"{op} invocation index {idx} encountered during backward but not found in "
+            f"storage. {_SAC_MISMATCH}")
+
+
+# torch/_ops.py: an op or overload torch.ops.aten does not have
+def aten_no_op(name: str) -> str:
+    return f"'_OpNamespace' 'aten' object has no attribute '{name}'"
+
+
+def aten_no_overload(op: str, overload: str) -> str:
+    return f"The underlying op of '{op}' has no overload name '{overload}'"
+
+
+# torch/utils/checkpoint.py: a forward context that swallowed the forward's exception
+CHECKPOINT_FORWARD_CONTEXT_SUPPRESSED = (
+    "torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
+    "exception raised during the checkpointed forward. This is not supported because "
+    "checkpoint cannot return a value for a failed forward.")

@@ -12,8 +12,9 @@ in it share one recomputation, each placeholder handing out its tensor once in a
 
 Not modelled (refused, or ignored where torch's effect cannot be observed on a CPU engine):
 preserve_rng_state (the harness serves random values itself; it is accepted and ignored),
-context_fn, determinism_check (the metadata comparison of recomputed tensors), debug,
-autocast and device states, selective checkpointing.
+determinism_check (the metadata comparison of recomputed tensors), debug, autocast and
+device states. context_fn is taken (non-reentrant): selective checkpointing's contexts are
+checkpoint_selective.py.
 """
 
 from __future__ import annotations
@@ -31,9 +32,15 @@ from ..function import Function
 from ..grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..saved import SavedVariable
 from ..tensor import Tensor
+from .checkpoint_selective import (
+    CheckpointPolicy,
+    SelectiveCheckpointContext,
+    create_selective_checkpoint_contexts,
+)
 
-__all__ = ["CheckpointError", "GraphExecGroup", "checkpoint", "checkpoint_sequential",
-           "set_checkpoint_early_stop"]
+__all__ = ["CheckpointError", "CheckpointPolicy", "GraphExecGroup",
+           "SelectiveCheckpointContext", "checkpoint", "checkpoint_sequential",
+           "create_selective_checkpoint_contexts", "set_checkpoint_early_stop"]
 
 
 class CheckpointError(RuntimeError):
@@ -108,8 +115,9 @@ class _Holder:
 
 class _Frame:
     def __init__(self, function: Callable[..., Any], args: tuple[Any, ...],
-                 early_stop: bool) -> None:
+                 early_stop: bool, recompute_context: Any) -> None:
         self.function = function
+        self.recompute_context = recompute_context
         self.early_stop = early_stop
         self.forward_completed = False
         self.ignore_saved_mismatch = False
@@ -167,7 +175,8 @@ class _Frame:
 
         try:
             args = [a.unpack() if isinstance(a, SavedVariable) else a for a in self.args]
-            with saved_tensors_hooks(pack, lambda x: x), enable_grad():
+            with saved_tensors_hooks(pack, lambda x: x), enable_grad(), \
+                    self.recompute_context:
                 self.function(*args)
         except _StopRecomputation:
             pass
@@ -189,15 +198,24 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         if context_fn is not None or debug is not False:
             raise ValueError(messages.CHECKPOINT_CONTEXT_FN_REENTRANT)
         return CheckpointFunction.apply(function, preserve, *args)
-    if context_fn is not None or debug or determinism_check != "default":
+    if debug or determinism_check != "default":
         raise NotImplementedError(messages.CHECKPOINT_NOT_MODELLED)
+    # the forward runs under the first context, each recomputation under the second
+    # (create_selective_checkpoint_contexts' modes); torch calls context_fn first of all
+    forward_context, recompute_context = ((contextlib.nullcontext(), contextlib.nullcontext())
+                                          if context_fn is None else context_fn())
     if not is_grad_enabled():
         return function(*args, **kwargs)
     # set_checkpoint_early_stop, where set, wins over the argument
     frame = _Frame(lambda *a: function(*a, **kwargs), args,
-                   early_stop if _early_stop["set"] is None else bool(_early_stop["set"]))
-    with saved_tensors_hooks(frame.pack, frame.unpack):
+                   early_stop if _early_stop["set"] is None else bool(_early_stop["set"]),
+                   recompute_context)
+    suppressed = True
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         result = function(*args, **kwargs)
+        suppressed = False
+    if suppressed:
+        raise RuntimeError(messages.CHECKPOINT_FORWARD_CONTEXT_SUPPRESSED)
     frame.forward_completed = True
     return result
 
