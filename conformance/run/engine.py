@@ -145,6 +145,22 @@ class Engine:
                 (contextlib.nullcontext() if context is None else context(device, dtype)):
             yield
 
+    @cached_property
+    def _disable_current_modes(self) -> Callable[[], contextlib.AbstractContextManager[Any]]:
+        try:
+            disable: Callable[[], Any] = self.resolve(
+                "torch.utils._python_dispatch._disable_current_modes")
+        except (MissingAPI, AttributeError):
+            return contextlib.nullcontext
+        return disable
+
+    def outside_dispatch_modes(self) -> contextlib.AbstractContextManager[Any]:
+        """Where the harness reads values inside a program's call (a hook event): torch's
+        `torch.utils._python_dispatch._disable_current_modes()`, an engine's the same if it
+        has one, so that no dispatch mode the program entered (a selective checkpoint's,
+        which asks its policy about every op) sees the harness's reads."""
+        return self._disable_current_modes()
+
     def exempt(self, function: Callable[..., Any]) -> Callable[..., Any]:
         """`function`, exempt from dynamo when this engine may switch a compiler on (it has a
         protocol-v2 context) and dynamo is loaded; else `function` itself (no cost)."""

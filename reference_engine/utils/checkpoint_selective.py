@@ -12,20 +12,25 @@ autograd node from the layer above without the op running. The engine has no lay
 autograd: a cached op's forward runs again (building its node, saving what it saves), and
 its outputs then take the cached values (an in-place write into them, allowed by
 allow_cache_entry_mutation, shows as in torch: the cached value is the one written to).
+For the same reason a policy asked about an in-place op sees its input with the op's
+history already rebased and its version bumped (torch's sees the node before the op).
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from .. import messages
+from ..grad_mode import no_grad
 from ..ops.aten import OpOverload, OpOverloadPacket
 from ..tensor import Tensor
+from ..tensor_metadata import VersionCounter
 
 __all__ = ["CheckpointPolicy", "SelectiveCheckpointContext",
            "create_selective_checkpoint_contexts"]
@@ -115,8 +120,10 @@ class _CachingMode(_Mode):
              kwargs: dict[str, Any]) -> Any:
         out = fn(*args, **kwargs)
         idx = self.index(op)
-        policy = self.policy_fn(SelectiveCheckpointContext(is_recompute=False, op_output=out),
-                                op, *args, **kwargs)
+        with _below_autograd():
+            policy = self.policy_fn(SelectiveCheckpointContext(is_recompute=False,
+                                                               op_output=out),
+                                    op, *args, **kwargs)
         if isinstance(policy, bool):  # torch's _policy_from_bool
             policy = CheckpointPolicy.MUST_SAVE if policy else CheckpointPolicy.PREFER_RECOMPUTE
         self.storage[op][idx] = _tree_map(_VersionWrapper, out) if policy in _SAVE \
@@ -165,9 +172,34 @@ def _take_value(out: Any, cached: Any) -> None:
         out._data[...] = cached._data
 
 
+@contextlib.contextmanager
+def _below_autograd() -> Iterator[None]:
+    """What torch's policy runs under, inside __torch_dispatch__ below the autograd and
+    ADInplaceOrView layers: its ops record no graph and its in-place writes bump no version.
+    (torch.is_grad_enabled() is False here where torch's says True.)"""
+    VersionCounter.below_inplace_or_view = True
+    try:
+        with no_grad():
+            yield
+    finally:
+        VersionCounter.below_inplace_or_view = False
+
+
 # The modes entered, innermost last. torch pops a mode while its __torch_dispatch__ runs, so
 # the op's own computation and the policy run without it: `dispatch` does the same.
 _MODES: list[_Mode] = []
+
+
+@contextlib.contextmanager
+def disable_current_modes() -> Iterator[None]:
+    """torch.utils._python_dispatch._disable_current_modes: no mode sees what runs inside
+    (the harness reads values under it)."""
+    saved = _MODES[:]
+    _MODES.clear()
+    try:
+        yield
+    finally:
+        _MODES[:] = saved
 
 
 def dispatch(op: OpOverload, fn: Callable[..., Any], args: tuple[Any, ...],
