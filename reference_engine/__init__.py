@@ -203,14 +203,15 @@ def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
     with a `g` that autograd.grad(allow_unused=True) gave as None), and any other
     non-Tensor where the row takes no number (`OpRow.numbers`, `OpRow.overloads`), where
     the forward would compute with it or fail with an AttributeError. A method counts
-    positions after self."""
+    positions after self. It is also the call of the row's aten op (see `_routed`)."""
     if n == 0:
-        return forward
+        return _routed(row.parser_name, forward)
     name = row.parser_name
     params = [("input" if p == "self" else p)
               for p in list(inspect.signature(forward).parameters)[:n]]
     # per parameter: the types taken besides a Tensor (anything but None, numbers, none)
     # (torch's Scalar: a complex number too, `torch.sub(z, 2 - 1j)`)
+    op = _aten.overload(row.parser_name)   # routed here too: one frame, not two
     takes = [object if row.overloads else (_builtins.int, _builtins.float, _builtins.complex)
              if i in row.numbers else () for i in range(n)]
 
@@ -220,6 +221,8 @@ def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
             if arg is None or not isinstance(arg, (Tensor, takes[i])):
                 raise TypeError(_messages.argument_must_be_tensor(
                     name, param, i + 1 - method, type(arg).__name__))
+        if _SAC_MODES:
+            return _selective.dispatch(op, forward, args, kwargs)
         return forward(*args, **kwargs)
 
     return checked
@@ -246,7 +249,7 @@ def _routed(aten_name: str, forward: Any) -> Any:
 
 
 for _row in _OPS:
-    _forward = _routed(_row.parser_name, getattr(_MODULES[_row.module], _row.attr))
+    _forward = getattr(_MODULES[_row.module], _row.attr)
     _inputs = 0 if _row.sample is None else len(_row.sample.shapes)
     if _row.function:
         setattr(_namespace(_row.namespace) if _row.namespace else sys.modules[__name__],
@@ -258,11 +261,13 @@ for _row in _OPS:
             _MODULES[_row.inplace], _row.inplace_name)))
 del _row, _forward, _inputs
 
-# Tensor's arithmetic operators are calls of their aten ops too (`a * b` is aten.mul.Tensor)
+# Tensor's arithmetic operators are calls of their aten ops too (`a * b` is aten.mul.Tensor),
+# and so are the view methods written as adapters (`x.view(-1)` is aten.view.default)
 for _dunder, _aten_name in {"__add__": "add", "__radd__": "add", "__sub__": "sub",
                             "__mul__": "mul", "__rmul__": "mul", "__truediv__": "div",
                             "__neg__": "neg", "__iadd__": "add_", "__isub__": "sub_",
-                            "__imul__": "mul_", "__itruediv__": "div_"}.items():
+                            "__imul__": "mul_", "__itruediv__": "div_", "view": "view",
+                            "expand": "expand", "permute": "permute"}.items():
     setattr(Tensor, _dunder, _routed(_aten_name, getattr(Tensor, _dunder)))
 del _dunder, _aten_name
 

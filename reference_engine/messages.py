@@ -2189,3 +2189,18 @@ CHECKPOINT_FORWARD_CONTEXT_SUPPRESSED = (
     "torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
     "exception raised during the checkpointed forward. This is not supported because "
     "checkpoint cannot return a value for a failed forward.")
+
+
+# torch/utils/checkpoint.py _CheckpointFrame.check_recomputed_tensors_match: the recomputed
+# tensors' metadata (determinism_check="default"), and the checks checkpoint takes
+def checkpoint_metadata_mismatch(different: list[tuple[int, object, object]]) -> str:
+    tensors = "".join(f"tensor at position {i}:\nsaved metadata: {saved}\n"
+                      f"recomputed metadata: {recomputed}\n"
+                      for i, saved, recomputed in different)
+    return ("torch.utils.checkpoint: Recomputed values for the following tensors have "
+            f"different metadata than during the forward pass.\n{tensors}.\n"
+            + _CHECKPOINT_DEBUG_TIP)
+
+
+def checkpoint_determinism_check(allowed: list[str], got: str) -> str:
+    return f"determinism_check should be one of {allowed}, but got {got}"
