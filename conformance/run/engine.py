@@ -3,7 +3,8 @@
 The harness never special-cases an engine. Real torch, `reference_engine` and any third
 engine are all reached the same way: dotted API paths resolved by attribute lookup, and
 the observation protocol below (`_version`, `_is_view()`, `grad_fn`, ...), which is
-torch's own.
+torch's own (with `torch.utils._python_dispatch._disable_current_modes`, where an engine has
+it: see `outside_dispatch_modes`).
 
 Engine protocol v2: an engine module may also define, each optional,
 
