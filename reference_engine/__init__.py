@@ -152,6 +152,7 @@ from .ops import (  # noqa: F401
     unary_math,
     view_scatters,
 )
+from .ops import aten as _aten
 
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products)
 from .ops import common as _common_ops
@@ -166,6 +167,8 @@ from .ops.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
+from .utils import checkpoint_selective as _selective
+from .utils.checkpoint_selective import _MODES as _SAC_MODES
 from .warn import is_warn_always_enabled, set_warn_always
 
 # torch.autograd.functional is built on autograd.grad, so it sits a layer above autograd
@@ -227,14 +230,15 @@ def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
     with a `g` that autograd.grad(allow_unused=True) gave as None), and any other
     non-Tensor where the row takes no number (`OpRow.numbers`, `OpRow.overloads`), where
     the forward would compute with it or fail with an AttributeError. A method counts
-    positions after self."""
+    positions after self. It is also the call of the row's aten op (see `_routed`)."""
     if n == 0:
-        return forward
+        return _routed(row.parser_name, forward)
     name = row.parser_name
     params = [("input" if p == "self" else p)
               for p in list(inspect.signature(forward).parameters)[:n]]
     # per parameter: the types taken besides a Tensor (anything but None, numbers, none)
     # (torch's Scalar: a complex number too, `torch.sub(z, 2 - 1j)`)
+    op = _aten.overload(row.parser_name)   # routed here too: one frame, not two
     takes = [object if row.overloads else (_builtins.int, _builtins.float, _builtins.complex)
              if i in row.numbers else () for i in range(n)]
 
@@ -244,6 +248,8 @@ def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
             if arg is None or not isinstance(arg, (Tensor, takes[i])):
                 raise TypeError(_messages.argument_must_be_tensor(
                     name, param, i + 1 - method, type(arg).__name__))
+        if _SAC_MODES:
+            return _selective.dispatch(op, forward, args, kwargs)
         return forward(*args, **kwargs)
 
     return checked
@@ -255,6 +261,20 @@ def _namespace(dotted: str) -> Any:
     return functools.reduce(getattr, dotted.split("."), sys.modules[__name__])
 
 
+def _routed(aten_name: str, forward: Any) -> Any:
+    """`forward` as a call of torch.ops.aten.<aten_name>: seen by selective activation
+    checkpointing's modes while one is active (utils/checkpoint_selective.py)."""
+    op = _aten.overload(aten_name)
+
+    @functools.wraps(forward)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not _SAC_MODES:
+            return forward(*args, **kwargs)
+        return _selective.dispatch(op, forward, args, kwargs)
+
+    return call
+
+
 for _row in _OPS:
     _forward = getattr(_MODULES[_row.module], _row.attr)
     _inputs = 0 if _row.sample is None else len(_row.sample.shapes)
@@ -264,8 +284,19 @@ for _row in _OPS:
     if _row.method:
         _attach(_row.name, _tensors_required(_row, _inputs, _forward, True))
     if _row.inplace is not None and _row.inplace_name is not None:
-        _attach(_row.inplace_name, getattr(_MODULES[_row.inplace], _row.inplace_name))
+        _attach(_row.inplace_name, _routed(_row.parser_name + "_", getattr(
+            _MODULES[_row.inplace], _row.inplace_name)))
 del _row, _forward, _inputs
+
+# Tensor's arithmetic operators are calls of their aten ops too (`a * b` is aten.mul.Tensor),
+# and so are the view methods written as adapters (`x.view(-1)` is aten.view.default)
+for _dunder, _aten_name in {"__add__": "add", "__radd__": "add", "__sub__": "sub",
+                            "__mul__": "mul", "__rmul__": "mul", "__truediv__": "div",
+                            "__neg__": "neg", "__iadd__": "add_", "__isub__": "sub_",
+                            "__imul__": "mul_", "__itruediv__": "div_", "view": "view",
+                            "expand": "expand", "permute": "permute"}.items():
+    setattr(Tensor, _dunder, _routed(_aten_name, getattr(Tensor, _dunder)))
+del _dunder, _aten_name
 
 # torch.autograd.gradcheck lives in torch.autograd's namespace; here it is written above
 # autograd (it calls autograd.grad), so the facade puts it there.

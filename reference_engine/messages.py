@@ -809,8 +809,8 @@ def checkpoint_count_mismatch(forward: int, recomputed: int) -> str:
 
 
 # not modelled (the engine's own limit, no torch wording)
-CHECKPOINT_NOT_MODELLED = ("checkpoint's context_fn, debug and determinism_check are not "
-                           "modelled by the reference engine")
+CHECKPOINT_NOT_MODELLED = ("checkpoint's debug and determinism_check are not modelled by the "
+                           "reference engine")
 
 
 # --- torch.tensor of a list holding tensors (factories.py): python_variable_methods.cpp item
@@ -2178,3 +2178,63 @@ TYPED_STORAGE_DEPRECATED = (
 # written as not_implemented("<name>")
 def derivative_not_implemented(name: str) -> str:
     return f"the derivative for '{name}' is not implemented."
+# ---- h27ckpt ----------------------------------------------------------------------------
+# torch/utils/checkpoint.py: selective activation checkpointing (create_selective_checkpoint_
+# contexts, _CachedTorchDispatchMode, _VersionWrapper)
+SAC_POLICY_TYPE = "policy_fn_or_list must be either a function or a list of ops."
+SAC_CACHED_TENSOR_MUTATED = (
+    "Tensor cached during selective activation checkpoint has been mutated")
+SAC_BACKWARD_EXTRA_TIME = (
+    "Trying to backward an extra time. You are only allowed to backward once on any region "
+    "computed under selective activation checkpoint.")
+_SAC_MISMATCH = ("This can happen if the operations in the checkpointed region are "
+                 "nondeterministic or depend on global state that changed between forward "
+                 "and backward.")
+
+
+def sac_not_an_overload(op: str, type_name: str, packet: bool) -> str:
+    extra = ("Please update the OpOverloadPacket to a specific OpOverload.For example, if you "
+             "have `torch.ops.aten.mm`, change it to `torch.ops.aten.mm.default`."
+             if packet else "")
+    return (f"Expected op in `op_list` to be an OpOverload but got: {op} of type "
+            f"<class '{type_name}'>. {extra}")
+
+
+def sac_not_in_storage(op: str) -> str:
+    return f"{op} encountered during backward but not found in storage. {_SAC_MISMATCH}"
+
+
+def sac_index_not_in_storage(op: str, idx: int) -> str:
+    return (f"{op} invocation index {idx} encountered during backward but not found in "
+            f"storage. {_SAC_MISMATCH}")
+
+
+# torch/_ops.py: an op or overload torch.ops.aten does not have
+def aten_no_op(name: str) -> str:
+    return f"'_OpNamespace' 'aten' object has no attribute '{name}'"
+
+
+def aten_no_overload(op: str, overload: str) -> str:
+    return f"The underlying op of '{op}' has no overload name '{overload}'"
+
+
+# torch/utils/checkpoint.py: a forward context that swallowed the forward's exception
+CHECKPOINT_FORWARD_CONTEXT_SUPPRESSED = (
+    "torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
+    "exception raised during the checkpointed forward. This is not supported because "
+    "checkpoint cannot return a value for a failed forward.")
+
+
+# torch/utils/checkpoint.py _CheckpointFrame.check_recomputed_tensors_match: the recomputed
+# tensors' metadata (determinism_check="default"), and the checks checkpoint takes
+def checkpoint_metadata_mismatch(different: list[tuple[int, object, object]]) -> str:
+    tensors = "".join(f"tensor at position {i}:\nsaved metadata: {saved}\n"
+                      f"recomputed metadata: {recomputed}\n"
+                      for i, saved, recomputed in different)
+    return ("torch.utils.checkpoint: Recomputed values for the following tensors have "
+            f"different metadata than during the forward pass.\n{tensors}.\n"
+            + _CHECKPOINT_DEBUG_TIP)
+
+
+def checkpoint_determinism_check(allowed: list[str], got: str) -> str:
+    return f"determinism_check should be one of {allowed}, but got {got}"

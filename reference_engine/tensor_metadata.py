@@ -37,12 +37,16 @@ class VersionCounter:
     """Shared by a tensor, its views and its detach()es: one per storage family."""
 
     __slots__ = ("value",)   # one per tensor made: no attribute dict
+    # True while code runs below torch's ADInplaceOrView layer, where in-place writes bump
+    # no version (a selective-checkpoint policy: utils/checkpoint_selective.py)
+    below_inplace_or_view = False
 
     def __init__(self) -> None:
         self.value = 0
 
     def bump(self) -> None:
-        self.value += 1
+        if not VersionCounter.below_inplace_or_view:
+            self.value += 1
 
 
 class InferenceVersionCounter(VersionCounter):

@@ -58,6 +58,12 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
     handle.remove()
     with t.autograd.graph.allow_mutation_on_saved_tensors() as mutation:
         pass
+    sac_contexts: list[Any] = []
+    C = t.utils.checkpoint
+    t.utils.checkpoint.checkpoint(
+        lambda a: a.sin(), x, use_reentrant=False,
+        context_fn=lambda: C.create_selective_checkpoint_contexts(
+            lambda ctx, op, *args, **kwargs: sac_contexts.append(ctx)))
     attrs = api.OBJECT_ATTRIBUTES
     return {
         "tensor method": [(a, y) for a in attrs["tensor method"]],
@@ -77,6 +83,8 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
                           for a in attrs["unpacked dual"]],
         "allow mutation context": [(a, mutation) for a in attrs["allow mutation context"]],
         "storage": [(a, y.detach().storage()) for a in attrs["storage"]],
+        "selective checkpoint context": [(a, sac_contexts[0])
+                                         for a in attrs["selective checkpoint context"]],
     }
 
 

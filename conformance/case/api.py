@@ -12,6 +12,7 @@ import difflib
 
 from conformance.case import program as ir
 from reference_engine import registry
+from reference_engine.ops import aten
 
 # Names a program may use bare, and the dotted path each stands for.
 ROOTS: dict[str, str] = {
@@ -46,6 +47,7 @@ NAMESPACES: frozenset[str] = frozenset(
     {"torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph", "torch.nn",
      "torch.nn.functional"}
     | {"torch.utils", "torch.utils.checkpoint"}   # anomaly, gradcheck, checkpoint
+    | {"torch.ops", "torch.ops.aten"}   # the op objects a selective-checkpoint policy compares
     | {"torch.autograd.forward_ad"}
     | {"torch.autograd.functional"}
     # the registry's namespaces (`torch.special`, `torch.nn.functional`) and their parents
@@ -71,6 +73,10 @@ NAMESPACES: frozenset[str] = frozenset(
 #   identical random values (run/harness_builtins.py; nn.Linear is built by the engine, then
 #   its parameters are refilled).
 PURE, SIZED, SEEDED_FLAG = "pure", "sized", "seeded"
+# torch.ops.aten's ops a program may name (`torch.ops.aten.sin` and its one overload,
+# `torch.ops.aten.sin.default`, from reference_engine/ops/aten.py): the objects a selective
+# checkpoint's policy is given and compares
+ATEN_OPS = "sin cos exp mm view var_mean mul mul_ clone"
 TENSOR = "Tensor"  # the rows of Tensor's methods (named without a namespace)
 
 _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
@@ -110,7 +116,13 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch", "set_anomaly_enabled", ()),
         ("torch.autograd", "detect_anomaly set_detect_anomaly gradcheck gradgradcheck", ()),
         ("torch.utils.checkpoint",
-         "checkpoint checkpoint_sequential set_checkpoint_early_stop GraphExecGroup", ()),
+         """checkpoint checkpoint_sequential set_checkpoint_early_stop GraphExecGroup
+            create_selective_checkpoint_contexts CheckpointPolicy""", ()),
+        ("torch.utils.checkpoint.CheckpointPolicy",
+         "MUST_SAVE PREFER_SAVE MUST_RECOMPUTE PREFER_RECOMPUTE", ()),
+        ("torch.ops.aten", ATEN_OPS, ()),
+        *((f"torch.ops.aten.{op}", aten.OVERLOADS.get(op, "default"), ())
+          for op in ATEN_OPS.split()),
         # Tensor's methods besides the registry's op methods and in-place forms; `where`,
         # `reshape` and `permute` are function rows whose methods tensor.py adapts
         (TENSOR, """detach item tolist size dim numel is_contiguous where reshape view view_as
@@ -194,6 +206,9 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     # clones made of saved tensors modified in place (`len(ctx.cloned)`), and the saved
     # tensors it tracks (`len(ctx.tid_to_weakhandle)`), as TestAllowMutationOnSaved counts
     "allow mutation context": frozenset({"cloned", "tid_to_weakhandle"}),
+    # torch.utils.checkpoint.SelectiveCheckpointContext, a selective checkpoint's policy's
+    # first argument
+    "selective checkpoint context": frozenset({"is_recompute"}),
     # forward_ad.UnpackedDualTensor, from `fwAD.unpack_dual(x)`
     "unpacked dual": frozenset({"primal", "tangent"}),
     # torch.storage.TypedStorage, from `x.storage()`

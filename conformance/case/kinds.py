@@ -486,6 +486,23 @@ KINDS += (
           r"torch\.utils\.checkpoint: Recomputed values for the following tensors have "
           r"different metadata than during the forward pass"),
          "non-reentrant checkpoint: the recomputation saved other tensors than the forward"),
+    # selective activation checkpointing (torch/utils/checkpoint.py)
+    Kind("sac_op_list_not_overloads", False,
+         (r"Expected op in `op_list` to be an OpOverload but got",),
+         "create_selective_checkpoint_contexts given a list holding something other than an "
+         "op overload (a number, `torch.ops.aten.sin` without its overload)"),
+    Kind("sac_policy_type", False,
+         (r"policy_fn_or_list must be either a function or a list of ops",),
+         "create_selective_checkpoint_contexts given neither a function nor a list"),
+    Kind("sac_cached_tensor_mutated", False,
+         (r"Tensor cached during selective activation checkpoint has been mutated",),
+         "selective checkpoint: an op output it saved was modified in place before the "
+         "recomputation needed it"),
+    Kind("sac_backward_extra_time", False,
+         (r"Trying to backward an extra time\. You are only allowed to backward once on any "
+          r"region computed under selective activation checkpoint",),
+         "selective checkpoint: a second recomputation of a region (backward twice with "
+         "retain_graph)"),
     Kind("allow_mutation_nested", False,
          (r"allow_mutation_on_saved_tensors contexts cannot be nested",),
          "allow_mutation_on_saved_tensors entered inside another"),

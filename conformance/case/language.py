@@ -156,13 +156,15 @@ class _Converter(FunctionClassConverter):
             raise self.fail(node, f"cannot name a function `{node.name}`: a reserved name",
                             "choose another function name")
         a = node.args
-        if node.decorator_list or node.returns or a.vararg or a.kwarg or a.kwonlyargs or \
-                a.defaults or a.posonlyargs:
+        if node.decorator_list or node.returns or a.kwonlyargs or a.defaults or \
+                a.posonlyargs or any(p.annotation for p in (a.vararg, a.kwarg) if p):
             raise self.fail(node, "a function of the program takes plain positional "
-                            "parameters, with no decorators or annotations",
-                            f"write `def {node.name}(grad):`")
+                            "parameters (and `*args`, `**kwargs`), with no decorators or "
+                            "annotations", f"write `def {node.name}(grad):`")
         body = self.body(node.body, in_method=True)   # `return` and `raise` as in a method
-        return ir.Def(node.name, tuple(p.arg for p in a.args), body, line=node.lineno)
+        return ir.Def(node.name, tuple(p.arg for p in a.args), body, line=node.lineno,
+                      vararg=a.vararg.arg if a.vararg else None,
+                      kwarg=a.kwarg.arg if a.kwarg else None)
 
     def exception_class(self, node: ast.ClassDef) -> ir.ExceptionClass:
         base = node.bases[0]

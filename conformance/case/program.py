@@ -213,12 +213,16 @@ FUNCTION_CLASS_ATTRIBUTES = frozenset({"clear_saved_tensors_on_access"})
 @dataclass(frozen=True)
 class Def:
     """`def name(params):` at the top level: a function of the program's own (a hook that
-    needs statements, `raise` among them), whose body runs as a Function method's does."""
+    needs statements, `raise` among them), whose body runs as a Function method's does.
+    `vararg` and `kwarg` name its `*args` and `**kwargs` parameters, if it has them (a
+    selective-checkpoint policy is called with each op's arguments)."""
 
     name: str
     params: tuple[str, ...]
     body: tuple[Stmt, ...]
     line: int = field(default=0, compare=False)
+    vararg: str | None = None
+    kwarg: str | None = None
 
 
 @dataclass(frozen=True)
@@ -326,6 +330,8 @@ def _ast_stmt(s: Stmt) -> ast.stmt:
         return ast.Raise(_ast_expr(s.exc), None)
     if isinstance(s, Def):
         args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in s.params],
+                             vararg=None if s.vararg is None else ast.arg(s.vararg),
+                             kwarg=None if s.kwarg is None else ast.arg(s.kwarg),
                              kwonlyargs=[], kw_defaults=[], defaults=[])
         return ast.FunctionDef(s.name, args, _ast_body(s.body), [], None, lineno=0,
                                **_TYPE_PARAMS)

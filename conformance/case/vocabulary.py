@@ -39,7 +39,8 @@ FEATURES: dict[str, str] = {
     "backward_options": "backward()'s gradient, inputs=, retain_graph and create_graph options",
     "anomaly_mode": "torch.autograd.detect_anomaly / set_detect_anomaly: NaN check, forward trace",
     "gradcheck": "torch.autograd.gradcheck and gradgradcheck",
-    "checkpoint": "torch.utils.checkpoint: checkpoint and checkpoint_sequential",
+    "checkpoint": "torch.utils.checkpoint: checkpoint and checkpoint_sequential, selective "
+                  "checkpointing (create_selective_checkpoint_contexts)",
     "functional": "torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp",
     "complex": "complex dtypes: complex leaves and grads (conjugate Wirtinger), real/imag "
                "views, conj, abs/angle/polar",

@@ -3,7 +3,8 @@
 The harness never special-cases an engine. Real torch, `reference_engine` and any third
 engine are all reached the same way: dotted API paths resolved by attribute lookup, and
 the observation protocol below (`_version`, `_is_view()`, `grad_fn`, ...), which is
-torch's own.
+torch's own (with `torch.utils._python_dispatch._disable_current_modes`, where an engine has
+it: see `outside_dispatch_modes`).
 
 Engine protocol v2: an engine module may also define, each optional,
 
@@ -144,6 +145,22 @@ class Engine:
         with self.defaults(device, dtype), \
                 (contextlib.nullcontext() if context is None else context(device, dtype)):
             yield
+
+    @cached_property
+    def _disable_current_modes(self) -> Callable[[], contextlib.AbstractContextManager[Any]]:
+        try:
+            disable: Callable[[], Any] = self.resolve(
+                "torch.utils._python_dispatch._disable_current_modes")
+        except (MissingAPI, AttributeError):
+            return contextlib.nullcontext
+        return disable
+
+    def outside_dispatch_modes(self) -> contextlib.AbstractContextManager[Any]:
+        """Where the harness reads values inside a program's call (a hook event): torch's
+        `torch.utils._python_dispatch._disable_current_modes()`, an engine's the same if it
+        has one, so that no dispatch mode the program entered (a selective checkpoint's,
+        which asks its policy about every op) sees the harness's reads."""
+        return self._disable_current_modes()
 
     def exempt(self, function: Callable[..., Any]) -> Callable[..., Any]:
         """`function`, exempt from dynamo when this engine may switch a compiler on (it has a

@@ -185,26 +185,40 @@ class Interpreter(Evaluator):
 
     def _def(self, stmt: ir.Def, scope: Scope) -> Callable[..., Any]:
         return self._program_function(stmt.name, f"{stmt.name}@{stmt.line}", stmt.params,
-                                      stmt.body, scope, has_ctx=False)
+                                      stmt.body, scope, has_ctx=False,
+                                      star=(stmt.vararg, stmt.kwarg))
 
     def _program_function(self, name: str, source: str, params: Sequence[str],
                           body: tuple[ir.Stmt, ...], scope: Scope, has_ctx: bool,
-                          defaults: tuple[Any, ...] = ()) -> Callable[..., Any]:
+                          defaults: tuple[Any, ...] = (),
+                          star: tuple[str | None, str | None] = (None, None)
+                          ) -> Callable[..., Any]:
         """A function of the program's own code (a top-level def, a Function's method): its
         body run in a scope of its own, its call recorded as an event named `source` (with
         `has_ctx`, the first argument is the ctx, registered and not recorded). `defaults`
         are the values of its last parameters, as Python's; its __signature__ shows them,
-        since torch's Function.apply binds a forward's defaults through inspect.signature."""
+        since torch's Function.apply binds a forward's defaults through inspect.signature.
+        `star` names a `*args` and a `**kwargs` parameter (a top-level def's), or None."""
         required = len(params) - len(defaults)
+        vararg, kwarg = star
 
-        def call(*args: Any) -> Any:
-            if not required <= len(args) <= len(params):
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if kwargs and kwarg is None:
+                raise TypeError(f"{name}() got an unexpected keyword argument "
+                                f"'{next(iter(kwargs))}'")
+            if not required <= len(args) <= (len(args) if vararg else len(params)):
                 raise TypeError(f"{name}() takes {len(params)} positional arguments "
                                 f"but {len(args)} were given")
+            extra, args = args[len(params):], args[:len(params)]
             args = args + defaults[len(args) - required:]
             self.effects.pure = False  # program code: anything may happen in it
             local = Scope(scope)
             local.vars.update(zip(params, args, strict=True))
+            if vararg is not None:
+                local.vars[vararg] = extra
+            if kwarg is not None:
+                local.vars[kwarg] = kwargs
+            args = args + extra + tuple(kwargs.values())   # all recorded in its event
             if has_ctx:
                 self.contexts[id(args[0])] = args[0]
             with self._nested_call(source):
@@ -240,10 +254,11 @@ class Interpreter(Evaluator):
 
     def _record_event(self, source: str, args: tuple[Any, ...], result: Any) -> None:
         received: dict[str, Any] = {}
-        for i, a in enumerate(args):
-            received.update(self.observe_value(self.engine, a, f"arg{i}"))
-        self.events.append(Event(source, received,
-                                 self.observe_value(self.engine, result, "return")))
+        with self.engine.outside_dispatch_modes():
+            for i, a in enumerate(args):
+                received.update(self.observe_value(self.engine, a, f"arg{i}"))
+            returned = self.observe_value(self.engine, result, "return")
+        self.events.append(Event(source, received, returned))
 
 
 @contextlib.contextmanager

@@ -1,5 +1,5 @@
 """torch.utils: what of it autograd users reach (activation checkpointing)."""
 
-from . import checkpoint
+from . import _python_dispatch, checkpoint
 
-__all__ = ["checkpoint"]
+__all__ = ["_python_dispatch", "checkpoint"]

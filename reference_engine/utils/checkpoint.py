@@ -12,8 +12,10 @@ in it share one recomputation, each placeholder handing out its tensor once in a
 
 Not modelled (refused, or ignored where torch's effect cannot be observed on a CPU engine):
 preserve_rng_state (the harness serves random values itself; it is accepted and ignored),
-context_fn, determinism_check (the metadata comparison of recomputed tensors), debug,
-autocast and device states, selective checkpointing.
+debug (its error texts with the recorded stacks), autocast and device states. context_fn is
+taken (non-reentrant): selective checkpointing's contexts are checkpoint_selective.py.
+determinism_check "default" compares each recomputed tensor's shape, dtype and device with
+the forward's; "none" compares nothing.
 """
 
 from __future__ import annotations
@@ -31,9 +33,15 @@ from ..function import Function
 from ..grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..saved import SavedVariable
 from ..tensor import Tensor
+from .checkpoint_selective import (
+    CheckpointPolicy,
+    SelectiveCheckpointContext,
+    create_selective_checkpoint_contexts,
+)
 
-__all__ = ["CheckpointError", "GraphExecGroup", "checkpoint", "checkpoint_sequential",
-           "set_checkpoint_early_stop"]
+__all__ = ["CheckpointError", "CheckpointPolicy", "GraphExecGroup",
+           "SelectiveCheckpointContext", "checkpoint", "checkpoint_sequential",
+           "create_selective_checkpoint_contexts", "set_checkpoint_early_stop"]
 
 
 class CheckpointError(RuntimeError):
@@ -108,8 +116,9 @@ class _Holder:
 
 class _Frame:
     def __init__(self, function: Callable[..., Any], args: tuple[Any, ...],
-                 early_stop: bool) -> None:
+                 early_stop: bool, recompute_context: Any) -> None:
         self.function = function
+        self.recompute_context = recompute_context
         self.early_stop = early_stop
         self.forward_completed = False
         self.ignore_saved_mismatch = False
@@ -120,10 +129,15 @@ class _Frame:
                      for a in args]
         self.holders: list[weakref.ref[_Holder]] = []
         self.recomputed: dict[object, list[Tensor]] = {}
+        # determinism_check="default": each saved tensor's shape, dtype and device, which
+        # the recomputed one must have (torch's _default_meta_extractor); "none": no check
+        self.metadata: Callable[[Tensor], Any] = lambda x: None
+        self.metadatas: list[Any] = []
 
     def pack(self, x: Tensor) -> _Holder:
         holder = _Holder()
         self.holders.append(weakref.ref(holder))
+        self.metadatas.append(self.metadata(x))
         return holder
 
     def unpack(self, holder: _Holder) -> Tensor:
@@ -167,13 +181,30 @@ class _Frame:
 
         try:
             args = [a.unpack() if isinstance(a, SavedVariable) else a for a in self.args]
-            with saved_tensors_hooks(pack, lambda x: x), enable_grad():
+            with saved_tensors_hooks(pack, lambda x: x), enable_grad(), \
+                    self.recompute_context:
                 self.function(*args)
         except _StopRecomputation:
             pass
-        if len(saved) != len(self.holders) and not self.ignore_saved_mismatch:
+        if self.ignore_saved_mismatch:
+            return
+        if len(saved) != len(self.holders):
             raise CheckpointError(messages.checkpoint_count_mismatch(len(self.holders),
                                                                      len(saved)))
+        different = [(i, meta, self.metadata(saved[i]))
+                     for i, (ref, meta) in enumerate(zip(self.holders, self.metadatas,
+                                                         strict=True))
+                     if ref() is not None and meta != self.metadata(saved[i])]
+        if different:
+            raise CheckpointError(messages.checkpoint_metadata_mismatch(different))
+
+
+def _default_metadata(x: Tensor) -> dict[str, Any]:
+    return {"shape": x.shape, "dtype": x.dtype, "device": x.device}
+
+
+_DETERMINISM_CHECKS: dict[str, Callable[[Tensor], Any]] = {
+    "default": _default_metadata, "none": lambda x: None}
 
 
 def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
@@ -189,15 +220,28 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         if context_fn is not None or debug is not False:
             raise ValueError(messages.CHECKPOINT_CONTEXT_FN_REENTRANT)
         return CheckpointFunction.apply(function, preserve, *args)
-    if context_fn is not None or debug or determinism_check != "default":
+    if debug:
         raise NotImplementedError(messages.CHECKPOINT_NOT_MODELLED)
+    if determinism_check not in _DETERMINISM_CHECKS:
+        raise ValueError(messages.checkpoint_determinism_check(list(_DETERMINISM_CHECKS),
+                                                               determinism_check))
+    # the forward runs under the first context, each recomputation under the second
+    # (create_selective_checkpoint_contexts' modes); torch calls context_fn first of all
+    forward_context, recompute_context = ((contextlib.nullcontext(), contextlib.nullcontext())
+                                          if context_fn is None else context_fn())
     if not is_grad_enabled():
         return function(*args, **kwargs)
     # set_checkpoint_early_stop, where set, wins over the argument
     frame = _Frame(lambda *a: function(*a, **kwargs), args,
-                   early_stop if _early_stop["set"] is None else bool(_early_stop["set"]))
-    with saved_tensors_hooks(frame.pack, frame.unpack):
+                   early_stop if _early_stop["set"] is None else bool(_early_stop["set"]),
+                   recompute_context)
+    frame.metadata = _DETERMINISM_CHECKS[determinism_check]
+    suppressed = True
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         result = function(*args, **kwargs)
+        suppressed = False
+    if suppressed:
+        raise RuntimeError(messages.CHECKPOINT_FORWARD_CONTEXT_SUPPRESSED)
     frame.forward_completed = True
     return result
 

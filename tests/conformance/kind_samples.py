@@ -255,6 +255,14 @@ MESSAGES.update({
                                          "tensors was saved during the original forward and "
                                          "recomputation.\nNumber of tensors saved during "
                                          "forward: 3\n",
+    "sac_op_list_not_overloads": "Expected op in `op_list` to be an OpOverload but got: 2 of "
+                                 "type <class 'int'>. ",
+    "sac_policy_type": "policy_fn_or_list must be either a function or a list of ops.",
+    "sac_cached_tensor_mutated": "Tensor cached during selective activation checkpoint has "
+                                 "been mutated",
+    "sac_backward_extra_time": "Trying to backward an extra time. You are only allowed to "
+                               "backward once on any region computed under selective "
+                               "activation checkpoint.",
     "custom_function_no_forward": "You must implement the forward function for custom "
                                   "autograd.Function.",
     "custom_function_no_backward": "You must implement either the backward or vjp method for "

@@ -208,7 +208,8 @@ def test_a_function_of_the_program_is_a_hook_that_may_raise() -> None:
      "        def g(y):\n            return y\n        return x\n", "top level"),
     ("@staticmethod\ndef f(x):\n    return x\n", "plain positional"),
     ("def f(x=1):\n    return x\n", "plain positional"),
-    ("def f(*xs):\n    return xs\n", "plain positional"),
+    ("def f(*, k):\n    return k\n", "plain positional"),
+    ("def f(*xs: int):\n    return xs\n", "plain positional"),
     ("def f(x) -> int:\n    return x\n", "plain positional"),
     ("def torch(x):\n    return x\n", "reserved name"),
     ("def f(x):\n    return x.__class__\n", "dunder"),
@@ -221,3 +222,28 @@ def test_def_is_refused_at_load_time(source: str, problem: str) -> None:
 def test_a_function_calling_itself_meets_the_nesting_limit() -> None:
     status, _, message = last_outcome("def f(x):\n    return f(x)\ny = f(1)\n")
     assert status == "limit" and "nest more than" in str(message)
+
+
+STAR = """\
+def f(a, *rest, **kw):
+    return len(rest) + 10 * len(kw)
+n = f(1, 2, 3, k=4)
+m = f(1)
+def g(a):
+    return a
+with raises("python_type_error"):
+    g(1, k=2)
+"""
+
+
+def test_a_function_of_the_program_takes_star_args_and_kwargs() -> None:
+    # a selective-checkpoint policy is called with each op's arguments (def policy(ctx, op,
+    # *args, **kwargs)); its event records them all
+    program = parse(STAR)
+    assert parse(to_source(program)) == program
+    expected, actual = run(TORCH, STAR), run(REFERENCE, STAR)
+    assert expected.failure is None and actual.failure is None
+    call = next(s for s in expected.steps if s.line == 3)
+    assert call.names["n"] == ValueSnapshot("int", 12)
+    assert sorted(call.events[0].received) == ["arg0", "arg1", "arg2", "arg3"]
+    assert compare(expected, actual, "float32").divergence is None

@@ -77,7 +77,7 @@ def test_a_method_row_is_the_tensor_method(row: OpRow) -> None:
         name = row.inplace_name
         assert name is not None
         module = importlib.import_module(f"reference_engine.{row.inplace}")
-        assert getattr(torch.Tensor, name) is getattr(module, name)
+        assert inspect.unwrap(getattr(torch.Tensor, name)) is getattr(module, name)
 
 
 def test_the_exports_are_the_rows_and_the_rest() -> None:
