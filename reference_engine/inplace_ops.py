@@ -1,6 +1,6 @@
 """The in-place ops on inplace.py's machinery: add_/sub_/mul_/div_/pow_, the unary in-place
-forms (_unary_), masked_fill_, zero_/fill_/copy_, squeeze_(dim) (clamp_: ops/piecewise.py;
-__setitem__: views_indexing.py)."""
+forms (_unary_), masked_fill_, zero_/fill_/copy_ (clamp_: ops/piecewise.py; squeeze_(dim):
+views_inplace.py; __setitem__: views_indexing.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import numpy as np
 from . import (
     forward_ad,
     views,
-    views_inplace,
 )
 from .autograd_meta import OpNode, OpSpec
 from .grad_mode import no_grad
@@ -140,17 +139,3 @@ def _same_data(a: Tensor, b: Tensor) -> bool:
     x, y = a._data, b._data
     return (x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
             and x.shape == y.shape and x.strides == y.strides and a.dtype is b.dtype)
-
-
-def squeeze_(self: Tensor, dim: int) -> Tensor:
-    """In-place squeeze of one dim (SqueezeBackward4), as Tensor.squeeze_(dim) and ATen's
-    matmul use it: a metadata change like the other in-place view ops (views_inplace.restride_)."""
-    sizes = tuple(self.shape)
-    d = common.wrap_dim(dim, self.ndim)
-    keep = self.shape[d] != 1
-    return views_inplace.restride_(self, lambda a: a if keep else np.squeeze(a, d), SQUEEZE4,
-                           dim=(d,), self_sym_sizes=sizes)
-
-
-SQUEEZE4 = OpSpec("SqueezeBackward4", ("self",),
-                  backward=lambda c, g: [views.unsqueeze_to(g, c.dim, c.self_sym_sizes)])
