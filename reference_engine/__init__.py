@@ -185,7 +185,7 @@ _dispatch.provide(
     compare=comparisons.compare, logical_not=comparisons.logical_not,
     where=comparisons.where, equal=comparisons.equal, allclose=comparisons.allclose,
     add_=inplace_ops.add_, sub_=inplace_ops.sub_, mul_=inplace_ops.mul_, div_=inplace_ops.div_,
-    setitem=inplace_ops.setitem, getitem=views_indexing.getitem,
+    setitem=views_indexing.setitem, getitem=views_indexing.getitem,
     permute=views.permute, transpose=views.transpose, view=views.view, reshape=views.reshape,
     expand=views.expand, real=complex_numbers.real, imag=complex_numbers.imag,
     clone=copying.clone, to=copying.to, backward=autograd.backward,

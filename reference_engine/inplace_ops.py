@@ -1,6 +1,6 @@
 """The in-place ops on inplace.py's machinery: add_/sub_/mul_/div_/pow_, the unary in-place
-forms (_unary_), masked_fill_, zero_/fill_/copy_, squeeze_(dim), and __setitem__ (clamp_:
-ops/piecewise.py)."""
+forms (_unary_), masked_fill_, zero_/fill_/copy_ (clamp_: ops/piecewise.py; squeeze_(dim):
+views_inplace.py; __setitem__: views_indexing.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,7 @@ import numpy as np
 
 from . import (
     forward_ad,
-    messages,
     views,
-    views_indexing,
-    views_inplace,
 )
 from .autograd_meta import OpNode, OpSpec
 from .grad_mode import no_grad
@@ -160,66 +157,3 @@ def _same_data(a: Tensor, b: Tensor) -> bool:
     x, y = a._data, b._data
     return (x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
             and x.shape == y.shape and x.strides == y.strides and a.dtype is b.dtype)
-
-
-def squeeze_(self: Tensor, dim: int) -> Tensor:
-    """In-place squeeze of one dim (SqueezeBackward4), as Tensor.squeeze_(dim) and ATen's
-    matmul use it: a metadata change like the other in-place view ops (views_inplace.restride_)."""
-    sizes = tuple(self.shape)
-    d = common.wrap_dim(dim, self.ndim)
-    keep = self.shape[d] != 1
-    return views_inplace.restride_(self, lambda a: a if keep else np.squeeze(a, d), SQUEEZE4,
-                           dim=(d,), self_sym_sizes=sizes)
-
-
-SQUEEZE4 = OpSpec("SqueezeBackward4", ("self",),
-                  backward=lambda c, g: [views.unsqueeze_to(g, c.dim, c.self_sym_sizes)])
-
-
-# ---- __setitem__ -------------------------------------------------------------------------
-
-def setitem(self: Tensor, index: Any, value: Any) -> None:
-    """Basic index: copy_ into the view (CopySlices on the base). Advanced index: index_put_
-    on the tensor, or on the view its basic items make (IndexPutBackward0, under a
-    CopySlices for a view); the value's leading 1-dims are viewed away first, as
-    THPVariable_setitem does (a ViewBackward0 under IndexPutBackward0)."""
-    value_t = common.wrap(value)
-    target, positions = views_indexing.advanced_target(self, index)
-    if positions is None:
-        _copy_to(target, value_t)
-        return
-    value_t = _without_leading_ones(value_t)
-    try:
-        np.broadcast_shapes(tuple(value_t.shape), positions.shape)
-    except ValueError:
-        raise RuntimeError(messages.index_put_shape_mismatch(
-            messages.sizes(value_t.shape), messages.sizes(positions.shape))) from None
-    with no_grad():
-        r = common.index_put(target, positions, copying.to(value_t, target.dtype))
-    apply_inplace(target, common.INDEX_PUT, r, [value_t], index=positions)
-
-
-def _without_leading_ones(t: Tensor, always: bool = False) -> Tensor:
-    """at::indexing::slicePrefix1sSize: a view without the leading size-1 dims. setitem's
-    index_put_ path views only when there are some; copy_to views `always`."""
-    sizes = list(t.shape)
-    while sizes and sizes[0] == 1:
-        sizes.pop(0)
-    return t if len(sizes) == t.ndim and not always else views.view(t, tuple(sizes))
-
-
-def _copy_to(dst: Tensor, src: Tensor) -> None:
-    """torch's setitem copy (python_variable_indexing.cpp copy_to): equal shapes copy; a
-    0-dim cpu value fills; otherwise the value's leading 1-dims are viewed away and it is
-    expanded to the destination - which shows as ViewBackward0 / ExpandBackward0 nodes."""
-    if tuple(dst.shape) == tuple(src.shape):
-        copy_(dst, src)
-        return
-    if src.ndim == 0 and src.device.type == "cpu":
-        copy_(dst, src)  # torch's fill_(Tensor): same values, same edges
-        return
-    src = _without_leading_ones(src, always=True)
-    if tuple(src.shape) != tuple(dst.shape):
-        common.broadcast_shape(tuple(dst.shape), tuple(src.shape))
-        src = views.expand(src, tuple(dst.shape))
-    copy_(dst, src)

@@ -1,6 +1,6 @@
 """Indexing a tensor with Python keys (x[...]): basic items decompose into views.py's
 select/slice/unsqueeze views, advanced items (lists, arrays, tensors, masks) pick flat
-positions that a copy (IndexBackward0) or an in-place write (inplace.setitem) uses."""
+positions that a copy (IndexBackward0) or an in-place write (setitem, at the foot) uses."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from . import messages
+from . import messages, views
+from .grad_mode import no_grad
+from .inplace import apply_inplace
+from .inplace_ops import copy_
+from .ops import common, copying
 from .tensor import Tensor
 from .views import ALIAS, _make_view, _positions, select, slice, unsqueeze
 
@@ -160,5 +164,50 @@ def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None
     return out, None if key is None else _pick(out, key)
 
 
-# It imports this module; used at call time.
-from .ops import common  # noqa: E402
+# ---- __setitem__ -------------------------------------------------------------------------
+
+def setitem(self: Tensor, index: Any, value: Any) -> None:
+    """Basic index: copy_ into the view (CopySlices on the base). Advanced index: index_put_
+    on the tensor, or on the view its basic items make (IndexPutBackward0, under a
+    CopySlices for a view); the value's leading 1-dims are viewed away first, as
+    THPVariable_setitem does (a ViewBackward0 under IndexPutBackward0)."""
+    value_t = common.wrap(value)
+    target, positions = advanced_target(self, index)
+    if positions is None:
+        _copy_to(target, value_t)
+        return
+    value_t = _without_leading_ones(value_t)
+    try:
+        np.broadcast_shapes(tuple(value_t.shape), positions.shape)
+    except ValueError:
+        raise RuntimeError(messages.index_put_shape_mismatch(
+            messages.sizes(value_t.shape), messages.sizes(positions.shape))) from None
+    with no_grad():
+        r = common.index_put(target, positions, copying.to(value_t, target.dtype))
+    apply_inplace(target, common.INDEX_PUT, r, [value_t], index=positions)
+
+
+def _without_leading_ones(t: Tensor, always: bool = False) -> Tensor:
+    """at::indexing::slicePrefix1sSize: a view without the leading size-1 dims. setitem's
+    index_put_ path views only when there are some; copy_to views `always`."""
+    sizes = list(t.shape)
+    while sizes and sizes[0] == 1:
+        sizes.pop(0)
+    return t if len(sizes) == t.ndim and not always else views.view(t, tuple(sizes))
+
+
+def _copy_to(dst: Tensor, src: Tensor) -> None:
+    """torch's setitem copy (python_variable_indexing.cpp copy_to): equal shapes copy; a
+    0-dim cpu value fills; otherwise the value's leading 1-dims are viewed away and it is
+    expanded to the destination - which shows as ViewBackward0 / ExpandBackward0 nodes."""
+    if tuple(dst.shape) == tuple(src.shape):
+        copy_(dst, src)
+        return
+    if src.ndim == 0 and src.device.type == "cpu":
+        copy_(dst, src)  # torch's fill_(Tensor): same values, same edges
+        return
+    src = _without_leading_ones(src, always=True)
+    if tuple(src.shape) != tuple(dst.shape):
+        common.broadcast_shape(tuple(dst.shape), tuple(src.shape))
+        src = views.expand(src, tuple(dst.shape))
+    copy_(dst, src)

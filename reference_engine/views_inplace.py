@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from . import engine, forward_ad, messages
+from . import engine, forward_ad, inplace, messages
 from .autograd_meta import OpSpec, build_node
 from .grad_mode import is_grad_enabled
+from .ops import common
 from .tensor import Tensor
 from .views import ALIAS, ViewFn, _make_view, squeeze, t, transpose, unsqueeze_to
 
@@ -76,18 +77,28 @@ def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     return restride_(self, lambda a: np.expand_dims(a, d), UNSQUEEZE1, dim=d)
 
 
+def squeeze_dim_(self: Tensor, dim: int) -> Tensor:
+    """In-place squeeze of one dim (SqueezeBackward4), as Tensor.squeeze_(dim) and ATen's
+    matmul use it."""
+    sizes = tuple(self.shape)
+    d = common.wrap_dim(dim, self.ndim)
+    keep = self.shape[d] != 1
+    return restride_(self, lambda a: a if keep else np.squeeze(a, d), SQUEEZE4, dim=(d,),
+                     self_sym_sizes=sizes)
+
+
+SQUEEZE4 = OpSpec("SqueezeBackward4", ("self",),
+                  backward=lambda c, g: [unsqueeze_to(g, c.dim, c.self_sym_sizes)])
+
+
 def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     sizes = tuple(self.shape)
     if dim is None:
         return restride_(self, np.squeeze, SQUEEZE3, self_sym_sizes=sizes)
     if isinstance(dim, int):
-        return inplace_ops.squeeze_(self, dim)
+        return squeeze_dim_(self, dim)
     ds = tuple(common.wrap_dim(d, self.ndim) for d in dim)
     drop = tuple(d for d in ds if sizes[d] == 1)
     return restride_(self, lambda a: np.squeeze(a, drop) if drop else a, SQUEEZE5, dim=ds,
                       self_sym_sizes=sizes)
 
-
-# They import this module; used at call time.
-from . import inplace, inplace_ops  # noqa: E402
-from .ops import common  # noqa: E402

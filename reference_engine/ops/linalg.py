@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import inplace_ops, messages, views
+from .. import messages, views, views_inplace
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
@@ -81,7 +81,7 @@ def _matmul_impl(a: Tensor, b: Tensor) -> Tensor:
         return mv(a, b)
     if da == 1 and db == 2:
         # ATen: mm(self.unsqueeze(0), other).squeeze_(0) - an in-place squeeze, hence version 1
-        return inplace_ops.squeeze_(mm(views.unsqueeze(a, 0), b), 0)
+        return views_inplace.squeeze_dim_(mm(views.unsqueeze(a, 0), b), 0)
     if da == 2 and db == 2:
         return mm(a, b)
     if da == 3 and db == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):
