@@ -86,6 +86,7 @@ from .dtypes import (
 from .factories import (
     arange,
     empty,
+    empty_strided,
     full,
     manual_seed,
     ones,
@@ -272,6 +273,7 @@ __all__ = [
     "double",
     "dtype",
     "empty",
+    "empty_strided",
     "enable_grad",
     "fft",
     "float",

@@ -2142,3 +2142,23 @@ VIEW_FN_AS_STRIDED_NOT_MODELLED = ("the reference engine replays a view function
 
 def addmv_dtypes(self: str, mat: str, vec: str) -> str:  # scalar names: Float, Double
     return f"addmv input tensors must have the same dtype, but got {self}, {mat}, and {vec}"
+
+
+# ---- h27cov -----------------------------------------------------------------------------
+# torch/utils/hooks.py BackwardHook and torch/nn/modules/module.py's full backward hooks
+
+FULL_BACKWARD_HOOK_NO_INPUT_GRAD = (
+    "Full backward hook is firing when gradients are computed with respect to module outputs "
+    "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+    "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.")
+FULL_BACKWARD_HOOK_NO_INPUT_GRAD_RESULT = (
+    "Backward hook for Modules where no input requires gradient should always return None or "
+    "None for all gradients.")
+BACKWARD_HOOK_NO_INPUTS = "Cannot set Module backward hook for a Module with no input Tensors."
+BACKWARD_HOOK_OUTPUT_TYPE = ("For backward hooks to be called, module output should be a "
+                             "Tensor or a tuple of Tensors but received {}")
+
+
+def backward_hook_grad_count(got: int, expected: int) -> str:
+    return ("Backward hook returned an invalid number of grad_input, "
+            f"got {got}, but expected {expected}")

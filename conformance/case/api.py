@@ -78,12 +78,16 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch", """tensor zeros_like ones_like arange is_tensor get_default_dtype
                      is_grad_enabled is_inference_mode_enabled is_neg""", {PURE}),
         ("torch", "zeros ones full", {PURE, SIZED}),
+        # a leaf of chosen strides (test_strided_leaf_grad_layout); like torch.empty its
+        # memory is uninitialised, so a case fills it (`.copy_(...)`) in the same statement
+        ("torch", "empty_strided", {PURE, SIZED}),
         ("torch", "rand randn", {PURE, SIZED, SEEDED_FLAG}),
         ("torch", "rand_like randn_like", {PURE, SEEDED_FLAG}),
         ("torch", "manual_seed", {SEEDED_FLAG}),
         ("torch", """no_grad enable_grad set_grad_enabled inference_mode
                      float32 float64 float double int64 long int32 int bool
-                     complex64 complex128 cfloat cdouble""", ()),
+                     complex64 complex128 cfloat cdouble
+                     contiguous_format channels_last preserve_format""", ()),
         ("torch.autograd", "grad backward Function Variable", ()),
         ("torch.autograd.function", "once_differentiable InplaceFunction", ()),
         # gradient edges (accepted by autograd.grad and backward), context managers for
@@ -101,7 +105,7 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch.autograd.Variable", "_execution_engine", ()),
         ("torch.autograd.Variable._execution_engine", "queue_callback", ()),
         ("torch.nn", "Linear", {SEEDED_FLAG}),
-        ("torch.nn", "Parameter Module", ()),
+        ("torch.nn", "Parameter Module MSELoss", ()),
         # written in reference_engine/nn/functional.py (the registry's `nn.functional.*`
         # rows are read from it, with torch's other ops)
         ("torch.nn.functional", "cross_entropy softmax log_softmax", {PURE}),
@@ -113,8 +117,9 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
          "checkpoint checkpoint_sequential set_checkpoint_early_stop GraphExecGroup", ()),
         # Tensor's methods besides the registry's op methods and in-place forms; `where`,
         # `reshape` and `permute` are function rows whose methods tensor.py adapts
-        (TENSOR, """detach item tolist size dim numel is_contiguous where reshape view view_as
-                    permute expand expand_as contiguous is_complex is_conj numpy""", {PURE}),
+        (TENSOR, """detach item tolist size dim numel is_contiguous stride where reshape view
+                    view_as permute expand expand_as contiguous is_complex is_conj
+                    numpy""", {PURE}),
         (TENSOR, """backward retain_grad register_hook register_post_accumulate_grad_hook
                     requires_grad_ detach_ cpu cuda""", ()),
     ]
@@ -175,7 +180,7 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
          "mark_non_differentiable", "set_materialize_grads", "saved_variables"}
     ),
     "module": frozenset({"weight", "bias", "parameters", "zero_grad", "in_features",
-                         "out_features"}),
+                         "out_features", "register_full_backward_hook"}),
     "hook handle": frozenset({"remove"}),
     "max/min result": frozenset({"values", "indices"}),
     "Function class": frozenset({"apply"}),

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from .. import dtypes, inplace_ops
+from .. import dtypes, inplace_ops, messages
 from ..factories import empty, uniform_
-from ..ops import layers
+from ..graph import RemovableHandle
+from ..ops import layers, losses
 from ..tensor import Tensor
-from . import functional
+from . import backward_hook, functional
 
-__all__ = ["Linear", "Module", "Parameter", "functional"]
+__all__ = ["Linear", "MSELoss", "Module", "Parameter", "functional"]
 
 
 class Parameter(Tensor):
@@ -31,12 +33,14 @@ class Parameter(Tensor):
 class Module:
     _parameters: dict[str, Parameter | None]
     _modules: dict[str, Module]
+    _backward_hooks: dict[int, Callable[..., Any]]
     training: bool
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_backward_hooks", {})
 
     def __setattr__(self, name: str, value: Any) -> None:
         if isinstance(value, Parameter):
@@ -49,7 +53,23 @@ class Module:
         raise NotImplementedError
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        # torch's _call_impl, for the full backward hooks (nn/backward_hook.py)
+        hooks = list(self._backward_hooks.values())
+        if not hooks:
+            return self.forward(*args, **kwargs)
+        bw_hook = backward_hook.BackwardHook(self, hooks)
+        result = self.forward(*bw_hook.setup_input_hook(args), **kwargs)
+        if not isinstance(result, Tensor | tuple):
+            warnings.warn(messages.BACKWARD_HOOK_OUTPUT_TYPE.format(type(result)), UserWarning,
+                          stacklevel=2)
+        return bw_hook.setup_output_hook(result)
+
+    def register_full_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """hook(module, grad_input, grad_output), called when the grads of the module's
+        inputs are computed; it may return new grad_input."""
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
 
     def parameters(self) -> Iterator[Parameter]:
         yield from (p for p in self._parameters.values() if p is not None)
@@ -94,3 +114,16 @@ class Linear(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return layers.linear(input, self.weight, self.bias)
+
+
+class MSELoss(Module):
+    """torch.nn.MSELoss: F.mse_loss with the reduction given (a module without
+    parameters, here for its hooks)."""
+
+    def __init__(self, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return losses.mse_loss(input, target, reduction=self.reduction)
