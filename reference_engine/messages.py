@@ -2162,3 +2162,10 @@ BACKWARD_HOOK_OUTPUT_TYPE = ("For backward hooks to be called, module output sho
 def backward_hook_grad_count(got: int, expected: int) -> str:
     return ("Backward hook returned an invalid number of grad_input, "
             f"got {got}, but expected {expected}")
+# torch/nn/modules/batchnorm.py BatchNorm1d._check_input_dim
+def batch_norm_1d_dims(ndim: int) -> str:
+    return f"expected 2D or 3D input (got {ndim}D input)"
+
+
+BATCH_NORM_TRAINING_NOT_MODELLED = (
+    "reference_engine: nn.BatchNorm1d is modelled in eval mode only (with running statistics)")

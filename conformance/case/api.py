@@ -106,7 +106,7 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch.autograd.Variable", "_execution_engine", ()),
         ("torch.autograd.Variable._execution_engine", "queue_callback", ()),
         ("torch.nn", "Linear", {SEEDED_FLAG}),
-        ("torch.nn", "Parameter Module MSELoss", ()),
+        ("torch.nn", "Parameter Module MSELoss BatchNorm1d", ()),
         # written in reference_engine/nn/functional.py (the registry's `nn.functional.*`
         # rows are read from it, with torch's other ops)
         ("torch.nn.functional", "cross_entropy softmax log_softmax", {PURE}),
@@ -181,7 +181,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
          "mark_non_differentiable", "set_materialize_grads", "saved_variables"}
     ),
     "module": frozenset({"weight", "bias", "parameters", "zero_grad", "in_features",
-                         "out_features", "register_full_backward_hook"}),
+                         "out_features", "register_full_backward_hook", "eval", "train",
+                         "double"}),
     "hook handle": frozenset({"remove"}),
     "max/min result": frozenset({"values", "indices"}),
     "Function class": frozenset({"apply"}),
