@@ -142,8 +142,10 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
             # derivatives.yaml's handle_r_to_c: a real input's gradient is the real part of
             # the complex one its formula gives (at::real, a view)
             g = complex_numbers.real(g)
-        if g._dtype is not meta.dtype:
-            g = copying.to(g, meta.dtype)
+        # a leaf's AccumulateGrad casts to the leaf's grad_dtype (None: no cast)
+        want = fn.variable._grad_dtype_target() if isinstance(fn, AccumulateGrad) else meta.dtype
+        if want is not None and g._dtype is not want:
+            g = copying.to(g, want)
         out.append(g)
     return out
 

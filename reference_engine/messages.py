@@ -2169,3 +2169,17 @@ def batch_norm_1d_dims(ndim: int) -> str:
 
 BATCH_NORM_TRAINING_NOT_MODELLED = (
     "reference_engine: nn.BatchNorm1d is modelled in eval mode only (with running statistics)")
+# Tensor.grad_dtype (python_variable.cpp THPVariable_get_grad_dtype / set_grad_dtype)
+GRAD_DTYPE_NON_LEAF_GET = "grad_dtype can only be accessed on leaf tensors."
+GRAD_DTYPE_NON_LEAF_SET = "grad_dtype can only be set on leaf tensors."
+
+
+def grad_dtype_type(type_name: str) -> str:
+    return f"grad_dtype must be a torch.dtype or None, but got {type_name}"
+
+
+def grad_dtype_has_grad(new_scalar_name: str, grad_cpp_name: str) -> str:
+    return (f"Cannot set grad_dtype to '{new_scalar_name}' because there is already a "
+            f"gradient with dtype '{grad_cpp_name}'. Please clear the gradient (.grad = None) "
+            "before changing grad_dtype, or ensure the new grad_dtype matches the existing "
+            "gradient's dtype.")

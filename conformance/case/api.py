@@ -156,7 +156,7 @@ SEEDED: frozenset[str] = _flagged(SEEDED_FLAG)
 
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
-_base ndim T is_inference output_nr volatile real imag
+_base ndim T is_inference output_nr volatile real imag grad_dtype
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
@@ -199,7 +199,7 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 
 # Attributes a program may assign to (`x.grad = None`, `y.data = ...`).
-SETTABLE: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
+SETTABLE: frozenset[str] = frozenset({"grad", "data", "requires_grad", "grad_dtype"})
 
 # Isolation: a program sets attributes only on values it made (its tensors, its Functions'
 # ctx, its modules), never on a class, a namespace or another engine object, whose change
