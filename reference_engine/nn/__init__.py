@@ -1,4 +1,5 @@
-"""A sliver of torch.nn: Parameter, Module, Linear."""
+"""A sliver of torch.nn: Parameter, Module (with full backward hooks), Linear, MSELoss and
+BatchNorm1d (eval mode)."""
 
 from __future__ import annotations
 
