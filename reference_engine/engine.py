@@ -32,6 +32,10 @@ class AccumulateGrad(Node):
         self.variable = variable
         self.input_metadata = [variable._meta()]
         self.tensor_pre_hooks = {0: variable._leaf_hooks}
+        # the dtype grads are cast to: the leaf's grad_dtype when this node was made, and
+        # whenever it is set later (None: no cast); a node dropped by a .data of another
+        # dtype keeps casting to the old one
+        self.grad_dtype = variable._grad_dtype_target()
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -143,7 +147,7 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
             # the complex one its formula gives (at::real, a view)
             g = complex_numbers.real(g)
         # a leaf's AccumulateGrad casts to the leaf's grad_dtype (None: no cast)
-        want = fn.variable._grad_dtype_target() if isinstance(fn, AccumulateGrad) else meta.dtype
+        want = fn.grad_dtype if isinstance(fn, AccumulateGrad) else meta.dtype
         if want is not None and g._dtype is not want:
             g = copying.to(g, want)
         out.append(g)

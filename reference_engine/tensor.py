@@ -225,6 +225,8 @@ class Tensor:
             raise RuntimeError(messages.grad_dtype_has_grad(value.scalar_name,
                                                             grad._dtype.cpp_name))
         self._grad_dtype = value
+        if self._accumulator is not None:
+            self._accumulator.grad_dtype = value  # type: ignore[attr-defined]
 
     @property
     def retains_grad(self) -> builtins.bool:
