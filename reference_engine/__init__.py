@@ -82,6 +82,7 @@ from .dtypes import (
 from .factories import (
     arange,
     empty,
+    empty_strided,
     full,
     manual_seed,
     ones,
@@ -306,8 +307,11 @@ autograd.GradcheckError = gradcheck.GradcheckError  # type: ignore[attr-defined]
 
 float32 = float = _dtypes.float32
 float64 = double = _dtypes.float64
+float16 = half = _dtypes.float16
 int64 = long = _dtypes.int64
 int32 = int = _dtypes.int32
+int16 = short = _dtypes.int16
+int8 = _dtypes.int8
 bool = _dtypes.bool_
 complex64 = cfloat = _dtypes.complex64
 complex128 = cdouble = _dtypes.complex128
@@ -330,16 +334,21 @@ __all__ = [
     "double",
     "dtype",
     "empty",
+    "empty_strided",
     "enable_grad",
     "fft",
     "float",
+    "float16",
     "float32",
     "float64",
     "full",
     "get_default_device",
     "get_default_dtype",
+    "half",
     "inference_mode",
     "int",
+    "int8",
+    "int16",
     "int32",
     "int64",
     "is_anomaly_check_nan_enabled",
@@ -368,6 +377,7 @@ __all__ = [
     "set_default_dtype",
     "set_grad_enabled",
     "set_warn_always",
+    "short",
     "special",
     "tensor",
     "utils",

@@ -37,15 +37,18 @@ class dtype:
 
 
 bool_ = dtype("bool", np.bool_, "Bool", "bool", "BoolTensor", 0)
+int8 = dtype("int8", np.int8, "Char", "signed char", "CharTensor", 1)
+int16 = dtype("int16", np.int16, "Short", "short int", "ShortTensor", 1)
 int32 = dtype("int32", np.int32, "Int", "int", "IntTensor", 1)
 int64 = dtype("int64", np.int64, "Long", "long int", "LongTensor", 1)
+float16 = dtype("float16", np.float16, "Half", "c10::Half", "HalfTensor", 2)
 float32 = dtype("float32", np.float32, "Float", "float", "FloatTensor", 2)
 float64 = dtype("float64", np.float64, "Double", "double", "DoubleTensor", 2)
 complex64 = dtype("complex64", np.complex64, "ComplexFloat", "c10::complex<float>",
                   "ComplexFloatTensor", 3)
 complex128 = dtype("complex128", np.complex128, "ComplexDouble", "c10::complex<double>",
                    "ComplexDoubleTensor", 3)
-ALL = (bool_, int32, int64, float32, float64, complex64, complex128)
+ALL = (bool_, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
 # a complex dtype and the real dtype of its parts (c10::toRealValueType / toComplexType)
 _PARTS = {complex64: float32, complex128: float64}
 _COMPLEX = {part: c for c, part in _PARTS.items()}

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import anomaly_mode, dispatch, dtypes, messages
+from . import anomaly_mode, dispatch, dtypes, messages, tensor_metadata
 from .grad_mode import is_grad_enabled, set_grad_enabled
 from .graph import MAX_SEQUENCE, TASK_NODES, Edge, GraphRoot, Meta, Node, check_hook_value
 from .tensor import Tensor
@@ -32,6 +32,10 @@ class AccumulateGrad(Node):
         self.variable = variable
         self.input_metadata = [variable._meta()]
         self.tensor_pre_hooks = {0: variable._leaf_hooks}
+        # the dtype grads are cast to: the leaf's grad_dtype when this node was made, and
+        # whenever it is set later (None: no cast); a node dropped by a .data of another
+        # dtype keeps casting to the old one
+        self.grad_dtype = variable._grad_dtype_target()
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -50,12 +54,12 @@ class AccumulateGrad(Node):
             # torch steals the incoming grad when nothing else references it (a refcount
             # test: here _run's `inputs` (kept for node post-hooks), the copy of it passed to
             # apply, our local and getrefcount's argument) ...
-            if not is_grad_enabled() and sys.getrefcount(new) <= 4 and _obeys_layout(new):
+            if not is_grad_enabled() and sys.getrefcount(new) <= 4 and _obeys_layout(new, var):
                 var._grad = new.detach()        # shares the buffer's version counter
             else:
-                # ... otherwise copies it into a fresh tensor: version 1, and under
-                # create_graph a CopyBackwards grad_fn.
-                fresh = Tensor(np.empty(new.shape, new.dtype.np), new.dtype, new.device)
+                # ... otherwise copies it into a fresh tensor laid out by the contract:
+                # version 1, and under create_graph a CopyBackwards grad_fn.
+                fresh = Tensor(_contract_layout(new, var), new.dtype, new.device)
                 var._grad = dispatch.copy_(fresh, new)
         elif not is_grad_enabled():
             var._grad._data += dtypes.cast(new._data, var._grad.dtype.np)  # in place, same object
@@ -77,10 +81,27 @@ class AccumulateGrad(Node):
         return []
 
 
-def _obeys_layout(g: Tensor) -> bool:
-    # torch only steals a grad laid out like a fresh dense tensor; an expanded grad
-    # (from sum/mean backward) is copied instead.
-    return bool(g._data.flags.c_contiguous and g._data.flags.writeable)
+def _obeys_layout(g: Tensor, var: Tensor) -> bool:
+    """torch's obeys_layout_contract (autograd/utils/grad_layout_contract.h): a grad is
+    stolen only if laid out as the leaf is when the leaf is non-overlapping and dense
+    (channels_last included; size-1 dims aside, unless of stride 0), else only if
+    row-major. An expanded grad (sum/mean backward) never is: it is copied."""
+    if not g._data.flags.writeable:
+        return False
+    if not tensor_metadata.dense(var._data):
+        return bool(g._data.flags.c_contiguous)
+    return all(gs == vs if n != 1 else gs != 0 for n, gs, vs in
+               zip(g.shape, g.stride(), var.stride(), strict=True))
+
+
+def _contract_layout(g: Tensor, var: Tensor) -> np.ndarray:
+    """clone_obey_contract's buffer: the leaf's strides if it is non-overlapping and dense
+    (empty_strided), else row-major."""
+    if not tensor_metadata.dense(var._data) or var._data.size == 0:
+        return np.empty(g.shape, g.dtype.np)
+    flat = np.empty(var._data.size, g.dtype.np)
+    strides = tuple(s * flat.itemsize for s in var.stride())
+    return np.lib.stride_tricks.as_strided(flat, var._data.shape, strides, writeable=True)
 
 
 def gradient_edge(t: Tensor) -> Edge:
@@ -125,8 +146,10 @@ def validate_outputs(edges: Sequence[Edge], grads: list[Tensor | None], node_nam
             # derivatives.yaml's handle_r_to_c: a real input's gradient is the real part of
             # the complex one its formula gives (at::real, a view)
             g = dispatch.real(g)
-        if g._dtype is not meta.dtype:
-            g = dispatch.to(g, meta.dtype)
+        # a leaf's AccumulateGrad casts to the leaf's grad_dtype (None: no cast)
+        want = fn.grad_dtype if isinstance(fn, AccumulateGrad) else meta.dtype
+        if want is not None and g._dtype is not want:
+            g = dispatch.to(g, want)
         out.append(g)
     return out
 

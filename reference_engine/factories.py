@@ -92,6 +92,24 @@ def empty(*size: Any, dtype: dtype | None = None, device: device | str | None = 
     return _sized(0, size, dtype, device, requires_grad)
 
 
+def empty_strided(size: Sequence[int], stride: Sequence[int], dtype: dtype | None = None,
+                  device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of the given sizes and strides over a storage just large enough (torch's
+    empty_strided; its memory, uninitialised in torch, is zeros here: a case fills it
+    before it is observed)."""
+    shape, strides = _shape_args((size,)), tuple(int(s) for s in stride)
+    dt = dtype or dtypes.get_default_dtype()
+    extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) \
+        if all(shape) else 0
+    flat = np.zeros(extent, dt.np)
+    arr = np.lib.stride_tricks.as_strided(
+        flat, shape, tuple(s * flat.itemsize for s in strides), writeable=True)
+    t = Tensor(arr, dt, dtypes.get_default_device() if device is None else dtypes.device(device))
+    if requires_grad:
+        t.requires_grad_(True) if dt.is_differentiable else _reject()
+    return t
+
+
 def full(size: Sequence[int], fill_value: Any, dtype: dtype | None = None,
          device: device | str | None = None, requires_grad: bool = False) -> Tensor:
     dt = dtype or (_infer_dtype(fill_value))

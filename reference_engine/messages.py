@@ -2238,3 +2238,42 @@ def checkpoint_metadata_mismatch(different: list[tuple[int, object, object]]) ->
 
 def checkpoint_determinism_check(allowed: list[str], got: str) -> str:
     return f"determinism_check should be one of {allowed}, but got {got}"
+# ---- h27cov -----------------------------------------------------------------------------
+# torch/utils/hooks.py BackwardHook and torch/nn/modules/module.py's full backward hooks
+
+FULL_BACKWARD_HOOK_NO_INPUT_GRAD = (
+    "Full backward hook is firing when gradients are computed with respect to module outputs "
+    "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+    "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.")
+FULL_BACKWARD_HOOK_NO_INPUT_GRAD_RESULT = (
+    "Backward hook for Modules where no input requires gradient should always return None or "
+    "None for all gradients.")
+BACKWARD_HOOK_NO_INPUTS = "Cannot set Module backward hook for a Module with no input Tensors."
+BACKWARD_HOOK_OUTPUT_TYPE = ("For backward hooks to be called, module output should be a "
+                             "Tensor or a tuple of Tensors but received {}")
+
+
+def backward_hook_grad_count(got: int, expected: int) -> str:
+    return ("Backward hook returned an invalid number of grad_input, "
+            f"got {got}, but expected {expected}")
+# torch/nn/modules/batchnorm.py BatchNorm1d._check_input_dim
+def batch_norm_1d_dims(ndim: int) -> str:
+    return f"expected 2D or 3D input (got {ndim}D input)"
+
+
+BATCH_NORM_TRAINING_NOT_MODELLED = (
+    "reference_engine: nn.BatchNorm1d is modelled in eval mode only (with running statistics)")
+# Tensor.grad_dtype (python_variable.cpp THPVariable_get_grad_dtype / set_grad_dtype)
+GRAD_DTYPE_NON_LEAF_GET = "grad_dtype can only be accessed on leaf tensors."
+GRAD_DTYPE_NON_LEAF_SET = "grad_dtype can only be set on leaf tensors."
+
+
+def grad_dtype_type(type_name: str) -> str:
+    return f"grad_dtype must be a torch.dtype or None, but got {type_name}"
+
+
+def grad_dtype_has_grad(new_scalar_name: str, grad_cpp_name: str) -> str:
+    return (f"Cannot set grad_dtype to '{new_scalar_name}' because there is already a "
+            f"gradient with dtype '{grad_cpp_name}'. Please clear the gradient (.grad = None) "
+            "before changing grad_dtype, or ensure the new grad_dtype matches the existing "
+            "gradient's dtype.")

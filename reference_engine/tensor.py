@@ -74,6 +74,8 @@ class Tensor:
     _output_nr = 0
     _grad: Tensor | None = None
     _retains_grad = False
+    # Tensor.grad_dtype: "own" follows the tensor's dtype; None allows any (a leaf's setting)
+    _grad_dtype: Any = "own"
     _accumulator: Node | None = None     # this leaf's AccumulateGrad, made on demand
     # resize_'s storage and the array it made _data (ops/storage.py): valid while _data is
     # still that array, so a shrunk tensor grows back into its old values, as torch's does
@@ -187,9 +189,10 @@ class Tensor:
                 raise TypeError(messages.grad_not_tensor(type(value).__name__))
             if value is self:
                 raise RuntimeError(messages.GRAD_IS_SELF)
-            if value._dtype is not self._dtype:
+            want = self._grad_dtype_target()
+            if want is not None and value._dtype is not want:
                 raise RuntimeError(messages.grad_wrong_dtype(value._dtype.cpp_name,
-                                                             self._dtype.scalar_name))
+                                                             want.scalar_name))
             if value._device != self._device:
                 raise RuntimeError(messages.grad_wrong_device(value._device.type,
                                                               self._device.type))
@@ -197,6 +200,32 @@ class Tensor:
                 raise RuntimeError(messages.grad_wrong_size(messages.sizes(value.shape),
                                                             messages.sizes(self.shape)))
         self._grad = value
+
+    def _grad_dtype_target(self) -> dtype | None:
+        """The dtype a grad must have (AccumulateGrad casts to it): the tensor's own unless
+        grad_dtype was set; None: any."""
+        return self._dtype if self._grad_dtype == "own" else self._grad_dtype
+
+    @property
+    def grad_dtype(self) -> dtype | None:
+        if not self.is_leaf:
+            raise RuntimeError(messages.GRAD_DTYPE_NON_LEAF_GET)
+        return self._grad_dtype_target()
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: dtype | None) -> None:
+        # torch's setter reads .grad first (so a non-leaf warns as a .grad read does)
+        grad = self.grad
+        if not self.is_leaf:
+            raise RuntimeError(messages.GRAD_DTYPE_NON_LEAF_SET)
+        if value is not None and not isinstance(value, dtype):
+            raise RuntimeError(messages.grad_dtype_type(type(value).__name__))
+        if value is not None and grad is not None and grad._dtype is not value:
+            raise RuntimeError(messages.grad_dtype_has_grad(value.scalar_name,
+                                                            grad._dtype.cpp_name))
+        self._grad_dtype = value
+        if self._accumulator is not None:
+            self._accumulator.grad_dtype = value  # type: ignore[attr-defined]
 
     @property
     def retains_grad(self) -> builtins.bool:

@@ -23,6 +23,18 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
+def dense(a: np.ndarray) -> bool:
+    """is_non_overlapping_and_dense: the strides, sorted, step through memory one element
+    after another (size-1 dims aside)."""
+    expected = a.itemsize
+    for stride, size in sorted((st, n) for st, n in zip(a.strides, a.shape, strict=True)
+                               if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 class Size(tuple[int, ...]):
     def __repr__(self) -> str:
         return f"torch.Size([{', '.join(str(s) for s in self)}])"
@@ -84,8 +96,16 @@ def is_conj(self: Tensor) -> builtins.bool:
     return self._is_conj
 
 
-def is_contiguous(self: Tensor) -> builtins.bool:
-    return bool(self._data.flags.c_contiguous)
+def in_format(a: np.ndarray, memory_format: Any) -> builtins.bool:
+    """is_contiguous(memory_format): row-major, or for channels_last row-major over
+    (N, H, W, C)."""
+    if memory_format is dtypes.channels_last:
+        return a.ndim == 4 and builtins.bool(np.moveaxis(a, 1, -1).flags.c_contiguous)
+    return builtins.bool(a.flags.c_contiguous)
+
+
+def is_contiguous(self: Tensor, memory_format: Any = None) -> builtins.bool:
+    return in_format(self._data, memory_format)
 
 
 def stride(self: Tensor, dim: builtins.int | None = None) -> Any:

@@ -67,8 +67,10 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
     attrs = api.OBJECT_ATTRIBUTES
     return {
         "tensor method": [(a, y) for a in attrs["tensor method"]],
-        # a real tensor has no imaginary part to read (torch raises): a complex one has
-        "tensor attribute": [(a, y * 1j if a == "imag" else y)
+        # a real tensor has no imaginary part to read (torch raises): a complex one has;
+        # grad_dtype is read on a leaf (a non-leaf raises)
+        "tensor attribute": [(a, y * 1j if a == "imag" else
+                              t.ones(1, requires_grad=True) if a == "grad_dtype" else y)
                              for a in attrs["tensor attribute"]],
         "grad_fn": [(a, _node_with(a, t, x, probe, y)) for a in attrs["grad_fn"]],
         "ctx": [(a, seen["ctx"]) for a in attrs["ctx"]],

@@ -84,12 +84,17 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch", """tensor zeros_like ones_like arange is_tensor get_default_dtype
                      is_grad_enabled is_inference_mode_enabled is_neg""", {PURE}),
         ("torch", "zeros ones full", {PURE, SIZED}),
+        # a leaf of chosen strides (test_strided_leaf_grad_layout); like torch.empty its
+        # memory is uninitialised, so a case fills it (`.copy_(...)`) in the same statement
+        ("torch", "empty_strided", {PURE, SIZED}),
         ("torch", "rand randn", {PURE, SIZED, SEEDED_FLAG}),
         ("torch", "rand_like randn_like", {PURE, SEEDED_FLAG}),
         ("torch", "manual_seed", {SEEDED_FLAG}),
         ("torch", """no_grad enable_grad set_grad_enabled inference_mode
-                     float32 float64 float double int64 long int32 int bool
-                     complex64 complex128 cfloat cdouble""", ()),
+                     float32 float64 float double float16 half
+                     int64 long int32 int int16 short int8 bool
+                     complex64 complex128 cfloat cdouble
+                     contiguous_format channels_last preserve_format""", ()),
         ("torch.autograd", "grad backward Function Variable", ()),
         ("torch.autograd.function", "once_differentiable InplaceFunction", ()),
         # gradient edges (accepted by autograd.grad and backward), context managers for
@@ -107,7 +112,7 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch.autograd.Variable", "_execution_engine", ()),
         ("torch.autograd.Variable._execution_engine", "queue_callback", ()),
         ("torch.nn", "Linear", {SEEDED_FLAG}),
-        ("torch.nn", "Parameter Module", ()),
+        ("torch.nn", "Parameter Module MSELoss BatchNorm1d", ()),
         # written in reference_engine/nn/functional.py (the registry's `nn.functional.*`
         # rows are read from it, with torch's other ops)
         ("torch.nn.functional", "cross_entropy softmax log_softmax", {PURE}),
@@ -125,8 +130,9 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
           for op in ATEN_OPS.split()),
         # Tensor's methods besides the registry's op methods and in-place forms; `where`,
         # `reshape` and `permute` are function rows whose methods tensor.py adapts
-        (TENSOR, """detach item tolist size dim numel is_contiguous where reshape view view_as
-                    permute expand expand_as contiguous is_complex is_conj numpy""", {PURE}),
+        (TENSOR, """detach item tolist size dim numel is_contiguous stride where reshape view
+                    view_as permute expand expand_as contiguous is_complex is_conj
+                    numpy""", {PURE}),
         # `_is_view()` is a field of every tensor's snapshot (an engine has it anyway);
         # `storage()` is read for its length and address (`len(x.storage())`,
         # `x.storage().data_ptr()`, compared, as torch's tests do: an address itself differs
@@ -170,7 +176,7 @@ SEEDED: frozenset[str] = _flagged(SEEDED_FLAG)
 
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
-_base ndim T is_inference output_nr volatile real imag
+_base ndim T is_inference output_nr volatile real imag grad_dtype
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
@@ -195,7 +201,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
          "mark_non_differentiable", "set_materialize_grads", "saved_variables"}
     ),
     "module": frozenset({"weight", "bias", "parameters", "zero_grad", "in_features",
-                         "out_features"}),
+                         "out_features", "register_full_backward_hook", "eval", "train",
+                         "double"}),
     "hook handle": frozenset({"remove"}),
     "max/min result": frozenset({"values", "indices"}),
     "Function class": frozenset({"apply"}),
@@ -217,7 +224,7 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 
 # Attributes a program may assign to (`x.grad = None`, `y.data = ...`).
-SETTABLE: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
+SETTABLE: frozenset[str] = frozenset({"grad", "data", "requires_grad", "grad_dtype"})
 
 # Isolation: a program sets attributes only on values it made (its tensors, its Functions'
 # ctx, its modules), never on a class, a namespace or another engine object, whose change

@@ -148,6 +148,12 @@ KINDS: tuple[Kind, ...] = (
           r"assigned grad expected to be",
           r"attempting to assign a gradient (of size|with dtype|located on device)"),
          "assigning a .grad whose shape, dtype or device differs from the tensor's"),
+    Kind("grad_dtype_invalid", False,
+         (r"grad_dtype can only be (accessed|set) on leaf tensors",
+          r"Cannot set grad_dtype to .* because there is already a gradient",
+          r"grad_dtype must be a torch.dtype or None"),
+         "reading or setting grad_dtype of a non-leaf, or setting one that the existing "
+         ".grad's dtype contradicts"),
     Kind("backward_empty_inputs", False,
          (r"`inputs` argument to `backward\(\)` cannot be empty",),
          "backward(inputs=[])"),

@@ -1,18 +1,24 @@
-"""A sliver of torch.nn: Parameter, Module, Linear."""
+"""A sliver of torch.nn: Parameter, Module (with full backward hooks), Linear, MSELoss and
+BatchNorm1d (eval mode)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from .. import dtypes, inplace_ops
-from ..factories import empty, uniform_
-from ..ops import layers
-from ..tensor import Tensor
-from . import functional
+import numpy as np
 
-__all__ = ["Linear", "Module", "Parameter", "functional"]
+from .. import dtypes, inplace_ops, messages
+from ..factories import empty, ones, uniform_, zeros
+from ..grad_mode import no_grad
+from ..graph import RemovableHandle
+from ..ops import copying, layers, losses
+from ..tensor import Tensor
+from . import backward_hook, batchnorm, functional
+
+__all__ = ["BatchNorm1d", "Linear", "MSELoss", "Module", "Parameter", "functional"]
 
 
 class Parameter(Tensor):
@@ -31,12 +37,14 @@ class Parameter(Tensor):
 class Module:
     _parameters: dict[str, Parameter | None]
     _modules: dict[str, Module]
+    _backward_hooks: dict[int, Callable[..., Any]]
     training: bool
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_backward_hooks", {})
 
     def __setattr__(self, name: str, value: Any) -> None:
         if isinstance(value, Parameter):
@@ -49,7 +57,48 @@ class Module:
         raise NotImplementedError
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        # torch's _call_impl, for the full backward hooks (nn/backward_hook.py)
+        hooks = list(self._backward_hooks.values())
+        if not hooks:
+            return self.forward(*args, **kwargs)
+        bw_hook = backward_hook.BackwardHook(self, hooks)
+        result = self.forward(*bw_hook.setup_input_hook(args), **kwargs)
+        if not isinstance(result, Tensor | tuple):
+            warnings.warn(messages.BACKWARD_HOOK_OUTPUT_TYPE.format(type(result)), UserWarning,
+                          stacklevel=2)
+        return bw_hook.setup_output_hook(result)
+
+    def _buffers(self) -> dict[str, Tensor]:
+        return {}
+
+    def train(self, mode: bool = True) -> Module:
+        object.__setattr__(self, "training", mode)
+        for m in self._modules.values():
+            m.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def double(self) -> Module:
+        """Floating parameters and buffers to float64, as torch's _apply: a parameter keeps
+        its identity (its data replaced, no version bump), a buffer is a new tensor."""
+        for p in self.parameters():
+            if p.dtype.is_floating_point:
+                p._data, p._dtype = p._data.astype(np.float64), dtypes.float64
+        for name, b in self._buffers().items():
+            if b.dtype.is_floating_point:
+                object.__setattr__(self, name, copying.to(b, dtypes.float64))
+        for m in self._modules.values():
+            m.double()
+        return self
+
+    def register_full_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """hook(module, grad_input, grad_output), called when the grads of the module's
+        inputs are computed; it may return new grad_input."""
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
 
     def parameters(self) -> Iterator[Parameter]:
         yield from (p for p in self._parameters.values() if p is not None)
@@ -94,3 +143,48 @@ class Linear(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return layers.linear(input, self.weight, self.bias)
+
+
+class MSELoss(Module):
+    """torch.nn.MSELoss: F.mse_loss with the reduction given (a module without
+    parameters, here for its hooks)."""
+
+    def __init__(self, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return losses.mse_loss(input, target, reduction=self.reduction)
+
+
+class BatchNorm1d(Module):
+    """torch.nn.BatchNorm1d in eval mode (nn/batchnorm.py); training mode raises."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
+                 dtype: dtypes.dtype | None = None) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        # reset_parameters fills them in place (init.ones_, init.zeros_): each at _version 1
+        self.weight = self.bias = None
+        if affine:
+            self.weight = Parameter(empty(num_features, dtype=dtype))
+            self.bias = Parameter(empty(num_features, dtype=dtype))
+            with no_grad():
+                inplace_ops.fill_(self.weight, 1)
+                inplace_ops.zero_(self.bias)
+        self.running_mean = zeros(num_features, dtype=dtype)
+        self.running_var = ones(num_features, dtype=dtype)
+
+    def _buffers(self) -> dict[str, Tensor]:
+        return {"running_mean": self.running_mean, "running_var": self.running_var}
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in (2, 3):
+            raise ValueError(messages.batch_norm_1d_dims(input.ndim))
+        if self.training or not self.track_running_stats:
+            raise NotImplementedError(messages.BATCH_NORM_TRAINING_NOT_MODELLED)
+        return batchnorm.batch_norm_eval(input, self.running_mean, self.running_var,
+                                         self.weight, self.bias, self.eps)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
+from .. import dtypes, messages, tensor_metadata
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..dtypes import device, dtype
 from ..tensor import Tensor
@@ -30,8 +30,16 @@ TO_COPY = OpSpec("ToCopyBackward0", ("self",),
 
 
 @linear_forward(CLONE)
-def clone(self: Tensor) -> Tensor:
-    return record(CLONE, new(self._data, self.dtype, self.device), [self])
+def clone(self: Tensor, *, memory_format: Any = None) -> Tensor:
+    if memory_format is None or memory_format is dtypes.preserve_format:
+        return record(CLONE, new(self._data, self.dtype, self.device), [self])
+    return record(CLONE, Tensor(_layout(self._data, memory_format), self.dtype, self.device),
+                  [self])
+
+
+def in_format(self: Tensor, memory_format: Any = None) -> bool:
+    """Tensor.is_contiguous(memory_format=...)."""
+    return tensor_metadata.in_format(self._data, memory_format)
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -50,31 +58,16 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     copy = kwargs.get("copy", flags[1] if len(flags) > 1 else False)
     fmt = kwargs.get("memory_format", dtypes.preserve_format)
     if target_device == self.device and target_dtype is self.dtype and not copy \
-            and (fmt is dtypes.preserve_format or _in_format(self._data, fmt)):
+            and (fmt is dtypes.preserve_format or tensor_metadata.in_format(self._data, fmt)):
         return self
     data = _layout(self._data, fmt).astype(target_dtype.np, order="K")
     out = Tensor(data, target_dtype, target_device)
     return record(TO_COPY, out, [self], device=self.device, dtype=self.dtype)
 
 
-def _in_format(a: np.ndarray, fmt: Any) -> bool:
-    """is_contiguous(memory_format): row-major, or for channels_last row-major over
-    (N, H, W, C)."""
-    if fmt is dtypes.channels_last:
-        return a.ndim == 4 and np.moveaxis(a, 1, -1).flags.c_contiguous
-    return bool(a.flags.c_contiguous)
 
 
-def _dense(a: np.ndarray) -> bool:
-    """is_non_overlapping_and_dense: the strides, sorted, step through memory one element
-    after another (size-1 dims aside)."""
-    expected = a.itemsize
-    for stride, size in sorted((st, n) for st, n in zip(a.strides, a.shape, strict=True)
-                               if n != 1):
-        if stride != expected:
-            return False
-        expected *= size
-    return True
+dense = tensor_metadata.dense   # (sorting and the layout contract read it here too)
 
 
 def _layout(a: np.ndarray, fmt: Any) -> np.ndarray:
@@ -85,7 +78,7 @@ def _layout(a: np.ndarray, fmt: Any) -> np.ndarray:
         if a.ndim != 4:
             raise RuntimeError(messages.CHANNELS_LAST_RANK)
         return np.moveaxis(np.array(np.moveaxis(a, 1, -1), order="C"), -1, 1)
-    if fmt is dtypes.preserve_format and _dense(a):
+    if fmt is dtypes.preserve_format and dense(a):
         return np.array(a, order="K")
     return np.array(a, order="C")   # (np.ascontiguousarray makes a 0-d array 1-d)
 

@@ -98,7 +98,7 @@ def sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool | N
     idx = _order(a, descending)
     spec = SORT if stable is None else SORT_STABLE
     values, indices = np.take_along_axis(a, idx, -1), idx
-    if self.ndim and copying._dense(self._data):
+    if self.ndim and copying.dense(self._data):
         # sort's outputs are empty_like(self): a non-overlapping and dense self's layout
         values, indices = (_laid_out_like(self._data, np.moveaxis(x, -1, d))
                            for x in (values, indices))

@@ -67,6 +67,7 @@ MESSAGES = {
                                "gradients",
     "hook_no_requires_grad": "cannot register a hook on a tensor that doesn't require gradient",
     "assigned_grad_mismatch": "assigned grad has data of a different size",
+    "grad_dtype_invalid": "grad_dtype can only be set on leaf tensors.",
     "device_mismatch": "Expected all tensors to be on the same device, but found at least two "
                        "devices, cuda:0 and cpu!",
     "shape_mismatch": "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)",

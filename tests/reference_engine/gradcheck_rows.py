@@ -118,6 +118,13 @@ def _spd(a: Any) -> Any:
 # Variants the registry's samples do not make: keywords, scalars, compositions that give a
 # linear op a non-zero second derivative, ops a sample cannot call (lists, a condition first).
 # name -> (function, input shapes). Outputs may be tuples (multi-output ops).
+def _batch_norm_eval(x: Any, w: Any, b: Any) -> Any:
+    from reference_engine.nn.batchnorm import batch_norm_eval
+    mean = torch.tensor([0.5, -0.25, 0.0], dtype=x.dtype)
+    var = torch.tensor([1.5, 0.5, 2.0], dtype=x.dtype)
+    return batch_norm_eval(x, mean, var, w, b, 1e-5)
+
+
 _BY_HAND: dict[str, Row] = {
     # arithmetic
     "add_composed": (lambda a, b: a + b, [(2, 3), (3,)]),
@@ -435,6 +442,9 @@ _BY_HAND: dict[str, Row] = {
     "complex_sigmoid": (lambda a: _R(torch.sigmoid(_C(a))), [(3, 2)]),
     "complex_prod": (lambda a: _R(_C(a).prod(0)), [(3, 2, 2)]),
     "complex_var": (lambda a: torch.var(_C(a), 0), [(3, 2, 2)]),
+    # nn.BatchNorm1d in eval mode (nn/batchnorm.py): running statistics, not differentiable
+    "batch_norm_eval": (lambda x, w, b: _batch_norm_eval(x, w, b) ** 2,
+                        [(4, 3, 2), (3,), (3,)]),
 }
 
 OPS: dict[str, Row] = _from_registry()

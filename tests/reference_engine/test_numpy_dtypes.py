@@ -1,7 +1,7 @@
-"""torch.tensor of a NumPy array takes its dtype from the array's: the engine's seven dtypes
-(complex64 and complex128 among them) as they are, another float as float32 (narrower) or
-float64, another integer as int64. Case programs cannot make NumPy arrays, so this is pinned
-here (a mutation survivor). Also: type promotion with complex dtypes."""
+"""torch.tensor of a NumPy array takes its dtype from the array's: the engine's dtypes
+(float16, int8, int16, complex64 and complex128 among them) as they are, as torch does;
+another integer (uint8, which the engine lacks) as int64. Case programs cannot make NumPy
+arrays, so this is pinned here (a mutation survivor). Also: type promotion with complex dtypes."""
 
 from typing import Any
 
@@ -14,7 +14,8 @@ from reference_engine import dtypes
 
 @pytest.mark.parametrize(("np_dtype", "expected"), [
     (np.float32, torch.float32), (np.float64, torch.float64), (np.int64, torch.int64),
-    (np.bool_, torch.bool), (np.float16, torch.float32), (np.int16, torch.int64),
+    (np.bool_, torch.bool), (np.float16, torch.float16), (np.int16, torch.int16),
+    (np.int8, torch.int8),
     (np.uint8, torch.int64)])
 def test_tensor_of_an_array_takes_its_dtype(np_dtype: type, expected: object) -> None:
     assert torch.tensor(np.array([1, 0], dtype=np_dtype)).dtype is expected
