@@ -5,7 +5,6 @@ pytest_configure, its conditions checked against this run's environment; and
 from __future__ import annotations
 
 import contextlib
-import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,8 +39,7 @@ def _load_expectations(config: pytest.Config) -> Path | None:
         shown = path.resolve().relative_to(root.resolve()).as_posix()
     try:
         known = expectations.load(path, shown, empty_ok=fills_it)
-        # else no need to import the engine
-        if any(k.engine_version or k.backend for k in known.known):
+        if any(k.engine_version for k in known.known):  # else no need to import the engine
             known = known.under(_environment(config))
     except CaseError as e:
         raise pytest.UsageError(str(e)) from None
@@ -51,16 +49,12 @@ def _load_expectations(config: pytest.Config) -> Path | None:
 
 def _environment(config: pytest.Config) -> expectations.Environment:
     """What entries' conditions are checked against: this process's torch, Python and
-    platform, the engine's version as the report's run_info records it, and its backend."""
-    engine = config.getoption("--engine")
+    platform, and the engine's version as the report's run_info records it."""
     try:
-        version = report._engine_version(engine)
+        version = report._engine_version(config.getoption("--engine"))
     except Exception:  # an engine without a version: conditions on it never hold
         version = None
-    backend = None  # an engine that does not say (or cannot be imported) meets no backend
-    with contextlib.suppress(Exception):  # condition
-        backend = getattr(importlib.import_module(engine), "conformance_backend", None)
-    return expectations.Environment.current(version, None if backend is None else str(backend))
+    return expectations.Environment.current(version)
 
 
 def _start_baseline(config: pytest.Config, collector: _Collector, in_use: Path | None

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -93,27 +91,6 @@ known:
     assert not applies("c", env(engine_version="not a version"))
     assert not applies("c", env(platform="darwin", engine_version="0.3"))
     assert applies("d", env(torch_version="2.14.0.dev20260101+cpu"))
-
-
-def test_condition_on_the_engines_backend(tmp_path: Path) -> None:
-    known = expectations.load(write(tmp_path, """\
-known:
-  - items: "a::*"
-    backend: inductor
-    reason: one backend
-  - items: "b::*"
-    backend: [aot_eager, inductor]
-    reason: either
-"""))
-
-    def applies(name: str, backend: str | None) -> bool:
-        environment = expectations.Environment("2.13.0", "3.11.9", "linux", None, backend)
-        return bool(known.under(environment).applying(f"{name}::cpu-float32", "cpu",
-                                                      "float32"))
-
-    assert applies("a", "inductor") and not applies("a", "aot_eager")
-    assert not applies("a", None)  # an engine without a backend meets no backend condition
-    assert applies("b", "aot_eager") and applies("b", "inductor") and not applies("b", "none")
 
 
 def test_statuses_map_to_verdicts_by_one_rule(tmp_path: Path) -> None:
@@ -211,7 +188,6 @@ known:
     ("known:\n  - items: x\n    reason: r\n    engine_version: [1]\n", 4,
      "invalid version range for `engine_version`"),
     ("known:\n  - items: x\n    reason: r\n    platform: []\n", 4, "non-empty list"),
-    ("known:\n  - items: x\n    reason: r\n    backend: 3\n", 4, "`backend` lists names"),
     ("known: 3\n", 1, "must be a list"),
     # an empty file is not taken as "no known divergences" (red-team N9)
     ("", 1, "holds no YAML document"),
@@ -355,18 +331,3 @@ def test_an_empty_file_is_refused_unless_the_run_fills_it(pytester: pytest.Pytes
                                 "--write-expectations", "known.yaml")
     filled.assert_outcomes(failed=2)
     assert len(expectations.load(pytester.path / "known.yaml").known) == 2
-
-
-def test_the_run_reads_the_engines_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.plugin import known as plugin_known
-
-    class Config:
-        def getoption(self, name: str) -> str:
-            assert name == "--engine"
-            return "fake_engine_with_backend"
-
-    engine = types.ModuleType("fake_engine_with_backend")
-    monkeypatch.setitem(sys.modules, engine.__name__, engine)
-    assert plugin_known._environment(Config()).backend is None  # type: ignore[arg-type]
-    engine.conformance_backend = "inductor"  # type: ignore[attr-defined]
-    assert plugin_known._environment(Config()).backend == "inductor"  # type: ignore[arg-type]
