@@ -27,7 +27,7 @@ def _vectorized(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarr
 
 
 def _lgamma(x: float) -> float:
-    if x <= 0 and x == math.floor(x):   # a pole: torch's lgamma is +inf, math's raises
+    if x <= 0 and (x == -math.inf or x == math.floor(x)):   # a pole, -inf: +inf (math raises)
         return math.inf
     return math.lgamma(x) if math.isfinite(x) else abs(x)   # lgamma(+-inf) = inf, nan stays
 
@@ -50,7 +50,7 @@ def _digamma(x: float) -> float:
     if math.isnan(x):
         return x
     if x < 0:
-        if x == math.trunc(x):
+        if x == -math.inf or x == math.trunc(x):   # C++'s trunc(-inf) is -inf: nan
             return math.nan
         r = math.modf(x)[0]
         return _digamma(1 - x) - math.pi / math.tan(math.pi * r)
@@ -252,7 +252,7 @@ def i1(a: np.ndarray) -> np.ndarray:
         f = np.exp(ax * (np.cos(t) - 1.0)) * np.cos(t)
         integral = (f.sum(-1) - 0.5 * (f[..., 0] + f[..., -1])) / (len(t) - 1)
         out = np.sign(x) * np.exp(np.abs(x)) * integral
-    return np.where(np.isinf(x), x, out)
+    return np.where(np.isinf(x), np.nan, out)   # Cephes' I1 is nan at +-inf, as torch's
 
 
 # ---- the regularized lower incomplete gamma function (igamma) ----------------------------
