@@ -2142,3 +2142,54 @@ VIEW_FN_AS_STRIDED_NOT_MODELLED = ("the reference engine replays a view function
 
 def addmv_dtypes(self: str, mat: str, vec: str) -> str:  # scalar names: Float, Double
     return f"addmv input tensors must have the same dtype, but got {self}, {mat}, and {vec}"
+
+
+# ---- h27ops (issue 24): QR, matrix_exp ---------------------------------------------------------
+# aten/src/ATen/native/LinearAlgebraUtils.h _parse_qr_mode; BatchLinearAlgebra.cpp qr's
+# TORCH_WARN_ONCE; FunctionsManual.cpp linalg_qr_backward's checks
+
+def qr_mode(mode: str) -> str:
+    return (f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'")
+
+
+def qr_deprecated() -> str:
+    return ("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+            "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+            "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+            "torch.linalg.qr(A, 'reduced' if some else 'complete')")
+
+
+def qr_backward_mode_r() -> str:
+    return ("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+            "linalg.qr.")
+
+
+def qr_backward_complete() -> str:
+    return ("The QR decomposition is not differentiable when mode='complete' and nrows > "
+            "ncols.")
+
+
+# BatchLinearAlgebra.cpp triangular_solve's TORCH_WARN_ONCE and linearSolveCheckInputs-style
+# checks; LinearAlgebra.cpp linalg_vander's checks
+def triangular_solve_deprecated() -> str:
+    return ("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
+            "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular "
+            "has its arguments reversed and does not return a copy of one of the inputs.\nX = "
+            "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+            "torch.linalg.solve_triangular(A, B).")
+
+
+def triangular_solve_dims(b_dim: int, a_dim: int) -> str:
+    return (f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
+            f"{b_dim} dimensions instead" if b_dim < 2 else
+            f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
+            f"{a_dim} dimensions instead")
+
+
+def vander_dtype(got: str) -> str:
+    return f"linalg.vander supports floating point, complex, and integer tensors, but got {got}"
+
+
+VANDER_N = "N must be greater than 1."

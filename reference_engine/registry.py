@@ -611,6 +611,14 @@ OPS: tuple[OpRow, ...] = (
                                                                     1e-5), method=False),
     _row("nn.functional.group_norm", "ops.normalisation", (2, 4, 3), args=(2,),
          overloads=True),
+    # ---- linear algebra: decompositions, matrix functions (h27ops, issue 24) ----
+    # (ops/decompositions_qr.py, ops/matrix_functions.py; linalg rows: ops/linalg_named.py)
+    _row("linalg.qr", "ops.linalg_named", (3, 2), feature="matmul"),
+    _row("qr", "ops.decompositions_qr", (3, 2), feature="matmul"),
+    _row("matrix_exp", "ops.matrix_functions", (3, 3), feature="matmul"),
+    _row("linalg.matrix_exp", "ops.linalg_named", (3, 3), feature="matmul"),
+    _row("triangular_solve", "ops.solve_legacy", (3, 2), (3, 3), feature="matmul"),
+    _row("linalg.vander", "ops.linalg_named", V, feature="matmul"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -719,3 +727,10 @@ NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None
     and (r.module in H24OPS3_MODULES or r.name in H24OPS3_ROWS)})
+
+# ---- h27ops (issue 24): its new rows, not drawn by the generator yet ----
+H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "ops.linalg_named",
+                            "ops.solve_legacy"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})

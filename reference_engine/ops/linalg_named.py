@@ -1,0 +1,11 @@
+"""torch.linalg's functions added for issue 24's linear-algebra family (h27ops), by their
+names there: the registry's `linalg.<name>` rows read their forward from this module (the
+ones before them: ops/linalg_functions.py)."""
+
+from __future__ import annotations
+
+from . import decompositions_qr, matrix_functions, solve_legacy
+
+qr = decompositions_qr.linalg_qr
+matrix_exp = matrix_functions.matrix_exp
+vander = solve_legacy.vander
