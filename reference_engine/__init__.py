@@ -135,6 +135,7 @@ from .ops import (  # noqa: F401
     losses,
     masked_reductions,
     matrix_functions,
+    matrix_norms,
     nll,
     normalisation,
     norms,

@@ -2193,3 +2193,30 @@ def vander_dtype(got: str) -> str:
 
 
 VANDER_N = "N must be greater than 1."
+
+
+# LinearAlgebra.cpp linalg_matrix_norm, _linalg_matrix_norm_checks and linalg_norm's checks
+def matrix_norm_order(ord: str) -> str:
+    return f"linalg.matrix_norm: Order {ord} not supported."
+
+
+def matrix_norm_dim_pair(dim: list[int]) -> str:
+    return f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dim))}"
+
+
+def matrix_norm_same_dims(d0: int, d1: int) -> str:
+    return f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})"
+
+
+def linalg_norm_dim_length(dim: list[int]) -> str:
+    return ("linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
+            f"[{', '.join(map(str, dim))}]")
+
+
+def linalg_norm_ndim(ndim: int) -> str:
+    return (f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+            f"Got {ndim}D.")
+
+
+MATRIX_NORM_SVD_NOT_MODELLED = ("reference_engine: linalg.matrix_norm's ord 2, -2 and 'nuc' "
+                                "(singular values, linalg.svdvals) are not modelled")

@@ -617,8 +617,12 @@ OPS: tuple[OpRow, ...] = (
     _row("qr", "ops.decompositions_qr", (3, 2), feature="matmul"),
     _row("matrix_exp", "ops.matrix_functions", (3, 3), feature="matmul"),
     _row("linalg.matrix_exp", "ops.linalg_named", (3, 3), feature="matmul"),
-    _row("triangular_solve", "ops.solve_legacy", (3, 2), (3, 3), feature="matmul"),
+    # reads one triangle of A (its jvp, as torch's, all of A's tangent): by hand
+    _row("triangular_solve", "ops.solve_legacy", feature="matmul"),
     _row("linalg.vander", "ops.linalg_named", V, feature="matmul"),
+    # matrix norms (ops/matrix_norms.py): vector_norm, amax, amin composites
+    _row("linalg.matrix_norm", "ops.linalg_named", (3, 3), feature="reductions"),
+    _row("linalg.norm", "ops.linalg_named", M, feature="reductions"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -730,7 +734,7 @@ NOT_GENERATED.update({
 
 # ---- h27ops (issue 24): its new rows, not drawn by the generator yet ----
 H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "ops.linalg_named",
-                            "ops.solve_legacy"})
+                            "ops.solve_legacy", "ops.matrix_norms"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})

@@ -328,6 +328,12 @@ _BY_HAND: dict[str, Row] = {
         _factor(a), b, upper=False), [(3, 3), (3, 2)]),
     "linalg.solve_triangular_upper_right_unit": (lambda a, b: torch.linalg.solve_triangular(
         _factor(a).t(), b, upper=True, left=False, unitriangular=True), [(3, 3), (2, 3)]),
+    # triangular_solve (h27ops): torch's jvp reads all of A's tangent, its forward one triangle
+    "triangular_solve_upper": (lambda b, a: torch.triangular_solve(b, _factor(a).t()),
+                               [(3, 2), (3, 3)]),
+    "triangular_solve_lower_transpose_unit": (lambda b, a: torch.triangular_solve(
+        b, _factor(a).tril(-1), upper=False, transpose=True, unitriangular=True),
+        [(2, 3, 2), (3, 3)]),
     # a symmetric positive-definite input
     "cholesky_lower": (lambda a: torch.cholesky(_spd(a)), [(3, 3)]),
     "linalg.cholesky_upper": (lambda a: torch.linalg.cholesky(_spd(a), upper=True), [(3, 3)]),
