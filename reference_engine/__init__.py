@@ -118,6 +118,7 @@ from .ops import (  # noqa: F401
     decompositions,
     decompositions_qr,
     determinants,
+    einsum,
     elementwise,
     embeddings,
     erf_gamma,

@@ -2220,3 +2220,59 @@ def linalg_norm_ndim(ndim: int) -> str:
 
 MATRIX_NORM_SVD_NOT_MODELLED = ("reference_engine: linalg.matrix_norm's ord 2, -2 and 'nuc' "
                                 "(singular values, linalg.svdvals) are not modelled")
+
+
+# torch/functional.py einsum; aten/src/ATen/native/Linear.cpp einsum's checks
+EINSUM_ARGS = ("einsum(): must specify the equation string and at least one operand, or at "
+               "least one operand and its subscripts list")
+EINSUM_SUBLIST_NOT_MODELLED = "reference_engine: einsum's sublist format is not modelled"
+EINSUM_FEWER_OPERANDS = "einsum(): fewer operands were provided than specified in the equation"
+EINSUM_MORE_OPERANDS = "einsum(): more operands were provided than specified in the equation"
+EINSUM_OUTPUT_SECOND_ELLIPSIS = ("einsum(): found '.' for output but an ellipsis (...) was "
+                                 "already found")
+EINSUM_OUTPUT_BAD_ELLIPSIS = ("einsum(): found '.' for output that is not part of any ellipsis "
+                              "(...)")
+
+
+def einsum_second_ellipsis(op: int) -> str:
+    return f"einsum(): found '.' for operand {op} for which an ellipsis was already found"
+
+
+def einsum_bad_ellipsis(op: int) -> str:
+    return f"einsum(): found '.' for operand {op} that is not part of any ellipsis"
+
+
+def einsum_invalid_subscript(index: int) -> str:
+    return (f"einsum(): invalid subscript given at index {index} in the equation string, "
+            "subscripts must be in [a-zA-Z]")
+
+
+def einsum_output_subscript(label: str, repeated: bool) -> str:
+    what = ("appears more than once in the output" if repeated
+            else "does not appear in the equation for any input operand")
+    return f"einsum(): output subscript {label} {what}"
+
+
+def einsum_subscript_count(nlabels: int, ndim: int, op: int, has_ellipsis: bool) -> str:
+    if has_ellipsis:
+        return (f"einsum(): the number of subscripts in the equation ({nlabels}) is more than "
+                f"the number of dimensions ({ndim}) for operand {op}")
+    return (f"einsum(): the number of subscripts in the equation ({nlabels}) does not match the "
+            f"number of dimensions ({ndim}) for operand {op} and no ellipsis was given")
+
+
+def einsum_repeated_sizes(label: str, op: int, size: int, prev: int) -> str:
+    return (f"einsum(): subscript {label} is repeated for operand {op} but the sizes don't "
+            f"match, {size} != {prev}")
+
+
+def einsum_subscript_broadcast(label: str, size: int, op: int, seen: int) -> str:
+    return (f"einsum(): subscript {label} has size {size} for operand {op} which does not "
+            f"broadcast with previously seen size {seen}")
+
+
+def einsum_ellipsis_broadcast(dim: int, op: int, size: int, seen: int) -> str:
+    # (no space before "has size": ATen's text)
+    return (f"einsum(): dimension {dim} covered by ellipsis in operand {op}has size {size} "
+            f"which does not broadcast with previously seen ellipsis with size {seen} for the "
+            "respective dimension")

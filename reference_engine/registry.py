@@ -620,6 +620,8 @@ OPS: tuple[OpRow, ...] = (
     # reads one triangle of A (its jvp, as torch's, all of A's tangent): by hand
     _row("triangular_solve", "ops.solve_legacy", feature="matmul"),
     _row("linalg.vander", "ops.linalg_named", V, feature="matmul"),
+    # einsum (ops/einsum.py): ATen's composite; takes the equation, then tensors
+    _row("einsum", "ops.einsum", method=False, feature="matmul"),
     # matrix norms (ops/matrix_norms.py): vector_norm, amax, amin composites
     _row("linalg.matrix_norm", "ops.linalg_named", (3, 3), feature="reductions"),
     _row("linalg.norm", "ops.linalg_named", M, feature="reductions"),
@@ -734,7 +736,8 @@ NOT_GENERATED.update({
 
 # ---- h27ops (issue 24): its new rows, not drawn by the generator yet ----
 H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "ops.linalg_named",
-                            "ops.solve_legacy", "ops.matrix_norms"})
+                            "ops.solve_legacy", "ops.matrix_norms",
+                            "ops.einsum"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})

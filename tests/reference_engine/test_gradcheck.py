@@ -328,6 +328,10 @@ _BY_HAND: dict[str, Row] = {
         _factor(a), b, upper=False), [(3, 3), (3, 2)]),
     "linalg.solve_triangular_upper_right_unit": (lambda a, b: torch.linalg.solve_triangular(
         _factor(a).t(), b, upper=True, left=False, unitriangular=True), [(3, 3), (2, 3)]),
+    # einsum (h27ops): a contraction through bmm, a diagonal with an ellipsis, an outer product
+    "einsum_bmm": (lambda a, b: torch.einsum("bij,bjk->bik", a, b), [(2, 2, 3), (2, 3, 2)]),
+    "einsum_diagonal": (lambda a: torch.einsum("ii...->i...", a), [(3, 3, 2)]),
+    "einsum_outer_list": (lambda a, b: torch.einsum("i,j", [a, b]), [(2,), (3,)]),
     # triangular_solve (h27ops): torch's jvp reads all of A's tangent, its forward one triangle
     "triangular_solve_upper": (lambda b, a: torch.triangular_solve(b, _factor(a).t()),
                                [(3, 2), (3, 3)]),
