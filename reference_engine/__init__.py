@@ -116,6 +116,7 @@ from .ops import (  # noqa: F401
     conversions,
     copying,
     decompositions,
+    decompositions_lu,
     decompositions_qr,
     determinants,
     einsum,

@@ -2276,3 +2276,26 @@ def einsum_ellipsis_broadcast(dim: int, op: int, size: int, seen: int) -> str:
     return (f"einsum(): dimension {dim} covered by ellipsis in operand {op}has size {size} "
             f"which does not broadcast with previously seen ellipsis with size {seen} for the "
             "respective dimension")
+
+
+# BatchLinearAlgebra.cpp: torch.lu's TORCH_WARN_ONCE, _linalg_check_errors for getrf
+def lu_deprecated() -> str:
+    return ("torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+            "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
+            "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+            "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+            "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\n"
+            "should be replaced with\n"
+            "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
+
+
+def lu_singular(name: str, info: int, batch: int | None) -> str:
+    where = "" if batch is None else f"(Batch element {batch}): "
+    return (f"{name}: {where}U[{info},{info}] is zero and using it on lu_solve would result in "
+            "a division by zero. If you still want to perform the factorization, consider "
+            "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+
+
+LU_NO_PIVOT_NOT_MODELLED = "reference_engine: LU without pivoting (pivot=False) is not modelled"
+LU_UNPACK_PARTS_NOT_MODELLED = ("reference_engine: lu_unpack with unpack_data or unpack_pivots "
+                                "False is not modelled")

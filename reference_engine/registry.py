@@ -622,6 +622,12 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.vander", "ops.linalg_named", V, feature="matmul"),
     # einsum (ops/einsum.py): ATen's composite; takes the equation, then tensors
     _row("einsum", "ops.einsum", method=False, feature="matmul"),
+    # LU (ops/decompositions_lu.py): lu_unpack reads a factorisation, its row by hand
+    _row("linalg.lu_factor", "ops.linalg_named", (3, 3), feature="matmul"),
+    _row("linalg.lu_factor_ex", "ops.linalg_named", (3, 2), feature="matmul"),
+    _row("linalg.lu", "ops.linalg_named", (2, 3), feature="matmul"),
+    _row("lu", "ops.decompositions_lu", (3, 3), feature="matmul", method=True),
+    _row("lu_unpack", "ops.decompositions_lu", method=False, feature="matmul"),
     # matrix norms (ops/matrix_norms.py): vector_norm, amax, amin composites
     _row("linalg.matrix_norm", "ops.linalg_named", (3, 3), feature="reductions"),
     _row("linalg.norm", "ops.linalg_named", M, feature="reductions"),
@@ -736,7 +742,7 @@ NOT_GENERATED.update({
 
 # ---- h27ops (issue 24): its new rows, not drawn by the generator yet ----
 H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "ops.linalg_named",
-                            "ops.solve_legacy", "ops.matrix_norms",
+                            "ops.solve_legacy", "ops.matrix_norms", "ops.decompositions_lu",
                             "ops.einsum"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS

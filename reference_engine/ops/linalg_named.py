@@ -4,10 +4,13 @@ ones before them: ops/linalg_functions.py)."""
 
 from __future__ import annotations
 
-from . import decompositions_qr, matrix_functions, matrix_norms, solve_legacy
+from . import decompositions_lu, decompositions_qr, matrix_functions, matrix_norms, solve_legacy
 
 qr = decompositions_qr.linalg_qr
 matrix_exp = matrix_functions.matrix_exp
 vander = solve_legacy.vander
 matrix_norm = matrix_norms.matrix_norm
 norm = matrix_norms.norm
+lu_factor = decompositions_lu.linalg_lu_factor
+lu_factor_ex = decompositions_lu.linalg_lu_factor_ex
+lu = decompositions_lu.linalg_lu

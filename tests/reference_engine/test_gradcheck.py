@@ -332,6 +332,9 @@ _BY_HAND: dict[str, Row] = {
     "einsum_bmm": (lambda a, b: torch.einsum("bij,bjk->bik", a, b), [(2, 2, 3), (2, 3, 2)]),
     "einsum_diagonal": (lambda a: torch.einsum("ii...->i...", a), [(3, 3, 2)]),
     "einsum_outer_list": (lambda a, b: torch.einsum("i,j", [a, b]), [(2,), (3,)]),
+    # lu_unpack (h27ops): of a factorisation, square and wide
+    "lu_unpack": (lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a))[1:], [(3, 3)]),
+    "lu_unpack_wide": (lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a))[1:], [(2, 3)]),
     # triangular_solve (h27ops): torch's jvp reads all of A's tangent, its forward one triangle
     "triangular_solve_upper": (lambda b, a: torch.triangular_solve(b, _factor(a).t()),
                                [(3, 2), (3, 3)]),
