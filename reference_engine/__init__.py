@@ -135,6 +135,7 @@ from .ops import (  # noqa: F401
     linalg_named,
     loss_composites,
     losses,
+    lu_solve,
     masked_reductions,
     matrix_functions,
     matrix_norms,
@@ -155,6 +156,7 @@ from .ops import (  # noqa: F401
     sorting,
     statistics,
     storage,
+    tensor_solve,
     unary_math,
     view_scatters,
 )

@@ -2299,3 +2299,31 @@ def lu_singular(name: str, info: int, batch: int | None) -> str:
 LU_NO_PIVOT_NOT_MODELLED = "reference_engine: LU without pivoting (pivot=False) is not modelled"
 LU_UNPACK_PARTS_NOT_MODELLED = ("reference_engine: lu_unpack with unpack_data or unpack_pivots "
                                 "False is not modelled")
+
+
+# BatchLinearAlgebra.cpp linalg_lu_solve's checks and lu_solve's TORCH_WARN_ONCE
+def lu_solve_dtypes(lu: str, b: str) -> str:
+    return (f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+            f"{lu} and B of type {b} instead")
+
+
+def lu_solve_deprecated() -> str:
+    return ("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed "
+            "in a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
+            "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = "
+            "torch.linalg.lu_solve(LU, pivots, B)")
+
+
+# LinearAlgebra.cpp linalg_tensorinv and linalg_tensorsolve's checks
+def tensorinv_ind(ind: int) -> str:
+    return f"Expected a strictly positive integer for 'ind', but got {ind}"
+
+
+def tensorinv_shapes(end: int, start: int) -> str:
+    return ("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+            f"prod(self.shape[:ind]), but got {end} != {start}")
+
+
+def tensorsolve_shapes(result: int, other: int) -> str:
+    return ("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+            f"prod(self.shape[:other.ndim]), but got {result} != {other}")

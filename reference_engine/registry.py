@@ -626,8 +626,14 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.lu_factor", "ops.linalg_named", (3, 3), feature="matmul"),
     _row("linalg.lu_factor_ex", "ops.linalg_named", (3, 2), feature="matmul"),
     _row("linalg.lu", "ops.linalg_named", (2, 3), feature="matmul"),
-    _row("lu", "ops.decompositions_lu", (3, 3), feature="matmul", method=True),
+    _row("lu", "ops.decompositions_lu", (3, 3), feature="matmul", parsed_as="_lu_with_info"),
     _row("lu_unpack", "ops.decompositions_lu", method=False, feature="matmul"),
+    # (ops/lu_solve.py: of a factorisation, by hand)
+    _row("linalg.lu_solve", "ops.linalg_named", feature="matmul"),
+    _row("lu_solve", "ops.lu_solve", feature="matmul"),
+    # (ops/tensor_solve.py)
+    _row("linalg.tensorinv", "ops.linalg_named", (2, 3, 6), args=(2,), feature="matmul"),
+    _row("linalg.tensorsolve", "ops.linalg_named", (2, 3, 6), (2, 3), feature="matmul"),
     # matrix norms (ops/matrix_norms.py): vector_norm, amax, amin composites
     _row("linalg.matrix_norm", "ops.linalg_named", (3, 3), feature="reductions"),
     _row("linalg.norm", "ops.linalg_named", M, feature="reductions"),
@@ -743,7 +749,7 @@ NOT_GENERATED.update({
 # ---- h27ops (issue 24): its new rows, not drawn by the generator yet ----
 H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "ops.linalg_named",
                             "ops.solve_legacy", "ops.matrix_norms", "ops.decompositions_lu",
-                            "ops.einsum"})
+                            "ops.lu_solve", "ops.einsum", "ops.tensor_solve"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})

@@ -222,10 +222,10 @@ def linalg_lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
     return linalg_lu_factor_type((LU, pivots))
 
 
-def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
+def lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     """torch.lu (torch/functional.py): _lu_with_info, deprecated for linalg.lu_factor."""
     warn.warn_once(messages.lu_deprecated())
-    LU, pivots, info = _lu_factor_ex(A, pivot, "torch.linalg.lu_factor_ex")
+    LU, pivots, info = _lu_factor_ex(self, pivot, "torch.linalg.lu_factor_ex")
     if get_infos:
         return LU, pivots, info
     _raise_singular(info, "torch.linalg.lu_factor_ex")

@@ -4,7 +4,15 @@ ones before them: ops/linalg_functions.py)."""
 
 from __future__ import annotations
 
-from . import decompositions_lu, decompositions_qr, matrix_functions, matrix_norms, solve_legacy
+from . import (
+    decompositions_lu,
+    decompositions_qr,
+    matrix_functions,
+    matrix_norms,
+    solve_legacy,
+    tensor_solve,
+)
+from . import lu_solve as _lu_solve
 
 qr = decompositions_qr.linalg_qr
 matrix_exp = matrix_functions.matrix_exp
@@ -14,3 +22,6 @@ norm = matrix_norms.norm
 lu_factor = decompositions_lu.linalg_lu_factor
 lu_factor_ex = decompositions_lu.linalg_lu_factor_ex
 lu = decompositions_lu.linalg_lu
+lu_solve = _lu_solve.linalg_lu_solve
+tensorinv = tensor_solve.tensorinv
+tensorsolve = tensor_solve.tensorsolve

@@ -36,9 +36,10 @@ def _checks(A: Tensor, dim: Sequence[int], dtype: _dtype | None) -> list[int]:
     return wrapped
 
 
-def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
+def matrix_norm(self: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
                 keepdim: bool = False, *, dtype: _dtype | None = None) -> Tensor:
-    """torch.linalg.matrix_norm."""
+    """torch.linalg.matrix_norm (ATen's `self`, which its parser's texts call `input`)."""
+    A = self
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(messages.matrix_norm_order(ord))
@@ -67,10 +68,11 @@ def _number(ord: Any) -> str:
     return str(int(value)) if value.is_integer() else repr(value)
 
 
-def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+def norm(self: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
          dtype: _dtype | None = None) -> Tensor:
     """torch.linalg.norm: a matrix norm over two dims (or a 2-D input) when ord is given,
     else linalg.vector_norm (ord None: the 2-norm, which is also Frobenius)."""
+    A = self
     dims = [dim] if isinstance(dim, int) else (None if dim is None else list(dim))
     if isinstance(ord, str):
         if dims is not None:

@@ -335,6 +335,11 @@ _BY_HAND: dict[str, Row] = {
     # lu_unpack (h27ops): of a factorisation, square and wide
     "lu_unpack": (lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a))[1:], [(3, 3)]),
     "lu_unpack_wide": (lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a))[1:], [(2, 3)]),
+    "linalg.lu_solve": (lambda a, b: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b),
+                        [(3, 3), (3, 2)]),
+    "linalg.lu_solve_right_adjoint": (lambda a, b: torch.linalg.lu_solve(
+        *torch.linalg.lu_factor(a), b, left=False, adjoint=True), [(3, 3), (2, 3)]),
+    "lu_solve": (lambda b, a: torch.lu_solve(b, *torch.linalg.lu_factor(a)), [(3, 2), (3, 3)]),
     # triangular_solve (h27ops): torch's jvp reads all of A's tangent, its forward one triangle
     "triangular_solve_upper": (lambda b, a: torch.triangular_solve(b, _factor(a).t()),
                                [(3, 2), (3, 3)]),
