@@ -109,6 +109,7 @@ from .grad_mode import (
 from .ops import (  # noqa: F401
     activations,
     binary_math,
+    combinations,
     comparisons,
     complex_numbers,
     composites,

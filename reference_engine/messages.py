@@ -2327,3 +2327,12 @@ def tensorinv_shapes(end: int, start: int) -> str:
 def tensorsolve_shapes(result: int, other: int) -> str:
     return ("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
             f"prod(self.shape[:other.ndim]), but got {result} != {other}")
+
+
+# Itertools.cpp combinations' checks
+def combinations_not_vector(shape: list[int]) -> str:
+    return f"Expect a 1D vector, but got shape [{', '.join(map(str, shape))}]"
+
+
+def combinations_negative(r: int) -> str:
+    return f"Expect a non-negative number, but got {r}"

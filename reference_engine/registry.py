@@ -634,6 +634,8 @@ OPS: tuple[OpRow, ...] = (
     # (ops/tensor_solve.py)
     _row("linalg.tensorinv", "ops.linalg_named", (2, 3, 6), args=(2,), feature="matmul"),
     _row("linalg.tensorsolve", "ops.linalg_named", (2, 3, 6), (2, 3), feature="matmul"),
+    # (ops/combinations.py)
+    _row("combinations", "ops.combinations", (4,), method=False, feature="matmul"),
     # matrix norms (ops/matrix_norms.py): vector_norm, amax, amin composites
     _row("linalg.matrix_norm", "ops.linalg_named", (3, 3), feature="reductions"),
     _row("linalg.norm", "ops.linalg_named", M, feature="reductions"),
@@ -749,7 +751,8 @@ NOT_GENERATED.update({
 # ---- h27ops (issue 24): its new rows, not drawn by the generator yet ----
 H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "ops.linalg_named",
                             "ops.solve_legacy", "ops.matrix_norms", "ops.decompositions_lu",
-                            "ops.lu_solve", "ops.einsum", "ops.tensor_solve"})
+                            "ops.lu_solve", "ops.einsum", "ops.tensor_solve",
+                            "ops.combinations"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})
