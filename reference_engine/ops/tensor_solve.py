@@ -12,8 +12,10 @@ from ..tensor import Tensor
 from . import decompositions, shape_views, solve
 
 
-def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
-    """torch.linalg.tensorinv: the inverse of A as a map from its last dims to its first ind."""
+def tensorinv(self: Tensor, ind: int = 2) -> Tensor:
+    """torch.linalg.tensorinv: the inverse of A as a map from its last dims to its first ind
+    (ATen's `self`, which its parser's texts call `input`)."""
+    A = self
     if ind <= 0:
         raise RuntimeError(messages.tensorinv_ind(ind))
     end, start = list(A.shape[ind:]), list(A.shape[:ind])
@@ -24,8 +26,9 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     return views.reshape(result, tuple(end + start))
 
 
-def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tensor:
-    """torch.linalg.tensorsolve: X with tensordot(A, X, X.ndim) = B."""
+def tensorsolve(self: Tensor, other: Tensor, dims: Sequence[int] | None = None) -> Tensor:
+    """torch.linalg.tensorsolve: X with tensordot(A, X, X.ndim) = B (ATen's self and other)."""
+    A, B = self, other
     ndim = A.ndim
     a = A
     if dims is not None:
