@@ -116,6 +116,8 @@ from .ops import (  # noqa: F401
     conversions,
     copying,
     decompositions,
+    decompositions_lu,
+    decompositions_qr,
     determinants,
     elementwise,
     embeddings,
@@ -130,9 +132,12 @@ from .ops import (  # noqa: F401
     layers,
     linalg_ex,
     linalg_functions,
+    linalg_named,
     loss_composites,
     losses,
     masked_reductions,
+    matrix_functions,
+    matrix_norms,
     nll,
     normalisation,
     norms,
@@ -147,17 +152,23 @@ from .ops import (  # noqa: F401
     shape,
     shape_views,
     solve,
+    solve_legacy,
     sorting,
     statistics,
     storage,
+    tensor_solve,
     unary_math,
     view_scatters,
 )
 from .ops import aten as _aten
 
-# (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products)
+# (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products; combinations,
+# einsum and lu_solve are named for the torch functions the facade sets in their place)
+from .ops import combinations as _combinations_ops  # noqa: F401
 from .ops import common as _common_ops
+from .ops import einsum as _einsum_ops  # noqa: F401
 from .ops import linalg as _linalg_ops
+from .ops import lu_solve as _lu_solve_ops  # noqa: F401
 from .ops import masked as _masked_ops  # noqa: F401
 from .ops import membership as _membership_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401

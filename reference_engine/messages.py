@@ -2277,3 +2277,195 @@ def grad_dtype_has_grad(new_scalar_name: str, grad_cpp_name: str) -> str:
             f"gradient with dtype '{grad_cpp_name}'. Please clear the gradient (.grad = None) "
             "before changing grad_dtype, or ensure the new grad_dtype matches the existing "
             "gradient's dtype.")
+# ---- h27ops (issue 24): QR, matrix_exp ---------------------------------------------------------
+# aten/src/ATen/native/LinearAlgebraUtils.h _parse_qr_mode; BatchLinearAlgebra.cpp qr's
+# TORCH_WARN_ONCE; FunctionsManual.cpp linalg_qr_backward's checks
+
+def qr_mode(mode: str) -> str:
+    return (f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'")
+
+
+def qr_deprecated() -> str:
+    return ("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+            "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+            "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+            "torch.linalg.qr(A, 'reduced' if some else 'complete')")
+
+
+def qr_backward_mode_r() -> str:
+    return ("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+            "linalg.qr.")
+
+
+def qr_backward_complete() -> str:
+    return ("The QR decomposition is not differentiable when mode='complete' and nrows > "
+            "ncols.")
+
+
+# BatchLinearAlgebra.cpp triangular_solve's TORCH_WARN_ONCE and linearSolveCheckInputs-style
+# checks; LinearAlgebra.cpp linalg_vander's checks
+def triangular_solve_deprecated() -> str:
+    return ("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
+            "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular "
+            "has its arguments reversed and does not return a copy of one of the inputs.\nX = "
+            "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+            "torch.linalg.solve_triangular(A, B).")
+
+
+def triangular_solve_dims(b_dim: int, a_dim: int) -> str:
+    return (f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
+            f"{b_dim} dimensions instead" if b_dim < 2 else
+            f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
+            f"{a_dim} dimensions instead")
+
+
+def vander_dtype(got: str) -> str:
+    return f"linalg.vander supports floating point, complex, and integer tensors, but got {got}"
+
+
+VANDER_N = "N must be greater than 1."
+
+
+# LinearAlgebra.cpp linalg_matrix_norm, _linalg_matrix_norm_checks and linalg_norm's checks
+def matrix_norm_order(ord: str) -> str:
+    return f"linalg.matrix_norm: Order {ord} not supported."
+
+
+def matrix_norm_dim_pair(dim: list[int]) -> str:
+    return f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dim))}"
+
+
+def matrix_norm_same_dims(d0: int, d1: int) -> str:
+    return f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})"
+
+
+def linalg_norm_dim_length(dim: list[int]) -> str:
+    return ("linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
+            f"[{', '.join(map(str, dim))}]")
+
+
+def linalg_norm_ndim(ndim: int) -> str:
+    return (f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+            f"Got {ndim}D.")
+
+
+MATRIX_NORM_SVD_NOT_MODELLED = ("reference_engine: linalg.matrix_norm's ord 2, -2 and 'nuc' "
+                                "(singular values, linalg.svdvals) are not modelled")
+
+
+# torch/functional.py einsum; aten/src/ATen/native/Linear.cpp einsum's checks
+EINSUM_ARGS = ("einsum(): must specify the equation string and at least one operand, or at "
+               "least one operand and its subscripts list")
+EINSUM_SUBLIST_NOT_MODELLED = "reference_engine: einsum's sublist format is not modelled"
+EINSUM_FEWER_OPERANDS = "einsum(): fewer operands were provided than specified in the equation"
+EINSUM_MORE_OPERANDS = "einsum(): more operands were provided than specified in the equation"
+EINSUM_OUTPUT_SECOND_ELLIPSIS = ("einsum(): found '.' for output but an ellipsis (...) was "
+                                 "already found")
+EINSUM_OUTPUT_BAD_ELLIPSIS = ("einsum(): found '.' for output that is not part of any ellipsis "
+                              "(...)")
+
+
+def einsum_second_ellipsis(op: int) -> str:
+    return f"einsum(): found '.' for operand {op} for which an ellipsis was already found"
+
+
+def einsum_bad_ellipsis(op: int) -> str:
+    return f"einsum(): found '.' for operand {op} that is not part of any ellipsis"
+
+
+def einsum_invalid_subscript(index: int) -> str:
+    return (f"einsum(): invalid subscript given at index {index} in the equation string, "
+            "subscripts must be in [a-zA-Z]")
+
+
+def einsum_output_subscript(label: str, repeated: bool) -> str:
+    what = ("appears more than once in the output" if repeated
+            else "does not appear in the equation for any input operand")
+    return f"einsum(): output subscript {label} {what}"
+
+
+def einsum_subscript_count(nlabels: int, ndim: int, op: int, has_ellipsis: bool) -> str:
+    if has_ellipsis:
+        return (f"einsum(): the number of subscripts in the equation ({nlabels}) is more than "
+                f"the number of dimensions ({ndim}) for operand {op}")
+    return (f"einsum(): the number of subscripts in the equation ({nlabels}) does not match the "
+            f"number of dimensions ({ndim}) for operand {op} and no ellipsis was given")
+
+
+def einsum_repeated_sizes(label: str, op: int, size: int, prev: int) -> str:
+    return (f"einsum(): subscript {label} is repeated for operand {op} but the sizes don't "
+            f"match, {size} != {prev}")
+
+
+def einsum_subscript_broadcast(label: str, size: int, op: int, seen: int) -> str:
+    return (f"einsum(): subscript {label} has size {size} for operand {op} which does not "
+            f"broadcast with previously seen size {seen}")
+
+
+def einsum_ellipsis_broadcast(dim: int, op: int, size: int, seen: int) -> str:
+    # (no space before "has size": ATen's text)
+    return (f"einsum(): dimension {dim} covered by ellipsis in operand {op}has size {size} "
+            f"which does not broadcast with previously seen ellipsis with size {seen} for the "
+            "respective dimension")
+
+
+# BatchLinearAlgebra.cpp: torch.lu's TORCH_WARN_ONCE, _linalg_check_errors for getrf
+def lu_deprecated() -> str:
+    return ("torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+            "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
+            "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+            "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+            "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\n"
+            "should be replaced with\n"
+            "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
+
+
+def lu_singular(name: str, info: int, batch: int | None) -> str:
+    where = "" if batch is None else f"(Batch element {batch}): "
+    return (f"{name}: {where}U[{info},{info}] is zero and using it on lu_solve would result in "
+            "a division by zero. If you still want to perform the factorization, consider "
+            "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+
+
+LU_NO_PIVOT_NOT_MODELLED = "reference_engine: LU without pivoting (pivot=False) is not modelled"
+LU_UNPACK_PARTS_NOT_MODELLED = ("reference_engine: lu_unpack with unpack_data or unpack_pivots "
+                                "False is not modelled")
+
+
+# BatchLinearAlgebra.cpp linalg_lu_solve's checks and lu_solve's TORCH_WARN_ONCE
+def lu_solve_dtypes(lu: str, b: str) -> str:
+    return (f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+            f"{lu} and B of type {b} instead")
+
+
+def lu_solve_deprecated() -> str:
+    return ("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed "
+            "in a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
+            "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = "
+            "torch.linalg.lu_solve(LU, pivots, B)")
+
+
+# LinearAlgebra.cpp linalg_tensorinv and linalg_tensorsolve's checks
+def tensorinv_ind(ind: int) -> str:
+    return f"Expected a strictly positive integer for 'ind', but got {ind}"
+
+
+def tensorinv_shapes(end: int, start: int) -> str:
+    return ("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+            f"prod(self.shape[:ind]), but got {end} != {start}")
+
+
+def tensorsolve_shapes(result: int, other: int) -> str:
+    return ("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+            f"prod(self.shape[:other.ndim]), but got {result} != {other}")
+
+
+# Itertools.cpp combinations' checks
+def combinations_not_vector(shape: list[int]) -> str:
+    return f"Expect a 1D vector, but got shape [{', '.join(map(str, shape))}]"
+
+
+def combinations_negative(r: int) -> str:
+    return f"Expect a non-negative number, but got {r}"

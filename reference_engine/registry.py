@@ -618,6 +618,34 @@ OPS: tuple[OpRow, ...] = (
     # calls it; no sample: its input's derivative is not implemented (gradcheck would stop
     # there), so the generator does not draw it
     _row("igamma", "ops.erf_gamma"),
+    # ---- linear algebra: decompositions, matrix functions (h27ops, issue 24) ----
+    # (ops/decompositions_qr.py, ops/matrix_functions.py; linalg rows: ops/linalg_named.py)
+    _row("linalg.qr", "ops.linalg_named", (3, 2), feature="matmul"),
+    _row("qr", "ops.decompositions_qr", (3, 2), feature="matmul"),
+    _row("matrix_exp", "ops.matrix_functions", (3, 3), feature="matmul"),
+    _row("linalg.matrix_exp", "ops.linalg_named", (3, 3), feature="matmul"),
+    # reads one triangle of A (its jvp, as torch's, all of A's tangent): by hand
+    _row("triangular_solve", "ops.solve_legacy", feature="matmul"),
+    _row("linalg.vander", "ops.linalg_named", V, feature="matmul"),
+    # einsum (ops/einsum.py): ATen's composite; takes the equation, then tensors
+    _row("einsum", "ops.einsum", method=False, feature="matmul"),
+    # LU (ops/decompositions_lu.py): lu_unpack reads a factorisation, its row by hand
+    _row("linalg.lu_factor", "ops.linalg_named", (3, 3), feature="matmul"),
+    _row("linalg.lu_factor_ex", "ops.linalg_named", (3, 2), feature="matmul"),
+    _row("linalg.lu", "ops.linalg_named", (2, 3), feature="matmul"),
+    _row("lu", "ops.decompositions_lu", (3, 3), feature="matmul", parsed_as="_lu_with_info"),
+    _row("lu_unpack", "ops.decompositions_lu", method=False, feature="matmul"),
+    # (ops/lu_solve.py: of a factorisation, by hand)
+    _row("linalg.lu_solve", "ops.linalg_named", feature="matmul"),
+    _row("lu_solve", "ops.lu_solve", feature="matmul"),
+    # (ops/tensor_solve.py)
+    _row("linalg.tensorinv", "ops.linalg_named", (2, 3, 6), args=(2,), feature="matmul"),
+    _row("linalg.tensorsolve", "ops.linalg_named", (2, 3, 6), (2, 3), feature="matmul"),
+    # (ops/combinations.py)
+    _row("combinations", "ops.combinations", (4,), method=False, feature="matmul"),
+    # matrix norms (ops/matrix_norms.py): vector_norm, amax, amin composites
+    _row("linalg.matrix_norm", "ops.linalg_named", (3, 3), feature="reductions"),
+    _row("linalg.norm", "ops.linalg_named", M, feature="reductions"),
 )
 
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
@@ -726,3 +754,12 @@ NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None
     and (r.module in H24OPS3_MODULES or r.name in H24OPS3_ROWS)})
+
+# ---- h27ops (issue 24): its new rows, not drawn by the generator yet ----
+H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "ops.linalg_named",
+                            "ops.solve_legacy", "ops.matrix_norms", "ops.decompositions_lu",
+                            "ops.lu_solve", "ops.einsum", "ops.tensor_solve",
+                            "ops.combinations"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})

@@ -110,12 +110,28 @@ def engine_callable(engine: Engine, fn: Callable[..., Any], name: str | None = N
     return cached
 
 
+def _attributes_only(instructions: list[dis.Instruction], name: str, value: Any) -> bool:
+    """Whether a closed-over OpInfo is only read for its attributes (`op_info.name`, as
+    sample_inputs_linalg_lu's out_fn does): data, not torch code the function would call."""
+    if type(value).__name__ != "OpInfo" and not any(
+            c.__name__ == "OpInfo" for c in type(value).__mro__):
+        return False
+    uses = [k for k, i in enumerate(instructions)
+            if i.opname == "LOAD_DEREF" and i.argval == name]
+    return all(k + 1 < len(instructions) and instructions[k + 1].opname == "LOAD_ATTR"
+               and not instructions[k + 1].argrepr.startswith("NULL|self + ")
+               for k in uses)
+
+
 def _reaches_only_torch(fn: types.FunctionType) -> None:
     """Unconvertible unless every global `fn` loads (but `torch`) and every value it closes
     over is outside torch: a helper of torch's test suite would call torch itself."""
-    loaded = {i.argval for i in dis.get_instructions(fn) if i.opname == "LOAD_GLOBAL"}
+    instructions = list(dis.get_instructions(fn))
+    loaded = {i.argval for i in instructions if i.opname == "LOAD_GLOBAL"}
     values = [fn.__globals__.get(n) for n in loaded - {"torch"}]
-    values += [c.cell_contents for c in fn.__closure__ or ()]
+    values += [c.cell_contents for name, c in zip(fn.__code__.co_freevars, fn.__closure__ or (),
+                                                  strict=True)
+               if not _attributes_only(instructions, name, c.cell_contents)]
     for value in values:
         module = getattr(value, "__module__", None) or getattr(value, "__name__", "")
         if callable(value) and str(module).split(".")[0] == "torch":

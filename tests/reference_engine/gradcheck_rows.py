@@ -135,6 +135,9 @@ _BY_HAND: dict[str, Row] = {
     "mul_scalar": (lambda a: a * 3, [(3,)]),
     "div_scalar": (lambda a: a / 4, [(3,)]),
     "rdiv": (lambda a: 2 / _p(a), [(3,)]),
+    # eq_ (EqBackward1 / EqBackward0): a zero gradient to self and to other
+    "eq__tensor": (lambda a, b: (a * 1).eq_(b) * a, [(3,), (3,)]),
+    "eq__scalar": (lambda a: (a * 1).eq_(0.5) * a, [(3,)]),
     # igamma's derivative for `input` is not_implemented in derivatives.yaml: `other` only
     "igamma_other": (lambda a: torch.igamma(torch.tensor([0.7, 1.5, 3.0], dtype=a.dtype), _p(a)),
                      [(3,)]),
@@ -327,6 +330,24 @@ _BY_HAND: dict[str, Row] = {
         _factor(a), b, upper=False), [(3, 3), (3, 2)]),
     "linalg.solve_triangular_upper_right_unit": (lambda a, b: torch.linalg.solve_triangular(
         _factor(a).t(), b, upper=True, left=False, unitriangular=True), [(3, 3), (2, 3)]),
+    # einsum (h27ops): a contraction through bmm, a diagonal with an ellipsis, an outer product
+    "einsum_bmm": (lambda a, b: torch.einsum("bij,bjk->bik", a, b), [(2, 2, 3), (2, 3, 2)]),
+    "einsum_diagonal": (lambda a: torch.einsum("ii...->i...", a), [(3, 3, 2)]),
+    "einsum_outer_list": (lambda a, b: torch.einsum("i,j", [a, b]), [(2,), (3,)]),
+    # lu_unpack (h27ops): of a factorisation, square and wide
+    "lu_unpack": (lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a))[1:], [(3, 3)]),
+    "lu_unpack_wide": (lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a))[1:], [(2, 3)]),
+    "linalg.lu_solve": (lambda a, b: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b),
+                        [(3, 3), (3, 2)]),
+    "linalg.lu_solve_right_adjoint": (lambda a, b: torch.linalg.lu_solve(
+        *torch.linalg.lu_factor(a), b, left=False, adjoint=True), [(3, 3), (2, 3)]),
+    "lu_solve": (lambda b, a: torch.lu_solve(b, *torch.linalg.lu_factor(a)), [(3, 2), (3, 3)]),
+    # triangular_solve (h27ops): torch's jvp reads all of A's tangent, its forward one triangle
+    "triangular_solve_upper": (lambda b, a: torch.triangular_solve(b, _factor(a).t()),
+                               [(3, 2), (3, 3)]),
+    "triangular_solve_lower_transpose_unit": (lambda b, a: torch.triangular_solve(
+        b, _factor(a).tril(-1), upper=False, transpose=True, unitriangular=True),
+        [(2, 3, 2), (3, 3)]),
     # a symmetric positive-definite input
     "cholesky_lower": (lambda a: torch.cholesky(_spd(a)), [(3, 3)]),
     "linalg.cholesky_upper": (lambda a: torch.linalg.cholesky(_spd(a), upper=True), [(3, 3)]),

@@ -1,0 +1,109 @@
+"""linalg.lu_solve and torch.lu_solve (its deprecated form, arguments reversed): a system
+solved with an LU factorisation (linalg.lu_factor's LU and pivots), on the left or right,
+with A or A^H. The forward substitutes with P, L and U as getrs does (in double precision,
+rounded once). The derivatives are derivatives.yaml's: B's grad is lu_solve with the adjoint
+flipped, LU's linalg_lu_solve_LU (the grad of A = P L U carried to L's strict lower triangle
+and U's upper one), the jvp linalg_lu_solve_jvp, in engine ops so create_graph
+differentiates them again. Real inputs: the adjoint is the transpose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import messages, warn
+from ..autograd_meta import OpSpec, record
+from ..tensor import Tensor
+from . import common, triangular
+from . import elementwise as ops
+from .decompositions import _column_major, _mH, _substitute
+from .decompositions_lu import _permutation, lu_unpack
+from .linalg import matmul
+
+
+def _solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
+           adjoint: bool) -> np.ndarray:
+    """X for A X = B (left) or X A = B, A or A^H, A = P L U, batches broadcast."""
+    n = lu.shape[-1]
+    shape = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+    lu = np.broadcast_to(lu, shape + lu.shape[-2:])
+    piv = np.broadcast_to(piv, shape + piv.shape[-1:])
+    b = np.broadcast_to(b, shape + b.shape[-2:])
+    if not left:   # X A = B is A^T X^T = B^T
+        return np.swapaxes(_solve(lu, piv, np.swapaxes(b, -1, -2), True, not adjoint), -1, -2)
+    P = _permutation(piv, n, lu.dtype)
+    if not adjoint:   # L U X = P^T B
+        y = _substitute(lu, np.swapaxes(P, -1, -2) @ b, upper=False, unit=True)
+        return _substitute(lu, y, upper=True, unit=False)
+    # U^T L^T P^T X = B
+    lu_t = np.swapaxes(lu, -1, -2)
+    y = _substitute(lu_t, b, upper=False, unit=False)
+    return P @ _substitute(lu_t, y, upper=True, unit=True)
+
+
+def _a_grad(c: Any, gb: Tensor, x: Tensor) -> Tensor:
+    """The grad A = P L U would get, from B's grad: -gB X^H (A X = B), -X gB^H (A^H X = B),
+    -X^H gB (X A = B), -gB^H X (X A^H = B)."""
+    if c.left:
+        return ops.neg(matmul(x, _mH(gb)) if c.adjoint else matmul(gb, _mH(x)))
+    return ops.neg(matmul(_mH(gb), x) if c.adjoint else matmul(_mH(x), gb))
+
+
+def _backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    def grad_lu() -> Tensor:
+        """linalg_lu_solve_LU: gL = tril(P^T gA U^H, -1), gU = triu(L^H P^T gA)."""
+        P, L, U = lu_unpack(c.LU, c.pivots)
+        gb = linalg_lu_solve(c.LU, c.pivots, g, left=c.left, adjoint=not c.adjoint)
+        pga = matmul(_mH(P), _a_grad(c, gb, c.result))
+        return ops.add(triangular.tril(matmul(pga, _mH(U)), -1),
+                       triangular.triu(matmul(_mH(L), pga)))
+    return c.grads(grad_lu,
+                   lambda: linalg_lu_solve(c.LU, c.pivots, g, left=c.left,
+                                           adjoint=not c.adjoint))
+
+
+def _jvp(c: Any) -> Tensor:
+    """linalg_lu_solve_jvp: lu_solve of dB - op(dA) X (left) or dB - X op(dA) (right),
+    dA = P (dL U + L dU) with dL, dU LU's tangent's strict lower and upper parts."""
+    P, L, U = lu_unpack(c.LU, c.pivots)
+    dlu = c.LU_t
+    da = matmul(P, ops.add(matmul(triangular.tril(dlu, -1), U),
+                           matmul(L, triangular.triu(dlu))))
+    op_da = _mH(da) if c.adjoint else da
+    x = c.result
+    rhs = ops.sub(c.B_t, matmul(op_da, x) if c.left else matmul(x, op_da))
+    return linalg_lu_solve(c.LU, c.pivots, rhs, left=c.left, adjoint=c.adjoint)
+
+
+LU_SOLVE = OpSpec("LinalgLuSolveBackward0", ("LU", "B"),
+                  {"LU": ("LU", "pivots", "result"), "B": ("LU", "pivots")}, _backward,
+                  jvp=_jvp)
+
+
+def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
+                    adjoint: bool = False) -> Tensor:
+    """torch.linalg.lu_solve."""
+    if LU.dtype != B.dtype:
+        raise RuntimeError(messages.lu_solve_dtypes(LU.dtype.scalar_name, B.dtype.scalar_name))
+    if B.ndim < 2:
+        raise RuntimeError(messages.linalg_at_least_2d("linalg.lu_solve", "B"))
+    wide = np.promote_types(LU.dtype.np, np.float64)
+    lu = np.asarray(LU._data).astype(wide)
+    b = np.asarray(B._data).astype(wide)
+    if b.size == 0 or lu.size == 0:
+        shape = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2]) + b.shape[-2:]
+        x = np.zeros(shape, wide)
+    else:
+        x = _solve(lu, np.asarray(pivots._data), b, left, adjoint)
+    x = x.astype(LU.dtype.np)
+    out = common.new(_column_major(x) if left else np.ascontiguousarray(x), LU.dtype,
+                     LU.device, order="K")
+    return record(LU_SOLVE, out, [LU, B], pivots=pivots, left=left, adjoint=adjoint)
+
+
+def lu_solve(self: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """torch.lu_solve (Tensor.lu_solve): linalg.lu_solve(LU_data, LU_pivots, self)."""
+    warn.warn_once(messages.lu_solve_deprecated())
+    return linalg_lu_solve(LU_data, LU_pivots, self)
+
