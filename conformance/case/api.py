@@ -104,8 +104,11 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
                                     register_multi_grad_hook increment_version
                                     allow_mutation_on_saved_tensors""", ()),
         # forward-mode AD: dual levels (`with fwAD.dual_level():`), dual tensors, their parts
-        ("torch.autograd.forward_ad",
-         "dual_level enter_dual_level exit_dual_level make_dual unpack_dual", ()),
+        ("torch.autograd.forward_ad", "dual_level enter_dual_level exit_dual_level", ()),
+        # make_dual and unpack_dual make new aliases (a dual view of the primal; the primal's
+        # view and the tangent) and change no existing tensor's snapshot (a tangent is no
+        # field of one: it is read through unpack_dual's result)
+        ("torch.autograd.forward_ad", "make_dual unpack_dual", {PURE}),
         # torch.autograd.functional: the functions given to them are the program's lambdas
         ("torch.autograd.functional", "vjp jvp jacobian hessian vhp hvp", ()),
         # the engine's handle, for final callbacks of the running backward
