@@ -68,7 +68,15 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
 def record_multi_output(spec: OpSpec, src: Tensor, outs: Sequence[Tensor],
                         attrs: dict[str, Any]) -> None:
     """One node of `spec` over src whose outputs are all of `outs` (unbind, var_mean)."""
-    node = build_node(spec, [engine.gradient_edge(src)], [src], outs[0], attrs)
+    record_multi_input(spec, [src], outs, attrs)
+
+
+def record_multi_input(spec: OpSpec, inputs: Sequence[Tensor | None], outs: Sequence[Tensor],
+                       attrs: dict[str, Any]) -> None:
+    """One node of `spec` over several inputs (None: an absent optional one) whose outputs
+    are all of `outs` (native_group_norm, triangular_solve)."""
+    edges = [engine.gradient_edge(t) if t is not None else (None, 0) for t in inputs]
+    node = build_node(spec, edges, list(inputs), outs[0], attrs)
     multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
     multi.saved = node.saved
     multi.input_metadata = [o._meta() for o in outs]

@@ -18,28 +18,11 @@ from ..tensor import Tensor
 from . import common, comparisons, reductions, triangular
 from . import elementwise as ops
 from .decompositions import _column_major, _mH
+from .decompositions_lu import _getrf  # one matrix's getrf (m x n)
 from .inverses import linalg_inv
 from .linalg import matmul
 
 # ---- the LU factorisation, as getrf ---------------------------------------------------------
-
-
-def _getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One matrix's partial-pivoting LU as LAPACK's getrf packs it (L's unit diagonal
-    implied, U on and above the diagonal) and its 1-based pivots (row i swapped with
-    pivots[i]); a zero pivot column is left as it is, as getrf does."""
-    lu = a.copy()
-    n = lu.shape[0]
-    pivots = np.zeros(n, np.int32)
-    for k in range(n):
-        p = k + int(np.argmax(np.abs(lu[k:, k])))   # the first largest, as idamax
-        pivots[k] = p + 1
-        if p != k:
-            lu[[k, p]] = lu[[p, k]]
-        if lu[k, k] != 0:
-            lu[k + 1:, k] /= lu[k, k]
-            lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
-    return lu, pivots
 
 
 def _lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

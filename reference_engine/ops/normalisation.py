@@ -16,12 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import engine, forward_ad, messages, views
-from ..autograd_meta import OpSpec, build_node, differentiable, record
+from .. import forward_ad, messages, views, views_multi_output
+from ..autograd_meta import OpSpec, differentiable, record
 from ..grad_mode import is_grad_enabled
-from ..graph import node_class
 from ..tensor import Tensor
-from ..views_multi_output import MultiOutputNode
 from . import common, reductions, shape_views
 from . import elementwise as ops
 from .unary_math import rsqrt
@@ -325,22 +323,11 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     attrs = {"N": N, "C": C, "HxW": HxW, "group": group, "eps": eps, "result1": outs[1],
              "result2": outs[2]}
     if differentiable([input, weight, bias]):
-        _record_multi_input(NATIVE_GROUP_NORM, [input, weight, bias], outs, attrs)
+        views_multi_output.record_multi_input(NATIVE_GROUP_NORM, [input, weight, bias], outs,
+                                              attrs)
     for spec, out in zip(GROUP_NORM_JVPS, outs, strict=True):
         forward_ad.record_tangent(spec, [input, weight, bias], out, attrs)
     return outs
-
-
-def _record_multi_input(spec: OpSpec, inputs: list[Tensor | None], outs: Sequence[Tensor],
-                        attrs: dict[str, Any]) -> None:
-    """One node of `spec` over several inputs whose outputs are all of `outs`."""
-    edges = [engine.gradient_edge(t) if t is not None else (None, 0) for t in inputs]
-    node = build_node(spec, edges, inputs, outs[0], attrs)
-    multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
-    multi.saved = node.saved
-    multi.input_metadata = [o._meta() for o in outs]
-    for i, out in enumerate(outs):
-        out._set_grad_fn(multi, i)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,

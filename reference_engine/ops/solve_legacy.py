@@ -13,11 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, engine, forward_ad, messages, views, warn
-from ..autograd_meta import OpSpec, build_node, differentiable
-from ..graph import node_class
+from .. import dtypes, forward_ad, messages, views, views_multi_output, warn
+from ..autograd_meta import OpSpec, differentiable
 from ..tensor import Tensor
-from ..views_multi_output import MultiOutputNode
 from . import common, joining, scans, triangular
 from . import elementwise as ops
 from .common import _promotes, common_device
@@ -72,19 +70,6 @@ triangular_solve_return_type = type("triangular_solve", (tuple,), {
     "cloned_coefficient": property(lambda self: self[1])})
 
 
-def _record(spec: OpSpec, inputs: list[Tensor], outs: Sequence[Tensor],
-            attrs: dict[str, Any]) -> None:
-    """One node of `spec` over several inputs whose outputs are all of `outs`
-    (views_multi_output.record_multi_output's, for more than one input)."""
-    edges = [engine.gradient_edge(t) for t in inputs]
-    node = build_node(spec, edges, inputs, outs[0], attrs)
-    multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
-    multi.saved = node.saved
-    multi.input_metadata = [o._meta() for o in outs]
-    for i, out in enumerate(outs):
-        out._set_grad_fn(multi, i)
-
-
 def _solve(b: Tensor, A: Tensor, upper: bool, transpose: bool, unitriangular: bool) -> Tensor:
     """The solution alone, as an engine value with no history (the jvp's)."""
     x = triangular_solve(b, A, upper, transpose, unitriangular)[0]
@@ -117,7 +102,7 @@ def triangular_solve(self: Tensor, A: Tensor, upper: bool = True, transpose: boo
                              "unitriangular": unitriangular}
     outs = (solution, cloned)
     if differentiable([self, A]):
-        _record(TRIANGULAR_SOLVE, [self, A], outs, attrs)
+        views_multi_output.record_multi_input(TRIANGULAR_SOLVE, [self, A], outs, attrs)
     forward_ad.record_tangent(_SOLUTION_JVP, [self, A], solution, attrs)
     forward_ad.record_tangent(_COEFFICIENT_JVP, [self, A], cloned, attrs)
     return triangular_solve_return_type(outs)
