@@ -151,8 +151,10 @@ class Function:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._backward_cls = node_class(f"{cls.__name__}Backward", BackwardCFunction)
-        cls._backward_cls._forward_cls = cls
+        # its own class, as torch's FunctionMeta makes one per Function: two Functions of one
+        # name (a case's redefinition, two tests' `MyOp`) must each keep their backward
+        cls._backward_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls})
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # torch/autograd/function.py: instantiating still works, with a warning

@@ -648,6 +648,14 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.norm", "ops.linalg_named", M, feature="reductions"),
 )
 
+# The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
+# it is not `default` (ops/aten.py's objects, which selective activation checkpointing's
+# policies compare)
+ATEN_OVERLOADS: dict[str, str] = {
+    **{n: "Tensor" for n in ("add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_")},
+    **{n: "correction" for n in ("var", "std", "var_mean", "std_mean")},
+}
+
 FUNCTIONS: tuple[str, ...] = tuple(r.name for r in OPS if r.function)   # dotted: namespaced
 METHODS: tuple[str, ...] = tuple(r.name for r in OPS if r.method)
 INPLACE: tuple[str, ...] = tuple(r.inplace_name for r in OPS if r.inplace_name)

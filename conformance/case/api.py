@@ -12,7 +12,6 @@ import difflib
 
 from conformance.case import program as ir
 from reference_engine import registry
-from reference_engine.ops import aten
 
 # Names a program may use bare, and the dotted path each stands for.
 ROOTS: dict[str, str] = {
@@ -74,8 +73,8 @@ NAMESPACES: frozenset[str] = frozenset(
 #   its parameters are refilled).
 PURE, SIZED, SEEDED_FLAG = "pure", "sized", "seeded"
 # torch.ops.aten's ops a program may name (`torch.ops.aten.sin` and its one overload,
-# `torch.ops.aten.sin.default`, from reference_engine/ops/aten.py): the objects a selective
-# checkpoint's policy is given and compares
+# `torch.ops.aten.sin.default`, else as reference_engine/registry.py's ATEN_OVERLOADS
+# says): the objects a selective checkpoint's policy is given and compares
 ATEN_OPS = "sin cos exp mm view var_mean mul mul_ clone"
 TENSOR = "Tensor"  # the rows of Tensor's methods (named without a namespace)
 
@@ -129,7 +128,7 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch.utils.checkpoint.CheckpointPolicy",
          "MUST_SAVE PREFER_SAVE MUST_RECOMPUTE PREFER_RECOMPUTE", ()),
         ("torch.ops.aten", ATEN_OPS, ()),
-        *((f"torch.ops.aten.{op}", aten.OVERLOADS.get(op, "default"), ())
+        *((f"torch.ops.aten.{op}", registry.ATEN_OVERLOADS.get(op, "default"), ())
           for op in ATEN_OPS.split()),
         # Tensor's methods besides the registry's op methods and in-place forms; `where`,
         # `reshape` and `permute` are function rows whose methods tensor.py adapts

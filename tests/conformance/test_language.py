@@ -93,7 +93,7 @@ def test_lambda_carries_its_position() -> None:
         ("nn.Lenear(2, 3)", 1, "`torch.nn.Lenear`", "Linear"),
         ("x = torch.ones(2)\nx.bakward()", 2, "attribute `bakward`", "backward"),
         ("x = torch.ones(2)\nx._version = 3", 2, "cannot assign to attribute `_version`",
-         "grad, requires_grad"),
+         "grad, grad_dtype, requires_grad"),
         ("torch = 1", 1, "reserved name `torch`", None),
         # a class named like a root would be shadowed by it: `F.apply` read as nn.functional's
         ("class F(torch.autograd.Function):\n    pass", 1, "cannot name a class `F`",

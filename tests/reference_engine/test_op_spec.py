@@ -62,6 +62,9 @@ NO_JVP = {
        for s in vars(m).values() if isinstance(s, OpSpec) and s is not views.UNSAFE_VIEW},
     backward.MSE_LOSS_BACKWARD.grad_fn: _MSE_BACKWARD,
     "ZeroBackward0": _INPLACE, "FillBackward2": _INPLACE, "CopyBackwards": _INPLACE,
+    "EqBackward0": _INPLACE, "EqBackward1": _INPLACE,
+    "IgammaBackward0": "torch gives igamma no forward formula (derivatives.yaml: its input's "
+                       "derivative is not_implemented): forward mode refuses it, as torch's",
     "SqueezeBackward4": _VIEW,
     "VarMeanBackward0": "two outputs: var_mean gives them var's and mean's tangents",
 }
