@@ -3,21 +3,21 @@
 Ops live in ops/, views.py and inplace.py, a layer up; the methods here only delegate
 (through dispatch.py's table), so this file reads as the list of state a tensor carries
 and the rules on it. Methods that only read metadata or convert (tensor_metadata.py), keep
-hooks (tensor_hooks.py) or adapt a call to an op (tensor_operators.py) are plain functions
-there, bound in the class body here.
+hooks (tensor_hooks.py), set requires_grad or the gradient slot (tensor_grad.py) or adapt a
+call to an op (tensor_operators.py) are plain functions there, bound in the class body here.
 """
 
 from __future__ import annotations
 
 import builtins
 import functools
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import dispatch, messages, tensor_storage
+from . import tensor_grad as grad_slot
 from . import tensor_hooks as hooks
 from . import tensor_metadata as metadata
 from . import tensor_operators as operators
@@ -145,25 +145,9 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: builtins.bool) -> None:
-        self._set_requires_grad(value, messages.ONLY_FLOAT_REQUIRE_GRAD_SETTER)
+        grad_slot.set_requires_grad(self, value)
 
-    def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
-        # torch's requires_grad_ only refuses to turn tracking *off* on a non-leaf; turning it
-        # on there is a no-op (the attribute setter refuses both).
-        if not self.is_leaf and requires_grad:
-            return self
-        self._set_requires_grad(requires_grad, messages.ONLY_FLOAT_REQUIRE_GRAD_METHOD)
-        return self
-
-    def _set_requires_grad(self, value: builtins.bool, dtype_message: str) -> None:
-        if not self.is_leaf:
-            raise RuntimeError(messages.NON_LEAF_REQUIRES_GRAD_TRUE if value
-                               else messages.NON_LEAF_REQUIRES_GRAD_FALSE)
-        if value and not self._dtype.is_differentiable:
-            raise RuntimeError(dtype_message)
-        if value and self.is_inference() and not is_inference_mode_enabled():
-            raise RuntimeError(messages.INFERENCE_REQUIRES_GRAD_OUTSIDE)
-        self._requires_grad = bool(value)
+    requires_grad_ = grad_slot.requires_grad_
 
     @property
     def is_leaf(self) -> builtins.bool:
@@ -173,69 +157,21 @@ class Tensor:
     def output_nr(self) -> builtins.int:
         return self._output_nr
 
-    @property
-    def grad(self) -> Tensor | None:
-        # TensorBase::grad() uses the C++ is_leaf(), which reads the grad_fn_ field (no
-        # regeneration, so no error for a multi-output view whose base changed), and only
-        # warns when there is no grad to return.
-        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
-            warnings.warn(messages.NON_LEAF_GRAD_ACCESS, UserWarning, stacklevel=2)
-        return self._grad
+    # ---- the gradient slot (tensor_grad.py) ----------------------------------------------
+    def _set_grad(self, value: Tensor | None) -> None:
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(messages.grad_not_tensor(type(value).__name__))
+        grad_slot.set_grad(self, value)
 
-    @grad.setter
-    def grad(self, value: Tensor | None) -> None:
-        if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError(messages.grad_not_tensor(type(value).__name__))
-            if value is self:
-                raise RuntimeError(messages.GRAD_IS_SELF)
-            want = self._grad_dtype_target()
-            if want is not None and value._dtype is not want:
-                raise RuntimeError(messages.grad_wrong_dtype(value._dtype.cpp_name,
-                                                             want.scalar_name))
-            if value._device != self._device:
-                raise RuntimeError(messages.grad_wrong_device(value._device.type,
-                                                              self._device.type))
-            if value.shape != self.shape:
-                raise RuntimeError(messages.grad_wrong_size(messages.sizes(value.shape),
-                                                            messages.sizes(self.shape)))
-        self._grad = value
-
-    def _grad_dtype_target(self) -> dtype | None:
-        """The dtype a grad must have (AccumulateGrad casts to it): the tensor's own unless
-        grad_dtype was set; None: any."""
-        return self._dtype if self._grad_dtype == "own" else self._grad_dtype
-
-    @property
-    def grad_dtype(self) -> dtype | None:
-        if not self.is_leaf:
-            raise RuntimeError(messages.GRAD_DTYPE_NON_LEAF_GET)
-        return self._grad_dtype_target()
-
-    @grad_dtype.setter
-    def grad_dtype(self, value: dtype | None) -> None:
-        # torch's setter reads .grad first (so a non-leaf warns as a .grad read does)
-        grad = self.grad
-        if not self.is_leaf:
-            raise RuntimeError(messages.GRAD_DTYPE_NON_LEAF_SET)
-        if value is not None and not isinstance(value, dtype):
-            raise RuntimeError(messages.grad_dtype_type(type(value).__name__))
-        if value is not None and grad is not None and grad._dtype is not value:
-            raise RuntimeError(messages.grad_dtype_has_grad(value.scalar_name,
-                                                            grad._dtype.cpp_name))
-        self._grad_dtype = value
-        if self._accumulator is not None:
-            self._accumulator.grad_dtype = value  # type: ignore[attr-defined]
+    grad = property(grad_slot.grad, _set_grad)
+    _grad_dtype_target = grad_slot.grad_dtype_target
+    grad_dtype = property(grad_slot.grad_dtype, grad_slot.set_grad_dtype)
 
     @property
     def retains_grad(self) -> builtins.bool:
         return self._retains_grad
 
-    @property
-    def volatile(self) -> builtins.bool:
-        """Removed from torch long ago: always False, with a warning every time it is read."""
-        warnings.warn(messages.VOLATILE_REMOVED, UserWarning, stacklevel=2)
-        return False
+    volatile = property(grad_slot.volatile)
 
     # ---- hooks (tensor_hooks.py) -------------------------------------------------------
     retain_grad = hooks.retain_grad
@@ -386,16 +322,22 @@ class Tensor:
 
     @property
     def mH(self) -> Tensor:
-        """The adjoint of a real tensor is its transpose (the engine has no complex dtype)."""
         if self.ndim < 2:
             raise RuntimeError(messages.matrix_property("mH", self.ndim))
-        return dispatch.transpose(self, -2, -1)
+        return self.adjoint()
+
+    def adjoint(self) -> Tensor:
+        if self.ndim < 2:
+            raise RuntimeError(messages.matrix_property("adjoint()", self.ndim))
+        # torch's adjoint is transpose, then a conj view on complex (ConjBackward0 on top)
+        out = dispatch.transpose(self, -2, -1)
+        return dispatch.conj(out) if self._dtype.is_complex else out
 
     @property
     def H(self) -> Tensor:
         if self.ndim != 2:
             raise RuntimeError(messages.h_not_matrix(self.ndim))
-        return dispatch.transpose(self, 0, 1)
+        return self.adjoint()
 
     # ---- Python operators (tensor_operators.py) ----------------------------------------
     __add__ = _operator(operators.__add__)

@@ -134,7 +134,7 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         # `reshape` and `permute` are function rows whose methods tensor.py adapts
         (TENSOR, """detach item tolist size dim numel is_contiguous stride where reshape view
                     view_as permute expand expand_as contiguous is_complex is_conj
-                    numpy""", {PURE}),
+                    numpy adjoint""", {PURE}),
         # `_is_view()` is a field of every tensor's snapshot (an engine has it anyway);
         # `storage()` is read for its length and address (`len(x.storage())`,
         # `x.storage().data_ptr()`, compared, as torch's tests do: an address itself differs
@@ -178,7 +178,7 @@ SEEDED: frozenset[str] = _flagged(SEEDED_FLAG)
 
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
-_base ndim T is_inference output_nr volatile real imag grad_dtype
+_base ndim T mT mH H is_inference output_nr volatile real imag grad_dtype
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
@@ -233,7 +233,7 @@ SETTABLE: frozenset[str] = frozenset({"grad", "data", "requires_grad", "grad_dty
 # every later case in the process would see. These are the attributes through which an
 # assignment still reaches the program's own tensors (`model.weight.requires_grad = False`).
 TENSOR_VALUED: frozenset[str] = frozenset(
-    {"grad", "data", "T", "_base", "weight", "bias", "values", "indices"})
+    {"grad", "data", "T", "mT", "mH", "H", "_base", "weight", "bias", "values", "indices"})
 # What an engine's ctx has of its own beyond the ctx table (which includes the deprecated
 # `saved_variables`, read for its warning): in torch ctx is the backward node (grad_fn's
 # members), with the class's `apply`. A program stores no state under these names; through

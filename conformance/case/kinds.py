@@ -214,6 +214,7 @@ KINDS: tuple[Kind, ...] = (
           r"cannot be broadcast to indexing result of shape",
           r"The expanded size of the tensor \(\d+\) must match the existing size",
           r"Expect a 1D vector, but got shape",
+          r"is only supported on matrices",   # mT, mH, H, adjoint()
           r"should contain the same number of dims as destination"),
          "operands of incompatible shapes (or of a rank the op refuses; movedim's source and "
          "destination of different lengths)"),
