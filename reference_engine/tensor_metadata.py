@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import dtypes, messages
+from . import dtypes, messages, tensor_print
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .graph import Meta
 
@@ -176,22 +176,9 @@ TANGENT_READER: list[Callable[[Tensor], Tensor | None]] = []
 
 
 def __repr__(self: Tensor) -> str:
-    body = np.array2string(np.asarray(self._data), separator=", ", precision=4)
-    extras = []
-    if self._device.type != "cpu":
-        extras.append(f"device='{self._device}'")
-    if self._dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool_):
-        extras.append(f"dtype={self._dtype}")
-    if self.grad_fn is not None:
-        extras.append(f"grad_fn=<{self.grad_fn.name()}>")
-    elif self.requires_grad:
-        extras.append("requires_grad=True")
     # torch/_tensor_str.py: a dual tensor shows its tangent
-    for read_tangent in TANGENT_READER:
-        tangent = read_tangent(self)
-        if tangent is not None:
-            extras.append(f"tangent={tangent!r}")
-    return f"tensor({', '.join([body, *extras])})"
+    tangent = next((t for read in TANGENT_READER if (t := read(self)) is not None), None)
+    return tensor_print.tensor_repr(self, tangent)
 
 
 def __iter__(self: Tensor) -> Any:

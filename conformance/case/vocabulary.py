@@ -44,6 +44,9 @@ FEATURES: dict[str, str] = {
     "functional": "torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp",
     "complex": "complex dtypes: complex leaves and grads (conjugate Wirtinger), real/imag "
                "views, conj, abs/angle/polar",
+    "printing": "str() of a tensor: torch's number modes (integer, fixed, scientific), "
+                "summarised large tensors, line wrapping and the suffixes (dtype, device, "
+                "grad_fn, requires_grad)",
     "errors": "the case checks that an error is raised",
     "warnings": "the case checks that a warning is issued",
 }

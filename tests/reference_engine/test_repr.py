@@ -1,8 +1,10 @@
-"""Tensor and Parameter reprs, which case programs cannot reach (the case language has no
-`repr`, `str` or f-strings), pinned against torch's format (mutation survivors)."""
+"""Tensor and Parameter reprs against torch's format: a Parameter's and a CUDA tensor's,
+which case programs cannot reach, and many seeded tensors beyond what a case lists
+(cases/printing holds the formatting rules one by one)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -24,3 +26,42 @@ def test_a_tensor_off_the_default_cpu_device_names_it() -> None:
     # CUDA here to compare with, so torch's format is written out
     assert repr(engine.ones(2, device="cuda")) == "tensor([1., 1.], device='cuda:0')"
     assert repr(engine.ones(2)) == repr(torch.ones(2)) == "tensor([1., 1.])"
+
+
+def _samples(seed: int) -> list[np.ndarray]:
+    """Seeded arrays across the formatter's modes: shapes up to summarised ones, magnitudes
+    from 1e-6 to 1e9, integer-valued floats, signed zeros, nan and inf, and the dtypes."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(12):
+        shape = tuple(int(n) for n in rng.integers(0, 6, size=int(rng.integers(0, 4))))
+        if rng.random() < 0.15:
+            n = int(rng.integers(1001, 1500))   # summarised
+            shape = [(n,), (2, n // 2 + 1), (11, 12, 13)][int(rng.integers(0, 3))]
+        values = np.asarray(rng.standard_normal(shape) * 10.0 ** rng.integers(-6, 10))
+        kind = rng.integers(0, 6)
+        if kind == 1:
+            values = np.round(values)
+        elif kind == 2 and values.size:
+            values.flat[rng.integers(0, values.size)] = rng.choice([np.nan, np.inf, -0.0])
+        dtype = rng.choice(["float32", "float64", "float16", "int64", "bool", "complex64"])
+        if dtype == "complex64":
+            values = values + 1j * np.round(rng.standard_normal(shape), 2)
+        elif dtype == "float16":
+            values = np.clip(values, -6e4, 6e4)
+        with np.errstate(invalid="ignore"):   # nan and inf cast to an integer dtype
+            out.append(np.asarray(values).astype(dtype))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tensor_reprs_are_torchs(seed: int) -> None:
+    for values in _samples(seed):
+        theirs = torch.from_numpy(values.copy())
+        dtype = getattr(engine, str(values.dtype))
+        mine = (engine.tensor(values.tolist(), dtype=dtype) if values.size
+                else engine.zeros(values.shape, dtype=dtype))
+        if values.dtype.kind == "f" and values.size:
+            theirs.requires_grad_(seed % 2 == 0)
+            mine.requires_grad_(seed % 2 == 0)
+        assert repr(mine) == repr(theirs), values
