@@ -136,6 +136,12 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
         raise RuntimeError(messages.INTERNAL_OVERLAP)
     if any(partial_overlap(self, o) for o in others):
         raise RuntimeError(messages.PARTIAL_OVERLAP)
+    # TensorIterator: the output is not resized in place, so the operands' broadcast shape
+    # must be self's (x.add_(y) with y of more dimensions)
+    shape = np.broadcast_shapes(self.shape, result.shape)
+    if shape != tuple(self.shape):
+        raise RuntimeError(messages.inplace_broadcast(messages.sizes(self.shape),
+                                                      messages.sizes(shape)))
     if not np.can_cast(result.dtype.np, self.dtype.np, casting="same_kind") \
             and result.dtype is not self.dtype:
         raise RuntimeError(messages.cannot_cast(result.dtype.scalar_name, self.dtype.scalar_name))

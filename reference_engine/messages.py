@@ -1244,7 +1244,6 @@ def mean_optional_dtype(scalar_name: str) -> str:
             f"point or complex dtype. Got: {scalar_name}")
 
 
-MEAN_DTYPE_NOT_MODELLED = "reference_engine: mean(dtype=) of another float dtype is not modelled"
 
 
 # ReduceOps.cpp diff_check, Integration.cpp, Correlation.cpp
@@ -2469,3 +2468,12 @@ def combinations_not_vector(shape: list[int]) -> str:
 
 def combinations_negative(r: int) -> str:
     return f"Expect a non-negative number, but got {r}"
+
+
+# ---- lead28 ------------------------------------------------------------------------------
+def arg_extreme_bool(name: str) -> str:   # ReduceOps.cpp argmax_out / argmin_out
+    return f"{name}(): does not support bool input"
+
+
+def inplace_broadcast(output: str, broadcast: str) -> str:   # TensorIterator.cpp
+    return f"output with shape {output} doesn't match the broadcast shape {broadcast}"

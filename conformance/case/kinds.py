@@ -215,9 +215,10 @@ KINDS: tuple[Kind, ...] = (
           r"The expanded size of the tensor \(\d+\) must match the existing size",
           r"Expect a 1D vector, but got shape",
           r"is only supported on matrices",   # mT, mH, H, adjoint()
+          r"output with shape \[[\d, ]*\] doesn't match the broadcast shape",
           r"should contain the same number of dims as destination"),
          "operands of incompatible shapes (or of a rank the op refuses; movedim's source and "
-         "destination of different lengths)"),
+         "destination of different lengths; an in-place op whose operands broadcast past self)"),
     Kind("cuda_unavailable", False,
          (r"Torch not compiled with CUDA enabled", r"No CUDA GPUs are available",
           r"Found no NVIDIA driver"),
@@ -284,9 +285,12 @@ KINDS: tuple[Kind, ...] = (
          "view_as_real of a conj view (resolve_conj() first)"),
     Kind("dtype_not_implemented", False,
          (r'"\w+" not implemented for \'\w+\'',
-          r"Expected a floating point or complex tensor as input"),
+          r"Expected a floating point or complex tensor as input",
+          r"arg(max|min)\(\): does not support bool input",
+          r"mean\(\): could not infer output dtype"),
          "a kernel run on a dtype it is not compiled for (an activation of an integer "
-         "tensor: \"elu_cpu\" not implemented for 'Long'; linalg.vecdot of one)"),
+         "tensor: \"elu_cpu\" not implemented for 'Long'; linalg.vecdot of one; argmax of "
+         "a bool tensor; mean of an integer tensor, or to an integer dtype=)"),
     Kind("python_type_error", False, (), "any other TypeError, e.g. a None where a tensor "
          "belongs", exception="TypeError"),
     Kind("python_assertion_error", False, (), "any other AssertionError raised by the engine",

@@ -198,6 +198,8 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 def _arg_extreme(self: Tensor, dim: int | None, keepdim: bool, largest: bool) -> Tensor:
     """The index of the first largest (smallest) element; a NaN counts as the extreme, as
     in torch (and numpy). Without dim, over the flattened tensor."""
+    if self.dtype is dtypes.bool_:   # ReduceOps.cpp argmax/argmin_out check
+        raise RuntimeError(messages.arg_extreme_bool("argmax" if largest else "argmin"))
     pick = np.argmax if largest else np.argmin
     if dim is None:
         idx = np.asarray(pick(self._data.reshape(-1)), dtype=np.int64)

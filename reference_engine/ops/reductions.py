@@ -86,16 +86,32 @@ def _sum_array(a: np.ndarray, dt: dtype, dims: tuple[int, ...] | None = None,
     return total + dt.np.type(0)
 
 
+def _autograd_dtype(self: Tensor, dt: dtype) -> None:
+    """A reduction to an integer dtype= of a tensor that requires grad: torch's set_history
+    refuses to give such a result a grad_fn (a forward error, under grad mode only)."""
+    if not dt.is_differentiable and self.requires_grad and is_grad_enabled():
+        raise RuntimeError(messages.autograd_dtype(dt.scalar_name))
+
+
+def _as(self: Tensor, dt: dtype) -> np.ndarray:
+    """The input cast to the result's dtype first, as ATen does when dtype= differs (a
+    float summed to int64 sums the truncated values)."""
+    return self._data if dt is self.dtype else self._data.astype(dt.np)
+
+
 @linear_forward(SUM0, SUM1)
 def sum(self: Tensor, dim: int | Sequence[int] | None = None,
-        keepdim: bool = False) -> Tensor:
-    dt = self.dtype if self.dtype.is_differentiable else dtypes.int64
+        keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
+    dt = dtype or (self.dtype if self.dtype.is_differentiable else dtypes.int64)
+    _autograd_dtype(self, dt)
+    given = {} if dtype is None else {"dtype": dtype}   # the tangent's sum casts alike
     if dim is None:
-        out = new(_sum_array(self._data, dt), dt, self.device)
-        return record(SUM0, out, [self], self_sym_sizes=self._data.shape)
+        out = new(_sum_array(_as(self, dt), dt), dt, self.device)
+        return record(SUM0, out, [self], self_sym_sizes=self._data.shape, **given)
     dims = _reduce_dims(self, dim)
-    out = new(_sum_array(self._data, dt, dims, keepdim), dt, self.device)
-    return record(SUM1, out, [self], dim=dims, keepdim=keepdim, self_sym_sizes=self._data.shape)
+    out = new(_sum_array(_as(self, dt), dt, dims, keepdim), dt, self.device)
+    return record(SUM1, out, [self], dim=dims, keepdim=keepdim, self_sym_sizes=self._data.shape,
+                  **given)
 
 
 @linear_forward(MEAN0, MEAN1)
@@ -103,22 +119,22 @@ def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = F
          dtype: dtype | None = None) -> Tensor:
     if dtype is not None and not dtype.is_differentiable:
         raise RuntimeError(messages.mean_optional_dtype(dtype.scalar_name))
-    if not self.dtype.is_differentiable:
+    if dtype is None and not self.dtype.is_differentiable:
         raise RuntimeError(messages.mean_dtype(self.dtype.scalar_name))
-    if dtype is not None and dtype is not self.dtype:
-        raise NotImplementedError(messages.MEAN_DTYPE_NOT_MODELLED)
+    dt = dtype or self.dtype
+    given = {} if dtype is None else {"dtype": dtype}
     if dim is None:
-        total = _sum_array(self._data, self.dtype)
-        out = new(_compute(lambda t: t / self.numel(), total), self.dtype, self.device)
+        total = _sum_array(_as(self, dt), dt)
+        out = new(_compute(lambda t: t / self.numel(), total), dt, self.device)
         return record(MEAN0, out, [self], self_sym_sizes=self._data.shape,
-                      self_sym_numel=self.numel())
+                      self_sym_numel=self.numel(), **given)
     dims = _reduce_dims(self, dim)
     count = int(np.prod([self.shape[d] for d in dims])) if self.ndim else 1
     # mean is sum / count, so a mean of -0.0s is +0.0 too.
-    total = _sum_array(self._data, self.dtype, dims, keepdim)
-    out = new(_compute(lambda t: t / count, total), self.dtype, self.device)
+    total = _sum_array(_as(self, dt), dt, dims, keepdim)
+    out = new(_compute(lambda t: t / count, total), dt, self.device)
     return record(MEAN1, out, [self], dim=dims, keepdim=keepdim,
-                  self_sym_sizes=self._data.shape, count=count)
+                  self_sym_sizes=self._data.shape, count=count, **given)
 
 
 def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:
