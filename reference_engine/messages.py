@@ -1193,8 +1193,6 @@ AMINMAX_EMPTY = ("aminmax(): cannot compute aminmax over an empty dimension as t
                  "has no identity.")
 AMINMAX_OUT_NOT_MODELLED = "reference_engine: aminmax(out=...) is not modelled beyond its checks"
 NORM_OUT_NOT_MODELLED = "reference_engine: torch.norm(out=...) is not modelled"
-NORM_MATRIX_NOT_MODELLED = ("reference_engine: torch.norm's matrix norms (linalg.matrix_norm: "
-                            "'nuc', 'fro' over more than two dims) are not modelled")
 
 
 def reduction_dim_empty(op: str, dim: int) -> str:
@@ -2351,10 +2349,6 @@ def linalg_norm_ndim(ndim: int) -> str:
             f"Got {ndim}D.")
 
 
-MATRIX_NORM_SVD_NOT_MODELLED = ("reference_engine: linalg.matrix_norm's ord 2, -2 and 'nuc' "
-                                "(singular values, linalg.svdvals) are not modelled")
-
-
 # torch/functional.py einsum; aten/src/ATen/native/Linear.cpp einsum's checks
 EINSUM_ARGS = ("einsum(): must specify the equation string and at least one operand, or at "
                "least one operand and its subscripts list")
@@ -2469,3 +2463,22 @@ def combinations_not_vector(shape: list[int]) -> str:
 
 def combinations_negative(r: int) -> str:
     return f"Expect a non-negative number, but got {r}"
+
+
+# ---- h28ops (issue 24): spectral decompositions (ops/spectral.py) ----
+# BatchLinearAlgebra.cpp linalg_svd's driver check, svd's (torch.svd's) dimension check,
+# checkUplo; LinearAlgebra.cpp linalg_cond's
+SVD_DRIVER_CUDA_ONLY = ("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                        "CUDA inputs with cuSOLVER backend.")
+COND_AT_LEAST_2D = "linalg.cond: The input tensor must have at least 2 dimensions."
+COND_ORDER_NOT_MODELLED = ("reference_engine: linalg.cond's orders other than None, 2 and -2 "
+                           "(matrix norms of A and of its inverse) are not modelled")
+
+
+def svd_at_least_2d(ndim: int) -> str:
+    return (f"linalg.svd: input should have at least 2 dimensions, but has {ndim} dimensions "
+            "instead")
+
+
+def eigh_uplo(uplo: str) -> str:
+    return f"Expected UPLO argument to be 'L' or 'U', but got {uplo}"

@@ -646,6 +646,16 @@ OPS: tuple[OpRow, ...] = (
     # matrix norms (ops/matrix_norms.py): vector_norm, amax, amin composites
     _row("linalg.matrix_norm", "ops.linalg_named", (3, 3), feature="reductions"),
     _row("linalg.norm", "ops.linalg_named", M, feature="reductions"),
+    # ---- h28ops (issue 24): spectral decompositions ----
+    # (ops/spectral.py; linalg rows: ops/linalg_spectral.py). eigh reads one triangle of A
+    # (its grad, as torch's, is symmetric): its rows by hand, on A + A^T
+    # (full_matrices's extra columns are not differentiable: the sample's are reduced)
+    _row("linalg.svd", "ops.linalg_spectral", (3, 2), args=(False,), feature="matmul"),
+    _row("svd", "ops.spectral", (2, 3), feature="matmul"),
+    _row("linalg.svdvals", "ops.linalg_spectral", (3, 2), feature="matmul"),
+    _row("linalg.eigh", "ops.linalg_spectral", feature="matmul"),
+    _row("linalg.eigvalsh", "ops.linalg_spectral", feature="matmul"),
+    _row("linalg.cond", "ops.linalg_spectral", (3, 3), feature="matmul"),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -771,3 +781,9 @@ H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "op
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})
+
+# ---- h28ops (issue 24): its new rows, not drawn by the generator yet ----
+H28OPS_MODULES = frozenset({"ops.spectral", "ops.linalg_spectral"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.module in H28OPS_MODULES})
