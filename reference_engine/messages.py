@@ -1193,6 +1193,8 @@ AMINMAX_EMPTY = ("aminmax(): cannot compute aminmax over an empty dimension as t
                  "has no identity.")
 AMINMAX_OUT_NOT_MODELLED = "reference_engine: aminmax(out=...) is not modelled beyond its checks"
 NORM_OUT_NOT_MODELLED = "reference_engine: torch.norm(out=...) is not modelled"
+NORM_MATRIX_NOT_MODELLED = ("reference_engine: torch.norm's matrix norms (linalg.matrix_norm: "
+                            "'nuc', 'fro' over more than two dims) are not modelled")
 
 
 def reduction_dim_empty(op: str, dim: int) -> str:
@@ -2482,3 +2484,22 @@ def svd_at_least_2d(ndim: int) -> str:
 
 def eigh_uplo(uplo: str) -> str:
     return f"Expected UPLO argument to be 'L' or 'U', but got {uplo}"
+
+
+# BatchLinearAlgebra.cpp linalg_lstsq's checks
+LSTSQ_INPUT_2D = "torch.linalg.lstsq: input must have at least 2 dimensions."
+LSTSQ_OTHER_1D = "torch.linalg.lstsq: other must have at least 1 dimension."
+LSTSQ_DIMS = ("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+              "(input.dim() - other.dim()) <= 1")
+LSTSQ_DRIVER = ("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, "
+                "gelss)")
+LSTSQ_FLOAT_DOUBLE = "This function doesn't handle types other than float and double"
+
+
+def lstsq_dtypes(input_dtype: str, other_dtype: str) -> str:
+    return ("torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+            f"input's dtype {input_dtype} and other's dtype {other_dtype}")
+
+
+def lstsq_rows(vector: bool) -> str:
+    return f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})"

@@ -374,7 +374,7 @@ OPS: tuple[OpRow, ...] = (
     _row("nansum", "ops.statistics", M, feature="reductions"),
     _row("nanmean", "ops.statistics", M, feature="reductions"),
     _row("aminmax", "ops.statistics", M, feature="reductions"),
-    _row("norm", "ops.norms", M, feature="reductions", overloads=True),
+    _row("norm", "ops.torch_norm", M, feature="reductions", overloads=True),
     _row("dist", "ops.norms", M, M, feature="reductions"),
     _row("renorm", "ops.norms", (3, 2), args=(2, 0, 0.5), feature="reductions"),
     # torch's composites, in its ops (ops/composites.py)
@@ -656,6 +656,8 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.eigh", "ops.linalg_spectral", feature="matmul"),
     _row("linalg.eigvalsh", "ops.linalg_spectral", feature="matmul"),
     _row("linalg.cond", "ops.linalg_spectral", (3, 3), feature="matmul"),
+    # (ops/least_squares.py: its residuals need a driver and a tall A, its rows by hand)
+    _row("linalg.lstsq", "ops.least_squares", feature="matmul"),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -783,7 +785,7 @@ NOT_GENERATED.update({
     if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})
 
 # ---- h28ops (issue 24): its new rows, not drawn by the generator yet ----
-H28OPS_MODULES = frozenset({"ops.spectral", "ops.linalg_spectral"})
+H28OPS_MODULES = frozenset({"ops.spectral", "ops.linalg_spectral", "ops.least_squares"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H28OPS_MODULES})

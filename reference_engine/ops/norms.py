@@ -137,19 +137,16 @@ def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = F
 
 def norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          out: Tensor | None = None, dtype: dtype | None = None) -> Tensor:
-    """torch.norm (torch/functional.py, whose first parameter is `input`) on a strided
-    tensor: 'fro' over at most two dims and every numeric p are linalg.vector_norm; any
-    other string (its 'nuc') linalg.matrix_norm over dim, every dim when None."""
+    """torch.norm's vector norms (torch/functional.py, whose first parameter is `input`) on
+    a strided tensor: 'fro' over at most two dims and every numeric p are
+    linalg.vector_norm; its matrix norms are ops/torch_norm.py's (refused here)."""
     dims = [dim] if isinstance(dim, int) else dim
     if out is not None:
         raise NotImplementedError(messages.NORM_OUT_NOT_MODELLED)
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             return vector_norm(self, 2, dims, keepdim, dtype=dtype)
-        # (imported here: ops/matrix_norms.py builds on this module's vector_norm)
-        from .matrix_norms import matrix_norm
-        return matrix_norm(self, p, list(range(self.ndim)) if dims is None else dims,
-                           keepdim, dtype=dtype)
+        raise NotImplementedError(messages.NORM_MATRIX_NOT_MODELLED)
     return vector_norm(self, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
 
 

@@ -302,10 +302,12 @@ def linalg_eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 
 # ---- cond -----------------------------------------------------------------------------------
 
-def linalg_cond(A: Tensor, p: Any = None) -> Tensor:
-    """torch.linalg.cond for p None, 2 or -2 (ATen's linalg_cond: the ratio of the largest
-    and smallest singular values, narrowed from svdvals, then squeezed); the other orders
-    (matrix norms of A and its inverse) are not modelled."""
+def linalg_cond(self: Tensor, p: Any = None) -> Tensor:
+    """torch.linalg.cond for p None, 2 or -2 (ATen's linalg_cond, whose `self` its parser's
+    texts call `input`: the ratio of the largest and smallest singular values, narrowed from
+    svdvals, then squeezed); the other orders (matrix norms of A and its inverse) are not
+    modelled."""
+    A = self
     if A.ndim < 2:
         raise RuntimeError(messages.COND_AT_LEAST_2D)
     if p is not None and (isinstance(p, str) or abs(float(p)) != 2.0):

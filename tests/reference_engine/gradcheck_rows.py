@@ -489,6 +489,13 @@ _BY_HAND: dict[str, Row] = {
         a, -2, dim=(0, 2), keepdim=True), [(3, 2, 2)]),
     "linalg.matrix_norm_nuc": (lambda a: torch.linalg.matrix_norm(a, "nuc"), [(2, 3)]),
     "linalg.cond_minus_2": (lambda a: torch.linalg.cond(a, -2), [(2, 3)]),
+    # lstsq: the solution and, of a tall A with gels, the residuals; a wide A's minimum-norm
+    # solution; a vector right-hand side
+    "linalg.lstsq": (lambda a, b: tuple(torch.linalg.lstsq(a, b, driver="gels")[:2]),
+                     [(4, 3), (4, 2)]),
+    "linalg.lstsq_wide": (lambda a, b: torch.linalg.lstsq(a, b).solution, [(2, 3), (2, 2)]),
+    "linalg.lstsq_vector_gelsd": (lambda a, b: tuple(torch.linalg.lstsq(
+        a, b, driver="gelsd")[:2]), [(2, 4, 3), (2, 4)]),
 }
 
 OPS: dict[str, Row] = _from_registry()
