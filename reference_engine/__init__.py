@@ -167,13 +167,17 @@ from .ops import aten as _aten
 from .ops import combinations as _combinations_ops  # noqa: F401
 from .ops import common as _common_ops
 from .ops import einsum as _einsum_ops  # noqa: F401
+from .ops import least_squares as _least_squares_ops  # noqa: F401  (h28ops)
 from .ops import linalg as _linalg_ops
+from .ops import linalg_spectral as _linalg_spectral_ops  # noqa: F401  (h28ops)
 from .ops import lu_solve as _lu_solve_ops  # noqa: F401
 from .ops import masked as _masked_ops  # noqa: F401
 from .ops import membership as _membership_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401
 from .ops import scatter as _scatter_ops  # noqa: F401
 from .ops import special as _special_ops  # noqa: F401
+from .ops import spectral as _spectral_ops  # noqa: F401  (h28ops)
+from .ops import torch_norm as _torch_norm_ops  # noqa: F401  (h28ops)
 from .ops import triangular as _triangular_ops  # noqa: F401
 from .ops.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS

@@ -2350,10 +2350,6 @@ def linalg_norm_ndim(ndim: int) -> str:
             f"Got {ndim}D.")
 
 
-MATRIX_NORM_SVD_NOT_MODELLED = ("reference_engine: linalg.matrix_norm's ord 2, -2 and 'nuc' "
-                                "(singular values, linalg.svdvals) are not modelled")
-
-
 # torch/functional.py einsum; aten/src/ATen/native/Linear.cpp einsum's checks
 EINSUM_ARGS = ("einsum(): must specify the equation string and at least one operand, or at "
                "least one operand and its subscripts list")
@@ -2477,3 +2473,39 @@ def arg_extreme_bool(name: str) -> str:   # ReduceOps.cpp argmax_out / argmin_ou
 
 def inplace_broadcast(output: str, broadcast: str) -> str:   # TensorIterator.cpp
     return f"output with shape {output} doesn't match the broadcast shape {broadcast}"
+# ---- h28ops (issue 24): spectral decompositions (ops/spectral.py) ----
+# BatchLinearAlgebra.cpp linalg_svd's driver check, svd's (torch.svd's) dimension check,
+# checkUplo; LinearAlgebra.cpp linalg_cond's
+SVD_DRIVER_CUDA_ONLY = ("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                        "CUDA inputs with cuSOLVER backend.")
+COND_AT_LEAST_2D = "linalg.cond: The input tensor must have at least 2 dimensions."
+COND_ORDER_NOT_MODELLED = ("reference_engine: linalg.cond's orders other than None, 2 and -2 "
+                           "(matrix norms of A and of its inverse) are not modelled")
+
+
+def svd_at_least_2d(ndim: int) -> str:
+    return (f"linalg.svd: input should have at least 2 dimensions, but has {ndim} dimensions "
+            "instead")
+
+
+def eigh_uplo(uplo: str) -> str:
+    return f"Expected UPLO argument to be 'L' or 'U', but got {uplo}"
+
+
+# BatchLinearAlgebra.cpp linalg_lstsq's checks
+LSTSQ_INPUT_2D = "torch.linalg.lstsq: input must have at least 2 dimensions."
+LSTSQ_OTHER_1D = "torch.linalg.lstsq: other must have at least 1 dimension."
+LSTSQ_DIMS = ("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+              "(input.dim() - other.dim()) <= 1")
+LSTSQ_DRIVER = ("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, "
+                "gelss)")
+LSTSQ_FLOAT_DOUBLE = "This function doesn't handle types other than float and double"
+
+
+def lstsq_dtypes(input_dtype: str, other_dtype: str) -> str:
+    return ("torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+            f"input's dtype {input_dtype} and other's dtype {other_dtype}")
+
+
+def lstsq_rows(vector: bool) -> str:
+    return f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})"

@@ -374,7 +374,7 @@ OPS: tuple[OpRow, ...] = (
     _row("nansum", "ops.statistics", M, feature="reductions"),
     _row("nanmean", "ops.statistics", M, feature="reductions"),
     _row("aminmax", "ops.statistics", M, feature="reductions"),
-    _row("norm", "ops.norms", M, feature="reductions", overloads=True),
+    _row("norm", "ops.torch_norm", M, feature="reductions", overloads=True),
     _row("dist", "ops.norms", M, M, feature="reductions"),
     _row("renorm", "ops.norms", (3, 2), args=(2, 0, 0.5), feature="reductions"),
     # torch's composites, in its ops (ops/composites.py)
@@ -646,6 +646,18 @@ OPS: tuple[OpRow, ...] = (
     # matrix norms (ops/matrix_norms.py): vector_norm, amax, amin composites
     _row("linalg.matrix_norm", "ops.linalg_named", (3, 3), feature="reductions"),
     _row("linalg.norm", "ops.linalg_named", M, feature="reductions"),
+    # ---- h28ops (issue 24): spectral decompositions ----
+    # (ops/spectral.py; linalg rows: ops/linalg_spectral.py). eigh reads one triangle of A
+    # (its grad, as torch's, is symmetric): its rows by hand, on A + A^T
+    # (full_matrices's extra columns are not differentiable: the sample's are reduced)
+    _row("linalg.svd", "ops.linalg_spectral", (3, 2), args=(False,), feature="matmul"),
+    _row("svd", "ops.spectral", (2, 3), feature="matmul"),
+    _row("linalg.svdvals", "ops.linalg_spectral", (3, 2), feature="matmul"),
+    _row("linalg.eigh", "ops.linalg_spectral", feature="matmul"),
+    _row("linalg.eigvalsh", "ops.linalg_spectral", feature="matmul"),
+    _row("linalg.cond", "ops.linalg_spectral", (3, 3), feature="matmul"),
+    # (ops/least_squares.py: its residuals need a driver and a tall A, its rows by hand)
+    _row("linalg.lstsq", "ops.least_squares", feature="matmul"),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -771,3 +783,9 @@ H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "op
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})
+
+# ---- h28ops (issue 24): its new rows, not drawn by the generator yet ----
+H28OPS_MODULES = frozenset({"ops.spectral", "ops.linalg_spectral", "ops.least_squares"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.module in H28OPS_MODULES})

@@ -5,7 +5,8 @@ requires_grad=)` from a NumPy copy (the one way the harness makes an engine's te
 engines.Engine.tensor), a dtype, device or memory format the object at the same API path of
 the engine (`torch.float64`), containers element by element. OpInfo's callables are reached
 the same way: `torch.<name>` and `Tensor.<name>` by path, and OpInfo's own Python code (a
-lambda such as `where`'s, which reorders arguments; a sample's output processing) is run
+lambda such as `where`'s, which reorders arguments; a sample's output processing, with the
+helpers of its module it closes over, as sample_inputs_svd's fn_U its uniformize) is run
 with its global `torch` bound to the engine, when `torch` is all of torch it reaches. What
 cannot be carried over is Unconvertible, naming it: never a value silently changed.
 """
@@ -86,8 +87,9 @@ def engine_callable(engine: Engine, fn: Callable[..., Any], name: str | None = N
                     ) -> Callable[..., Any]:
     """`fn` (an OpInfo callable) as the engine's: the engine's object at `fn`'s API path
     (MissingAPI if it lacks it), or OpInfo's Python function with its global `torch` bound
-    to the engine. Unconvertible when `fn` reaches torch otherwise (a torch helper it calls,
-    a torch function it closes over), which would run torch on the engine's values."""
+    to the engine (and so each function of its module it closes over). Unconvertible when
+    `fn` reaches torch otherwise (a torch helper it calls, a torch function it closes over),
+    which would run torch on the engine's values."""
     if engine.name == "torch":
         return fn
     path = api_path(fn, name)
@@ -102,12 +104,26 @@ def engine_callable(engine: Engine, fn: Callable[..., Any], name: str | None = N
         scope = dict(fn.__globals__)
         scope["torch"] = engine.module
         rebound = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__,
-                                     fn.__closure__)
+                                     _closure(engine, fn))
         rebound.__kwdefaults__ = fn.__kwdefaults__
         # the key holds ids: keep `fn` alive with its copy, so an id is never reused
         cached = _REBOUND[(id(fn), id(engine.module))] = rebound
         rebound.__wrapped__ = fn  # type: ignore[attr-defined]
     return cached
+
+
+def _own_helper(fn: types.FunctionType, value: Any) -> bool:
+    """Whether a value `fn` closes over is a Python function of the same module (OpInfo's
+    own sample code: sample_inputs_svd's fn_U calls its uniformize), rebound with it."""
+    return isinstance(value, types.FunctionType) and value.__globals__ is fn.__globals__
+
+
+def _closure(engine: Engine, fn: types.FunctionType) -> tuple[Any, ...] | None:
+    """`fn`'s closure cells, each own helper (_own_helper) rebound to the engine too."""
+    if fn.__closure__ is None:
+        return None
+    return tuple(types.CellType(engine_callable(engine, c.cell_contents))
+                 if _own_helper(fn, c.cell_contents) else c for c in fn.__closure__)
 
 
 def _attributes_only(instructions: list[dis.Instruction], name: str, value: Any) -> bool:
@@ -131,7 +147,8 @@ def _reaches_only_torch(fn: types.FunctionType) -> None:
     values = [fn.__globals__.get(n) for n in loaded - {"torch"}]
     values += [c.cell_contents for name, c in zip(fn.__code__.co_freevars, fn.__closure__ or (),
                                                   strict=True)
-               if not _attributes_only(instructions, name, c.cell_contents)]
+               if not _attributes_only(instructions, name, c.cell_contents)
+               and not _own_helper(fn, c.cell_contents)]
     for value in values:
         module = getattr(value, "__module__", None) or getattr(value, "__name__", "")
         if callable(value) and str(module).split(".")[0] == "torch":

@@ -260,7 +260,10 @@ def render(omap: OpMap, coverage: Coverage) -> str:
         f"{len(omap.entries)} entries that support autograd. An entry is covered when the "
         "reference engine's registry row of the same name models it and the OpInfo check "
         "(`python -m conformance.opinfo`) compares all of its samples and error inputs; "
-        "partly covered when the map leaves parts of it out, each with the reason.",
+        "partly covered when the map leaves parts of it out, each with the reason. The "
+        "singular vectors and eigenvectors of the entries in conformance/opinfo/gauge.py's "
+        "GAUGES (svd, eigh and what is built on them) are compared up to the sign of each "
+        "vector (README, \"Operator breadth\").",
         "",
         f"**Covered / in scope: {covered} / {in_scope} ({_share(covered, in_scope)})**; "
         f"partly covered: {coverage.count(PARTLY)}, todo: {coverage.count(TODO)}",

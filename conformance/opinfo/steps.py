@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 
 from conformance.case import kinds
+from conformance.opinfo import gauge
 from conformance.opinfo.convert import Unconvertible, engine_callable, engine_value
+from conformance.opinfo.gauge import Gauge
 from conformance.opinfo.plan import Call, Plan
 from conformance.run.engine import Engine, MissingAPI
 from conformance.run.limits import RunLimit
@@ -35,10 +37,11 @@ class Run:
     missing: dict[int, list[str]] = field(default_factory=dict)  # line -> API paths lacked
 
     def step(self, line: int, action: Callable[[], dict[str, Any]],
-             made: Callable[[dict[str, Any]], list[Any]] = lambda names: []) -> dict[str, Any]:
+             made: Callable[[dict[str, Any]], list[Any]] = lambda names: [],
+             gauge: Gauge | None = None) -> dict[str, Any]:
         """Run `action` as program line `line`: its outcome, warnings and the values it
-        names, observed (the tensors `made` lists as autograd's own). _SampleFailed if it
-        raised."""
+        names, observed (the tensors `made` lists as autograd's own; the vectors `gauge`
+        names in canonical form, gauge.py). _SampleFailed if it raised."""
         first = len(self.caught)
         names: dict[str, Any] = {}
         autograd_made: list[Any] = []
@@ -67,6 +70,8 @@ class Run:
             for name, value in names.items():
                 observer.add(name, value)
         observed: dict[str, Snapshot] = dict(sorted(observer.out.items()))
+        if gauge is not None:
+            observed = gauge.apply(observed)
         self.trace.steps.append(Step(line, outcome, recorded, [], observed))
         if outcome.status != OK:
             raise SampleFailed
@@ -150,7 +155,8 @@ def run_sample(run: Run, fn: Callable[..., Any] | Exception, call: Call,
             engine_callable(engine, call.process)
         return {"out": state["out"]}
 
-    run.step(plan.line(index, "forward"), forward)
+    vectors_gauge = gauge.of(plan.key, call)   # None but for svd's and eigh's entries
+    run.step(plan.line(index, "forward"), forward, gauge=vectors_gauge)
     inputs, process = state["inputs"], state["process"]
     outputs = differentiable(engine, state["out"], process)
     if not inputs or not outputs:
@@ -194,7 +200,7 @@ def run_sample(run: Run, fn: Callable[..., Any] | Exception, call: Call,
         # names in this order, so `alias` says which saved tensor is an input or the output
         return {"inputs": inputs, "out": out, "saved": packed}
 
-    run.step(plan.line(index, "saved"), saved)
+    run.step(plan.line(index, "saved"), saved, gauge=vectors_gauge)
 
 
 def differentiable(engine: Engine, out: Any, process: Callable[[Any], Any] | None

@@ -1,19 +1,20 @@
 """linalg.matrix_norm and linalg.norm, as ATen composes them (LinearAlgebra.cpp
 linalg_matrix_norm, linalg_norm): 'fro' is linalg.vector_norm over the two dims; ord 1 / inf
 (-1 / -inf) the amax (amin) of the 1-norms of the columns (rows), so their graphs are torch's
-AmaxBackward0 / AminBackward0 over LinalgVectorNormBackward0. ord 2, -2 and 'nuc' read
-singular values (linalg.svdvals), which the engine does not model (NotImplementedError)."""
+AmaxBackward0 / AminBackward0 over LinalgVectorNormBackward0; ord 2 and -2 the amax (amin)
+and 'nuc' the sum of the singular values (linalg.svdvals, ops/spectral.py) of A with the two
+dims permuted to the end."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import messages
+from .. import messages, views
 from ..dtypes import dtype as _dtype
 from ..tensor import Tensor
-from . import extremes, norms
+from . import copying, extremes, norms, reductions, spectral
 
 
 def _checks(A: Tensor, dim: Sequence[int], dtype: _dtype | None) -> list[int]:
@@ -45,14 +46,16 @@ def matrix_norm(self: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
             raise RuntimeError(messages.matrix_norm_order(ord))
         dims = _checks(A, dim, dtype)
         if ord == "nuc":
-            raise NotImplementedError(messages.MATRIX_NORM_SVD_NOT_MODELLED)
+            return _of_singular_values(A, dims, keepdim, dtype,
+                                       lambda s: reductions.sum(s, -1, keepdim))
         return norms.vector_norm(A, 2, dims, keepdim, dtype=dtype)
     p = float(ord)
     if abs(p) not in (1.0, 2.0, math.inf):
         raise RuntimeError(messages.matrix_norm_order(_number(ord)))
     dims = _checks(A, dim, dtype)
     if abs(p) == 2.0:
-        raise NotImplementedError(messages.MATRIX_NORM_SVD_NOT_MODELLED)
+        extreme = extremes.amax if p > 0 else extremes.amin
+        return _of_singular_values(A, dims, keepdim, dtype, lambda s: extreme(s, -1, keepdim))
     if math.isinf(p):   # the inf norm is the 1 norm of the transpose
         dims.reverse()
     if not keepdim and dims[0] < dims[1]:   # the first reduction removes a dim before it
@@ -60,6 +63,21 @@ def matrix_norm(self: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
     column_norms = norms.vector_norm(A, 1.0, [dims[0]], keepdim, dtype=dtype)
     reduce = extremes.amax if p > 0 else extremes.amin
     return reduce(column_norms, dims[1], keepdim)
+
+
+def _of_singular_values(A: Tensor, dims: list[int], keepdim: bool, dtype: _dtype | None,
+                        reduce: Callable[[Tensor], Tensor]) -> Tensor:
+    """ATen's ord 2, -2 and 'nuc': `reduce` of svdvals of A (cast to dtype) with dims moved
+    to the end (create_dim_backshift_permutation), keepdim's dims put back by the reverse
+    permutation."""
+    if dtype is not None:
+        A = copying.to(A, dtype)
+    order = [d for d in range(A.ndim) if d not in dims] + dims
+    result = reduce(spectral.linalg_svdvals(views.permute(A, order)))
+    if keepdim:
+        reverse = [order.index(d) for d in range(A.ndim)]
+        result = views.permute(views.unsqueeze(result, -1), reverse)
+    return result
 
 
 def _number(ord: Any) -> str:

@@ -137,9 +137,9 @@ def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = F
 
 def norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          out: Tensor | None = None, dtype: dtype | None = None) -> Tensor:
-    """torch.norm (torch/functional.py, whose first parameter is `input`) on a strided
-    tensor: 'fro' over at most two dims and every numeric p are linalg.vector_norm; 'nuc'
-    (matrix_norm) is not modelled."""
+    """torch.norm's vector norms (torch/functional.py, whose first parameter is `input`) on
+    a strided tensor: 'fro' over at most two dims and every numeric p are
+    linalg.vector_norm; its matrix norms are ops/torch_norm.py's (refused here)."""
     dims = [dim] if isinstance(dim, int) else dim
     if out is not None:
         raise NotImplementedError(messages.NORM_OUT_NOT_MODELLED)

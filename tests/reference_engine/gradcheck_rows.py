@@ -118,6 +118,13 @@ def _spd(a: Any) -> Any:
 # Variants the registry's samples do not make: keywords, scalars, compositions that give a
 # linear op a non-zero second derivative, ops a sample cannot call (lists, a condition first).
 # name -> (function, input shapes). Outputs may be tuples (multi-output ops).
+def _svd_k(usv: Any) -> Any:
+    """U, S, Vh narrowed to the k = len(S) singular vectors."""
+    u, s, vh = usv
+    k = s.shape[-1]
+    return u[..., :k], s, vh[..., :k, :]
+
+
 def _batch_norm_eval(x: Any, w: Any, b: Any) -> Any:
     from reference_engine.nn.batchnorm import batch_norm_eval
     mean = torch.tensor([0.5, -0.25, 0.0], dtype=x.dtype)
@@ -466,6 +473,29 @@ _BY_HAND: dict[str, Row] = {
     # nn.BatchNorm1d in eval mode (nn/batchnorm.py): running statistics, not differentiable
     "batch_norm_eval": (lambda x, w, b: _batch_norm_eval(x, w, b) ** 2,
                         [(4, 3, 2), (3,), (3,)]),
+    # ---- h28ops: spectral decompositions. eigh reads one triangle: on A + A^T, as
+    # OpInfo's gradcheck_wrapper_hermitian_input; the other forms of svd and matrix_norm
+    "linalg.eigh": (lambda a: tuple(torch.linalg.eigh(a + a.mT)), [(3, 3)]),
+    "linalg.eigh_upper": (lambda a: tuple(torch.linalg.eigh(a + a.mT, UPLO="U")), [(3, 3)]),
+    "linalg.eigvalsh": (lambda a: torch.linalg.eigvalsh(a + a.mT), [(2, 3, 3)]),
+    # full_matrices: the k vectors the singular values pair with (the rest, any basis of a
+    # complement, has no derivative), as OpInfo's sample_inputs_svd's uniformize
+    "linalg.svd_full_tall": (lambda a: _svd_k(torch.linalg.svd(a)), [(3, 2)]),
+    "linalg.svd_full_wide": (lambda a: _svd_k(torch.linalg.svd(a)), [(2, 3)]),
+    "linalg.svd_reduced_batch": (lambda a: tuple(torch.linalg.svd(a, full_matrices=False)),
+                                 [(2, 3, 3)]),
+    "linalg.matrix_norm_2": (lambda a: torch.linalg.matrix_norm(a, 2), [(3, 2)]),
+    "linalg.matrix_norm_minus_2_keepdim": (lambda a: torch.linalg.matrix_norm(
+        a, -2, dim=(0, 2), keepdim=True), [(3, 2, 2)]),
+    "linalg.matrix_norm_nuc": (lambda a: torch.linalg.matrix_norm(a, "nuc"), [(2, 3)]),
+    "linalg.cond_minus_2": (lambda a: torch.linalg.cond(a, -2), [(2, 3)]),
+    # lstsq: the solution and, of a tall A with gels, the residuals; a wide A's minimum-norm
+    # solution; a vector right-hand side
+    "linalg.lstsq": (lambda a, b: tuple(torch.linalg.lstsq(a, b, driver="gels")[:2]),
+                     [(4, 3), (4, 2)]),
+    "linalg.lstsq_wide": (lambda a, b: torch.linalg.lstsq(a, b).solution, [(2, 3), (2, 2)]),
+    "linalg.lstsq_vector_gelsd": (lambda a, b: tuple(torch.linalg.lstsq(
+        a, b, driver="gelsd")[:2]), [(2, 4, 3), (2, 4)]),
 }
 
 OPS: dict[str, Row] = _from_registry()
