@@ -139,8 +139,33 @@ def test_function_class_methods_are_static() -> None:
     with pytest.raises(CaseError, match="defines none of forward, backward and vjp"):
         parse("class Fn(torch.autograd.Function):\n    \"A docstring alone.\"\n")
     with pytest.raises(CaseError, match="decorated with @staticmethod"):
-        parse(src.replace("    @staticmethod\n", "") + "    @staticmethod\n"
-              "    def backward(ctx, g):\n        return g\n")
+        parse(src.replace("    @staticmethod\n", "    @property\n"))
+    with pytest.raises(CaseError, match="decorated with @staticmethod"):
+        parse(src.replace("    @staticmethod\n", "    @classmethod\n    @staticmethod\n"))
+
+
+def test_function_class_methods_may_be_classmethods_or_legacy() -> None:
+    """torch's tests also write @classmethod methods (cls before ctx) and the legacy style's
+    undecorated instance methods (self in ctx's place): both parse and print back."""
+    classmethods = ("class Fn(torch.autograd.Function):\n"
+                    "    @classmethod\n"
+                    "    def forward(cls, ctx, x):\n"
+                    "        ctx.k = 2\n"
+                    "        return x * ctx.k\n"
+                    "    @classmethod\n"
+                    "    def backward(cls, ctx, g):\n"
+                    "        return g * ctx.k\n")
+    legacy = ("class Fn(torch.autograd.Function):\n"
+              "    def forward(self, x):\n"
+              "        return x\n")
+    for src in (classmethods, legacy):
+        program = parse(src)
+        assert parse(to_source(program)) == program
+    fc = parse(classmethods).body[0]
+    assert isinstance(fc, ir.FunctionClass)
+    assert [m.decorators for m in fc.methods] == [("classmethod",)] * 2
+    with pytest.raises(CaseError, match="takes ctx as its second parameter"):
+        parse(classmethods.replace("forward(cls, ctx, x)", "forward(cls)"))
 
 
 def test_error_moves_into_file_coordinates() -> None:
