@@ -2469,3 +2469,13 @@ def combinations_not_vector(shape: list[int]) -> str:
 
 def combinations_negative(r: int) -> str:
     return f"Expect a non-negative number, but got {r}"
+
+
+# ---- h28cov -------------------------------------------------------------------------------
+# python_variable.cpp: deleting a tensor's attributes (`del x.data` and the others refused;
+# `del x.grad` resets the grad). requires_grad's setter refuses the missing value as a
+# non-bool.
+DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
+DELETE_REQUIRES_GRAD = "requires_grad must be a bool"
+DELETE_GRAD_FN = "Deletion of _grad_fn not allowed. Detach tensor instead!"
+DELETE_BACKWARD_HOOKS = "Deletion of _backwards_hooks not allowed!"

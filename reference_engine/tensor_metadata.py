@@ -182,8 +182,15 @@ def __repr__(self: Tensor) -> str:
         extras.append(f"device='{self._device}'")
     if self._dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool_):
         extras.append(f"dtype={self._dtype}")
-    if self.grad_fn is not None:
-        extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+    try:
+        grad_fn = self.grad_fn
+        grad_fn_name = None if grad_fn is None else grad_fn.name()
+    except RuntimeError:
+        # torch/_tensor_str.py: reading grad_fn regenerates a view's node, which raises for
+        # a view made under no_grad whose base was then modified in place
+        grad_fn_name = "Invalid"
+    if grad_fn_name is not None:
+        extras.append(f"grad_fn=<{grad_fn_name}>")
     elif self.requires_grad:
         extras.append("requires_grad=True")
     # torch/_tensor_str.py: a dual tensor shows its tangent

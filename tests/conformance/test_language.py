@@ -367,3 +367,18 @@ def test_only_forward_takes_defaults() -> None:
     with pytest.raises(CaseError, match="plain positional parameters"):
         parse(_DEFAULTS.replace("setup_context(ctx, inputs, output)",
                                 "setup_context(ctx, inputs, output=None)"))
+
+
+def test_del_takes_the_tensor_attributes_torch_deletes_or_refuses() -> None:
+    src = "x = torch.ones(1, requires_grad=True)\ndel x.grad\n"
+    program = parse(src)
+    assert program.body[1] == ir.Delete(ir.Name("x"), "grad")
+    assert to_source(program) == src
+    with pytest.raises(CaseError, match="`Delete` statements"):
+        parse("x = torch.ones(1)\ndel x\n")
+    with pytest.raises(CaseError, match="`Delete` statements"):
+        parse("x = torch.ones(1)\ndel x.shape\n")
+    with pytest.raises(CaseError, match="value the program made"):
+        parse("del F.grad\n")   # an engine module's attribute, shared by every run
+    with pytest.raises(CaseError, match="value the program made"):
+        parse("f = torch.nn.functional\ndel f.grad\n")

@@ -1,5 +1,5 @@
-"""Tensor and Parameter reprs, which case programs cannot reach (the case language has no
-`repr`, `str` or f-strings), pinned against torch's format (mutation survivors)."""
+"""Tensor and Parameter reprs pinned against torch's format (mutation survivors); case
+programs reach a repr only through the `repr` and `str` builtins."""
 
 from __future__ import annotations
 
@@ -24,3 +24,13 @@ def test_a_tensor_off_the_default_cpu_device_names_it() -> None:
     # CUDA here to compare with, so torch's format is written out
     assert repr(engine.ones(2, device="cuda")) == "tensor([1., 1.], device='cuda:0')"
     assert repr(engine.ones(2)) == repr(torch.ones(2)) == "tensor([1., 1.])"
+
+
+def test_a_view_whose_grad_fn_cannot_be_read_prints_invalid() -> None:
+    """torch/_tensor_str.py: reading the grad_fn of a view made under no_grad whose base was
+    then modified in place raises; repr shows grad_fn=<Invalid> instead of raising."""
+    a = engine.ones(1, requires_grad=True)
+    with engine.no_grad():
+        b = a[:]
+        b *= 2
+    assert repr(b) == "tensor([2.], grad_fn=<Invalid>)"
