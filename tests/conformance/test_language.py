@@ -84,7 +84,7 @@ def test_lambda_carries_its_position() -> None:
         ("t = type(torch.ones(1))", 1, "unknown name `type`", None),
         ("'{0.__class__}'.format(1)", 1, "attribute `format`", None),
         ("torch.load('f')", 1, "`torch.load` is not in the supported API", None),
-        ("torch._C", 1, "`torch._C` is not in the supported API", None),
+        ("torch._C._functions", 1, "`torch._C._functions` is not in the supported API", None),
         ("Variable._execution_engine.run_backward()", 1,
          "attribute `run_backward` of the engine's", None),
         ("Variable.data", 1, "attribute `data` of the engine's `torch.autograd.Variable`",
