@@ -15,4 +15,5 @@ _autograd = SimpleNamespace(
     _saved_tensors_hooks_disable=saved.disable_hooks,
     _saved_tensors_hooks_enable=saved.enable_hooks,
     _saved_tensors_hooks_get_disabled_error_message=saved.disabled_error_message,
+    SavedTensor=saved.SavedVariable,   # what grad_fn._raw_saved_* hold
 )

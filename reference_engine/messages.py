@@ -2473,6 +2473,8 @@ def arg_extreme_bool(name: str) -> str:   # ReduceOps.cpp argmax_out / argmin_ou
 
 def inplace_broadcast(output: str, broadcast: str) -> str:   # TensorIterator.cpp
     return f"output with shape {output} doesn't match the broadcast shape {broadcast}"
+
+
 # ---- h28ops (issue 24): spectral decompositions (ops/spectral.py) ----
 # BatchLinearAlgebra.cpp linalg_svd's driver check, svd's (torch.svd's) dimension check,
 # checkUplo; LinearAlgebra.cpp linalg_cond's
@@ -2509,3 +2511,11 @@ def lstsq_dtypes(input_dtype: str, other_dtype: str) -> str:
 
 def lstsq_rows(vector: bool) -> str:
     return f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})"
+# ---- h28cov -------------------------------------------------------------------------------
+# python_variable.cpp: deleting a tensor's attributes (`del x.data` and the others refused;
+# `del x.grad` resets the grad). requires_grad's setter refuses the missing value as a
+# non-bool.
+DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
+DELETE_REQUIRES_GRAD = "requires_grad must be a bool"
+DELETE_GRAD_FN = "Deletion of _grad_fn not allowed. Detach tensor instead!"
+DELETE_BACKWARD_HOOKS = "Deletion of _backwards_hooks not allowed!"

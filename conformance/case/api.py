@@ -49,6 +49,7 @@ NAMESPACES: frozenset[str] = frozenset(
     | {"torch.ops", "torch.ops.aten"}   # the op objects a selective-checkpoint policy compares
     | {"torch.autograd.forward_ad"}
     | {"torch.autograd.functional"}
+    | {"torch._C", "torch._C._autograd"}   # torch._C._autograd.SavedTensor, for isinstance
     # the registry's namespaces (`torch.special`, `torch.nn.functional`) and their parents
     | {"torch." + ns.rpartition(".")[0] for ns in registry.NAMESPACES if "." in ns}
     | {f"torch.{ns}" for ns in registry.NAMESPACES}
@@ -113,6 +114,8 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         # the engine's handle, for final callbacks of the running backward
         ("torch.autograd.Variable", "_execution_engine", ()),
         ("torch.autograd.Variable._execution_engine", "queue_callback", ()),
+        # the class of `grad_fn._raw_saved_*`'s items, for `isinstance` (h28cov)
+        ("torch._C._autograd", "SavedTensor", ()),
         ("torch.nn", "Linear", {SEEDED_FLAG}),
         ("torch.nn", "Parameter Module MSELoss BatchNorm1d", ()),
         # written in reference_engine/nn/functional.py (the registry's `nn.functional.*`
@@ -232,6 +235,9 @@ SETTABLE: frozenset[str] = frozenset({"grad", "data", "requires_grad", "grad_dty
 # ctx, its modules), never on a class, a namespace or another engine object, whose change
 # every later case in the process would see. These are the attributes through which an
 # assignment still reaches the program's own tensors (`model.weight.requires_grad = False`).
+# The attributes `del` takes (on a value the program made): torch resets `.grad` and
+# refuses the others with a RuntimeError (test_attribute_deletion).
+DELETABLE: tuple[str, ...] = ("grad", "data", "requires_grad", "_grad_fn", "_backward_hooks")
 TENSOR_VALUED: frozenset[str] = frozenset(
     {"grad", "data", "T", "mT", "mH", "H", "_base", "weight", "bias", "values", "indices"})
 # What an engine's ctx has of its own beyond the ctx table (which includes the deprecated
@@ -248,7 +254,7 @@ CTX_ENGINE_MEMBERS: frozenset[str] = (
 # `str(x)`: a value's printed form, for what torch's tests look for in it (`"tangent=" in
 # str(x)`); a tensor's full text is its engine's formatting, compared only where bound
 PURE_BUILTINS: frozenset[str] = frozenset(
-    {"len", "range", "float", "int", "assert_close", "object", "str"})
+    {"len", "range", "float", "int", "assert_close", "object", "str", "repr", "isinstance"})
 # The exception classes a program may raise (`raise RuntimeError("...")`) or derive its own
 # from (`class Boom(Exception): pass`): Python's, all below Exception, so that no raise of a
 # program is a BaseException that would end the run (SystemExit, KeyboardInterrupt).

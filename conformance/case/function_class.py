@@ -20,8 +20,11 @@ FUNCTION_METHODS = ("forward", "backward", "vjp")
 JVP = "jvp"   # optional: forward mode's formula (ctx, *input tangents)
 SETUP_CONTEXT = ir.SETUP_CONTEXT
 # Decorators a Function method may carry, outermost first: staticmethod, then optionally
-# once_differentiable (on backward).
+# once_differentiable (on backward); or classmethod alone (`cls` first, then what the static
+# method takes); or none, torch's legacy style (`self` first, in ctx's place), which torch
+# refuses at the call (test_legacy_function_deprecation_exception).
 FUNCTION_DECORATORS = frozenset({"staticmethod", "torch.autograd.function.once_differentiable"})
+CLASSMETHOD = "classmethod"
 
 
 class FunctionClassConverter(ExpressionConverter):
@@ -57,11 +60,13 @@ class FunctionClassConverter(ExpressionConverter):
                                 "define `@staticmethod def forward(ctx, ...)` and "
                                 "`@staticmethod def backward(ctx, ...)`")
             decorators = tuple(ir.dotted(d) or "?" for d in item.decorator_list)
-            if decorators[:1] != ("staticmethod",) or not set(decorators) <= \
-                    FUNCTION_DECORATORS or len(set(decorators)) != len(decorators):
+            if decorators not in ((), (CLASSMETHOD,)) and (
+                    decorators[:1] != ("staticmethod",) or not set(decorators) <=
+                    FUNCTION_DECORATORS or len(set(decorators)) != len(decorators)):
                 raise self.fail(item, f"`{item.name}` must be decorated with @staticmethod "
                                 "(outermost), optionally followed by "
-                                "@torch.autograd.function.once_differentiable")
+                                "@torch.autograd.function.once_differentiable; or with "
+                                "@classmethod alone; or not at all (the legacy style)")
             a = item.args
             if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or \
                     (a.defaults and item.name != "forward"):
@@ -69,12 +74,16 @@ class FunctionClassConverter(ExpressionConverter):
                                 "(forward's may have literal defaults)")
             defaults = tuple(self.default_value(d) for d in a.defaults)
             params = tuple(p.arg for p in a.args)
+            first = _first_ctx_parameter(item)
+            if first and not params:
+                raise self.fail(item, f"`{item.name}` takes cls as its first parameter")
             if setup and item.name == "forward":
                 self.ctx = None   # forward(*inputs): ctx is setup_context's
-            elif not params:
-                raise self.fail(item, f"`{item.name}` takes ctx as its first parameter")
+            elif len(params) <= first:
+                raise self.fail(item, f"`{item.name}` takes ctx as its "
+                                f"{'second' if first else 'first'} parameter")
             else:
-                self.ctx = (params[0], _ctx_attributes(node))
+                self.ctx = (params[first], _ctx_attributes(node))
             try:
                 body = self.body(item.body, in_method=True)
             finally:
@@ -119,14 +128,20 @@ def _has_setup_context(cls: ast.ClassDef) -> bool:
     return any(isinstance(m, ast.FunctionDef) and m.name == SETUP_CONTEXT for m in cls.body)
 
 
+def _first_ctx_parameter(method: ast.FunctionDef) -> int:
+    """Where a method's ctx parameter is: after a classmethod's cls, else first."""
+    return int(any(ir.dotted(d) == CLASSMETHOD for d in method.decorator_list))
+
+
 def _ctx_attributes(cls: ast.ClassDef) -> frozenset[str]:
-    """Attribute names the class's methods assign on their first parameter (ctx)."""
+    """Attribute names the class's methods assign on their ctx parameter."""
     names: set[str] = set()
     setup = _has_setup_context(cls)
     for method in cls.body:
-        if isinstance(method, ast.FunctionDef) and method.args.args and \
+        first = _first_ctx_parameter(method) if isinstance(method, ast.FunctionDef) else 0
+        if isinstance(method, ast.FunctionDef) and len(method.args.args) > first and \
                 ir.method_has_ctx(method.name, setup):
-            ctx = method.args.args[0].arg
+            ctx = method.args.args[first].arg
             for node in ast.walk(method):
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
                         isinstance(node.value, ast.Name) and node.value.id == ctx:

@@ -550,6 +550,16 @@ KINDS += (
          "reentrant checkpoint given no input that requires grad"),
 )
 
+# h28cov: `del` of a tensor's attributes (python_variable.cpp)
+KINDS += (
+    Kind("attribute_deletion_refused", False,
+         (r"Deleting tensor data is not allowed", r"Deletion of _grad_fn not allowed",
+          r"Deletion of _backwards_hooks not allowed"),
+         "`del x.data`, `del x._grad_fn` or `del x._backward_hooks`"),
+    Kind("requires_grad_not_bool", False, (r"requires_grad must be a bool",),
+         "requires_grad set to a value that is not a bool, or deleted (`del x.requires_grad`)"),
+)
+
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
 WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning)
 ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)

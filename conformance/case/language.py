@@ -29,7 +29,9 @@ _SYNTAX_FIX = {
     "If": "the case language has no branches; write one case per behaviour",
     "Try": "use `with raises(\"kind\"):` to expect an error",
     "Global": "names are global already", "Nonlocal": "names are global already",
-    "Delete": "rebind the name instead (e.g. `x = None`)",
+    "Delete": "`del` takes one of a tensor's attributes " + ", ".join(api.DELETABLE) +
+              " (e.g. `del x.grad`); to let go of a value, rebind its name instead (e.g. "
+              "`x = None`)",
 }
 
 
@@ -104,6 +106,17 @@ class _Converter(FunctionClassConverter):
             return self.function_def(node, in_method=in_method)
         if isinstance(node, ast.Pass):
             return ir.ExprStmt(ir.Const(None), line=line)
+        if isinstance(node, ast.Delete) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Attribute) and \
+                node.targets[0].attr in api.DELETABLE:
+            target = node.targets[0]
+            owner = "not a name" if not isinstance(target.value, ast.Name) else \
+                self._not_owned(target.value)
+            if owner is not None:
+                raise self.fail(node, "`del` takes an attribute of a value the program "
+                                f"made ({ast.unparse(target.value)}: {owner})",
+                                "e.g. `del x.grad`")
+            return ir.Delete(self.expr(target.value), target.attr, line=line)
         kind = name_of_node(node)
         raise self.fail(node, f"`{kind}` statements are not part of the case language",
                         _SYNTAX_FIX.get(kind, "see docs/case-format.md for the statements "

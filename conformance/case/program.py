@@ -235,8 +235,18 @@ class ExceptionClass:
     line: int = field(default=0, compare=False)
 
 
+@dataclass(frozen=True)
+class Delete:
+    """`del obj.attr`, attr one of a tensor's attributes that torch deletes or refuses to
+    delete (api.DELETABLE: test_attribute_deletion's)."""
+
+    obj: Expr
+    attr: str
+    line: int = field(default=0, compare=False)
+
+
 Stmt = (Assign | AugAssign | ExprStmt | Assert | With | For | Return | FunctionClass | Raise
-        | ExceptionClass | Def)
+        | ExceptionClass | Def | Delete)
 
 
 @dataclass(frozen=True)
@@ -335,6 +345,8 @@ def _ast_stmt(s: Stmt) -> ast.stmt:
                              kwonlyargs=[], kw_defaults=[], defaults=[])
         return ast.FunctionDef(s.name, args, _ast_body(s.body), [], None, lineno=0,
                                **_TYPE_PARAMS)
+    if isinstance(s, Delete):
+        return ast.Delete([ast.Attribute(_ast_expr(s.obj), s.attr, ast.Del())], lineno=0)
     if isinstance(s, ExceptionClass):
         return ast.ClassDef(s.name, [ast.Name(s.base, ast.Load())], [], [ast.Pass()], [],
                             **_TYPE_PARAMS)

@@ -118,6 +118,8 @@ class Evaluator(ExpressionEvaluator):
             scope.vars[stmt.name] = self._def(stmt, scope)
         elif isinstance(stmt, ir.Raise):
             raise self._exception(self._eval(stmt.exc, scope))
+        elif isinstance(stmt, ir.Delete):
+            delattr(self._eval(stmt.obj, scope), stmt.attr)
         elif isinstance(stmt, ir.ExceptionClass):
             base = self._name(ir.Name(stmt.base), scope)
             if base not in self.exception_types:  # pragma: no cover - the parser checked

@@ -33,7 +33,7 @@ class HarnessBuiltins(OperationLimits):
             "no_warnings": lambda: Expectation(True, None),
             "assert_close": self._assert_close,
             "range": range, "len": len, "float": float, "int": int, "object": object,
-            "str": str,
+            "str": str, "repr": repr, "isinstance": isinstance,
             # the exception classes a program may raise or derive its own from
             **{name: getattr(builtins, name) for name in api.EXCEPTIONS},
         }

@@ -191,14 +191,16 @@ class Interpreter(Evaluator):
     def _program_function(self, name: str, source: str, params: Sequence[str],
                           body: tuple[ir.Stmt, ...], scope: Scope, has_ctx: bool,
                           defaults: tuple[Any, ...] = (),
-                          star: tuple[str | None, str | None] = (None, None)
-                          ) -> Callable[..., Any]:
+                          star: tuple[str | None, str | None] = (None, None),
+                          receiver: bool = False) -> Callable[..., Any]:
         """A function of the program's own code (a top-level def, a Function's method): its
         body run in a scope of its own, its call recorded as an event named `source` (with
         `has_ctx`, the first argument is the ctx, registered and not recorded). `defaults`
         are the values of its last parameters, as Python's; its __signature__ shows them,
         since torch's Function.apply binds a forward's defaults through inspect.signature.
-        `star` names a `*args` and a `**kwargs` parameter (a top-level def's), or None."""
+        `star` names a `*args` and a `**kwargs` parameter (a top-level def's), or None.
+        With `receiver` (a classmethod), the first argument is the class: bound to the first
+        parameter, not recorded, and ctx (with `has_ctx`) comes after it."""
         required = len(params) - len(defaults)
         vararg, kwarg = star
 
@@ -219,6 +221,8 @@ class Interpreter(Evaluator):
             if kwarg is not None:
                 local.vars[kwarg] = kwargs
             args = args + extra + tuple(kwargs.values())   # all recorded in its event
+            if receiver:
+                args = args[1:]
             if has_ctx:
                 self.contexts[id(args[0])] = args[0]
             with self._nested_call(source):
@@ -237,11 +241,17 @@ class Interpreter(Evaluator):
     def _function_class(self, stmt: ir.FunctionClass, scope: Scope) -> type:
         setup = any(m.name == ir.SETUP_CONTEXT for m in stmt.methods)
 
-        def method(m: ir.Method) -> Callable[..., Any]:
+        def method(m: ir.Method) -> Any:
             source = f"{stmt.name}.{m.name}"
             defaults = tuple(d.value for d in m.defaults)
+            is_classmethod = m.decorators == ("classmethod",)
             call = self._program_function(source, source, m.params, m.body, scope,
-                                          ir.method_has_ctx(m.name, setup), defaults)
+                                          ir.method_has_ctx(m.name, setup), defaults,
+                                          receiver=is_classmethod)
+            if is_classmethod:
+                return classmethod(call)
+            if not m.decorators:
+                return call   # torch's legacy style: an instance method, self in ctx's place
             # Decorators apply innermost first, as in Python; staticmethod is outermost.
             fn: Callable[..., Any] = call
             for decorator in reversed(m.decorators[1:]):

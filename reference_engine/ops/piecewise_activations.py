@@ -8,6 +8,8 @@ import numpy as np
 
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
+from ..grad_mode import no_grad
+from ..inplace import apply_inplace
 from ..tensor import Tensor
 from . import backward as grad_ops
 from . import common, comparisons, piecewise
@@ -116,8 +118,25 @@ THRESHOLD = OpSpec("ThresholdBackward0", ("self",), {"self": ("self",)},
                    jvp="auto_element_wise")
 
 
+# threshold_ (F.threshold's inplace=True): its own node, saving self from before the write
+# (a clone, as every in-place formula reading self), unlike relu_, which saves its result
+THRESHOLD_ = OpSpec("ThresholdBackward1", ("self",), {"self": ("self",)},
+                    lambda c, g: [grad_ops.threshold_backward(g, c.self, c.threshold)],
+                    jvp="auto_element_wise")
+
+
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    _no_inplace("threshold", inplace)
+    if inplace:
+        with no_grad():
+            result = threshold_values(input, threshold, value)
+        if not input.dtype.is_floating_point:
+            threshold = int(threshold)
+        return apply_inplace(input, THRESHOLD_, result, [], threshold=threshold, value=value)
+    return threshold_values(input, threshold, value)
+
+
+def threshold_values(input: Tensor, threshold: float, value: float) -> Tensor:
+    """F.threshold out of place (ThresholdBackward0, saving its input)."""
     if input.dtype is dtypes.bool_:
         raise NotImplementedError(messages.kernel_not_implemented("threshold_cpu", "Bool"))
     if not input.dtype.is_floating_point:

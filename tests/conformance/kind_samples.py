@@ -296,3 +296,7 @@ WARNINGS.update({
     "checkpoint_no_input_requires_grad": "None of the inputs have requires_grad=True. Gradients "
                                          "will be None",
 })
+MESSAGES.update({
+    "attribute_deletion_refused": "Deleting tensor data is not allowed. Delete tensor instead!",
+    "requires_grad_not_bool": "requires_grad must be a bool",
+})

@@ -84,7 +84,7 @@ def test_lambda_carries_its_position() -> None:
         ("t = type(torch.ones(1))", 1, "unknown name `type`", None),
         ("'{0.__class__}'.format(1)", 1, "attribute `format`", None),
         ("torch.load('f')", 1, "`torch.load` is not in the supported API", None),
-        ("torch._C", 1, "`torch._C` is not in the supported API", None),
+        ("torch._C._functions", 1, "`torch._C._functions` is not in the supported API", None),
         ("Variable._execution_engine.run_backward()", 1,
          "attribute `run_backward` of the engine's", None),
         ("Variable.data", 1, "attribute `data` of the engine's `torch.autograd.Variable`",
@@ -139,8 +139,33 @@ def test_function_class_methods_are_static() -> None:
     with pytest.raises(CaseError, match="defines none of forward, backward and vjp"):
         parse("class Fn(torch.autograd.Function):\n    \"A docstring alone.\"\n")
     with pytest.raises(CaseError, match="decorated with @staticmethod"):
-        parse(src.replace("    @staticmethod\n", "") + "    @staticmethod\n"
-              "    def backward(ctx, g):\n        return g\n")
+        parse(src.replace("    @staticmethod\n", "    @property\n"))
+    with pytest.raises(CaseError, match="decorated with @staticmethod"):
+        parse(src.replace("    @staticmethod\n", "    @classmethod\n    @staticmethod\n"))
+
+
+def test_function_class_methods_may_be_classmethods_or_legacy() -> None:
+    """torch's tests also write @classmethod methods (cls before ctx) and the legacy style's
+    undecorated instance methods (self in ctx's place): both parse and print back."""
+    classmethods = ("class Fn(torch.autograd.Function):\n"
+                    "    @classmethod\n"
+                    "    def forward(cls, ctx, x):\n"
+                    "        ctx.k = 2\n"
+                    "        return x * ctx.k\n"
+                    "    @classmethod\n"
+                    "    def backward(cls, ctx, g):\n"
+                    "        return g * ctx.k\n")
+    legacy = ("class Fn(torch.autograd.Function):\n"
+              "    def forward(self, x):\n"
+              "        return x\n")
+    for src in (classmethods, legacy):
+        program = parse(src)
+        assert parse(to_source(program)) == program
+    fc = parse(classmethods).body[0]
+    assert isinstance(fc, ir.FunctionClass)
+    assert [m.decorators for m in fc.methods] == [("classmethod",)] * 2
+    with pytest.raises(CaseError, match="takes ctx as its second parameter"):
+        parse(classmethods.replace("forward(cls, ctx, x)", "forward(cls)"))
 
 
 def test_error_moves_into_file_coordinates() -> None:
@@ -342,3 +367,18 @@ def test_only_forward_takes_defaults() -> None:
     with pytest.raises(CaseError, match="plain positional parameters"):
         parse(_DEFAULTS.replace("setup_context(ctx, inputs, output)",
                                 "setup_context(ctx, inputs, output=None)"))
+
+
+def test_del_takes_the_tensor_attributes_torch_deletes_or_refuses() -> None:
+    src = "x = torch.ones(1, requires_grad=True)\ndel x.grad\n"
+    program = parse(src)
+    assert program.body[1] == ir.Delete(ir.Name("x"), "grad")
+    assert to_source(program) == src
+    with pytest.raises(CaseError, match="`Delete` statements"):
+        parse("x = torch.ones(1)\ndel x\n")
+    with pytest.raises(CaseError, match="`Delete` statements"):
+        parse("x = torch.ones(1)\ndel x.shape\n")
+    with pytest.raises(CaseError, match="value the program made"):
+        parse("del F.grad\n")   # an engine module's attribute, shared by every run
+    with pytest.raises(CaseError, match="value the program made"):
+        parse("f = torch.nn.functional\ndel f.grad\n")

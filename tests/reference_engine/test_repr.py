@@ -1,6 +1,7 @@
 """Tensor and Parameter reprs against torch's format: a Parameter's and a CUDA tensor's,
-which case programs cannot reach, and many seeded tensors beyond what a case lists
-(cases/printing holds the formatting rules one by one)."""
+which case programs cannot reach, and many seeded tensors beyond what a case lists (case
+programs reach a repr through the `repr` and `str` builtins; cases/printing holds the
+formatting rules one by one)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,13 @@ def test_tensor_reprs_are_torchs(seed: int) -> None:
             theirs.requires_grad_(seed % 2 == 0)
             mine.requires_grad_(seed % 2 == 0)
         assert repr(mine) == repr(theirs), values
+
+
+def test_a_view_whose_grad_fn_cannot_be_read_prints_invalid() -> None:
+    """torch/_tensor_str.py: reading the grad_fn of a view made under no_grad whose base was
+    then modified in place raises; repr shows grad_fn=<Invalid> instead of raising."""
+    a = engine.ones(1, requires_grad=True)
+    with engine.no_grad():
+        b = a[:]
+        b *= 2
+    assert repr(b) == "tensor([2.], grad_fn=<Invalid>)"
