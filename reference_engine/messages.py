@@ -1076,7 +1076,8 @@ def pad_too_long(length: int, ndim: int) -> str:
 
 def pad_mode_not_modelled(mode: str) -> str:
     """The engine's own: F.pad's modes but 'constant'."""
-    return f"reference engine: F.pad mode '{mode}' is not modelled (only 'constant')"
+    return (f"reference engine: F.pad mode '{mode}' is not modelled (only 'constant', 'reflect' "
+            "and 'replicate')")
 # ---- products and linear algebra (issue 24) ----
 
 def dot_not_vectors(a: int, b: int) -> str:  # dot, vdot
@@ -2469,3 +2470,45 @@ def combinations_not_vector(shape: list[int]) -> str:
 
 def combinations_negative(r: int) -> str:
     return f"Expect a non-negative number, but got {r}"
+
+
+# ---- h28nnf (issue 24): F.pad's modes, pooling, convolution, distances ----
+def pad_mode_unrecognised(mode: str) -> str:
+    """torch/csrc/api/.../PadNd's mode parsing (NotImplementedError)."""
+    return f"Unrecognised padding mode {mode}"
+
+
+def pad_mode_value(mode: str) -> str:
+    """PadNd.cpp _pad_enum."""
+    return f'Padding mode "{mode}" doesn\'t take in value argument'
+
+
+def pad_not_supported(length: int, ndim: int) -> str:
+    """F.pad of a mode but 'constant' with a padding length its rank has no kernel for
+    (NotImplementedError)."""
+    return f"Padding size {length} is not supported for {ndim}D input tensor."
+
+
+def pad_input_dims(k: int, shape: list[int]) -> str:
+    """Padding.h check_valid_input."""
+    return (f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
+            f"other non-zero dimensions for input, but got: [{', '.join(map(str, shape))}]")
+
+
+def reflect_pad_too_large(argument: int, before: int, after: int, dim: int,
+                          shape: list[int]) -> str:
+    """ReflectionPad.cpp."""
+    return (f"Argument #{argument}: Padding size should be less than the corresponding input "
+            f"dimension, but got: padding ({before}, {after}) at dimension {dim} of input "
+            f"[{', '.join(map(str, shape))}]")
+
+
+def pad_output_too_small(size: int, out: int) -> str:
+    """ReflectionPad.cpp / ReplicationPadding.cpp, 1-d."""
+    return f"input (W: {size}) is too small. Calculated output W: {out}"
+
+
+def pad_output_empty_not_modelled(mode: str) -> str:
+    """The engine's own: torch's 2-d and 3-d texts for an empty output differ by kernel."""
+    return (f"reference engine: F.pad mode '{mode}' with a 2-d or 3-d padding that leaves an "
+            "empty output is not modelled")
