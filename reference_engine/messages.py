@@ -2512,3 +2512,58 @@ def pad_output_empty_not_modelled(mode: str) -> str:
     """The engine's own: torch's 2-d and 3-d texts for an empty output differ by kernel."""
     return (f"reference engine: F.pad mode '{mode}' with a 2-d or 3-d padding that leaves an "
             "empty output is not modelled")
+
+
+def cdist_compute_mode(mode: str) -> str:
+    """torch/functional.py cdist (ValueError)."""
+    return f"{mode} is not a valid value for compute_mode"
+
+
+def cdist_dims(name: str, ndim: int) -> str:
+    """Distance.cpp cdist."""
+    return f"cdist only supports at least 2D tensors, {name} got: {ndim}D"
+
+
+def cdist_columns(c1: int, c2: int) -> str:
+    """Distance.cpp cdist."""
+    return f"X1 and X2 must have the same number of columns. X1: {c1} X2: {c2}"
+
+
+def cdist_dtype(scalar_name: str) -> str:
+    """Distance.cpp cdist_impl."""
+    return f"cdist only supports floating-point dtypes, X1 got: {scalar_name}"
+
+
+CDIST_NEGATIVE_P = "cdist only supports non-negative p values"   # Distance.cpp cdist_impl
+
+
+def pdist_dims(ndim: int) -> str:
+    """Distance.cpp pdist."""
+    return f"pdist only supports 2D tensors, got: {ndim}D"
+
+
+PDIST_DTYPE = "pdist only supports floating-point dtypes"   # Distance.cpp pdist
+PDIST_NEGATIVE_P = "pdist only supports non-negative p values"   # Distance.cpp pdist
+
+
+# ReduceOps.cpp pre_check_gradient and gradient_helper (torch.gradient)
+def gradient_spacing_no_dim(ndim: int, length: int) -> str:
+    return ("torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+            f"equal to 'self.dim() = {ndim}', since dim argument was not given, but got a list "
+            f"of length {length}")
+
+
+def gradient_spacing_dim(spacing: int, dim: int) -> str:
+    return ("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+            f"dim arguments to have the same length, but got a spacing argument of length "
+            f"{spacing} and a dim argument of length {dim}.")
+
+
+GRADIENT_EDGE_ORDER = "torch.gradient only supports edge_order=1 and edge_order=2."
+GRADIENT_DIM_SIZE = ("torch.gradient expected each dimension size to be at least "
+                     "edge_order+1")
+
+
+def gradient_coordinate_dims(ndim: int) -> str:
+    return ("torch.gradient expected each element of spacing to have one dimension, but got "
+            f"an element with {ndim} dimensions!")

@@ -646,6 +646,12 @@ OPS: tuple[OpRow, ...] = (
     # matrix norms (ops/matrix_norms.py): vector_norm, amax, amin composites
     _row("linalg.matrix_norm", "ops.linalg_named", (3, 3), feature="reductions"),
     _row("linalg.norm", "ops.linalg_named", M, feature="reductions"),
+    # ---- h28nnf (issue 24): nn.functional's pad modes, distances ----
+    # (ops/distance.py)
+    _row("cdist", "ops.distance", M, (4, 3), method=False),
+    _row("nn.functional.pdist", "ops.distance", (4, 3)),
+    # (ops/gradient.py: ATen's composite; spacing, dim and edge_order are keyword-only)
+    _row("gradient", "ops.gradient", M, method=False, overloads=True),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -771,3 +777,9 @@ H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "op
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})
+
+# ---- h28nnf (issue 24): its new rows, not drawn by the generator yet ----
+H28NNF_MODULES = frozenset({"ops.distance", "ops.gradient"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.module in H28NNF_MODULES})
