@@ -174,6 +174,7 @@ from .ops import lu_solve as _lu_solve_ops  # noqa: F401
 from .ops import masked as _masked_ops  # noqa: F401
 from .ops import membership as _membership_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401
+from .ops import pooling as _pooling_ops  # noqa: F401   (h28nnf: average pooling)
 from .ops import scatter as _scatter_ops  # noqa: F401
 from .ops import special as _special_ops  # noqa: F401
 from .ops import triangular as _triangular_ops  # noqa: F401

@@ -2567,3 +2567,70 @@ GRADIENT_DIM_SIZE = ("torch.gradient expected each dimension size to be at least
 def gradient_coordinate_dims(ndim: int) -> str:
     return ("torch.gradient expected each element of spacing to have one dimension, but got "
             f"an element with {ndim} dimensions!")
+
+
+# AveragePool2d.cpp / AveragePool3d.cpp / Pool.h / AdaptiveAveragePooling*.cpp (pooling)
+_COUNT_WORDS = {2: "two", 3: "three"}
+
+
+def pool_tuple(op: str, name: str, k: int) -> str:
+    if name == "stride":
+        return (f"{op}: stride must either be omitted, a single int, or a tuple of "
+                f"{_COUNT_WORDS[k]} ints")
+    either = "either " if k == 2 else ""
+    return f"{op}: {name} must {either}be a single int, or a tuple of {_COUNT_WORDS[k]} ints"
+
+
+POOL_DIVISOR_ZERO = "divisor must be not zero"
+POOL3D_INPUT = "non-empty 4D or 5D (batch mode) tensor expected for input"
+
+
+def pool_pad_negative(pad: int) -> str:
+    return f"pad must be non-negative, but got pad: {pad}"
+
+
+def pool_pad_half(pad: int, kernel: int) -> str:
+    return (f"pad should be at most half of effective kernel size, but got pad={pad}, "
+            f"kernel_size={kernel} and dilation=1")
+
+
+def pool2d_input(shape: list[int]) -> str:
+    return ("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+            f"but got:[{', '.join(map(str, shape))}]")
+
+
+def pool_output_small(planes: int, sizes: list[int], out: list[int]) -> str:
+    return (f"Given input size: ({'x'.join(map(str, [planes, *sizes]))}). Calculated output "
+            f"size: ({'x'.join(map(str, [planes, *out]))}). Output size is too small")
+
+
+def pool1d_argument(op: str, name: str, got: int) -> str:
+    """The argument parser's check of an int[1] argument."""
+    return f"{op}() argument '{name}' should contain one int (got {got})"
+
+
+def pool1d_dims(op: str, ndim: int) -> str:
+    """checkDimRange (TensorUtils.cpp)."""
+    return (f"Expected 2 to 3 dimensions, but got {ndim}-dimensional tensor for argument #1 "
+            f"'self' (while checking arguments for {op})")
+
+
+def adaptive_output_size(op: str, k: int) -> str:
+    return f"{op}: output_size must be {k}"
+
+
+def adaptive_negative(op: str, sizes: list[int]) -> str:
+    # (the 3-d text has no space before its third size, as ATen writes it)
+    shown = ", ".join(map(str, sizes[:2])) + ("," + str(sizes[2]) if len(sizes) > 2 else "")
+    return (f"{op}: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{shown}}}")
+
+
+def adaptive_input_dims(at_least: int) -> str:
+    """F.adaptive_avg_pool{2,3}d's _list_with_default (ValueError)."""
+    return f"Input dimension should be at least {at_least}"
+
+
+def pool_input_not_modelled(op: str) -> str:
+    """The engine's own: an adaptive pooling's input of another rank or an empty plane."""
+    return f"reference engine: {op} of this input's shape is not modelled"

@@ -652,6 +652,16 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.pdist", "ops.distance", (4, 3)),
     # (ops/gradient.py: ATen's composite; spacing, dim and edge_order are keyword-only)
     _row("gradient", "ops.gradient", M, method=False, overloads=True),
+    # average pooling (ops/pooling.py)
+    _row("nn.functional.avg_pool1d", "ops.pooling", (1, 2, 5), args=(2,)),
+    _row("nn.functional.avg_pool2d", "ops.pooling", (1, 2, 4, 4), args=(2,)),
+    _row("nn.functional.avg_pool3d", "ops.pooling", (1, 1, 2, 2, 4), args=(2,)),
+    _row("nn.functional.adaptive_avg_pool1d", "ops.pooling", (1, 2, 5), args=(3,)),
+    # (F.adaptive_avg_pool2d/3d are Python code: a number meets input.size())
+    _row("nn.functional.adaptive_avg_pool2d", "ops.pooling", (1, 2, 3, 5), args=((2, 3),),
+         overloads=True),
+    _row("nn.functional.adaptive_avg_pool3d", "ops.pooling", (1, 1, 2, 3, 4),
+         args=((1, 2, 3),), overloads=True),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -779,7 +789,7 @@ NOT_GENERATED.update({
     if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})
 
 # ---- h28nnf (issue 24): its new rows, not drawn by the generator yet ----
-H28NNF_MODULES = frozenset({"ops.distance", "ops.gradient"})
+H28NNF_MODULES = frozenset({"ops.distance", "ops.gradient", "ops.pooling"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H28NNF_MODULES})
