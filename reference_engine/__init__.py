@@ -168,6 +168,7 @@ from .ops import combinations as _combinations_ops  # noqa: F401
 from .ops import common as _common_ops
 from .ops import distance as _distance_ops  # noqa: F401   (h28nnf: cdist, pdist)
 from .ops import einsum as _einsum_ops  # noqa: F401
+from .ops import folding as _folding_ops  # noqa: F401   (h28nnf: F.unfold)
 from .ops import gradient as _gradient_ops  # noqa: F401   (h28nnf: torch.gradient)
 from .ops import linalg as _linalg_ops
 from .ops import lu_solve as _lu_solve_ops  # noqa: F401

@@ -2634,3 +2634,32 @@ def adaptive_input_dims(at_least: int) -> str:
 def pool_input_not_modelled(op: str) -> str:
     """The engine's own: an adaptive pooling's input of another rank or an empty plane."""
     return f"reference engine: {op} of this input's shape is not modelled"
+
+
+# Im2Col.cpp / im2col_shape_check (F.unfold)
+def im2col_pair(name: str, got: int) -> str:
+    return f"It is expected {name} equals to 2, but got size {got}"
+
+
+def im2col_argument(check: str, what: str, pair: tuple[int, int]) -> str:
+    """kernel size / dilation should be greater than zero, padding non-negative, ..."""
+    first, second = {"kernel size": ("kernel_height", "kernel_width"),
+                     "dilation": ("dilation_height", "dilation_width"),
+                     "padding": ("pad_height", "pad_width"),
+                     "stride": ("stride_height", "stride_width")}[what]
+    return f"{what} should be {check}, but got {first}: {pair[0]} {second}: {pair[1]}"
+
+
+def im2col_input(shape: list[int]) -> str:
+    return ("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
+            f"non-zero dimensions for input, but got: [{', '.join(map(str, shape))}]")
+
+
+def im2col_too_small(size: list[int], kernel: tuple[int, int], dilation: tuple[int, int],
+                     padding: tuple[int, int], blocks: list[int]) -> str:
+    def pair(p: Sequence[int]) -> str:
+        return f"({p[0]}, {p[1]})"
+    return (f"Given input with spatial size {pair(size)}, kernel_size={pair(kernel)}, "
+            f"dilation={pair(dilation)}, padding={pair(padding)}, calculated shape of the "
+            f"array of sliding blocks as {pair(blocks)}, but its components must be at least "
+            "one.")

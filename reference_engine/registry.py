@@ -652,6 +652,8 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.pdist", "ops.distance", (4, 3)),
     # (ops/gradient.py: ATen's composite; spacing, dim and edge_order are keyword-only)
     _row("gradient", "ops.gradient", M, method=False, overloads=True),
+    # sliding blocks (ops/folding.py): F.unfold is im2col in torch's argument parser
+    _row("nn.functional.unfold", "ops.folding", (1, 2, 3, 4), args=(2,), parsed_as="im2col"),
     # average pooling (ops/pooling.py)
     _row("nn.functional.avg_pool1d", "ops.pooling", (1, 2, 5), args=(2,)),
     _row("nn.functional.avg_pool2d", "ops.pooling", (1, 2, 4, 4), args=(2,)),
@@ -789,7 +791,8 @@ NOT_GENERATED.update({
     if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})
 
 # ---- h28nnf (issue 24): its new rows, not drawn by the generator yet ----
-H28NNF_MODULES = frozenset({"ops.distance", "ops.gradient", "ops.pooling"})
+H28NNF_MODULES = frozenset({"ops.distance", "ops.gradient", "ops.pooling",
+                            "ops.folding"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H28NNF_MODULES})

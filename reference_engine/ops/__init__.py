@@ -76,6 +76,7 @@ public op gets its row in registry.py.
     distance     cdist (with its p = 2 matrix-product path, _euclidean_dist), pdist
     gradient     torch.gradient (ATen's composite)
     pooling      F.avg_pool1d-3d, F.adaptive_avg_pool1d-3d (separable window sums)
+    folding      F.unfold (im2col) and its backward col2im
     special      torch.special's (entr, erfcx, log_ndtr, ndtr, ndtri, xlog1py, i0e, i1,
                  i1e) and the erf and i0 ops their formulas use
     backward     the differentiable backward ops derivatives.yaml formulas call

@@ -495,6 +495,10 @@ _H28NNF: dict[str, Row] = {
     "cdist_mm_batched": (lambda a, b: torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
                          [(2, 1, 2, 3), (3, 4, 3)]),
     "pdist_p3": (lambda a: F.pdist(a, 3.0), [(4, 3)]),
+    # F.unfold's create_graph grad is col2im of a grad that depends on the input
+    # (Col2ImBackward0)
+    "unfold_squared": (lambda a: F.unfold(a, 2, padding=1, stride=(1, 2)) ** 2,
+                       [(1, 2, 3, 4)]),
     # torch.gradient's second-order edges, with numbers and with coordinates as spacing
     "gradient_edge_order_2": (lambda a: torch.gradient(a, spacing=2.0, edge_order=2),
                               [(3, 4)]),
