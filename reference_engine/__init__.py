@@ -173,6 +173,7 @@ from .ops import gradient as _gradient_ops  # noqa: F401   (h28nnf: torch.gradie
 from .ops import linalg as _linalg_ops
 from .ops import lu_solve as _lu_solve_ops  # noqa: F401
 from .ops import masked as _masked_ops  # noqa: F401
+from .ops import max_pooling as _max_pooling_ops  # noqa: F401   (h28nnf)
 from .ops import membership as _membership_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401
 from .ops import pooling as _pooling_ops  # noqa: F401   (h28nnf: average pooling)

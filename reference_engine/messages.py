@@ -2663,3 +2663,14 @@ def im2col_too_small(size: list[int], kernel: tuple[int, int], dilation: tuple[i
             f"dilation={pair(dilation)}, padding={pair(padding)}, calculated shape of the "
             f"array of sliding blocks as {pair(blocks)}, but its components must be at least "
             "one.")
+
+
+def adaptive_max_output_size(op: str, k: int) -> str:
+    """AdaptiveMaxPooling2d.cpp / 3d's meta check."""
+    return f"{op}(): internal error: output_size.size() must be {k}"
+
+
+def negative_dimension(dim: int, shape: list[int]) -> str:
+    """The empty tensor factory's check (EmptyTensor.cpp)."""
+    return (f"Trying to create tensor with negative dimension {dim}: "
+            f"[{', '.join(map(str, shape))}]")
