@@ -2674,3 +2674,8 @@ def negative_dimension(dim: int, shape: list[int]) -> str:
     """The empty tensor factory's check (EmptyTensor.cpp)."""
     return (f"Trying to create tensor with negative dimension {dim}: "
             f"[{', '.join(map(str, shape))}]")
+
+
+def local_response_norm_dims(dim: int) -> str:
+    """F.local_response_norm (ValueError; the spaces are torch's source's indentation)."""
+    return (f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} dimensions)")

@@ -652,6 +652,9 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.pdist", "ops.distance", (4, 3)),
     # (ops/gradient.py: ATen's composite; spacing, dim and edge_order are keyword-only)
     _row("gradient", "ops.gradient", M, method=False, overloads=True),
+    # (F's Python composite over avg_pool2d/3d: a number meets input.dim())
+    _row("nn.functional.local_response_norm", "ops.pooling", (1, 4, 3), args=(2,),
+         overloads=True),
     # adaptive max pooling (ops/max_pooling.py): F's Python functions (return_indices)
     _row("nn.functional.adaptive_max_pool1d", "ops.max_pooling", (1, 2, 5), args=(3,),
          overloads=True),

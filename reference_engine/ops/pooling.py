@@ -19,7 +19,8 @@ import numpy as np
 from .. import messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common
+from . import common, layers
+from . import elementwise as ops
 from . import reductions as red
 
 Axis = tuple[np.ndarray, np.ndarray]   # an axis's (out, in) 0/1 window matrix, its counts
@@ -254,3 +255,30 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
         raise RuntimeError(messages.pool1d_dims("adaptive_avg_pool1d", input.ndim))
     out = _adaptive("adaptive_avg_pool2d", 2, views.unsqueeze(input, -2), [1, size])
     return views.squeeze(out, -2)
+
+
+# ---- local_response_norm: F's Python composite over avg_pool2d/3d -------------------------
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """torch/nn/functional.py's code, line for line, in the engine's ops (the functions its
+    Tensor methods are), so its graph is torch's: MulBackward0, ConstantPadNdBackward0,
+    AvgPool2D/3DBackward0, ..."""
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError(messages.local_response_norm_dims(dim))
+    if input.numel() == 0:
+        return input
+    div = ops.mul(input, input)
+    if dim == 3:
+        div = views.unsqueeze(div, 1)
+        div = layers.pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = views.squeeze(avg_pool2d(div, (size, 1), stride=1), 1)
+    else:
+        sizes = list(input.shape)
+        div = views.view(div, [sizes[0], 1, sizes[1], sizes[2], -1])
+        div = layers.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = views.squeeze(avg_pool3d(div, (size, 1, 1), stride=1), 1)
+        div = views.view(div, sizes)
+    div = ops.pow(ops.add(ops.mul(div, alpha), k), beta)   # div.mul(alpha).add(k).pow(beta)
+    return ops.div(input, div)
