@@ -226,7 +226,7 @@ def _adaptive(op: str, k: int, input: Tensor, output_size: Any) -> Tensor:
     if all(o == 1 for o in sizes):
         return red.mean(input, list(range(-1, -k - 1, -1)), True)
     if input.ndim not in (k + 1, k + 2) or 0 in input.shape[-k:]:
-        raise RuntimeError(messages.pool_input_not_modelled(op))
+        raise NotImplementedError(messages.pool_input_not_modelled(op))
     return pool(input, _Attrs("adaptive", sizes))
 
 
