@@ -1076,7 +1076,10 @@ def pad_too_long(length: int, ndim: int) -> str:
 
 def pad_mode_not_modelled(mode: str) -> str:
     """The engine's own: F.pad's modes but 'constant'."""
-    return f"reference engine: F.pad mode '{mode}' is not modelled (only 'constant')"
+    return (f"reference engine: F.pad mode '{mode}' is not modelled (only 'constant', 'reflect' "
+            "and 'replicate')")
+
+
 # ---- products and linear algebra (issue 24) ----
 
 def dot_not_vectors(a: int, b: int) -> str:  # dot, vdot
@@ -1126,6 +1129,8 @@ def singular_inverse(element: int) -> str:
 
 def multi_dot_too_few(n: int) -> str:
     return f"multi_dot(): expected at least 2 tensors but got {n}"
+
+
 # ---- elementwise math (issue 24) --------------------------------------------------------
 # aten/src/ATen/native/UnaryOps.cpp
 POLYGAMMA_NEGATIVE = "polygamma(n, x) does not support negative n."
@@ -1177,6 +1182,8 @@ NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If y
 CHANNELS_LAST_RANK = "required rank 4 tensor to use channels_last format"
 # aten/src/ATen/native/UnaryOps.cpp frexp_out's check
 FREXP_DTYPE = ("torch.frexp() only supports floating-point dtypes")
+
+
 # ---- reductions, scans and sorting (issue 24) ----
 # aten/src/ATen/native/TensorShape / Sorting.cpp: topk's and kthvalue's k checks
 TOPK_OUT_OF_RANGE = "selected index k out of range"
@@ -1309,6 +1316,8 @@ QUANTILE_Q_VALUES = "quantile() q values must be in the range [0, 1]"
 QUANTILE_INTERPOLATION_NOT_MODELLED = (
     "reference_engine: quantile's interpolation 'lower', 'higher' and 'nearest' (in-place "
     "floor_/ceil_/round_ of the ranks) are not modelled")
+
+
 # ---- shape, view, joining and splitting ops (issue 24) ----
 # aten/src/ATen/native/TensorShape.cpp unless said otherwise.
 NARROW_0_DIM = "narrow() cannot be applied to a 0-dim tensor."
@@ -1472,6 +1481,8 @@ def as_strided_out_of_bounds(size: str, stride: str, offset: int, itemsize: int,
 # models for a tensor whose elements are all of its storage, in order
 AS_STRIDED_OF_VIEW = ("as_strided of a view of part of its storage, or of a non-contiguous "
                       "tensor, is not modelled by the reference engine")
+
+
 # ---- indexing, scatter, masked, triangular/diagonal ops (issue 24) ----------------------------
 # from ATen's TensorShape.cpp, TriangularOps.cpp, TensorAdvancedIndexing.cpp, ScatterGatherChecks.h
 
@@ -1717,6 +1728,8 @@ GRAD_COMPLEX_FOR_REAL_INPUT = (
     "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to "
     "be true, but got false.  (Could this error message be improved?  If so, please report "
     "an enhancement request to PyTorch.)")
+
+
 # ---- h24ops2 (issue 24: contractions, norms, masked, losses) ------------------------------
 # aten/src/ATen/native/Linear.cpp tensordot, inner
 TENSORDOT_DIM_LISTS = "both dimension lists should have same length"
@@ -1819,6 +1832,8 @@ ONE_HOT_TOO_SMALL = "Class values must be smaller than num_classes."
 def descriptor_not_applicable(name: str, got: str) -> str:
     return (f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
             f"'{got}' object")
+
+
 # ---- h23b (test_autograd.py coverage) ------------------------------------------------------
 # torch/utils/checkpoint.py, the unpack hook of _checkpoint_hook: the GraphExecGroup sentence
 # is inserted when the unpack runs under a group
@@ -1997,10 +2012,14 @@ def movedim_mixed(source: object, destination: object) -> str:
         for kind, int_overload in (("int", True), ("tuple of ints", False)))
     got = ("Tensor", type(source).__name__, type(destination).__name__)
     return parser_mismatch("movedim", got, signatures)
+
+
 # ---- h22cx (complex autograd gaps) ----------------------------------------------------------
 # aten/src/ATen/native/TensorCompare.cpp clamp / clamp_min / clamp_max (their meta functions):
 # TORCH_CHECK_NOT_IMPLEMENTED(!isComplexType(...)); relu is clamp_min(self, 0) on CPU
 CLAMP_COMPLEX = "clamp is not supported for complex types"
+
+
 # ---- h24ops3 (issue 24): determinants, nll/cross entropy, normalisations ------------------
 # aten/src/ATen/native/LinearAlgebraUtils.h checkIsMatrix, squareCheckInputs,
 # checkFloatingOrComplex
@@ -2145,6 +2164,8 @@ def solve_shapes(f_name: str, equation: str, a: str, b: str) -> str:
 # storage (not modelled: the engine's as_strided reads flat storage positions)
 VIEW_FN_AS_STRIDED_NOT_MODELLED = ("the reference engine replays a view function's as_strided "
                                    "only on a tensor laid out as its storage")
+
+
 # ---- h24gen2 ----------------------------------------------------------------------------
 
 def addmv_dtypes(self: str, mat: str, vec: str) -> str:  # scalar names: Float, Double
@@ -2177,6 +2198,8 @@ TYPED_STORAGE_DEPRECATED = (
 # written as not_implemented("<name>")
 def derivative_not_implemented(name: str) -> str:
     return f"the derivative for '{name}' is not implemented."
+
+
 # ---- h27ckpt ----------------------------------------------------------------------------
 # torch/utils/checkpoint.py: selective activation checkpointing (create_selective_checkpoint_
 # contexts, _CachedTorchDispatchMode, _VersionWrapper)
@@ -2237,6 +2260,8 @@ def checkpoint_metadata_mismatch(different: list[tuple[int, object, object]]) ->
 
 def checkpoint_determinism_check(allowed: list[str], got: str) -> str:
     return f"determinism_check should be one of {allowed}, but got {got}"
+
+
 # ---- h27cov -----------------------------------------------------------------------------
 # torch/utils/hooks.py BackwardHook and torch/nn/modules/module.py's full backward hooks
 
@@ -2276,6 +2301,8 @@ def grad_dtype_has_grad(new_scalar_name: str, grad_cpp_name: str) -> str:
             f"gradient with dtype '{grad_cpp_name}'. Please clear the gradient (.grad = None) "
             "before changing grad_dtype, or ensure the new grad_dtype matches the existing "
             "gradient's dtype.")
+
+
 # ---- h27ops (issue 24): QR, matrix_exp ---------------------------------------------------------
 # aten/src/ATen/native/LinearAlgebraUtils.h _parse_qr_mode; BatchLinearAlgebra.cpp qr's
 # TORCH_WARN_ONCE; FunctionsManual.cpp linalg_qr_backward's checks
@@ -2511,6 +2538,8 @@ def lstsq_dtypes(input_dtype: str, other_dtype: str) -> str:
 
 def lstsq_rows(vector: bool) -> str:
     return f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})"
+
+
 # ---- h28cov -------------------------------------------------------------------------------
 # python_variable.cpp: deleting a tensor's attributes (`del x.data` and the others refused;
 # `del x.grad` resets the grad). requires_grad's setter refuses the missing value as a
@@ -2519,3 +2548,212 @@ DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
 DELETE_REQUIRES_GRAD = "requires_grad must be a bool"
 DELETE_GRAD_FN = "Deletion of _grad_fn not allowed. Detach tensor instead!"
 DELETE_BACKWARD_HOOKS = "Deletion of _backwards_hooks not allowed!"
+
+
+# ---- h28nnf (issue 24): F.pad's modes, pooling, convolution, distances ----
+def pad_mode_unrecognised(mode: str) -> str:
+    """torch/csrc/api/.../PadNd's mode parsing (NotImplementedError)."""
+    return f"Unrecognised padding mode {mode}"
+
+
+def pad_mode_value(mode: str) -> str:
+    """PadNd.cpp _pad_enum."""
+    return f'Padding mode "{mode}" doesn\'t take in value argument'
+
+
+def pad_not_supported(length: int, ndim: int) -> str:
+    """F.pad of a mode but 'constant' with a padding length its rank has no kernel for
+    (NotImplementedError)."""
+    return f"Padding size {length} is not supported for {ndim}D input tensor."
+
+
+def pad_input_dims(k: int, shape: list[int]) -> str:
+    """Padding.h check_valid_input."""
+    return (f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
+            f"other non-zero dimensions for input, but got: [{', '.join(map(str, shape))}]")
+
+
+def reflect_pad_too_large(argument: int, before: int, after: int, dim: int,
+                          shape: list[int]) -> str:
+    """ReflectionPad.cpp."""
+    return (f"Argument #{argument}: Padding size should be less than the corresponding input "
+            f"dimension, but got: padding ({before}, {after}) at dimension {dim} of input "
+            f"[{', '.join(map(str, shape))}]")
+
+
+def pad_output_too_small(size: int, out: int) -> str:
+    """ReflectionPad.cpp / ReplicationPadding.cpp, 1-d."""
+    return f"input (W: {size}) is too small. Calculated output W: {out}"
+
+
+def pad_output_empty_not_modelled(mode: str) -> str:
+    """The engine's own: torch's 2-d and 3-d texts for an empty output differ by kernel."""
+    return (f"reference engine: F.pad mode '{mode}' with a 2-d or 3-d padding that leaves an "
+            "empty output is not modelled")
+
+
+def cdist_compute_mode(mode: str) -> str:
+    """torch/functional.py cdist (ValueError)."""
+    return f"{mode} is not a valid value for compute_mode"
+
+
+def cdist_dims(name: str, ndim: int) -> str:
+    """Distance.cpp cdist."""
+    return f"cdist only supports at least 2D tensors, {name} got: {ndim}D"
+
+
+def cdist_columns(c1: int, c2: int) -> str:
+    """Distance.cpp cdist."""
+    return f"X1 and X2 must have the same number of columns. X1: {c1} X2: {c2}"
+
+
+def cdist_dtype(scalar_name: str) -> str:
+    """Distance.cpp cdist_impl."""
+    return f"cdist only supports floating-point dtypes, X1 got: {scalar_name}"
+
+
+CDIST_NEGATIVE_P = "cdist only supports non-negative p values"   # Distance.cpp cdist_impl
+
+
+def pdist_dims(ndim: int) -> str:
+    """Distance.cpp pdist."""
+    return f"pdist only supports 2D tensors, got: {ndim}D"
+
+
+PDIST_DTYPE = "pdist only supports floating-point dtypes"   # Distance.cpp pdist
+PDIST_NEGATIVE_P = "pdist only supports non-negative p values"   # Distance.cpp pdist
+
+
+# ReduceOps.cpp pre_check_gradient and gradient_helper (torch.gradient)
+def gradient_spacing_no_dim(ndim: int, length: int) -> str:
+    return ("torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+            f"equal to 'self.dim() = {ndim}', since dim argument was not given, but got a list "
+            f"of length {length}")
+
+
+def gradient_spacing_dim(spacing: int, dim: int) -> str:
+    return ("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+            f"dim arguments to have the same length, but got a spacing argument of length "
+            f"{spacing} and a dim argument of length {dim}.")
+
+
+GRADIENT_EDGE_ORDER = "torch.gradient only supports edge_order=1 and edge_order=2."
+GRADIENT_DIM_SIZE = ("torch.gradient expected each dimension size to be at least "
+                     "edge_order+1")
+
+
+def gradient_coordinate_dims(ndim: int) -> str:
+    return ("torch.gradient expected each element of spacing to have one dimension, but got "
+            f"an element with {ndim} dimensions!")
+
+
+# AveragePool2d.cpp / AveragePool3d.cpp / Pool.h / AdaptiveAveragePooling*.cpp (pooling)
+_COUNT_WORDS = {2: "two", 3: "three"}
+
+
+def pool_tuple(op: str, name: str, k: int) -> str:
+    if name == "stride":
+        return (f"{op}: stride must either be omitted, a single int, or a tuple of "
+                f"{_COUNT_WORDS[k]} ints")
+    either = "either " if k == 2 else ""
+    return f"{op}: {name} must {either}be a single int, or a tuple of {_COUNT_WORDS[k]} ints"
+
+
+POOL_DIVISOR_ZERO = "divisor must be not zero"
+POOL3D_INPUT = "non-empty 4D or 5D (batch mode) tensor expected for input"
+
+
+def pool_pad_negative(pad: int) -> str:
+    return f"pad must be non-negative, but got pad: {pad}"
+
+
+def pool_pad_half(pad: int, kernel: int) -> str:
+    return (f"pad should be at most half of effective kernel size, but got pad={pad}, "
+            f"kernel_size={kernel} and dilation=1")
+
+
+def pool2d_input(shape: list[int]) -> str:
+    return ("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+            f"but got:[{', '.join(map(str, shape))}]")
+
+
+def pool_output_small(planes: int, sizes: list[int], out: list[int]) -> str:
+    return (f"Given input size: ({'x'.join(map(str, [planes, *sizes]))}). Calculated output "
+            f"size: ({'x'.join(map(str, [planes, *out]))}). Output size is too small")
+
+
+def pool1d_argument(op: str, name: str, got: int) -> str:
+    """The argument parser's check of an int[1] argument."""
+    return f"{op}() argument '{name}' should contain one int (got {got})"
+
+
+def pool1d_dims(op: str, ndim: int) -> str:
+    """checkDimRange (TensorUtils.cpp)."""
+    return (f"Expected 2 to 3 dimensions, but got {ndim}-dimensional tensor for argument #1 "
+            f"'self' (while checking arguments for {op})")
+
+
+def adaptive_output_size(op: str, k: int) -> str:
+    return f"{op}: output_size must be {k}"
+
+
+def adaptive_negative(op: str, sizes: list[int]) -> str:
+    # (the 3-d text has no space before its third size, as ATen writes it)
+    shown = ", ".join(map(str, sizes[:2])) + ("," + str(sizes[2]) if len(sizes) > 2 else "")
+    return (f"{op}: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{shown}}}")
+
+
+def adaptive_input_dims(at_least: int) -> str:
+    """F.adaptive_avg_pool{2,3}d's _list_with_default (ValueError)."""
+    return f"Input dimension should be at least {at_least}"
+
+
+def pool_input_not_modelled(op: str) -> str:
+    """The engine's own: an adaptive pooling's input of another rank or an empty plane."""
+    return f"reference engine: {op} of this input's shape is not modelled"
+
+
+# Im2Col.cpp / im2col_shape_check (F.unfold)
+def im2col_pair(name: str, got: int) -> str:
+    return f"It is expected {name} equals to 2, but got size {got}"
+
+
+def im2col_argument(check: str, what: str, pair: tuple[int, int]) -> str:
+    """kernel size / dilation should be greater than zero, padding non-negative, ..."""
+    first, second = {"kernel size": ("kernel_height", "kernel_width"),
+                     "dilation": ("dilation_height", "dilation_width"),
+                     "padding": ("pad_height", "pad_width"),
+                     "stride": ("stride_height", "stride_width")}[what]
+    return f"{what} should be {check}, but got {first}: {pair[0]} {second}: {pair[1]}"
+
+
+def im2col_input(shape: list[int]) -> str:
+    return ("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
+            f"non-zero dimensions for input, but got: [{', '.join(map(str, shape))}]")
+
+
+def im2col_too_small(size: list[int], kernel: tuple[int, int], dilation: tuple[int, int],
+                     padding: tuple[int, int], blocks: list[int]) -> str:
+    def pair(p: Sequence[int]) -> str:
+        return f"({p[0]}, {p[1]})"
+    return (f"Given input with spatial size {pair(size)}, kernel_size={pair(kernel)}, "
+            f"dilation={pair(dilation)}, padding={pair(padding)}, calculated shape of the "
+            f"array of sliding blocks as {pair(blocks)}, but its components must be at least "
+            "one.")
+
+
+def adaptive_max_output_size(op: str, k: int) -> str:
+    """AdaptiveMaxPooling2d.cpp / 3d's meta check."""
+    return f"{op}(): internal error: output_size.size() must be {k}"
+
+
+def negative_dimension(dim: int, shape: list[int]) -> str:
+    """The empty tensor factory's check (EmptyTensor.cpp)."""
+    return (f"Trying to create tensor with negative dimension {dim}: "
+            f"[{', '.join(map(str, shape))}]")
+
+
+def local_response_norm_dims(dim: int) -> str:
+    """F.local_response_norm (ValueError; the spaces are torch's source's indentation)."""
+    return (f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} dimensions)")

@@ -658,6 +658,34 @@ OPS: tuple[OpRow, ...] = (
     _row("linalg.cond", "ops.linalg_spectral", (3, 3), feature="matmul"),
     # (ops/least_squares.py: its residuals need a driver and a tall A, its rows by hand)
     _row("linalg.lstsq", "ops.least_squares", feature="matmul"),
+    # ---- h28nnf (issue 24): nn.functional's pad modes, distances ----
+    # (ops/distance.py)
+    _row("cdist", "ops.distance", M, (4, 3), method=False),
+    _row("nn.functional.pdist", "ops.distance", (4, 3)),
+    # (ops/gradient.py: ATen's composite; spacing, dim and edge_order are keyword-only)
+    _row("gradient", "ops.gradient", M, method=False, overloads=True),
+    # (F's Python composite over avg_pool2d/3d: a number meets input.dim())
+    _row("nn.functional.local_response_norm", "ops.pooling", (1, 4, 3), args=(2,),
+         overloads=True),
+    # adaptive max pooling (ops/max_pooling.py): F's Python functions (return_indices)
+    _row("nn.functional.adaptive_max_pool1d", "ops.max_pooling", (1, 2, 5), args=(3,),
+         overloads=True),
+    _row("nn.functional.adaptive_max_pool2d", "ops.max_pooling", (1, 2, 3, 5),
+         args=((2, 3),), overloads=True),
+    _row("nn.functional.adaptive_max_pool3d", "ops.max_pooling", (1, 1, 2, 3, 4),
+         args=((1, 2, 3),), overloads=True),
+    # sliding blocks (ops/folding.py): F.unfold is im2col in torch's argument parser
+    _row("nn.functional.unfold", "ops.folding", (1, 2, 3, 4), args=(2,), parsed_as="im2col"),
+    # average pooling (ops/pooling.py)
+    _row("nn.functional.avg_pool1d", "ops.pooling", (1, 2, 5), args=(2,)),
+    _row("nn.functional.avg_pool2d", "ops.pooling", (1, 2, 4, 4), args=(2,)),
+    _row("nn.functional.avg_pool3d", "ops.pooling", (1, 1, 2, 2, 4), args=(2,)),
+    _row("nn.functional.adaptive_avg_pool1d", "ops.pooling", (1, 2, 5), args=(3,)),
+    # (F.adaptive_avg_pool2d/3d are Python code: a number meets input.size())
+    _row("nn.functional.adaptive_avg_pool2d", "ops.pooling", (1, 2, 3, 5), args=((2, 3),),
+         overloads=True),
+    _row("nn.functional.adaptive_avg_pool3d", "ops.pooling", (1, 1, 2, 3, 4),
+         args=((1, 2, 3),), overloads=True),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -789,3 +817,10 @@ H28OPS_MODULES = frozenset({"ops.spectral", "ops.linalg_spectral", "ops.least_sq
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H28OPS_MODULES})
+
+# ---- h28nnf (issue 24): its new rows, not drawn by the generator yet ----
+H28NNF_MODULES = frozenset({"ops.distance", "ops.gradient", "ops.pooling",
+                            "ops.folding", "ops.max_pooling"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.module in H28NNF_MODULES})

@@ -72,6 +72,12 @@ public op gets its row in registry.py.
                  softmin; PointwiseLoss, the loss with a node of its own
     binary_cross_entropy  binary_cross_entropy(_with_logits), PointwiseLosses
     layers       nn.functional's linear, pad (constant), pixel/channel shuffles
+    padding      F.pad's modes 'reflect' and 'replicate' (reflection/replication_pad 1-3d)
+    distance     cdist (with its p = 2 matrix-product path, _euclidean_dist), pdist
+    gradient     torch.gradient (ATen's composite)
+    pooling      F.avg_pool1d-3d, F.adaptive_avg_pool1d-3d (separable window sums)
+    folding      F.unfold (im2col) and its backward col2im
+    max_pooling  F.adaptive_max_pool1d-3d (values and indices)
     special      torch.special's (entr, erfcx, log_ndtr, ndtr, ndtri, xlog1py, i0e, i1,
                  i1e) and the erf and i0 ops their formulas use
     backward     the differentiable backward ops derivatives.yaml formulas call

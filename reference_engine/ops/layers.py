@@ -1,4 +1,5 @@
-"""The layers of torch.nn.functional (registry rows `nn.functional.<name>`): linear, pad."""
+"""The layers of torch.nn.functional (registry rows `nn.functional.<name>`): linear, pad
+(its other modes: ops/padding.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 from .. import inplace_ops, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, linalg
+from . import common, linalg, padding
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -58,8 +59,8 @@ def constant_pad_nd(self: Tensor, pad: Sequence[int], value: float = 0) -> Tenso
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Tensor:
-    if mode != "constant":
-        raise NotImplementedError(messages.pad_mode_not_modelled(mode))
+    if mode != "constant":   # reflect, replicate (ops/padding.py)
+        return padding.pad(input, pad, mode, value)
     return constant_pad_nd(input, pad, 0.0 if value is None else value)
 
 

@@ -505,3 +505,43 @@ OPS.update(_BY_HAND)
 
 def _outputs(y: Any) -> list[Any]:
     return list(y) if isinstance(y, tuple | list) else [y]
+
+
+# ---- h28nnf (issue 24): F.pad's reflect/replicate modes (1-d to 3-d: six ops and their
+# backward ops), cdist's kernels (p = 1, 0 < p < 2, a general p, inf) and its matrix-product
+# path for p = 2 (_euclidean_dist, broadcast batches)
+_H28NNF: dict[str, Row] = {
+    **{f"pad_{mode}_{k}d": (functools.partial(
+        lambda a, mode, pad: F.pad(a, pad, mode=mode) ** 2, mode=mode, pad=pad), [shape])
+       for mode in ("reflect", "replicate")
+       for k, shape, pad in ((1, (2, 3, 4), (1, 2)), (2, (1, 2, 3, 3), (1, 1, 2, 0)),
+                             (3, (1, 2, 2, 3), (1, 0, 1, 1, 0, 1)))},
+    "pad_replicate_cropping": (lambda a: F.pad(a, (-1, 2), mode="replicate") ** 2, [(2, 4)]),
+    **{f"cdist_p{p}": (functools.partial(lambda a, b, p: torch.cdist(a, b, p), p=p),
+                       [(2, 3), (4, 3)]) for p in (0.0, 1.0, 0.5, 3.0, float("inf"))},
+    "cdist_batched": (lambda a, b: torch.cdist(a, b, 2.0), [(2, 1, 2, 3), (3, 4, 3)]),
+    "cdist_mm": (lambda a, b: torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+                 [(2, 3), (4, 3)]),
+    "cdist_mm_batched": (lambda a, b: torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+                         [(2, 1, 2, 3), (3, 4, 3)]),
+    "pdist_p3": (lambda a: F.pdist(a, 3.0), [(4, 3)]),
+    # F.unfold's create_graph grad is col2im of a grad that depends on the input
+    # (Col2ImBackward0)
+    "unfold_squared": (lambda a: F.unfold(a, 2, padding=1, stride=(1, 2)) ** 2,
+                       [(1, 2, 3, 4)]),
+    # torch.gradient's second-order edges, with numbers and with coordinates as spacing
+    "gradient_edge_order_2": (lambda a: torch.gradient(a, spacing=2.0, edge_order=2),
+                              [(3, 4)]),
+    "gradient_coordinates": (lambda a: torch.gradient(
+        a, spacing=[torch.tensor([0.0, 1.0, 3.0, 3.5])], dim=1, edge_order=2), [(2, 4)]),
+}
+assert not OPS.keys() & _H28NNF.keys(), "a row of h28nnf's is named twice"
+OPS.update(_H28NNF)
+# Rows whose backward torch does not differentiate (derivatives.yaml: _cdist_backward and
+# _pdist_backward's formulas are not_implemented): a create_graph grad's node raises
+# "the derivative for '<op>' is not implemented." in backward; the op's name.
+NO_DOUBLE_BACKWARD: dict[str, str] = {
+    **{n: "_cdist_backward" for n in OPS
+       if n == "cdist" or (n.startswith("cdist_") and not n.startswith("cdist_mm"))},
+    "nn.functional.pdist": "_pdist_backward", "pdist_p3": "_pdist_backward",
+}

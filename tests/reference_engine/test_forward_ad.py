@@ -26,7 +26,12 @@ _OWN_LEVEL = ("make_dual", "unpack_dual_primal")
 # torch.cholesky): the engine refuses them in torch's words, as torch does; the op's name
 # in that text
 _NO_FORMULA = {"index_reduce": "index_reduce", "index_reduce_mean": "index_reduce",
-               "cholesky_lower": "cholesky", "igamma_other": "igamma"}
+               "cholesky_lower": "cholesky", "igamma_other": "igamma",
+               # (h28nnf) cdist's and pdist's ATen ops
+               "cdist": "_cdist_forward", "nn.functional.pdist": "_pdist_forward",
+               "pdist_p3": "_pdist_forward", "cdist_batched": "_cdist_forward",
+               **{f"cdist_p{p}": "_cdist_forward" for p in (0.0, 1.0, 0.5, 3.0, float("inf"))},
+               **dict.fromkeys(("cdist_mm", "cdist_mm_batched"), "_euclidean_dist")}
 # rows whose op torch gives a forward formula that the engine does not model yet: expected
 # to fail (strict: one that starts to pass must leave this list)
 _ENGINE_GAPS = {"batch_norm_eval": "native_batch_norm's jvp (derivatives.yaml batch_norm_jvp) "

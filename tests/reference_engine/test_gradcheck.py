@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 
 import reference_engine as torch
-from tests.reference_engine.gradcheck_rows import OPS, _outputs
+from reference_engine import messages
+from tests.reference_engine.gradcheck_rows import NO_DOUBLE_BACKWARD, OPS, _outputs
 
 EPS = 1e-6
 
@@ -89,7 +90,17 @@ def test_backward_matches_central_difference(name: str) -> None:
         assert np.allclose(_as_array(g), _numeric(value, arrays, i), atol=1e-5), i
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", sorted(NO_DOUBLE_BACKWARD))
+def test_a_backward_torch_does_not_differentiate_refuses_double_backward(name: str) -> None:
+    f, arrays, weights = _setup(name, _rng("double_backward", name))
+    inputs = _leaves(arrays)
+    grads = torch.autograd.grad(_weighted(f, weights)(*inputs), inputs, create_graph=True)
+    with pytest.raises(NotImplementedError) as info:
+        torch.autograd.grad(sum(g.sum() for g in grads), inputs)
+    assert str(info.value) == messages.derivative_not_implemented(NO_DOUBLE_BACKWARD[name])
+
+
+@pytest.mark.parametrize("name", sorted(set(OPS) - set(NO_DOUBLE_BACKWARD)))
 def test_double_backward_matches_central_difference(name: str) -> None:
     rng = _rng("double_backward", name)
     f, arrays, weights = _setup(name, rng)
