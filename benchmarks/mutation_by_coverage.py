@@ -156,8 +156,9 @@ def map_offset(old_tree: Path, tree: Path, m: dict) -> int | None:
     old = old_path.read_text()
     if old == new:
         return 0
-    new_fn = function_at(ast.parse(new), m["start"][0])
-    if new_fn is None or function_at(ast.parse(new), m["end"][0]) is not new_fn:
+    module = ast.parse(new)
+    new_fn = function_at(module, m["start"][0])
+    if new_fn is None or function_at(module, m["end"][0]) is not new_fn:
         return None
     text = ast.get_source_segment(new, new_fn)
     for node in ast.walk(ast.parse(old)):
