@@ -273,8 +273,9 @@ def execute(args: argparse.Namespace) -> dict:
         if (work / "results.jsonl").exists() else set()
     ran: list[dict] = []
     mine = meta["mutants"][args.part::args.parts]
-    # the mutants that run the whole command last, so that they hold no other up
-    mine.sort(key=lambda m: selection(lines, m, tree) is None)
+    # the fewest items first, the whole command last: a run stopped early has run the most
+    sizes = {m["job"]: selection(lines, m, tree) for m in mine}
+    mine.sort(key=lambda m: (sizes[m["job"]] is None, len(sizes[m["job"]] or ())))
     if args.reverse:  # the mutants that run the whole command stay last
         mine = [m for m in mine if selection(lines, m, tree) is not None]
     for m in reversed(mine) if args.reverse else mine:
