@@ -69,7 +69,8 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
               dim: int = -1) -> Tensor:
     if y.ndim and y.shape[common.wrap_dim(dim, y.ndim)] == 0:
         shape = [s for i, s in enumerate(y.shape) if i != common.wrap_dim(dim, y.ndim)]
-        return common.new(np.zeros(shape), y.dtype, y.device)
+        # at::zeros: made empty, then zeroed in place (_version 1)
+        return common.written_in_place(common.new(np.zeros(shape), y.dtype, y.device), 1)
     d = common.wrap_dim(dim, y.ndim)
     if x is not None:
         # ((left + right) * dx).sum(dim) / 2.
