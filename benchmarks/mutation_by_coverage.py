@@ -134,9 +134,44 @@ def same_engine_lines(work: Path, rev: str) -> None:
             sys.exit(f"{rel} has other lines at {rev} than at {mapped}: map again")
 
 
+def function_at(module: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The outermost function whose lines (decorators and signature too) hold `line`."""
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                min([node.lineno, *(d.lineno for d in node.decorator_list)]) <= line <= \
+                (node.end_lineno or node.lineno):
+            return node
+    return None
+
+
+def map_offset(old_tree: Path, tree: Path, m: dict) -> int | None:
+    """For a map made at another revision (`draw --carry-map`): what to add to the
+    mutant's line numbers to find them in the map, or None (stale: not run). 0 where the
+    file is unchanged; where it changed, the shift of the function that holds the mutant
+    if that function's text is unchanged and the mutant reads nothing outside it (its own
+    lines, or a default argument's body: `readers`); else None."""
+    old_path, new = old_tree / m["file"], (tree / m["file"]).read_text()
+    if not old_path.exists():
+        return None
+    old = old_path.read_text()
+    if old == new:
+        return 0
+    module = ast.parse(new)
+    new_fn = function_at(module, m["start"][0])
+    if new_fn is None or function_at(module, m["end"][0]) is not new_fn:
+        return None
+    text = ast.get_source_segment(new, new_fn)
+    for node in ast.walk(ast.parse(old)):
+        if isinstance(node, type(new_fn)) and node.name == new_fn.name and \
+                ast.get_source_segment(old, node) == text:
+            return node.lineno - new_fn.lineno
+    return None
+
+
 def draw(args: argparse.Namespace) -> dict:
     work = Path(args.workdir)
-    same_engine_lines(work, args.rev)
+    if not args.carry_map:
+        same_engine_lines(work, args.rev)
     tree, db, config = work / "sample-tree", work / "session.sqlite", work / "cosmic-ray.toml"
     export_tree(args.rev, tree)
     config.write_text(CONFIG.format(timeout=args.timeout, command=TEST_COMMAND))
@@ -154,6 +189,9 @@ def draw(args: argparse.Namespace) -> dict:
                       "end": list(spec.end_pos), "operator": spec.operator_name,
                       "occurrence": spec.occurrence}
     sample = [specs[j] for j in stratified(by_file, args.sample, args.seed)]
+    if args.carry_map:
+        for m in sample:
+            m["map_offset"] = map_offset(work / "tree", tree, m)
     revision = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.rev], check=True,
                               capture_output=True, text=True).stdout.strip()
     meta = {"revision": revision, "map_revision": json.loads(
@@ -202,9 +240,10 @@ def selection(lines: dict[str, dict[str, list[str]]], m: dict, tree: Path) -> li
     spans = readers(tree, m)
     if not spans:
         return None
+    shift = m.get("map_offset") or 0
     found: set[str] = set()
     for first, last in spans:
-        for n in range(first, last + 1):
+        for n in range(first + shift, last + shift + 1):
             found |= set(lines.get(m["file"], {}).get(str(n), []))
     if IMPORT in found or not found:
         return None
@@ -234,12 +273,20 @@ def execute(args: argparse.Namespace) -> dict:
         if (work / "results.jsonl").exists() else set()
     ran: list[dict] = []
     mine = meta["mutants"][args.part::args.parts]
-    # the mutants that run the whole command last, so that they hold no other up
-    mine.sort(key=lambda m: selection(lines, m, tree) is None)
+    # the fewest items first, the whole command last: a run stopped early has run the most
+    sizes = {m["job"]: selection(lines, m, tree) for m in mine}
+    mine.sort(key=lambda m: (sizes[m["job"]] is None, len(sizes[m["job"]] or ())))
     if args.reverse:  # the mutants that run the whole command stay last
         mine = [m for m in mine if selection(lines, m, tree) is not None]
     for m in reversed(mine) if args.reverse else mine:
         if m["job"] in done or m["job"] in finished(work):  # another process may have run it
+            continue
+        if "map_offset" in m and (m["map_offset"] is None or selection(lines, m, tree) is None):
+            # its code changed since the map, or it would run the whole command: not run
+            result = {**m, "line": m["start"][0], "outcome": "not run", "by": "stale map"
+                      if m["map_offset"] is None else "whole command", "seconds": 0}
+            with (work / "results.jsonl").open("a") as f:
+                f.write(json.dumps(result) + "\n")
             continue
         start = time.perf_counter()
         path = tree / m["file"]
@@ -315,6 +362,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--shards", type=int, default=2, help="map: processes per part")
     parser.add_argument("--paths", default="", help="map: only these files (a,b), added")
+    parser.add_argument("--carry-map", action="store_true",
+                        help="draw: at a revision other than the map's (see map_offset)")
     parser.add_argument("--reverse", action="store_true",
                         help="exec: the part's mutants from its last (a second process on it)")
     parser.add_argument("--save", action="store_true")

@@ -1293,11 +1293,6 @@ def cov_weights_negative(name: str) -> str:
 COV_WEIGHTS_ZERO = "cov(): weights sum to zero, can't be normalized"
 COV_DOF = ("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
            "number of observations.")
-COV_ONE_OBSERVATION_NOT_MODELLED = (
-    "reference_engine: cov() of one observation with only fweights or only aweights (ATen "
-    "zeroes the input in place) is not modelled")
-
-
 # Sorting.cpp quantile_checks / quantile_impl
 def quantile_q_range(q: float) -> str:
     return f"quantile() q must be in the range [0, 1] but got {q}"

@@ -116,6 +116,29 @@ class OperationLimits(Sandbox):
             return torch.nn.functional.linear if operands is not args else None
 
         self._limit("the call", operation, operands, kwargs)
+        self._check_passed_modules([*args, *kwargs.values()])
+
+    def _check_passed_modules(self, operands: list[Any]) -> None:
+        """A module given to a call (`checkpoint(m, x)`, `checkpoint_sequential([m1, m2], 1,
+        x)`) is called inside the engine, where no statement of the program is checked.
+        nn.Linear, the table's one module class that makes more than its input, gives rows *
+        out_features elements, and a chain of them keeps the rows: at most the largest
+        tensor operand's elements over the smallest in_features. Refused before the call
+        when that bound is beyond the element limit."""
+        weights, largest, stack = [], 0, list(operands)
+        while stack:
+            v = stack.pop()
+            if isinstance(v, (list, tuple)):
+                stack.extend(v)
+            elif self.engine.is_tensor(v):
+                largest = max(largest, math.prod(v.shape))
+            elif self._is_module(v) and len(getattr(getattr(v, "weight", None), "shape",
+                                                    ())) == 2:
+                weights.append(tuple(v.weight.shape))  # (out_features, in_features)
+        if weights:
+            rows = largest // max(min(n for _, n in weights), 1)
+            limits.check_elements(rows * max(m for m, _ in weights),
+                                  "the output of an nn.Linear the call is given")
 
     def _limit(self, what: str, operation: Callable[[], Callable[..., Any] | None],
                args: list[Any], kwargs: dict[str, Any] | None = None) -> None:

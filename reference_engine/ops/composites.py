@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes, inplace_ops, messages, views
 from ..tensor import Tensor
-from . import common, extremes, joining, piecewise
+from . import common, copying, extremes, joining, piecewise
 from . import elementwise as ops
 from . import reductions as red
 from .linalg import mm
@@ -69,7 +69,8 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
               dim: int = -1) -> Tensor:
     if y.ndim and y.shape[common.wrap_dim(dim, y.ndim)] == 0:
         shape = [s for i, s in enumerate(y.shape) if i != common.wrap_dim(dim, y.ndim)]
-        return common.new(np.zeros(shape), y.dtype, y.device)
+        # at::zeros: made empty, then zeroed in place (_version 1)
+        return common.written_in_place(common.new(np.zeros(shape), y.dtype, y.device), 1)
     d = common.wrap_dim(dim, y.ndim)
     if x is not None:
         # ((left + right) * dx).sum(dim) / 2.
@@ -149,8 +150,14 @@ def cov(self: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         warnings.warn(messages.COV_DOF, UserWarning, stacklevel=2)
         norm_factor = common.zeros_like(norm_factor)
     if n == 1 and (fweights is None) != (aweights is None):
-        raise NotImplementedError(messages.COV_ONE_OBSERVATION_NOT_MODELLED)
-    inp = ops.sub(inp, views.unsqueeze(avg, 1))
+        # ATen's corner case: the weighted mean of one observation is that observation, so
+        # it zeroes the input in place (`in.zero_()`: the caller's tensor, or the 1-d one it
+        # views; a leaf that requires grad refuses), in float32 when it is integral
+        inp = inplace_ops.zero_(inp)
+        if not (inp.dtype.is_floating_point or inp.dtype.is_complex):
+            inp = copying.to(inp, dtypes.float32)
+    else:
+        inp = ops.sub(inp, views.unsqueeze(avg, 1))
     c = mm(inp, views.t(inp if w is None else ops.mul(inp, w)))
     return views.squeeze(ops.div(c, norm_factor))
 

@@ -108,7 +108,9 @@ def rot90(self: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
 
 def _repeat_backward(c: Any, g: Tensor) -> Tensor:
     """FunctionsManual's repeat_backward: sum the leading new dims, then each repeated dim
-    split as (repeat, size) and summed over the repeats."""
+    split as (repeat, size) and summed over the repeats; the grad itself where no dim is
+    repeated (so a create_graph grad has torch's nodes: no view, and a size-1 dim keeps
+    its 1 through the sum)."""
     shape, repeats = c.self_sym_sizes, c.repeats
     if 0 in repeats:
         return common.new(np.zeros(shape), g.dtype, g.device)
@@ -117,18 +119,13 @@ def _repeat_backward(c: Any, g: Tensor) -> Tensor:
     grad_size: list[int] = []
     sum_dims: list[int] = []
     for size, r in zip(shape, repeats[len(repeats) - len(shape):], strict=True):
-        if r == 1:
-            grad_size.append(size)
-        elif size == 1:
+        if r != 1:   # split as (repeats, size), summed over the repeats (a size of 1 too)
             sum_dims.append(len(grad_size))
             grad_size.append(r)
-        else:
-            sum_dims.append(len(grad_size))
-            grad_size += [r, size]
-    g = views.reshape(g, tuple(grad_size))
-    if sum_dims:
-        g = reductions.sum(g, sum_dims, keepdim=False)
-    return views.reshape(g, tuple(shape)) if tuple(g.shape) != tuple(shape) else g
+        grad_size.append(size)
+    if not sum_dims:   # every dim repeated once: torch returns the grad as it is, no view
+        return g
+    return reductions.sum(views.reshape(g, tuple(grad_size)), sum_dims, keepdim=False)
 
 
 REPEAT = OpSpec("RepeatBackward0", ("self",), backward=lambda c, g: [_repeat_backward(c, g)],

@@ -98,6 +98,15 @@ REFUSED: dict[str, tuple[str, int, str]] = {
     "module": ("m = nn.Linear(1, 16384)\nw = m(torch.ones(16384, 1))", 2,
                "the call on tensors of shapes [16384, 1], [16384, 1], [16384] would have "
                "268435456"),
+    # a module the program gives to a call, which calls it inside the engine
+    "module through checkpoint": (
+        "m = nn.Linear(1, 16384)\nw = torch.utils.checkpoint.checkpoint(m, torch.ones(16384, "
+        "1), use_reentrant=False)", 2,
+        "the output of an nn.Linear the call is given would have 268435456"),
+    "modules through checkpoint_sequential": (
+        "a = nn.Linear(1, 2)\nb = nn.Linear(2, 16384)\nw = torch.utils.checkpoint."
+        "checkpoint_sequential([a, b], 1, torch.ones(16384, 1), use_reentrant=False)", 3,
+        "the output of an nn.Linear the call is given would have 268435456"),
     "cat": ("x = torch.ones(2 ** 19)\nw = torch.cat([x] * 64)", 2,
             "the call on tensors of shapes " + ", ".join(["[524288]"] * 64)
             + " would have 33554432"),
@@ -145,6 +154,8 @@ ALLOWED = {
     "index_select of a column": "x = torch.ones(8192, 1)\nw = x.index_select(0, "
                                 "torch.arange(8192))",
     "view_as": "x = torch.ones(8192, 1)\ny = torch.ones(1, 8192)\nw = x.view_as(y)",
+    "a module through checkpoint": "m = nn.Linear(2, 64)\nw = torch.utils.checkpoint."
+                                   "checkpoint(m, torch.ones(64, 2), use_reentrant=False)",
 }
 
 
@@ -182,8 +193,8 @@ def test_the_prediction_gives_no_warning_of_its_own() -> None:
 MARGIN = 64 << 20
 BOUND = limits.MAX_TENSOR_ELEMENTS * 8 + MARGIN
 MEASURED = ["unary -", "comparison", "advanced index", "advanced index grows",
-            "index assignment grows", "mm", "module", "index_select", "cat", "mse_loss",
-            "allclose", "broadcast +"]
+            "index assignment grows", "mm", "module", "module through checkpoint",
+            "index_select", "cat", "mse_loss", "allclose", "broadcast +"]
 # Runs each named program (argv) after a warm-up and prints, as JSON, its peak resident
 # memory above the baseline (ru_maxrss, reset between programs by /proc/self/clear_refs) and
 # its verdict.
