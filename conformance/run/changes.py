@@ -8,7 +8,8 @@ coarse, so that it is obviously right:
 - A statement is *pure* when everything it evaluated is a read or an out-of-place
   computation: constants, names, attribute and item reads, operators (`+`, `<`, `not`,
   ...), and calls of the ops in the API table that make new values (`torch.mul`,
-  `x.view(...)`, `torch.zeros`, `x.sum()`; no `out=` or `inplace=` argument) and the
+  `x.view(...)`, `torch.zeros`, `x.sum()`; no `out=` or `inplace=` argument, nor an
+  nn.functional call's positional True, its inplace flag by position) and the
   harness's `len`, `range`, `float`, `int`, `assert_close`. Such a statement changes no
   existing tensor: creating a view or a graph node on top of a tensor leaves that tensor's
   own storage, version, node and edges as they were. Only the names it assigns are new.
@@ -38,6 +39,10 @@ from conformance.case import program as ir
 PURE_METHODS, PURE_PATHS, PURE_BUILTINS = api.PURE_METHODS, api.PURE_FUNCTIONS, api.PURE_BUILTINS
 # Keyword arguments through which an otherwise pure call writes into an existing tensor.
 WRITING_KEYWORDS: frozenset[str] = frozenset({"out", "inplace"})
+# ... and torch.nn.functional's `inplace` flag given by position (`F.threshold(x, 0, 0,
+# True)`, `F.relu(x, True)`): any positional True there counts as one (a `training` flag
+# too, which only costs a fresh snapshot).
+POSITIONAL_FLAG_PREFIX = "torch.nn.functional."
 
 
 def assigned_names(stmt: ir.Stmt) -> frozenset[str] | None:
@@ -67,12 +72,14 @@ class Effects:
         self.pure = True
 
     def call(self, func_e: ir.Expr, path: str | None, is_tensor_method: bool,
-             kwargs: dict[str, Any]) -> None:
+             args: list[Any], kwargs: dict[str, Any]) -> None:
         """A call about to be made: `path` is its API path (None for a method or a value
         called), `is_tensor_method` whether it is a method bound to an engine tensor."""
         if not self.pure:
             return
-        if WRITING_KEYWORDS.intersection(kwargs):
+        if WRITING_KEYWORDS.intersection(kwargs) or (
+                path is not None and path.startswith(POSITIONAL_FLAG_PREFIX)
+                and any(a is True for a in args)):
             self.pure = False
         elif path is not None:
             self.pure = path in PURE_PATHS

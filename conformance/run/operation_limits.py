@@ -97,7 +97,7 @@ class OperationLimits(Sandbox):
                 limits.check_elements(count, f"`{path}(...)`")
         owner = getattr(func, "__self__", None)
         is_method = owner is not None and self.engine.is_tensor(owner)
-        self.effects.call(func_e, path, is_method, kwargs)
+        self.effects.call(func_e, path, is_method, args, kwargs)
         operands = args
         if is_method:
             operands = [owner, *args]

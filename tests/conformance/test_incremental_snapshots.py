@@ -167,3 +167,14 @@ def test_a_wrong_recheck_is_caught(engine: str, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(observe, "unchanged", values_unseen)
     full, incremental = run_both(engine, BACKWARD)
     assert canonical(full) != canonical(incremental)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_inplace_flag_given_by_position_takes_a_fresh_snapshot(engine: str) -> None:
+    # F.threshold(x, 0.5, 0.0, True) and F.relu(y, True) write into x and y; with no
+    # `inplace=` keyword to see, the positional True must still make the step impure
+    program = parse("x = torch.tensor([0.25, 1.0, -1.0])\ny = x * 2\n"
+                    "t = F.threshold(x, 0.5, 0.0, True)\nr = F.relu(y, True)\n")
+    full, incremental = run_both(engine, program)
+    assert_same(engine, full, incremental)
+    assert incremental.steps[2].names["x"] is not incremental.steps[1].names["x"]
