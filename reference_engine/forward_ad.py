@@ -114,7 +114,7 @@ def fw_grad(t: Tensor) -> Tensor | None:
     # view, refused on use after the in-place update writes it
     made_with_grad = t._view_differentiable if t._base is not None else is_grad_enabled()
     with set_grad_enabled(made_with_grad):
-        view_t = _view_at(base_t, t._fw_index)
+        view_t = _view_at(base_t, t)
     t._fw_view_of = (base_t, view_t)
     return view_t
 
@@ -123,12 +123,20 @@ def fw_grad(t: Tensor) -> Tensor | None:
 tensor_metadata.TANGENT_READER.append(fw_grad)
 
 
-def _view_at(t: Tensor, index: np.ndarray) -> Tensor:
-    """A view of t at its flat (C-order) positions `index`, sharing t's memory when t is
-    contiguous; a tangent stored with other strides gives a copy (not modelled further)."""
-    if t._data.flags.c_contiguous:
-        return dispatch.as_strided_view(t, index)
-    return dispatch.gather(t, index, "IndexBackward0")
+def _view_at(tangent: Tensor, view: Tensor) -> Tensor:
+    """`view`'s tangent: the view of its forward base's `tangent` that `view` is of that base
+    (torch: the view op's formula on the tangent, or, read later, as_strided of it), sharing
+    the tangent's memory and version. A tangent with its primal's layout (set_fw_grad's rule)
+    takes the view's own view fns; one of another layout (the zeros an in-place op gives a
+    view's base) is read at the view's flat (C-order) positions: as a view when contiguous,
+    else as a copy (not modelled further)."""
+    base, index = view._fw_base, view._fw_index
+    assert base is not None and index is not None
+    if tangent._data.shape == base._data.shape and tangent._data.strides == base._data.strides:
+        return dispatch.as_strided_view(tangent, index, view._fw_fn)
+    if tangent._data.flags.c_contiguous:
+        return dispatch.as_strided_view(tangent, index)
+    return dispatch.gather(tangent, index, "IndexBackward0")
 
 
 def set_fw_grad(t: Tensor, tangent: Tensor) -> None:
