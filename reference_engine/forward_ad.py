@@ -221,17 +221,36 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
 
 def _in_layout_of(primal: Tensor, tangent: Tensor) -> Tensor:
     """set_fw_grad's layout rule: a tangent without the primal's layout (has_same_meta) is
-    copied into a new tensor with it (its conj and neg bits too: the copy holds the
-    tangent's values, read through the primal's bits; new_empty_strided, then copy_: the
-    copy is at version 1)."""
+    copied into a new tensor with it: _new_zeros_with_same_feature_meta (zeros over a
+    storage of the primal's storage size, at its offset, with its strides) given the
+    primal's conj and neg bits, then copy_ (so the copy is at version 1, a tangent that
+    requires grad gives it CopyBackwards, and a primal whose elements overlap is refused)."""
     if _same_layout(tangent, primal):
         return tangent
-    copy = dispatch.new(np.zeros_like(primal._data, dtype=tangent.dtype.np), tangent.dtype,
-                      tangent.device, order="K")
-    copy._data[...] = tangent._data
+    copy = Tensor(_zeros_with_layout_of(primal, tangent.dtype.np), tangent.dtype,
+                  tangent.device)
+    with suspended():
+        dispatch.copy_(copy, tangent)
+    # the bits set after the copy (the engine's copy_ does not write through them; its
+    # arrays hold the values as read, so the copy reads as the tangent, as in torch)
     copy._is_conj, copy._is_neg = primal._is_conj, primal._is_neg
-    copy._version_counter.bump()
     return copy
+
+
+def _zeros_with_layout_of(primal: Tensor, np_dtype: Any) -> np.ndarray:
+    """Zeros laid out as `primal` in a storage of its storage's size (in elements); a layout
+    NumPy gives with negative strides (none in torch) gets primal's shape, in order."""
+    from .tensor_storage import storage_root
+    a = primal._data
+    if a.size == 0 or any(st < 0 for st in a.strides):
+        return np.zeros_like(a, dtype=np_dtype, order="K")
+    root = storage_root(a)
+    offset = (a.__array_interface__["data"][0] - root.__array_interface__["data"][0]) \
+        // a.itemsize
+    storage = np.zeros(_storage_numel(primal), dtype=np_dtype)
+    # made on the storage's buffer, so that the storage is its root (Tensor.storage())
+    return np.ndarray(a.shape, storage.dtype, buffer=storage, offset=offset * storage.itemsize,
+                      strides=tuple(st // a.itemsize * storage.itemsize for st in a.strides))
 
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
