@@ -30,6 +30,7 @@ import numpy as np
 from . import dispatch, messages, tensor_metadata
 from .grad_mode import is_grad_enabled, set_grad_enabled
 from .tensor import Tensor
+from .tensor_storage import storage_root
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
            "make_dual", "unpack_dual"]
@@ -184,16 +185,26 @@ def _storage_numel(t: Tensor) -> int:
     """The storage's size in t's elements (a real view of a complex tensor counts its
     parts: at::_has_same_storage_numel divides the storage's bytes by t's itemsize). The
     storage, not the autograd base: a detached slice has none, yet its storage is whole."""
-    from .tensor_storage import storage_root
     return storage_root(t._data).nbytes // t._data.itemsize
 
 
+def _storage_offset(t: Tensor) -> int:
+    """Where t starts in its storage, in t's elements."""
+    a = t._data
+    return (a.__array_interface__["data"][0]
+            - storage_root(a).__array_interface__["data"][0]) // a.itemsize
+
+
 def _same_layout(a: Tensor, b: Tensor) -> bool:
-    """torch's has_same_meta: sizes, strides, storage size (and offset, not modelled)."""
-    def strides(t: Tensor) -> tuple[int, ...]:
-        return tuple(s // t._data.itemsize for s in t._data.strides)
+    """torch's has_same_meta: storage offset, sizes, strides (but a dim of size 1's, which
+    reads no other element), storage size."""
+    if a.shape != b.shape or any(
+            sa != sb and n != 1 for sa, sb, n in zip(a.stride(), b.stride(), a.shape,
+                                                    strict=True)):
+        return False
     # the conj and neg bits are part of the layout (a tangent whose bits differ is copied)
-    return strides(a) == strides(b) and _storage_numel(a) == _storage_numel(b) \
+    return _storage_offset(a) == _storage_offset(b) \
+        and _storage_numel(a) == _storage_numel(b) \
         and (a._is_conj, a._is_neg) == (b._is_conj, b._is_neg)
 
 
@@ -240,13 +251,10 @@ def _in_layout_of(primal: Tensor, tangent: Tensor) -> Tensor:
 def _zeros_with_layout_of(primal: Tensor, np_dtype: Any) -> np.ndarray:
     """Zeros laid out as `primal` in a storage of its storage's size (in elements); a layout
     NumPy gives with negative strides (none in torch) gets primal's shape, in order."""
-    from .tensor_storage import storage_root
     a = primal._data
     if a.size == 0 or any(st < 0 for st in a.strides):
         return np.zeros_like(a, dtype=np_dtype, order="K")
-    root = storage_root(a)
-    offset = (a.__array_interface__["data"][0] - root.__array_interface__["data"][0]) \
-        // a.itemsize
+    offset = _storage_offset(primal)
     storage = np.zeros(_storage_numel(primal), dtype=np_dtype)
     # made on the storage's buffer, so that the storage is its root (Tensor.storage())
     return np.ndarray(a.shape, storage.dtype, buffer=storage, offset=offset * storage.itemsize,
