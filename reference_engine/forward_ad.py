@@ -281,7 +281,7 @@ class JvpCtx:
                  attrs: dict[str, Any]) -> None:
         self.__dict__.update(attrs)
         # every input's tangent, in order (cat and stack take a list under one name)
-        self.tangents = [x_t if x_t is not None or x is None else dispatch.zeros_like(x)
+        self.tangents = [x_t if x_t is not None or x is None else _zero_tangent(x)
                          for x, x_t in zip(inputs, tangents, strict=True)]
         for name, x, x_t in zip(names, inputs, self.tangents, strict=False):
             setattr(self, name, x)
@@ -291,6 +291,16 @@ class JvpCtx:
     @staticmethod
     def grads(*formulas: Any) -> list[Tensor | None]:
         return [f() for f in formulas]
+
+
+def _zero_tangent(x: Tensor) -> Tensor:
+    """The tangent a formula reads for an input without one: zeros, a wrapped number for a
+    wrapped number (a Python scalar operand, which torch's Scalar overloads give no tangent
+    at all), so that it loses to tensors in type promotion as the scalar does (a float32
+    0-d dual plus 0.5 has a float32 tangent, not a float64 one)."""
+    zeros = dispatch.zeros_like(x)
+    zeros._wrapped_number = x._wrapped_number
+    return zeros
 
 
 def aten_name(grad_fn: str) -> str:
