@@ -30,6 +30,7 @@ import numpy as np
 from . import dispatch, messages, tensor_metadata
 from .grad_mode import is_grad_enabled, set_grad_enabled
 from .tensor import Tensor
+from .tensor_storage import storage_root
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
            "make_dual", "unpack_dual"]
@@ -114,7 +115,7 @@ def fw_grad(t: Tensor) -> Tensor | None:
     # view, refused on use after the in-place update writes it
     made_with_grad = t._view_differentiable if t._base is not None else is_grad_enabled()
     with set_grad_enabled(made_with_grad):
-        view_t = _view_at(base_t, t._fw_index)
+        view_t = _view_at(base_t, t)
     t._fw_view_of = (base_t, view_t)
     return view_t
 
@@ -123,12 +124,20 @@ def fw_grad(t: Tensor) -> Tensor | None:
 tensor_metadata.TANGENT_READER.append(fw_grad)
 
 
-def _view_at(t: Tensor, index: np.ndarray) -> Tensor:
-    """A view of t at its flat (C-order) positions `index`, sharing t's memory when t is
-    contiguous; a tangent stored with other strides gives a copy (not modelled further)."""
-    if t._data.flags.c_contiguous:
-        return dispatch.as_strided_view(t, index)
-    return dispatch.gather(t, index, "IndexBackward0")
+def _view_at(tangent: Tensor, view: Tensor) -> Tensor:
+    """`view`'s tangent: the view of its forward base's `tangent` that `view` is of that base
+    (torch: the view op's formula on the tangent, or, read later, as_strided of it), sharing
+    the tangent's memory and version. A tangent with its primal's layout (set_fw_grad's rule)
+    takes the view's own view fns; one of another layout (the zeros an in-place op gives a
+    view's base) is read at the view's flat (C-order) positions: as a view when contiguous,
+    else as a copy (not modelled further)."""
+    base, index = view._fw_base, view._fw_index
+    assert base is not None and index is not None
+    if tangent._data.shape == base._data.shape and tangent._data.strides == base._data.strides:
+        return dispatch.as_strided_view(tangent, index, view._fw_fn)
+    if tangent._data.flags.c_contiguous:
+        return dispatch.as_strided_view(tangent, index)
+    return dispatch.gather(tangent, index, "IndexBackward0")
 
 
 def set_fw_grad(t: Tensor, tangent: Tensor) -> None:
@@ -176,16 +185,26 @@ def _storage_numel(t: Tensor) -> int:
     """The storage's size in t's elements (a real view of a complex tensor counts its
     parts: at::_has_same_storage_numel divides the storage's bytes by t's itemsize). The
     storage, not the autograd base: a detached slice has none, yet its storage is whole."""
-    from .tensor_storage import storage_root
     return storage_root(t._data).nbytes // t._data.itemsize
 
 
+def _storage_offset(t: Tensor) -> int:
+    """Where t starts in its storage, in t's elements."""
+    a = t._data
+    return (a.__array_interface__["data"][0]
+            - storage_root(a).__array_interface__["data"][0]) // a.itemsize
+
+
 def _same_layout(a: Tensor, b: Tensor) -> bool:
-    """torch's has_same_meta: sizes, strides, storage size (and offset, not modelled)."""
-    def strides(t: Tensor) -> tuple[int, ...]:
-        return tuple(s // t._data.itemsize for s in t._data.strides)
+    """torch's has_same_meta: storage offset, sizes, strides (but a dim of size 1's, which
+    reads no other element), storage size."""
+    if a.shape != b.shape or any(
+            sa != sb and n != 1 for sa, sb, n in zip(a.stride(), b.stride(), a.shape,
+                                                    strict=True)):
+        return False
     # the conj and neg bits are part of the layout (a tangent whose bits differ is copied)
-    return strides(a) == strides(b) and _storage_numel(a) == _storage_numel(b) \
+    return _storage_offset(a) == _storage_offset(b) \
+        and _storage_numel(a) == _storage_numel(b) \
         and (a._is_conj, a._is_neg) == (b._is_conj, b._is_neg)
 
 
@@ -213,17 +232,33 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
 
 def _in_layout_of(primal: Tensor, tangent: Tensor) -> Tensor:
     """set_fw_grad's layout rule: a tangent without the primal's layout (has_same_meta) is
-    copied into a new tensor with it (its conj and neg bits too: the copy holds the
-    tangent's values, read through the primal's bits; new_empty_strided, then copy_: the
-    copy is at version 1)."""
+    copied into a new tensor with it: _new_zeros_with_same_feature_meta (zeros over a
+    storage of the primal's storage size, at its offset, with its strides) given the
+    primal's conj and neg bits, then copy_ (so the copy is at version 1, a tangent that
+    requires grad gives it CopyBackwards, and a primal whose elements overlap is refused)."""
     if _same_layout(tangent, primal):
         return tangent
-    copy = dispatch.new(np.zeros_like(primal._data, dtype=tangent.dtype.np), tangent.dtype,
-                      tangent.device, order="K")
-    copy._data[...] = tangent._data
+    copy = Tensor(_zeros_with_layout_of(primal, tangent.dtype.np), tangent.dtype,
+                  tangent.device)
+    with suspended():
+        dispatch.copy_(copy, tangent)
+    # the bits set after the copy (the engine's copy_ does not write through them; its
+    # arrays hold the values as read, so the copy reads as the tangent, as in torch)
     copy._is_conj, copy._is_neg = primal._is_conj, primal._is_neg
-    copy._version_counter.bump()
     return copy
+
+
+def _zeros_with_layout_of(primal: Tensor, np_dtype: Any) -> np.ndarray:
+    """Zeros laid out as `primal` in a storage of its storage's size (in elements); a layout
+    NumPy gives with negative strides (none in torch) gets primal's shape, in order."""
+    a = primal._data
+    if a.size == 0 or any(st < 0 for st in a.strides):
+        return np.zeros_like(a, dtype=np_dtype, order="K")
+    offset = _storage_offset(primal)
+    storage = np.zeros(_storage_numel(primal), dtype=np_dtype)
+    # made on the storage's buffer, so that the storage is its root (Tensor.storage())
+    return np.ndarray(a.shape, storage.dtype, buffer=storage, offset=offset * storage.itemsize,
+                      strides=tuple(st // a.itemsize * storage.itemsize for st in a.strides))
 
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
@@ -246,7 +281,7 @@ class JvpCtx:
                  attrs: dict[str, Any]) -> None:
         self.__dict__.update(attrs)
         # every input's tangent, in order (cat and stack take a list under one name)
-        self.tangents = [x_t if x_t is not None or x is None else dispatch.zeros_like(x)
+        self.tangents = [x_t if x_t is not None or x is None else _zero_tangent(x)
                          for x, x_t in zip(inputs, tangents, strict=True)]
         for name, x, x_t in zip(names, inputs, self.tangents, strict=False):
             setattr(self, name, x)
@@ -256,6 +291,16 @@ class JvpCtx:
     @staticmethod
     def grads(*formulas: Any) -> list[Tensor | None]:
         return [f() for f in formulas]
+
+
+def _zero_tangent(x: Tensor) -> Tensor:
+    """The tangent a formula reads for an input without one: zeros, a wrapped number for a
+    wrapped number (a Python scalar operand, which torch's Scalar overloads give no tangent
+    at all), so that it loses to tensors in type promotion as the scalar does (a float32
+    0-d dual plus 0.5 has a float32 tangent, not a float64 one)."""
+    zeros = dispatch.zeros_like(x)
+    zeros._wrapped_number = x._wrapped_number
+    return zeros
 
 
 def aten_name(grad_fn: str) -> str:

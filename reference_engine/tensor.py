@@ -101,11 +101,12 @@ class Tensor:
     # torch's view_fn, for a view whose chain changed the dtype (views_fn.py)
     _view_fn: tuple | None = None
     # Forward mode (forward_ad.py): the tangent this tensor holds, with the level it belongs
-    # to; for a forward view, its forward base and its flat positions in that base, and the
-    # view of the base's tangent last made.
+    # to; for a forward view, its forward base, its flat positions in that base, the view
+    # fns that made it from that base, and the view of the base's tangent last made.
     _fw: tuple[object, Tensor] | None = None
     _fw_base: Tensor | None = None
     _fw_index: np.ndarray | None = None
+    _fw_fn: Callable[[np.ndarray], np.ndarray] | None = None
     _fw_view_of: tuple[Tensor, Tensor] | None = None
 
     def __init__(self, data: np.ndarray, dtype: dtype, device: device) -> None:

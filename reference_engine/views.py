@@ -59,6 +59,14 @@ def _forward_view(out: Tensor, src: Tensor, fn: ViewFn) -> None:
     parent = src._fw_index if src._fw_base is not None else None
     out._fw_base = src._fw_base if src._fw_base is not None else src
     out._fw_index = fn(parent if parent is not None else _positions(src))
+    out._fw_fn = then(src._fw_fn if src._fw_base is not None else None, fn)
+
+
+def then(first: ViewFn | None, fn: ViewFn) -> ViewFn:
+    """fn after first: a forward view's chain of view fns from its forward base."""
+    if first is None:
+        return fn
+    return lambda a: fn(first(a))
 
 
 IDENTITY = OpSpec("Identity", ("self",))
@@ -123,9 +131,17 @@ def _viewable(t: Tensor, shape: tuple[int, ...]) -> bool:
 
 VIEW = OpSpec("ViewBackward0", ("self",),
               backward=lambda c, g: [reshape(g, c.self_sym_sizes)])
+# auto_linear in derivatives.yaml: the tangent is _unsafe_view of the input's, no view
 UNSAFE_VIEW = OpSpec("UnsafeViewBackward0", ("self",),
                      backward=lambda c, g: [reshape(g, c.self_sym_sizes)],
-                     jvp=lambda c: reshape(c.self_t, tuple(c.result.shape)))
+                     jvp=lambda c: unsafe_view(c.self_t, tuple(c.result.shape)))
+
+
+def unsafe_view(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """ATen's _unsafe_view: self's memory with another shape, not tracked as a view (no
+    _base, its own version counter)."""
+    out = Tensor(self._data.reshape(shape), self.dtype, self.device)
+    return _record(UNSAFE_VIEW, out, [self], self_sym_sizes=tuple(self.shape))
 
 
 def view(self: Tensor, shape: Sequence[int]) -> Tensor:
@@ -153,9 +169,7 @@ def reshape(self: Tensor, shape: Sequence[int]) -> Tensor:
         return _make_view(self, lambda a: np.reshape(a, new_shape, copy=False), RESHAPE_ALIAS,
                           self_sym_sizes=tuple(self.shape))
     # ATen: clone to contiguous, then _unsafe_view (a fresh tensor, not a view).
-    copied = copying.clone(self)
-    out = Tensor(copied._data.reshape(new_shape), self.dtype, self.device)
-    return _record(UNSAFE_VIEW, out, [copied], self_sym_sizes=tuple(self.shape))
+    return unsafe_view(copying.clone(self), new_shape)
 
 
 T = OpSpec("TBackward0", ("self",), backward=lambda c, g: [t(g)])

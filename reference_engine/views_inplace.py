@@ -13,7 +13,7 @@ from .autograd_meta import OpSpec, build_node
 from .grad_mode import is_grad_enabled
 from .ops import common
 from .tensor import Tensor
-from .views import ALIAS, ViewFn, _make_view, squeeze, t, transpose, unsqueeze_to
+from .views import ALIAS, ViewFn, _make_view, squeeze, t, then, transpose, unsqueeze_to
 
 # ---- metadata-only in-place views of a plain tensor: t_, transpose_, squeeze_, unsqueeze_ ----
 
@@ -47,6 +47,7 @@ def restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     # positions: those are restrided, and the base tangent's version bumps.
     if self._fw_index is not None:
         self._fw_index, self._fw_view_of = fn(self._fw_index), None
+        self._fw_fn = then(self._fw_fn, fn)
         if tangent is not None:
             tangent._version_counter.bump()
     elif tangent is not None:

@@ -61,9 +61,11 @@ def _strided(index: np.ndarray) -> ViewFn:
     return pick
 
 
-def as_strided_view(t: Tensor, index: np.ndarray) -> Tensor:
-    """t.as_strided(...) at the flat positions `index` of contiguous t (AsStridedBackward0)."""
-    return _make_view(t, _strided(index), AS_STRIDED, index=index, base_shape=tuple(t.shape))
+def as_strided_view(t: Tensor, index: np.ndarray, fn: ViewFn | None = None) -> Tensor:
+    """t.as_strided(...) at the flat positions `index` of contiguous t (AsStridedBackward0);
+    with `fn`, the view fn that picks those positions from t's memory whatever its layout."""
+    return _make_view(t, fn or _strided(index), AS_STRIDED, index=index,
+                      base_shape=tuple(t.shape))
 
 
 def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...]) -> Tensor:

@@ -22,7 +22,7 @@ from . import elementwise as ops
 def _binary(spec: OpSpec, fn: Any, a: Tensor, b: Tensor, **attrs: Any) -> Tensor:
     dt = common._promotes([a, b])
     arr = common._compute(fn, a._data.astype(dt.np), b._data.astype(dt.np))
-    out = common.new(arr, dt, common.common_device([a, b]))
+    out = common.iterator_result(arr, dt, common.common_device([a, b]), [a, b])
     return record(spec, out, [a, b], **attrs)
 
 

@@ -166,11 +166,18 @@ def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any
         shape = broadcast_shape(shape, t._data.shape)
     # (astype(copy=False) would return an operand of that dtype as it is, at a method call's cost)
     arrays = [t._data if t._data.dtype == dt.np else t._data.astype(dt.np) for t in ts]
-    order = _result_order(ts, shape)
-    out = new(_compute(fn, *arrays), out_dtype or dt, dev)
-    if order is not None:
-        out = Tensor(_laid_out(out._data, order), out_dtype or dt, dev)
+    out = iterator_result(_compute(fn, *arrays), out_dtype or dt, dev, ts)
     return out if spec is None else record(spec, out, ts, **attrs)
+
+
+def iterator_result(arr: Any, dt: dtype, dev: device, ts: Sequence[Tensor]) -> Tensor:
+    """`arr`, the values of an elementwise kernel over the inputs `ts`, in the memory order
+    TensorIterator gives its result (_result_order)."""
+    order = _result_order(ts, np.shape(arr))
+    out = new(arr, dt, dev)
+    if order is not None:
+        out = Tensor(_laid_out(out._data, order), dt, dev)
+    return out
 
 
 def written_in_place(t: Tensor, times: int = 1) -> Tensor:

@@ -15,6 +15,7 @@ from .common import (
     _elementwise,
     _promotes,
     common_device,
+    iterator_result,
     new,
     wrap,
     written_in_place,
@@ -77,7 +78,8 @@ def where(condition: Tensor, self: Any, other: Any) -> Tensor:
     a, b = wrap(self), wrap(other)
     dt = _promotes([a, b])
     dev = common_device([condition, a, b])
-    out = new(np.where(condition._data, a._data.astype(dt.np), b._data.astype(dt.np)), dt, dev)
+    out = iterator_result(np.where(condition._data, a._data.astype(dt.np),
+                                   b._data.astype(dt.np)), dt, dev, [condition, a, b])
     return record(WHERE, out, [a, b], condition=condition)
 
 

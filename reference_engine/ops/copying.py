@@ -10,9 +10,6 @@ from .. import dtypes, messages, tensor_metadata
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..dtypes import device, dtype
 from ..tensor import Tensor
-from .common import (
-    new,
-)
 
 # ---- copying, converting -------------------------------------------------------
 
@@ -31,10 +28,9 @@ TO_COPY = OpSpec("ToCopyBackward0", ("self",),
 
 @linear_forward(CLONE)
 def clone(self: Tensor, *, memory_format: Any = None) -> Tensor:
-    if memory_format is None or memory_format is dtypes.preserve_format:
-        return record(CLONE, new(self._data, self.dtype, self.device), [self])
-    return record(CLONE, Tensor(_layout(self._data, memory_format), self.dtype, self.device),
-                  [self])
+    # preserve_format (the default) keeps a non-overlapping and dense tensor's strides
+    fmt = dtypes.preserve_format if memory_format is None else memory_format
+    return record(CLONE, Tensor(_layout(self._data, fmt), self.dtype, self.device), [self])
 
 
 def in_format(self: Tensor, memory_format: Any = None) -> bool:

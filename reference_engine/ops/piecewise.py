@@ -267,7 +267,8 @@ def _clamp_mask(x: Tensor, lo: Number | None, hi: Number | None) -> Tensor:
         mask &= x._data >= lo
     if hi is not None:
         mask &= x._data <= hi
-    return new(mask, dtypes.bool_, x.device)
+    # (self >= min).logical_and_(self <= max): laid out as self
+    return common.iterator_result(mask, dtypes.bool_, x.device, [x])
 
 def clamp(self: Tensor, min: Tensor | Number | None = None,
           max: Tensor | Number | None = None) -> Tensor:
