@@ -20,6 +20,11 @@ coarse, so that it is obviously right:
   (lambdas, Function methods: anything may happen there), global switches
   (`set_grad_enabled`), and compound statements (`with`, `for`, classes), whose entry
   (a context manager, saved-tensor hooks) is not itself a step.
+- But for a *quiet* `with`: its context is a call of one of QUIET_CONTEXTS (grad modes, a
+  dual level), whose entry and exit change nothing a snapshot records, with constants or
+  names for arguments (evaluating them changes nothing either). Its first inner step is
+  then observed by that step's own rule, and the step after its exit reuses every name
+  bound to the same object as at the last inner step (the exit binds no name).
 
 Which calls are pure is decided while the statement runs (the interpreter reports each call
 through `Effects.call`), on the value actually called: a method is pure only on an engine
@@ -37,6 +42,12 @@ from conformance.case import program as ir
 
 # What is pure is declared with the API table (case/api.py); read from there.
 PURE_METHODS, PURE_PATHS, PURE_BUILTINS = api.PURE_METHODS, api.PURE_FUNCTIONS, api.PURE_BUILTINS
+# Context managers whose entry and exit change nothing a snapshot records: grad modes are
+# no field of a tensor, and leaving a dual level drops the tangents, which no snapshot holds
+# (a tangent is read through unpack_dual's result, a tensor of its own that stays as it was).
+QUIET_CONTEXTS: frozenset[str] = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled", "torch.inference_mode",
+    "torch.autograd.forward_ad.dual_level"})
 # Keyword arguments through which an otherwise pure call writes into an existing tensor.
 WRITING_KEYWORDS: frozenset[str] = frozenset({"out", "inplace"})
 # ... and torch.nn.functional's `inplace` flag given by position (`F.threshold(x, 0, 0,
@@ -53,7 +64,19 @@ def assigned_names(stmt: ir.Stmt) -> frozenset[str] | None:
         return frozenset(names) if _targets(stmt.target, names) else None
     if isinstance(stmt, (ir.ExprStmt, ir.Assert)):
         return frozenset()
+    if isinstance(stmt, ir.With) and quiet_with(stmt):
+        return frozenset()  # its `as` name was bound on entry, seen by its first inner step
     return None
+
+
+def quiet_with(stmt: ir.Stmt) -> bool:
+    """Whether `stmt` is a `with` whose entry and exit change nothing a snapshot records:
+    a call of a QUIET_CONTEXTS path with constants or names for arguments."""
+    if not isinstance(stmt, ir.With) or not isinstance(stmt.context, ir.Call):
+        return False
+    call = stmt.context
+    return api.api_path(call.func) in QUIET_CONTEXTS and all(
+        isinstance(a, (ir.Const, ir.Name)) for a in (*call.args, *(k.value for k in call.keywords)))
 
 
 def _targets(target: ir.Expr, names: set[str]) -> bool:

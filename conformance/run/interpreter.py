@@ -117,7 +117,10 @@ class Interpreter(Evaluator):
         """Execute one statement and record it as a step."""
         self._count(stmt.line)
         compound = isinstance(stmt, _COMPOUND)
-        if compound:
+        # a quiet `with` (a grad mode, a dual level: changes.quiet_with) changes nothing a
+        # snapshot records on entry or exit
+        quiet = compound and changes.quiet_with(stmt)
+        if compound and not quiet:
             # entering it (a context manager, saved-tensor hooks) is not a step of its own:
             # its first inner step rechecks every name (observe.unchanged)
             self.observer.unknown_changes = True
@@ -143,7 +146,7 @@ class Interpreter(Evaluator):
         records = [warning_record(w) for w in caught[first:]]
         names = self.observer.names(
             {n: v for n, v in scope.vars.items() if not isinstance(v, type)}, stmt,
-            may_reuse=not compound and effects.pure and not self.events)
+            may_reuse=(quiet or (not compound and effects.pure)) and not self.events)
         del caught[first:]  # the observation's warnings
         if warnings.filters != self.filters:
             # engine code changed the filters: set back, as leaving a step's own context

@@ -19,7 +19,7 @@ from conformance.gen.custom_functions import JVP_FUNCTIONS
 from conformance.gen.forward import COMPLEX_OPS
 from conformance.gen.strategies import programs, sample_programs
 from conformance.report.hit_rates import HitRates
-from conformance.run.compare import compare
+from conformance.run.compare import Comparison
 from conformance.run.engine import load_engine
 from conformance.run.interpreter import run_program
 
@@ -36,19 +36,29 @@ def test_a_complex_program_prints_then_parses_to_itself(program: ir.Program) -> 
     assert parse(to_source(program)) == program
 
 
+# torch's trace stands for both engines': `hits` reads torch's steps, and of the comparison
+# only the mask a masked difference took, which a comparison without masks never has (so
+# none is run: comparing a trace with itself was a tenth of these tests' time)
+AGREED = Comparison(None, None)
+
+
 def torch_rates(sample: list[ir.Program]) -> HitRates:
     rates = HitRates()
     for p in sample:
         numbered = number(p)
         trace = run_program(TORCH, numbered, continue_on_error=True)
-        rates.record(hits(Checked(numbered, "", trace, trace, compare(trace, trace,
-                                                                       "float32"))))
+        rates.record(hits(Checked(numbered, "", trace, trace, AGREED)))
     return rates
 
 
 @cache
+def forward_sample() -> list[ir.Program]:
+    return sample_programs(200, actions=strategies.FORWARD)
+
+
+@cache
 def forward_rates() -> HitRates:
-    return torch_rates(sample_programs(200, actions=strategies.FORWARD))
+    return torch_rates(forward_sample())
 
 
 @cache
@@ -98,7 +108,7 @@ def test_every_generated_op_has_its_jvp_compared() -> None:
 
 def test_every_jvp_function_is_applied() -> None:
     rates = forward_rates()
-    text = "\n".join(to_source(p) for p in sample_programs(200, actions=strategies.FORWARD))
+    text = "\n".join(to_source(p) for p in forward_sample())
     assert all(f"{name}.apply(" in text for name in JVP_FUNCTIONS)
     assert rates.rate("feature:custom_function") > 0
 
