@@ -35,6 +35,8 @@ BACKEND_VARIABLE = "CONFORMANCE_CA_BACKEND"
 
 # checked at import: a bad value is a usage error before anything runs
 BACKEND = chosen_backend(BACKEND_VARIABLE, BACKENDS, "compiled autograd")
+# what expectations entries' `backend:` condition is checked against
+conformance_backend = BACKEND
 
 
 # AOT backends (aot_eager, inductor) run the captured backward as one AOTAutograd function,

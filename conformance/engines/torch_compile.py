@@ -40,6 +40,8 @@ BACKEND_VARIABLE = "CONFORMANCE_TC_BACKEND"
 
 # checked at import: a bad value is a usage error before anything runs
 BACKEND = chosen_backend(BACKEND_VARIABLE, BACKENDS, "torch.compile")
+# what expectations entries' `backend:` condition is checked against
+conformance_backend = BACKEND
 
 # The names compiled: the vocabulary's differentiable ops (function and method share the
 # name), their operator forms, and indexing. In-place forms are left eager: what they

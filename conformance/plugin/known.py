@@ -39,22 +39,25 @@ def _load_expectations(config: pytest.Config) -> Path | None:
         shown = path.resolve().relative_to(root.resolve()).as_posix()
     try:
         known = expectations.load(path, shown, empty_ok=fills_it)
-        if any(k.engine_version for k in known.known):  # else no need to import the engine
-            known = known.under(_environment(config))
+        # the engine is imported for its version only if an entry asks for it; its backend
+        # is read when an entry's `backend:` condition is first checked
+        known = known.under(_environment(config, any(k.engine_version for k in known.known)))
     except CaseError as e:
         raise pytest.UsageError(str(e)) from None
     config.stash[_EXPECTATIONS] = known
     return path
 
 
-def _environment(config: pytest.Config) -> expectations.Environment:
+def _environment(config: pytest.Config, version: bool = True) -> expectations.Environment:
     """What entries' conditions are checked against: this process's torch, Python and
-    platform, and the engine's version as the report's run_info records it."""
+    platform, the engine's version as the report's run_info records it (`version`: else
+    none), and its backend (read when first needed)."""
+    engine = config.getoption("--engine")
     try:
-        version = report._engine_version(config.getoption("--engine"))
+        engine_version = report._engine_version(engine) if version else None
     except Exception:  # an engine without a version: conditions on it never hold
-        version = None
-    return expectations.Environment.current(version)
+        engine_version = None
+    return expectations.Environment.current(engine_version, engine)
 
 
 def _start_baseline(config: pytest.Config, collector: _Collector, in_use: Path | None

@@ -383,4 +383,5 @@ def from_reports(paths: list[Path]) -> tuple[list[dict[str, Any]], expectations.
                         file=str(paths[0]), fix="run again with this version")
     return records, expectations.Environment(
         info.get("torch_version"), str(info.get("python_version") or ""),
-        str(info.get("platform") or ""), info.get("engine_version")), str(info["engine"])
+        str(info.get("platform") or ""), info.get("engine_version"),
+        info.get("engine_backend")), str(info["engine"])

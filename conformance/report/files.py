@@ -28,7 +28,7 @@ from conformance.report import summary
 from conformance.report.directory import ReportOutcome, write_set
 from conformance.report.hit_rates import HitRates
 from conformance.run.expectations import NONE as NO_EXPECTATIONS
-from conformance.run.expectations import Expectations, Known
+from conformance.run.expectations import Expectations, Known, declared_backend
 from conformance.run.verdicts import ERROR
 
 # 2: run_info counts the run (collected, executed, interrupted, exit status, options), a
@@ -87,6 +87,7 @@ def run_info(engine: str, started: float, profile: str, seed: object = None,
         "numpy_version": np.__version__,
         "engine": engine,
         "engine_version": _engine_version(engine),
+        "engine_backend": declared_backend(engine),
         "git_revision": git_revision() if case_sources is None else
         paths.revision_of(case_sources),
         "case_sources": case_sources,

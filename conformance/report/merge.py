@@ -153,6 +153,7 @@ def merge(paths: list[Path]) -> tuple[dict[str, Any], HitRates]:
             f"{i.path}: {i.problem}" for i in inputs))
     _same(loaded, "engine", "engine")
     _same(loaded, "torch_version", "torch version")
+    _same(loaded, "engine_backend", "engine backend")
     records, folded = _merge_records(loaded)
     records += [_unreadable(i) for i in inputs if i.data is None]
     records.sort(key=lambda r: str(r["id"]))

@@ -19,6 +19,8 @@ Engine protocol v2: an engine module may also define, each optional,
   match (fnmatch over divergence fields such as `g.grad_fn`); a difference there makes the
   item `masked` (an expected failure naming the reason, never a pass) unless a real
   divergence follows.
+- `conformance_backend`: a name, what an expectations entry's `backend:` condition is
+  checked against (torch.compile's `aot_eager` or `inductor`).
 
 An engine that defines either context may switch a compiler on in it; when dynamo is loaded
 in the process (`torch._dynamo` in sys.modules) the harness's observation and hook-event

@@ -12,7 +12,8 @@ known:
     torch: ">=2.13,<2.14"                       #   torch's release (a version specifier),
     python: ">=3.12"                            #   Python's,
     platform: linux                             #   sys.platform (one or a list),
-    engine_version: "<0.4"                      #   the engine's __version__
+    engine_version: "<0.4"                      #   the engine's __version__,
+    backend: inductor                           #   its `conformance_backend` (one or a list)
     reason: torch returns an efficient zero tensor; the engine returns no gradient
   - items: "cases/hooks/slow_*.yaml::*"
     status: timeout                             # expected: diverges (default), error,
@@ -35,6 +36,7 @@ Entries with `skip: true` are checked before an item runs: it is `skipped` with 
 from __future__ import annotations
 
 import fnmatch
+import importlib
 import platform
 import sys
 from collections.abc import Iterable
@@ -51,7 +53,7 @@ from conformance.case.diagnostics import CaseError
 from conformance.run.verdicts import Verdict
 
 ENTRY_KEYS = ("items", "generated", "status", "skip", "devices", "dtypes", "torch", "python",
-              "platform", "engine_version", "reason")
+              "platform", "engine_version", "backend", "reason")
 # An item's status: its verdict before the expectations, with `timeout` carved from `error`.
 TIMEOUT = "timeout"
 # The statuses an entry may expect. `pass` only beside another (an intermittent item).
@@ -72,16 +74,39 @@ class Environment:
     python: str
     platform: str
     engine_version: str | None = None
+    # the engine module's `conformance_backend`: what it runs a case with, where it has a
+    # choice (torch.compile's aot_eager or inductor), which decides what it gets wrong
+    backend: str | None = None
+    # else the engine module's name, to read its backend from when an entry's `backend:`
+    # condition is first checked (a run's expectations are loaded before the engine is
+    # imported, and loading them imports nothing)
+    engine: str | None = None
 
     @staticmethod
-    def current(engine_version: str | None = None) -> Environment:
+    def current(engine_version: str | None = None, engine: str | None = None
+                ) -> Environment:
         """This process's: the installed torch (read without importing it), Python and
-        platform."""
+        platform; `engine`'s backend is read when first needed."""
         try:
             torch: str | None = metadata.version("torch")
         except metadata.PackageNotFoundError:
             torch = None
-        return Environment(torch, platform.python_version(), sys.platform, engine_version)
+        return Environment(torch, platform.python_version(), sys.platform, engine_version,
+                           engine=engine)
+
+    def engine_backend(self) -> str | None:
+        return self.backend if self.engine is None else declared_backend(self.engine)
+
+
+def declared_backend(engine: str) -> str | None:
+    """The `conformance_backend` of the engine module `engine` (imported if it is not yet);
+    None if it declares none or cannot be imported (it then meets no backend condition)."""
+    try:
+        module = sys.modules.get(engine) or importlib.import_module(engine)
+    except Exception:
+        return None
+    backend = getattr(module, "conformance_backend", None)
+    return None if backend is None else str(backend)
 
 
 def _release(version: str | None) -> Version | None:
@@ -116,6 +141,7 @@ class Known:
     python: str | None = None
     platform: tuple[str, ...] | None = None
     engine_version: str | None = None
+    backend: tuple[str, ...] | None = None
 
     def where(self, path: str) -> str:
         return f"{path}:{self.line}"
@@ -140,6 +166,8 @@ class Known:
             return False
         if self.platform is not None and env.platform not in self.platform:
             return False
+        if self.backend is not None and env.engine_backend() not in self.backend:
+            return False  # an engine without a backend meets no backend condition
         for key in VERSION_KEYS:
             spec = getattr(self, key)
             if spec is None:
@@ -304,7 +332,9 @@ def _entry(path: str, index: int, entry: yaml.Node, lines: list[str]) -> Known:
         field=generated.get("field"), statement=generated.get("statement"),
         statuses=statuses, skip=skip, devices=devices, dtypes=dtypes,
         platform=_strings(path, fields["platform"], "platform", None, one=True)
-        if "platform" in fields else None, **versions)
+        if "platform" in fields else None,
+        backend=_strings(path, fields["backend"], "backend", None, one=True)
+        if "backend" in fields else None, **versions)
 
 
 def loads(text: str, path: str, environment: Environment | None = None, *,

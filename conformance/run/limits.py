@@ -152,7 +152,8 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
     the process `watchdog_grace(seconds)` later if nothing ended the block by then (code that
     a signal cannot interrupt, or that swallows every timeout). The timer and the watchdog
     stay armed until the block exits: a timeout swallowed on the way is raised again REFIRE
-    seconds later. `with deadline(s) as armed`: without POSIX timers or outside the main
+    seconds later, and one due inside an import is raised when the import is done
+    (`_importing`). `with deadline(s) as armed`: without POSIX timers or outside the main
     thread nothing is armed (the caller runs unbounded, as documented).
 
     While the block runs, sys.unraisablehook (where Python reports what it swallowed) drops
@@ -225,6 +226,8 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
             return  # (reporting: the next firing raises it, outside the hook)
         if any(e is sys.exc_info()[1] for e in self.raised):
             return  # the timeout is on its way out, through a `finally` or an `except`
+        if _importing(frame):
+            return  # the next firing raises it, once the import is done
         self.raised.append(ItemTimeout(self._message()))
         raise self.raised[-1]
 
@@ -239,6 +242,21 @@ class deadline:  # lower case, as contextlib.suppress: `with deadline(60):`
 
 # A signal handled in these does nothing: leaving the block, reporting what Python swallowed.
 _QUIET_CODE = (deadline.__exit__.__code__, deadline._unraisable.__code__)
+
+
+def _importing(frame: Any) -> bool:
+    """Whether `frame` runs inside an import (a module's body, or importlib finding it). A
+    timeout raised there would leave the process broken for every later item: the package
+    is dropped from sys.modules but the submodules it had imported stay, so importing it
+    again gives a module without them ("partially initialized module 'torch._dynamo' has no
+    attribute 'decorators'"; torch imports dynamo and inductor lazily, at a program's first
+    dispatch mode or compile, which took over a minute on a loaded machine). A hang inside
+    an import is still ended by the watchdog."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 # ---- an engine's KeyboardInterrupt, SystemExit and MemoryError -----------------------------

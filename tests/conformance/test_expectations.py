@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,27 @@ known:
     assert not applies("c", env(engine_version="not a version"))
     assert not applies("c", env(platform="darwin", engine_version="0.3"))
     assert applies("d", env(torch_version="2.14.0.dev20260101+cpu"))
+
+
+def test_condition_on_the_engines_backend(tmp_path: Path) -> None:
+    known = expectations.load(write(tmp_path, """\
+known:
+  - items: "a::*"
+    backend: inductor
+    reason: one backend
+  - items: "b::*"
+    backend: [aot_eager, inductor]
+    reason: either
+"""))
+
+    def applies(name: str, backend: str | None) -> bool:
+        environment = expectations.Environment("2.13.0", "3.11.9", "linux", None, backend)
+        return bool(known.under(environment).applying(f"{name}::cpu-float32", "cpu",
+                                                      "float32"))
+
+    assert applies("a", "inductor") and not applies("a", "aot_eager")
+    assert not applies("a", None)  # an engine without a backend meets no backend condition
+    assert applies("b", "aot_eager") and applies("b", "inductor") and not applies("b", "none")
 
 
 def test_statuses_map_to_verdicts_by_one_rule(tmp_path: Path) -> None:
@@ -188,6 +210,7 @@ known:
     ("known:\n  - items: x\n    reason: r\n    engine_version: [1]\n", 4,
      "invalid version range for `engine_version`"),
     ("known:\n  - items: x\n    reason: r\n    platform: []\n", 4, "non-empty list"),
+    ("known:\n  - items: x\n    reason: r\n    backend: 3\n", 4, "`backend` lists names"),
     ("known: 3\n", 1, "must be a list"),
     # an empty file is not taken as "no known divergences" (red-team N9)
     ("", 1, "holds no YAML document"),
@@ -331,3 +354,43 @@ def test_an_empty_file_is_refused_unless_the_run_fills_it(pytester: pytest.Pytes
                                 "--write-expectations", "known.yaml")
     filled.assert_outcomes(failed=2)
     assert len(expectations.load(pytester.path / "known.yaml").known) == 2
+
+
+def test_the_engines_backend_is_read_when_a_condition_is_first_checked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Loading a run's expectations imports nothing: the engine module is imported for its
+    # `conformance_backend` only when an item meets an entry's other conditions.
+    from conformance.plugin import known as plugin_known
+
+    name = "fake_engine_with_backend"
+    (tmp_path / f"{name}.py").write_text('conformance_backend = "inductor"\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+
+    class Config:
+        def getoption(self, option: str) -> str:
+            assert option == "--engine"
+            return name
+
+    environment = plugin_known._environment(Config(), version=False)  # type: ignore[arg-type]
+    known = expectations.load(write(tmp_path, """\
+known:
+  - items: "a::*"
+    backend: inductor
+    reason: one backend
+  - items: "b::*"
+    backend: aot_eager
+    reason: the other
+""")).under(environment)
+    assert not known.applying("c::cpu-float32", "cpu", "float32")
+    assert name not in sys.modules
+    assert [k.items for k in known.applying("a::cpu-float32", "cpu", "float32")] == ["a::*"]
+    assert name in sys.modules
+    assert not known.applying("b::cpu-float32", "cpu", "float32")
+    monkeypatch.setattr(sys.modules[name], "conformance_backend", None)
+    assert not known.applying("a::cpu-float32", "cpu", "float32")  # an engine that says none
+    monkeypatch.delitem(sys.modules, name)
+
+
+def test_an_engine_that_cannot_be_imported_meets_no_backend() -> None:
+    assert expectations.declared_backend("no_such_engine_module_anywhere") is None

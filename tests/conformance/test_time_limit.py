@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -280,3 +281,25 @@ def test_without_a_main_thread_timer_the_deadline_is_not_armed() -> None:
     with limits.deadline(0) as unlimited:
         pass
     assert armed == [False] and unlimited is False
+
+
+def test_a_timeout_waits_until_an_import_is_done(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # The bug: a timeout raised inside torch's lazy import of torch._dynamo (a program's
+    # first dispatch mode, over a minute on a loaded machine) left the worker with the
+    # package dropped and its submodules kept: every later item failed with "partially
+    # initialized module 'torch._dynamo' has no attribute 'decorators'".
+    import sys
+    import time
+
+    (tmp_path / "slow_to_import.py").write_text(
+        "import time\nfor _ in range(50):  # 0.5 s: the timer fires meanwhile\n"
+        "    time.sleep(0.01)\ndone = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "slow_to_import", raising=False)
+    with pytest.raises(limits.ItemTimeout), limits.deadline(0.2):
+        import slow_to_import  # noqa: F401
+        for _ in range(3000):  # 30 s: a hang, as far as this test is concerned
+            time.sleep(0.01)
+    assert sys.modules["slow_to_import"].done
+    monkeypatch.delitem(sys.modules, "slow_to_import")
