@@ -117,9 +117,11 @@ ACTIONS: tuple[Action, ...] = (
     _action("modify_saved", _modify_saved, 1, "inplace"),
     _action("leaf", _new_leaf, 1),
     # weight 0: not in the default profile's mix (FORWARD and COMPLEX draw them). With every
-    # registry row drawn, forward-mode blocks met engine gaps in the new rows' tangents (a
-    # tangent's version and view-ness: 27 of the default's 250 programs diverged so), and
-    # the default's programs pin the known divergences one by one (test_strategies.py).
+    # registry row drawn and weight 15 (h27gen, 2026-11-26), 33 of the default profile's
+    # first 150 programs diverged in forward mode, on engine gaps: a tangent's view-ness
+    # after the rows' formulas (torch's tangent a view where the engine's is not: 14), a
+    # tangent's version (the in-place steps of torch's jvp formulas), make_dual of a grad
+    # whose elements overlap (torch refuses: 4), a tangent's dtype and values.
     _action("dual", dual_block, 0, "forward_ad", "custom_function"),
     _action("complex", complex_chain, 0, "complex"),
 )

@@ -257,9 +257,14 @@ def default_rates() -> HitRates:
 # program that agrees again or diverges elsewhere. It holds for the programs drawn now: a
 # change to the generator's draws (the row set, the actions) draws other programs, and
 # `python benchmarks/generator_probe.py 250` lists their divergences to write it again.
-KNOWN_DIVERGING: dict[int, tuple[str, str]] = {}  # none: the default profile draws the 60
-# rows of registry.DRAWN_BEFORE_ISSUE_24 (with every row these programs still diverge, as the
-# README's probe says)
+KNOWN_DIVERGING: dict[int, tuple[str, str]] = {
+    # slogdet's backward of a singular matrix: torch solves with its LU (LAPACK's getrs:
+    # inf and NaN where a pivot is zero), the engine inverts it and raises LinAlgError
+    26: ("outcome.status", "slogdet backward of a singular matrix"),
+    147: ("outcome.status", "slogdet backward of a singular matrix"),
+    # a create_graph gradient's graph (hardswish, sigmoid, flip: not analysed yet)
+    20: ("x10.grad.graph", "a create_graph graph's node order, not analysed"),
+}
 
 
 def test_default_programs_agree() -> None:
@@ -289,11 +294,15 @@ def test_hit_rates_meet_the_floors() -> None:
 # about head_share(op) * (op actions drawn) actions, and it is used at least there. Its
 # floors are fractions of that: used in at least a third as many programs, its gradient
 # compared in at least a sixteenth as many (a gradient is compared only where its result
-# reaches a backward that completes), and never in fewer than 2 programs. Measured on the
-# 250 programs (268 ops, 5,050 op actions: an op is promised 11.7 or 23.4 first places by
-# its weight): the rarest op for its promise is used in 9 programs (linalg.inv_ex, promised
-# 23.4: why so few is not yet known), and the ops whose
-# backward is compared least in 2 (linalg.inv_ex, log10; the median op's in 14).
+# reaches a backward that completes), and never in fewer than 2 programs. With every row
+# drawn the per-test budget stays 250 programs (CI time): a row's promise shrinks as rows are
+# added (306 rows, 5,050 op actions: 12.9 or 25.7 first places by weight; at ~400 rows about
+# 10 or 20), so the use floor (a third: 4.3) still fails a row the generator stops drawing,
+# and the gradient floor is MIN_PROGRAMS for every row (its sixteenth is below 2). Measured
+# on the 250 programs (h27gen, 2026-11-26): the rarest op is used in 11 programs
+# (unsafe_chunk), the ops whose backward is compared least in 2 (native_group_norm, whose
+# gradient reaches its input only through its output or both statistics) and 3
+# (linalg.inv).
 USE_SHARE, GRAD_SHARE, MIN_PROGRAMS = 1 / 3, 1 / 16, 2
 OP_ACTIONS_PER_PROGRAM = 16  # the least the design promises (measured: 20.2)
 
