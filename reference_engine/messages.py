@@ -2502,3 +2502,12 @@ def fwad_no_formula(name: str) -> str:
             "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
             "we can prioritize its implementation or submit a PR adding the implementation to "
             "derivatives.yaml")
+
+
+# ---- h28gen -------------------------------------------------------------------------------
+
+# aten/src/ATen/ExpandUtils.cpp inferExpandGeometry: fewer sizes than the tensor has dims
+def expand_too_few_sizes(type_string: str, shape: list[int], sizes: list[int]) -> str:
+    return (f"expand({type_string}{{{shape}}}, size={sizes}): the number of sizes provided "
+            f"({len(sizes)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(shape)})")
