@@ -731,11 +731,3 @@ NOT_GENERATED.update({
             "which the case language writes as the forward row's operator (`2.0 - x`)"
     for r in OPS if r.module == "tensor_operators"})
 
-# ---- h27ops (issue 24): its new rows, not drawn by the generator yet ----
-H27OPS_MODULES = frozenset({"ops.decompositions_qr", "ops.matrix_functions", "ops.linalg_named",
-                            "ops.solve_legacy", "ops.matrix_norms", "ops.decompositions_lu",
-                            "ops.lu_solve", "ops.einsum", "ops.tensor_solve",
-                            "ops.combinations"})
-NOT_GENERATED.update({
-    r.name: GENERATOR_PENDING for r in OPS
-    if r.differentiable and r.sample is not None and r.module in H27OPS_MODULES})
