@@ -718,6 +718,12 @@ NOT_GENERATED: dict[str, str] = {
                                  "create_graph gradient through it is a NotImplemented node, "
                                  "which the engine does not model (it builds "
                                  "HardsigmoidBackwardBackward0): 2 of 500 probe programs",
+    **dict.fromkeys(("linalg.qr", "qr"),
+                    "drawn matrices are often rank-deficient (a zero or -0.0 column), where Q "
+                    "is not unique: the engine's Householder reflections and LAPACK's differ "
+                    "in sign there, and so do the backward's NaN and inf (2 of the default "
+                    "probe's programs 250-499, and the ci profile's first failure with them "
+                    "drawn, h28gen)"),
     "as_strided_copy": "as as_strided: the engine models it only of a tensor that is the "
                        "whole of its contiguous storage (NotImplementedError otherwise): 1 of "
                        "500 probe programs with every row drew a view or transposed result",
