@@ -140,8 +140,7 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     # must be self's (x.add_(y) with y of more dimensions)
     shape = np.broadcast_shapes(self.shape, result.shape)
     if shape != tuple(self.shape):
-        raise RuntimeError(messages.inplace_broadcast(messages.sizes(self.shape),
-                                                      messages.sizes(shape)))
+        raise RuntimeError(messages.output_broadcast(tuple(self.shape), shape))
     if not np.can_cast(result.dtype.np, self.dtype.np, casting="same_kind") \
             and result.dtype is not self.dtype:
         raise RuntimeError(messages.cannot_cast(result.dtype.scalar_name, self.dtype.scalar_name))

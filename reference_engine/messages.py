@@ -2493,10 +2493,6 @@ def arg_extreme_bool(name: str) -> str:   # ReduceOps.cpp argmax_out / argmin_ou
     return f"{name}(): does not support bool input"
 
 
-def inplace_broadcast(output: str, broadcast: str) -> str:   # TensorIterator.cpp
-    return f"output with shape {output} doesn't match the broadcast shape {broadcast}"
-
-
 # ---- h28ops (issue 24): spectral decompositions (ops/spectral.py) ----
 # BatchLinearAlgebra.cpp linalg_svd's driver check, svd's (torch.svd's) dimension check,
 # checkUplo; LinearAlgebra.cpp linalg_cond's
@@ -2752,3 +2748,45 @@ def negative_dimension(dim: int, shape: list[int]) -> str:
 def local_response_norm_dims(dim: int) -> str:
     """F.local_response_norm (ValueError; the spaces are torch's source's indentation)."""
     return (f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} dimensions)")
+
+
+# ---- h27gen ------------------------------------------------------------------------------
+
+def output_broadcast(output: tuple[int, ...], shape: tuple[int, ...]) -> str:
+    """TensorIterator's check of an output (an out= or in-place result, or a kernel's
+    preallocated one: soft_margin_loss's) against the broadcast shape of the inputs."""
+    return (f"output with shape {list(output)} doesn't match the broadcast shape "
+            f"{list(shape)}")
+
+
+# aten/src/ATen/native/TensorAdvancedIndexing.cpp, index_copy's meta function (an IndexError,
+# then a RuntimeError naming the slices, each a space-separated vector)
+def index_copy_dims(source: int, destination: int) -> str:
+    return ("index_copy_(): When source and destination are not scalars, their dimensionality "
+            f"must match. Source dimensionality ({source}), destination dimensionality "
+            f"({destination})")
+
+
+def index_copy_slices(destination: Sequence[int], dim: int, source: Sequence[int]) -> str:
+    return ("index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+            f"slice shape: {' '.join(map(str, destination))} at dimension {dim} and source "
+            f"slice shape: {' '.join(map(str, source))} at dimension 0.")
+
+
+# torchgen's generated VariableType code for an op whose derivatives.yaml entry has no
+# result formula (index_reduce): a longer text than fwad_not_implemented's
+def fwad_no_formula(name: str) -> str:
+    return (f"Trying to use forward AD with {name} that does not support it because it has not "
+            "been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
+            "we can prioritize its implementation or submit a PR adding the implementation to "
+            "derivatives.yaml")
+
+
+# ---- h28gen -------------------------------------------------------------------------------
+
+# aten/src/ATen/ExpandUtils.cpp inferExpandGeometry: fewer sizes than the tensor has dims
+def expand_too_few_sizes(type_string: str, shape: list[int], sizes: list[int]) -> str:
+    return (f"expand({type_string}{{{shape}}}, size={sizes}): the number of sizes provided "
+            f"({len(sizes)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(shape)})")

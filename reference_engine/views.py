@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import forward_ad, messages, views_fn
+from . import dtypes, forward_ad, messages, views_fn
 from .autograd_meta import OpNode, OpSpec, differentiable
 from .autograd_meta import record as _record
 from .grad_mode import is_grad_enabled
@@ -241,6 +241,9 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
 def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
     sizes = tuple(sizes)
     lead = len(sizes) - self.ndim
+    if lead < 0:  # ATen's inferExpandGeometry
+        raise RuntimeError(messages.expand_too_few_sizes(
+            dtypes.type_string(self.dtype, self.device), list(self.shape), list(sizes)))
     target = []
     for i, s in enumerate(sizes):
         old = self._data.shape[i - lead] if i >= lead else 1

@@ -213,12 +213,15 @@ KINDS: tuple[Kind, ...] = (
           r"Sizes of tensors must match",
           r"cannot be broadcast to indexing result of shape",
           r"The expanded size of the tensor \(\d+\) must match the existing size",
+          r"the number of sizes provided \(\d+\) must be greater or equal to the number of "
+          r"dimensions in the tensor",
           r"Expect a 1D vector, but got shape",
           r"is only supported on matrices",   # mT, mH, H, adjoint()
-          r"output with shape \[[\d, ]*\] doesn't match the broadcast shape",
-          r"should contain the same number of dims as destination"),
+          r"should contain the same number of dims as destination",
+          r"output with shape \[[\d, ]*\] doesn't match the broadcast shape"),
          "operands of incompatible shapes (or of a rank the op refuses; movedim's source and "
-         "destination of different lengths; an in-place op whose operands broadcast past self)"),
+         "destination of different lengths; an in-place op or an output whose operands "
+         "broadcast past it; an expand to fewer dims than the tensor has)"),
     Kind("cuda_unavailable", False,
          (r"Torch not compiled with CUDA enabled", r"No CUDA GPUs are available",
           r"Found no NVIDIA driver"),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
-from conformance.gen import nan_sign
+from conformance.gen import nan_sign, rounding
 from conformance.gen.flows import complex_hits, tangent_hits
 from conformance.gen.reading import (
     _api_of,
@@ -58,6 +58,9 @@ class Checked:
     # the divergence a NaN's sign read by copysign carried, where the program agrees once
     # every such NaN is +nan (gen/nan_sign.py): the comparison is that program's
     nan_sign: Divergence | None = None
+    # the first divergence on values that float32 rounding amplified by the program's chain
+    # explains (gen/rounding.py: torch's float64 twin of the program bounds it)
+    rounding: Divergence | None = None
 
     @property
     def diverges(self) -> bool:
@@ -80,10 +83,16 @@ def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "f
         if not again.diverges:  # the same statements and lines: the hits are the program's
             return replace(again, program=numbered, nan_sign=checked.comparison.divergence)
         program, checked = rewritten, again
+    if rounding.concerns_values(checked.comparison.divergence):
+        with cyclic_gc_paused():
+            again = _check(checked.program, "", engine, torch, dtype, device, twin=True)
+        checked = replace(again, rounding=checked.comparison.divergence)
     if checked.diverges:
         source = to_source(program)
         with cyclic_gc_paused():
-            checked = _check(parse(source), source, engine, torch, dtype, device)
+            checked = replace(_check(parse(source), source, engine, torch, dtype, device,
+                                     twin=checked.rounding is not None),
+                              rounding=checked.rounding)
     return checked
 
 
@@ -123,11 +132,15 @@ def _freeze_long_lived() -> None:
 
 
 def _check(program: ir.Program, source: str, engine: Engine, torch: Engine, dtype: str,
-           device: str) -> Checked:
+           device: str, twin: bool = False) -> Checked:
+    """One run on each engine, compared; with `twin`, against torch's float64 twin of the
+    program as the reference for values (gen/rounding.py)."""
     expected = run_program(torch, program, dtype=dtype, device=device, continue_on_error=True)
     actual = run_program(engine, program, dtype=dtype, device=device, continue_on_error=True)
+    reference = run_program(torch, rounding.float64_twin(program), dtype=rounding.TWIN_DTYPE,
+                            device=device, continue_on_error=True) if twin else None
     return Checked(program, source, expected, actual,
-                   compare(expected, actual, dtype, (SIGNED_ZERO, *engine.masks)))
+                   compare(expected, actual, dtype, (SIGNED_ZERO, *engine.masks), reference))
 
 
 def number(program: ir.Program) -> ir.Program:
@@ -261,7 +274,9 @@ def hits(checked: Checked) -> set[str]:
     tangents and complex gradients (`jvp:`, `complex_grad:`: conformance.gen.flows);
     `masked:signed_zero` where the engine differed only in a zero's sign, `masked:engine`
     where it first differed in a field its `conformance_masks` cover (before any
-    divergence), `masked:nan_sign` where only in the sign of a NaN copysign read."""
+    divergence), `masked:nan_sign` where only in the sign of a NaN copysign read,
+    `masked:float32_rounding` where a value differed by rounding the program amplified
+    (gen/rounding.py) and nothing diverges."""
     found = {f"feature:{f}" for f in features_of(checked.program)}
     by_line = {s.line: s for s in walk(checked.program.body)}
     ok_lines = set()
@@ -278,6 +293,8 @@ def hits(checked: Checked) -> set[str]:
                   else "masked:engine")
     if checked.nan_sign is not None:
         found.add("masked:nan_sign")
+    if checked.rounding is not None and not checked.diverges:
+        found.add("masked:float32_rounding")
 
     return (found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)
             | tangent_hits(checked.program, ok_lines) | complex_hits(checked.program, ok_lines))

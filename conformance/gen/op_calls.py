@@ -203,8 +203,8 @@ def one_op(dice: Dice, state: State, settings: GenSettings, op: GenOp, form: str
                           requires_grad=any(v.requires_grad for v in inputs))
         return Emit((*stmts, stmt), state.bind(written)), None
     value: ir.Expr = _op_call(op, form, inputs, args, kwargs, exprs)
-    if index is None:
-        index = dice.below(len(out_shapes))
+    if index is None:  # one of its floating results (see GenOp.floating)
+        index = dice.pick(op.floating or range(len(out_shapes)))
     if len(out_shapes) > 1:
         value = ir.Subscript(value, const(index))
     return Emit(tuple(stmts), state), OpValue(value, out_shapes[index], tuple(inputs))

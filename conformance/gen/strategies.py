@@ -117,9 +117,14 @@ ACTIONS: tuple[Action, ...] = (
     _action("modify_saved", _modify_saved, 1, "inplace"),
     _action("leaf", _new_leaf, 1),
     # weight 0: not in the default profile's mix (FORWARD and COMPLEX draw them). With every
-    # registry row drawn, forward-mode blocks met engine gaps in the new rows' tangents (a
-    # tangent's version and view-ness: 27 of the default's 250 programs diverged so), and
-    # the default's programs pin the known divergences one by one (test_strategies.py).
+    # registry row drawn and weight 15 (h27gen, 2026-11-26), 33 of the default profile's
+    # first 150 programs diverged in forward mode, on engine gaps: a tangent's view-ness
+    # after the rows' formulas (torch's tangent a view where the engine's is not: 14), a
+    # tangent's version (the in-place steps of torch's jvp formulas), make_dual of a grad
+    # whose elements overlap (torch refuses: 4), a tangent's dtype and values. Again with
+    # 318 rows (h28gen, before the forward-mode engine fixes of h28fwd): 26 of the first 80
+    # programs with the dual action at weight 15 diverged, every one with a dual level (68
+    # of the 80 had one): a tangent's version 18, its is_view 7, a value 1.
     _action("dual", dual_block, 0, "forward_ad", "custom_function"),
     _action("complex", complex_chain, 0, "complex"),
 )

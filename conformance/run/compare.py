@@ -90,9 +90,16 @@ def _parts(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.complex128).view(np.float64)
 
 
-def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, dtype: str
-                  ) -> str | None:
-    """Why two value arrays of the same shape disagree, or None."""
+def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, dtype: str,
+                  reference: np.ndarray | None = None) -> str | None:
+    """Why two value arrays of the same shape disagree, or None.
+
+    `a` is torch's value (the comparator passes the expected one first), `b` the engine's.
+    `reference`: torch's value of the same program run in float64 (generated programs only,
+    conformance/gen/rounding.py). Where given, a finite element also agrees when the engine
+    is within twice torch's own distance from it (plus the dtype's tolerance): no further
+    from the float64 value than torch is, by the triangle inequality, so the difference is
+    rounding that the program's chain amplified, not the engine's formula."""
     if isinstance(a, TensorSummary) or isinstance(b, TensorSummary):
         if isinstance(a, TensorSummary) and isinstance(b, TensorSummary):
             return summaries_differ(a, b, dtype)
@@ -108,6 +115,12 @@ def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, 
         if not np.array_equal(nan_a, nan_b):
             return "values"
         close = np.isclose(a64, b64, rtol=rtol, atol=atol) | nan_a
+        if not close.all() and reference is not None and reference.shape == b.shape:
+            ref = _parts(reference) if reference.dtype.kind == "c" else \
+                reference.astype(np.float64)
+            with np.errstate(invalid="ignore", over="ignore"):
+                close |= np.isfinite(a64) & np.isfinite(b64) & (
+                    np.abs(a64 - b64) <= atol + rtol * np.abs(b64) + 2 * np.abs(a64 - ref))
         if not close.all():
             return "values"
         # A zero's sign is compared where the rest of the values are bit for bit equal.
@@ -161,8 +174,8 @@ def _reader(fields: tuple[str, ...]) -> Callable[[TensorSnapshot], tuple[Any, ..
 
 
 def _tensor_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot,
-                  fields: tuple[str, ...] = TENSOR_FIELDS, every: bool = False
-                  ) -> Iterator[tuple[str, Any, Any]]:
+                  fields: tuple[str, ...] = TENSOR_FIELDS, every: bool = False,
+                  ref: Snapshot | None = None) -> Iterator[tuple[str, Any, Any]]:
     # these fields hold no floats (no NaN), so the tuples are equal exactly when each
     # field is: the walk is only needed to name the first that differs
     if _reader(fields)(e) != _reader(fields)(a):
@@ -173,7 +186,10 @@ def _tensor_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot,
                 if not every:
                     return  # later fields of a tensor that already differs only add noise
     # values of different shapes are not compared: their shapes are already a difference
-    why = values_differ(e.values, a.values, e.dtype) if e.shape == a.shape else None
+    reference = ref.values if isinstance(ref, TensorSnapshot) and \
+        isinstance(ref.values, np.ndarray) else None
+    why = values_differ(e.values, a.values, e.dtype, reference) if e.shape == a.shape \
+        else None
     if why is not None:
         yield f"{path}.{why}", e.values, a.values
         if not every:
@@ -182,15 +198,18 @@ def _tensor_diffs(path: str, e: TensorSnapshot, a: TensorSnapshot,
         yield f"{path}.grad", "None" if e.grad is None else "a tensor", \
             "None" if a.grad is None else "a tensor"
     elif e.grad is not None and a.grad is not None:
-        yield from _tensor_diffs(f"{path}.grad", e.grad, a.grad, ENGINE_MADE_FIELDS, every)
+        yield from _tensor_diffs(f"{path}.grad", e.grad, a.grad, ENGINE_MADE_FIELDS, every,
+                                 ref.grad if isinstance(ref, TensorSnapshot) else None)
 
 
-def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str
-                 ) -> Iterator[tuple[str, Any, Any]]:
+def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str,
+                 ref: Snapshot | None = None) -> Iterator[tuple[str, Any, Any]]:
     if e.kind != a.kind:
         yield f"{path}.kind", e.kind, a.kind
     elif e.kind in ("float", "complex"):
-        why = values_differ(np.array(e.value), np.array(a.value), dtype)
+        reference = np.array(ref.value) if isinstance(ref, ValueSnapshot) and \
+            ref.kind == e.kind else None
+        why = values_differ(np.array(e.value), np.array(a.value), dtype, reference)
         if why is not None:
             yield f"{path}.{why}", e.value, a.value
     elif e.value != a.value:
@@ -199,7 +218,8 @@ def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str
 
 def snapshot_diffs(names_e: dict[str, Snapshot], names_a: dict[str, Snapshot], dtype: str,
                    prefix: str = "", fields: tuple[str, ...] = TENSOR_FIELDS,
-                   every: bool = False, agreed: set[tuple[str, int, int]] | None = None
+                   every: bool = False, agreed: set[tuple[str, int, int]] | None = None,
+                   reference: dict[str, Snapshot] | None = None
                    ) -> Iterator[tuple[str, Any, Any]]:
     """(field, torch value, engine value) for the compared fields of named values that
     differ: the first of each name, or with `every` all of them (and, when the names
@@ -208,7 +228,8 @@ def snapshot_diffs(names_e: dict[str, Snapshot], names_a: dict[str, Snapshot], d
     `agreed` holds (path, id, id) of tensor snapshot pairs already found equal at that path:
     the incremental observation reuses a snapshot object while its name is unchanged, and
     the same two objects at the same path compare the same way again (the caller keeps the
-    traces, so the ids stay theirs)."""
+    traces, so the ids stay theirs). `reference`: the named values of torch's float64 run of
+    the same program (`values_differ`)."""
     if list(names_e) != list(names_a):
         yield f"{prefix}names", sorted(names_e), sorted(names_a)
         if not every:
@@ -218,19 +239,20 @@ def snapshot_diffs(names_e: dict[str, Snapshot], names_a: dict[str, Snapshot], d
             continue
         a = names_a[path]
         full = f"{prefix}{path}"
+        ref = reference.get(path) if reference is not None else None
         if isinstance(e, TensorSnapshot) and isinstance(a, TensorSnapshot):
             key = (full, id(e), id(a))
             if agreed is not None and key in agreed:
                 continue
             found = False
             for diff in _tensor_diffs(full, e, a, ENGINE_MADE_FIELDS if e.engine_made
-                                      else fields, every):
+                                      else fields, every, ref):
                 found = True
                 yield diff
             if agreed is not None and not found:
                 agreed.add(key)
         elif isinstance(e, ValueSnapshot) and isinstance(a, ValueSnapshot):
-            yield from _value_diffs(full, e, a, dtype)
+            yield from _value_diffs(full, e, a, dtype, ref)
         else:
             yield f"{full}.kind", _kind(e), _kind(a)
 
@@ -240,8 +262,8 @@ def _kind(s: Snapshot) -> str:
 
 
 def step_diffs(e: Step, a: Step, dtype: str, every: bool = False,
-               agreed: set[tuple[str, int, int]] | None = None, once: bool = True
-               ) -> Iterator[tuple[str, Any, Any, bool]]:
+               agreed: set[tuple[str, int, int]] | None = None, once: bool = True,
+               reference: Step | None = None) -> Iterator[tuple[str, Any, Any, bool]]:
     """(field, torch value, engine value, strict) for each difference of two steps, in
     order: the first of each part (outcome, each name, ...), or with `every` all of them.
     Either way the first one yielded is the same. `once`: the warnings torch gives once per
@@ -262,8 +284,10 @@ def step_diffs(e: Step, a: Step, dtype: str, every: bool = False,
     if e.warnings or a.warnings:  # most steps warn in neither engine
         yield from _warning_diffs(e, a, once)
     if e.events or a.events:  # nor call program code
-        yield from _event_diffs(e, a, dtype, every)
-    for field, ev, av in snapshot_diffs(e.names, a.names, dtype, every=every, agreed=agreed):
+        yield from _event_diffs(e, a, dtype, every, reference)
+    for field, ev, av in snapshot_diffs(
+            e.names, a.names, dtype, every=every, agreed=agreed,
+            reference=reference.names if reference is not None else None):
         yield field, ev, av, False
 
 
@@ -286,16 +310,22 @@ def _warning_diffs(e: Step, a: Step, once: bool) -> Iterator[tuple[str, Any, Any
         yield "warnings.text", [w.text for w in e_warnings], [w.text for w in a_warnings], True
 
 
-def _event_diffs(e: Step, a: Step, dtype: str, every: bool
+def _event_diffs(e: Step, a: Step, dtype: str, every: bool, reference: Step | None = None
                  ) -> Iterator[tuple[str, Any, Any, bool]]:
-    if [ev.source for ev in e.events] != [ev.source for ev in a.events]:
-        yield "events", [ev.source for ev in e.events], [ev.source for ev in a.events], False
+    sources = [ev.source for ev in e.events]
+    if sources != [ev.source for ev in a.events]:
+        yield "events", sources, [ev.source for ev in a.events], False
         return
-    for i, (ee, ae) in enumerate(zip(e.events, a.events, strict=False)):
-        for where, ex, ac in ((f"events[{i}].received.", ee.received, ae.received),
-                              (f"events[{i}].returned.", ee.returned, ae.returned)):
+    refs = reference.events if reference is not None and \
+        [ev.source for ev in reference.events] == sources else [None] * len(sources)
+    for i, (ee, ae, re) in enumerate(zip(e.events, a.events, refs, strict=False)):
+        for where, ex, ac, rf in (
+                (f"events[{i}].received.", ee.received, ae.received,
+                 re.received if re is not None else None),
+                (f"events[{i}].returned.", ee.returned, ae.returned,
+                 re.returned if re is not None else None)):
             for field, ev, av in snapshot_diffs(ex, ac, dtype, where, ENGINE_MADE_FIELDS,
-                                                every):
+                                                every, reference=rf):
                 yield field, ev, av, False
 
 
@@ -308,9 +338,11 @@ class Comparison:
 
 
 def compare(expected: Trace, actual: Trace, dtype: str,
-            masks: tuple[FieldMask, ...] = ()) -> Comparison:
+            masks: tuple[FieldMask, ...] = (), reference: Trace | None = None) -> Comparison:
     """The first divergence of `actual` (engine under test) from `expected` (torch), past
-    differences in the fields `masks` cover (the first of those is noted)."""
+    differences in the fields `masks` cover (the first of those is noted). `reference`:
+    torch's trace of the program run in float64, for generated programs
+    (conformance/gen/rounding.py); a step is held to it where it is the same statement."""
     first_message: Divergence | None = None
     masked: tuple[Divergence, FieldMask] | None = None
 
@@ -321,8 +353,11 @@ def compare(expected: Trace, actual: Trace, dtype: str,
     once = compared_once(expected, actual)
     for i, (e, a) in enumerate(zip(expected.steps, actual.steps, strict=False)):
         # with masks, every difference: a masked field must not hide the fields after it
-        for field, ev, av, strict in step_diffs(e, a, dtype, every=bool(masks),
-                                                agreed=agreed, once=once):
+        ref = reference.steps[i] if reference is not None and i < len(reference.steps) \
+            else None
+        for field, ev, av, strict in step_diffs(
+                e, a, dtype, every=bool(masks), agreed=agreed, once=once,
+                reference=ref if ref is not None and ref.line == e.line else None):
             d = Divergence(i, e.line, field, ev, av, strict)
             mask = next((m for m in masks if m.covers(field)), None)
             if mask is not None:

@@ -36,4 +36,8 @@ def atan2(self: Tensor, other: Tensor) -> Tensor:
     if dt.is_complex:   # its kernel is dispatched for real types only
         raise NotImplementedError(messages.kernel_not_implemented("atan2_cpu", dt.scalar_name))
     dt = dt if dt.is_floating_point else dtypes.get_default_dtype()   # integers give floats
-    return _elementwise(ATAN2, np.arctan2, ts, compute_dtype=dt)
+    # computed in float64 and rounded: NumPy's float32 arctan2 differs from torch's kernel
+    # in 37 % of float32 values, the rounded float64 one in 0.6 % (100,000 values in
+    # [-4, 4) x [-0.5, 0.5)); a later op magnifies the ulp (the generator: sinh of rad2deg)
+    return _elementwise(ATAN2, np.arctan2, ts, out_dtype=dt,
+                        compute_dtype=dtypes.float64 if dt is dtypes.float32 else dt)

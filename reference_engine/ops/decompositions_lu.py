@@ -223,13 +223,13 @@ def linalg_lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
 
 
 def lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
-    """torch.lu (torch/functional.py): _lu_with_info, deprecated for linalg.lu_factor."""
+    """torch.lu (torch/functional.py): _lu_with_info, deprecated for linalg.lu_factor. ATen's
+    _lu_with_info calls linalg_lu_factor_ex with check_errors false whatever it is passed, so
+    a singular matrix is factored without an error (measured on torch 2.13; the generator
+    met it: the engine raised where torch returned)."""
     warn.warn_once(messages.lu_deprecated())
     LU, pivots, info = _lu_factor_ex(self, pivot, "torch.linalg.lu_factor_ex")
-    if get_infos:
-        return LU, pivots, info
-    _raise_singular(info, "torch.linalg.lu_factor_ex")
-    return LU, pivots
+    return (LU, pivots, info) if get_infos else (LU, pivots)
 
 
 # ---- lu_unpack ----------------------------------------------------------------------------

@@ -184,7 +184,9 @@ def _slogdet(A: Tensor, name: str) -> tuple[Tensor, Tensor]:
     _check_square(A, name)
     use_a_t, lu, piv = _factorised(A)
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
-    sign_value = np.prod(np.sign(diag), axis=-1) * _det_p(piv).astype(lu.dtype)
+    # the sign of each pivot as torch's sgn gives it: 0 for a NaN (np.sign's is NaN)
+    signs = np.where(np.isnan(diag), 0, np.sign(diag))
+    sign_value = np.prod(signs, axis=-1) * _det_p(piv).astype(lu.dtype)
     with np.errstate(divide="ignore"):
         log_value = np.sum(np.log(np.abs(diag)), axis=-1)
     sign = common.new(sign_value, A.dtype, A.device)

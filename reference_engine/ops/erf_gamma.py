@@ -104,11 +104,16 @@ def polygamma(n: int, self: Tensor) -> Tensor:
 
 
 def _mvlgamma_backward(c: Any, g: Tensor) -> Tensor:
-    """mvlgamma_backward: grad * sum_j digamma(self - j/2), j < p."""
-    total = digamma(c.self)
-    for j in range(1, c.p):
-        total = add(total, digamma(sub_scalar(c.self, j / 2)))
-    return mul(g, total)
+    """FunctionsManual mvlgamma_backward: grad * sum_j digamma(self - j/2), j < p, built as
+    torch builds it (arange(-p/2 + 1/2, 1/2, 1/2) + self.unsqueeze(-1), digamma_ in place,
+    sum(-1)), so that a create_graph gradient's graph is torch's (the generator's ci profile
+    met AddBackward0 of digammas where torch has SumBackward1(DigammaBackward0(...)))."""
+    from .. import views
+    from . import reductions
+
+    offsets = new(np.arange(-c.p / 2 + 0.5, 0.5, 0.5), c.self.dtype, c.self.device)
+    args = add(offsets, views.unsqueeze(c.self, -1))
+    return mul(g, reductions.sum(digamma_(args), -1))
 
 
 MVLGAMMA = _spec("MvlgammaBackward0", ("self",), _mvlgamma_backward)

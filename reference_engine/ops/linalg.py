@@ -239,6 +239,12 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
             raise RuntimeError(messages.addmm_not_matrix(operand, t.ndim))
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
+    target = (mat1.shape[0], mat2.shape[1])
+    if input.ndim > 2 or any(s not in (1, n) for s, n in zip(input.shape[::-1], target[::-1],
+                                                            strict=False)):
+        # ATen expands the input to the result's shape first (expand_size): its error, not
+        # NumPy's broadcast ValueError (found by the generator)
+        views.expand(input.detach(), target)
     dev = common_device([input, mat1, mat2])
     dt = _promotes([mat1, mat2])
     out = new(_compute(lambda b, x, w: scaled_sum(b, x, w, beta, alpha), input._data,

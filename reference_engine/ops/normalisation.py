@@ -237,6 +237,13 @@ def _channel(t: Tensor, ndim: int) -> Tensor:
 
 def _group_norm_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
     g, g_mean, g_rstd = gs
+    # torch (measured at 2.13, float64, against a composite's gradients): the mean's and
+    # rstd's gradients reach the input only when both are defined; either alone is not read
+    # and, without the output's, the inputs get no gradient (found by the generator: a loss
+    # of rstd alone left torch's x.grad None)
+    moments = g_mean is not None and g_rstd is not None
+    if g is None and not moments:
+        return [None, None, None]
     x = c.input
     shape = tuple(x.shape)
     xg = _grouped(x, c)
@@ -250,14 +257,15 @@ def _group_norm_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | N
             gw = g if _weight(c) is None else ops.mul(g, _channel(c.weight, x.ndim))
             out = _normalised_grad(_grouped(gw, c), centred, rstd, (2,))
         d = xg.shape[2]
-        if g_mean is not None:   # mean: 1 / D of each element of its group
+        if moments:
+            assert g_mean is not None and g_rstd is not None
+            # mean: 1 / D of each element of its group; rstd: -rstd^3 (x - mean) / D
             term = ops.div_scalar(views.expand(views.unsqueeze(g_mean, -1), tuple(xg.shape)), d)
             out = term if out is None else ops.add(out, term)
-        if g_rstd is not None:   # rstd: -rstd^3 (x - mean) / D
             cubed = ops.mul(ops.mul(rstd, rstd), rstd)
             term = ops.div_scalar(ops.neg(ops.mul(ops.mul(views.unsqueeze(g_rstd, -1), cubed),
                                                   centred)), d)
-            out = term if out is None else ops.add(out, term)
+            out = ops.add(out, term)
         assert out is not None
         return views.reshape(out, shape)
 
@@ -308,7 +316,8 @@ GROUP_NORM_JVPS = tuple(_group_jvp_spec(i) for i in range(3))
 def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int,
                       C: int, HxW: int, group: int, eps: float
                       ) -> tuple[Tensor, Tensor, Tensor]:
-    """(output, mean, rstd), mean and rstd of shape (N, group), all three differentiable."""
+    """(output, mean, rstd), mean and rstd of shape (N, group): all three require grad
+    (which gradients reach the inputs: _group_norm_backward)."""
     a = input._data.reshape(N, group, C // group * HxW)
     mean, rstd = _moments(a, (2,), eps, input._data.dtype)
     y = ((a - mean) * rstd).reshape(input.shape)

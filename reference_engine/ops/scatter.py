@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views, views_indexing, warn
+from .. import dtypes, forward_ad, messages, views, views_indexing, warn
 from ..autograd_meta import OpSpec, record
 from ..graph import Node, node_class
 from ..tensor import Tensor
@@ -259,7 +259,10 @@ def index_reduce(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: 
     d = common.wrap_dim(dim, self.ndim)
     indexing.index_func_dtype_check("index_reduce_", self, source)
     _index_checks(self, d, index, source)
-    # the kernel warns; the meta function's checks come first
+    # the kernel warns; the meta function's checks come first, and before the kernel torch's
+    # generated code refuses a tangent (index_reduce has no forward formula): no warning then
+    if any(forward_ad.fw_grad(t) is not None for t in (self, source)):
+        raise NotImplementedError(messages.fwad_no_formula("index_reduce"))
     warn.warn_once(messages.INDEX_REDUCE_BETA)
     grid = _index_grid(self, d, index, source)
     arr = _reduce_into(self._data, grid, _as_1d(source._data), reduce, include_self)
@@ -289,10 +292,16 @@ INDEX_COPY = OpSpec(
 
 def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     d = common.wrap_dim(dim, self.ndim)
-    _index_checks(self, d, index, source)
+    # index_copy's meta function: its own checks and texts (not index_add's), in its order
+    if source.ndim != self.ndim and source.ndim and self.ndim:
+        raise IndexError(messages.index_copy_dims(source.ndim, self.ndim))
     if self.dtype is not source.dtype:
         raise RuntimeError(messages.index_copy_dtype(self.dtype.scalar_name,
                                                      source.dtype.scalar_name))
+    self_slice = [s for i, s in enumerate(self.shape) if i != d]
+    source_slice = [s for i, s in enumerate(source.shape) if i != d]
+    if self_slice != source_slice:
+        raise RuntimeError(messages.index_copy_slices(self_slice, d, source_slice))
     arr = _as_1d(np.array(self._data, copy=True))
     arr[_index_grid(self, d, index, source)] = _as_1d(source._data)
     out = common.new(arr.reshape(self.shape), self.dtype, common.common_device([self, source]))
