@@ -20,11 +20,11 @@ difference of copysign where its sign operand is not NaN, is compared as before.
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any
 
 from conformance.case import program as ir
-from conformance.gen.reading import nodes
+from conformance.gen.reading import nodes, rebuilt
 
 
 def calls_copysign(program: ir.Program) -> bool:
@@ -33,7 +33,7 @@ def calls_copysign(program: ir.Program) -> bool:
 
 def nan_signs_positive(program: ir.Program) -> ir.Program:
     """`program` with every copysign's sign operand's NaNs made +nan (the module's rule)."""
-    rewritten = _rewrite(program)
+    rewritten = rebuilt(program, _signless)
     assert isinstance(rewritten, ir.Program)
     return rewritten
 
@@ -54,13 +54,7 @@ def _positive_nans(b: ir.Expr) -> ir.Expr:
     return _torch("where", _torch("isnan", b), _torch("abs", detached), b)
 
 
-def _rewrite(node: Any) -> Any:
-    if isinstance(node, tuple):
-        return tuple(_rewrite(n) for n in node)
-    if not hasattr(node, "__dataclass_fields__"):
-        return node
-    node = replace(node, **{f.name: _rewrite(getattr(node, f.name))
-                            for f in fields(node) if f.init})
+def _signless(node: Any) -> Any:
     if not _is_copysign(node):
         return node
     # torch.copysign(a, b) or a.copysign(b); b may be the keyword `other`

@@ -4,7 +4,9 @@ as a program's hits is read through these."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import fields, replace
+from typing import Any
 
 from conformance.case import api, operators, vocabulary
 from conformance.case import program as ir
@@ -22,6 +24,17 @@ def walk(body: tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:
         elif isinstance(stmt, ir.FunctionClass):
             for m in stmt.methods:
                 yield from walk(m.body)
+
+
+def rebuilt(node: Any, change: Callable[[Any], Any]) -> Any:
+    """`node` rebuilt bottom-up with `change` applied to every IR node (dataclass) after its
+    fields are rebuilt: how a program is rewritten into its twin (rounding, nan_sign)."""
+    if isinstance(node, tuple):
+        return tuple(rebuilt(n, change) for n in node)
+    if not hasattr(node, "__dataclass_fields__"):
+        return node
+    return change(replace(node, **{f.name: rebuilt(getattr(node, f.name), change)
+                                   for f in fields(node) if f.init}))
 
 
 def nodes(node: object, *, into_lambdas: bool = True) -> Iterator[object]:

@@ -33,10 +33,11 @@ reported with the divergence the rule left.
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any
 
 from conformance.case import program as ir
+from conformance.gen.reading import rebuilt
 from conformance.run.compare import Divergence
 
 NARROW = {"float32": "float64", "float16": "float64", "bfloat16": "float64",
@@ -52,18 +53,12 @@ def concerns_values(d: Divergence | None) -> bool:
 
 def float64_twin(program: ir.Program) -> ir.Program:
     """`program` with every narrower floating dtype written float64 (the module's rule)."""
-    twin = _rewrite(program)
+    twin = rebuilt(program, _narrowed)
     assert isinstance(twin, ir.Program)
     return twin
 
 
-def _rewrite(node: Any) -> Any:
-    if isinstance(node, tuple):
-        return tuple(_rewrite(n) for n in node)
-    if not hasattr(node, "__dataclass_fields__"):
-        return node
-    node = replace(node, **{f.name: _rewrite(getattr(node, f.name))
-                            for f in fields(node) if f.init})
+def _narrowed(node: Any) -> Any:
     if isinstance(node, ir.Attribute) and node.value == ir.Name("torch") and \
             node.attr in NARROW:
         return replace(node, attr=NARROW[node.attr])
