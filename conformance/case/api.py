@@ -152,9 +152,16 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
 )
 
 
+# Ops that may write into an input although their name has no trailing `_`: ATen's cov of a
+# single observation with only fweights or only aweights zeroes its input in place
+# (cases/ops/cov_of_one_observation_zeroes_its_input.yaml).
+WRITES_AN_INPUT = frozenset({"cov"})
+
+
 def _op_flags(name: str) -> frozenset[str]:
-    # the registry's ops are pure, but for their in-place forms
-    return frozenset() if name.endswith("_") else frozenset({PURE})
+    # the registry's ops are pure, but for their in-place forms and those above
+    pure = not name.endswith("_") and name not in WRITES_AN_INPUT
+    return frozenset({PURE}) if pure else frozenset()
 
 
 # Every path a program may call or read with its flags; Tensor's methods by their name.

@@ -239,6 +239,9 @@ _BY_HAND: dict[str, Row] = {
     "nn.functional.gelu_tanh": (lambda a: F.gelu(a * 3, approximate="tanh"), [(4,)]),
     "nn.functional.elu_alpha": (lambda a: F.elu(a * 3, alpha=0.5), [(4,)]),
     "nn.functional.softplus_beta": (lambda a: F.softplus(a * 3, beta=2, threshold=2), [(4,)]),
+    # threshold_ in place (ThresholdBackward1), on a non-leaf
+    "nn.functional.threshold_inplace": (
+        lambda a: F.threshold(a * 3, 0.5, -1.0, inplace=True), [(4,)]),
     "linear_1d": (lambda x, w, b: F.linear(x, w, b) ** 2, [(3,), (4, 3), (4,)]),
     "linear_3d": (lambda x, w, b: F.linear(x, w, b) ** 2, [(2, 2, 3), (4, 3), (4,)]),
     "linear_no_bias": (lambda x, w: F.linear(x, w) ** 2, [(2, 3), (4, 3)]),
