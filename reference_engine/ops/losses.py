@@ -187,7 +187,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
     _check_reduction(reduction)
     # ATen's soft_margin_loss writes into an output of the input's shape (at::neg_out ...)
-    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
+    shape = common.broadcast_shape(tuple(input.shape), tuple(target.shape))   # torch's text
     if shape != tuple(input.shape):
         raise RuntimeError(messages.output_broadcast(tuple(input.shape), shape))
     return SOFT_MARGIN(input, target, reduction)
