@@ -61,13 +61,6 @@ def _python_operator(method: Callable[[Tensor, Any], Tensor]
     return operator
 
 
-# torch's refusals of `del x.<attribute>` (python_variable.cpp)
-_UNDELETABLE: dict[str, str] = {"data": messages.DELETE_DATA,
-                                "requires_grad": messages.DELETE_REQUIRES_GRAD,
-                                "_grad_fn": messages.DELETE_GRAD_FN,
-                                "_backward_hooks": messages.DELETE_BACKWARD_HOOKS}
-
-
 class Tensor:
     _wrapped_number = False   # a Python number wrapped for an op; loses type promotion
     # The state every tensor starts with, as class attributes: the engine makes a tensor per
@@ -206,13 +199,7 @@ class Tensor:
         self._fw, self._fw_base = None, None   # forward non-differentiable too
         return self
 
-    def __delattr__(self, name: str) -> None:
-        if name == "grad":   # `del x.grad` is assigning None
-            self.grad = None
-        elif name in _UNDELETABLE:
-            raise RuntimeError(_UNDELETABLE[name])
-        else:
-            super().__delattr__(name)
+    __delattr__ = grad_slot.__delattr__
 
     @property
     def data(self) -> Tensor:

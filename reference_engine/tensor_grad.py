@@ -1,6 +1,6 @@
 """A tensor's autograd flag and gradient slot: setting `requires_grad` (torch's refusals),
-reading `.grad` (the non-leaf warning), the checks of assigning it, and `grad_dtype`, the
-dtype a leaf's grad must have.
+reading `.grad` (the non-leaf warning), the checks of assigning it, `grad_dtype`, the dtype a
+leaf's grad must have, and `del` of these attributes (`del x.grad` is assigning None).
 
 Plain functions, bound in Tensor's class body (tensor.py), which checks that an assigned
 grad is a tensor at all. Bound directly as properties, so a warning's stack level points at
@@ -96,6 +96,22 @@ def set_grad_dtype(self: Tensor, value: dtype | None) -> None:
     self._grad_dtype = value
     if self._accumulator is not None:
         self._accumulator.grad_dtype = value  # type: ignore[attr-defined]
+
+
+# torch's refusals of `del x.<attribute>` (python_variable.cpp)
+_UNDELETABLE: dict[str, str] = {"data": messages.DELETE_DATA,
+                                "requires_grad": messages.DELETE_REQUIRES_GRAD,
+                                "_grad_fn": messages.DELETE_GRAD_FN,
+                                "_backward_hooks": messages.DELETE_BACKWARD_HOOKS}
+
+
+def __delattr__(self: Tensor, name: str) -> None:
+    if name == "grad":   # `del x.grad` is assigning None
+        self.grad = None
+    elif name in _UNDELETABLE:
+        raise RuntimeError(_UNDELETABLE[name])
+    else:
+        object.__delattr__(self, name)
 
 
 def volatile(self: Tensor) -> bool:
