@@ -13,7 +13,8 @@ entries' line spans, so every byte of what stays is kept:
   otherwise than it expects) is listed, and removed only with `prune`; generated-program
   entries are never removed (a run draws its own programs);
 - an item whose status an entry could allow (diverges, error, timeout) and none does gets a
-  new entry naming exactly that item, with a reason to rewrite naming line and field;
+  new entry naming exactly that item, with a reason to rewrite naming line and field, and,
+  where the engine declares a backend (`conformance_backend`), a `backend:` condition;
 - what it writes no entry for (a case torch breaks, an API the engine lacks, an item whose
   worker died, a generated program's divergence) is listed, with what to do instead (an
   API lacking by design is listed by hand, `status: unsupported`: no run can tell that).
@@ -233,16 +234,22 @@ class Update:
         return out
 
 
-def _entry_lines(record: dict[str, Any], status: str, indent: int) -> list[str]:
+def _entry_lines(record: dict[str, Any], status: str, indent: int,
+                 backend: str | None = None) -> list[str]:
     pad = " " * indent
     lines = [f"{pad}- items: {_quoted(_pattern(str(record['id'])))}"]
     if status != DIVERGES:
         lines.append(f"{pad}  status: {status}")
+    if backend is not None:
+        # what an engine gets wrong depends on the backend it compiled with (inductor's
+        # divergences are not aot_eager's): the entry holds for the run's backend only
+        lines.append(f"{pad}  backend: {_quoted(backend)}")
     lines.append(f"{pad}  reason: {_quoted('TODO (written from a run): ' + _why(record, status))}")
     return lines
 
 
-def _added(u: Usage, indent: int, engine: str, torch_version: str) -> list[str]:
+def _added(u: Usage, indent: int, engine: str, torch_version: str,
+           backend: str | None = None) -> list[str]:
     if not u.new:
         return []
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
@@ -250,7 +257,8 @@ def _added(u: Usage, indent: int, engine: str, torch_version: str) -> list[str]:
     return [f"{pad}# added from the run of {when} ({shown_id(engine)}, torch "
             f"{shown_id(torch_version)}):",
             f"{pad}# rewrite each reason: what differs, and what modelling it would take",
-            *(line for r, status in u.new for line in _entry_lines(r, status, indent))]
+            *(line for r, status in u.new
+              for line in _entry_lines(r, status, indent, backend))]
 
 
 HEADER = [
@@ -312,7 +320,9 @@ def update(path: Path, records: Iterable[dict[str, Any]], *, shown: str, engine:
     removed = {k.index for k, _ in u.stale if prune and not k.generated_entry}
     entries = [k for k in known.known if k.index not in removed]
     new_text = _edited(text, known, removed,
-                       lambda indent: _added(u, indent, engine, torch_version), engine)
+                       lambda indent: _added(u, indent, engine, torch_version,
+                                             environment.engine_backend() if u.new else None),
+                       engine)
     if created and new_text == text:
         new_text = "".join(line.format(engine=shown_id(engine)) + "\n" for line in HEADER) \
             + "known: []\n"

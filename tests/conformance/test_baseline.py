@@ -191,6 +191,25 @@ def test_comments_name_a_hostile_engine_quoted(tmp_path: Path) -> None:
     assert '"e\\nknown: 1"' in done.text and '"2\\n- x"' in done.text
 
 
+def test_new_entries_hold_for_the_backend_the_run_compiled_with(tmp_path: Path) -> None:
+    """An engine that declares a backend (torch.compile's aot_eager or inductor) gets
+    entries conditioned on it: what inductor gets wrong is not excused under aot_eager."""
+    from dataclasses import replace
+
+    path = tmp_path / "known.yaml"
+    inductor = replace(ENV, backend="inductor")
+    done = baseline.update(path, [divergent("x.yaml::cpu-float32")], shown="k", engine="e",
+                           torch_version="2.13.0", environment=inductor)
+    assert '    backend: "inductor"\n' in done.text
+    for backend, applies in (("inductor", True), ("aot_eager", False), (None, False)):
+        known = expectations.loads(done.text, "k", replace(ENV, backend=backend))
+        assert bool(known.applying("x.yaml::cpu-float32", "cpu", "float32")) is applies
+    # an engine without a backend: no condition
+    plain = baseline.update(tmp_path / "plain.yaml", [divergent("x.yaml::cpu-float32")],
+                            shown="k", engine="e", torch_version="2.13.0", environment=ENV)
+    assert "backend" not in plain.text
+
+
 def test_a_file_that_does_not_exist_is_created(tmp_path: Path) -> None:
     path = tmp_path / "new" / "known.yaml"
     done = update(path, [record("x.yaml::cpu-float32", "pass")])
