@@ -45,11 +45,20 @@ conformance_backend = BACKEND
 
 # The names compiled: the vocabulary's differentiable ops (function and method share the
 # name), their operator forms, and indexing. In-place forms are left eager: what they
-# change is the program's own tensor, which a compiled function cannot return.
+# change is the program's own tensor, which a compiled function cannot return. That holds
+# for the rows that are in-place ops themselves (`zero_`, `fill_`, `copy_`, `as_strided_`)
+# as for the `_` forms of the others, which are not rows.
 OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
              "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__pow__",
              "__rpow__", "__neg__", "__getitem__")
-COMPILED = frozenset({r.name for r in OPS if r.differentiable} | set(OPERATORS))
+
+
+def _in_place(name: str) -> bool:
+    return name.endswith("_") and not name.startswith("__")
+
+
+COMPILED = frozenset({r.name for r in OPS if r.differentiable and not _in_place(r.name)}
+                     | set(OPERATORS))
 
 # AOTAutograd makes one CompiledFunctionBackward node per compiled call instead of eager's
 # per-op node: by design, and it would hide every other difference. Masked fields are

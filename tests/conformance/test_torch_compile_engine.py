@@ -39,6 +39,23 @@ def test_ops_in_a_statement_are_compiled_and_others_are_not() -> None:
     assert torch.allclose(x.grad, 2 * torch.cos(x.detach()))
 
 
+def test_in_place_ops_stay_eager_even_where_they_are_registry_rows() -> None:
+    """`fill_`, `zero_`, `copy_` and `as_strided_` are rows of the vocabulary: compiled, the
+    program's own tensor would not be the one changed (a compiled function returns a new
+    tensor), so like every `_` form they run eagerly."""
+    module = load_engine(NAME).module
+    module.conformance_reset()
+    assert {"fill_", "zero_", "copy_", "as_strided_"}.isdisjoint(module.COMPILED)
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    eager = (x * 1).fill_(3.0)          # outside a statement: torch itself
+    with module.conformance_statement():
+        y = x * 1                       # compiled
+        y.fill_(3.0)                    # eager: torch's own node, on y itself
+    assert type(y.grad_fn).__name__ == type(eager.grad_fn).__name__ != \
+        "CompiledFunctionBackward"
+    assert y._version == 1 and y.tolist() == [3.0, 3.0]
+
+
 def test_an_op_met_on_many_shapes_is_compiled_every_time() -> None:
     """Past dynamo's recompile limit (8) the op's fullgraph function would fail ("Dynamo
     recompile limit exceeded"): the ninth shape of `sin` in one run is compiled too."""
