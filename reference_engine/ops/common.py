@@ -141,6 +141,16 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape of several, folded left as ATen's TensorIterator and infer_size
+    fold them, so a mismatch is torch's error naming the shape so far as tensor a (NumPy's
+    np.broadcast_shapes raises its own ValueError)."""
+    out: tuple[int, ...] = ()
+    for shape in shapes:
+        out = broadcast_shape(out, tuple(shape))
+    return out
+
+
 def wrap_dim(dim: int, ndim: int) -> int:
     n = builtins.max(ndim, 1)
     if not -n <= dim < n:

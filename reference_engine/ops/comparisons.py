@@ -14,6 +14,7 @@ from ..tensor import Tensor
 from .common import (
     _elementwise,
     _promotes,
+    broadcast_shapes,
     common_device,
     iterator_result,
     new,
@@ -78,6 +79,8 @@ def where(condition: Tensor, self: Any, other: Any) -> Tensor:
     a, b = wrap(self), wrap(other)
     dt = _promotes([a, b])
     dev = common_device([condition, a, b])
+    # TensorIterator's shape, folded over condition, self, other: its error, not NumPy's
+    broadcast_shapes(tuple(condition.shape), tuple(a.shape), tuple(b.shape))
     out = iterator_result(np.where(condition._data, a._data.astype(dt.np),
                                    b._data.astype(dt.np)), dt, dev, [condition, a, b])
     return record(WHERE, out, [a, b], condition=condition)

@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from ..warn import warn_once
 from . import comparisons
 from . import elementwise as ops
-from .common import _compute, _promotes, common_device, new
+from .common import _compute, _promotes, broadcast_shapes, common_device, new
 from .linalg import matmul
 
 
@@ -93,7 +93,7 @@ CHOLESKY_SOLVE = OpSpec("CholeskySolveBackward0", ("self", "input2"),
 
 
 def _solve_with_factor(b: np.ndarray, a: np.ndarray, upper: bool) -> np.ndarray:
-    shape = np.broadcast_shapes(b.shape[:-2], a.shape[:-2])
+    shape = broadcast_shapes(b.shape[:-2], a.shape[:-2])
     b = np.broadcast_to(b, shape + b.shape[-2:])
     if b.size == 0 or a.shape[-1] == 0:
         return np.zeros(b.shape, b.dtype)
@@ -150,7 +150,7 @@ def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.nda
     """a x = b for a triangular `a` (its other triangle unread), by substitution as trsm
     solves it, row by row; batches broadcast."""
     n = a.shape[-1]
-    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    shape = broadcast_shapes(b.shape[:-2], a.shape[:-2])  # torch names B's batch first
     a = np.broadcast_to(a, shape + a.shape[-2:])
     x = np.array(np.broadcast_to(b, shape + b.shape[-2:]))
     for i in (range(n - 1, -1, -1) if upper else range(n)):

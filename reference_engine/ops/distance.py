@@ -70,7 +70,7 @@ def _no_jvp(name: str) -> Any:
 
 
 def _batch(x1: Tensor, x2: Tensor) -> tuple[int, ...]:
-    return tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+    return common.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
 
 
 def _cdist_grad(c: Any, g: Tensor, first: bool) -> Tensor:

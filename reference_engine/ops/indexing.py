@@ -226,8 +226,8 @@ def _masked_fill_value_backward(g: Tensor, mask: Tensor) -> Tensor:
 
 def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """Out of place, self and mask broadcast to each other (ATen's expand_outplace; the
-    autograd engine sums self's grad back to its shape)."""
-    shape = common.broadcast_shape(tuple(self.shape), tuple(mask.shape))
+    autograd engine sums self's grad back to its shape; mask first, as torch names them)."""
+    shape = common.broadcast_shape(tuple(mask.shape), tuple(self.shape))
     m = np.broadcast_to(mask._data, shape)
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(messages.masked_fill_value_dims(value.ndim))

@@ -133,7 +133,7 @@ def _checks(A: Tensor, B: Tensor, driver: str) -> None:
 def _solve(a: np.ndarray, b: np.ndarray, rcond: float
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each system's solution, rank and singular values (numpy's lstsq does not batch)."""
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = common.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
     m, n, k = a.shape[-2], a.shape[-1], b.shape[-1]
     x = np.zeros((*batch, n, k), a.dtype)

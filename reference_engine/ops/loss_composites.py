@@ -32,7 +32,7 @@ from . import (
 )
 from . import elementwise as ops
 from . import reductions as red
-from .common import _promotes, new, wrap_dim, zeros_like
+from .common import _promotes, broadcast_shapes, new, wrap_dim, zeros_like
 from .losses import REDUCTIONS
 
 EPSILON = 1e-12   # Loss.cpp's
@@ -236,7 +236,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         raise RuntimeError(messages.cosine_similarity_dtype(dt))
     if eps < 0:
         raise RuntimeError(messages.cosine_similarity_eps(eps))
-    shape = tuple(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
+    shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
     a = x1 if tuple(x1.shape) == shape else shape_views.broadcast_to(x1, shape)
     b = x2 if tuple(x2.shape) == shape else shape_views.broadcast_to(x2, shape)
     d = wrap_dim(dim, len(shape))

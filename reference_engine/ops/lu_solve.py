@@ -26,7 +26,7 @@ def _solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
            adjoint: bool) -> np.ndarray:
     """X for A X = B (left) or X A = B, A or A^H, A = P L U, batches broadcast."""
     n = lu.shape[-1]
-    shape = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+    shape = common.broadcast_shapes(b.shape[:-2], lu.shape[:-2])  # torch names B's batch first
     lu = np.broadcast_to(lu, shape + lu.shape[-2:])
     piv = np.broadcast_to(piv, shape + piv.shape[-1:])
     b = np.broadcast_to(b, shape + b.shape[-2:])
@@ -92,7 +92,7 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     lu = np.asarray(LU._data).astype(wide)
     b = np.asarray(B._data).astype(wide)
     if b.size == 0 or lu.size == 0:
-        shape = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2]) + b.shape[-2:]
+        shape = common.broadcast_shapes(b.shape[:-2], lu.shape[:-2]) + b.shape[-2:]
         x = np.zeros(shape, wide)
     else:
         x = _solve(lu, np.asarray(pivots._data), b, left, adjoint)

@@ -172,6 +172,7 @@ DIST = OpSpec("DistBackward0", ("self", "other"),
 
 def dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
     dt = common._promotes([self, other])
+    common.broadcast_shape(tuple(self.shape), tuple(other.shape))   # sub's error, not NumPy's
     diff = common._compute(np.subtract, self._data.astype(dt.np), other._data.astype(dt.np))
     out = common.new(_vector_norm_array(diff, float(p), None, False), dt,
                      common.common_device([self, other]))

@@ -17,7 +17,7 @@ from ..tensor import Tensor
 from ..warn import warn_once
 from . import elementwise as ops
 from . import linalg, reductions
-from .common import _compute, _promotes, common_device, new, wrap_dim
+from .common import _compute, _promotes, broadcast_shape, common_device, new, wrap_dim
 from .linalg import bmm, maybe_multiply, mv
 
 
@@ -84,6 +84,14 @@ def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any 
 
 # ---- baddbmm, addbmm ----------------------------------------------------------------------
 
+def _expand_self(self: Tensor, target: tuple[int, ...]) -> None:
+    """ATen expands self to the result's shape first (expand_size): its error where they do
+    not broadcast, not NumPy's ValueError."""
+    if self.ndim > len(target) or any(s not in (1, n) for s, n in zip(
+            self.shape[::-1], target[::-1], strict=False)):
+        views.expand(self.detach(), target)
+
+
 def _batch_check(batch1: Tensor, batch2: Tensor) -> None:
     if batch1.ndim != 3 or batch2.ndim != 3 or batch1.shape[0] != batch2.shape[0] \
             or batch1.shape[2] != batch2.shape[1]:
@@ -104,6 +112,7 @@ BADDBMM = OpSpec(
 def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
             alpha: Any = 1) -> Tensor:
     _batch_check(batch1, batch2)
+    _expand_self(self, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     return _add_scaled(BADDBMM, self, batch1, batch2, linalg.blas_product, beta, alpha)
 
 
@@ -132,6 +141,7 @@ def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
            alpha: Any = 1) -> Tensor:
     _batch_check(batch1, batch2)
     b1, b2 = batch1.shape, batch2.shape
+    _expand_self(self, (b1[1], b2[2]))
     dt = _promotes([self, batch1, batch2])
 
     def accumulate(c: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -241,6 +251,7 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     d = wrap_dim(dim, input.ndim)
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(messages.cross_sizes(dim, input.shape[d], other.shape[d]))
+    broadcast_shape(tuple(input.shape), tuple(other.shape))   # infer_size's error, not NumPy's
     # no promotion: the kernel reads other as input's dtype (linalg_cross_out's TensorIterator
     # declares no common dtype), and it is not compiled for bool
     if input.dtype is not other.dtype:
@@ -259,7 +270,7 @@ def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     first dim of size 3 of the broadcast shape."""
     if dim is None:
         warn_once(messages.CROSS_NO_DIM)
-        shape = np.broadcast_shapes(tuple(self.shape), tuple(other.shape))
+        shape = broadcast_shape(tuple(self.shape), tuple(other.shape))
         found = [i for i, s in enumerate(shape) if s == 3]
         if not found:
             raise RuntimeError(messages.CROSS_NO_SIZE_3)

@@ -51,7 +51,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """ATen's expand_outplace: a tensor already of the broadcast shape is returned as is."""
     ts = list(tensors[0]) if len(tensors) == 1 and isinstance(tensors[0], list | tuple) \
         else list(tensors)
-    shape = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in ts)))
+    shape = common.broadcast_shapes(*(tuple(t.shape) for t in ts))
     return tuple(t if tuple(t.shape) == shape else views.expand(t, shape) for t in ts)
 
 

@@ -104,7 +104,7 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool) -> tuple[Tensor
         if check_errors:
             raise _LinAlgError(messages.SOLVE_SINGULAR)
         raise NotImplementedError(messages.SOLVE_EX_SINGULAR_NOT_MODELLED)
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = common.broadcast_shapes(b.shape[:-2], a.shape[:-2])  # torch names B's batch first
     a_b = np.broadcast_to(a, (*batch, n, n))
     b_b = np.broadcast_to(b, (*batch, *b.shape[-2:]))
     if a_b.size == 0 or b_b.size == 0:

@@ -18,7 +18,7 @@ from ..autograd_meta import OpSpec, differentiable
 from ..tensor import Tensor
 from . import common, joining, scans, triangular
 from . import elementwise as ops
-from .common import _promotes, common_device
+from .common import _promotes, broadcast_shapes, common_device
 from .decompositions import _column_major, _mH, _substitute
 from .linalg import matmul
 
@@ -86,7 +86,7 @@ def triangular_solve(self: Tensor, A: Tensor, upper: bool = True, transpose: boo
     a = A._data.astype(dt.np)
     if transpose:
         a = np.swapaxes(a, -1, -2)
-    shape = np.broadcast_shapes(a.shape[:-2], self.shape[:-2])
+    shape = broadcast_shapes(self.shape[:-2], a.shape[:-2])  # torch names B's batch first
     a = np.broadcast_to(a, shape + a.shape[-2:])
     b = np.broadcast_to(self._data.astype(dt.np), shape + self.shape[-2:])
     # in double precision, rounded once: nearer torch's float32 trsm on ill-conditioned
