@@ -34,7 +34,8 @@ def masked_select(self: Tensor, mask: Tensor, *, out: Tensor | None = None) -> T
         return common.into_out("masked_select", out, (self, mask),
                                lambda: masked_select(self, mask), no_overlap=True)
     _check_mask("masked_select", mask)
-    shape = common.broadcast_shape(tuple(mask.shape), tuple(self.shape))  # expand_outplace(mask, self)
+    # expand_outplace(mask, self): the mask is tensor a in the mismatch error
+    shape = common.broadcast_shape(tuple(mask.shape), tuple(self.shape))
     arr = np.broadcast_to(self._data, shape)[np.broadcast_to(mask._data, shape)]
     return record(MASKED_SELECT, common.new(arr, self.dtype, self.device), [self], mask=mask)
 
@@ -69,7 +70,8 @@ def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if self.dtype is not source.dtype:
         raise RuntimeError(messages.masked_scatter_dtype(self.dtype.scalar_name,
                                                          source.dtype.scalar_name))
-    shape = common.broadcast_shape(tuple(mask.shape), tuple(self.shape))  # expand_outplace(mask, self)
+    # expand_outplace(mask, self): the mask is tensor a in the mismatch error
+    shape = common.broadcast_shape(tuple(mask.shape), tuple(self.shape))
     arr = np.array(np.broadcast_to(self._data, shape), copy=True)
     m = np.broadcast_to(mask._data, shape)
     k = int(m.sum())
