@@ -269,6 +269,11 @@ EXCEPTIONS: frozenset[str] = frozenset(
     {"Exception", "RuntimeError", "ValueError", "TypeError", "IndexError", "AssertionError",
      "NotImplementedError", "AttributeError"})
 BUILTINS: frozenset[str] = PURE_BUILTINS | EXCEPTIONS | {"raises", "warns", "no_warnings"}
+# The exception classes `raises(kind, type="Name")` may require the error to be (the class or
+# one of its bases has that name): Python's above, and torch's public
+# torch.autograd.gradcheck.GradcheckError, which the case language cannot import (the path
+# `torch.autograd.gradcheck` names the function, the module being shadowed by it).
+RAISED_TYPES: frozenset[str] = EXCEPTIONS | {"GradcheckError"}
 # Bound on `for _ in range(n)`: keeps every case program's run time small and finite.
 MAX_RANGE = 64
 

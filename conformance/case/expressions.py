@@ -191,7 +191,10 @@ class ExpressionConverter:
         if not (isinstance(call.func, ir.Name) and call.func.id in ("raises", "warns")):
             return
         valid = kinds.WARNING_KINDS if call.func.id == "warns" else kinds.ERROR_KINDS
-        if len(call.args) != 1 or call.keywords or not (
+        name = call.func.id
+        self.check_raised_type(node, call, name)
+        keywords = [k for k in call.keywords if not (name == "raises" and k.name == "type")]
+        if len(call.args) != 1 or keywords or not (
                 isinstance(call.args[0], ir.Const) and isinstance(call.args[0].value, str)):
             raise self.fail(node, f"{call.func.id}() takes one kind name as a string",
                             f'e.g. {call.func.id}("{valid[0]}")')
@@ -202,6 +205,23 @@ class ExpressionConverter:
             raise self.fail(node, problem,
                             f"did you mean {', '.join(near)}?" if near else
                             f"valid kinds (conformance/case/kinds.py): {', '.join(valid)}")
+
+    def check_raised_type(self, node: ast.Call, call: ir.Call, name: str) -> None:
+        """`raises(kind, type="Name")`: the error must also be of that class (or derive
+        from it), Name one of api.RAISED_TYPES, as a string: checked at load time."""
+        for k in call.keywords:
+            if name != "raises" or k.name != "type":
+                continue
+            if not (isinstance(k.value, ir.Const) and isinstance(k.value.value, str)):
+                raise self.fail(node, "raises(kind, type=...) takes a class name as a string",
+                                'e.g. raises("gradcheck_jacobian_mismatch", '
+                                'type="GradcheckError")')
+            if k.value.value not in api.RAISED_TYPES:
+                near = api.nearest(k.value.value, set(api.RAISED_TYPES))
+                raise self.fail(node, f"unknown exception class {k.value.value!r} for "
+                                "raises(type=...)",
+                                f"did you mean {', '.join(near)}?" if near else
+                                f"valid: {', '.join(sorted(api.RAISED_TYPES))}")
 
     def index(self, node: ast.expr) -> ir.Expr:
         if isinstance(node, ast.Slice):

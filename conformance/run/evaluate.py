@@ -32,8 +32,9 @@ from conformance.run.trace import (
 class _StepFailed(Exception):
     """A recorded step failed; unwinds to the nearest `with raises` or ends the run."""
 
-    def __init__(self, step: Step) -> None:
+    def __init__(self, step: Step, error_class: type | None = None) -> None:
         self.step = step
+        self.error_class = error_class  # the class of the error that ended it, if one did
 
 
 class _Return(BaseException):
@@ -190,13 +191,14 @@ class Evaluator(ExpressionEvaluator):
             self._block(stmt.body, scope)
         except _StepFailed as failed:
             got = failed.step.outcome
-            if got.status == ERROR and got.kind == context.kind:
+            if got.status == ERROR and got.kind == context.kind and \
+                    not context.type_differs(failed.error_class):
                 return
             if got.status == LIMIT:  # a limit is the case's problem, not an expected error
                 raise
-            raise CaseFailure(f"expected an error of kind {context.kind!r}; got "
+            raise CaseFailure(f"expected an error of {context.describe()}; got "
                               f"{got.describe()}") from None
-        raise CaseFailure(f"expected an error of kind {context.kind!r}; the block ran "
+        raise CaseFailure(f"expected an error of {context.describe()}; the block ran "
                           "without error")
 
     def _expect_in_method(self, context: Expectation, body: tuple[ir.Stmt, ...],
@@ -213,15 +215,15 @@ class Evaluator(ExpressionEvaluator):
                                                  MemoryError)):
                 raise
             got = self._outcome(e)
-            if got.kind != context.kind:
-                raise CaseFailure(f"expected an error of kind {context.kind!r}; got "
+            if got.kind != context.kind or context.type_differs(type(e)):
+                raise CaseFailure(f"expected an error of {context.describe()}; got "
                                   f"{got.describe()}") from None
             return
         if context.warning:
             _check_warnings(context, [warning_record(w).kind for w in self.warnings[first:]],
                             self.trace.warn_always)
             return
-        raise CaseFailure(f"expected an error of kind {context.kind!r}; the block ran "
+        raise CaseFailure(f"expected an error of {context.describe()}; the block ran "
                           "without error")
 
     def _assign(self, target: ir.Expr, value: Any, scope: Scope) -> None:

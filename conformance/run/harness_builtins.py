@@ -28,7 +28,8 @@ class HarnessBuiltins(OperationLimits):
         self.seed = seed
         self._rng: np.random.Generator | None = None  # made on first use (it is not cheap)
         self.builtins: dict[str, Any] = {
-            "raises": lambda kind: self._expectation(kind, warning=False),
+            "raises": lambda kind, type=None: self._expectation(kind, warning=False,
+                                                                exception=type),
             "warns": lambda kind: self._expectation(kind, warning=True),
             "no_warnings": lambda: Expectation(True, None),
             "assert_close": self._assert_close,
@@ -53,14 +54,18 @@ class HarnessBuiltins(OperationLimits):
         self._rng = generator
 
     # ---- harness builtins ------------------------------------------------------------
-    def _expectation(self, kind: Any, *, warning: bool) -> Expectation:
+    def _expectation(self, kind: Any, *, warning: bool,
+                     exception: Any = None) -> Expectation:
         unknown = kinds.unknown_kind(kind, warning=warning)
         if unknown:
             problem, near = unknown
             valid = kinds.WARNING_KINDS if warning else kinds.ERROR_KINDS
             raise CaseFailure(problem + (f"; did you mean {', '.join(near)}?" if near else
                                          f"; valid kinds: {', '.join(valid)}"))
-        return Expectation(warning, kind)
+        if exception is not None and exception not in api.RAISED_TYPES:
+            raise CaseFailure(f"unknown exception class {exception!r} for raises(type=...); "
+                              f"valid: {', '.join(sorted(api.RAISED_TYPES))}")
+        return Expectation(warning, kind, exception)
 
     def _assert_close(self, actual: Any, expected: Any, rtol: float | None = None,
                       atol: float | None = None) -> None:

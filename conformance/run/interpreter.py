@@ -127,6 +127,7 @@ class Interpreter(Evaluator):
         effects = self.effects = changes.Effects()
         caught = self.warnings
         first = len(caught)  # the warnings from here on are this step's
+        error_class: type | None = None   # what `raises(kind, type=...)` checks
         try:
             if self.statement_context is None or isinstance(stmt, _COMPOUND):
                 self._execute(stmt, scope)
@@ -143,6 +144,7 @@ class Interpreter(Evaluator):
             raise
         except Exception as e:  # an engine error is a recorded outcome, not a crash
             outcome = self._outcome(e)
+            error_class = type(e)
         records = [warning_record(w) for w in caught[first:]]
         names = self.observer.names(
             {n: v for n, v in scope.vars.items() if not isinstance(v, type)}, stmt,
@@ -161,7 +163,7 @@ class Interpreter(Evaluator):
             if self.continue_on_error:
                 self.trace.failure = self.trace.failure or step
             else:
-                raise _StepFailed(step)
+                raise _StepFailed(step, error_class)
 
     # ---- program-defined callables ---------------------------------------------------
     # Here, not in evaluate: they run the program's statements (as method bodies) and record

@@ -32,6 +32,17 @@ class Expectation:
 
     warning: bool
     kind: str | None
+    # raises(kind, type="Name"): the error's class or one of its bases is named Name
+    exception: str | None = None
+
+    def describe(self) -> str:
+        what = f"kind {self.kind!r}"
+        return what if self.exception is None else f"{what} of type {self.exception}"
+
+    def type_differs(self, error_class: type | None) -> bool:
+        """Whether an error of `error_class` fails this expectation's `type=`."""
+        return self.exception is not None and (error_class is None or self.exception not in
+                                               {c.__name__ for c in error_class.__mro__})
 
 
 class Scope:

@@ -308,6 +308,40 @@ y = Checked.apply(x)
         str(wrong.failure.outcome.text)
 
 
+def test_raises_with_a_type_checks_the_error_class_and_its_bases() -> None:
+    """`raises(kind, type="Name")`: the kind, and the error's class or a base named Name;
+    torch's gradcheck failure is a GradcheckError, a RuntimeError."""
+    program = """\
+fn = lambda x: (lambda y: (y.register_hook(lambda g: g + 1e-2), y)[1])(x.clone())
+x = torch.ones(2, 2, requires_grad=True)
+with raises("gradcheck_jacobian_mismatch", type="{name}"):
+    torch.autograd.gradcheck(fn, (x,), fast_mode=False)
+class Checked(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        with raises("shape_mismatch", type="{inner}"):
+            x.reshape(3)
+        return x * 1
+    @staticmethod
+    def backward(ctx, g):
+        return g
+y = Checked.apply(x)
+"""
+    for name in ("GradcheckError", "RuntimeError", "Exception"):
+        trace = run(program.format(name=name, inner="RuntimeError"))
+        assert trace.failure is None, trace.failure
+    wrong = run(program.format(name="ValueError", inner="RuntimeError"))
+    assert wrong.failure is not None and wrong.failure.line == 3
+    assert wrong.failure.outcome.status == ASSERTION
+    # (the outcome names the error by its builtin class, as the trace compares it)
+    assert ("expected an error of kind 'gradcheck_jacobian_mismatch' of type ValueError; "
+            "got RuntimeError [gradcheck_jacobian_mismatch]") in str(wrong.failure.outcome.text)
+    in_method = run(program.format(name="GradcheckError", inner="GradcheckError"))
+    assert in_method.failure is not None and in_method.failure.line == 14
+    assert "of type GradcheckError; got RuntimeError [shape_mismatch]" in \
+        str(in_method.failure.outcome.text)
+
+
 def test_a_loop_beyond_its_bound_is_a_limit_at_run_time() -> None:
     for bound in ("10 ** 10", "10 ** 100"):
         trace = run(f"n = {bound}\nfor i in range(n):\n    x = 1\n")

@@ -117,6 +117,12 @@ def test_lambda_carries_its_position() -> None:
         ("with warns('leaf_inplace'):\n    pass", 1, "unknown warning kind",
          "nonleaf_grad_access"),
         ("k = 'leaf_inplace'\nwith raises(k):\n    pass", 2, "one kind name as a string", None),
+        ("with raises('backward_twice', type='GradcheckEror'):\n    pass", 1,
+         "unknown exception class 'GradcheckEror'", "GradcheckError"),
+        ("with raises('backward_twice', type=RuntimeError):\n    pass", 1,
+         "a class name as a string", None),
+        ("with warns('nonleaf_grad_access', type='RuntimeError'):\n    pass", 1,
+         "one kind name as a string", None),
     ],
 )
 def test_rejections_name_line_and_fix(source: str, line: int, message: str,
