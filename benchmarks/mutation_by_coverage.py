@@ -84,22 +84,33 @@ def record(args: argparse.Namespace) -> dict:
     already made (the files added since it: the engine must be the map's, see `draw`)."""
     work = Path(args.workdir)
     tree = work / ("tree" if not args.paths else "tree-added")
+    measured = ["--source=reference_engine"]
+    parts = {"added": args.paths.split(",")} if args.paths else PARTS
+    if args.sampled:  # the whole command, measuring only the files the drawn sample is in
+        args.rev = json.loads((work / "sample.json").read_text())["revision"]
+        files = sorted({m["file"] for m in json.loads(
+            (work / "sample.json").read_text())["mutants"]})
+        measured = [f"--include={','.join(files)}"]
+        parts = {"all": ["--opinfo", "-k", "not opinfo or float64", "cases",
+                         "tests/reference_engine"]}
     export_tree(args.rev, tree)
     revision = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.rev], check=True,
                               capture_output=True, text=True).stdout.strip()
-    parts = {"added": args.paths.split(",")} if args.paths else PARTS
     start = time.perf_counter()
     procs = {f"{name}.{i}": subprocess.Popen(
         ["nice", "-n", "10", sys.executable, "-m", "coverage", "run",
-         f"--data-file={work / f'cov.{name}.{i}'}", "--source=reference_engine", "-m", "pytest",
+         f"--data-file={work / f'cov.{name}.{i}'}", *measured, "-m", "pytest",
          "-p", "mutation_items", f"--only-shard={i}/{args.shards}", "-q", "-p",
          "no:cacheprovider", *part],
         cwd=tree, env=env(tree), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         for name, part in parts.items() for i in range(args.shards)}
+    failed = []
     for name, proc in procs.items():
         out, _ = proc.communicate()
-        if proc.returncode:
-            sys.exit(f"the {name} part fails on the unmutated tree:\n{out[-3000:]}")
+        (work / f"map.{name}.log").write_text(out)
+        if proc.returncode:  # the map is kept; a kill by a failing item is then no kill
+            failed.append(name)
+            print(f"the {name} part fails on the unmutated tree:\n{out[-3000:]}")
     old = json.loads((work / "map.json").read_text()) if args.paths else {"lines": {}}
     lines: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for rel, by in old["lines"].items():
@@ -114,6 +125,7 @@ def record(args: argparse.Namespace) -> dict:
                 lines[rel][str(line)] |= set(contexts)
     seconds = round(time.perf_counter() - start)
     result = {"revision": old.get("revision", revision), "seconds": old.get("seconds", seconds),
+              "whole_command": bool(args.sampled), "failed_parts": failed,
               "added": [*old.get("added", []), *([{"revision": revision, "paths": args.paths,
                                                     "seconds": seconds}] if args.paths else [])],
               "lines": {f: {n: sorted(c) for n, c in sorted(by.items(), key=lambda x: int(x[0]))}
@@ -170,7 +182,8 @@ def map_offset(old_tree: Path, tree: Path, m: dict) -> int | None:
 
 def draw(args: argparse.Namespace) -> dict:
     work = Path(args.workdir)
-    if not args.carry_map:
+    fresh = not (work / "map.json").exists()  # `map --sampled` makes the map after the draw
+    if not args.carry_map and not fresh:
         same_engine_lines(work, args.rev)
     tree, db, config = work / "sample-tree", work / "session.sqlite", work / "cosmic-ray.toml"
     export_tree(args.rev, tree)
@@ -194,7 +207,7 @@ def draw(args: argparse.Namespace) -> dict:
             m["map_offset"] = map_offset(work / "tree", tree, m)
     revision = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.rev], check=True,
                               capture_output=True, text=True).stdout.strip()
-    meta = {"revision": revision, "map_revision": json.loads(
+    meta = {"revision": revision, "map_revision": None if fresh else json.loads(
                 (work / "map.json").read_text())["revision"],
             "seed": args.seed, "sample": args.sample, "generated": annotated + len(specs),
             "in_annotations": annotated, "eligible": len(specs), "files": len(by_file),
@@ -237,6 +250,15 @@ def readers(tree: Path, m: dict) -> list[tuple[int, int]] | None:
 def selection(lines: dict[str, dict[str, list[str]]], m: dict, tree: Path) -> list[str] | None:
     """The items that execute the lines that read the mutant's change, or None (run
     everything): no such lines are found (see `readers`), or no item executes them."""
+    found = covering(lines, m, tree)
+    if not found or IMPORT in found:
+        return None
+    return sorted(found)
+
+
+def covering(lines: dict[str, dict[str, list[str]]], m: dict, tree: Path) -> set[str] | None:
+    """The contexts (items, or IMPORT) that execute the lines reading the mutant's change;
+    None where those lines are not found from the source (see `readers`)."""
     spans = readers(tree, m)
     if not spans:
         return None
@@ -245,26 +267,29 @@ def selection(lines: dict[str, dict[str, list[str]]], m: dict, tree: Path) -> li
     for first, last in spans:
         for n in range(first + shift, last + shift + 1):
             found |= set(lines.get(m["file"], {}).get(str(n), []))
-    if IMPORT in found or not found:
-        return None
-    return sorted(found)
+    return found
 
 
-def command(items: list[str] | None, listing: Path) -> list[str]:
+def command(items: list[str] | None, listing: Path, item_timeout: float = 0) -> list[str]:
+    """The test command, or its `items` alone; `item_timeout` (if not 0) raises the case
+    items' own time limit (60 s), which a loaded machine can exceed on the unmutated tree."""
+    limit = ["--item-timeout", f"{item_timeout:g}"] if item_timeout else []
     if items is None:
-        return [*PYTEST, "--opinfo", "-k", "not opinfo or float64", "cases",
+        return [*PYTEST, *limit, "--opinfo", "-k", "not opinfo or float64", "cases",
                 "tests/reference_engine"]
     listing.write_text("\n".join(items) + "\n")
     paths = sorted({"conformance/opinfo/ids.py" if i.startswith("opinfo/") else i.split("::")[0]
                     for i in items})
     opinfo = ["--opinfo"] if any(i.startswith("opinfo/") for i in items) else []
-    return [*PYTEST, "-p", "mutation_items", f"--only-items={listing}", *opinfo, *paths]
+    return [*PYTEST, *limit, "-p", "mutation_items", f"--only-items={listing}", *opinfo,
+            *paths]
 
 
 def execute(args: argparse.Namespace) -> dict:
     work = Path(args.workdir)
     meta = json.loads((work / "sample.json").read_text())
-    lines = json.loads((work / "map.json").read_text())["lines"]
+    mapped = json.loads((work / "map.json").read_text())
+    lines, whole = mapped["lines"], mapped.get("whole_command", False)
     name = f"{args.part}{'r' if args.reverse else ''}"
     tree = work / f"tree{name}"
     export_tree(meta["revision"], tree)
@@ -295,14 +320,26 @@ def execute(args: argparse.Namespace) -> dict:
         diff = "".join(difflib.unified_diff(source.splitlines(True), mutated.splitlines(True),
                                             f"a/{m['file']}", f"b/{m['file']}"))
         items = selection(lines, m, tree)
-        run = command(items, work / f"items{name}.txt")
+        if items is None and whole and covering(lines, m, tree) == set():
+            # a function's lines that no item of the whole command executes: none can kill
+            result = {**m, "line": m["start"][0], "outcome": "survived",
+                      "by": "no item executes its lines", "items": 0, "seconds": 0,
+                      "diff": diff}
+            with (work / "results.jsonl").open("a") as f:
+                f.write(json.dumps(result) + "\n")
+            print(f"{m['job'][:8]} {m['file']}:{m['start'][0]} survived: no item executes "
+                  "its lines", flush=True)
+            continue
+        run = command(items, work / f"items{name}.txt", args.item_timeout)
         path.write_text(mutated)
+        reasons: list[str] = []
         try:
-            outcome, by = tested(run, tree, args.timeout)
+            outcome, by = tested(run, tree, args.timeout, args.nice, reasons)
         finally:
             path.write_text(source)
         outcome = {"passed": "survived", "failed": "killed"}.get(outcome, outcome)
         result = {**m, "line": m["start"][0], "outcome": outcome, "by": by,
+                  "failures": reasons[:3],
                   "items": "all" if items is None else len(items),
                   "seconds": round(time.perf_counter() - start), "diff": diff}
         with (work / "results.jsonl").open("a") as f:
@@ -327,8 +364,11 @@ def verify(args: argparse.Namespace) -> dict:
     tree = work / "verify"
     export_tree(json.loads((work / "sample.json").read_text())["revision"], tree)
     os.environ.update(env(tree))
-    outcome, by = tested(command(killers, work / "killers.txt"), tree, args.timeout)
-    return {"killing_items": killers, "unmutated": outcome, "first_failure": by}
+    reasons: list[str] = []
+    outcome, by = tested(command(killers, work / "killers.txt", args.item_timeout), tree,
+                         args.timeout, args.nice, reasons)
+    return {"killing_items": killers, "unmutated": outcome, "first_failure": by,
+            "failures": reasons}
 
 
 def summarize(args: argparse.Namespace) -> dict:
@@ -362,10 +402,16 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--shards", type=int, default=2, help="map: processes per part")
     parser.add_argument("--paths", default="", help="map: only these files (a,b), added")
+    parser.add_argument("--sampled", action="store_true",
+                        help="map: after `draw`, at its revision, the whole command in "
+                             "--shards processes, measuring the sample's files alone")
     parser.add_argument("--carry-map", action="store_true",
                         help="draw: at a revision other than the map's (see map_offset)")
     parser.add_argument("--reverse", action="store_true",
                         help="exec: the part's mutants from its last (a second process on it)")
+    parser.add_argument("--nice", type=int, default=10, help="exec, verify: niceness")
+    parser.add_argument("--item-timeout", type=float, default=0,
+                        help="exec, verify: the case items' time limit (0: theirs, 60 s)")
     parser.add_argument("--save", action="store_true")
     args = parser.parse_args()
     modes = {"map": record, "draw": draw, "exec": execute, "verify": verify,

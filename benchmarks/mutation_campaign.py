@@ -378,10 +378,13 @@ def carried(tree: Path, targets: list[Path], diff: str) -> Path | None:
     return None
 
 
-def tested(command: list[str], tree: Path, timeout: float) -> tuple[str, str]:
+def tested(command: list[str], tree: Path, timeout: float, nice: int = 10,
+           reasons: list[str] | None = None) -> tuple[str, str]:
     """("passed" | "failed" | "timeout", the first failing item) of one command run
-    in `tree` under `nice -n 10`; on a timeout the whole process group is killed."""
-    proc = subprocess.Popen(["nice", "-n", "10", *command], cwd=tree, text=True,
+    in `tree` under `nice -n NICE`; on a timeout the whole process group is killed.
+    `reasons` receives pytest's FAILED/ERROR lines (what failed, to tell a kill from a
+    load-driven time limit)."""
+    proc = subprocess.Popen(["nice", "-n", str(nice), *command], cwd=tree, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True,
                             env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
@@ -393,8 +396,11 @@ def tested(command: list[str], tree: Path, timeout: float) -> tuple[str, str]:
         return "timeout", ""
     if proc.returncode == 0:
         return "passed", ""
-    failed = [ln.split()[1] for ln in out.splitlines()
-              if ln.startswith(("FAILED", "ERROR")) and len(ln.split()) > 1]
+    lines = [ln for ln in out.splitlines()
+             if ln.startswith(("FAILED", "ERROR")) and len(ln.split()) > 1]
+    if reasons is not None:
+        reasons += [ln[:400] for ln in lines]
+    failed = [ln.split()[1] for ln in lines]
     return "failed", failed[0] if failed else f"rc {proc.returncode}: {out[-300:]}"
 
 
