@@ -130,16 +130,22 @@ class OpNode(Node):
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         g = grads[0]
-        # torch's generated nodes return undefined grads for an undefined input, and compute
-        # nothing when no input needs a grad (every edge None: an input that only requires
-        # grad through its base, a view made under no_grad), whose saved values were never kept.
-        if g is None or all(fn is None for fn, _ in self.next_edges):
+        # torch's generated nodes compute nothing when no input needs a grad (every edge
+        # None: an input that only requires grad through its base, a view made under
+        # no_grad), whose saved values were never kept.
+        if all(fn is None for fn, _ in self.next_edges):
             return [None] * len(self.next_edges)
+        ctx = self.unpacked()
+        # for an undefined input they return undefined grads, but only after unpacking
+        return [None] * len(self.next_edges) if g is None else list(self.spec.backward(ctx, g))
+
+    def unpacked(self) -> Ctx:
+        """The node's Ctx: torch's generated apply unpacks every saved value first, whichever
+        grads the running backward wants and even when its input grads are undefined (a
+        linalg.vector_norm of ord 0 gives none): a modified or freed one raises."""
         if self.spec.saves_indices and self.__dict__.get("indices_released"):
             raise RuntimeError(messages.BACKWARD_TWICE)
-        # Ctx unpacks every saved value first, whichever grads the running backward wants:
-        # a modified one raises even if no wanted formula reads it.
-        return list(self.spec.backward(Ctx(self), g))
+        return Ctx(self)
 
     def release_variables(self) -> None:
         for sv in self.saved.values():

@@ -2119,6 +2119,12 @@ def norm_input_shape(shape: Sequence[int], input: Sequence[int], rms: bool) -> s
             f"[*{trailing}], but got input of size{sizes(input)}")
 
 
+# rms_norm's check after its weight's (torch 2.13, a ValueError): fewer dims than
+# normalized_shape
+def rms_norm_input_dims(normalized_ndim: int, ndim: int) -> str:
+    return f"Input tensor must have at least {normalized_ndim} dimensions, but got {ndim}"
+
+
 def group_norm_dims(ndim: int) -> str:
     return f"Expected at least 2 dimensions for input tensor but received {ndim}"
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import engine, messages
-from .autograd_meta import Ctx, OpNode, OpSpec, build_node, differentiable
+from .autograd_meta import OpNode, OpSpec, build_node, differentiable
 from .grad_mode import is_grad_enabled
 from .graph import node_class
 from .tensor import Tensor
@@ -28,9 +28,10 @@ class MultiOutputNode(OpNode):
     """An OpNode whose formula receives the grads of all its outputs (None for unused)."""
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        ctx = self.unpacked()   # before the undefined grads' early return, as torch's
         if all(g is None for g in grads):
             return [None] * len(self.next_edges)
-        return list(self.spec.backward(Ctx(self), grads))  # type: ignore[arg-type]
+        return list(self.spec.backward(ctx, grads))  # type: ignore[arg-type]
 
 
 def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:

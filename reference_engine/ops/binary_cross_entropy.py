@@ -76,9 +76,41 @@ def _bce_logits_dy(x: Tensor, y: Tensor, a: Any) -> Tensor:
         ops.neg(x)))), a.weight)
 
 
+def _mean(t: Tensor, c: Any) -> Tensor:
+    """`grad_input.div_(input.sym_numel())` for reduction mean: last, a DivBackward1."""
+    return ops.div_scalar(t, c.numel) if c.reduction == "mean" else t
+
+
+def _bce_logits_backward(g: Tensor, c: Any) -> Tensor:
+    """FunctionsManual's binary_cross_entropy_with_logits_backward, its GradMode branch (the
+    in-place one computes the same values): (sigmoid(x) - y), or with pos_weight
+    (pw y + 1 - y) sigmoid(x) - pw y, times grad, times weight, divided by numel last."""
+    x, y, pw = c.self, c.target, c.pos_weight
+    if pw is None:
+        d = ops.sub(ops.sigmoid(x), y)
+    else:   # pos_weight may broadcast: t = pos_weight.mul(target), not in place
+        t = ops.mul(pw, y)
+        d = ops.sub(ops.mul(ops.sub(ops.add_scalar(t, 1), y), ops.sigmoid(x)), t)
+    return _mean(_weighted(ops.mul(d, g), c.weight), c)
+
+
+def _bce_logits_target_backward(g: Tensor, c: Any) -> Tensor:
+    """FunctionsManual's binary_cross_entropy_with_logits_target_backward: -x * grad, or
+    with pos_weight (log_sigmoid(-x) - log_sigmoid(x) pw) * grad; times weight, divided
+    by numel last."""
+    x, pw = c.self, c.pos_weight
+    if pw is None:
+        d = ops.mul(ops.neg(x), g)
+    else:
+        d = ops.mul(ops.sub(activations.logsigmoid(ops.neg(x)),
+                            ops.mul(activations.logsigmoid(x), pw)), g)
+    return _mean(_weighted(d, c.weight), c)
+
+
 BCE_LOGITS = PointwiseLoss("BinaryCrossEntropyWithLogitsBackward0", ("self", "target"),
                            _bce_logits, (_bce_logits_dx, _bce_logits_dy),
-                           ("weight", "pos_weight"), "binary_cross_entropy_with_logits")
+                           ("weight", "pos_weight"), "binary_cross_entropy_with_logits",
+                           manual=(_bce_logits_backward, _bce_logits_target_backward))
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,

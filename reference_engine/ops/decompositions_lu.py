@@ -26,6 +26,17 @@ from .linalg import matmul
 # ---- the factorisation --------------------------------------------------------------------
 
 
+def _idamax(x: np.ndarray) -> int:
+    """BLAS idamax: the first index whose |x| is greater than every earlier one's. No |x| is
+    greater than a NaN's nor a NaN's than any: a NaN is the pivot only in first place
+    (np.argmax picks the first NaN anywhere)."""
+    best, arg = abs(x[0]), 0
+    for i in range(1, len(x)):
+        if abs(x[i]) > best:
+            best, arg = abs(x[i]), i
+    return arg
+
+
 def _getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One m x n matrix's LU, packed as getrf packs it, and its min(m, n) pivots (1-based)."""
     lu = a.copy()
@@ -33,7 +44,7 @@ def _getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     k = min(m, n)
     pivots = np.zeros(k, np.int32)
     for j in range(k):
-        p = j + int(np.argmax(np.abs(lu[j:, j])))   # the first largest, as idamax
+        p = j + _idamax(lu[j:, j])
         pivots[j] = p + 1
         if p != j:
             lu[[j, p]] = lu[[p, j]]

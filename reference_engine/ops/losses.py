@@ -75,6 +75,10 @@ class PointwiseLoss:
     # target's gradient (where it has one) is it with self and target swapped, and
     # create_graph records its node
     backward_op: Callable[[Tensor, Tensor, Tensor, Any], Tensor] | None = None
+    # each input's gradient written whole, (grad, node) -> Tensor, where FunctionsManual's
+    # formula is not `grad / numel * d` (binary_cross_entropy_with_logits_backward divides
+    # the product by numel last): its create_graph nodes follow (`grads` stay the jvp's)
+    manual: tuple[Callable[[Tensor, Any], Tensor], ...] = ()
     spec: OpSpec = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -90,6 +94,8 @@ class PointwiseLoss:
         if (op := self.backward_op) is not None:
             formulas = (lambda: op(g, c.self, c.target, c), lambda: op(g, c.target, c.self, c))
             return c.grads(*formulas[:len(self.inputs)])
+        if self.manual:
+            return c.grads(*(lambda f=f: f(g, c) for f in self.manual))
         scaled = self._scaled(g, c)
         return c.grads(*(lambda d=d: ops.mul(scaled, d(c.self, c.target, c))
                          for d in self.grads))

@@ -177,6 +177,8 @@ def _check_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Te
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and list(t.shape) != shape:
             raise RuntimeError(messages.norm_affine_shape(name, tuple(t.shape), shape))
+    if rms and input.ndim < len(shape):
+        raise ValueError(messages.rms_norm_input_dims(len(shape), input.ndim))
     if input.ndim < len(shape) or list(input.shape[input.ndim - len(shape):]) != shape:
         raise RuntimeError(messages.norm_input_shape(shape, tuple(input.shape), rms))
 

@@ -186,19 +186,18 @@ def _others(ndim: int, dim: int) -> Dims:
 
 
 def _renorm_backward(c: Any, g: Tensor) -> Tensor:
-    """FunctionsManual renorm_backward: where(norm > maxnorm, factor * grad -
-    (factor * invnorm) * norm_backward(sum(self * grad), self, p, norm), grad)."""
+    """FunctionsManual renorm_backward: where(norm > maxnorm, maxnorm * invnorm *
+    (grad - invnorm * norm_backward(sum(self * grad), self, p, norm)), grad), its ops in
+    its order (create_graph builds its nodes)."""
     x, p, maxnorm = c.self, c.p, c.maxnorm
     dims = _others(x.ndim, c.dim)
     norm = vector_norm(x, p, dims, True)
     grad_output = _sum(ops.mul(x, g), dims, True)
     nb = norm_backward(grad_output, x, p, norm, dims, True)
     invnorm = ops.reciprocal(ops.add_scalar(norm, 1e-7))
-    factor = ops.mul_scalar(invnorm, maxnorm)
-    scaled = ops.mul(factor, g)
-    if nb is not None:
-        scaled = ops.sub(scaled, ops.mul(ops.mul(factor, invnorm), nb))
-    return comparisons.where(_bool(x, norm._data > maxnorm), scaled, g)
+    factor = ops.mul_scalar(invnorm, maxnorm)   # C++'s Scalar * Tensor: MulBackward1
+    inner = g if nb is None else ops.sub(g, ops.mul(invnorm, nb))
+    return comparisons.where(_bool(x, norm._data > maxnorm), ops.mul(factor, inner), g)
 
 
 def _renorm_jvp(c: Any) -> Tensor:

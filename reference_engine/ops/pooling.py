@@ -27,11 +27,15 @@ Axis = tuple[np.ndarray, np.ndarray]   # an axis's (out, in) 0/1 window matrix, 
 
 
 def _apply(a: np.ndarray, mats: Sequence[np.ndarray]) -> np.ndarray:
-    """a's last len(mats) axes mapped through the matrices (out, in)."""
+    """a's last len(mats) axes mapped through the 0/1 matrices (out, in): each output the
+    sum of its row's elements only, as torch's kernels sum a window (a product with the
+    matrix, 0 * nan, would spread a NaN or an infinity to every window of its line)."""
     k = len(mats)
     for i, m in enumerate(mats):
         axis = a.ndim - k + i
-        a = np.moveaxis(np.tensordot(a, m, axes=([axis], [1])), -1, axis)
+        moved = np.moveaxis(a, axis, -1)
+        sums = [moved[..., row.astype(bool)].sum(-1) for row in m]
+        a = np.moveaxis(np.stack(sums, -1) if sums else moved[..., :0], -1, axis)
     return a
 
 
