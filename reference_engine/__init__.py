@@ -103,6 +103,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .nn import dropout as _dropout_ops  # noqa: F401   (h29ops2: F.feature_alpha_dropout)
 from .ops import (  # noqa: F401
     activations,
     atan2,

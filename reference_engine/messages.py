@@ -2790,3 +2790,13 @@ def expand_too_few_sizes(type_string: str, shape: list[int], sizes: list[int]) -
     return (f"expand({type_string}{{{shape}}}, size={sizes}): the number of sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the "
             f"tensor ({len(shape)})")
+
+
+# ---- h29ops2 (issue 24): feature_alpha_dropout, margin losses, attention, Householder ----
+
+# torch/nn/functional.py's dropout functions (a ValueError), and ATen's make_feature_noise
+def dropout_probability(p: float) -> str:
+    return f"dropout probability has to be between 0 and 1, but got {p}"
+
+
+FEATURE_DROPOUT_DIMS = "Feature dropout requires at least 2 dimensions in the input"

@@ -548,3 +548,11 @@ NO_DOUBLE_BACKWARD: dict[str, str] = {
        if n == "cdist" or (n.startswith("cdist_") and not n.startswith("cdist_mm"))},
     "nn.functional.pdist": "_pdist_backward", "pdist_p3": "_pdist_backward",
 }
+
+
+# ---- h29ops2 (issue 24): torch.special.polygamma (n first: no registry sample)
+_H29OPS2: dict[str, Row] = {
+    "special.polygamma": (lambda a: torch.special.polygamma(2, _p(a)), [(3,)]),
+}
+assert not OPS.keys() & _H29OPS2.keys(), "a row of h29ops2's is named twice"
+OPS.update(_H29OPS2)
