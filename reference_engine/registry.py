@@ -694,6 +694,14 @@ OPS: tuple[OpRow, ...] = (
     # draw it are left out by the map, the others are the input itself or input * 0)
     _row("nn.functional.feature_alpha_dropout", "nn.dropout", (2, 3, 2),
          args=(1.0, True)),
+    # margin losses (ops/margin_losses.py; the targets are class indices: by hand)
+    _row("nn.functional.multi_margin_loss", "ops.margin_losses"),
+    _row("nn.functional.multilabel_margin_loss", "ops.margin_losses"),
+    _row("nn.functional.triplet_margin_loss", "ops.margin_losses", M, M, M),
+    # Tensor.__getitem__ (tensor_operators.py, bound in tensor.py: x[index]; views_indexing.py),
+    # OpInfo's entry of indexing: basic items are views, advanced ones IndexBackward0
+    _row("__getitem__", "tensor_operators", M, args=(Const([1, 0, 1]),), function=False,
+         method=False, feature="views"),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -799,7 +807,8 @@ NOT_GENERATED.update({
     if r.differentiable and r.sample is not None and r.module in H28NNF_MODULES})
 
 # ---- h29ops2 (issue 24): its new rows, not drawn by the generator yet ----
-H29OPS2_ROWS = frozenset({"nn.functional.feature_alpha_dropout"})
+H29OPS2_ROWS = frozenset({"nn.functional.feature_alpha_dropout",
+                          "nn.functional.triplet_margin_loss"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.name in H29OPS2_ROWS})
