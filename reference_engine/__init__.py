@@ -103,6 +103,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .nn import dropout as _dropout_ops  # noqa: F401   (h29ops2: F.feature_alpha_dropout)
 from .ops import (  # noqa: F401
     activations,
     atan2,
@@ -174,6 +175,7 @@ from .ops import least_squares as _least_squares_ops  # noqa: F401  (h28ops)
 from .ops import linalg as _linalg_ops
 from .ops import linalg_spectral as _linalg_spectral_ops  # noqa: F401  (h28ops)
 from .ops import lu_solve as _lu_solve_ops  # noqa: F401
+from .ops import margin_losses as _margin_losses_ops  # noqa: F401   (h29ops2)
 from .ops import masked as _masked_ops  # noqa: F401
 from .ops import max_pooling as _max_pooling_ops  # noqa: F401   (h28nnf)
 from .ops import membership as _membership_ops  # noqa: F401

@@ -2796,3 +2796,54 @@ def expand_too_few_sizes(type_string: str, shape: list[int], sizes: list[int]) -
     return (f"expand({type_string}{{{shape}}}, size={sizes}): the number of sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the "
             f"tensor ({len(shape)})")
+
+
+# ---- h29ops2 (issue 24): feature_alpha_dropout, margin losses, attention, Householder ----
+
+# torch/nn/functional.py's dropout functions (a ValueError), and ATen's make_feature_noise
+def dropout_probability(p: float) -> str:
+    return f"dropout probability has to be between 0 and 1, but got {p}"
+
+
+FEATURE_DROPOUT_DIMS = "Feature dropout requires at least 2 dimensions in the input"
+
+
+# torch/csrc/autograd/autograd_not_implemented_fallback.cpp: the NotImplemented node of an op
+# without a derivatives.yaml entry (multi_margin_loss_backward), raised in backward
+def no_derivative_for(op: str) -> str:
+    return f"derivative for {op} is not implemented"
+
+
+# torch/nn/functional.py multi_margin_loss and triplet_margin_loss (ValueErrors)
+MULTI_MARGIN_P = "only p == 1 and p == 2 supported"
+MARGIN_WEIGHT_DIM = "weight must be one-dimensional"
+
+
+def triplet_margin(margin: float) -> str:
+    return f"margin must be greater than 0, got {margin}"
+
+
+# ATen's LossMultiMargin.cpp / LossMultiLabelMargin.cpp shape checks and Loss.cpp's
+# triplet_margin_loss
+def margin_loss_input(sizes: list[int]) -> str:
+    return ("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{sizes}")
+
+
+def multi_margin_target(nframe: int, target: list[int], input: list[int]) -> str:
+    return ("multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{nframe}], but got {target}. "
+            f"Input has shape {input}.")
+
+
+def margin_weight_size(dim: int, weight: list[int]) -> str:
+    return f"inconsistent weight size, expected {dim} but got {weight}"
+
+
+def multilabel_target(target: list[int], input: list[int]) -> str:
+    return f"inconsistent target size: {target} for input of size: {input}"
+
+
+def triplet_dims(a: int, p: int, n: int) -> str:
+    return ("The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs")

@@ -686,6 +686,22 @@ OPS: tuple[OpRow, ...] = (
          overloads=True),
     _row("nn.functional.adaptive_avg_pool3d", "ops.pooling", (1, 1, 2, 3, 4),
          args=((1, 2, 3),), overloads=True),
+
+    # ---- h29ops2 (issue 24): operator breadth, the remaining losses, indexing, special ----
+    # (ops/erf_gamma.py: torch.polygamma's forward; n comes first: by hand)
+    _row("special.polygamma", "ops.erf_gamma"),
+    # (nn/dropout.py: its noise is a draw of the engine's generator; OpInfo's samples that
+    # draw it are left out by the map, the others are the input itself or input * 0)
+    _row("nn.functional.feature_alpha_dropout", "nn.dropout", (2, 3, 2),
+         args=(1.0, True)),
+    # margin losses (ops/margin_losses.py; the targets are class indices: by hand)
+    _row("nn.functional.multi_margin_loss", "ops.margin_losses"),
+    _row("nn.functional.multilabel_margin_loss", "ops.margin_losses"),
+    _row("nn.functional.triplet_margin_loss", "ops.margin_losses", M, M, M),
+    # Tensor.__getitem__ (tensor_operators.py, bound in tensor.py: x[index]; views_indexing.py),
+    # OpInfo's entry of indexing: basic items are views, advanced ones IndexBackward0
+    _row("__getitem__", "tensor_operators", M, args=(Const([1, 0, 1]),), function=False,
+         method=False, feature="views"),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -789,6 +805,13 @@ H28NNF_MODULES = frozenset({"ops.distance", "ops.gradient", "ops.pooling",
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H28NNF_MODULES})
+
+# ---- h29ops2 (issue 24): its new rows, not drawn by the generator yet ----
+H29OPS2_ROWS = frozenset({"nn.functional.feature_alpha_dropout",
+                          "nn.functional.triplet_margin_loss"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.name in H29OPS2_ROWS})
 
 # The default profile draws the rows it drew before issue 24's op breadth (these 60). The
 # generator draws every other row with a sample alike (benchmarks/generator_probe.py with this

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from . import messages, views
+from . import dtypes, messages, views
 from .grad_mode import no_grad
 from .inplace import apply_inplace
 from .inplace_ops import copy_
@@ -145,13 +145,27 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     that view."""
     items = _as_items(index)
     if items is None and _is_advanced(index):
-        return common.gather(self, advanced_positions(self, index), "IndexBackward0")
+        return common.gather(self, advanced_positions(self, index), "IndexBackward0",
+                             indices=[_index_tensor(index)])
     out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
     if key is None:
         # ATen's get_item: an index that selects nothing (x[...], x[:, ...]) still returns a
         # new tensor, an alias view of self
         return _make_view(self, lambda a: a[...], ALIAS) if out is self else out
-    return common.gather(out, _pick(out, key), "IndexBackward0")
+    assert items is not None   # a lone advanced index took the first branch
+    return common.gather(out, _pick(out, key), "IndexBackward0",
+                         indices=[_index_tensor(i) for i in items if _is_advanced(i)])
+
+
+def _index_tensor(item: Any) -> Tensor:
+    """An advanced item as the tensor index.Tensor takes (and IndexBackward0 saves): a
+    tensor as it is (a mask too: ATen expands it to its nonzero positions inside the
+    kernel), a list or array as torch.tensor(...) makes it (int64, or bool)."""
+    if isinstance(item, Tensor):
+        return item
+    arr = np.asarray(item)
+    dt = dtypes.bool_ if arr.dtype == np.bool_ else dtypes.int64
+    return common.new(arr, dt, dtypes.get_default_device())
 
 
 def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None]:

@@ -7,13 +7,15 @@ the engine (`torch.float64`), containers element by element. OpInfo's callables 
 the same way: `torch.<name>` and `Tensor.<name>` by path, and OpInfo's own Python code (a
 lambda such as `where`'s, which reorders arguments; a sample's output processing, with the
 helpers of its module it closes over, as sample_inputs_svd's fn_U its uniformize) is run
-with its global `torch` bound to the engine, when `torch` is all of torch it reaches. What
+with its global `torch` bound to the engine, when `torch` is all of torch it reaches (and
+wrapper_set_seed, the one helper of torch's test suite given a stand-in: _unseeded). What
 cannot be carried over is Unconvertible, naming it: never a value silently changed.
 """
 
 from __future__ import annotations
 
 import dis
+import functools
 import types
 from collections.abc import Callable
 from typing import Any
@@ -103,6 +105,7 @@ def engine_callable(engine: Engine, fn: Callable[..., Any], name: str | None = N
         _reaches_only_torch(fn)
         scope = dict(fn.__globals__)
         scope["torch"] = engine.module
+        scope.update({n: _stand_ins()[id(v)] for n, v in scope.items() if id(v) in _stand_ins()})
         rebound = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__,
                                      _closure(engine, fn))
         rebound.__kwdefaults__ = fn.__kwdefaults__
@@ -110,6 +113,26 @@ def engine_callable(engine: Engine, fn: Callable[..., Any], name: str | None = N
         cached = _REBOUND[(id(fn), id(engine.module))] = rebound
         rebound.__wrapped__ = fn  # type: ignore[attr-defined]
     return cached
+
+
+def _unseeded(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """OpInfo's wrapper_set_seed (torch.testing._utils) for another engine: torch seeds its
+    generator with 42 around the call so that a random op repeats its values. No engine's
+    generator draws torch's stream, whatever its seed, so the call is made as it is: a sample
+    whose values are random diverges (the map leaves it out with its reason), one that draws
+    nothing (a dropout not training) is compared as any other."""
+    return op(*args, **kwargs)
+
+
+@functools.cache   # torch is imported when a lambda is first rebound, not with this module
+def _stand_ins() -> dict[int, Callable[..., Any]]:
+    """The helpers of torch's test suite an OpInfo lambda may call, by id, each with what the
+    rebound lambda calls instead (the helper itself would run torch)."""
+    try:
+        from torch.testing._utils import wrapper_set_seed
+    except ImportError:   # another torch: the lambdas that call it are Unconvertible
+        return {}
+    return {id(wrapper_set_seed): _unseeded}
 
 
 def _own_helper(fn: types.FunctionType, value: Any) -> bool:
@@ -144,7 +167,8 @@ def _reaches_only_torch(fn: types.FunctionType) -> None:
     over is outside torch: a helper of torch's test suite would call torch itself."""
     instructions = list(dis.get_instructions(fn))
     loaded = {i.argval for i in instructions if i.opname == "LOAD_GLOBAL"}
-    values = [fn.__globals__.get(n) for n in loaded - {"torch"}]
+    values = [fn.__globals__.get(n) for n in loaded - {"torch"}
+              if id(fn.__globals__.get(n)) not in _stand_ins()]
     values += [c.cell_contents for name, c in zip(fn.__code__.co_freevars, fn.__closure__ or (),
                                                   strict=True)
                if not _attributes_only(instructions, name, c.cell_contents)

@@ -266,15 +266,19 @@ def _scatter_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 
 
 def gather(self: Tensor, index: np.ndarray, name: str, grad_name: str = "IndexPutBackward0",
-           distinct: bool = False) -> Tensor:
+           distinct: bool = False, indices: Sequence[Tensor] = ()) -> Tensor:
     """self.flatten()[index] - the copy-semantics index op (torch's x[mask] / x[[0, 1]]), and
-    the backward of a view's backward (`grad_name` the scatter its own backward makes)."""
-    spec = OpSpec(name, ("self",), backward=_gather_backward,
-                  saves_indices=name == "IndexBackward0",
+    the backward of a view's backward (`grad_name` the scatter its own backward makes).
+    `indices`: the index tensors torch's IndexBackward0 saves (x[...]'s advanced items, as
+    tensors), which pack hooks see in order; the positions themselves are `index`."""
+    names = tuple(f"indices_{k}" for k in range(len(indices)))
+    spec = OpSpec(name, ("self",), {"self": names} if names else {}, _gather_backward,
+                  saves_indices=name == "IndexBackward0", save_order=names,
                   jvp=lambda c: gather(c.self_t, c.index, name, grad_name, distinct))  # auto_linear
     out = new(self._data.reshape(-1)[index], self.dtype, self.device)
     return record(spec, out, [self], index=index, source_shape=tuple(self.shape),
-                  grad_name=grad_name, distinct=distinct)
+                  grad_name=grad_name, distinct=distinct, **dict(zip(names, indices,
+                                                                     strict=True)))
 
 
 def scatter_add(self: Tensor, index: np.ndarray, shape: Sequence[int], name: str,

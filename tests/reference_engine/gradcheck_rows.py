@@ -548,3 +548,30 @@ NO_DOUBLE_BACKWARD: dict[str, str] = {
        if n == "cdist" or (n.startswith("cdist_") and not n.startswith("cdist_mm"))},
     "nn.functional.pdist": "_pdist_backward", "pdist_p3": "_pdist_backward",
 }
+# Rows whose backward's result torch records a NotImplemented node for (its backward op has
+# no derivatives.yaml entry): differentiating it raises "derivative for <op> is not
+# implemented" (a RuntimeError); the op's name.
+NOT_IMPLEMENTED_NODE: dict[str, str] = {
+    "nn.functional.multi_margin_loss": "aten::multi_margin_loss_backward",
+    "nn.functional.multi_margin_loss_none": "aten::multi_margin_loss_backward",
+    "nn.functional.multilabel_margin_loss": "aten::multilabel_margin_loss_backward",
+}
+
+
+# ---- h29ops2 (issue 24): torch.special.polygamma (n first: no registry sample)
+_H29OPS2: dict[str, Row] = {
+    "special.polygamma": (lambda a: torch.special.polygamma(2, _p(a)), [(3,)]),
+    # margin losses with class-index targets (margins wide enough that hinges count; the
+    # central differences stay off the hinges' kinks for uniform inputs in [-1, 1])
+    "nn.functional.multi_margin_loss": (lambda a: F.multi_margin_loss(
+        a, torch.tensor([0, 2]), p=2, margin=3.0, weight=torch.tensor([0.5, -1.0, 2.0])),
+        [(2, 3)]),
+    "nn.functional.multi_margin_loss_none": (lambda a: F.multi_margin_loss(
+        a, torch.tensor([1, 0]), margin=3.0, reduction="none"), [(2, 3)]),
+    "nn.functional.multilabel_margin_loss": (lambda a: F.multilabel_margin_loss(
+        a, torch.tensor([[0, 2, -1], [1, -1, 0]]), reduction="none"), [(2, 3)]),
+    "triplet_margin_loss_swap": (lambda a, b, c: F.triplet_margin_loss(
+        a, b, c, margin=4.0, p=3, swap=True, reduction="none"), [(2, 3), (2, 3), (2, 3)]),
+}
+assert not OPS.keys() & _H29OPS2.keys(), "a row of h29ops2's is named twice"
+OPS.update(_H29OPS2)

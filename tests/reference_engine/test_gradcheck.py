@@ -24,7 +24,12 @@ import pytest
 
 import reference_engine as torch
 from reference_engine import messages
-from tests.reference_engine.gradcheck_rows import NO_DOUBLE_BACKWARD, OPS, _outputs
+from tests.reference_engine.gradcheck_rows import (
+    NO_DOUBLE_BACKWARD,
+    NOT_IMPLEMENTED_NODE,
+    OPS,
+    _outputs,
+)
 
 EPS = 1e-6
 
@@ -100,7 +105,20 @@ def test_a_backward_torch_does_not_differentiate_refuses_double_backward(name: s
     assert str(info.value) == messages.derivative_not_implemented(NO_DOUBLE_BACKWARD[name])
 
 
-@pytest.mark.parametrize("name", sorted(set(OPS) - set(NO_DOUBLE_BACKWARD)))
+@pytest.mark.parametrize("name", sorted(NOT_IMPLEMENTED_NODE))
+def test_a_backward_torch_records_as_not_implemented_refuses_double_backward(name: str
+                                                                             ) -> None:
+    f, arrays, weights = _setup(name, _rng("double_backward", name))
+    inputs = _leaves(arrays)
+    grads = torch.autograd.grad(_weighted(f, weights)(*inputs), inputs, create_graph=True)
+    assert [type(g.grad_fn).__name__ for g in grads] == ["NotImplemented"] * len(grads)
+    with pytest.raises(RuntimeError) as info:
+        torch.autograd.grad(sum(g.sum() for g in grads), inputs)
+    assert str(info.value) == messages.no_derivative_for(NOT_IMPLEMENTED_NODE[name])
+
+
+@pytest.mark.parametrize("name", sorted(set(OPS) - set(NO_DOUBLE_BACKWARD)
+                                        - set(NOT_IMPLEMENTED_NODE)))
 def test_double_backward_matches_central_difference(name: str) -> None:
     rng = _rng("double_backward", name)
     f, arrays, weights = _setup(name, rng)
