@@ -703,7 +703,7 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.instance_norm", "ops.batch_norm", (2, 3, 4), overloads=True),
     # (ops/prelu.py: a weight per channel; ops/trilinear.py: F.bilinear over _trilinear)
     _row("nn.functional.prelu", "ops.prelu", (2, 3, 2), (3,)),
-    _row("nn.functional.bilinear", "ops.trilinear", (2, 3), (2, 4), (5, 3, 4), (5,)),
+    _row("nn.functional.bilinear", "ops.trilinear", (2, 3), (2, 4), (5, 3, 4)),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where

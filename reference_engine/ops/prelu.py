@@ -33,10 +33,17 @@ def _kernel_jvp(c: Any) -> Tensor:
                  ops.add(ops.mul(c.weight, c.self_t), ops.mul(c.weight_t, c.self)))
 
 
+def _kernel_grads(c: Any, g: Tensor) -> list[Tensor | None]:
+    """_prelu_kernel_backward's grads; the weight's, of the input's shape, summed to the
+    weight's as torch's engine sums a grad to its input's shape (SumBackward1, a view)."""
+    gs, gw = prelu_kernel_backward(g, c.self, c.weight)
+    return [gs, reductions.sum_to(gw, tuple(c.weight.shape))]
+
+
 PRELU_KERNEL = OpSpec(
     "PreluKernelBackward0", ("self", "weight"),
     {"self": ("self", "weight"), "weight": ("self", "weight")},
-    lambda c, g: list(prelu_kernel_backward(g, c.self, c.weight)),
+    lambda c, g: _kernel_grads(c, g),
     jvp=_kernel_jvp)
 
 
@@ -77,7 +84,7 @@ def _backward_jvps(c: Any) -> tuple[Tensor, Tensor]:
                                              ops.mul(c.grad_output, c.weight_t)))
     r1 = where(pos, _zero(c.self), ops.add(ops.mul(c.grad_output, c.self_t),
                                            ops.mul(c.grad_output_t, c.self)))
-    return r0, reductions.sum_to(r1, tuple(c.weight.shape))
+    return r0, r1
 
 
 def _backward_jvp_spec(index: int) -> OpSpec:
@@ -90,17 +97,13 @@ BACKWARD_JVPS = (_backward_jvp_spec(0), _backward_jvp_spec(1))
 
 def prelu_kernel_backward(grad_output: Tensor, self: Tensor, weight: Tensor
                           ) -> tuple[Tensor, Tensor]:
-    """(grad_self, grad_weight): the CPU kernel's `self > 0 ? grad : weight * grad` and
-    `self > 0 ? 0 : self * grad`, the latter summed to the weight's shape."""
+    """(grad_self, grad_weight), both of self's shape: the CPU kernel's
+    `self > 0 ? grad : weight * grad` and `self > 0 ? 0 : self * grad`."""
     x, w, g = self._data, weight._data, grad_output._data
     pos = x > 0
     with np.errstate(all="ignore"):
         gs = np.where(pos, g, w * g)
         gw = np.where(pos, 0, x * g).astype(x.dtype)
-    lead = gw.ndim - w.ndim
-    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(w.shape)
-                                      if n == 1 and gw.shape[lead + i] != 1)
-    gw = gw.sum(axis=dims, keepdims=True).reshape(w.shape) if dims else gw
     outs = (common.new(gs, self.dtype, self.device), common.new(gw, weight.dtype, weight.device))
     inputs = [grad_output, self, weight]
     if differentiable(inputs):
