@@ -165,12 +165,14 @@ from .ops import aten as _aten
 
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products; combinations,
 # einsum and lu_solve are named for the torch functions the facade sets in their place)
+from .ops import batch_norm as _batch_norm_ops  # noqa: F401   (h29ops: batch norm)
 from .ops import combinations as _combinations_ops  # noqa: F401
 from .ops import common as _common_ops
 from .ops import distance as _distance_ops  # noqa: F401   (h28nnf: cdist, pdist)
 from .ops import einsum as _einsum_ops  # noqa: F401
 from .ops import folding as _folding_ops  # noqa: F401   (h28nnf: F.unfold)
 from .ops import gradient as _gradient_ops  # noqa: F401   (h28nnf: torch.gradient)
+from .ops import interpolate as _interpolate_ops  # noqa: F401   (h29ops: F.interpolate)
 from .ops import least_squares as _least_squares_ops  # noqa: F401  (h28ops)
 from .ops import linalg as _linalg_ops
 from .ops import linalg_spectral as _linalg_spectral_ops  # noqa: F401  (h28ops)
@@ -181,11 +183,13 @@ from .ops import max_pooling as _max_pooling_ops  # noqa: F401   (h28nnf)
 from .ops import membership as _membership_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401
 from .ops import pooling as _pooling_ops  # noqa: F401   (h28nnf: average pooling)
+from .ops import prelu as _prelu_ops  # noqa: F401   (h29ops: F.prelu)
 from .ops import scatter as _scatter_ops  # noqa: F401
 from .ops import special as _special_ops  # noqa: F401
 from .ops import spectral as _spectral_ops  # noqa: F401  (h28ops)
 from .ops import torch_norm as _torch_norm_ops  # noqa: F401  (h28ops)
 from .ops import triangular as _triangular_ops  # noqa: F401
+from .ops import trilinear as _trilinear_ops  # noqa: F401   (h29ops: F.bilinear)
 from .ops.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS

@@ -2847,3 +2847,138 @@ def multilabel_target(target: list[int], input: list[int]) -> str:
 def triplet_dims(a: int, p: int, n: int) -> str:
     return ("The anchor, positive, and negative tensors are expected to have the same number "
             f"of dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs")
+# ---- h29ops (issue 24): interpolate and upsampling, batch and instance norm, grid_sample,
+# embedding_bag, bilinear, prelu ----
+
+# torch/nn/functional.py interpolate (ValueError, TypeError, NotImplementedError)
+INTERPOLATE_ALIGN_CORNERS = ("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+INTERPOLATE_SIZE_AND_SCALE = "only one of size or scale_factor should be defined"
+INTERPOLATE_SIZE_OR_SCALE = "either size or scale_factor should be defined"
+INTERPOLATE_RECOMPUTE_WITH_SIZE = ("recompute_scale_factor is not meaningful with an explicit "
+                                   "size.")
+INTERPOLATE_ANTIALIAS = ("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+
+
+def interpolate_size_dims(spatial: list[int], size: object) -> str:
+    return ("Input and output must have the same number of spatial dimensions, but got input "
+            f"with spatial dimensions of {spatial} and output size of {size}. Please provide "
+            "input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+            "format.")
+
+
+def interpolate_scale_dims(spatial: list[int], scale_factor: object) -> str:
+    return ("Input and scale_factor must have the same number of spatial dimensions, but got "
+            f"input with spatial dimensions of {spatial} and scale_factor of shape "
+            f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+            "scale_factor in (s1, s2, ...,sK) format.")
+
+
+def interpolate_size_types(types: list[type]) -> str:
+    return ("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+            f"Tuple[int, int, int], but got size with types {types}")
+
+
+def interpolate_rank(ndim: int, mode: str, needs: int) -> str:
+    return f"Got {ndim}D input, but {mode} mode needs {needs}D input"
+
+
+def interpolate_input(ndim: int, mode: str) -> str:
+    return ("Input Error: Only 3D, 4D and 5D input Tensors supported"
+            f" (got {ndim}D) for the modes: nearest | linear | bilinear | bicubic | trilinear "
+            f"| lanczos | area | nearest-exact (got {mode})")
+
+
+def interpolate_not_modelled(mode: str, antialias: bool) -> str:
+    """The engine's own: the anti-aliasing kernels (_upsample_bilinear2d_aa, ...) and lanczos
+    are not modelled."""
+    return (f"reference engine: F.interpolate mode '{mode}' with antialias={antialias} is not "
+            "modelled")
+
+
+def upsample_deprecated(name: str) -> str:
+    """F.upsample, F.upsample_nearest, F.upsample_bilinear (UserWarning)."""
+    return f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead."
+
+
+# aten/src/ATen/native/UpSample.cpp compute_output_size and UpSample.h's common checks
+UPSAMPLE_SIZE_OR_SCALE = "Must specify exactly one of output_size and scale_factors"
+
+
+def upsample_expected(name: str, k: int, got: int) -> str:
+    return f"It is expected {name} equals to {k}, but got size {got}"
+
+
+def upsample_sizes(spatial: list[int], sizes: list[int]) -> str:
+    axes = "DHW"[3 - len(spatial):]
+    inp = ", ".join(f"{a}: {n}" for a, n in zip(axes, spatial, strict=True))
+    out = ", ".join(f"{a}: {n}" for a, n in zip(axes, sizes, strict=True))
+    joint = " and output" if len(spatial) == 1 else " output"
+    return (f"Input and output sizes should be greater than 0, but got input ({inp}){joint} "
+            f"({out})")
+
+
+def upsample_empty(k: int, shape: list[int]) -> str:
+    return f"Non-empty {k + 2}D data tensor expected but got a tensor with sizes {shape}"
+
+
+# torch/nn/functional.py batch_norm's _verify_batch_size, instance_norm's
+# _verify_spatial_size (ValueError: they print the input's torch.Size)
+def batch_norm_batch_size(size: Sequence[int]) -> str:
+    return ("Expected more than 1 value per channel when training, got input size "
+            f"torch.Size({list(size)})")
+
+
+def instance_norm_spatial_size(size: Sequence[int]) -> str:
+    return ("Expected more than 1 spatial element when training, got input size "
+            f"torch.Size({list(size)})")
+
+
+# aten/src/ATen/native/Normalization.cpp _batch_norm_impl_index, instance_norm
+def batch_norm_undefined(name: str) -> str:
+    return f"{name} must be defined in evaluation mode"
+
+
+def batch_norm_features(name: str, expected: int, actual: int) -> str:
+    return f"{name} should contain {expected} elements not {actual}"
+
+
+INSTANCE_NORM_RUNNING_STATS = ("Expected running_mean and running_var to be defined when "
+                               "use_input_stats is false")
+
+
+# aten/src/ATen/native/Activation.cpp prelu
+PRELU_ZERO_DIM = "Not allow zero-dim input tensor."
+
+
+def prelu_channels(weights: int, channels: int) -> str:
+    return ("Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+            f"{weights} and channel size = {channels}.")
+
+
+def prelu_weight_dims(ndim: int) -> str:
+    return f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {ndim}"
+
+
+def prelu_promotion(a: str, b: str) -> str:
+    """ScalarType names (Float, Double)."""
+    return f"prelu: Type promoting not supported. Got {a} and {b}"
+
+
+# aten/src/ATen/native/Linear.cpp bilinear
+def bilinear_dims(a: int, b: int) -> str:
+    return f"bilinear(): input dimensions do not match: got {a} and {b}"
+
+
+def bilinear_batch(a: int, b: int) -> str:
+    return f"bilinear(): input batch dimensions do not match: got {a} and {b}"
+
+
+def bilinear_weight(k: int, got: int, expected: int) -> str:
+    return (f"bilinear(): input{k} size does not match weight size: got {got} but expected "
+            f"{expected}")
+
+
+def bilinear_bias(got: int, expected: int) -> str:
+    return f"bilinear(): bias size does not match weight size: got {got} but expected {expected}"

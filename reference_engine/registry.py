@@ -702,6 +702,24 @@ OPS: tuple[OpRow, ...] = (
     # OpInfo's entry of indexing: basic items are views, advanced ones IndexBackward0
     _row("__getitem__", "tensor_operators", M, args=(Const([1, 0, 1]),), function=False,
          method=False, feature="views"),
+    # ---- h29ops (issue 24): interpolation, normalisations, sampling ----
+    # F.interpolate and its deprecated spellings (ops/interpolate.py over ops/upsampling.py):
+    # F's Python functions; a sample's mode is the default, nearest
+    _row("nn.functional.interpolate", "ops.interpolate", (1, 2, 3, 4), args=((5, 3),),
+         overloads=True),
+    _row("nn.functional.upsample_nearest", "ops.interpolate", (1, 2, 3), args=(5,),
+         overloads=True),
+    _row("nn.functional.upsample_bilinear", "ops.interpolate", (1, 2, 3, 4), args=((5, 3),),
+         overloads=True),
+    # batch and instance norm (ops/batch_norm.py): F's Python functions; native_batch_norm's
+    # mean and invstd outputs are not differentiable (test_gradcheck.py writes its row)
+    _row("native_batch_norm", "ops.batch_norm", method=False),
+    _row("nn.functional.batch_norm", "ops.batch_norm", (3, 2, 2),
+         args=(None, None, None, None, True), overloads=True),
+    _row("nn.functional.instance_norm", "ops.batch_norm", (2, 3, 4), overloads=True),
+    # (ops/prelu.py: a weight per channel; ops/trilinear.py: F.bilinear over _trilinear)
+    _row("nn.functional.prelu", "ops.prelu", (2, 3, 2), (3,)),
+    _row("nn.functional.bilinear", "ops.trilinear", (2, 3), (2, 4), (5, 3, 4)),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -812,6 +830,12 @@ H29OPS2_ROWS = frozenset({"nn.functional.feature_alpha_dropout",
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.name in H29OPS2_ROWS})
+# ---- h29ops (issue 24): its new rows, not drawn by the generator yet ----
+H29OPS_MODULES = frozenset({"ops.interpolate", "ops.batch_norm", "ops.prelu",
+                            "ops.trilinear"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.module in H29OPS_MODULES})
 
 # The default profile draws the rows it drew before issue 24's op breadth (these 60). The
 # generator draws every other row with a sample alike (benchmarks/generator_probe.py with this

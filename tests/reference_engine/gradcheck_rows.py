@@ -575,3 +575,37 @@ _H29OPS2: dict[str, Row] = {
 }
 assert not OPS.keys() & _H29OPS2.keys(), "a row of h29ops2's is named twice"
 OPS.update(_H29OPS2)
+
+
+# ---- h29ops (issue 24): interpolate's modes (align_corners, scale factors), batch norm in
+# training and evaluation with its affine parameters, instance norm, prelu's scalar weight
+def _interpolate(a: Any, **kwargs: Any) -> Any:
+    return F.interpolate(a, **kwargs) ** 2
+
+
+_H29OPS: dict[str, Row] = {
+    **{f"interpolate_{name}": (functools.partial(_interpolate, **kwargs), [shape])
+       for name, shape, kwargs in (
+           ("linear_aligned", (1, 2, 4), {"size": 7, "mode": "linear", "align_corners": True}),
+           ("bilinear_scale", (1, 1, 3, 4), {"scale_factor": 1.7, "mode": "bilinear"}),
+           ("bicubic", (1, 1, 3, 4), {"size": (5, 2), "mode": "bicubic"}),
+           ("bicubic_aligned", (1, 1, 3, 3), {"size": 5, "mode": "bicubic",
+                                              "align_corners": True}),
+           ("trilinear", (1, 1, 2, 3, 2), {"size": (3, 2, 4), "mode": "trilinear"}),
+           ("nearest_exact", (1, 2, 5), {"scale_factor": 0.6, "mode": "nearest-exact"}),
+           ("nearest_3d", (1, 1, 2, 3, 2), {"size": (3, 2, 4)}),
+           ("area", (1, 2, 5, 4), {"size": (3, 2), "mode": "area"}))},
+    "native_batch_norm_output": (lambda a, w, b: torch.native_batch_norm(
+        a, w, b, None, None, True, 0.1, 1e-5)[0], [(3, 2, 2), (2,), (2,)]),
+    "batch_norm_running_stats": (lambda a, w, b: F.batch_norm(
+        a, torch.tensor([0.5, -1.0], dtype=a.dtype), torch.tensor([2.0, 0.5], dtype=a.dtype),
+        w, b) ** 2, [(3, 2), (2,), (2,)]),
+    "batch_norm_training_affine": (lambda a, w, b: F.batch_norm(
+        a, None, None, w, b, training=True), [(3, 2, 2), (2,), (2,)]),
+    "instance_norm_affine": (lambda a, w, b: F.instance_norm(a, weight=w, bias=b),
+                             [(2, 2, 3), (2,), (2,)]),
+    "prelu_scalar_weight": (lambda a, w: F.prelu(a, w), [(2, 3), (1,)]),
+    "bilinear_no_batch": (lambda a, b, w: F.bilinear(a, b, w), [(3,), (2,), (4, 3, 2)]),
+}
+assert not OPS.keys() & _H29OPS.keys(), "a row of h29ops's is named twice"
+OPS.update(_H29OPS)
