@@ -9,6 +9,7 @@ copied out of torch's sources.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 # --- requires_grad / leaves -------------------------------------------------
 ONLY_FLOAT_REQUIRE_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
@@ -2790,3 +2791,130 @@ def expand_too_few_sizes(type_string: str, shape: list[int], sizes: list[int]) -
     return (f"expand({type_string}{{{shape}}}, size={sizes}): the number of sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the "
             f"tensor ({len(shape)})")
+
+
+# ---- h29conv (issue 24): convolution (Convolution.cpp), max pooling (Pool.h) ----
+CONV_WEIGHT_DIMS = "weight should have at least three dimensions"
+CONV_GROUPS = "non-positive groups is not supported"
+CONV_PADDING_NEGATIVE = "negative padding is not supported"
+CONV_OUTPUT_PADDING_NEGATIVE = "negative output_padding is not supported"
+CONV_STRIDE = "non-positive stride is not supported"
+CONV_DILATION = "dilation should be greater than zero"
+CONV_WEIGHT_DIMS_SAME = "weight should have at least three dimensions"
+CONV_SAME_STRIDED = "padding='same' is not supported for strided convolutions"
+# convolution_same's TORCH_WARN_ONCE
+CONV_SAME_EVEN_KERNEL = ("Using padding='same' with even kernel lengths and odd dilation may "
+                         "require a zero-padded copy of the input be created")
+
+
+def _sizes(shape: Sequence[int]) -> str:
+    return f"[{', '.join(map(str, shape))}]"
+
+
+def conv_param_length(name: str, dim: int, values: Sequence[int]) -> str:
+    """expand_param_if_needed."""
+    return (f"expected {name} to be a single integer value or a list of {dim} values to "
+            f"match the convolution dimensions, but got {name}={_sizes(values)}")
+
+
+def conv_input_dims(weight: list[int], input: list[int]) -> str:
+    """check_shape_forward: the input's rank against the weight's."""
+    k = len(weight)
+    return (f"Expected {k}-dimensional input for {k}-dimensional weight {_sizes(weight)}, "
+            f"but got {len(input)}-dimensional input of size {_sizes(input)} instead")
+
+
+def conv_same_input_dims(k: int, weight: list[int], input: list[int]) -> str:
+    """convolution_same's own text of it (no space before the weight's size)."""
+    return (f"Expected {k}-dimensional input for {k}-dimensional weight{_sizes(weight)}, "
+            f"but got {len(input)}-dimensional input of size {_sizes(input)} instead")
+
+
+def conv_same_broadcast(name: str, dim: int) -> str:
+    return f"{name} cannot broadcast to {dim} dimensions"
+
+
+def conv_weight_groups(groups: int, what: str, weight: list[int]) -> str:
+    return (f"Given groups={groups}, expected weight to be {what} {groups} at dimension 0, "
+            f"but got weight of size {_sizes(weight)} instead")
+
+
+def conv_input_channels(given: str, weight: list[int], input: list[int], channels: int
+                        ) -> str:
+    return (f"Given {given}, weight of size {_sizes(weight)}, expected input{_sizes(input)} "
+            f"to have {channels} channels, but got {input[1]} channels instead")
+
+
+def conv_bias(given: str, weight: list[int], elements: int, bias: list[int]) -> str:
+    """`given` is "" or "transposed=1, "."""
+    return (f"Given {given}weight of size {_sizes(weight)}, expected bias to be 1-dimensional "
+            f"with {elements} elements, but got bias of size {_sizes(bias)} instead")
+
+
+def conv_kernel_too_large(padded: list[int], kernel: list[int]) -> str:
+    return (f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater "
+            "than actual input size")
+
+
+def conv_batchify(dims: int, op: str, shape: list[int]) -> str:
+    return (f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {op}, but got "
+            f"input of size: {_sizes(shape)}")
+
+
+def conv_bias_dtype(input: str, bias: str) -> str:
+    return f"Input type ({input}) and bias type ({bias}) should be the same"
+
+
+def conv_padding_string(padding: str) -> str:
+    return f"Invalid padding string: '{padding}'"
+
+
+def conv_output_padding(dims: int, p: Any) -> str:
+    return "output padding must be smaller than either stride or dilation"
+
+
+def max_unpool_index(index: int, plane: int) -> str:
+    return f"Found an invalid max index: {index}"
+
+
+def max_unpool_output_length(k: int, got: int) -> str:
+    """F's _unpool_output_size (ValueError)."""
+    return (f"output_size should be a sequence containing {k} or {k + 2} elements, but it has "
+            f"a length of '{got}'")
+
+
+def max_unpool_output_size(output_size: Any, d: int, low: int, high: int) -> str:
+    return f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})'
+
+
+def max_unpool_indices_dtype(name: str) -> str:
+    return f"elements in indices should be type int64 but got: {name}"
+
+
+def max_unpool_shapes(input: list[int], indices: list[int]) -> str:
+    return (f"Expected shape of indices to be same as that of the input tensor "
+            f"({_sizes(input)}) but got indices tensor with shape: {_sizes(indices)}")
+
+
+def max_unpool_input(k: int, shape: list[int]) -> str:
+    return (f"Input to max_unpooling{k}d should be a {k + 1}d or {k + 2}d Tensor, but got a "
+            f"tensor with {len(shape)} dimensions.")
+
+
+def max_pool_positive(name: str, values: Sequence[int]) -> str:
+    return f"{name} should be greater than zero"
+
+
+def max_pool_input(k: int, shape: list[int]) -> str:
+    return pool2d_input(shape)
+
+
+def max_pool_pad_half(pad: int, kernel: int, dilation: int) -> str:
+    return (f"pad should be at most half of effective kernel size, but got pad={pad}, "
+            f"kernel_size={kernel} and dilation={dilation}")
+
+
+def max_pool1d_input(shape: list[int]) -> str:
+    return ("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+            f"for input, but got:{_sizes(shape)}")
