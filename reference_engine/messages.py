@@ -2902,19 +2902,46 @@ def max_unpool_input(k: int, shape: list[int]) -> str:
             f"tensor with {len(shape)} dimensions.")
 
 
-def max_pool_positive(name: str, values: Sequence[int]) -> str:
-    return f"{name} should be greater than zero"
+POOL_STRIDE_ZERO = "stride should not be zero"
+POOL2D_RANK = "non-empty 3D or 4D (batch mode) tensor expected for input"
 
 
-def max_pool_input(k: int, shape: list[int]) -> str:
-    return pool2d_input(shape)
+def max_pool_positive(what: str, values: Sequence[int]) -> str:
+    """pool2d_shape_check / pool3d_shape_check (Pool.h): each value named by its axis."""
+    axes = "HW" if len(values) == 2 else "THW"
+    prefix = {"kernel size": "k", "stride": "d", "dilation": "dilation"}[what]
+    shown = " ".join(f"{prefix}{a}: {v}" for a, v in zip(axes, values, strict=True))
+    return f"{what} should be greater than zero, but got {shown}"
 
 
 def max_pool_pad_half(pad: int, kernel: int, dilation: int) -> str:
+    """pooling_output_shape (Pool.h): the padding against the dilated kernel's half."""
     return (f"pad should be at most half of effective kernel size, but got pad={pad}, "
             f"kernel_size={kernel} and dilation={dilation}")
+
+
+def max_pool_pad_kernel_half(kernel: list[int], pads: list[int]) -> str:
+    """pool2d_shape_check / pool3d_shape_check: the padding against the kernel's half."""
+    if len(kernel) == 2:
+        return ("pad should be smaller than or equal to half of kernel size, but got "
+                f"padW = {pads[1]}, padH = {pads[0]}, kW = {kernel[1]}, kH = {kernel[0]}")
+    return ("pad should be smaller than or equal to half of kernel size, but got "
+            f"kT: {kernel[0]} kW: {kernel[2]} kH: {kernel[1]} padT: {pads[0]} "
+            f"padW: {pads[2]} padH: {pads[1]}")
+
+
+def max_pool3d_empty(shape: list[int]) -> str:
+    """pool3d_shape_check (it prints the zero length where its text says the dimension)."""
+    return ("max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch "
+            f"dimensions to have positive length, but input has a shape of {_sizes(shape)} "
+            "and non-batch dimension 0 has length zero!")
 
 
 def max_pool1d_input(shape: list[int]) -> str:
     return ("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
             f"for input, but got:{_sizes(shape)}")
+
+
+def max_pool1d_argument(text: str) -> str:
+    """check_max_pool1d (MaxPooling.cpp)."""
+    return f"max_pool1d() {text}"

@@ -90,24 +90,33 @@ def max_pool_backward(grad_output: Tensor, self: Tensor, indices: Tensor, k: int
 
 def _max_pool(op: str, k: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
               dilation: Any, ceil_mode: bool) -> tuple[Tensor, Tensor]:
-    """max_pool{2,3}d_with_indices: its checks in ATen's order, then the pooling."""
+    """max_pool{2,3}d_with_indices: the meta function's checks in ATen's order (argument
+    lengths, rank, pooling_output_shape per axis, then pool2d/3d_shape_check), then the
+    pooling."""
     kernel = _ints(op, "kernel_size", kernel_size, k)
     steps = _ints(op, "stride", [] if stride is None else stride, k, omittable=True) or kernel
     pads = _ints(op, "padding", padding, k)
     dils = _ints(op, "dilation", dilation, k)
-    for name, values in (("kernel size", kernel), ("stride", steps), ("dilation", dils)):
-        if min(values) <= 0:
-            raise RuntimeError(messages.max_pool_positive(name, values))
-    batch = input.ndim == k + 2
-    if input.ndim not in (k + 1, k + 2) or 0 in input.shape[int(batch):]:
-        raise RuntimeError(messages.max_pool_input(k, list(input.shape)))
+    if input.ndim not in (k + 1, k + 2):
+        raise RuntimeError(messages.POOL2D_RANK if k == 2 else messages.POOL3D_INPUT)
     sizes = []
     for n, kk, ss, pp, dd in zip(input.shape[-k:], kernel, steps, pads, dils, strict=True):
+        if ss == 0:
+            raise RuntimeError(messages.POOL_STRIDE_ZERO)
         if pp < 0:
             raise RuntimeError(messages.pool_pad_negative(pp))
-        if pp > (dd * (kk - 1) + 1) // 2:
+        if pp > ((kk - 1) * dd + 1) // 2:
             raise RuntimeError(messages.max_pool_pad_half(pp, kk, dd))
         sizes.append(output_size(n, kk, ss, pp, dd, ceil_mode))
+    for what, values in (("kernel size", kernel), ("stride", steps), ("dilation", dils)):
+        if min(values) <= 0:
+            raise RuntimeError(messages.max_pool_positive(what, values))
+    if k == 2 and (0 in input.shape[1:] or (input.ndim == 3 and input.shape[0] == 0)):
+        raise RuntimeError(messages.pool2d_input(list(input.shape)))
+    if k == 3 and 0 in input.shape[input.ndim - 4:]:
+        raise RuntimeError(messages.max_pool3d_empty(list(input.shape)))
+    if any(kk // 2 < pp for kk, pp in zip(kernel, pads, strict=True)):
+        raise RuntimeError(messages.max_pool_pad_kernel_half(kernel, pads))
     if any(o < 1 for o in sizes):
         raise RuntimeError(messages.pool_output_small(input.shape[-k - 1],
                                                       list(input.shape[-k:]), sizes))
@@ -136,18 +145,43 @@ def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return out if return_indices else out[0]
 
 
+def _check_max_pool1d(input: Tensor, kernel: int, step: int, pad: int, dil: int,
+                      ceil_mode: bool) -> None:
+    """torch.max_pool1d's own checks (MaxPooling.cpp: the rank, then check_max_pool1d)."""
+    shape = input.shape
+    if not ((input.ndim == 2 and shape[0] and shape[1])
+            or (input.ndim == 3 and shape[1] and shape[2])):
+        raise RuntimeError(messages.max_pool1d_input(list(shape)))
+    for ok, text in ((kernel > 0, f"kernel_size must be greater than zero, but got {kernel}"),
+                     (step > 0, f"stride must be greater than zero, but got {step}"),
+                     (pad >= 0, f"padding must be non-negative, but got {pad}"),
+                     (pad <= kernel // 2, "padding should be at most half of kernel size, "
+                                          f"but got padding={pad} and kernel_size={kernel}"),
+                     (dil > 0, f"dilation must be greater than zero, but got {dil}")):
+        if not ok:
+            raise RuntimeError(messages.max_pool1d_argument(text))
+    if pad > ((kernel - 1) * dil + 1) // 2:
+        raise RuntimeError(messages.max_pool_pad_half(pad, kernel, dil))
+    out = output_size(shape[-1], kernel, step, pad, dil, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(messages.max_pool1d_argument(f"Invalid computed output size: {out}"))
+
+
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False
                ) -> Any:
-    """ATen's max_pool1d_with_indices: max_pool2d_with_indices of input.unsqueeze(-2) with a
-    1-high window, squeezed back."""
+    """torch.max_pool1d (its checks first) or max_pool1d_with_indices (checkDimRange): both
+    max_pool2d_with_indices of input.unsqueeze(-2) with a 1-high window, squeezed back."""
     op = "max_pool1d_with_indices" if return_indices else "max_pool1d"
     kernel = _one(op, "kernel_size", kernel_size)
     step = kernel if stride is None or (not isinstance(stride, int) and not list(stride)) \
         else _one(op, "stride", stride)
     pad, dil = _one(op, "padding", padding), _one(op, "dilation", dilation)
-    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
-        raise RuntimeError(messages.max_pool1d_input(list(input.shape)))
+    if return_indices:
+        if input.ndim not in (2, 3):
+            raise RuntimeError(messages.pool1d_dims("max_pool1d", input.ndim))
+    else:
+        _check_max_pool1d(input, kernel, step, pad, dil, ceil_mode)
     out, idx = _max_pool("max_pool2d", 2, views.unsqueeze(input, -2), [1, kernel], [1, step],
                          [0, pad], [1, dil], ceil_mode)
     out, idx = views.squeeze(out, -2), views.squeeze(idx, -2)
