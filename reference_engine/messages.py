@@ -9,6 +9,7 @@ copied out of torch's sources.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 # --- requires_grad / leaves -------------------------------------------------
 ONLY_FLOAT_REQUIRE_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
@@ -1650,7 +1651,6 @@ def grad_complex_mismatch(i: int, grad_dtype: object, out_dtype: object) -> str:
             f"output[{i}] has a dtype of {out_dtype}.")
 
 
-
 # ---- h24gen ---------------------------------------------------------------------------------
 
 def kernel_not_implemented(kernel: str, scalar_name: str) -> str:
@@ -2847,6 +2847,8 @@ def multilabel_target(target: list[int], input: list[int]) -> str:
 def triplet_dims(a: int, p: int, n: int) -> str:
     return ("The anchor, positive, and negative tensors are expected to have the same number "
             f"of dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs")
+
+
 # ---- h29ops (issue 24): interpolate and upsampling, batch and instance norm, grid_sample,
 # embedding_bag, bilinear, prelu ----
 
@@ -2982,3 +2984,157 @@ def bilinear_weight(k: int, got: int, expected: int) -> str:
 
 def bilinear_bias(got: int, expected: int) -> str:
     return f"bilinear(): bias size does not match weight size: got {got} but expected {expected}"
+
+
+# ---- h29conv (issue 24): convolution (Convolution.cpp), max pooling (Pool.h) ----
+CONV_WEIGHT_DIMS = "weight should have at least three dimensions"
+CONV_GROUPS = "non-positive groups is not supported"
+CONV_PADDING_NEGATIVE = "negative padding is not supported"
+CONV_OUTPUT_PADDING_NEGATIVE = "negative output_padding is not supported"
+CONV_STRIDE = "non-positive stride is not supported"
+CONV_DILATION = "dilation should be greater than zero"
+CONV_WEIGHT_DIMS_SAME = "weight should have at least three dimensions"
+CONV_SAME_STRIDED = "padding='same' is not supported for strided convolutions"
+# convolution_same's TORCH_WARN_ONCE
+CONV_SAME_EVEN_KERNEL = ("Using padding='same' with even kernel lengths and odd dilation may "
+                         "require a zero-padded copy of the input be created")
+
+
+def _sizes(shape: Sequence[int]) -> str:
+    return f"[{', '.join(map(str, shape))}]"
+
+
+def conv_param_length(name: str, dim: int, values: Sequence[int]) -> str:
+    """expand_param_if_needed."""
+    return (f"expected {name} to be a single integer value or a list of {dim} values to "
+            f"match the convolution dimensions, but got {name}={_sizes(values)}")
+
+
+def conv_input_dims(weight: list[int], input: list[int]) -> str:
+    """check_shape_forward: the input's rank against the weight's."""
+    k = len(weight)
+    return (f"Expected {k}-dimensional input for {k}-dimensional weight {_sizes(weight)}, "
+            f"but got {len(input)}-dimensional input of size {_sizes(input)} instead")
+
+
+def conv_same_input_dims(k: int, weight: list[int], input: list[int]) -> str:
+    """convolution_same's own text of it (no space before the weight's size)."""
+    return (f"Expected {k}-dimensional input for {k}-dimensional weight{_sizes(weight)}, "
+            f"but got {len(input)}-dimensional input of size {_sizes(input)} instead")
+
+
+def conv_same_broadcast(name: str, dim: int) -> str:
+    return f"{name} cannot broadcast to {dim} dimensions"
+
+
+def conv_weight_groups(groups: int, what: str, weight: list[int]) -> str:
+    return (f"Given groups={groups}, expected weight to be {what} {groups} at dimension 0, "
+            f"but got weight of size {_sizes(weight)} instead")
+
+
+def conv_input_channels(given: str, weight: list[int], input: list[int], channels: int
+                        ) -> str:
+    return (f"Given {given}, weight of size {_sizes(weight)}, expected input{_sizes(input)} "
+            f"to have {channels} channels, but got {input[1]} channels instead")
+
+
+def conv_bias(given: str, weight: list[int], elements: int, bias: list[int]) -> str:
+    """`given` is "" or "transposed=1, "."""
+    return (f"Given {given}weight of size {_sizes(weight)}, expected bias to be 1-dimensional "
+            f"with {elements} elements, but got bias of size {_sizes(bias)} instead")
+
+
+def conv_kernel_too_large(padded: list[int], kernel: list[int]) -> str:
+    return (f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater "
+            "than actual input size")
+
+
+def conv_batchify(dims: int, op: str, shape: list[int]) -> str:
+    return (f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {op}, but got "
+            f"input of size: {_sizes(shape)}")
+
+
+def conv_bias_dtype(input: str, bias: str) -> str:
+    return f"Input type ({input}) and bias type ({bias}) should be the same"
+
+
+def conv_padding_string(padding: str) -> str:
+    return f"Invalid padding string: '{padding}'"
+
+
+def conv_output_padding(dims: int, p: Any) -> str:
+    return "output padding must be smaller than either stride or dilation"
+
+
+def max_unpool_index(index: int, plane: int) -> str:
+    return f"Found an invalid max index: {index}"
+
+
+def max_unpool_output_length(k: int, got: int) -> str:
+    """F's _unpool_output_size (ValueError)."""
+    return (f"output_size should be a sequence containing {k} or {k + 2} elements, but it has "
+            f"a length of '{got}'")
+
+
+def max_unpool_output_size(output_size: Any, d: int, low: int, high: int) -> str:
+    return f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})'
+
+
+def max_unpool_indices_dtype(name: str) -> str:
+    return f"elements in indices should be type int64 but got: {name}"
+
+
+def max_unpool_shapes(input: list[int], indices: list[int]) -> str:
+    return (f"Expected shape of indices to be same as that of the input tensor "
+            f"({_sizes(input)}) but got indices tensor with shape: {_sizes(indices)}")
+
+
+def max_unpool_input(k: int, shape: list[int]) -> str:
+    return (f"Input to max_unpooling{k}d should be a {k + 1}d or {k + 2}d Tensor, but got a "
+            f"tensor with {len(shape)} dimensions.")
+
+
+POOL_STRIDE_ZERO = "stride should not be zero"
+POOL2D_RANK = "non-empty 3D or 4D (batch mode) tensor expected for input"
+
+
+def max_pool_positive(what: str, values: Sequence[int]) -> str:
+    """pool2d_shape_check / pool3d_shape_check (Pool.h): each value named by its axis."""
+    axes = "HW" if len(values) == 2 else "THW"
+    prefix = {"kernel size": "k", "stride": "d", "dilation": "dilation"}[what]
+    shown = " ".join(f"{prefix}{a}: {v}" for a, v in zip(axes, values, strict=True))
+    return f"{what} should be greater than zero, but got {shown}"
+
+
+def max_pool_pad_half(pad: int, kernel: int, dilation: int) -> str:
+    """pooling_output_shape (Pool.h): the padding against the dilated kernel's half."""
+    return (f"pad should be at most half of effective kernel size, but got pad={pad}, "
+            f"kernel_size={kernel} and dilation={dilation}")
+
+
+def max_pool_pad_kernel_half(kernel: list[int], pads: list[int]) -> str:
+    """pool2d_shape_check / pool3d_shape_check: the padding against the kernel's half."""
+    if len(kernel) == 2:
+        return ("pad should be smaller than or equal to half of kernel size, but got "
+                f"padW = {pads[1]}, padH = {pads[0]}, kW = {kernel[1]}, kH = {kernel[0]}")
+    return ("pad should be smaller than or equal to half of kernel size, but got "
+            f"kT: {kernel[0]} kW: {kernel[2]} kH: {kernel[1]} padT: {pads[0]} "
+            f"padW: {pads[2]} padH: {pads[1]}")
+
+
+def max_pool3d_empty(shape: list[int]) -> str:
+    """pool3d_shape_check (it prints the zero length where its text says the dimension)."""
+    return ("max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch "
+            f"dimensions to have positive length, but input has a shape of {_sizes(shape)} "
+            "and non-batch dimension 0 has length zero!")
+
+
+def max_pool1d_input(shape: list[int]) -> str:
+    return ("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+            f"for input, but got:{_sizes(shape)}")
+
+
+def max_pool1d_argument(text: str) -> str:
+    """check_max_pool1d (MaxPooling.cpp)."""
+    return f"max_pool1d() {text}"

@@ -720,6 +720,30 @@ OPS: tuple[OpRow, ...] = (
     # (ops/prelu.py: a weight per channel; ops/trilinear.py: F.bilinear over _trilinear)
     _row("nn.functional.prelu", "ops.prelu", (2, 3, 2), (3,)),
     _row("nn.functional.bilinear", "ops.trilinear", (2, 3), (2, 4), (5, 3, 4)),
+    # ---- h29conv (issue 24): convolution, max pooling ----
+    # (ops/conv_functional.py over ATen's convolution, ops/convolution.py; a padding is
+    # ints or 'same'/'valid': torch parses two signatures. The samples leave out the bias, an
+    # optional tensor the sample's positions would make required: gradcheck_rows.py's
+    # h29conv rows pass one)
+    _row("nn.functional.conv1d", "ops.conv_functional", (1, 2, 5), (3, 2, 2), overloads=True),
+    _row("nn.functional.conv2d", "ops.conv_functional", (1, 2, 4, 3), (3, 2, 2, 2),
+         overloads=True),
+    _row("nn.functional.conv3d", "ops.conv_functional", (1, 2, 3, 3, 2), (2, 2, 2, 2, 1),
+         overloads=True),
+    _row("nn.functional.conv_transpose1d", "ops.conv_functional", (1, 2, 3), (2, 3, 2)),
+    _row("nn.functional.conv_transpose2d", "ops.conv_functional", (1, 2, 3, 2), (2, 3, 2, 2)),
+    _row("nn.functional.conv_transpose3d", "ops.conv_functional", (1, 2, 2, 2, 2),
+         (2, 2, 2, 1, 2)),
+    # (ops/max_pool.py: F's Python functions, return_indices)
+    _row("nn.functional.max_pool1d", "ops.max_pool", (1, 2, 5), args=(2,), overloads=True),
+    _row("nn.functional.max_pool2d", "ops.max_pool", (1, 2, 4, 4), args=(2,),
+         overloads=True),
+    _row("nn.functional.max_pool3d", "ops.max_pool", (1, 1, 2, 2, 4), args=(2,),
+         overloads=True),
+    # (ops/max_unpool.py: F's Python functions; the indices a gradcheck sample cannot draw)
+    _row("nn.functional.max_unpool1d", "ops.max_unpool", overloads=True),
+    _row("nn.functional.max_unpool2d", "ops.max_unpool", overloads=True),
+    _row("nn.functional.max_unpool3d", "ops.max_unpool", overloads=True),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -836,6 +860,11 @@ H29OPS_MODULES = frozenset({"ops.interpolate", "ops.batch_norm", "ops.prelu",
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H29OPS_MODULES})
+# ---- h29conv (issue 24): its new rows, not drawn by the generator yet ----
+H29CONV_MODULES = frozenset({"ops.conv_functional", "ops.max_pool", "ops.max_unpool"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.module in H29CONV_MODULES})
 
 # The default profile draws the rows it drew before issue 24's op breadth (these 60). The
 # generator draws every other row with a sample alike (benchmarks/generator_probe.py with this

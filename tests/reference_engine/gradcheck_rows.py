@@ -609,3 +609,39 @@ _H29OPS: dict[str, Row] = {
 }
 assert not OPS.keys() & _H29OPS.keys(), "a row of h29ops's is named twice"
 OPS.update(_H29OPS)
+
+
+# ---- h29conv (issue 24): convolution's geometry (stride, padding, dilation, groups, 'same'
+# with an even kernel, unbatched, transposed with output_padding), max pooling's (padding,
+# dilation, ceil_mode, indices), max unpooling (its indices from a non-overlapping max pool,
+# so each input lands once)
+def _unpool(k: int) -> Callable[..., Any]:
+    pool = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[k - 1]
+    unpool = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[k - 1]
+
+    def row(a: Any) -> Any:
+        _, indices = pool(a.detach(), 2, return_indices=True)
+        return unpool(a[(..., *[slice(None, None, 2)] * k)] * 1, indices, 2)
+    return row
+
+
+_H29CONV: dict[str, Row] = {
+    "conv2d_strided_grouped": (lambda x, w, b: F.conv2d(x, w, b, (2, 1), 1, (1, 2), 2),
+                               [(2, 4, 5, 4), (4, 2, 3, 2), (4,)]),
+    "conv1d_same_even": (lambda x, w: F.conv1d(x, w, padding="same", dilation=3),
+                         [(2, 6), (3, 2, 2)]),
+    "conv3d_valid_unbatched": (lambda x, w: F.conv3d(x, w, padding="valid"),
+                               [(2, 3, 3, 2), (2, 2, 2, 2, 1)]),
+    "conv_transpose2d_geometry": (lambda x, w, b: F.conv_transpose2d(
+        x, w, b, (2, 3), 1, (1, 2), 2, (2, 1)), [(1, 4, 3, 2), (4, 1, 2, 2), (2,)]),
+    "conv_transpose1d_unbatched": (lambda x, w: F.conv_transpose1d(x, w, None, 2, 1, 1),
+                                   [(2, 4), (2, 3, 3)]),
+    "max_pool2d_geometry": (lambda a: F.max_pool2d(a, (3, 2), (2, 1), 1, (1, 2), True),
+                            [(1, 2, 5, 6)]),
+    "max_pool1d_indices": (lambda a: F.max_pool1d(a, 3, 2, 1, 2, True, True)[0], [(2, 7)]),
+    "max_pool3d_padded": (lambda a: F.max_pool3d(a, 2, 1, 1), [(1, 2, 2, 3)]),
+    **{f"nn.functional.max_unpool{k}d": (_unpool(k), [shape])
+       for k, shape in ((1, (1, 2, 6)), (2, (1, 2, 4, 4)), (3, (1, 1, 2, 4, 2)))},
+}
+assert not OPS.keys() & _H29CONV.keys(), "a row of h29conv's is named twice"
+OPS.update(_H29CONV)
