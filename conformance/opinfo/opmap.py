@@ -89,6 +89,12 @@ class Part:
     def part(self) -> str:
         return self.text.partition(": ")[0]
 
+    @property
+    def rounding(self) -> bool:
+        """A last-bits difference (its reason says "rounding"): it shows or not by the CPU's
+        vector instructions, so agreeing here does not make the line stale."""
+        return "rounding" in self.reason.lower()
+
     def covers(self, kind: str, index: int, kwargs: Iterable[str] = ()) -> bool:
         """Whether this part names sample or error input `index` (`kwargs`: its keywords)."""
         if self.kind == "kwarg":
