@@ -197,7 +197,10 @@ def _storage_offset(t: Tensor) -> int:
 
 def _same_layout(a: Tensor, b: Tensor) -> bool:
     """torch's has_same_meta: storage offset, sizes, strides (but a dim of size 1's, which
-    reads no other element), storage size."""
+    reads no other element), storage size. A ZeroTensor (a formula's result made of missing
+    tangents alone) has no storage: never the same, so set_fw_grad copies it."""
+    if a._zerotensor or b._zerotensor:
+        return False
     if a.shape != b.shape or any(
             sa != sb and n != 1 for sa, sb, n in zip(a.stride(), b.stride(), a.shape,
                                                     strict=True)):
@@ -294,11 +297,14 @@ class JvpCtx:
 
 
 def _zero_tangent(x: Tensor) -> Tensor:
-    """The tangent a formula reads for an input without one: zeros, a wrapped number for a
-    wrapped number (a Python scalar operand, which torch's Scalar overloads give no tangent
-    at all), so that it loses to tensors in type promotion as the scalar does (a float32
-    0-d dual plus 0.5 has a float32 tangent, not a float64 one)."""
-    zeros = dispatch.zeros_like(x)
+    """The tangent a formula reads for an input without one: torch's generated code gives
+    it `_efficientzerotensor` of the input's shape and dtype, a ZeroTensor (contiguous
+    zeros that mul, div, add and sub treat as known zeros: ops/zero_tensor.py); a wrapped
+    number for a wrapped number (a Python scalar operand, which torch's Scalar overloads
+    give no tangent at all), so that it loses to tensors in type promotion as the scalar
+    does (a float32 0-d dual plus 0.5 has a float32 tangent, not a float64 one)."""
+    zeros = Tensor(np.zeros(tuple(x.shape), dtype=x.dtype.np), x.dtype, x.device)
+    zeros._zerotensor = True
     zeros._wrapped_number = x._wrapped_number
     return zeros
 

@@ -63,6 +63,7 @@ def _python_operator(method: Callable[[Tensor, Any], Tensor]
 
 class Tensor:
     _wrapped_number = False   # a Python number wrapped for an op; loses type promotion
+    _zerotensor = False   # ATen's ZeroTensor, a missing tangent in a jvp (ops/zero_tensor.py)
     # The state every tensor starts with, as class attributes: the engine makes a tensor per
     # op, and __init__ then writes only what each tensor owns. Setting one on a tensor
     # (t._grad_fn = node) gives that tensor its own value, as any attribute assignment does.

@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 def retain_grad(self: Tensor) -> None:
     if not self.requires_grad:
         raise RuntimeError(messages.RETAIN_GRAD_NO_GRAD)
-    if self.is_leaf or self._retains_grad:
+    # torch's C++ is_leaf reads the grad_fn_ field, not the getter that regenerates a
+    # view's grad_fn (and refuses a view made under no_grad whose base changed since): such
+    # a view is a leaf here, and retain_grad does nothing
+    if self._grad_fn is None or self._retains_grad:
         return
     node = self.grad_fn
     assert node is not None

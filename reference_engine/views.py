@@ -60,6 +60,10 @@ def _forward_view(out: Tensor, src: Tensor, fn: ViewFn) -> None:
     out._fw_base = src._fw_base if src._fw_base is not None else src
     out._fw_index = fn(parent if parent is not None else _positions(src))
     out._fw_fn = then(src._fw_fn if src._fw_base is not None else None, fn)
+    if forward_ad.active():
+        # torch makes a view's tangent when the view op runs: read now, it is cached, so an
+        # in-place view op on the base later (d.t_()) restrides the base's tangent, not this
+        forward_ad.fw_grad(out)
 
 
 def then(first: ViewFn | None, fn: ViewFn) -> ViewFn:

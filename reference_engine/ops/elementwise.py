@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
+from . import zero_tensor
 from .common import (
     OUT,
     Number,
@@ -26,6 +27,7 @@ from .common import (
     _float_dtype,
     _promotes,
     into_out,
+    iterator_result,
     new,
     parse,
     wrap,
@@ -83,11 +85,19 @@ def _times(g: Tensor, alpha: Number) -> Tensor:
 def add(self: Any, other: Any, alpha: Number = 1, *, out: Tensor | None = None) -> Tensor:
     if out is not None:
         return into_out("add", out, (self, other), lambda: add(self, other, alpha))
+    if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
+        ts = [wrap(self), wrap(other)]
+        return record(ADD, zero_tensor.total(ts, _promotes(ts), iterator_result, alpha), ts,
+                      alpha=alpha)
     return _elementwise(ADD, lambda a, b: a + alpha * b if alpha != 1 else a + b,
                         (self, other), alpha=alpha)
 
 
 def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
+    if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
+        ts = [wrap(self), wrap(other)]
+        return record(SUB, zero_tensor.total(ts, _promotes(ts), iterator_result, alpha,
+                                             subtract=True), ts, alpha=alpha)
     return _elementwise(SUB, lambda a, b: a - alpha * b if alpha != 1 else a - b,
                         (self, other), alpha=alpha)
 
@@ -118,16 +128,23 @@ def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
     parse("rsub", (self, other), "Tensor input, Tensor other, *, Number alpha = 1",
           "Tensor input, Number other, Number alpha = 1")
     if isinstance(other, Tensor):
-        return _elementwise(RSUB, lambda a, b: b - alpha * a if alpha != 1 else b - a,
-                            (self, other), alpha=alpha)
+        # ATen's rsub is sub(other, self, alpha): other is TensorIterator's first operand,
+        # whose layout the result takes
+        out = _elementwise(None, lambda b, a: b - alpha * a if alpha != 1 else b - a,
+                           (other, self))
+        return record(RSUB, out, [self, other], alpha=alpha)
     dt = _promotes([self, wrap(other)])
     arr = _compute(lambda a: other - alpha * a, self._data.astype(dt.np))
-    return record(RSUB_SCALAR, new(arr, dt, self.device), [self], alpha=alpha, other=other)
+    return record(RSUB_SCALAR, iterator_result(arr, dt, self.device, [self]), [self],
+                  alpha=alpha, other=other)
 
 
 def mul(self: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     if out is not None:
         return into_out("mul", out, (self, other), lambda: mul(self, other))
+    if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
+        ts = [wrap(self), wrap(other)]
+        return record(MUL, zero_tensor.product(ts, _promotes(ts)), ts)
     return _elementwise(MUL, multiply, (self, other))
 
 
@@ -146,6 +163,9 @@ def multiply(a: Any, b: Any) -> Any:
 
 def mul_scalar(self: Tensor, other: Number) -> Tensor:
     """tensor * Scalar as ATen calls it internally (MulBackward1; the scalar is no input)."""
+    if self._zerotensor:
+        return record(MUL_SCALAR, zero_tensor.scaled(self, _promotes([self, wrap(other)])),
+                      [self], other=other)
     dt = _promotes([self, wrap(other)])
     arr = _compute(lambda a: multiply(a, other), self._data.astype(dt.np))
     return record(MUL_SCALAR, new(arr, dt, self.device), [self], other=other)
@@ -158,6 +178,8 @@ def div(self: Any, other: Any, *, rounding_mode: Any = _UNSET) -> Tensor:
     ts = [wrap(self), wrap(other)]
     if rounding_mode is not _UNSET:
         return division.div_mode(ts[0], ts[1], rounding_mode)
+    if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
+        return record(DIV, zero_tensor.product(ts, _promotes(ts), divide=True), ts)
     dt = _promotes(ts)
     return _elementwise(DIV, np.true_divide, ts,
                         compute_dtype=dt if dt.is_differentiable else dtypes.get_default_dtype())
