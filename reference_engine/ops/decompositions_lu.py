@@ -103,6 +103,14 @@ def lu_backward(gl: Tensor | None, gu: Tensor | None, P: Tensor, L: Tensor, U: T
     m > n (L = [L1; L2]): P [L1^{-H} (tril(L1^H gL1, -1) + triu(gU U^H - L2^H gL2)) U^{-H};
     gL2 U^{-H}]."""
     m, k, n = L.shape[-2], L.shape[-1], U.shape[-1]
+    if m == n and gl is not None and gu is not None:
+        # FunctionsManual's square case, in its order (U^{-H} solved first) and on the whole
+        # L and U: its create_graph graph is torch's (the generator's ci profile met a
+        # lu_factor backward whose graph narrowed L and solved with it first)
+        x = ops.add(triangular.tril(matmul(_mH(L), gl), -1), triangular.triu(matmul(gu, _mH(U))))
+        ga = solve_triangular(_mH(U), x, upper=False, left=False)
+        ga = solve_triangular(_mH(L), ga, upper=True, left=True, unitriangular=True)
+        return matmul(P, ga) if pivot else ga
     gl = common.zeros_like(L) if gl is None else gl
     gu = common.zeros_like(U) if gu is None else gu
     if m >= n:
