@@ -21,7 +21,6 @@ import numpy as np
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
-from .pooling import _apply
 
 # (kind, spatial rank) -> the mode's name in torch's node names
 NAMES = {("nearest", 1): "Nearest1D", ("nearest", 2): "Nearest2D", ("nearest", 3): "Nearest3D",
@@ -163,6 +162,17 @@ def _specs(name: str) -> tuple[OpSpec, OpSpec]:
 
 
 SPECS = {key: _specs(name) for key, name in NAMES.items()}
+
+
+def _apply(a: np.ndarray, mats: Sequence[np.ndarray]) -> np.ndarray:
+    """a's last len(mats) axes mapped through the weight matrices (out, in). (pooling.py's
+    _apply, which this used, now sums a window's 0/1 elements only: interpolation's weights
+    are not 0/1.)"""
+    k = len(mats)
+    for i, m in enumerate(mats):
+        axis = a.ndim - k + i
+        a = np.moveaxis(np.tensordot(a, m, axes=([axis], [1])), -1, axis)
+    return a
 
 
 def upsample(self: Tensor, up: Upsample) -> Tensor:
