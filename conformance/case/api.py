@@ -154,8 +154,10 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
 
 # Ops that may write into an input although their name has no trailing `_`: ATen's cov of a
 # single observation with only fweights or only aweights zeroes its input in place
-# (cases/ops/cov_of_one_observation_zeroes_its_input.yaml).
-WRITES_AN_INPUT = frozenset({"cov"})
+# (cases/ops/cov_of_one_observation_zeroes_its_input.yaml); batch norm in training updates
+# its running_mean and running_var in place (instance norm through it).
+WRITES_AN_INPUT = frozenset({"cov", "native_batch_norm", "nn.functional.batch_norm",
+                             "nn.functional.instance_norm"})
 
 
 def _op_flags(name: str) -> frozenset[str]:
