@@ -18,7 +18,8 @@ The verdict comes from the one rule, decision.decide, over the item's parts
   except a line about rounding (its reason says "rounding"): which last bits differ depends
   on the CPU's vector instructions, which NumPy's and torch's kernels (MKL, Sleef) choose at
   run time, so such a line allows its parts and never goes stale (a float32 sum that differs
-  on one machine agrees on another).
+  on one machine agrees on another); so does a line about torch's nondeterminism (its reason
+  says "not deterministic": which input's value lands at a shared output position, say).
   The lines describe the reference engine: for another engine a line only allows (its parts
   may pass), never goes stale.
 An entry OpInfo lacks, or a line naming a sample or error input OpInfo no longer has (the
@@ -196,7 +197,7 @@ def _map_lines(key: str, dtype: str, result: CheckResult, op: Any, engine: Engin
                           if p.verdict == Verdict.KNOWN.value)
             decisions.append(decide(status, text, (entry,), listed_in=MAP_SHOWN))
             continue
-        if engine.name != MAP_ENGINE or part.rounding:
+        if engine.name != MAP_ENGINE or part.unstable:
             continue
         if other is None:
             other_dtype = next(d for d in DTYPES if d != dtype)

@@ -90,10 +90,12 @@ class Part:
         return self.text.partition(": ")[0]
 
     @property
-    def rounding(self) -> bool:
-        """A last-bits difference (its reason says "rounding"): it shows or not by the CPU's
-        vector instructions, so agreeing here does not make the line stale."""
-        return "rounding" in self.reason.lower()
+    def unstable(self) -> bool:
+        """A difference that shows on some runs only: last bits (its reason says "rounding"),
+        which the CPU's vector instructions decide, or torch's own nondeterminism (its reason
+        says "not deterministic"), so agreeing here does not make the line stale."""
+        reason = self.reason.lower()
+        return "rounding" in reason or "not deterministic" in reason
 
     def covers(self, kind: str, index: int, kwargs: Iterable[str] = ()) -> bool:
         """Whether this part names sample or error input `index` (`kwargs`: its keywords)."""

@@ -68,7 +68,8 @@ def run_item(key: str, dtype: str, engine: Engine, torch_engine: Engine,
 
 def stale(items: Iterable[Item], omap: opmap.OpMap) -> list[str]:
     """The map's left-out lines that name no part, or whose every part agrees with torch in
-    every dtype checked (but a line about rounding): each is to be deleted (or narrowed)."""
+    every dtype checked (but an unstable line: rounding, nondeterminism): each is to be
+    deleted (or narrowed)."""
     verdicts: dict[tuple[str, str], set[str]] = {}
     checked: set[str] = set()
     for item in items:
@@ -85,8 +86,8 @@ def stale(items: Iterable[Item], omap: opmap.OpMap) -> list[str]:
             seen = verdicts.get((key, line.text))
             if seen is None:
                 found.append(f"{key}: `{line.text}` names no sample or error input of OpInfo's")
-            elif seen <= {Verdict.PASS.value, Verdict.MASKED.value} and not line.rounding:
-                # (a line about rounding never goes stale: item.py's module docstring)
+            elif seen <= {Verdict.PASS.value, Verdict.MASKED.value} and not line.unstable:
+                # (an unstable line never goes stale: item.py's module docstring)
                 found.append(f"{key}: `{line.text}` agrees with torch now: delete it")
     return found
 
