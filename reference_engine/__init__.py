@@ -337,6 +337,7 @@ autograd.GradcheckError = gradcheck.GradcheckError  # type: ignore[attr-defined]
 float32 = float = _dtypes.float32
 float64 = double = _dtypes.float64
 float16 = half = _dtypes.float16
+bfloat16 = _dtypes.bfloat16
 int64 = long = _dtypes.int64
 int32 = int = _dtypes.int32
 int16 = short = _dtypes.int16
@@ -352,6 +353,7 @@ __all__ = [
     "Tensor",
     "arange",
     "autograd",
+    "bfloat16",
     "bool",
     "cdouble",
     "cfloat",

@@ -13,9 +13,11 @@ class dtype:
     """A torch dtype: knows its numpy twin and the names torch prints for it."""
 
     def __init__(self, name: str, np_dtype: Any, scalar_name: str, cpp_name: str,
-                 tensor_type: str, category: int) -> None:
+                 tensor_type: str, category: int, bits: int | None = None) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
+        # the width torch gives it; bfloat16 is held in float32 storage (bfloat16_round)
+        self.bits = bits if bits is not None else 8 * self.np.itemsize
         self.scalar_name = scalar_name      # "Float", used in ATen messages
         self.cpp_name = cpp_name            # "float", caffe2 TypeMeta name
         self.tensor_type = tensor_type      # "FloatTensor", used in version errors
@@ -44,11 +46,18 @@ int64 = dtype("int64", np.int64, "Long", "long int", "LongTensor", 1)
 float16 = dtype("float16", np.float16, "Half", "c10::Half", "HalfTensor", 2)
 float32 = dtype("float32", np.float32, "Float", "float", "FloatTensor", 2)
 float64 = dtype("float64", np.float64, "Double", "double", "DoubleTensor", 2)
+# bfloat16, which NumPy lacks: float32 values rounded to bfloat16's 8 bits of mantissa
+# (round to nearest even, c10::round_to_nearest_even) wherever a bfloat16 tensor is made or
+# written, as torch's CPU kernels compute a bfloat16 result in float and round it once.
+bfloat16 = dtype("bfloat16", np.float32, "BFloat16", "c10::BFloat16", "BFloat16Tensor", 2,
+                 bits=16)
 complex64 = dtype("complex64", np.complex64, "ComplexFloat", "c10::complex<float>",
                   "ComplexFloatTensor", 3)
 complex128 = dtype("complex128", np.complex128, "ComplexDouble", "c10::complex<double>",
                    "ComplexDoubleTensor", 3)
-ALL = (bool_, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+# bfloat16 after float32, so that float32 storage maps back to float32 (from_numpy)
+ALL = (bool_, int8, int16, int32, int64, float16, float32, float64, bfloat16, complex64,
+       complex128)
 # a complex dtype and the real dtype of its parts (c10::toRealValueType / toComplexType)
 _PARTS = {complex64: float32, complex128: float64}
 _COMPLEX = {part: c for c, part in _PARTS.items()}
@@ -166,7 +175,9 @@ def _wider(a: dtype, b: dtype) -> dtype:
         return to_complex(max(parts, key=lambda d: d.itemsize))
     if a.category != b.category:
         return a if a.category > b.category else b
-    return a if a.itemsize >= b.itemsize else b
+    if a.bits == b.bits and a is not b and a.is_floating_point:
+        return float32   # float16 with bfloat16: neither holds the other (promoteTypes)
+    return a if a.bits >= b.bits else b
 
 
 def _combine(higher: dtype, lower: dtype, scalars: bool) -> dtype:
@@ -209,6 +220,27 @@ def scalar_dtype(value: Any) -> dtype:
     if isinstance(value, complex | np.complexfloating):
         return complex128
     return float64
+
+
+def bfloat16_round(arr: Any) -> np.ndarray:
+    """float32 values rounded to the nearest bfloat16, ties to even (c10's
+    round_to_nearest_even: add 0x7FFF plus the lowest kept bit, drop the low 16 bits); NaN
+    stays NaN. Returns `arr` itself when it already holds bfloat16 values, so a view keeps
+    sharing its base's memory."""
+    a = np.asarray(arr, dtype=np.float32)
+    bits = a.view(np.uint32)
+    if not np.any(bits & np.uint32(0xFFFF)):
+        return a
+    with np.errstate(over="ignore"):
+        rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) \
+            & np.uint32(0xFFFF0000)
+    out = rounded.view(np.float32)
+    return np.where(np.isnan(a), np.float32(np.nan), out).astype(np.float32)
+
+
+def fit(arr: Any, d: dtype) -> Any:
+    """`arr`'s values as dtype `d` holds them: bfloat16's rounding; others unchanged."""
+    return bfloat16_round(arr) if d is bfloat16 else arr
 
 
 def cast(arr: np.ndarray, np_dtype: Any) -> np.ndarray:

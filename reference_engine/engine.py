@@ -62,7 +62,8 @@ class AccumulateGrad(Node):
                 fresh = Tensor(_contract_layout(new, var), new.dtype, new.device)
                 var._grad = dispatch.copy_(fresh, new)
         elif not is_grad_enabled():
-            var._grad._data += dtypes.cast(new._data, var._grad.dtype.np)  # in place, same object
+            g = var._grad._data   # in place, same object; a bfloat16 sum rounded once
+            g[...] = dtypes.fit(g + dtypes.cast(new._data, var._grad.dtype.np), var._grad.dtype)
             var._grad._version_counter.bump()
         else:
             var._grad = var._grad + new
@@ -159,7 +160,7 @@ def _accumulate(old: Tensor, new: Tensor) -> Tensor:
     (a reference-count test); that is visible as the final .grad's _version."""
     if not is_grad_enabled() and old._base is None and sys.getrefcount(old) <= 3 \
             and old._data.flags.writeable and old.dtype is new.dtype:
-        old._data += new._data
+        old._data[...] = dtypes.fit(old._data + new._data, old.dtype)
         old._version_counter.bump()
         return old
     return old + new

@@ -199,6 +199,7 @@ def write(t: Tensor, values: np.ndarray) -> None:
 
 
 def _write_memory(t: Tensor, values: np.ndarray) -> None:
+    values = dtypes.fit(values, t.dtype)   # a bfloat16 tensor holds only bfloat16 values
     if t._data.flags.writeable or t._base is None or t._view_index is None:
         t._data[...] = values
         return

@@ -1624,6 +1624,11 @@ IMAG_NOT_COMPLEX = "imag is not implemented for tensors with non-complex dtypes.
 
 
 # aten/src/ATen/native/TensorFactories.cpp complex_check_dtype (torch.complex, torch.polar)
+def numpy_unsupported_scalar_type(scalar_name: str) -> str:
+    # torch/csrc/utils/tensor_numpy.cpp aten_to_numpy_dtype
+    return f"Got unsupported ScalarType {scalar_name}"
+
+
 def complex_inputs_not_float(a: str, b: str) -> str:
     return f"Expected both inputs to be Half, Float or Double tensors but got {a} and {b}"
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dispatch, messages, tensor_storage
+from . import dispatch, dtypes, messages, tensor_storage
 from . import tensor_grad as grad_slot
 from . import tensor_hooks as hooks
 from . import tensor_metadata as metadata
@@ -104,7 +104,8 @@ class Tensor:
     _fw_view_of: tuple[Tensor, Tensor] | None = None
 
     def __init__(self, data: np.ndarray, dtype: dtype, device: device) -> None:
-        self._data = data
+        # bfloat16 values are float32 storage rounded here, where every result is made
+        self._data = dtypes.bfloat16_round(data) if dtype is dtypes.bfloat16 else data
         self._dtype = dtype
         self._device = device
         self._version_counter = (InferenceVersionCounter() if is_inference_mode_enabled()

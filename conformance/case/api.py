@@ -91,7 +91,7 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch", "rand_like randn_like", {PURE, SEEDED_FLAG}),
         ("torch", "manual_seed", {SEEDED_FLAG}),
         ("torch", """no_grad enable_grad set_grad_enabled inference_mode
-                     float32 float64 float double float16 half
+                     float32 float64 float double float16 half bfloat16
                      int64 long int32 int int16 short int8 bool
                      complex64 complex128 cfloat cdouble
                      contiguous_format channels_last preserve_format""", ()),

@@ -32,7 +32,12 @@ def tensor_values(t: Any) -> np.ndarray:
         # numpy() of the tensor itself would mark torch's storage not resizable (the array
         # shares it), and a later resize_ of the program's tensor would then fail: the copy
         # is made by the engine first, and numpy() shares only that
-        return np.asarray(t.detach().cpu().clone().numpy())
+        copy = t.detach().cpu().clone()
+        if str(t.dtype) == "torch.bfloat16":
+            # NumPy has no bfloat16 (torch's numpy() refuses it): every bfloat16 value is a
+            # float32 value, so its float32 copy holds it exactly
+            copy = copy.float()
+        return np.asarray(copy.numpy())
     except RuntimeError:
         # torch's efficient zero tensors (the grads of some double backwards) refuse a
         # plain .numpy(); force=True materialises them.

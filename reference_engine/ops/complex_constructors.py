@@ -24,10 +24,14 @@ def _check_types(fn: str, names: tuple[str, str], a: Any, b: Any) -> None:
                                                              type(t).__name__))
 
 
+# complex_check_floating's dtypes (isFloatingType less bfloat16, which has no complex twin)
+_PARTS = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
 def _check_pair(a: Tensor, b: Tensor, out: Tensor | None = None) -> None:
     """ATen's complex_check_floating, and complex_check_dtype's checks of the second
     argument and of `out`."""
-    if not (a.dtype.is_floating_point and b.dtype.is_floating_point):
+    if not (a.dtype in _PARTS and b.dtype in _PARTS):
         raise RuntimeError(messages.complex_inputs_not_float(a.dtype.scalar_name,
                                                              b.dtype.scalar_name))
     if a.dtype is not b.dtype:

@@ -193,7 +193,7 @@ def strided_positions(self: Tensor, size: Sequence[int], stride: Sequence[int],
     offset = 0 if storage_offset is None else int(storage_offset)
     span = 0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride,
                                                                             strict=True))
-    itemsize = self._data.itemsize
+    itemsize = self.dtype.bits // 8   # torch's element size (bfloat16: 2, in float32 storage)
     if span and (offset + span) > self.numel():
         raise RuntimeError(messages.as_strided_out_of_bounds(
             messages.sizes(size), messages.sizes(stride), offset, itemsize,
