@@ -61,7 +61,7 @@ def cover(args: argparse.Namespace) -> dict:
     data.read()
     lines: dict[str, dict[str, list[str]]] = {}
     for path in data.measured_files():
-        rel = str(Path(path).relative_to(tree))
+        rel = str(Path(path).relative_to(tree.resolve()))  # coverage records real paths
         lines[rel] = {str(n): sorted(c) for n, c in data.contexts_by_lineno(path).items()}
     (work / "map_extra.json").write_text(json.dumps(lines))
     return {"items": len(items), "files": len(lines)}
