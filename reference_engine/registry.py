@@ -667,12 +667,12 @@ OPS: tuple[OpRow, ...] = (
     # (F's Python composite over avg_pool2d/3d: a number meets input.dim())
     _row("nn.functional.local_response_norm", "ops.pooling", (1, 4, 3), args=(2,),
          overloads=True),
-    # adaptive max pooling (ops/max_pooling.py): F's Python functions (return_indices)
-    _row("nn.functional.adaptive_max_pool1d", "ops.max_pooling", (1, 2, 5), args=(3,),
+    # adaptive max pooling (ops/max_pool.py): F's Python functions (return_indices)
+    _row("nn.functional.adaptive_max_pool1d", "ops.max_pool", (1, 2, 5), args=(3,),
          overloads=True),
-    _row("nn.functional.adaptive_max_pool2d", "ops.max_pooling", (1, 2, 3, 5),
+    _row("nn.functional.adaptive_max_pool2d", "ops.max_pool", (1, 2, 3, 5),
          args=((2, 3),), overloads=True),
-    _row("nn.functional.adaptive_max_pool3d", "ops.max_pooling", (1, 1, 2, 3, 4),
+    _row("nn.functional.adaptive_max_pool3d", "ops.max_pool", (1, 1, 2, 3, 4),
          args=((1, 2, 3),), overloads=True),
     # sliding blocks (ops/folding.py): F.unfold is im2col in torch's argument parser
     _row("nn.functional.unfold", "ops.folding", (1, 2, 3, 4), args=(2,), parsed_as="im2col"),
@@ -863,7 +863,7 @@ NOT_GENERATED.update({
 
 # ---- h28nnf (issue 24): its new rows, not drawn by the generator yet ----
 H28NNF_MODULES = frozenset({"ops.distance", "ops.gradient", "ops.pooling",
-                            "ops.folding", "ops.max_pooling"})
+                            "ops.folding", "ops.max_pool"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H28NNF_MODULES})

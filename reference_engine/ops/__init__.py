@@ -77,12 +77,12 @@ public op gets its row in registry.py.
     gradient     torch.gradient (ATen's composite)
     pooling      F.avg_pool1d-3d, F.adaptive_avg_pool1d-3d (separable window sums)
     folding      F.unfold (im2col) and its backward col2im
-    max_pooling  F.adaptive_max_pool1d-3d (values and indices)
     conv_windows the arithmetic of an N-d convolution (im2col windows) and its two adjoints
     convolution  ATen's convolution and convolution_backward (ConvolutionBackward0, its
                  BackwardBackward0: _convolution_double_backward in engine ops)
     conv_functional  F.conv1d-3d, F.conv_transpose1d-3d ('same'/'valid', unbatched, checks)
-    max_pool     F.max_pool1d-3d (max_pool2d/3d_with_indices, values and indices)
+    max_pool     F.max_pool1d-3d (max_pool2d/3d_with_indices) and F.adaptive_max_pool1d-3d,
+                 values and indices
     max_unpool   F.max_unpool1d-3d
     special      torch.special's (entr, erfcx, log_ndtr, ndtr, ndtri, xlog1py, i0e, i1,
                  i1e) and the erf and i0 ops their formulas use
