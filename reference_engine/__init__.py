@@ -186,6 +186,7 @@ from .ops import membership as _membership_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401
 from .ops import pooling as _pooling_ops  # noqa: F401   (h28nnf: average pooling)
 from .ops import prelu as _prelu_ops  # noqa: F401   (h29ops: F.prelu)
+from .ops import prod_cumprod as _prod_cumprod_ops  # noqa: F401
 from .ops import scatter as _scatter_ops  # noqa: F401
 from .ops import special as _special_ops  # noqa: F401
 from .ops import spectral as _spectral_ops  # noqa: F401  (h28ops)

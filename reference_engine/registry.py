@@ -162,7 +162,7 @@ OPS: tuple[OpRow, ...] = (
     # reductions (ops/reductions.py; softmax and log_softmax: ops/nn.py)
     _row("sum", "ops.reductions", M, feature="reductions"),
     _row("mean", "ops.reductions", M, feature="reductions"),
-    _row("prod", "ops.reductions", M, positive=True, feature="reductions"),
+    _row("prod", "ops.prod_cumprod", M, positive=True, feature="reductions"),
     _row("amax", "ops.extremes", M, feature="reductions"),
     _row("amin", "ops.extremes", M, feature="reductions"),
     _row("max", "ops.extremes", M, feature="reductions"),
@@ -355,7 +355,7 @@ OPS: tuple[OpRow, ...] = (
     # ---- reductions, scans and sorting (issue 24) ----
     # scans (ops/scans.py)
     _row("cumsum", "ops.scans", M, args=(1,), feature="reductions"),
-    _row("cumprod", "ops.scans", M, args=(1,), feature="reductions"),
+    _row("cumprod", "ops.prod_cumprod", M, args=(1,), feature="reductions"),
     _row("cummax", "ops.scans", M, args=(1,), feature="reductions"),
     _row("cummin", "ops.scans", M, args=(1,), feature="reductions"),
     _row("logcumsumexp", "ops.scans", M, args=(1,), feature="reductions"),

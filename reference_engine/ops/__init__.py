@@ -4,17 +4,19 @@ here (the layer drawing in reference_engine/__init__.py takes `ops.*` as it come
 public op gets its row in registry.py.
 
     common       what every family uses: result tensors (new, wrap), dims, dtype
-                 promotion, devices, broadcasting, the elementwise kernel, out= overloads,
+                 promotion, devices, broadcasting, the elementwise kernel,
                  torch's argument-parser refusal for the Tensor/Number overloads (parse),
                  and the flat-index plumbing (gather, scatter_add, index_put) views and
                  in-place writes are built on
+    out_overloads  into_out, an op's out= overload (a write in place: kept out of common,
+                 so that common imports nothing of the ops)
     elementwise  arithmetic, pow, unary functions
     atan2        atan2 (real types only)
     division     div with a rounding_mode (DivBackward2) and its rounding kernels
     comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
                  maximum/minimum
-    copying      clone, to (with memory formats)
-    reductions   sum, mean (and sum_to), prod, var/var_mean, trace
+    copying      clone, contiguous, to (with memory formats)
+    reductions   sum, mean (and sum_to), var/var_mean, trace
     extremes     amax/amin, max/min, argmax/argmin
     unary_math   issue 24's unary elementwise math: inverse and hyperbolic trigonometry,
                  logs and exps of other bases, logit, angle, frexp, nextafter, real
@@ -28,7 +30,8 @@ public op gets its row in registry.py.
     special_kernels  the special functions numpy lacks (digamma, polygamma, erfinv, i1, ...),
                  in numpy after ATen's Math.h (no scipy)
     conversions  Tensor.double(), Tensor.float()
-    scans        cumsum, cumprod, cummax/cummin, logcumsumexp
+    scans        cumsum, cummax/cummin, logcumsumexp
+    prod_cumprod prod and cumprod (each one's backward formula calls the other)
     sorting      sort, msort, topk, kthvalue, median, nanmedian, mode
     statistics   std/std_mean, logsumexp, nansum/nanmean, aminmax
     norms        norm (vector norm, with its backward and jvp), dist, renorm

@@ -26,7 +26,6 @@ from .common import (
     _elementwise,
     _float_dtype,
     _promotes,
-    into_out,
     iterator_result,
     new,
     parse,
@@ -34,6 +33,7 @@ from .common import (
     zeros_like,
     zeros_scalar,
 )
+from .out_overloads import into_out
 
 # ---- arithmetic -------------------------------------------------------------------
 
