@@ -11,6 +11,8 @@ public op gets its row in registry.py.
     out_overloads  into_out, an op's out= overload (a write in place: kept out of common,
                  so that common imports nothing of the ops)
     elementwise  arithmetic, pow, unary functions
+    kernels      numpy kernels where numpy's loop differs from torch's (complex products,
+                 a complex zero's reciprocal, sigmoid's rounding, clamp's signed zeros)
     atan2        atan2 (real types only)
     division     div with a rounding_mode (DivBackward2) and its rounding kernels
     comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
