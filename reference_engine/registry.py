@@ -159,7 +159,8 @@ OPS: tuple[OpRow, ...] = (
     _row("matmul", "ops.linalg", M, (3, 2), feature="matmul"),
     _row("dot", "ops.linalg", V, V, feature="matmul"),
     _row("bmm", "ops.linalg", (2, 2, 3), (2, 3, 2), feature="matmul"),
-    # reductions (ops/reductions.py; softmax and log_softmax: ops/nn.py)
+    # reductions (ops/reductions.py; prod: ops/prod_cumprod.py; softmax and log_softmax:
+    # ops/nn.py)
     _row("sum", "ops.reductions", M, feature="reductions"),
     _row("mean", "ops.reductions", M, feature="reductions"),
     _row("prod", "ops.prod_cumprod", M, positive=True, feature="reductions"),
@@ -353,7 +354,7 @@ OPS: tuple[OpRow, ...] = (
     _row("double", "ops.conversions", function=False, feature="devices"),
     _row("float", "ops.conversions", function=False, feature="devices"),
     # ---- reductions, scans and sorting (issue 24) ----
-    # scans (ops/scans.py)
+    # scans (ops/scans.py; cumprod: ops/prod_cumprod.py)
     _row("cumsum", "ops.scans", M, args=(1,), feature="reductions"),
     _row("cumprod", "ops.prod_cumprod", M, args=(1,), feature="reductions"),
     _row("cummax", "ops.scans", M, args=(1,), feature="reductions"),
