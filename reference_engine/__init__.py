@@ -180,13 +180,13 @@ from .ops import linalg_spectral as _linalg_spectral_ops  # noqa: F401  (h28ops)
 from .ops import lu_solve as _lu_solve_ops  # noqa: F401
 from .ops import margin_losses as _margin_losses_ops  # noqa: F401   (h29ops2)
 from .ops import masked as _masked_ops  # noqa: F401
-from .ops import max_pool as _max_pool_ops  # noqa: F401   (h29conv)
-from .ops import max_pooling as _max_pooling_ops  # noqa: F401   (h28nnf)
+from .ops import max_pool as _max_pool_ops  # noqa: F401   (h28nnf, h29conv)
 from .ops import max_unpool as _max_unpool_ops  # noqa: F401   (h29conv)
 from .ops import membership as _membership_ops  # noqa: F401
 from .ops import nn as _nn_ops  # noqa: F401
 from .ops import pooling as _pooling_ops  # noqa: F401   (h28nnf: average pooling)
 from .ops import prelu as _prelu_ops  # noqa: F401   (h29ops: F.prelu)
+from .ops import prod_cumprod as _prod_cumprod_ops  # noqa: F401
 from .ops import scatter as _scatter_ops  # noqa: F401
 from .ops import special as _special_ops  # noqa: F401
 from .ops import spectral as _spectral_ops  # noqa: F401  (h28ops)

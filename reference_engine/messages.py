@@ -634,7 +634,7 @@ def var_dof_warning(op: str) -> str:
 SAVED_VARIABLES_DEPRECATED = "'saved_variables' is deprecated; use 'saved_tensors'"
 
 
-# --- out= overloads (ops/common.py into_out): VariableTypeUtils.h throw_error_out_requires_grad
+# --- out= overloads (ops/out_overloads.py): VariableTypeUtils.h throw_error_out_requires_grad
 def out_requires_grad(op: str) -> str:
     return (f"{op}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad.")

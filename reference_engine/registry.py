@@ -159,10 +159,11 @@ OPS: tuple[OpRow, ...] = (
     _row("matmul", "ops.linalg", M, (3, 2), feature="matmul"),
     _row("dot", "ops.linalg", V, V, feature="matmul"),
     _row("bmm", "ops.linalg", (2, 2, 3), (2, 3, 2), feature="matmul"),
-    # reductions (ops/reductions.py; softmax and log_softmax: ops/nn.py)
+    # reductions (ops/reductions.py; prod: ops/prod_cumprod.py; softmax and log_softmax:
+    # ops/nn.py)
     _row("sum", "ops.reductions", M, feature="reductions"),
     _row("mean", "ops.reductions", M, feature="reductions"),
-    _row("prod", "ops.reductions", M, positive=True, feature="reductions"),
+    _row("prod", "ops.prod_cumprod", M, positive=True, feature="reductions"),
     _row("amax", "ops.extremes", M, feature="reductions"),
     _row("amin", "ops.extremes", M, feature="reductions"),
     _row("max", "ops.extremes", M, feature="reductions"),
@@ -353,9 +354,9 @@ OPS: tuple[OpRow, ...] = (
     _row("double", "ops.conversions", function=False, feature="devices"),
     _row("float", "ops.conversions", function=False, feature="devices"),
     # ---- reductions, scans and sorting (issue 24) ----
-    # scans (ops/scans.py)
+    # scans (ops/scans.py; cumprod: ops/prod_cumprod.py)
     _row("cumsum", "ops.scans", M, args=(1,), feature="reductions"),
-    _row("cumprod", "ops.scans", M, args=(1,), feature="reductions"),
+    _row("cumprod", "ops.prod_cumprod", M, args=(1,), feature="reductions"),
     _row("cummax", "ops.scans", M, args=(1,), feature="reductions"),
     _row("cummin", "ops.scans", M, args=(1,), feature="reductions"),
     _row("logcumsumexp", "ops.scans", M, args=(1,), feature="reductions"),
@@ -667,12 +668,12 @@ OPS: tuple[OpRow, ...] = (
     # (F's Python composite over avg_pool2d/3d: a number meets input.dim())
     _row("nn.functional.local_response_norm", "ops.pooling", (1, 4, 3), args=(2,),
          overloads=True),
-    # adaptive max pooling (ops/max_pooling.py): F's Python functions (return_indices)
-    _row("nn.functional.adaptive_max_pool1d", "ops.max_pooling", (1, 2, 5), args=(3,),
+    # adaptive max pooling (ops/max_pool.py): F's Python functions (return_indices)
+    _row("nn.functional.adaptive_max_pool1d", "ops.max_pool", (1, 2, 5), args=(3,),
          overloads=True),
-    _row("nn.functional.adaptive_max_pool2d", "ops.max_pooling", (1, 2, 3, 5),
+    _row("nn.functional.adaptive_max_pool2d", "ops.max_pool", (1, 2, 3, 5),
          args=((2, 3),), overloads=True),
-    _row("nn.functional.adaptive_max_pool3d", "ops.max_pooling", (1, 1, 2, 3, 4),
+    _row("nn.functional.adaptive_max_pool3d", "ops.max_pool", (1, 1, 2, 3, 4),
          args=((1, 2, 3),), overloads=True),
     # sliding blocks (ops/folding.py): F.unfold is im2col in torch's argument parser
     _row("nn.functional.unfold", "ops.folding", (1, 2, 3, 4), args=(2,), parsed_as="im2col"),
@@ -863,7 +864,7 @@ NOT_GENERATED.update({
 
 # ---- h28nnf (issue 24): its new rows, not drawn by the generator yet ----
 H28NNF_MODULES = frozenset({"ops.distance", "ops.gradient", "ops.pooling",
-                            "ops.folding", "ops.max_pooling"})
+                            "ops.folding", "ops.max_pool"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H28NNF_MODULES})

@@ -4,17 +4,21 @@ here (the layer drawing in reference_engine/__init__.py takes `ops.*` as it come
 public op gets its row in registry.py.
 
     common       what every family uses: result tensors (new, wrap), dims, dtype
-                 promotion, devices, broadcasting, the elementwise kernel, out= overloads,
+                 promotion, devices, broadcasting, the elementwise kernel,
                  torch's argument-parser refusal for the Tensor/Number overloads (parse),
                  and the flat-index plumbing (gather, scatter_add, index_put) views and
                  in-place writes are built on
+    out_overloads  into_out, an op's out= overload (a write in place: kept out of common,
+                 so that common imports nothing of the ops)
     elementwise  arithmetic, pow, unary functions
+    kernels      numpy kernels where numpy's loop differs from torch's (complex products,
+                 a complex zero's reciprocal, sigmoid's rounding, clamp's signed zeros)
     atan2        atan2 (real types only)
     division     div with a rounding_mode (DivBackward2) and its rounding kernels
     comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
                  maximum/minimum
-    copying      clone, to (with memory formats)
-    reductions   sum, mean (and sum_to), prod, var/var_mean, trace
+    copying      clone, contiguous, to (with memory formats)
+    reductions   sum, mean (and sum_to), var/var_mean, trace
     extremes     amax/amin, max/min, argmax/argmin
     unary_math   issue 24's unary elementwise math: inverse and hyperbolic trigonometry,
                  logs and exps of other bases, logit, angle, frexp, nextafter, real
@@ -28,7 +32,8 @@ public op gets its row in registry.py.
     special_kernels  the special functions numpy lacks (digamma, polygamma, erfinv, i1, ...),
                  in numpy after ATen's Math.h (no scipy)
     conversions  Tensor.double(), Tensor.float()
-    scans        cumsum, cumprod, cummax/cummin, logcumsumexp
+    scans        cumsum, cummax/cummin, logcumsumexp
+    prod_cumprod prod and cumprod (each one's backward formula calls the other)
     sorting      sort, msort, topk, kthvalue, median, nanmedian, mode
     statistics   std/std_mean, logsumexp, nansum/nanmean, aminmax
     norms        norm (vector norm, with its backward and jvp), dist, renorm
@@ -77,12 +82,12 @@ public op gets its row in registry.py.
     gradient     torch.gradient (ATen's composite)
     pooling      F.avg_pool1d-3d, F.adaptive_avg_pool1d-3d (separable window sums)
     folding      F.unfold (im2col) and its backward col2im
-    max_pooling  F.adaptive_max_pool1d-3d (values and indices)
     conv_windows the arithmetic of an N-d convolution (im2col windows) and its two adjoints
     convolution  ATen's convolution and convolution_backward (ConvolutionBackward0, its
                  BackwardBackward0: _convolution_double_backward in engine ops)
     conv_functional  F.conv1d-3d, F.conv_transpose1d-3d ('same'/'valid', unbatched, checks)
-    max_pool     F.max_pool1d-3d (max_pool2d/3d_with_indices, values and indices)
+    max_pool     F.max_pool1d-3d (max_pool2d/3d_with_indices) and F.adaptive_max_pool1d-3d,
+                 values and indices
     max_unpool   F.max_unpool1d-3d
     special      torch.special's (entr, erfcx, log_ndtr, ndtr, ndtri, xlog1py, i0e, i1,
                  i1e) and the erf and i0 ops their formulas use

@@ -1,22 +1,20 @@
 """What every op family uses: making a result tensor (new, wrap), argument handling
 (dims, dtype promotion, devices, broadcasting), the elementwise kernel with torch's memory
-layout, out= overloads, torch's argument parser for the Tensor / Number overloads, and the
+layout, torch's argument parser for the Tensor / Number overloads, and the
 flat-index plumbing views and in-place writes are built on."""
 
 from __future__ import annotations
 
 import builtins
 import numbers
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..dtypes import device, dtype
-from ..grad_mode import is_grad_enabled, no_grad
 from ..tensor import Tensor
 
 Number = int | float | bool
@@ -200,49 +198,6 @@ def written_in_place(t: Tensor, times: int = 1) -> Tensor:
 
 def _float_dtype(t: Tensor) -> dtype:
     return t.dtype if t.dtype.is_differentiable else dtypes.get_default_dtype()
-
-
-def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[], Tensor],
-             no_overlap: bool = False) -> Tensor:
-    """An op's out= overload. Autograd refuses it (VariableType's
-    throw_error_out_requires_grad) when grad mode is on and an input or `out` requires grad;
-    otherwise the result is written into `out` in place, which counts as one write. An `out`
-    of another shape is resized (resize_output: a warning unless it was empty; here only an
-    `out` that is no view). `no_overlap`: the kernel's assert_no_overlap (gather, take, ...),
-    checked after the resize, as ATen does: out may not share memory with an input."""
-    from ..inplace import write
-    if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
-                                 for t in (*inputs, out)):
-        raise RuntimeError(messages.out_requires_grad(name))
-    dual = any(isinstance(t, Tensor) and forward_ad.fw_grad(t) is not None
-               for t in (*inputs, out))
-    with no_grad():
-        result = compute()
-    if tuple(result.shape) != tuple(out.shape):
-        if out._base is not None:
-            raise NotImplementedError(messages.OUT_RESIZE_NOT_MODELLED)
-        if out.numel():
-            warnings.warn(messages.out_resized(messages.sizes(out.shape),
-                                               messages.sizes(result.shape)),
-                          UserWarning, stacklevel=3)
-        if no_overlap:
-            assert_no_overlap(out, inputs)
-        out._data = np.zeros(result.shape, dtype=out.dtype.np)
-    if no_overlap:
-        assert_no_overlap(out, inputs)
-    write(out, dtypes.cast(result._data, out.dtype.np))
-    out._version_counter.bump()
-    if dual:
-        # VariableType's out= kernels refuse forward mode only after the kernel ran: `out`
-        # is written (and its version bumped) all the same
-        raise NotImplementedError(messages.fwad_out_function(name))
-    return out
-
-
-def assert_no_overlap(out: Tensor, inputs: Sequence[Any]) -> None:
-    """ATen's assert_no_overlap: an out= tensor sharing memory with an input is refused."""
-    if any(isinstance(t, Tensor) and np.shares_memory(t._data, out._data) for t in inputs):
-        raise RuntimeError(messages.PARTIAL_OVERLAP)
 
 
 def zeros_scalar(like: Tensor) -> Tensor:

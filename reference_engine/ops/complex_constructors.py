@@ -12,8 +12,9 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from . import elementwise as ew
-from .common import _elementwise, into_out
+from .common import _elementwise
 from .complex_numbers import conj, imag, real, sgn
+from .out_overloads import into_out
 
 
 def _check_types(fn: str, names: tuple[str, str], a: Any, b: Any) -> None:

@@ -101,7 +101,7 @@ VIEW_AS_COMPLEX = OpSpec(
 
 
 def _contiguous(g: Tensor) -> Tensor:
-    from .shape_views import contiguous
+    from .copying import contiguous
     return contiguous(g)
 
 

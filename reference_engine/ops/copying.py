@@ -1,4 +1,5 @@
-"""clone and to (dtype, device, memory format): copies, ToCopyBackward0 and CloneBackward0."""
+"""clone, contiguous and to (dtype, device, memory format): copies, ToCopyBackward0 and
+CloneBackward0."""
 
 from __future__ import annotations
 
@@ -36,6 +37,13 @@ def clone(self: Tensor, *, memory_format: Any = None) -> Tensor:
 def in_format(self: Tensor, memory_format: Any = None) -> bool:
     """Tensor.is_contiguous(memory_format=...)."""
     return tensor_metadata.in_format(self._data, memory_format)
+
+
+def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    """self when already laid out in memory_format (row-major by default), else a clone in
+    it (CloneBackward0), as torch's contiguous."""
+    fmt = memory_format or dtypes.contiguous_format
+    return self if in_format(self, fmt) else clone(self, memory_format=fmt)
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:

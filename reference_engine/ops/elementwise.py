@@ -1,5 +1,6 @@
 """Elementwise ops: arithmetic (div with a rounding mode: division.py), pow, unary functions
-(clamp: piecewise.py; atan2: atan2.py). Forward in numpy, backward written in engine ops.
+(clamp: piecewise.py; atan2: atan2.py). Forward in numpy (kernels.py where numpy's own
+differs from torch's), backward written in engine ops.
 
 Each OpSpec below is one derivatives.yaml entry: torch's node name, the inputs
 that get edges, which saved values each input's formula reads, and the formula.
@@ -18,7 +19,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import zero_tensor
+from . import kernels, zero_tensor
 from .common import (
     OUT,
     Number,
@@ -26,7 +27,6 @@ from .common import (
     _elementwise,
     _float_dtype,
     _promotes,
-    into_out,
     iterator_result,
     new,
     parse,
@@ -34,6 +34,7 @@ from .common import (
     zeros_like,
     zeros_scalar,
 )
+from .out_overloads import into_out
 
 # ---- arithmetic -------------------------------------------------------------------
 
@@ -145,20 +146,7 @@ def mul(self: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
         ts = [wrap(self), wrap(other)]
         return record(MUL, zero_tensor.product(ts, _promotes(ts)), ts)
-    return _elementwise(MUL, multiply, (self, other))
-
-
-def multiply(a: Any, b: Any) -> Any:
-    """a * b of arrays of one dtype. Complex products as torch's kernels compute them,
-    (ac - bd) + (ad + bc)i with each product rounded: numpy's complex multiply fuses them
-    (an FMA), which changes complex64's last bits."""
-    if not np.iscomplexobj(a):
-        return np.multiply(a, b)
-    a, b = np.asarray(a), np.asarray(b, dtype=np.result_type(a))
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape), a.dtype)
-    out.real = a.real * b.real - a.imag * b.imag
-    out.imag = a.real * b.imag + a.imag * b.real
-    return out
+    return _elementwise(MUL, kernels.multiply, (self, other))
 
 
 def mul_scalar(self: Tensor, other: Number) -> Tensor:
@@ -167,7 +155,7 @@ def mul_scalar(self: Tensor, other: Number) -> Tensor:
         return record(MUL_SCALAR, zero_tensor.scaled(self, _promotes([self, wrap(other)])),
                       [self], other=other)
     dt = _promotes([self, wrap(other)])
-    arr = _compute(lambda a: multiply(a, other), self._data.astype(dt.np))
+    arr = _compute(lambda a: kernels.multiply(a, other), self._data.astype(dt.np))
     return record(MUL_SCALAR, new(arr, dt, self.device), [self], other=other)
 
 
@@ -197,16 +185,7 @@ def neg(self: Tensor) -> Tensor:
 
 
 def reciprocal(self: Tensor) -> Tensor:
-    return _unary_float(RECIPROCAL, _reciprocal_array, self)
-
-
-def _reciprocal_array(a: np.ndarray) -> np.ndarray:
-    """1 / a. A complex zero gives inf + nan j, c10::complex's division by zero (1 / |re|,
-    0 / |im|), where numpy gives nan + nan j."""
-    out = np.reciprocal(a)
-    if np.iscomplexobj(a):
-        out = np.where(a == 0, np.asarray(complex(np.inf, np.nan), a.dtype), out)
-    return out
+    return _unary_float(RECIPROCAL, kernels.reciprocal, self)
 
 
 # ---- pow ----------------------------------------------------------------------------
@@ -306,14 +285,6 @@ def _unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
     return _elementwise(spec, fn, (self,), compute_dtype=dt)
 
 
-def _sigmoid_array(a: np.ndarray) -> np.ndarray:
-    """1 / (1 + exp(-a)) in a's precision, with the exp rounded as torch's (see above)."""
-    wide = np.complex128 if np.iscomplexobj(a) else np.float64
-    with np.errstate(all="ignore"):
-        e = np.exp(-a.astype(wide)).astype(a.dtype)
-    return np.asarray(a.dtype.type(1) / (a.dtype.type(1) + e))
-
-
 # Annotated: inplace.py reads these unary specs, and mypy, checking the import circle, would
 # meet them before it infers their type.
 EXP: OpSpec = OpSpec("ExpBackward0", ("self",), {"self": ("result",)},
@@ -372,26 +343,19 @@ def tanh(self: Tensor) -> Tensor:
 
 
 def sigmoid(self: Tensor) -> Tensor:
-    return _unary_float(SIGMOID, _sigmoid_array, self)
+    return _unary_float(SIGMOID, kernels.sigmoid, self)
 
 
 def relu(self: Tensor) -> Tensor:
     # relu is clamp_min(self, 0): x < 0 ? 0 : x, so -0.0 stays -0.0 and NaN stays NaN.
     refuse_complex_clamp(self)
-    return _elementwise(RELU, lambda a: _clamp_array(a, 0, None), (self,))
+    return _elementwise(RELU, lambda a: kernels.clamp(a, 0, None), (self,))
 
 
 def refuse_complex_clamp(self: Tensor) -> None:
     """clamp's (and clamp_min's, clamp_max's, relu's) refusal of complex tensors."""
     if self.dtype.is_complex:
         raise NotImplementedError(messages.CLAMP_COMPLEX)
-
-
-def _clamp_array(a: np.ndarray, lo: Number | None, hi: Number | None) -> np.ndarray:
-    """ATen's clamp: x < lo ? lo : x, then x > hi ? hi : x. A bound equal to x (a zero of
-    the other sign) leaves x as it is; np.maximum would not."""
-    out = a if lo is None else np.where(a < lo, np.asarray(lo, dtype=a.dtype), a)
-    return out if hi is None else np.where(out > hi, np.asarray(hi, dtype=a.dtype), out)
 
 
 # They import this module; used at call time.

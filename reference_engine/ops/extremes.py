@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, comparisons, copying, indexing
+from . import common, comparisons, copying, indexing, out_overloads
 from . import elementwise as ops
 from .reductions import Dims, _dims, restore_reduced_dims, sum
 
@@ -81,8 +81,8 @@ def _extreme(spec: OpSpec, largest: bool, self: Tensor, dim: Dims, keepdim: bool
         raise NotImplementedError(messages.kernel_not_implemented(
             "max_values_cpu" if largest else "min_values_cpu", self.dtype.scalar_name))
     if out is not None:
-        return common.into_out(name, out, [self],
-                               lambda: _extreme(spec, largest, self, dim, keepdim))
+        return out_overloads.into_out(name, out, [self],
+                                      lambda: _extreme(spec, largest, self, dim, keepdim))
     out = common.new(first_extreme(self._data, dims, keepdim, largest), self.dtype, self.device)
     return record(spec, out, [self], dim=dims, keepdim=keepdim)
 

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
-from . import common
+from . import common, out_overloads
 
 
 def _grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:
@@ -67,8 +67,8 @@ def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
         if out.dtype is not self.dtype:
             raise RuntimeError(messages.out_dtype(C_NAMES.get(self.dtype.scalar_name, ""),
                                                   C_NAMES.get(out.dtype.scalar_name, "")))
-        return common.into_out("gather", out, (self, index), lambda: gather(self, dim, index),
-                               no_overlap=True)
+        return out_overloads.into_out("gather", out, (self, index),
+                                      lambda: gather(self, dim, index), no_overlap=True)
     out = common.new(_dims_1(self._data)[_grid(index, d)], self.dtype, self.device)
     return record(GATHER, out, [self], dim=d, index=index)
 
@@ -164,8 +164,8 @@ def _index_add_source(g: Tensor, c: Any) -> Tensor:
 def index_select(self: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None
                  ) -> Tensor:
     if out is not None:
-        return common.into_out("index_select", out, (self, index),
-                               lambda: index_select(self, dim, index), no_overlap=True)
+        return out_overloads.into_out("index_select", out, (self, index),
+                                      lambda: index_select(self, dim, index), no_overlap=True)
     d = common.wrap_dim(dim, self.ndim)
     # a 0-d self gives a 0-d result (index_select_out_cpu_ takes it as its one element)
     arr = np.take(self._data.reshape(-1) if self.ndim == 0 else self._data,

@@ -9,7 +9,8 @@ import numpy as np
 from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from .common import _promotes, common_device, into_out, new, wrap_dim
+from .common import _promotes, common_device, new, wrap_dim
+from .out_overloads import into_out
 
 CAT = OpSpec("CatBackward0", ("tensors",),
              # cat_tensors_backward: a skipped (legacy empty 1-d) input's grad is zeros([0])

@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
-from . import common, indexing, joining, reductions
+from . import common, indexing, joining, out_overloads, reductions
 
 # ---- masked_select / masked_scatter --------------------------------------------------------------
 
@@ -30,9 +30,9 @@ MASKED_SELECT = OpSpec("MaskedSelectBackward0", ("self",), {"self": ("mask", "se
 @linear_forward(MASKED_SELECT)
 def masked_select(self: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
     if out is not None:   # masked_select_out checks overlap before it resizes
-        common.assert_no_overlap(out, (self, mask))
-        return common.into_out("masked_select", out, (self, mask),
-                               lambda: masked_select(self, mask), no_overlap=True)
+        out_overloads.assert_no_overlap(out, (self, mask))
+        return out_overloads.into_out("masked_select", out, (self, mask),
+                                      lambda: masked_select(self, mask), no_overlap=True)
     _check_mask("masked_select", mask)
     # expand_outplace(mask, self): the mask is tensor a in the mismatch error
     shape = common.broadcast_shape(tuple(mask.shape), tuple(self.shape))

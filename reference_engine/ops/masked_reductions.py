@@ -23,6 +23,7 @@ from . import (
     extremes,
     losses,
     norms,
+    prod_cumprod,
     scans,
     shape_views,
     sorting,
@@ -106,7 +107,7 @@ def prod(input: Tensor, dim: Dims = None, *, keepdim: bool | None = False,
     dims = _canonical_dim(dim, input.ndim)
     result = _combine("prod", input, mask)
     for d in reversed(dims):
-        result = red.prod(result, d, bool(keepdim))
+        result = prod_cumprod.prod(result, d, bool(keepdim))
     return result
 
 
@@ -121,7 +122,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None,
             mask: Tensor | None = None) -> Tensor:
     _float_input(input, dtype, "cumprod")
     d = _canonical_dim(dim, input.ndim)[0]
-    return scans.cumprod(_combine("prod", input, mask), d, dtype=input.dtype)
+    return prod_cumprod.cumprod(_combine("prod", input, mask), d, dtype=input.dtype)
 
 
 def amax(input: Tensor, dim: Dims = None, *, keepdim: bool | None = False,

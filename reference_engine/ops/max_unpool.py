@@ -14,12 +14,12 @@ from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
-from .max_pooling import _gather_flat
+from .max_pool import gather_flat
 
 
 def _spec(k: int) -> OpSpec:
     return OpSpec(f"MaxUnpool{k}DBackward0", ("self",), {"self": ("indices",)},
-                  lambda c, g: [_gather_flat(g, c.indices, k)],
+                  lambda c, g: [gather_flat(g, c.indices, k)],
                   jvp=lambda c: _unpool(c.self_t, c.indices, c.output_size))
 
 

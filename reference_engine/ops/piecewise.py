@@ -16,7 +16,7 @@ from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..inplace import apply_inplace
 from ..tensor import Tensor
-from . import common, comparisons
+from . import common, comparisons, kernels
 from .backward import (  # sgn: abs's gradient's op, exported under its name here
     SGN,
     sgn,
@@ -33,7 +33,7 @@ from .common import (
     zeros_scalar,
 )
 from .comparisons import compare, where
-from .elementwise import _clamp_array, mul, refuse_complex_clamp
+from .elementwise import mul, refuse_complex_clamp
 from .unary_math import _inplace, _spec
 
 # ---- sign and rounding: zero gradients ----------------------------------------------------
@@ -280,7 +280,7 @@ def clamp(self: Tensor, min: Tensor | Number | None = None,
     # the Scalar bounds take part in type promotion: an integer tensor clamped to float
     # bounds gives the default float dtype (clamp(int32 tensor, -0.5, 0.5) is float32)
     dt = _promotes([self, *(wrap(b) for b in (min, max) if b is not None)])
-    return _elementwise(CLAMP, lambda a: _clamp_array(a, min, max), (self,), out_dtype=dt,
+    return _elementwise(CLAMP, lambda a: kernels.clamp(a, min, max), (self,), out_dtype=dt,
                         compute_dtype=dt, min=min, max=max)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from .. import messages, views
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
-from . import common, indexing
+from . import common, indexing, out_overloads
 
 # ---- put / take ---------------------------------------------------------------------------------
 
@@ -58,9 +58,9 @@ TAKE = OpSpec(
 @linear_forward(TAKE)
 def take(self: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor:
     if out is not None:   # take_out checks overlap before it resizes
-        common.assert_no_overlap(out, (self, index))
-        return common.into_out("take", out, (self, index), lambda: take(self, index),
-                               no_overlap=True)
+        out_overloads.assert_no_overlap(out, (self, index))
+        return out_overloads.into_out("take", out, (self, index), lambda: take(self, index),
+                                      no_overlap=True)
     arr = self._data.reshape(-1)[_flat_index(self, index)]
     return record(TAKE, common.new(arr, self.dtype, self.device), [self], index=index)
 

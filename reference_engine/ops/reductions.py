@@ -16,7 +16,7 @@ from ..autograd_meta import OpSpec, differentiable, linear_forward, record
 from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, copying, indexing, joining
+from . import common, indexing
 from . import elementwise as ops
 from .common import _compute, new, wrap_dim
 
@@ -148,71 +148,6 @@ def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:
     if dims:
         g = sum(g, dims, keepdim=True)
     return views.view(g, tuple(shape)) if lead > 0 else g
-
-
-# ---- prod -------------------------------------------------------------------------------
-
-def _prod_safe_zeros_backward(g: Tensor, x: Tensor, dim: int) -> Tensor:
-    """grad * exclusive cumprod from the front * exclusive cumprod from the back: safe with
-    zeros, and differentiable again (FunctionsManual prod_safe_zeros_backward; the product
-    conjugated for complex tensors)."""
-    from .scans import _flip, cumprod  # scans builds on this module
-    if x.numel() == 0:
-        return views.expand(g, tuple(x.shape))
-    ones_shape = list(x.shape)
-    ones_shape[dim] = 1
-    ones = common.new(np.ones(ones_shape), g.dtype, g.device)
-    n = x.shape[dim]
-    normal = cumprod(joining.cat([ones, views.narrow(x, dim, 0, n - 1)], dim), dim)
-    rev = joining.cat([ones, _flip(views.narrow(x, dim, 1, n - 1), dim)], dim)
-    return ops.mul(g, ops._conj(ops.mul(normal, _flip(cumprod(rev, dim), dim))))
-
-
-def _prod_backward(c: Any, g: Tensor) -> Tensor:
-    """FunctionsManual prod_backward: grad * (result / self).conj() without zeros; with some,
-    prod_safe_zeros_backward (of the flattened input without dim: and with more than one
-    zero outside grad mode, zeros)."""
-    x, result = c.self, c.result
-    if x.dtype != g.dtype:
-        x = copying.to(x, g.dtype)
-    if x.ndim == 0:
-        return g
-    if c.dim is not None and not c.keepdim:
-        g, result = views.unsqueeze(g, c.dim), views.unsqueeze(result, c.dim)
-    zeros = int(np.count_nonzero(x._data == 0))
-    if zeros == 0:
-        return ops.mul(g, ops._conj(ops.div(result, x)))
-    if c.dim is not None:
-        return _prod_safe_zeros_backward(g, x, c.dim)
-    if zeros > 1 and not is_grad_enabled():
-        return common.zeros_like(x)
-    flat = views.view(x if x.is_contiguous() else copying.clone(x), (-1,))
-    return views.view(_prod_safe_zeros_backward(g, flat, 0), tuple(x.shape))
-def _prod_jvp(c: Any) -> Tensor:
-    """(prod_backward(ones_like(result), self, result[, dim, keepdim]) * self_t.conj())
-    .sum([dim, keepdim]).conj() (the conjs are the identity on real tensors)"""
-    ones = common.new(np.ones(c.result.shape), c.result.dtype, c.result.device)
-    terms = ops.mul(_prod_backward(c, ones), ops._conj(c.self_t))
-    return ops._conj(sum(terms) if c.dim is None else sum(terms, c.dim, c.keepdim))
-
-
-PROD0 = OpSpec("ProdBackward0", ("self",), {"self": ("self", "result")},
-               lambda c, g: [_prod_backward(c, g)], jvp=_prod_jvp)
-PROD1 = OpSpec("ProdBackward1", ("self",), {"self": ("self", "result")},
-               lambda c, g: [_prod_backward(c, g)], jvp=_prod_jvp)
-
-
-def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *,
-         dtype: dtype | None = None) -> Tensor:
-    dt = dtype or (self.dtype if self.dtype.is_differentiable else dtypes.int64)
-    if dim is None:
-        out = common.new(common._compute(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
-                      self.device)
-        return record(PROD0, out, [self], dim=None, keepdim=False)
-    d = common.wrap_dim(dim, self.ndim)
-    out = common.new(common._compute(lambda a: np.prod(a, axis=d, keepdims=keepdim, dtype=dt.np),
-                               self._data), dt, self.device)
-    return record(PROD1, out, [self], dim=d, keepdim=keepdim)
 
 
 # ---- var / var_mean -----------------------------------------------------------------------

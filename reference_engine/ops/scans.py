@@ -8,14 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace_ops
+from .. import dtypes
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..dtypes import dtype
-from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, comparisons, copying, extremes, indexing, joining
+from . import common, comparisons, copying, extremes, indexing
 from . import elementwise as ops
-from . import reductions as red
 
 
 def _dim(self: Tensor, dim: int) -> int:
@@ -85,95 +83,6 @@ def cumsum(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
                                                       lambda x: np.cumsum(x, -1))), self._data)
     return record(CUMSUM, common.new(arr, dt, self.device), [self], dim=d,
                   self_dtype=self.dtype)
-
-
-# ---- cumprod ------------------------------------------------------------------------------
-
-def _first_zero_grad(g: np.ndarray, x: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """cumprod_backward's O(n) branch (no grad mode, some input zero), along the last dim:
-    before the first zero reversed_cumsum(w) / x; at the first zero z1 the product before it
-    times sum(grad[z1:z2] * cumprod of the ones after z1); zero (a +0.0) after z1."""
-    is_zero = x == 0
-    csum = np.cumsum(is_zero, -1)
-    res = np.zeros_like(g)
-    with np.errstate(all="ignore"):
-        mask = csum == 0
-        w = np.where(mask, out * g, 0)
-        before = np.flip(np.cumsum(np.flip(w, -1), -1), -1) / x
-        res = np.where(mask, before, res)
-        mask = csum == 1
-        first = np.argmax(mask, -1)[..., None]
-        first_mask = np.zeros_like(mask)
-        np.put_along_axis(first_mask, first, True, -1)
-        first_mask &= mask
-        between = mask & ~first_mask
-        at_fz = (np.cumprod(np.where(between, x, 1), -1) * np.where(csum != 1, 0, g)).sum(
-            -1, keepdims=True)
-        prev = np.take_along_axis(out, np.maximum(first - 1, 0), -1)
-        at_fz = at_fz * np.where(first == 0, 1, prev)
-        res = np.where(first_mask, at_fz, res)
-    return res
-
-
-def _cumprod_backward(c: Any, g: Tensor) -> Tensor:
-    """FunctionsManual cumprod_backward(grad.to(self.scalar_type()), self, dim, result)."""
-    x, out, d = c.self, c.result, c.dim
-    if x.numel() <= 1 or x.shape[d] == 1:
-        return g
-    w = ops.mul(out, g)
-    if not np.any(x._data == 0):
-        return ops.div(reversed_cumsum(w, d), x)
-    if not is_grad_enabled():
-        arr = _along(g._data, d, lambda gg: _first_zero_grad(
-            gg, np.moveaxis(x._data, d, -1), np.moveaxis(out._data, d, -1)))
-        return common.new(arr, g.dtype, g.device)
-    # with create_graph: torch's O(n^2) formula, whose derivative is cumprod's second one,
-    # each slice copied into zeros: grad_input.select(dim, k).copy_(...) (CopySlices)
-    n = x.shape[d]
-    # at::zeros is empty().zero_(): one write before the n copies
-    grad_input = common.written_in_place(common.new(np.zeros(x.shape), g.dtype, g.device))
-    ones_shape = list(x.shape)
-    ones_shape[d] = 1
-    ones = common.new(np.ones(ones_shape), g.dtype, g.device)
-    for k in range(n):
-        if k == 0:
-            omitted = joining.cat([ones, cumprod(views.narrow(x, d, 1, n - 1), d)], d)
-        elif k == n - 1:
-            omitted = red.prod(views.narrow(x, d, 0, k), d, True)
-        else:
-            until = red.prod(views.narrow(x, d, 0, k), d, True)
-            after = cumprod(views.narrow(x, d, k + 1, n - k - 1), d)
-            omitted = joining.cat([until, ops.mul(views.expand(until, after.shape), after)], d)
-        grad_slice = red.sum(ops.mul(views.narrow(g, d, k, n - k), omitted), d)
-        inplace_ops.copy_(views.select(grad_input, d, k), grad_slice)
-    return grad_input
-
-
-def _cumprod_jvp(c: Any) -> Tensor:
-    """cumprod_jvp(self_t, self_p, result, dim): (self_t / self_p).cumsum(dim) * result, and
-    past the first zero cumprod(where(first zero, self_t, self_p))."""
-    x, x_t, d = c.self, c.self_t, c.dim
-    gradient = ops.mul(cumsum(ops.div(x_t, x), d), c.result)
-    zeros = x._data == 0
-    if x.ndim == 0:
-        return comparisons.where(common.new(zeros, dtypes.bool_, x.device), x_t, gradient)
-    first = zeros & (np.cumsum(zeros, d) == 1)
-    new_grad = cumprod(comparisons.where(common.new(first, dtypes.bool_, x.device), x_t, x), d)
-    after = common.new(np.cumsum(first, d) > 0, dtypes.bool_, x.device)
-    return comparisons.where(after, new_grad, gradient)
-
-
-CUMPROD = OpSpec("CumprodBackward0", ("self",), {"self": ("self", "result")},
-                 lambda c, g: [_cumprod_backward(c, g)], jvp=_cumprod_jvp)
-
-
-def cumprod(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
-    d = _dim(self, dim)
-    dt = _out_dtype(self, dtype)
-    acc = np.float64 if dt.is_floating_point else dt.np
-    arr = common._compute(lambda a: _along(a.astype(acc), d, lambda x: np.cumprod(x, -1)),
-                          self._data)
-    return record(CUMPROD, common.new(arr, dt, self.device), [self], dim=d)
 
 
 # ---- cummax / cummin ----------------------------------------------------------------------
@@ -291,4 +200,3 @@ def logcumsumexp(self: Tensor, dim: int) -> Tensor:
     return record(LOGCUMSUMEXP, common.new(arr, dt, self.device), [self], dim=d)
 
 
-from .. import views  # noqa: E402  (views imports the ops: used at call time)

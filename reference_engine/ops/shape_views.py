@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, views_multi_output, views_strided
+from .. import forward_ad, messages, views, views_multi_output, views_strided
 from ..autograd_meta import OpNode, OpSpec, record
 from ..autograd_meta import differentiable as tracked
 from ..grad_mode import enable_grad
@@ -28,11 +28,9 @@ from . import common, copying
 # ---- views composed of views.py's ---------------------------------------------------------
 
 
-def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
-    """self when already laid out in memory_format (row-major by default), else a clone in
-    it (CloneBackward0), as torch's contiguous."""
-    fmt = memory_format or dtypes.contiguous_format
-    return self if copying.in_format(self, fmt) else copying.clone(self, memory_format=fmt)
+# contiguous, a clone where one is needed, is copying.py's (complex_numbers calls it); its
+# row names it here
+contiguous = copying.contiguous
 
 
 # Tensor.view_as is tensor.py's (the engine's own modules call it); its row names it here

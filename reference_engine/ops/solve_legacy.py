@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes, forward_ad, messages, views, views_multi_output, warn
 from ..autograd_meta import OpSpec, differentiable
 from ..tensor import Tensor
-from . import common, joining, scans, triangular
+from . import common, joining, prod_cumprod, triangular
 from . import elementwise as ops
 from .common import _promotes, broadcast_shapes, common_device
 from .decompositions import _column_major, _mH, _substitute
@@ -119,6 +119,6 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     if n <= 1:
         raise RuntimeError(messages.VANDER_N)
     shape = (*x_.shape, n - 1)
-    result = scans.cumprod(views.expand(views.unsqueeze(x_, -1), shape), -1)
+    result = prod_cumprod.cumprod(views.expand(views.unsqueeze(x_, -1), shape), -1)
     ones = common.new(np.ones((*x_.shape, 1), result.dtype.np), result.dtype, result.device)
     return joining.cat([ones, result], -1)

@@ -177,6 +177,40 @@ def circles(all_edges: list[Edge], kinds: tuple[str, ...] = RUNTIME) -> list[set
     return [c for c in components(g) if len(c) > 1]
 
 
+def cycle_through(all_edges: list[Edge], start: str, within: set[str],
+                  kinds: tuple[str, ...] = RUNTIME) -> list[Edge]:
+    """A shortest import cycle from `start` back to it, inside the modules `within` (a
+    circle of circles()): its edges in order, each with the line of its import."""
+    first: dict[tuple[str, str], Edge] = {}
+    for e in sorted(all_edges, key=lambda e: (e.source, e.target, e.line)):
+        if e.kind in kinds and e.source in within and e.target in within:
+            first.setdefault((e.source, e.target), e)
+    step: dict[str, Edge] = {}   # breadth first: the edge that reached each module
+    frontier = [start]
+    while frontier:
+        reached = []
+        for source in frontier:
+            for (s, target), e in first.items():
+                if s != source or target in step:
+                    continue
+                step[target] = e
+                if target == start:
+                    path = [e]
+                    while path[0].source != start:
+                        path.insert(0, step[path[0].source])
+                    return path
+                reached.append(target)
+        frontier = reached
+    return []
+
+
+def describe(cycle: list[Edge]) -> str:
+    """`a:12 -> b:40 -> a`: each module with the line of its import of the next."""
+    if not cycle:
+        return "(no cycle)"
+    return " -> ".join([f"{e.source}:{e.line}" for e in cycle] + [cycle[-1].target])
+
+
 def report(package: Path = PACKAGE) -> str:
     all_edges = edges(package)
     modules = module_names(package)

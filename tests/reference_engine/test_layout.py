@@ -26,14 +26,16 @@ from tests.reference_engine.import_graph import Edge
 # Tensor's methods in tensor_hooks and tensor_metadata use the graph's handles and Meta).
 # The op families call each other in their backward formulas (written in ops, so that
 # create_graph=True differentiates them again), and views and in-place ops are built on
-# them and they on views. A module joining either fails the test; one leaving it is welcome
-# (strike it here).
+# them and they on views. A module joining either fails the test, with one cycle through
+# it named import by import; one leaving it is welcome (strike it here). The ops' base,
+# ops.common, and the families above the circle (shape_views, scans, extremes, prod_cumprod,
+# every family not listed) are outside it: a helper they share goes down into common (or
+# copying, the copies), not up into a family.
 CORE_CIRCLE = frozenset({"tensor", "tensor_hooks", "tensor_metadata", "graph"})
 OPS_CIRCLE = frozenset({
     "inplace", "inplace_ops", "views", "views_fn", "views_multi_output", "views_strided",
-    "ops.backward", "ops.common", "ops.comparisons", "ops.complex_numbers", "ops.copying",
-    "ops.division", "ops.elementwise", "ops.extremes", "ops.indexing", "ops.joining",
-    "ops.reductions", "ops.scans", "ops.shape_views",
+    "ops.backward", "ops.comparisons", "ops.complex_numbers", "ops.copying", "ops.division",
+    "ops.elementwise", "ops.indexing", "ops.joining", "ops.out_overloads", "ops.reductions",
 })
 ALLOWED_CIRCLES = (CORE_CIRCLE, OPS_CIRCLE)
 
@@ -92,7 +94,12 @@ def violations(edges: list[Edge], layers: list[tuple[str, list[str]]]) -> list[s
         found.append(f"import-time circle: {ig.circles(edges, ('top',))}")
     for circle in ig.circles(edges):
         if not any(circle <= allowed for allowed in ALLOWED_CIRCLES):
-            found.append(f"import circle: {', '.join(sorted(circle))}")
+            # a cycle through a module no pinned circle holds, or (two pinned circles
+            # joined) through the first module of the smaller pin
+            pinned = max(ALLOWED_CIRCLES, key=lambda a: len(circle & a))
+            outside = sorted(circle - pinned)
+            cycle = ig.describe(ig.cycle_through(edges, outside[0], circle))
+            found.append(f"import circle: {', '.join(sorted(circle))}; e.g. {cycle}")
     return found
 
 
@@ -119,7 +126,11 @@ def test_the_pinned_circles_are_the_graphs() -> None:
     (Edge("tensor", "views", "local", 1), "tensor:1 imports views, a layer up (core -> ops)"),
     (Edge("saved", "__init__", "local", 1), "imports the package facade"),
     (Edge("graph", "saved", "local", 1), "import circle: engine, forward_ad, graph, saved"),
-    (Edge("ops.elementwise", "ops.linalg", "local", 1), "ops.joining, ops.linalg, ops.reductions"),
+    (Edge("ops.elementwise", "ops.linalg", "local", 1), "e.g. ops.linalg:"),
+    # the cycle named import by import, from the module that joined (lines past the
+    # added import's are today's, left out)
+    (Edge("ops.common", "ops.elementwise", "local", 7), "e.g. ops.common:7 -> ops.elementwise:"),
+    (Edge("ops.elementwise", "ops.scans", "local", 9), "-> ops.elementwise:9 -> ops.scans:"),
     (Edge("graph", "tensor", "top", 1), "import-time circle"),   # today a local import
 ])
 def test_a_wrong_import_is_caught(edge: Edge, message: str) -> None:
