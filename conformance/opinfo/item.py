@@ -13,8 +13,9 @@ The verdict comes from the one rule, decision.decide, over the item's parts
   then the engine's expectations entries for the item decide as for a case item;
 - each left-out line of the map (conformance/opinfo/opinfo.yaml) is an entry for the parts
   it names: where one of them fails here the line allows it (`known`); where all agree with
-  torch in this dtype and in the other (the map's lines have no dtype: the other dtype is
-  checked too, only then), the line is listed but passes now, and the item fails naming it;
+  torch in this dtype and in the other (the map's lines have no dtype: the line's parts
+  are checked in the other dtype too, only then, and only they), the line is listed but
+  passes now, and the item fails naming it;
   except a line about rounding (its reason says "rounding"): which last bits differ depends
   on the CPU's vector instructions, which NumPy's and torch's kernels (MKL, Sleef) choose at
   run time, so such a line allows its parts and never goes stale (a float32 sum that differs
