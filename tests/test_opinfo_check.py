@@ -81,6 +81,27 @@ def test_a_wrong_gradient_is_found_on_opinfos_samples(torch_engine):
     assert {p.verdict for p in again.parts} == {Verdict.PASS.value}
 
 
+def test_parts_run_alone_have_the_verdicts_they_have_in_full(torch_engine):
+    # check(only=...) runs the named parts alone (item.py's other-dtype check of a map line):
+    # each has the verdict, detail and message it has in the full check, a diverging one too
+    module = engine_copy("opinfo_only_engine")
+    WrongSign(module, frozenset({"MulBackward0"}))
+    faulted = Engine("opinfo_only_engine", module)
+    op = database.autograd_entries()["mul"]
+    plan = check.plan(op, "mul", "float32")
+    full = {p.part: p for p in check.check(op, plan, faulted, torch_engine).parts}
+    only = frozenset({("sample", 1), ("sample", 3), ("jvp", 2), ("error input", 0)}
+                     if plan.errors else {("sample", 1), ("sample", 3), ("jvp", 2)})
+    alone = check.check(op, plan, faulted, torch_engine, only=only)
+    assert {(p.kind, p.index) for p in alone.parts} == only
+    assert any(p.verdict == Verdict.DIVERGES.value for p in alone.parts)
+    assert [dataclasses.astuple(p) for p in alone.parts] == \
+        [dataclasses.astuple(full[p.part]) for p in alone.parts]
+    # and only their steps ran, on both engines
+    ran = {plan.part_of(s.line) for t in (alone.expected, alone.actual) for s in t.steps}
+    assert ran == only
+
+
 def test_a_left_out_part_is_known_and_stale_once_it_agrees(torch_engine, omap):
     op = database.autograd_entries()["add"]
     plan = check.plan(op, "add", "float64")

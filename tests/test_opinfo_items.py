@@ -146,6 +146,37 @@ def test_a_left_out_line_that_agrees_passes_now(torch_engine, monkeypatch) -> No
 
 
 @needs_opinfo
+def test_the_other_dtype_checks_only_the_parts_of_lines_that_agree_here(
+        torch_engine, monkeypatch) -> None:
+    # a line is stale only when its parts agree in every dtype: the other dtype runs the
+    # parts of the lines none of whose parts fails here, no others (each part runs alone as
+    # in full: test_opinfo_check's test_parts_run_alone_have_the_verdicts_they_have_in_full)
+    calls: list[tuple[str, frozenset[tuple[str, int]] | None]] = []
+    real = item.check
+
+    def spy(op, plan, *args, **kwargs):  # type: ignore[no-untyped-def]
+        result = real(op, plan, *args, **kwargs)
+        calls.append((plan.dtype, args[5] if len(args) > 5 else kwargs.get("only")))
+        return result
+
+    monkeypatch.setattr(item, "check", spy)
+    _with_left_out(monkeypatch, "mul", "sample 1-2: why", "jvp 3: why",
+                   "sample 0: float32 rounding only")
+    judged = item.judge("mul", "float64", REFERENCE, torch_engine)
+    assert "`sample 1-2: why`" in judged.passes_now
+    assert calls == [("float64", None),
+                     ("float32", frozenset({("sample", 1), ("sample", 2), ("jvp", 3)}))]
+    # a line whose parts fail here is decided here (known): no other dtype is run
+    calls.clear()
+    wrong = Engine(item.MAP_ENGINE, load_engine(WRONG_MUL).module)
+    samples = len(check.plan(database.autograd_entries()["mul"], "mul", "float64").samples)
+    _with_left_out(monkeypatch, "mul", f"sample 0-{samples - 1}: the sign is wrong")
+    judged = item.judge("mul", "float64", wrong, torch_engine)
+    assert (judged.verdict, judged.passes_now, calls) == \
+        (Verdict.KNOWN.value, "", [("float64", None)])
+
+
+@needs_opinfo
 def test_an_entry_opinfo_lacks_or_a_sample_it_no_longer_has_is_an_error(
         torch_engine, monkeypatch) -> None:
     _with_left_out(monkeypatch, "mul", "sample 999: gone")

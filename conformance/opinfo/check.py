@@ -48,7 +48,7 @@ from conformance.run.trace import FieldMask, Step, Trace
 from conformance.run.verdicts import Verdict
 
 __all__ = ["DEVICE", "NO_LIMIT", "STEPS", "Call", "CheckResult", "ErrorCall", "Limit",
-           "PartResult", "Plan", "check", "plan", "run_plan"]
+           "PartResult", "Plan", "check", "parts_of", "plan", "run_plan"]
 
 
 @dataclass(frozen=True)
@@ -66,13 +66,15 @@ class Limit:
 NO_LIMIT = Limit()
 
 
-def run_plan(engine: Engine, op: Any, plan: Plan, limit: Limit = NO_LIMIT
-             ) -> tuple[Trace, Run]:
+def run_plan(engine: Engine, op: Any, plan: Plan, limit: Limit = NO_LIMIT,
+             only: frozenset[tuple[str, int]] | None = None) -> tuple[Trace, Run]:
     """The trace of `plan` on `engine`, and the run (what it could not give the engine:
     Unconvertible values, API paths the engine lacks, by line). `limit`: the time limit of
     each sample (with its jvp step) and of each error input, as a case program's: an entry
     has from one to several hundred samples, so a limit of the whole item would fail the
-    largest entries on a loaded machine, and could not tell a slow sample from a hang."""
+    largest entries on a loaded machine, and could not tell a slow sample from a hang.
+    `only`: the parts to run, (kind, index) (None: all); each sample draws its vectors from a
+    stream of its own (the entry's seed and its index), so a part run alone runs as in full."""
     if plan.forward_ad:
         warm_up(engine)  # torch's first make_dual warns (a lazy import): not in a sample
     trace = Trace(engine.name)
@@ -83,14 +85,22 @@ def run_plan(engine: Engine, op: Any, plan: Plan, limit: Limit = NO_LIMIT
         run = Run(engine, op, plan, trace, caught)
         fn = op_callable(run)
         for index, call in enumerate(plan.samples):
+            backward = only is None or ("sample", index) in only
+            forward = plan.forward_ad and (only is None or (JVP, index) in only)
+            if not (backward or forward):
+                continue
             rng = np.random.default_rng([plan.seed, index])
             with limit.of(f"sample {index}"):
-                with contextlib.suppress(SampleFailed):
-                    run_sample(run, fn, call, rng, index)
-                if plan.forward_ad:
+                if backward:
+                    with contextlib.suppress(SampleFailed):
+                        run_sample(run, fn, call, rng, index)
+                if forward:
                     with contextlib.suppress(SampleFailed):
                         run_jvp(run, fn, call, index)
         for index, error in enumerate(plan.errors):
+            if only is not None and ("error input", index) not in only:
+                continue
+
             def call_error(error: ErrorCall = error) -> dict[str, Any]:
                 return {"out": call_op(run, fn, error.call)}
 
@@ -151,15 +161,14 @@ def _where(plan: Plan, line: int) -> str:
 
 def check(op: Any, plan: Plan, engine: Engine, torch_engine: Engine,
           masks: tuple[FieldMask, ...] = (), left_out: tuple[Part, ...] = (),
-          limit: Limit = NO_LIMIT) -> CheckResult:
+          limit: Limit = NO_LIMIT, only: frozenset[tuple[str, int]] | None = None
+          ) -> CheckResult:
     """Run `plan` on torch, then on `engine`, and compare each part (compare.compare, with
-    `masks`); a part the map leaves out (`left_out`, opmap.Part) that does not agree is `known`."""
-    expected, _ = run_plan(torch_engine, op, plan, limit)
-    actual, run = run_plan(engine, op, plan, limit)
-    parts = [("sample", i, tuple(c.kwargs)) for i, c in enumerate(plan.samples)]
-    parts += [(JVP, i, tuple(c.kwargs)) for i, c in enumerate(plan.samples)
-              if plan.forward_ad]
-    parts += [("error input", j, ()) for j in range(len(plan.errors))]
+    `masks`); a part the map leaves out (`left_out`, opmap.Part) that does not agree is `known`.
+    `only`: the parts to run and judge, (kind, index) (None: every part)."""
+    expected, _ = run_plan(torch_engine, op, plan, limit, only)
+    actual, run = run_plan(engine, op, plan, limit, only)
+    parts = [p for p in parts_of(plan) if only is None or p[:2] in only]
     # each trace's steps by part, once: filtering the whole trace for every part was
     # quadratic in the samples (with Plan.steps once per plan: 11.1 -> 8.9 s of CPU on 138
     # items, benchmarks/README.md)
@@ -178,6 +187,15 @@ def check(op: Any, plan: Plan, engine: Engine, torch_engine: Engine,
                              detail=f"{result.verdict}: {result.detail}")
         results.append(result)
     return CheckResult(plan, expected, actual, results)
+
+
+def parts_of(plan: Plan) -> list[tuple[str, int, tuple[str, ...]]]:
+    """The parts of `plan` in order: (kind, index, the sample's keywords)."""
+    parts = [("sample", i, tuple(c.kwargs)) for i, c in enumerate(plan.samples)]
+    parts += [(JVP, i, tuple(c.kwargs)) for i, c in enumerate(plan.samples)
+              if plan.forward_ad]
+    parts += [("error input", j, ()) for j in range(len(plan.errors))]
+    return parts
 
 
 def _steps_by_part(plan: Plan, trace: Trace) -> dict[tuple[str, int], list[Step]]:
