@@ -171,12 +171,14 @@ from .ops import common as _common_ops
 from .ops import conv_functional as _conv_functional_ops  # noqa: F401   (h29conv)
 from .ops import distance as _distance_ops  # noqa: F401   (h28nnf: cdist, pdist)
 from .ops import einsum as _einsum_ops  # noqa: F401
+from .ops import embedding_bag as _embedding_bag_ops  # noqa: F401   (h30ops)
 from .ops import folding as _folding_ops  # noqa: F401   (h28nnf: F.unfold)
 from .ops import gradient as _gradient_ops  # noqa: F401   (h28nnf: torch.gradient)
 from .ops import interpolate as _interpolate_ops  # noqa: F401   (h29ops: F.interpolate)
 from .ops import least_squares as _least_squares_ops  # noqa: F401  (h28ops)
 from .ops import linalg as _linalg_ops
 from .ops import linalg_spectral as _linalg_spectral_ops  # noqa: F401  (h28ops)
+from .ops import linear_cross_entropy as _linear_cross_entropy_ops  # noqa: F401   (h30ops)
 from .ops import lu_solve as _lu_solve_ops  # noqa: F401
 from .ops import margin_losses as _margin_losses_ops  # noqa: F401   (h29ops2)
 from .ops import masked as _masked_ops  # noqa: F401
@@ -188,6 +190,7 @@ from .ops import pooling as _pooling_ops  # noqa: F401   (h28nnf: average poolin
 from .ops import prelu as _prelu_ops  # noqa: F401   (h29ops: F.prelu)
 from .ops import prod_cumprod as _prod_cumprod_ops  # noqa: F401
 from .ops import scatter as _scatter_ops  # noqa: F401
+from .ops import slicing as _slicing_ops  # noqa: F401   (h30ops: aten's slice)
 from .ops import special as _special_ops  # noqa: F401
 from .ops import spectral as _spectral_ops  # noqa: F401  (h28ops)
 from .ops import torch_norm as _torch_norm_ops  # noqa: F401  (h28ops)
@@ -317,6 +320,14 @@ for _row in _OPS:
         _attach(_row.inplace_name, _routed(_row.parser_name + "_", getattr(
             _MODULES[_row.inplace], _row.inplace_name)))
 del _row, _forward, _inputs
+
+# the rows whose only API is their aten op (`torch.ops.aten.slice.Tensor`): a call of the
+# overload runs the forward (ops/aten.py), routed as any registry op's call
+for _name in _registry.ATEN_ONLY:
+    _aten_row = next(r for r in _OPS if r.name == _name)
+    _aten.overload(_name)._forward = _routed(_name, getattr(_MODULES[_aten_row.module],
+                                                             _aten_row.attr))
+del _name, _aten_row
 
 # Tensor's arithmetic operators are calls of their aten ops too (`a * b` is aten.mul.Tensor),
 # and so are the view methods written as adapters (`x.view(-1)` is aten.view.default)

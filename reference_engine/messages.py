@@ -3143,3 +3143,81 @@ def max_pool1d_input(shape: list[int]) -> str:
 def max_pool1d_argument(text: str) -> str:
     """check_max_pool1d (MaxPooling.cpp)."""
     return f"max_pool1d() {text}"
+
+
+# ---- h30ops (issue 24): aten's slice, grid sampling, embedding_bag, Householder products ----
+# TensorShape.cpp, slice
+SLICE_STEP_NOT_POSITIVE = "slice step must be positive"
+
+
+def aten_call_not_modelled(op: str) -> str:
+    """The engine's own: an aten overload it has no forward for (ops/aten.py)."""
+    return (f"reference_engine models calling {op} only for the registry's aten-only rows "
+            "(registry.ATEN_ONLY); call the op through torch.<name> or Tensor.<name>")
+
+
+# torch/nn/functional.py linear_cross_entropy (RuntimeErrors)
+def linear_cross_entropy_input_dims(ndim: int) -> str:
+    return f"expected input with dimensionality 1 or 2, got {ndim}"
+
+
+def linear_cross_entropy_weight_dims(ndim: int) -> str:
+    return f"expected linear_weight with dimensionality at least 2, got {ndim}"
+
+
+def linear_cross_entropy_in_features(a: int, b: int) -> str:
+    return ("expected equal input and linear_weight last dimensions (in_features), "
+            f"got {a} and {b}, respectively")
+
+
+def linear_cross_entropy_bias_shape(expected: tuple[int, ...], got: tuple[int, ...]) -> str:
+    return f"expected linear_bias shape {expected}, got {got}"
+
+
+def linear_cross_entropy_unbatched(weight: tuple[int, ...], in_features: int,
+                                   input: tuple[int, ...]) -> str:
+    return (f"K-dimensional loss defined by linear_weight shape {weight} requires batched "
+            f"input, (N, {in_features}), got unbatched input with shape {input}")
+
+
+LINEAR_CROSS_ENTROPY_PROB_IGNORE = ("ignore_index cannot be specified when target contains "
+                                    "probabilities")
+# the engine's own: the chunked path is a torch.library custom op (ops/linear_cross_entropy.py)
+LINEAR_CROSS_ENTROPY_CHUNKED = ("reference_engine does not model linear_cross_entropy's "
+                                "chunked path (options=LinearCrossEntropyOptions): pass "
+                                "options=None, the reference implementation")
+
+
+# torch/nn/functional.py embedding_bag (ValueErrors, and its NotImplementedError)
+def embedding_bag_psw_shape(psw: list[int], input: list[int]) -> str:
+    return (f"embedding_bag: If per_sample_weights (torch.Size({psw})) is not None, then it "
+            f"must have the same shape as the input (torch.Size({input}))")
+
+
+def embedding_bag_weight_dims(ndim: int) -> str:
+    return f"weight has to be a 2D Tensor, but got Tensor of dimension {ndim}"
+
+
+def embedding_bag_2d_offsets(kind: type) -> str:
+    return ("if input is 2D, then offsets has to be None, as input is treated is a mini-batch "
+            f"of fixed length sequences. However, found offsets of type {kind}")
+
+
+def embedding_bag_input_dims(ndim: int) -> str:
+    return f"input has to be 1D or 2D Tensor, but got Tensor of dimension {ndim}"
+
+
+def embedding_bag_psw_mode(mode: str) -> str:
+    return ("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+            "on GitHub.")
+
+
+EMBEDDING_BAG_OFFSETS_NONE = "offsets has to be a 1D Tensor but got None"
+EMBEDDING_BAG_OFFSETS_1D = "offsets has to be a 1D Tensor"
+EMBEDDING_BAG_MODE = "mode has to be one of sum, mean or max"
+EMBEDDING_BAG_MAX_SCALE = "max mode does not support scaling the gradient by the frequency"
+EMBEDDING_BAG_MAX_SPARSE = "max mode does not support sparse weights"
+# the engine's own (ops/embedding_bag.py)
+EMBEDDING_BAG_NOT_MODELLED = ("reference_engine does not model embedding_bag's max_norm (an "
+                              "in-place renorm of weight), scale_grad_by_freq or sparse")

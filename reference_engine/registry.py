@@ -745,6 +745,19 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.max_unpool1d", "ops.max_unpool", overloads=True),
     _row("nn.functional.max_unpool2d", "ops.max_unpool", overloads=True),
     _row("nn.functional.max_unpool3d", "ops.max_unpool", overloads=True),
+    # ---- h30ops (issue 24): aten's slice, grid sampling, embedding_bag, Householder ----
+    # (ops/slicing.py: torch.ops.aten.slice.Tensor, its only API: ATEN_ONLY below; its
+    # gradcheck row by hand)
+    _row("slice", "ops.slicing", function=False, method=False, feature="views"),
+    # (ops/margin_losses.py: F's Python function; its distance a callable, a keyword)
+    _row("nn.functional.triplet_margin_with_distance_loss", "ops.margin_losses", M, M, M,
+         overloads=True),
+    # (ops/linear_cross_entropy.py: F's Python function, its reference path; the chunked
+    # path, options=..., is not modelled)
+    _row("nn.functional.linear_cross_entropy", "ops.linear_cross_entropy", M, (4, 3),
+         args=(Const([1, 2]),), overloads=True),
+    # (ops/embedding_bag.py: F's Python function; the indices come first: by hand)
+    _row("nn.functional.embedding_bag", "ops.embedding_bag", overloads=True),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -869,6 +882,13 @@ NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.module in H28NNF_MODULES})
 
+# ---- h30ops (issue 24): its new rows, not drawn by the generator yet ----
+H30OPS_ROWS = frozenset({"nn.functional.triplet_margin_with_distance_loss",
+                         "nn.functional.linear_cross_entropy"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.name in H30OPS_ROWS})
+
 # The default profile draws the rows it drew before issue 24's op breadth (these 60). The
 # generator draws every other row with a sample alike (benchmarks/generator_probe.py with this
 # block removed: 318 of the 337 rows, h28gen), but with them the ci profile's test still fails
@@ -892,3 +912,9 @@ NOT_GENERATED.update({
     r.name: PROBE_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.name not in NOT_GENERATED
     and r.name not in DRAWN_BEFORE_ISSUE_24})
+
+# ---- h30ops (issue 24): rows whose only API is their aten op, its overload ----
+# torch has no `torch.slice`: OpInfo's entry `slice` calls torch.ops.aten.slice.Tensor, which
+# the facade binds to the row's forward (ops/aten.py) and a case program may call
+ATEN_ONLY = ("slice",)
+ATEN_OVERLOADS["slice"] = "Tensor"

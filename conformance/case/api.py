@@ -77,6 +77,9 @@ PURE, SIZED, SEEDED_FLAG = "pure", "sized", "seeded"
 # `torch.ops.aten.sin.default`, else as reference_engine/registry.py's ATEN_OVERLOADS
 # says): the objects a selective checkpoint's policy is given and compares
 ATEN_OPS = "sin cos exp mm view var_mean mul mul_ clone"
+# ... and the registry's rows whose only API is their aten op, called through its overload
+# (`torch.ops.aten.slice.Tensor(x, 1, 0, 2)`: torch has no torch.slice)
+ATEN_OPS += "".join(f" {name}" for name in registry.ATEN_ONLY)
 TENSOR = "Tensor"  # the rows of Tensor's methods (named without a namespace)
 
 _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
@@ -118,6 +121,8 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch._C._autograd", "SavedTensor", ()),
         ("torch.nn", "Linear", {SEEDED_FLAG}),
         ("torch.nn", "Parameter Module MSELoss BatchNorm1d", ()),
+        # a distance for F.triplet_margin_with_distance_loss (h30ops)
+        ("torch.nn", "PairwiseDistance", ()),
         # written in reference_engine/nn/functional.py (the registry's `nn.functional.*`
         # rows are read from it, with torch's other ops)
         ("torch.nn.functional", "cross_entropy softmax log_softmax", {PURE}),

@@ -4,7 +4,9 @@ A sample's values are torch's: each tensor becomes the engine's `tensor(values, 
 requires_grad=)` from a NumPy copy (the one way the harness makes an engine's tensors,
 engines.Engine.tensor), a dtype, device or memory format the object at the same API path of
 the engine (`torch.float64`), containers element by element. OpInfo's callables are reached
-the same way: `torch.<name>` and `Tensor.<name>` by path, and OpInfo's own Python code (a
+the same way: `torch.<name>` and `Tensor.<name>` by path (an aten overload,
+`torch.ops.aten.<op>.<overload>`, too), a parameterless torch.nn module OpInfo passes as
+the engine's module of its class (MODULE_ARGUMENTS), and OpInfo's own Python code (a
 lambda such as `where`'s, which reorders arguments; a sample's output processing, with the
 helpers of its module it closes over, as sample_inputs_svd's fn_U its uniformize) is run
 with its global `torch` bound to the engine, when `torch` is all of torch it reaches (and
@@ -62,13 +64,32 @@ def engine_value(engine: Engine, value: Any, memo: dict[int, Any]) -> Any:
         return type(value)(engine_value(engine, v, memo) for v in value)
     if isinstance(value, dict):
         return {k: engine_value(engine, v, memo) for k, v in value.items()}
+    if type(value).__name__ in MODULE_ARGUMENTS and isinstance(value, torch.nn.Module):
+        return _engine_module(engine, value)
     raise Unconvertible(f"a {type(value).__name__} ({value!r:.80})")
+
+
+# torch.nn modules without parameters or buffers that OpInfo's samples pass (a distance to
+# triplet_margin_with_distance_loss): each is built as the engine's `torch.nn.<class>` from
+# its constructor's arguments, read from the attributes torch keeps them in
+# (PairwiseDistance keeps p as `norm`)
+MODULE_ARGUMENTS: dict[str, dict[str, str]] = {
+    "PairwiseDistance": {"p": "norm", "eps": "eps", "keepdim": "keepdim"},
+}
+
+
+def _engine_module(engine: Engine, module: Any) -> Any:
+    if any(True for _ in module.parameters()) or any(True for _ in module.buffers()):
+        raise Unconvertible(f"a {type(module).__name__} with parameters or buffers")
+    arguments = {arg: getattr(module, attr)
+                 for arg, attr in MODULE_ARGUMENTS[type(module).__name__].items()}
+    return engine.resolve(f"torch.nn.{type(module).__name__}")(**arguments)
 
 
 def api_path(fn: Any, name: str | None = None) -> str | None:
     """The API path of a torch callable: `torch.<name>` when `fn` is that function (an
-    OpInfo's `name`, e.g. `nn.functional.relu`), `torch.Tensor.<m>` for a Tensor method;
-    None for other code."""
+    OpInfo's `name`, e.g. `nn.functional.relu`), `torch.Tensor.<m>` for a Tensor method,
+    `torch.ops.aten.<op>.<overload>` for an aten overload; None for other code."""
     torch = _torch()
     if name is not None:
         obj: Any = torch
@@ -79,6 +100,9 @@ def api_path(fn: Any, name: str | None = None) -> str | None:
     method = getattr(fn, "__name__", None)
     if method is not None and getattr(torch.Tensor, method, None) is fn:
         return f"torch.Tensor.{method}"
+    if isinstance(fn, torch._ops.OpOverload) and fn.namespace == "aten":
+        # an aten overload (OpInfo's `slice` is torch.ops.aten.slice.Tensor)
+        return f"torch.ops.aten.{fn._opname}.{fn._overloadname}"
     return None
 
 

@@ -14,11 +14,12 @@ from .. import dtypes, inplace_ops, messages
 from ..factories import empty, ones, uniform_, zeros
 from ..grad_mode import no_grad
 from ..graph import RemovableHandle
-from ..ops import copying, layers, losses
+from ..ops import copying, layers, loss_composites, losses
 from ..tensor import Tensor
 from . import backward_hook, batchnorm, functional
 
-__all__ = ["BatchNorm1d", "Linear", "MSELoss", "Module", "Parameter", "functional"]
+__all__ = ["BatchNorm1d", "Linear", "MSELoss", "Module", "PairwiseDistance", "Parameter",
+           "functional"]
 
 
 class Parameter(Tensor):
@@ -156,6 +157,19 @@ class MSELoss(Module):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return losses.mse_loss(input, target, reduction=self.reduction)
+
+
+class PairwiseDistance(Module):
+    """torch.nn.PairwiseDistance: F.pairwise_distance with its p (kept as `norm`, as
+    torch's), eps and keepdim (h30ops: OpInfo's triplet_margin_with_distance_loss samples
+    pass one as the distance)."""
+
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return loss_composites.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
 class BatchNorm1d(Module):

@@ -8,7 +8,10 @@ through utils/checkpoint_selective.dispatch). An op has one overload object here
 has one per signature (`mul.Tensor`, `mul.Scalar`): it is named after the overload torch picks
 for the call the registry's forward models (`OVERLOADS`, else `default`), and stands for all
 of them. An op a registry op calls inside the engine is not a call of its own (a composite
-op is one call, where torch's dispatch mode sees the aten ops it decomposes into).
+op is one call, where torch's dispatch mode sees the aten ops it decomposes into). Calling an
+overload runs the forward the facade binds to it, for the registry's rows whose only API is
+their aten op (registry.ATEN_ONLY: `torch.ops.aten.slice.Tensor`); calling another is not
+modelled (NotImplementedError).
 """
 
 from __future__ import annotations
@@ -28,6 +31,14 @@ class OpOverload:
     def __init__(self, name: str, overload: str) -> None:
         self._name = f"aten.{name}"
         self._overloadname = overload
+        # the forward a call runs: bound by the facade for the registry's ATEN_ONLY rows,
+        # whose only API is their aten op (`torch.ops.aten.slice.Tensor`); None elsewhere
+        self._forward: Any = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._forward is None:
+            raise NotImplementedError(messages.aten_call_not_modelled(str(self)))
+        return self._forward(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<OpOverload(op='{self._name}', overload='{self._overloadname}')>"

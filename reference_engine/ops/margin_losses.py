@@ -1,7 +1,8 @@
 """nn.functional's margin losses: multi_margin_loss and multilabel_margin_loss (ATen's
 LossMultiMargin.cpp and LossMultiLabelMargin.cpp, each its own node, MultiMarginLossBackward0
-and MultilabelMarginLossBackward0), and triplet_margin_loss (Loss.cpp, a composite of
-pairwise distances, so its graph names torch's nodes).
+and MultilabelMarginLossBackward0), triplet_margin_loss (Loss.cpp, a composite of
+pairwise distances, so its graph names torch's nodes) and F's Python
+triplet_margin_with_distance_loss over any distance.
 
 The two kernels' backward ops (multi_margin_loss_backward, multilabel_margin_loss_backward)
 have no derivatives.yaml entry: torch records a NotImplemented node for their result, whose
@@ -10,6 +11,7 @@ forward-mode formula."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -229,3 +231,30 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     # `margin + dist_pos` is C++'s Scalar + Tensor: dist_pos.add(margin), AddBackward1
     output = piecewise.clamp_min(ops.sub(ops.add_scalar(dist_pos, margin), dist_neg), 0)
     return loss_composites._apply(output, REDUCTIONS[enum])
+
+
+# ---- triplet_margin_with_distance_loss (h30ops) --------------------------------------------
+
+def triplet_margin_with_distance_loss(
+        anchor: Tensor, positive: Tensor, negative: Tensor, *,
+        distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+        margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """F.triplet_margin_with_distance_loss: torch's Python function, step by step (its checks
+    in its order; the distance any callable, pairwise_distance by default). It is Python, not
+    Loss.cpp: `margin + dist_pos` is Python's float + Tensor, Tensor.__radd__ (AddBackward0,
+    where triplet_margin_loss's C++ Scalar + Tensor is AddBackward1)."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(messages.invalid_reduction(reduction))
+    if margin <= 0:
+        raise ValueError(messages.triplet_margin(margin))
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError(messages.triplet_dims(*dims))
+    distance = loss_composites.pairwise_distance if distance_function is None \
+        else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = comparisons.minimum(dist_neg, distance(positive, negative))
+    loss = piecewise.clamp_min(margin + dist_pos - dist_neg, 0)
+    return loss_composites._apply(loss, reduction)

@@ -645,3 +645,37 @@ _H29CONV: dict[str, Row] = {
 }
 assert not OPS.keys() & _H29CONV.keys(), "a row of h29conv's is named twice"
 OPS.update(_H29CONV)
+
+
+# ---- h30ops (issue 24): aten's slice (its only API, torch.ops.aten.slice.Tensor: no
+# registry sample), triplet_margin_with_distance_loss with a module distance, embedding_bag
+# (the indices first: no registry sample)
+_H30OPS: dict[str, Row] = {
+    "slice": (lambda a: torch.ops.aten.slice.Tensor(a, 1, -3, 4, 2) ** 2, [(2, 5)]),
+    # a module as the distance, swapped, unreduced (a margin wide enough that no hinge is
+    # near for inputs in [-1, 1])
+    "triplet_margin_with_distance_loss_swap": (lambda a, b, c: F.triplet_margin_with_distance_loss(
+        a, b, c, distance_function=torch.nn.PairwiseDistance(p=3), margin=5.0, swap=True,
+        reduction="none"), [(2, 3), (2, 3), (2, 3)]),
+    # embedding_bag: the weight's grad per mode (a padding row, a bag with a repeated index,
+    # 2-d indices), and the per-sample weights'; max mode's maxima are distinct for uniform
+    # draws, so the central differences stay off its ties
+    "nn.functional.embedding_bag": (lambda w, s: F.embedding_bag(
+        torch.tensor([3, 1, 1, 0, 2, 3]), w, torch.tensor([0, 2, 5]), mode="sum",
+        per_sample_weights=s, padding_idx=2) ** 2, [(4, 3), (6,)]),
+    "embedding_bag_mean_2d": (lambda w: F.embedding_bag(
+        torch.tensor([[0, 2, 2], [1, 3, 0]]), w, mode="mean") ** 2, [(4, 3)]),
+    "embedding_bag_max_last_offset": (lambda w: F.embedding_bag(
+        torch.tensor([0, 2, 3, 1, 3]), w, torch.tensor([0, 3, 5]), mode="max",
+        include_last_offset=True) ** 2, [(4, 3)]),
+}
+assert not OPS.keys() & _H30OPS.keys(), "a row of h30ops's is named twice"
+OPS.update(_H30OPS)
+# Rows whose double backward the engine does not model (OpInfo supports none for them): a
+# create_graph grad is a plain tensor, where torch's has a node (embedding_bag's weight grad
+# EmbeddingBagBackwardBackward0, its per-sample weights' a NotImplemented node); what torch
+# records there
+DOUBLE_BACKWARD_NOT_MODELLED: dict[str, str] = {
+    name: "EmbeddingBagBackwardBackward0 (weight), NotImplemented (per_sample_weights)"
+    for name in ("nn.functional.embedding_bag", "embedding_bag_mean_2d",
+                 "embedding_bag_max_last_offset")}
