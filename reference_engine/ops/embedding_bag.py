@@ -9,8 +9,9 @@ sum without padding_idx, fbgemm's fast path, saves offset2bag empty).
 The grads are computed in NumPy as ATen's dense backward does (a mean bag's rows scaled by
 the reciprocal of its size). OpInfo supports no double backward nor forward mode here, and
 neither is modelled: a create_graph grad is a plain tensor, where torch's weight grad has an
-EmbeddingBagBackwardBackward0 node and its per-sample weights' grad a NotImplemented one. max_norm (an in-place renorm of weight), scale_grad_by_freq and sparse
-are not modelled (NotImplementedError)."""
+EmbeddingBagBackwardBackward0 node and its per-sample weights' grad a NotImplemented one.
+max_norm (an in-place renorm of weight), scale_grad_by_freq and sparse are not modelled
+(NotImplementedError)."""
 
 from __future__ import annotations
 
