@@ -844,10 +844,6 @@ NOT_GENERATED: dict[str, str] = {
                     "against -3.23e-17; 2.0 against 1.9999999999999998), which abs's gradient "
                     "(+1 against -1) or frac (0 against 1) makes an O(1) difference: 2 of the "
                     "default profile's 250 programs with every row (h29gen)"),
-    "linalg.svdvals": ("float64 rounding amplified: of a rank-deficient matrix (drawn often) "
-                       "torch's smallest singular value is 0.0 where numpy's LAPACK gives "
-                       "1.6e-16, which frexp's mantissa makes O(1) (0.0 against 0.707): 1 "
-                       "of the default profile's 250 programs with the dual block (h30gen)"),
     **dict.fromkeys(("nn.functional.avg_pool3d", "nn.functional.adaptive_avg_pool3d",
                      "nn.functional.adaptive_max_pool3d"),
                     "its input is rank 5 (N, C, D, H, W), beyond GenSettings' rank 4: the "

@@ -62,27 +62,6 @@ def fwad(fn: str, *args: ir.Expr) -> ir.Call:
 
 # ---- the dual-level block ------------------------------------------------------------------
 
-# The rows the dual-level block draws: those its probe was clean with (h29fwd, 2026-11-26,
-# when the default profile drew these 60). With every drawn row in the block (326, h30gen)
-# the default profile's first 250 programs met 48 forward-mode divergences, nearly all of
-# them a tangent's version (40) or is_view (8): torch's set_fw_grad copies a tangent into a
-# new tensor of its primal's strides when their layouts differ (version 1), so an unpacked
-# tangent shows the strides of the rows' results, which the engine does not model alike for
-# every row (not analysed per row). A row joins when a probe with it in the block is clean.
-FORWARD_ROWS = frozenset({
-    "abs", "add", "addmm", "amax", "amin", "atan2", "bmm", "chunk", "clamp", "clone",
-    "copy_", "cos", "diagonal", "div", "dot", "exp", "fill_", "flatten", "gather",
-    "index_fill", "index_select", "log", "log_softmax", "masked_fill", "matmul", "max",
-    "maximum", "mean", "min", "minimum", "mm", "mul", "mv", "narrow", "neg", "permute",
-    "pow", "prod", "reciprocal", "relu", "reshape", "rsub", "select", "sigmoid", "sin",
-    "softmax", "split", "sqrt", "squeeze", "sub", "sum", "t", "tanh", "trace", "transpose",
-    "unbind", "unsqueeze", "var", "var_mean", "zero_"})
-
-
-def _in(rows: frozenset[str] | None, op: op_table.GenOp) -> bool:
-    return rows is None or op.name in rows
-
-
 def _takes(op: op_table.GenOp, x: Var, settings: GenSettings) -> bool:
     """Whether `op` takes `x` as its first input: of its sample's shape (any for a
     pointwise, broadcasting or reduction op), of its domain's sign, a BLAS product in its
@@ -119,12 +98,10 @@ def _new_dual(dice: Dice, state: State, settings: GenSettings, op: op_table.GenO
                 state.bind(x._replace(name=d, requires_grad=True, leaf=False)))
 
 
-def _dual_op(dice: Dice, state: State, settings: GenSettings,
-             rows: frozenset[str] | None = None) -> Emit:
+def _dual_op(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """A registry op on a dual (a new one when none fits the op), in any of its forms,
-    sometimes with a second op applied to the result in the same statement; of `rows`
-    only, where given."""
-    op = dice.pick([o for o in op_table.weighted_ops(settings) if _in(rows, o)])
+    sometimes with a second op applied to the result in the same statement."""
+    op = dice.pick(op_table.weighted_ops(settings))
     fit = [v for v in state.vars if not v.leaf and _takes(op, v, settings)]
     stmts: list[ir.Stmt] = []
     if fit:
@@ -137,15 +114,11 @@ def _dual_op(dice: Dice, state: State, settings: GenSettings,
     first: Var | None = x
     exprs: dict[str, ir.Expr] = {}
     value: op_calls.OpValue | None = None
-    # in place only with another name to be its partner: with the dual alone one_op would
-    # take the dual itself (`d.pow_(d)`), see below
-    alone = all(v.name == x.name for v in state.vars)
-    forms = [f for f in op.forms if not (alone and f == "inplace")] or op.forms
-    for form in (dice.pick(forms), None):
+    for form in (dice.pick(op.forms), None):
         if form is None:  # the second op, nested
             nested: tuple[op_table.GenOp, ...] = tuple(
                 o for o in (op_table.nested_ops(settings, value.shape) if value else ())
-                if _in(rows, o) and not o.name.endswith("_") and (
+                if not o.name.endswith("_") and (
                     o.form != op_table.SAMPLE or len(o.sample.shapes) == 1))
             if not nested or dice.chance(1, 2):
                 break
@@ -155,7 +128,7 @@ def _dual_op(dice: Dice, state: State, settings: GenSettings,
             # its partner is not the dual it writes (`d.mul_(d)`): torch's in-place formula
             # then reads a tangent it has written already, which the engine does not model
             others = state._replace(vars=tuple(v for v in state.vars if v.name != x.name)
-                                    ) if not alone else state  # (an op only in place)
+                                    ) if len(state.vars) > 1 else state
             emit, value = op_calls.one_op(dice, others, settings, op, form, first, exprs)
             if all(v.name != x.name for v in emit.state.vars):  # (a clone was written)
                 return Emit((*stmts, *emit.stmts), emit.state.bind(x))
@@ -174,29 +147,14 @@ def _dual_op(dice: Dice, state: State, settings: GenSettings,
 
 def dual_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """`with fwAD.dual_level():` around duals of one or two names, a few pieces on them, and
-    the newest results' tangents unpacked into names (see the module docstring); its ops of
-    every drawn row (the FORWARD table's, for the per-op jvp floors)."""
-    return _dual_block(dice, state, settings, None)
-
-
-def probed_dual_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
-    """dual_block with its ops of FORWARD_ROWS and its duals of leaves: the default
-    profile's mix."""
-    return _dual_block(dice, state, settings, FORWARD_ROWS)
-
-
-def _dual_block(dice: Dice, state: State, settings: GenSettings,
-                rows: frozenset[str] | None) -> Emit:
+    the newest results' tangents unpacked into names (see the module docstring)."""
     stmts: list[ir.Stmt] = []
     body: list[ir.Stmt] = []
     duals: list[Var] = []
     for _ in range(1 + dice.below(2)):
         # a name whose tangent, a leaf of its shape, keeps to the settings (a view's shape
         # may not), else a new primal, positive (log, sqrt, div in the block's domain)
-        # (of rows: a leaf, contiguous; a result of a row outside them may have strides the
-        # engine does not model, which make_dual shows in the tangent's version)
-        fit = [v for v in state.vars if (rows is None or v.leaf)
-               and fits_settings(v.shape, settings)]
+        fit = [v for v in state.vars if fits_settings(v.shape, settings)]
         if not fit or dice.chance(1, 3):
             emit = leaf(dice, state, settings, positive=True)
             stmts += emit.stmts
@@ -215,9 +173,7 @@ def _dual_block(dice: Dice, state: State, settings: GenSettings,
     made: list[Var] = []
     pieces = (_dual_op, _dual_op, _dual_op, _view, _inplace, jvp_function)
     for _ in range(1 + dice.below(4)):
-        piece = dice.pick(pieces)
-        emit = (_dual_op(dice, carrying, settings, rows) if piece is _dual_op
-                else piece(dice, carrying, settings))
+        emit = dice.pick(pieces)(dice, carrying, settings)
         body += emit.stmts
         made += [v for v in emit.state.vars if v.leaf]
         carrying = emit.state._replace(vars=tuple(v for v in emit.state.vars if not v.leaf))

@@ -52,7 +52,7 @@ from hypothesis import strategies as st
 
 from conformance.case import program as ir
 from conformance.gen.custom_functions import custom_function
-from conformance.gen.forward import complex_chain, dual_block, probed_dual_block
+from conformance.gen.forward import complex_chain, dual_block
 from conformance.gen.op_calls import registry_op
 from conformance.gen.pieces import (
     Piece,
@@ -123,9 +123,8 @@ ACTIONS: tuple[Action, ...] = (
     # h28fwd's fixes). Fixed since, each with a case: a missing tangent is a ZeroTensor,
     # rsub's layout, retain_grad of a no_grad view, a view's tangent made with the view;
     # `python benchmarks/generator_probe.py 250` at weight 10: 1 diverging (the last of
-    # those), 0 after. With 326 rows drawn (h30gen) its ops are forward.FORWARD_ROWS, the 60
-    # rows of that probe (see there). The complex chain stays weight 0 (COMPLEX draws it).
-    _action("dual", probed_dual_block, 10, "forward_ad", "custom_function"),
+    # those), 0 after. The complex chain stays weight 0 (COMPLEX draws it).
+    _action("dual", dual_block, 10, "forward_ad", "custom_function"),
     _action("complex", complex_chain, 0, "complex"),
 )
 BY_NAME: dict[str, Action] = {a.name: a for a in ACTIONS}
@@ -139,9 +138,8 @@ STOP = 60
 MOTIFS = (BY_NAME["modify_saved"], BY_NAME["backward_twice"])
 # Tables of one kind of action (`programs(actions=...)`): forward-mode programs, every
 # action a dual-level block (the JVP fault-injection benchmark, the per-op jvp floors),
-# and complex ones. FORWARD's blocks draw every generated row (the default mix's, only
-# forward.FORWARD_ROWS).
-FORWARD: tuple[Action, ...] = (_action("dual", dual_block, 1, "forward_ad", "custom_function"),)
+# and complex ones.
+FORWARD: tuple[Action, ...] = (BY_NAME["dual"],)
 COMPLEX: tuple[Action, ...] = (BY_NAME["complex"],)
 
 
