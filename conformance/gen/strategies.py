@@ -116,15 +116,16 @@ ACTIONS: tuple[Action, ...] = (
     _action("backward_twice", _backward_twice, 1, "retain_graph"),
     _action("modify_saved", _modify_saved, 1, "inplace"),
     _action("leaf", _new_leaf, 1),
-    # The dual-level block is in the default profile's mix (weight 10, h29fwd, 2026-11-26),
-    # so that an engine whose jvp is wrong diverges on generated programs
-    # (tests/test_generator_finds_faults.py: wrong_mul_jvp). Before: weight 0, as the probe
-    # at weight 15 found engine gaps (33 of 150 programs with every row, h27gen; 3 after
-    # h28fwd's fixes). Fixed since, each with a case: a missing tangent is a ZeroTensor,
-    # rsub's layout, retain_grad of a no_grad view, a view's tangent made with the view;
-    # `python benchmarks/generator_probe.py 250` at weight 10: 1 diverging (the last of
-    # those), 0 after. The complex chain stays weight 0 (COMPLEX draws it).
-    _action("dual", dual_block, 10, "forward_ad", "custom_function"),
+    # weight 0: not in the default profile's mix (FORWARD and COMPLEX draw them). With every
+    # registry row drawn and weight 15 (h27gen, 2026-11-26), 33 of the default profile's
+    # first 150 programs diverged in forward mode, on engine gaps: a tangent's view-ness
+    # after the rows' formulas (torch's tangent a view where the engine's is not: 14), a
+    # tangent's version (the in-place steps of torch's jvp formulas), make_dual of a grad
+    # whose elements overlap (torch refuses: 4), a tangent's dtype and values. Again with
+    # 318 rows (h28gen, before the forward-mode engine fixes of h28fwd): 26 of the first 80
+    # programs with the dual action at weight 15 diverged, every one with a dual level (68
+    # of the 80 had one): a tangent's version 18, its is_view 7, a value 1.
+    _action("dual", dual_block, 0, "forward_ad", "custom_function"),
     _action("complex", complex_chain, 0, "complex"),
 )
 BY_NAME: dict[str, Action] = {a.name: a for a in ACTIONS}
