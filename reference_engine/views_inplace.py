@@ -35,7 +35,11 @@ def restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
     creation meta, only its geometry changes, and it is checked like any in-place op on a
     view (views made under no_grad, by a multi-output op or in a custom Function refuse)."""
     inplace.check_inplace(self)
-    edge = engine.gradient_edge(self)
+    # torch's generated kernel collects self's edge only when it records a node (grad mode
+    # on and self requiring grad): under no_grad it never reads grad_fn, whose getter
+    # raises for a no_grad view modified in place since (handle_view_on_rebase, indirect)
+    recording = is_grad_enabled() and self.requires_grad
+    edge = engine.gradient_edge(self) if recording else (None, 0)
     old = Tensor(self._data, self.dtype, self.device)
     tangent = forward_ad.fw_grad(self)
     self._data = fn(self._data)

@@ -101,8 +101,8 @@ def _scaled_eye(scale: Tensor, n: int) -> Tensor:
 
 def _det_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     """linalg_det_backward: grad * det * A^{-H}. For a further derivative ATen recomputes it
-    from A (linalg_solve(A.mH(), d), through an SVD where |det| < 100 eps); here through
-    the inverse of A, which differentiates to the same values (a singular A is refused).
+    from A: linalg_solve(A.mH(), d), as here, or through an SVD where |det| < 100 eps (here
+    through the inverse of A, which differentiates to the same values; another graph).
     An empty A's grad is zeros, a 1 x 1 A's the grad itself (ATen's shortcuts: neither
     reads A, so neither requires grad through it)."""
     n = c.A.shape[-1]
@@ -112,6 +112,12 @@ def _det_backward(c: Any, g: Tensor) -> list[Tensor | None]:
         return [views.expand(views.unsqueeze(views.unsqueeze(g, -1), -1), tuple(c.A.shape))]
     d = _scaled_eye(ops.mul(g, c.result), n)
     if is_grad_enabled():
+        eps = np.finfo(c.LU._data.dtype).eps
+        if not (np.abs(c.result._data) < 100 * eps).any():
+            # ATen's non_singular: linalg_solve(A.mH(), d), its d diag_embed(...).mT()
+            from .solve import linalg_solve  # (solve.py imports this module)
+            return [linalg_solve(_mH(c.A), views.transpose(d, -2, -1))]
+        # (ATen's singular branch, through linalg_svd, is not modelled: the inverse's)
         return [matmul(_mH(linalg_inv(c.A)), d)]
     inverse = _inverse_from_lu(c.LU._data, c.pivots._data, c.use_a_t, perturb=True)
     return [matmul(common.new(np.swapaxes(inverse, -1, -2), g.dtype, g.device), d)]

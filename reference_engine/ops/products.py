@@ -59,8 +59,12 @@ ADDMV = OpSpec(
 def addmv(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if mat.ndim != 2 or vec.ndim != 1 or self.ndim > 1:
         raise RuntimeError(messages.mv_ranks(mat.ndim, vec.ndim))
-    if mat.shape[1] != vec.shape[0]:
-        raise RuntimeError(messages.mv_sizes(mat.shape[0], linalg._dims(mat), vec.shape[0]))
+    # addmv_out's check: self has mat's rows, or one element (it is expanded to them); the
+    # message names self.size(0), which a 0-d self does not have
+    if mat.shape[1] != vec.shape[0] or self.numel() not in (1, mat.shape[0]):
+        if self.ndim == 0:
+            raise IndexError(messages.dim_of_0_dim(0))
+        raise RuntimeError(messages.mv_sizes(self.shape[0], linalg._dims(mat), vec.shape[0]))
     if not self.dtype is mat.dtype is vec.dtype:   # no promotion, as mv
         raise RuntimeError(messages.addmv_dtypes(*(t.dtype.scalar_name for t in (self, mat, vec))))
     return _add_scaled(ADDMV, self, mat, vec, linalg.blas_product, beta, alpha)

@@ -73,7 +73,10 @@ MEAN1 = OpSpec("MeanBackward1", ("self",),
 
 def _reduce_dims(t: Tensor, dim: int | Sequence[int]) -> tuple[int, ...]:
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(wrap_dim(d, t.ndim) for d in dims) if t.ndim else ()
+    # a 0-d tensor takes dims -1 and 0 (maybe_wrap_dim wraps as for one dim: 1 raises), and
+    # reduces none of its (no) dims
+    wrapped = tuple(wrap_dim(d, t.ndim) for d in dims)
+    return wrapped if t.ndim else ()
 
 
 @np.errstate(all="ignore")   # inf + -inf is nan, silently, in torch

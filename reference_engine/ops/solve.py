@@ -16,7 +16,7 @@ from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common
 from . import elementwise as ops
-from .decompositions import _LinAlgError, _mH
+from .decompositions import _column_major, _LinAlgError, _mH
 from .determinants import _check_square, _inverse_from_lu, _lu_factor
 from .linalg import matmul
 
@@ -114,8 +114,11 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool) -> tuple[Tensor
     else:
         x = np.swapaxes(np.linalg.solve(np.swapaxes(a_b, -1, -2), np.swapaxes(b_b, -1, -2)),
                         -1, -2)
-    x = x[..., 0] if vector else x
-    result = common.new(x, A.dtype, A.device)
+    # torch's left solve is linalg_lu_solve's result, which LAPACK's getrs writes in place:
+    # each matrix column-major (a later .contiguous() clones it); a right solve is that of
+    # the transposes, transposed back: row-major
+    x = x[..., 0] if vector else (_column_major(x) if left else np.ascontiguousarray(x))
+    result = common.new(x, A.dtype, A.device, order="K")
     attrs = {"LU": common.new(lu, A.dtype, A.device, order="K"),
              "pivots": common.new(piv, dtypes.int32, A.device), "use_a_t": use_a_t,
              "left": left}
