@@ -31,7 +31,10 @@ _NO_FORMULA = {"index_reduce": "index_reduce", "index_reduce_mean": "index_reduc
                "cdist": "_cdist_forward", "nn.functional.pdist": "_pdist_forward",
                "pdist_p3": "_pdist_forward", "cdist_batched": "_cdist_forward",
                **{f"cdist_p{p}": "_cdist_forward" for p in (0.0, 1.0, 0.5, 3.0, float("inf"))},
-               **dict.fromkeys(("cdist_mm", "cdist_mm_batched"), "_euclidean_dist")}
+               **dict.fromkeys(("cdist_mm", "cdist_mm_batched"), "_euclidean_dist"),
+               # (h30ops) embedding_bag's ATen op
+               **dict.fromkeys(("nn.functional.embedding_bag", "embedding_bag_mean_2d",
+                                "embedding_bag_max_last_offset"), "_embedding_bag")}
 # (h29ops2) rows whose op has a derivatives.yaml entry with no result formula: torchgen's
 # generated code refuses forward mode with its longer text (messages.fwad_no_formula)
 _NO_RESULT_FORMULA = {"nn.functional.multi_margin_loss": "multi_margin_loss",
