@@ -293,3 +293,11 @@ def parse(name: str, args: tuple[Any, ...], *signatures: str) -> None:
 def _tensor_or_number(name: str, self: Any, other: Any, param: str = "other") -> None:
     parse(name, (self, other), f"Tensor input, Tensor {param}{OUT}",
           f"Tensor input, Number {param}{OUT}")
+
+
+def no_jvp(name: str) -> Callable[[Any], Any]:
+    """derivatives.yaml gives the op no forward formula: forward mode raises torch's
+    TORCH_CHECK_NOT_IMPLEMENTED text, naming the ATen op (not the node's stem)."""
+    def jvp(c: Any) -> Any:
+        raise NotImplementedError(messages.fwad_not_implemented(name))
+    return jvp

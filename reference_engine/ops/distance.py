@@ -61,13 +61,6 @@ def _norm_grads(diff: np.ndarray, grad: np.ndarray, dist: np.ndarray, p: float) 
 
 # ---- cdist ------------------------------------------------------------------------------
 
-def _no_jvp(name: str) -> Any:
-    """derivatives.yaml gives the op no forward formula: forward mode raises torch's
-    TORCH_CHECK_NOT_IMPLEMENTED text, naming the ATen op (not the node's stem)."""
-    def jvp(c: Any) -> Tensor:
-        raise NotImplementedError(messages.fwad_not_implemented(name))
-    return jvp
-
 
 def _batch(x1: Tensor, x2: Tensor) -> tuple[int, ...]:
     return common.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
@@ -87,7 +80,7 @@ CDIST = OpSpec("CdistBackward0", ("x1", "x2"),
                {"x1": ("x1", "x2", "result"), "x2": ("x1", "x2", "result")},
                lambda c, g: c.grads(lambda: _cdist_grad(c, g, True),
                                     lambda: _cdist_grad(c, g, False)),
-               jvp=_no_jvp("_cdist_forward"))
+               jvp=common.no_jvp("_cdist_forward"))
 
 
 def _not_implemented(name: str) -> OpSpec:
@@ -95,7 +88,7 @@ def _not_implemented(name: str) -> OpSpec:
         raise NotImplementedError(messages.derivative_not_implemented(name))
     return OpSpec(f"{''.join(w.title() for w in name.split('_'))}Backward0",
                   ("grad", "x1", "x2", "cdist") if name == "_cdist_backward"
-                  else ("grad", "self", "pdist"), {}, backward, jvp=_no_jvp(name))
+                  else ("grad", "self", "pdist"), {}, backward, jvp=common.no_jvp(name))
 
 
 CDIST_BACKWARD = _not_implemented("_cdist_backward")   # CdistBackwardBackward0
@@ -142,7 +135,7 @@ def _euclidean_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 
 EUCLIDEAN_DIST = OpSpec("EuclideanDistBackward0", ("x1", "x2"),
                         {"x1": ("x1", "x2", "result"), "x2": ("x1", "x2", "result")},
-                        _euclidean_backward, jvp=_no_jvp("_euclidean_dist"))
+                        _euclidean_backward, jvp=common.no_jvp("_euclidean_dist"))
 
 
 def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
@@ -204,7 +197,7 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 PDIST = OpSpec("PdistBackward0", ("self",), {"self": ("self", "result")},
                lambda c, g: [pdist_backward(g, c.self, c.p, c.result)],
-               jvp=_no_jvp("_pdist_forward"))
+               jvp=common.no_jvp("_pdist_forward"))
 
 
 def pdist_backward(grad: Tensor, self: Tensor, p: float, pdist: Tensor) -> Tensor:

@@ -22,6 +22,7 @@ import numpy as np
 from .. import dtypes, messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
+from . import common
 from .common import new
 
 _MODES = ("sum", "mean", "max")
@@ -31,19 +32,14 @@ def _backward(c: Any, g: Tensor) -> list[Tensor | None]:
     return c.grads(lambda: _weight_grad(c, g), lambda: _per_sample_weights_grad(c, g))
 
 
-def _no_forward_formula(c: Any) -> Any:
-    # derivatives.yaml's _embedding_bag has no result formula: torch names the ATen op,
-    # not the node (aten_name would give "embedding_bag")
-    raise NotImplementedError(messages.fwad_not_implemented("_embedding_bag"))
-
-
 EMBEDDING_BAG = OpSpec(
     "EmbeddingBagBackward0", ("weight", "per_sample_weights"),
     {"weight": ("indices", "offsets", "result1", "result2", "result3", "per_sample_weights"),
      "per_sample_weights": ("weight", "indices", "offsets", "result1")},
     _backward, saved_outputs=("result1", "result2", "result3"),
     save_order=("indices", "offsets", "per_sample_weights", "weight"),
-    jvp=_no_forward_formula)
+    # derivatives.yaml's _embedding_bag has no forward formula
+    jvp=common.no_jvp("_embedding_bag"))
 
 
 def _kept(indices: np.ndarray, padding_idx: int) -> np.ndarray:
