@@ -39,6 +39,7 @@ import builtins as _builtins
 import functools
 import inspect
 import sys
+import types
 from typing import Any
 
 # inplace, views* and the ops below are imported for _MODULES, which finds the modules
@@ -84,6 +85,7 @@ from .factories import (
     empty,
     empty_strided,
     full,
+    linspace,
     manual_seed,
     ones,
     ones_like,
@@ -190,12 +192,14 @@ from .ops import pooling as _pooling_ops  # noqa: F401   (h28nnf: average poolin
 from .ops import prelu as _prelu_ops  # noqa: F401   (h29ops: F.prelu)
 from .ops import prod_cumprod as _prod_cumprod_ops  # noqa: F401
 from .ops import scatter as _scatter_ops  # noqa: F401
+from .ops import searching as _searching_ops  # noqa: F401   (h31cov)
 from .ops import slicing as _slicing_ops  # noqa: F401   (h30ops: aten's slice)
 from .ops import special as _special_ops  # noqa: F401
 from .ops import spectral as _spectral_ops  # noqa: F401  (h28ops)
 from .ops import torch_norm as _torch_norm_ops  # noqa: F401  (h28ops)
 from .ops import triangular as _triangular_ops  # noqa: F401
 from .ops import trilinear as _trilinear_ops  # noqa: F401   (h29ops: F.bilinear)
+from .ops import unique as _unique_ops  # (h31cov: unique and its ATen ops)
 from .ops.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
@@ -345,6 +349,14 @@ autograd.gradcheck = gradcheck.gradcheck  # type: ignore[attr-defined]
 autograd.gradgradcheck = gradcheck.gradgradcheck  # type: ignore[attr-defined]
 autograd.GradcheckError = gradcheck.GradcheckError  # type: ignore[attr-defined]
 
+# The ATen ops under torch.unique and torch.unique_consecutive that torch keeps out of its
+# public names (torch/functional.py calls them; test_integer_outputs calls them too):
+# torch._unique, torch._unique2, and torch._VF's unique_dim and unique_consecutive.
+_unique = _unique_ops._unique
+_unique2 = _unique_ops._unique2
+_VF = types.SimpleNamespace(unique_dim=_unique_ops.unique_dim,
+                            unique_consecutive=_unique_ops._vf_unique_consecutive)
+
 float32 = float = _dtypes.float32
 float64 = double = _dtypes.float64
 float16 = half = _dtypes.float16
@@ -360,8 +372,11 @@ complex128 = cdouble = _dtypes.complex128
 # The names that are not registry ops; the ops are added from the registry.
 __all__ = [
     "_C",
+    "_VF",
     "Size",
     "Tensor",
+    "_unique",
+    "_unique2",
     "arange",
     "autograd",
     "bfloat16",
@@ -401,6 +416,7 @@ __all__ = [
     "is_tensor",
     "is_warn_always_enabled",
     "linalg",
+    "linspace",
     "long",
     "manual_seed",
     "masked",

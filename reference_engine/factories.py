@@ -147,6 +147,28 @@ def arange(start: float, end: float | None = None, step: float = 1, dtype: dtype
     return _finish(np.arange(start, end, step), dt, device, requires_grad)
 
 
+def linspace(start: float, end: float, steps: int, dtype: dtype | None = None,
+             device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """`steps` values from start to end by ATen's CPU formula, in the result's dtype
+    (float64 for an integer one): start + step * i over the first half, end - step *
+    (steps - 1 - i) over the rest, so both ends are exact. ATen's vectorised loop rounds a
+    block's base and each lane's offset apart, so a float value may differ from torch's by
+    an ulp (within the traces' tolerance; measured: linspace(0, 1.0, steps=100))."""
+    if steps < 0:
+        raise RuntimeError(messages.LINSPACE_NEGATIVE_STEPS)
+    dt = dtype or dtypes.get_default_dtype()
+    calc = np.dtype(np.float64 if dt.np.kind in "iub" else dt.np)
+    first, last = np.asarray(start, calc), np.asarray(end, calc)
+    step = (last - first) / np.asarray(max(steps - 1, 1), calc)
+    i = np.arange(steps).astype(calc)
+    half = np.arange(steps) < steps // 2
+    with np.errstate(all="ignore"):
+        values = np.where(half, first + step * i,
+                          last - step * (np.asarray(steps - 1, calc) - i))
+    return _finish(np.asarray(values if steps != 1 else np.full(1, first)), dt, device,
+                   requires_grad)
+
+
 def rand(*size: Any, dtype: dtype | None = None, device: device | str | None = None,
          requires_grad: bool = False) -> Tensor:
     arr = _rng["gen"].random(_shape_args(size))

@@ -3221,3 +3221,8 @@ EMBEDDING_BAG_MAX_SPARSE = "max mode does not support sparse weights"
 # the engine's own (ops/embedding_bag.py)
 EMBEDDING_BAG_NOT_MODELLED = ("reference_engine does not model embedding_bag's max_norm (an "
                               "in-place renorm of weight), scale_grad_by_freq or sparse")
+
+
+# ---- h31cov ------------------------------------------------------------------------------
+# aten/src/ATen/native/RangeFactories.cpp linspace_out: TORCH_CHECK(steps >= 0, ...)
+LINSPACE_NEGATIVE_STEPS = "number of steps must be non-negative"

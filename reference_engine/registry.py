@@ -580,6 +580,16 @@ OPS: tuple[OpRow, ...] = (
          overloads=True),
     # ---- h23cov (issue 23): ops test_autograd.py's tests call ----
     _row("isin", "ops.membership", method=False, differentiable=False, overloads=True),
+    # integer results of float inputs, never requiring grad (test_integer_outputs; h31cov):
+    # ops/searching.py; unique's first output has a node whose derivative is not implemented
+    # (ops/unique.py: torch._unique, torch._unique2 and torch._VF.unique_dim are written in
+    # the package facade, as torch keeps them out of its public names)
+    _row("argsort", "ops.searching", differentiable=False, feature="reductions"),
+    _row("searchsorted", "ops.searching", method=False, differentiable=False),
+    _row("bucketize", "ops.searching", method=False, differentiable=False),
+    _row("count_nonzero", "ops.searching", differentiable=False, feature="reductions"),
+    _row("unique", "ops.unique", differentiable=False),
+    _row("unique_consecutive", "ops.unique", differentiable=False),
     # in-place changes of a tensor's size or storage, never differentiable (ops/storage.py)
     _row("resize_", "ops.storage", function=False, differentiable=False, feature="inplace"),
     _row("resize_as_", "ops.storage", function=False, differentiable=False, feature="inplace"),

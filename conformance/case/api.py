@@ -50,6 +50,7 @@ NAMESPACES: frozenset[str] = frozenset(
     | {"torch.autograd.forward_ad"}
     | {"torch.autograd.functional"}
     | {"torch._C", "torch._C._autograd"}   # torch._C._autograd.SavedTensor, for isinstance
+    | {"torch._VF"}   # unique_dim and unique_consecutive, as test_integer_outputs calls them
     # the registry's namespaces (`torch.special`, `torch.nn.functional`) and their parents
     | {"torch." + ns.rpartition(".")[0] for ns in registry.NAMESPACES if "." in ns}
     | {f"torch.{ns}" for ns in registry.NAMESPACES}
@@ -87,6 +88,11 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch", """tensor zeros_like ones_like arange is_tensor get_default_dtype
                      is_grad_enabled is_inference_mode_enabled is_neg""", {PURE}),
         ("torch", "zeros ones full", {PURE, SIZED}),
+        # its elements (steps) counted before the call by operation_limits.factory_elements
+        ("torch", "linspace", {PURE}),
+        # the ATen ops under torch.unique and torch.unique_consecutive (test_integer_outputs)
+        ("torch", "_unique _unique2", {PURE}),
+        ("torch._VF", "unique_dim unique_consecutive", {PURE}),
         # a leaf of chosen strides (test_strided_leaf_grad_layout); like torch.empty its
         # memory is uninitialised, so a case fills it (`.copy_(...)`) in the same statement
         ("torch", "empty_strided", {PURE, SIZED}),
@@ -239,6 +245,8 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "unpacked dual": frozenset({"primal", "tangent"}),
     # torch.storage.TypedStorage, from `x.storage()`
     "storage": frozenset({"data_ptr"}),
+    # torch.dtype (`out.dtype.is_floating_point`, as test_integer_outputs reads it)
+    "dtype": frozenset({"is_floating_point"}),
 }
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 

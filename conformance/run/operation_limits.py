@@ -232,6 +232,8 @@ def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int 
             start, end, step = (0.0, bounds[0], 1.0) if len(bounds) == 1 else \
                 (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1.0)
             return max(math.ceil((end - start) / step), 0) if step else None
+        if path == "torch.linspace":
+            return max(int(kwargs.get("steps", args[2] if len(args) > 2 else 0)), 0)
         if path == "torch.nn.Linear":
             return max(int(args[0]), 0) * max(int(args[1]), 0)
         if path == "torch.tensor":
