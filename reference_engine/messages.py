@@ -809,9 +809,6 @@ def checkpoint_count_mismatch(forward: int, recomputed: int) -> str:
             + _CHECKPOINT_DEBUG_TIP)
 
 
-# not modelled (the engine's own limit, no torch wording)
-CHECKPOINT_NOT_MODELLED = ("checkpoint's debug and determinism_check are not modelled by the "
-                           "reference engine")
 
 
 # --- torch.tensor of a list holding tensors (factories.py): python_variable_methods.cpp item
@@ -3226,3 +3223,69 @@ EMBEDDING_BAG_NOT_MODELLED = ("reference_engine does not model embedding_bag's m
 # ---- h31cov ------------------------------------------------------------------------------
 # aten/src/ATen/native/RangeFactories.cpp linspace_out: TORCH_CHECK(steps >= 0, ...)
 LINSPACE_NEGATIVE_STEPS = "number of steps must be non-negative"
+# torch/utils/checkpoint.py (torch 2.13) _get_debug_context_and_cb: with debug=True (or
+# set_checkpoint_debug_enabled(True)) a CheckpointError raised while unpacking becomes this,
+# its {forward_traces}/{recompute_traces} each recorded operator's log line and Python stack,
+# its {forward_ops}/{recompute_ops} the logs alone (LoggingTensorMode); the engine records no
+# operator logs, and the traces compare the message with those sections normalised
+# (conformance/case/kinds.py normalise_text)
+CHECKPOINT_DEBUG_TEMPLATE = """ \
+An error happened while unpacking tensors; dumping logs of latest computation
+because you passed `debug=True` to `torch.utils.checkpoint.checkpoint()`.
+Scroll all the way down for guidance on how to navigate these logs.
+
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|        1. Stack traces of the operators that ran in the original forward     |
++------------------------------------------------------------------------------+
+
+{forward_traces}
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|        2. Stack traces of the operators that ran during recomputation        |
++------------------------------------------------------------------------------+
+
+{recompute_traces}
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|       3. Log of operators in the original forward and recomputation          |
++------------------------------------------------------------------------------+
+(Scroll up to correlate stack traces with each operation listed below. This
+ helps identify their source in the code.)
+
+IMPORTANT: Differences in "detach" calls between the original forward and the
+           recomputation are expected. They are introduced by the checkpointing
+           mechanism and can be ignored.
+
+Operations executed during the original forward:
+
+{forward_ops}
+
+Operations executed during recomputation:
+
+{recompute_ops}
+
++------------------------------------------------------------------------------+
+ ERROR: Detected non-determinism while running activation checkpointing
+
+ You are seeing this error because you passed `debug=True` to checkpoint and
+ tensors to be saved during the original forward and differ between those saved
+ during recomputation. This can happen if different operators were ran in the
+ original forward and in the recomputation.
+
+ To identify where the mismatch may be coming from, you can do the following:
+
+ 1) Compare the operators ran during original forward and recomputation to
+    see where they differ. These operators are printed above in the order they
+    were executed.
+
+ 2) Review the stack trace for each operator to locate its invocation source.
+    Each operator's stack trace is printed in their execution order.
+
+ Note that the logs can be quite long. Here's how they are structured:
+ (Tip: you can Ctrl-f for these headers)
+
+ 1. Stack traces of the operators that ran in the original forward
+ 2. Stack traces of the operators that ran during recomputation
+ 3. Log of operators in the original forward and recomputation
+ 4. Error message                                             <--- You are here
+--------------------------------------------------------------------------------
+"""
+CHECKPOINT_DEBUG_CONTEXT_FN = "debug=True is incompatible with non-default context_fn"

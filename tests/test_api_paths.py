@@ -85,6 +85,7 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
                           for a in attrs["unpacked dual"]],
         "allow mutation context": [(a, mutation) for a in attrs["allow mutation context"]],
         "storage": [(a, y.detach().storage()) for a in attrs["storage"]],
+        "dtype": [(a, y.dtype) for a in attrs["dtype"]],
         "selective checkpoint context": [(a, sac_contexts[0])
                                          for a in attrs["selective checkpoint context"]],
     }

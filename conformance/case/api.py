@@ -138,6 +138,7 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch.autograd", "detect_anomaly set_detect_anomaly gradcheck gradgradcheck", ()),
         ("torch.utils.checkpoint",
          """checkpoint checkpoint_sequential set_checkpoint_early_stop GraphExecGroup
+            set_checkpoint_debug_enabled
             create_selective_checkpoint_contexts CheckpointPolicy""", ()),
         ("torch.utils.checkpoint.CheckpointPolicy",
          "MUST_SAVE PREFER_SAVE MUST_RECOMPUTE PREFER_RECOMPUTE", ()),

@@ -573,6 +573,14 @@ KINDS += (
          "requires_grad set to a value that is not a bool, or deleted (`del x.requires_grad`)"),
 )
 
+# h31cov: checkpoint's debug mode (torch/utils/checkpoint.py _checkpoint_error_template)
+KINDS += (
+    Kind("checkpoint_debug_nondeterminism", False,
+         (r"You are seeing this error because you passed `debug=True` to checkpoint",),
+         "non-reentrant checkpoint with debug=True (or set_checkpoint_debug_enabled(True)): "
+         "the recomputation saved other tensors than the forward"),
+)
+
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
 WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning)
 ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)
@@ -609,11 +617,20 @@ _FORWARD_TRACE = re.compile(r"(Traceback of forward call that (caused the error|
 _JACOBIANS = re.compile(r"(with respect to input \d+,)\nnumerical:.*", re.DOTALL)
 
 
+# checkpoint's debug text lists the operators each pass ran, with their Python stacks (under
+# the harness, the interpreter's frames); its frame and closing guidance are kept.
+_CHECKPOINT_LOGS = re.compile(r"(\|\s+1\. Stack traces of the operators that ran in the "
+                              r"original forward\s+\|\n)[\s\S]*?(\n\+-+\+\n ERROR: Detected "
+                              r"non-determinism)")
+
+
 def normalise_text(text: str) -> str:
     """The message as compared between engines: build-path suffixes, object addresses,
-    anomaly mode's quoted forward stacks and gradcheck's printed Jacobians removed."""
+    anomaly mode's quoted forward stacks, gradcheck's printed Jacobians and checkpoint
+    debug mode's operator logs removed."""
     text = _FORWARD_TRACE.sub(r"\1 ...", _TRIGGERED.sub("", text))
     text = _JACOBIANS.sub(r"\1 numerical: ... analytical: ...", text)
+    text = _CHECKPOINT_LOGS.sub(r"\1...\2", text)
     return _ADDRESS.sub(" at 0x...>", text).strip()
 
 

@@ -10,9 +10,13 @@ recomputed tensors, stopping once the last one needed was saved (early stop), an
 placeholder hands out its tensor once per backward. Under a GraphExecGroup the backward calls
 in it share one recomputation, each placeholder handing out its tensor once in all.
 
+debug=True (or set_checkpoint_debug_enabled(True), which wins over the argument): a
+CheckpointError raised while unpacking is raised again as torch's debug text (from it),
+whose sections of recorded operator logs and Python stacks the engine leaves empty (it
+records none: torch's LoggingTensorMode and captured tracebacks are not modelled).
 Not modelled (refused, or ignored where torch's effect cannot be observed on a CPU engine):
 preserve_rng_state (the harness serves random values itself; it is accepted and ignored),
-debug (its error texts with the recorded stacks), autocast and device states. context_fn is
+the operator logs and stacks of debug's text, autocast and device states. context_fn is
 taken (non-reentrant): selective checkpointing's contexts are checkpoint_selective.py.
 determinism_check "default" compares each recomputed tensor's shape, dtype and device with
 the forward's; "none" compares nothing.
@@ -41,7 +45,8 @@ from .checkpoint_selective import (
 
 __all__ = ["CheckpointError", "CheckpointPolicy", "GraphExecGroup",
            "SelectiveCheckpointContext", "checkpoint", "checkpoint_sequential",
-           "create_selective_checkpoint_contexts", "set_checkpoint_early_stop"]
+           "create_selective_checkpoint_contexts", "set_checkpoint_debug_enabled",
+           "set_checkpoint_early_stop"]
 
 
 class CheckpointError(RuntimeError):
@@ -220,8 +225,10 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         if context_fn is not None or debug is not False:
             raise ValueError(messages.CHECKPOINT_CONTEXT_FN_REENTRANT)
         return CheckpointFunction.apply(function, preserve, *args)
-    if debug:
-        raise NotImplementedError(messages.CHECKPOINT_NOT_MODELLED)
+    # set_checkpoint_debug_enabled, where set, wins over the argument
+    debug = debug if _debug["set"] is None else bool(_debug["set"])
+    if debug and context_fn is not None:
+        raise ValueError(messages.CHECKPOINT_DEBUG_CONTEXT_FN)
     if determinism_check not in _DETERMINISM_CHECKS:
         raise ValueError(messages.checkpoint_determinism_check(list(_DETERMINISM_CHECKS),
                                                                determinism_check))
@@ -237,13 +244,27 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
                    recompute_context)
     frame.metadata = _DETERMINISM_CHECKS[determinism_check]
     suppressed = True
-    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
+    with saved_tensors_hooks(frame.pack, _debug_unpack(frame.unpack) if debug else frame.unpack), \
+            forward_context:
         result = function(*args, **kwargs)
         suppressed = False
     if suppressed:
         raise RuntimeError(messages.CHECKPOINT_FORWARD_CONTEXT_SUPPRESSED)
     frame.forward_completed = True
     return result
+
+
+def _debug_unpack(unpack: Callable[[_Holder], Tensor]) -> Callable[[_Holder], Tensor]:
+    """debug mode's unpack hook: a CheckpointError becomes torch's debug text (the
+    operator logs and stacks it would list are not recorded: left empty)."""
+    def unpack_with_debug_text(holder: _Holder) -> Tensor:
+        try:
+            return unpack(holder)
+        except CheckpointError as e:
+            raise CheckpointError(messages.CHECKPOINT_DEBUG_TEMPLATE.format(
+                forward_traces="", recompute_traces="", forward_ops="", recompute_ops="")
+            ) from e
+    return unpack_with_debug_text
 
 
 class GraphExecGroup:
@@ -278,6 +299,20 @@ def set_checkpoint_early_stop(enable: bool) -> Iterator[None]:
         yield
     finally:
         _early_stop["set"] = prev
+
+
+# set_checkpoint_debug_enabled's setting, None where no block sets it (or it sets None)
+_debug: dict[str, bool | None] = {"set": None}
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled: bool | None) -> Iterator[None]:
+    prev = _debug["set"]
+    _debug["set"] = enabled
+    try:
+        yield
+    finally:
+        _debug["set"] = prev
 
 
 def checkpoint_sequential(functions: Any, segments: int, input: Any,

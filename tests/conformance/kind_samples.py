@@ -299,4 +299,8 @@ WARNINGS.update({
 MESSAGES.update({
     "attribute_deletion_refused": "Deleting tensor data is not allowed. Delete tensor instead!",
     "requires_grad_not_bool": "requires_grad must be a bool",
+    "checkpoint_debug_nondeterminism": " ERROR: Detected non-determinism while running "
+                                       "activation checkpointing\n\n You are seeing this "
+                                       "error because you passed `debug=True` to checkpoint "
+                                       "and\n tensors to be saved",
 })

@@ -21,6 +21,24 @@ def test_anomaly_and_gradcheck_texts_are_compared_by_their_head() -> None:
     assert normalise_text(jac) != normalise_text(jac.replace("input 0", "input 1"))
 
 
+def test_checkpoint_debug_text_is_compared_without_its_operator_logs() -> None:
+    # torch's text (reference_engine's copy of its template) with logs and stacks filled in
+    # as torch fills them; the frame and the closing guidance stay compared (h31cov)
+    from reference_engine import messages
+    logs = messages.CHECKPOINT_DEBUG_TEMPLATE.format(
+        forward_traces="$0: f32[1] = torch._ops.aten.sin.default($1)   (1 of 2 in original)"
+                       "\n\n/x/interpreter.py:12:_call\n\n\n",
+        recompute_traces="$0: f32[2] = torch._ops.aten.mul.Tensor($1, $2)\n\n\n",
+        forward_ops="$0: f32[1] = torch._ops.aten.sin.default($1)",
+        recompute_ops="$0: f32[2] = torch._ops.aten.mul.Tensor($1, $2)")
+    empty = messages.CHECKPOINT_DEBUG_TEMPLATE.format(
+        forward_traces="", recompute_traces="", forward_ops="", recompute_ops="")
+    assert normalise_text(logs) == normalise_text(empty) != normalise_text(logs.replace(
+        "ERROR: Detected non-determinism", "ERROR: Other"))
+    assert "original forward     |\n...\n+---" in normalise_text(logs)
+    assert classify(logs, warning=False) == "checkpoint_debug_nondeterminism"
+
+
 # torch words an error and a warning alike: mark_dirty with a non-input warns for a tensor and
 # raises for a view, with one text. error kind -> warning kind.
 SAME_TEXT = {"mark_dirty_view_not_input": "mark_dirty_not_input"}
