@@ -35,6 +35,9 @@ public op gets its row in registry.py.
     scans        cumsum, cummax/cummin, logcumsumexp
     prod_cumprod prod and cumprod (each one's backward formula calls the other)
     sorting      sort, msort, topk, kthvalue, median, nanmedian, mode
+    searching    argsort, searchsorted, bucketize, count_nonzero (integer results)
+    unique       unique, unique_consecutive and their ATen ops (_unique, _unique2,
+                 unique_dim): a first output whose derivative is not implemented
     statistics   std/std_mean, logsumexp, nansum/nanmean, aminmax
     norms        norm (vector norm, with its backward and jvp), dist, renorm
     composites   torch's composites, in its ops: diff, trapz/trapezoid,
