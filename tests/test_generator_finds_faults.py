@@ -140,7 +140,11 @@ def test_listed_generated_divergence_is_counted_not_shrunk(tmp_path: Path) -> No
     known = expectations.load(listed)
     log, matched = HitRates(), set()
 
-    @settings(parent=settings.get_profile("default"), database=None, derandomize=True)
+    # 50 of the profile's 250 programs: the first listed divergence is the 9th program, and 25
+    # of the 50 diverge (all 250: 99, 55.9 s of CPU; 50: 13.3 s; benchmarks/README.md), so
+    # an unlisted one among them would still be shrunk and raised
+    @settings(parent=settings.get_profile("default"), database=None, derandomize=True,
+              max_examples=50)
     @given(programs())
     def search(program: Program) -> None:
         check_generated(program, faulty, ORACLE, log, None, known, matched)
