@@ -140,7 +140,11 @@ def test_listed_generated_divergence_is_counted_not_shrunk(tmp_path: Path) -> No
     known = expectations.load(listed)
     log, matched = HitRates(), set()
 
-    @settings(parent=settings.get_profile("default"), database=None, derandomize=True)
+    # 50 of the profile's 250 programs: the first listed divergence is the 9th program, and 25
+    # of the 50 diverge (all 250: 99, 55.9 s of CPU; 50: 13.3 s; benchmarks/README.md), so
+    # an unlisted one among them would still be shrunk and raised
+    @settings(parent=settings.get_profile("default"), database=None, derandomize=True,
+              max_examples=50)
     @given(programs())
     def search(program: Program) -> None:
         check_generated(program, faulty, ORACLE, log, None, known, matched)
@@ -158,7 +162,8 @@ SAMPLED_OPS = ("sin", "mul", "sum", "matmul", "gather", "transpose", "unbind", "
 
 @pytest.fixture(scope="module")
 def fault_search() -> FaultSearch:
-    """The default profile's 250 programs, run once on the unfaulted engine."""
+    """The default profile's 250 programs, each run once on the unfaulted engine when a
+    search first reaches it."""
     return FaultSearch(sample_programs(250), name="faulty_sampled_ops")
 
 
@@ -177,4 +182,4 @@ def test_an_unbroken_engine_copy_is_not_detected(fault_search: FaultSearch) -> N
     for i in range(0, 250, 25):
         trace = run_program(fault_search.engine, fault_search.programs[i],
                             continue_on_error=True)
-        assert compare(fault_search.oracle[i], trace, "float32").divergence is None
+        assert compare(fault_search.oracle(i), trace, "float32").divergence is None

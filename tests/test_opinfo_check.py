@@ -213,3 +213,28 @@ def test_the_time_limit_is_each_samples(torch_engine):
     with pytest.raises(ItemTimeout, match=r"^sample 0 of the item X ran longer than the time "
                        r"limit of 0\.1 s \(--item-timeout\)"):
         check.check(op, plan, slow, torch_engine, limit=check.Limit(0.1, "the item X"))
+
+
+def test_the_running_test_is_found_as_torch_finds_it_without_reading_sources() -> None:
+    # OpInfo's sample iterators look for the running unittest test (extract_test_fn, by
+    # inspect.stack()); plan draws with a stand-in that walks the frames alone: the same
+    # answer, a test function inside a unittest test and None elsewhere (an OpInfo item)
+    import io
+    import unittest
+
+    from torch.testing._internal import common_utils
+
+    from conformance.opinfo import plan
+
+    found: list[object] = []
+
+    class Case(unittest.TestCase):
+        def test_draw(self) -> None:
+            found.extend([common_utils.extract_test_fn(), plan._test_fn_of_the_stack()])
+
+    unittest.TextTestRunner(stream=io.StringIO()).run(Case("test_draw"))
+    assert found == [Case.test_draw, Case.test_draw]
+    assert common_utils.extract_test_fn() is None and plan._test_fn_of_the_stack() is None
+    with plan._test_fn_found_without_source():
+        assert common_utils.extract_test_fn is plan._test_fn_of_the_stack
+    assert common_utils.extract_test_fn is not plan._test_fn_of_the_stack

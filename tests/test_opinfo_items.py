@@ -191,6 +191,37 @@ def test_an_entry_opinfo_lacks_or_a_sample_it_no_longer_has_is_an_error(
     assert "OpInfo of this torch has no entry mul with autograd" in judged.reason
 
 
+@needs_opinfo
+def test_a_cap_of_samples_checks_a_seeded_subset_and_every_part_a_line_names(
+        torch_engine, monkeypatch) -> None:
+    # the README's quick command caps each item's samples (pyproject.toml); CI and `run`
+    # check every sample: the cap may leave a sample unchecked, never a left-out line
+    the_plan = check.plan(database.autograd_entries()["mul"], "mul", "float64")
+    n = len(the_plan.samples)
+    assert n > 4 and the_plan.forward_ad
+    _with_left_out(monkeypatch, "mul", f"sample {n - 1}: why")
+    left_out = item.op_map().get("mul").left_out
+    only = item.sampled(the_plan, left_out, 3)
+    assert only is not None and only == item.sampled(the_plan, left_out, 3)  # seeded
+    samples = {i for kind, i in only if kind == "sample"}
+    drawn = {i for kind, i in only if kind == "jvp"}  # a drawn sample's jvp part comes too
+    assert len(drawn) == 3 and drawn <= samples and samples - drawn <= {n - 1} < samples
+    assert {i for kind, i in only if kind == "error input"} == set(range(len(the_plan.errors)))
+    other = check.plan(database.autograd_entries()["mul"], "mul", "float32")
+    assert item.sampled(other, left_out, 3) != only  # each item its own draw
+    assert item.sampled(the_plan, left_out, 0) is None
+    assert item.sampled(the_plan, left_out, n) is None
+    # a wrong gradient still fails a capped item; the line's part is checked and allows
+    wrong = load_engine(WRONG_MUL)
+    judged = item.judge("mul", "float64", wrong, torch_engine, samples=3)
+    assert judged.verdict == Verdict.DIVERGES.value
+    assert {(p.kind, p.index) for p in judged.result.parts} == only
+    assert any(p.left_out for p in judged.result.parts if p.index == n - 1)
+    # and the line, whose parts agree on the reference engine, is stale as in full
+    judged = item.judge("mul", "float64", REFERENCE, torch_engine, samples=3)
+    assert f"`sample {n - 1}: why`" in judged.passes_now
+
+
 def test_unavailable_opinfo_skips_with_the_install_hint_and_the_report_counts_them(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     def unavailable() -> dict[str, object]:
@@ -221,3 +252,5 @@ def test_run_has_them_when_the_whole_suite_runs_or_asked(monkeypatch, tmp_path) 
         cli.main([*argv, report_dir])
     assert [[a for a in args if a in ("--opinfo", "--no-opinfo")] for args in given] == [
         ["--opinfo"], ["--no-opinfo"], ["--opinfo"], ["--no-opinfo"], ["--no-opinfo"]]
+    # every sample, whatever the project's ini caps the quick command to
+    assert all("--opinfo-samples=0" in args for args in given)

@@ -50,6 +50,10 @@ def run(args: argparse.Namespace, passthrough: list[str]) -> int:
         args.strict_expectations = True
     pytest_args.append("--opinfo" if (whole if args.opinfo is None else args.opinfo)
                        else "--no-opinfo")
+    # every sample of every OpInfo item, whatever the project's ini caps them to (this
+    # project's pyproject.toml does, for the quick `pytest -n auto`); an argument after `--`
+    # may still cap them
+    pytest_args.append("--opinfo-samples=0")
     pytest_args += options.to_pytest(args)
     real_stdout = sys.stdout
     # `run | head`: the run goes on and writes its report when the reader leaves

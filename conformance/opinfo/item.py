@@ -31,6 +31,7 @@ samples changed since the map's torch), is an `error` naming it; OpInfo unreadab
 from __future__ import annotations
 
 import functools
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -130,11 +131,27 @@ def _failing_detail(p: PartResult) -> str:
     return f"{p.part}: {p.verdict}: {p.detail}"
 
 
+def sampled(p: Plan, left_out: Sequence[opmap.Part], samples: int
+            ) -> frozenset[tuple[str, int]] | None:
+    """The parts an item checks when it checks at most `samples` of its samples (0: all;
+    None is returned for all): that many samples drawn by a generator seeded with the item's
+    id (the same in every run and process), each with its jvp part; every error input (one
+    call each); and every part a left-out line of the map covers, so that each line is
+    decided (known, or passing now) exactly as in the full check."""
+    if samples <= 0 or len(p.samples) <= samples:
+        return None
+    chosen = set(random.Random(item_id(p.key, p.dtype)).sample(range(len(p.samples)), samples))
+    return frozenset((kind, index) for kind, index, kwargs in parts_of(p)
+                     if kind == "error input" or index in chosen
+                     or any(line.covers(kind, index, kwargs) for line in left_out))
+
+
 def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
-          known: Sequence[Known] = (), listed_in: str = "", limit: Limit = NO_LIMIT
-          ) -> Judged:
+          known: Sequence[Known] = (), listed_in: str = "", limit: Limit = NO_LIMIT,
+          samples: int = 0) -> Judged:
     """Run the item and decide its verdict (see the module docstring). `known`: the
-    engine's expectations entries for the item, from the file `listed_in`.
+    engine's expectations entries for the item, from the file `listed_in`. `samples`: check
+    at most that many of OpInfo's samples (`sampled`; 0: every one).
     OpInfoUnavailable when OpInfo cannot be read here."""
     entries = database.autograd_entries()
     if key not in entries:
@@ -148,7 +165,8 @@ def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
     beyond = _beyond(the_plan, left_out)
     if beyond:
         return Judged(Verdict.ERROR.value, beyond, Verdict.ERROR.value)
-    result = check(op, the_plan, engine, torch_engine, engine.masks, left_out, limit)
+    result = check(op, the_plan, engine, torch_engine, engine.masks, left_out, limit,
+                   sampled(the_plan, left_out, samples))
     counted = [p for p in result.parts if not p.left_out]
     failing = [p for v in _FAILING for p in counted if p.verdict == v]
     report = "\n".join(_failing_detail(p) for p in counted if p.verdict in _FAILING)

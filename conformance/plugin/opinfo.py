@@ -20,7 +20,7 @@ import pytest
 
 from conformance.opinfo import ids
 from conformance.plugin.items import ConformanceItem, fail
-from conformance.plugin.options import _named
+from conformance.plugin.options import _named, opinfo_samples
 from conformance.plugin.shared import _EXPECTATIONS
 
 INI = "conformance_opinfo"
@@ -98,7 +98,8 @@ class OpInfoItem(ConformanceItem):
                           f"the OpInfo item {self.nodeid}")
             with contained():
                 self.judged = judged = item.judge(self.key, self.dtype, engine,
-                                                  torch_engine(), entries, known.path, limit)
+                                                  torch_engine(), entries, known.path, limit,
+                                                  opinfo_samples(self.config))
         except RunLimit as stopped:  # its time limit, an engine's KeyboardInterrupt, ...
             decision = decide(Verdict.ERROR.value, str(stopped), entries,
                               timed_out=isinstance(stopped, ItemTimeout), listed_in=known.path)

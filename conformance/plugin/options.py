@@ -31,6 +31,13 @@ def add_options(parser: pytest.Parser) -> None:
                     help="no OpInfo items, whatever conformance_opinfo says")
     parser.addini("conformance_opinfo", type="bool", default=False,
                   help="run the OpInfo items in a run naming no paths (as if --opinfo)")
+    group.addoption("--opinfo-samples", type=int, default=None, metavar="N",
+                    help="each OpInfo item checks at most N of OpInfo's samples, drawn seeded "
+                         "by the item's id, besides its error inputs and the parts the map's "
+                         "left-out lines name (0: every sample; default: the ini option "
+                         "conformance_opinfo_samples, else 0)")
+    parser.addini("conformance_opinfo_samples", default="0",
+                  help="as --opinfo-samples (0: every sample)")
     if importlib.util.find_spec("pytest_timeout") is None:
         # this project's pyproject.toml sets pytest-timeout's backstop (a dev dependency):
         # known here, so that a run without it installed does not warn of an unknown option
@@ -38,6 +45,21 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("conformance_cases", type="paths", default=[],
                   help="where YAML case files are collected from (relative to the ini "
                        "file); YAML under paths named on the command line is collected too")
+
+
+def opinfo_samples(config: pytest.Config) -> int:
+    """--opinfo-samples, else the ini option conformance_opinfo_samples (0: every sample)."""
+    given = config.getoption("--opinfo-samples")
+    value = given if given is not None else config.getini("conformance_opinfo_samples")
+    try:
+        samples = int(value)
+    except ValueError:
+        raise pytest.UsageError(f"conformance_opinfo_samples: {value!r} is not a number of "
+                                "samples (0: every sample)") from None
+    if samples < 0:
+        raise pytest.UsageError(f"--opinfo-samples {samples}: a number of samples, 0 or more "
+                                "(0: every sample)")
+    return samples
 
 
 def _named(config: pytest.Config) -> list[Path]:
@@ -96,4 +118,5 @@ def _options(config: pytest.Config) -> dict[str, Any]:
         "strict_expectations": bool(config.getoption("--strict-expectations")),
         "devices": None if devices is None else list(devices),
         "maxfail": int(config.getoption("maxfail", 0) or 0),
+        "opinfo_samples": opinfo_samples(config),
     }

@@ -24,7 +24,8 @@ from conformance.run.verdicts import ORDER as ORDER
 PASSED, FAILED, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
 # run_info.options of a run that set none of them (the plugin records the ones given).
 DEFAULT_OPTIONS: dict[str, Any] = {"keyword": None, "markexpr": None, "lenient_messages": False,
-                                   "strict_expectations": False, "devices": None, "maxfail": 0}
+                                   "strict_expectations": False, "devices": None, "maxfail": 0,
+                                   "opinfo_samples": 0}
 
 
 @dataclass

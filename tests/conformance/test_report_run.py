@@ -167,7 +167,7 @@ def test_run_info_records_the_options_that_shape_the_verdict(pytester: pytest.Py
     data = read(pytester)
     assert data["run_info"]["options"] == {
         "keyword": "double", "markexpr": "grad_fn", "lenient_messages": True,
-        "strict_expectations": False, "devices": None, "maxfail": 0}
+        "strict_expectations": False, "devices": None, "maxfail": 0, "opinfo_samples": 0}
     assert data["status"] == {"outcome": "PASS",
                               "line": "PASS: 1 pass of 1 collected; 1 executed"}
     assert data["items"][0]["description"] == "exp and its grad"
