@@ -52,7 +52,7 @@ from cosmic_ray.mutating import mutate_code
 from cosmic_ray.plugins import get_operator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mutation_campaign import (
+from mutation_sample import (
     CONFIG,
     REPO,
     RESULTS,
