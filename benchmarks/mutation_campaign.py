@@ -187,7 +187,7 @@ def summarize(work: Path, seconds: int | None = None) -> dict:
                                                     or result.worker_outcome).value
         files[module][outcome] += 1
         counts[outcome] += 1
-        if outcome == "survived":
+        if outcome == "survived" and result is not None:
             survivors.append({"job": job, "file": module, "line": spec.start_pos[0],
                               "operator": spec.operator_name, "diff": result.diff})
         elif outcome == "killed" and result is not None:

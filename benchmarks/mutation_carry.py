@@ -118,11 +118,13 @@ def new_items(old: Path, tree: Path) -> list[str]:
         """Each test function's arguments and body (not its decorators), by qualified name."""
         found = {}
         for node in ast.parse(path.read_text()).body:
-            for f in [node, *getattr(node, "body", [])] if isinstance(node, ast.ClassDef) \
-                    else [node]:
+            # a class's methods as Class::method, a module's functions by their name
+            prefix, members = ((f"{node.name}::", node.body) if isinstance(node, ast.ClassDef)
+                               else ("", [node]))
+            for f in members:
                 if isinstance(f, ast.FunctionDef):
-                    name = f"{node.name}::{f.name}" if f is not node else f.name
-                    found[name] = ast.dump(f.args) + "".join(ast.dump(b) for b in f.body)
+                    found[prefix + f.name] = ast.dump(f.args) + "".join(ast.dump(b)
+                                                                        for b in f.body)
         return found
 
     before, after = collect(old), collect(tree)
