@@ -18,6 +18,7 @@ from . import (
     engine,
     forward_ad,
     messages,
+    views_fn,
     views_multi_output,
 )
 from .autograd_meta import OpSpec, build_node, differentiable, save_result
@@ -273,7 +274,7 @@ class CopySlices(Node):
         # slice in place (CopySlices over result).
         meta = self.input_metadata[0]
         result = inplace_ops.copy_(Tensor(np.empty(meta.shape, g.dtype.np), g.dtype, g.device), g)
-        grad_slice = (views_fn.replay(self.view_fn, result) if self.view_fn is not None
+        grad_slice = (views_strided.replay(self.view_fn, result) if self.view_fn is not None
                       else views_strided.as_strided_view(result, self.index))
         # torch adds the wrapped node's first next node (the view's old history, which the
         # backward may not reach) to the running task, so that the node computes that grad.
@@ -293,4 +294,4 @@ class CopySlices(Node):
 
 
 # They import this module; used at call time.
-from . import inplace_ops, views_fn, views_strided  # noqa: E402
+from . import inplace_ops, views_strided  # noqa: E402

@@ -41,15 +41,6 @@ from .common import _elementwise, zeros_scalar
 # ---- views of the parts ------------------------------------------------------------
 
 
-def _parts_view(a: np.ndarray) -> np.ndarray:
-    """A complex array's (..., 2) real view sharing its memory, whatever its strides (an
-    array, never a numpy scalar, whose .real would be a copy)."""
-    assert isinstance(a, np.ndarray)
-    real = a.real
-    return np.lib.stride_tricks.as_strided(
-        real, (*a.shape, 2), (*real.strides, real.itemsize), writeable=False)
-
-
 def _parts_index(positions: np.ndarray) -> np.ndarray:
     """The positions of a complex tensor's parts in its root's real-part numbering."""
     return np.stack([2 * positions, 2 * positions + 1], axis=-1)
@@ -117,7 +108,7 @@ def view_as_real(self: Tensor) -> Tensor:
         index = np.stack([positions, positions + 1], axis=-1)
     else:
         index = _parts_index(positions)
-    return _view(self, _parts_view(self._data), dtypes.to_real(self.dtype), index,
+    return _view(self, views_fn.parts_view(self._data), dtypes.to_real(self.dtype), index,
                  VIEW_AS_REAL)
 
 

@@ -33,7 +33,7 @@ from tests.reference_engine.import_graph import Edge
 # copying, the copies), not up into a family.
 CORE_CIRCLE = frozenset({"tensor", "tensor_hooks", "tensor_metadata", "graph"})
 OPS_CIRCLE = frozenset({
-    "inplace", "inplace_ops", "views", "views_fn", "views_multi_output", "views_strided",
+    "inplace", "inplace_ops", "views", "views_multi_output", "views_strided",
     "ops.backward", "ops.comparisons", "ops.complex_numbers", "ops.copying", "ops.division",
     "ops.elementwise", "ops.indexing", "ops.joining", "ops.out_overloads", "ops.reductions",
 })
