@@ -5,7 +5,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
     library   nn.*, special, linalg, masked, fft, autograd_functional, gradcheck*, utils.*
     autograd  autograd, autograd_graph, function, function_forward, factories, _C
-    ops       ops.* (one op family a file), views, views_*, inplace, inplace_ops
+    ops       ops.* (one op family a file), views, views_*, inplace, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only), dispatch
 

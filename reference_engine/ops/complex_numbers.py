@@ -15,7 +15,7 @@ ViewAsRealBackward0) and `x.imag` the same at index 1; the data are numpy views 
 complex data, so they share memory, base and version counter with x. Their positions in the
 root base (`_view_index`) count the root's real parts (element k's real part is 2k, its
 imaginary part 2k + 1): enough for a further view (x.real[0]) and for its shape, and for an
-in-place write through such a view into the root's memory (inplace.write), whose grad and
+in-place write through such a view into the root's memory (inplace_write.write), whose grad and
 regenerated grad_fn follow torch's view function (views_fn.py).
 
 Lazy conjugation. torch's conj() of a complex tensor is a view with the conjugate bit set

@@ -35,7 +35,7 @@ CORE_CIRCLE = frozenset({"tensor", "tensor_hooks", "tensor_metadata", "graph"})
 OPS_CIRCLE = frozenset({
     "inplace", "inplace_ops", "views", "views_multi_output", "views_strided",
     "ops.backward", "ops.comparisons", "ops.complex_numbers", "ops.copying", "ops.division",
-    "ops.elementwise", "ops.indexing", "ops.joining", "ops.out_overloads", "ops.reductions",
+    "ops.elementwise", "ops.indexing", "ops.joining", "ops.reductions",
 })
 # det's create_graph backward is ATen's linalg_solve(A.mH(), d) (a LinalgSolveExBackward0
 # graph), and linalg.solve factors with determinants' LU helpers: the two call each other.
