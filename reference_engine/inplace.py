@@ -18,7 +18,6 @@ from . import (
     engine,
     forward_ad,
     messages,
-    views_multi_output,
 )
 from .autograd_meta import OpSpec, build_node, differentiable, save_result
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled
@@ -31,7 +30,7 @@ from .tensor import Tensor
 # torch's CreationMeta: how a view was made decides whether it may be modified in place.
 DEFAULT = "DEFAULT"
 NO_GRAD_MODE = "NO_GRAD_MODE"
-MULTI_OUTPUT_NODE = views_multi_output.MULTI_OUTPUT_NODE  # made where multi-output views are
+MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # views_multi_output.py makes such views
 IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
 INFERENCE_MODE = "INFERENCE_MODE"
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, views_multi_output
-from ..autograd_meta import OpSpec, differentiable, record
+from .. import dtypes, forward_ad, messages, views
+from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common, comparisons, reductions, triangular
@@ -200,7 +200,7 @@ def _slogdet(A: Tensor, name: str) -> tuple[Tensor, Tensor]:
     attrs = {"LU": common.new(lu, A.dtype, A.device, order="K"),
              "pivots": common.new(piv, dtypes.int32, A.device), "use_a_t": use_a_t}
     if differentiable([A]):
-        views_multi_output.record_multi_output(LINALG_SLOGDET, A, (sign, logabsdet), attrs)
+        record_multi_output(LINALG_SLOGDET, A, (sign, logabsdet), attrs)
     forward_ad.record_tangent(SLOGDET_SIGN_JVP, [A], sign, attrs)
     forward_ad.record_tangent(SLOGDET_LOGABSDET_JVP, [A], logabsdet, attrs)
     return sign, logabsdet
