@@ -37,10 +37,7 @@ OPS_CIRCLE = frozenset({
     "ops.backward", "ops.comparisons", "ops.complex_numbers", "ops.copying", "ops.division",
     "ops.elementwise", "ops.indexing", "ops.reductions",
 })
-# det's create_graph backward is ATen's linalg_solve(A.mH(), d) (a LinalgSolveExBackward0
-# graph), and linalg.solve factors with determinants' LU helpers: the two call each other.
-DET_SOLVE_CIRCLE = frozenset({"ops.determinants", "ops.solve"})
-ALLOWED_CIRCLES = (CORE_CIRCLE, OPS_CIRCLE, DET_SOLVE_CIRCLE)
+ALLOWED_CIRCLES = (CORE_CIRCLE, OPS_CIRCLE)
 
 
 @functools.cache
