@@ -36,8 +36,9 @@ from cosmic_ray.mutating import mutate_code
 from cosmic_ray.plugins import get_operator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mutation_by_coverage import command, covering, env
-from mutation_campaign import RESULTS
+from mutation_by_coverage import command
+from mutation_coverage_map import covering, env
+from mutation_sample import RESULTS
 
 
 def drawn(work: Path, prefix: str) -> dict:

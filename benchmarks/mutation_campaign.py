@@ -46,24 +46,8 @@ is now (copied into WORKDIR/recheck), running the case files and engine unit tes
 changed since the campaign's revision (they must pass unmutated): a survivor that fails them
 is killed by a new case.
 
-`carry` runs the session's pending mutants at a later revision, REV (exported into
-WORKDIR/ontoI): each mutant is made at the campaign's revision, as cosmic-ray makes it, and its
-diff is carried onto REV by `patch` (no fuzz; the same file first, then, as engine modules get
-split, every other engine file), else by its changed line alone where that line is found once
-in a file (the lines around it were edited): a mutant whose line is in no file "does not
-apply" and counts nowhere. It is tested in two steps, so that a kill is credited to the
-library as it was when the sample was drawn or not: first the test items (cases and unit
-tests) that existed at the campaign's revision and did not change since (their case file, or
-their test function's body, is the same), then, if it survived them, the items added or
-changed since. A run past the timeout is a "timeout", not a kill (cosmic-ray counts it
-killed). Part 0 first checks that both steps pass unmutated. `--jobs` runs only the given job
-ids (in WORKDIR/ontojobsI, without that check). With --save, part I's results go to
-mutation_carried_seedSEED_partI.json (with --jobs, mutation_carried_seedSEED_jobs_IDS.json).
+`carry` and `oracle` (mutation_carry.py) run a campaign's mutants at a later revision.
 
-`oracle` takes mutants already run (job ids from the saved results of seed S), carries each
-one's diff onto REV as `carry` does, and runs the OpInfo items alone against it (`-k "opinfo
-and (K)"`; they must pass unmutated): which survivors of the case library they kill, and at
-what cost. With --save its runs are appended to mutation_opinfo_seedS.json.
 
 With --save the results go to benchmarks/results/, one file per sample:
 mutation_campaign_seedSEED.json (run, summarize) or mutation_recheck_seedSEED.json (recheck
@@ -74,15 +58,11 @@ observable through torch's API) is written by hand in benchmarks/README.md.
 from __future__ import annotations
 
 import argparse
-import ast
-import difflib
 import json
 import os
 import platform
-import random
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -90,96 +70,26 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from cosmic_ray.mutating import mutate_and_test, mutate_code
-from cosmic_ray.plugins import get_operator
+from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB, use_db
-from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkResult
-
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "benchmarks" / "results"
-# --opinfo: the OpInfo items (every covered op against torch on OpInfo's samples), collected
-# last; their float64 half only (-k: no case or unit test has "opinfo" in its id), half the
-# cost of both dtypes, and in seed 24 they killed what the float32 half killed
-TEST_COMMAND = (f"{sys.executable} -m pytest --opinfo cases tests/reference_engine -x -q "
-                "-p no:cacheprovider -k 'not opinfo or float64'")
-TIMEOUT = 300.0
-ANNOTATION = "in a type annotation: never evaluated"
-NOT_SAMPLED = "not sampled"
-CONFIG = """\
-[cosmic-ray]
-module-path = "reference_engine"
-timeout = {timeout}
-excluded-modules = []
-test-command = "{command}"
-
-[cosmic-ray.distributor]
-name = "local"
-"""
-
-
-def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """(start, end) positions, (line, column), of every annotation in a module."""
-    nodes: list[ast.expr] = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.arg) and node.annotation is not None:
-            nodes.append(node.annotation)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
-            nodes.append(node.returns)
-        elif isinstance(node, ast.AnnAssign):
-            nodes.append(node.annotation)
-    return [((n.lineno, n.col_offset), (n.end_lineno or n.lineno, n.end_col_offset or 0))
-            for n in nodes]
-
-
-def in_annotation(tree: Path, module: str, start: tuple[int, int], end: tuple[int, int],
-                  cache: dict[str, list]) -> bool:
-    if module not in cache:
-        cache[module] = annotation_spans((tree / module).read_text())
-    return any(s <= start and end <= e for s, e in cache[module])
-
-
-def stratified(by_file: dict[str, list[str]], size: int, seed: int) -> list[str]:
-    """`size` job ids, each file's share proportional to its count (largest remainder, at
-    least one): the first of the file's mutants in a seeded shuffle, so a larger sample
-    of the same seed takes the smaller one's mutants and more."""
-    if size < len(by_file):  # too small for one per file: a plain seeded random sample
-        every = [j for f in sorted(by_file) for j in by_file[f]]
-        return random.Random(seed).sample(every, size)
-    total = sum(len(v) for v in by_file.values())
-    quotas = {f: size * len(v) / total for f, v in by_file.items()}
-    counts = {f: max(1, int(q)) for f, q in quotas.items()}
-    by_remainder = sorted(by_file, key=lambda f: (quotas[f] - int(quotas[f]), f), reverse=True)
-    for f in by_remainder[: max(0, size - sum(counts.values()))]:
-        counts[f] += 1
-    sample = []
-    for f in sorted(by_file):
-        order = list(by_file[f])
-        random.Random(f"{seed}:{f}").shuffle(order)
-        sample += order[:counts[f]]
-    return sample
-
-
-def export_tree(rev: str, dest: Path) -> None:
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev], check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
-
-
-def mark_skipped(db: Path, jobs: list[str], why: str) -> None:
-    with use_db(str(db), WorkDB.Mode.open) as work_db:
-        work_db.set_multiple_results(jobs, WorkResult(worker_outcome=WorkerOutcome.SKIPPED,
-                                                      output=why))
-
-
-def mutants(db: Path) -> list[tuple[MutationSpec, str]]:
-    """Every mutant with its job id, in an order that does not depend on the (random) ids."""
-    with use_db(str(db), WorkDB.Mode.open) as work_db:
-        items = [(item.mutations[0], item.job_id) for item in work_db.work_items]
-    return sorted(items, key=lambda m: (str(m[0].module_path), m[0].start_pos, m[0].end_pos,
-                                        m[0].operator_name, m[0].occurrence))
+from cosmic_ray.work_item import WorkResult
+from mutation_carry import carry, oracle
+from mutation_sample import (
+    ANNOTATION,
+    CONFIG,
+    NOT_SAMPLED,
+    REPO,
+    RESULTS,
+    TEST_COMMAND,
+    TIMEOUT,
+    export_tree,
+    in_annotation,
+    mark_skipped,
+    mutants,
+    saved,
+    stratified,
+    strip_paths,
+)
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -253,157 +163,6 @@ def mutate_in(tree: Path, mutations: Any, timeout: float) -> WorkResult:
         os.chdir(previous)
 
 
-def carry(args: argparse.Namespace) -> dict:
-    """Part `args.part` of `args.parts` of the session's pending mutants, carried onto
-    `args.onto` by their diffs and tested there in two steps (see the module's docstring)."""
-    work = Path(args.workdir)
-    meta = json.loads((work / "campaign.json").read_text())
-    name = f"jobs{args.part}" if args.jobs else str(args.part)
-    old, tree = work / f"old{name}", work / f"onto{name}"
-    export_tree(meta["revision"], old)
-    export_tree(args.onto, tree)
-    onto = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.onto], check=True,
-                          capture_output=True, text=True).stdout.strip()
-    added = new_items(old, tree)
-    pytest = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-    steps = {"killed": [*pytest, "cases", "tests/reference_engine",
-                        *(f"--deselect={i}" for i in added)],
-             "killed by a test added since the draw": pytest + added}
-    # each step must pass unmutated: else every mutant would count as killed
-    if args.part == 0 and not args.jobs:
-        for command in steps.values():
-            outcome, _ = tested(command, tree, args.timeout)
-            if outcome != "passed":
-                sys.exit(f"the tests fail unmutated at {onto}: {' '.join(command[-3:])}")
-    with use_db(str(work / "session.sqlite"), WorkDB.Mode.open) as work_db:
-        pending = sorted(work_db.pending_work_items, key=lambda item: item.job_id)
-    mine = ([item for item in pending if item.job_id.startswith(tuple(args.jobs.split(",")))]
-            if args.jobs else pending[args.part::args.parts])
-    engine = sorted(p.relative_to(tree) for p in (tree / "reference_engine").rglob("*.py"))
-    results = []
-    for item in mine:
-        start = time.perf_counter()
-        spec = item.mutations[0]
-        module = Path(spec.module_path)
-        source = (old / module).read_text()
-        mutated = mutate_code(source, get_operator(spec.operator_name)(), spec.occurrence)
-        diff = "".join(difflib.unified_diff(source.splitlines(True), mutated.splitlines(True)))
-        result = {"job": item.job_id, "file": str(module), "line": spec.start_pos[0],
-                  "operator": spec.operator_name, "diff": diff}
-        originals = {p: (tree / p).read_text() for p in engine}
-        target = carried(tree, [module, *(p for p in engine if p != module)], diff)
-        if target is None:
-            results.append({**result, "outcome": "does not apply"})
-            print(f"{item.job_id} {module}:{spec.start_pos[0]} does not apply", flush=True)
-            continue
-        original = originals[target]
-        result["applied_to"] = str(target)
-        result["applied"] = "".join(difflib.unified_diff(
-            original.splitlines(True), (tree / target).read_text().splitlines(True), n=1))
-        try:
-            for verdict, command in steps.items():
-                outcome, by = tested(command, tree, args.timeout)
-                if outcome != "passed":
-                    result.update(outcome=verdict if outcome == "failed" else outcome, by=by)
-                    break
-            else:
-                result["outcome"] = "survived"
-        finally:
-            (tree / target).write_text(original)
-        result["seconds"] = round(time.perf_counter() - start)
-        print(f"{item.job_id} {module}:{spec.start_pos[0]} -> {target} {result['outcome']} "
-              f"{result.get('by', '')} {result['seconds']} s", flush=True)
-        results.append(result)
-    return {"campaign_revision": meta["revision"], "seed": meta["seed"], "onto": onto,
-            "part": args.part, "parts": args.parts, "timeout": args.timeout,
-            "items_added_or_changed_since_the_draw": added, "mutants": results}
-
-
-def new_items(old: Path, tree: Path) -> list[str]:
-    """The test items (cases and engine unit tests) of `tree` that `old` lacks, or whose case
-    file or test function changed between them (a changed helper is not seen)."""
-    def collect(root: Path) -> set[str]:
-        out = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest",
-                              "--collect-only", "-q", "-p", "no:cacheprovider", "cases",
-                              "tests/reference_engine"], cwd=root, capture_output=True,
-                             text=True).stdout
-        return {ln for ln in out.splitlines() if "::" in ln and " " not in ln}
-
-    def functions(path: Path) -> dict[str, str]:
-        """Each test function's arguments and body (not its decorators), by qualified name."""
-        found = {}
-        for node in ast.parse(path.read_text()).body:
-            for f in [node, *getattr(node, "body", [])] if isinstance(node, ast.ClassDef) \
-                    else [node]:
-                if isinstance(f, ast.FunctionDef):
-                    name = f"{node.name}::{f.name}" if f is not node else f.name
-                    found[name] = ast.dump(f.args) + "".join(ast.dump(b) for b in f.body)
-        return found
-
-    before, after = collect(old), collect(tree)
-    changed = set()
-    for path in {item.split("::")[0] for item in after}:
-        if not (old / path).is_file() or (old / path).read_text() == (tree / path).read_text():
-            continue
-        mine = [i for i in after if i.split("::")[0] == path]
-        if path.endswith(".py"):
-            was, now = functions(old / path), functions(tree / path)
-            name = {i: i.split("[")[0].split("::", 1)[1] for i in mine}
-            changed |= {i for i in mine if was.get(name[i]) != now.get(name[i])}
-        else:
-            changed |= set(mine)
-    return sorted((after - before) | changed)
-
-
-def carried(tree: Path, targets: list[Path], diff: str) -> Path | None:
-    """The first of `targets` that takes `diff` (applied there): by `patch` without fuzz, else,
-    where the lines around it were edited since, by the changed line alone when that line is
-    found exactly once in the file."""
-    for target in targets:
-        if (tree / target).is_file() and subprocess.run(
-                ["patch", "--forward", "--fuzz=0", "--no-backup-if-mismatch", "-s", "-r", "-",
-                 str(tree / target)],
-                input=strip_paths(diff), text=True, capture_output=True).returncode == 0:
-            return target
-    removed = [ln[1:] for ln in diff.splitlines(True) if ln[0] == "-" and ln[:3] != "---"]
-    added = [ln[1:] for ln in diff.splitlines(True) if ln[0] == "+" and ln[:3] != "+++"]
-    if len(removed) != 1 or len(added) != 1:
-        return None
-    for target in targets:
-        lines = (tree / target).read_text().splitlines(True) if (tree / target).is_file() else []
-        if lines.count(removed[0]) == 1:
-            lines[lines.index(removed[0])] = added[0]
-            (tree / target).write_text("".join(lines))
-            return target
-    return None
-
-
-def tested(command: list[str], tree: Path, timeout: float, nice: int = 10,
-           reasons: list[str] | None = None) -> tuple[str, str]:
-    """("passed" | "failed" | "timeout", the first failing item) of one command run
-    in `tree` under `nice -n NICE`; on a timeout the whole process group is killed.
-    `reasons` receives pytest's FAILED/ERROR lines (what failed, to tell a kill from a
-    load-driven time limit)."""
-    proc = subprocess.Popen(["nice", "-n", str(nice), *command], cwd=tree, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True,
-                            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return "timeout", ""
-    if proc.returncode == 0:
-        return "passed", ""
-    lines = [ln for ln in out.splitlines()
-             if ln.startswith(("FAILED", "ERROR")) and len(ln.split()) > 1]
-    if reasons is not None:
-        reasons += [ln[:400] for ln in lines]
-    failed = [ln.split()[1] for ln in lines]
-    return "failed", failed[0] if failed else f"rc {proc.returncode}: {out[-300:]}"
-
-
 def summarize(work: Path, seconds: int | None = None) -> dict:
     """The campaign's figures from its session; a campaign stopped early counts its
     mutants not yet run as pending."""
@@ -428,7 +187,7 @@ def summarize(work: Path, seconds: int | None = None) -> dict:
                                                     or result.worker_outcome).value
         files[module][outcome] += 1
         counts[outcome] += 1
-        if outcome == "survived":
+        if outcome == "survived" and result is not None:
             survivors.append({"job": job, "file": module, "line": spec.start_pos[0],
                               "operator": spec.operator_name, "diff": result.diff})
         elif outcome == "killed" and result is not None:
@@ -499,68 +258,6 @@ def recheck(args: argparse.Namespace) -> dict:
                         "outcome": outcome})
     return {"campaign_revision": campaign["revision"], "seed": campaign["seed"],
             "tests": tests, "survivors": results}
-
-
-def oracle(args: argparse.Namespace) -> dict:
-    """Mutants already run (`--jobs`, from the saved results of `--seed`: the campaign's
-    survivors and the carried files), each carried onto `--onto` as `carry` carries it and
-    tested with the OpInfo items alone, those `-k SELECT` picks (they must pass unmutated)."""
-    found: dict[str, dict] = {}
-    for path in [saved("campaign", args.seed),
-                 *sorted(RESULTS.glob(f"mutation_carried_seed{args.seed}_*.json"))]:
-        data = json.loads(path.read_text())
-        for m in [*data.get("survivors", []), *data.get("mutants", [])]:
-            found.setdefault(m["job"], m)
-    tree = Path(args.workdir) / "oracle"
-    export_tree(args.onto, tree)
-    onto = subprocess.run(["git", "-C", str(REPO), "rev-parse", args.onto], check=True,
-                          capture_output=True, text=True).stdout.strip()
-    # ids.py holds no test: named, it keeps the configured suite out of the run
-    command = [sys.executable, "-m", "pytest", "--opinfo", "-x", "-q", "-p", "no:cacheprovider",
-               "-k", f"opinfo and ({args.select})", "conformance/opinfo/ids.py"]
-    start = time.perf_counter()
-    outcome, by = tested(command, tree, args.timeout)
-    if outcome != "passed":
-        sys.exit(f"the OpInfo items fail unmutated at {onto}: {by}")
-    baseline = round(time.perf_counter() - start)
-    engine = sorted(p.relative_to(tree) for p in (tree / "reference_engine").rglob("*.py"))
-    results = []
-    for job in args.jobs.split(","):
-        (mutant,) = [m for j, m in found.items() if j.startswith(job)]
-        module = Path(mutant["file"])
-        originals = {p: (tree / p).read_text() for p in engine}
-        target = carried(tree, [module, *(p for p in engine if p != module)], mutant["diff"])
-        result = {"job": mutant["job"], "file": mutant["file"], "line": mutant["line"],
-                  "applied_to": str(target)}
-        if target is None:
-            results.append({**result, "outcome": "does not apply"})
-            print(f"{mutant['job'][:8]} {mutant['file']}:{mutant['line']} does not apply",
-                  flush=True)
-            continue
-        start = time.perf_counter()
-        try:
-            outcome, by = tested(command, tree, args.timeout)
-        finally:
-            (tree / target).write_text(originals[target])
-        verdict = {"failed": "killed", "passed": "survived"}.get(outcome, outcome)
-        result.update(outcome=verdict, by=by,
-                      seconds=round(time.perf_counter() - start))
-        print(f"{mutant['job'][:8]} {mutant['file']}:{mutant['line']} -> {target} "
-              f"{result['outcome']} {by} {result['seconds']} s", flush=True)
-        results.append(result)
-    return {"seed": args.seed, "onto": onto, "select": args.select, "command": command[1:],
-            "seconds_unmutated": baseline, "mutants": results}
-
-
-def saved(kind: str, seed: int) -> Path:
-    """Where --save puts a campaign's (or its recheck's) results: one file per sample."""
-    return RESULTS / f"mutation_{kind}_seed{seed}.json"
-
-
-def strip_paths(diff: str) -> str:
-    """cosmic-ray's diff names the file; patch is given the file itself instead."""
-    return "\n".join(ln for ln in diff.splitlines()
-                     if not ln.startswith(("--- ", "+++ "))) + "\n"
 
 
 def main() -> None:

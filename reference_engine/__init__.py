@@ -5,7 +5,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
     library   nn.*, special, linalg, masked, fft, autograd_functional, gradcheck*, utils.*
     autograd  autograd, autograd_graph, function, function_forward, factories, _C
-    ops       ops.* (one op family a file), views, views_*, inplace, inplace_ops
+    ops       ops.* (one op family a file), views, views_*, inplace, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only), dispatch
 
@@ -15,8 +15,19 @@ it hangs in (tensor and graph need each other: the one import circle of the core
 op joins the graph (autograd_meta: OpSpec, the op definition holding its backward formula
 and its forward-mode one), saved values, the engine, and forward mode's levels and
 tangents (forward_ad). The ops are written on the core; their backward formulas are
-written in ops, so an op family may call another at call time (the ops' circle, pinned in
-tests/reference_engine/test_layout.py).
+written in ops (so that create_graph differentiates them again), and the formulas of the
+most used families call one another (expand's backward is sum_to, sum's is expand, mul's
+calls conj): those families form the ops' one circle, every other op module sits above,
+below or apart from it, and the helpers they share go below:
+
+    above       every other op family (ops.*), views_multi_output, views_indexing, ...
+    circle      ops.elementwise, ops.division, ops.backward, ops.comparisons,
+                ops.complex_numbers, ops.copying, ops.indexing, ops.reductions, views,
+                views_strided, inplace, inplace_ops
+    below       ops.common, ops.kernels, ops.zero_tensor, ops.out_overloads, views_fn,
+                inplace_write
+
+(tests/reference_engine/test_layout.py pins the circle's members and why each is in it.)
 
 No module imports a layer above its own. The core calls the ops it needs (Tensor's
 methods and operators, the engine's sum of a grad to its input's shape, forward mode's

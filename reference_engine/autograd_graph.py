@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from . import engine, inplace, messages, saved
+from . import engine, inplace_write, messages, saved
 from .dtypes import device
 from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
@@ -242,7 +242,7 @@ def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
     state runs for a refused nested block too (leaving the outer one disabled)."""
     ctx = _AllowMutationOnSavedContext()
     with saved_tensors_hooks(ctx.pack, ctx.unpack):
-        inplace.BEFORE_WRITE.append(ctx.before_write)
+        inplace_write.BEFORE_WRITE.append(ctx.before_write)
         try:
             if _allow_mutation_enabled["on"]:
                 raise RuntimeError(messages.ALLOW_MUTATION_NESTED)
@@ -251,4 +251,4 @@ def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
         finally:
             ctx.clear()
             _allow_mutation_enabled["on"] = False
-            inplace.BEFORE_WRITE.remove(ctx.before_write)
+            inplace_write.BEFORE_WRITE.remove(ctx.before_write)

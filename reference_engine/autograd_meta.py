@@ -219,3 +219,34 @@ def record(spec: OpSpec, result: Tensor, inputs: Sequence[Tensor | None],
     result._set_grad_fn(node)
     save_result(node, result)
     return result
+
+
+# ---- one node for several outputs (unbind and split, var_mean, the decompositions) ------
+
+class MultiOutputNode(OpNode):
+    """An OpNode whose formula receives the grads of all its outputs (None for unused)."""
+
+    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        ctx = self.unpacked()   # before the undefined grads' early return, as torch's
+        if all(g is None for g in grads):
+            return [None] * len(self.next_edges)
+        return list(self.spec.backward(ctx, grads))  # type: ignore[arg-type]
+
+
+def record_multi_output(spec: OpSpec, src: Tensor, outs: Sequence[Tensor],
+                        attrs: dict[str, Any]) -> None:
+    """One node of `spec` over src whose outputs are all of `outs` (unbind, var_mean)."""
+    record_multi_input(spec, [src], outs, attrs)
+
+
+def record_multi_input(spec: OpSpec, inputs: Sequence[Tensor | None], outs: Sequence[Tensor],
+                       attrs: dict[str, Any]) -> None:
+    """One node of `spec` over several inputs (None: an absent optional one) whose outputs
+    are all of `outs` (native_group_norm, triangular_solve)."""
+    edges = [engine.gradient_edge(t) if t is not None else (None, 0) for t in inputs]
+    node = build_node(spec, edges, list(inputs), outs[0], attrs)
+    multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
+    multi.saved = node.saved
+    multi.input_metadata = [o._meta() for o in outs]
+    for i, out in enumerate(outs):
+        out._set_grad_fn(multi, i)

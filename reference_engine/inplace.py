@@ -1,5 +1,5 @@
-"""In-place machinery (the ops: inplace_ops.py): write into the tensor's memory, bump the
-shared version counter, and
+"""In-place machinery (the ops: inplace_ops.py): write into the tensor's memory
+(inplace_write.py), bump the shared version counter, and
 rebase the tensor's history onto the op's node.
 
 On a view the history goes to the base instead, wrapped in CopySlices, and the
@@ -8,7 +8,7 @@ view's own grad_fn is rebuilt lazily (see views_strided.regenerate_view_grad_fn)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,11 +18,11 @@ from . import (
     engine,
     forward_ad,
     messages,
-    views_multi_output,
 )
 from .autograd_meta import OpSpec, build_node, differentiable, save_result
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .graph import TASK_NODES, Edge, Node
+from .inplace_write import write
 from .ops import copying
 from .saved import short_name
 from .tensor import Tensor
@@ -30,7 +30,7 @@ from .tensor import Tensor
 # torch's CreationMeta: how a view was made decides whether it may be modified in place.
 DEFAULT = "DEFAULT"
 NO_GRAD_MODE = "NO_GRAD_MODE"
-MULTI_OUTPUT_NODE = views_multi_output.MULTI_OUTPUT_NODE  # made where multi-output views are
+MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # views_multi_output.py makes such views
 IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
 INFERENCE_MODE = "INFERENCE_MODE"
 
@@ -176,60 +176,6 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     return self
 
 
-# Called with every tensor about to be written in place, before the write: torch's
-# allow_mutation_on_saved_tensors (autograd_graph) clones what was saved of it there, as
-# torch's _CloneArgBeforeMutateMode does below autograd, once the inputs are saved.
-BEFORE_WRITE: list[Callable[[Tensor], None]] = []
-
-
-def write(t: Tensor, values: np.ndarray) -> None:
-    """Store values into t's memory. numpy hands out some views read-only (diagonal): those
-    are written through their positions in the base, which is the same memory."""
-    for hook in BEFORE_WRITE:
-        hook(t)
-    if t._view_fn is not None:
-        # through a view function's chain (another dtype, conj or neg): the root's memory,
-        # read back through the view's bits
-        _write_through_view_fn(t, values)
-        return
-    _write_memory(t, values)
-    root = t._base if t._base is not None else t
-    if "_copy_views" in root.__dict__:
-        views_fn.refresh_copies(root)
-
-
-def _write_memory(t: Tensor, values: np.ndarray) -> None:
-    values = dtypes.fit(values, t.dtype)   # a bfloat16 tensor holds only bfloat16 values
-    if t._data.flags.writeable or t._base is None or t._view_index is None:
-        t._data[...] = values
-        return
-    t._base._data.put(t._view_index, values)
-
-
-def _write_through_view_fn(t: Tensor, values: np.ndarray) -> None:
-    """Write through a view with a view function into its (contiguous) root's memory: a real
-    view of a complex root at its parts' positions, a complex view of a real root at its
-    real parts' positions and the next ones, the values unconjugated (unnegated) first for a
-    conj (neg) view. Views sharing that memory see it; conj and neg views, copies, are
-    read again."""
-    root, index = t._base, t._view_index
-    assert root is not None and index is not None
-    raw = values
-    if t._is_conj:
-        raw = np.conj(raw)
-    if t._is_neg:
-        raw = np.negative(raw)
-    if root.dtype is t.dtype:
-        root._data.reshape(-1)[index] = raw
-    elif root.dtype.is_complex:
-        root._data.reshape(-1).view(dtypes.to_real(root.dtype).np)[index] = raw
-    else:
-        flat = root._data.reshape(-1)
-        flat[index] = np.real(raw)
-        flat[index + 1] = np.imag(raw)
-    views_fn.refresh_copies(root)
-
-
 def rebase_history(t: Tensor, node: Node) -> None:
     if t._base is None:
         t._set_grad_fn(node)
@@ -273,7 +219,7 @@ class CopySlices(Node):
         # slice in place (CopySlices over result).
         meta = self.input_metadata[0]
         result = inplace_ops.copy_(Tensor(np.empty(meta.shape, g.dtype.np), g.dtype, g.device), g)
-        grad_slice = (views_fn.replay(self.view_fn, result) if self.view_fn is not None
+        grad_slice = (views_strided.replay(self.view_fn, result) if self.view_fn is not None
                       else views_strided.as_strided_view(result, self.index))
         # torch adds the wrapped node's first next node (the view's old history, which the
         # backward may not reach) to the running task, so that the node computes that grad.
@@ -293,4 +239,4 @@ class CopySlices(Node):
 
 
 # They import this module; used at call time.
-from . import inplace_ops, views_fn, views_strided  # noqa: E402
+from . import inplace_ops, views_strided  # noqa: E402

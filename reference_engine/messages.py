@@ -2163,7 +2163,7 @@ def solve_shapes(f_name: str, equation: str, a: str, b: str) -> str:
     return f"{f_name}: Incompatible shapes of A and B for the equation {equation} ({a} and {b})"
 
 
-# views_fn.py: a view function's as_strided step replayed on a tensor not laid out as its
+# views_strided.replay: a view function's as_strided step replayed on a tensor not laid out as its
 # storage (not modelled: the engine's as_strided reads flat storage positions)
 VIEW_FN_AS_STRIDED_NOT_MODELLED = ("the reference engine replays a view function's as_strided "
                                    "only on a tensor laid out as its storage")

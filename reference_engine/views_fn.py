@@ -7,8 +7,8 @@ itself, preceded by an as_strided of the root with the parent's geometry (a pare
 plain view), and followed, for each later plain view, by an as_strided with that view's own
 geometry (ViewInfo::chain). An in-place view op (transpose_) leaves it as it was, so the
 replay then misses it: torch's known bug that test_autograd_inplace_views_cross_dtype pins.
-The function remakes the view's grad_fn after its base changed (its last step's node), and
-CopySlices takes the view's slice of the base's grad with it.
+The function (views_strided.replay) remakes the view's grad_fn after its base changed (its
+last step's node), and CopySlices takes the view's slice of the base's grad with it.
 
 A step is ("as_strided", index), the flat positions in the storage counted in that step's
 dtype, or ("view_as_real",) / ("view_as_complex",). Positions (views.py's `_view_index`)
@@ -22,7 +22,6 @@ import weakref
 
 import numpy as np
 
-from . import messages
 from .tensor import Tensor
 
 Step = tuple  # ("as_strided", np.ndarray) | ("view_as_real",) | ("view_as_complex",)
@@ -52,37 +51,6 @@ def for_plain_view(src: Tensor, out: Tensor) -> tuple[Step, ...] | None:
     return (*src._view_fn, ("as_strided", storage_index(out)))
 
 
-def replay(steps: tuple[Step, ...], root: Tensor) -> Tensor:
-    """The view remade from `root` (or from any tensor laid out as the root, a grad), in
-    engine ops, so that its grad_fn is the last step's node."""
-    from .ops import complex_numbers
-    from .views_strided import as_strided_view
-    t = root
-    for step in steps:
-        if step[0] == "view_as_real":
-            t = complex_numbers.view_as_real(t)
-        elif step[0] == "view_as_complex":
-            t = complex_numbers.view_as_complex(t)
-        elif step[0] == "conj":
-            t = complex_numbers.conj(t)
-        elif step[0] == "neg":
-            t = complex_numbers._neg_view(t)
-        else:
-            if not _storage_contiguous(t):
-                raise NotImplementedError(messages.VIEW_FN_AS_STRIDED_NOT_MODELLED)
-            t = as_strided_view(t, step[1])
-    return t
-
-
-def _storage_contiguous(t: Tensor) -> bool:
-    """Whether t's flat positions are its storage's (its own, or its root's from 0)."""
-    if t._base is None:
-        return bool(t._data.flags.c_contiguous)
-    index = storage_index(t)
-    return bool(np.array_equal(index.reshape(-1), np.arange(index.size))) and \
-        index.size == t._base._data.nbytes // t._data.itemsize
-
-
 # ---- conj and neg views: copies kept in step with their root --------------------------
 
 def track_copy(view: Tensor) -> None:
@@ -98,7 +66,7 @@ def read_through(view: Tensor) -> np.ndarray:
     root, index = view._base, view._view_index
     assert root is not None and index is not None
     if root.dtype.is_complex and not view.dtype.is_complex:
-        values = _parts(root._data).reshape(-1)[index]
+        values = parts_view(root._data).reshape(-1)[index]
     else:
         values = np.asarray(root._data).reshape(-1)[index]
     if view._is_conj:
@@ -115,6 +83,10 @@ def refresh_copies(root: Tensor) -> None:
         view._data[...] = read_through(view)
 
 
-def _parts(a: np.ndarray) -> np.ndarray:
-    from .ops.complex_numbers import _parts_view
-    return _parts_view(a)
+def parts_view(a: np.ndarray) -> np.ndarray:
+    """A complex array's (..., 2) real view sharing its memory, whatever its strides (an
+    array, never a numpy scalar, whose .real would be a copy)."""
+    assert isinstance(a, np.ndarray)
+    real = a.real
+    return np.lib.stride_tricks.as_strided(
+        real, (*a.shape, 2), (*real.strides, real.itemsize), writeable=False)

@@ -11,27 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from . import engine, messages
-from .autograd_meta import OpNode, OpSpec, build_node, differentiable
+from . import messages
+from .autograd_meta import OpSpec, differentiable, record_multi_output
 from .grad_mode import is_grad_enabled
-from .graph import node_class
 from .tensor import Tensor
 from .views import ViewFn, _forward_view, _inference_alias, _positions
 
 # ---- multi-output views: unbind, split, chunk ------------------------------------------------
-# One node with an output per view (output_nr i). torch marks each view as created by a
-# multi-output node (CreationMeta::MULTI_OUTPUT_NODE): modifying one in place is an error.
-MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # inplace.MULTI_OUTPUT_NODE is this one
-
-
-class MultiOutputNode(OpNode):
-    """An OpNode whose formula receives the grads of all its outputs (None for unused)."""
-
-    def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
-        ctx = self.unpacked()   # before the undefined grads' early return, as torch's
-        if all(g is None for g in grads):
-            return [None] * len(self.next_edges)
-        return list(self.spec.backward(ctx, grads))  # type: ignore[arg-type]
+# One node with an output per view (output_nr i, autograd_meta.MultiOutputNode). torch marks
+# each view as created by a multi-output node (CreationMeta::MULTI_OUTPUT_NODE, in inplace.py
+# with the other creation metas): modifying one in place is an error.
 
 
 def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
@@ -57,32 +46,13 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
         out._view_version = base._version_counter.value
         out._view_differentiable = is_grad_enabled()
         if is_grad_enabled():
-            out._view_creation_meta = MULTI_OUTPUT_NODE
+            out._view_creation_meta = inplace.MULTI_OUTPUT_NODE
         out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
         _forward_view(out, src, fn)
         outs.append(out)
     if src.dtype.is_differentiable and differentiable([src]):
         record_multi_output(spec, src, outs, attrs)
     return tuple(outs)
-
-
-def record_multi_output(spec: OpSpec, src: Tensor, outs: Sequence[Tensor],
-                        attrs: dict[str, Any]) -> None:
-    """One node of `spec` over src whose outputs are all of `outs` (unbind, var_mean)."""
-    record_multi_input(spec, [src], outs, attrs)
-
-
-def record_multi_input(spec: OpSpec, inputs: Sequence[Tensor | None], outs: Sequence[Tensor],
-                       attrs: dict[str, Any]) -> None:
-    """One node of `spec` over several inputs (None: an absent optional one) whose outputs
-    are all of `outs` (native_group_norm, triangular_solve)."""
-    edges = [engine.gradient_edge(t) if t is not None else (None, 0) for t in inputs]
-    node = build_node(spec, edges, list(inputs), outs[0], attrs)
-    multi = node_class(spec.grad_fn, MultiOutputNode)(spec, node.next_edges, node.attrs)
-    multi.saved = node.saved
-    multi.input_metadata = [o._meta() for o in outs]
-    for i, out in enumerate(outs):
-        out._set_grad_fn(multi, i)
 
 
 UNBIND = OpSpec("UnbindBackward0", ("self",),

@@ -3,18 +3,20 @@ the as_strided views torch's backward formulas take of a fresh buffer.
 
 A view's flat positions in its base (views.py's `_view_index`) are all it takes: an
 as_strided view of the base at those positions (its strides read off them) has the view's
-elements, and its backward scatters a grad back to them.
+elements, and its backward scatters a grad back to them. A view whose chain changed the
+dtype is remade instead by replaying its view function (views_fn.py) in engine ops: replay.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes, engine
+from . import dtypes, engine, messages
 from .autograd_meta import OpSpec, build_node
 from .grad_mode import set_grad_enabled
 from .tensor import Tensor
 from .views import ViewFn, _make_view, reshape, squeeze
+from .views_fn import Step, storage_index
 
 AS_STRIDED = OpSpec("AsStridedBackward0", ("self",),
                     backward=lambda c, g: [as_strided_backward(g, c.index, c.base_shape)])
@@ -28,7 +30,7 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     if view._view_fn is not None:
         # torch's view_fn replayed from the base: the grad_fn is its last step's node
         with set_grad_enabled(True):
-            node = views_fn.replay(view._view_fn, base).grad_fn
+            node = replay(view._view_fn, base).grad_fn
         assert node is not None
         view._set_grad_fn(node)
         return
@@ -59,6 +61,35 @@ def _strided(index: np.ndarray) -> ViewFn:
     positions = np.arange(int(index.max()) + 1 if index.size else 0)
     assert np.array_equal(pick(positions), index), "a view index that is not affine"
     return pick
+
+
+def replay(steps: tuple[Step, ...], root: Tensor) -> Tensor:
+    """The view remade from `root` (or from any tensor laid out as the root, a grad), in
+    engine ops, so that its grad_fn is the last step's node."""
+    t = root
+    for step in steps:
+        if step[0] == "view_as_real":
+            t = complex_numbers.view_as_real(t)
+        elif step[0] == "view_as_complex":
+            t = complex_numbers.view_as_complex(t)
+        elif step[0] == "conj":
+            t = complex_numbers.conj(t)
+        elif step[0] == "neg":
+            t = complex_numbers._neg_view(t)
+        else:
+            if not _storage_contiguous(t):
+                raise NotImplementedError(messages.VIEW_FN_AS_STRIDED_NOT_MODELLED)
+            t = as_strided_view(t, step[1])
+    return t
+
+
+def _storage_contiguous(t: Tensor) -> bool:
+    """Whether t's flat positions are its storage's (its own, or its root's from 0)."""
+    if t._base is None:
+        return bool(t._data.flags.c_contiguous)
+    index = storage_index(t)
+    return bool(np.array_equal(index.reshape(-1), np.arange(index.size))) and \
+        index.size == t._base._data.nbytes // t._data.itemsize
 
 
 def as_strided_view(t: Tensor, index: np.ndarray, fn: ViewFn | None = None) -> Tensor:
@@ -95,5 +126,5 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
 
 
 # They import this module (through views); used at call time.
-from . import inplace_ops, views_fn  # noqa: E402
+from . import inplace_ops  # noqa: E402
 from .ops import common, complex_numbers, indexing, reductions  # noqa: E402

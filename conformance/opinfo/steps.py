@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.case import kinds
+from conformance.case import classify, kinds
 from conformance.opinfo import gauge
 from conformance.opinfo.convert import Unconvertible, engine_callable, engine_value
 from conformance.opinfo.gauge import Gauge
@@ -79,14 +79,14 @@ class Run:
 
 
 def _outcome(error: BaseException) -> Outcome:
-    text = kinds.normalise_text(str(error))
-    name = kinds.exception_name(error)
-    return Outcome(ERROR, kinds.classify(text, warning=False, exception=name), name, text)
+    text = classify.normalise_text(str(error))
+    name = classify.exception_name(error)
+    return Outcome(ERROR, classify.classify(text, warning=False, exception=name), name, text)
 
 
 def _warning_record(w: warnings.WarningMessage) -> WarningRecord:
-    text = kinds.normalise_text(str(w.message))
-    return WarningRecord(kinds.classify(text, warning=True), w.category.__name__, text)
+    text = classify.normalise_text(str(w.message))
+    return WarningRecord(classify.classify(text, warning=True), w.category.__name__, text)
 
 
 def tensors(engine: Engine, value: Any) -> Iterator[Any]:

@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from conformance.case import api, kinds
+from conformance.case import api, classify, kinds
 from conformance.case import program as ir
 from conformance.run import limits
 from conformance.run.engine import Engine
@@ -279,13 +279,13 @@ def statement_outcome(error: Exception, *, case_raised: bool = False) -> Outcome
         return Outcome(LIMIT, text=str(error))
     if isinstance(error, CaseFailure):
         return Outcome(ASSERTION, text=str(error))
-    text = kinds.normalise_text(str(error))
-    name = kinds.exception_name(error)
+    text = classify.normalise_text(str(error))
+    name = classify.exception_name(error)
     kind = kinds.CASE_RAISED if case_raised else \
-        kinds.classify(text, warning=False, exception=name)
+        classify.classify(text, warning=False, exception=name)
     return Outcome(ERROR, kind, name, text)
 
 
 def warning_record(w: warnings.WarningMessage) -> WarningRecord:
-    text = kinds.normalise_text(str(w.message))
-    return WarningRecord(kinds.classify(text, warning=True), w.category.__name__, text)
+    text = classify.normalise_text(str(w.message))
+    return WarningRecord(classify.classify(text, warning=True), w.category.__name__, text)

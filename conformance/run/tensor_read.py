@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.case import kinds
+from conformance.case import classify
 from conformance.run import limits
 from conformance.run.engine import Engine
 from conformance.run.tensor_summary import summarise
@@ -179,8 +179,8 @@ def _attempt(read: Callable[[], Any]) -> Any:
     try:
         return read()
     except Exception as e:
-        text = kinds.normalise_text(str(e))
-        kind = kinds.classify(text, warning=False, exception=kinds.exception_name(e))
+        text = classify.normalise_text(str(e))
+        kind = classify.classify(text, warning=False, exception=classify.exception_name(e))
         return RaisedOnRead(f"raises {kind}: {text}")
 
 

@@ -15,7 +15,7 @@ ViewAsRealBackward0) and `x.imag` the same at index 1; the data are numpy views 
 complex data, so they share memory, base and version counter with x. Their positions in the
 root base (`_view_index`) count the root's real parts (element k's real part is 2k, its
 imaginary part 2k + 1): enough for a further view (x.real[0]) and for its shape, and for an
-in-place write through such a view into the root's memory (inplace.write), whose grad and
+in-place write through such a view into the root's memory (inplace_write.write), whose grad and
 regenerated grad_fn follow torch's view function (views_fn.py).
 
 Lazy conjugation. torch's conj() of a complex tensor is a view with the conjugate bit set
@@ -39,15 +39,6 @@ from ..tensor import Tensor
 from .common import _elementwise, zeros_scalar
 
 # ---- views of the parts ------------------------------------------------------------
-
-
-def _parts_view(a: np.ndarray) -> np.ndarray:
-    """A complex array's (..., 2) real view sharing its memory, whatever its strides (an
-    array, never a numpy scalar, whose .real would be a copy)."""
-    assert isinstance(a, np.ndarray)
-    real = a.real
-    return np.lib.stride_tricks.as_strided(
-        real, (*a.shape, 2), (*real.strides, real.itemsize), writeable=False)
 
 
 def _parts_index(positions: np.ndarray) -> np.ndarray:
@@ -117,7 +108,7 @@ def view_as_real(self: Tensor) -> Tensor:
         index = np.stack([positions, positions + 1], axis=-1)
     else:
         index = _parts_index(positions)
-    return _view(self, _parts_view(self._data), dtypes.to_real(self.dtype), index,
+    return _view(self, views_fn.parts_view(self._data), dtypes.to_real(self.dtype), index,
                  VIEW_AS_REAL)
 
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, views, views_multi_output
-from ..autograd_meta import OpSpec, differentiable, record
+from .. import forward_ad, views
+from ..autograd_meta import OpSpec, differentiable, record, record_multi_input
 from ..tensor import Tensor
 from . import common
 from . import elementwise as ops
@@ -159,7 +159,7 @@ def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor,
     inputs = [grad_output, input, weight]
     attrs: dict[str, Any] = {"params": p}
     if differentiable(inputs):
-        views_multi_output.record_multi_input(CONVOLUTION_BACKWARD, inputs, outs, attrs)
+        record_multi_input(CONVOLUTION_BACKWARD, inputs, outs, attrs)
     for spec, out in zip(_BACKWARD_JVPS, outs, strict=True):
         forward_ad.record_tangent(spec, inputs, out, attrs)
     wanted = (mask[0], mask[1], mask[2] and bias_sizes is not None)

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, views_multi_output, warn
-from ..autograd_meta import OpSpec, differentiable
+from .. import dtypes, forward_ad, messages, views, warn
+from ..autograd_meta import OpSpec, differentiable, record_multi_output
 from ..tensor import Tensor
 from . import common, joining, triangular
 from . import elementwise as ops
@@ -214,7 +214,7 @@ def _lu_factor_ex(A: Tensor, pivot: bool, name: str) -> tuple[Tensor, Tensor, Te
     infos = common.new(info, dtypes.int32, A.device)
     attrs: dict[str, Any] = {"LU": LU, "pivots": pivots, "pivot": pivot}
     if differentiable([A]):
-        views_multi_output.record_multi_output(LU_FACTOR_EX, A, (LU,), attrs)
+        record_multi_output(LU_FACTOR_EX, A, (LU,), attrs)
     forward_ad.record_tangent(_LU_FACTOR_EX_JVP, [A], LU, attrs)
     return LU, pivots, infos
 
@@ -306,7 +306,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
     U = common.new(up, LU_data.dtype, LU_data.device)
     attrs: dict[str, Any] = {"m": m, "n": n}
     if differentiable([LU_data]):
-        views_multi_output.record_multi_output(LU_UNPACK, LU_data, (L, U), attrs)
+        record_multi_output(LU_UNPACK, LU_data, (L, U), attrs)
     forward_ad.record_tangent(_UNPACK_L_JVP, [LU_data], L, attrs)
     forward_ad.record_tangent(_UNPACK_U_JVP, [LU_data], U, attrs)
     return lu_unpack_type((P, L, U))
@@ -345,7 +345,7 @@ def linalg_lu(A: Tensor, *, pivot: bool = True) -> Any:
     U = common.new(np.triu(lu_np[..., :k, :]), A.dtype, A.device)
     attrs: dict[str, Any] = {"P": P, "L": L, "U": U, "pivot": pivot}
     if differentiable([A]):
-        views_multi_output.record_multi_output(LINALG_LU, A, (L, U), attrs)
+        record_multi_output(LINALG_LU, A, (L, U), attrs)
     forward_ad.record_tangent(_LU_L_JVP, [A], L, attrs)
     forward_ad.record_tangent(_LU_U_JVP, [A], U, attrs)
     return linalg_lu_type((P, L, U))

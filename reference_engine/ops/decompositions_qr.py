@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views, views_multi_output, warn
-from ..autograd_meta import OpSpec, differentiable
+from .. import forward_ad, messages, views, warn
+from ..autograd_meta import OpSpec, differentiable, record_multi_output
 from ..tensor import Tensor
 from . import common, joining, triangular
 from . import elementwise as ops
@@ -143,7 +143,7 @@ def _qr(A: Tensor, mode: str, name: str) -> tuple[Tensor, Tensor]:
         q = common.new(np.zeros((0,), q_np.dtype), A.dtype, A.device)
     attrs: dict[str, Any] = {"Q": q, "R": r, "mode": mode}
     if differentiable([A]):
-        views_multi_output.record_multi_output(LINALG_QR, A, (q, r), attrs)
+        record_multi_output(LINALG_QR, A, (q, r), attrs)
     if compute_q:
         forward_ad.record_tangent(_Q_JVP, [A], q, attrs)
     forward_ad.record_tangent(_R_JVP, [A], r, attrs)

@@ -11,81 +11,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, views_multi_output
-from ..autograd_meta import OpSpec, differentiable, record
+from .. import dtypes, forward_ad, views
+from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common, comparisons, reductions, triangular
 from . import elementwise as ops
-from .decompositions import _column_major, _mH
-from .decompositions_lu import _getrf  # one matrix's getrf (m x n)
+from .decompositions import _mH
 from .inverses import linalg_inv
 from .linalg import matmul
-
-# ---- the LU factorisation, as getrf ---------------------------------------------------------
-
-
-def _lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A batch's LU (each matrix column-major, as LAPACK writes it) and int32 pivots."""
-    n = a.shape[-1]
-    lu, piv = np.empty_like(a), np.zeros((*a.shape[:-2], n), np.int32)
-    for index in np.ndindex(*a.shape[:-2]):
-        lu[index], piv[index] = _getrf(a[index])
-    return _column_major(lu), piv
-
-
-def _det_p(pivots: np.ndarray) -> np.ndarray:
-    """lu_det_P: the permutation's sign, -1 to the number of rows actually swapped."""
-    swaps = (pivots != np.arange(1, pivots.shape[-1] + 1, dtype=np.int32)).sum(-1)
-    return np.where(swaps % 2 == 0, 1.0, -1.0)
-
-
-def _unpacked(lu: np.ndarray, pivots: np.ndarray) -> np.ndarray:
-    """P L U from an LU and its pivots: the matrix the factorisation is of."""
-    n = lu.shape[-1]
-    low = np.tril(lu, -1) + np.eye(n, dtype=lu.dtype)
-    product = low @ np.triu(lu)
-    for index in np.ndindex(*lu.shape[:-2]):
-        rows = product[index]
-        for k in range(n - 1, -1, -1):   # undo the swaps, the last first
-            p = int(pivots[index][k]) - 1
-            if p != k:
-                rows[[k, p]] = rows[[p, k]]
-    return product
-
-
-def _factorised(A: Tensor) -> tuple[bool, np.ndarray, np.ndarray]:
-    """ATen factors A^T for a contiguous real A (det(A^T) = det(A), and A^T is already
-    F-contiguous): whether it did, the LU and the pivots."""
-    use_a_t = A.is_contiguous()
-    a = np.swapaxes(A._data, -1, -2) if use_a_t else A._data
-    lu, piv = _lu_factor(np.asarray(a))
-    return use_a_t, lu, piv
-
-
-def _inverse_from_lu(lu: np.ndarray, pivots: np.ndarray, use_a_t: bool,
-                     perturb: bool) -> np.ndarray:
-    """A^{-1} through the saved factorisation (linalg_lu_solve's), the LU's zero pivots
-    first replaced by eps where `perturb` (det is C^1: ATen differentiates a singular
-    matrix so, at a non-singular neighbour)."""
-    if perturb:
-        eps = np.finfo(lu.dtype).eps
-        diag = np.diagonal(lu, axis1=-2, axis2=-1)
-        lu = lu + np.where(diag == 0, eps, 0)[..., None] * np.eye(lu.shape[-1], dtype=lu.dtype)
-    factored = _unpacked(lu, pivots)
-    a = np.swapaxes(factored, -1, -2) if use_a_t else factored
-    if a.shape[-1] == 0:
-        return a.copy()
-    return np.linalg.inv(a)
-
-
-def _check_square(A: Tensor, name: str) -> None:
-    if A.ndim < 2:
-        raise RuntimeError(messages.linalg_at_least_2d(name))
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(messages.linalg_not_square(name, A.shape[-2], A.shape[-1]))
-    if not (A.dtype.is_floating_point or A.dtype.is_complex):
-        raise RuntimeError(messages.linalg_not_floating(name, A.dtype.scalar_name))
+from .lu_kernels import _check_square, _det_p, _factorised, _inverse_from_lu
+from .solve import linalg_solve
 
 
 def _trace(t: Tensor) -> Tensor:
@@ -115,7 +51,6 @@ def _det_backward(c: Any, g: Tensor) -> list[Tensor | None]:
         eps = np.finfo(c.LU._data.dtype).eps
         if not (np.abs(c.result._data) < 100 * eps).any():
             # ATen's non_singular: linalg_solve(A.mH(), d), its d diag_embed(...).mT()
-            from .solve import linalg_solve  # (solve.py imports this module)
             return [linalg_solve(_mH(c.A), views.transpose(d, -2, -1))]
         # (ATen's singular branch, through linalg_svd, is not modelled: the inverse's)
         return [matmul(_mH(linalg_inv(c.A)), d)]
@@ -200,7 +135,7 @@ def _slogdet(A: Tensor, name: str) -> tuple[Tensor, Tensor]:
     attrs = {"LU": common.new(lu, A.dtype, A.device, order="K"),
              "pivots": common.new(piv, dtypes.int32, A.device), "use_a_t": use_a_t}
     if differentiable([A]):
-        views_multi_output.record_multi_output(LINALG_SLOGDET, A, (sign, logabsdet), attrs)
+        record_multi_output(LINALG_SLOGDET, A, (sign, logabsdet), attrs)
     forward_ad.record_tangent(SLOGDET_SIGN_JVP, [A], sign, attrs)
     forward_ad.record_tangent(SLOGDET_LOGABSDET_JVP, [A], logabsdet, attrs)
     return sign, logabsdet

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, views_multi_output
-from ..autograd_meta import OpSpec, differentiable
+from .. import dtypes, forward_ad, messages, views
+from ..autograd_meta import OpSpec, differentiable, record_multi_input
 from ..tensor import Tensor
 from . import common, reductions
 from . import elementwise as ops
@@ -171,7 +171,7 @@ def lstsq(self: Tensor, b: Tensor, rcond: float | None = None, *,
                         A.dtype, A.device)
     attrs: dict[str, Any] = {"solution": solution, "residuals": resid}
     if differentiable([A, B]):
-        views_multi_output.record_multi_input(LINALG_LSTSQ, [A, B], (solution, resid), attrs)
+        record_multi_input(LINALG_LSTSQ, [A, B], (solution, resid), attrs)
     forward_ad.record_tangent(_SOLUTION_JVP, [A, B], solution, attrs)
     forward_ad.record_tangent(_RESIDUALS_JVP, [A, B], resid, attrs)
     return lstsq_return_type((solution, resid, rank_out, values))

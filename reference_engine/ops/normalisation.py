@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views, views_multi_output
-from ..autograd_meta import OpSpec, differentiable, record
+from .. import forward_ad, messages, views
+from ..autograd_meta import OpSpec, differentiable, record, record_multi_input
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common, reductions, shape_views
@@ -334,8 +334,8 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     attrs = {"N": N, "C": C, "HxW": HxW, "group": group, "eps": eps, "result1": outs[1],
              "result2": outs[2]}
     if differentiable([input, weight, bias]):
-        views_multi_output.record_multi_input(NATIVE_GROUP_NORM, [input, weight, bias], outs,
-                                              attrs)
+        record_multi_input(NATIVE_GROUP_NORM, [input, weight, bias], outs,
+                           attrs)
     for spec, out in zip(GROUP_NORM_JVPS, outs, strict=True):
         forward_ad.record_tangent(spec, [input, weight, bias], out, attrs)
     return outs

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes, forward_ad, messages
 from ..grad_mode import is_grad_enabled, no_grad
+from ..inplace_write import write
 from ..tensor import Tensor
 
 
@@ -22,7 +23,6 @@ def into_out(name: str, out: Tensor, inputs: Sequence[Any], compute: Callable[[]
     of another shape is resized (resize_output: a warning unless it was empty; here only an
     `out` that is no view). `no_overlap`: the kernel's assert_no_overlap (gather, take, ...),
     checked after the resize, as ATen does: out may not share memory with an input."""
-    from ..inplace import write
     if is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad
                                  for t in (*inputs, out)):
         raise RuntimeError(messages.out_requires_grad(name))

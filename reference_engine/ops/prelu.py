@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, views_multi_output
-from ..autograd_meta import OpSpec, differentiable, record
+from .. import dtypes, forward_ad, messages, views
+from ..autograd_meta import OpSpec, differentiable, record, record_multi_input
 from ..tensor import Tensor
 from . import common, reductions
 from . import elementwise as ops
@@ -107,7 +107,7 @@ def prelu_kernel_backward(grad_output: Tensor, self: Tensor, weight: Tensor
     outs = (common.new(gs, self.dtype, self.device), common.new(gw, weight.dtype, weight.device))
     inputs = [grad_output, self, weight]
     if differentiable(inputs):
-        views_multi_output.record_multi_input(PRELU_KERNEL_BACKWARD, inputs, outs, {})
+        record_multi_input(PRELU_KERNEL_BACKWARD, inputs, outs, {})
     for spec, out in zip(BACKWARD_JVPS, outs, strict=True):
         forward_ad.record_tangent(spec, inputs, out, {})
     return outs

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, views_multi_output
-from ..autograd_meta import OpSpec, differentiable, linear_forward, record
+from .. import dtypes, forward_ad, messages, views
+from ..autograd_meta import OpSpec, differentiable, linear_forward, record, record_multi_output
 from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -263,8 +263,8 @@ def var_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
     outs = (common.new(v, dtypes.to_real(self.dtype), self.device),
             common.new(m, self.dtype, self.device))
     if differentiable([self]):
-        views_multi_output.record_multi_output(VAR_MEAN, self, outs,
-                                  {"dim": dims, "correction": corr, "keepdim": keepdim})
+        record_multi_output(VAR_MEAN, self, outs,
+                            {"dim": dims, "correction": corr, "keepdim": keepdim})
     # the two outputs' tangents: result0 as var's, result1 mean(self_t, dim, keepdim)
     attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}
     forward_ad.record_tangent(VAR, [self], outs[0], attrs)

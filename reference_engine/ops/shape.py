@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import messages, views, views_multi_output
-from ..autograd_meta import OpSpec, differentiable, record
+from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
 from ..tensor import Tensor
 from . import common, copying, joining, reductions, shape_views
 from . import indexing as index_ops
@@ -223,8 +223,8 @@ def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, .
     sizes = [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
     outs = _pieces(self, d, sizes)
     if self.dtype.is_differentiable and differentiable([self]):
-        views_multi_output.record_multi_output(UNSAFE_SPLIT, self, outs,
-                                               {"dim": d, "split_size": split_size})
+        record_multi_output(UNSAFE_SPLIT, self, outs,
+                            {"dim": d, "split_size": split_size})
     shape_views.set_tangents(self, outs, lambda t: unsafe_split(t, split_size, d))
     return tuple(outs)
 
@@ -239,8 +239,8 @@ def unsafe_split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int =
         raise RuntimeError(messages.split_sizes_wrong_sum(self.shape[d], d, sizes))
     outs = _pieces(self, d, sizes)
     if self.dtype.is_differentiable and differentiable([self]):
-        views_multi_output.record_multi_output(UNSAFE_SPLIT_WITH_SIZES, self, outs,
-                                               {"dim": d, "split_sizes": tuple(sizes)})
+        record_multi_output(UNSAFE_SPLIT_WITH_SIZES, self, outs,
+                            {"dim": d, "split_sizes": tuple(sizes)})
     shape_views.set_tangents(self, outs, lambda t: unsafe_split_with_sizes(t, sizes, d))
     return tuple(outs)
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import forward_ad, messages, views, views_multi_output, views_strided
-from ..autograd_meta import OpNode, OpSpec, record
+from ..autograd_meta import OpNode, OpSpec, record, record_multi_output
 from ..autograd_meta import differentiable as tracked
 from ..grad_mode import enable_grad
 from ..tensor import Tensor
@@ -332,7 +332,7 @@ def _copied(view_op: Callable[..., Any], *, contiguous: bool = False) -> Callabl
             return record(spec, datas[0], [self], **attrs)
         # a multi-output view (unbind, split_with_sizes): one node for every output
         if tracked([self]) and self.dtype.is_differentiable:
-            views_multi_output.record_multi_output(spec, self, datas, attrs)
+            record_multi_output(spec, self, datas, attrs)
         set_tangents(self, datas, lambda t: _materialize(attrs["view_call"](t)))
         return tuple(datas)
     copy.__name__ = view_op.__name__ + "_copy"

@@ -1,5 +1,5 @@
-"""linalg.solve and linalg.solve_ex: ATen's _linalg_solve_ex (the LU of A, as
-determinants.py computes it; the LU, pivots and result saved as torch saves them). Backward
+"""linalg.solve and linalg.solve_ex: ATen's _linalg_solve_ex (the LU of A, as lu_kernels.py
+computes it for det too; the LU, pivots and result saved as torch saves them). Backward
 and jvp are FunctionsManual.cpp's linalg_solve_backward and linalg_solve_jvp: under
 create_graph the grad of B is linalg.solve(A^H, grad) itself, so the double-backward graph
 is torch's."""
@@ -17,8 +17,8 @@ from ..tensor import Tensor
 from . import common
 from . import elementwise as ops
 from .decompositions import _column_major, _LinAlgError, _mH
-from .determinants import _check_square, _inverse_from_lu, _lu_factor
 from .linalg import matmul
+from .lu_kernels import _check_square, _inverse_from_lu, _lu_factor
 
 
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:

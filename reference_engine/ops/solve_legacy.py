@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, views_multi_output, warn
-from ..autograd_meta import OpSpec, differentiable
+from .. import dtypes, forward_ad, messages, views, warn
+from ..autograd_meta import OpSpec, differentiable, record_multi_input
 from ..tensor import Tensor
 from . import common, joining, prod_cumprod, triangular
 from . import elementwise as ops
@@ -102,7 +102,7 @@ def triangular_solve(self: Tensor, A: Tensor, upper: bool = True, transpose: boo
                              "unitriangular": unitriangular}
     outs = (solution, cloned)
     if differentiable([self, A]):
-        views_multi_output.record_multi_input(TRIANGULAR_SOLVE, [self, A], outs, attrs)
+        record_multi_input(TRIANGULAR_SOLVE, [self, A], outs, attrs)
     forward_ad.record_tangent(_SOLUTION_JVP, [self, A], solution, attrs)
     forward_ad.record_tangent(_COEFFICIENT_JVP, [self, A], cloned, attrs)
     return triangular_solve_return_type(outs)

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views, views_multi_output
-from ..autograd_meta import OpSpec, differentiable
+from .. import forward_ad, messages, views
+from ..autograd_meta import OpSpec, differentiable, record_multi_output
 from ..tensor import Tensor
 from . import common, joining, triangular
 from . import elementwise as ops
@@ -173,7 +173,7 @@ def _svd(A: Tensor, full_matrices: bool) -> tuple[Tensor, Tensor, Tensor]:
     Vh = common.new(_column_major(vh), A.dtype, A.device, order="K")
     attrs: dict[str, Any] = {"U": U, "S": S, "Vh": Vh, "full_matrices": full_matrices}
     if differentiable([A]):
-        views_multi_output.record_multi_output(LINALG_SVD, A, (U, S, Vh), attrs)
+        record_multi_output(LINALG_SVD, A, (U, S, Vh), attrs)
     for spec, out in zip(_SVD_JVPS, (U, S, Vh), strict=True):
         forward_ad.record_tangent(spec, [A], out, attrs)
     return U, S, Vh
@@ -279,7 +279,7 @@ def _eigh(A: Tensor, UPLO: str) -> tuple[Tensor, Tensor]:
     V = common.new(_column_major(vec.astype(a.dtype)), A.dtype, A.device, order="K")
     attrs: dict[str, Any] = {"eigenvalues": L, "eigenvectors": V}
     if differentiable([A]):
-        views_multi_output.record_multi_output(LINALG_EIGH, A, (L, V), attrs)
+        record_multi_output(LINALG_EIGH, A, (L, V), attrs)
     for spec, out in zip(_EIGH_JVPS, (L, V), strict=True):
         forward_ad.record_tangent(spec, [A], out, attrs)
     return L, V

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, views_multi_output
-from ..autograd_meta import OpSpec, differentiable, record
+from .. import dtypes, forward_ad, messages, views
+from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
 from ..dtypes import dtype
 from ..tensor import Tensor
 from . import common, comparisons, copying, extremes, indexing
@@ -109,7 +109,7 @@ def std_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
             common.new(m, self.dtype, self.device))
     attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}
     if differentiable([self]):
-        views_multi_output.record_multi_output(STD_MEAN, self, outs, {**attrs, "result0": outs[0]})
+        record_multi_output(STD_MEAN, self, outs, {**attrs, "result0": outs[0]})
     # result0's tangent as std's, result1's mean(self_t, dim, keepdim)
     forward_ad.record_tangent(STD, [self], outs[0], attrs)
     forward_ad.record_tangent(red.MEAN1 if dims else red.MEAN0, [self], outs[1], attrs)
@@ -260,7 +260,7 @@ def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False,
     lo, hi = extreme(False), extreme(True)
     attrs = {"dims": dims, "keepdim": keep, "min": lo, "max": hi}
     if self.dtype.is_floating_point and differentiable([self]):
-        views_multi_output.record_multi_output(AMINMAX, self, (lo, hi), attrs)
+        record_multi_output(AMINMAX, self, (lo, hi), attrs)
     # aminmax_jvp: amaxamin_jvp of each output
     forward_ad.record_tangent(extremes.AMIN, [self], lo, {"dim": dims, "keepdim": keep})
     forward_ad.record_tangent(extremes.AMAX, [self], hi, {"dim": dims, "keepdim": keep})

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import conformance.run.interpreter as interpreter_module
-from conformance.case.kinds import exception_name
+from conformance.case.classify import exception_name
 from conformance.case.language import parse
 from conformance.case.loader import load_case
 from conformance.run.compare import compare

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.case.kinds import KINDS, UNKNOWN, classify, normalise_text
+from conformance.case.classify import classify, normalise_text
+from conformance.case.kinds import KINDS, UNKNOWN
 from tests.conformance.kind_samples import MESSAGES, WARNINGS
 
 

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import reference_engine
-from conformance.case.kinds import classify
+from conformance.case.classify import classify
 
 
 def _disconnected(t: Any, a: Any) -> Any:
