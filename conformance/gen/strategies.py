@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from hypothesis import HealthCheck, Phase, given
+from hypothesis import seed as hseed
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
@@ -216,10 +217,14 @@ def seed_source(draw: st.DrawFn) -> Callable[[], int]:
 
 
 def sample_programs(n: int, settings: GenSettings = DEFAULT,
-                    actions: tuple[Action, ...] = WEIGHTED) -> list[ir.Program]:
+                    actions: tuple[Action, ...] = WEIGHTED,
+                    seed: int | None = None) -> list[ir.Program]:
     """The first `n` programs hypothesis generates, derandomized (the same list on every
     run and machine): what the `default` profile's run meets, for measurements (of the
-    table `actions`: FORWARD, COMPLEX)."""
+    table `actions`: FORWARD, COMPLEX). With a `seed`, the programs hypothesis draws from
+    that seed instead (hypothesis' @seed overrides the derandomized digest): another sample
+    of the same distribution, as the tests that draw under other profiles or settings
+    meet (benchmarks/generator_probe.py --seed)."""
     from conformance.gen import profiles  # registers the profiles
 
     drawn: list[ir.Program] = []
@@ -242,8 +247,9 @@ def sample_programs(n: int, settings: GenSettings = DEFAULT,
     def collect_table(program: ir.Program) -> None:
         drawn.append(program)
 
+    test = collect if actions is WEIGHTED else collect_table
     with without_local_constants():
-        (collect if actions is WEIGHTED else collect_table)()
+        (test if seed is None else hseed(seed)(test))()
     return drawn
 
 

@@ -11,16 +11,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, views
+from .. import dtypes, forward_ad, views, views_indexing
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
-from ..grad_mode import is_grad_enabled
+from ..grad_mode import is_grad_enabled, no_grad
+from ..inplace import apply_inplace
 from ..tensor import Tensor
 from . import common, comparisons, reductions, triangular
 from . import elementwise as ops
 from .decompositions import _mH
-from .inverses import linalg_inv
 from .linalg import matmul
-from .lu_kernels import _check_square, _det_p, _factorised, _inverse_from_lu
+from .lu_kernels import _check_square, _det_p, _factorised
+from .lu_solve import _solve_with_lu
 from .solve import linalg_solve
 
 
@@ -35,10 +36,46 @@ def _scaled_eye(scale: Tensor, n: int) -> Tensor:
 
 # ---- linalg.det, det --------------------------------------------------------------------------
 
+def _det_singular(A: Tensor, d: Tensor, g: Tensor) -> Tensor:
+    """linalg_det_backward's singular branch (under grad mode): the adjugate through the SVD
+    (Higham), U diag(D) Vh with D prod_safe_zeros_backward(alpha, S), alpha = det(U) det(Vh)
+    grad, so no division by a zero pivot (the columns' signs cancel in it)."""
+    from .prod_cumprod import _prod_safe_zeros_backward
+    from .spectral import linalg_svd  # (spectral.py's backward imports the linalg modules)
+    U, S, Vh = linalg_svd(A)
+    alpha = ops.mul(ops.mul(linalg_det(U), linalg_det(Vh)), g)
+    D = _prod_safe_zeros_backward(views.unsqueeze(alpha, -1), S, S.ndim - 1)
+    return matmul(ops.mul(U, views.unsqueeze(D, -2)), Vh)
+
+
+def _det_non_singular(A: Tensor, d: Tensor, g: Tensor) -> Tensor:
+    return linalg_solve(_mH(A), d)
+
+
+def _masked_fmap(mask: np.ndarray, A: Tensor, d: Tensor, g: Tensor) -> Tensor:
+    """FunctionsManual's masked_fmap: the singular formula where the batch's mask holds, the
+    non-singular one elsewhere; a mixed batch is empty_like(A) with both results index_put_
+    into it, each computed on its part (A[mask], d[mask], grad[mask])."""
+    chosen = int(np.count_nonzero(mask))
+    if chosen == mask.size:
+        return _det_singular(A, d, g)
+    if chosen == 0:
+        return _det_non_singular(A, d, g)
+    out = common.new(np.zeros(tuple(A.shape), A.dtype.np), A.dtype, A.device)
+    for part, formula in ((mask, _det_singular), (~mask, _det_non_singular)):
+        index = common.new(part, dtypes.bool_, A.device)
+        values = formula(*(views_indexing.getitem(t, index) for t in (A, d, g)))
+        positions = views_indexing.advanced_positions(out, index)
+        with no_grad():
+            result = common.index_put(out, positions, values)
+        apply_inplace(out, common.INDEX_PUT, result, [values], index=positions)
+    return out
+
+
 def _det_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    """linalg_det_backward: grad * det * A^{-H}. For a further derivative ATen recomputes it
-    from A: linalg_solve(A.mH(), d), as here, or through an SVD where |det| < 100 eps (here
-    through the inverse of A, which differentiates to the same values; another graph).
+    """linalg_det_backward: grad * det * A^{-H}. Outside grad mode, linalg_lu_solve with the
+    saved LU, its zero pivots perturbed to eps; under it (a further derivative), recomputed
+    from A: linalg_solve(A.mH(), d), or through the SVD where |det| < 100 eps (masked_fmap).
     An empty A's grad is zeros, a 1 x 1 A's the grad itself (ATen's shortcuts: neither
     reads A, so neither requires grad through it)."""
     n = c.A.shape[-1]
@@ -46,23 +83,18 @@ def _det_backward(c: Any, g: Tensor) -> list[Tensor | None]:
         return [common.zeros_like(c.A)]
     if n == 1:
         return [views.expand(views.unsqueeze(views.unsqueeze(g, -1), -1), tuple(c.A.shape))]
-    d = _scaled_eye(ops.mul(g, c.result), n)
+    # d = diag_embed(grad * det), F-transposed (.mT()) as lu_solve takes it
+    d = views.transpose(_scaled_eye(ops.mul(g, c.result), n), -2, -1)
     if is_grad_enabled():
         eps = np.finfo(c.LU._data.dtype).eps
-        if not (np.abs(c.result._data) < 100 * eps).any():
-            # ATen's non_singular: linalg_solve(A.mH(), d), its d diag_embed(...).mT()
-            return [linalg_solve(_mH(c.A), views.transpose(d, -2, -1))]
-        # (ATen's singular branch, through linalg_svd, is not modelled: the inverse's)
-        return [matmul(_mH(linalg_inv(c.A)), d)]
-    inverse = _inverse_from_lu(c.LU._data, c.pivots._data, c.use_a_t, perturb=True)
-    return [matmul(common.new(np.swapaxes(inverse, -1, -2), g.dtype, g.device), d)]
+        return [_masked_fmap(np.abs(c.result._data) < 100 * eps, c.A, d, g)]
+    return [_solve_with_lu(c, d, adjoint=not c.use_a_t, perturb=True)]
 
 
 def _det_jvp(c: Any) -> Tensor:
-    """linalg_det_jvp: tr(A^{-1} dA) * det, A^{-1} from the (perturbed) LU."""
-    inverse = _inverse_from_lu(c.LU._data, c.pivots._data, c.use_a_t, perturb=True)
-    a_inv = common.new(inverse, c.A_t.dtype, c.A_t.device)
-    return ops.mul(_trace(matmul(a_inv, c.A_t)), c.result)
+    """linalg_det_jvp: tr(A^{-1} dA) * det, A^{-1} dA from the (perturbed) LU."""
+    a_inv_da = _solve_with_lu(c, c.A_t, adjoint=c.use_a_t, perturb=True)
+    return ops.mul(_trace(a_inv_da), c.result)
 
 
 LINALG_DET = OpSpec("LinalgDetBackward0", ("A",), {"A": ("A", "LU", "pivots", "result")},
@@ -88,16 +120,16 @@ def linalg_det(A: Tensor) -> Tensor:
 # ---- linalg.slogdet, slogdet, logdet ----------------------------------------------------------
 
 def _slogdet_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
-    """slogdet_backward: the real sign's grad is zero, so grad_logabsdet * A^{-H}; for a
-    further derivative ATen solves with A (linalg_solve(A.mH(), d)), here A's inverse."""
+    """slogdet_backward: the real sign's grad is zero, so grad_logabsdet * A^{-H}: outside
+    grad mode linalg_lu_solve with the saved LU (a singular A's zero pivot divides: inf and
+    NaN), under it linalg_solve(A.mH(), d) (a singular A raises the solver's error)."""
     g = gs[1]
     if g is None:
         return [None]
-    d = _scaled_eye(g, c.A.shape[-1])
+    d = views.transpose(_scaled_eye(g, c.A.shape[-1]), -2, -1)
     if is_grad_enabled():
-        return [matmul(_mH(linalg_inv(c.A)), d)]
-    inverse = _inverse_from_lu(c.LU._data, c.pivots._data, c.use_a_t, perturb=False)
-    return [matmul(common.new(np.swapaxes(inverse, -1, -2), g.dtype, g.device), d)]
+        return [_det_non_singular(c.A, d, g)]
+    return [_solve_with_lu(c, d, adjoint=not c.use_a_t, perturb=False)]
 
 
 LINALG_SLOGDET = OpSpec("LinalgSlogdetBackward0", ("A",),
@@ -107,8 +139,7 @@ LINALG_SLOGDET = OpSpec("LinalgSlogdetBackward0", ("A",),
 
 def _slogdet_jvp(c: Any) -> Tensor:
     """slogdet_jvp's logabsdet tangent: tr(A^{-1} dA) (sign's is zeros)."""
-    inverse = _inverse_from_lu(c.LU._data, c.pivots._data, c.use_a_t, perturb=False)
-    return _trace(matmul(common.new(inverse, c.A_t.dtype, c.A_t.device), c.A_t))
+    return _trace(_solve_with_lu(c, c.A_t, adjoint=c.use_a_t, perturb=False))
 
 
 SLOGDET_SIGN_JVP = OpSpec("LinalgSlogdetBackward0", ("A",),

@@ -1,7 +1,6 @@
-"""The LU factorisation of arrays as LAPACK's getrf gives it, and what det and linalg.solve
-compute from it (the permutation's sign, P L U again, the inverse through the saved
-factorisation): NumPy kernels below both ops (determinants.py, solve.py), whose nodes save
-the LU and pivots torch saves."""
+"""The LU factorisation of arrays as LAPACK's getrf gives it, and the permutation's sign:
+NumPy kernels below both ops that use it (determinants.py, solve.py), whose nodes save the
+LU and pivots torch saves (their backward solves with them: lu_solve._solve_with_lu)."""
 
 from __future__ import annotations
 
@@ -30,20 +29,6 @@ def _det_p(pivots: np.ndarray) -> np.ndarray:
     return np.where(swaps % 2 == 0, 1.0, -1.0)
 
 
-def _unpacked(lu: np.ndarray, pivots: np.ndarray) -> np.ndarray:
-    """P L U from an LU and its pivots: the matrix the factorisation is of."""
-    n = lu.shape[-1]
-    low = np.tril(lu, -1) + np.eye(n, dtype=lu.dtype)
-    product = low @ np.triu(lu)
-    for index in np.ndindex(*lu.shape[:-2]):
-        rows = product[index]
-        for k in range(n - 1, -1, -1):   # undo the swaps, the last first
-            p = int(pivots[index][k]) - 1
-            if p != k:
-                rows[[k, p]] = rows[[p, k]]
-    return product
-
-
 def _factorised(A: Tensor) -> tuple[bool, np.ndarray, np.ndarray]:
     """ATen factors A^T for a contiguous real A (det(A^T) = det(A), and A^T is already
     F-contiguous): whether it did, the LU and the pivots."""
@@ -51,22 +36,6 @@ def _factorised(A: Tensor) -> tuple[bool, np.ndarray, np.ndarray]:
     a = np.swapaxes(A._data, -1, -2) if use_a_t else A._data
     lu, piv = _lu_factor(np.asarray(a))
     return use_a_t, lu, piv
-
-
-def _inverse_from_lu(lu: np.ndarray, pivots: np.ndarray, use_a_t: bool,
-                     perturb: bool) -> np.ndarray:
-    """A^{-1} through the saved factorisation (linalg_lu_solve's), the LU's zero pivots
-    first replaced by eps where `perturb` (det is C^1: ATen differentiates a singular
-    matrix so, at a non-singular neighbour)."""
-    if perturb:
-        eps = np.finfo(lu.dtype).eps
-        diag = np.diagonal(lu, axis1=-2, axis2=-1)
-        lu = lu + np.where(diag == 0, eps, 0)[..., None] * np.eye(lu.shape[-1], dtype=lu.dtype)
-    factored = _unpacked(lu, pivots)
-    a = np.swapaxes(factored, -1, -2) if use_a_t else factored
-    if a.shape[-1] == 0:
-        return a.copy()
-    return np.linalg.inv(a)
 
 
 def _check_square(A: Tensor, name: str) -> None:

@@ -18,28 +18,41 @@ from ..tensor import Tensor
 from . import common, triangular
 from . import elementwise as ops
 from .decompositions import _column_major, _mH, _substitute
-from .decompositions_lu import _permutation, lu_unpack
+from .decompositions_lu import lu_unpack
 from .linalg import matmul
 
 
 def _solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
            adjoint: bool) -> np.ndarray:
     """X for A X = B (left) or X A = B, A or A^H, A = P L U, batches broadcast."""
-    n = lu.shape[-1]
     shape = common.broadcast_shapes(b.shape[:-2], lu.shape[:-2])  # torch names B's batch first
     lu = np.broadcast_to(lu, shape + lu.shape[-2:])
     piv = np.broadcast_to(piv, shape + piv.shape[-1:])
     b = np.broadcast_to(b, shape + b.shape[-2:])
     if not left:   # X A = B is A^T X^T = B^T
         return np.swapaxes(_solve(lu, piv, np.swapaxes(b, -1, -2), True, not adjoint), -1, -2)
-    P = _permutation(piv, n, lu.dtype)
     if not adjoint:   # L U X = P^T B
-        y = _substitute(lu, np.swapaxes(P, -1, -2) @ b, upper=False, unit=True)
+        y = _substitute(lu, _swap_rows(b, piv, last_first=False), upper=False, unit=True)
         return _substitute(lu, y, upper=True, unit=False)
     # U^T L^T P^T X = B
     lu_t = np.swapaxes(lu, -1, -2)
     y = _substitute(lu_t, b, upper=False, unit=False)
-    return P @ _substitute(lu_t, y, upper=True, unit=True)
+    return _swap_rows(_substitute(lu_t, y, upper=True, unit=True), piv, last_first=True)
+
+
+def _swap_rows(b: np.ndarray, piv: np.ndarray, last_first: bool) -> np.ndarray:
+    """P^T B (the pivots' swaps in order) or P B (the last swap first), as getrs applies P
+    with laswp: rows swapped, not multiplied by a permutation matrix, so an infinite entry
+    stays in its row (0 * inf would put NaN in every other) and a zero keeps its sign."""
+    out = np.array(b)
+    k = piv.shape[-1]
+    for index in np.ndindex(*piv.shape[:-1]):
+        rows = out[index]
+        for j in (range(k - 1, -1, -1) if last_first else range(k)):
+            p = int(piv[index][j]) - 1
+            if p != j:
+                rows[[j, p]] = rows[[p, j]]
+    return out
 
 
 def _a_grad(c: Any, gb: Tensor, x: Tensor) -> Tensor:
@@ -107,3 +120,19 @@ def lu_solve(self: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     warn.warn_once(messages.lu_solve_deprecated())
     return linalg_lu_solve(LU_data, LU_pivots, self)
 
+
+def _solve_with_lu(c: Any, b: Tensor, adjoint: bool, perturb: bool,
+                   left: bool = True) -> Tensor:
+    """at::linalg_lu_solve(LU, pivots, b, left, adjoint) with the node's saved LU:
+    getrs's substitutions, which divide by a zero pivot (inf or NaN, never an error, where
+    an inverse of the matrix raises); `perturb` first adds eps to the LU's zero pivots
+    (linalg_det_backward and linalg_det_jvp: det is C^1, so ATen differentiates a singular
+    matrix at a non-singular neighbour)."""
+    lu = c.LU
+    if perturb:
+        data = lu._data
+        diag = np.diagonal(data, axis1=-2, axis2=-1)
+        shift = np.where(diag == 0, np.finfo(data.dtype).eps, 0)
+        lu = common.new((data + shift[..., None] * np.eye(data.shape[-1])).astype(data.dtype),
+                        lu.dtype, lu.device)
+    return linalg_lu_solve(lu, c.pivots, b, left=left, adjoint=adjoint)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import messages, views
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, joining
+from . import common
 from .decompositions import _mH
 
 # Higham (2005), "The scaling and squaring method for the matrix exponential revisited":
@@ -53,10 +53,15 @@ def _expm(a: np.ndarray) -> np.ndarray:
 
 
 def _differential(a: Tensor, e: Tensor) -> Tensor:
-    """The top-right block of matrix_exp([[a, e], [0, a]])."""
+    """The top-right block of matrix_exp([[a, e], [0, a]]), the block matrix built as ATen
+    builds it for plain tensors: zeros of e's dtype, then a, a and e copied into narrowed
+    views of it, in that order (three CopySlices under a create_graph gradient; the cat
+    ATen uses for tensor subclasses only made CatBackward0 nodes)."""
+    from ..inplace_ops import copy_  # (inplace_ops imports the ops package)
     n = a.shape[-1]
-    meta = joining.cat([joining.cat([a, e], -1),
-                        joining.cat([common.zeros_like(a), a], -1)], -2)
+    meta = common.new(np.zeros((*a.shape[:-2], 2 * n, 2 * n), e.dtype.np), e.dtype, e.device)
+    for rows, cols, block in ((0, 0, a), (n, n, a), (0, n, e)):
+        copy_(views.narrow(views.narrow(meta, -2, rows, n), -1, cols, n), block)
     return views.narrow(views.narrow(matrix_exp(meta), -2, 0, n), -1, n, n)
 
 

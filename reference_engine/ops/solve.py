@@ -1,5 +1,5 @@
-"""linalg.solve and linalg.solve_ex: ATen's _linalg_solve_ex (the LU of A, as lu_kernels.py
-computes it for det too; the LU, pivots and result saved as torch saves them). Backward
+"""linalg.solve and linalg.solve_ex: ATen's _linalg_solve_ex (the LU of A, as
+determinants.py computes it; the LU, pivots and result saved as torch saves them). Backward
 and jvp are FunctionsManual.cpp's linalg_solve_backward and linalg_solve_jvp: under
 create_graph the grad of B is linalg.solve(A^H, grad) itself, so the double-backward graph
 is torch's."""
@@ -18,7 +18,8 @@ from . import common
 from . import elementwise as ops
 from .decompositions import _column_major, _LinAlgError, _mH
 from .linalg import matmul
-from .lu_kernels import _check_square, _inverse_from_lu, _lu_factor
+from .lu_kernels import _check_square, _lu_factor
+from .lu_solve import _solve_with_lu
 
 
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
@@ -45,10 +46,8 @@ def _solve_backward(c: Any, g: Tensor) -> list[Tensor | None]:
             if is_grad_enabled():
                 cache.append(linalg_solve(_mH(c.A), g_, left=c.left))
             else:   # linalg_lu_solve with the saved factorisation
-                inverse = _inverse_from_lu(c.LU._data, c.pivots._data, c.use_a_t,
-                                           perturb=False)
-                inv_h = common.new(np.swapaxes(inverse, -1, -2), g.dtype, g.device)
-                cache.append(matmul(inv_h, g_) if c.left else matmul(g_, inv_h))
+                cache.append(_solve_with_lu(c, g_, adjoint=not c.use_a_t, perturb=False,
+                                            left=c.left))
         return cache[0]
 
     def grad_a() -> Tensor:
@@ -62,15 +61,11 @@ def _solve_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 def _solve_jvp(c: Any) -> Tensor:
     """dX = A^{-1} (dB - dA X) (left), (dB - X dA) A^{-1} (right)."""
     vector = _is_vector_rhs(c.LU, c.result)
-    inverse = _inverse_from_lu(c.LU._data, c.pivots._data, c.use_a_t, perturb=False)
-    a_inv = common.new(inverse, c.result.dtype, c.result.device)
     x = _as_matrix(c.result, vector)
     db = _as_matrix(c.B_t, vector)
-    if c.left:
-        out = matmul(a_inv, ops.sub(db, matmul(c.A_t, x)))
-    else:
-        out = matmul(ops.sub(db, matmul(x, c.A_t)), a_inv)
-    return _as_vector(out, vector)
+    rhs = ops.sub(db, matmul(c.A_t, x) if c.left else matmul(x, c.A_t))
+    return _as_vector(_solve_with_lu(c, rhs, adjoint=c.use_a_t, perturb=False, left=c.left),
+                      vector)
 
 
 LINALG_SOLVE = OpSpec("LinalgSolveExBackward0", ("A", "B"),
