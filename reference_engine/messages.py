@@ -3221,3 +3221,45 @@ EMBEDDING_BAG_MAX_SPARSE = "max mode does not support sparse weights"
 # the engine's own (ops/embedding_bag.py)
 EMBEDDING_BAG_NOT_MODELLED = ("reference_engine does not model embedding_bag's max_norm (an "
                               "in-place renorm of weight), scale_grad_by_freq or sparse")
+
+
+# ---- h31ops (issue 24): grid sampling ---------------------------------------------------------
+# aten/src/ATen/native/GridSamplerUtils.h (check_grid_sampler_common, _2d, _3d)
+def grid_sampler_batch(input: list[int], grid: list[int]) -> str:
+    return ("grid_sampler(): expected grid and input to have same batch size, but got input "
+            f"with sizes {sizes(input)} and grid with sizes {sizes(grid)}")
+
+
+def grid_sampler_last_dim(k: int, grid: list[int]) -> str:
+    return (f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid "
+            f"with sizes {sizes(grid)}")
+
+
+def grid_sampler_empty(input: list[int], dim: int) -> str:
+    return ("grid_sampler(): expected input to have non-empty spatial dimensions, but input "
+            f"has sizes {sizes(input)} with dimension {dim} being empty")
+
+
+def grid_sampler_dims(ndim: int, input: list[int], grid: list[int]) -> str:
+    return (f"grid_sampler(): expected {ndim}D input and grid with same number of dimensions, "
+            f"but got input with sizes {sizes(input)} and grid with sizes {sizes(grid)}")
+
+
+GRID_SAMPLER_BICUBIC_3D = "grid_sampler(): bicubic interpolation only supports 4D input"
+
+
+# torch/nn/functional.py grid_sample
+def grid_sample_mode(mode: str) -> str:
+    return ("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
+            f"'bicubic', but got: '{mode}'")
+
+
+def grid_sample_padding_mode(mode: str) -> str:
+    return ("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+            f"'reflection', but got: '{mode}'")
+
+
+GRID_SAMPLE_ALIGN_CORNERS = ("Default grid_sample and affine_grid behavior has changed to "
+                             "align_corners=False since 1.3.0. Please specify "
+                             "align_corners=True if the old behavior is desired. See the "
+                             "documentation of grid_sample for details.")
