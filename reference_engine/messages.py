@@ -3228,7 +3228,7 @@ LINSPACE_NEGATIVE_STEPS = "number of steps must be non-negative"
 # its {forward_traces}/{recompute_traces} each recorded operator's log line and Python stack,
 # its {forward_ops}/{recompute_ops} the logs alone (LoggingTensorMode); the engine records no
 # operator logs, and the traces compare the message with those sections normalised
-# (conformance/case/kinds.py normalise_text)
+# (conformance/case/classify.py normalise_text)
 CHECKPOINT_DEBUG_TEMPLATE = """ \
 An error happened while unpacking tensors; dumping logs of latest computation
 because you passed `debug=True` to `torch.utils.checkpoint.checkpoint()`.
@@ -3289,3 +3289,45 @@ Operations executed during recomputation:
 --------------------------------------------------------------------------------
 """
 CHECKPOINT_DEBUG_CONTEXT_FN = "debug=True is incompatible with non-default context_fn"
+
+
+# ---- h31ops (issue 24): grid sampling ---------------------------------------------------------
+# aten/src/ATen/native/GridSamplerUtils.h (check_grid_sampler_common, _2d, _3d)
+def grid_sampler_batch(input: list[int], grid: list[int]) -> str:
+    return ("grid_sampler(): expected grid and input to have same batch size, but got input "
+            f"with sizes {sizes(input)} and grid with sizes {sizes(grid)}")
+
+
+def grid_sampler_last_dim(k: int, grid: list[int]) -> str:
+    return (f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid "
+            f"with sizes {sizes(grid)}")
+
+
+def grid_sampler_empty(input: list[int], dim: int) -> str:
+    return ("grid_sampler(): expected input to have non-empty spatial dimensions, but input "
+            f"has sizes {sizes(input)} with dimension {dim} being empty")
+
+
+def grid_sampler_dims(ndim: int, input: list[int], grid: list[int]) -> str:
+    return (f"grid_sampler(): expected {ndim}D input and grid with same number of dimensions, "
+            f"but got input with sizes {sizes(input)} and grid with sizes {sizes(grid)}")
+
+
+GRID_SAMPLER_BICUBIC_3D = "grid_sampler(): bicubic interpolation only supports 4D input"
+
+
+# torch/nn/functional.py grid_sample
+def grid_sample_mode(mode: str) -> str:
+    return ("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
+            f"'bicubic', but got: '{mode}'")
+
+
+def grid_sample_padding_mode(mode: str) -> str:
+    return ("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+            f"'reflection', but got: '{mode}'")
+
+
+GRID_SAMPLE_ALIGN_CORNERS = ("Default grid_sample and affine_grid behavior has changed to "
+                             "align_corners=False since 1.3.0. Please specify "
+                             "align_corners=True if the old behavior is desired. See the "
+                             "documentation of grid_sample for details.")

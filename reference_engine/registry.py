@@ -768,6 +768,15 @@ OPS: tuple[OpRow, ...] = (
          args=(Const([1, 2]),), overloads=True),
     # (ops/embedding_bag.py: F's Python function; the indices come first: by hand)
     _row("nn.functional.embedding_bag", "ops.embedding_bag", overloads=True),
+    # ---- h31ops (issue 24): grid sampling ----
+    # (ops/grid_sampling.py: F's Python function over ATen's grid_sampler, and the ATen ops
+    # themselves, functions only)
+    _row("nn.functional.grid_sample", "ops.grid_sampling", (1, 2, 3, 3), (1, 2, 2, 2),
+         args=("bilinear", "zeros", False), overloads=True),
+    _row("grid_sampler_2d", "ops.grid_sampling", (1, 2, 3, 3), (1, 2, 2, 2), args=(0, 0, False),
+         method=False),
+    _row("grid_sampler_3d", "ops.grid_sampling", (1, 2, 2, 2, 3), (1, 1, 2, 2, 3),
+         args=(0, 0, True), method=False),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -898,6 +907,12 @@ H30OPS_ROWS = frozenset({"nn.functional.triplet_margin_with_distance_loss",
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.name in H30OPS_ROWS})
+
+# ---- h31ops (issue 24): its new rows, not drawn by the generator yet ----
+H31OPS_MODULES = frozenset({"ops.grid_sampling"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.module in H31OPS_MODULES})
 
 # The default profile draws the rows it drew before issue 24's op breadth (these 60). The
 # generator draws every other row with a sample alike (benchmarks/generator_probe.py with this

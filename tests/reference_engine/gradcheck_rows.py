@@ -679,3 +679,24 @@ DOUBLE_BACKWARD_NOT_MODELLED: dict[str, str] = {
     name: "EmbeddingBagBackwardBackward0 (weight), NotImplemented (per_sample_weights)"
     for name in ("nn.functional.embedding_bag", "embedding_bag_mean_2d",
                  "embedding_bag_max_last_offset")}
+
+
+# ---- h31ops (issue 24): grid sampling's other modes (the registry's samples are bilinear
+# with zeros padding): bicubic with border and reflection, bilinear reflection in 3-d,
+# nearest (its grid grad is zeros); grids in [-1, 1] scaled past the borders
+_H31OPS: dict[str, Row] = {
+    "grid_sample_bicubic_border": (lambda x, g: F.grid_sample(
+        x, g * 1.2, mode="bicubic", padding_mode="border", align_corners=True),
+        [(1, 2, 3, 4), (1, 2, 3, 2)]),
+    "grid_sample_bicubic_reflection": (lambda x, g: F.grid_sample(
+        x, g * 1.3, mode="bicubic", padding_mode="reflection", align_corners=False),
+        [(1, 1, 4, 3), (1, 3, 2, 2)]),
+    "grid_sample_3d_reflection": (lambda x, g: F.grid_sample(
+        x, g * 1.4, padding_mode="reflection", align_corners=False),
+        [(1, 2, 2, 3, 2), (1, 2, 1, 2, 3)]),
+    "grid_sample_nearest_border": (lambda x, g: F.grid_sample(
+        x, g * 1.2, mode="nearest", padding_mode="border", align_corners=False) ** 2,
+        [(1, 2, 3, 3), (1, 2, 2, 2)]),
+}
+assert not OPS.keys() & _H31OPS.keys(), "a row of h31ops's is named twice"
+OPS.update(_H31OPS)

@@ -34,7 +34,13 @@ _NO_FORMULA = {"index_reduce": "index_reduce", "index_reduce_mean": "index_reduc
                **dict.fromkeys(("cdist_mm", "cdist_mm_batched"), "_euclidean_dist"),
                # (h30ops) embedding_bag's ATen op
                **dict.fromkeys(("nn.functional.embedding_bag", "embedding_bag_mean_2d",
-                                "embedding_bag_max_last_offset"), "_embedding_bag")}
+                                "embedding_bag_max_last_offset"), "_embedding_bag"),
+               # (h31ops) grid sampling's ATen ops
+               **dict.fromkeys(("nn.functional.grid_sample", "grid_sampler_2d",
+                                "grid_sample_bicubic_border", "grid_sample_bicubic_reflection",
+                                "grid_sample_nearest_border"), "grid_sampler_2d"),
+               **dict.fromkeys(("grid_sampler_3d", "grid_sample_3d_reflection"),
+                               "grid_sampler_3d")}
 # (h29ops2) rows whose op has a derivatives.yaml entry with no result formula: torchgen's
 # generated code refuses forward mode with its longer text (messages.fwad_no_formula)
 _NO_RESULT_FORMULA = {"nn.functional.multi_margin_loss": "multi_margin_loss",
