@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views_multi_output
-from ..autograd_meta import OpSpec, differentiable, record
+from .. import forward_ad, messages
+from ..autograd_meta import OpSpec, differentiable, record, record_multi_input
 from ..tensor import Tensor
 from . import common
 from . import grid_sampling_taps as taps_
@@ -167,7 +167,7 @@ def _sampler_backward(k: int, grad_output: Tensor, input: Tensor, grid: Tensor, 
                              "align_corners": align_corners}
     spec = GRID_SAMPLER[k][1]
     if differentiable(inputs):
-        views_multi_output.record_multi_input(spec, inputs, outs, attrs)
+        record_multi_input(spec, inputs, outs, attrs)
     if forward_ad.active():
         for out in outs:
             forward_ad.record_tangent(spec, inputs, out, attrs)

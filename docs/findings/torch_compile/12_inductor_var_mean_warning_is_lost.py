@@ -11,7 +11,7 @@ def run(f) -> str:
     x = torch.tensor([1.5], requires_grad=True)  # one element: var's degrees of freedom is 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        var, mean = f(x)
+        var, _mean = f(x)
     texts = [str(w.message)[:60] for w in caught if issubclass(w.category, UserWarning)]
     return f"var={var.item()}, warnings={texts}"
 
