@@ -23,8 +23,10 @@ import argparse
 import contextlib
 
 from conformance.gen.check import SIGNED_ZERO, check
-from conformance.gen.strategies import sample_programs
+from conformance.gen.strategies import FORWARD, WEIGHTED, sample_programs
 from conformance.run.engine import load_engine
+
+TABLES = {"default": WEIGHTED, "FORWARD": FORWARD}
 
 
 def main() -> None:
@@ -37,6 +39,9 @@ def main() -> None:
                              "derandomized programs")
     parser.add_argument("--engine", default="reference_engine")
     parser.add_argument("--sources", help="also write each diverging program's source here")
+    parser.add_argument("--table", choices=("default", "FORWARD"), default="default",
+                        help="FORWARD: the forward-mode table's programs (every action a "
+                             "dual-level block), not the default mix's")
     parser.add_argument("--each", action="store_true",
                         help="print every program's verdict (pass, masked, diverges) as it ends")
     args = parser.parse_args()
@@ -44,7 +49,8 @@ def main() -> None:
     diverging = masked = 0
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(open(args.sources, "w")) if args.sources else None
-        for i, program in enumerate(sample_programs(args.n, seed=args.seed)):
+        for i, program in enumerate(sample_programs(args.n, actions=TABLES[args.table],
+                                                    seed=args.seed)):
             if i < args.start:
                 continue
             checked = check(program, engine, torch)

@@ -358,7 +358,14 @@ def record_tangent(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
         return
     t = tangent_of(spec, inputs, result, attrs)
     if t is not None:
-        set_fw_grad(result, _in_layout_of(result, t))
+        set_result_tangent(result, t)
+
+
+def set_result_tangent(result: Tensor, t: Tensor) -> None:
+    """An op's result gets the tangent its formula gave (torch's _set_fw_grad of generated
+    code): `t` itself when it has the result's layout (even a view of an input's tangent,
+    as a *_copy op's), else a copy of it with that layout (version 1)."""
+    set_fw_grad(result, _in_layout_of(result, t))
 
 
 def update_inplace(self: Tensor, new: Tensor | None, others: Sequence[Tensor]) -> None:

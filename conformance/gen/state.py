@@ -10,7 +10,7 @@ torch decides what actually happens. Every size, rank, dtype and device comes fr
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple, TypeVar
@@ -108,10 +108,14 @@ class Dice:
     A seeded PRNG rather than digits of the integer: hypothesis draws large integers mostly
     small, which would leave every later digit 0."""
 
-    __slots__ = ("_rng",)
+    __slots__ = ("_rng", "parts")
 
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
+        # where the program's draws are at hand (strategies.programs), the dice of a part
+        # of the action, one draw each (None: the part is skipped), so that the shrinker
+        # can delete an action's parts one by one (forward.own_dual_block)
+        self.parts: Callable[[], Dice | None] | None = None
 
     # from random() (one call into C) rather than randrange (several Python frames): the
     # bias of a 53-bit float scaled to a few dozen options is far below anything measured

@@ -289,19 +289,18 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
 
 
 # ---- the *_copy forms: the view op's values and backward, as a copy --------------------------
-# torch's generated `<view>_copy` ops: the same derivative as the view (its node named
+# torch's generated `<view>_copy` ops: the same derivatives as the view (its node named
 # `<ViewNode>_copy`), a fresh tensor. Each is derived from its view op: the view is taken of
 # a stand-in leaf, and its node's formula and attributes are reused for the copy's node.
+# Its forward formula is the view op's too (gen_variable_type's copy ops reuse the view's
+# `result: auto_linear`): the view of the input's tangent, which set_fw_grad keeps where it
+# has the result's layout (a view of that tangent, sharing its version: view_copy of a
+# contiguous input) and copies where not (version 1: expand_copy, t_copy, diagonal_copy);
+# alias's formula is `self_t` itself (derivatives.yaml: `result: self_t`).
 
 def _copy_spec(spec: OpSpec) -> OpSpec:
     return OpSpec(spec.grad_fn + "_copy", spec.inputs, spec.saves, spec.backward,
-                  jvp=lambda c: _materialize(c.view_call(c.self_t)))
-
-
-def _materialize(out: Any) -> Any:
-    if isinstance(out, Tensor):
-        return copying.clone(out)
-    return [copying.clone(o) for o in out]
+                  jvp=lambda c: c.view_call(c.self_t))
 
 
 _COPY_SPECS: dict[str, OpSpec] = {}
@@ -327,13 +326,14 @@ def _copied(view_op: Callable[..., Any], *, contiguous: bool = False) -> Callabl
         node = outs[0].grad_fn
         assert isinstance(node, OpNode), "a view op of a tensor that requires grad"
         spec = _COPY_SPECS.setdefault(node.spec.grad_fn, _copy_spec(node.spec))
-        attrs = dict(node.attrs, view_call=lambda t: view_op(t, *args, **kwargs))
+        attrs = dict(node.attrs, view_call=(lambda t: t) if view_op is _alias
+                     else lambda t: view_op(t, *args, **kwargs))
         if isinstance(view, Tensor):
             return record(spec, datas[0], [self], **attrs)
         # a multi-output view (unbind, split_with_sizes): one node for every output
         if tracked([self]) and self.dtype.is_differentiable:
             record_multi_output(spec, self, datas, attrs)
-        set_tangents(self, datas, lambda t: _materialize(attrs["view_call"](t)))
+        set_tangents(self, datas, attrs["view_call"])
         return tuple(datas)
     copy.__name__ = view_op.__name__ + "_copy"
     return copy
@@ -342,13 +342,14 @@ def _copied(view_op: Callable[..., Any], *, contiguous: bool = False) -> Callabl
 def set_tangents(src: Tensor, outs: Sequence[Tensor],
                  op: Callable[[Tensor], Sequence[Tensor]]) -> None:
     """Forward mode through a multi-output op that is linear (auto_linear): each output's
-    tangent is the op's output of src's tangent."""
+    tangent is the op's output of src's tangent, set as an op result's (set_fw_grad's
+    layout rule)."""
     tangent = forward_ad.fw_grad(src) if forward_ad.active() else None
     if tangent is not None:
         with forward_ad.suspended():
             pieces = op(tangent)
         for out, piece in zip(outs, pieces, strict=True):
-            forward_ad.set_fw_grad(out, piece)
+            forward_ad.set_result_tangent(out, piece)
 
 
 # Tensor's matrix properties, as the rows name them (tensor.py writes the properties)

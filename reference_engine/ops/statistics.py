@@ -128,10 +128,12 @@ def _logsumexp_backward(c: Any, g: Tensor) -> Tensor:
 
 def _logsumexp_jvp(c: Any) -> Tensor:
     """logsumexp_jvp: (exp(self - amax(self, dim, true)) * self_t).sum(dim, keepdim) /
-    exp(self - amax).sum(dim, keepdim)"""
+    exp(self - amax).sum(dim, keepdim); torch's last step divides in place
+    (`sumexp_t /= sumexp_p`), so the tangent it returns is at version 1."""
     x = c.self
     e = ops.exp(ops.sub(x, extremes.amax(x, c.dim, True))) if x.numel() else ops.exp(x)
-    return ops.div(_sum(ops.mul(e, c.self_t), c.dim, c.keepdim), _sum(e, c.dim, c.keepdim))
+    return common.written_in_place(
+        ops.div(_sum(ops.mul(e, c.self_t), c.dim, c.keepdim), _sum(e, c.dim, c.keepdim)))
 
 
 LOGSUMEXP = OpSpec("LogsumexpBackward0", ("self",), {"self": ("self", "result")},
