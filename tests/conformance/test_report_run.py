@@ -225,6 +225,10 @@ class _Config:
     def getoption(self, name: str, default: Any = None) -> Any:
         return self.values.get(name, default)
 
+    def getini(self, name: str) -> Any:
+        # the project's ini default, as a plugin without pyproject.toml's line reads it
+        return {"conformance_opinfo_samples": "0"}[name]
+
 
 def test_options_record_devices_when_the_plugin_has_the_option() -> None:
     from conformance.plugin.options import _options
