@@ -139,8 +139,7 @@ _NO_STACK = types.SimpleNamespace(format_stack=lambda *args, **kwargs: [
     "  (the stack of an OpInfo sample draw: not formatted, conformance/opinfo/plan.py)\n"])
 
 
-@contextlib.contextmanager
-def _lazy_seeding_without_stacks() -> Iterator[None]:
+def _lazy_seeding_without_stacks() -> contextlib.AbstractContextManager[None]:
     """OpInfo's sample iterator reseeds torch before every sample (torch.manual_seed), and
     torch.manual_seed queues a seeding of each device not yet initialised with the caller's
     stack formatted, kept only to name where the call came from should that device's later
@@ -148,17 +147,23 @@ def _lazy_seeding_without_stacks() -> Iterator[None]:
     about a tenth of a sample-heavy item's time (nn.functional.max_pool2d: 1440 samples). While
     the samples are drawn, those modules format none: every seed is still set and queued as
     before, the CPU generator's draw is the same, only the queued stack is one line."""
+    return _replaced(_LAZY_DEVICES, "traceback", _NO_STACK)
+
+
+@contextlib.contextmanager
+def _replaced(modules: tuple[str, ...], name: str, value: object) -> Iterator[None]:
+    """`name` in each of `modules` that has it replaced by `value` for the block's time."""
     saved = []
-    for name in _LAZY_DEVICES:
-        namespace = vars(importlib.import_module(name))
-        if "traceback" in namespace:
-            saved.append((namespace, namespace["traceback"]))
-            namespace["traceback"] = _NO_STACK
+    for module in modules:
+        namespace = vars(importlib.import_module(module))
+        if name in namespace:
+            saved.append((namespace, namespace[name]))
+            namespace[name] = value
     try:
         yield
     finally:
         for namespace, original in saved:
-            namespace["traceback"] = original
+            namespace[name] = original
 
 
 # Where OpInfo's sample and error iterators look for the running unittest test (its
@@ -186,21 +191,10 @@ def _test_fn_of_the_stack() -> Callable[..., Any] | None:
     return None
 
 
-@contextlib.contextmanager
-def _test_fn_found_without_source() -> Iterator[None]:
+def _test_fn_found_without_source() -> contextlib.AbstractContextManager[None]:
     """While the samples are drawn, OpInfo finds the running test (none here: an OpInfo item
     is no unittest test) by _test_fn_of_the_stack."""
-    saved = []
-    for name in _TEST_FN_USERS:
-        namespace = vars(importlib.import_module(name))
-        if "extract_test_fn" in namespace:
-            saved.append((namespace, namespace["extract_test_fn"]))
-            namespace["extract_test_fn"] = _test_fn_of_the_stack
-    try:
-        yield
-    finally:
-        for namespace, original in saved:
-            namespace["extract_test_fn"] = original
+    return _replaced(_TEST_FN_USERS, "extract_test_fn", _test_fn_of_the_stack)
 
 
 def _process(sample: Any) -> Callable[[Any], Any] | None:
