@@ -28,23 +28,32 @@ def summarise(raw: np.ndarray, elements: int, weight: int) -> TensorSummary:
     low, high = math.inf, -math.inf
     for start in range(0, flat.size, CHUNK):
         part = flat[start:start + CHUNK]
-        checksum.update(part.tobytes())
+        checksum.update(part.data)  # contiguous: the bytes tobytes() would copy
+        # float64 values are read in place (astype would copy them); others as float64
         a = part.astype(np.complex128).view(np.float64) if part.dtype.kind == "c" \
-            else part.astype(np.float64)
-        is_nan = np.isnan(a)
-        finite = a[np.isfinite(a)]
-        present = a[~is_nan]
+            else part.astype(np.float64, copy=False)
+        finite_mask = np.isfinite(a)
+        if finite_mask.all():
+            # every element finite (nearly always): `a` is the finite and the present
+            # elements alike, with no NaN or infinity to count; the same sums, in the same
+            # order, as the masked copies below would give
+            finite = present = a
+        else:
+            is_nan = np.isnan(a)
+            finite, present = a[finite_mask], a[~is_nan]
+            nan += int(is_nan.sum())
+            posinf += int(np.isposinf(a).sum())
+            neginf += int(np.isneginf(a).sum())
         if present.size:
             low, high = min(low, float(present.min())), max(high, float(present.max()))
         zero = finite == 0
         total += float(finite.sum())
         total_abs += float(np.abs(finite).sum())
         finite_count += finite.size
-        nan += int(is_nan.sum())
-        posinf += int(np.isposinf(a).sum())
-        neginf += int(np.isneginf(a).sum())
-        zeros += int(zero.sum())
-        neg_zeros += int(np.signbit(finite[zero]).sum())
+        zero_count = int(np.count_nonzero(zero))
+        zeros += zero_count
+        if zero_count:
+            neg_zeros += int(np.signbit(finite[zero]).sum())
     some = low <= high  # not every element is NaN
     return TensorSummary(
         elements=elements, sum=total * weight,
