@@ -15,6 +15,7 @@ items, the library's case items, and each test file:
 
     python benchmarks/suite_profile.py /tmp/prof          # the .tsv files of a run
     python benchmarks/suite_profile.py report.xml         # pytest --junitxml (wall only)
+    python benchmarks/suite_profile.py /tmp/prof 40       # and the 40 costliest items
 """
 
 from __future__ import annotations
@@ -78,10 +79,11 @@ def _rows(source: str) -> Iterator[tuple[str, float | None, float]]:
                 yield nodeid, float(cpu), float(wall)
 
 
-def main(source: str) -> None:
+def main(source: str, top: int = 0) -> None:
     totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     has_cpu = False
-    for nodeid, cpu, wall in _rows(source):
+    rows = list(_rows(source))
+    for nodeid, cpu, wall in rows:
         t = totals[part(nodeid)]
         t[0] += 1
         t[2] += wall
@@ -97,7 +99,11 @@ def main(source: str) -> None:
     n = sum(t[0] for t in totals.values())
     cpu_all = f"{sum(t[1] for t in totals.values()):.0f}" if has_cpu else "-"
     print(f"| all | {n:.0f} | {cpu_all} | {sum(t[2] for t in totals.values()):.0f} | |")
+    if top:
+        print(f"\n| the {top} costliest items | CPU s | wall s |\n|---|---:|---:|")
+        for nodeid, cpu, wall in sorted(rows, key=lambda r: -(r[1] if has_cpu else r[2]))[:top]:
+            print(f"| `{nodeid}` | {'-' if cpu is None else f'{cpu:.1f}'} | {wall:.0f} |")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 0)
