@@ -21,7 +21,7 @@ calls conj): those families form the ops' one circle, every other op module sits
 below or apart from it, and the helpers they share go below:
 
     above       every other op family (ops.*), views_multi_output, views_indexing, ...
-    circle      ops.elementwise, ops.division, ops.backward, ops.comparisons,
+    circle      ops.elementwise, ops.backward, ops.comparisons,
                 ops.complex_numbers, ops.copying, ops.indexing, ops.reductions, views,
                 views_strided, inplace, inplace_ops
     below       ops.common, ops.kernels, ops.zero_tensor, ops.out_overloads, views_fn,

@@ -125,7 +125,7 @@ OPS: tuple[OpRow, ...] = (
     _row("add", "ops.elementwise", M, V, inplace="inplace_ops", numbers=(0, 1)),
     _row("sub", "ops.elementwise", M, M, inplace="inplace_ops", numbers=(0, 1)),
     _row("mul", "ops.elementwise", M, (1, 3), inplace="inplace_ops", numbers=(0, 1)),
-    _row("div", "ops.elementwise", M, M, positive=True, inplace="inplace_ops", numbers=(0, 1)),
+    _row("div", "ops.division", M, M, positive=True, inplace="inplace_ops", numbers=(0, 1)),
     _row("pow", "ops.elementwise", V, V, positive=True, inplace="inplace_ops", overloads=True),
     _row("neg", "ops.elementwise", V, inplace="inplace_ops"),
     _row("exp", "ops.elementwise", V, inplace="inplace_ops"),

@@ -14,7 +14,7 @@ public op gets its row in registry.py.
     kernels      numpy kernels where numpy's loop differs from torch's (complex products,
                  a complex zero's reciprocal, sigmoid's rounding, clamp's signed zeros)
     atan2        atan2 (real types only)
-    division     div with a rounding_mode (DivBackward2) and its rounding kernels
+    division     torch.div: its rounding_mode overload (DivBackward2) and rounding kernels
     comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
                  maximum/minimum
     copying      clone, contiguous, to (with memory formats)
