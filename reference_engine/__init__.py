@@ -5,7 +5,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     facade    __init__ (this module: the torch namespace, op exports made from the registry)
     library   nn.*, special, linalg, masked, fft, autograd_functional, gradcheck*, utils.*
     autograd  autograd, autograd_graph, function, function_forward, factories, _C
-    ops       ops.* (one op family a file), views, views_*, inplace, inplace_*
+    ops       ops.* (one op family a file; ops.basic.*: see below), views_*, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only), dispatch
 
@@ -14,20 +14,19 @@ methods that only read metadata, keep hooks or adapt a call to an op), the graph
 it hangs in (tensor and graph need each other: the one import circle of the core), how an
 op joins the graph (autograd_meta: OpSpec, the op definition holding its backward formula
 and its forward-mode one), saved values, the engine, and forward mode's levels and
-tangents (forward_ad). The ops are written on the core; their backward formulas are
+tangents (forward_ad). The ops are written on the core. Their backward formulas are
 written in ops (so that create_graph differentiates them again), and the formulas of the
 most used families call one another (expand's backward is sum_to, sum's is expand, mul's
-calls conj): those families form the ops' one circle, every other op module sits above,
-below or apart from it, and the helpers they share go below:
+calls conj), as ATen's formulas call at:: ops: those families are one package, ops/basic/
+(its docstring says why), the ops' one import circle. Every other op module sits above it
+(written on the basic ops) or apart from it, and the helpers both share sit below it:
 
-    above       every other op family (ops.*), views_multi_output, views_indexing, ...
-    circle      ops.elementwise, ops.backward, ops.comparisons,
-                ops.complex_numbers, ops.copying, ops.indexing, ops.reductions, views,
-                views_strided, inplace, inplace_ops
+    above       every other op family (ops.*), views_indexing, views_inplace,
+                views_multi_output
+    basic       (ops/basic/) elementwise, comparisons, complex_numbers, copying,
+                reductions, indexing, backward, views, views_strided, inplace, inplace_ops
     below       ops.common, ops.kernels, ops.zero_tensor, ops.out_overloads, views_fn,
                 inplace_write
-
-(tests/reference_engine/test_layout.py pins the circle's members and why each is in it.)
 
 No module imports a layer above its own. The core calls the ops it needs (Tensor's
 methods and operators, the engine's sum of a grad to its input's shape, forward mode's
@@ -38,10 +37,11 @@ is imported:
 
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
-Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph), ops/,
-views*.py and inplace*.py (the ops; registry.py lists the public ones, from which this
-module's op exports and Tensor's op methods are made), engine.py (backward), saved.py,
-function.py (custom Functions). All texts users can see are in messages.py.
+Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph),
+ops/basic/ (elementwise.py, views.py, inplace.py first), the other ops/ families, views_*.py
+and inplace_*.py (registry.py lists the public ops, from which this module's op exports and
+Tensor's op methods are made), engine.py (backward), saved.py, function.py (custom
+Functions). All texts users can see are in messages.py.
 """
 
 from __future__ import annotations
@@ -61,18 +61,14 @@ from . import (  # noqa: F401
     autograd_functional,
     fft,
     gradcheck,
-    inplace,
-    inplace_ops,
     linalg,
     masked,
     nn,
     special,
     utils,
-    views,
     views_indexing,
     views_inplace,
     views_multi_output,
-    views_strided,
 )
 from . import dispatch as _dispatch
 from . import dtypes as _dtypes
@@ -122,24 +118,19 @@ from .ops import (  # noqa: F401
     atan2,
     binary_cross_entropy,
     binary_math,
-    comparisons,
     complex_constructors,
-    complex_numbers,
     composites,
     contractions,
     conversions,
-    copying,
     decompositions,
     decompositions_lu,
     decompositions_qr,
     determinants,
-    elementwise,
     embeddings,
     erf_gamma,
     extremes,
     fft_shifts,
     hard_activations,
-    indexing,
     inplace_views,
     inverses,
     joining,
@@ -160,7 +151,6 @@ from .ops import (  # noqa: F401
     products,
     put_take,
     quantiles,
-    reductions,
     scans,
     scatter_inplace,
     shape,
@@ -212,7 +202,19 @@ from .ops import torch_norm as _torch_norm_ops  # noqa: F401  (h28ops)
 from .ops import triangular as _triangular_ops  # noqa: F401
 from .ops import trilinear as _trilinear_ops  # noqa: F401   (h29ops: F.bilinear)
 from .ops import unique as _unique_ops  # (h31cov: unique and its ATen ops)
-from .ops.complex_numbers import is_neg
+from .ops.basic import (  # noqa: F401
+    comparisons,
+    complex_numbers,
+    copying,
+    elementwise,
+    indexing,
+    inplace,
+    inplace_ops,
+    reductions,
+    views,
+    views_strided,
+)
+from .ops.basic.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
 from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor

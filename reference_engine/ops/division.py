@@ -15,9 +15,9 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
-from . import elementwise as ew
+from .basic import elementwise as ew
+from .basic.elementwise import mul, neg, sub
 from .common import _elementwise, _promotes, wrap, zeros_like
-from .elementwise import mul, neg, sub
 
 
 def _div_mode_backward(c: Any, g: Tensor) -> list[Tensor | None]:

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
-from ..autograd_meta import OpSpec, record
-from ..tensor import Tensor
-from . import kernels, zero_tensor
-from .common import (
+from ... import dtypes, messages
+from ...autograd_meta import OpSpec, record
+from ...tensor import Tensor
+from .. import kernels, zero_tensor
+from ..common import (
     OUT,
     Number,
     _compute,
@@ -34,7 +34,7 @@ from .common import (
     zeros_like,
     zeros_scalar,
 )
-from .out_overloads import into_out
+from ..out_overloads import into_out
 
 # ---- arithmetic -------------------------------------------------------------------
 
