@@ -2,10 +2,10 @@
 
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
-    facade    __init__ (this module: the torch namespace, op exports made from the registry)
+    facade    __init__ (this module: the torch namespace), _exports (the registry's ops)
     library   nn.*, special, linalg, masked, fft, autograd_functional, gradcheck*, utils.*
     autograd  autograd, autograd_graph, function, function_forward, factories, _C
-    ops       ops.* (one op family a file), views, views_*, inplace, inplace_*
+    ops       ops.* (one op family a file; ops.basic.*: see below), views_*, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only), dispatch
 
@@ -14,20 +14,19 @@ methods that only read metadata, keep hooks or adapt a call to an op), the graph
 it hangs in (tensor and graph need each other: the one import circle of the core), how an
 op joins the graph (autograd_meta: OpSpec, the op definition holding its backward formula
 and its forward-mode one), saved values, the engine, and forward mode's levels and
-tangents (forward_ad). The ops are written on the core; their backward formulas are
+tangents (forward_ad). The ops are written on the core. Their backward formulas are
 written in ops (so that create_graph differentiates them again), and the formulas of the
 most used families call one another (expand's backward is sum_to, sum's is expand, mul's
-calls conj): those families form the ops' one circle, every other op module sits above,
-below or apart from it, and the helpers they share go below:
+calls conj), as ATen's formulas call at:: ops: those families are one package, ops/basic/
+(its docstring says why), the ops' one import circle. Every other op module sits above it
+(written on the basic ops) or apart from it, and the helpers both share sit below it:
 
-    above       every other op family (ops.*), views_multi_output, views_indexing, ...
-    circle      ops.elementwise, ops.division, ops.backward, ops.comparisons,
-                ops.complex_numbers, ops.copying, ops.indexing, ops.reductions, views,
-                views_strided, inplace, inplace_ops
+    above       every other op family (ops.*), views_indexing, views_inplace,
+                views_multi_output
+    basic       (ops/basic/) elementwise, comparisons, complex_numbers, copying,
+                reductions, indexing, backward, views, views_strided, inplace, inplace_ops
     below       ops.common, ops.kernels, ops.zero_tensor, ops.out_overloads, views_fn,
                 inplace_write
-
-(tests/reference_engine/test_layout.py pins the circle's members and why each is in it.)
 
 No module imports a layer above its own. The core calls the ops it needs (Tensor's
 methods and operators, the engine's sum of a grad to its input's shape, forward mode's
@@ -38,46 +37,38 @@ is imported:
 
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
-Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph), ops/,
-views*.py and inplace*.py (the ops; registry.py lists the public ones, from which this
-module's op exports and Tensor's op methods are made), engine.py (backward), saved.py,
-function.py (custom Functions). All texts users can see are in messages.py.
+Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph),
+ops/basic/ (elementwise.py, views.py, inplace.py first), the other ops/ families, views_*.py
+and inplace_*.py (registry.py lists the public ops, from which this module's op exports and
+Tensor's op methods are made), engine.py (backward), saved.py, function.py (custom
+Functions). All texts users can see are in messages.py.
 """
 
 from __future__ import annotations
 
-import builtins as _builtins
-import functools
-import inspect
 import sys
 import types
-from typing import Any
 
-# inplace, views* and the ops below are imported for _MODULES, which finds the modules
-# registry rows name among the imported ones.
+# The library, views_* and the op modules below are imported for _exports.install, which finds
+# the modules registry rows name among the imported ones.
 from . import (  # noqa: F401
     _C,
+    _exports,
     autograd,
     autograd_functional,
     fft,
     gradcheck,
-    inplace,
-    inplace_ops,
     linalg,
     masked,
     nn,
     special,
     utils,
-    views,
     views_indexing,
     views_inplace,
     views_multi_output,
-    views_strided,
 )
 from . import dispatch as _dispatch
 from . import dtypes as _dtypes
-from . import messages as _messages
-from . import registry as _registry
 from .anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .dtypes import (
     channels_last,
@@ -122,24 +113,19 @@ from .ops import (  # noqa: F401
     atan2,
     binary_cross_entropy,
     binary_math,
-    comparisons,
     complex_constructors,
-    complex_numbers,
     composites,
     contractions,
     conversions,
-    copying,
     decompositions,
     decompositions_lu,
     decompositions_qr,
     determinants,
-    elementwise,
     embeddings,
     erf_gamma,
     extremes,
     fft_shifts,
     hard_activations,
-    indexing,
     inplace_views,
     inverses,
     joining,
@@ -160,7 +146,6 @@ from .ops import (  # noqa: F401
     products,
     put_take,
     quantiles,
-    reductions,
     scans,
     scatter_inplace,
     shape,
@@ -174,7 +159,6 @@ from .ops import (  # noqa: F401
     unary_math,
     view_scatters,
 )
-from .ops import aten as _aten
 
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products; combinations,
 # einsum and lu_solve are named for the torch functions the facade sets in their place)
@@ -212,12 +196,21 @@ from .ops import torch_norm as _torch_norm_ops  # noqa: F401  (h28ops)
 from .ops import triangular as _triangular_ops  # noqa: F401
 from .ops import trilinear as _trilinear_ops  # noqa: F401   (h29ops: F.bilinear)
 from .ops import unique as _unique_ops  # (h31cov: unique and its ATen ops)
-from .ops.complex_numbers import is_neg
+from .ops.basic import (  # noqa: F401
+    comparisons,
+    complex_numbers,
+    copying,
+    elementwise,
+    indexing,
+    inplace,
+    inplace_ops,
+    reductions,
+    views,
+    views_strided,
+)
+from .ops.basic.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
-from .registry import OPS as _OPS
 from .tensor import Size, Tensor, is_tensor
-from .utils import checkpoint_selective as _selective
-from .utils.checkpoint_selective import _MODES as _SAC_MODES
 from .warn import is_warn_always_enabled, set_warn_always
 
 # torch.autograd.functional is built on autograd.grad, so it sits a layer above autograd
@@ -249,111 +242,9 @@ _dispatch.provide(
     eq_=inplace_ops.eq_,
 )
 
-# The registry names a row's module (`module`, and `inplace` for its in-place form); each is
-# imported statically above (the engine imports nothing by name at run time, see
-# tests/test_reference_engine_is_independent.py) and found here by the name the row gives.
-def _module(name: str) -> Any:
-    module = sys.modules.get(f"{__name__}.{name}")
-    if module is None:
-        raise ImportError(_messages.registry_module_not_imported(name))
-    return module
-
-
-_MODULES = {name: _module(name) for name in sorted(
-    {r.module for r in _OPS} | {r.inplace for r in _OPS if r.inplace is not None})}
-
-def _attach(name: str, forward: object) -> None:
-    if name in vars(Tensor):
-        raise AssertionError(f"Tensor.{name} is written in tensor.py and is a registry "
-                             f"method: keep one")
-    setattr(Tensor, name, forward)
-
-
-# torch.<op> is the forward of each function row; Tensor.<op> that of each method row (the
-# function itself, so method and function cannot drift apart), Tensor.<op>_ its in-place form.
-def _tensors_required(row: _registry.OpRow, n: _builtins.int, forward: Any,
-                      method: _builtins.bool) -> Any:
-    """`forward`, refusing what torch's argument parser refuses for its first `n`
-    parameters (the op's tensor inputs) with its TypeError: None always, where the forward
-    would take it as a number or fail inside (found by the generator: `torch.atan2(x, g)`
-    with a `g` that autograd.grad(allow_unused=True) gave as None), and any other
-    non-Tensor where the row takes no number (`OpRow.numbers`, `OpRow.overloads`), where
-    the forward would compute with it or fail with an AttributeError. A method counts
-    positions after self. It is also the call of the row's aten op (see `_routed`)."""
-    if n == 0:
-        return _routed(row.parser_name, forward)
-    name = row.parser_name
-    params = [("input" if p == "self" else p)
-              for p in list(inspect.signature(forward).parameters)[:n]]
-    # per parameter: the types taken besides a Tensor (anything but None, numbers, none)
-    # (torch's Scalar: a complex number too, `torch.sub(z, 2 - 1j)`)
-    op = _aten.overload(row.parser_name)   # routed here too: one frame, not two
-    takes = [object if row.overloads else (_builtins.int, _builtins.float, _builtins.complex)
-             if i in row.numbers else () for i in range(n)]
-
-    @functools.wraps(forward)
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        for i, (param, arg) in enumerate(zip(params, args, strict=False)):
-            if arg is None or not isinstance(arg, (Tensor, takes[i])):
-                raise TypeError(_messages.argument_must_be_tensor(
-                    name, param, i + 1 - method, type(arg).__name__))
-        if _SAC_MODES:
-            return _selective.dispatch(op, forward, args, kwargs)
-        return forward(*args, **kwargs)
-
-    return checked
-
-
-def _namespace(dotted: str) -> Any:
-    """The module of a row's namespace: `nn.functional` is nn.functional, found from this
-    package's attributes (a new namespace is a module imported above)."""
-    return functools.reduce(getattr, dotted.split("."), sys.modules[__name__])
-
-
-def _routed(aten_name: str, forward: Any) -> Any:
-    """`forward` as a call of torch.ops.aten.<aten_name>: seen by selective activation
-    checkpointing's modes while one is active (utils/checkpoint_selective.py)."""
-    op = _aten.overload(aten_name)
-
-    @functools.wraps(forward)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if not _SAC_MODES:
-            return forward(*args, **kwargs)
-        return _selective.dispatch(op, forward, args, kwargs)
-
-    return call
-
-
-for _row in _OPS:
-    _forward = getattr(_MODULES[_row.module], _row.attr)
-    _inputs = 0 if _row.sample is None else len(_row.sample.shapes)
-    if _row.function:
-        setattr(_namespace(_row.namespace) if _row.namespace else sys.modules[__name__],
-                _row.attr, _tensors_required(_row, _inputs, _forward, False))
-    if _row.method:
-        _attach(_row.name, _tensors_required(_row, _inputs, _forward, True))
-    if _row.inplace is not None and _row.inplace_name is not None:
-        _attach(_row.inplace_name, _routed(_row.parser_name + "_", getattr(
-            _MODULES[_row.inplace], _row.inplace_name)))
-del _row, _forward, _inputs
-
-# the rows whose only API is their aten op (`torch.ops.aten.slice.Tensor`): a call of the
-# overload runs the forward (ops/aten.py), routed as any registry op's call
-for _name in _registry.ATEN_ONLY:
-    _aten_row = next(r for r in _OPS if r.name == _name)
-    _aten.overload(_name)._forward = _routed(_name, getattr(_MODULES[_aten_row.module],
-                                                             _aten_row.attr))
-del _name, _aten_row
-
-# Tensor's arithmetic operators are calls of their aten ops too (`a * b` is aten.mul.Tensor),
-# and so are the view methods written as adapters (`x.view(-1)` is aten.view.default)
-for _dunder, _aten_name in {"__add__": "add", "__radd__": "add", "__sub__": "sub",
-                            "__mul__": "mul", "__rmul__": "mul", "__truediv__": "div",
-                            "__neg__": "neg", "__iadd__": "add_", "__isub__": "sub_",
-                            "__imul__": "mul_", "__itruediv__": "div_", "view": "view",
-                            "expand": "expand", "permute": "permute"}.items():
-    setattr(Tensor, _dunder, _routed(_aten_name, getattr(Tensor, _dunder)))
-del _dunder, _aten_name
+# torch.<op>, Tensor.<op> and Tensor.<op>_ of every registry row, each a call of its aten op
+# (_exports.py), once every module the rows name is imported (above).
+_exports.install(sys.modules[__name__])
 
 # torch.autograd.gradcheck lives in torch.autograd's namespace; here it is written above
 # autograd (it calls autograd.grad), so the facade puts it there.

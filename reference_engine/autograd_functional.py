@@ -30,11 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from . import forward_ad, messages, views, views_multi_output
+from . import forward_ad, messages, views_multi_output
 from .autograd import grad
 from .factories import zeros, zeros_like
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .ops import common, joining
+from .ops.basic import views
 from .tensor import Tensor
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]

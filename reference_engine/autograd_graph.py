@@ -16,7 +16,7 @@ from .dtypes import device
 from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
 from .graph import Node, RemovableHandle
-from .ops import copying
+from .ops.basic import copying
 from .tensor import Tensor
 
 __all__ = ["GradientEdge", "allow_mutation_on_saved_tensors", "disable_saved_tensors_hooks",

@@ -44,7 +44,7 @@ from .gradcheck_common import (
 from .gradcheck_fast import fast_gradcheck
 from .gradcheck_forward import _forward_real_imag
 from .graph import Node, node_class
-from .ops import complex_numbers, copying
+from .ops.basic import complex_numbers, copying
 from .ops.common import new
 from .tensor import Tensor
 

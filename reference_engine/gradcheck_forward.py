@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, forward_ad, inplace_ops, messages
+from . import dtypes, forward_ad, messages
 from .dtypes import get_default_dtype
 from .factories import zeros_like
 from .gradcheck_common import (
@@ -29,8 +29,8 @@ from .gradcheck_common import (
     _part,
     _tensor_text,
 )
-from .ops import complex_numbers
-from .ops import elementwise as ew
+from .ops.basic import complex_numbers, inplace_ops
+from .ops.basic import elementwise as ew
 from .ops.common import new
 from .tensor import Tensor
 

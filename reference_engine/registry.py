@@ -120,91 +120,94 @@ TARGET = Const([1.0, -1.0], "float64")   # a loss's +-1 targets
 SRC2POS = Const([[0.5, 1.0, 2.0], [1.5, 0.25, 3.0]], "float64")   # positive, M
 
 OPS: tuple[OpRow, ...] = (
-    # elementwise arithmetic and unary (ops/elementwise.py; addmm: ops/linalg.py), with
+    # elementwise arithmetic and unary (ops/basic/elementwise.py; addmm: ops/linalg.py), with
     # in-place forms (inplace_ops.py)
-    _row("add", "ops.elementwise", M, V, inplace="inplace_ops", numbers=(0, 1)),
-    _row("sub", "ops.elementwise", M, M, inplace="inplace_ops", numbers=(0, 1)),
-    _row("mul", "ops.elementwise", M, (1, 3), inplace="inplace_ops", numbers=(0, 1)),
-    _row("div", "ops.elementwise", M, M, positive=True, inplace="inplace_ops", numbers=(0, 1)),
-    _row("pow", "ops.elementwise", V, V, positive=True, inplace="inplace_ops", overloads=True),
-    _row("neg", "ops.elementwise", V, inplace="inplace_ops"),
-    _row("exp", "ops.elementwise", V, inplace="inplace_ops"),
-    _row("log", "ops.elementwise", V, positive=True, inplace="inplace_ops"),
-    _row("sqrt", "ops.elementwise", V, positive=True, inplace="inplace_ops"),
-    _row("abs", "ops.elementwise", (4,), inplace="inplace_ops"),
-    _row("sin", "ops.elementwise", V, inplace="inplace_ops"),
-    _row("cos", "ops.elementwise", V, inplace="inplace_ops"),
-    _row("tanh", "ops.elementwise", V, inplace="inplace_ops"),
-    _row("sigmoid", "ops.elementwise", V, inplace="inplace_ops"),
-    _row("relu", "ops.elementwise", (4,), inplace="inplace_ops"),
+    _row("add", "ops.basic.elementwise", M, V, inplace="ops.basic.inplace_ops", numbers=(0, 1)),
+    _row("sub", "ops.basic.elementwise", M, M, inplace="ops.basic.inplace_ops", numbers=(0, 1)),
+    _row("mul", "ops.basic.elementwise", M, (1, 3), inplace="ops.basic.inplace_ops",
+         numbers=(0, 1)),
+    _row("div", "ops.division", M, M, positive=True, inplace="ops.basic.inplace_ops",
+         numbers=(0, 1)),
+    _row("pow", "ops.basic.elementwise", V, V, positive=True, inplace="ops.basic.inplace_ops",
+         overloads=True),
+    _row("neg", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
+    _row("exp", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
+    _row("log", "ops.basic.elementwise", V, positive=True, inplace="ops.basic.inplace_ops"),
+    _row("sqrt", "ops.basic.elementwise", V, positive=True, inplace="ops.basic.inplace_ops"),
+    _row("abs", "ops.basic.elementwise", (4,), inplace="ops.basic.inplace_ops"),
+    _row("sin", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
+    _row("cos", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
+    _row("tanh", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
+    _row("sigmoid", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
+    _row("relu", "ops.basic.elementwise", (4,), inplace="ops.basic.inplace_ops"),
     _row("clamp", "ops.piecewise", (4,), args=(-0.5, 0.5), inplace="ops.piecewise",
          overloads=True),
-    _row("reciprocal", "ops.elementwise", V, positive=True),
-    _row("maximum", "ops.comparisons", (4,), (4,)),
-    _row("minimum", "ops.comparisons", (4,), (4,)),
+    _row("reciprocal", "ops.basic.elementwise", V, positive=True),
+    _row("maximum", "ops.basic.comparisons", (4,), (4,)),
+    _row("minimum", "ops.basic.comparisons", (4,), (4,)),
     _row("atan2", "ops.atan2", M, V),
-    _row("clone", "ops.copying", M),
+    _row("clone", "ops.basic.copying", M),
     # the condition comes first; Tensor.where adapts
-    _row("where", "ops.comparisons", method=False),
-    _row("rsub", "ops.elementwise", V, V, method=False, overloads=True),
+    _row("where", "ops.basic.comparisons", method=False),
+    _row("rsub", "ops.basic.elementwise", V, V, method=False, overloads=True),
     _row("addmm", "ops.linalg", (2,), M, (3, 2), method=False),
-    _row("signbit", "ops.comparisons", differentiable=False),
-    _row("isnan", "ops.comparisons", differentiable=False),
-    _row("equal", "ops.comparisons", method=False, differentiable=False),
-    _row("allclose", "ops.comparisons", method=False, differentiable=False),
-    _row("to", "ops.copying", function=False, feature="devices"),
+    _row("signbit", "ops.basic.comparisons", differentiable=False),
+    _row("isnan", "ops.basic.comparisons", differentiable=False),
+    _row("equal", "ops.basic.comparisons", method=False, differentiable=False),
+    _row("allclose", "ops.basic.comparisons", method=False, differentiable=False),
+    _row("to", "ops.basic.copying", function=False, feature="devices"),
     # products (ops/linalg.py)
     _row("mm", "ops.linalg", M, (3, 2), feature="matmul"),
     _row("mv", "ops.linalg", M, V, feature="matmul"),
     _row("matmul", "ops.linalg", M, (3, 2), feature="matmul"),
     _row("dot", "ops.linalg", V, V, feature="matmul"),
     _row("bmm", "ops.linalg", (2, 2, 3), (2, 3, 2), feature="matmul"),
-    # reductions (ops/reductions.py; prod: ops/prod_cumprod.py; softmax and log_softmax:
+    # reductions (ops/basic/reductions.py; prod: ops/prod_cumprod.py; softmax and log_softmax:
     # ops/nn.py)
-    _row("sum", "ops.reductions", M, feature="reductions"),
-    _row("mean", "ops.reductions", M, feature="reductions"),
+    _row("sum", "ops.basic.reductions", M, feature="reductions"),
+    _row("mean", "ops.basic.reductions", M, feature="reductions"),
     _row("prod", "ops.prod_cumprod", M, positive=True, feature="reductions"),
     _row("amax", "ops.extremes", M, feature="reductions"),
     _row("amin", "ops.extremes", M, feature="reductions"),
     _row("max", "ops.extremes", M, feature="reductions"),
     _row("min", "ops.extremes", M, feature="reductions"),
-    _row("trace", "ops.reductions", (3, 2), feature="reductions"),
+    _row("trace", "ops.basic.reductions", (3, 2), feature="reductions"),
     _row("argmax", "ops.extremes", differentiable=False, feature="reductions"),
     _row("argmin", "ops.extremes", differentiable=False, feature="reductions"),
     _row("softmax", "ops.nn", M, args=(1,)),
     _row("log_softmax", "ops.nn", M, args=(0,)),
-    _row("var", "ops.reductions", M, feature="reductions", overloads=True),
-    _row("var_mean", "ops.reductions", M, method=False, feature="reductions",
+    _row("var", "ops.basic.reductions", M, feature="reductions", overloads=True),
+    _row("var_mean", "ops.basic.reductions", M, method=False, feature="reductions",
          overloads=True),
-    # joining and indexing (ops/joining.py, ops/indexing.py)
+    # joining and indexing (ops/joining.py, ops/basic/indexing.py)
     _row("cat", "ops.joining", method=False),       # take a list of tensors
     _row("stack", "ops.joining", method=False),
-    _row("gather", "ops.indexing", M, args=(1, Const([[0, 2], [1, 1]]))),
-    _row("index_select", "ops.indexing", M, args=(1, Const([2, 0, 2]))),
-    _row("index_fill", "ops.indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True,
+    _row("gather", "ops.basic.indexing", M, args=(1, Const([[0, 2], [1, 1]]))),
+    _row("index_select", "ops.basic.indexing", M, args=(1, Const([2, 0, 2]))),
+    _row("index_fill", "ops.basic.indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True,
          inplace="ops.scatter_inplace"),
-    _row("masked_fill", "ops.indexing", M, args=(MASK, 0.5), inplace="inplace_ops",
+    _row("masked_fill", "ops.basic.indexing", M, args=(MASK, 0.5), inplace="ops.basic.inplace_ops",
          overloads=True),
     # views (views.py; unbind, split, chunk: views_multi_output.py); the in-place forms of
     # t, transpose, squeeze and unsqueeze restride the tensor itself (views_inplace.py)
-    _row("t", "views", M, inplace="views_inplace", feature="views"),
-    _row("transpose", "views", M, args=(0, 1), inplace="views_inplace", feature="views"),
-    _row("squeeze", "views", (2, 1, 3), inplace="views_inplace", feature="views"),
-    _row("unsqueeze", "views", M, args=(1,), inplace="views_inplace", feature="views"),
-    _row("flatten", "views", S3, feature="views"),
-    _row("narrow", "views", M, args=(1, 1, 2), feature="views", overloads=True),
-    _row("diagonal", "views", (3, 3), feature="views"),
+    _row("t", "ops.basic.views", M, inplace="views_inplace", feature="views"),
+    _row("transpose", "ops.basic.views", M, args=(0, 1), inplace="views_inplace", feature="views"),
+    _row("squeeze", "ops.basic.views", (2, 1, 3), inplace="views_inplace", feature="views"),
+    _row("unsqueeze", "ops.basic.views", M, args=(1,), inplace="views_inplace", feature="views"),
+    _row("flatten", "ops.basic.views", S3, feature="views"),
+    _row("narrow", "ops.basic.views", M, args=(1, 1, 2), feature="views", overloads=True),
+    _row("diagonal", "ops.basic.views", (3, 3), feature="views"),
     _row("unbind", "views_multi_output", M, feature="views"),
     _row("split", "views_multi_output", M, args=(2, 1), feature="views", overloads=True),
     _row("chunk", "views_multi_output", (3, 2), args=(2, 0), feature="views"),
     # Tensor.reshape and Tensor.permute take varargs shapes: adapters in tensor_operators.py
-    _row("reshape", "views", M, args=((6,),), method=False, feature="views"),
-    _row("permute", "views", S3, args=((2, 0, 1),), method=False, feature="views"),
-    _row("select", "views", M, args=(1, 2), feature="views"),
+    _row("reshape", "ops.basic.views", M, args=((6,),), method=False, feature="views"),
+    _row("permute", "ops.basic.views", S3, args=((2, 0, 1),), method=False, feature="views"),
+    _row("select", "ops.basic.views", M, args=(1, 2), feature="views"),
     # in-place ops with no out-of-place form here (inplace_ops.py)
-    _row("zero_", "inplace_ops", V, feature="inplace"),
-    _row("fill_", "inplace_ops", V, args=(2.0,), function=False, feature="inplace"),
-    _row("copy_", "inplace_ops", V, V, function=False, feature="inplace", numbers=(1,)),
+    _row("zero_", "ops.basic.inplace_ops", V, feature="inplace"),
+    _row("fill_", "ops.basic.inplace_ops", V, args=(2.0,), function=False, feature="inplace"),
+    _row("copy_", "ops.basic.inplace_ops", V, V, function=False, feature="inplace", numbers=(1,)),
     # ---- products and linear algebra (issue 24) ----
     # products (ops/products.py)
     _row("addmv", "ops.products", (2,), M, V, feature="matmul"),
@@ -394,8 +397,8 @@ OPS: tuple[OpRow, ...] = (
     # views (ops/shape_views.py; view and expand: views.py, Tensor's varargs adapters in
     # tensor_operators.py); rows without a sample take a list or need a second tensor's shape only:
     # test_gradcheck.py writes them by hand
-    _row("view", "views", function=False, method=False, feature="views"),
-    _row("expand", "views", function=False, method=False, feature="views"),
+    _row("view", "ops.basic.views", function=False, method=False, feature="views"),
+    _row("expand", "ops.basic.views", function=False, method=False, feature="views"),
     _row("view_as", "ops.shape_views", function=False, method=False, feature="views"),
     _row("expand_as", "ops.shape_views", function=False, feature="views"),
     _row("reshape_as", "ops.shape_views", function=False, feature="views"),
@@ -464,16 +467,16 @@ OPS: tuple[OpRow, ...] = (
     _row("column_stack", "ops.shape", method=False),
     _row("cartesian_prod", "ops.shape", V, (2,), method=False, overloads=True),
     # ---- indexing, scatter, masked, triangular/diagonal (issue 24) ----
-    # (ops/scatter.py, ops/triangular.py; scatter, scatter_add, index_add: ops/indexing.py)
+    # (ops/scatter.py, ops/triangular.py; scatter, scatter_add, index_add: ops/basic/indexing.py)
     # a second tensor input that is not the second parameter (src after dim and index)
     # comes as a constant: the OpInfo check differentiates it
-    _row("scatter", "ops.indexing", M, args=(1, Const([[0, 2, 1], [2, 1, 0]]), SRC),
+    _row("scatter", "ops.basic.indexing", M, args=(1, Const([[0, 2, 1], [2, 1, 0]]), SRC),
          inplace="ops.scatter_inplace", overloads=True),   # src a tensor or a number
-    _row("scatter_add", "ops.indexing", M, args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC),
+    _row("scatter_add", "ops.basic.indexing", M, args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC),
          inplace="ops.scatter_inplace"),
     _row("scatter_reduce", "ops.scatter", M,
          args=(1, Const([[0, 2, 2], [1, 1, 0]]), SRC, "mean")),
-    _row("index_add", "ops.indexing", M, args=(1, Const([2, 0]), SRC2),
+    _row("index_add", "ops.basic.indexing", M, args=(1, Const([2, 0]), SRC2),
          inplace="ops.scatter_inplace"),
     _row("index_copy", "ops.scatter", M, args=(1, Const([2, 0]), SRC2),
          inplace="ops.scatter_inplace"),
@@ -494,12 +497,12 @@ OPS: tuple[OpRow, ...] = (
     _row("diag_embed", "ops.triangular", M),
     _row("diagflat", "ops.triangular", M),
     _row("fill", "ops.triangular", M, args=(2.0,), method=False, overloads=True),
-    # ---- h22cx (issue 22): complex numbers (ops/complex_numbers.py) ----
+    # ---- h22cx (issue 22): complex numbers (ops/basic/complex_numbers.py) ----
     # no samples: gradcheck draws real inputs and sums real outputs; test_gradcheck.py
     # writes their rows by hand, each a real function through the complex op
-    _row("imag", "ops.complex_numbers", method=False, feature="complex"),  # Tensor.imag too
-    _row("view_as_real", "ops.complex_numbers", method=False, feature="complex"),
-    _row("view_as_complex", "ops.complex_numbers", method=False, feature="complex"),
+    _row("imag", "ops.basic.complex_numbers", method=False, feature="complex"),  # Tensor.imag too
+    _row("view_as_real", "ops.basic.complex_numbers", method=False, feature="complex"),
+    _row("view_as_complex", "ops.basic.complex_numbers", method=False, feature="complex"),
     _row("polar", "ops.complex_constructors", method=False, feature="complex"),
     _row("complex", "ops.complex_constructors", method=False, feature="complex"),
     # ---- h24ops2 (issue 24): norms, products, masked, losses ----
@@ -821,7 +824,7 @@ NOT_GENERATED: dict[str, str] = {
                      "torch returns there is LAPACK's partial result, not modelled; drawn "
                      "leaves and results are often singular (3 of 500 probe programs)",
     "sgn": "its gradient on a real tensor is torch's efficient ZeroTensor, which the engine "
-           "models as a plain zeros tensor (ops/backward.py, SGN): a ZeroTensor is immutable "
+           "models as a plain zeros tensor (ops/basic/backward.py, SGN): a ZeroTensor is immutable "
            "(accumulating into a .grad that holds it raises 'ZeroTensors are immutable') and "
            "absorbs what it multiplies (0 times asin's nan derivative is 0): 4 of the default "
            "profile's 250 programs diverged so",

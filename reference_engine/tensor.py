@@ -243,7 +243,7 @@ class Tensor:
     def ndim(self) -> builtins.int:
         return self._data.ndim
 
-    # ---- complex numbers (ops/complex_numbers.py) ------------------------------------
+    # ---- complex numbers (ops/basic/complex_numbers.py) ------------------------------------
     @property
     def real(self) -> Tensor:
         return dispatch.real(self)

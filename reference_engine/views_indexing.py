@@ -10,13 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, messages, views
+from . import dtypes, messages
 from .grad_mode import no_grad
-from .inplace import apply_inplace
-from .inplace_ops import copy_
-from .ops import common, copying
+from .ops import common
+from .ops.basic import copying, views
+from .ops.basic.inplace import apply_inplace
+from .ops.basic.inplace_ops import copy_
+from .ops.basic.views import ALIAS, _make_view, _positions, select, slice, unsqueeze
 from .tensor import Tensor
-from .views import ALIAS, _make_view, _positions, select, slice, unsqueeze
 
 
 def _is_advanced(item: Any) -> bool:

@@ -8,12 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from . import engine, forward_ad, inplace, messages
+from . import engine, forward_ad, messages
 from .autograd_meta import OpSpec, build_node
 from .grad_mode import is_grad_enabled
 from .ops import common
+from .ops.basic import inplace
+from .ops.basic.views import ALIAS, ViewFn, _make_view, squeeze, t, then, transpose, unsqueeze_to
 from .tensor import Tensor
-from .views import ALIAS, ViewFn, _make_view, squeeze, t, then, transpose, unsqueeze_to
 
 # ---- metadata-only in-place views of a plain tensor: t_, transpose_, squeeze_, unsqueeze_ ----
 

@@ -14,8 +14,8 @@ import numpy as np
 from . import messages
 from .autograd_meta import OpSpec, differentiable, record_multi_output
 from .grad_mode import is_grad_enabled
+from .ops.basic.views import ViewFn, _forward_view, _inference_alias, _positions
 from .tensor import Tensor
-from .views import ViewFn, _forward_view, _inference_alias, _positions
 
 # ---- multi-output views: unbind, split, chunk ------------------------------------------------
 # One node with an output per view (output_nr i, autograd_meta.MultiOutputNode). torch marks
@@ -104,5 +104,5 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 # They import this module; used at call time.
-from . import inplace  # noqa: E402
 from .ops import common, joining  # noqa: E402
+from .ops.basic import inplace  # noqa: E402

@@ -54,14 +54,14 @@ def shrinking_bounded_by_count() -> Iterator[None]:
 
 
 def wrong_sin_backward(m: Any) -> None:
-    ops = m.ops.elementwise
+    ops = m.ops.basic.elementwise
     ops.SIN = dataclasses.replace(
         ops.SIN, backward=lambda c, g: [ops.mul(g, ops.neg(ops.cos(c.self)))])
 
 
 def mul_inplace_skips_version_bump(m: Any) -> None:
     # patched where mul_ looks it up (inplace_ops imports it from inplace)
-    apply_inplace = m.inplace_ops.apply_inplace
+    apply_inplace = m.ops.basic.inplace_ops.apply_inplace
 
     def patched(self: Any, spec: Any, *args: Any, **kwargs: Any) -> Any:
         out = apply_inplace(self, spec, *args, **kwargs)
@@ -69,7 +69,7 @@ def mul_inplace_skips_version_bump(m: Any) -> None:
             self._version_counter.value -= 1
         return out
 
-    m.inplace_ops.apply_inplace = patched
+    m.ops.basic.inplace_ops.apply_inplace = patched
 
 
 def pow_keeps_saved_tensors(m: Any) -> None:

@@ -7,7 +7,8 @@ import pytest
 from conformance.case import kinds, language
 from conformance.case.diagnostics import CaseError
 from conformance.run.interpreter import CaseFailure, Interpreter
-from reference_engine import inplace, messages
+from reference_engine import messages
+from reference_engine.ops.basic import inplace
 
 
 def test_unknown_kind_is_one_rule() -> None:

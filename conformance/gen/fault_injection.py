@@ -139,7 +139,7 @@ class WrongSign:
             cls.apply = self._wrong(cls.apply)
 
     def _wrong(self, apply: Any) -> Any:
-        neg = self.module.ops.elementwise.neg
+        neg = self.module.ops.basic.elementwise.neg
         fault = self
 
         def wrong(node: Any, grads: list[Any]) -> list[Any]:
@@ -168,7 +168,7 @@ class WrongTangent:
     def __post_init__(self) -> None:
         forward_ad = self.module.forward_ad
         original = forward_ad.tangent_of
-        neg = self.module.ops.elementwise.neg
+        neg = self.module.ops.basic.elementwise.neg
         fault = self
 
         def wrong(spec: Any, *args: Any, **kwargs: Any) -> Any:

@@ -263,7 +263,7 @@ def _dual_block(dice: Dice, state: State, settings: GenSettings, *, own: bool) -
 # ---- complex chains ------------------------------------------------------------------------
 
 # The rows whose complex forward and backward the reference engine computes as torch does
-# (ops/complex_numbers.py and the ops it extends; test_gradcheck.py's complex rows): unary
+# (ops/basic/complex_numbers.py and the ops it extends; test_gradcheck.py's complex rows): unary
 # and broadcasting ops, then reductions to a scalar. Not reciprocal: the engine's complex
 # reciprocal is numpy's (1/(0+0j) nan+nanj where torch gives inf+nanj, 1/(0.5+0j) 2-0j
 # where torch gives 2+0j: its division kernel), found by the generator, not yet fixed.

@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace_ops, messages
+from .. import dtypes, messages
 from ..factories import empty, ones, uniform_, zeros
 from ..grad_mode import no_grad
 from ..graph import RemovableHandle
-from ..ops import copying, layers, loss_composites, losses
+from ..ops import layers, loss_composites, losses
+from ..ops.basic import copying, inplace_ops
 from ..tensor import Tensor
 from . import backward_hook, batchnorm, functional
 

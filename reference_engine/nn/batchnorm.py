@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..autograd_meta import OpSpec, record
-from ..ops import common, reductions
-from ..ops import elementwise as ops
+from ..ops import common
+from ..ops.basic import elementwise as ops
+from ..ops.basic import reductions
 from ..tensor import Tensor
 
 

@@ -3,6 +3,10 @@ formula, autograd_meta.py). A new op goes in its family's file, a new family in 
 here (the layer drawing in reference_engine/__init__.py takes `ops.*` as it comes), and a
 public op gets its row in registry.py.
 
+    basic        the ops every derivative formula is written in, whose own formulas call
+                 one another (their own package: its docstring says why): elementwise
+                 arithmetic and unary functions, comparisons, complex numbers, copying,
+                 reductions, indexing, the backward ops, views and in-place writes
     common       what every family uses: result tensors (new, wrap), dims, dtype
                  promotion, devices, broadcasting, the elementwise kernel,
                  torch's argument-parser refusal for the Tensor/Number overloads (parse),
@@ -10,15 +14,10 @@ public op gets its row in registry.py.
                  in-place writes are built on
     out_overloads  into_out, an op's out= overload (a write in place: kept out of common,
                  so that common imports nothing of the ops)
-    elementwise  arithmetic, pow, unary functions
     kernels      numpy kernels where numpy's loop differs from torch's (complex products,
                  a complex zero's reciprocal, sigmoid's rounding, clamp's signed zeros)
     atan2        atan2 (real types only)
-    division     div with a rounding_mode (DivBackward2) and its rounding kernels
-    comparisons  comparisons, logical_not/signbit/isnan, equal/allclose, where,
-                 maximum/minimum
-    copying      clone, contiguous, to (with memory formats)
-    reductions   sum, mean (and sum_to), var/var_mean, trace
+    division     torch.div: its rounding_mode overload (DivBackward2) and rounding kernels
     extremes     amax/amin, max/min, argmax/argmin
     unary_math   issue 24's unary elementwise math: inverse and hyperbolic trigonometry,
                  logs and exps of other bases, logit, angle, frexp, nextafter, real
@@ -50,14 +49,8 @@ public op gets its row in registry.py.
     inverses     linalg.inv, linalg.pinv, pinverse
     linalg_ex    linalg.inv_ex, linalg.cholesky_ex (the result and LAPACK's info)
     linalg_functions  torch.linalg's functions by their names there (the linalg.* rows)
-    complex_numbers  complex tensors (issue 22): real/imag and view_as_real/view_as_complex
-                 views, lazy conj (conj, resolve_conj, conj_physical), abs/angle/sgn of
-                 complex tensors; the other ops' formulas conjugate where derivatives.yaml
-                 does
     complex_constructors  polar, complex (complex tensors from real ones)
     joining      cat, stack
-    indexing     gather, scatter, scatter_add, index_select, index_add, index_fill,
-                 masked_fill
     scatter      scatter_reduce, index_reduce, index_copy, index_put
     scatter_inplace  the in-place forms of the scatter family (scatter_, index_add_, put_,
                  masked_scatter_, ...)
@@ -94,11 +87,7 @@ public op gets its row in registry.py.
     max_unpool   F.max_unpool1d-3d
     special      torch.special's (entr, erfcx, log_ndtr, ndtr, ndtri, xlog1py, i0e, i1,
                  i1e) and the erf and i0 ops their formulas use
-    backward     the differentiable backward ops derivatives.yaml formulas call
-                 (threshold_backward, softmax_backward_data, ...), so double backward
-                 builds torch's graph
 
-Views (views*.py) and in-place forms (inplace*.py) sit beside this package, in the same layer:
-each holds its op family and the machinery the family needs (view tracking, version
-counters and history rebasing).
+The other view families (views_*.py: indexing, in-place views, multi-output views) and
+in-place helpers (inplace_write.py) sit beside this package, in the same layer.
 """

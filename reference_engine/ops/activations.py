@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace_ops, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, comparisons, joining, unary_math
-from . import elementwise as ops
+from . import common, joining, unary_math
+from .basic import comparisons, inplace_ops, views
+from .basic import elementwise as ops
 
 Array = np.ndarray
 

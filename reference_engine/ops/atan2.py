@@ -10,9 +10,9 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
-from . import comparisons, indexing
+from .basic import comparisons, indexing
+from .basic.elementwise import add, div, mul, neg, pow, reciprocal
 from .common import _elementwise, _promotes, wrap
-from .elementwise import add, div, mul, neg, pow, reciprocal
 
 
 def _atan2_backward(c: Any, g: Tensor) -> list[Tensor | None]:

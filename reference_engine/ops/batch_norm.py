@@ -21,11 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import messages, views
+from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, copying, normalisation, reductions, shape, shape_views
-from . import elementwise as ops
+from . import common, normalisation, shape, shape_views
+from .basic import copying, reductions, views
+from .basic import elementwise as ops
 from .unary_math import rsqrt
 
 Dims = tuple[int, ...]

@@ -10,7 +10,7 @@ import numpy as np
 from .. import messages
 from ..tensor import Tensor
 from . import activations, common, piecewise
-from . import elementwise as ops
+from .basic import elementwise as ops
 from .losses import Array, PointwiseLoss, _check_reduction
 
 

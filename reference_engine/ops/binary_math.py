@@ -19,12 +19,10 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
-from . import indexing
-from .common import OUT, Number, _elementwise, _promotes, _tensor_or_number, parse, wrap, zeros_like
-from .comparisons import compare, isnan, logical_not
-from .copying import to
-from .division import div_mode
-from .elementwise import (
+from .basic import indexing
+from .basic.comparisons import compare, isnan, logical_not
+from .basic.copying import to
+from .basic.elementwise import (
     add,
     add_scalar,
     div,
@@ -36,6 +34,8 @@ from .elementwise import (
     pow,
     sub,
 )
+from .common import OUT, Number, _elementwise, _promotes, _tensor_or_number, parse, wrap, zeros_like
+from .division import div_mode
 
 LN2 = 0.6931471805599453
 

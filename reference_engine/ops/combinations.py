@@ -9,9 +9,10 @@ import itertools
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..tensor import Tensor
 from . import common, joining
+from .basic import views
 from .masked import masked_select
 
 

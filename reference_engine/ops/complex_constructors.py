@@ -11,9 +11,9 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
-from . import elementwise as ew
+from .basic import elementwise as ew
+from .basic.complex_numbers import conj, imag, real, sgn
 from .common import _elementwise
-from .complex_numbers import conj, imag, real, sgn
 from .out_overloads import into_out
 
 

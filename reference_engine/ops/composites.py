@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace_ops, messages, views
+from .. import dtypes, messages
 from ..tensor import Tensor
-from . import common, copying, extremes, joining, piecewise
-from . import elementwise as ops
-from . import reductions as red
+from . import common, extremes, joining, piecewise
+from .basic import copying, inplace_ops, views
+from .basic import elementwise as ops
+from .basic import reductions as red
 from .linalg import mm
 from .scans import cumsum
 

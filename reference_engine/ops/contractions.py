@@ -9,10 +9,10 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
-from .. import messages, views
+from .. import messages
 from ..tensor import Tensor
-from . import elementwise as ops
-from . import reductions
+from .basic import elementwise as ops
+from .basic import reductions, views
 from .common import wrap_dim
 from .linalg import dot, mm
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages, views, warn
+from .. import messages, warn
 from ..tensor import Tensor
 from . import layers
+from .basic import views
 from .convolution import Params, convolution
 
 

@@ -22,11 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, views
+from .. import forward_ad
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_input
 from ..tensor import Tensor
 from . import common
-from . import elementwise as ops
+from .basic import elementwise as ops
+from .basic import views
 from .conv_windows import Geometry, conv, conv_input_grad, conv_weight_grad
 
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from ..warn import warn_once
-from . import comparisons
-from . import elementwise as ops
+from .basic import comparisons, views
+from .basic import elementwise as ops
 from .common import _compute, _promotes, broadcast_shapes, common_device, new
 from .linalg import matmul
 

@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views, warn
+from .. import forward_ad, messages, warn
 from ..autograd_meta import OpSpec, differentiable, record_multi_output
 from ..tensor import Tensor
 from . import common, joining, triangular
-from . import elementwise as ops
+from .basic import elementwise as ops
+from .basic import views
 from .decompositions import _column_major, _mH, solve_triangular
 from .linalg import matmul
 

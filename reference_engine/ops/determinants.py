@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, views, views_indexing
+from .. import dtypes, forward_ad, views_indexing
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
 from ..grad_mode import is_grad_enabled, no_grad
-from ..inplace import apply_inplace
 from ..tensor import Tensor
-from . import common, comparisons, reductions, triangular
-from . import elementwise as ops
+from . import common, triangular
+from .basic import comparisons, reductions, views
+from .basic import elementwise as ops
+from .basic.inplace import apply_inplace
 from .decompositions import _mH
 from .linalg import matmul
 from .lu_kernels import _check_square, _det_p, _factorised

@@ -15,12 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace_ops, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, linalg, shape_views
-from . import elementwise as ops
-from . import reductions as red
+from .basic import elementwise as ops
+from .basic import inplace_ops, views
+from .basic import reductions as red
 
 # ---- the kernels (numpy) ----------------------------------------------------------------
 

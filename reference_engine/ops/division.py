@@ -1,6 +1,8 @@
-"""Division with a rounding mode: div.Tensor_mode (DivBackward2), its rounding_mode None,
-"trunc" or "floor", and the kernels that round (ATen's div_trunc / div_floor). div without
-a rounding mode is elementwise.div, which hands a given one here.
+"""torch.div: div.Tensor_mode (DivBackward2) where a rounding_mode is given (None, "trunc"
+or "floor"), with the kernels that round (ATen's div_trunc / div_floor), else div.Tensor,
+elementwise.div (DivBackward0). DivBackward2's formula calls elementwise's div, so the
+choice between the two overloads is made here, above elementwise, not in it (which would
+import this module back).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
+from .basic import elementwise as ew
+from .basic.elementwise import mul, neg, sub
 from .common import _elementwise, _promotes, wrap, zeros_like
-from .elementwise import div, mul, neg, sub
 
 
 def _div_mode_backward(c: Any, g: Tensor) -> list[Tensor | None]:
@@ -22,15 +25,15 @@ def _div_mode_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     else DivBackward0's formulas."""
     if c.rounding_mode is not None:
         return c.grads(lambda: zeros_like(g), lambda: zeros_like(g))
-    return c.grads(lambda: div(g, c.other),
-                   lambda: mul(neg(g), div(div(c.self, c.other), c.other)))
+    return c.grads(lambda: ew.div(g, c.other),
+                   lambda: mul(neg(g), ew.div(ew.div(c.self, c.other), c.other)))
 
 
 DIV_MODE = OpSpec(
     "DivBackward2", ("self", "other"), {"self": ("other",), "other": ("self", "other")},
     _div_mode_backward,
     jvp=lambda c: zeros_like(c.result) if c.rounding_mode is not None else
-    sub(div(c.self_t, c.other), div(mul(c.other_t, div(c.self, c.other)), c.other)))
+    sub(ew.div(c.self_t, c.other), ew.div(mul(c.other_t, ew.div(c.self, c.other)), c.other)))
 
 
 def _div_rounded(mode: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -58,3 +61,14 @@ def div_mode(self: Any, other: Any, rounding_mode: str | None) -> Tensor:
                             compute_dtype=dt if dt.is_differentiable
                             else dtypes.get_default_dtype())
     return _elementwise(DIV_MODE, _div_rounded(rounding_mode), ts, rounding_mode=rounding_mode)
+
+
+_UNSET: Any = object()   # rounding_mode not given (given, even None: div.Tensor_mode)
+
+
+def div(self: Any, other: Any, *, rounding_mode: Any = _UNSET) -> Tensor:
+    """torch.div and Tensor.div: div.Tensor_mode where a rounding_mode is given, else
+    div.Tensor (elementwise.div)."""
+    if rounding_mode is not _UNSET:
+        return div_mode(wrap(self), wrap(other), rounding_mode)
+    return ew.div(self, other)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import messages, views
+from .. import messages
 from ..tensor import Tensor
-from . import elementwise, reductions, shape_views
+from . import shape_views
+from .basic import elementwise, reductions, views
 from .linalg import bmm
 
 _LETTERS = 26

@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
+from .basic import views
 from .common import new
 
 _MODES = ("sum", "mean", "max")

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
-from . import comparisons, indexing
-from . import elementwise as ops
+from .basic import comparisons, indexing, views
+from .basic import elementwise as ops
 from .common import new
 
 

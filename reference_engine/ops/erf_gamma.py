@@ -13,17 +13,10 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
-from . import elementwise
 from . import special_kernels as sk
-from .common import (
-    _elementwise,
-    _float_dtype,
-    _promotes,
-    new,
-    wrap,
-)
-from .comparisons import compare, where
-from .elementwise import (
+from .basic import elementwise
+from .basic.comparisons import compare, where
+from .basic.elementwise import (
     add,
     exp,
     mul,
@@ -32,6 +25,13 @@ from .elementwise import (
     pow,
     sub,
     sub_scalar,
+)
+from .common import (
+    _elementwise,
+    _float_dtype,
+    _promotes,
+    new,
+    wrap,
 )
 from .unary_math import _float, _inplace, _spec
 
@@ -108,8 +108,7 @@ def _mvlgamma_backward(c: Any, g: Tensor) -> Tensor:
     torch builds it (arange(-p/2 + 1/2, 1/2, 1/2) + self.unsqueeze(-1), digamma_ in place,
     sum(-1)), so that a create_graph gradient's graph is torch's (the generator's ci profile
     met AddBackward0 of digammas where torch has SumBackward1(DigammaBackward0(...)))."""
-    from .. import views
-    from . import reductions
+    from .basic import reductions, views
 
     offsets = new(np.arange(-c.p / 2 + 0.5, 0.5, 0.5), c.self.dtype, c.self.device)
     args = add(offsets, views.unsqueeze(c.self, -1))

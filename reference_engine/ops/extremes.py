@@ -7,12 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, comparisons, copying, indexing, out_overloads
-from . import elementwise as ops
-from .reductions import Dims, _dims, restore_reduced_dims, sum
+from . import common, out_overloads
+from .basic import comparisons, copying, indexing, views
+from .basic import elementwise as ops
+from .basic.reductions import Dims, _dims, restore_reduced_dims, sum
 
 # ---- amax / amin --------------------------------------------------------------------------
 

@@ -10,10 +10,11 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
-from .. import messages, views
+from .. import messages
 from ..tensor import Tensor
 from . import common, composites, joining
-from . import elementwise as ops
+from .basic import elementwise as ops
+from .basic import views
 
 
 def _s(self: Tensor, d: int, start: int, end: int | None = None) -> Tensor:

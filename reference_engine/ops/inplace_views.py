@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import messages, views, views_inplace, views_strided
+from .. import messages, views_inplace
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
+from .basic import views, views_strided
 from .shape_views import strided_positions
 
 AS_STRIDED1 = OpSpec("AsStridedBackward1", ("self",),

@@ -11,7 +11,7 @@ import numpy as np
 from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import elementwise as ops
+from .basic import elementwise as ops
 from .common import _compute, new
 from .decompositions import _column_major, _LinAlgError, _mH
 from .linalg import matmul

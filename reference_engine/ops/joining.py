@@ -81,4 +81,4 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 # They import this module; used at call time.
-from .. import views  # noqa: E402
+from .basic import views  # noqa: E402

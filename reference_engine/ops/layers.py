@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import inplace_ops, messages, views
+from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, linalg, padding
+from .basic import inplace_ops, views
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

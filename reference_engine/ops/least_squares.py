@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views
+from .. import dtypes, forward_ad, messages
 from ..autograd_meta import OpSpec, differentiable, record_multi_input
 from ..tensor import Tensor
-from . import common, reductions
-from . import elementwise as ops
+from . import common
+from .basic import elementwise as ops
+from .basic import reductions, views
 from .decompositions import _column_major, _mH
 from .inverses import _pinv_backward, _pinv_jvp, linalg_pinv
 from .linalg import matmul

@@ -10,15 +10,16 @@ from typing import Any
 
 import numpy as np
 
-from .. import messages, views, views_inplace
+from .. import messages, views_inplace
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
-from . import elementwise as ops
-from .common import _compute, _promotes, common_device, new
+from .basic import elementwise as ops
+from .basic import views
 
 # derivatives.yaml's .conj() in the products' formulas: the identity on real tensors
-from .complex_numbers import conj as _conj
+from .basic.complex_numbers import conj as _conj
+from .common import _compute, _promotes, common_device, new
 from .shape_views import contiguous as _contiguous
 
 BMM = OpSpec("BmmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},

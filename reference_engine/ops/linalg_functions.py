@@ -9,21 +9,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import inplace_ops, messages, views
+from .. import messages
 from ..tensor import Tensor
-from . import (
-    common,
-    copying,
-    decompositions,
-    determinants,
-    inverses,
-    linalg_ex,
-    products,
-    reductions,
-)
-from . import elementwise as ops
+from . import common, decompositions, determinants, inverses, linalg_ex, products
 from . import linalg as _linalg_ops
 from . import solve as _solve_ops
+from .basic import copying, inplace_ops, reductions, views
+from .basic import elementwise as ops
 
 cross = products.linalg_cross
 inv = inverses.linalg_inv

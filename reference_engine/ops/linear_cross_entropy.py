@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import messages, views
+from .. import messages
 from ..tensor import Tensor
+from .basic import views
 from .layers import linear
 from .nll import IGNORE_INDEX, cross_entropy
 

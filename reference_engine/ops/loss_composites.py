@@ -15,23 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace_ops, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
-from ..inplace import apply_inplace
 from ..tensor import Tensor
-from . import (
-    activations,
-    binary_math,
-    comparisons,
-    copying,
-    indexing,
-    norms,
-    piecewise,
-    shape_views,
-)
-from . import elementwise as ops
-from . import reductions as red
+from . import activations, binary_math, norms, piecewise, shape_views
+from .basic import comparisons, copying, indexing, inplace_ops, views
+from .basic import elementwise as ops
+from .basic import reductions as red
+from .basic.inplace import apply_inplace
 from .common import _promotes, broadcast_shapes, new, wrap_dim, zeros_like
 from .losses import REDUCTIONS
 

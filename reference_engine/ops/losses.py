@@ -24,9 +24,10 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, copying, reductions
-from . import elementwise as ops
+from . import common
 from . import nn as nn_ops
+from .basic import copying, reductions
+from .basic import elementwise as ops
 
 Array = np.ndarray
 REDUCTIONS = ("none", "mean", "sum")

@@ -16,7 +16,7 @@ from .. import messages, warn
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, triangular
-from . import elementwise as ops
+from .basic import elementwise as ops
 from .decompositions import _column_major, _mH, _substitute
 from .decompositions_lu import lu_unpack
 from .linalg import matmul

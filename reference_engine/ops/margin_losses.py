@@ -19,8 +19,9 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import comparisons, loss_composites, piecewise
-from . import elementwise as ops
+from . import loss_composites, piecewise
+from .basic import comparisons
+from .basic import elementwise as ops
 from .common import new
 from .losses import REDUCTIONS
 

@@ -1,5 +1,6 @@
 """masked_select and masked_scatter: read or write self's elements where a mask (broadcast to
-self) holds. (masked_fill: ops/indexing.py; masked_scatter_: ops/scatter.py's in-place forms.)"""
+self) holds. (masked_fill: ops/basic/indexing.py; masked_scatter_: ops/scatter.py's in-place
+forms.)"""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
-from . import common, indexing, joining, out_overloads, reductions
+from . import common, joining, out_overloads
+from .basic import indexing, reductions, views
 
 # ---- masked_select / masked_scatter --------------------------------------------------------------
 

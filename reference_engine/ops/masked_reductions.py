@@ -14,12 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..tensor import Tensor
 from . import (
     binary_math,
-    comparisons,
-    copying,
     extremes,
     losses,
     norms,
@@ -29,9 +27,10 @@ from . import (
     sorting,
     statistics,
 )
-from . import elementwise as ops
 from . import nn as nn_ops
-from . import reductions as red
+from .basic import comparisons, copying, views
+from .basic import elementwise as ops
+from .basic import reductions as red
 from .common import new
 
 Dims = Any   # an int, a tuple of ints, () or None (every dim)

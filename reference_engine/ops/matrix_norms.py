@@ -11,10 +11,11 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import messages, views
+from .. import messages
 from ..dtypes import dtype as _dtype
 from ..tensor import Tensor
-from . import copying, extremes, norms, reductions, spectral
+from . import extremes, norms, spectral
+from .basic import copying, reductions, views
 
 
 def _checks(A: Tensor, dim: Sequence[int], dtype: _dtype | None) -> list[int]:

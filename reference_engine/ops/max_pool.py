@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, indexing, shape_views
+from . import common, shape_views
+from .basic import indexing, views
 from .pooling import _adaptive_axis, _ints, _one, _with_default
 
 Backward = Callable[[Tensor, Tensor, Tensor, int], Tensor]

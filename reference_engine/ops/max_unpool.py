@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
+from .basic import views
 from .max_pool import gather_flat
 
 

@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import inplace_ops, messages, views
+from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, comparisons, indexing, masked, reductions, shape_views
-from . import elementwise as ops
+from . import common, masked, shape_views
+from .basic import comparisons, indexing, inplace_ops, reductions, views
+from .basic import elementwise as ops
 from .nn import log_softmax
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}

@@ -16,12 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views
+from .. import forward_ad, messages
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_input
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, reductions, shape_views
-from . import elementwise as ops
+from . import common, shape_views
+from .basic import elementwise as ops
+from .basic import reductions, views
 from .unary_math import rsqrt
 
 Dims = tuple[int, ...]

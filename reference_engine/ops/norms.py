@@ -13,11 +13,12 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..dtypes import dtype
 from ..tensor import Tensor
-from . import backward as bw
-from . import common, comparisons
-from . import elementwise as ops
-from . import reductions as red
-from .complex_numbers import conj, real
+from . import common
+from .basic import backward as bw
+from .basic import comparisons
+from .basic import elementwise as ops
+from .basic import reductions as red
+from .basic.complex_numbers import conj, real
 from .statistics import Dims, _bool, _masked_zero, _sum, _unsqueeze_multiple
 
 # ---- norm (linalg_vector_norm) / dist -----------------------------------------------------

@@ -14,14 +14,17 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
-from ..inplace import apply_inplace
 from ..tensor import Tensor
-from . import common, comparisons, kernels
-from .backward import (  # sgn: abs's gradient's op, exported under its name here
+from . import common, kernels
+from .basic import comparisons
+from .basic.backward import (  # sgn: abs's gradient's op, exported under its name here
     SGN,
     sgn,
     sign_kernel,
 )
+from .basic.comparisons import compare, where
+from .basic.elementwise import mul, refuse_complex_clamp
+from .basic.inplace import apply_inplace
 from .common import (
     Number,
     _elementwise,
@@ -32,8 +35,6 @@ from .common import (
     zeros_like,
     zeros_scalar,
 )
-from .comparisons import compare, where
-from .elementwise import mul, refuse_complex_clamp
 from .unary_math import _inplace, _spec
 
 # ---- sign and rounding: zero gradients ----------------------------------------------------

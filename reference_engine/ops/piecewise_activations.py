@@ -9,11 +9,12 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..grad_mode import no_grad
-from ..inplace import apply_inplace
 from ..tensor import Tensor
-from . import backward as grad_ops
-from . import common, comparisons, piecewise
+from . import common, piecewise
 from .activations import Array, Pointwise, _mask, _no_inplace
+from .basic import backward as grad_ops
+from .basic import comparisons
+from .basic.inplace import apply_inplace
 
 # ---- piecewise linear: hardtanh, relu6, leaky_relu, hardswish, shrinks ------------------
 

@@ -16,12 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import messages, views
+from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, layers
-from . import elementwise as ops
-from . import reductions as red
+from .basic import elementwise as ops
+from .basic import reductions as red
+from .basic import views
 
 Axis = tuple[np.ndarray, np.ndarray]   # an axis's (out, in) 0/1 window matrix, its counts
 

@@ -10,12 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views
+from .. import dtypes, forward_ad, messages
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_input
 from ..tensor import Tensor
-from . import common, reductions
-from . import elementwise as ops
-from .comparisons import where
+from . import common
+from .basic import elementwise as ops
+from .basic import reductions, views
+from .basic.comparisons import where
 
 
 def _nonneg(t: Tensor) -> Tensor:

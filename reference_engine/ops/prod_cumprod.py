@@ -8,14 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace_ops, views
+from .. import dtypes
 from ..autograd_meta import OpSpec, record
 from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, comparisons, copying, joining
-from . import elementwise as ops
-from . import reductions as red
+from . import common, joining
+from .basic import comparisons, copying, inplace_ops, views
+from .basic import elementwise as ops
+from .basic import reductions as red
 from .scans import _along, _dim, _flip, _out_dtype, cumsum, reversed_cumsum
 
 # ---- prod -------------------------------------------------------------------------------

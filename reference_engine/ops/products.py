@@ -11,12 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from ..warn import warn_once
-from . import elementwise as ops
-from . import linalg, reductions
+from . import linalg
+from .basic import elementwise as ops
+from .basic import reductions, views
 from .common import _compute, _promotes, broadcast_shape, common_device, new, wrap_dim
 from .linalg import bmm, maybe_multiply, mv
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import messages, views
+from .. import messages
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
-from . import common, indexing, out_overloads
+from . import common, out_overloads
+from .basic import indexing, views
 
 # ---- put / take ---------------------------------------------------------------------------------
 

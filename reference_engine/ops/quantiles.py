@@ -9,12 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, inplace, inplace_ops, messages, views, views_inplace
+from .. import dtypes, messages, views_inplace
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from . import common, indexing
-from . import elementwise as ops
+from . import common
+from .basic import elementwise as ops
+from .basic import indexing, inplace, inplace_ops, views
 from .sorting import sort
 
 INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")

@@ -12,8 +12,9 @@ from .. import dtypes
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..dtypes import dtype
 from ..tensor import Tensor
-from . import common, comparisons, copying, extremes, indexing
-from . import elementwise as ops
+from . import common, extremes
+from .basic import comparisons, copying, indexing
+from .basic import elementwise as ops
 
 
 def _dim(self: Tensor, dim: int) -> int:

@@ -1,8 +1,9 @@
 """Ops that write into a copy of self by index: scatter_reduce and index_reduce, index_copy,
 index_put. (The in-place forms of the scatter family: ops/scatter_inplace.py; scatter,
-scatter_add, gather, index_add, index_select, index_fill, masked_fill: ops/indexing.py; put/take and
-take_along_dim: ops/put_take.py; masked_select/masked_scatter: ops/masked.py; the view
-scatters select/slice/diagonal_scatter: ops/view_scatters.py.)
+scatter_add, gather, index_add, index_select, index_fill, masked_fill:
+ops/basic/indexing.py; put/take and take_along_dim: ops/put_take.py;
+masked_select/masked_scatter: ops/masked.py; the view scatters
+select/slice/diagonal_scatter: ops/view_scatters.py.)
 
 Duplicate indices follow torch's CPU kernels: a reduction (scatter_reduce, index_reduce,
 put/index_put with accumulate, take's backward) combines every source element sent to one
@@ -17,11 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, views_indexing, warn
+from .. import dtypes, forward_ad, messages, views_indexing, warn
 from ..autograd_meta import OpSpec, record
 from ..graph import Node, node_class
 from ..tensor import Tensor
-from . import common, comparisons, elementwise, indexing
+from . import common
+from .basic import comparisons, elementwise, indexing, views
 
 # ---- addressing: where each source element goes --------------------------------------------
 

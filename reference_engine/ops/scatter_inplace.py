@@ -9,9 +9,10 @@ from typing import Any
 
 from ..autograd_meta import OpSpec
 from ..grad_mode import no_grad
-from ..inplace import apply_inplace, check_inplace
 from ..tensor import Tensor
-from . import common, indexing
+from . import common
+from .basic import indexing
+from .basic.inplace import apply_inplace, check_inplace
 from .masked import MASKED_SCATTER, masked_scatter
 from .put_take import PUT, put
 from .scatter import INDEX_COPY, index_copy

@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import messages, views, views_multi_output
+from .. import messages, views_multi_output
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
 from ..tensor import Tensor
-from . import common, copying, joining, reductions, shape_views
-from . import indexing as index_ops
+from . import common, joining, shape_views
+from .basic import copying, reductions, views
+from .basic import indexing as index_ops
 
 
 def _ints(v: int | Sequence[int]) -> list[int]:

@@ -17,13 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views, views_multi_output, views_strided
+from .. import forward_ad, messages, views_multi_output
 from ..autograd_meta import OpNode, OpSpec, record, record_multi_output
 from ..autograd_meta import differentiable as tracked
 from ..grad_mode import enable_grad
 from ..tensor import Tensor
 from ..warn import warn_once
-from . import common, copying
+from . import common
+from .basic import copying, views, views_strided
 
 # ---- views composed of views.py's ---------------------------------------------------------
 

@@ -5,9 +5,10 @@ so this is the row's only API (registry.ATEN_ONLY; the facade binds it to the ov
 
 from __future__ import annotations
 
-from .. import messages, views
+from .. import messages
 from ..tensor import Tensor
 from . import common
+from .basic import views
 
 
 def slice(self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,

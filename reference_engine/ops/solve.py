@@ -10,12 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common
-from . import elementwise as ops
+from .basic import elementwise as ops
+from .basic import views
 from .decompositions import _column_major, _LinAlgError, _mH
 from .linalg import matmul
 from .lu_kernels import _check_square, _lu_factor

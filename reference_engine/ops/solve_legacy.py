@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views, warn
+from .. import dtypes, forward_ad, messages, warn
 from ..autograd_meta import OpSpec, differentiable, record_multi_input
 from ..tensor import Tensor
 from . import common, joining, prod_cumprod, triangular
-from . import elementwise as ops
+from .basic import elementwise as ops
+from .basic import views
 from .common import _promotes, broadcast_shapes, common_device
 from .decompositions import _column_major, _mH, _substitute
 from .linalg import matmul

@@ -15,7 +15,8 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, copying, extremes
+from . import common, extremes
+from .basic import copying
 
 
 def _named(name: str) -> type:

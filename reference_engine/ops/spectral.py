@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad, messages, views
+from .. import forward_ad, messages
 from ..autograd_meta import OpSpec, differentiable, record_multi_output
 from ..tensor import Tensor
 from . import common, joining, triangular
-from . import elementwise as ops
+from .basic import elementwise as ops
+from .basic import views
 from .decompositions import _column_major, _mH
 from .linalg import matmul
 

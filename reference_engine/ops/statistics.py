@@ -9,13 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views
+from .. import dtypes, forward_ad, messages
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
 from ..dtypes import dtype
 from ..tensor import Tensor
-from . import common, comparisons, copying, extremes, indexing
-from . import elementwise as ops
-from . import reductions as red
+from . import common, extremes
+from .basic import comparisons, copying, indexing, views
+from .basic import elementwise as ops
+from .basic import reductions as red
 
 Dims = tuple[int, ...]
 

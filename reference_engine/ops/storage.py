@@ -25,8 +25,8 @@ import numpy as np
 
 from .. import messages
 from ..grad_mode import is_grad_enabled, is_inference_mode_enabled
-from ..inplace import check_inplace
 from ..tensor import Tensor
+from .basic.inplace import check_inplace
 
 
 def _sizes(args: tuple[Any, ...]) -> tuple[int, ...]:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .. import messages, views
+from .. import messages
 from ..tensor import Tensor
 from . import linalg_ex, shape_views, solve
+from .basic import views
 
 
 def tensorinv(self: Tensor, ind: int = 2) -> Tensor:

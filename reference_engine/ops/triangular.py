@@ -10,12 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
+from .. import dtypes, messages
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..grad_mode import no_grad
-from ..inplace import apply_inplace
 from ..tensor import Tensor
-from . import common, reductions, shape_views
+from . import common, shape_views
+from .basic import reductions, views
+from .basic.inplace import apply_inplace
 
 # ---- tril / triu ---------------------------------------------------------------------------
 

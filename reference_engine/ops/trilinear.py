@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import messages, views
+from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
-from . import elementwise as ops
+from .basic import elementwise as ops
+from .basic import views
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

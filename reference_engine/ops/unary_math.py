@@ -19,18 +19,9 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import complex_numbers
-from .common import (
-    _elementwise,
-    _float_dtype,
-    _promotes,
-    new,
-    written_in_place,
-    zeros_like,
-    zeros_scalar,
-)
-from .comparisons import compare, where
-from .elementwise import (
+from .basic import complex_numbers
+from .basic.comparisons import compare, where
+from .basic.elementwise import (
     _conj,
     add_scalar,
     cos,
@@ -43,6 +34,15 @@ from .elementwise import (
     sin,
     sub,
     sub_scalar,
+)
+from .common import (
+    _elementwise,
+    _float_dtype,
+    _promotes,
+    new,
+    written_in_place,
+    zeros_like,
+    zeros_scalar,
 )
 
 Formula = Callable[[Any, Tensor], Tensor]
@@ -337,7 +337,7 @@ def nextafter(self: Tensor, other: Tensor) -> Tensor:
 
 def _inplace(spec: OpSpec, fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
     def op_(self: Tensor) -> Tensor:
-        from .. import inplace_ops
+        from .basic import inplace_ops
         return inplace_ops._unary_(spec, fn)(self)
     op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
     return op_

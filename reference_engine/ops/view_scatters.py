@@ -8,11 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import messages, views
+from .. import messages
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common
+from .basic import views
 
 # ---- select_scatter / slice_scatter / diagonal_scatter -------------------------------------------
 # Each is `self` with one of its views replaced by src: linear, its backward the view of the

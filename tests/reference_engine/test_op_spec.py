@@ -5,29 +5,28 @@ from __future__ import annotations
 import pytest
 
 import reference_engine
-from reference_engine import (
-    inplace,
-    inplace_ops,
-    views,
-    views_inplace,
-    views_multi_output,
-    views_strided,
-)
+from reference_engine import views_inplace, views_multi_output
 from reference_engine.autograd_meta import OpSpec
 from reference_engine.ops import (
-    backward,
     binary_math,
-    comparisons,
-    copying,
     division,
-    elementwise,
     erf_gamma,
     extremes,
-    indexing,
     linalg,
     piecewise,
-    reductions,
     unary_math,
+)
+from reference_engine.ops.basic import (
+    backward,
+    comparisons,
+    copying,
+    elementwise,
+    indexing,
+    inplace,
+    inplace_ops,
+    reductions,
+    views,
+    views_strided,
 )
 
 

@@ -13,19 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from . import (
+from ... import (
     dtypes,
     engine,
     forward_ad,
     messages,
 )
-from .autograd_meta import OpSpec, build_node, differentiable, save_result
-from .grad_mode import is_grad_enabled, is_inference_mode_enabled
-from .graph import TASK_NODES, Edge, Node
-from .inplace_write import write
-from .ops import copying
-from .saved import short_name
-from .tensor import Tensor
+from ...autograd_meta import OpSpec, build_node, differentiable, save_result
+from ...grad_mode import is_grad_enabled, is_inference_mode_enabled
+from ...graph import TASK_NODES, Edge, Node
+from ...inplace_write import write
+from ...saved import short_name
+from ...tensor import Tensor
+from . import copying
 
 # torch's CreationMeta: how a view was made decides whether it may be modified in place.
 DEFAULT = "DEFAULT"

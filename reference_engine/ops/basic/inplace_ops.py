@@ -8,17 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from . import (
-    forward_ad,
-    views,
-)
-from .autograd_meta import OpNode, OpSpec
-from .grad_mode import no_grad
-from .graph import Node, node_class
+from ... import forward_ad
+from ...autograd_meta import OpNode, OpSpec
+from ...grad_mode import no_grad
+from ...graph import Node, node_class
+from ...tensor import Tensor
+from .. import common
+from . import complex_numbers, copying, views
+from . import elementwise as ops
 from .inplace import apply_inplace
-from .ops import common, complex_numbers, copying
-from .ops import elementwise as ops
-from .tensor import Tensor
 
 # ---- the in-place ops ------------------------------------------------------------------
 
@@ -82,7 +80,7 @@ relu_ = _unary_(ops.RELU, ops.relu)
 
 
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    from .ops import indexing
+    from . import indexing
     with no_grad():
         r = indexing.masked_fill(self, mask, value)
     if isinstance(value, Tensor):
@@ -125,7 +123,7 @@ EQ_SCALAR = OpSpec("EqBackward0", ("self",), backward=lambda c, g: [common.zeros
 
 
 def eq_(self: Tensor, other: Any) -> Tensor:
-    from .ops import comparisons
+    from . import comparisons
     r = comparisons.compare(self, other, np.equal)
     if isinstance(other, Tensor):
         return apply_inplace(self, EQ_TENSOR, r, [other])

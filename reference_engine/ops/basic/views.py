@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, forward_ad, messages, views_fn
-from .autograd_meta import OpNode, OpSpec, differentiable
-from .autograd_meta import record as _record
-from .grad_mode import is_grad_enabled
-from .graph import node_class
-from .tensor import Tensor
+from ... import dtypes, forward_ad, messages, views_fn
+from ...autograd_meta import OpNode, OpSpec, differentiable
+from ...autograd_meta import record as _record
+from ...grad_mode import is_grad_enabled
+from ...graph import node_class
+from ...tensor import Tensor
 
 ViewFn = Callable[[np.ndarray], np.ndarray]
 
@@ -373,5 +373,5 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 
 
 # They import this module; used at call time.
-from . import inplace  # noqa: E402
-from .ops import common, copying, reductions  # noqa: E402
+from .. import common  # noqa: E402
+from . import copying, inplace, reductions  # noqa: E402

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
-from ..autograd_meta import OpSpec, record
-from ..tensor import Tensor
-from .common import (
+from ... import dtypes, messages
+from ...autograd_meta import OpSpec, record
+from ...tensor import Tensor
+from ..common import (
     _elementwise,
     _promotes,
     broadcast_shapes,

@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views_fn
-from ..autograd_meta import OpSpec, record
-from ..grad_mode import is_grad_enabled
-from ..tensor import Tensor
-from .common import _elementwise, zeros_scalar
+from ... import dtypes, messages, views_fn
+from ...autograd_meta import OpSpec, record
+from ...grad_mode import is_grad_enabled
+from ...tensor import Tensor
+from ..common import _elementwise, zeros_scalar
 
 # ---- views of the parts ------------------------------------------------------------
 
@@ -50,7 +50,7 @@ def _view(src: Tensor, data: np.ndarray, dt: dtypes.dtype, index: np.ndarray | N
           spec: OpSpec, **attrs: Any) -> Tensor:
     """A view of src whose data (another dtype) is `data`: views.py's bookkeeping (base,
     version counter, view positions, creation meta), with the positions given."""
-    from .. import inplace
+    from . import inplace
     base = src._base if src._base is not None else src
     out = Tensor(data, dt, src.device)
     out._base = base
@@ -137,7 +137,7 @@ def real(self: Tensor) -> Tensor:
     parts, as ATen builds it (select of view_as_real; of a conj view, resolved first)."""
     if not self.dtype.is_complex:
         return self
-    from .. import views
+    from . import views
     return views.select(view_as_real(_unconj(self)), -1, 0)
 
 
@@ -146,7 +146,7 @@ def imag(self: Tensor) -> Tensor:
     view, the negated parts (ATen's _neg_view, NegViewBackward0)."""
     if not self.dtype.is_complex:
         raise RuntimeError(messages.IMAG_NOT_COMPLEX)
-    from .. import views
+    from . import views
     parts = view_as_real(_unconj(self))
     if is_conj(self):
         parts = _neg_view(parts)
@@ -254,9 +254,9 @@ def sgn(self: Tensor) -> Tensor:
 def sgn_backward(x: Tensor, gx: Tensor, sgn_x: Tensor) -> Tensor:
     """FunctionsManual's sgn_backward, as written there (its float32 roundings):
     ((gx - (sgn * sgn) * gx.conj()) / (2. * |x|)).masked_fill_(|x| == 0., 0.)."""
-    from .. import inplace_ops
     from . import comparisons as cmp
     from . import elementwise as ew
+    from . import inplace_ops
     absx = abs(x)
     value = ew.div(ew.sub(gx, ew.mul(ew.mul(sgn_x, sgn_x), conj(gx))), ew.mul_scalar(absx, 2.0))
     return inplace_ops.masked_fill_(value, cmp.compare(absx, 0.0, np.equal), 0.0)

@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, views
-from ..autograd_meta import OpSpec, linear_forward, record
-from ..tensor import Tensor
-from . import common, out_overloads
+from ... import dtypes, messages
+from ...autograd_meta import OpSpec, linear_forward, record
+from ...tensor import Tensor
+from .. import common, out_overloads
+from . import views
 
 
 def _grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:

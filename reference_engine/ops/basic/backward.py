@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd_meta import OpSpec, record
-from ..tensor import Tensor
-from . import common
+from ...autograd_meta import OpSpec, record
+from ...tensor import Tensor
+from .. import common
 from . import elementwise as ops
 
 

@@ -11,14 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad, messages, views
-from ..autograd_meta import OpSpec, differentiable, linear_forward, record, record_multi_output
-from ..dtypes import dtype
-from ..grad_mode import is_grad_enabled
-from ..tensor import Tensor
-from . import common, indexing
+from ... import dtypes, forward_ad, messages
+from ...autograd_meta import OpSpec, differentiable, linear_forward, record, record_multi_output
+from ...dtypes import dtype
+from ...grad_mode import is_grad_enabled
+from ...tensor import Tensor
+from .. import common
+from ..common import _compute, new, wrap_dim
 from . import elementwise as ops
-from .common import _compute, new, wrap_dim
+from . import indexing, views
 
 Dims = int | Sequence[int] | None
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages, tensor_metadata
-from ..autograd_meta import OpSpec, linear_forward, record
-from ..dtypes import device, dtype
-from ..tensor import Tensor
+from ... import dtypes, messages, tensor_metadata
+from ...autograd_meta import OpSpec, linear_forward, record
+from ...dtypes import device, dtype
+from ...tensor import Tensor
 
 # ---- copying, converting -------------------------------------------------------
 

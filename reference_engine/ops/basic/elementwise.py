@@ -1,6 +1,6 @@
-"""Elementwise ops: arithmetic (div with a rounding mode: division.py), pow, unary functions
-(clamp: piecewise.py; atan2: atan2.py). Forward in numpy (kernels.py where numpy's own
-differs from torch's), backward written in engine ops.
+"""Elementwise ops: arithmetic (torch.div, which takes a rounding mode: division.py), pow,
+unary functions (clamp: piecewise.py; atan2: atan2.py). Forward in numpy (kernels.py where
+numpy's own differs from torch's), backward written in engine ops.
 
 Each OpSpec below is one derivatives.yaml entry: torch's node name, the inputs
 that get edges, which saved values each input's formula reads, and the formula.
@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
-from ..autograd_meta import OpSpec, record
-from ..tensor import Tensor
-from . import kernels, zero_tensor
-from .common import (
+from ... import dtypes, messages
+from ...autograd_meta import OpSpec, record
+from ...tensor import Tensor
+from .. import kernels, zero_tensor
+from ..common import (
     OUT,
     Number,
     _compute,
@@ -34,7 +34,7 @@ from .common import (
     zeros_like,
     zeros_scalar,
 )
-from .out_overloads import into_out
+from ..out_overloads import into_out
 
 # ---- arithmetic -------------------------------------------------------------------
 
@@ -159,13 +159,10 @@ def mul_scalar(self: Tensor, other: Number) -> Tensor:
     return record(MUL_SCALAR, new(arr, dt, self.device), [self], other=other)
 
 
-_UNSET: Any = object()   # div's rounding_mode not given (given, even None: div.Tensor_mode)
-
-
-def div(self: Any, other: Any, *, rounding_mode: Any = _UNSET) -> Tensor:
+def div(self: Any, other: Any) -> Tensor:
+    """div.Tensor (DivBackward0); torch.div, which also takes a rounding_mode, is
+    division.div."""
     ts = [wrap(self), wrap(other)]
-    if rounding_mode is not _UNSET:
-        return division.div_mode(ts[0], ts[1], rounding_mode)
     if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
         return record(DIV, zero_tensor.product(ts, _promotes(ts), divide=True), ts)
     dt = _promotes(ts)
@@ -364,5 +361,4 @@ from . import (  # noqa: E402
     comparisons,
     complex_numbers,
     copying,
-    division,
 )

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes, engine, messages
-from .autograd_meta import OpSpec, build_node
-from .grad_mode import set_grad_enabled
-from .tensor import Tensor
+from ... import dtypes, engine, messages
+from ...autograd_meta import OpSpec, build_node
+from ...grad_mode import set_grad_enabled
+from ...tensor import Tensor
+from ...views_fn import Step, storage_index
 from .views import ViewFn, _make_view, reshape, squeeze
-from .views_fn import Step, storage_index
 
 AS_STRIDED = OpSpec("AsStridedBackward0", ("self",),
                     backward=lambda c, g: [as_strided_backward(g, c.index, c.base_shape)])
@@ -36,7 +36,7 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
         return
     if base.dtype.is_complex and not view.dtype.is_complex:
         # a real view of a complex base (.real, view_as_real): as_strided of the base's real
-        # view, as torch replays the view's dtype change (ops/complex_numbers.py's positions
+        # view, as torch replays the view's dtype change (ops/basic/complex_numbers.py's positions
         # are that view's)
         with set_grad_enabled(True):   # also when read under no_grad, as torch builds it
             base = complex_numbers.view_as_real(base)
@@ -126,5 +126,5 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
 
 
 # They import this module (through views); used at call time.
-from . import inplace_ops  # noqa: E402
-from .ops import common, complex_numbers, indexing, reductions  # noqa: E402
+from .. import common  # noqa: E402
+from . import complex_numbers, indexing, inplace_ops, reductions  # noqa: E402
