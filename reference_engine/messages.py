@@ -3331,3 +3331,13 @@ GRID_SAMPLE_ALIGN_CORNERS = ("Default grid_sample and affine_grid behavior has c
                              "align_corners=False since 1.3.0. Please specify "
                              "align_corners=True if the old behavior is desired. See the "
                              "documentation of grid_sample for details.")
+
+
+# ---- h32ops (issue 24): as_strided_scatter, ... ----------------------------------------------
+# aten/src/ATen/native/TensorShape.cpp as_strided_scatter (Note [as_strided_scatter backward
+# support]): an internal assert, whose text names the file and line of the pinned torch's build
+AS_STRIDED_SCATTER_NON_CONTIGUOUS = (
+    "!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED at "
+    "\"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp\":4754, please report a bug "
+    "to PyTorch. "
+    "as_strided_scatter is currently only supported for contiguous inputs")

@@ -29,6 +29,7 @@ from tests.reference_engine.gradcheck_rows import (
     NO_DOUBLE_BACKWARD,
     NOT_IMPLEMENTED_NODE,
     OPS,
+    TORCH_FORMULA_NOT_THE_DERIVATIVE,
     _outputs,
 )
 
@@ -92,8 +93,10 @@ def test_backward_matches_central_difference(name: str) -> None:
     def value(arrs: list[np.ndarray]) -> float:
         with torch.no_grad():
             return float(scalar(*(torch.tensor(a) for a in arrs)).item())
+    wrong = TORCH_FORMULA_NOT_THE_DERIVATIVE.get(name, ())
     for i, g in enumerate(grads):
-        assert np.allclose(_as_array(g), _numeric(value, arrays, i), atol=1e-5), i
+        derivative = np.allclose(_as_array(g), _numeric(value, arrays, i), atol=1e-5)
+        assert derivative != (i in wrong), i
 
 
 @pytest.mark.parametrize("name", sorted(NO_DOUBLE_BACKWARD))
