@@ -780,6 +780,9 @@ OPS: tuple[OpRow, ...] = (
     # ---- h32ops (issue 24): as_strided_scatter, ... ----
     # (ops/view_scatters.py)
     _row("as_strided_scatter", "ops.view_scatters", (3, 3), (2, 2), args=((2, 2), (1, 2), 1)),
+    # (ops/ctc_loss.py: F's function over torch.ctc_loss; its backward is the gradient through
+    # log_softmax, not in log_probs: its gradcheck row by hand, through log_softmax)
+    _row("nn.functional.ctc_loss", "ops.ctc_loss", overloads=True),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -918,7 +921,7 @@ NOT_GENERATED.update({
     if r.differentiable and r.sample is not None and r.module in H31OPS_MODULES})
 
 # ---- h32ops (issue 24): its new rows, not drawn by the generator yet ----
-H32OPS_ROWS = frozenset({"as_strided_scatter"})
+H32OPS_ROWS = frozenset({"as_strided_scatter", "nn.functional.ctc_loss"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.name in H32OPS_ROWS})
