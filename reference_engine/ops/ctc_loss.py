@@ -12,9 +12,10 @@ derivative in log_probs itself (pytorch issue 52241: OpInfo checks it through lo
 _ctc_loss_backward has no derivatives.yaml entry: torch records a NotImplemented node for a
 create_graph grad, whose backward raises; the op has no forward-mode formula.
 
-Both recursions run per sample as the kernel does, each time step vectorized over the states
-s of the extended target (blanks between and around the labels); each sum of exponentials is
-the kernel's, in its order, shifted by the largest term (0 when all are -inf).
+The alpha recursion runs each time step for every sample at once, the beta recursion per
+sample as the kernel does, both vectorized over the states s of the extended target (blanks
+between and around the labels); each sum of exponentials is the kernel's, in its order,
+shifted by the largest term (0 when all are -inf).
 """
 
 from __future__ import annotations
@@ -92,35 +93,53 @@ def _logsumexp3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def _shift(a: np.ndarray, k: int) -> np.ndarray:
-    """a moved k places (right for k > 0, left for k < 0), -inf where nothing moved in."""
+    """a moved k places along its last axis (right for k > 0, left for k < 0), -inf where
+    nothing moved in."""
     out = np.full_like(a, _NEG_INF)
     if k > 0:
-        out[k:] = a[:-k]
+        out[..., k:] = a[..., :-k]
     else:
-        out[:k] = a[-k:]
+        out[..., :k] = a[..., -k:]
     return out
 
 
-def _forward(lp: np.ndarray, primes: np.ndarray, il: int, alpha: np.ndarray) -> Any:
-    """Fill alpha (T x S, its first row already -inf) for one sample; its log likelihood."""
+def _alphas(lp: np.ndarray, primes: list[np.ndarray], lengths: list[int],
+            alpha: np.ndarray) -> None:
+    """Fill alpha (N x T x W, its first time step already -inf) as the kernel does per
+    sample: each time step for every sample at once (the same elementwise operations), a
+    sample's states s < 2 * target_length + 1 and steps t < its input length only."""
+    batch, width = alpha.shape[0], alpha.shape[2]
+    padded = np.zeros((batch, width), dtype=np.int64)
+    valid = np.zeros((batch, width), dtype=bool)
+    for b, p in enumerate(primes):
+        padded[b, :len(p)], valid[b, :len(p)] = p, True
+    skip = np.zeros((batch, width), dtype=bool)
+    skip[:, 2:] = padded[:, 2:] != padded[:, :-2]
+    rows = np.arange(batch)
+    for b, (p, il) in enumerate(zip(primes, lengths, strict=True)):
+        if il > 0:
+            alpha[b, 0, 0] = lp[0, b, p[0]]
+            if len(p) > 1:
+                alpha[b, 0, 1] = lp[0, b, p[1]]
+    steps = np.array(lengths)
+    for t in range(1, alpha.shape[1]):
+        prev = alpha[:, t - 1]
+        la3 = np.where(skip, _shift(prev, 2), _NEG_INF)
+        step = _logsumexp3(prev, _shift(prev, 1), la3) + lp[t][rows[:, None], padded]
+        write = valid & (t < steps)[:, None]
+        alpha[:, t] = np.where(write, step, alpha[:, t])
+
+
+def _likelihood(alpha: np.ndarray, primes: np.ndarray, il: int, dt: Any) -> Any:
+    """One sample's log likelihood from its filled alpha (T x W)."""
     tl = (len(primes) - 1) // 2
     if il == 0:
-        return lp.dtype.type(0 if tl == 0 else _NEG_INF)
-    n = len(primes)
-    alpha[0, 0] = lp[0, primes[0]]
-    if tl > 0:
-        alpha[0, 1] = lp[0, primes[1]]
-    skip = np.zeros(n, dtype=bool)
-    skip[2:] = primes[2:] != primes[:-2]
-    for t in range(1, il):
-        prev = alpha[t - 1, :n]
-        la3 = np.where(skip, _shift(prev, 2), _NEG_INF)
-        alpha[t, :n] = _logsumexp3(prev, _shift(prev, 1), la3) + lp[t, primes]
+        return dt.type(0 if tl == 0 else _NEG_INF)
     if tl == 0:
         return alpha[il - 1, 0]
     l1, l2 = alpha[il - 1, 2 * tl], alpha[il - 1, 2 * tl - 1]
     m = max(l1, l2)
-    m = lp.dtype.type(0) if m == _NEG_INF else m
+    m = dt.type(0) if m == _NEG_INF else m
     with np.errstate(invalid="ignore", divide="ignore"):
         return _log(_exp(l1 - m) + _exp(l2 - m)) + m
 
@@ -232,7 +251,8 @@ def _ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: list[int],
     # sample's own states and steps; the rest is left as zeros here
     alpha = np.zeros((batch, T, width), dtype=lp.dtype)
     alpha[:, 0, :] = _NEG_INF
-    nll = np.array([-_forward(lp[:, b], primes[b], input_lengths[b], alpha[b])
+    _alphas(lp, primes, input_lengths, alpha)
+    nll = np.array([-_likelihood(alpha[b], primes[b], input_lengths[b], lp.dtype)
                     for b in range(batch)], dtype=lp.dtype).reshape(batch)
     log_alpha = new(alpha, log_probs.dtype, log_probs.device)
     out = record(CTC_LOSS, new(nll, log_probs.dtype, log_probs.device), [log_probs],
