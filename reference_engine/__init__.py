@@ -166,6 +166,7 @@ from .ops import batch_norm as _batch_norm_ops  # noqa: F401   (h29ops: batch no
 from .ops import combinations as _combinations_ops  # noqa: F401
 from .ops import common as _common_ops
 from .ops import conv_functional as _conv_functional_ops  # noqa: F401   (h29conv)
+from .ops import ctc_loss as _ctc_loss_ops  # noqa: F401   (h32ops)
 from .ops import distance as _distance_ops  # noqa: F401   (h28nnf: cdist, pdist)
 from .ops import einsum as _einsum_ops  # noqa: F401
 from .ops import embedding_bag as _embedding_bag_ops  # noqa: F401   (h30ops)

@@ -167,6 +167,11 @@ class OpNode(Node):
         raise AttributeError(name)
 
 
+# torch's fallback node for an op without a derivatives.yaml entry is a hand-written C++ node,
+# named in full (autograd_not_implemented_fallback.cpp; h32ops: found by ctc_loss's case)
+node_class("NotImplemented", OpNode).name = lambda self: "torch::autograd::NotImplemented"
+
+
 def differentiable(inputs: Sequence[Tensor | None]) -> bool:
     return is_recording() and any(t is not None and t.requires_grad for t in inputs)
 

@@ -3331,3 +3331,44 @@ GRID_SAMPLE_ALIGN_CORNERS = ("Default grid_sample and affine_grid behavior has c
                              "align_corners=False since 1.3.0. Please specify "
                              "align_corners=True if the old behavior is desired. See the "
                              "documentation of grid_sample for details.")
+
+
+# ---- h32ops (issue 24): as_strided_scatter, ... ----------------------------------------------
+# aten/src/ATen/native/TensorShape.cpp as_strided_scatter (Note [as_strided_scatter backward
+# support]): an internal assert, whose text names the file and line of the pinned torch's build
+AS_STRIDED_SCATTER_NON_CONTIGUOUS = (
+    "!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED at "
+    "\"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp\":4754, please report a bug "
+    "to PyTorch. "
+    "as_strided_scatter is currently only supported for contiguous inputs")
+
+
+# aten/src/ATen/native/LossCTC.cpp (ctc_loss's Tensor overload, ctc_loss_allocate_outputs)
+def ctc_lengths_integral(name: str) -> str:
+    return f"{name} must be integral"
+
+
+def ctc_dim(ndim: int) -> str:   # checkDim (TensorUtils.cpp)
+    return (f"Expected 3-dimensional tensor, but got {ndim}-dimensional tensor for argument #1 "
+            "'log_probs' (while checking arguments for ctc_loss_allocate_outputs)")
+
+
+def ctc_targets_size(dim: int, size: int, got: int, at_least: bool) -> str:   # checkSize
+    return (f"Expected tensor to have size {'at least ' if at_least else ''}{size} at dimension "
+            f"{dim}, but got size {got} for argument #2 'targets' (while checking arguments for "
+            "ctc_loss_allocate_outputs)")
+
+
+CTC_BLANK = "blank must be in label range"
+CTC_INPUT_LENGTHS_SIZE = "input_lengths must be of size batch_size"
+CTC_TARGET_LENGTHS_SIZE = "target_lengths must be of size batch_size"
+
+
+def ctc_length_at_least(name: str, value: int) -> str:
+    return (f"Expected {name} to have value at least 0, but got value {value} (while checking "
+            "arguments for ctc_loss_allocate_outputs)")
+
+
+def ctc_input_length_at_most(most: int, value: int) -> str:
+    return (f"Expected input_lengths to have value at most {most}, but got value {value} "
+            "(while checking arguments for ctc_loss_allocate_outputs)")

@@ -548,6 +548,16 @@ NO_DOUBLE_BACKWARD: dict[str, str] = {
        if n == "cdist" or (n.startswith("cdist_") and not n.startswith("cdist_mm"))},
     "nn.functional.pdist": "_pdist_backward", "pdist_p3": "_pdist_backward",
 }
+# Rows where torch's formula is not the derivative for some inputs (their positions here), as
+# the engine models it: as_strided_scatter's self grad is the grad at the scattered positions
+# and zeros elsewhere (FunctionsManual.cpp as_strided_scatter_backward), the reverse of the
+# derivative; torch's OpInfo marks its own test_fn_grad an expectedFailure. The central-
+# difference test requires those grads to differ from the derivative (and the others to
+# match it), so that a fix in torch's formula shows here.
+# ctc_loss's grad is the gradient through log_softmax (LossCTC.cpp; pytorch issue 52241): the
+# row through log_softmax has the derivative.
+TORCH_FORMULA_NOT_THE_DERIVATIVE: dict[str, tuple[int, ...]] = {
+    "as_strided_scatter": (0,), "nn.functional.ctc_loss": (0,)}
 # Rows whose backward's result torch records a NotImplemented node for (its backward op has
 # no derivatives.yaml entry): differentiating it raises "derivative for <op> is not
 # implemented" (a RuntimeError); the op's name.
@@ -555,6 +565,9 @@ NOT_IMPLEMENTED_NODE: dict[str, str] = {
     "nn.functional.multi_margin_loss": "aten::multi_margin_loss_backward",
     "nn.functional.multi_margin_loss_none": "aten::multi_margin_loss_backward",
     "nn.functional.multilabel_margin_loss": "aten::multilabel_margin_loss_backward",
+    # (h32ops) the first directly, the second behind log_softmax's backward
+    "nn.functional.ctc_loss": "aten::_ctc_loss_backward",
+    "ctc_loss_through_log_softmax": "aten::_ctc_loss_backward",
 }
 
 
@@ -563,6 +576,12 @@ _H29OPS2: dict[str, Row] = {
     "special.polygamma": (lambda a: torch.special.polygamma(2, _p(a)), [(3,)]),
     # margin losses with class-index targets (margins wide enough that hinges count; the
     # central differences stay off the hinges' kinks for uniform inputs in [-1, 1])
+    # (h32ops) ctc_loss: targets padded and concatenated; one sample's input shorter
+    "nn.functional.ctc_loss": (lambda a: F.ctc_loss(
+        a, torch.tensor([[1, 2], [2, 0]]), [4, 3], [2, 1], reduction="sum"), [(4, 2, 3)]),
+    "ctc_loss_through_log_softmax": (lambda a: F.ctc_loss(
+        a.log_softmax(2), torch.tensor([1, 1, 2]), [4, 3], [2, 1], zero_infinity=True),
+        [(4, 2, 3)]),
     "nn.functional.multi_margin_loss": (lambda a: F.multi_margin_loss(
         a, torch.tensor([0, 2]), p=2, margin=3.0, weight=torch.tensor([0.5, -1.0, 2.0])),
         [(2, 3)]),

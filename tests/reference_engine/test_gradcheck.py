@@ -29,6 +29,7 @@ from tests.reference_engine.gradcheck_rows import (
     NO_DOUBLE_BACKWARD,
     NOT_IMPLEMENTED_NODE,
     OPS,
+    TORCH_FORMULA_NOT_THE_DERIVATIVE,
     _outputs,
 )
 
@@ -92,8 +93,10 @@ def test_backward_matches_central_difference(name: str) -> None:
     def value(arrs: list[np.ndarray]) -> float:
         with torch.no_grad():
             return float(scalar(*(torch.tensor(a) for a in arrs)).item())
+    wrong = TORCH_FORMULA_NOT_THE_DERIVATIVE.get(name, ())
     for i, g in enumerate(grads):
-        assert np.allclose(_as_array(g), _numeric(value, arrays, i), atol=1e-5), i
+        derivative = np.allclose(_as_array(g), _numeric(value, arrays, i), atol=1e-5)
+        assert derivative != (i in wrong), i
 
 
 @pytest.mark.parametrize("name", sorted(NO_DOUBLE_BACKWARD))
@@ -106,13 +109,21 @@ def test_a_backward_torch_does_not_differentiate_refuses_double_backward(name: s
     assert str(info.value) == messages.derivative_not_implemented(NO_DOUBLE_BACKWARD[name])
 
 
+def _reaches_not_implemented(node: Any) -> bool:
+    if node is None:
+        return False
+    return type(node).__name__ == "NotImplemented" or any(
+        _reaches_not_implemented(n) for n, _ in node.next_functions)
+
+
 @pytest.mark.parametrize("name", sorted(NOT_IMPLEMENTED_NODE))
 def test_a_backward_torch_records_as_not_implemented_refuses_double_backward(name: str
                                                                              ) -> None:
     f, arrays, weights = _setup(name, _rng("double_backward", name))
     inputs = _leaves(arrays)
     grads = torch.autograd.grad(_weighted(f, weights)(*inputs), inputs, create_graph=True)
-    assert [type(g.grad_fn).__name__ for g in grads] == ["NotImplemented"] * len(grads)
+    # the node itself, or (ctc_loss through log_softmax) a node of the grad's graph
+    assert all(_reaches_not_implemented(g.grad_fn) for g in grads)
     with pytest.raises(RuntimeError) as info:
         torch.autograd.grad(sum(g.sum() for g in grads), inputs)
     assert str(info.value) == messages.no_derivative_for(NOT_IMPLEMENTED_NODE[name])
