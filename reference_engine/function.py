@@ -91,6 +91,9 @@ class BackwardCFunction(Node, FunctionCtx):
                 raise RuntimeError(messages.SAVED_TENSORS_CLEARED_ON_ACCESS)
             unpacked = tuple(sv.unpack(self) for sv in self._raw_saved_tensors)
             self._saved_cleared = True
+            # ... and keeps none of them: the caller's names are their only references
+            # (test_clear_saved_tensors_on_access)
+            self._saved = []
             return unpacked
         return tuple(sv.unpack(self) for sv in self._raw_saved_tensors)
 
@@ -232,6 +235,10 @@ class Function:
         if forward_ad.active():
             _forward_mode(cls, ctx, args, (outputs,) if single else outputs, outs)
         ctx._saved_for_forward = None
+        # python_function.cpp frees to_save once saved (or not needed), and dirty_tensors
+        # and non_differentiable once read ("we're not going to ever need this"): holding
+        # them would keep a dirty input alive with the node (its graph's cycle)
+        ctx._to_save = ctx._dirty = ctx._non_differentiable = ()
         return outs[0] if single else outs
 
 

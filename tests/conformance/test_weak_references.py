@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import weakref
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import torch
@@ -105,3 +106,67 @@ def test_weak_references_and_metadata_items_load() -> None:
                              "r = weakref.ref(y.grad_fn.metadata['k'])\n"
                              "assert r() is not None\n")
     assert language.to_source(program).count("weakref.ref(") == 1
+
+
+def test_retain_grad_holds_its_tensor_weakly(no_cycle_collector: None) -> None:
+    # torch's retain_grad hook holds a weak_intrusive_ptr: no cycle tensor -> grad_fn ->
+    # hook -> tensor, and a retained grad still lands on a live tensor
+    x = reference_engine.ones(2, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    z = y / 2
+    kept = x * 3
+    kept.retain_grad()
+    ref = weakref.ref(y)
+    del y
+    assert ref() is None
+    (z.sum() + kept.sum()).backward()
+    assert kept.grad is not None and kept.grad.tolist() == [1.0, 1.0]
+
+
+def test_clear_saved_tensors_on_access_keeps_none(no_cycle_collector: None) -> None:
+    # python_function.cpp: the first read hands the saved tensors out and keeps none (and
+    # to_save is freed once the forward saved it)
+    freed: list[bool] = []
+
+    class Once(reference_engine.autograd.Function):
+        clear_saved_tensors_on_access = True
+
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            x, = ctx.saved_tensors
+            ref = weakref.ref(x)
+            del x
+            freed.append(ref() is None)
+            return g
+
+    Once.apply(reference_engine.randn(3, requires_grad=True).clone()).sum().backward()
+    assert freed == [True]
+
+
+def test_a_dirty_saved_input_is_not_held_by_its_node(no_cycle_collector: None) -> None:
+    # python_function.cpp drops dirty_tensors once read: the node holding the tensor marked
+    # dirty (its own output) would keep it alive (test_custom_function_saving_mutated_view_
+    # no_leak)
+    class Dirty(reference_engine.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.mark_dirty(x)
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g
+
+    x = reference_engine.tensor(1.0, requires_grad=True).clone()
+    x = x.view_as(x)
+    y = Dirty.apply(x)
+    ref = weakref.ref(x)
+    del x, y
+    assert ref() is None
