@@ -230,8 +230,14 @@ class Function:
         outs = _wrap_outputs(ctx if executable else None, ctx, tensor_args,
                              (outputs,) if single else outputs)
         # torch saves (and runs saved-tensor pack hooks) only for a node that will run
-        ctx._saved = [SavedVariable(t, is_output=t is not None and any(t is o for o in outs))
-                      for t in ctx._to_save] if executable else []
+        try:
+            ctx._saved = [SavedVariable(t, is_output=t is not None and any(t is o for o in outs))
+                          for t in ctx._to_save] if executable else []
+        except BaseException:
+            # a pack hook that stops the forward (checkpoint's early stop ends a
+            # recomputation so) leaves nothing held: the ctx would keep what it was to save
+            ctx._to_save = ctx._dirty = ctx._non_differentiable = ()
+            raise
         if forward_ad.active():
             _forward_mode(cls, ctx, args, (outputs,) if single else outputs, outs)
         ctx._saved_for_forward = None
