@@ -91,6 +91,9 @@ class BackwardCFunction(Node, FunctionCtx):
                 raise RuntimeError(messages.SAVED_TENSORS_CLEARED_ON_ACCESS)
             unpacked = tuple(sv.unpack(self) for sv in self._raw_saved_tensors)
             self._saved_cleared = True
+            # ... and keeps none of them: the caller's names are their only references
+            # (test_clear_saved_tensors_on_access)
+            self._saved = []
             return unpacked
         return tuple(sv.unpack(self) for sv in self._raw_saved_tensors)
 
@@ -227,11 +230,21 @@ class Function:
         outs = _wrap_outputs(ctx if executable else None, ctx, tensor_args,
                              (outputs,) if single else outputs)
         # torch saves (and runs saved-tensor pack hooks) only for a node that will run
-        ctx._saved = [SavedVariable(t, is_output=t is not None and any(t is o for o in outs))
-                      for t in ctx._to_save] if executable else []
+        try:
+            ctx._saved = [SavedVariable(t, is_output=t is not None and any(t is o for o in outs))
+                          for t in ctx._to_save] if executable else []
+        except BaseException:
+            # a pack hook that stops the forward (checkpoint's early stop ends a
+            # recomputation so) leaves nothing held: the ctx would keep what it was to save
+            ctx._to_save = ctx._dirty = ctx._non_differentiable = ()
+            raise
         if forward_ad.active():
             _forward_mode(cls, ctx, args, (outputs,) if single else outputs, outs)
         ctx._saved_for_forward = None
+        # python_function.cpp frees to_save once saved (or not needed), and dirty_tensors
+        # and non_differentiable once read ("we're not going to ever need this"): holding
+        # them would keep a dirty input alive with the node (its graph's cycle)
+        ctx._to_save = ctx._dirty = ctx._non_differentiable = ()
         return outs[0] if single else outs
 
 

@@ -108,6 +108,11 @@ class SavedVariable:
         # so a later `out.data = other` does not reach the saved value (an input does see it).
         self._saved_original = not is_output or self._is_leaf
         self._data: Tensor = tensor if self._saved_original else _tensor_data(tensor)
+        if not self._saved_original:
+            # ... and only so: holding the output itself would be the cycle output ->
+            # grad_fn -> saved output, which torch's SavedVariable avoids (it keeps no
+            # grad_fn for an output); the graph of a freed output is freed at once
+            self._tensor = self._data
         # save_metadata keeps the tangent (at the current level) of what it does not keep
         # whole, so a backward formula run under the level sees it: forward-over-reverse
         # (a double backward of a dual) differentiates through the saved result

@@ -7,6 +7,7 @@ hooks from the variable, so a replaced AccumulateGrad still runs them).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -28,9 +29,16 @@ def retain_grad(self: Tensor) -> None:
     node = self.grad_fn
     assert node is not None
 
+    # held weakly, as torch's retain_grad hook holds a weak_intrusive_ptr to the tensor:
+    # the node holding its tensor would be the cycle tensor -> grad_fn -> hook -> tensor,
+    # and a tensor the program let go of is freed at once (test_retain_grad_cycle)
+    weak_self = weakref.ref(self)
+
     def retain(grad: Tensor) -> None:
-        self._grad = (dispatch.clone(grad) if self._grad is None
-                      else dispatch.add(self._grad, grad))
+        t = weak_self()
+        if t is None:  # torch: nothing to retain into once the tensor is gone
+            return
+        t._grad = (dispatch.clone(grad) if t._grad is None else dispatch.add(t._grad, grad))
 
     node.retains_grad_hooks[self._output_nr] = retain
     self._retains_grad = True

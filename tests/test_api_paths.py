@@ -12,6 +12,7 @@ import pytest
 
 from conformance.case import api
 from conformance.run.engine import load_engine
+from conformance.run.sandbox import WEAKREF
 
 ENGINES = ("torch", "reference_engine")
 
@@ -88,6 +89,8 @@ def _samples(t: Any) -> dict[str, list[tuple[str, Any]]]:
         "dtype": [(a, y.dtype) for a in attrs["dtype"]],
         "selective checkpoint context": [(a, sac_contexts[0])
                                          for a in attrs["selective checkpoint context"]],
+        # the harness's own builtin, the same for every engine
+        "weakref module": [(a, WEAKREF) for a in attrs["weakref module"]],
     }
 
 

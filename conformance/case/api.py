@@ -248,6 +248,10 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "storage": frozenset({"data_ptr"}),
     # torch.dtype (`out.dtype.is_floating_point`, as test_integer_outputs reads it)
     "dtype": frozenset({"is_floating_point"}),
+    # the harness builtin `weakref`: `weakref.ref(x)` makes Python's weak reference to x,
+    # which a program calls (`ref()`: x, or None once x is freed), as torch's tests watch a
+    # graph, a tangent or a node's metadata go (test_forward_level_cleanup)
+    "weakref module": frozenset({"ref"}),
 }
 ATTRIBUTES: frozenset[str] = frozenset().union(*OBJECT_ATTRIBUTES.values())
 
@@ -278,13 +282,16 @@ CTX_ENGINE_MEMBERS: frozenset[str] = (
 # str(x)`); a tensor's full text is its engine's formatting, compared only where bound
 PURE_BUILTINS: frozenset[str] = frozenset(
     {"len", "range", "float", "int", "assert_close", "object", "str", "repr", "isinstance"})
+# `weakref` (only `weakref.ref`): calling a weak reference reads nothing a snapshot records,
+# but the call is a value's, so a step holding one is observed in full (changes.py)
 # The exception classes a program may raise (`raise RuntimeError("...")`) or derive its own
 # from (`class Boom(Exception): pass`): Python's, all below Exception, so that no raise of a
 # program is a BaseException that would end the run (SystemExit, KeyboardInterrupt).
 EXCEPTIONS: frozenset[str] = frozenset(
     {"Exception", "RuntimeError", "ValueError", "TypeError", "IndexError", "AssertionError",
      "NotImplementedError", "AttributeError"})
-BUILTINS: frozenset[str] = PURE_BUILTINS | EXCEPTIONS | {"raises", "warns", "no_warnings"}
+BUILTINS: frozenset[str] = PURE_BUILTINS | EXCEPTIONS | {"raises", "warns", "no_warnings",
+                                                         "weakref"}
 # The exception classes `raises(kind, type="Name")` may require the error to be (the class or
 # one of its bases has that name): Python's above, and torch's public
 # torch.autograd.gradcheck.GradcheckError, which the case language cannot import (the path

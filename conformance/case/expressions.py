@@ -130,6 +130,13 @@ class ExpressionConverter:
                             f"nearest supported names: {', '.join(near)}" if near else
                             "ctx offers " + ", ".join(sorted(ctx_api)) + ", and what the "
                             "Function stores on it")
+        elif isinstance(node.value, ast.Name) and node.value.id == "weakref":
+            weakref_api = api.OBJECT_ATTRIBUTES["weakref module"]
+            if node.attr not in weakref_api:
+                raise self.fail(node, f"`weakref.{node.attr}` is not in the case language",
+                                "the builtin weakref offers only " + ", ".join(
+                                    f"weakref.{n}" for n in sorted(weakref_api))
+                                + " (`ref = weakref.ref(x)`, then `ref() is None`)")
         elif f"{api_object_path(node.value)}.{node.attr}" in api.FUNCTIONS:
             pass  # a path of the table through an API object (Variable._execution_engine)
         elif api_object_path(node.value) is not None and \

@@ -238,7 +238,7 @@ class Evaluator(ExpressionEvaluator):
                 self._assign(t, v, scope)
         elif isinstance(target, ir.Subscript):
             obj = self._eval(target.value, scope)
-            self._check_item_store(obj)
+            self._check_item_store(obj, _is_metadata(target.value))
             self._set_item(obj, self._index(target.index, scope), value)
         elif isinstance(target, ir.Attribute):
             obj = self._eval(target.value, scope)
@@ -256,7 +256,7 @@ class Evaluator(ExpressionEvaluator):
             scope.vars[target.id] = self._binary(op, stmt.op, scope.get(target.id), value)
         elif isinstance(target, ir.Subscript):
             obj = self._eval(target.value, scope)
-            self._check_item_store(obj)
+            self._check_item_store(obj, _is_metadata(target.value))
             index = self._index(target.index, scope)
             self._set_item(obj, index, self._binary(op, stmt.op, self._item(obj, index), value))
         else:  # pragma: no cover
@@ -289,3 +289,9 @@ def statement_outcome(error: Exception, *, case_raised: bool = False) -> Outcome
 def warning_record(w: warnings.WarningMessage) -> WarningRecord:
     text = classify.normalise_text(str(w.message))
     return WarningRecord(classify.classify(text, warning=True), w.category.__name__, text)
+
+
+def _is_metadata(e: ir.Expr) -> bool:
+    """`<value>.metadata`: the items of a node's metadata dict may be stored (the loader's
+    language._node_metadata)."""
+    return isinstance(e, ir.Attribute) and e.attr == "metadata"

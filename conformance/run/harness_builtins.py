@@ -16,7 +16,7 @@ from conformance.run import limits
 from conformance.run.compare import tolerances
 from conformance.run.engine import Engine
 from conformance.run.operation_limits import OperationLimits
-from conformance.run.sandbox import CaseFailure, Expectation
+from conformance.run.sandbox import WEAKREF, CaseFailure, Expectation, PlainObject
 from conformance.run.tensor_read import tensor_values
 
 
@@ -33,7 +33,8 @@ class HarnessBuiltins(OperationLimits):
             "warns": lambda kind: self._expectation(kind, warning=True),
             "no_warnings": lambda: Expectation(True, None),
             "assert_close": self._assert_close,
-            "range": range, "len": len, "float": float, "int": int, "object": object,
+            "range": range, "len": len, "float": float, "int": int, "object": PlainObject,
+            "weakref": WEAKREF,
             "str": str, "repr": repr, "isinstance": isinstance,
             # the exception classes a program may raise or derive its own from
             **{name: getattr(builtins, name) for name in api.EXCEPTIONS},

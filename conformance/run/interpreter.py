@@ -229,7 +229,7 @@ class Interpreter(Evaluator):
             if receiver:
                 args = args[1:]
             if has_ctx:
-                self.contexts[id(args[0])] = args[0]
+                self.contexts.add(args[0])
             with self._nested_call(source):
                 result = self._run_method_body(body, local)
             self._record_event(source, args[1:] if has_ctx else args, result)

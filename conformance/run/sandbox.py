@@ -4,6 +4,7 @@ on the trace (the verdict `unsupported`)."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,47 @@ class Expectation:
                                                {c.__name__ for c in error_class.__mro__})
 
 
+class HeldWeakly(dict[int, Any]):
+    """Objects by id, held by weak references (one that takes none is held): `id(x) in
+    self` only while that very object lives."""
+
+    def add(self, obj: Any) -> None:
+        try:
+            self[id(obj)] = weakref.ref(obj)
+        except TypeError:
+            self[id(obj)] = lambda: obj
+
+    def __contains__(self, key: object) -> bool:
+        ref = self.get(key)  # type: ignore[call-overload]
+        obj = None if ref is None else ref()
+        return obj is not None and id(obj) == key
+
+
+class PlainObject:
+    """What `object()` makes in a program: a plain value with no attribute, which (unlike
+    an instance of `object` itself) takes weak references, as the instances of the empty
+    classes torch's tests store in a node's metadata do (`class Foo: pass`)."""
+
+    __slots__ = ("__weakref__",)
+
+
+class WeakrefModule:
+    """The builtin `weakref` of a program: only `weakref.ref(x)`, Python's weak reference
+    (its call gives x, or None once x is freed). The harness keeps none of the program's
+    values alive (observe.py holds tensors weakly), so what a weak reference sees freed is
+    what the engine freed."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def ref(obj: Any) -> weakref.ref[Any]:
+        return weakref.ref(obj)
+
+
+WEAKREF = WeakrefModule()
+_WEAKREF_API = api.OBJECT_ATTRIBUTES["weakref module"]
+
+
 class Scope:
     def __init__(self, parent: Scope | None = None) -> None:
         self.vars: dict[str, Any] = {}
@@ -75,8 +117,10 @@ class Sandbox:
         self.engine = engine
         self.trace = Trace(engine.name)
         # ctx objects handed to Function methods, by id: they may carry the program's own
-        # state. Holding them keeps their ids from being reused by other objects.
-        self.contexts: dict[int, Any] = {}
+        # state. Held weakly: in torch the ctx keeps its node's metadata alive, and a
+        # program watches that go (weakref.ref); an id counts only while its very object
+        # lives, so a reused id is no ctx.
+        self.contexts = HeldWeakly()
         # Names the program stored on its ctx objects (its Function state).
         self.ctx_names: set[str] = set()
         # Tensors the autograd engine made (autograd.grad's results, every tensor once seen as
@@ -152,7 +196,8 @@ class Sandbox:
                 return
             raise CaseFailure(f"ctx attribute `{attr}` is not in the supported API")
         if attr not in api.ATTRIBUTES or attr.startswith("__") or isinstance(
-                obj, (Namespace, Expectation, Scope)):
+                obj, (Namespace, Expectation, Scope)) or (isinstance(obj, WeakrefModule) and
+                                                          attr not in _WEAKREF_API):
             raise CaseFailure(f"attribute `{attr}` is not in the supported API")
         if isinstance(obj, type) and attr not in api.OBJECT_ATTRIBUTES["Function class"]:
             # a class's methods called unbound could write onto the class (isolation)
@@ -176,10 +221,15 @@ class Sandbox:
             raise CaseFailure(f"cannot set `{attr}` on {_describe_object(obj)}: a program "
                               "sets attributes only on its own tensors, modules and ctx")
 
-    def _check_item_store(self, obj: Any) -> None:
+    def _check_item_store(self, obj: Any, metadata: bool = False) -> None:
+        """Items are stored into the program's tensors and lists, and (`metadata`: the
+        target is `<value>.metadata`) into a backward node's metadata dict."""
+        if metadata and type(obj) is dict:
+            return
         if isinstance(obj, type) or not (self.engine.is_tensor(obj) or isinstance(obj, list)):
             raise CaseFailure(f"cannot assign items of {_describe_object(obj)}: a program "
-                              "assigns items only of its own tensors and lists")
+                              "assigns items only of its own tensors and lists, and of a node's "
+                              "metadata dict (`y.grad_fn.metadata[k] = v`)")
 
     def _is_module(self, obj: Any) -> bool:
         if type(obj) in _PLAIN:
