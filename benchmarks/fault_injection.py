@@ -11,7 +11,8 @@ and the same verdicts on every run; the time is reported for information only.
         [--jvp [--table FORWARD]] [--save]
 
 `--sample N` injects into N of the ops only, drawn with random.Random(S) (the whole table
-takes long on a loaded machine); the result records the sample and its seed.
+takes long on a loaded machine); the result records the sample and its seed. `--ops A,B`
+injects into the named ops only (recorded as `only`).
 
 `--jvp` breaks each op's forward-mode formulas instead (the tangent its nodes' OpSpecs
 compute, negated: WrongTangent): a fault no program's tangent went through (a view op,
@@ -48,6 +49,7 @@ def main() -> None:
     parser.add_argument("--programs", type=int, default=250)
     parser.add_argument("--sample", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ops", help="comma-separated op names: inject into these only")
     parser.add_argument("--jvp", action="store_true")
     parser.add_argument("--table", choices=("default", "FORWARD"), default="default")
     parser.add_argument("--save", action="store_true")
@@ -59,6 +61,12 @@ def main() -> None:
     if args.sample is not None:
         ops = sorted(random.Random(args.seed).sample(ops, min(args.sample, len(ops))),
                      key=ops.index)
+    if args.ops:
+        names = args.ops.split(",")
+        unknown = sorted(set(names) - {op.name for op in ops})
+        if unknown:
+            parser.error(f"not generated ops: {', '.join(unknown)}")
+        ops = [op for op in ops if op.name in names]
     search = FaultSearch(sample_programs(args.programs, actions=table))
     rows = []
     for op in ops:
@@ -84,6 +92,7 @@ def main() -> None:
         "table": args.table,
         "generated_ops": len(generated_ops()),
         "sample": None if args.sample is None else {"ops": args.sample, "seed": args.seed},
+        "only": args.ops.split(",") if args.ops else None,
         "not_generated": len(registry.NOT_GENERATED),
         "detected": sum(r["detected_by_program"] is not None for r in rows),
         "total": len(rows),

@@ -341,6 +341,17 @@ def index_out_of_range(index: int, dim: int, size: int) -> str:
     return f"index {index} is out of bounds for dimension {dim} with size {size}"
 
 
+# TensorAdvancedIndexing.cpp (index_select_out_cpu_): the index checks of its paths; a 1-d or
+# 0-d self's and the general path's (TORCH_CHECK_INDEX, an IndexError), the dim-1 fast path's
+# and an empty self's (TORCH_CHECK, a RuntimeError)
+INDEX_SELECT_OUT_OF_RANGE = "index out of range in self"
+INDEX_SELECT_EMPTY_AXIS = "index_select(): self indexing axis dim should be positive"
+
+
+def index_select_out_of_data_bounds(index: int, size: int) -> str:
+    return f"INDICES element is out of DATA bounds, id={index} axis_dim={size}"
+
+
 # python_variable_indexing.cpp / TensorIndexing.h: a lone int or slice on a 0-dim tensor, and
 # more indexed dims than the tensor has
 INDEX_OF_0_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "

@@ -10,6 +10,7 @@ may have from torch cannot stand in for the injected fault.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,15 @@ def pow_keeps_saved_tensors(m: Any) -> None:
     m.autograd_meta.OpNode.release_variables = patched
 
 
+def wrong_mul_jvp(m: Any) -> None:
+    # mul's forward-mode formula (other_t * self_p + self_t * other_p) with its second term's
+    # sign flipped: only a tangent read back (unpacked, or a tangent leaf an in-place mul
+    # on its dual wrote) can show it
+    ops = m.ops.elementwise
+    ops.MUL = dataclasses.replace(ops.MUL, jvp=lambda c: ops.add(
+        ops.mul(c.other_t, c.self), ops.neg(ops.mul(c.self_t, c.other))))
+
+
 def neg_result_claims_leaf(m: Any) -> None:
     m.Tensor.is_leaf = property(
         lambda self: self.grad_fn is None or type(self.grad_fn).__name__ == "NegBackward0")
@@ -93,7 +103,12 @@ FAULTS: dict[str, tuple[Callable[[Any], None], str]] = {
     "mul_inplace_skips_version_bump": (mul_inplace_skips_version_bump, "version"),
     "pow_keeps_saved_tensors": (pow_keeps_saved_tensors, "outcome"),
     "neg_result_claims_leaf": (neg_result_claims_leaf, "is_leaf"),
+    # a broken JVP formula: the dual-level block of the default profile's mix finds it
+    "wrong_mul_jvp": (wrong_mul_jvp, "values"),
 }
+# What a shrunk program must still hold for a fault in a jvp formula: a dual, and a mul
+# (a call or method of mul or mul_, or the `*` / `*=` operator), so that the formula ran.
+JVP_FAULT_OPS = {"wrong_mul_jvp": re.compile(r"\bmul_?\(|\*")}
 
 
 def _size(program: Program) -> int:
@@ -124,6 +139,10 @@ def test_injected_fault_is_found_and_shrunk(fault: str, tmp_path: Path) -> None:
     divergence = checked.comparison.divergence
     assert divergence is not None
     assert field_word in divergence.field, (divergence.field, checked.source)
+    if fault in JVP_FAULT_OPS:  # the faulty formula ran on a dual in the shrunk program
+        assert "fwAD.make_dual(" in checked.source, checked.source
+        assert JVP_FAULT_OPS[fault].search(checked.source.split("fwAD.make_dual(", 1)[1]), (
+            checked.source)
     assert _size(checked.program) <= HANDFUL, checked.source
     # the shrunk program was written as a case the loader accepts
     (saved,) = tmp_path.glob("*.yaml")

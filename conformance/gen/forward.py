@@ -63,31 +63,19 @@ def fwad(fn: str, *args: ir.Expr) -> ir.Call:
 # ---- the dual-level block ------------------------------------------------------------------
 
 # Rows whose forward mode the engine does not model alike yet, which the dual-level block
-# does not draw (the default profile draws none of them today; they matter when it draws
-# every row). Found by a dual-level block of each drawn row alone on a new dual, every
-# result's tangent unpacked, against torch (h31fwd, 2026-11-27, 313 rows: 26 diverged; fixed:
-# the 9 *_copy ops, whose formula is the view op's, and logsumexp with masked.logsumexp).
-# The version is the count of in-place steps of torch's formula, or 1 where set_fw_grad
-# copied a tangent of another layout into the primal's.
-_INPLACE_STEPS = ("torch's formula writes its result in place (FunctionsManual.cpp), which "
-                  "the engine's does not count: the tangent's version")
+# does not draw (they matter where it draws every row). Found by a dual-level block of each
+# drawn row alone on a new dual, every result's tangent unpacked, against torch (h31fwd,
+# 2026-11-27, 313 rows: 26 diverged; fixed since: the 9 *_copy ops, logsumexp and
+# masked.logsumexp (h31fwd); logcumsumexp, the norm family and diag of a matrix (a tangent's
+# version: torch's formula's in-place steps, or set_fw_grad's copy), mse_loss,
+# smooth_l1_loss and soft_margin_loss (a reduced loss's storage), linalg.solve (agrees on the
+# same probe now) (h32fwd, cases/forward_ad/)). Measured again by h32fwd on the same probe:
 FORWARD_PENDING: dict[str, str] = {
-    "logcumsumexp": _INPLACE_STEPS + " (logcumsumexp_jvp's): 1 against 0",
-    **dict.fromkeys(("norm", "dist", "linalg.vector_norm", "linalg.matrix_norm",
-                     "linalg.norm", "nn.functional.pairwise_distance", "masked.norm"),
-                    _INPLACE_STEPS + " (norm_jvp's): 2 against 1"),
-    "diag": _INPLACE_STEPS + " (diag of a vector: zeros, then its diagonal copied): 1 "
-                             "against 0",
-    **dict.fromkeys(("nn.functional.mse_loss", "nn.functional.smooth_l1_loss",
-                     "nn.functional.soft_margin_loss"),
-                    "torch's reduced loss is a 0-d tensor in a storage of its input's size "
-                    "(the unreduced loss's), so set_fw_grad copies the formula's tangent into "
-                    "that layout (version 1); the engine's result has a storage of its own"),
-    "ldexp": "its tangent's dtype: torch's is the promoted float64 of a float32 self and "
-             "float64 other, the engine's float32",
-    "masked.median": "torch's tangent is a view (of the formula's gather), the engine's not",
-    "linalg.solve": "the engine's tangent is at version 1 (an in-place step torch's "
-                    "linalg_solve_jvp does not take), torch's at 0",
+    "ldexp": "its tangent's dtype in torch.ldexp(d, x) of a 0-d float32 dual d and a 0-d "
+             "float32 x: torch's is float64 (its result float32), the engine's float32; "
+             "with 1-d operands both are float32",
+    "masked.median": "of a 0-d dual: torch's tangent is a view (of the formula's gather), "
+                     "the engine's not (of a 1-d dual both are views)",
 }
 
 

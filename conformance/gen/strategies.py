@@ -117,17 +117,17 @@ ACTIONS: tuple[Action, ...] = (
     _action("backward_twice", _backward_twice, 1, "retain_graph"),
     _action("modify_saved", _modify_saved, 1, "inplace"),
     _action("leaf", _new_leaf, 1),
-    # weight 0: not in the default profile's mix (FORWARD and COMPLEX draw them). Measured
-    # with the dual-level block at weight 10 (h31fwd, 2026-11-27, the 60 rows drawn then):
-    # forward.own_dual_block (duals of its own leaves, each piece and unpack a draw of its
-    # own) lets the shrinker cut a wrong mul jvp down to 7 statements (`d *= 1.0` on a dual
-    # of a new leaf; 23 and 24 with a block from one seed on earlier names), and a broken
-    # jvp is not found when the fault is made harmless; but test_default_programs_agree met
-    # 2 unlisted divergences of 250 (programs 138 and 175, not analysed; the block without
-    # per-piece draws: 0 of 250). Earlier probes: 33 of 150 with every row at weight 15
-    # (h27gen), 53 of 250 with 326 rows (h30gen): a tangent's version and is_view, fixed
-    # since or listed in forward.FORWARD_PENDING.
-    _action("dual", own_dual_block, 0, "forward_ad", "custom_function"),
+    # The dual-level block, weight 10 (h32fwd, 2026-11-27): forward.own_dual_block (duals of
+    # its own leaves, each piece and unpack a draw of its own) lets the shrinker cut a wrong
+    # mul jvp down to a few statements (tests/test_generator_finds_faults.py). With it, the
+    # default profile's first 250 programs agree with torch (benchmarks/generator_probe.py
+    # 250: 0 diverge) after the engine fixes the probe led to: 2 of 250 diverged before
+    # (index_select's error on its dim-1 path, index_fill_'s partial fill before its error;
+    # programs 138 and 175). Earlier probes: 33 of 150 with every row at weight 15 (h27gen),
+    # 53 of 250 with 326 rows (h30gen): a tangent's version and is_view, fixed since or
+    # listed in forward.FORWARD_PENDING. complex: weight 0, not in the default mix (COMPLEX
+    # draws it).
+    _action("dual", own_dual_block, 10, "forward_ad", "custom_function"),
     _action("complex", complex_chain, 0, "complex"),
 )
 BY_NAME: dict[str, Action] = {a.name: a for a in ACTIONS}

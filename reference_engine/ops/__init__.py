@@ -57,7 +57,7 @@ public op gets its row in registry.py.
     put_take     put/take, take_along_dim
     masked       masked_select, masked_scatter
     view_scatters  select/slice/diagonal_scatter
-    triangular   tril, triu, diag, diag_embed, diagflat, diagonal_copy, fill
+    triangular   tril, triu, diag, diag_embed, diagflat, fill
     nn           softmax, log_softmax, mse_loss (behind nn.functional)
     shape        copies and joins of the shape family: flip, roll, rot90, repeat, tile,
                  repeat_interleave, narrow_copy, unsafe_split/chunk, constant_pad_nd,

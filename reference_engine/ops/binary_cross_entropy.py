@@ -36,7 +36,8 @@ def _bce_dy(x: Tensor, y: Tensor, a: Any) -> Tensor:
 
 
 BCE = PointwiseLoss("BinaryCrossEntropyBackward0", ("self", "target"), _bce,
-                    (_bce_dx, _bce_dy), ("weight",), "binary_cross_entropy")
+                    (_bce_dx, _bce_dy), ("weight",), "binary_cross_entropy",
+                    in_loss_storage=True)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,

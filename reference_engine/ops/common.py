@@ -196,6 +196,17 @@ def written_in_place(t: Tensor, times: int = 1) -> Tensor:
     return t
 
 
+def in_loss_storage(out: Tensor, numel: int) -> Tensor:
+    """`out` (a reduced loss, 0-d) moved into a storage of `numel` elements (the unreduced
+    loss's, at least one), as torch's mse_loss, smooth_l1_loss, soft_margin_loss and
+    binary_cross_entropy reduce into the tensor that held the unreduced loss: observable
+    where set_fw_grad copies a tangent into the result's layout (its storage size too)."""
+    storage = np.zeros(max(numel, 1), dtype=out._data.dtype)
+    storage[0] = out._data
+    out._data = storage[:1].reshape(())
+    return out
+
+
 def _float_dtype(t: Tensor) -> dtype:
     return t.dtype if t.dtype.is_differentiable else dtypes.get_default_dtype()
 

@@ -80,6 +80,8 @@ class PointwiseLoss:
     # formula is not `grad / numel * d` (binary_cross_entropy_with_logits_backward divides
     # the product by numel last): its create_graph nodes follow (`grads` stay the jvp's)
     manual: tuple[Callable[[Tensor, Any], Tensor], ...] = ()
+    # a reduced loss in a storage of the unreduced loss's size (common.in_loss_storage)
+    in_loss_storage: bool = False
     spec: OpSpec = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -134,6 +136,8 @@ class PointwiseLoss:
         elif reduction == "sum":
             value = value.sum()
         out = common.new(value, input.dtype if self.into_input else dt, input.device)
+        if self.in_loss_storage and reduction != "none":
+            out = common.in_loss_storage(out, int(np.prod(shape)))
         inputs = [input, target][:len(self.inputs)]
         extra = {} if len(self.inputs) == 2 else {"target": target}
         return record(self.spec, out, inputs, reduction=reduction, numel=int(np.prod(shape)),
@@ -187,7 +191,7 @@ SOFT_MARGIN = PointwiseLoss(
     "SoftMarginLossBackward0", ("self",),
     lambda x, y: np.log1p(np.exp(-y * x)),
     (lambda x, y, a: ops.mul(ops.neg(y), ops.sigmoid(ops.neg(ops.mul(y, x)))),),
-    into_input=True, backward_op=soft_margin_loss_backward)
+    into_input=True, backward_op=soft_margin_loss_backward, in_loss_storage=True)
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
@@ -332,7 +336,8 @@ def huber_loss_backward(grad: Tensor, x: Tensor, y: Tensor, c: Any) -> Tensor:
 
 SMOOTH_L1 = PointwiseLoss("SmoothL1LossBackward0", ("self", "target"), _smooth_l1,
                           (_smooth_l1_dx, lambda x, y, a: ops.neg(_smooth_l1_dx(x, y, a))),
-                          kernel="smooth_l1_cpu", backward_op=smooth_l1_loss_backward)
+                          kernel="smooth_l1_cpu", backward_op=smooth_l1_loss_backward,
+                          in_loss_storage=True)
 HUBER = PointwiseLoss("HuberLossBackward0", ("self", "target"), _huber,
                       (_huber_dx, lambda x, y, a: ops.neg(_huber_dx(x, y, a))),
                       kernel="huber_cpu", into_input=True, backward_op=huber_loss_backward)

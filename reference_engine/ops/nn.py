@@ -101,4 +101,6 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     value = diff.mean() if reduction == "mean" else diff.sum() if reduction == "sum" else diff
     dt, dev = common._promotes([input, target]), common.common_device([input, target])
     out = common.new(value, dt, dev)
+    if reduction != "none":
+        out = common.in_loss_storage(out, diff.size)
     return record(MSE, out, [input, target], reduction=reduction)

@@ -63,8 +63,10 @@ def norm_jvp(x: Tensor, x_t: Tensor, p: float, norm: Tensor, dims: Dims,
     if p == 1.0:
         return _sum(sgn_t, dims, keepdim)
     if p == 2.0:
-        return _masked_zero(ops.div(_sum(real(ops.mul(conj(x), x_t)), dims, keepdim), norm),
-                            norm._data == 0)
+        # torch's `result.div_(norm).masked_fill_(norm == 0, 0)`: two in-place steps, the
+        # tangent at version 2 (the other orders' one masked_fill_: version 1)
+        quotient = ops.div(_sum(real(ops.mul(conj(x), x_t)), dims, keepdim), norm)
+        return common.written_in_place(_masked_zero(quotient, norm._data == 0))
     if math.isinf(p):
         n = _unsqueeze_multiple(norm, dims, keepdim, x.ndim)
         is_max = (np.abs(x._data) == n._data) | (np.isnan(x._data) & np.isnan(n._data))

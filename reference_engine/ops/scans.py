@@ -181,11 +181,13 @@ def _logcumsumexp_backward(c: Any, g: Tensor) -> Tensor:
 
 def _logcumsumexp_jvp(c: Any) -> Tensor:
     """logcumsumexp_jvp: (exp(self - max) * self_t).cumsum(dim) / (exp(self - max).cumsum
-    + 1e-13), max over dim keeping it."""
+    + 1e-13), max over dim keeping it; torch divides in place (`cumsumexp_t /= ...`), so
+    the tangent it returns is at version 1."""
     x, d = c.self, c.dim
     top = extremes.amax(x, d, True) if x.ndim else x
     e = ops.exp(ops.sub(x, top))
-    return ops.div(cumsum(ops.mul(e, c.self_t), d), ops.add_scalar(cumsum(e, d), 1e-13))
+    return common.written_in_place(
+        ops.div(cumsum(ops.mul(e, c.self_t), d), ops.add_scalar(cumsum(e, d), 1e-13)))
 
 
 LOGCUMSUMEXP = OpSpec("LogcumsumexpBackward0", ("self",), {"self": ("self", "result")},

@@ -82,8 +82,11 @@ def _std_mean_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | Non
 
 
 # result0 (the std) is saved after self, as an output attribute
+# its jvp gives result0's tangent, std's formula (derivatives.yaml std_mean.correction:
+# `result0: std_jvp(...)` on this node; result1's, mean's, is recorded with mean's spec)
 STD_MEAN = OpSpec("StdMeanBackward0", ("self",), {"self": ("self", "result0")},
-                  _std_mean_backward, saved_outputs=("result0",))  # type: ignore[arg-type]
+                  _std_mean_backward, saved_outputs=("result0",),  # type: ignore[arg-type]
+                  jvp=STD.jvp)
 
 
 def _std_values(self: Tensor, dim: Any, unbiased: bool | None, keepdim: bool,
@@ -111,8 +114,8 @@ def std_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
     attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}
     if differentiable([self]):
         record_multi_output(STD_MEAN, self, outs, {**attrs, "result0": outs[0]})
-    # result0's tangent as std's, result1's mean(self_t, dim, keepdim)
-    forward_ad.record_tangent(STD, [self], outs[0], attrs)
+    # result0's tangent std's formula, result1's mean(self_t, dim, keepdim)
+    forward_ad.record_tangent(STD_MEAN, [self], outs[0], attrs)
     forward_ad.record_tangent(red.MEAN1 if dims else red.MEAN0, [self], outs[1], attrs)
     return outs
 

@@ -1,5 +1,4 @@
-"""Triangular and diagonal ops that copy: tril, triu, diag, diag_embed, diagflat,
-diagonal_copy, and the
+"""Triangular and diagonal ops that copy: tril, triu, diag, diag_embed, diagflat, and the
 fill family (fill). (The diagonal *view* is views.diagonal; diagonal_scatter is in
 ops/scatter.py.) All are linear: their backward is the op's adjoint, their jvp the op
 itself (derivatives.yaml's `result: auto_linear`)."""
@@ -68,12 +67,6 @@ DIAG_EMBED = OpSpec(
     "DiagEmbedBackward0", ("self",),
     backward=lambda c, g: [views.diagonal(g, c.offset, c.dim1, c.dim2)], jvp="auto_linear")
 # torch.diag of a matrix is diagonal_copy: its node is named for the copy variant
-DIAG_COPY = OpSpec(
-    "DiagonalBackward0_copy", ("self",),
-    backward=lambda c, g: [diag_embed_into(g, c.self_sym_sizes, c.offset, c.dim1, c.dim2)],
-    jvp="auto_linear")
-
-
 def _embedded(a: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
     """a's last dim put on the diagonal `offset` of two new dims d1, d2 (of the result)."""
     n = a.shape[-1] + abs(offset)
@@ -118,24 +111,14 @@ DIAG_BACKWARD = OpSpec(
     jvp=lambda c: diag_embed_into(c.self_t, tuple(c.result.shape), c.offset, c.dim1, c.dim2))
 
 
-@linear_forward(DIAG_COPY)
-def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """diagonal as a copy (diagonal_copy, and torch.diag of a matrix)."""
-    d1, d2 = common.wrap_dim(dim1, self.ndim), common.wrap_dim(dim2, self.ndim)
-    if d1 == d2:
-        raise RuntimeError(messages.diagonal_dims_identical(d1, d2))
-    out = common.new(np.array(np.diagonal(self._data, offset, d1, d2)), self.dtype,
-                     self.device)
-    return record(DIAG_COPY, out, [self], offset=offset, dim1=d1, dim2=d2,
-                  self_sym_sizes=tuple(self.shape))
-
-
 def diag(self: Tensor, diagonal: int = 0) -> Tensor:
-    """A vector's diagonal matrix (diag_embed) or a matrix's diagonal (a copy)."""
+    """A vector's diagonal matrix (diag_embed) or a matrix's diagonal (ATen's diag calls
+    diagonal_copy: the registry's, whose tangent is the diagonal of the input's tangent,
+    copied by set_fw_grad into the result's layout: version 1)."""
     if self.ndim == 1:
         return diag_embed(self, diagonal)
     if self.ndim == 2:
-        return diagonal_copy(self, diagonal)
+        return shape_views.diagonal_copy(self, diagonal)
     raise RuntimeError(messages.diag_needs_1d_or_2d(self.ndim))
 
 

@@ -168,6 +168,7 @@ def index_select(self: Tensor, dim: int, index: Tensor, *, out: Tensor | None = 
         return out_overloads.into_out("index_select", out, (self, index),
                                       lambda: index_select(self, dim, index), no_overlap=True)
     d = common.wrap_dim(dim, self.ndim)
+    _check_select_bounds(self, d, index._data.reshape(-1).astype(np.int64))
     # a 0-d self gives a 0-d result (index_select_out_cpu_ takes it as its one element)
     arr = np.take(self._data.reshape(-1) if self.ndim == 0 else self._data,
                   index._data.reshape(-1).astype(np.int64), axis=d)
@@ -175,6 +176,49 @@ def index_select(self: Tensor, dim: int, index: Tensor, *, out: Tensor | None = 
         arr = arr.reshape(())
     return record(INDEX_SELECT, common.new(arr, self.dtype, self.device), [self], dim=d,
                   index=index, self_sym_sizes=tuple(self.shape))
+
+
+def _check_select_bounds(self: Tensor, d: int, idx: np.ndarray) -> None:
+    """index_select_out_cpu_'s index checks (no index wraps): with self of 2 dims or more,
+    an empty self's and the dim-1 fast path's (a RuntimeError naming the first index out
+    of bounds), else the general path's (an IndexError)."""
+    if idx.size == 0:
+        return
+    size = self.shape[d] if self.ndim else 1
+    bad = idx[(idx < 0) | (idx >= size)]
+    if self.ndim > 1 and (self.numel() == 0 or d == 1):
+        if self.numel() == 0 and size == 0:
+            raise RuntimeError(messages.INDEX_SELECT_EMPTY_AXIS)
+        if bad.size:
+            raise RuntimeError(messages.index_select_out_of_data_bounds(int(bad[0]), size))
+    elif bad.size:
+        raise IndexError(messages.INDEX_SELECT_OUT_OF_RANGE)
+
+
+def fill_until_out_of_bounds(self: Tensor, d: int, index: Tensor, value: Any,
+                             arr: np.ndarray) -> None:
+    """index_fill_kernel's bounds check, which raises at the first index out of bounds
+    after filling (in `arr`, self's values or their copy) what its loop reached before it:
+    the loop walks the dims in self's memory order (outermost: the largest stride), the
+    index's dim among them, so the slices of the indices before the bad one are filled where
+    the dims outer than the index's are 0 (torch leaves them written; found by the
+    program generator)."""
+    size = self.shape[d] if self.ndim else 1
+    idx = index._data.reshape(-1).astype(np.int64)
+    bad = np.nonzero((idx < -size) | (idx >= size))[0]
+    if not bad.size:
+        return
+    k = int(bad[0])
+    if arr.ndim == 0:
+        if k:
+            arr[()] = value._data if isinstance(value, Tensor) else value
+    else:
+        strides = self.stride()
+        outer = {i for i in range(self.ndim) if (-strides[i], i) < (-strides[d], d)}
+        key = tuple(idx[:k] if i == d else 0 if i in outer else slice(None)
+                    for i in range(self.ndim))
+        arr[key] = dtypes.cast(value._data, arr.dtype) if isinstance(value, Tensor) else value
+    raise IndexError(messages.index_out_of_range(int(idx[k]), d, size))
 
 
 def index_func_dtype_check(func: str, self: Tensor, source: Tensor) -> None:
@@ -264,6 +308,7 @@ def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     0-dim tensor, which is then differentiable: IndexFillBackward1)."""
     d = common.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
+    fill_until_out_of_bounds(self, d, index, value, arr)
     # a 0-d self is filled as one of shape (1,), a view of it
     key = (slice(None),) * d + (index._data.reshape(-1).astype(np.int64),)
     if arr.ndim == 0:

@@ -88,12 +88,18 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return apply_inplace(self, indexing.MASKED_FILL, r, [], mask=mask)
 
 
-ZERO = OpSpec("ZeroBackward0", ("self",), backward=lambda c, g: [common.zeros_like(g)])
-FILL = OpSpec("FillBackward2", ("self",), backward=lambda c, g: [common.zeros_like(g)])
+# Their forward formulas (derivatives.yaml: zero_ `result: self_t.zero_()`, fill_.Scalar
+# `self_t.fill_(0)`, copy_ `self_t.copy_(src_t)`) give the tangent the in-place update then
+# writes into self's (forward_ad.update_inplace): zeros, or src's tangent broadcast to self
+ZERO = OpSpec("ZeroBackward0", ("self",), backward=lambda c, g: [common.zeros_like(g)],
+              jvp=lambda c: common.zeros_like(c.self_t))
+FILL = OpSpec("FillBackward2", ("self",), backward=lambda c, g: [common.zeros_like(g)],
+              jvp=lambda c: common.zeros_like(c.self_t))
 COPY = OpSpec("CopyBackwards", ("self", "src"),
               backward=lambda c, g: c.grads(lambda: common.zeros_like(g),
                                             lambda: copying.to(_r_to_c(g, c.src_dtype),
-                                                               c.src_device, c.src_dtype)))
+                                                               c.src_device, c.src_dtype)),
+              jvp=lambda c: copying.clone(views.expand(c.src_t, tuple(c.self.shape))))
 
 
 def _r_to_c(g: Tensor, dt: Any) -> Tensor:
@@ -109,7 +115,9 @@ node_class(COPY.grad_fn, OpNode).name = _copy_backwards_name
 
 
 def zero_(self: Tensor) -> Tensor:
-    return apply_inplace(self, ZERO, common.zeros_like(self), [], idempotent=True)
+    result = common.zeros_like(self)
+    forward_ad.record_tangent(ZERO, [self], result, {})
+    return apply_inplace(self, ZERO, result, [], idempotent=True)
 
 
 # eq_: derivatives.yaml's eq_.Tensor (EqBackward1) and eq_.Scalar (EqBackward0): zero
@@ -133,6 +141,7 @@ def eq_(self: Tensor, other: Any) -> Tensor:
 def fill_(self: Tensor, value: Any) -> Tensor:
     # fill_(Tensor) checks overlap; fill_(Scalar) does not (writing one value twice is fine).
     value_t = common.new(np.full(self.shape, value), self.dtype, self.device)
+    forward_ad.record_tangent(FILL, [self], value_t, {})  # (a tensor value's tangent: not read)
     return apply_inplace(self, FILL, value_t,
                          [], idempotent=not isinstance(value, Tensor))
 
@@ -141,10 +150,7 @@ def copy_(self: Tensor, other: Any) -> Tensor:
     other = common.wrap(other)
     common.broadcast_shape(tuple(self.shape), tuple(other.shape))
     values = common.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
-    other_t = forward_ad.fw_grad(other)
-    if other_t is not None:   # copy_'s jvp: self_t.copy_(src_t), src_t broadcast to self
-        with forward_ad.suspended():
-            forward_ad.set_fw_grad(values, copying.clone(views.expand(other_t, self.shape)))
+    forward_ad.record_tangent(COPY, [self, other], values, {})
     # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same
     # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
     return apply_inplace(self, COPY, values, [other], idempotent=_same_data(self, other),

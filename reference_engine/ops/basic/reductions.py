@@ -208,8 +208,10 @@ def _real_part(t: Tensor) -> Tensor:
 VAR = OpSpec("VarBackward0", ("self",), {"self": ("self",)},
              lambda c, g: [_var_backward(g, c.self, c.dim, c.correction, c.keepdim)],
              jvp=_var_jvp)
+# its jvp gives result0's tangent, var's formula (derivatives.yaml var_mean.correction:
+# `result0: var_jvp(...)` on this node; result1's, mean's, is recorded with mean's spec)
 VAR_MEAN = OpSpec("VarMeanBackward0", ("self",), {"self": ("self",)},
-                  _var_mean_backward)  # type: ignore[arg-type]
+                  _var_mean_backward, jvp=_var_jvp)  # type: ignore[arg-type]
 
 
 def _var_args(self: Tensor, dim: Any, unbiased: bool | None, correction: float | None
@@ -266,9 +268,9 @@ def var_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
     if differentiable([self]):
         record_multi_output(VAR_MEAN, self, outs,
                             {"dim": dims, "correction": corr, "keepdim": keepdim})
-    # the two outputs' tangents: result0 as var's, result1 mean(self_t, dim, keepdim)
+    # the two outputs' tangents: result0 var's formula, result1 mean(self_t, dim, keepdim)
     attrs = {"dim": dims, "correction": corr, "keepdim": keepdim}
-    forward_ad.record_tangent(VAR, [self], outs[0], attrs)
+    forward_ad.record_tangent(VAR_MEAN, [self], outs[0], attrs)
     forward_ad.record_tangent(MEAN1 if dims else MEAN0, [self], outs[1], attrs)
     return outs
 
