@@ -877,6 +877,10 @@ NOT_GENERATED: dict[str, str] = {
                     "against -3.23e-17; 2.0 against 1.9999999999999998), which abs's gradient "
                     "(+1 against -1) or frac (0 against 1) makes an O(1) difference: 2 of the "
                     "default profile's 250 programs with every row (h29gen)"),
+    **dict.fromkeys(("nn.functional.avg_pool3d", "nn.functional.adaptive_avg_pool3d",
+                     "nn.functional.adaptive_max_pool3d"),
+                    "its input is rank 5 (N, C, D, H, W), beyond GenSettings' rank 4: the "
+                    "default settings cannot draw it"),
     "as_strided_copy": "as as_strided: the engine models it only of a tensor that is the "
                        "whole of its contiguous storage (NotImplementedError otherwise): 1 of "
                        "500 probe programs with every row drew a view or transposed result",

@@ -258,7 +258,7 @@ def default_rates() -> HitRates:
 # change to the generator's draws (the row set, the actions) draws other programs, and
 # `python benchmarks/generator_probe.py 250` lists their divergences to write it again.
 KNOWN_DIVERGING: dict[int, tuple[str, str]] = {
-    # the default profile draws 329 rows (h29gen 2026-11-26): this one of 250 diverges
+    # the default profile draws 326 rows (h29gen 2026-11-26): this one of 250 diverges
     79: ("x11.grad.values", "selu of atanh's NaN: torch's CPU elu_backward gives a NaN "
                             "input's gradient NaN in its SIMD lanes and a finite one in its "
                             "scalar tail; the engine's is always finite"),
