@@ -881,6 +881,36 @@ NOT_GENERATED: dict[str, str] = {
                      "nn.functional.adaptive_max_pool3d"),
                     "its input is rank 5 (N, C, D, H, W), beyond GenSettings' rank 4: the "
                     "default settings cannot draw it"),
+    # torch's CPU kernels run each contiguous block of 2 x Vectorized<T>::size() elements
+    # (16 float32, 8 float64 with AVX2) through SIMD code and the rest through scalar code,
+    # and these backward kernels compare the input so that a NaN takes one branch in each
+    # (aten/src/ATen/native/cpu/Activation.cpp): the gradient at a NaN input depends on the
+    # element's position in its tensor, which the engine does not model (its gradient is the
+    # scalar code's); measured with torch 2.13 on 83 float32 and 43 float64 NaNs (h32gen)
+    **dict.fromkeys(("nn.functional.elu", "nn.functional.selu", "nn.functional.celu"),
+                    "its gradient at a NaN input depends on the element's position: "
+                    "elu_backward's scalar code `x <= 0 ? negative branch : g * scale` gives "
+                    "g * scale, its SIMD code blendv(negative branch, g * scale, x > 0) the "
+                    "negative branch, NaN (exp(NaN)); the engine gives g * scale (1 of the "
+                    "default profile's 250 programs with 326 rows, selu, h29gen)"),
+    **dict.fromkeys(("nn.functional.hardtanh", "nn.functional.relu6"),
+                    "its gradient at a NaN input depends on the element's position: "
+                    "hardtanh_backward's scalar code `(x <= min || x >= max) ? 0 : g` gives "
+                    "g, its SIMD code `((x > min) & (x < max)) & g` gives 0; the engine "
+                    "gives g (test_cli_run's workers-0 test with 326 rows, relu6, h31gen)"),
+    **dict.fromkeys(("nn.functional.hardshrink", "nn.functional.softshrink"),
+                    "its gradient at a NaN input depends on the element's position: "
+                    "shrink_backward's scalar code `(x >= -l && x <= l) ? 0 : g` gives g, "
+                    "its SIMD code `((x < -l) | (x > l)) & g` gives 0; the engine gives g"),
+    "nn.functional.hardswish": ("its gradient at a NaN input depends on the element's "
+                                "position: hardswish_backward's scalar code (x < -3: 0; "
+                                "x <= 3: g * (x / 3 + 0.5); else g) gives g, its SIMD code "
+                                "(blendv on x >= 3, then on x < -3) g * (x / 3 + 0.5), NaN; "
+                                "the engine gives g"),
+    "logit": ("with eps, its gradient at a NaN input depends on the element's position: "
+              "logit_backward's scalar code `(x < lo || x > hi) ? 0 : g / (x * (1 - x))` "
+              "gives NaN, its SIMD code blendv(0, g / (x * (1 - x)), (x >= lo) & (x <= "
+              "hi)) gives 0 (BinaryOpsKernel.cpp); the engine gives 0"),
     "as_strided_copy": "as as_strided: the engine models it only of a tensor that is the "
                        "whole of its contiguous storage (NotImplementedError otherwise): 1 of "
                        "500 probe programs with every row drew a view or transposed result",
