@@ -3331,3 +3331,10 @@ GRID_SAMPLE_ALIGN_CORNERS = ("Default grid_sample and affine_grid behavior has c
                              "align_corners=False since 1.3.0. Please specify "
                              "align_corners=True if the old behavior is desired. See the "
                              "documentation of grid_sample for details.")
+
+
+def take_along_dim_ranks(input_ndim: int, indices_ndim: int) -> str:
+    """_take_along_dim_helper (TensorAdvancedIndexing.cpp), before the dim is wrapped."""
+    return ("torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {input_ndim} dimensions for input, and {indices_ndim} "
+            "dimensions for indices")
