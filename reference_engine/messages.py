@@ -3383,3 +3383,10 @@ def ctc_length_at_least(name: str, value: int) -> str:
 def ctc_input_length_at_most(most: int, value: int) -> str:
     return (f"Expected input_lengths to have value at most {most}, but got value {value} "
             "(while checking arguments for ctc_loss_allocate_outputs)")
+
+
+def take_along_dim_ranks(input_ndim: int, indices_ndim: int) -> str:
+    """_take_along_dim_helper (TensorAdvancedIndexing.cpp), before the dim is wrapped."""
+    return ("torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {input_ndim} dimensions for input, and {indices_ndim} "
+            "dimensions for indices")

@@ -229,7 +229,8 @@ KINDS: tuple[Kind, ...] = (
           r"Expect a 1D vector, but got shape",
           r"is only supported on matrices",   # mT, mH, H, adjoint()
           r"should contain the same number of dims as destination",
-          r"output with shape \[[\d, ]*\] doesn't match the broadcast shape"),
+          r"output with shape \[[\d, ]*\] doesn't match the broadcast shape",
+          r"input and indices should have the same number of dimensions"),  # take_along_dim
          "operands of incompatible shapes (or of a rank the op refuses; movedim's source and "
          "destination of different lengths; an in-place op or an output whose operands "
          "broadcast past it; an expand to fewer dims than the tensor has)"),

@@ -295,7 +295,12 @@ def float_power(self: Tensor | Number, exponent: Tensor | Number) -> Tensor:
 
     def as_double(x: Tensor | Number) -> Tensor | Number:
         return to(x, dtypes.float64) if isinstance(x, Tensor) else builtins.float(x)
-    return pow(as_double(self), as_double(exponent))
+    # ATen's `pow(base.to(dtype), exp.to(dtype))`: GCC evaluates the arguments right to
+    # left, so exp's ToCopyBackward0 is made first and runs after base's in the backward
+    # (a create_graph gradient of x.float_power(x) adds base's term first; found by the
+    # generator)
+    double_exponent = as_double(exponent)
+    return pow(as_double(self), double_exponent)
 
 
 def true_divide(self: Tensor, other: Tensor | Number) -> Tensor:

@@ -41,7 +41,12 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     result = self
     length = self.shape[d] - 1
     for _ in range(min(n, self.shape[d])):
-        result = ops.sub(views.narrow(result, d, 1, length), views.narrow(result, d, 0, length))
+        # ATen's `narrow(1) - narrow(0)` is a call whose operands GCC evaluates right to
+        # left: narrow(0) is made first, so narrow(1)'s SliceBackward0 runs first in the
+        # backward (the higher sequence number) and a create_graph gradient adds its
+        # branch first (found by the generator)
+        right = views.narrow(result, d, 0, length)
+        result = ops.sub(views.narrow(result, d, 1, length), right)
         length -= 1
     return result
 
@@ -58,7 +63,8 @@ def _dx(y: Tensor, x: Tensor, d: int, op: str) -> Tensor:
         x = views.view(x, tuple(sizes))
     elif x.ndim < y.ndim:
         x = views.view(x, (1,) * (y.ndim - x.ndim) + tuple(x.shape))
-    return ops.sub(views.slice(x, d, 1, None), views.slice(x, d, 0, -1))
+    left = views.slice(x, d, 0, -1)   # made first, as diff's narrow(0) (GCC's order)
+    return ops.sub(views.slice(x, d, 1, None), left)
 
 
 def _halves(y: Tensor, d: int) -> Tensor:

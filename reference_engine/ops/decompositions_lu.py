@@ -97,43 +97,61 @@ def _narrow2(t: Tensor, rows: tuple[int, int], cols: tuple[int, int]) -> Tensor:
 
 
 def lu_backward(gl: Tensor | None, gu: Tensor | None, P: Tensor, L: Tensor, U: Tensor,
-                pivot: bool) -> Tensor:
-    """linalg_lu_backward: for A = P L U (L m x k unit lower, U k x n upper),
+                pivot: bool) -> Tensor | None:
+    """FunctionsManual's linalg_lu_backward, op for op (its create_graph graph is torch's:
+    the generator's ci profile met the square case, its default probe the wide one), for
+    A = P L U (L m x k unit lower, U k x n upper):
     m = n: P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H};
-    m < n (U = [U1 | U2]): P L^{-H} [(tril(L^H gL - gU2 U2^H, -1) + triu(gU1 U1^H)) U1^{-H} | gU2];
-    m > n (L = [L1; L2]): P [L1^{-H} (tril(L1^H gL1, -1) + triu(gU U^H - L2^H gL2)) U^{-H};
-    gL2 U^{-H}]."""
-    m, k, n = L.shape[-2], L.shape[-1], U.shape[-1]
-    if m == n and gl is not None and gu is not None:
-        # FunctionsManual's square case, in its order (U^{-H} solved first) and on the whole
-        # L and U: its create_graph graph is torch's (the generator's ci profile met a
-        # lu_factor backward whose graph narrowed L and solved with it first)
-        x = ops.add(triangular.tril(matmul(_mH(L), gl), -1), triangular.triu(matmul(gu, _mH(U))))
-        ga = solve_triangular(_mH(U), x, upper=False, left=False)
-        ga = solve_triangular(_mH(L), ga, upper=True, left=True, unitriangular=True)
-        return matmul(P, ga) if pivot else ga
-    gl = common.zeros_like(L) if gl is None else gl
-    gu = common.zeros_like(U) if gu is None else gu
-    if m >= n:
-        l1, gl1 = _narrow2(L, (0, k), (0, k)), _narrow2(gl, (0, k), (0, k))
-        upper = matmul(gu, _mH(U))
-        if m > n:
-            l2, gl2 = views.narrow(L, -2, k, m - k), views.narrow(gl, -2, k, m - k)
-            upper = ops.sub(upper, matmul(_mH(l2), gl2))
-        x = ops.add(triangular.tril(matmul(_mH(l1), gl1), -1), triangular.triu(upper))
-        ga = solve_triangular(_mH(l1), x, upper=True, left=True, unitriangular=True)
+    m < n (U = [U1 | U2]): P L^{-H} [tril(L^H gL - triu(gU) U^H, -1) U1^{-H} + triu(gU1) | gU2];
+    m > n (L = [L1; L2]): P [L1^{-H} triu(gU U^H - L^H tril(gL, -1)) + tril(gL1, -1); gL2]
+    U^{-H}. An undefined gradient's terms are left out, as torch's."""
+    if gl is None and gu is None:
+        return None
+    m, n = L.shape[-2], U.shape[-1]
+    k = min(m, n)
+    if m == n:
+        ga = triangular.tril(matmul(_mH(L), gl), -1) if gl is not None else None
+        if gu is not None:
+            upper = triangular.triu(matmul(gu, _mH(U)))
+            ga = upper if ga is None else ops.add(ga, upper)
+        assert ga is not None
         ga = solve_triangular(_mH(U), ga, upper=False, left=False)
-        if m > n:
-            ga2 = solve_triangular(_mH(U), gl2, upper=False, left=False)
-            ga = joining.cat([ga, ga2], -2)
+        ga = solve_triangular(_mH(L), ga, upper=True, left=True, unitriangular=True)
+    elif m < n:
+        def u1(t: Tensor) -> Tensor:
+            return views.narrow(t, -1, 0, k)
+
+        def u2(t: Tensor) -> Tensor:
+            return views.narrow(t, -1, k, n - k)
+        ga = matmul(_mH(L), gl) if gl is not None else None
+        if gu is not None:
+            term = matmul(triangular.triu(gu), _mH(U))
+            ga = ops.neg(term) if ga is None else ops.sub(ga, term)
+        assert ga is not None
+        ga = solve_triangular(_mH(u1(U)), triangular.tril(ga, -1), upper=False, left=False)
+        if gu is not None:
+            ga = joining.cat([ops.add(ga, triangular.triu(u1(gu))), u2(gu)], -1)
+        ga = solve_triangular(_mH(L), ga, upper=True, left=True, unitriangular=True)
+        if gu is None:
+            ga = joining.cat([ga, common.zeros_like(u2(U))], -1)
     else:
-        u1, gu1 = views.narrow(U, -1, 0, k), views.narrow(gu, -1, 0, k)
-        u2, gu2 = views.narrow(U, -1, k, n - k), views.narrow(gu, -1, k, n - k)
-        lower = ops.sub(matmul(_mH(L), gl), matmul(gu2, _mH(u2)))
-        x = ops.add(triangular.tril(lower, -1), triangular.triu(matmul(gu1, _mH(u1))))
-        ga1 = solve_triangular(_mH(u1), x, upper=False, left=False)
-        ga = solve_triangular(_mH(L), joining.cat([ga1, gu2], -1), upper=True, left=True,
+        def l1(t: Tensor) -> Tensor:
+            return views.narrow(t, -2, 0, k)
+
+        def l2(t: Tensor) -> Tensor:
+            return views.narrow(t, -2, k, m - k)
+        ga = matmul(gu, _mH(U)) if gu is not None else None
+        if gl is not None:
+            term = matmul(_mH(L), triangular.tril(gl, -1))
+            ga = ops.neg(term) if ga is None else ops.sub(ga, term)
+        assert ga is not None
+        ga = solve_triangular(_mH(l1(L)), triangular.triu(ga), upper=True, left=True,
                               unitriangular=True)
+        if gl is not None:
+            ga = joining.cat([ops.add(ga, triangular.tril(l1(gl), -1)), l2(gl)], -2)
+        ga = solve_triangular(_mH(U), ga, upper=False, left=False)
+        if gl is None:
+            ga = joining.cat([ga, common.zeros_like(l2(L))], -2)
     return matmul(P, ga) if pivot else ga
 
 

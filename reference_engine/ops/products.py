@@ -84,6 +84,7 @@ def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any 
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(messages.addr_not_vector(name, v.ndim))
+    _expand_self(self, (vec1.shape[0], vec2.shape[0]))   # ATen's addr: expand_size first
     return _add_scaled(ADDR, self, vec1, vec2, np.multiply.outer, beta, alpha)
 
 

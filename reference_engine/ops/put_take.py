@@ -71,6 +71,8 @@ def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Ten
     nodes), then gather; with no dim, the flattened tensors (views)."""
     if dim is None:
         return indexing.gather(views.view(self, (-1,)), 0, views.view(indices, (-1,)))
+    if self.ndim != indices.ndim:   # no broadcasting of ranks along a dim
+        raise RuntimeError(messages.take_along_dim_ranks(self.ndim, indices.ndim))
     d = common.wrap_dim(dim, self.ndim)
     # negative indices count from the end (ATen wraps them before its gather)
     idx = indices._data

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
+from .. import dtypes, messages, tensor_metadata
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -142,8 +142,17 @@ def fill(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(messages.fill_value_dims(value.ndim))
-        arr = np.full(self.shape, dtypes.cast(value._data, self.dtype.np))
-        out = common.new(arr, self.dtype, common.common_device([self, value]))
+        arr = _empty_like(self)
+        arr[...] = dtypes.cast(value._data, self.dtype.np)
+        out = Tensor(arr, self.dtype, common.common_device([self, value]))
         return record(FILL_TENSOR, out, [self, value])
-    out = common.new(np.full(self.shape, value), self.dtype, self.device)
-    return record(FILL, out, [self])
+    arr = _empty_like(self)
+    arr[...] = value
+    return record(FILL, Tensor(arr, self.dtype, self.device), [self])
+
+
+def _empty_like(self: Tensor) -> np.ndarray:
+    """ATen's fill is `empty_like(self).fill_(value)`: preserve_format keeps the strides of a
+    non-overlapping and dense self (a transposed result stays transposed, so a later
+    reshape copies), as clone does (copying._layout)."""
+    return np.empty_like(self._data, order="K" if tensor_metadata.dense(self._data) else "C")

@@ -248,14 +248,14 @@ def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
     if lead < 0:  # ATen's inferExpandGeometry
         raise RuntimeError(messages.expand_too_few_sizes(
             dtypes.type_string(self.dtype, self.device), list(self.shape), list(sizes)))
-    target = []
-    for i, s in enumerate(sizes):
+    target: list[int] = []
+    for i in reversed(range(len(sizes))):   # from the last dim, as ATen: its error names it
         old = self._data.shape[i - lead] if i >= lead else 1
-        new = old if s == -1 else s
+        new = old if sizes[i] == -1 else sizes[i]
         if i >= lead and old != 1 and old != new:
             raise RuntimeError(messages.expand_size(new, old, i, messages.sizes(sizes),
                                                     messages.sizes(self.shape)))
-        target.append(new)
+        target.insert(0, new)
     shape = tuple(target)
     return _make_view(self, lambda a: _expand_array(a, shape), EXPAND,
                       self_sym_sizes=self._data.shape)
