@@ -5,9 +5,7 @@ released)."""
 
 from __future__ import annotations
 
-import gc
 import weakref
-from collections.abc import Iterator
 
 import pytest
 
@@ -16,18 +14,6 @@ from conformance.case import language
 from conformance.run.engine import Engine
 from conformance.run.interpreter import run_program
 from conformance.run.tensor_read import graph_signature
-
-
-@pytest.fixture
-def no_cycle_collector() -> Iterator[None]:
-    # only reference counting frees: what a cycle holds stays, as it may between two
-    # collections of a real run
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def test_graph_signature_keeps_no_node(no_cycle_collector: None) -> None:

@@ -6,9 +6,7 @@ when the case is loaded."""
 
 from __future__ import annotations
 
-import gc
 import weakref
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,16 +21,6 @@ from conformance.run.interpreter import run_program
 
 ENGINES = [Engine("reference_engine", reference_engine), Engine("torch", torch)]
 
-
-@pytest.fixture
-def no_cycle_collector() -> Iterator[None]:
-    # only reference counting frees, as between two collections of a real run
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _statuses(engine: Engine, source: str, full_snapshots: bool = False) -> list[str]:
