@@ -87,7 +87,7 @@ def wrong_mul_jvp(m: Any) -> None:
     # mul's forward-mode formula (other_t * self_p + self_t * other_p) with its second term's
     # sign flipped: only a tangent read back (unpacked, or a tangent leaf an in-place mul
     # on its dual wrote) can show it
-    ops = m.ops.elementwise
+    ops = m.ops.basic.elementwise
     ops.MUL = dataclasses.replace(ops.MUL, jvp=lambda c: ops.add(
         ops.mul(c.other_t, c.self), ops.neg(ops.mul(c.self_t, c.other))))
 

@@ -55,17 +55,15 @@ _VIEW = "a view op: its tangent is the same view of its base's tangent (forward_
 _MSE_BACKWARD = ("mse_loss_backward: forward-over-reverse through it fails in torch itself "
                  "(its formula writes into an efficient zero tensor: 'ZeroTensors are "
                  "immutable'), which is not modelled")
-_INPLACE = "in-place only: forward_ad.update_inplace writes the tangent (zeros; copy_'s source's)"
+_INPLACE = "in-place only (eq_): forward_ad.update_inplace writes the tangent (zeros)"
 NO_JVP = {
     **{s.grad_fn: _VIEW for m in (views, views_inplace, views_multi_output, views_strided)
        for s in vars(m).values() if isinstance(s, OpSpec) and s is not views.UNSAFE_VIEW},
     backward.MSE_LOSS_BACKWARD.grad_fn: _MSE_BACKWARD,
-    "ZeroBackward0": _INPLACE, "FillBackward2": _INPLACE, "CopyBackwards": _INPLACE,
     "EqBackward0": _INPLACE, "EqBackward1": _INPLACE,
     "IgammaBackward0": "torch gives igamma no forward formula (derivatives.yaml: its input's "
                        "derivative is not_implemented): forward mode refuses it, as torch's",
     "SqueezeBackward4": _VIEW,
-    "VarMeanBackward0": "two outputs: var_mean gives them var's and mean's tangents",
 }
 
 
