@@ -105,6 +105,10 @@ class OpSpec:
     # tangent only when one of them has one, e.g. leaky_relu_backward's reads grad_output's
     # alone); None: every input
     jvp_reads: tuple[str, ...] | None = None
+    # (attribute, op) pairs: a non-differentiable tensor argument the jvp formula passes
+    # whole, not its primal, to an op without a forward formula, which refuses it when it
+    # is dual (soft_margin_loss's `target` to soft_margin_loss_backward)
+    jvp_whole: tuple[tuple[str, str], ...] = ()
     # the order torch saves (and pack hooks see) the saved values in, where it is not their
     # names' sorted order (log_sigmoid's self before buffer)
     save_order: tuple[str, ...] = ()

@@ -236,13 +236,14 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
 def _in_layout_of(primal: Tensor, tangent: Tensor) -> Tensor:
     """set_fw_grad's layout rule: a tangent without the primal's layout (has_same_meta) is
     copied into a new tensor with it: _new_zeros_with_same_feature_meta (zeros over a
-    storage of the primal's storage size, at its offset, with its strides) given the
-    primal's conj and neg bits, then copy_ (so the copy is at version 1, a tangent that
-    requires grad gives it CopyBackwards, and a primal whose elements overlap is refused)."""
+    storage of the primal's storage size, at its offset, with its strides, in the primal's
+    options: its dtype, so a float32 tangent of a float64 primal becomes float64 here while
+    one with the primal's layout stays float32) given the primal's conj and neg bits, then
+    copy_ (so the copy is at version 1, a tangent that requires grad gives it
+    CopyBackwards, and a primal whose elements overlap is refused)."""
     if _same_layout(tangent, primal):
         return tangent
-    copy = Tensor(_zeros_with_layout_of(primal, tangent.dtype.np), tangent.dtype,
-                  tangent.device)
+    copy = Tensor(_zeros_with_layout_of(primal, primal.dtype.np), primal.dtype, primal.device)
     with suspended():
         dispatch.copy_(copy, tangent)
     # the bits set after the copy (the engine's copy_ does not write through them; its
@@ -324,6 +325,10 @@ def tangent_of(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
             t is None for name, t in zip(spec.inputs, tangents, strict=False) if name in reads)):
         return None
     jvp = spec.jvp
+    for arg, op in spec.jvp_whole:
+        x = attrs.get(arg)
+        if isinstance(x, Tensor) and fw_grad(x) is not None:
+            raise NotImplementedError(messages.fwad_not_implemented(op))
     if jvp is None:
         # TORCH_CHECK_NOT_IMPLEMENTED in torch's generated code: a NotImplementedError
         raise NotImplementedError(messages.fwad_not_implemented(aten_name(spec.grad_fn)))
@@ -372,6 +377,8 @@ def update_inplace(self: Tensor, new: Tensor | None, others: Sequence[Tensor]) -
     """After an in-place op wrote `self`: give it the tangent `new` (the out-of-place
     result's, None if that had none), written into the tangent it already has or reads
     from its forward base."""
+    if not self.dtype.is_differentiable:
+        return   # torch's isDifferentiableType(self): an integer self gets no tangent
     old = fw_grad(self)
     if new is None:
         if old is None and all(fw_grad(o) is None for o in others):
@@ -383,6 +390,8 @@ def update_inplace(self: Tensor, new: Tensor | None, others: Sequence[Tensor]) -
         old = fw_grad(self)
     with suspended():
         if old is None:
-            self._fw = (_level, new if new.dtype is self.dtype else dispatch.to(new, self.dtype))
+            # set_fw_grad's layout rule against self, in the tangent's own dtype (a float32
+            # self written from a float64 dual has a float64 tangent, as torch's)
+            self._fw = (_level, _in_layout_of(self, new))
         else:
             dispatch.copy_(old, new)

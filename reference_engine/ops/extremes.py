@@ -140,9 +140,9 @@ def _select_backward(c: Any, g: Tensor) -> Tensor:
     zeros = common.new(np.zeros(c.self_sym_sizes), g.dtype, g.device)
     return common.written_in_place(indexing.scatter(zeros, c.dim, idx, g), 2)
 def _select_jvp(c: Any) -> Tensor:
-    """gather_with_keepdimed_indices(self_t, dim, indices, keepdim)"""
-    if c.self.ndim == 0:
-        return copying.clone(c.self_t)
+    """gather_with_keepdimed_indices(self_t, dim, indices, keepdim): a gather, squeezed (a
+    view of it) unless keepdim; of a 0-d self too (the gather of its unsqueezed 0-d indices
+    has one element, so the tangent is a 0-d view, as torch's)."""
     idx = c.indices if c.keepdim else views.unsqueeze(c.indices, c.dim)
     out = indexing.gather(c.self_t, c.dim, idx)
     return out if c.keepdim else views.squeeze(out, c.dim)

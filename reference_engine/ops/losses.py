@@ -82,13 +82,15 @@ class PointwiseLoss:
     manual: tuple[Callable[[Tensor, Any], Tensor], ...] = ()
     # a reduced loss in a storage of the unreduced loss's size (common.in_loss_storage)
     in_loss_storage: bool = False
+    # OpSpec.jvp_whole (soft_margin_loss's formula reads `target`, not `target_p`)
+    jvp_whole: tuple[tuple[str, str], ...] = ()
     spec: OpSpec = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         saves = ("self", "target", *self.weights)
         object.__setattr__(self, "spec", OpSpec(
             self.node, self.inputs, dict.fromkeys(self.inputs, saves),
-            self._backward, jvp=self._jvp))
+            self._backward, jvp=self._jvp, jvp_whole=self.jvp_whole))
 
     def _scaled(self, g: Tensor, c: Any) -> Tensor:
         return ops.div_scalar(g, c.numel) if c.reduction == "mean" else g
@@ -155,7 +157,9 @@ def _mask(x: Tensor, where: Callable[[Array], Array]) -> Tensor:
 # soft_margin_loss_double_backward_grad_output (for "none" the op itself on grad, else
 # (op(ones_like(grad_output)) * grad).sum()) and self by soft_margin_loss_double_backward
 # (grad * grad_output * target^2 * z / (z + 1)^2, / numel for a mean; FunctionsManual.cpp);
-# target has no formula.
+# target has no formula. The jvp (`result:`) calls soft_margin_loss_backward with `target`
+# itself, not target_p: a dual target makes it refuse (it has no forward formula), while
+# a dual target of a plain self gives no tangent (the formula runs for self_t alone).
 
 def _soft_margin_double(gg: Tensor, x: Tensor, y: Tensor, c: Any) -> Tensor:
     z = ops.exp(ops.mul(x, ops.neg(y)))
@@ -191,7 +195,8 @@ SOFT_MARGIN = PointwiseLoss(
     "SoftMarginLossBackward0", ("self",),
     lambda x, y: np.log1p(np.exp(-y * x)),
     (lambda x, y, a: ops.mul(ops.neg(y), ops.sigmoid(ops.neg(ops.mul(y, x)))),),
-    into_input=True, backward_op=soft_margin_loss_backward, in_loss_storage=True)
+    into_input=True, backward_op=soft_margin_loss_backward, in_loss_storage=True,
+    jvp_whole=(("target", "soft_margin_loss_backward"),))
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,

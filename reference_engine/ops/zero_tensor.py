@@ -40,6 +40,18 @@ def is_zero(x: Any) -> bool:
     return isinstance(x, Tensor) and x._zerotensor
 
 
+def on_meta(t: Tensor) -> Tensor:
+    """An operand as the zerotensor kernels promote it: they run the op on the operands
+    moved to the meta device (`to`), which keeps no wrapped-number mark, so a Python scalar
+    (mul.Scalar's, or an operand of mul.Tensor) is a plain 0-d tensor there that no longer
+    loses type promotion: a 0-d float32 ZeroTensor times 0.5 is float64, a 1-d one float32.
+    (A wrapped ZeroTensor is forward_ad's stand-in for a Python scalar operand's tangent,
+    which torch's Scalar overloads do not have at all: it keeps losing.)"""
+    if not t._wrapped_number or t._zerotensor:
+        return t
+    return Tensor(t._data, t.dtype, t.device)
+
+
 def zeros(shape: tuple[int, ...], dt: dtype, device: Any) -> Tensor:
     """`_efficientzerotensor(shape)`: contiguous zeros, marked."""
     out = Tensor(np.zeros(shape, dtype=dt.np), dt, device)

@@ -79,6 +79,11 @@ def _conj(x: Any) -> Any:
     return x.conjugate() if isinstance(x, complex) else x
 
 
+def _zero_dtype(ts: list[Tensor]) -> Any:
+    """The result dtype of a zerotensor kernel (see zero_tensor.on_meta)."""
+    return _promotes([zero_tensor.on_meta(t) for t in ts])
+
+
 def _times(g: Tensor, alpha: Number) -> Tensor:
     return g if alpha == 1 else mul_scalar(g, alpha)
 
@@ -88,7 +93,7 @@ def add(self: Any, other: Any, alpha: Number = 1, *, out: Tensor | None = None) 
         return into_out("add", out, (self, other), lambda: add(self, other, alpha))
     if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
         ts = [wrap(self), wrap(other)]
-        return record(ADD, zero_tensor.total(ts, _promotes(ts), iterator_result, alpha), ts,
+        return record(ADD, zero_tensor.total(ts, _zero_dtype(ts), iterator_result, alpha), ts,
                       alpha=alpha)
     return _elementwise(ADD, lambda a, b: a + alpha * b if alpha != 1 else a + b,
                         (self, other), alpha=alpha)
@@ -97,7 +102,7 @@ def add(self: Any, other: Any, alpha: Number = 1, *, out: Tensor | None = None) 
 def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
     if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
         ts = [wrap(self), wrap(other)]
-        return record(SUB, zero_tensor.total(ts, _promotes(ts), iterator_result, alpha,
+        return record(SUB, zero_tensor.total(ts, _zero_dtype(ts), iterator_result, alpha,
                                              subtract=True), ts, alpha=alpha)
     return _elementwise(SUB, lambda a, b: a - alpha * b if alpha != 1 else a - b,
                         (self, other), alpha=alpha)
@@ -145,14 +150,14 @@ def mul(self: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
         return into_out("mul", out, (self, other), lambda: mul(self, other))
     if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
         ts = [wrap(self), wrap(other)]
-        return record(MUL, zero_tensor.product(ts, _promotes(ts)), ts)
+        return record(MUL, zero_tensor.product(ts, _zero_dtype(ts)), ts)
     return _elementwise(MUL, kernels.multiply, (self, other))
 
 
 def mul_scalar(self: Tensor, other: Number) -> Tensor:
     """tensor * Scalar as ATen calls it internally (MulBackward1; the scalar is no input)."""
     if self._zerotensor:
-        return record(MUL_SCALAR, zero_tensor.scaled(self, _promotes([self, wrap(other)])),
+        return record(MUL_SCALAR, zero_tensor.scaled(self, _zero_dtype([self, wrap(other)])),
                       [self], other=other)
     dt = _promotes([self, wrap(other)])
     arr = _compute(lambda a: kernels.multiply(a, other), self._data.astype(dt.np))
@@ -164,7 +169,7 @@ def div(self: Any, other: Any) -> Tensor:
     division.div."""
     ts = [wrap(self), wrap(other)]
     if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
-        return record(DIV, zero_tensor.product(ts, _promotes(ts), divide=True), ts)
+        return record(DIV, zero_tensor.product(ts, _zero_dtype(ts), divide=True), ts)
     dt = _promotes(ts)
     return _elementwise(DIV, np.true_divide, ts,
                         compute_dtype=dt if dt.is_differentiable else dtypes.get_default_dtype())

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import forward_ad
+from ... import forward_ad, messages
 from ...autograd_meta import OpNode, OpSpec
 from ...grad_mode import no_grad
 from ...graph import Node, node_class
@@ -88,6 +88,16 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return apply_inplace(self, indexing.MASKED_FILL, r, [], mask=mask)
 
 
+def _copy_jvp(c: Any) -> Tensor:
+    """copy_'s tangent for a self without one (VariableTypeManual.cpp copy_, written by
+    hand): src's tangent broadcast to self's size (a view of it, which set_fw_grad copies
+    into self's layout unless it has it: a size-1 leading dim keeps the view), else a clone;
+    in src's tangent's dtype either way. A self with a tangent has src's copied into it."""
+    if tuple(c.src_t.shape) != tuple(c.self.shape):
+        return views.expand(c.src_t, tuple(c.self.shape))
+    return copying.clone(c.src_t)
+
+
 # Their forward formulas (derivatives.yaml: zero_ `result: self_t.zero_()`, fill_.Scalar
 # `self_t.fill_(0)`, copy_ `self_t.copy_(src_t)`) give the tangent the in-place update then
 # writes into self's (forward_ad.update_inplace): zeros, or src's tangent broadcast to self
@@ -99,7 +109,7 @@ COPY = OpSpec("CopyBackwards", ("self", "src"),
               backward=lambda c, g: c.grads(lambda: common.zeros_like(g),
                                             lambda: copying.to(_r_to_c(g, c.src_dtype),
                                                                c.src_device, c.src_dtype)),
-              jvp=lambda c: copying.clone(views.expand(c.src_t, tuple(c.self.shape))))
+              jvp=_copy_jvp)
 
 
 def _r_to_c(g: Tensor, dt: Any) -> Tensor:
@@ -148,7 +158,9 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 
 def copy_(self: Tensor, other: Any) -> Tensor:
     other = common.wrap(other)
-    common.broadcast_shape(tuple(self.shape), tuple(other.shape))
+    shape = common.broadcast_shape(tuple(self.shape), tuple(other.shape))
+    if shape != tuple(self.shape):   # (before NumPy's broadcast_to refuses it in its words)
+        raise RuntimeError(messages.output_broadcast(tuple(self.shape), shape))
     values = common.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
     forward_ad.record_tangent(COPY, [self, other], values, {})
     # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same

@@ -262,13 +262,21 @@ def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
 
 
 def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """torch's expand strides: 0 for new leading dims and for size-1 dims that grow; a dim
-    that keeps its size keeps its stride (np.broadcast_to zeroes every size-1 dim, which
-    changes what matmul's should_fold sees)."""
+    """torch's expand strides (inferExpandGeometry): 0 for size-1 dims that grow and for new
+    leading dims of another size than 1; a new leading dim of size 1 strides over the dims
+    after it (size times stride of the next dim: ones(3).expand(1, 3) has strides (3, 1));
+    a dim that keeps its size keeps its stride (np.broadcast_to zeroes every size-1 dim,
+    which changes what matmul's should_fold sees)."""
     lead = len(shape) - a.ndim
     kept = [0 if old == 1 and new != 1 else st
             for old, new, st in zip(a.shape, shape[lead:], a.strides, strict=True)]
-    strides = (0,) * lead + tuple(kept)
+    new_dims: list[int] = []
+    after = (shape[lead], kept[0]) if kept else (1, 0)   # (a 0-d tensor's new dims: 0)
+    for size in reversed(shape[:lead]):
+        stride = after[0] * after[1] if size == 1 else 0
+        new_dims.insert(0, stride)
+        after = (size, stride)
+    strides = tuple(new_dims) + tuple(kept)
     if not a.flags.c_contiguous:
         return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
     # the same read-only view of a's memory, made directly on a's buffer (as_strided goes
