@@ -15,10 +15,10 @@ takes long on a loaded machine); the result records the sample and its seed. `--
 injects into the named ops only (recorded as `only`).
 
 `--jvp` breaks each op's forward-mode formulas instead (the tangent its nodes' OpSpecs
-compute, negated: WrongTangent): a fault no program's tangent went through (a view op,
-whose tangent is a view of its base's, has no formula) is "not reached", apart from the
-missed ones. `--table FORWARD` draws the programs from strategies.FORWARD (every action a
-dual-level block) rather than the default profile's mix.
+compute, negated: WrongTangent; for a view op, which has no formula, the tangent the
+forward-view machinery makes for its views): a fault no program's tangent went through is
+"not reached", apart from the missed ones. `--table FORWARD` draws the programs from
+strategies.FORWARD (every action a dual-level block) rather than the default profile's mix.
 
 With --save the result is written to benchmarks/results/fault_injection.json
 (fault_injection_jvp.json, fault_injection_jvp_forward.json with --jvp), or to --output.
@@ -83,8 +83,8 @@ def main() -> None:
     rows = [r for r in rows if r["nodes"]]
     missed = [r["op"] for r in rows if r["detected_by_program"] is None and r["reached"]]
     unreached = [r["op"] for r in rows if not r["reached"]]
-    what = ("injected JVP faults (the tangent of the op's nodes' formulas negated)" if args.jvp
-            else "injected backward faults (first gradient negated)")
+    what = ("injected JVP faults (the tangent of the op's nodes' formulas, or of its views, "
+            "negated)" if args.jvp else "injected backward faults (first gradient negated)")
     result = {
         "what": f"{what} the {args.table} table's generated programs alone detect, one op "
                 "at a time, against the unfaulted reference engine",

@@ -195,6 +195,17 @@ def test_a_wrong_sign_in_an_ops_backward_is_found_by_generated_programs_alone(
                            f"({', '.join(found.targets)})"
 
 
+@pytest.mark.parametrize("op", ("select", "unbind"))
+def test_a_wrong_view_tangent_is_found_by_generated_programs_alone(
+        op: str, fault_search: FaultSearch) -> None:
+    """A view op has no jvp formula: its fault negates the tangent the forward-view
+    machinery makes for its views (WrongTangent._break_view_tangents); it must be reached
+    and found (a single-output and a multi-output view op)."""
+    found = fault_search.detect(op, jvp=True)
+    assert found.reached, f"no default-profile program made a tangent of {op}'s views"
+    assert found.detected, f"no default-profile program finds {op}'s broken view tangent"
+
+
 def test_an_unbroken_engine_copy_is_not_detected(fault_search: FaultSearch) -> None:
     """The search is not trivially positive: with nothing broken no program diverges."""
     fault_search.fault.targets = frozenset()

@@ -157,9 +157,13 @@ class WrongSign:
 @dataclass
 class WrongTangent:
     """The JVP fault, installed once in a copy: the tangent every formula of a node named in
-    `targets` computes is negated (the first, for a formula giving several). `reached`
-    counts how often a broken formula ran: a row whose formula no program ran (a view's
-    tangent is a view of its base's tangent, no formula) is not reached, not missed."""
+    `targets` computes is negated (the first, for a formula giving several). A view op has
+    no formula (its result's tangent is the same view of its forward base's tangent, made
+    by forward_ad._view_at): for a view op named in `targets`, the tangent _view_at makes
+    for a view whose chain of view ops from its forward base has it is negated (so a view of
+    that view is wrong too, as torch's view formula on a wrong tangent would be). `reached`
+    counts how often a broken formula (or view tangent) was made: a row no program made one
+    of is not reached, not missed."""
 
     module: ModuleType
     targets: frozenset[str] = field(default_factory=frozenset)
@@ -170,6 +174,7 @@ class WrongTangent:
         original = forward_ad.tangent_of
         neg = self.module.ops.basic.elementwise.neg
         fault = self
+        self._break_view_tangents()
 
         def wrong(spec: Any, *args: Any, **kwargs: Any) -> Any:
             out = original(spec, *args, **kwargs)
@@ -182,6 +187,57 @@ class WrongTangent:
             return neg(out)
 
         forward_ad.tangent_of = wrong  # record_tangent reads the module's global
+
+    def _break_view_tangents(self) -> None:
+        """Key each forward view by the view ops that made it (`_fault_view_ops`, set on
+        the copy's views only), and negate the tangent _view_at makes for a targeted one.
+        The makers of views (views._make_view, views_multi_output._make_multi_view, bound
+        by name in several modules) are wrapped wherever the copy binds them; a targeted
+        view's tangent, which the view op reads as it runs, is made again through the
+        faulty _view_at."""
+        forward_ad = self.module.forward_ad
+        view_at = forward_ad._view_at
+        neg = self.module.ops.basic.elementwise.neg
+        fault = self
+
+        def wrong_view_at(tangent: Any, view: Any) -> Any:
+            out = view_at(tangent, view)
+            if fault.targets.isdisjoint(getattr(view, "_fault_view_ops", ())):
+                return out
+            fault.reached += 1
+            return neg(out)
+
+        forward_ad._view_at = wrong_view_at   # fw_grad reads the module's global
+
+        def tag(src: Any, outs: Sequence[Any], spec: Any) -> None:
+            chain = getattr(src, "_fault_view_ops", ()) if src._fw_base is not None else ()
+            for out in outs:
+                if out._fw_base is None:   # (an inference tensor's alias: no forward view)
+                    continue
+                out._fault_view_ops = (*chain, spec.grad_fn)
+                if not fault.targets.isdisjoint(out._fault_view_ops):
+                    out._fw_view_of = None
+                    if forward_ad.active():
+                        forward_ad.fw_grad(out)
+
+        def tagged(make: Any, multi: bool) -> Any:
+            def wrapper(src: Any, fns: Any, spec: Any, *args: Any, **kwargs: Any) -> Any:
+                out = make(src, fns, spec, *args, **kwargs)
+                tag(src, out if multi else (out,), spec)
+                return out
+            return wrapper
+
+        makers = {}
+        for module, name, multi in ((self.module.ops.basic.views, "_make_view", False),
+                                    (self.module.views_multi_output, "_make_multi_view", True)):
+            original = getattr(module, name)
+            makers[id(original)] = tagged(original, multi)
+        prefix = self.module.__name__ + "."
+        for sub in list(sys.modules.values()):
+            if getattr(sub, "__name__", "").startswith(prefix) or sub is self.module:
+                for attr, value in list(vars(sub).items()):
+                    if id(value) in makers and callable(value):
+                        setattr(sub, attr, makers[id(value)])
 
 
 @dataclass
