@@ -214,8 +214,10 @@ def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> T
         e_ok = comparisons.compare(exponent, 0, np.greater_equal)
     cond = comparisons.compare(zero_base, e_ok, np.logical_and)
     if isinstance(base, Tensor):
-        log_b: Any = log(copying.to(base_t, result.dtype) if result.dtype.is_complex
-                         and not base_t.dtype.is_complex else base_t)
+        # (`self.to(at::result_type(self, exponent))`: a float16 base of a float64 exponent
+        # takes its log in float64; not result's dtype, which an in-place pow_ keeps)
+        promoted = _promotes([base_t, exponent])
+        log_b: Any = log(base_t if base_t.dtype is promoted else copying.to(base_t, promoted))
     else:
         log_b = complex(np.log(complex(base))) if exponent.dtype.is_complex else \
             float(np.log(base))
