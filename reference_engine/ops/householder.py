@@ -73,7 +73,7 @@ def _sigma(v: Tensor, tau: Tensor) -> Tensor:
     """sigma_i with H(sigma_i) = H(tau_i)^{-1}: tau / (tau ||v_i||^2 - 1)."""
     cols = views.narrow(v, -1, 0, tau.shape[-1])
     norm2 = reductions.sum(ops.mul(cols, cols), -2)
-    return ops.div(tau, ops.sub(ops.mul(tau, norm2), 1.0))
+    return ops.div(tau, ops.sub_scalar(ops.mul(tau, norm2), 1.0))
 
 
 def householder_product_backward(grad: Tensor, result: Tensor, input_: Tensor, tau: Tensor,
@@ -106,8 +106,12 @@ def householder_product_backward(grad: Tensor, result: Tensor, input_: Tensor, t
         v_grad = ops.sub(views.squeeze(ops.mul(ops.neg(t_), vHK), -2),
                          views.squeeze(ops.mul(t_, Kv), -1))
         t_grad = ops.neg(matmul(views.narrow(vHK, -1, i, m - i), tail))
-        inplace_ops.copy_(views.select(input_grad, -1, i), v_grad)
-        inplace_ops.copy_(views.select(tau_grad, -1, i), views.squeeze(t_grad, (-2, -1)))
+        # (update_grad returns (v_grad.unsqueeze(-1), tau_grad.squeeze(-1)), which the loop
+        # squeezes: their nodes are in a create_graph grad's graph)
+        inplace_ops.copy_(views.select(input_grad, -1, i),
+                          views.squeeze(views.unsqueeze(v_grad, -1), -1))
+        inplace_ops.copy_(views.select(tau_grad, -1, i),
+                          views.squeeze(views.squeeze(t_grad, -1), -1))
         if i != flip(k - 1):   # K <- H_{i+1}^{-1} K H_i
             j = i + 1 if not flip_order else i - 1
             K = _reflector(views.narrow(v, -1, j, 1), views.narrow(sigma, -1, j, 1), K,
@@ -231,31 +235,32 @@ ORMQR = OpSpec("OrmqrBackward0", ("self", "input2", "input3"),
                _ormqr_backward, jvp=common.no_jvp("ormqr"))
 
 
-def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
+def ormqr(self: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
           transpose: bool = False) -> Tensor:
-    """torch.ormqr (Tensor.ormqr): op(Q) other or other op(Q), Q the product of input's and
-    tau's (input2's) reflectors, other input3."""
+    """torch.ormqr (Tensor.ormqr): op(Q) other or other op(Q), Q the product of the
+    reflectors of input (self) and tau (input2), other input3; torch's texts name them
+    input, tau and other."""
     name, tau, other = "torch.ormqr", input2, input3
-    if input.ndim < 2:
+    if self.ndim < 2:
         raise RuntimeError(messages.householder_at_least_2d(name, "input"))
     if other.ndim < 2:
         raise RuntimeError(messages.householder_at_least_2d(name, "other"))
     side = -2 if left else -1
-    if other.shape[side] != input.shape[-2]:
+    if other.shape[side] != self.shape[-2]:
         raise RuntimeError(messages.ormqr_other_size(side))
-    if (tau.shape[-1] if tau.ndim else 1) != min(other.shape[side], input.shape[-1]):
+    if (tau.shape[-1] if tau.ndim else 1) != min(other.shape[side], self.shape[-1]):
         raise RuntimeError(messages.ormqr_tau_size(side))
-    if input.ndim != other.ndim:
-        raise RuntimeError(messages.ormqr_other_ndim(other.ndim, input.ndim))
-    _check_tau_batch(name, input, tau)
-    if tuple(other.shape[:-2]) != tuple(input.shape[:-2]):
+    if self.ndim != other.ndim:
+        raise RuntimeError(messages.ormqr_other_ndim(other.ndim, self.ndim))
+    _check_tau_batch(name, self, tau)
+    if tuple(other.shape[:-2]) != tuple(self.shape[:-2]):
         raise RuntimeError(messages.householder_batch(name, "other", list(other.shape[:-2])))
     for arg, t in (("tau", tau), ("other", other)):
-        if t.dtype != input.dtype:
-            raise RuntimeError(messages.ormqr_dtype(arg, input.dtype.scalar_name,
+        if t.dtype != self.dtype:
+            raise RuntimeError(messages.ormqr_dtype(arg, self.dtype.scalar_name,
                                                     t.dtype.scalar_name))
-    _check_real_floating(input, "ormqr_cpu")
-    a, t_np = np.asarray(input._data), np.asarray(tau._data)
+    _check_real_floating(self, "ormqr_cpu")
+    a, t_np = np.asarray(self._data), np.asarray(tau._data)
     out = _apply(_reflectors(a, t_np.shape[-1]), t_np, np.asarray(other._data), left, transpose)
     result = common.new(_column_major(out), other.dtype, other.device, order="K")
-    return record(ORMQR, result, [input, tau, other], left=left, transpose=transpose)
+    return record(ORMQR, result, [self, tau, other], left=left, transpose=transpose)
