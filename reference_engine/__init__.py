@@ -162,6 +162,7 @@ from .ops import (  # noqa: F401
 
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products; combinations,
 # einsum and lu_solve are named for the torch functions the facade sets in their place)
+from .ops import attention as _attention_ops  # noqa: F401   (h33ops)
 from .ops import batch_norm as _batch_norm_ops  # noqa: F401   (h29ops: batch norm)
 from .ops import combinations as _combinations_ops  # noqa: F401
 from .ops import common as _common_ops

@@ -3437,3 +3437,9 @@ def ormqr_dtype(arg: str, input: str, other: str) -> str:
     # (sic: no space after "dtype" before the input's)
     return (f"torch.ormqr: Expected input and {arg} to have the same dtype, but input has "
             f"dtype{input} and {arg} has dtype {other}")
+# the engine's own (ops/attention.py)
+SDPA_MATH_NOT_MODELLED = ("reference_engine models scaled_dot_product_attention only where "
+                          "torch's CPU dispatch takes the fused kernel (4-d query, key and "
+                          "value of one batch, head count and head dimension, nonempty "
+                          "sequences, no attn_mask, dropout_p=0, enable_gqa=False): its "
+                          "math composite is not modelled")

@@ -791,6 +791,8 @@ OPS: tuple[OpRow, ...] = (
     # hand: the formula assumes every H(tau_i) invertible)
     _row("linalg.householder_product", "ops.householder", feature="matmul"),
     _row("ormqr", "ops.householder", feature="matmul"),
+    # (ops/attention.py: the fused CPU kernel's calls only; gradcheck row by hand)
+    _row("nn.functional.scaled_dot_product_attention", "ops.attention", overloads=True),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -992,7 +994,8 @@ NOT_GENERATED.update({
     if r.differentiable and r.sample is not None and r.name in H32OPS_ROWS})
 
 # ---- h33ops (issue 24): its new rows, not drawn by the generator yet ----
-H33OPS_ROWS = frozenset({"linalg.householder_product", "ormqr"})
+H33OPS_ROWS = frozenset({"linalg.householder_product", "ormqr",
+                         "nn.functional.scaled_dot_product_attention"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.name in H33OPS_ROWS})
