@@ -3441,5 +3441,5 @@ def ormqr_dtype(arg: str, input: str, other: str) -> str:
 SDPA_MATH_NOT_MODELLED = ("reference_engine models scaled_dot_product_attention only where "
                           "torch's CPU dispatch takes the fused kernel (4-d query, key and "
                           "value of one batch, head count and head dimension, nonempty "
-                          "sequences, no attn_mask, dropout_p=0, enable_gqa=False): its "
-                          "math composite is not modelled")
+                          "sequences, last dims of stride 1, no attn_mask, dropout_p=0, "
+                          "enable_gqa=False): its math composite is not modelled")

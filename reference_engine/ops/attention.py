@@ -82,13 +82,15 @@ def _uses_fused_kernel(query: Tensor, key: Tensor, value: Tensor, attn_mask: Any
                        dropout_p: float, enable_gqa: bool) -> bool:
     """The calls the engine knows take the fused kernel: 4-d inputs of one batch and head
     count and one head dimension (the kernel's check_head_dim_size_cpp: value's too),
-    nonempty sequences, no mask, no dropout."""
+    nonempty sequences, last dims of stride 1, no mask, no dropout."""
     return (query.ndim == key.ndim == value.ndim == 4 and attn_mask is None
             and dropout_p == 0.0 and not enable_gqa
             and query.shape[:2] == key.shape[:2] == value.shape[:2]
             and query.shape[-1] == key.shape[-1] == value.shape[-1]
             and key.shape[-2] == value.shape[-2] and query.shape[-2] > 0
-            and key.shape[-2] > 0)
+            and key.shape[-2] > 0
+            # check_last_dim_stride_equals_1: a strided last dim takes the math composite
+            and all(t.stride()[-1] == 1 for t in (query, key, value)))
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
