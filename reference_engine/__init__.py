@@ -162,6 +162,7 @@ from .ops import (  # noqa: F401
 
 # (aliased: `linalg` is torch.linalg's namespace, ops.linalg holds the products; combinations,
 # einsum and lu_solve are named for the torch functions the facade sets in their place)
+from .ops import attention as _attention_ops  # noqa: F401   (h33ops)
 from .ops import batch_norm as _batch_norm_ops  # noqa: F401   (h29ops: batch norm)
 from .ops import combinations as _combinations_ops  # noqa: F401
 from .ops import common as _common_ops
@@ -173,6 +174,7 @@ from .ops import embedding_bag as _embedding_bag_ops  # noqa: F401   (h30ops)
 from .ops import folding as _folding_ops  # noqa: F401   (h28nnf: F.unfold)
 from .ops import gradient as _gradient_ops  # noqa: F401   (h28nnf: torch.gradient)
 from .ops import grid_sampling as _grid_sampling_ops  # noqa: F401   (h31ops)
+from .ops import householder as _householder_ops  # noqa: F401   (h33ops)
 from .ops import interpolate as _interpolate_ops  # noqa: F401   (h29ops: F.interpolate)
 from .ops import least_squares as _least_squares_ops  # noqa: F401  (h28ops)
 from .ops import linalg as _linalg_ops

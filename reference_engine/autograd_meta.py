@@ -259,3 +259,9 @@ def record_multi_input(spec: OpSpec, inputs: Sequence[Tensor | None], outs: Sequ
     multi.input_metadata = [o._meta() for o in outs]
     for i, out in enumerate(outs):
         out._set_grad_fn(multi, i)
+
+
+# (h33ops) the fallback node of an op with several outputs (the fused attention backward's
+# three grads) is the same C++ node
+node_class("NotImplemented", MultiOutputNode).name = (
+    lambda self: "torch::autograd::NotImplemented")

@@ -3390,3 +3390,56 @@ def take_along_dim_ranks(input_ndim: int, indices_ndim: int) -> str:
     return ("torch.take_along_dim(): input and indices should have the same number of "
             f"dimensions, but got {input_ndim} dimensions for input, and {indices_ndim} "
             "dimensions for indices")
+
+
+# ---- h33ops (issue 24): Householder products ------------------------------------------------
+# BatchLinearAlgebra.cpp, linalg_householder_product and ormqr's checks (RuntimeErrors)
+def householder_at_least_2d(f_name: str, arg: str) -> str:
+    return f"{f_name}: {arg} must have at least 2 dimensions."
+
+
+HOUSEHOLDER_TALL = ("torch.linalg.householder_product: input.shape[-2] must be greater than "
+                    "or equal to input.shape[-1]")
+HOUSEHOLDER_TAU_COLUMNS = ("torch.linalg.householder_product: input.shape[-1] must be greater "
+                           "than or equal to tau.shape[-1]")
+
+
+def householder_tau_ndim(f_name: str, tau_ndim: int, input_ndim: int) -> str:
+    return (f"{f_name}: Expected tau to have one dimension less than input, but got tau.ndim "
+            f"equal to {tau_ndim} and input.ndim is equal to {input_ndim}")
+
+
+def householder_batch(f_name: str, arg: str, got: list[int]) -> str:
+    return (f"{f_name}: Expected batch dimensions of {arg} to be equal to input.shape[:-2], "
+            f"but got {got}")
+
+
+def householder_tau_dtype(tau: str, input: str) -> str:
+    return (f"torch.linalg.householder_product: tau dtype {tau} does not match input dtype "
+            f"{input}")
+
+
+def ormqr_other_size(side: int) -> str:
+    return f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]"
+
+
+def ormqr_tau_size(side: int) -> str:
+    return (f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], "
+            "input.shape[-1])")
+
+
+def ormqr_other_ndim(other_ndim: int, input_ndim: int) -> str:
+    return ("torch.ormqr: Expected other to have the same number of dimensions as input, but "
+            f"got other.ndim equal to {other_ndim} and input.ndim is equal to {input_ndim}")
+
+
+def ormqr_dtype(arg: str, input: str, other: str) -> str:
+    # (sic: no space after "dtype" before the input's)
+    return (f"torch.ormqr: Expected input and {arg} to have the same dtype, but input has "
+            f"dtype{input} and {arg} has dtype {other}")
+# the engine's own (ops/attention.py)
+SDPA_MATH_NOT_MODELLED = ("reference_engine models scaled_dot_product_attention only where "
+                          "torch's CPU dispatch takes the fused kernel (4-d query, key and "
+                          "value of one batch, head count and head dimension, nonempty "
+                          "sequences, last dims of stride 1, no attn_mask, dropout_p=0, "
+                          "enable_gqa=False): its math composite is not modelled")

@@ -786,6 +786,13 @@ OPS: tuple[OpRow, ...] = (
     # (ops/ctc_loss.py: F's function over torch.ctc_loss; its backward is the gradient through
     # log_softmax, not in log_probs: its gradcheck row by hand, through log_softmax)
     _row("nn.functional.ctc_loss", "ops.ctc_loss", overloads=True),
+    # ---- h33ops (issue 24): Householder products (ops/householder.py) ----
+    # the reflectors in the strictly lower triangle, tau their scalars (gradcheck rows by
+    # hand: the formula assumes every H(tau_i) invertible)
+    _row("linalg.householder_product", "ops.householder", feature="matmul"),
+    _row("ormqr", "ops.householder", feature="matmul"),
+    # (ops/attention.py: the fused CPU kernel's calls only; gradcheck row by hand)
+    _row("nn.functional.scaled_dot_product_attention", "ops.attention", overloads=True),
 )
 
 # The overload of torch.ops.aten that torch dispatches a registry op's usual call to, where
@@ -985,6 +992,13 @@ H32OPS_ROWS = frozenset({"as_strided_scatter", "nn.functional.ctc_loss"})
 NOT_GENERATED.update({
     r.name: GENERATOR_PENDING for r in OPS
     if r.differentiable and r.sample is not None and r.name in H32OPS_ROWS})
+
+# ---- h33ops (issue 24): its new rows, not drawn by the generator yet ----
+H33OPS_ROWS = frozenset({"linalg.householder_product", "ormqr",
+                         "nn.functional.scaled_dot_product_attention"})
+NOT_GENERATED.update({
+    r.name: GENERATOR_PENDING for r in OPS
+    if r.differentiable and r.sample is not None and r.name in H33OPS_ROWS})
 
 # The default profile draws the rows it drew before issue 24's op breadth (these 60). The
 # generator draws every other row with a sample alike, but with them the default probe and

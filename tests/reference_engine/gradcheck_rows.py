@@ -568,6 +568,9 @@ NOT_IMPLEMENTED_NODE: dict[str, str] = {
     # (h32ops) the first directly, the second behind log_softmax's backward
     "nn.functional.ctc_loss": "aten::_ctc_loss_backward",
     "ctc_loss_through_log_softmax": "aten::_ctc_loss_backward",
+    # (h33ops) the fused CPU attention kernel's backward
+    **dict.fromkeys(("nn.functional.scaled_dot_product_attention", "sdpa_fused_scaled"),
+                    "aten::_scaled_dot_product_flash_attention_for_cpu_backward"),
 }
 
 
@@ -719,3 +722,27 @@ _H31OPS: dict[str, Row] = {
 }
 assert not OPS.keys() & _H31OPS.keys(), "a row of h31ops's is named twice"
 OPS.update(_H31OPS)
+
+
+# ---- h33ops (issue 24): Householder products. The backward assumes every reflector
+# H(tau_i) = I - tau_i v_i v_i^T invertible (FunctionsManual.cpp), 1 - tau_i ||v_i||^2 != 0:
+# tau scaled by 0.2 keeps tau_i ||v_i||^2 within 0.8 for entries in [-1, 1]. ormqr's sides
+# and adjoints: left ^ transpose takes householder_product_backward's order, the others its
+# flipped one.
+_H33OPS: dict[str, Row] = {
+    "linalg.householder_product": (lambda a, t: torch.linalg.householder_product(
+        a, t * 0.2), [(4, 3), (2,)]),
+    "ormqr": (lambda a, t, c: torch.ormqr(a, t * 0.2, c), [(4, 3), (3,), (4, 2)]),
+    "ormqr_left_transpose": (lambda a, t, c: torch.ormqr(
+        a, t * 0.2, c, transpose=True), [(4, 3), (3,), (4, 2)]),
+    "ormqr_right_transpose": (lambda a, t, c: torch.ormqr(
+        a, t * 0.2, c, left=False, transpose=True), [(4, 2), (2,), (3, 4)]),
+    # scaled_dot_product_attention where torch takes the fused CPU kernel (4-d, no mask, no
+    # dropout): causal (top-left aligned), and with an explicit scale
+    "nn.functional.scaled_dot_product_attention": (lambda q, k, v: F.scaled_dot_product_attention(
+        q, k, v, is_causal=True), [(1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)]),
+    "sdpa_fused_scaled": (lambda q, k, v: F.scaled_dot_product_attention(
+        q, k, v, scale=0.7), [(2, 1, 4, 3), (2, 1, 2, 3), (2, 1, 2, 3)]),
+}
+assert not OPS.keys() & _H33OPS.keys(), "a row of h33ops's is named twice"
+OPS.update(_H33OPS)

@@ -40,7 +40,14 @@ _NO_FORMULA = {"index_reduce": "index_reduce", "index_reduce_mean": "index_reduc
                                 "grid_sample_bicubic_border", "grid_sample_bicubic_reflection",
                                 "grid_sample_nearest_border"), "grid_sampler_2d"),
                **dict.fromkeys(("grid_sampler_3d", "grid_sample_3d_reflection"),
-                               "grid_sampler_3d")}
+                               "grid_sampler_3d"),
+               # (h33ops) ormqr's entry has no result formula line at all
+               **dict.fromkeys(("ormqr", "ormqr_left_transpose", "ormqr_right_transpose"),
+                               "ormqr"),
+               # (h33ops) the fused CPU attention kernel
+               **dict.fromkeys(("nn.functional.scaled_dot_product_attention",
+                                "sdpa_fused_scaled"),
+                               "_scaled_dot_product_flash_attention_for_cpu")}
 # (h29ops2) rows whose op has a derivatives.yaml entry with no result formula: torchgen's
 # generated code refuses forward mode with its longer text (messages.fwad_no_formula)
 _NO_RESULT_FORMULA = {"nn.functional.multi_margin_loss": "multi_margin_loss",
