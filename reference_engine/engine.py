@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import sys
+import weakref
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -114,9 +115,14 @@ def gradient_edge(t: Tensor) -> Edge:
     # requires_grad(): a view made under no_grad of a tensor that requires grad reports
     # requires_grad=True through its base, yet has neither a grad_fn nor an accumulator.
     if t._requires_grad:
-        if t._accumulator is None:
-            t._accumulator = AccumulateGrad(t)
-        return (t._accumulator, 0)
+        node = t._accumulator() if t._accumulator is not None else None
+        if node is None:
+            # held weakly, as torch's grad_accumulator_: the graph's edges keep it alive, and
+            # a leaf holding its node strongly would be a cycle (node -> variable -> node)
+            # that keeps every graph ending at a leaf alive until the cycle collector runs
+            node = AccumulateGrad(t)
+            t._accumulator = weakref.ref(node)
+        return (node, 0)
     return (None, 0)
 
 

@@ -177,7 +177,9 @@ class SavedVariable:
         self._hooks = hooks
         # save_metadata: a leaf is unpacked onto its own AccumulateGrad, an input onto the
         # grad_fn it has now, an output onto the node that saves it (given at unpack)
-        self._accumulator = gradient_edge(t)[0] if self._is_leaf else None
+        # (held weakly, as torch's SavedVariable holds it)
+        node = gradient_edge(t)[0] if self._is_leaf else None
+        self._accumulator = weakref.ref(node) if node is not None else None
         self._requires_grad = t.requires_grad if self._is_leaf else False
         self._grad_fn = t.grad_fn if not self._is_leaf and not self._is_output else None
         version = data._version_counter.value

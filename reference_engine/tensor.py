@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -77,7 +78,8 @@ class Tensor:
     _retains_grad = False
     # Tensor.grad_dtype: "own" follows the tensor's dtype; None allows any (a leaf's setting)
     _grad_dtype: Any = "own"
-    _accumulator: Node | None = None     # this leaf's AccumulateGrad, made on demand
+    # this leaf's AccumulateGrad, made on demand, held weakly (engine.gradient_edge)
+    _accumulator: weakref.ref[Node] | None = None
     # resize_'s storage and the array it made _data (ops/storage.py): valid while _data is
     # still that array, so a shrunk tensor grows back into its old values, as torch's does
     _resized_storage: tuple[np.ndarray, np.ndarray] | None = None

@@ -94,8 +94,9 @@ def set_grad_dtype(self: Tensor, value: dtype | None) -> None:
         raise RuntimeError(messages.grad_dtype_has_grad(value.scalar_name,
                                                         grad._dtype.cpp_name))
     self._grad_dtype = value
-    if self._accumulator is not None:
-        self._accumulator.grad_dtype = value  # type: ignore[attr-defined]
+    node = self._accumulator() if self._accumulator is not None else None
+    if node is not None:
+        node.grad_dtype = value  # type: ignore[attr-defined]
 
 
 # torch's refusals of `del x.<attribute>` (python_variable.cpp)

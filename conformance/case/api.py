@@ -127,6 +127,8 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch._C._autograd", "SavedTensor", ()),
         ("torch.nn", "Linear", {SEEDED_FLAG}),
         ("torch.nn", "Parameter Module MSELoss BatchNorm1d", ()),
+        # containers and activations of test_checkpointing's network (h33cov)
+        ("torch.nn", "Sequential ReLU", ()),
         # a distance for F.triplet_margin_with_distance_loss (h30ops)
         ("torch.nn", "PairwiseDistance", ()),
         # written in reference_engine/nn/functional.py (the registry's `nn.functional.*`

@@ -312,6 +312,11 @@ WARM_UPS: tuple[str, ...] = (
     # TypedStorage's deprecation warning: given the first time a process uses a storage
     # (torch/storage.py _warn_typed_storage_removal; set_warn_always leaves it alone)
     "n = len(torch.ones(1).storage())\n",
+    # torch's first checkpoint imports torch._dynamo (torch/_compile.py), and the import's
+    # frames hold the call's arguments in a reference cycle: the first graph a process
+    # checkpoints would live until the cycle collector runs, not die with its output
+    "x = torch.ones(1, requires_grad=True)\n"
+    "y = torch.utils.checkpoint.checkpoint(lambda t: t * 2, x, use_reentrant=False)\n",
 )
 
 

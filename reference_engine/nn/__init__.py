@@ -1,5 +1,5 @@
-"""A sliver of torch.nn: Parameter, Module (with full backward hooks), Linear, MSELoss and
-BatchNorm1d (eval mode)."""
+"""A sliver of torch.nn: Parameter, Module (with full backward hooks), Linear, ReLU,
+Sequential, MSELoss and BatchNorm1d (eval mode)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ from .. import dtypes, messages
 from ..factories import empty, ones, uniform_, zeros
 from ..grad_mode import no_grad
 from ..graph import RemovableHandle
-from ..ops import layers, loss_composites, losses
+from ..ops import activations, layers, loss_composites, losses
 from ..ops.basic import copying, inplace_ops
 from ..tensor import Tensor
 from . import backward_hook, batchnorm, functional
 
 __all__ = ["BatchNorm1d", "Linear", "MSELoss", "Module", "PairwiseDistance", "Parameter",
-           "functional"]
+           "ReLU", "Sequential", "functional"]
 
 
 class Parameter(Tensor):
@@ -145,6 +145,32 @@ class Linear(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return layers.linear(input, self.weight, self.bias)
+
+
+class ReLU(Module):
+    """torch.nn.ReLU: F.relu, in place when asked."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return activations.relu(input, inplace=self.inplace)
+
+
+class Sequential(Module):
+    """torch.nn.Sequential of modules given in order: registered as submodules "0", "1",
+    ... (so their parameters are the container's), each called on the previous output."""
+
+    def __init__(self, *modules: Module) -> None:
+        super().__init__()
+        for i, module in enumerate(modules):
+            setattr(self, str(i), module)
+
+    def forward(self, input: Any) -> Any:
+        for module in self._modules.values():
+            input = module(input)
+        return input
 
 
 class MSELoss(Module):

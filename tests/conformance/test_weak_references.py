@@ -161,6 +161,25 @@ def test_a_dirty_saved_input_is_not_held_by_its_node(no_cycle_collector: None) -
     assert ref() is None
 
 
+@pytest.mark.parametrize("engine", ENGINES, ids=lambda e: e.name)
+def test_a_leaf_holds_its_accumulate_grad_weakly(no_cycle_collector: None,
+                                                 engine: Engine) -> None:
+    # torch's grad_accumulator_ is a weak_ptr: the graph's edges keep the node alive, and it
+    # goes with the graph while the leaf lives on (a strong one made a leaf <-> node cycle)
+    source = ("x = torch.rand(2, requires_grad=True)\n"
+              "y = x * 2\n"
+              "m = object()\n"
+              "y.grad_fn.next_functions[0][0].metadata[0] = m\n"
+              "r = weakref.ref(m)\n"
+              "m = None\n"
+              "assert r() is not None\n"
+              "y = None\n"
+              "assert r() is None\n"
+              "z = x * 3\n"                 # a new graph gets a new node, without the metadata
+              "assert len(z.grad_fn.next_functions[0][0].metadata) == 0\n")
+    assert _statuses(engine, source) == ["ok"] * 11
+
+
 # The cases that watch a value freed through a weak reference. A run does not switch the
 # cycle collector off, which may so collect a cycle between two statements: here, with it
 # off, the reference engine must free each by reference counting alone, as torch does.
@@ -173,6 +192,8 @@ WATCHING_CASES = [
     "cases/test_autograd/custom_function/test_clear_saved_tensors_on_access.yaml",
     "cases/test_autograd/custom_function/test_custom_function_saving_mutated_view_no_leak.yaml",
     "cases/checkpoint/custom_function_saved_tensors_freed_after_early_stop.yaml",
+    "cases/test_autograd/checkpoint/test_nested_checkpoint_graph_dies.yaml",
+    "cases/test_autograd/checkpoint/test_nested_checkpoint_two_children_graph_dies.yaml",
 ]
 
 
