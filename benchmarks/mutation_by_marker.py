@@ -25,9 +25,12 @@ The marker run is honest only about the items it records: an item that fails on 
 tree may have stopped before a marker, so every mutant's list also holds each item that
 failed there. A mutant whose marker could not be placed gets the empty context (the whole
 command).
+With --only-map (after a run stopped early) the map holds the items that ran, and says
+`whole_command: false`: an item not reached is not in any list.
 
     python benchmarks/mutation_by_coverage.py draw --rev REV --sample N --seed S --workdir W
     python benchmarks/mutation_by_marker.py --workdir W [--shards 2]
+    python benchmarks/mutation_by_marker.py --workdir W --only-map   # a run stopped early
     python benchmarks/mutation_by_coverage.py exec --part I --parts N --workdir W   # as before
 """
 
