@@ -24,7 +24,7 @@ calls conj), as ATen's formulas call at:: ops: those families are one package, o
     above       every other op family (ops.*), views_indexing, views_inplace,
                 views_multi_output
     basic       (ops/basic/) elementwise, comparisons, complex_numbers, copying,
-                reductions, indexing, backward, views, views_strided, inplace, inplace_ops
+                reductions, indexing, backward, views, views_strided, inplace
     below       ops.common, ops.kernels, ops.zero_tensor, ops.out_overloads, views_fn,
                 inplace_write
 
@@ -126,6 +126,7 @@ from .ops import (  # noqa: F401
     extremes,
     fft_shifts,
     hard_activations,
+    inplace_ops,
     inplace_views,
     inverses,
     joining,
@@ -204,7 +205,6 @@ from .ops.basic import (  # noqa: F401
     elementwise,
     indexing,
     inplace,
-    inplace_ops,
     reductions,
     views,
     views_strided,
@@ -235,7 +235,7 @@ _dispatch.provide(
     handle_view_on_rebase=inplace.handle_view_on_rebase,
     regenerate_view_grad_fn=views_strided.regenerate_view_grad_fn,
     # the engine: a grad summed to its input's shape, cast, accumulated into .grad
-    sum_to=reductions.sum_to, copy_=inplace_ops.copy_,
+    sum_to=reductions.sum_to, copy_=inplace.copy_,
     # forward mode: tangents, their views and in-place updates (forward_ad.py)
     new=_common_ops.new, zeros_like=_common_ops.zeros_like, gather=_common_ops.gather,
     as_strided_view=views_strided.as_strided_view, make_dual_view=views.make_dual_view,

@@ -22,8 +22,8 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, joining, unary_math
-from .basic import comparisons, inplace_ops, views
+from . import common, inplace_ops, joining, unary_math
+from .basic import comparisons, views
 from .basic import elementwise as ops
 
 Array = np.ndarray

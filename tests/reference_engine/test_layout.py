@@ -34,8 +34,9 @@ from tests.reference_engine.import_graph import Edge
 # complex_numbers' conj, and _neg_view's calls elementwise's neg; to()'s (copying) calls
 # real(); maximum's (comparisons) calls masked_fill (indexing); relu's, sigmoid's and tanh's
 # call the backward ops (backward), whose own formulas call mul and sum. views_strided
-# (as_strided, the regenerated grad_fn of a view) and inplace/inplace_ops (CopySlices'
-# formula copies with copy_ and clone) are in it for the same reason. (division left it:
+# (as_strided, the regenerated grad_fn of a view) and inplace (CopySlices' formula copies
+# with copy_ and clone; sgn's calls masked_fill_: the two in-place ops a formula calls live
+# there, the others above in ops.inplace_ops) are in it for the same reason. (division left it:
 # torch.div's choice of overload is made in division, above elementwise.div.) Below it,
 # importing none of it, the `below` row of the drawing: a helper the basic ops share with
 # the families above goes there, not up into a family. A module outside ops/basic/ joining a

@@ -7,7 +7,7 @@ for the same reason). The formulas of these families call each other's ops: expa
 backward is sum_to and sum's is expand; mul's calls conj, and _neg_view's calls neg; to()'s
 calls real(); maximum's calls masked_fill; relu's, sigmoid's and tanh's call the backward
 ops, whose own formulas call mul and sum; a view's regenerated grad_fn (as_strided) and
-CopySlices' formula copy with copy_. So these modules import one another (at the foot of a
+CopySlices' formula copy with copy_, and sgn's formula calls masked_fill_. So these modules import one another (at the foot of a
 module, or inside the function that needs the op): the recursion is the ops', and the
 layout shows it here, in one folder, rather than hiding it behind a lookup table. No other
 module of the engine is part of an import circle but tensor and graph (a node holds tensor
@@ -39,7 +39,6 @@ package and the families above it both need goes there.
     views_strided    as_strided views and AsStridedBackward0: a view's grad_fn regenerated
                      after its base changed in place
     inplace          the in-place machinery: version counters, rebasing history (CopySlices
-                     on a view)
-    inplace_ops      the in-place ops on it: add_/sub_/mul_/div_/pow_, the unary in-place
-                     forms, masked_fill_, zero_/fill_/copy_
+                     on a view); and the two in-place ops the formulas above call, copy_
+                     and masked_fill_ (the others: ops/inplace_ops.py, above)
 """
