@@ -24,7 +24,7 @@ calls conj), as ATen's formulas call at:: ops: those families are one package, o
     above       every other op family (ops.*), views_indexing, views_inplace,
                 views_multi_output
     basic       (ops/basic/) elementwise, comparisons, complex_numbers, copying,
-                reductions, indexing, backward, views, views_strided, inplace
+                reductions, indexing, views, views_strided, inplace
     below       ops.common, ops.kernels, ops.zero_tensor, ops.out_overloads, views_fn,
                 inplace_write
 
@@ -158,6 +158,7 @@ from .ops import (  # noqa: F401
     storage,
     tensor_solve,
     unary_math,
+    unary_via_backward,
     view_scatters,
 )
 
@@ -223,7 +224,7 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 _dispatch.provide(
     # Tensor's methods and operators (tensor.py, tensor_operators.py, tensor_hooks.py)
     add=elementwise.add, sub=elementwise.sub, rsub=elementwise.rsub, mul=elementwise.mul,
-    div=elementwise.div, pow=elementwise.pow, neg=elementwise.neg, abs=elementwise.abs,
+    div=elementwise.div, pow=elementwise.pow, neg=elementwise.neg, abs=unary_via_backward.abs,
     remainder=binary_math.remainder, matmul=_linalg_ops.matmul,
     compare=comparisons.compare, logical_not=comparisons.logical_not,
     where=comparisons.where, equal=comparisons.equal, allclose=comparisons.allclose,

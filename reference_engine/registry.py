@@ -134,12 +134,12 @@ OPS: tuple[OpRow, ...] = (
     _row("exp", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
     _row("log", "ops.basic.elementwise", V, positive=True, inplace="ops.inplace_ops"),
     _row("sqrt", "ops.basic.elementwise", V, positive=True, inplace="ops.inplace_ops"),
-    _row("abs", "ops.basic.elementwise", (4,), inplace="ops.inplace_ops"),
+    _row("abs", "ops.unary_via_backward", (4,), inplace="ops.unary_via_backward"),
     _row("sin", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
     _row("cos", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
-    _row("tanh", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
-    _row("sigmoid", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
-    _row("relu", "ops.basic.elementwise", (4,), inplace="ops.inplace_ops"),
+    _row("tanh", "ops.unary_via_backward", V, inplace="ops.unary_via_backward"),
+    _row("sigmoid", "ops.unary_via_backward", V, inplace="ops.unary_via_backward"),
+    _row("relu", "ops.unary_via_backward", (4,), inplace="ops.unary_via_backward"),
     _row("clamp", "ops.piecewise", (4,), args=(-0.5, 0.5), inplace="ops.piecewise",
          overloads=True),
     _row("reciprocal", "ops.basic.elementwise", V, positive=True),
@@ -830,7 +830,7 @@ NOT_GENERATED: dict[str, str] = {
                      "torch returns there is LAPACK's partial result, not modelled; drawn "
                      "leaves and results are often singular (3 of 500 probe programs)",
     "sgn": "its gradient on a real tensor is torch's efficient ZeroTensor, which the engine "
-           "models as a plain zeros tensor (ops/basic/backward.py, SGN): a ZeroTensor is immutable "
+           "models as a plain zeros tensor (ops/backward.py, SGN): a ZeroTensor is immutable "
            "(accumulating into a .grad that holds it raises 'ZeroTensors are immutable') and "
            "absorbs what it multiplies (0 times asin's nan derivative is 0): 4 of the default "
            "profile's 250 programs diverged so",

@@ -70,12 +70,8 @@ neg_ = _unary_(ops.NEG, ops.neg)
 exp_ = _unary_(ops.EXP, ops.exp)
 log_ = _unary_(ops.LOG, ops.log)
 sqrt_ = _unary_(ops.SQRT, ops.sqrt)
-abs_ = _unary_(ops.ABS, ops.abs)
 sin_ = _unary_(ops.SIN, ops.sin)
 cos_ = _unary_(ops.COS, ops.cos)
-tanh_ = _unary_(ops.TANH, ops.tanh)
-sigmoid_ = _unary_(ops.SIGMOID, ops.sigmoid)
-relu_ = _unary_(ops.RELU, ops.relu)
 
 
 # Their forward formulas (derivatives.yaml: zero_ `result: self_t.zero_()`, fill_.Scalar

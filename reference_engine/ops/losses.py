@@ -26,6 +26,7 @@ from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common
 from . import nn as nn_ops
+from . import unary_via_backward as ub  # abs, tanh, sigmoid, relu
 from .basic import copying, reductions
 from .basic import elementwise as ops
 
@@ -190,7 +191,7 @@ def soft_margin_loss_backward(grad: Tensor, x: Tensor, y: Tensor, c: Any) -> Ten
 SOFT_MARGIN = PointwiseLoss(
     "SoftMarginLossBackward0", ("self",),
     lambda x, y: np.log1p(np.exp(-y * x)),
-    (lambda x, y, a: ops.mul(ops.neg(y), ops.sigmoid(ops.neg(ops.mul(y, x)))),),
+    (lambda x, y, a: ops.mul(ops.neg(y), ub.sigmoid(ops.neg(ops.mul(y, x)))),),
     into_input=True, backward_op=soft_margin_loss_backward, in_loss_storage=True)
 
 
@@ -358,7 +359,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
     _warn_size(input, target)
     _check_reduction(reduction)
     input, target = _broadcast(input, target)
-    return _reduce(ops.abs(ops.sub(input, target)), reduction)
+    return _reduce(ub.abs(ops.sub(input, target)), reduction)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
@@ -368,7 +369,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
     _check_reduction(reduction)
     input, target = _broadcast(input, target)
     if beta == 0.0:
-        return _reduce(ops.abs(ops.sub(input, target)), reduction)
+        return _reduce(ub.abs(ops.sub(input, target)), reduction)
     return SMOOTH_L1(input, target, reduction, beta=beta)
 
 
