@@ -136,6 +136,7 @@ from .ops import (  # noqa: F401
     linalg_named,
     loss_composites,
     losses,
+    losses_with_backward_ops,
     masked_reductions,
     matrix_functions,
     matrix_norms,
