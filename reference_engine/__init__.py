@@ -24,7 +24,7 @@ calls conj), as ATen's formulas call at:: ops: those families are one package, o
     above       every other op family (ops.*), views_indexing, views_inplace,
                 views_multi_output
     basic       (ops/basic/) elementwise, comparisons, complex_numbers, copying,
-                reductions, indexing, backward, views, views_strided, inplace, inplace_ops
+                reductions, indexing, views, views_strided, inplace
     below       ops.common, ops.kernels, ops.zero_tensor, ops.out_overloads, views_fn,
                 inplace_write
 
@@ -126,6 +126,7 @@ from .ops import (  # noqa: F401
     extremes,
     fft_shifts,
     hard_activations,
+    inplace_ops,
     inplace_views,
     inverses,
     joining,
@@ -135,6 +136,7 @@ from .ops import (  # noqa: F401
     linalg_named,
     loss_composites,
     losses,
+    losses_with_backward_ops,
     masked_reductions,
     matrix_functions,
     matrix_norms,
@@ -157,6 +159,7 @@ from .ops import (  # noqa: F401
     storage,
     tensor_solve,
     unary_math,
+    unary_via_backward,
     view_scatters,
 )
 
@@ -206,7 +209,6 @@ from .ops.basic import (  # noqa: F401
     elementwise,
     indexing,
     inplace,
-    inplace_ops,
     reductions,
     views,
     views_strided,
@@ -225,7 +227,7 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 _dispatch.provide(
     # Tensor's methods and operators (tensor.py, tensor_operators.py, tensor_hooks.py)
     add=elementwise.add, sub=elementwise.sub, rsub=elementwise.rsub, mul=elementwise.mul,
-    div=elementwise.div, pow=elementwise.pow, neg=elementwise.neg, abs=elementwise.abs,
+    div=elementwise.div, pow=elementwise.pow, neg=elementwise.neg, abs=unary_via_backward.abs,
     remainder=binary_math.remainder, matmul=_linalg_ops.matmul,
     compare=comparisons.compare, logical_not=comparisons.logical_not,
     where=comparisons.where, equal=comparisons.equal, allclose=comparisons.allclose,
@@ -237,7 +239,7 @@ _dispatch.provide(
     handle_view_on_rebase=inplace.handle_view_on_rebase,
     regenerate_view_grad_fn=views_strided.regenerate_view_grad_fn,
     # the engine: a grad summed to its input's shape, cast, accumulated into .grad
-    sum_to=reductions.sum_to, copy_=inplace_ops.copy_,
+    sum_to=reductions.sum_to, copy_=inplace.copy_,
     # forward mode: tangents, their views and in-place updates (forward_ad.py)
     new=_common_ops.new, zeros_like=_common_ops.zeros_like, gather=_common_ops.gather,
     as_strided_view=views_strided.as_strided_view, make_dual_view=views.make_dual_view,

@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes, messages
 from .dtypes import device, dtype
 from .grad_mode import no_grad
-from .ops.basic.inplace_ops import copy_
+from .ops.basic.inplace import copy_
 from .tensor import Tensor, warn_if_requires_grad
 from .tensor_operators import _shape_args
 

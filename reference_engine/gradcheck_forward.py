@@ -29,7 +29,7 @@ from .gradcheck_common import (
     _part,
     _tensor_text,
 )
-from .ops.basic import complex_numbers, inplace_ops
+from .ops.basic import complex_numbers, inplace
 from .ops.basic import elementwise as ew
 from .ops.common import new
 from .tensor import Tensor
@@ -188,7 +188,7 @@ def _test_undefined_forward_mode(func: Callable[..., Any], inputs: tuple[Any, ..
             u = gen.rand(tangent.numel(), get_default_dtype()).astype(
                 dtypes.to_real(tangent.dtype).np)
             u /= np.sqrt(np.sum(u * u))
-            inplace_ops.copy_(tangent, new(u.reshape(tangent.shape), tangent.dtype, tangent.device))
+            inplace.copy_(tangent, new(u.reshape(tangent.shape), tangent.dtype, tangent.device))
         for idx, inp in enumerate(inputs):
             if not (isinstance(inp, Tensor) and inp.requires_grad):
                 continue

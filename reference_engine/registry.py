@@ -122,24 +122,24 @@ SRC2POS = Const([[0.5, 1.0, 2.0], [1.5, 0.25, 3.0]], "float64")   # positive, M
 OPS: tuple[OpRow, ...] = (
     # elementwise arithmetic and unary (ops/basic/elementwise.py; addmm: ops/linalg.py), with
     # in-place forms (inplace_ops.py)
-    _row("add", "ops.basic.elementwise", M, V, inplace="ops.basic.inplace_ops", numbers=(0, 1)),
-    _row("sub", "ops.basic.elementwise", M, M, inplace="ops.basic.inplace_ops", numbers=(0, 1)),
-    _row("mul", "ops.basic.elementwise", M, (1, 3), inplace="ops.basic.inplace_ops",
+    _row("add", "ops.basic.elementwise", M, V, inplace="ops.inplace_ops", numbers=(0, 1)),
+    _row("sub", "ops.basic.elementwise", M, M, inplace="ops.inplace_ops", numbers=(0, 1)),
+    _row("mul", "ops.basic.elementwise", M, (1, 3), inplace="ops.inplace_ops",
          numbers=(0, 1)),
-    _row("div", "ops.division", M, M, positive=True, inplace="ops.basic.inplace_ops",
+    _row("div", "ops.division", M, M, positive=True, inplace="ops.inplace_ops",
          numbers=(0, 1)),
-    _row("pow", "ops.basic.elementwise", V, V, positive=True, inplace="ops.basic.inplace_ops",
+    _row("pow", "ops.basic.elementwise", V, V, positive=True, inplace="ops.inplace_ops",
          overloads=True),
-    _row("neg", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
-    _row("exp", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
-    _row("log", "ops.basic.elementwise", V, positive=True, inplace="ops.basic.inplace_ops"),
-    _row("sqrt", "ops.basic.elementwise", V, positive=True, inplace="ops.basic.inplace_ops"),
-    _row("abs", "ops.basic.elementwise", (4,), inplace="ops.basic.inplace_ops"),
-    _row("sin", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
-    _row("cos", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
-    _row("tanh", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
-    _row("sigmoid", "ops.basic.elementwise", V, inplace="ops.basic.inplace_ops"),
-    _row("relu", "ops.basic.elementwise", (4,), inplace="ops.basic.inplace_ops"),
+    _row("neg", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
+    _row("exp", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
+    _row("log", "ops.basic.elementwise", V, positive=True, inplace="ops.inplace_ops"),
+    _row("sqrt", "ops.basic.elementwise", V, positive=True, inplace="ops.inplace_ops"),
+    _row("abs", "ops.unary_via_backward", (4,), inplace="ops.unary_via_backward"),
+    _row("sin", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
+    _row("cos", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
+    _row("tanh", "ops.unary_via_backward", V, inplace="ops.unary_via_backward"),
+    _row("sigmoid", "ops.unary_via_backward", V, inplace="ops.unary_via_backward"),
+    _row("relu", "ops.unary_via_backward", (4,), inplace="ops.unary_via_backward"),
     _row("clamp", "ops.piecewise", (4,), args=(-0.5, 0.5), inplace="ops.piecewise",
          overloads=True),
     _row("reciprocal", "ops.basic.elementwise", V, positive=True),
@@ -186,7 +186,7 @@ OPS: tuple[OpRow, ...] = (
     _row("index_select", "ops.basic.indexing", M, args=(1, Const([2, 0, 2]))),
     _row("index_fill", "ops.basic.indexing", M, args=(1, Const([0, 2]), 0.5), overloads=True,
          inplace="ops.scatter_inplace"),
-    _row("masked_fill", "ops.basic.indexing", M, args=(MASK, 0.5), inplace="ops.basic.inplace_ops",
+    _row("masked_fill", "ops.basic.indexing", M, args=(MASK, 0.5), inplace="ops.basic.inplace",
          overloads=True),
     # views (views.py; unbind, split, chunk: views_multi_output.py); the in-place forms of
     # t, transpose, squeeze and unsqueeze restride the tensor itself (views_inplace.py)
@@ -205,9 +205,9 @@ OPS: tuple[OpRow, ...] = (
     _row("permute", "ops.basic.views", S3, args=((2, 0, 1),), method=False, feature="views"),
     _row("select", "ops.basic.views", M, args=(1, 2), feature="views"),
     # in-place ops with no out-of-place form here (inplace_ops.py)
-    _row("zero_", "ops.basic.inplace_ops", V, feature="inplace"),
-    _row("fill_", "ops.basic.inplace_ops", V, args=(2.0,), function=False, feature="inplace"),
-    _row("copy_", "ops.basic.inplace_ops", V, V, function=False, feature="inplace", numbers=(1,)),
+    _row("zero_", "ops.inplace_ops", V, feature="inplace"),
+    _row("fill_", "ops.inplace_ops", V, args=(2.0,), function=False, feature="inplace"),
+    _row("copy_", "ops.basic.inplace", V, V, function=False, feature="inplace", numbers=(1,)),
     # ---- products and linear algebra (issue 24) ----
     # products (ops/products.py)
     _row("addmv", "ops.products", (2,), M, V, feature="matmul"),
@@ -269,9 +269,9 @@ OPS: tuple[OpRow, ...] = (
     _row("nn.functional.softmin", "ops.losses", M, args=(1,), overloads=True),
     _row("nn.functional.mse_loss", "ops.losses", M, M, overloads=True),
     _row("nn.functional.l1_loss", "ops.losses", M, M, overloads=True),
-    _row("nn.functional.smooth_l1_loss", "ops.losses", M, M, overloads=True),
-    _row("nn.functional.huber_loss", "ops.losses", M, M, overloads=True),
-    _row("nn.functional.soft_margin_loss", "ops.losses", M,
+    _row("nn.functional.smooth_l1_loss", "ops.losses_with_backward_ops", M, M, overloads=True),
+    _row("nn.functional.huber_loss", "ops.losses_with_backward_ops", M, M, overloads=True),
+    _row("nn.functional.soft_margin_loss", "ops.losses_with_backward_ops", M,
          args=(Const([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], "float64"),)),
     _row("nn.functional.binary_cross_entropy_with_logits", "ops.binary_cross_entropy", M, M,
          overloads=True),
@@ -837,7 +837,7 @@ NOT_GENERATED: dict[str, str] = {
                      "torch returns there is LAPACK's partial result, not modelled; drawn "
                      "leaves and results are often singular (3 of 500 probe programs)",
     "sgn": "its gradient on a real tensor is torch's efficient ZeroTensor, which the engine "
-           "models as a plain zeros tensor (ops/basic/backward.py, SGN): a ZeroTensor is immutable "
+           "models as a plain zeros tensor (ops/backward.py, SGN): a ZeroTensor is immutable "
            "(accumulating into a .grad that holds it raises 'ZeroTensors are immutable') and "
            "absorbs what it multiplies (0 times asin's nan derivative is 0): 4 of the default "
            "profile's 250 programs diverged so",

@@ -14,8 +14,7 @@ from . import dtypes, messages
 from .grad_mode import no_grad
 from .ops import common
 from .ops.basic import copying, views
-from .ops.basic.inplace import apply_inplace
-from .ops.basic.inplace_ops import copy_
+from .ops.basic.inplace import apply_inplace, copy_
 from .ops.basic.views import ALIAS, _make_view, _positions, select, slice, unsqueeze
 from .tensor import Tensor
 

@@ -14,8 +14,8 @@ from .. import dtypes, messages
 from ..factories import empty, ones, uniform_, zeros
 from ..grad_mode import no_grad
 from ..graph import RemovableHandle
-from ..ops import activations, layers, loss_composites, losses
-from ..ops.basic import copying, inplace_ops
+from ..ops import activations, inplace_ops, layers, loss_composites, losses
+from ..ops.basic import copying
 from ..tensor import Tensor
 from . import backward_hook, batchnorm, functional
 

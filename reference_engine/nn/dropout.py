@@ -17,9 +17,8 @@ import math
 from .. import messages
 from ..factories import rand
 from ..grad_mode import no_grad
-from ..ops import common
+from ..ops import common, inplace_ops
 from ..ops.basic import elementwise as ops
-from ..ops.basic import inplace_ops
 from ..tensor import Tensor
 
 ALPHA = 1.7580993408473766   # Dropout.cpp's: SELU's negative saturation, -scale * alpha

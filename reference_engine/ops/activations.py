@@ -23,7 +23,8 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, joining, unary_math
-from .basic import comparisons, inplace_ops, views
+from . import unary_via_backward as ub  # abs, tanh, sigmoid, relu
+from .basic import comparisons, views
 from .basic import elementwise as ops
 
 Array = np.ndarray
@@ -181,7 +182,7 @@ def _gelu_d2f(x: Tensor, approximate: str) -> Tensor:
     if approximate == "tanh":
         # (1 - t^2) (u' - x t u'^2 + x u''/2), u = k (x + c x^3)
         c = 0.044715
-        t = ops.tanh(ops.mul_scalar(ops.add(x, ops.mul_scalar(ops.mul(x2, x), c)), _SQRT_2_PI))
+        t = ub.tanh(ops.mul_scalar(ops.add(x, ops.mul_scalar(ops.mul(x2, x), c)), _SQRT_2_PI))
         du = ops.mul_scalar(ops.add_scalar(ops.mul_scalar(x2, 3 * c), 1), _SQRT_2_PI)
         inner = ops.add(ops.sub(du, ops.mul(ops.mul(x, t), ops.mul(du, du))),
                         ops.mul_scalar(x2, 3 * c * _SQRT_2_PI))
@@ -217,7 +218,7 @@ def _softplus_df(x: Array, beta: float, threshold: float) -> Array:
 
 
 def _softplus_d2f(x: Tensor, beta: float, threshold: float) -> Tensor:
-    s = ops.sigmoid(ops.mul_scalar(x, beta))
+    s = ub.sigmoid(ops.mul_scalar(x, beta))
     curve = ops.mul_scalar(ops.mul(s, ops.rsub(s, 1)), beta)
     return _zero_where(_mask(x, lambda a: a * beta > threshold), curve)
 
@@ -232,7 +233,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 def _logsigmoid_d2f(x: Tensor) -> Tensor:
-    s = ops.sigmoid(x)
+    s = ub.sigmoid(x)
     return ops.neg(ops.mul(s, ops.rsub(s, 1)))
 
 
@@ -252,7 +253,7 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 def _silu_backward(g: Tensor, x: Tensor) -> Tensor:
     """grad * s * (1 + x * (1 - s)), s = sigmoid(x)."""
-    s = ops.sigmoid(x)
+    s = ub.sigmoid(x)
     # C++'s `1.0 - s` wraps the number: SubBackward0, as ops.sub(1.0, s)
     return ops.mul(ops.mul(g, s), ops.add_scalar(ops.mul(x, ops.sub(1.0, s)), 1))
 
@@ -261,8 +262,8 @@ def _mish_backward(g: Tensor, x: Tensor) -> Tensor:
     """grad * (t + x * sigmoid(x) * (1 - t * t)), t = tanh(softplus(x)), softplus written
     `input.exp().log1p()` as infinitely_differentiable_mish_backward does (ExpBackward0 and
     Log1PBackward0 under create_graph, not SoftplusBackward0)."""
-    t = ops.tanh(unary_math.log1p(ops.exp(x)))
-    return ops.mul(g, ops.add(t, ops.mul(ops.mul(x, ops.sigmoid(x)),
+    t = ub.tanh(unary_math.log1p(ops.exp(x)))
+    return ops.mul(g, ops.add(t, ops.mul(ops.mul(x, ub.sigmoid(x)),
                                          ops.sub(1.0, ops.mul(t, t)))))
 
 
@@ -298,7 +299,7 @@ def _halves(t: Tensor, dim: int) -> tuple[Tensor, Tensor]:
 def _glu_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     """glu_backward: [g * sigmoid(b), g * a * sigmoid(b) * (1 - sigmoid(b))] joined on dim."""
     a, b = _halves(c.self, c.dim)
-    s = ops.sigmoid(b)
+    s = ub.sigmoid(b)
     return [joining.cat([ops.mul(g, s), ops.mul(ops.mul(ops.mul(g, a), s), ops.rsub(s, 1))],
                         c.dim)]
 
@@ -307,7 +308,7 @@ def _glu_jvp(c: Any) -> Tensor:
     """glu_jvp: a_t * sigmoid(b) + a * sigmoid(b) * (1 - sigmoid(b)) * b_t."""
     a, b = _halves(c.self, c.dim)
     a_t, b_t = _halves(c.self_t, c.dim)
-    s = ops.sigmoid(b)
+    s = ub.sigmoid(b)
     return ops.add(ops.mul(a_t, s), ops.mul(ops.mul(ops.mul(a, s), ops.rsub(s, 1)), b_t))
 
 
@@ -335,14 +336,14 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 def softsign(input: Tensor) -> Tensor:
     """input / (input.abs() + 1)."""
-    return ops.div(input, ops.add(ops.abs(input), 1))
+    return ops.div(input, ops.add(ub.abs(input), 1))
 
 
 def tanhshrink(input: Tensor) -> Tensor:
     """input - input.tanh()."""
-    return ops.sub(input, ops.tanh(input))
+    return ops.sub(input, ub.tanh(input))
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """F.relu: torch.relu, or relu_ in place (both ReluBackward0)."""
-    return inplace_ops.relu_(input) if inplace else ops.relu(input)
+    return ub.relu_(input) if inplace else ub.relu(input)

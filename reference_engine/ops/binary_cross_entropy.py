@@ -10,6 +10,7 @@ import numpy as np
 from .. import messages
 from ..tensor import Tensor
 from . import activations, common, piecewise
+from . import unary_via_backward as ub  # abs, tanh, sigmoid, relu
 from .basic import elementwise as ops
 from .losses import Array, PointwiseLoss, _check_reduction
 
@@ -61,10 +62,10 @@ def _bce_logits(x: Array, y: Array, weight: Array | None, pos_weight: Array | No
 def _bce_logits_dx(x: Tensor, y: Tensor, a: Any) -> Tensor:
     pw = a.pos_weight
     if pw is None:   # sigmoid(x) - y
-        return _weighted(ops.sub(ops.sigmoid(x), y), a.weight)
+        return _weighted(ops.sub(ub.sigmoid(x), y), a.weight)
     # (1 - y) - (1 + (pw - 1) y) sigmoid(-x)
     log_weight = ops.add(ops.mul(ops.sub(pw, 1), y), 1)
-    return _weighted(ops.sub(ops.rsub(y, 1), ops.mul(log_weight, ops.sigmoid(ops.neg(x)))),
+    return _weighted(ops.sub(ops.rsub(y, 1), ops.mul(log_weight, ub.sigmoid(ops.neg(x)))),
                      a.weight)
 
 
@@ -88,10 +89,10 @@ def _bce_logits_backward(g: Tensor, c: Any) -> Tensor:
     (pw y + 1 - y) sigmoid(x) - pw y, times grad, times weight, divided by numel last."""
     x, y, pw = c.self, c.target, c.pos_weight
     if pw is None:
-        d = ops.sub(ops.sigmoid(x), y)
+        d = ops.sub(ub.sigmoid(x), y)
     else:   # pos_weight may broadcast: t = pos_weight.mul(target), not in place
         t = ops.mul(pw, y)
-        d = ops.sub(ops.mul(ops.sub(ops.add_scalar(t, 1), y), ops.sigmoid(x)), t)
+        d = ops.sub(ops.mul(ops.sub(ops.add_scalar(t, 1), y), ub.sigmoid(x)), t)
     return _mean(_weighted(ops.mul(d, g), c.weight), c)
 
 

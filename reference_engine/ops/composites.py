@@ -12,8 +12,8 @@ import numpy as np
 
 from .. import dtypes, messages
 from ..tensor import Tensor
-from . import common, extremes, joining, piecewise
-from .basic import copying, inplace_ops, views
+from . import common, extremes, inplace_ops, joining, piecewise
+from .basic import copying, inplace, views
 from .basic import elementwise as ops
 from .basic import reductions as red
 from .linalg import mm
@@ -37,7 +37,7 @@ def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
     if n > 0 and (prepend is not None or append is not None):
         self = joining.cat([t for t in (prepend, self, append) if t is not None], d)
     if n == 0:
-        return inplace_ops.copy_(common.zeros_like(self), self)
+        return inplace.copy_(common.zeros_like(self), self)
     result = self
     length = self.shape[d] - 1
     for _ in range(min(n, self.shape[d])):

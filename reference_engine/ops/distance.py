@@ -20,7 +20,7 @@ from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, linalg, shape_views
 from .basic import elementwise as ops
-from .basic import inplace_ops, views
+from .basic import inplace, views
 from .basic import reductions as red
 
 # ---- the kernels (numpy) ----------------------------------------------------------------
@@ -127,7 +127,7 @@ def _euclidean_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     x1 * ratio.sum(-1, true) - ratio @ x2 and x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT @ x1."""
     zero = common.new(c.result._data == 0, dtypes.bool_, c.result.device)
     ratio = ops.div(g, c.result)
-    inplace_ops.masked_fill_(ratio, zero, 0)
+    inplace.masked_fill_(ratio, zero, 0)
     return c.grads(
         lambda: ops.sub(ops.mul(c.x1, red.sum(ratio, -1, True)), linalg.matmul(ratio, c.x2)),
         lambda: ops.sub(ops.mul(c.x2, views.unsqueeze(red.sum(ratio, -2), -1)),

@@ -17,9 +17,9 @@ import numpy as np
 from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, triangular
+from . import common, inplace_ops, triangular
 from .basic import elementwise as ops
-from .basic import inplace_ops, reductions, views
+from .basic import inplace, reductions, views
 from .decompositions import _column_major, _mH
 from .linalg import matmul
 
@@ -108,9 +108,9 @@ def householder_product_backward(grad: Tensor, result: Tensor, input_: Tensor, t
         t_grad = ops.neg(matmul(views.narrow(vHK, -1, i, m - i), tail))
         # (update_grad returns (v_grad.unsqueeze(-1), tau_grad.squeeze(-1)), which the loop
         # squeezes: their nodes are in a create_graph grad's graph)
-        inplace_ops.copy_(views.select(input_grad, -1, i),
+        inplace.copy_(views.select(input_grad, -1, i),
                           views.squeeze(views.unsqueeze(v_grad, -1), -1))
-        inplace_ops.copy_(views.select(tau_grad, -1, i),
+        inplace.copy_(views.select(tau_grad, -1, i),
                           views.squeeze(views.squeeze(t_grad, -1), -1))
         if i != flip(k - 1):   # K <- H_{i+1}^{-1} K H_i
             j = i + 1 if not flip_order else i - 1

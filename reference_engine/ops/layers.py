@@ -11,8 +11,8 @@ import numpy as np
 from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, linalg, padding
-from .basic import inplace_ops, views
+from . import common, inplace_ops, linalg, padding
+from .basic import views
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

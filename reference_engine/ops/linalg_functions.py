@@ -14,7 +14,7 @@ from ..tensor import Tensor
 from . import common, decompositions, determinants, inverses, linalg_ex, products
 from . import linalg as _linalg_ops
 from . import solve as _solve_ops
-from .basic import copying, inplace_ops, reductions, views
+from .basic import copying, inplace, reductions, views
 from .basic import elementwise as ops
 
 cross = products.linalg_cross
@@ -53,7 +53,7 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     significant bit, so the graph names torch's matmuls in torch's order."""
     if n == 0:
         eye = np.broadcast_to(np.eye(input.shape[-1], dtype=input.dtype.np), input.shape)
-        return inplace_ops.copy_(copying.clone(input), common.new(eye, input.dtype, input.device))
+        return inplace.copy_(copying.clone(input), common.new(eye, input.dtype, input.device))
     a = inverses.linalg_inv(input) if n < 0 else input
     n = abs(n)
     if n == 1:   # torch clones input itself, but returns input's inverse as it is

@@ -19,8 +19,8 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from . import activations, binary_math, norms, piecewise, shape_views
-from .basic import comparisons, copying, indexing, inplace_ops, views
+from . import activations, binary_math, inplace_ops, norms, piecewise, shape_views
+from .basic import comparisons, copying, indexing, views
 from .basic import elementwise as ops
 from .basic import reductions as red
 from .basic.inplace import apply_inplace

@@ -58,7 +58,7 @@ def _differential(a: Tensor, e: Tensor) -> Tensor:
     builds it for plain tensors: zeros of e's dtype, then a, a and e copied into narrowed
     views of it, in that order (three CopySlices under a create_graph gradient; the cat
     ATen uses for tensor subclasses only made CatBackward0 nodes)."""
-    from .basic.inplace_ops import copy_  # (inplace_ops imports the ops package)
+    from .basic.inplace import copy_  # (inplace imports the ops package)
     n = a.shape[-1]
     meta = common.new(np.zeros((*a.shape[:-2], 2 * n, 2 * n), e.dtype.np), e.dtype, e.device)
     for rows, cols, block in ((0, 0, a), (n, n, a), (0, n, e)):

@@ -17,8 +17,8 @@ import numpy as np
 from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, masked, shape_views
-from .basic import comparisons, indexing, inplace_ops, reductions, views
+from . import common, inplace_ops, masked, shape_views
+from .basic import comparisons, indexing, inplace, reductions, views
 from .basic import elementwise as ops
 from .nn import log_softmax
 
@@ -318,7 +318,7 @@ def _label_smoothing(self: Tensor, target: Tensor, weight: Tensor | None, reduct
     else:
         smooth = ops.neg(reductions.sum(input, class_dim))
     ignore_mask = comparisons.compare(target, ignore_index, np.equal)
-    smooth = inplace_ops.masked_fill_(smooth, ignore_mask, 0.0)
+    smooth = inplace.masked_fill_(smooth, ignore_mask, 0.0)
     if reduction == "mean":
         if weight is not None:
             kept = masked.masked_select(target, comparisons.logical_not(ignore_mask))

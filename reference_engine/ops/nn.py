@@ -1,5 +1,5 @@
 """The ops behind nn.functional: softmax, log_softmax, mse_loss (nll_loss: ops/nll.py).
-Their backward formulas call the backward ops (ops/basic/backward.py), as derivatives.yaml's do."""
+Their backward formulas call the backward ops (ops/backward.py), as derivatives.yaml's do."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
+from . import backward as grad_ops
 from . import common
-from .basic import backward as grad_ops
 from .basic import copying, reductions
 from .basic import elementwise as ops
 

@@ -16,12 +16,12 @@ from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import common, kernels
-from .basic import comparisons
-from .basic.backward import (  # sgn: abs's gradient's op, exported under its name here
+from .backward import (  # sgn: abs's gradient's op, exported under its name here
     SGN,
     sgn,
     sign_kernel,
 )
+from .basic import comparisons
 from .basic.comparisons import compare, where
 from .basic.elementwise import mul, refuse_complex_clamp
 from .basic.inplace import apply_inplace

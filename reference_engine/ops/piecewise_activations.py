@@ -10,9 +10,9 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..grad_mode import no_grad
 from ..tensor import Tensor
+from . import backward as grad_ops
 from . import common, piecewise
 from .activations import Array, Pointwise, _mask, _no_inplace
-from .basic import backward as grad_ops
 from .basic import comparisons
 from .basic.inplace import apply_inplace
 

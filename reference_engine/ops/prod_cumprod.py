@@ -14,7 +14,7 @@ from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common, joining
-from .basic import comparisons, copying, inplace_ops, views
+from .basic import comparisons, copying, inplace, views
 from .basic import elementwise as ops
 from .basic import reductions as red
 from .scans import _along, _dim, _flip, _out_dtype, cumsum, reversed_cumsum
@@ -141,7 +141,7 @@ def _cumprod_backward(c: Any, g: Tensor) -> Tensor:
             after = cumprod(views.narrow(x, d, k + 1, n - k - 1), d)
             omitted = joining.cat([until, ops.mul(views.expand(until, after.shape), after)], d)
         grad_slice = red.sum(ops.mul(views.narrow(g, d, k, n - k), omitted), d)
-        inplace_ops.copy_(views.select(grad_input, d, k), grad_slice)
+        inplace.copy_(views.select(grad_input, d, k), grad_slice)
     return grad_input
 
 

@@ -15,7 +15,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import common
 from .basic import elementwise as ops
-from .basic import indexing, inplace, inplace_ops, views
+from .basic import indexing, inplace, views
 from .sorting import sort
 
 INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -107,7 +107,7 @@ def _quantile(self: Tensor, q: Any, dim: int | None, keepdim: bool, interpolatio
     if ignore_nan:
         count = common.new(np.sum(~nan, -1, keepdims=True), dtypes.int64, self.device)
         ranks = ops.mul(q, ops.sub_scalar(count, 1))
-        ranks = inplace_ops.masked_fill_(ranks, common.new(ranks._data < 0, dtypes.bool_,
+        ranks = inplace.masked_fill_(ranks, common.new(ranks._data < 0, dtypes.bool_,
                                                        self.device), 0)
     else:
         last = sorted_values.shape[-1] - 1

@@ -18,9 +18,9 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
+from . import backward as grad_ops
 from . import common
 from . import special_kernels as kernels
-from .basic import backward as grad_ops
 from .basic import comparisons, indexing
 from .basic import elementwise as ops
 from .erf_gamma import i0, in_kernel_dtype  # torch.i0's row

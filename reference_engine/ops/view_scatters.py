@@ -107,7 +107,7 @@ def _as_strided_scatter_self_grad(g: Tensor, self_shape: tuple[int, ...], size: 
     grad_slice = shape_views.as_strided(g, size, stride, offset)
     buffer = common.new(np.zeros(self_shape, g.dtype.np), g.dtype, g.device)
     result = shape_views.as_strided(buffer, self_shape, _contiguous_strides(self_shape))
-    inplace_ops.copy_(shape_views.as_strided(buffer, size, stride, offset), grad_slice)
+    inplace.copy_(shape_views.as_strided(buffer, size, stride, offset), grad_slice)
     return result
 
 
@@ -155,4 +155,4 @@ def as_strided_scatter(self: Tensor, src: Tensor, size: Sequence[int], stride: S
 
 
 # They import this module; used at call time.
-from .basic import inplace_ops  # noqa: E402
+from .basic import inplace  # noqa: E402

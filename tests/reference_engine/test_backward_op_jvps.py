@@ -1,4 +1,4 @@
-"""The jvps of the backward ops (reference_engine/ops/basic/backward.py), which forward-over-reverse
+"""The jvps of the backward ops (reference_engine/ops/backward.py), which forward-over-reverse
 runs on dual tensors: each tangent equals the central difference of the op along the
 tangents, in float64."""
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import reference_engine as torch
+from reference_engine.ops import backward as bw
 from reference_engine.ops import nll
-from reference_engine.ops.basic import backward as bw
 
 fwAD = torch.autograd.forward_ad
 _RNG = np.random.default_rng(22)

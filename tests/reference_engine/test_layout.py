@@ -32,11 +32,13 @@ from tests.reference_engine.import_graph import Edge
 # differentiates it again), and these families' formulas call each other's ops, e.g.
 # expand's backward is reductions' sum_to and sum's is views' expand; mul's calls
 # complex_numbers' conj, and _neg_view's calls elementwise's neg; to()'s (copying) calls
-# real(); maximum's (comparisons) calls masked_fill (indexing); relu's, sigmoid's and tanh's
-# call the backward ops (backward), whose own formulas call mul and sum. views_strided
-# (as_strided, the regenerated grad_fn of a view) and inplace/inplace_ops (CopySlices'
-# formula copies with copy_ and clone) are in it for the same reason. (division left it:
-# torch.div's choice of overload is made in division, above elementwise.div.) Below it,
+# real(); maximum's (comparisons) calls masked_fill (indexing). views_strided
+# (as_strided, the regenerated grad_fn of a view) and inplace (CopySlices' formula copies
+# with copy_ and clone; sgn's calls masked_fill_: the two in-place ops a formula calls live
+# there, the others above in ops.inplace_ops) are in it for the same reason. Ops whose
+# formulas call the basic ops but which no basic op calls sit above it: division (torch.div's
+# choice of overload), and the backward ops (ops.backward: their formulas call mul and sum)
+# with abs, tanh, sigmoid and relu, whose formulas call them (ops.unary_via_backward). Below it,
 # importing none of it, the `below` row of the drawing: a helper the basic ops share with
 # the families above goes there, not up into a family. A module outside ops/basic/ joining a
 # circle fails the test, with one cycle through it named import by import; a module of

@@ -8,22 +8,23 @@ import reference_engine
 from reference_engine import views_inplace, views_multi_output
 from reference_engine.autograd_meta import OpSpec
 from reference_engine.ops import (
+    backward,
     binary_math,
     division,
     erf_gamma,
     extremes,
+    inplace_ops,
     linalg,
     piecewise,
     unary_math,
+    unary_via_backward,
 )
 from reference_engine.ops.basic import (
-    backward,
     comparisons,
     copying,
     elementwise,
     indexing,
     inplace,
-    inplace_ops,
     reductions,
     views,
     views_strided,
@@ -72,7 +73,8 @@ def test_every_op_has_its_jvp_beside_its_backward() -> None:
     specs = list({id(v): v for m in (elementwise, division, comparisons, copying, backward,
                                      indexing, linalg, reductions, extremes, views,
                                      views_inplace, views_multi_output, views_strided, inplace,
-                                     inplace_ops, unary_math, erf_gamma, piecewise, binary_math)
+                                     inplace_ops, unary_math, unary_via_backward, erf_gamma,
+                                     piecewise, binary_math)
                   for v in vars(m).values() if isinstance(v, OpSpec)}.values())
     assert len(specs) > 50
     assert sorted(s.grad_fn for s in specs if s.jvp is None) == sorted(NO_JVP)

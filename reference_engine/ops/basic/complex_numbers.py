@@ -256,10 +256,10 @@ def sgn_backward(x: Tensor, gx: Tensor, sgn_x: Tensor) -> Tensor:
     ((gx - (sgn * sgn) * gx.conj()) / (2. * |x|)).masked_fill_(|x| == 0., 0.)."""
     from . import comparisons as cmp
     from . import elementwise as ew
-    from . import inplace_ops
+    from . import inplace
     absx = abs(x)
     value = ew.div(ew.sub(gx, ew.mul(ew.mul(sgn_x, sgn_x), conj(gx))), ew.mul_scalar(absx, 2.0))
-    return inplace_ops.masked_fill_(value, cmp.compare(absx, 0.0, np.equal), 0.0)
+    return inplace.masked_fill_(value, cmp.compare(absx, 0.0, np.equal), 0.0)
 
 
 # handle_r_to_c(result's real dtype, self_t.conj() * self_p.sgn()): the real part

@@ -298,22 +298,10 @@ LOG: OpSpec = OpSpec("LogBackward0", ("self",), {"self": ("self",)},
 SQRT: OpSpec = OpSpec("SqrtBackward0", ("self",), {"self": ("result",)},
                       lambda c, g: [div(g, _conj(mul_scalar(c.result, 2)))],
                       jvp="auto_element_wise")
-ABS: OpSpec = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [mul(g, grad_ops.sgn(c.self))],
-                     jvp=lambda c: mul(c.self_t, grad_ops.sgn(c.self)))
 SIN: OpSpec = OpSpec("SinBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [mul(g, _conj(cos(c.self)))], jvp="auto_element_wise")
 COS: OpSpec = OpSpec("CosBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [mul(g, neg(_conj(sin(c.self))))], jvp="auto_element_wise")
-TANH: OpSpec = OpSpec("TanhBackward0", ("self",), {"self": ("result",)},
-                      lambda c, g: [grad_ops.tanh_backward(g, c.result)], jvp="auto_element_wise")
-SIGMOID: OpSpec = OpSpec("SigmoidBackward0", ("self",), {"self": ("result",)},
-                         lambda c, g: [grad_ops.sigmoid_backward(g, c.result)],
-                         jvp="auto_element_wise")
-# threshold_backward / clamp_backward select, so masked grads are +0, not -0.
-RELU: OpSpec = OpSpec("ReluBackward0", ("self",), {"self": ("result",)},
-                      lambda c, g: [grad_ops.threshold_backward(g, c.result, 0)],
-                      jvp="auto_element_wise")
 def exp(self: Tensor) -> Tensor:
     return _unary_float(EXP, np.exp, self, rounded=True)
 
@@ -326,12 +314,6 @@ def sqrt(self: Tensor) -> Tensor:
     return _unary_float(SQRT, np.sqrt, self)
 
 
-def abs(self: Tensor) -> Tensor:
-    if self.dtype.is_complex:   # a real result, and its own formula
-        return complex_numbers.abs(self)
-    return _elementwise(ABS, np.abs, (self,))
-
-
 def sin(self: Tensor, *, out: Tensor | None = None) -> Tensor:
     if out is not None:   # sin.out (allow_mutation_on_saved_tensors' test writes through it)
         return into_out("sin", out, (self,), lambda: sin(self))
@@ -342,20 +324,6 @@ def cos(self: Tensor) -> Tensor:
     return _unary_float(COS, np.cos, self, rounded=True)
 
 
-def tanh(self: Tensor) -> Tensor:
-    return _unary_float(TANH, np.tanh, self, rounded=True)
-
-
-def sigmoid(self: Tensor) -> Tensor:
-    return _unary_float(SIGMOID, kernels.sigmoid, self)
-
-
-def relu(self: Tensor) -> Tensor:
-    # relu is clamp_min(self, 0): x < 0 ? 0 : x, so -0.0 stays -0.0 and NaN stays NaN.
-    refuse_complex_clamp(self)
-    return _elementwise(RELU, lambda a: kernels.clamp(a, 0, None), (self,))
-
-
 def refuse_complex_clamp(self: Tensor) -> None:
     """clamp's (and clamp_min's, clamp_max's, relu's) refusal of complex tensors."""
     if self.dtype.is_complex:
@@ -363,7 +331,6 @@ def refuse_complex_clamp(self: Tensor) -> None:
 
 
 # They import this module; used at call time.
-from . import backward as grad_ops  # noqa: E402
 from . import (  # noqa: E402
     comparisons,
     complex_numbers,

@@ -1,4 +1,5 @@
-"""In-place machinery (the ops: inplace_ops.py): write into the tensor's memory
+"""In-place machinery (the ops: ops/inplace_ops.py; copy_ and masked_fill_ here, at the
+foot): write into the tensor's memory
 (inplace_write.py), bump the shared version counter, and
 rebase the tensor's history onto the op's node.
 
@@ -19,12 +20,13 @@ from ... import (
     forward_ad,
     messages,
 )
-from ...autograd_meta import OpSpec, build_node, differentiable, save_result
-from ...grad_mode import is_grad_enabled, is_inference_mode_enabled
-from ...graph import TASK_NODES, Edge, Node
+from ...autograd_meta import OpNode, OpSpec, build_node, differentiable, save_result
+from ...grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
+from ...graph import TASK_NODES, Edge, Node, node_class
 from ...inplace_write import write
 from ...saved import short_name
 from ...tensor import Tensor
+from .. import common
 from . import copying
 
 # torch's CreationMeta: how a view was made decides whether it may be modified in place.
@@ -218,7 +220,7 @@ class CopySlices(Node):
         # (AsStridedBackward0), fn applied to a clone of the slice, written back into the
         # slice in place (CopySlices over result).
         meta = self.input_metadata[0]
-        result = inplace_ops.copy_(Tensor(np.empty(meta.shape, g.dtype.np), g.dtype, g.device), g)
+        result = copy_(Tensor(np.empty(meta.shape, g.dtype.np), g.dtype, g.device), g)
         grad_slice = (views_strided.replay(self.view_fn, result) if self.view_fn is not None
                       else views_strided.as_strided_view(result, self.index))
         # torch adds the wrapped node's first next node (the view's old history, which the
@@ -229,7 +231,7 @@ class CopySlices(Node):
         res = self.fn.apply([copying.clone(grad_slice)])
         if res[0] is None:
             return [None, *res[1:]]
-        inplace_ops.copy_(grad_slice, res[0])
+        copy_(grad_slice, res[0])
         return [result, *res[1:]]
 
     def release_variables(self) -> None:
@@ -238,5 +240,65 @@ class CopySlices(Node):
 
 
 
+# ---- the in-place ops the basic ops' formulas call: copy_ (CopySlices' and as_strided's
+# formulas) and masked_fill_ (sgn's); the other in-place ops are above, in ops/inplace_ops.py
+
+def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    from . import indexing
+    with no_grad():
+        r = indexing.masked_fill(self, mask, value)
+    if isinstance(value, Tensor):
+        return apply_inplace(self, indexing.MASKED_FILL_TENSOR, r, [value], mask=mask)
+    return apply_inplace(self, indexing.MASKED_FILL, r, [], mask=mask)
+
+
+def _copy_jvp(c: Any) -> Tensor:
+    """copy_'s tangent for a self without one (VariableTypeManual.cpp copy_, written by
+    hand): src's tangent broadcast to self's size (a view of it, which set_fw_grad copies
+    into self's layout unless it has it: a size-1 leading dim keeps the view), else a clone;
+    in src's tangent's dtype either way. A self with a tangent has src's copied into it."""
+    if tuple(c.src_t.shape) != tuple(c.self.shape):
+        return views.expand(c.src_t, tuple(c.self.shape))
+    return copying.clone(c.src_t)
+
+
+COPY = OpSpec("CopyBackwards", ("self", "src"),
+              backward=lambda c, g: c.grads(lambda: common.zeros_like(g),
+                                            lambda: copying.to(_r_to_c(g, c.src_dtype),
+                                                               c.src_device, c.src_dtype)),
+              jvp=_copy_jvp)
+
+
+def _r_to_c(g: Tensor, dt: Any) -> Tensor:
+    """CopyBackwards' handle_r_to_c: a real source takes the real part of a complex grad."""
+    return complex_numbers.real(g) if g.dtype.is_complex and not dt.is_complex else g
+
+
+def _copy_backwards_name(self: Node) -> str:
+    return "torch::autograd::CopyBackwards"   # a hand-written C++ node: named in full
+
+
+node_class(COPY.grad_fn, OpNode).name = _copy_backwards_name
+
+
+def copy_(self: Tensor, other: Any) -> Tensor:
+    other = common.wrap(other)
+    shape = common.broadcast_shape(tuple(self.shape), tuple(other.shape))
+    if shape != tuple(self.shape):   # (before NumPy's broadcast_to refuses it in its words)
+        raise RuntimeError(messages.output_broadcast(tuple(self.shape), shape))
+    values = common.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
+    forward_ad.record_tangent(COPY, [self, other], values, {})
+    # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same
+    # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
+    return apply_inplace(self, COPY, values, [other], idempotent=_same_data(self, other),
+                         src_device=other.device, src_dtype=other.dtype)
+
+
+def _same_data(a: Tensor, b: Tensor) -> bool:
+    x, y = a._data, b._data
+    return (x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
+            and x.shape == y.shape and x.strides == y.strides and a.dtype is b.dtype)
+
+
 # They import this module; used at call time.
-from . import inplace_ops, views_strided  # noqa: E402
+from . import complex_numbers, views, views_strided  # noqa: E402

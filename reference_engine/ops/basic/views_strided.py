@@ -121,10 +121,10 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
         storage = indexing.index_add(storage, 0, positions, reshape(g, (-1,)))
         return as_strided_view(storage, np.arange(n).reshape(base_shape))
     storage = Tensor(np.zeros(n, g.dtype.np), g.dtype, g.device)
-    inplace_ops.copy_(as_strided_view(storage, index), g)
+    inplace.copy_(as_strided_view(storage, index), g)
     return as_strided_view(storage, np.arange(n).reshape(base_shape))
 
 
 # They import this module (through views); used at call time.
 from .. import common  # noqa: E402
-from . import complex_numbers, indexing, inplace_ops, reductions  # noqa: E402
+from . import complex_numbers, indexing, inplace, reductions  # noqa: E402

@@ -1,5 +1,6 @@
-"""The in-place ops on inplace.py's machinery: add_/sub_/mul_/div_/pow_, the unary in-place
-forms (_unary_), masked_fill_, zero_/fill_/copy_ (clamp_: ops/piecewise.py; squeeze_(dim):
+"""The in-place ops on ops/basic/inplace.py's machinery: add_/sub_/mul_/div_/pow_, the unary
+in-place forms (_unary_), zero_/fill_/eq_ (copy_ and masked_fill_, which the basic ops'
+formulas call: ops/basic/inplace.py; clamp_: ops/piecewise.py; squeeze_(dim):
 views_inplace.py; __setitem__: views_indexing.py)."""
 
 from __future__ import annotations
@@ -8,15 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from ... import forward_ad, messages
-from ...autograd_meta import OpNode, OpSpec
-from ...grad_mode import no_grad
-from ...graph import Node, node_class
-from ...tensor import Tensor
-from .. import common
-from . import complex_numbers, copying, views
-from . import elementwise as ops
-from .inplace import apply_inplace
+from .. import forward_ad
+from ..autograd_meta import OpSpec
+from ..grad_mode import no_grad
+from ..tensor import Tensor
+from . import common
+from .basic import elementwise as ops
+from .basic.inplace import apply_inplace
 
 # ---- the in-place ops ------------------------------------------------------------------
 
@@ -71,31 +70,8 @@ neg_ = _unary_(ops.NEG, ops.neg)
 exp_ = _unary_(ops.EXP, ops.exp)
 log_ = _unary_(ops.LOG, ops.log)
 sqrt_ = _unary_(ops.SQRT, ops.sqrt)
-abs_ = _unary_(ops.ABS, ops.abs)
 sin_ = _unary_(ops.SIN, ops.sin)
 cos_ = _unary_(ops.COS, ops.cos)
-tanh_ = _unary_(ops.TANH, ops.tanh)
-sigmoid_ = _unary_(ops.SIGMOID, ops.sigmoid)
-relu_ = _unary_(ops.RELU, ops.relu)
-
-
-def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    from . import indexing
-    with no_grad():
-        r = indexing.masked_fill(self, mask, value)
-    if isinstance(value, Tensor):
-        return apply_inplace(self, indexing.MASKED_FILL_TENSOR, r, [value], mask=mask)
-    return apply_inplace(self, indexing.MASKED_FILL, r, [], mask=mask)
-
-
-def _copy_jvp(c: Any) -> Tensor:
-    """copy_'s tangent for a self without one (VariableTypeManual.cpp copy_, written by
-    hand): src's tangent broadcast to self's size (a view of it, which set_fw_grad copies
-    into self's layout unless it has it: a size-1 leading dim keeps the view), else a clone;
-    in src's tangent's dtype either way. A self with a tangent has src's copied into it."""
-    if tuple(c.src_t.shape) != tuple(c.self.shape):
-        return views.expand(c.src_t, tuple(c.self.shape))
-    return copying.clone(c.src_t)
 
 
 # Their forward formulas (derivatives.yaml: zero_ `result: self_t.zero_()`, fill_.Scalar
@@ -105,25 +81,6 @@ ZERO = OpSpec("ZeroBackward0", ("self",), backward=lambda c, g: [common.zeros_li
               jvp=lambda c: common.zeros_like(c.self_t))
 FILL = OpSpec("FillBackward2", ("self",), backward=lambda c, g: [common.zeros_like(g)],
               jvp=lambda c: common.zeros_like(c.self_t))
-COPY = OpSpec("CopyBackwards", ("self", "src"),
-              backward=lambda c, g: c.grads(lambda: common.zeros_like(g),
-                                            lambda: copying.to(_r_to_c(g, c.src_dtype),
-                                                               c.src_device, c.src_dtype)),
-              jvp=_copy_jvp)
-
-
-def _r_to_c(g: Tensor, dt: Any) -> Tensor:
-    """CopyBackwards' handle_r_to_c: a real source takes the real part of a complex grad."""
-    return complex_numbers.real(g) if g.dtype.is_complex and not dt.is_complex else g
-
-
-def _copy_backwards_name(self: Node) -> str:
-    return "torch::autograd::CopyBackwards"   # a hand-written C++ node: named in full
-
-
-node_class(COPY.grad_fn, OpNode).name = _copy_backwards_name
-
-
 def zero_(self: Tensor) -> Tensor:
     result = common.zeros_like(self)
     forward_ad.record_tangent(ZERO, [self], result, {})
@@ -141,7 +98,7 @@ EQ_SCALAR = OpSpec("EqBackward0", ("self",), backward=lambda c, g: [common.zeros
 
 
 def eq_(self: Tensor, other: Any) -> Tensor:
-    from . import comparisons
+    from .basic import comparisons
     r = comparisons.compare(self, other, np.equal)
     if isinstance(other, Tensor):
         return apply_inplace(self, EQ_TENSOR, r, [other])
@@ -154,22 +111,3 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     forward_ad.record_tangent(FILL, [self], value_t, {})  # (a tensor value's tangent: not read)
     return apply_inplace(self, FILL, value_t,
                          [], idempotent=not isinstance(value, Tensor))
-
-
-def copy_(self: Tensor, other: Any) -> Tensor:
-    other = common.wrap(other)
-    shape = common.broadcast_shape(tuple(self.shape), tuple(other.shape))
-    if shape != tuple(self.shape):   # (before NumPy's broadcast_to refuses it in its words)
-        raise RuntimeError(messages.output_broadcast(tuple(self.shape), shape))
-    values = common.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
-    forward_ad.record_tangent(COPY, [self, other], values, {})
-    # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same
-    # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
-    return apply_inplace(self, COPY, values, [other], idempotent=_same_data(self, other),
-                         src_device=other.device, src_dtype=other.dtype)
-
-
-def _same_data(a: Tensor, b: Tensor) -> bool:
-    x, y = a._data, b._data
-    return (x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
-            and x.shape == y.shape and x.strides == y.strides and a.dtype is b.dtype)
