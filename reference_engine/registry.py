@@ -1002,8 +1002,8 @@ NOT_GENERATED.update({
 
 # The default profile draws the rows it drew before issue 24's op breadth (these 60). The
 # generator draws every other row with a sample alike, but with them the default probe and
-# the ci profile's test still meet engine gaps (README, "Generated programs": h32gen's attempt
-# with 316 rows), and every change of the row set draws other programs that meet other gaps.
+# the ci profile's test still meet engine gaps (benchmarks/README.md, "The generator's row
+# set": stops 33 to 39), and every change of the row set draws other programs that meet others.
 # They join the default profile when a probe and the ci profile with them are clean. Listed,
 # not hidden: each is in NOT_GENERATED with this reason (or a measured reason of its own
 # above, which stays when the rows join).

@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
+from . import fma
 from .basic import indexing
 from .basic.comparisons import compare, isnan, logical_not
 from .basic.copying import to
@@ -310,14 +311,6 @@ def true_divide(self: Tensor, other: Tensor | Number) -> Tensor:
 
 # ---- lerp, addcmul, addcdiv -------------------------------------------------------------
 
-def _lerp_array(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """ATen's lerp: self + weight * (end - self) where |weight| < 0.5, else
-    end - (end - self) * (1 - weight), for better numerics at either end."""
-    a, b, w = np.broadcast_arrays(a, b, w)
-    diff = b - a
-    return np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (w.dtype.type(1) - w))
-
-
 LERP_SCALAR = OpSpec(
     "LerpBackward0", ("self", "end"),
     backward=lambda c, g: c.grads(lambda: mul_scalar(g, 1 - builtins.float(c.weight)),
@@ -344,8 +337,8 @@ def lerp(self: Tensor, end: Tensor, weight: Tensor | Number) -> Tensor:
         raise NotImplementedError(messages.kernel_not_implemented(kernel,
                                                                   self.dtype.scalar_name))
     if isinstance(weight, Tensor):
-        return _elementwise(LERP, _lerp_array, [self, end, weight])
-    return _elementwise(LERP_SCALAR, lambda a, b: _lerp_array(a, b, np.asarray(weight, a.dtype)),
+        return _elementwise(LERP, fma.lerp, [self, end, weight])
+    return _elementwise(LERP_SCALAR, lambda a, b: fma.lerp(a, b, np.asarray(weight, a.dtype)),
                         [self, end], weight=weight)
 
 

@@ -13,7 +13,7 @@ from .. import dtypes, messages, views_inplace
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from . import common
+from . import common, fma
 from .basic import elementwise as ops
 from .basic import indexing, inplace, views
 from .sorting import sort
@@ -22,12 +22,6 @@ INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 # ---- lerp_ (lerp.Tensor's formulas), the in-place step quantile takes --------------------
-
-def _lerp_array(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """ATen's lerp: weight < 0.5 ? self + weight * (end - self) : end - (end - self) * (1 -
-    weight)."""
-    return np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
-
 
 LERP1 = OpSpec(
     "LerpBackward1", ("self", "end", "weight"),
@@ -40,7 +34,7 @@ LERP1 = OpSpec(
 
 
 def _lerp(self: Tensor, end: Tensor, weight: Tensor) -> Tensor:
-    arr = common._compute(_lerp_array, self._data, end._data, weight._data.astype(self.dtype.np))
+    arr = common._compute(fma.lerp, self._data, end._data, weight._data.astype(self.dtype.np))
     return record(LERP1, common.new(arr, self.dtype, self.device), [self, end, weight])
 
 

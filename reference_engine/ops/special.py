@@ -178,15 +178,15 @@ def _xlog1py_backward(c: Any, g: Tensor) -> list[Tensor | None]:
         mask = common.new((c.self._data == 0) & (c.other._data <= -1), dtypes.bool_,
                           c.self.device)
         return indexing.masked_fill(xlog1py(g, c.other), mask, 0.0)
-    # grad * self / (other + 1)
-    return c.grads(self_grad, lambda: ops.div(ops.mul(g, c.self), ops.add(c.other, 1)))
+    # grad * self / (other + 1): `other + 1` is add.Scalar (AddBackward1 under create_graph)
+    return c.grads(self_grad, lambda: ops.div(ops.mul(g, c.self), ops.add_scalar(c.other, 1)))
 
 
 def _xlog1py_jvp(c: Any) -> Tensor:
     """self_t * log1p(other) + other_t * self / (other + 1)."""
     return ops.add(ops.mul(c.self_t, xlog1py(common.new(1.0, c.self.dtype, c.self.device),
                                                      c.other)),
-                   ops.div(ops.mul(c.other_t, c.self), ops.add(c.other, 1)))
+                   ops.div(ops.mul(c.other_t, c.self), ops.add_scalar(c.other, 1)))
 
 
 XLOG1PY = OpSpec("SpecialXlog1PyBackward0", ("self", "other"),

@@ -39,6 +39,7 @@ from .common import (
     _elementwise,
     _float_dtype,
     _promotes,
+    iterator_result,
     new,
     written_in_place,
     zeros_like,
@@ -268,8 +269,14 @@ def conj_physical(self: Tensor) -> Tensor:
     return complex_numbers.conj_physical(self)
 
 
-# angle_backward of a real self: zeros_like(self); the jvp likewise
-ANGLE = _spec("AngleBackward0", ("self",), lambda c, g: zeros_like(c.self))
+def _zeros_preserving(t: Tensor) -> Tensor:
+    """at::zeros_like(t, MemoryFormat::Preserve): zeros in t's layout (a transposed t gives
+    transposed zeros, which set_fw_grad keeps as a tangent without copying)."""
+    return iterator_result(np.zeros(t.shape, t.dtype.np), t.dtype, t.device, [t])
+
+
+# angle_backward of a real self: zeros_like(self, MemoryFormat::Preserve); the jvp likewise
+ANGLE = _spec("AngleBackward0", ("self",), lambda c, g: _zeros_preserving(c.self))
 
 
 def angle(self: Tensor) -> Tensor:

@@ -119,14 +119,16 @@ def add_scalar(self: Tensor, other: Number) -> Tensor:
     """tensor + Scalar as C++ formulas write it (AddBackward1; the scalar is no input)."""
     dt = _promotes([self, wrap(other)])
     arr = _compute(lambda a: a + other, self._data.astype(dt.np))
-    return record(ADD_SCALAR, new(arr, dt, self.device), [self], other=other)
+    return record(ADD_SCALAR, iterator_result(arr, dt, self.device, [self]), [self],
+                  other=other)
 
 
 def sub_scalar(self: Tensor, other: Number) -> Tensor:
     """tensor - Scalar as C++ formulas write it (SubBackward1)."""
     dt = _promotes([self, wrap(other)])
     arr = _compute(lambda a: a - other, self._data.astype(dt.np))
-    return record(SUB_SCALAR, new(arr, dt, self.device), [self], other=other)
+    return record(SUB_SCALAR, iterator_result(arr, dt, self.device, [self]), [self],
+                  other=other)
 
 
 def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
@@ -161,7 +163,8 @@ def mul_scalar(self: Tensor, other: Number) -> Tensor:
                       [self], other=other)
     dt = _promotes([self, wrap(other)])
     arr = _compute(lambda a: kernels.multiply(a, other), self._data.astype(dt.np))
-    return record(MUL_SCALAR, new(arr, dt, self.device), [self], other=other)
+    return record(MUL_SCALAR, iterator_result(arr, dt, self.device, [self]), [self],
+                  other=other)
 
 
 def div(self: Any, other: Any) -> Tensor:
@@ -177,7 +180,8 @@ def div(self: Any, other: Any) -> Tensor:
 
 def div_scalar(self: Tensor, other: Number) -> Tensor:
     arr = _compute(lambda a: a / other, self._data)
-    return record(DIV_SCALAR, new(arr, _float_dtype(self), self.device), [self], other=other)
+    return record(DIV_SCALAR, iterator_result(arr, _float_dtype(self), self.device, [self]),
+                  [self], other=other)
 
 
 def neg(self: Tensor) -> Tensor:
