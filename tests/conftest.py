@@ -20,3 +20,14 @@ import sys
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 if "torch" in sys.modules:  # imported before this file (by a plugin): set it at run time too
     sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
+# torch._dynamo is imported here, in every process of the suite, before any test. Tests that
+# run pytest in-process (pytester) restore sys.modules afterwards, dropping the modules the
+# inner run imported; torch's first `checkpoint` (which every case run's warm-up makes:
+# conformance.run.interpreter.WARM_UPS) imports torch._dynamo, and with it
+# torch._inductor.test_operators, which registers the `_inductor_test` operator library in
+# torch's C++ dispatcher. That registration outlives sys.modules, so the next import of the
+# module (by any later checkpoint, compile or dispatch mode in that worker) raised "Only a
+# single TORCH_LIBRARY can be used to register the namespace _inductor_test", and every later
+# item of the worker that reached dynamo failed (41 items in one CI run).
+import torch._dynamo  # noqa: F401
