@@ -56,6 +56,12 @@ class ExpressionConverter:
             return ir.Tuple(tuple(self.expr(e) for e in node.elts))
         if isinstance(node, ast.List):
             return ir.List(tuple(self.expr(e) for e in node.elts))
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):
+                raise self.fail(node, "`**` in a dict display is not part of the case language",
+                                "write each key: value pair")
+            return ir.Dict(tuple(self.expr(k) for k in node.keys if k is not None),
+                           tuple(self.expr(v) for v in node.values))
         if isinstance(node, ast.BinOp):
             op = BINARY_OPS.get(type(node.op))
             if op is None:

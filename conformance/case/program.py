@@ -73,6 +73,14 @@ class List:
 
 
 @dataclass(frozen=True)
+class Dict:
+    """A dict display `{k: v, ...}` (no `**` unpacking): a structure of tensors a function
+    takes or returns (test_checkpointing_without_reentrant_arbitrary_input_output)."""
+    keys: tuple[Expr, ...]
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
 class BinOp:
     op: str  # one of expressions.BINARY_OPS
     left: Expr
@@ -107,8 +115,8 @@ class Lambda:
     col: int = field(default=0, compare=False)
 
 
-Expr = (Const | Name | Attribute | Call | Slice | Subscript | Tuple | List | BinOp | UnaryOp
-        | Compare | BoolOp | Lambda)
+Expr = (Const | Name | Attribute | Call | Slice | Subscript | Tuple | List | Dict | BinOp
+        | UnaryOp | Compare | BoolOp | Lambda)
 
 
 @dataclass(frozen=True)
@@ -298,6 +306,8 @@ def _ast_expr(e: Expr, ctx: ast.expr_context | None = None) -> ast.expr:
         return ast.Tuple([_ast_expr(x, ctx) for x in e.elts], load)
     if isinstance(e, List):
         return ast.List([_ast_expr(x) for x in e.elts], load)
+    if isinstance(e, Dict):
+        return ast.Dict([_ast_expr(k) for k in e.keys], [_ast_expr(v) for v in e.values])
     if isinstance(e, BinOp):
         return ast.BinOp(_ast_expr(e.left), _BIN[e.op](), _ast_expr(e.right))
     if isinstance(e, UnaryOp):

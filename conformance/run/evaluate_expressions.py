@@ -74,6 +74,11 @@ class ExpressionEvaluator(HarnessBuiltins):
     def _list(self, e: ir.List, scope: Scope) -> Any:
         return [self._eval(x, scope) for x in e.elts]
 
+    def _dict(self, e: ir.Dict, scope: Scope) -> Any:
+        # Python's order: each key, then its value
+        return {self._eval(k, scope): self._eval(v, scope)
+                for k, v in zip(e.keys, e.values, strict=True)}
+
     def _binop(self, e: ir.BinOp, scope: Scope) -> Any:
         return self._binary(BINARY[e.op], e.op, self._eval(e.left, scope),
                             self._eval(e.right, scope))
@@ -134,7 +139,8 @@ _EVALUATORS: dict[type, Callable[[ExpressionEvaluator, Any, Scope], Any]] = {
     ir.Const: ExpressionEvaluator._const, ir.Name: ExpressionEvaluator._name,
     ir.Attribute: ExpressionEvaluator._attribute_read, ir.Call: ExpressionEvaluator._call,
     ir.Subscript: ExpressionEvaluator._subscript, ir.Tuple: ExpressionEvaluator._tuple,
-    ir.List: ExpressionEvaluator._list, ir.BinOp: ExpressionEvaluator._binop,
+    ir.List: ExpressionEvaluator._list, ir.Dict: ExpressionEvaluator._dict,
+    ir.BinOp: ExpressionEvaluator._binop,
     ir.UnaryOp: ExpressionEvaluator._unaryop, ir.Compare: ExpressionEvaluator._compare,
     ir.BoolOp: ExpressionEvaluator._boolop,
     # dispatched on the instance: the interpreter defines it

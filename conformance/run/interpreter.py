@@ -210,6 +210,8 @@ class Interpreter(Evaluator):
         vararg, kwarg = star
 
         def call(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.keys() & set(params):   # keywords naming parameters, bound as Python does
+                args, kwargs = _bind_keywords(name, params, defaults, args, kwargs)
             if kwargs and kwarg is None:
                 raise TypeError(f"{name}() got an unexpected keyword argument "
                                 f"'{next(iter(kwargs))}'")
@@ -274,6 +276,32 @@ class Interpreter(Evaluator):
                 received.update(self.observe_value(self.engine, a, f"arg{i}"))
             returned = self.observe_value(self.engine, result, "return")
         self.events.append(Event(source, received, returned))
+
+
+def _bind_keywords(name: str, params: Sequence[str], defaults: tuple[Any, ...],
+                   args: tuple[Any, ...], kwargs: dict[str, Any]
+                   ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Python's binding of keyword arguments that name parameters of a program's function
+    (torch's checkpoint passes its own keyword arguments on: `checkpoint(fn, data=x)`): they
+    fill the parameters after the positional ones, up to the last one given; a parameter
+    left between them takes its default. Returns the positional arguments so made and the
+    keywords that name no parameter (for a `**kwargs`, or refused by the caller)."""
+    rest = {k: v for k, v in kwargs.items() if k not in params}
+    named = {k: v for k, v in kwargs.items() if k in params}
+    for k in named:
+        if params.index(k) < len(args):
+            raise TypeError(f"{name}() got multiple values for argument '{k}'")
+    last = max(params.index(k) for k in named)
+    required = len(params) - len(defaults)
+    filled = list(args)
+    for i in range(len(args), last + 1):
+        if params[i] in named:
+            filled.append(named[params[i]])
+        elif i < required:
+            raise TypeError(f"{name}() missing 1 required positional argument: '{params[i]}'")
+        else:
+            filled.append(defaults[i - required])
+    return tuple(filled), rest
 
 
 @contextlib.contextmanager

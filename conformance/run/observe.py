@@ -115,6 +115,11 @@ class Observer:
             self.out[path] = ValueSnapshot("sequence", len(value))
             for i, item in enumerate(value[:MAX_SEQUENCE]):
                 self.add(f"{path}[{i}]", item)
+        elif isinstance(value, dict):
+            # a dict display of the program's (keys are its literals: repr names them)
+            self.out[path] = ValueSnapshot("dict", len(value))
+            for key, item in list(value.items())[:MAX_SEQUENCE]:
+                self.add(f"{path}[{key!r}]", item)
         elif hasattr(value, "parameters") and hasattr(value, "weight"):
             self.out[path] = ValueSnapshot("module", type_name)
             for name in ("weight", "bias"):

@@ -371,3 +371,29 @@ def test_a_resource_warning_is_not_a_statements_warning() -> None:
     leaky = run_program(load_engine("tests.conformance.engine_leaks_resource"), program)
     assert [s.warnings for s in leaky.steps] == [[], [], []]
     assert compare(run_program(TORCH, program), leaky, "float32").divergence is None
+
+
+def test_a_def_binds_keyword_arguments_as_python_does() -> None:
+    # torch's checkpoint passes its keyword arguments on to the function (test_autograd.py
+    # test_checkpointing_without_reentrant: checkpoint(module, data=x, use_reentrant=False))
+    trace = run("def f(a, b):\n  return a * 10 + b\nr = f(1, b=2)\ns = f(b=3, a=4)\n"
+                "x = torch.ones(2, requires_grad=True)\n"
+                "y = torch.utils.checkpoint.checkpoint(f, x, b=x, use_reentrant=False)\n"
+                "with raises('python_type_error'):\n  f(1, a=2)\n"
+                "with raises('python_type_error'):\n  f(b=2)\n")
+    assert trace.failure is None
+    assert values(trace, "y").tolist() == [11.0, 11.0]
+    last = trace.steps[-1].names
+    assert (last["r"].value, last["s"].value) == (12, 43)  # type: ignore[union-attr]
+    texts = [s.outcome.text for s in trace.steps if s.outcome.status == ERROR]
+    assert texts == ["f() got multiple values for argument 'a'",
+                     "f() missing 1 required positional argument: 'a'"]
+
+
+def test_a_dict_display_is_evaluated_and_observed_by_item() -> None:
+    trace = run('inp = {"tensor": torch.ones(2), 2: [1]}\nt = inp["tensor"] * 2\n')
+    names = trace.steps[-1].names
+    assert names["inp"].kind == "dict" and names["inp"].value == 2  # type: ignore[union-attr]
+    assert values(trace, "inp['tensor']").tolist() == [1.0, 1.0]
+    assert values(trace, "t").tolist() == [2.0, 2.0]
+    assert names["inp[2][0]"].value == 1  # type: ignore[union-attr]

@@ -103,6 +103,7 @@ def test_lambda_carries_its_position() -> None:
         ("if 1:\n    pass", 1, "`If` statements", None),
         ("@staticmethod\ndef f():\n    pass", 2, "plain positional parameters", "def f(grad)"),
         ("x = [i for i in range(3)]", 1, "`ListComp` expressions", None),
+        ("d = {1: 2}\nx = {**d}", 2, "`**` in a dict display", "key: value"),
         ("for i in range(1000):\n    pass", 1, "exceeds", None),
         ("for i in [1, 2]:\n    pass", 1, "only `for NAME in range(...)`", None),
         ("return 1", 1, "`return` outside", None),
@@ -388,3 +389,10 @@ def test_del_takes_the_tensor_attributes_torch_deletes_or_refuses() -> None:
         parse("del F.grad\n")   # an engine module's attribute, shared by every run
     with pytest.raises(CaseError, match="value the program made"):
         parse("f = torch.nn.functional\ndel f.grad\n")
+
+
+def test_dict_display_round_trips() -> None:
+    program = parse('inp = {"tensor": torch.randn(5, 5), 2: [1]}\nt = inp["tensor"]\n')
+    value = program.body[0].value  # type: ignore[attr-defined]
+    assert isinstance(value, ir.Dict) and value.keys == (ir.Const("tensor"), ir.Const(2))
+    assert parse(to_source(program)) == program
