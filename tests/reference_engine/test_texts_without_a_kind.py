@@ -21,3 +21,17 @@ def test_constant_pad_nd_refuses_a_pad_longer_than_twice_the_dims(shape: tuple[i
     with pytest.raises(RuntimeError) as ours:
         engine.constant_pad_nd(engine.ones(shape), pad)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("a, b, left", [((3, 3), (2, 2), True), ((3, 3), (2, 2), False),
+                                        ((3, 3), (2,), True), ((3, 3), (3, 2), False),
+                                        ((2, 3, 3), (2, 4, 1), True)])
+def test_linalg_solve_names_the_equation_of_incompatible_shapes(
+        a: tuple[int, ...], b: tuple[int, ...], left: bool) -> None:
+    """The text says "AX = B" for a left solve and "XA = B" for a right one (seed 28's
+    ops/solve.py:93 AddNot, which swapped them, was left: no item reached the line)."""
+    with pytest.raises(RuntimeError) as theirs:
+        torch.linalg.solve(torch.ones(a), torch.ones(b), left=left)
+    with pytest.raises(RuntimeError) as ours:
+        engine.linalg.solve(engine.ones(a), engine.ones(b), left=left)
+    assert str(ours.value) == str(theirs.value)
