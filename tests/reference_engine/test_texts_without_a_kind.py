@@ -35,3 +35,16 @@ def test_linalg_solve_names_the_equation_of_incompatible_shapes(
     with pytest.raises(RuntimeError) as ours:
         engine.linalg.solve(engine.ones(a), engine.ones(b), left=left)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("shape, dim, index", [((2, 3), 1, [0, 1]), ((2, 3, 2), 0, [[0]]),
+                                               ((2,), 0, [[0]])])
+def test_gather_refuses_an_index_of_another_dim_count(shape: tuple[int, ...], dim: int,
+                                                      index: list) -> None:
+    """gather_shape_check: the index has as many dims as the input, fewer as more (seed
+    32's ops/basic/indexing.py:84 NotEq_Gt let fewer through)."""
+    with pytest.raises(RuntimeError) as theirs:
+        torch.gather(torch.ones(shape), dim, torch.tensor(index))
+    with pytest.raises(RuntimeError) as ours:
+        engine.gather(engine.ones(shape), dim, engine.tensor(index))
+    assert str(ours.value) == str(theirs.value)
