@@ -31,6 +31,7 @@ With --only-map (after a run stopped early) the map holds the items that ran, an
     python benchmarks/mutation_by_coverage.py draw --rev REV --sample N --seed S --workdir W
     python benchmarks/mutation_by_marker.py --workdir W [--shards 2]
     python benchmarks/mutation_by_marker.py --workdir W --only-map   # a run stopped early
+    python benchmarks/mutation_by_marker.py --workdir W --subset "ARGS"   # a part of the command
     python benchmarks/mutation_by_coverage.py exec --part I --parts N --workdir W   # as before
 """
 
@@ -39,6 +40,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import shlex
 import subprocess
 import sys
 import time
@@ -165,6 +167,8 @@ def run(args: argparse.Namespace) -> dict:
         (work / f"hits.{i}.tsv").unlink(missing_ok=True)
     start = time.perf_counter()
     command = ["--opinfo", "-k", "not opinfo or float64", "cases", "tests/reference_engine"]
+    if args.subset:  # a part of the command (its pytest arguments): the map is not whole
+        command = shlex.split(args.subset)
     procs = [subprocess.Popen(
         ["nice", "-n", str(args.nice), sys.executable, "-m", "pytest", "-p", "mutation_hits",
          "-p", "mutation_items", f"--only-shard={i}/{args.shards}", "-q", "-p",
@@ -174,10 +178,12 @@ def run(args: argparse.Namespace) -> dict:
         for i in range(args.shards)]
     (work / "unplaced.json").write_text(json.dumps(unplaced))
     codes = [p.wait() for p in procs]
-    return write_map(work, meta, args.shards, codes, round(time.perf_counter() - start))
+    return write_map(work, meta, args.shards, codes, round(time.perf_counter() - start),
+                     args.subset)
 
 
-def write_map(work: Path, meta: dict, shards: int, codes: list[int], seconds: int) -> dict:
+def write_map(work: Path, meta: dict, shards: int, codes: list[int], seconds: int,
+              subset: str = "") -> dict:
     hits, failed, mapped = read_hits(work, shards)
     unplaced = json.loads((work / "unplaced.json").read_text())
     lines: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -191,7 +197,8 @@ def write_map(work: Path, meta: dict, shards: int, codes: list[int], seconds: in
             for n in range(first, last + 1):
                 lines[m["file"]][str(n)] |= found
     result = {"revision": meta["revision"], "seconds": seconds,
-              "whole_command": bool(codes), "method": "markers (benchmarks/mutation_by_marker.py)",
+              "whole_command": bool(codes) and not subset, "subset": subset,
+              "method": "markers (benchmarks/mutation_by_marker.py)",
               "failed_parts": [f"shard {i}: rc {c}" for i, c in enumerate(codes) if c],
               "items_mapped": mapped, "failed_items": sorted(failed), "unplaced": unplaced,
               "lines": {f: {n: sorted(c) for n, c in by.items()} for f, by in lines.items()}}
@@ -205,6 +212,9 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=2)
     parser.add_argument("--nice", type=int, default=10)
     parser.add_argument("--item-timeout", type=float, default=300)
+    parser.add_argument("--subset", default="",
+                        help="pytest arguments run in place of the whole command (a map that "
+                             "is exact about the items it ran, whole_command false)")
     parser.add_argument("--only-map", action="store_true",
                         help="write map.json from the hits recorded so far (no run)")
     print(json.dumps(run(parser.parse_args()), indent=1))

@@ -21,3 +21,30 @@ def test_constant_pad_nd_refuses_a_pad_longer_than_twice_the_dims(shape: tuple[i
     with pytest.raises(RuntimeError) as ours:
         engine.constant_pad_nd(engine.ones(shape), pad)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("a, b, left", [((3, 3), (2, 2), True), ((3, 3), (2, 2), False),
+                                        ((3, 3), (2,), True), ((3, 3), (3, 2), False),
+                                        ((2, 3, 3), (2, 4, 1), True)])
+def test_linalg_solve_names_the_equation_of_incompatible_shapes(
+        a: tuple[int, ...], b: tuple[int, ...], left: bool) -> None:
+    """The text says "AX = B" for a left solve and "XA = B" for a right one (seed 28's
+    ops/solve.py:93 AddNot, which swapped them, was left: no item reached the line)."""
+    with pytest.raises(RuntimeError) as theirs:
+        torch.linalg.solve(torch.ones(a), torch.ones(b), left=left)
+    with pytest.raises(RuntimeError) as ours:
+        engine.linalg.solve(engine.ones(a), engine.ones(b), left=left)
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("shape, dim, index", [((2, 3), 1, [0, 1]), ((2, 3, 2), 0, [[0]]),
+                                               ((2,), 0, [[0]])])
+def test_gather_refuses_an_index_of_another_dim_count(shape: tuple[int, ...], dim: int,
+                                                      index: list) -> None:
+    """gather_shape_check: the index has as many dims as the input, fewer as more (seed
+    32's ops/basic/indexing.py:84 NotEq_Gt let fewer through)."""
+    with pytest.raises(RuntimeError) as theirs:
+        torch.gather(torch.ones(shape), dim, torch.tensor(index))
+    with pytest.raises(RuntimeError) as ours:
+        engine.gather(engine.ones(shape), dim, engine.tensor(index))
+    assert str(ours.value) == str(theirs.value)
