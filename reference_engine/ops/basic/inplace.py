@@ -297,7 +297,10 @@ def copy_(self: Tensor, other: Any) -> Tensor:
     shape = common.broadcast_shape(tuple(self.shape), tuple(other.shape))
     if shape != tuple(self.shape):   # (before NumPy's broadcast_to refuses it in its words)
         raise RuntimeError(messages.output_broadcast(tuple(self.shape), shape))
-    values = common.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
+    dtypes.real_cast_warning(other.dtype, self.dtype)
+    src = other._data.real if other.dtype.is_complex and not self.dtype.is_complex \
+        else other._data
+    values = common.new(np.broadcast_to(src, self.shape), self.dtype, self.device)
     forward_ad.record_tangent(COPY, [self, other], values, {})
     # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same
     # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
