@@ -113,6 +113,7 @@ from .ops import (  # noqa: F401
     atan2,
     binary_cross_entropy,
     binary_math,
+    binary_math_inplace,
     complex_constructors,
     composites,
     contractions,

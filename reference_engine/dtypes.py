@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import messages
+from .warn import warn_once
 
 
 class dtype:
@@ -244,8 +245,19 @@ def fit(arr: Any, d: dtype) -> Any:
 
 
 def cast(arr: np.ndarray, np_dtype: Any) -> np.ndarray:
-    """arr as np_dtype; like torch, out-of-range values become inf without a warning."""
+    """arr as np_dtype; like torch, out-of-range values become inf without a warning, and a
+    complex array cast to a real dtype keeps its real part (NumPy's ComplexWarning is not
+    torch's: copy_'s UserWarning is given where torch gives it, real_cast_warning)."""
     if arr.dtype == np_dtype:   # a copy without a cast: nothing can overflow
         return arr.astype(np_dtype)
+    if np.iscomplexobj(arr) and not np.issubdtype(np_dtype, np.complexfloating):
+        arr = arr.real
     with np.errstate(all="ignore"):
         return arr.astype(np_dtype)
+
+
+def real_cast_warning(src: dtype, dst: dtype) -> None:
+    """Copy.cpp copy_impl's TORCH_WARN_ONCE when a complex source is copied into a real
+    tensor (copy_, _to_copy)."""
+    if src.is_complex and not dst.is_complex:
+        warn_once(messages.COMPLEX_TO_REAL_CAST, stacklevel=4)

@@ -1593,6 +1593,17 @@ def value_overflow(type_name: str) -> str:
     return f"value cannot be converted to type {type_name} without overflow"
 
 
+# the C++ type names checked_convert prints (c10/util/TypeCast.h), by torch's scalar name
+CHECKED_CONVERT_NAMES = {"Half": "c10::Half", "BFloat16": "c10::BFloat16", "Float": "float",
+                         "Double": "double", "Long": "int64_t", "Int": "int",
+                         "Short": "int16_t", "Char": "int8_t", "Byte": "uint8_t"}
+
+
+# TORCH_WARN_ONCE: aten/src/ATen/native/Copy.cpp copy_impl, a complex source copied into a
+# real self (copy_, and to()/float()/... through _to_copy, setitem through copy_)
+COMPLEX_TO_REAL_CAST = "Casting complex values to real discards the imaginary part"
+
+
 def not_modelled(what: str) -> str:
     """Not torch's text: the engine's refusal where LAPACK's output is not modelled."""
     return f"{what} is not modelled by the reference engine"

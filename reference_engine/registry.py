@@ -342,9 +342,10 @@ OPS: tuple[OpRow, ...] = (
     _row("ldexp", "ops.binary_math", V, V),
     _row("float_power", "ops.binary_math", V, V, positive=True, overloads=True),
     _row("true_divide", "ops.binary_math", M, M, positive=True, overloads=True),
-    _row("lerp", "ops.binary_math", M, V, M, overloads=True),
-    _row("addcmul", "ops.binary_math", M, V, M),
-    _row("addcdiv", "ops.binary_math", M, V, M, positive=True),
+    _row("lerp", "ops.binary_math", M, V, M, overloads=True, inplace="ops.binary_math_inplace"),
+    _row("addcmul", "ops.binary_math", M, V, M, inplace="ops.binary_math_inplace"),
+    _row("addcdiv", "ops.binary_math", M, V, M, positive=True,
+         inplace="ops.binary_math_inplace"),
     # real tensors' complex views, angle, frexp, nextafter (ops/unary_math.py)
     _row("real", "ops.unary_math", V, method=False),   # Tensor.real is a property
     _row("conj", "ops.unary_math", V),

@@ -265,7 +265,8 @@ class Tensor:
 
     def __float__(self) -> builtins.float:   # here: tests patch this module's warn_once
         warn_if_requires_grad(self)
-        return float(self.item())
+        from .ops.common import scalar_in  # (ops import tensor)
+        return float(scalar_in(self.item(), dtypes.float64))
 
     # ---- metadata and conversion (tensor_metadata.py) ---------------------------------
     size = metadata.size

@@ -288,6 +288,9 @@ KINDS: tuple[Kind, ...] = (
           r"not implemented for complex tensors", r"does not support complex",
           r"not intended to support complex numbers", r"does not support complex input"),
          "an op that refuses complex tensors was given one (`<`, max, clamp, floor, sign, sort)"),
+    Kind("scalar_overflow", False, (r"value cannot be converted to type .* without overflow",),
+         "a number that does not fit the tensor's dtype (fill_, masked_fill_, float() or "
+         "int() of a complex value with an imaginary part into a real dtype)"),
     Kind("complex_dtype_required", False,
          (r"imag is not implemented for tensors with non-complex dtypes",
           r"view_as_real is only supported for complex tensors",
@@ -536,6 +539,9 @@ KINDS += (
          (r"Trying to backward outside of the 'allow_mutation_on_saved_tensors' context",),
          "a saved tensor of an allow_mutation_on_saved_tensors graph unpacked outside that "
          "block (an AssertionError)"),
+    Kind("complex_to_real_cast", True,
+         (r"Casting complex values to real discards the imaginary part",),
+         "a complex tensor copied into a real one (copy_, to(), float(), setitem)", once=True),
     Kind("anomaly_enabled", True, (r"Anomaly Detection has been enabled",),
          "detect_anomaly() made (its warning that anomaly mode is slow)"),
     Kind("anomaly_forward_trace", True,

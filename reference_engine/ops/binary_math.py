@@ -120,7 +120,10 @@ COPYSIGN = OpSpec(
     "CopysignBackward0", ("self", "other"), {"self": ("self", "result")},
     lambda c, g: c.grads(lambda: _copysign_self_backward(g, c.self, c.result),
                          lambda: zeros_like(g)),
-    jvp=lambda c: _copysign_self_backward(c.self_t, c.self, c.result))
+    jvp=lambda c: _copysign_self_backward(c.self_t, c.self, c.result),
+    # (the formula reads self_t alone: a dual `other` of a plain self gives no tangent, as
+    # torch's generated code checks only the tangents its formula reads)
+    jvp_reads=("self",))
 COPYSIGN_SCALAR = OpSpec(
     "CopysignBackward1", ("self",), {"self": ("self", "result")},
     lambda c, g: [_copysign_self_backward(g, c.self, c.result)], jvp="auto_element_wise")

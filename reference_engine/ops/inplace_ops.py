@@ -107,6 +107,7 @@ def eq_(self: Tensor, other: Any) -> Tensor:
 
 def fill_(self: Tensor, value: Any) -> Tensor:
     # fill_(Tensor) checks overlap; fill_(Scalar) does not (writing one value twice is fine).
+    value = common.scalar_in(value, self.dtype)
     value_t = common.new(np.full(self.shape, value), self.dtype, self.device)
     forward_ad.record_tangent(FILL, [self], value_t, {})  # (a tensor value's tangent: not read)
     return apply_inplace(self, FILL, value_t,

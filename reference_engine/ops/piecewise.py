@@ -288,4 +288,9 @@ def clamp(self: Tensor, min: Tensor | Number | None = None,
 def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
     with no_grad():
         r = clamp(self, min, max)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        # clamp_.Tensor: the bounds are inputs of ClampBackward0, as clamp.Tensor's
+        bounds = [None if b is None else wrap(b) for b in (min, max)]
+        absent = {k: None for k, b in (("min", min), ("max", max)) if b is None}
+        return apply_inplace(self, CLAMP_TENSOR, r, bounds, **absent)
     return apply_inplace(self, CLAMP, r, [], min=min, max=max)

@@ -325,7 +325,8 @@ NEXTAFTER = OpSpec(
     "NextafterBackward0", ("self", "other"), {"self": ("self", "other"), "other": ("other",)},
     lambda c, g: c.grads(lambda: where(compare(c.self, c.other, np.not_equal), g, zeros_scalar(g)),
                          lambda: written_in_place(zeros_like(c.other))),
-    jvp=lambda c: where(compare(c.self, c.other, np.not_equal), c.self_t, zeros_scalar(c.self_t)))
+    jvp=lambda c: where(compare(c.self, c.other, np.not_equal), c.self_t, zeros_scalar(c.self_t)),
+    jvp_reads=("self",))   # (other's tangent is not read: a dual other alone gives none)
 
 
 def nextafter(self: Tensor, other: Tensor) -> Tensor:

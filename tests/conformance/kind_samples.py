@@ -28,6 +28,7 @@ MESSAGES = {
                              "dtype of torch.complex64 and output[0] has a dtype of "
                              "torch.float32.",
     "complex_unsupported": "\"lt_cpu\" not implemented for 'ComplexFloat'",
+    "scalar_overflow": "value cannot be converted to type float without overflow",
     "complex_dtype_required": "view_as_real is only supported for complex tensors",
     "conj_view_unresolved": "view_as_real doesn't work on unresolved conjugated tensors.  To "
                             "resolve the conjugate tensor so you can view it as real, use "
@@ -278,6 +279,7 @@ MESSAGES.update({
                                       "graph was originally recorded.",
 })
 WARNINGS.update({
+    "complex_to_real_cast": "Casting complex values to real discards the imaginary part",
     "anomaly_enabled": "Anomaly Detection has been enabled. This mode will increase the runtime "
                        "and should only be enabled for debugging.",
     "anomaly_forward_trace": "Error detected in DivBackward0. Traceback of forward call that "

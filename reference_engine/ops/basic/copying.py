@@ -64,7 +64,10 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if target_device == self.device and target_dtype is self.dtype and not copy \
             and (fmt is dtypes.preserve_format or tensor_metadata.in_format(self._data, fmt)):
         return self
-    data = _layout(self._data, fmt).astype(target_dtype.np, order="K")
+    dtypes.real_cast_warning(self.dtype, target_dtype)   # (_to_copy is a copy_)
+    src = _layout(self._data, fmt)
+    data = (src.real if self.dtype.is_complex and not target_dtype.is_complex else src) \
+        .astype(target_dtype.np, order="K")
     out = Tensor(data, target_dtype, target_device)
     return record(TO_COPY, out, [self], device=self.device, dtype=self.dtype)
 

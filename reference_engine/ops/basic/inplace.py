@@ -68,12 +68,12 @@ def handle_view_on_rebase(t: Tensor, indirect: bool = False) -> None:
     raise RuntimeError(header + messages.VIEW_INPLACE_REASON[meta])
 
 
-def check_inplace(t: Tensor, others: Sequence[Tensor] = ()) -> None:
+def check_inplace(t: Tensor, others: Sequence[Tensor | None] = ()) -> None:
     """VariableTypeUtils.h check_inplace: only when grad mode is on and some operand
     requires grad."""
     if not is_grad_enabled():
         return
-    if not (t.requires_grad or any(o.requires_grad for o in others)):
+    if not (t.requires_grad or any(o is not None and o.requires_grad for o in others)):
         return
     # C++ is_leaf() reads the grad_fn_ field: checking must not regenerate a view's grad_fn
     # (which would raise the indirect "its base ... has been modified" error instead).
@@ -122,11 +122,12 @@ def partial_overlap(out: Tensor, other: Tensor) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[Tensor],
+def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[Tensor | None],
                   idempotent: bool = False, **attrs: Any) -> Tensor:
     """Make self hold result's values, as op spec applied to (self, *others) in place.
     `idempotent` ops (zero_, fill_ with a number) may write overlapping memory; every other
-    kernel's TensorIterator refuses, before anything is written or counted."""
+    kernel's TensorIterator refuses, before anything is written or counted. An absent
+    optional operand (clamp_'s bound) is None."""
     check_inplace(self, others)
     root = self._base
     if (root is not None and self._view_fn is not None and not root._data.flags.c_contiguous) or (
@@ -136,7 +137,7 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
         raise NotImplementedError(messages.COMPLEX_VIEW_INPLACE_NOT_MODELLED)
     if not idempotent and internal_overlap(self):
         raise RuntimeError(messages.INTERNAL_OVERLAP)
-    if any(partial_overlap(self, o) for o in others):
+    if any(o is not None and partial_overlap(self, o) for o in others):
         raise RuntimeError(messages.PARTIAL_OVERLAP)
     # TensorIterator: the output is not resized in place, so the operands' broadcast shape
     # must be self's (x.add_(y) with y of more dimensions)
@@ -158,16 +159,26 @@ def apply_inplace(self: Tensor, spec: OpSpec, result: Tensor, others: Sequence[T
     if track:
         # (read only when recording: a view's grad_fn read regenerates it, which raises for
         # a view made under no_grad whose base changed since; torch reads it only then too)
-        edges = [engine.gradient_edge(self)] + [engine.gradient_edge(o) for o in others]
+        edges = [engine.gradient_edge(self)] + [
+            (None, 0) if o is None else engine.gradient_edge(o) for o in others]
         node = build_node(spec, edges, [original, *others], self, attrs, with_result=False)
+    # torch's in-place forward formulas read `result` as self after the write (self_p, in
+    # self's dtype) and `self` as the original: where the out-of-place result was promoted
+    # (a float16 self divided by a float64 dual), its tangent is computed again that way
+    fw_original = None
+    if forward_ad.active() and result.dtype is not self.dtype \
+            and forward_ad.fw_grad(result) is not None:
+        with no_grad():
+            fw_original = copying.clone(self)   # (with self's tangent cloned, if it has one)
     write(self, dtypes.cast(np.broadcast_to(result._data, self.shape), self.dtype.np))
     self._version_counter.bump()
     if forward_ad.active():   # result, computed out of place, carries the new tangent
         # (only the operands whose tangents the formula reads: eq_'s reads self's alone)
-        read = others if spec.jvp_reads is None else [
-            o for name, o in zip(spec.inputs[1:], others, strict=False)
-            if name in spec.jvp_reads]
-        forward_ad.update_inplace(self, forward_ad.fw_grad(result), read)
+        read = [o for name, o in zip(spec.inputs[1:], others, strict=False)
+                if o is not None and (spec.jvp_reads is None or name in spec.jvp_reads)]
+        new_t = forward_ad.fw_grad(result) if fw_original is None else \
+            forward_ad.tangent_of(spec, [fw_original, *others], self, attrs)
+        forward_ad.update_inplace(self, new_t, read)
     if node is not None:
         save_result(node, self)
         rebase_history(self, node)
@@ -286,7 +297,10 @@ def copy_(self: Tensor, other: Any) -> Tensor:
     shape = common.broadcast_shape(tuple(self.shape), tuple(other.shape))
     if shape != tuple(self.shape):   # (before NumPy's broadcast_to refuses it in its words)
         raise RuntimeError(messages.output_broadcast(tuple(self.shape), shape))
-    values = common.new(np.broadcast_to(other._data, self.shape), self.dtype, self.device)
+    dtypes.real_cast_warning(other.dtype, self.dtype)
+    src = other._data.real if other.dtype.is_complex and not self.dtype.is_complex \
+        else other._data
+    values = common.new(np.broadcast_to(src, self.shape), self.dtype, self.device)
     forward_ad.record_tangent(COPY, [self, other], values, {})
     # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same
     # start, sizes, strides, dtype): `g.copy_(g)` on an expanded g passes the overlap checks
