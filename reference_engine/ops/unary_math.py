@@ -345,7 +345,7 @@ def nextafter(self: Tensor, other: Tensor) -> Tensor:
 def _inplace(spec: OpSpec, fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
     def op_(self: Tensor) -> Tensor:
         from . import inplace_ops
-        return inplace_ops._unary_(spec, fn)(self)
+        return inplace_ops.unary_inplace(spec, fn)(self)
     op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
     return op_
 

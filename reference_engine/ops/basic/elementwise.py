@@ -191,7 +191,7 @@ def neg(self: Tensor) -> Tensor:
 
 
 def reciprocal(self: Tensor) -> Tensor:
-    return _unary_float(RECIPROCAL, kernels.reciprocal, self)
+    return unary_float(RECIPROCAL, kernels.reciprocal, self)
 
 
 # ---- pow ----------------------------------------------------------------------------
@@ -281,7 +281,7 @@ def pow(self: Any, exponent: Any) -> Tensor:
 
 # ---- unary elementwise --------------------------------------------------------------
 
-def _unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
+def unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
                  rounded: bool = False) -> Tensor:
     dt = _float_dtype(self)
     if rounded and dt is dtypes.float32:
@@ -307,25 +307,25 @@ SIN: OpSpec = OpSpec("SinBackward0", ("self",), {"self": ("self",)},
 COS: OpSpec = OpSpec("CosBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [mul(g, neg(_conj(sin(c.self))))], jvp="auto_element_wise")
 def exp(self: Tensor) -> Tensor:
-    return _unary_float(EXP, np.exp, self, rounded=True)
+    return unary_float(EXP, np.exp, self, rounded=True)
 
 
 def log(self: Tensor) -> Tensor:
-    return _unary_float(LOG, np.log, self, rounded=True)
+    return unary_float(LOG, np.log, self, rounded=True)
 
 
 def sqrt(self: Tensor) -> Tensor:
-    return _unary_float(SQRT, np.sqrt, self)
+    return unary_float(SQRT, np.sqrt, self)
 
 
 def sin(self: Tensor, *, out: Tensor | None = None) -> Tensor:
     if out is not None:   # sin.out (allow_mutation_on_saved_tensors' test writes through it)
         return into_out("sin", out, (self,), lambda: sin(self))
-    return _unary_float(SIN, np.sin, self, rounded=True)
+    return unary_float(SIN, np.sin, self, rounded=True)
 
 
 def cos(self: Tensor) -> Tensor:
-    return _unary_float(COS, np.cos, self, rounded=True)
+    return unary_float(COS, np.cos, self, rounded=True)
 
 
 def refuse_complex_clamp(self: Tensor) -> None:
