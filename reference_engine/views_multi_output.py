@@ -14,6 +14,8 @@ import numpy as np
 from . import messages
 from .autograd_meta import OpSpec, differentiable, record_multi_output
 from .grad_mode import is_grad_enabled
+from .ops import common, joining
+from .ops.basic import inplace
 from .ops.basic.views import ViewFn, _forward_view, _inference_alias, _positions
 from .tensor import Tensor
 
@@ -101,8 +103,3 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     d = common.wrap_dim(dim, self.ndim)
     size = -(-self.shape[d] // chunks)
     return split(self, size, d)
-
-
-# They import this module; used at call time.
-from .ops import common, joining  # noqa: E402
-from .ops.basic import inplace  # noqa: E402

@@ -14,6 +14,7 @@ from ..autograd_meta import OpSpec
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import common
+from .basic import comparisons
 from .basic import elementwise as ops
 from .basic.inplace import apply_inplace
 
@@ -98,7 +99,6 @@ EQ_SCALAR = OpSpec("EqBackward0", ("self",), backward=lambda c, g: [common.zeros
 
 
 def eq_(self: Tensor, other: Any) -> Tensor:
-    from .basic import comparisons
     r = comparisons.compare(self, other, np.equal)
     if isinstance(other, Tensor):
         return apply_inplace(self, EQ_TENSOR, r, [other])

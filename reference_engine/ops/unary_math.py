@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
+from . import inplace_ops
 from .basic import complex_numbers
 from .basic.comparisons import compare, where
 from .basic.elementwise import (
@@ -344,7 +345,6 @@ def nextafter(self: Tensor, other: Tensor) -> Tensor:
 
 def _inplace(spec: OpSpec, fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
     def op_(self: Tensor) -> Tensor:
-        from . import inplace_ops
         return inplace_ops.unary_inplace(spec, fn)(self)
     op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
     return op_

@@ -13,7 +13,7 @@ from ..autograd_meta import OpSpec, linear_forward, record
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common, shape_views
-from .basic import copying, views
+from .basic import copying, inplace, views
 
 # ---- select_scatter / slice_scatter / diagonal_scatter -------------------------------------------
 # Each is `self` with one of its views replaced by src: linear, its backward the view of the
@@ -152,7 +152,3 @@ def as_strided_scatter(self: Tensor, src: Tensor, size: Sequence[int], stride: S
     out = common.new(arr, self.dtype, common.common_device([self, src]))
     return record(AS_STRIDED_SCATTER, out, [self, src], size=size, stride=stride,
                   storage_offset=offset, self_shape=tuple(self.shape))
-
-
-# They import this module; used at call time.
-from .basic import inplace  # noqa: E402

@@ -20,6 +20,7 @@ from ...autograd_meta import record as _record
 from ...grad_mode import is_grad_enabled
 from ...graph import node_class
 from ...tensor import Tensor
+from .. import common
 
 ViewFn = Callable[[np.ndarray], np.ndarray]
 
@@ -381,5 +382,4 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 
 
 # They import this module; used at call time.
-from .. import common  # noqa: E402
 from . import copying, inplace, reductions  # noqa: E402

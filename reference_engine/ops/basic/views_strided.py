@@ -16,6 +16,7 @@ from ...autograd_meta import OpSpec, build_node
 from ...grad_mode import set_grad_enabled
 from ...tensor import Tensor
 from ...views_fn import Step, storage_index
+from .. import common
 from .views import ViewFn, _make_view, reshape, squeeze
 
 AS_STRIDED = OpSpec("AsStridedBackward0", ("self",),
@@ -126,5 +127,4 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
 
 
 # They import this module (through views); used at call time.
-from .. import common  # noqa: E402
 from . import complex_numbers, indexing, inplace, reductions  # noqa: E402
