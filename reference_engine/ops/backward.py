@@ -15,8 +15,7 @@ import numpy as np
 
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common
-from .basic import complex_numbers
+from . import common, complex_polar
 from .basic import elementwise as ops
 from .basic import reductions as r
 
@@ -46,7 +45,7 @@ def sign_kernel(a: np.ndarray) -> np.ndarray:
 
 def sgn(self: Tensor) -> Tensor:
     if self.dtype.is_complex:   # z / |z|, with its own formula (sgn_backward)
-        return complex_numbers.sgn(self)
+        return complex_polar.sgn(self)
     return common._elementwise(SGN, sign_kernel, (self,))
 
 

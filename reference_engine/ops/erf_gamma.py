@@ -17,16 +17,8 @@ from . import special_kernels as sk
 from . import unary_via_backward as ub  # abs, tanh, sigmoid, relu
 from .basic import elementwise, reductions, views
 from .basic.comparisons import compare, where
-from .basic.elementwise import (
-    add,
-    exp,
-    mul,
-    mul_scalar,
-    neg,
-    pow,
-    sub,
-    sub_scalar,
-)
+from .basic.elementwise import add, exp, mul, mul_scalar, neg, sub, sub_scalar
+from .basic.powers import pow
 from .common import (
     _elementwise,
     _float_dtype,

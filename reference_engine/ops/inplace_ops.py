@@ -14,7 +14,7 @@ from ..autograd_meta import OpSpec
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import common
-from .basic import comparisons
+from .basic import comparisons, powers
 from .basic import elementwise as ops
 from .basic.inplace import apply_inplace
 
@@ -50,10 +50,10 @@ def div_(self: Tensor, other: Any) -> Tensor:
 
 def pow_(self: Tensor, exponent: Any) -> Tensor:
     with no_grad():
-        r = ops.pow(self, exponent)
+        r = powers.pow(self, exponent)
     if isinstance(exponent, Tensor):
-        return apply_inplace(self, ops.POW1, r, [exponent])
-    return apply_inplace(self, ops.POW0, r, [], exponent=exponent)
+        return apply_inplace(self, powers.POW1, r, [exponent])
+    return apply_inplace(self, powers.POW0, r, [], exponent=exponent)
 
 
 def unary_inplace(spec: OpSpec, fn: Any) -> Any:

@@ -13,8 +13,7 @@ import numpy as np
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from . import backward as grad_ops
-from . import kernels
-from .basic import complex_numbers
+from . import complex_polar, kernels
 from .basic.elementwise import mul, refuse_complex_clamp, unary_float
 from .common import _elementwise
 from .inplace_ops import unary_inplace
@@ -35,7 +34,7 @@ RELU: OpSpec = OpSpec("ReluBackward0", ("self",), {"self": ("result",)},
 
 def abs(self: Tensor) -> Tensor:
     if self.dtype.is_complex:   # a real result, and its own formula
-        return complex_numbers.abs(self)
+        return complex_polar.abs(self)
     return _elementwise(ABS, np.abs, (self,))
 
 

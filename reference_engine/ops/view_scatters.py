@@ -137,7 +137,7 @@ def as_strided_scatter(self: Tensor, src: Tensor, size: Sequence[int], stride: S
     if not self.dtype.is_differentiable and src.requires_grad and is_grad_enabled():
         raise RuntimeError(messages.autograd_dtype(self.dtype.scalar_name))
     # self.clone() (preserve_format: a dense self's strides kept), as_strided over its storage
-    arr = copying._layout(self._data, dtypes.preserve_format)
+    arr = copying.layout_copy(self._data, dtypes.preserve_format)
     storage = arr.ravel(order="K")
     if arr.size > 1 and not np.shares_memory(storage, arr):
         raise NotImplementedError(messages.AS_STRIDED_OF_VIEW)
