@@ -3,7 +3,7 @@
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
     facade    __init__ (this module: the torch namespace), _exports (the registry's ops)
-    library   nn.*, special, linalg, masked, fft, autograd_functional, gradcheck*, utils.*
+    library   nn.*, special, linalg, masked, fft, autograd_functional*, gradcheck*, utils.*
     autograd  autograd, autograd_graph, function, function_forward, factories, _C
     ops       ops.* (one op family a file; ops.basic.*: see below), views_*, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
