@@ -3,7 +3,7 @@
 Layers, top to bottom; a module imports from its own layer and the layers below it:
 
     facade    __init__ (this module: the torch namespace), _exports (the registry's ops)
-    library   nn.*, special, linalg, masked, fft, autograd_functional, gradcheck*, utils.*
+    library   nn.*, special, linalg, masked, fft, autograd_functional*, gradcheck*, utils.*
     autograd  autograd, autograd_graph, function, function_forward, factories, _C
     ops       ops.* (one op family a file; ops.basic.*: see below), views_*, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
@@ -15,18 +15,20 @@ it hangs in (tensor and graph need each other: the one import circle of the core
 op joins the graph (autograd_meta: OpSpec, the op definition holding its backward formula
 and its forward-mode one), saved values, the engine, and forward mode's levels and
 tangents (forward_ad). The ops are written on the core. Their backward formulas are
-written in ops (so that create_graph differentiates them again), and the formulas of the
-most used families call one another (expand's backward is sum_to, sum's is expand, mul's
-calls conj), as ATen's formulas call at:: ops: those families are one package, ops/basic/
-(its docstring says why), the ops' one import circle. Every other op module sits above it
-(written on the basic ops) or apart from it, and the helpers both share sit below it:
+written in ops (so that create_graph differentiates them again): the ops every formula
+is written in are one package, ops/basic/, layered inside (its docstring draws it), with the
+ops' two import circles, where formulas recurse as ATen's do (expand's backward is sum_to
+and sum's is expand; CopySlices replays as_strided, whose backward writes with copy_).
+Every other op module sits above it (written on the basic ops) or apart from it, and the
+helpers both share sit below it:
 
     above       every other op family (ops.*), views_indexing, views_inplace,
                 views_multi_output
-    basic       (ops/basic/) elementwise, comparisons, complex_numbers, copying,
-                reductions, indexing, views, views_strided, inplace
-    below       ops.common, ops.kernels, ops.zero_tensor, ops.out_overloads, views_fn,
-                inplace_write
+    basic       (ops/basic/) inplace, views_strided, indexing, powers, complex_imag,
+                comparisons, elementwise, to_copy, complex_numbers, reductions, views,
+                copying
+    below       ops.common, ops.kernels, ops.zero_tensor, ops.out_overloads,
+                ops.creation_meta, views_fn, inplace_write
 
 No module imports a layer above its own. The core calls the ops it needs (Tensor's
 methods and operators, the engine's sum of a grad to its input's shape, forward mode's
@@ -141,6 +143,7 @@ from .ops import (  # noqa: F401
     masked_reductions,
     matrix_functions,
     matrix_norms,
+    moments,
     nll,
     normalisation,
     norms,
@@ -205,12 +208,15 @@ from .ops import trilinear as _trilinear_ops  # noqa: F401   (h29ops: F.bilinear
 from .ops import unique as _unique_ops  # (h31cov: unique and its ATen ops)
 from .ops.basic import (  # noqa: F401
     comparisons,
+    complex_imag,
     complex_numbers,
     copying,
     elementwise,
     indexing,
     inplace,
+    powers,
     reductions,
+    to_copy,
     views,
     views_strided,
 )
@@ -228,15 +234,15 @@ autograd.functional = autograd_functional  # type: ignore[attr-defined]
 _dispatch.provide(
     # Tensor's methods and operators (tensor.py, tensor_operators.py, tensor_hooks.py)
     add=elementwise.add, sub=elementwise.sub, rsub=elementwise.rsub, mul=elementwise.mul,
-    div=elementwise.div, pow=elementwise.pow, neg=elementwise.neg, abs=unary_via_backward.abs,
+    div=elementwise.div, pow=powers.pow, neg=elementwise.neg, abs=unary_via_backward.abs,
     remainder=binary_math.remainder, matmul=_linalg_ops.matmul,
     compare=comparisons.compare, logical_not=comparisons.logical_not,
     where=comparisons.where, equal=comparisons.equal, allclose=comparisons.allclose,
     add_=inplace_ops.add_, sub_=inplace_ops.sub_, mul_=inplace_ops.mul_, div_=inplace_ops.div_,
     setitem=views_indexing.setitem, getitem=views_indexing.getitem,
     permute=views.permute, transpose=views.transpose, view=views.view, reshape=views.reshape,
-    expand=views.expand, real=complex_numbers.real, imag=complex_numbers.imag,
-    clone=copying.clone, to=copying.to, backward=autograd.backward,
+    expand=views.expand, real=complex_numbers.real, imag=complex_imag.imag,
+    clone=copying.clone, to=to_copy.to, backward=autograd.backward,
     handle_view_on_rebase=inplace.handle_view_on_rebase,
     regenerate_view_grad_fn=views_strided.regenerate_view_grad_fn,
     # the engine: a grad summed to its input's shape, cast, accumulated into .grad
@@ -244,7 +250,7 @@ _dispatch.provide(
     # forward mode: tangents, their views and in-place updates (forward_ad.py)
     new=_common_ops.new, zeros_like=_common_ops.zeros_like, gather=_common_ops.gather,
     as_strided_view=views_strided.as_strided_view, make_dual_view=views.make_dual_view,
-    conj=complex_numbers.conj, _neg_view=complex_numbers._neg_view,
+    conj=complex_numbers.conj, _neg_view=complex_imag._neg_view,
     eq_=inplace_ops.eq_,
 )
 

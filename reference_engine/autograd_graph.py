@@ -16,7 +16,7 @@ from .dtypes import device
 from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
 from .graph import Node, RemovableHandle
-from .ops.basic import copying
+from .ops.basic import copying, to_copy
 from .tensor import Tensor
 
 __all__ = ["GradientEdge", "allow_mutation_on_saved_tensors", "disable_saved_tensors_hooks",
@@ -86,7 +86,7 @@ class save_on_cpu(saved_tensors_hooks):
 
         def unpack_from_cpu(packed: tuple[device, Tensor]) -> Tensor:
             where, tensor = packed
-            return copying.to(tensor, where)
+            return to_copy.to(tensor, where)
 
         super().__init__(pack_to_cpu, unpack_from_cpu)
 

@@ -94,7 +94,7 @@ def from_numpy(np_dtype: Any) -> dtype:
 
 class memory_format:
     """A memory format (torch.contiguous_format, ...): the layout a copy is made in
-    (ops.basic.copying.to); only a label here."""
+    (ops.basic.to_copy.to); only a label here."""
 
     def __init__(self, name: str) -> None:
         self.name = name

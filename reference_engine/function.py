@@ -23,8 +23,9 @@ from . import engine, forward_ad, messages
 from .function_forward import _forward_mode
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Meta, Node, node_class
-from .ops.basic.inplace import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, check_inplace, rebase_history
+from .ops.basic.inplace import check_inplace, rebase_history
 from .ops.common import new
+from .ops.creation_meta import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE
 from .saved import SavedVariable
 from .tensor import Tensor
 

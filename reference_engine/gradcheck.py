@@ -44,7 +44,7 @@ from .gradcheck_common import (
 from .gradcheck_fast import fast_gradcheck
 from .gradcheck_forward import _forward_real_imag
 from .graph import Node, node_class
-from .ops.basic import complex_numbers, copying
+from .ops.basic import complex_imag, complex_numbers, copying
 from .ops.common import new
 from .tensor import Tensor
 
@@ -137,7 +137,7 @@ def _real_and_imag_output(func: Callable[..., Any]) -> tuple[Callable[..., Any],
             return tuple(part(o) if isinstance(o, Tensor) and o.dtype.is_complex else o
                          for o in _as_tuple(func(*args)))
         return wrapped
-    return apply(complex_numbers.real), apply(complex_numbers.imag)
+    return apply(complex_numbers.real), apply(complex_imag.imag)
 
 
 def _backward_real_imag(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, ...],

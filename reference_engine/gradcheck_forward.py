@@ -29,7 +29,7 @@ from .gradcheck_common import (
     _part,
     _tensor_text,
 )
-from .ops.basic import complex_numbers, inplace
+from .ops.basic import complex_imag, complex_numbers, inplace
 from .ops.basic import elementwise as ew
 from .ops.common import new
 from .tensor import Tensor
@@ -47,7 +47,7 @@ def _real_and_imag_input(func: Callable[..., Any], indices: list[int],
                 new_args[k] = make(new_args[k], inputs[k])
             return _as_tuple(func(*new_args))
         return wrapped
-    return (apply(lambda x, orig: ew.add(x, ew.mul(complex_numbers.imag(orig), 1j))),
+    return (apply(lambda x, orig: ew.add(x, ew.mul(complex_imag.imag(orig), 1j))),
             apply(lambda y, orig: ew.add(complex_numbers.real(orig), ew.mul(y, 1j))))
 
 
@@ -70,7 +70,7 @@ def _forward_real_imag(func: Callable[..., Any], func_out: Any, inputs: tuple[An
             _test_undefined_forward_mode(func, inputs)
         return
     real_fn, imag_fn = _real_and_imag_input(func, complex_inp, inputs)
-    imag_inputs = _parts(inputs, complex_numbers.imag)
+    imag_inputs = _parts(inputs, complex_imag.imag)
     imag_out = imag_fn(*imag_inputs)
     _slow_gradcheck_forward(imag_fn, imag_out, imag_inputs, _differentiable_outputs(imag_out),
                             eps, rtol, atol, complex_inp, True)

@@ -104,7 +104,7 @@ class Node:
         """THPCppFunction_call: apply the node to one grad (or None) per output, under the
         caller's grad mode and without hooks; one result, or a tuple when there are none or
         several."""
-        from .tensor import Tensor
+        from .tensor import Tensor  # late: tensor imports this module (the core circle)
         if len(grads) != len(self.input_metadata):
             raise TypeError(messages.node_call_arity(len(self.input_metadata), len(grads)))
         for i, g in enumerate(grads):
@@ -170,7 +170,7 @@ def _hook_result(result: Any, original: list[Any], hook: Any) -> tuple[Any, ...]
 def check_hook_value(original: Any, result: Any, hook: Any) -> None:
     """check_single_result + check_variable_result: a hook may not change a grad's
     presence, type, device or size."""
-    from .tensor import Tensor
+    from .tensor import Tensor  # late: tensor imports this module (the core circle)
     if result is None:
         return
     if original is None:

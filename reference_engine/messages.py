@@ -632,7 +632,7 @@ def multi_grad_mode(modes: tuple[str, ...], mode: object) -> str:
     return f"Expects mode to be one of {modes} but got {mode}"
 
 
-# --- var / var_mean (ops/basic/reductions.py): aten/src/ATen/native/ReduceOps.cpp ------------
+# --- var / var_mean (ops/moments.py): aten/src/ATen/native/ReduceOps.cpp ------------
 VAR_DTYPE = "std and var only support floating point and complex dtypes"
 
 

@@ -128,7 +128,7 @@ OPS: tuple[OpRow, ...] = (
          numbers=(0, 1)),
     _row("div", "ops.division", M, M, positive=True, inplace="ops.inplace_ops",
          numbers=(0, 1)),
-    _row("pow", "ops.basic.elementwise", V, V, positive=True, inplace="ops.inplace_ops",
+    _row("pow", "ops.basic.powers", V, V, positive=True, inplace="ops.inplace_ops",
          overloads=True),
     _row("neg", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
     _row("exp", "ops.basic.elementwise", V, inplace="ops.inplace_ops"),
@@ -143,8 +143,8 @@ OPS: tuple[OpRow, ...] = (
     _row("clamp", "ops.piecewise", (4,), args=(-0.5, 0.5), inplace="ops.piecewise",
          overloads=True),
     _row("reciprocal", "ops.basic.elementwise", V, positive=True),
-    _row("maximum", "ops.basic.comparisons", (4,), (4,)),
-    _row("minimum", "ops.basic.comparisons", (4,), (4,)),
+    _row("maximum", "ops.extremes", (4,), (4,)),   # (elementwise: ops/extremes.py)
+    _row("minimum", "ops.extremes", (4,), (4,)),
     _row("atan2", "ops.atan2", M, V),
     _row("clone", "ops.basic.copying", M),
     # the condition comes first; Tensor.where adapts
@@ -155,29 +155,29 @@ OPS: tuple[OpRow, ...] = (
     _row("isnan", "ops.basic.comparisons", differentiable=False),
     _row("equal", "ops.basic.comparisons", method=False, differentiable=False),
     _row("allclose", "ops.basic.comparisons", method=False, differentiable=False),
-    _row("to", "ops.basic.copying", function=False, feature="devices"),
+    _row("to", "ops.basic.to_copy", function=False, feature="devices"),
     # products (ops/linalg.py)
     _row("mm", "ops.linalg", M, (3, 2), feature="matmul"),
     _row("mv", "ops.linalg", M, V, feature="matmul"),
     _row("matmul", "ops.linalg", M, (3, 2), feature="matmul"),
     _row("dot", "ops.linalg", V, V, feature="matmul"),
     _row("bmm", "ops.linalg", (2, 2, 3), (2, 3, 2), feature="matmul"),
-    # reductions (ops/basic/reductions.py; prod: ops/prod_cumprod.py; softmax and log_softmax:
-    # ops/nn.py)
+    # reductions (sum: ops/basic/reductions.py; mean, var, var_mean: ops/moments.py; trace:
+    # ops/triangular.py; prod: ops/prod_cumprod.py; softmax and log_softmax: ops/nn.py)
     _row("sum", "ops.basic.reductions", M, feature="reductions"),
-    _row("mean", "ops.basic.reductions", M, feature="reductions"),
+    _row("mean", "ops.moments", M, feature="reductions"),
     _row("prod", "ops.prod_cumprod", M, positive=True, feature="reductions"),
     _row("amax", "ops.extremes", M, feature="reductions"),
     _row("amin", "ops.extremes", M, feature="reductions"),
     _row("max", "ops.extremes", M, feature="reductions"),
     _row("min", "ops.extremes", M, feature="reductions"),
-    _row("trace", "ops.basic.reductions", (3, 2), feature="reductions"),
+    _row("trace", "ops.triangular", (3, 2), feature="reductions"),
     _row("argmax", "ops.extremes", differentiable=False, feature="reductions"),
     _row("argmin", "ops.extremes", differentiable=False, feature="reductions"),
     _row("softmax", "ops.nn", M, args=(1,)),
     _row("log_softmax", "ops.nn", M, args=(0,)),
-    _row("var", "ops.basic.reductions", M, feature="reductions", overloads=True),
-    _row("var_mean", "ops.basic.reductions", M, method=False, feature="reductions",
+    _row("var", "ops.moments", M, feature="reductions", overloads=True),
+    _row("var_mean", "ops.moments", M, method=False, feature="reductions",
          overloads=True),
     # joining and indexing (ops/joining.py, ops/basic/indexing.py)
     _row("cat", "ops.joining", method=False),       # take a list of tensors
@@ -501,7 +501,7 @@ OPS: tuple[OpRow, ...] = (
     # ---- h22cx (issue 22): complex numbers (ops/basic/complex_numbers.py) ----
     # no samples: gradcheck draws real inputs and sums real outputs; test_gradcheck.py
     # writes their rows by hand, each a real function through the complex op
-    _row("imag", "ops.basic.complex_numbers", method=False, feature="complex"),  # Tensor.imag too
+    _row("imag", "ops.basic.complex_imag", method=False, feature="complex"),  # Tensor.imag too
     _row("view_as_real", "ops.basic.complex_numbers", method=False, feature="complex"),
     _row("view_as_complex", "ops.basic.complex_numbers", method=False, feature="complex"),
     _row("polar", "ops.complex_constructors", method=False, feature="complex"),

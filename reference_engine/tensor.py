@@ -92,7 +92,7 @@ class Tensor:
     _view_differentiable = False
     # torch's CreationMeta when it is not derived from _view_differentiable: set for
     # views made in a custom Function or by a multi-output op, and inherited by views
-    # of such views (inplace.creation_meta reads it).
+    # of such views (ops/creation_meta.py reads it).
     _view_creation_meta: str | None = None
     # torch's view_fn, for a view whose chain changed the dtype (views_fn.py)
     _view_fn: tuple | None = None

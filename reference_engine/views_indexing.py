@@ -13,7 +13,7 @@ import numpy as np
 from . import dtypes, messages
 from .grad_mode import no_grad
 from .ops import common
-from .ops.basic import copying, views
+from .ops.basic import to_copy, views
 from .ops.basic.inplace import apply_inplace, copy_
 from .ops.basic.views import ALIAS, _make_view, _positions, select, slice, unsqueeze
 from .tensor import Tensor
@@ -197,7 +197,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         raise RuntimeError(messages.index_put_shape_mismatch(
             messages.sizes(value_t.shape), messages.sizes(positions.shape))) from None
     with no_grad():
-        r = common.index_put(target, positions, copying.to(value_t, target.dtype))
+        r = common.index_put(target, positions, to_copy.to(value_t, target.dtype))
     apply_inplace(target, common.INDEX_PUT, r, [value_t], index=positions)
 
 

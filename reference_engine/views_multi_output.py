@@ -14,13 +14,14 @@ import numpy as np
 from . import messages
 from .autograd_meta import OpSpec, differentiable, record_multi_output
 from .grad_mode import is_grad_enabled
+from .ops import common, creation_meta, joining
 from .ops.basic.views import ViewFn, _forward_view, _inference_alias, _positions
 from .tensor import Tensor
 
 # ---- multi-output views: unbind, split, chunk ------------------------------------------------
 # One node with an output per view (output_nr i, autograd_meta.MultiOutputNode). torch marks
-# each view as created by a multi-output node (CreationMeta::MULTI_OUTPUT_NODE, in inplace.py
-# with the other creation metas): modifying one in place is an error.
+# each view as created by a multi-output node (CreationMeta::MULTI_OUTPUT_NODE, in
+# ops/creation_meta.py with the other creation metas): modifying one in place is an error.
 
 
 def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
@@ -46,8 +47,8 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
         out._view_version = base._version_counter.value
         out._view_differentiable = is_grad_enabled()
         if is_grad_enabled():
-            out._view_creation_meta = inplace.MULTI_OUTPUT_NODE
-        out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
+            out._view_creation_meta = creation_meta.MULTI_OUTPUT_NODE
+        out._view_creation_meta = creation_meta.inference_mode_meta(src, out._view_creation_meta)
         _forward_view(out, src, fn)
         outs.append(out)
     if src.dtype.is_differentiable and differentiable([src]):
@@ -101,8 +102,3 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     d = common.wrap_dim(dim, self.ndim)
     size = -(-self.shape[d] // chunks)
     return split(self, size, d)
-
-
-# They import this module; used at call time.
-from .ops import common, joining  # noqa: E402
-from .ops.basic import inplace  # noqa: E402

@@ -8,7 +8,7 @@ from conformance.case import kinds, language
 from conformance.case.diagnostics import CaseError
 from conformance.run.interpreter import CaseFailure, Interpreter
 from reference_engine import messages
-from reference_engine.ops.basic import inplace
+from reference_engine.ops import creation_meta
 
 
 def test_unknown_kind_is_one_rule() -> None:
@@ -32,4 +32,4 @@ def test_sizes_and_multi_output_flag() -> None:
     assert messages.sizes((2, 3)) == "[2, 3]"
     assert messages.sizes(()) == "[]"
     # the creation meta multi-output views carry names its refusal's reason
-    assert inplace.MULTI_OUTPUT_NODE in messages.VIEW_INPLACE_REASON
+    assert creation_meta.MULTI_OUTPUT_NODE in messages.VIEW_INPLACE_REASON

@@ -15,7 +15,7 @@ from ..factories import empty, ones, uniform_, zeros
 from ..grad_mode import no_grad
 from ..graph import RemovableHandle
 from ..ops import activations, inplace_ops, layers, loss_composites, losses
-from ..ops.basic import copying
+from ..ops.basic import to_copy
 from ..tensor import Tensor
 from . import backward_hook, batchnorm, functional
 
@@ -90,7 +90,7 @@ class Module:
                 p._data, p._dtype = p._data.astype(np.float64), dtypes.float64
         for name, b in self._buffers().items():
             if b.dtype.is_floating_point:
-                object.__setattr__(self, name, copying.to(b, dtypes.float64))
+                object.__setattr__(self, name, to_copy.to(b, dtypes.float64))
         for m in self._modules.values():
             m.double()
         return self

@@ -3,10 +3,11 @@ formula, autograd_meta.py). A new op goes in its family's file, a new family in 
 here (the layer drawing in reference_engine/__init__.py takes `ops.*` as it comes), and a
 public op gets its row in registry.py.
 
-    basic        the ops every derivative formula is written in, whose own formulas call
-                 one another (their own package: its docstring says why): elementwise
-                 arithmetic and unary functions, comparisons, complex numbers, copying,
-                 reductions, indexing, the backward ops, views and in-place writes
+    basic        the ops every derivative formula is written in (their own package,
+                 layered; its docstring draws it): elementwise arithmetic and unary
+                 functions, pow, comparisons, complex numbers' views and conj, clone and
+                 to, sum, indexing, views and in-place writes
+    creation_meta  torch's CreationMeta: how a view was made (below the basic ops)
     common       what every family uses: result tensors (new, wrap), dims, dtype
                  promotion, devices, broadcasting, the elementwise kernel,
                  torch's argument-parser refusal for the Tensor/Number overloads (parse),
@@ -18,7 +19,9 @@ public op gets its row in registry.py.
                  a complex zero's reciprocal, sigmoid's rounding, clamp's signed zeros)
     atan2        atan2 (real types only)
     division     torch.div: its rounding_mode overload (DivBackward2) and rounding kernels
-    extremes     amax/amin, max/min, argmax/argmin
+    extremes     amax/amin, max/min, argmax/argmin, maximum/minimum
+    moments      mean, var, var_mean
+    complex_polar  abs, angle and sgn of complex tensors
     unary_math   issue 24's unary elementwise math: inverse and hyperbolic trigonometry,
                  logs and exps of other bases, logit, angle, frexp, nextafter, real
                  tensors' conj/real, and in-place forms
@@ -57,7 +60,7 @@ public op gets its row in registry.py.
     put_take     put/take, take_along_dim
     masked       masked_select, masked_scatter
     view_scatters  select/slice/diagonal_scatter
-    triangular   tril, triu, diag, diag_embed, diagflat, fill
+    triangular   tril, triu, diag, diag_embed, diagflat, fill, trace
     nn           softmax, log_softmax, mse_loss (behind nn.functional)
     shape        copies and joins of the shape family: flip, roll, rot90, repeat, tile,
                  repeat_interleave, narrow_copy, unsafe_split/chunk, constant_pad_nd,

@@ -11,7 +11,8 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from .basic import comparisons, indexing
-from .basic.elementwise import add, div, mul, neg, pow, reciprocal
+from .basic.elementwise import add, div, mul, neg, reciprocal
+from .basic.powers import pow
 from .common import _elementwise, _promotes, wrap
 
 

@@ -15,8 +15,9 @@ import numpy as np
 
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common
+from . import common, complex_polar
 from .basic import elementwise as ops
+from .basic import reductions as r
 
 
 def _binary(spec: OpSpec, fn: Any, a: Tensor, b: Tensor, **attrs: Any) -> Tensor:
@@ -44,8 +45,7 @@ def sign_kernel(a: np.ndarray) -> np.ndarray:
 
 def sgn(self: Tensor) -> Tensor:
     if self.dtype.is_complex:   # z / |z|, with its own formula (sgn_backward)
-        from .basic import complex_numbers
-        return complex_numbers.sgn(self)
+        return complex_polar.sgn(self)
     return common._elementwise(SGN, sign_kernel, (self,))
 
 
@@ -119,7 +119,6 @@ def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
 
 def _softmax_double_backward(c: Any, g: Tensor) -> Tensor:
     go, out, d = c.grad_output, c.output, c.dim
-    from .basic import reductions as r
     return ops.sub(ops.sub(ops.mul(go, g), ops.mul(r.sum_dim(ops.mul(out, go), d), g)),
                    ops.mul(go, r.sum_dim(ops.mul(out, g), d)))
 
@@ -135,7 +134,6 @@ SOFTMAX_BACKWARD_DATA = OpSpec(
 def _softmax_backward_data_jvp(c: Any) -> Tensor:
     """d[y * (go - sum(go * y))]: the op on grad_output's tangent, plus output's tangent
     through both of its uses."""
-    from .basic import reductions as r
     go, y, d = c.grad_output, c.output, c.dim
     return ops.add(softmax_backward_data(c.grad_output_t, y, d),
                    ops.sub(ops.mul(c.output_t, ops.sub(go, r.sum_dim(ops.mul(go, y), d))),
@@ -172,19 +170,16 @@ LOG_SOFTMAX_BACKWARD_DATA = OpSpec(
 
 
 def _log_softmax_double_backward_terms(c: Any) -> Tensor:
-    from .basic import reductions as r
     return ops.mul(ops.exp(c.output), r.sum_dim(c.grad_output, c.dim))
 
 
 def _log_softmax_grad_output_backward(c: Any, g: Tensor) -> Tensor:
     """grad - (grad * output.exp()).sum(dim, true): the transpose of grad_output's map
     go - exp(y) * sum(go), which is not that map again (its sum is weighted by exp(y))."""
-    from .basic import reductions as r
     return ops.sub(g, r.sum_dim(ops.mul(g, ops.exp(c.output)), c.dim))
 
 
 def _log_softmax_double_backward(c: Any, g: Tensor) -> Tensor:
-    from .basic import reductions as r
     return ops.mul(ops.mul(ops.neg(r.sum_dim(c.grad_output, c.dim)), ops.exp(c.output)), g)
 
 
@@ -214,7 +209,6 @@ MSE_LOSS_BACKWARD = OpSpec(
 def _mse_grad_output(c: Any, g: Tensor) -> Tensor:
     if c.reduction == "none":
         return mse_loss_backward(g, c.self, c.target, c.reduction)
-    from .basic import reductions as r
     ones = common.new(np.ones(c.grad_output.shape), c.grad_output.dtype, c.grad_output.device)
     return r.sum_all(ops.mul(mse_loss_backward(ones, c.self, c.target, c.reduction), g))
 

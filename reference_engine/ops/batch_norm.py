@@ -24,7 +24,7 @@ import numpy as np
 from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, normalisation, shape, shape_views
+from . import common, moments, normalisation, shape, shape_views
 from .basic import copying, reductions, views
 from .basic import elementwise as ops
 from .unary_math import rsqrt
@@ -226,7 +226,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                      use_input_stats, momentum, eps)
     for running, repeated in zip((running_mean, running_var), stats, strict=True):
         if running is not None and repeated is not None:
-            batch_mean = reductions.mean(views.view(repeated, (b, c)), 0, False)
+            batch_mean = moments.mean(views.view(repeated, (b, c)), 0, False)
             running._data[...] = batch_mean._data
             running._version_counter.bump()
     return views.view(out, tuple(input.shape))

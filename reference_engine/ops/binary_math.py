@@ -22,19 +22,9 @@ from ..tensor import Tensor
 from . import fma
 from .basic import indexing
 from .basic.comparisons import compare, isnan, logical_not
-from .basic.copying import to
-from .basic.elementwise import (
-    add,
-    add_scalar,
-    div,
-    exp,
-    mul,
-    mul_scalar,
-    neg,
-    one_minus,
-    pow,
-    sub,
-)
+from .basic.elementwise import add, add_scalar, div, exp, mul, mul_scalar, neg, one_minus, sub
+from .basic.powers import pow
+from .basic.to_copy import to
 from .common import OUT, Number, _elementwise, _promotes, _tensor_or_number, parse, wrap, zeros_like
 from .division import div_mode
 

@@ -12,8 +12,10 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from .basic import elementwise as ew
-from .basic.complex_numbers import conj, imag, real, sgn
+from .basic.complex_imag import imag
+from .basic.complex_numbers import conj, real
 from .common import _elementwise
+from .complex_polar import sgn
 from .out_overloads import into_out
 
 

@@ -13,8 +13,8 @@ import numpy as np
 from .. import dtypes, messages
 from ..tensor import Tensor
 from . import common, extremes, inplace_ops, joining, piecewise
-from .basic import copying, inplace, views
 from .basic import elementwise as ops
+from .basic import inplace, to_copy, views
 from .basic import reductions as red
 from .linalg import mm
 from .scans import cumsum
@@ -162,7 +162,7 @@ def cov(self: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         # views; a leaf that requires grad refuses), in float32 when it is integral
         inp = inplace_ops.zero_(inp)
         if not (inp.dtype.is_floating_point or inp.dtype.is_complex):
-            inp = copying.to(inp, dtypes.float32)
+            inp = to_copy.to(inp, dtypes.float32)
     else:
         inp = ops.sub(inp, views.unsqueeze(avg, 1))
     c = mm(inp, views.t(inp if w is None else ops.mul(inp, w)))

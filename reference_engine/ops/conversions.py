@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..tensor import Tensor
-from .basic.copying import to
+from .basic.to_copy import to
 
 
 def double(self: Tensor, memory_format: dtypes.memory_format = dtypes.preserve_format

@@ -29,7 +29,8 @@ from .. import dtypes, messages
 from ..autograd_meta import OpNode, OpSpec, record
 from ..saved import SavedVariable
 from ..tensor import Tensor
-from .basic import comparisons, copying, elementwise, reductions, views
+from . import moments
+from .basic import comparisons, elementwise, reductions, to_copy, views
 from .common import new, no_jvp
 from .losses import REDUCTIONS
 
@@ -275,14 +276,14 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Sequence[int] | 
     tl = _lengths(target_lengths, "target_lengths")
     batched = log_probs.ndim == 3
     lp = log_probs if batched else views.unsqueeze(log_probs, 1)
-    tg = targets if targets.dtype == dtypes.int64 else copying.to(targets, dtypes.int64)
+    tg = targets if targets.dtype == dtypes.int64 else to_copy.to(targets, dtypes.int64)
     res = _ctc_loss(lp, tg, il, tl, blank, zero_infinity)
     if zero_infinity:
         zero = new(np.zeros((), res.dtype.np), res.dtype, res.device)
         res = comparisons.where(res == float("inf"), zero, res)
     if reduction == "mean":
         lengths = np.maximum(np.array(tl, dtype=res.dtype.np), 1)
-        return reductions.mean(elementwise.div(res, new(lengths, res.dtype, res.device)))
+        return moments.mean(elementwise.div(res, new(lengths, res.dtype, res.device)))
     if reduction == "sum":
         return reductions.sum(res)
     return res if batched else views.squeeze(res, 0)

@@ -23,7 +23,9 @@ from .decompositions import _mH
 from .linalg import matmul
 from .lu_kernels import _check_square, _det_p, _factorised
 from .lu_solve import _solve_with_lu
+from .prod_cumprod import _prod_safe_zeros_backward
 from .solve import linalg_solve
+from .spectral import linalg_svd
 
 
 def _trace(t: Tensor) -> Tensor:
@@ -41,8 +43,6 @@ def _det_singular(A: Tensor, d: Tensor, g: Tensor) -> Tensor:
     """linalg_det_backward's singular branch (under grad mode): the adjugate through the SVD
     (Higham), U diag(D) Vh with D prod_safe_zeros_backward(alpha, S), alpha = det(U) det(Vh)
     grad, so no division by a zero pivot (the columns' signs cancel in it)."""
-    from .prod_cumprod import _prod_safe_zeros_backward
-    from .spectral import linalg_svd  # (spectral.py's backward imports the linalg modules)
     U, S, Vh = linalg_svd(A)
     alpha = ops.mul(ops.mul(linalg_det(U), linalg_det(Vh)), g)
     D = _prod_safe_zeros_backward(views.unsqueeze(alpha, -1), S, S.ndim - 1)

@@ -15,18 +15,10 @@ from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from . import special_kernels as sk
 from . import unary_via_backward as ub  # abs, tanh, sigmoid, relu
-from .basic import elementwise
+from .basic import elementwise, reductions, views
 from .basic.comparisons import compare, where
-from .basic.elementwise import (
-    add,
-    exp,
-    mul,
-    mul_scalar,
-    neg,
-    pow,
-    sub,
-    sub_scalar,
-)
+from .basic.elementwise import add, exp, mul, mul_scalar, neg, sub, sub_scalar
+from .basic.powers import pow
 from .common import (
     _elementwise,
     _float_dtype,
@@ -109,8 +101,6 @@ def _mvlgamma_backward(c: Any, g: Tensor) -> Tensor:
     torch builds it (arange(-p/2 + 1/2, 1/2, 1/2) + self.unsqueeze(-1), digamma_ in place,
     sum(-1)), so that a create_graph gradient's graph is torch's (the generator's ci profile
     met AddBackward0 of digammas where torch has SumBackward1(DigammaBackward0(...)))."""
-    from .basic import reductions, views
-
     offsets = new(np.arange(-c.p / 2 + 0.5, 0.5, 0.5), c.self.dtype, c.self.device)
     args = add(offsets, views.unsqueeze(c.self, -1))
     return mul(g, reductions.sum(digamma_(args), -1))

@@ -1,8 +1,10 @@
 """Extremes: amax/amin, max/min (values and indices), argmax/argmin; grads go to the maxima,
-shared evenly among ties."""
+shared evenly among ties. And the elementwise maximum/minimum, whose grads go to the input
+that won (half to each on a tie)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -11,9 +13,13 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, out_overloads
-from .basic import comparisons, copying, indexing, views
+from .basic import comparisons, indexing, to_copy, views
 from .basic import elementwise as ops
+from .basic.comparisons import compare, where
+from .basic.elementwise import add, div_scalar, mul, sub
 from .basic.reductions import Dims, _dims, restore_reduced_dims, sum
+from .basic.to_copy import to
+from .common import _elementwise, new, written_in_place
 
 # ---- amax / amin --------------------------------------------------------------------------
 
@@ -32,10 +38,10 @@ def _evenly_read_jvp(x: Tensor, x_t: Tensor, result: Tensor, dims: tuple[int, ..
     """amaxamin_jvp / evenly_read_jvp: the mean of the tangent over the elements that equal
     the result, (self_t * mask).sum(dims) / mask.sum(dims)."""
     if dims is None:
-        mask = copying.to(comparisons.compare(x, result, np.equal), x_t.dtype)
+        mask = to_copy.to(comparisons.compare(x, result, np.equal), x_t.dtype)
         return ops.div(sum(ops.mul(x_t, mask)), sum(mask))
     r = restore_reduced_dims(result, dims, keepdim, x.ndim)
-    mask = copying.to(comparisons.compare(x, r, np.equal), x_t.dtype)
+    mask = to_copy.to(comparisons.compare(x, r, np.equal), x_t.dtype)
     return ops.div(sum(ops.mul(x_t, mask), dims, keepdim), sum(mask, dims, keepdim))
 
 
@@ -162,7 +168,7 @@ MIN1 = OpSpec("MinBackward1", ("self",), {"self": ("self", "result")},
 
 def _max_min(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     if isinstance(dim, Tensor):   # torch.max(a, b) is maximum(a, b)
-        return comparisons.maximum(self, dim) if largest else comparisons.minimum(self, dim)
+        return maximum(self, dim) if largest else minimum(self, dim)
     if self.dtype.is_complex:   # no ordering of complex numbers: ATen's texts
         name = "max" if largest else "min"
         if dim is None:
@@ -221,3 +227,51 @@ def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tenso
 
 def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return _arg_extreme(self, dim, keepdim, largest=False)
+
+
+# ---- maximum / minimum ----------------------------------------------------------------------
+
+def _max_backward(c: Any, g: Tensor, keep: Callable[..., Any]) -> Tensor:
+    """at::where(self == other, grad / 2, grad).masked_fill_(<loses>, 0)."""
+    x, y = c.self, c.other
+    halved = where(compare(x, y, np.equal), div_scalar(g, 2), g)
+    return written_in_place(indexing.masked_fill(halved, compare(x, y, keep), 0))
+
+
+MAXIMUM = OpSpec("MaximumBackward0", ("self", "other"),
+                 {"self": ("self", "other"), "other": ("self", "other")},
+                 lambda c, g: c.grads(lambda: _max_backward(c, g, np.less),
+                                      lambda: _max_backward(c, g, np.greater)),
+                 jvp=lambda c: _max_jvp(c, np.greater))
+MINIMUM = OpSpec("MinimumBackward0", ("self", "other"),
+                 {"self": ("self", "other"), "other": ("self", "other")},
+                 lambda c, g: c.grads(lambda: _max_backward(c, g, np.greater),
+                                      lambda: _max_backward(c, g, np.less)),
+                 jvp=lambda c: _max_jvp(c, np.less))
+
+
+def _max_jvp(c: Any, wins: Callable[..., Any]) -> Tensor:
+    """other_t + where(self == other, 0.5, wins(self, other)) * (self_t - other_t)"""
+    dt = c.result.dtype
+    share = where(compare(c.self, c.other, np.equal), new(0.5, dt, c.result.device),
+                  to(compare(c.self, c.other, wins), dt))
+    return add(c.other_t, mul(share, sub(c.self_t, c.other_t)))
+
+
+def _keep_first(pick: Callable[..., Any]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """ATen's scalar maximum/minimum: NaN if either is NaN, else std::max(a, b), which keeps
+    the first operand on ties (maximum(-0., 0.) is -0.). torch's vectorized loop (whole
+    SIMD vectors of contiguous elements, 16 float32 / 8 float64 with AVX512) takes the second
+    operand on ties instead; that CPU-dependent path is not modelled."""
+    def fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a, b = np.broadcast_arrays(a, b)
+        return np.where(np.isnan(a) | np.isnan(b), a + b, np.where(pick(b, a), b, a))
+    return fn
+
+
+def maximum(self: Tensor, other: Tensor) -> Tensor:
+    return _elementwise(MAXIMUM, _keep_first(np.greater), (self, other))
+
+
+def minimum(self: Tensor, other: Tensor) -> Tensor:
+    return _elementwise(MINIMUM, _keep_first(np.less), (self, other))

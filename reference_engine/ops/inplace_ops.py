@@ -1,6 +1,6 @@
 """The in-place ops on ops/basic/inplace.py's machinery: add_/sub_/mul_/div_/pow_, the unary
-in-place forms (_unary_), zero_/fill_/eq_ (copy_ and masked_fill_, which the basic ops'
-formulas call: ops/basic/inplace.py; clamp_: ops/piecewise.py; squeeze_(dim):
+in-place forms (unary_inplace), zero_/fill_/eq_ (copy_ and masked_fill_, which the basic
+ops' formulas call: ops/basic/inplace.py; clamp_: ops/piecewise.py; squeeze_(dim):
 views_inplace.py; __setitem__: views_indexing.py)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from ..autograd_meta import OpSpec
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import common
+from .basic import comparisons, powers
 from .basic import elementwise as ops
 from .basic.inplace import apply_inplace
 
@@ -49,13 +50,13 @@ def div_(self: Tensor, other: Any) -> Tensor:
 
 def pow_(self: Tensor, exponent: Any) -> Tensor:
     with no_grad():
-        r = ops.pow(self, exponent)
+        r = powers.pow(self, exponent)
     if isinstance(exponent, Tensor):
-        return apply_inplace(self, ops.POW1, r, [exponent])
-    return apply_inplace(self, ops.POW0, r, [], exponent=exponent)
+        return apply_inplace(self, powers.POW1, r, [exponent])
+    return apply_inplace(self, powers.POW0, r, [], exponent=exponent)
 
 
-def _unary_(spec: OpSpec, fn: Any) -> Any:
+def unary_inplace(spec: OpSpec, fn: Any) -> Any:
     """The in-place form of a unary elementwise op: same node, same saved values."""
     def op_(self: Tensor) -> Tensor:
         with no_grad():
@@ -66,12 +67,12 @@ def _unary_(spec: OpSpec, fn: Any) -> Any:
     return op_
 
 
-neg_ = _unary_(ops.NEG, ops.neg)
-exp_ = _unary_(ops.EXP, ops.exp)
-log_ = _unary_(ops.LOG, ops.log)
-sqrt_ = _unary_(ops.SQRT, ops.sqrt)
-sin_ = _unary_(ops.SIN, ops.sin)
-cos_ = _unary_(ops.COS, ops.cos)
+neg_ = unary_inplace(ops.NEG, ops.neg)
+exp_ = unary_inplace(ops.EXP, ops.exp)
+log_ = unary_inplace(ops.LOG, ops.log)
+sqrt_ = unary_inplace(ops.SQRT, ops.sqrt)
+sin_ = unary_inplace(ops.SIN, ops.sin)
+cos_ = unary_inplace(ops.COS, ops.cos)
 
 
 # Their forward formulas (derivatives.yaml: zero_ `result: self_t.zero_()`, fill_.Scalar
@@ -98,7 +99,6 @@ EQ_SCALAR = OpSpec("EqBackward0", ("self",), backward=lambda c, g: [common.zeros
 
 
 def eq_(self: Tensor, other: Any) -> Tensor:
-    from .basic import comparisons
     r = comparisons.compare(self, other, np.equal)
     if isinstance(other, Tensor):
         return apply_inplace(self, EQ_TENSOR, r, [other])

@@ -9,6 +9,7 @@ import numpy as np
 from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
+from .basic import views
 from .common import _promotes, common_device, new, wrap_dim
 from .out_overloads import into_out
 
@@ -78,7 +79,3 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     dt = _promotes(ts)
     out = new(np.stack([t._data.astype(dt.np) for t in ts], axis=d), dt, common_device(ts))
     return record(STACK, out, ts, dim=d, count=len(ts))
-
-
-# They import this module; used at call time.
-from .basic import views  # noqa: E402

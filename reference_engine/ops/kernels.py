@@ -36,7 +36,7 @@ def reciprocal(a: np.ndarray) -> np.ndarray:
 
 def sigmoid(a: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-a)) in a's precision, its exp computed wide and rounded once, as
-    torch's is (elementwise._unary_float says why)."""
+    torch's is (elementwise.unary_float says why)."""
     wide = np.complex128 if np.iscomplexobj(a) else np.float64
     with np.errstate(all="ignore"):
         e = np.exp(-a.astype(wide)).astype(a.dtype)

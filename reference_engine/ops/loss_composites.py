@@ -19,8 +19,8 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from . import activations, binary_math, inplace_ops, norms, piecewise, shape_views
-from .basic import comparisons, copying, indexing, views
+from . import activations, binary_math, inplace_ops, moments, norms, piecewise, shape_views
+from .basic import comparisons, copying, indexing, powers, views
 from .basic import elementwise as ops
 from .basic import reductions as red
 from .basic.inplace import apply_inplace
@@ -48,7 +48,7 @@ def _reduction(reduction: str) -> str:
 def _apply(t: Tensor, reduction: str) -> Tensor:
     """Loss.cpp's apply_loss_reduction."""
     if reduction == "mean":
-        return red.mean(t)
+        return moments.mean(t)
     return red.sum(t) if reduction == "sum" else t
 
 
@@ -181,7 +181,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     with no_grad():
         piecewise.clamp_(var, min=eps)
     # 0.5 * (...): Tensor.__rmul__, the tensor first
-    loss = ops.mul(ops.add(ops.log(var), ops.div(ops.pow(ops.sub(input, target), 2), var)),
+    loss = ops.mul(ops.add(ops.log(var), ops.div(powers.pow(ops.sub(input, target), 2), var)),
                    0.5)
     if full:
         loss = inplace_ops.add_(loss, 0.5 * math.log(2 * math.pi))

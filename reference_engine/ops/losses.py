@@ -24,11 +24,11 @@ from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common
+from . import common, moments
 from . import nn as nn_ops
 from . import unary_via_backward as ub  # abs, tanh, sigmoid, relu
-from .basic import copying, reductions
 from .basic import elementwise as ops
+from .basic import reductions, to_copy
 
 Array = np.ndarray
 REDUCTIONS = ("none", "mean", "sum")
@@ -49,7 +49,7 @@ def _warn_size(input: Tensor, target: Tensor) -> None:
 
 def _reduce(t: Tensor, reduction: str) -> Tensor:
     if reduction == "mean":
-        return reductions.mean(t)
+        return moments.mean(t)
     return reductions.sum(t) if reduction == "sum" else t
 
 
@@ -188,6 +188,6 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     as ATen's softmax with a dtype."""
     negated = ops.neg(input)
     if dtype is not None and dtype != negated.dtype:
-        negated = copying.to(negated, dtype)
+        negated = to_copy.to(negated, dtype)
     return nn_ops.softmax(negated, dim if dim is not None else
                           (0 if input.ndim in (0, 1, 3) else 1))

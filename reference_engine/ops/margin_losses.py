@@ -19,8 +19,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import loss_composites, piecewise
-from .basic import comparisons
+from . import extremes, loss_composites, piecewise
 from .basic import elementwise as ops
 from .common import new
 from .losses import REDUCTIONS
@@ -228,7 +227,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     dist_neg = loss_composites.pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_swap = loss_composites.pairwise_distance(positive, negative, p, eps)
-        dist_neg = comparisons.minimum(dist_neg, dist_swap)
+        dist_neg = extremes.minimum(dist_neg, dist_swap)
     # `margin + dist_pos` is C++'s Scalar + Tensor: dist_pos.add(margin), AddBackward1
     output = piecewise.clamp_min(ops.sub(ops.add_scalar(dist_pos, margin), dist_neg), 0)
     return loss_composites._apply(output, REDUCTIONS[enum])
@@ -256,6 +255,6 @@ def triplet_margin_with_distance_loss(
     dist_pos = distance(anchor, positive)
     dist_neg = distance(anchor, negative)
     if swap:
-        dist_neg = comparisons.minimum(dist_neg, distance(positive, negative))
+        dist_neg = extremes.minimum(dist_neg, distance(positive, negative))
     loss = piecewise.clamp_min(margin + dist_pos - dist_neg, 0)
     return loss_composites._apply(loss, reduction)

@@ -28,7 +28,7 @@ from . import (
     statistics,
 )
 from . import nn as nn_ops
-from .basic import comparisons, copying, views
+from .basic import comparisons, copying, to_copy, views
 from .basic import elementwise as ops
 from .basic import reductions as red
 from .common import new
@@ -58,7 +58,7 @@ def _input_mask(input: Tensor, mask: Tensor) -> Tensor:
         if mask.ndim > input.ndim:
             raise IndexError(messages.MASKED_MASK_DIMS)
         mask = shape_views.broadcast_to(copying.clone(mask), tuple(input.shape))
-    return copying.to(mask, dtype=dtypes.bool_)
+    return to_copy.to(mask, dtype=dtypes.bool_)
 
 
 def _identity(op: str, input: Tensor, ord: float = 2.0) -> Tensor:
@@ -259,5 +259,5 @@ def normalize(input: Tensor, ord: float, dim: int, *, eps: float = 1e-12, dtype:
     masked = _combine("sum", input, mask)
     nrm = norm(input, ord, dim, keepdim=True, mask=mask)
     eps_t = new(np.asarray(eps, dtype=nrm.dtype.np), nrm.dtype, nrm.device)
-    return ops.div(masked, comparisons.maximum(nrm, eps_t))
+    return ops.div(masked, extremes.maximum(nrm, eps_t))
 

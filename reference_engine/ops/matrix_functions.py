@@ -16,6 +16,7 @@ from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
 from .basic import views
+from .basic.inplace import copy_
 from .decompositions import _mH
 
 # Higham (2005), "The scaling and squaring method for the matrix exponential revisited":
@@ -58,7 +59,6 @@ def _differential(a: Tensor, e: Tensor) -> Tensor:
     builds it for plain tensors: zeros of e's dtype, then a, a and e copied into narrowed
     views of it, in that order (three CopySlices under a create_graph gradient; the cat
     ATen uses for tensor subclasses only made CatBackward0 nodes)."""
-    from .basic.inplace import copy_  # (inplace imports the ops package)
     n = a.shape[-1]
     meta = common.new(np.zeros((*a.shape[:-2], 2 * n, 2 * n), e.dtype.np), e.dtype, e.device)
     for rows, cols, block in ((0, 0, a), (n, n, a), (0, n, e)):

@@ -15,7 +15,7 @@ from .. import messages
 from ..dtypes import dtype as _dtype
 from ..tensor import Tensor
 from . import extremes, norms, spectral
-from .basic import copying, reductions, views
+from .basic import reductions, to_copy, views
 
 
 def _checks(A: Tensor, dim: Sequence[int], dtype: _dtype | None) -> list[int]:
@@ -72,7 +72,7 @@ def _of_singular_values(A: Tensor, dims: list[int], keepdim: bool, dtype: _dtype
     to the end (create_dim_backshift_permutation), keepdim's dims put back by the reverse
     permutation."""
     if dtype is not None:
-        A = copying.to(A, dtype)
+        A = to_copy.to(A, dtype)
     order = [d for d in range(A.ndim) if d not in dims] + dims
     result = reduce(spectral.linalg_svdvals(views.permute(A, order)))
     if keepdim:

@@ -10,9 +10,9 @@ import numpy as np
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import backward as grad_ops
-from . import common
-from .basic import copying, reductions
+from . import common, moments
 from .basic import elementwise as ops
+from .basic import reductions, to_copy
 
 
 def _logsumexp_jvp(self_t: Tensor, probabilities: Tensor, dim: int) -> Tensor:
@@ -45,7 +45,7 @@ def _stable_softmax(a: np.ndarray, d: int) -> np.ndarray:
 def _converted(self: Tensor, dtype: Any) -> Tensor:
     """softmax/log_softmax's `dtype=`: the input converted first (input_.toType(dtype)), so
     a conversion is a ToCopyBackward0 under the softmax's node."""
-    return self if dtype is None else copying.to(self, dtype)
+    return self if dtype is None else to_copy.to(self, dtype)
 
 
 def _floating_softmax(name: str, t: Tensor, d: int) -> None:
@@ -92,7 +92,7 @@ def _mse_jvp(c: Any) -> Tensor:
     both = ops.add(grad_ops.mse_loss_backward(c.self_t, c.self, c.target, "none"),
                    grad_ops.mse_loss_backward(c.target_t, c.target, c.self, "none"))
     if c.reduction == "mean":
-        return reductions.mean(both)
+        return moments.mean(both)
     return reductions.sum(both) if c.reduction == "sum" else both
 
 

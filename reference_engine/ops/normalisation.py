@@ -20,9 +20,9 @@ from .. import forward_ad, messages
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_input
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from . import common, shape_views
+from . import common, moments, shape_views
 from .basic import elementwise as ops
-from .basic import reductions, views
+from .basic import powers, reductions, views
 from .unary_math import rsqrt
 
 Dims = tuple[int, ...]
@@ -50,9 +50,9 @@ def _centred(x: Tensor, dims: Dims, eps: float, mean: Tensor, rstd: Tensor
     recomputed from x in engine ops so that their dependence on x is differentiated."""
     if not is_grad_enabled():
         return ops.sub(x, mean), rstd
-    mu = reductions.mean(x, dims, keepdim=True)
+    mu = moments.mean(x, dims, keepdim=True)
     centred = ops.sub(x, mu)
-    var = reductions.mean(ops.mul(centred, centred), dims, keepdim=True)
+    var = moments.mean(ops.mul(centred, centred), dims, keepdim=True)
     return centred, rsqrt(ops.add_scalar(var, eps))
 
 
@@ -60,17 +60,17 @@ def _normalised_grad(g_hat: Tensor, centred: Tensor, rstd: Tensor, dims: Dims) -
     """d(x_hat) -> dx for x_hat = (x - mean) * rstd over dims:
     rstd * (g - mean(g) - x_hat * mean(g * x_hat))."""
     x_hat = ops.mul(centred, rstd)
-    mean_g = reductions.mean(g_hat, dims, keepdim=True)
-    mean_gx = reductions.mean(ops.mul(g_hat, x_hat), dims, keepdim=True)
+    mean_g = moments.mean(g_hat, dims, keepdim=True)
+    mean_gx = moments.mean(ops.mul(g_hat, x_hat), dims, keepdim=True)
     return ops.mul(rstd, ops.sub(ops.sub(g_hat, mean_g), ops.mul(x_hat, mean_gx)))
 
 
 def _normalised_jvp(x_t: Tensor, centred: Tensor, rstd: Tensor, dims: Dims) -> Tensor:
     """The tangent of x_hat: (dx - mean(dx)) * rstd + (x - mean) * drstd, where
     drstd = -rstd^3 * mean((x - mean) * (dx - mean(dx)))."""
-    dx = ops.sub(x_t, reductions.mean(x_t, dims, keepdim=True))
+    dx = ops.sub(x_t, moments.mean(x_t, dims, keepdim=True))
     cubed = ops.mul(ops.mul(rstd, rstd), rstd)
-    drstd = ops.neg(ops.mul(cubed, reductions.mean(ops.mul(centred, dx), dims, keepdim=True)))
+    drstd = ops.neg(ops.mul(cubed, moments.mean(ops.mul(centred, dx), dims, keepdim=True)))
     return ops.add(ops.mul(dx, rstd), ops.mul(centred, drstd))
 
 
@@ -221,7 +221,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     k = len(normalized_shape)
     dims = tuple(range(input.ndim - k, input.ndim))
     value = float(np.finfo(input.dtype.np).eps) if eps is None else eps
-    squares = reductions.mean(ops.pow(input, 2), dims, keepdim=True)
+    squares = moments.mean(powers.pow(input, 2), dims, keepdim=True)
     out = ops.mul(input, rsqrt(ops.add_scalar(squares, value)))
     return out if weight is None else ops.mul(out, weight)
 
@@ -294,9 +294,9 @@ def _group_jvps(c: Any) -> tuple[Tensor, Tensor, Tensor]:
     xg, xg_t = _grouped(x, c), _grouped(x_t, c)
     mean, rstd = views.unsqueeze(c.result1, -1), views.unsqueeze(c.result2, -1)
     centred = ops.sub(xg, mean)
-    dmean = reductions.mean(xg_t, (2,), keepdim=True)
+    dmean = moments.mean(xg_t, (2,), keepdim=True)
     cubed = ops.mul(ops.mul(rstd, rstd), rstd)
-    drstd = ops.neg(ops.mul(cubed, reductions.mean(ops.mul(centred, ops.sub(xg_t, dmean)), (2,),
+    drstd = ops.neg(ops.mul(cubed, moments.mean(ops.mul(centred, ops.sub(xg_t, dmean)), (2,),
                                                    keepdim=True)))
     out = views.reshape(_normalised_jvp(xg_t, centred, rstd, (2,)), tuple(x.shape))
     if c.weight is not None:

@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from . import backward as bw
 from . import common
 from . import unary_via_backward as ub  # abs, tanh, sigmoid, relu
-from .basic import comparisons
+from .basic import comparisons, powers
 from .basic import elementwise as ops
 from .basic import reductions as red
 from .basic.complex_numbers import conj, real
@@ -42,14 +42,14 @@ def norm_backward(g: Tensor, x: Tensor, p: float, norm: Tensor, dims: Dims,
         mask = _bool(x, (absx == norm._data) | np.isnan(absx))
         return ops.mul(bw.sgn(x), ops.mul(ops.div(g, _sum(mask, dims, True)), mask))
     if p < 1.0:
-        scaled = ops.mul(bw.sgn(x), _masked_zero(ops.pow(ub.abs(x), p - 1),
+        scaled = ops.mul(bw.sgn(x), _masked_zero(powers.pow(ub.abs(x), p - 1),
                                                  x._data == 0))
-        return ops.mul(ops.mul(scaled, g), ops.pow(norm, 1 - p))
+        return ops.mul(ops.mul(scaled, g), powers.pow(norm, 1 - p))
     if p < 2.0:
-        scaled = ops.mul(bw.sgn(x), ops.pow(ub.abs(x), p - 1))
+        scaled = ops.mul(bw.sgn(x), powers.pow(ub.abs(x), p - 1))
     else:
-        scaled = ops.mul(x, ops.pow(ub.abs(x), p - 2))
-    scale = _masked_zero(ops.div(g, ops.pow(norm, p - 1)), np.broadcast_to(
+        scaled = ops.mul(x, powers.pow(ub.abs(x), p - 2))
+    scale = _masked_zero(ops.div(g, powers.pow(norm, p - 1)), np.broadcast_to(
         norm._data == 0, np.broadcast_shapes(g.shape, norm.shape)))
     return ops.mul(scaled, scale)
 
@@ -76,15 +76,15 @@ def norm_jvp(x: Tensor, x_t: Tensor, p: float, norm: Tensor, dims: Dims,
         nb = common.new(count, dtypes.int64, x.device)
         return _sum(ops.div(ops.mul(sgn_t, eq), nb), dims, keepdim)
     if p < 1.0:
-        powed = _masked_zero(ops.pow(ub.abs(x), p - 1), x._data == 0)
+        powed = _masked_zero(powers.pow(ub.abs(x), p - 1), x._data == 0)
         s = _sum(ops.mul(powed, sgn_t), dims, keepdim)
-        return ops.mul(s, ops.pow(norm, 1 - p))
+        return ops.mul(s, powers.pow(norm, 1 - p))
     if p < 2.0:
-        s = _sum(ops.mul(ops.pow(ub.abs(x), p - 1), sgn_t), dims, keepdim)
+        s = _sum(ops.mul(powers.pow(ub.abs(x), p - 1), sgn_t), dims, keepdim)
     else:
-        s = _sum(ops.mul(ops.pow(ub.abs(x), p - 2), real(ops.mul(conj(x), x_t))), dims,
+        s = _sum(ops.mul(powers.pow(ub.abs(x), p - 2), real(ops.mul(conj(x), x_t))), dims,
                  keepdim)
-    return _masked_zero(ops.div(s, ops.pow(norm, p - 1)), norm._data == 0)
+    return _masked_zero(ops.div(s, powers.pow(norm, p - 1)), norm._data == 0)
 
 
 LINALG_VECTOR_NORM = OpSpec(

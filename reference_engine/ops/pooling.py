@@ -19,10 +19,9 @@ import numpy as np
 from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
-from . import common, layers
+from . import common, layers, moments
 from .basic import elementwise as ops
-from .basic import reductions as red
-from .basic import views
+from .basic import powers, views
 
 Axis = tuple[np.ndarray, np.ndarray]   # an axis's (out, in) 0/1 window matrix, its counts
 
@@ -229,7 +228,7 @@ def _adaptive(op: str, k: int, input: Tensor, output_size: Any) -> Tensor:
     if any(o < 0 for o in sizes):
         raise RuntimeError(messages.adaptive_negative(op, sizes))
     if all(o == 1 for o in sizes):
-        return red.mean(input, list(range(-1, -k - 1, -1)), True)
+        return moments.mean(input, list(range(-1, -k - 1, -1)), True)
     if input.ndim not in (k + 1, k + 2) or 0 in input.shape[-k:]:
         raise NotImplementedError(messages.pool_input_not_modelled(op))
     return pool(input, _Attrs("adaptive", sizes))
@@ -285,5 +284,5 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         div = layers.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
         div = views.squeeze(avg_pool3d(div, (size, 1, 1), stride=1), 1)
         div = views.view(div, sizes)
-    div = ops.pow(ops.add(ops.mul(div, alpha), k), beta)   # div.mul(alpha).add(k).pow(beta)
+    div = powers.pow(ops.add(ops.mul(div, alpha), k), beta)   # div.mul(alpha).add(k).pow(beta)
     return ops.div(input, div)

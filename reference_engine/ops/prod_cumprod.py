@@ -14,7 +14,7 @@ from ..dtypes import dtype
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common, joining
-from .basic import comparisons, copying, inplace, views
+from .basic import comparisons, copying, inplace, to_copy, views
 from .basic import elementwise as ops
 from .basic import reductions as red
 from .scans import _along, _dim, _flip, _out_dtype, cumsum, reversed_cumsum
@@ -42,7 +42,7 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
     zero outside grad mode, zeros)."""
     x, result = c.self, c.result
     if x.dtype != g.dtype:
-        x = copying.to(x, g.dtype)
+        x = to_copy.to(x, g.dtype)
     if x.ndim == 0:
         return g
     if c.dim is not None and not c.keepdim:

@@ -14,7 +14,7 @@ from ..dtypes import dtype
 from ..tensor import Tensor
 from . import common, extremes
 from . import unary_via_backward as ub  # abs, tanh, sigmoid, relu
-from .basic import comparisons, copying, indexing
+from .basic import comparisons, copying, indexing, to_copy
 from .basic import elementwise as ops
 
 
@@ -58,7 +58,7 @@ def reversed_cumsum(w: Tensor, dim: int) -> Tensor:
 
 def _cumsum_backward(c: Any, g: Tensor) -> Tensor:
     """cumsum_backward(grad.to(self.scalar_type()), dim)"""
-    g = copying.to(g, c.self_dtype) if g.dtype != c.self_dtype else g
+    g = to_copy.to(g, c.self_dtype) if g.dtype != c.self_dtype else g
     if g.numel() <= 1 or g.ndim == 0 or g.shape[c.dim] == 1:
         return g
     return reversed_cumsum(g, c.dim)

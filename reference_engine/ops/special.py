@@ -21,7 +21,7 @@ from ..tensor import Tensor
 from . import backward as grad_ops
 from . import common
 from . import special_kernels as kernels
-from .basic import comparisons, indexing
+from .basic import comparisons, indexing, powers
 from .basic import elementwise as ops
 from .erf_gamma import i0, in_kernel_dtype  # torch.i0's row
 
@@ -40,7 +40,7 @@ def _unary(spec: OpSpec, fn: Callable[[Array], Array], self: Tensor) -> Tensor:
 
 ERF = OpSpec("ErfBackward0", ("self",), {"self": ("self",)},
              # 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
-             lambda c, g: [ops.mul(ops.mul_scalar(ops.exp(ops.neg(ops.pow(c.self, 2))),
+             lambda c, g: [ops.mul(ops.mul_scalar(ops.exp(ops.neg(powers.pow(c.self, 2))),
                                                   2 / _SQRT_PI), g)],
              jvp="auto_element_wise")
 
@@ -93,7 +93,7 @@ def _log_ndtr(x: Array) -> Array:
 LOG_NDTR = OpSpec("SpecialLogNdtrBackward0", ("self",), {"self": ("self", "result")},
                   # grad / sqrt(2 * M_PI) * (result + self.pow(2) / 2).neg().exp()
                   lambda c, g: [ops.mul(ops.div_scalar(g, math.sqrt(2 * math.pi)), ops.exp(
-                      ops.neg(ops.add(c.result, ops.div_scalar(ops.pow(c.self, 2), 2)))))],
+                      ops.neg(ops.add(c.result, ops.div_scalar(powers.pow(c.self, 2), 2)))))],
                   jvp="auto_element_wise")
 
 
@@ -141,7 +141,7 @@ def _ndtri(p: Array) -> Array:
 NDTRI = OpSpec("SpecialNdtriBackward0", ("self",), {"self": ("result",)},
                # grad * sqrt(2 * M_PI) * (result.square() / 2).exp()
                lambda c, g: [ops.mul(ops.mul_scalar(g, math.sqrt(2 * math.pi)),
-                                     ops.exp(ops.div_scalar(ops.pow(c.result, 2), 2)))],
+                                     ops.exp(ops.div_scalar(powers.pow(c.result, 2), 2)))],
                jvp="auto_element_wise")
 
 

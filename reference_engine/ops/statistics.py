@@ -13,8 +13,8 @@ from .. import dtypes, forward_ad, messages
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
 from ..dtypes import dtype
 from ..tensor import Tensor
-from . import common, extremes
-from .basic import comparisons, copying, indexing, views
+from . import common, extremes, moments
+from .basic import comparisons, indexing, to_copy, views
 from .basic import elementwise as ops
 from .basic import reductions as red
 
@@ -52,15 +52,15 @@ def _std_backward(g: Tensor, x: Tensor, std: Tensor, dims: Dims | None, correcti
                   keepdim: bool) -> Tensor:
     """std_backward: var_backward((grad / (result * 2)).masked_fill_(result == 0, 0), ...)"""
     grad_var = _masked_zero(ops.div(g, ops.mul_scalar(std, 2)), std._data == 0)
-    return red._var_backward(grad_var, x, dims, correction, keepdim)
+    return moments.var_backward(grad_var, x, dims, correction, keepdim)
 
 
 def _std_jvp(x: Tensor, x_t: Tensor, std: Tensor, dims: Dims | None, correction: float,
              keepdim: bool) -> Tensor:
     """(handle_r_to_c(var_backward(self_t.conj(), self, dim, correction, true).sum(dim or
     all, keepdim)) / (2 * result)).masked_fill_(result == 0, 0)"""
-    terms = red._var_backward(ops._conj(x_t), x, dims, correction, True)
-    var_t = red._real_part(red.sum(terms) if not dims else red.sum(terms, dims, keepdim))
+    terms = moments.var_backward(ops._conj(x_t), x, dims, correction, True)
+    var_t = moments.real_part(red.sum(terms) if not dims else red.sum(terms, dims, keepdim))
     return _masked_zero(ops.div(var_t, ops.mul_scalar(std, 2)), std._data == 0)
 
 
@@ -76,7 +76,7 @@ def _std_mean_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | Non
     out = None if gstd is None else _std_backward(gstd, c.self, c.result0, c.dim,
                                                   c.correction, c.keepdim)
     if gmean is not None:
-        aux = red._var_mean_backward(c, [None, gmean])[0]
+        aux = moments.var_mean_backward(c, [None, gmean])[0]
         out = aux if out is None else ops.add(out, aux)
     return [out]
 
@@ -92,8 +92,8 @@ STD_MEAN = OpSpec("StdMeanBackward0", ("self",), {"self": ("self", "result0")},
 def _std_values(self: Tensor, dim: Any, unbiased: bool | None, keepdim: bool,
                 correction: float | None, op: str
                 ) -> tuple[np.ndarray, np.ndarray, Dims | None, float]:
-    dims, corr = red._var_args(self, dim, unbiased, correction)
-    v, m = red._var_values(self, dims, corr, keepdim, op, sqrt=True)
+    dims, corr = moments.var_args(self, dim, unbiased, correction)
+    v, m = moments.var_values(self, dims, corr, keepdim, op, sqrt=True)
     return v, m, dims, corr
 
 
@@ -116,7 +116,7 @@ def std_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
         record_multi_output(STD_MEAN, self, outs, {**attrs, "result0": outs[0]})
     # result0's tangent std's formula, result1's mean(self_t, dim, keepdim)
     forward_ad.record_tangent(STD_MEAN, [self], outs[0], attrs)
-    forward_ad.record_tangent(red.MEAN1 if dims else red.MEAN0, [self], outs[1], attrs)
+    forward_ad.record_tangent(moments.MEAN1 if dims else moments.MEAN0, [self], outs[1], attrs)
     return outs
 
 
@@ -167,7 +167,7 @@ def logsumexp(self: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> 
 def _nansum_backward(c: Any, g: Tensor) -> Tensor:
     """nansum_backward: sum_backward(grad, sizes, dims, keepdim) * self.isnan().logical_not()"""
     x = c.self
-    g = copying.to(g, x.dtype) if g.dtype != x.dtype else g
+    g = to_copy.to(g, x.dtype) if g.dtype != x.dtype else g
     g = views.expand(_unsqueeze_multiple(g, c.dim, c.keepdim, x.ndim), tuple(x.shape))
     return ops.mul(g, _bool(x, ~np.isnan(x._data)))
 
@@ -176,7 +176,7 @@ def _nansum_jvp(c: Any) -> Tensor:
     """at::where(self_p.isnan(), 0, self_t).sum(dim, keepdim, dtype)"""
     x = c.self
     t = comparisons.where(_bool(x, np.isnan(x._data)), 0, c.self_t)
-    return _sum(copying.to(t, c.result.dtype), c.dim, c.keepdim)
+    return _sum(to_copy.to(t, c.result.dtype), c.dim, c.keepdim)
 
 
 NANSUM = OpSpec("NansumBackward0", ("self",), {"self": ("self",)},
@@ -189,7 +189,7 @@ def nansum(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool =
     dt = dtype or (self.dtype if self.dtype.is_floating_point else dtypes.int64)
     a = np.where(np.isnan(self._data), 0, self._data) if self.dtype.is_floating_point \
         else self._data
-    out = common.new(red._sum_array(a.astype(dt.np), dt, dims, keepdim), dt, self.device)
+    out = common.new(red.sum_array(a.astype(dt.np), dt, dims, keepdim), dt, self.device)
     return record(NANSUM, out, [self], dim=() if dim is None else dims, keepdim=keepdim)
 
 

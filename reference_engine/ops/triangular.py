@@ -1,10 +1,11 @@
-"""Triangular and diagonal ops that copy: tril, triu, diag, diag_embed, diagflat, and the
-fill family (fill). (The diagonal *view* is views.diagonal; diagonal_scatter is in
-ops/scatter.py.) All are linear: their backward is the op's adjoint, their jvp the op
-itself (derivatives.yaml's `result: auto_linear`)."""
+"""Triangular and diagonal ops that copy: tril, triu, diag, diag_embed, diagflat, the fill
+family (fill), and trace (the diagonal's sum). (The diagonal *view* is views.diagonal;
+diagonal_scatter is in ops/scatter.py.) All are linear: their backward is the op's adjoint,
+their jvp the op itself (derivatives.yaml's `result: auto_linear`)."""
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ from ..autograd_meta import OpSpec, linear_forward, record
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import common, shape_views
-from .basic import reductions, views
+from .basic import indexing, reductions, views
 from .basic.inplace import apply_inplace
 
 # ---- tril / triu ---------------------------------------------------------------------------
@@ -154,5 +155,30 @@ def fill(self: Tensor, value: Any) -> Tensor:
 def _empty_like(self: Tensor) -> np.ndarray:
     """ATen's fill is `empty_like(self).fill_(value)`: preserve_format keeps the strides of a
     non-overlapping and dense self (a transposed result stays transposed, so a later
-    reshape copies), as clone does (copying._layout)."""
+    reshape copies), as clone does (copying.layout_copy)."""
     return np.empty_like(self._data, order="K" if tensor_metadata.dense(self._data) else "C")
+
+
+# ---- trace ----------------------------------------------------------------------------------
+
+def _trace_backward(g: Tensor, sizes: tuple[int, int]) -> Tensor:
+    """FunctionsManual trace_backward_symint: zeros(m * n).index_fill_(0, positions of the
+    diagonal, grad).view(m, n). The diagonal has min(m, n) elements, every n + 1 apart in
+    the flat layout, also for a non-square matrix."""
+    m, n = sizes
+    zeros = common.new(np.zeros(m * n), g.dtype, g.device)
+    positions = common.new(np.arange(builtins.min(m, n)) * (n + 1), dtypes.int64, g.device)
+    # zeros() and index_fill_ each write in place: torch's grad is at _version 2
+    filled = common.written_in_place(indexing.index_fill(zeros, 0, positions, g), 2)
+    return views.view(filled, sizes)
+TRACE = OpSpec("TraceBackward0", ("self",),
+               backward=lambda c, g: [_trace_backward(g, c.self_sym_sizes)], jvp="auto_linear")
+
+
+@linear_forward(TRACE)
+def trace(self: Tensor) -> Tensor:
+    if self.ndim != 2:
+        raise RuntimeError(messages.trace_not_matrix(self.ndim))
+    dt = self.dtype if self.dtype.is_differentiable else dtypes.int64
+    out = common.new(np.trace(self._data).astype(dt.np), dt, self.device)
+    return record(TRACE, out, [self], self_sym_sizes=tuple(self.shape))

@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
+from . import complex_polar, inplace_ops
 from .basic import complex_numbers
 from .basic.comparisons import compare, where
 from .basic.elementwise import (
@@ -30,11 +31,11 @@ from .basic.elementwise import (
     mul_scalar,
     neg,
     one_minus,
-    pow,
     sin,
     sub,
     sub_scalar,
 )
+from .basic.powers import pow
 from .common import (
     _elementwise,
     _float_dtype,
@@ -282,7 +283,7 @@ ANGLE = _spec("AngleBackward0", ("self",), lambda c, g: _zeros_preserving(c.self
 def angle(self: Tensor) -> Tensor:
     """A real x's angle: pi where x < 0, NaN where x is NaN, else 0 (ATen's angle_impl)."""
     if self.dtype.is_complex:
-        return complex_numbers.angle(self)
+        return complex_polar.angle(self)
     def fn(a: np.ndarray) -> np.ndarray:
         return np.where(np.isnan(a), a, np.where(a < 0, a.dtype.type(math.pi), a.dtype.type(0)))
     return _elementwise(ANGLE, fn, (self,), compute_dtype=_float_dtype(self))
@@ -345,8 +346,7 @@ def nextafter(self: Tensor, other: Tensor) -> Tensor:
 
 def _inplace(spec: OpSpec, fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
     def op_(self: Tensor) -> Tensor:
-        from . import inplace_ops
-        return inplace_ops._unary_(spec, fn)(self)
+        return inplace_ops.unary_inplace(spec, fn)(self)
     op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
     return op_
 

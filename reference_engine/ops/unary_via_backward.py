@@ -13,11 +13,10 @@ import numpy as np
 from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from . import backward as grad_ops
-from . import kernels
-from .basic import complex_numbers
-from .basic.elementwise import _unary_float, mul, refuse_complex_clamp
+from . import complex_polar, kernels
+from .basic.elementwise import mul, refuse_complex_clamp, unary_float
 from .common import _elementwise
-from .inplace_ops import _unary_
+from .inplace_ops import unary_inplace
 
 ABS: OpSpec = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [mul(g, grad_ops.sgn(c.self))],
@@ -35,16 +34,16 @@ RELU: OpSpec = OpSpec("ReluBackward0", ("self",), {"self": ("result",)},
 
 def abs(self: Tensor) -> Tensor:
     if self.dtype.is_complex:   # a real result, and its own formula
-        return complex_numbers.abs(self)
+        return complex_polar.abs(self)
     return _elementwise(ABS, np.abs, (self,))
 
 
 def tanh(self: Tensor) -> Tensor:
-    return _unary_float(TANH, np.tanh, self, rounded=True)
+    return unary_float(TANH, np.tanh, self, rounded=True)
 
 
 def sigmoid(self: Tensor) -> Tensor:
-    return _unary_float(SIGMOID, kernels.sigmoid, self)
+    return unary_float(SIGMOID, kernels.sigmoid, self)
 
 
 def relu(self: Tensor) -> Tensor:
@@ -53,7 +52,7 @@ def relu(self: Tensor) -> Tensor:
     return _elementwise(RELU, lambda a: kernels.clamp(a, 0, None), (self,))
 
 
-abs_ = _unary_(ABS, abs)
-tanh_ = _unary_(TANH, tanh)
-sigmoid_ = _unary_(SIGMOID, sigmoid)
-relu_ = _unary_(RELU, relu)
+abs_ = unary_inplace(ABS, abs)
+tanh_ = unary_inplace(TANH, tanh)
+sigmoid_ = unary_inplace(SIGMOID, sigmoid)
+relu_ = unary_inplace(RELU, relu)

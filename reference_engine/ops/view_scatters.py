@@ -13,7 +13,7 @@ from ..autograd_meta import OpSpec, linear_forward, record
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import common, shape_views
-from .basic import copying, views
+from .basic import copying, inplace, views
 
 # ---- select_scatter / slice_scatter / diagonal_scatter -------------------------------------------
 # Each is `self` with one of its views replaced by src: linear, its backward the view of the
@@ -137,7 +137,7 @@ def as_strided_scatter(self: Tensor, src: Tensor, size: Sequence[int], stride: S
     if not self.dtype.is_differentiable and src.requires_grad and is_grad_enabled():
         raise RuntimeError(messages.autograd_dtype(self.dtype.scalar_name))
     # self.clone() (preserve_format: a dense self's strides kept), as_strided over its storage
-    arr = copying._layout(self._data, dtypes.preserve_format)
+    arr = copying.layout_copy(self._data, dtypes.preserve_format)
     storage = arr.ravel(order="K")
     if arr.size > 1 and not np.shares_memory(storage, arr):
         raise NotImplementedError(messages.AS_STRIDED_OF_VIEW)
@@ -152,7 +152,3 @@ def as_strided_scatter(self: Tensor, src: Tensor, size: Sequence[int], stride: S
     out = common.new(arr, self.dtype, common.common_device([self, src]))
     return record(AS_STRIDED_SCATTER, out, [self, src], size=size, stride=stride,
                   storage_offset=offset, self_shape=tuple(self.shape))
-
-
-# They import this module; used at call time.
-from .basic import inplace  # noqa: E402

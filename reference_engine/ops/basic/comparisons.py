@@ -19,11 +19,9 @@ from ..common import (
     iterator_result,
     new,
     wrap,
-    written_in_place,
     zeros_scalar,
 )
-from .copying import to
-from .elementwise import add, div_scalar, mul, sub
+from .to_copy import to
 
 # the ordering comparisons, by ATen's kernel names: no complex kernel
 _ORDERINGS: dict[object, str] = {np.less: "lt_cpu", np.less_equal: "le_cpu",
@@ -85,52 +83,3 @@ def where(condition: Tensor, self: Any, other: Any) -> Tensor:
                                    b._data.astype(dt.np)), dt, dev, [condition, a, b])
     return record(WHERE, out, [a, b], condition=condition)
 
-
-def _max_backward(c: Any, g: Tensor, keep: Callable[..., Any]) -> Tensor:
-    """at::where(self == other, grad / 2, grad).masked_fill_(<loses>, 0)."""
-    x, y = c.self, c.other
-    halved = where(compare(x, y, np.equal), div_scalar(g, 2), g)
-    return written_in_place(indexing.masked_fill(halved, compare(x, y, keep), 0))
-
-
-MAXIMUM = OpSpec("MaximumBackward0", ("self", "other"),
-                 {"self": ("self", "other"), "other": ("self", "other")},
-                 lambda c, g: c.grads(lambda: _max_backward(c, g, np.less),
-                                      lambda: _max_backward(c, g, np.greater)),
-                 jvp=lambda c: _max_jvp(c, np.greater))
-MINIMUM = OpSpec("MinimumBackward0", ("self", "other"),
-                 {"self": ("self", "other"), "other": ("self", "other")},
-                 lambda c, g: c.grads(lambda: _max_backward(c, g, np.greater),
-                                      lambda: _max_backward(c, g, np.less)),
-                 jvp=lambda c: _max_jvp(c, np.less))
-
-
-def _max_jvp(c: Any, wins: Callable[..., Any]) -> Tensor:
-    """other_t + where(self == other, 0.5, wins(self, other)) * (self_t - other_t)"""
-    dt = c.result.dtype
-    share = where(compare(c.self, c.other, np.equal), new(0.5, dt, c.result.device),
-                  to(compare(c.self, c.other, wins), dt))
-    return add(c.other_t, mul(share, sub(c.self_t, c.other_t)))
-
-
-def _keep_first(pick: Callable[..., Any]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """ATen's scalar maximum/minimum: NaN if either is NaN, else std::max(a, b), which keeps
-    the first operand on ties (maximum(-0., 0.) is -0.). torch's vectorized loop (whole
-    SIMD vectors of contiguous elements, 16 float32 / 8 float64 with AVX512) takes the second
-    operand on ties instead; that CPU-dependent path is not modelled."""
-    def fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        a, b = np.broadcast_arrays(a, b)
-        return np.where(np.isnan(a) | np.isnan(b), a + b, np.where(pick(b, a), b, a))
-    return fn
-
-
-def maximum(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(MAXIMUM, _keep_first(np.greater), (self, other))
-
-
-def minimum(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(MINIMUM, _keep_first(np.less), (self, other))
-
-
-# They import this module; used at call time.
-from . import indexing  # noqa: E402

@@ -36,7 +36,10 @@ from ... import dtypes, messages, views_fn
 from ...autograd_meta import OpSpec, record
 from ...grad_mode import is_grad_enabled
 from ...tensor import Tensor
-from ..common import _elementwise, zeros_scalar
+from .. import creation_meta
+from ..common import _elementwise
+from . import copying, views
+from .copying import contiguous
 
 # ---- views of the parts ------------------------------------------------------------
 
@@ -46,11 +49,10 @@ def _parts_index(positions: np.ndarray) -> np.ndarray:
     return np.stack([2 * positions, 2 * positions + 1], axis=-1)
 
 
-def _view(src: Tensor, data: np.ndarray, dt: dtypes.dtype, index: np.ndarray | None,
+def view_with_data(src: Tensor, data: np.ndarray, dt: dtypes.dtype, index: np.ndarray | None,
           spec: OpSpec, **attrs: Any) -> Tensor:
     """A view of src whose data (another dtype) is `data`: views.py's bookkeeping (base,
     version counter, view positions, creation meta), with the positions given."""
-    from . import inplace
     base = src._base if src._base is not None else src
     out = Tensor(data, dt, src.device)
     out._base = base
@@ -59,8 +61,8 @@ def _view(src: Tensor, data: np.ndarray, dt: dtypes.dtype, index: np.ndarray | N
     out._view_version = base._version_counter.value
     out._view_differentiable = is_grad_enabled()
     if src._base is not None and is_grad_enabled():
-        out._view_creation_meta = inplace.creation_meta(src)
-    out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
+        out._view_creation_meta = creation_meta.creation_meta(src)
+    out._view_creation_meta = creation_meta.inference_mode_meta(src, out._view_creation_meta)
     kind = _VIEW_FN_KINDS.get(spec.grad_fn)
     if kind is not None:
         out._view_fn = views_fn.for_dtype_change(src, kind)
@@ -75,7 +77,7 @@ _VIEW_FN_KINDS = {"ViewAsRealBackward0": "view_as_real",
                   "ConjBackward0": "conj", "NegViewBackward0": "neg"}
 
 
-def _positions(t: Tensor) -> np.ndarray:
+def view_positions(t: Tensor) -> np.ndarray:
     if t._view_index is not None:
         return t._view_index
     return np.arange(t._data.size).reshape(t._data.shape)
@@ -92,7 +94,6 @@ VIEW_AS_COMPLEX = OpSpec(
 
 
 def _contiguous(g: Tensor) -> Tensor:
-    from .copying import contiguous
     return contiguous(g)
 
 
@@ -101,14 +102,14 @@ def view_as_real(self: Tensor) -> Tensor:
         raise RuntimeError(messages.VIEW_AS_REAL_NOT_COMPLEX)
     if is_conj(self):
         raise RuntimeError(messages.VIEW_AS_REAL_CONJ)
-    positions = _positions(self)
+    positions = view_positions(self)
     if self._base is not None and not self._base.dtype.is_complex:
         # a complex view of a real root: its positions are its real parts' (the
         # imaginary part is the next element)
         index = np.stack([positions, positions + 1], axis=-1)
     else:
         index = _parts_index(positions)
-    return _view(self, views_fn.parts_view(self._data), dtypes.to_real(self.dtype), index,
+    return view_with_data(self, views_fn.parts_view(self._data), dtypes.to_real(self.dtype), index,
                  VIEW_AS_REAL)
 
 
@@ -128,8 +129,8 @@ def view_as_complex(self: Tensor) -> Tensor:
     except ValueError:
         data = a[..., 0] + 1j * a[..., 1]
     # positions only give the view's shape to further views (see the module docstring)
-    index = _positions(self)[..., 0]
-    return _view(self, data.astype(ct.np, copy=False), ct, index, VIEW_AS_COMPLEX)
+    index = view_positions(self)[..., 0]
+    return view_with_data(self, data.astype(ct.np, copy=False), ct, index, VIEW_AS_COMPLEX)
 
 
 def real(self: Tensor) -> Tensor:
@@ -137,37 +138,7 @@ def real(self: Tensor) -> Tensor:
     parts, as ATen builds it (select of view_as_real; of a conj view, resolved first)."""
     if not self.dtype.is_complex:
         return self
-    from . import views
-    return views.select(view_as_real(_unconj(self)), -1, 0)
-
-
-def imag(self: Tensor) -> Tensor:
-    """Tensor.imag / torch.imag: a complex tensor's view of its imaginary parts; of a conj
-    view, the negated parts (ATen's _neg_view, NegViewBackward0)."""
-    if not self.dtype.is_complex:
-        raise RuntimeError(messages.IMAG_NOT_COMPLEX)
-    from . import views
-    parts = view_as_real(_unconj(self))
-    if is_conj(self):
-        parts = _neg_view(parts)
-    return views.select(parts, -1, 1)
-
-
-NEG_VIEW = OpSpec("NegViewBackward0", ("self",),
-                  backward=lambda c, g: [_neg(g)], jvp=lambda c: _neg_view(c.self_t))
-
-
-def _neg(g: Tensor) -> Tensor:
-    from . import elementwise
-    return elementwise.neg(g)
-
-
-def _neg_view(self: Tensor) -> Tensor:
-    """ATen's _neg_view: a view read negated (a copy here, as conj's), its neg bit flipped
-    (of a negative view, the bit is cleared)."""
-    out = _view(self, np.array(np.negative(self._data)), self.dtype, _positions(self), NEG_VIEW)
-    out._is_neg = not self._is_neg
-    return out
+    return views.select(view_as_real(unconj(self)), -1, 0)
 
 
 # ---- conjugation ---------------------------------------------------------------------
@@ -188,7 +159,7 @@ def is_neg(self: Tensor) -> bool:
     return bool(getattr(self, "_is_neg", False))
 
 
-def _unconj(self: Tensor) -> Tensor:
+def unconj(self: Tensor) -> Tensor:
     """self._conj() where self is a conj view (its conj bit cleared): what ATen views the
     parts of."""
     return conj(self) if is_conj(self) else self
@@ -199,7 +170,8 @@ def conj(self: Tensor) -> Tensor:
     bit flipped; conj of a conj view clears it)."""
     if not self.dtype.is_complex:
         return self
-    out = _view(self, np.array(np.conj(self._data)), self.dtype, _positions(self), CONJ)
+    out = view_with_data(self, np.array(np.conj(self._data)), self.dtype, view_positions(self),
+                         CONJ)
     out._is_conj = not is_conj(self)
     return out
 
@@ -208,7 +180,6 @@ def resolve_conj(self: Tensor) -> Tensor:
     """A conj view materialised (a clone: CloneBackward0); any other tensor itself."""
     if not is_conj(self):
         return self
-    from . import copying
     out = copying.clone(self)
     out._is_conj = False
     return out
@@ -224,82 +195,3 @@ def conj_physical(self: Tensor) -> Tensor:
 # ---- abs, angle, sgn of complex tensors ------------------------------------------------
 
 
-def _abs_array(a: np.ndarray) -> np.ndarray:
-    """|z| as torch computes it: hypot of the parts (numpy's complex64 abs rounds otherwise)."""
-    return np.hypot(a.real, a.imag)
-
-
-def _sgn_array(a: np.ndarray) -> np.ndarray:
-    """z / |z| (0 at 0), each part divided by |z| as torch's kernel does (numpy's complex by
-    real division would multiply by 1 / |z|, rounding differently)."""
-    mag = _abs_array(a)
-    safe = np.where(mag == 0, 1, mag)
-    out = np.empty(a.shape, a.dtype)
-    with np.errstate(all="ignore"):
-        out.real, out.imag = a.real / safe, a.imag / safe
-    out[mag == 0] = 0
-    return out
-
-
-SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
-             backward=lambda c, g: [sgn_backward(c.self, g, c.result)],
-             jvp=lambda c: sgn_backward(c.self, c.self_t, c.result))
-
-
-def sgn(self: Tensor) -> Tensor:
-    """z / |z| (0 at 0) of a complex tensor."""
-    return _elementwise(SGN, _sgn_array, (self,))
-
-
-def sgn_backward(x: Tensor, gx: Tensor, sgn_x: Tensor) -> Tensor:
-    """FunctionsManual's sgn_backward, as written there (its float32 roundings):
-    ((gx - (sgn * sgn) * gx.conj()) / (2. * |x|)).masked_fill_(|x| == 0., 0.)."""
-    from . import comparisons as cmp
-    from . import elementwise as ew
-    from . import inplace
-    absx = abs(x)
-    value = ew.div(ew.sub(gx, ew.mul(ew.mul(sgn_x, sgn_x), conj(gx))), ew.mul_scalar(absx, 2.0))
-    return inplace.masked_fill_(value, cmp.compare(absx, 0.0, np.equal), 0.0)
-
-
-# handle_r_to_c(result's real dtype, self_t.conj() * self_p.sgn()): the real part
-ABS = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
-             backward=lambda c, g: [_mul(g, sgn(c.self))],
-             jvp=lambda c: real(_mul(conj(c.self_t), sgn(c.self))))
-
-
-def _mul(a: Tensor, b: Tensor) -> Tensor:
-    from . import elementwise
-    return elementwise.mul(a, b)
-
-
-def abs(self: Tensor) -> Tensor:
-    """|z| of a complex tensor: a real tensor of the parts' dtype."""
-    return _elementwise(ABS, _abs_array, (self,), out_dtype=dtypes.to_real(self.dtype))
-
-
-def _angle_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    """FunctionsManual's angle_backward of a complex self:
-    where(self == 0, 0, grad * self / |self|^2 * i)."""
-    from . import comparisons as cmp
-    from . import elementwise as ew
-    z = c.self
-    sq = ew.mul(abs(z), abs(z))
-    value = ew.mul(ew.div(ew.mul(g, z), sq), 1j)
-    return [cmp.where(cmp.compare(z, 0.0, np.equal), zeros_scalar(value), value)]
-
-
-# handle_r_to_c(result's real dtype, angle_backward(self_t.conj(), self_p).conj())
-def _angle_jvp(c: Any) -> Tensor:
-    g = _angle_backward(c, conj(c.self_t))[0]
-    assert g is not None
-    return real(conj(g))
-
-
-ANGLE = OpSpec("AngleBackward0", ("self",), {"self": ("self",)}, backward=_angle_backward,
-               jvp=_angle_jvp)
-
-
-def angle(self: Tensor) -> Tensor:
-    """arg z of a complex tensor: a real tensor of the parts' dtype."""
-    return _elementwise(ANGLE, np.angle, (self,), out_dtype=dtypes.to_real(self.dtype))

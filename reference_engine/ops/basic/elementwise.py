@@ -1,6 +1,6 @@
-"""Elementwise ops: arithmetic (torch.div, which takes a rounding mode: division.py), pow,
-unary functions (clamp: piecewise.py; atan2: atan2.py). Forward in numpy (kernels.py where
-numpy's own differs from torch's), backward written in engine ops.
+"""Elementwise ops: arithmetic (torch.div, which takes a rounding mode: division.py; pow:
+powers.py), unary functions (clamp: piecewise.py; atan2: atan2.py). Forward in numpy
+(kernels.py where numpy's own differs from torch's), backward written in engine ops.
 
 Each OpSpec below is one derivatives.yaml entry: torch's node name, the inputs
 that get edges, which saved values each input's formula reads, and the formula.
@@ -21,7 +21,6 @@ from ...autograd_meta import OpSpec, record
 from ...tensor import Tensor
 from .. import kernels, zero_tensor
 from ..common import (
-    OUT,
     Number,
     _compute,
     _elementwise,
@@ -31,10 +30,9 @@ from ..common import (
     new,
     parse,
     wrap,
-    zeros_like,
-    zeros_scalar,
 )
 from ..out_overloads import into_out
+from . import complex_numbers, copying
 
 # ---- arithmetic -------------------------------------------------------------------
 
@@ -191,97 +189,15 @@ def neg(self: Tensor) -> Tensor:
 
 
 def reciprocal(self: Tensor) -> Tensor:
-    return _unary_float(RECIPROCAL, kernels.reciprocal, self)
+    return unary_float(RECIPROCAL, kernels.reciprocal, self)
 
 
 # ---- pow ----------------------------------------------------------------------------
 
-def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    if c.exponent == 0:
-        return [zeros_like(c.self)]
-    return [mul(g, _conj(mul_scalar(pow(c.self, c.exponent - 1), c.exponent)))]
-
-
-def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> Tensor:
-    # d(b**e)/de = b**e * log(b), defined as 0 where b == 0 and e >= 0 (torch's convention;
-    # a complex e counts as >= 0 when real and so). The base is taken in the promoted dtype
-    # (FunctionsManual's pow_backward_exponent): a real negative base of a complex exponent
-    # has the complex log (log(-1) = i pi).
-    base_t = wrap(base)
-    zero_base = comparisons.compare(base_t, 0, np.equal)
-    if exponent.dtype.is_complex:
-        e_ok = comparisons.compare(
-            comparisons.compare(complex_numbers.imag(exponent), 0, np.equal),
-            comparisons.compare(complex_numbers.real(exponent), 0, np.greater_equal),
-            np.logical_and)
-    else:
-        e_ok = comparisons.compare(exponent, 0, np.greater_equal)
-    cond = comparisons.compare(zero_base, e_ok, np.logical_and)
-    if isinstance(base, Tensor):
-        # (`self.to(at::result_type(self, exponent))`: a float16 base of a float64 exponent
-        # takes its log in float64; not result's dtype, which an in-place pow_ keeps)
-        promoted = _promotes([base_t, exponent])
-        log_b: Any = log(base_t if base_t.dtype is promoted else copying.to(base_t, promoted))
-    else:
-        log_b = complex(np.log(complex(base))) if exponent.dtype.is_complex else \
-            float(np.log(base))
-    return comparisons.where(cond, zeros_scalar(result), mul(result, log_b))
-
-
-POW0 = OpSpec("PowBackward0", ("self",), {"self": ("self",)}, _pow0_backward,
-              jvp="auto_element_wise")
-POW1: OpSpec = OpSpec(
-    "PowBackward1", ("self", "exponent"),
-    {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
-    lambda c, g: c.grads(
-        lambda: comparisons.where(comparisons.compare(c.exponent, 0, np.equal), zeros_scalar(g),
-                      mul(g, _conj(mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1)))))),
-        lambda: mul(g, _conj(_log_base_term(c.self, c.exponent, c.result)))),
-    jvp=lambda c: _pow1_jvp(c))
-
-
-def _pow1_jvp(c: Any) -> Tensor:
-    """(pow_backward_self(self_t.conj(), ...) + pow_backward_exponent(exponent_t.conj(),
-    ...)).conj(): the two backward formulas given the conjugated tangents, conjugated (the
-    identity on real tensors)."""
-    return _conj(add(POW1.backward(c, _conj(c.self_t))[0],
-                     POW1.backward(c, _conj(c.exponent_t))[1]))
-POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")},
-              lambda c, g: [mul(g, _conj(_log_base_term(c.self, c.exponent, c.result)
-                                         if c.self == 0 else
-                                         _mul_log_scalar(c.result, c.self, c.exponent)))],
-              jvp="auto_element_wise")
-
-
-def _mul_log_scalar(result: Tensor, base: Number, exponent: Tensor) -> Tensor:
-    """result * log(base) for a Scalar base, whose log is complex for a complex exponent
-    (base.toComplexDouble()): a Scalar product (MulBackward1) either way."""
-    if exponent.dtype.is_complex or isinstance(base, complex):
-        log_b: Any = complex(np.log(complex(base)))
-    else:
-        log_b = float(np.log(base))
-    return mul_scalar(result, log_b)
-
-
-def pow(self: Any, exponent: Any) -> Tensor:
-    parse("pow", (self, exponent), f"Tensor input, Tensor exponent{OUT}",
-          f"Number self, Tensor exponent{OUT}", f"Tensor input, Number exponent{OUT}")
-    if isinstance(self, Tensor) and not isinstance(exponent, Tensor):
-        return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
-                            compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
-    if isinstance(self, Tensor):
-        return _elementwise(POW1, np.power, (self, exponent))
-    # Python number ** tensor (torch.pow.Scalar): only the exponent has an edge.
-    dt = _promotes([wrap(self), exponent])
-    arr = _compute(lambda e: np.power(np.asarray(self, dtype=dt.np), e),
-                   exponent._data.astype(dt.np))
-    out = new(arr, dt, exponent.device)
-    return record(POW2, out, [exponent], self=self)
-
 
 # ---- unary elementwise --------------------------------------------------------------
 
-def _unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
+def unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
                  rounded: bool = False) -> Tensor:
     dt = _float_dtype(self)
     if rounded and dt is dtypes.float32:
@@ -307,25 +223,25 @@ SIN: OpSpec = OpSpec("SinBackward0", ("self",), {"self": ("self",)},
 COS: OpSpec = OpSpec("CosBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [mul(g, neg(_conj(sin(c.self))))], jvp="auto_element_wise")
 def exp(self: Tensor) -> Tensor:
-    return _unary_float(EXP, np.exp, self, rounded=True)
+    return unary_float(EXP, np.exp, self, rounded=True)
 
 
 def log(self: Tensor) -> Tensor:
-    return _unary_float(LOG, np.log, self, rounded=True)
+    return unary_float(LOG, np.log, self, rounded=True)
 
 
 def sqrt(self: Tensor) -> Tensor:
-    return _unary_float(SQRT, np.sqrt, self)
+    return unary_float(SQRT, np.sqrt, self)
 
 
 def sin(self: Tensor, *, out: Tensor | None = None) -> Tensor:
     if out is not None:   # sin.out (allow_mutation_on_saved_tensors' test writes through it)
         return into_out("sin", out, (self,), lambda: sin(self))
-    return _unary_float(SIN, np.sin, self, rounded=True)
+    return unary_float(SIN, np.sin, self, rounded=True)
 
 
 def cos(self: Tensor) -> Tensor:
-    return _unary_float(COS, np.cos, self, rounded=True)
+    return unary_float(COS, np.cos, self, rounded=True)
 
 
 def refuse_complex_clamp(self: Tensor) -> None:
@@ -333,10 +249,3 @@ def refuse_complex_clamp(self: Tensor) -> None:
     if self.dtype.is_complex:
         raise NotImplementedError(messages.CLAMP_COMPLEX)
 
-
-# They import this module; used at call time.
-from . import (  # noqa: E402
-    comparisons,
-    complex_numbers,
-    copying,
-)

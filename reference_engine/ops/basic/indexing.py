@@ -12,7 +12,7 @@ from ... import dtypes, messages
 from ...autograd_meta import OpSpec, linear_forward, record
 from ...tensor import Tensor
 from .. import common, out_overloads
-from . import views
+from . import elementwise, reductions, views
 
 
 def _grid(index: Tensor, dim: int) -> tuple[np.ndarray, ...]:
@@ -320,6 +320,3 @@ def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     out = common.new(arr.reshape(self.shape), self.dtype, self.device)
     return record(INDEX_FILL, out, [self], dim=d, index=index)
 
-
-# It imports this module; used at call time.
-from . import elementwise, reductions  # noqa: E402

@@ -21,35 +21,14 @@ from ... import (
     messages,
 )
 from ...autograd_meta import OpNode, OpSpec, build_node, differentiable, save_result
-from ...grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
+from ...grad_mode import is_grad_enabled, no_grad
 from ...graph import TASK_NODES, Edge, Node, node_class
 from ...inplace_write import write
 from ...saved import short_name
 from ...tensor import Tensor
 from .. import common
-from . import copying
-
-# torch's CreationMeta: how a view was made decides whether it may be modified in place.
-DEFAULT = "DEFAULT"
-NO_GRAD_MODE = "NO_GRAD_MODE"
-MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"   # views_multi_output.py makes such views
-IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
-INFERENCE_MODE = "INFERENCE_MODE"
-
-
-def creation_meta(t: Tensor) -> str:
-    if t._view_creation_meta is not None:
-        return t._view_creation_meta
-    return DEFAULT if t._view_differentiable else NO_GRAD_MODE
-
-
-def inference_mode_meta(src: Tensor, meta: str | None) -> str | None:
-    """torch's get_creation_meta_in_mode and propagate_creation_meta for inference mode: a
-    view made inside it is INFERENCE_MODE, and so is any view of such a view."""
-    if is_inference_mode_enabled() or (src._base is not None
-                                       and creation_meta(src) == INFERENCE_MODE):
-        return INFERENCE_MODE
-    return meta
+from ..creation_meta import DEFAULT, INFERENCE_MODE, NO_GRAD_MODE, creation_meta
+from . import complex_numbers, copying, indexing, to_copy, views
 
 
 def handle_view_on_rebase(t: Tensor, indirect: bool = False) -> None:
@@ -249,13 +228,10 @@ class CopySlices(Node):
         self.fn = None
 
 
-
-
 # ---- the in-place ops the basic ops' formulas call: copy_ (CopySlices' and as_strided's
 # formulas) and masked_fill_ (sgn's); the other in-place ops are above, in ops/inplace_ops.py
 
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    from . import indexing
     with no_grad():
         r = indexing.masked_fill(self, mask, value)
     if isinstance(value, Tensor):
@@ -275,7 +251,7 @@ def _copy_jvp(c: Any) -> Tensor:
 
 COPY = OpSpec("CopyBackwards", ("self", "src"),
               backward=lambda c, g: c.grads(lambda: common.zeros_like(g),
-                                            lambda: copying.to(_r_to_c(g, c.src_dtype),
+                                            lambda: to_copy.to(_r_to_c(g, c.src_dtype),
                                                                c.src_device, c.src_dtype)),
               jvp=_copy_jvp)
 
@@ -314,5 +290,6 @@ def _same_data(a: Tensor, b: Tensor) -> bool:
             and x.shape == y.shape and x.strides == y.strides and a.dtype is b.dtype)
 
 
-# They import this module; used at call time.
-from . import complex_numbers, views, views_strided  # noqa: E402
+# views_strided imports this module (CopySlices replays as_strided views, and as_strided's
+# formula copies with copy_: the circle of ops/basic/__init__.py); used at call time.
+from . import views_strided  # noqa: E402

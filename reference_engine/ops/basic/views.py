@@ -20,6 +20,8 @@ from ...autograd_meta import record as _record
 from ...grad_mode import is_grad_enabled
 from ...graph import node_class
 from ...tensor import Tensor
+from .. import common, creation_meta
+from . import copying
 
 ViewFn = Callable[[np.ndarray], np.ndarray]
 
@@ -46,8 +48,8 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, forward_view: bool = True,
     out._view_version = base._version_counter.value
     out._view_differentiable = is_grad_enabled()
     if src._base is not None and is_grad_enabled():   # torch's propagate_creation_meta
-        out._view_creation_meta = inplace.creation_meta(src)
-    out._view_creation_meta = inplace.inference_mode_meta(src, out._view_creation_meta)
+        out._view_creation_meta = creation_meta.creation_meta(src)
+    out._view_creation_meta = creation_meta.inference_mode_meta(src, out._view_creation_meta)
     if forward_view:
         _forward_view(out, src, fn)
     return _record(spec, out, [src], **attrs)
@@ -380,6 +382,6 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
                       dim1=d1, dim2=d2, self_sym_sizes=tuple(self.shape))
 
 
-# They import this module; used at call time.
-from .. import common  # noqa: E402
-from . import copying, inplace, reductions  # noqa: E402
+# reductions imports this module (expand's formula is sum_to, sum's is expand: the circle of
+# ops/basic/__init__.py); used at call time.
+from . import reductions  # noqa: E402

@@ -16,6 +16,8 @@ from ...autograd_meta import OpSpec, build_node
 from ...grad_mode import set_grad_enabled
 from ...tensor import Tensor
 from ...views_fn import Step, storage_index
+from .. import common
+from . import complex_imag, complex_numbers, indexing, inplace, reductions
 from .views import ViewFn, _make_view, reshape, squeeze
 
 AS_STRIDED = OpSpec("AsStridedBackward0", ("self",),
@@ -75,7 +77,7 @@ def replay(steps: tuple[Step, ...], root: Tensor) -> Tensor:
         elif step[0] == "conj":
             t = complex_numbers.conj(t)
         elif step[0] == "neg":
-            t = complex_numbers._neg_view(t)
+            t = complex_imag._neg_view(t)
         else:
             if not _storage_contiguous(t):
                 raise NotImplementedError(messages.VIEW_FN_AS_STRIDED_NOT_MODELLED)
@@ -124,7 +126,3 @@ def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...
     inplace.copy_(as_strided_view(storage, index), g)
     return as_strided_view(storage, np.arange(n).reshape(base_shape))
 
-
-# They import this module (through views); used at call time.
-from .. import common  # noqa: E402
-from . import complex_numbers, indexing, inplace, reductions  # noqa: E402

@@ -1,0 +1,110 @@
+"""pow: its three overloads (Tensor ** number, Tensor ** Tensor, number ** Tensor). Apart
+from elementwise.py: the exponent's formula takes log of the base, and of a negative real
+base it reads the exponent's parts (complex_imag.py) and compares (comparisons.py), which
+are written on elementwise arithmetic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...autograd_meta import OpSpec, record
+from ...tensor import Tensor
+from ..common import (
+    OUT,
+    Number,
+    _compute,
+    _elementwise,
+    _promotes,
+    new,
+    parse,
+    wrap,
+    zeros_like,
+    zeros_scalar,
+)
+from . import comparisons, complex_imag, complex_numbers, to_copy
+from .elementwise import _conj, add, log, mul, mul_scalar, sub_scalar
+
+
+def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+    if c.exponent == 0:
+        return [zeros_like(c.self)]
+    return [mul(g, _conj(mul_scalar(pow(c.self, c.exponent - 1), c.exponent)))]
+
+
+def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> Tensor:
+    # d(b**e)/de = b**e * log(b), defined as 0 where b == 0 and e >= 0 (torch's convention;
+    # a complex e counts as >= 0 when real and so). The base is taken in the promoted dtype
+    # (FunctionsManual's pow_backward_exponent): a real negative base of a complex exponent
+    # has the complex log (log(-1) = i pi).
+    base_t = wrap(base)
+    zero_base = comparisons.compare(base_t, 0, np.equal)
+    if exponent.dtype.is_complex:
+        e_ok = comparisons.compare(
+            comparisons.compare(complex_imag.imag(exponent), 0, np.equal),
+            comparisons.compare(complex_numbers.real(exponent), 0, np.greater_equal),
+            np.logical_and)
+    else:
+        e_ok = comparisons.compare(exponent, 0, np.greater_equal)
+    cond = comparisons.compare(zero_base, e_ok, np.logical_and)
+    if isinstance(base, Tensor):
+        # (`self.to(at::result_type(self, exponent))`: a float16 base of a float64 exponent
+        # takes its log in float64; not result's dtype, which an in-place pow_ keeps)
+        promoted = _promotes([base_t, exponent])
+        log_b: Any = log(base_t if base_t.dtype is promoted else to_copy.to(base_t, promoted))
+    else:
+        log_b = complex(np.log(complex(base))) if exponent.dtype.is_complex else \
+            float(np.log(base))
+    return comparisons.where(cond, zeros_scalar(result), mul(result, log_b))
+
+
+POW0 = OpSpec("PowBackward0", ("self",), {"self": ("self",)}, _pow0_backward,
+              jvp="auto_element_wise")
+POW1: OpSpec = OpSpec(
+    "PowBackward1", ("self", "exponent"),
+    {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
+    lambda c, g: c.grads(
+        lambda: comparisons.where(comparisons.compare(c.exponent, 0, np.equal), zeros_scalar(g),
+                      mul(g, _conj(mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1)))))),
+        lambda: mul(g, _conj(_log_base_term(c.self, c.exponent, c.result)))),
+    jvp=lambda c: _pow1_jvp(c))
+
+
+def _pow1_jvp(c: Any) -> Tensor:
+    """(pow_backward_self(self_t.conj(), ...) + pow_backward_exponent(exponent_t.conj(),
+    ...)).conj(): the two backward formulas given the conjugated tangents, conjugated (the
+    identity on real tensors)."""
+    return _conj(add(POW1.backward(c, _conj(c.self_t))[0],
+                     POW1.backward(c, _conj(c.exponent_t))[1]))
+POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")},
+              lambda c, g: [mul(g, _conj(_log_base_term(c.self, c.exponent, c.result)
+                                         if c.self == 0 else
+                                         _mul_log_scalar(c.result, c.self, c.exponent)))],
+              jvp="auto_element_wise")
+
+
+def _mul_log_scalar(result: Tensor, base: Number, exponent: Tensor) -> Tensor:
+    """result * log(base) for a Scalar base, whose log is complex for a complex exponent
+    (base.toComplexDouble()): a Scalar product (MulBackward1) either way."""
+    if exponent.dtype.is_complex or isinstance(base, complex):
+        log_b: Any = complex(np.log(complex(base)))
+    else:
+        log_b = float(np.log(base))
+    return mul_scalar(result, log_b)
+
+
+def pow(self: Any, exponent: Any) -> Tensor:
+    parse("pow", (self, exponent), f"Tensor input, Tensor exponent{OUT}",
+          f"Number self, Tensor exponent{OUT}", f"Tensor input, Number exponent{OUT}")
+    if isinstance(self, Tensor) and not isinstance(exponent, Tensor):
+        return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
+                            compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
+    if isinstance(self, Tensor):
+        return _elementwise(POW1, np.power, (self, exponent))
+    # Python number ** tensor (torch.pow.Scalar): only the exponent has an edge.
+    dt = _promotes([wrap(self), exponent])
+    arr = _compute(lambda e: np.power(np.asarray(self, dtype=dt.np), e),
+                   exponent._data.astype(dt.np))
+    out = new(arr, dt, exponent.device)
+    return record(POW2, out, [exponent], self=self)
