@@ -261,3 +261,14 @@ def real_cast_warning(src: dtype, dst: dtype) -> None:
     tensor (copy_, _to_copy)."""
     if src.is_complex and not dst.is_complex:
         warn_once(messages.COMPLEX_TO_REAL_CAST, stacklevel=4)
+
+
+def scalar_in(value: Any, dt: dtype) -> Any:
+    """c10's checked_convert of a Scalar into dt (fill_, masked_fill_, float(), ...): a
+    complex number with an imaginary part does not fit a real dtype (bool takes anything);
+    one without is its real part."""
+    if not isinstance(value, complex) or dt.is_complex:
+        return value
+    if value.imag != 0 and dt.scalar_name in messages.CHECKED_CONVERT_NAMES:
+        raise RuntimeError(messages.value_overflow(messages.CHECKED_CONVERT_NAMES[dt.scalar_name]))
+    return value.real if dt is not bool_ else bool(value)

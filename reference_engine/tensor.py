@@ -265,8 +265,7 @@ class Tensor:
 
     def __float__(self) -> builtins.float:   # here: tests patch this module's warn_once
         warn_if_requires_grad(self)
-        from .ops.common import scalar_in  # (ops import tensor)
-        return float(scalar_in(self.item(), dtypes.float64))
+        return float(dtypes.scalar_in(self.item(), dtypes.float64))
 
     # ---- metadata and conversion (tensor_metadata.py) ---------------------------------
     size = metadata.size

@@ -160,8 +160,8 @@ def __bool__(self: Tensor) -> builtins.bool:
 
 
 def __int__(self: Tensor) -> builtins.int:
-    from .ops.common import scalar_in  # (ops import this module; a complex: checked_convert)
-    return int(scalar_in(self.item(), dtypes.int64))
+    # a complex: c10's checked_convert
+    return int(dtypes.scalar_in(self.item(), dtypes.int64))
 
 
 def __index__(self: Tensor) -> builtins.int:

@@ -22,17 +22,6 @@ Number = int | float | bool
 # ---- tensor construction and argument handling -----------------------------------
 
 
-def scalar_in(value: Any, dt: dtype) -> Any:
-    """c10's checked_convert of a Scalar into dt (fill_, masked_fill_, float(), ...): a
-    complex number with an imaginary part does not fit a real dtype (bool takes anything);
-    one without is its real part."""
-    if not isinstance(value, complex) or dt.is_complex:
-        return value
-    if value.imag != 0 and dt.scalar_name in messages.CHECKED_CONVERT_NAMES:
-        raise RuntimeError(messages.value_overflow(messages.CHECKED_CONVERT_NAMES[dt.scalar_name]))
-    return value.real if dt is not dtypes.bool_ else bool(value)
-
-
 def new(arr: Any, dt: dtype, dev: device, order: str = "C") -> Tensor:
     if isinstance(arr, np.ndarray | np.generic) and arr.dtype == dt.np:
         # a copy without a cast: nothing can overflow, so no errstate is needed

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import forward_ad
+from .. import dtypes, forward_ad
 from ..autograd_meta import OpSpec
 from ..grad_mode import no_grad
 from ..tensor import Tensor
@@ -107,7 +107,7 @@ def eq_(self: Tensor, other: Any) -> Tensor:
 
 def fill_(self: Tensor, value: Any) -> Tensor:
     # fill_(Tensor) checks overlap; fill_(Scalar) does not (writing one value twice is fine).
-    value = common.scalar_in(value, self.dtype)
+    value = dtypes.scalar_in(value, self.dtype)
     value_t = common.new(np.full(self.shape, value), self.dtype, self.device)
     forward_ad.record_tangent(FILL, [self], value_t, {})  # (a tensor value's tangent: not read)
     return apply_inplace(self, FILL, value_t,
