@@ -45,13 +45,14 @@ def _file() -> TextIO:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Generator[None, None, None]:
-    before, started = os.times(), time.perf_counter()
+    before, started, epoch = os.times(), time.perf_counter(), time.time()
     yield
     after, ended = os.times(), time.perf_counter()
     # user and system time of this process and of its waited-for children
     cpu = sum(b - a for a, b in zip(before[:4], after[:4], strict=True))
     out = _file()
-    out.write(f"{item.nodeid}\t{cpu:.3f}\t{ended - started:.3f}\n")
+    # the start time, so that a worker's idle tail (waiting for the other's last items) shows
+    out.write(f"{item.nodeid}\t{cpu:.3f}\t{ended - started:.3f}\t{epoch:.3f}\n")
     out.flush()
 
 
@@ -75,7 +76,7 @@ def _rows(source: str) -> Iterator[tuple[str, float | None, float]]:
     for path in sorted(glob.glob(f"{source}-*.tsv")):
         with open(path, encoding="utf-8") as f:
             for line in f:
-                nodeid, cpu, wall = line.rstrip("\n").rsplit("\t", 2)
+                nodeid, cpu, wall = line.rstrip("\n").split("\t")[:3]
                 yield nodeid, float(cpu), float(wall)
 
 
