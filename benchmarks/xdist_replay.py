@@ -8,6 +8,7 @@ and `worksteal`) with simulated workers whose items take the time a profile meas
 
     pytest --collect-only -q > /tmp/collected.txt          # the collection order
     python benchmarks/xdist_replay.py /tmp/collected.txt /tmp/prof [--workers 2] [--wall]
+        [--fallback /tmp/older_prof ...]
 
 It prints, per scheduler, the simulated end of the run and each worker's busy time and idle
 tail. What it leaves out: collection and the workers' start (the same for every scheduler),
@@ -136,10 +137,15 @@ def main() -> None:
     parser.add_argument("profile", help="suite_profile's SUITE_PROFILE_OUT prefix")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--wall", action="store_true", help="items' wall time, not CPU")
+    parser.add_argument("--fallback", action="append", default=[], metavar="PROFILE",
+                        help="an older profile's prefix for the items the first one lacks "
+                             "(repeatable; the earlier given wins)")
     args = parser.parse_args()
     with open(args.collected, encoding="utf-8") as f:
         order = [line.strip() for line in f if "::" in line and not line.startswith(" ")]
-    seconds = _seconds(args.profile, 2 if args.wall else 1)
+    seconds: dict[str, float] = {}
+    for profile in [*reversed(args.fallback), args.profile]:
+        seconds.update(_seconds(profile, 2 if args.wall else 1))
     known = sum(1 for n in order if n in seconds)
     print(f"{len(order)} items collected, {known} of them in the profile, "
           f"{sum(seconds.get(n, 0.0) for n in order):.0f} s in them")
