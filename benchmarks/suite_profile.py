@@ -114,9 +114,8 @@ def timeline(source: str) -> None:
           f"{cpu_all:.0f} s = {100 * cpu_all / (len(spans) * (end - start) or 1):.0f} % of "
           f"{len(spans)} x that")
     for worker, s in spans.items():
-        last = s[-5:]
         print(f"{worker}'s last items: " + "; ".join(
-            f"`{n}` {b - start:.0f}-{e - start:.0f} s" for b, e, _, n in last))
+            f"`{n}` {b - start:.0f}-{e - start:.0f} s" for b, e, _, n in s[-5:]))
 
 
 def by_directory(rows: list[tuple[str, float | None, float]]) -> None:

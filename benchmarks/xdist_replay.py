@@ -81,7 +81,8 @@ def replay(order: list[str], seconds: dict[str, float], workers: int, mode: str
     for node in nodes:
         sched.add_node_collection(node, order)
     sched.schedule()
-    now, events = 0.0, []  # (end time, sequence, worker index, item index)
+    now = 0.0
+    events: list[tuple[float, int, int, int]] = []  # (end, sequence, worker, item index)
     sequence = iter(range(10**9))
 
     def serve_steals() -> None:
