@@ -16,6 +16,10 @@ items, the library's case items, and each test file:
     python benchmarks/suite_profile.py /tmp/prof          # the .tsv files of a run
     python benchmarks/suite_profile.py report.xml         # pytest --junitxml (wall only)
     python benchmarks/suite_profile.py /tmp/prof 40       # and the 40 costliest items
+
+With start times (the 4th column) it also prints each worker's timeline: how long it was
+busy in items, idle between them, and idle at the end while the other worker still ran (an
+xdist tail); and the case items by directory.
 """
 
 from __future__ import annotations
@@ -45,13 +49,14 @@ def _file() -> TextIO:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Generator[None, None, None]:
-    before, started = os.times(), time.perf_counter()
+    before, started, epoch = os.times(), time.perf_counter(), time.time()
     yield
     after, ended = os.times(), time.perf_counter()
     # user and system time of this process and of its waited-for children
     cpu = sum(b - a for a, b in zip(before[:4], after[:4], strict=True))
     out = _file()
-    out.write(f"{item.nodeid}\t{cpu:.3f}\t{ended - started:.3f}\n")
+    # the start time, so that a worker's idle tail (waiting for the other's last items) shows
+    out.write(f"{item.nodeid}\t{cpu:.3f}\t{ended - started:.3f}\t{epoch:.3f}\n")
     out.flush()
 
 
@@ -75,8 +80,55 @@ def _rows(source: str) -> Iterator[tuple[str, float | None, float]]:
     for path in sorted(glob.glob(f"{source}-*.tsv")):
         with open(path, encoding="utf-8") as f:
             for line in f:
-                nodeid, cpu, wall = line.rstrip("\n").rsplit("\t", 2)
+                nodeid, cpu, wall = line.rstrip("\n").split("\t")[:3]
                 yield nodeid, float(cpu), float(wall)
+
+
+def timeline(source: str) -> None:
+    """Per worker: items, their CPU and wall time, the gaps between them (collection,
+    scheduling, fixture teardown outside the items) and the idle tail before the run's end
+    (the last item's end of any worker)."""
+    spans: dict[str, list[tuple[float, float, float, str]]] = {}
+    for path in sorted(glob.glob(f"{source}-*.tsv")):
+        worker = path[len(source) + 1:-len(".tsv")]
+        with open(path, encoding="utf-8") as f:
+            fields = [line.rstrip("\n").split("\t") for line in f]
+        if fields and len(fields[0]) > 3:
+            spans[worker] = sorted((float(r[3]), float(r[3]) + float(r[2]), float(r[1]), r[0])
+                                   for r in fields)
+    if not spans:
+        return
+    start = min(s[0][0] for s in spans.values())
+    end = max(max(e for _, e, _, _ in s) for s in spans.values())
+    print("\n| worker | items | CPU s | in items s | gaps s | first start s | idle tail s |"
+          "\n|---|---:|---:|---:|---:|---:|---:|")
+    cpu_all = 0.0
+    for worker, s in spans.items():
+        busy = sum(e - b for b, e, _, _ in s)
+        last = max(e for _, e, _, _ in s)
+        cpu = sum(c for _, _, c, _ in s)
+        cpu_all += cpu
+        print(f"| {worker} | {len(s)} | {cpu:.0f} | {busy:.0f} | {last - s[0][0] - busy:.0f} |"
+              f" {s[0][0] - start:.0f} | {end - last:.0f} |")
+    print(f"\nfirst item start to last item end: {end - start:.0f} s; the items' CPU "
+          f"{cpu_all:.0f} s = {100 * cpu_all / (len(spans) * (end - start) or 1):.0f} % of "
+          f"{len(spans)} x that")
+    for worker, s in spans.items():
+        print(f"{worker}'s last items: " + "; ".join(
+            f"`{n}` {b - start:.0f}-{e - start:.0f} s" for b, e, _, n in s[-5:]))
+
+
+def by_directory(rows: list[tuple[str, float | None, float]]) -> None:
+    """The library's case items by their directory under cases/."""
+    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+    for nodeid, cpu, wall in rows:
+        if nodeid.startswith("cases/"):
+            t = totals[nodeid.split("/")[1] if nodeid.count("/") > 1 else "."]
+            t[0], t[1], t[2] = t[0] + 1, t[1] + (cpu or 0.0), t[2] + wall
+    if totals:
+        print("\n| cases/ directory | items | CPU s | wall s |\n|---|---:|---:|---:|")
+        for name, t in sorted(totals.items(), key=lambda kv: -kv[1][1] - kv[1][2] / 1e6):
+            print(f"| {name} | {t[0]:.0f} | {t[1]:.0f} | {t[2]:.0f} |")
 
 
 def main(source: str, top: int = 0) -> None:
@@ -103,6 +155,9 @@ def main(source: str, top: int = 0) -> None:
         print(f"\n| the {top} costliest items | CPU s | wall s |\n|---|---:|---:|")
         for nodeid, cpu, wall in sorted(rows, key=lambda r: -(r[1] if has_cpu else r[2]))[:top]:
             print(f"| `{nodeid}` | {'-' if cpu is None else f'{cpu:.1f}'} | {wall:.0f} |")
+    by_directory(rows)
+    if not source.endswith(".xml"):
+        timeline(source)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
+
+import pytest
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 if "torch" in sys.modules:  # imported before this file (by a plugin): set it at run time too
@@ -31,3 +34,24 @@ if "torch" in sys.modules:  # imported before this file (by a plugin): set it at
 # single TORCH_LIBRARY can be used to register the namespace _inductor_test", and every later
 # item of the worker that reached dynamo failed (41 items in one CI run).
 import torch._dynamo  # noqa: F401
+
+
+# xdist's default scheduler for `-n` (`load`) hands each worker a first chunk of an eighth of
+# the items in collection order and never moves them: gw0's first 1457 items are all of
+# tests/conformance (its subprocess, fault-injection and generated-program tests) and a third
+# of tests/reference_engine; gw1 takes the rest in refills. When gw0's chunk runs long (load, a
+# slow item), gw1 runs out and waits for it: in the whole-suite profile of 0966c41 under load,
+# gw0 had run 134 items of its chunk in 1533 s while gw1 ran 5566 (benchmarks/README.md).
+# `worksteal` gives each worker half and lets an idle worker take half of the other's pending
+# items, so the wait is at most the items in flight. On CPU times alone the two end together
+# (benchmarks/xdist_replay.py): this guards against a tail, it does not make items cheaper.
+# An explicit `--dist` is kept; without xdist (-p no:xdist) the hook is never called.
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    args = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
+    if config.getoption("dist") != "load" or any(
+            arg == "-d" or arg.startswith("--dist") for arg in args):
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
