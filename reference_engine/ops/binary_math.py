@@ -35,7 +35,16 @@ from .basic.elementwise import (
     pow,
     sub,
 )
-from .common import OUT, Number, _elementwise, _promotes, _tensor_or_number, parse, wrap, zeros_like
+from .common import (
+    OUT,
+    Number,
+    _elementwise,
+    _promotes,
+    _tensor_or_number,
+    info_zeros,
+    parse,
+    wrap,
+)
 from .division import div_mode
 
 LN2 = 0.6931471805599453
@@ -119,7 +128,7 @@ def _copysign_self_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tenso
 COPYSIGN = OpSpec(
     "CopysignBackward0", ("self", "other"), {"self": ("self", "result")},
     lambda c, g: c.grads(lambda: _copysign_self_backward(g, c.self, c.result),
-                         lambda: zeros_like(g)),
+                         lambda: info_zeros(g)),   # zeros_like(other)
     jvp=lambda c: _copysign_self_backward(c.self_t, c.self, c.result))
 COPYSIGN_SCALAR = OpSpec(
     "CopysignBackward1", ("self",), {"self": ("self", "result")},

@@ -31,7 +31,7 @@ from ..common import (
     new,
     parse,
     wrap,
-    zeros_like,
+    zeros_contiguous,
     zeros_scalar,
 )
 from ..out_overloads import into_out
@@ -197,8 +197,8 @@ def reciprocal(self: Tensor) -> Tensor:
 # ---- pow ----------------------------------------------------------------------------
 
 def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    if c.exponent == 0:
-        return [zeros_like(c.self)]
+    if c.exponent == 0:   # pow_backward: zeros_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT)
+        return [zeros_contiguous(c.self)]
     return [mul(g, _conj(mul_scalar(pow(c.self, c.exponent - 1), c.exponent)))]
 
 
