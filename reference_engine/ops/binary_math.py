@@ -128,7 +128,7 @@ def _copysign_self_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tenso
 COPYSIGN = OpSpec(
     "CopysignBackward0", ("self", "other"), {"self": ("self", "result")},
     lambda c, g: c.grads(lambda: _copysign_self_backward(g, c.self, c.result),
-                         lambda: info_zeros(g)),   # zeros_like(other)
+                         lambda: info_zeros(g, c.other_shape)),   # zeros_like(other)
     jvp=lambda c: _copysign_self_backward(c.self_t, c.self, c.result))
 COPYSIGN_SCALAR = OpSpec(
     "CopysignBackward1", ("self",), {"self": ("self", "result")},
@@ -138,7 +138,7 @@ COPYSIGN_SCALAR = OpSpec(
 def copysign(self: Tensor, other: Tensor | Number) -> Tensor:
     _tensor_or_number("copysign", self, other)
     if isinstance(other, Tensor):
-        return _binary_float(COPYSIGN, np.copysign, self, other)
+        return _binary_float(COPYSIGN, np.copysign, self, other, other_shape=tuple(other.shape))
     ts = [self, wrap(other)]
     return _elementwise(COPYSIGN_SCALAR, lambda x: np.copysign(x, np.asarray(other, x.dtype)),
                         [self], compute_dtype=_float_result(ts), other=other)

@@ -239,12 +239,14 @@ def zeros_contiguous(t: Tensor) -> Tensor:
     return new(np.zeros(t.shape), t.dtype, t.device)
 
 
-def info_zeros(t: Tensor) -> Tensor:
+def info_zeros(t: Tensor, shape: tuple[int, ...] | None = None) -> Tensor:
     """derivatives.yaml's `zeros_like(<input>)` (copysign's and nextafter's other, eq_'s
     self and other): load_derivatives saves the input's TypeAndSize and calls its zeros(),
     at::zeros of its sizes: contiguous whatever the input's layout, and at _version 1 (the
-    zero_ that fills it). `zeros_like(grad)` is not rewritten so: that is `zeros_like`."""
-    return written_in_place(zeros_contiguous(t))
+    zero_ that fills it). `zeros_like(grad)` is not rewritten so: that is `zeros_like`.
+    `shape`: the input's, where only a tensor of another shape (the grad) is at hand."""
+    return written_in_place(new(np.zeros(t.shape if shape is None else shape), t.dtype,
+                                t.device))
 
 
 # ---- index plumbing shared by views and in-place writes --------------------------------
