@@ -12,6 +12,7 @@ from . import dtypes, messages
 from .dtypes import device, dtype
 from .grad_mode import no_grad
 from .ops.basic.inplace import copy_
+from .ops.common import in_layout_of
 from .tensor import Tensor, warn_if_requires_grad
 from .tensor_operators import _shape_args
 
@@ -125,7 +126,9 @@ def _check_input(function: str, t: Any) -> None:
 def _like(function: str, t: Tensor, fill: Any, dtype: dtype | None,
           device: device | str | None, requires_grad: bool) -> Tensor:
     _check_input(function, t)
-    return _finish(np.full(t.shape, fill), dtype or t.dtype, device or t.device, requires_grad)
+    # MemoryFormat::Preserve, the default: torch.zeros_like(x.t()) is transposed
+    return in_layout_of(_finish(np.full(t.shape, fill), dtype or t.dtype, device or t.device,
+                                requires_grad), t)
 
 
 def zeros_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,

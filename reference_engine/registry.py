@@ -906,6 +906,14 @@ NOT_GENERATED: dict[str, str] = {
                                         "and atanh after it (a pole at 1) turns that into NaN "
                                         "against 18.37 (the default probe with 316 rows, "
                                         "program 168, h32gen)"),
+    **dict.fromkeys(("matrix_exp", "linalg.matrix_exp"),
+                    "float64 rounding amplified: the engine's exponential is Higham's Pade "
+                    "13 with a solve, torch's (LinearAlgebra.cpp mexp) Bader et al.'s Taylor "
+                    "polynomials, equal up to an ULP; exp(0) of a row and column of zeros is "
+                    "1.0 in torch and 0.9999999999999999 in the engine, which erfinv after it "
+                    "(a pole at 1) turns into inf against 5.456 (the ci profile's test with "
+                    "315 rows, program ~203, h34gen); modelling mexp's polynomials would fix "
+                    "it"),
     **dict.fromkeys(("nn.functional.avg_pool3d", "nn.functional.adaptive_avg_pool3d",
                      "nn.functional.adaptive_max_pool3d"),
                     "its input is rank 5 (N, C, D, H, W), beyond GenSettings' rank 4: the "

@@ -25,7 +25,16 @@ from .basic.comparisons import compare, isnan, logical_not
 from .basic.elementwise import add, add_scalar, div, exp, mul, mul_scalar, neg, one_minus, sub
 from .basic.powers import pow
 from .basic.to_copy import to
-from .common import OUT, Number, _elementwise, _promotes, _tensor_or_number, parse, wrap, zeros_like
+from .common import (
+    OUT,
+    Number,
+    _elementwise,
+    _promotes,
+    _tensor_or_number,
+    info_zeros,
+    parse,
+    wrap,
+)
 from .division import div_mode
 
 LN2 = 0.6931471805599453
@@ -109,7 +118,7 @@ def _copysign_self_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tenso
 COPYSIGN = OpSpec(
     "CopysignBackward0", ("self", "other"), {"self": ("self", "result")},
     lambda c, g: c.grads(lambda: _copysign_self_backward(g, c.self, c.result),
-                         lambda: zeros_like(g)),
+                         lambda: info_zeros(g, c.other_shape)),   # zeros_like(other)
     jvp=lambda c: _copysign_self_backward(c.self_t, c.self, c.result),
     # (the formula reads self_t alone: a dual `other` of a plain self gives no tangent, as
     # torch's generated code checks only the tangents its formula reads)
@@ -122,7 +131,7 @@ COPYSIGN_SCALAR = OpSpec(
 def copysign(self: Tensor, other: Tensor | Number) -> Tensor:
     _tensor_or_number("copysign", self, other)
     if isinstance(other, Tensor):
-        return _binary_float(COPYSIGN, np.copysign, self, other)
+        return _binary_float(COPYSIGN, np.copysign, self, other, other_shape=tuple(other.shape))
     ts = [self, wrap(other)]
     return _elementwise(COPYSIGN_SCALAR, lambda x: np.copysign(x, np.asarray(other, x.dtype)),
                         [self], compute_dtype=_float_result(ts), other=other)

@@ -215,8 +215,38 @@ def zeros_scalar(like: Tensor) -> Tensor:
     return new(0, like.dtype, like.device)
 
 
+def in_layout_of(out: Tensor, t: Tensor) -> Tensor:
+    """`out` (a fresh tensor of t's shape) laid out as empty_like(t) lays out its result with
+    MemoryFormat::Preserve, torch's default: t's strides where t is non-overlapping and dense,
+    else infer_dense_strides' (t's dims sorted by stride, as TensorIterator sorts them:
+    `_result_order` of t alone). A transposed t gives transposed zeros."""
+    order = _result_order([t], tuple(out.shape))
+    if order is not None:
+        out._data = _laid_out(out._data, order)
+    return out
+
+
 def zeros_like(t: Tensor) -> Tensor:
+    """at::zeros_like(t), as derivatives.yaml's and FunctionsManual's formulas call it: in t's
+    layout (`in_layout_of`), so a transposed input's zero gradient is transposed too."""
+    return in_layout_of(new(np.zeros(t.shape), t.dtype, t.device), t)
+
+
+def zeros_contiguous(t: Tensor) -> Tensor:
+    """Contiguous zeros of t's shape: at::zeros_like(t, LEGACY_CONTIGUOUS_MEMORY_FORMAT) and
+    t.new_zeros(t.sizes()), which formulas also call (pow_backward's exponent 0, div's
+    rounded jvp)."""
     return new(np.zeros(t.shape), t.dtype, t.device)
+
+
+def info_zeros(t: Tensor, shape: tuple[int, ...] | None = None) -> Tensor:
+    """derivatives.yaml's `zeros_like(<input>)` (copysign's and nextafter's other, eq_'s
+    self and other): load_derivatives saves the input's TypeAndSize and calls its zeros(),
+    at::zeros of its sizes: contiguous whatever the input's layout, and at _version 1 (the
+    zero_ that fills it). `zeros_like(grad)` is not rewritten so: that is `zeros_like`.
+    `shape`: the input's, where only a tensor of another shape (the grad) is at hand."""
+    return written_in_place(new(np.zeros(t.shape if shape is None else shape), t.dtype,
+                                t.device))
 
 
 # ---- index plumbing shared by views and in-place writes --------------------------------

@@ -17,7 +17,7 @@ from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from .basic import elementwise as ew
 from .basic.elementwise import mul, neg, sub
-from .common import _elementwise, _promotes, wrap, zeros_like
+from .common import _elementwise, _promotes, wrap, zeros_contiguous, zeros_like
 
 
 def _div_mode_backward(c: Any, g: Tensor) -> list[Tensor | None]:
@@ -32,7 +32,8 @@ def _div_mode_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 DIV_MODE = OpSpec(
     "DivBackward2", ("self", "other"), {"self": ("other",), "other": ("self", "other")},
     _div_mode_backward,
-    jvp=lambda c: zeros_like(c.result) if c.rounding_mode is not None else
+    # result.new_zeros(result.sizes()): contiguous
+    jvp=lambda c: zeros_contiguous(c.result) if c.rounding_mode is not None else
     sub(ew.div(c.self_t, c.other), ew.div(mul(c.other_t, ew.div(c.self, c.other)), c.other)))
 
 

@@ -89,13 +89,14 @@ def zero_(self: Tensor) -> Tensor:
 
 
 # eq_: derivatives.yaml's eq_.Tensor (EqBackward1) and eq_.Scalar (EqBackward0): zero
-# gradients, and `result: self_t.zero_()`, the tangent zeroed in place (update_inplace
-# writes zeros into it: the comparison's result has none); other's tangent is not read, so
-# a plain self compared with a dual tensor gets none
+# gradients (zeros_like(self), zeros_like(other): common.info_zeros), and `result:
+# self_t.zero_()`, the tangent zeroed in place (update_inplace writes zeros into it: the
+# comparison's result has none); other's tangent is not read, so a plain self compared with
+# a dual tensor gets none
 EQ_TENSOR = OpSpec("EqBackward1", ("self", "other"),
-                   backward=lambda c, g: [common.zeros_like(g), common.zeros_like(g)],
+                   backward=lambda c, g: [common.info_zeros(g), common.info_zeros(g)],
                    jvp_reads=("self",))
-EQ_SCALAR = OpSpec("EqBackward0", ("self",), backward=lambda c, g: [common.zeros_like(g)])
+EQ_SCALAR = OpSpec("EqBackward0", ("self",), backward=lambda c, g: [common.info_zeros(g)])
 
 
 def eq_(self: Tensor, other: Any) -> Tensor:

@@ -53,7 +53,7 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
     if c.dim is not None:
         return _prod_safe_zeros_backward(g, x, c.dim)
     if zeros > 1 and not is_grad_enabled():
-        return common.zeros_like(x)
+        return common.zeros_contiguous(x)   # zeros_like(input, LEGACY_CONTIGUOUS_MEMORY_FORMAT)
     flat = views.view(x if x.is_contiguous() else copying.clone(x), (-1,))
     return views.view(_prod_safe_zeros_backward(g, flat, 0), tuple(x.shape))
 def _prod_jvp(c: Any) -> Tensor:

@@ -45,14 +45,17 @@ def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -
         np.add.at(target, at, source._data.reshape(-1))
     else:
         target[at] = source._data.reshape(-1)
-    out = common.new(arr, self.dtype, common.common_device([self, source]))
+    out = common.in_layout_of(common.new(arr, self.dtype, common.common_device([self, source])),
+                              self)   # clone keeps self's layout (MemoryFormat::Preserve)
     return record(PUT, out, [self, source], index=index, accumulate=accumulate)
 
 
 TAKE = OpSpec(
     "TakeBackward0", ("self",), {"self": ("index", "self")},
-    # take_backward: zeros_like(self).put_(index, grad, true): repeated indices add up
-    backward=lambda c, g: [put(common.zeros_like(c.self), c.index, g, True)],
+    # take_backward: zeros_like(self).put_(index, grad, true): repeated indices add up; in
+    # self's layout, at _version 1 (the put_)
+    backward=lambda c, g: [common.written_in_place(put(common.zeros_like(c.self), c.index, g,
+                                                       True))],
     jvp="auto_linear")
 
 

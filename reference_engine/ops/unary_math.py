@@ -40,9 +40,8 @@ from .common import (
     _elementwise,
     _float_dtype,
     _promotes,
-    iterator_result,
+    info_zeros,
     new,
-    written_in_place,
     zeros_like,
     zeros_scalar,
 )
@@ -270,14 +269,8 @@ def conj_physical(self: Tensor) -> Tensor:
     return complex_numbers.conj_physical(self)
 
 
-def _zeros_preserving(t: Tensor) -> Tensor:
-    """at::zeros_like(t, MemoryFormat::Preserve): zeros in t's layout (a transposed t gives
-    transposed zeros, which set_fw_grad keeps as a tangent without copying)."""
-    return iterator_result(np.zeros(t.shape, t.dtype.np), t.dtype, t.device, [t])
-
-
 # angle_backward of a real self: zeros_like(self, MemoryFormat::Preserve); the jvp likewise
-ANGLE = _spec("AngleBackward0", ("self",), lambda c, g: _zeros_preserving(c.self))
+ANGLE = _spec("AngleBackward0", ("self",), lambda c, g: zeros_like(c.self))
 
 
 def angle(self: Tensor) -> Tensor:
@@ -320,12 +313,12 @@ def frexp(self: Tensor) -> frexp_return_type:
     return frexp_return_type((mantissa, exponent))
 
 
-# other's gradient is derivatives.yaml's zeros_like(other): of other's shape, and at _version
-# 1 in torch 2.13 (measured, whatever the shapes), as a tensor its kernel filled in place
+# other's gradient is derivatives.yaml's zeros_like(other): of other's shape, contiguous and at
+# _version 1 in torch 2.13 (measured, whatever the shapes): common.info_zeros
 NEXTAFTER = OpSpec(
     "NextafterBackward0", ("self", "other"), {"self": ("self", "other"), "other": ("other",)},
     lambda c, g: c.grads(lambda: where(compare(c.self, c.other, np.not_equal), g, zeros_scalar(g)),
-                         lambda: written_in_place(zeros_like(c.other))),
+                         lambda: info_zeros(c.other)),
     jvp=lambda c: where(compare(c.self, c.other, np.not_equal), c.self_t, zeros_scalar(c.self_t)),
     jvp_reads=("self",))   # (other's tangent is not read: a dual other alone gives none)
 

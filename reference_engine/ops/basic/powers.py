@@ -20,7 +20,7 @@ from ..common import (
     new,
     parse,
     wrap,
-    zeros_like,
+    zeros_contiguous,
     zeros_scalar,
 )
 from . import comparisons, complex_imag, complex_numbers, to_copy
@@ -28,8 +28,8 @@ from .elementwise import _conj, add, log, mul, mul_scalar, sub_scalar
 
 
 def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    if c.exponent == 0:
-        return [zeros_like(c.self)]
+    if c.exponent == 0:   # pow_backward: zeros_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT)
+        return [zeros_contiguous(c.self)]
     return [mul(g, _conj(mul_scalar(pow(c.self, c.exponent - 1), c.exponent)))]
 
 
