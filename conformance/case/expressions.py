@@ -60,6 +60,12 @@ class ExpressionConverter:
             if any(k is None for k in node.keys):
                 raise self.fail(node, "`**` in a dict display is not part of the case language",
                                 "write each key: value pair")
+            for k in node.keys:
+                # the trace names an item by its key's repr, which is the same on every
+                # engine only for literals (a tensor's repr is the engine's own)
+                if not (isinstance(k, ast.Constant) and type(k.value) in (str, int, bool)):
+                    raise self.fail(k or node, "a dict display's key must be a string, int or "
+                                    "bool literal", "write the key as a literal, e.g. 'x': ...")
             return ir.Dict(tuple(self.expr(k) for k in node.keys if k is not None),
                            tuple(self.expr(v) for v in node.values))
         if isinstance(node, ast.BinOp):
