@@ -4,7 +4,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
 
     facade    __init__ (this module: the torch namespace), _exports (the registry's ops)
     library   nn.*, special, linalg, masked, fft, autograd_functional*, gradcheck*, utils.*
-    autograd  autograd, autograd_graph, function, function_forward, factories, _C
+    autograd  autograd, autograd_graph, function, function_forward, factories, _C, autocast_mode
     ops       ops.* (one op family a file; ops.basic.*: see below), views_*, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
     base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only), dispatch
@@ -72,6 +72,7 @@ from . import (  # noqa: F401
 from . import dispatch as _dispatch
 from . import dtypes as _dtypes
 from .anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from .autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled
 from .dtypes import (
     channels_last,
     contiguous_format,
@@ -293,6 +294,7 @@ __all__ = [
     "_unique",
     "_unique2",
     "arange",
+    "autocast",
     "autograd",
     "bfloat16",
     "bool",
@@ -314,6 +316,7 @@ __all__ = [
     "float32",
     "float64",
     "full",
+    "get_autocast_dtype",
     "get_default_device",
     "get_default_dtype",
     "half",
@@ -325,6 +328,7 @@ __all__ = [
     "int64",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
+    "is_autocast_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "is_neg",

@@ -17,7 +17,7 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from . import messages, registry
+from . import autocast_mode, messages, registry
 from .ops import aten
 from .tensor import Tensor
 from .utils import checkpoint_selective as selective
@@ -103,9 +103,7 @@ def _tensors_required(row: registry.OpRow, n: int, forward: Any, method: bool) -
             if arg is None or not isinstance(arg, (Tensor, takes[i])):
                 raise TypeError(messages.argument_must_be_tensor(
                     name, param, i + 1 - method, type(arg).__name__))
-        if SAC_MODES:
-            return selective.dispatch(op, forward, args, kwargs)
-        return forward(*args, **kwargs)
+        return _call(name, op, forward, args, kwargs)
 
     return checked
 
@@ -123,8 +121,17 @@ def _routed(aten_name: str, forward: Any) -> Any:
 
     @functools.wraps(forward)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if not SAC_MODES:
-            return forward(*args, **kwargs)
-        return selective.dispatch(op, forward, args, kwargs)
+        return _call(aten_name, op, forward, args, kwargs)
 
     return call
+
+
+def _call(aten_name: str, op: Any, forward: Any, args: tuple[Any, ...],
+          kwargs: dict[str, Any]) -> Any:
+    """The call of an aten op: CPU autocast's cast policy first (its dispatch key sits
+    above the Python one), then the selective-checkpoint modes, then the forward."""
+    if SAC_MODES:
+        def run(*a: Any, **k: Any) -> Any:
+            return selective.dispatch(op, forward, a, k)
+        return autocast_mode.run(aten_name, run, args, kwargs)
+    return autocast_mode.run(aten_name, forward, args, kwargs)

@@ -3454,3 +3454,24 @@ SDPA_MATH_NOT_MODELLED = ("reference_engine models scaled_dot_product_attention 
                           "value of one batch, head count and head dimension, nonempty "
                           "sequences, last dims of stride 1, no attn_mask, dropout_p=0, "
                           "enable_gqa=False): its math composite is not modelled")
+
+
+# torch.autocast (torch/amp/autocast_mode.py), and the engine's limit of its CPU policy
+# (reference_engine/autocast_mode.py)
+def autocast_device_type_not_str(t: type) -> str:
+    return f"Expected `device_type` of type `str`, got: `{t}`"
+
+
+def autocast_unsupported_device(device_type: str) -> str:
+    return f"User specified an unsupported autocast device_type '{device_type}'"
+
+
+AUTOCAST_CUDA_NOT_AVAILABLE = "CUDA is not available or torch_xla is imported. Disabling autocast."
+AUTOCAST_CPU_DTYPE_NOT_SUPPORTED = (
+    "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+    "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.")
+
+
+def autocast_policy_not_modelled(aten_name: str) -> str:
+    return (f"reference_engine models CPU autocast's lower_precision_fp policy only: "
+            f"{aten_name} is on its fp32 or promote list, which is not modelled")

@@ -138,6 +138,9 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch", "is_anomaly_enabled is_anomaly_check_nan_enabled", {PURE}),
         ("torch", "set_anomaly_enabled", ()),
         ("torch.autograd", "detect_anomaly set_detect_anomaly gradcheck gradgradcheck", ()),
+        # autocast: a context manager, and its state's queries (h35cov)
+        ("torch", "autocast", ()),
+        ("torch", "is_autocast_enabled get_autocast_dtype", {PURE}),
         ("torch.utils.checkpoint",
          """checkpoint checkpoint_sequential set_checkpoint_early_stop GraphExecGroup
             set_checkpoint_debug_enabled

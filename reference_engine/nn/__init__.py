@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
+from .. import autocast_mode, dtypes, messages
 from ..factories import empty, ones, uniform_, zeros
 from ..grad_mode import no_grad
 from ..graph import RemovableHandle
@@ -144,7 +144,8 @@ class Linear(Module):
             uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        return layers.linear(input, self.weight, self.bias)
+        # F.linear's call, so under CPU autocast's policy (aten linear is on its list)
+        return autocast_mode.run("linear", layers.linear, (input, self.weight, self.bias), {})
 
 
 class ReLU(Module):

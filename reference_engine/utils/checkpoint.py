@@ -16,7 +16,9 @@ whose sections of recorded operator logs and Python stacks the engine leaves emp
 records none: torch's LoggingTensorMode and captured tracebacks are not modelled).
 Not modelled (refused, or ignored where torch's effect cannot be observed on a CPU engine):
 preserve_rng_state (the harness serves random values itself; it is accepted and ignored),
-the operator logs and stacks of debug's text, autocast and device states. context_fn is
+the operator logs and stacks of debug's text, device states. CPU autocast's state (enabled,
+dtype, cache) is taken when checkpoint is called and restored for each recomputation, as
+torch's _get_autocast_kwargs; the device type's (CUDA's) is never enabled. context_fn is
 taken (non-reentrant): selective checkpointing's contexts are checkpoint_selective.py.
 determinism_check "default" compares each recomputed tensor's shape, dtype and device with
 the forward's; "none" compares nothing.
@@ -31,7 +33,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .. import autograd, engine, messages
+from .. import autocast_mode, autograd, engine, messages
 from ..autograd_graph import saved_tensors_hooks
 from ..function import Function
 from ..grad_mode import enable_grad, is_grad_enabled, no_grad
@@ -73,6 +75,7 @@ class CheckpointFunction(Function):
             warnings.warn(messages.CHECKPOINT_NO_INPUT_REQUIRES_GRAD, UserWarning,
                           stacklevel=2)
         ctx.run_function = run_function
+        ctx.cpu_autocast_kwargs = _cpu_autocast_kwargs()
         ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
@@ -90,7 +93,7 @@ class CheckpointFunction(Function):
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors, strict=True):
             inputs[i] = t
         detached = _detach_variable(tuple(inputs))
-        with enable_grad():
+        with enable_grad(), autocast_mode.autocast("cpu", **ctx.cpu_autocast_kwargs):
             outputs = ctx.run_function(*detached)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
@@ -105,6 +108,13 @@ class CheckpointFunction(Function):
 
 # ids for unpacks outside any backward, apart from the graph tasks' (which count up from 0)
 _outside_ids = itertools.count(-2, -1)
+
+
+def _cpu_autocast_kwargs() -> dict[str, Any]:
+    """CPU autocast's state, to recompute under (torch's _get_autocast_kwargs)."""
+    return {"enabled": autocast_mode.is_autocast_enabled("cpu"),
+            "dtype": autocast_mode.get_autocast_dtype("cpu"),
+            "cache_enabled": autocast_mode.is_autocast_cache_enabled()}
 
 
 class _StopRecomputation(Exception):
@@ -124,6 +134,7 @@ class _Frame:
                  early_stop: bool, recompute_context: Any) -> None:
         self.function = function
         self.recompute_context = recompute_context
+        self.cpu_autocast_kwargs = _cpu_autocast_kwargs()
         self.early_stop = early_stop
         self.forward_completed = False
         self.ignore_saved_mismatch = False
@@ -187,6 +198,7 @@ class _Frame:
         try:
             args = [a.unpack() if isinstance(a, SavedVariable) else a for a in self.args]
             with saved_tensors_hooks(pack, lambda x: x), enable_grad(), \
+                    autocast_mode.autocast("cpu", **self.cpu_autocast_kwargs), \
                     self.recompute_context:
                 self.function(*args)
         except _StopRecomputation:
