@@ -1596,7 +1596,9 @@ def value_overflow(type_name: str) -> str:
 # the C++ type names checked_convert prints (c10/util/TypeCast.h), by torch's scalar name
 CHECKED_CONVERT_NAMES = {"Half": "c10::Half", "BFloat16": "c10::BFloat16", "Float": "float",
                          "Double": "double", "Long": "int64_t", "Int": "int",
-                         "Short": "int16_t", "Char": "int8_t", "Byte": "uint8_t"}
+                         "Short": "int16_t", "Char": "int8_t", "Byte": "uint8_t",
+                         "ComplexFloat": "c10::complex<float>",
+                         "ComplexDouble": "c10::complex<double>"}
 
 
 # TORCH_WARN_ONCE: aten/src/ATen/native/Copy.cpp copy_impl, a complex source copied into a
@@ -3454,3 +3456,14 @@ SDPA_MATH_NOT_MODELLED = ("reference_engine models scaled_dot_product_attention 
                           "value of one batch, head count and head dimension, nonempty "
                           "sequences, last dims of stride 1, no attn_mask, dropout_p=0, "
                           "enable_gqa=False): its math composite is not modelled")
+
+
+# ---- h35cplx (issue 22): torch.tensor's Python numbers ----------------------------------------
+# CPython's PyFloat_AsDouble, which torch/csrc/utils/python_numbers.h THPUtils_unpackDouble
+# calls for each number torch.tensor stores into a floating dtype (a complex one included)
+def must_be_real_number(type_name: str) -> str:
+    return f"must be real number, not {type_name}"
+
+
+# THPUtils_unpackLong: a Python int outside int64 stored into an integer dtype (a ValueError)
+UNPACK_LONG_OVERFLOW = "Overflow when unpacking long long"
