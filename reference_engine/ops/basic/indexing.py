@@ -277,7 +277,10 @@ def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(messages.masked_fill_value_dims(value.ndim))
     # masked_fill__cpu takes a tensor value as value.item(): checked_convert's overflow rule
-    dtypes.scalar_in(value._data.item() if isinstance(value, Tensor) else value, self.dtype)
+    if isinstance(value, Tensor):
+        dtypes.scalar_in(value._data.item(), self.dtype)
+    else:
+        value = dtypes.scalar_in(value, self.dtype)
     if isinstance(value, Tensor):
         arr = np.where(m, dtypes.cast(value._data, self.dtype.np), self._data)
         out = common.new(arr, self.dtype, common.common_device([self, value]))
