@@ -75,19 +75,28 @@ def _stored(data: Any, shape: tuple[int, ...], dt: dtype) -> np.ndarray:
     """torch.tensor's elements stored one by one into dt (python_scalars.store_scalar); a
     tensor in the list is read by float() for a floating dtype (its complex overflow text),
     else by __index__ (an integer tensor of one element only)."""
-    flat: list[Any] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, list | tuple):
-            for x in v:
-                walk(x)
-        elif isinstance(v, Tensor) and dt.is_floating_point:
-            flat.append(dtypes.scalar_in(_scalar(v), dtypes.float64))
-        else:
-            flat.append(python_scalars.store_scalar(v, dt))
-    walk(data)
+    if isinstance(data, list | tuple) and any(isinstance(v, Tensor) for v in data):
+        # (torch.tensor reads tensors at the top level of its list only: a 1-d list then)
+        flat = [dtypes.scalar_in(_scalar(v), dtypes.float64)
+                if isinstance(v, Tensor) and dt.is_floating_point else v for v in data]
+    else:
+        flat = np.asarray(data, dtype=object).reshape(-1).tolist()
+    if not _plain(flat, dt):
+        flat = [python_scalars.store_scalar(v, dt) for v in flat]
     with np.errstate(all="ignore"):   # a float past the dtype's range is inf, as in torch
         return np.array(flat, dtype=dt.np).reshape(shape)
+
+
+def _plain(flat: list[Any], dt: dtype) -> bool:
+    """Whether every number is already what store_scalar stores (floats for a floating
+    dtype, ints in range for an integer one), the usual case, which skips its per-number
+    calls."""
+    if dt.is_floating_point:
+        return all(type(v) is float for v in flat)
+    if dt.category != 1 or not all(type(v) is int for v in flat):
+        return False
+    info = np.iinfo(dt.np)
+    return not flat or (info.min <= min(flat) and max(flat) <= info.max)
 
 
 def _from_array(a: np.ndarray, dt: dtype, dev: device | str | None,
