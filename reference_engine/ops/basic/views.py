@@ -337,7 +337,13 @@ def slice(self: Tensor, dim: int, start: int | None, end: int | None,
     key: tuple[Any, ...] = (builtins.slice(None),) * d + (builtins.slice(start, end, step),)
 
     def fn(a: np.ndarray) -> np.ndarray:
-        return a[key]
+        out = a[key]
+        if out.shape[d] or step in (None, 1):
+            return out
+        # NumPy gives a slice of no elements step 1; torch's stride is stride * step still
+        strides = list(out.strides)
+        strides[d] = a.strides[d] * step
+        return np.lib.stride_tricks.as_strided(out, out.shape, tuple(strides))
     return _make_view(self, fn, SLICE, dim=d, self_sym_sizes=tuple(self.shape),
                       index=fn(_positions(self)) if differentiable([self]) else None)
 
