@@ -7,7 +7,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     autograd  autograd, autograd_graph, function, function_forward, factories, _C, autocast_mode
     ops       ops.* (one op family a file; ops.basic.*: see below), views_*, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
-    base      messages, warn, dtypes, grad_mode, anomaly_mode, registry (data only), dispatch
+    base      messages, warn, dtypes, python_scalars, grad_mode, anomaly_mode, registry, dispatch
 
 The core holds the state and the backward pass: a Tensor (tensor.py; in tensor_*.py its
 methods that only read metadata, keep hooks or adapt a call to an op), the graph of nodes

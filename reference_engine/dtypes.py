@@ -244,31 +244,69 @@ def fit(arr: Any, d: dtype) -> Any:
     return bfloat16_round(arr) if d is bfloat16 else arr
 
 
-def cast(arr: np.ndarray, np_dtype: Any) -> np.ndarray:
-    """arr as np_dtype; like torch, out-of-range values become inf without a warning, and a
-    complex array cast to a real dtype keeps its real part (NumPy's ComplexWarning is not
-    torch's: copy_'s UserWarning is given where torch gives it, real_cast_warning)."""
+def complex_values_into(arr: np.ndarray, np_dtype: Any, warn: bool = False) -> np.ndarray:
+    """The one rule for complex values stored into a dtype that is not complex (copy_,
+    _to_copy, fill_ with a tensor, torch.tensor of an array, the engine's own casts): c10's
+    static_cast keeps the real part, and bool is whether the number is non-zero. Where torch
+    copies (copy_impl), a destination other than bool also gets its once-per-process
+    UserWarning (`warn`). Any other array is returned as it is."""
+    if not np.iscomplexobj(arr) or np.issubdtype(np_dtype, np.complexfloating):
+        return arr
+    if np.dtype(np_dtype) == np.bool_:
+        return arr != 0
+    if warn:
+        warn_once(messages.COMPLEX_TO_REAL_CAST, stacklevel=4)
+    return arr.real
+
+
+def cast(arr: np.ndarray, np_dtype: Any, warn: bool = False) -> np.ndarray:
+    """arr's values as np_dtype, in arr's layout (order "K", which an array of no elements
+    keeps too: NumPy would give it zero strides); like torch, out-of-range values become inf
+    without a warning, and complex values follow complex_values_into (`warn`: copy_'s
+    warning)."""
+    arr = complex_values_into(arr, np_dtype, warn)
+    if arr.size == 0:
+        out_dtype = np.dtype(np_dtype)
+        return np.ndarray(arr.shape, out_dtype, buffer=np.empty(0, out_dtype),
+                          strides=tuple(st // arr.itemsize * out_dtype.itemsize
+                                        for st in arr.strides))
     if arr.dtype == np_dtype:   # a copy without a cast: nothing can overflow
         return arr.astype(np_dtype)
-    if np.iscomplexobj(arr) and not np.issubdtype(np_dtype, np.complexfloating):
-        arr = arr.real
     with np.errstate(all="ignore"):
         return arr.astype(np_dtype)
 
 
-def real_cast_warning(src: dtype, dst: dtype) -> None:
-    """Copy.cpp copy_impl's TORCH_WARN_ONCE when a complex source is copied into a real
-    tensor (copy_, _to_copy)."""
-    if src.is_complex and not dst.is_complex:
-        warn_once(messages.COMPLEX_TO_REAL_CAST, stacklevel=4)
+def _overflows(value: Any, dt: dtype) -> bool:
+    """c10::overflows<T>(value) for a real number: an integer dtype holds no inf or NaN and
+    nothing past its range; a floating one takes inf and NaN, and nothing finite past its
+    largest value; bool takes anything."""
+    if dt is bool_ or isinstance(value, bool | np.bool_):
+        return False
+    if dt.category == 1:
+        info = np.iinfo(dt.np)
+        return value != value or not info.min <= value <= info.max
+    largest = BFLOAT16_MAX if dt is bfloat16 else float(np.finfo(to_real(dt).np).max)
+    return (isinstance(value, int) or np.isfinite(value)) and abs(value) > largest
+
+
+# bfloat16's largest finite value, (2 - 2^-7) * 2^127 (NumPy's float32 storage holds more)
+BFLOAT16_MAX = (2 - 2 ** -7) * 2.0 ** 127
 
 
 def scalar_in(value: Any, dt: dtype) -> Any:
-    """c10's checked_convert of a Scalar into dt (fill_, masked_fill_, float(), ...): a
-    complex number with an imaginary part does not fit a real dtype (bool takes anything);
-    one without is its real part."""
-    if not isinstance(value, complex) or dt.is_complex:
-        return value
-    if value.imag != 0 and dt.scalar_name in messages.CHECKED_CONVERT_NAMES:
-        raise RuntimeError(messages.value_overflow(messages.CHECKED_CONVERT_NAMES[dt.scalar_name]))
-    return value.real if dt is not bool_ else bool(value)
+    """c10's checked_convert of a Scalar into dt (fill_, masked_fill_, float() and int() of a
+    complex tensor, ...): a value past dt's range, or a complex number with an imaginary part
+    into a real dtype, is torch's overflow error (bool takes anything); a complex number
+    without one is its real part."""
+    name = messages.CHECKED_CONVERT_NAMES.get(dt.scalar_name)
+    if isinstance(value, complex | np.complexfloating):
+        if dt is bool_:
+            return bool(value)
+        lost = value.imag != 0 and not dt.is_complex
+        if name is not None and (lost or _overflows(value.real, dt)
+                                 or _overflows(value.imag, dt)):
+            raise RuntimeError(messages.value_overflow(name))
+        return value if dt.is_complex else value.real
+    if name is not None and _overflows(value, dt):
+        raise RuntimeError(messages.value_overflow(name))
+    return value

@@ -99,7 +99,7 @@ def _obeys_layout(g: Tensor, var: Tensor) -> bool:
 def _contract_layout(g: Tensor, var: Tensor) -> np.ndarray:
     """clone_obey_contract's buffer: the leaf's strides if it is non-overlapping and dense
     (empty_strided), else row-major."""
-    if not tensor_metadata.dense(var._data) or var._data.size == 0:
+    if not tensor_metadata.dense(var._data):
         return np.empty(g.shape, g.dtype.np)
     flat = np.empty(var._data.size, g.dtype.np)
     strides = tuple(s * flat.itemsize for s in var.stride())

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from . import dtypes, messages
+from . import dtypes, messages, python_scalars, tensor_metadata
 from .dtypes import device, dtype
 from .grad_mode import no_grad
 from .ops.basic.inplace import copy_
@@ -23,8 +23,9 @@ def manual_seed(seed: int) -> None:
     _rng["gen"] = np.random.default_rng(seed)
 
 
-def _finish(arr: np.ndarray, dt: dtype, dev: device | str | None, requires_grad: bool) -> Tensor:
-    t = Tensor(np.array(arr, dtype=dt.np, order="C"), dt,
+def _finish(arr: np.ndarray, dt: dtype, dev: device | str | None, requires_grad: bool,
+            order: Literal["C", "K"] = "C") -> Tensor:
+    t = Tensor(np.array(arr, dtype=dt.np, order=order), dt,
                dtypes.get_default_device() if dev is None else device(dev))
     if requires_grad:
         t.requires_grad_(True) if dt.is_differentiable else _reject()
@@ -53,14 +54,63 @@ def tensor(data: Any, dtype: dtype | None = None, device: device | str | None = 
            requires_grad: bool = False) -> Tensor:
     if isinstance(data, Tensor):
         warnings.warn(messages.COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
-        dt = dtype or data.dtype
-        return _finish(data._data, dt, device or data.device, requires_grad)
+        return _from_array(data._data, dtype or data.dtype, device or data.device,
+                           requires_grad)
+    if isinstance(data, np.ndarray):
+        return _from_array(data, dtype or dtypes.from_numpy(data.dtype), device, requires_grad)
+    elements = data
     if isinstance(data, list | tuple) and any(isinstance(v, Tensor) for v in data):
         for v in data:
             if isinstance(v, Tensor):
                 warn_if_requires_grad(v)  # torch converts each element as float() does
         data = [_scalar(v) if isinstance(v, Tensor) else v for v in data]
-    return _finish(np.asarray(data), dtype or _infer_dtype(data), device, requires_grad)
+    arr = np.asarray(data)
+    dt = dtype or _infer_dtype(data)
+    if not dt.is_complex:
+        arr = _stored(elements, arr.shape, dt)
+    return _finish(arr, dt, device, requires_grad)
+
+
+def _stored(data: Any, shape: tuple[int, ...], dt: dtype) -> np.ndarray:
+    """torch.tensor's elements stored one by one into dt (python_scalars.store_scalar); a
+    tensor in the list is read by float() for a floating dtype (its complex overflow text),
+    else by __index__ (an integer tensor of one element only)."""
+    if isinstance(data, list | tuple) and any(isinstance(v, Tensor) for v in data):
+        # (torch.tensor reads tensors at the top level of its list only: a 1-d list then)
+        flat = [dtypes.scalar_in(_scalar(v), dtypes.float64)
+                if isinstance(v, Tensor) and dt.is_floating_point else v for v in data]
+    else:
+        flat = np.asarray(data, dtype=object).reshape(-1).tolist()
+    if not _plain(flat, dt):
+        flat = [python_scalars.store_scalar(v, dt) for v in flat]
+    with np.errstate(all="ignore"):   # a float past the dtype's range is inf, as in torch
+        return np.array(flat, dtype=dt.np).reshape(shape)
+
+
+def _plain(flat: list[Any], dt: dtype) -> bool:
+    """Whether every number is already what store_scalar stores (floats for a floating
+    dtype, ints in range for an integer one), the usual case, which skips its per-number
+    calls."""
+    if dt.is_floating_point:
+        return all(type(v) is float for v in flat)
+    if dt.category != 1 or not all(type(v) is int for v in flat):
+        return False
+    info = np.iinfo(dt.np)
+    return not flat or (info.min <= min(flat) and max(flat) <= info.max)
+
+
+def _from_array(a: np.ndarray, dt: dtype, dev: device | str | None,
+                requires_grad: bool) -> Tensor:
+    """torch.tensor of an array or a tensor (tensor_new.cpp internal_new_from_data): the
+    array's strides (tensor_from_numpy), copied into dt with MemoryFormat::Preserve, which
+    keeps a non-overlapping and dense layout, an empty array's strides included (NumPy's
+    zeros too), and makes any other row-major; complex values follow copy_'s rule."""
+    src = a if tensor_metadata.dense(a) else np.ascontiguousarray(a)
+    values = dtypes.cast(src, dt.np, warn=True)
+    t = _finish(values, dt, dev, requires_grad, order="K")
+    if values.size == 0:
+        t._data = values   # as it is: Tensor() gives zero strides contiguous ones
+    return t
 
 
 def _scalar(v: Tensor) -> Any:
@@ -187,15 +237,16 @@ def randn(*size: Any, dtype: dtype | None = None, device: device | str | None = 
 def rand_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
               requires_grad: bool = False) -> Tensor:
     _check_input("rand_like", t)
-    return rand(*t.shape, dtype=dtype or t.dtype, device=device or t.device,
-                requires_grad=requires_grad)
+    # empty_like(t) (MemoryFormat::Preserve) filled in place: in t's layout
+    return in_layout_of(rand(*t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                             requires_grad=requires_grad), t)
 
 
 def randn_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
                requires_grad: bool = False) -> Tensor:
     _check_input("randn_like", t)
-    return randn(*t.shape, dtype=dtype or t.dtype, device=device or t.device,
-                 requires_grad=requires_grad)
+    return in_layout_of(randn(*t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                              requires_grad=requires_grad), t)
 
 
 def uniform_(t: Tensor, low: float, high: float) -> Tensor:

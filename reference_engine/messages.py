@@ -1596,7 +1596,9 @@ def value_overflow(type_name: str) -> str:
 # the C++ type names checked_convert prints (c10/util/TypeCast.h), by torch's scalar name
 CHECKED_CONVERT_NAMES = {"Half": "c10::Half", "BFloat16": "c10::BFloat16", "Float": "float",
                          "Double": "double", "Long": "int64_t", "Int": "int",
-                         "Short": "int16_t", "Char": "int8_t", "Byte": "uint8_t"}
+                         "Short": "int16_t", "Char": "int8_t", "Byte": "uint8_t",
+                         "ComplexFloat": "c10::complex<float>",
+                         "ComplexDouble": "c10::complex<double>"}
 
 
 # TORCH_WARN_ONCE: aten/src/ATen/native/Copy.cpp copy_impl, a complex source copied into a
@@ -3475,3 +3477,14 @@ AUTOCAST_CPU_DTYPE_NOT_SUPPORTED = (
 def autocast_policy_not_modelled(aten_name: str) -> str:
     return (f"reference_engine models CPU autocast's lower_precision_fp policy only: "
             f"{aten_name} is on its fp32 or promote list, which is not modelled")
+
+
+# ---- h35cplx (issue 22): torch.tensor's Python numbers ----------------------------------------
+# CPython's PyFloat_AsDouble, which torch/csrc/utils/python_numbers.h THPUtils_unpackDouble
+# calls for each number torch.tensor stores into a floating dtype (a complex one included)
+def must_be_real_number(type_name: str) -> str:
+    return f"must be real number, not {type_name}"
+
+
+# THPUtils_unpackLong: a Python int outside int64 stored into an integer dtype (a ValueError)
+UNPACK_LONG_OVERFLOW = "Overflow when unpacking long long"

@@ -108,6 +108,8 @@ class Tensor:
     def __init__(self, data: np.ndarray, dtype: dtype, device: device) -> None:
         # bfloat16 values are float32 storage rounded here, where every result is made
         self._data = dtypes.bfloat16_round(data) if dtype is dtypes.bfloat16 else data
+        if self._data.size == 0:   # torch's strides for a tensor of no elements
+            self._data = metadata.torch_empty_layout(self._data)
         self._dtype = dtype
         self._device = device
         self._version_counter = (InferenceVersionCounter() if is_inference_mode_enabled()

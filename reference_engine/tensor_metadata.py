@@ -25,14 +25,38 @@ if TYPE_CHECKING:
 
 def dense(a: np.ndarray) -> bool:
     """is_non_overlapping_and_dense: the strides, sorted, step through memory one element
-    after another (size-1 dims aside)."""
+    after another (dims of size 0 and 1 aside, as c10's _compute_non_overlapping_and_dense
+    stops at the first of them in its sorted order)."""
     expected = a.itemsize
     for stride, size in sorted((st, n) for st, n in zip(a.strides, a.shape, strict=True)
-                               if n != 1):
+                               if n > 1):
         if stride != expected:
             return False
         expected *= size
     return True
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """c10's contiguous strides (computeStrides, empty_cpu's): row-major, with each dim of
+    size 0 counted as size 1, so torch.zeros(2, 0, 3) has strides (3, 3, 1)."""
+    strides: list[int] = []
+    step = 1
+    for n in reversed(shape):
+        strides.insert(0, step)
+        step *= builtins.max(n, 1)
+    return tuple(strides)
+
+
+def torch_empty_layout(a: np.ndarray) -> np.ndarray:
+    """`a`, an array of no elements, with torch's contiguous strides where NumPy gave it its
+    own: NumPy allocates every array with a dim of size 0 with zero strides, torch with
+    contiguous ones. An array with other strides (a view's) is returned as it is."""
+    if a.size or any(a.strides):
+        return a
+    strides = tuple(st * a.itemsize for st in contiguous_strides(a.shape))
+    out = np.ndarray(a.shape, a.dtype, buffer=a, strides=strides)
+    out.flags.writeable = a.flags.writeable
+    return out
 
 
 class Size(tuple[int, ...]):
@@ -160,8 +184,10 @@ def __bool__(self: Tensor) -> builtins.bool:
 
 
 def __int__(self: Tensor) -> builtins.int:
-    # a complex: c10's checked_convert
-    return int(dtypes.scalar_in(self.item(), dtypes.int64))
+    # a complex: c10's checked_convert; a float becomes a Python int, which cannot overflow
+    # (THPVariable_integral_scalar's packDoubleAsInt: an infinity is Python's OverflowError)
+    value = self.item()
+    return int(dtypes.scalar_in(value, dtypes.int64) if isinstance(value, complex) else value)
 
 
 def __index__(self: Tensor) -> builtins.int:

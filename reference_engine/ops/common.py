@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, messages
+from .. import dtypes, messages, tensor_metadata
 from ..autograd_meta import OpSpec, record
 from ..dtypes import device, dtype
 from ..tensor import Tensor
@@ -78,7 +78,9 @@ def _result_order(ts: Sequence[Tensor], shape: tuple[int, ...]) -> list[int] | N
 def _laid_out(arr: np.ndarray, order: list[int]) -> np.ndarray:
     """`arr`'s values in memory order `order` (innermost dim first)."""
     outer = order[::-1]
-    buf = np.empty(tuple(arr.shape[d] for d in outer), dtype=arr.dtype)
+    # (an empty buffer needs torch's strides before the transpose permutes them)
+    buf = tensor_metadata.torch_empty_layout(
+        np.empty(tuple(arr.shape[d] for d in outer), dtype=arr.dtype))
     out = buf.transpose([outer.index(d) for d in range(arr.ndim)])
     out[...] = arr
     return out
@@ -181,7 +183,11 @@ def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any
 def iterator_result(arr: Any, dt: dtype, dev: device, ts: Sequence[Tensor]) -> Tensor:
     """`arr`, the values of an elementwise kernel over the inputs `ts`, in the memory order
     TensorIterator gives its result (_result_order)."""
-    order = _result_order(ts, np.shape(arr))
+    shape = np.shape(arr)
+    # TensorIterator's FastSetupType::CONTIGUOUS: operands of one shape that are all
+    # contiguous, as every tensor of no elements is, give a contiguous result
+    fast = 0 in shape and all(t._data.shape == shape for t in ts)
+    order = None if fast else _result_order(ts, shape)
     out = new(arr, dt, dev)
     if order is not None:
         out = Tensor(_laid_out(out._data, order), dt, dev)

@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, forward_ad
+from .. import dtypes, forward_ad, messages
 from ..autograd_meta import OpSpec
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from . import common
-from .basic import comparisons, powers
+from . import common, triangular
+from .basic import comparisons, powers, reductions
 from .basic import elementwise as ops
 from .basic.inplace import apply_inplace
 
@@ -106,10 +106,25 @@ def eq_(self: Tensor, other: Any) -> Tensor:
     return apply_inplace(self, EQ_SCALAR, r, [])
 
 
+# fill_.Tensor: value's gradient is the sum of the grad (FillBackward3)
+FILL_VALUE = OpSpec("FillBackward3", ("self", "value"),
+                    backward=lambda c, g: c.grads(lambda: common.zeros_like(g),
+                                                  lambda: reductions.sum(g)),
+                    jvp=lambda c: triangular.fill(c.self_t, c.value_t))
+
+
 def fill_(self: Tensor, value: Any) -> Tensor:
     # fill_(Tensor) checks overlap; fill_(Scalar) does not (writing one value twice is fine).
-    value = dtypes.scalar_in(value, self.dtype)
-    value_t = common.new(np.full(self.shape, value), self.dtype, self.device)
-    forward_ad.record_tangent(FILL, [self], value_t, {})  # (a tensor value's tangent: not read)
-    return apply_inplace(self, FILL, value_t,
-                         [], idempotent=not isinstance(value, Tensor))
+    if isinstance(value, Tensor):
+        # Fill.cpp's fill_(Tensor): self.copy_(value), so a complex value keeps its real
+        # part with copy_'s warning, and a value past the dtype's range wraps or is inf
+        if value.ndim:
+            raise RuntimeError(messages.fill_value_dims(value.ndim))
+        arr = dtypes.cast(np.broadcast_to(value._data, self.shape), self.dtype.np, warn=True)
+        value_t = common.new(arr, self.dtype, self.device)
+        forward_ad.record_tangent(FILL_VALUE, [self, value], value_t, {})
+        return apply_inplace(self, FILL_VALUE, value_t, [value])
+    arr = np.full(self.shape, dtypes.scalar_in(value, self.dtype))
+    value_t = common.new(arr, self.dtype, self.device)
+    forward_ad.record_tangent(FILL, [self], value_t, {})
+    return apply_inplace(self, FILL, value_t, [], idempotent=True)

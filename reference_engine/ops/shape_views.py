@@ -177,7 +177,13 @@ def as_strided(self: Tensor, size: Sequence[int], stride: Sequence[int],
     modelled where self's elements are its whole storage in order (contiguous, and no view
     or a view of all of its base, such as make_dual's alias)."""
     index = strided_positions(self, size, stride, storage_offset)
-    return views_strided.as_strided_view(self, index)
+    offset, steps = int(storage_offset or 0), tuple(int(s) for s in stride)
+
+    def fn(a: np.ndarray) -> np.ndarray:
+        # the strides asked for, also where the index cannot show them (a dim of size 0 or 1)
+        return np.lib.stride_tricks.as_strided(a.reshape(-1)[offset:], index.shape,
+                                               tuple(s * a.itemsize for s in steps))
+    return views_strided.as_strided_view(self, index, fn)
 
 
 def strided_positions(self: Tensor, size: Sequence[int], stride: Sequence[int],

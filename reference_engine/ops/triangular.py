@@ -144,7 +144,7 @@ def fill(self: Tensor, value: Any) -> Tensor:
         if value.ndim:
             raise RuntimeError(messages.fill_value_dims(value.ndim))
         arr = _empty_like(self)
-        arr[...] = dtypes.cast(value._data, self.dtype.np)
+        arr[...] = dtypes.cast(value._data, self.dtype.np, warn=True)   # a copy_
         out = Tensor(arr, self.dtype, common.common_device([self, value]))
         return record(FILL_TENSOR, out, [self, value])
     arr = _empty_like(self)

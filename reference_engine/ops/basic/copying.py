@@ -47,6 +47,8 @@ def layout_copy(a: np.ndarray, fmt: Any) -> np.ndarray:
             raise RuntimeError(messages.CHANNELS_LAST_RANK)
         return np.moveaxis(np.array(np.moveaxis(a, 1, -1), order="C"), -1, 1)
     if fmt is dtypes.preserve_format and dense(a):
+        if a.size == 0:   # empty_strided with a's strides (NumPy would allocate zero strides)
+            return np.ndarray(a.shape, a.dtype, buffer=np.empty(0, a.dtype), strides=a.strides)
         return np.array(a, order="K")
     return np.array(a, order="C")   # (np.ascontiguousarray makes a 0-d array 1-d)
 

@@ -276,7 +276,11 @@ def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     m = np.broadcast_to(mask._data, shape)
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(messages.masked_fill_value_dims(value.ndim))
-    value = dtypes.scalar_in(value, self.dtype)
+    # masked_fill__cpu takes a tensor value as value.item(): checked_convert's overflow rule
+    if isinstance(value, Tensor):
+        dtypes.scalar_in(value._data.item(), self.dtype)
+    else:
+        value = dtypes.scalar_in(value, self.dtype)
     if isinstance(value, Tensor):
         arr = np.where(m, dtypes.cast(value._data, self.dtype.np), self._data)
         out = common.new(arr, self.dtype, common.common_device([self, value]))

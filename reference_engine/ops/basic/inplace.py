@@ -273,9 +273,7 @@ def copy_(self: Tensor, other: Any) -> Tensor:
     shape = common.broadcast_shape(tuple(self.shape), tuple(other.shape))
     if shape != tuple(self.shape):   # (before NumPy's broadcast_to refuses it in its words)
         raise RuntimeError(messages.output_broadcast(tuple(self.shape), shape))
-    dtypes.real_cast_warning(other.dtype, self.dtype)
-    src = other._data.real if other.dtype.is_complex and not self.dtype.is_complex \
-        else other._data
+    src = dtypes.complex_values_into(other._data, self.dtype.np, warn=True)
     values = common.new(np.broadcast_to(src, self.shape), self.dtype, self.device)
     forward_ad.record_tangent(COPY, [self, other], values, {})
     # ATen's copy_impl returns before its TensorIterator when the source is self's very data (same

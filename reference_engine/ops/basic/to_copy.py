@@ -44,9 +44,7 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if target_device == self.device and target_dtype is self.dtype and not copy \
             and (fmt is dtypes.preserve_format or tensor_metadata.in_format(self._data, fmt)):
         return self
-    dtypes.real_cast_warning(self.dtype, target_dtype)   # (_to_copy is a copy_)
-    src = layout_copy(self._data, fmt)
-    data = (src.real if self.dtype.is_complex and not target_dtype.is_complex else src) \
-        .astype(target_dtype.np, order="K")
+    # (_to_copy is a copy_: its complex-to-real warning)
+    data = dtypes.cast(layout_copy(self._data, fmt), target_dtype.np, warn=True)
     out = Tensor(data, target_dtype, target_device)
     return record(TO_COPY, out, [self], device=self.device, dtype=self.dtype)

@@ -33,7 +33,10 @@ def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, forward_view: bool = True,
     if src.is_inference():
         return _inference_alias(src, fn)
     base = src._base if src._base is not None else src
-    out = Tensor(fn(src._data), src.dtype, src.device)
+    arr = fn(src._data)
+    out = Tensor(arr, src.dtype, src.device)
+    if arr.size == 0:   # a view's strides are its view fn's (an expand's zeros too), not the
+        out._data = arr   # contiguous ones Tensor() gives an array of NumPy's zero strides
     # a view of a conj (neg) view reads conjugated (negated) too, as in torch
     out._is_conj, out._is_neg = src._is_conj, src._is_neg
     out._base = base
@@ -241,7 +244,18 @@ def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
     d = common.wrap_dim(dim, self.ndim + 1)
-    return _make_view(self, lambda a: np.expand_dims(a, d), UNSQUEEZE, dim=d)
+    return _make_view(self, lambda a: _unsqueeze_array(a, d), UNSQUEEZE, dim=d)
+
+
+def _unsqueeze_array(a: np.ndarray, d: int) -> np.ndarray:
+    """torch's unsqueeze strides (inferUnsqueezeGeometry): the new dim strides over the dim it
+    is put before (its size times its stride, so 0 before a dim of size 0), 1 at the end;
+    NumPy's expand_dims agrees wherever there are elements."""
+    out = np.expand_dims(a, d)
+    if a.size:
+        return out
+    new = a.shape[d] * a.strides[d] if d < a.ndim else a.itemsize
+    return np.lib.stride_tricks.as_strided(out, out.shape, (*a.strides[:d], new, *a.strides[d:]))
 
 
 def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
@@ -323,7 +337,13 @@ def slice(self: Tensor, dim: int, start: int | None, end: int | None,
     key: tuple[Any, ...] = (builtins.slice(None),) * d + (builtins.slice(start, end, step),)
 
     def fn(a: np.ndarray) -> np.ndarray:
-        return a[key]
+        out = a[key]
+        if out.shape[d] or step in (None, 1):
+            return out
+        # NumPy gives a slice of no elements step 1; torch's stride is stride * step still
+        strides = list(out.strides)
+        strides[d] = a.strides[d] * step
+        return np.lib.stride_tricks.as_strided(out, out.shape, tuple(strides))
     return _make_view(self, fn, SLICE, dim=d, self_sym_sizes=tuple(self.shape),
                       index=fn(_positions(self)) if differentiable([self]) else None)
 
