@@ -13,13 +13,18 @@ made dual with a *seed* tangent, a leaf that requires grad (ones: any value woul
 map is linear). Every tangent formula the call runs is an engine op, so the output tangents
 come out as the seeds' images under the jvp map, with the reverse-mode graph of that map
 recorded (the jvp formulas of every op the function ran, and for a hessian's
-forward-over-reverse those of the inner backward's ops). That graph is then replayed
-backward, once per output element (functional.jacobian's reverse-mode vectorized path,
-given the output tangents as outputs and the seeds as inputs): d(tangent_out)/d(seed) is
-the jacobian, row by row, where torch computes it column by column; the same values up to
-rounding. Before returning, the rows are checked against the tangents of the call itself
-(tangent_out == J @ seed): a tangent formula that leaves the graph (a value computed
-outside engine ops) would give wrong rows, and fails loudly (AssertionError) here instead.
+forward-over-reverse those of the inner backward's ops; the formulas run with grad mode on
+while recording, as an in-place op computes its tangent under no_grad). That graph is then
+replayed: backward once with dummy grad_outputs `u` (create_graph), and that backward
+backward again once per basis column (functional.jvp's double-backward trick, batched as
+functional.jacobian's reverse-mode vectorized path): J e_k, column by column as torch's
+vmap gives them, with the forward formulas' own products (so exact zeros get torch's
+signs), split per input and transposed as _jacfwd does, in the outputs' dtypes (a complex
+output's real and imaginary parts replayed apart). Before returning, the jacobian is
+checked against the tangents of the call itself (tangent_out == J @ seed): a tangent
+computed outside the graph (a custom Function's jvp not made of engine ops) makes it wrong,
+and then the columns are computed as the engine did before (below), calling the function
+again once per column.
 
 What it does not model:
 - a general vmap (torch.func.vmap, torch._vmap_internals._vmap): only this use of it;
@@ -30,11 +35,13 @@ What it does not model:
   computation did (a hessian's, or an input that requires grad), with vmap's internal
   nodes under them; these are detached leaves;
 - saved-tensor hooks and anomaly mode see the seeds' graph being built (torch builds none);
-- an in-place change, inside the function, of a tensor that a tangent formula saved makes
-  the replay fail (the saved tensor's version check), where torch's batched formulas have
-  already run.
-Where the recording cannot work (grad mode off at the call, complex inputs, whose jvp
-map is only R-linear while reverse mode conjugates), `jacobian_forward` calls the function
+- an in-place change, inside the function, of a primal that a tangent formula saved would
+  make the replay read the new value (or fail the version check), where torch's batched
+  formulas have already run: so while recording, the formulas' saves of tensors that do
+  not require grad are copies (forward_ad.record_tangent_graph); a saved tensor that requires
+  grad (a tangent, or a hessian's primal) is kept as usual, with its version check.
+Where the recording cannot work (grad mode off at the call; complex inputs, whose jvp map
+is only R-linear while reverse mode conjugates) or its check fails, the function is called
 once per basis column with plain dual tensors: torch's values, not torch's calls.
 """
 
@@ -92,52 +99,79 @@ def _recorded(func: Callable[..., Any], inputs: tuple[Tensor, ...]) -> tuple[boo
         seed = ones(*inp.shape, dtype=inp.dtype, device=inp.device)
         # an integer input gets a plain seed: make_dual refuses it with torch's ValueError
         seeds.append(seed.requires_grad_() if inp.dtype.is_differentiable else seed)
-    with forward_ad.dual_level():
-        is_outputs_tuple, primals, tangents = _call_dual(func, inputs, seeds)
+    forward_ad.record_tangent_graph[0] = True
+    try:
+        with forward_ad.dual_level():
+            is_outputs_tuple, primals, tangents = _call_dual(func, inputs, seeds)
+    finally:
+        forward_ad.record_tangent_graph[0] = False
     # after the level: the replay's backward formulas must not compute tangents of their own
     outs = tuple(zeros_like(p) if t is None else t for p, t in zip(primals, tangents, strict=True))
-    rows = _reverse_jacobian(seeds, outs)
-    _check_linear(rows, seeds, outs)
-    return is_outputs_tuple, rows
+    # the seeds are real: a complex tangent's real and imaginary parts are two real maps
+    parts = [part for out in outs
+             for part in ((out.real, out.imag) if out.dtype.is_complex else (out,))]
+    parts_jac = iter(_columns(seeds, tuple(parts)))
+    jac = [_out_blocks(out, parts_jac) for out in outs]
+    if not _gives_own_tangents(jac, seeds, outs):
+        # a tangent computed outside the graph (a custom Function's jvp not made of engine
+        # ops): the jacobian is wrong, so the columns are computed as before, calling the
+        # function again once per column
+        return _per_column(func, inputs)
+    return is_outputs_tuple, jac
 
 
-def _reverse_jacobian(seeds: list[Tensor], outs: tuple[Tensor, ...]) -> Jacobian:
-    """d(out)/d(seed) for every output and seed, one batched backward (the engine runs its
-    rows one by one) over the standard basis of all outputs' elements; zeros where an
-    output does not depend on a seed."""
-    numels = [out.numel() for out in outs]
+def _out_blocks(out: Tensor, parts_jac: Any) -> list[Tensor]:
+    """One output's blocks (per input) from the replayed parts, in the output's dtype (torch's
+    forward-mode jacobian has the tangents' dtype, the reverse replay the seeds')."""
+    real = next(parts_jac)
+    if not out.dtype.is_complex:
+        return [r if r.dtype is out.dtype else r.to(out.dtype) for r in real]
+    imag = next(parts_jac)
+    return [Tensor((r._data + 1j * i._data).astype(out.dtype.np), out.dtype, out.device)
+            for r, i in zip(real, imag, strict=True)]
+
+
+def _columns(seeds: list[Tensor], outs: tuple[Tensor, ...]) -> Jacobian:
+    """d(out)/d(seed) for every output and seed, column by column as torch's jvp gives it:
+    the graph replayed backward once with dummy grad_outputs `u` (create_graph: J^T u, a
+    graph in u), then that replayed backward per seed element (the double-backward trick,
+    functional.jvp's): J e_k, whose products are the forward formulas' own, so exact zeros
+    get the signs torch's do. The columns are split per seed and transposed as torch's
+    _jacfwd does; zeros where an output does not depend on a seed."""
+    us = [zeros_like(out, requires_grad=True) for out in outs]
+    vjps = _autograd_grad(outs, seeds, us, create_graph=True)
+    numels = [seed.numel() for seed in seeds]
     eye = np.eye(sum(numels))
     bounds = np.cumsum((0, *numels))
-    grad_outputs = tuple(Tensor(eye[:, lo:hi].astype(out.dtype.np), out.dtype, out.device)
-                         for out, lo, hi in zip(outs, bounds[:-1], bounds[1:], strict=True))
-    flat = tuple(out.reshape(-1) for out in outs)
-    grads = _autograd_grad(flat, seeds, grad_outputs, is_grads_batched=True)
-    per_seed = [views_multi_output.split(
-        zeros(sum(numels), *seed.shape, dtype=seed.dtype, device=seed.device) if g is None
-        else g.detach(), numels, 0) for g, seed in zip(grads, seeds, strict=True)]
-    return [[per_seed[j][i].reshape(*out.shape, *seed.shape) for j, seed in enumerate(seeds)]
-            for i, out in enumerate(outs)]
+    basis = tuple(Tensor(eye[:, lo:hi].astype(seed.dtype.np), seed.dtype, seed.device)
+                  for seed, lo, hi in zip(seeds, bounds[:-1], bounds[1:], strict=True))
+    flat = tuple(None if v is None else v.reshape(-1) for v in vjps)
+    cols = _autograd_grad(flat, us, basis, is_grads_batched=True)
+    jacobian = []
+    for out, col in zip(outs, cols, strict=True):
+        full = zeros(sum(numels), *out.shape, dtype=out.dtype, device=out.device) if col is None \
+            else col.detach()
+        jacobian.append([jac.permute(*range(1, jac.dim()), 0).reshape(*out.shape, *seed.shape)
+                         for jac, seed in zip(views_multi_output.split(full, numels, 0), seeds,
+                                              strict=True)])
+    return jacobian
 
 
-def _check_linear(rows: Jacobian, seeds: list[Tensor], outs: tuple[Tensor, ...]) -> None:
-    """The replayed rows applied to the seeds give the call's own output tangents (where
-    finite); else a tangent formula was computed outside the graph and the rows are wrong:
-    an AssertionError, the engine's own limit."""
-    for out, row in zip(outs, rows, strict=True):
-        applied = sum((jac._data.reshape(out.numel(), -1).astype(np.float64)
-                       @ seed._data.reshape(-1).astype(np.float64)
+def _gives_own_tangents(jac: Jacobian, seeds: list[Tensor], outs: tuple[Tensor, ...]) -> bool:
+    """Whether the replayed jacobian applied to the seeds gives the call's own output
+    tangents (where finite): if not, a tangent was computed outside the graph."""
+    for out, row in zip(outs, jac, strict=True):
+        applied = sum((jac._data.reshape(out.numel(), -1).astype(np.complex128)
+                       @ seed._data.reshape(-1).astype(np.complex128)
                        for jac, seed in zip(row, seeds, strict=True)),
-                      np.zeros(out.numel()))
-        got = out._data.reshape(-1).astype(np.float64)
+                      np.zeros(out.numel(), dtype=np.complex128))
+        got = out._data.reshape(-1).astype(np.complex128)
         finite = np.isfinite(got) & np.isfinite(applied)
-        tol = 1e-3 if out.dtype.itemsize <= 4 else 1e-7
+        # float32 and complex64 (its parts float32) against float64's and complex128's
+        tol = 1e-3 if out.dtype.itemsize <= (8 if out.dtype.is_complex else 4) else 1e-7
         if not np.allclose(applied[finite], got[finite], rtol=tol, atol=tol):
-            # the engine's own limit, not a text of torch's (which has no replay)
-            raise AssertionError(
-                "reference_engine: jacobian(strategy=\"forward-mode\", vectorize=True) "
-                "replayed the tangents' graph backward and its rows do not give the call's "
-                "own output tangents: a tangent formula of an op the function ran is "
-                "computed outside the engine's ops")
+            return False
+    return True
 
 
 def _per_column(func: Callable[..., Any], inputs: tuple[Tensor, ...]) -> tuple[bool, Jacobian]:

@@ -115,6 +115,28 @@ def test_vectorized_forward_mode_calls_the_function_once(kind: str) -> None:
         np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
 
 
+def _inplace_jacobian(t: Any, calls: list[int]) -> Any:
+    def f(x: Any) -> Any:
+        calls.append(1)
+        e = x.exp()
+        s = e.sin()      # sin's jvp saves e, which mul_ then writes
+        e.mul_(2)
+        return s + e
+    x = t.tensor([[1.0, 2.0, 3.0], [4.0, -5.0, 6.0]], dtype=t.float64)
+    return t.autograd.functional.jacobian(f, x, strategy="forward-mode", vectorize=True)
+
+
+def test_vectorized_forward_mode_replays_through_inplace_ops() -> None:
+    """An in-place op on a dual tensor inside the function (its tangent written in place,
+    a primal a formula saved written too): still one call, torch's values."""
+    torch_calls: list[int] = []
+    engine_calls: list[int] = []
+    expected = _inplace_jacobian(torch, torch_calls)
+    got = _inplace_jacobian(reference_engine, engine_calls)
+    assert len(torch_calls) == len(engine_calls) == 1
+    np.testing.assert_allclose(np.array(got.tolist()), np.array(expected.tolist()), rtol=1e-10)
+
+
 def test_vectorized_forward_mode_under_no_grad_calls_once_a_column() -> None:
     """Grad mode off: the tangents' graph cannot be recorded, so the engine calls the
     function once per basis column (12 here; torch: once), with torch's values."""
@@ -125,12 +147,9 @@ def test_vectorized_forward_mode_under_no_grad_calls_once_a_column() -> None:
         np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
 
 
-def test_vectorized_forward_mode_refuses_a_tangent_outside_the_graph() -> None:
-    """A custom Function whose jvp returns a constant (not a linear map of the input's
-    tangent) leaves the seeds' graph: the replayed rows do not give the call's own tangents,
-    and the engine says so rather than return a wrong jacobian."""
-    t = reference_engine
-
+def _constant_jvp_jacobian(t: Any, calls: list[int]) -> Any:
+    """The forward-mode jacobian of a custom Function whose jvp returns a constant (not made
+    from the input's tangent by engine ops: outside the recorded graph)."""
     class Constant(t.autograd.Function):
         @staticmethod
         def forward(ctx: Any, x: Any) -> Any:
@@ -140,6 +159,20 @@ def test_vectorized_forward_mode_refuses_a_tangent_outside_the_graph() -> None:
         def jvp(ctx: Any, x_t: Any) -> Any:
             return t.ones(3)
 
-    with pytest.raises(AssertionError, match="replayed the tangents' graph"):
-        t.autograd.functional.jacobian(Constant.apply, t.zeros(3), strategy="forward-mode",
-                                       vectorize=True)
+    def f(x: Any) -> Any:
+        calls.append(1)
+        return Constant.apply(x)
+    return t.autograd.functional.jacobian(f, t.zeros(3), strategy="forward-mode", vectorize=True)
+
+
+def test_vectorized_forward_mode_checks_its_replay() -> None:
+    """A tangent outside the seeds' graph makes the replayed rows miss the call's own
+    tangents: the engine then computes the columns one call each (1 + 3 calls; torch: 1)
+    and gives torch's values rather than the replay's zeros."""
+    torch_calls: list[int] = []
+    engine_calls: list[int] = []
+    expected = _constant_jvp_jacobian(torch, torch_calls)
+    got = _constant_jvp_jacobian(reference_engine, engine_calls)
+    assert (len(torch_calls), len(engine_calls)) == (1, 4)
+    np.testing.assert_array_equal(np.array(got.tolist()), np.array(expected.tolist()))
+    assert np.array(got.tolist()).sum() == 9.0
