@@ -14,13 +14,12 @@ where zeros stand in for a gradient that is None. Everything is built on autogra
 - hessian: the jacobian of the jacobian (the inner one with create_graph=True);
 - vhp: grad of the grad; hvp: the double-backward trick on top of that.
 
-`strategy="forward-mode"` (jacobian, vectorize=True) runs one jvp per basis column through
-forward_ad and gives torch's values, but not torch's calls: torch vmaps that jvp, calling the
-function once with batched views, where this engine (which has no vmap) calls it once a
-column with plain dual tensors, a difference a case sees in its events;
-`outer_jacobian_strategy="forward-mode"` (hessian) is forward-over-reverse: the inner
-reverse-mode jacobian's backward formulas run on dual tensors (saved results keep their
-tangents), giving torch's values, with the same difference in calls.
+`strategy="forward-mode"` (jacobian, vectorize=True) is torch's _jacfwd, whose vmap of one
+jvp over the standard basis calls the function once: autograd_functional_vmap.py calls it
+once with seed tangents and replays the tangents' recorded graph per output element (what
+it models and what it does not: its docstring). `outer_jacobian_strategy="forward-mode"`
+(hessian) is forward-over-reverse through it: the inner reverse-mode jacobian's backward
+formulas run on dual tensors (saved results keep their tangents).
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from . import forward_ad, messages, views_multi_output
+from . import messages, views_multi_output
 from .autograd_functional_utils import (
     _as_tuple,
     _autograd_grad,
@@ -43,7 +42,8 @@ from .autograd_functional_utils import (
     _results,
     _tuple_postprocess,
 )
-from .factories import zeros, zeros_like
+from .autograd_functional_vmap import jacobian_forward
+from .factories import zeros_like
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .ops import common, joining
 from .ops.basic import views
@@ -137,48 +137,6 @@ def _jacobian_loop(inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...], stri
     return tuple(jacobian)
 
 
-def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool,
-                      vectorize: bool) -> Any:
-    """torch's _jacfwd: one jvp per column of the standard basis over all inputs' elements,
-    each under its own dual level (torch vmaps that jvp over the basis; this engine runs
-    the columns one by one and stacks them: the same values, but `func` is called once a
-    column rather than once, see the module's docstring), then each output's tangents split
-    per input and transposed."""
-    if strict:
-        raise RuntimeError(messages.FORWARD_MODE_STRICT)
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-    if not vectorize:
-        raise NotImplementedError(messages.FORWARD_MODE_NOT_VECTORIZED)
-    numels = [inp.numel() for inp in inputs]
-    columns: list[tuple[Tensor, ...]] = []  # per basis column, each output's tangent
-    is_outputs_tuple = False
-    primals: tuple[Tensor, ...] = ()
-    for k in range(sum(numels)):
-        tangents, offset = [], 0
-        for inp, n in zip(inputs, numels, strict=True):
-            column = zeros(n, dtype=inp.dtype, device=inp.device)
-            if offset <= k < offset + n:
-                column[k - offset] = 1
-            tangents.append(column.view_as(inp))
-            offset += n
-        with forward_ad.dual_level():
-            duals = tuple(forward_ad.make_dual(inp, t)
-                          for inp, t in zip(inputs, tangents, strict=True))
-            # torch names no function here: its text says "given to None"
-            is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs", "None")
-            unpacked = [forward_ad.unpack_dual(o) for o in outs]
-            primals = tuple(u.primal for u in unpacked)
-            columns.append(tuple(u.tangent if u.tangent is not None else zeros_like(u.primal)
-                                 for u in unpacked))
-    jacobian = []
-    for i, primal in enumerate(primals):
-        stacked = joining.stack([c[i] for c in columns], 0)
-        jacobian.append([jac.permute(*range(1, jac.dim()), 0).reshape(*primal.shape, *inp.shape)
-                         for jac, inp in zip(views_multi_output.split(stacked, numels, 0), inputs,
-                                             strict=True)])
-    return _tuple_postprocess(jacobian, (is_outputs_tuple, is_inputs_tuple))
-
-
 def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
              strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode") -> Any:
@@ -187,7 +145,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
     if strategy == "forward-mode":
         if create_graph:
             raise NotImplementedError(messages.FORWARD_MODE_CREATE_GRAPH)
-        return _jacobian_forward(func, inputs, strict, vectorize)
+        return jacobian_forward(func, inputs, strict, vectorize)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)

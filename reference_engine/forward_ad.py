@@ -47,6 +47,8 @@ class _Level:
 _current_level = -1          # torch's module global, read by the harness's isolation table
 _level: _Level | None = None  # the entered level's token
 _suspended = 0               # > 0 while a jvp formula runs: its primals show no tangent
+# autograd_functional_vmap's recording: formulas run with grad on; saved.py copies primals
+record_tangent_graph = [False]
 
 
 def enter_dual_level() -> int:
@@ -332,7 +334,8 @@ def tangent_of(spec: Any, inputs: Sequence[Tensor | None], result: Tensor,
     if jvp is None:
         # TORCH_CHECK_NOT_IMPLEMENTED in torch's generated code: a NotImplementedError
         raise NotImplementedError(messages.fwad_not_implemented(aten_name(spec.grad_fn)))
-    with suspended():
+    with suspended(), set_grad_enabled(True) if record_tangent_graph[0] else \
+            contextlib.nullcontext():
         c = JvpCtx(spec.inputs, inputs, tangents, result, attrs)
         if jvp == "auto_element_wise":
             # derivatives.yaml's rule: the backward formula given the tangent's conjugate as

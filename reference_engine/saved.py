@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 Hooks = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 
+
 # ---- torch._C._autograd's default hooks (SavedTensorDefaultHooks) -----------------------
 _default_hooks: list[Hooks] = []
 _disabled: dict[str, str | None] = {"message": None}  # None: the hooks are enabled
@@ -96,6 +97,11 @@ class SavedVariable:
         self._packed: Any = None
         if tensor is None:
             return
+        if forward_ad.record_tangent_graph[0] and forward_ad._suspended \
+                and not (tensor.requires_grad or tensor._wrapped_number or tensor._zerotensor):
+            # autograd_functional_vmap replays the formulas' graph after the function ran,
+            # which may have written a saved primal in place since: its value now is kept
+            tensor = _value_copy(tensor)
         if tensor.is_inference():
             raise RuntimeError(messages.INFERENCE_SAVED_FOR_BACKWARD)
         self._saved_version = tensor._version_counter.value
@@ -256,6 +262,14 @@ def _two_callables(saved: SavedVariable, args: tuple[Any, ...],
 
 def _forward_ad() -> Any:
     return forward_ad
+
+
+def _value_copy(t: Tensor) -> Tensor:
+    """A new tensor holding t's values now (its layout, dtype, device and conj/neg bits),
+    without history: clone()'s result, made here since the core does not import ops."""
+    copy = Tensor(t._data.copy(order="K"), t.dtype, t.device)
+    copy._is_conj, copy._is_neg = t._is_conj, t._is_neg
+    return copy
 
 
 def _tensor_data(t: Tensor) -> Tensor:
