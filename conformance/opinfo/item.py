@@ -157,7 +157,7 @@ def capped_check(op: Any, p: Plan, engine: Engine, torch_engine: Engine,
     (then all of them run, as before); every other part runs in the first round. The
     verdict is the capped check's as before; the reason names fewer known parts. The
     left-out samples were most of the cost: grid_sampler_3d's lines cover 11 of its 30
-    samples, 8 of them 3-13 s of CPU each (benchmarks/README.md). `samples` 0 (every
+    samples, 9 of them 3-13 s of CPU each (benchmarks/README.md). `samples` 0 (every
     sample): check.check of everything, as before."""
     only = sampled(p, left_out, samples)
     if only is None:
