@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+from tests.ctrl_c import ctrl_c_raises
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 if "torch" in sys.modules:  # imported before this file (by a plugin): set it at run time too
@@ -55,3 +58,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from xdist.scheduler import WorkStealingScheduling
 
     return WorkStealingScheduling(config, log)
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """For a test that sends its run SIGINT: Ctrl-C raises KeyboardInterrupt in this process
+    and in those it starts, even where the suite was started with SIGINT ignored
+    (tests/ctrl_c.py)."""
+    with ctrl_c_raises():
+        yield

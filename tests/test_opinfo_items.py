@@ -222,6 +222,41 @@ def test_a_cap_of_samples_checks_a_seeded_subset_and_every_part_a_line_names(
     assert f"`sample {n - 1}: why`" in judged.passes_now
 
 
+@needs_opinfo
+def test_a_capped_item_runs_a_lines_parts_until_one_fails(torch_engine, monkeypatch) -> None:
+    # a left-out part that fails is known however it fails, and one decides its line: the
+    # line's other parts run only while all its parts so far agree (item.capped_check)
+    the_plan = check.plan(database.autograd_entries()["mul"], "mul", "float64")
+    n = len(the_plan.samples)
+    line = f"sample 0-{n - 1}: the sign is wrong"
+    _with_left_out(monkeypatch, "mul", line)
+    only = item.sampled(the_plan, item.op_map().get("mul").left_out, 3)
+    assert only is not None
+    wrong = load_engine(WRONG_MUL)
+    judged = item.judge("mul", "float64", wrong, torch_engine, samples=3)
+    # the line covers every sample, drawn or not: they ran in order, in rounds of 1, 2, 4, ...
+    # up to the round of the first failing
+    verdicts = {p.index: p.verdict for p in judged.result.parts if p.kind == "sample"}
+    ran = sorted(verdicts)
+    first = min(i for i in ran if verdicts[i] == Verdict.KNOWN.value)
+    assert ran == list(range(len(ran))) and len(ran) < n and len(ran) <= 2 * first + 1
+    assert all(verdicts[i] == Verdict.PASS.value for i in ran[:first])
+    # every part no line covers ran: the drawn samples' jvp parts, every error input
+    assert {(p.kind, p.index) for p in judged.result.parts if p.kind != "sample"} == \
+        {pair for pair in only if pair[0] != "sample"}
+    assert (judged.verdict, judged.passes_now) == (Verdict.KNOWN.value, "")
+    assert f"known divergence (conformance/opinfo/opinfo.yaml:0): {line}" in judged.reason
+    # the parts in the plan's order, each failing part's divergence read from its own round
+    order = [(p.kind, p.index) for p in judged.result.parts]
+    assert order == [(k, i) for k, i, _ in check.parts_of(the_plan) if (k, i) in order]
+    assert all(item.divergence_of(judged.result, p) is not None
+               for p in judged.result.parts if p.verdict == Verdict.KNOWN.value)
+    # where every part agrees, every part runs (rounds of one more) and the line is stale
+    judged = item.judge("mul", "float64", REFERENCE, torch_engine, samples=3)
+    assert {(p.kind, p.index) for p in judged.result.parts} == only
+    assert f"`{line}`" in judged.passes_now
+
+
 def test_unavailable_opinfo_skips_with_the_install_hint_and_the_report_counts_them(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     def unavailable() -> dict[str, object]:

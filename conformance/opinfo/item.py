@@ -137,7 +137,8 @@ def sampled(p: Plan, left_out: Sequence[opmap.Part], samples: int
     None is returned for all): that many samples drawn by a generator seeded with the item's
     id (the same in every run and process), each with its jvp part; every error input (one
     call each); and every part a left-out line of the map covers, so that each line is
-    decided (known, or passing now) exactly as in the full check."""
+    decided (known, or passing now) exactly as in the full check (`capped_check` runs a
+    line's parts only until one fails)."""
     if samples <= 0 or len(p.samples) <= samples:
         return None
     chosen = set(random.Random(item_id(p.key, p.dtype)).sample(range(len(p.samples)), samples))
@@ -146,12 +147,72 @@ def sampled(p: Plan, left_out: Sequence[opmap.Part], samples: int
                      or any(line.covers(kind, index, kwargs) for line in left_out))
 
 
+def capped_check(op: Any, p: Plan, engine: Engine, torch_engine: Engine,
+                 left_out: tuple[opmap.Part, ...], limit: Limit, samples: int) -> CheckResult:
+    """check.check of the parts `sampled` names, but of each left-out line's parts (drawn
+    or not) only those up to its first that fails. A left-out part that fails is `known`
+    whatever it does, and one such part decides its line (known); the line's other parts
+    can neither fail the item nor make the line stale, which needs every part agreeing. So
+    a line's parts run in rounds while all of its parts so far agree, its first part in the
+    first round with every other part, then twice as many each round (a line whose parts
+    all agree runs them all, as before). The
+    verdict is the capped check's as before; the reason names fewer known parts. The
+    left-out samples were most of the cost: grid_sampler_3d's lines cover 11 of its 30
+    samples, 9 of them 3-13 s of CPU each (benchmarks/README.md). `samples` 0 (every
+    sample): check.check of everything, as before."""
+    only = sampled(p, left_out, samples)
+    if only is None:
+        return check(op, p, engine, torch_engine, engine.masks, left_out, limit)
+    queues: dict[str, list[tuple[str, int]]] = {}  # each line's parts, in the plan's order
+    for kind, index, kwargs in parts_of(p):
+        line = next((part.text for part in left_out if part.covers(kind, index, kwargs)), "")
+        if line and kind != "error input" and (kind, index) in only:
+            queues.setdefault(line, []).append((kind, index))
+    queued = {pair for q in queues.values() for pair in q}
+    to_run = {pair for pair in only if pair not in queued} | {q.pop(0) for q in queues.values()}
+    results: list[CheckResult] = []
+    decided: set[str] = set()
+    take = 1
+    while to_run:
+        result = check(op, p, engine, torch_engine, engine.masks, left_out, limit,
+                       frozenset(to_run))
+        if result.expected.state_changes or result.actual.state_changes:
+            # a stray change of global state fails every part of the check: as before
+            return check(op, p, engine, torch_engine, engine.masks, left_out, limit, only)
+        results.append(result)
+        decided |= {r.left_out for r in result.parts if r.verdict == Verdict.KNOWN.value}
+        take *= 2  # a line whose parts agree: jvp 0-287 in 9 rounds, not 288
+        to_run = {pair for line, q in queues.items() if line not in decided
+                  for pair in q[:take]}
+        for q in queues.values():
+            del q[:take]
+    return _joined(p, results)
+
+
+def _joined(p: Plan, results: list[CheckResult]) -> CheckResult:
+    """The rounds' results as one check's: the parts in the plan's order, each trace's
+    steps one after the other (a part's steps all come from one round)."""
+    if len(results) == 1:
+        return results[0]
+    order = {(kind, index): n for n, (kind, index, _) in enumerate(parts_of(p))}
+
+    def trace(traces: list[Trace]) -> Trace:
+        return Trace(traces[0].engine, [s for t in traces for s in t.steps],
+                     missing_api=[a for t in traces for a in t.missing_api],
+                     warn_always=traces[0].warn_always)
+
+    parts = sorted((part for r in results for part in r.parts),
+                   key=lambda part: order[(part.kind, part.index)])
+    return CheckResult(p, trace([r.expected for r in results]),
+                       trace([r.actual for r in results]), parts)
+
+
 def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
           known: Sequence[Known] = (), listed_in: str = "", limit: Limit = NO_LIMIT,
           samples: int = 0) -> Judged:
     """Run the item and decide its verdict (see the module docstring). `known`: the
     engine's expectations entries for the item, from the file `listed_in`. `samples`: check
-    at most that many of OpInfo's samples (`sampled`; 0: every one).
+    at most that many of OpInfo's samples (`capped_check`; 0: every one).
     OpInfoUnavailable when OpInfo cannot be read here."""
     entries = database.autograd_entries()
     if key not in entries:
@@ -165,8 +226,7 @@ def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
     beyond = _beyond(the_plan, left_out)
     if beyond:
         return Judged(Verdict.ERROR.value, beyond, Verdict.ERROR.value)
-    result = check(op, the_plan, engine, torch_engine, engine.masks, left_out, limit,
-                   sampled(the_plan, left_out, samples))
+    result = capped_check(op, the_plan, engine, torch_engine, left_out, limit, samples)
     counted = [p for p in result.parts if not p.left_out]
     failing = [p for v in _FAILING for p in counted if p.verdict == v]
     report = "\n".join(_failing_detail(p) for p in counted if p.verdict in _FAILING)

@@ -6,7 +6,10 @@ Ctrl-C (SIGINT) still ends the run, even one the engine swallows."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from conformance.case.loader import load_case
 from conformance.run.engine import load_engine
 from conformance.run.runner import ERROR, PASS, Item, run_item
 from tests.case_files import CASE, write_cases
+from tests.ctrl_c import ctrl_c_raises
 from tests.test_cli_run import GENERATED_ID, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +55,7 @@ def test_an_engines_fault_is_its_items_error(op: str) -> None:
     assert run_item(item("tanh"), load_engine(ENGINE)).verdict == PASS
 
 
+@pytest.mark.usefixtures("ctrl_c")  # tests/ctrl_c.py
 def test_a_real_interrupt_passes_even_when_the_engine_swallows_it() -> None:
     with pytest.raises(KeyboardInterrupt):
         run_item(item("log"), load_engine(INTERRUPT))
@@ -122,6 +127,7 @@ def test_a_generated_program_on_a_faulty_engine_fails_with_the_program() -> None
         assert f"    b = torch.{op}(a)" in str(failed.value)
 
 
+@pytest.mark.usefixtures("ctrl_c")  # tests/ctrl_c.py
 @pytest.mark.parametrize("xdist", [False, True], ids=["in-process", "xdist"])
 def test_a_ctrl_c_the_engine_swallows_still_ends_the_run(pytester: pytest.Pytester,
                                                          monkeypatch: pytest.MonkeyPatch,
@@ -152,3 +158,17 @@ def test_a_sigterm_the_engine_swallows_still_ends_the_run(pytester: pytest.Pytes
     assert data["run_info"]["interruption"] == ("terminated (SIGTERM); running then: "
                                                 "cases/family/sqrt.yaml::cpu-float32")
     assert list(items) == []  # the item was cut short; tanh never ran
+
+
+def test_ctrl_c_raises_where_the_suite_was_started_with_sigint_ignored() -> None:
+    """The Ctrl-C tests' fixture (tests/ctrl_c.py): a background start's SIG_IGN made them
+    see their runs pass."""
+    ignored = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        os.kill(os.getpid(), signal.SIGINT)  # ignored: nothing happens
+        with ctrl_c_raises(), pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler runs at the next bytecode; never reached
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # restored
+    finally:
+        signal.signal(signal.SIGINT, ignored)

@@ -103,6 +103,7 @@ def test_a_python_module_that_fails_to_collect_is_an_error_record_too(
     assert "no_such_module_here" in errors[0]["message"]
 
 
+@pytest.mark.usefixtures("ctrl_c")  # tests/ctrl_c.py
 def test_a_ctrl_c_during_an_item_gives_an_incomplete_report(
         pytester: pytest.Pytester, xdist: list[str]) -> None:
     make(pytester, {"a.yaml": DOUBLE, "b.yaml": CASE, "c.yaml": DOUBLE, "d.yaml": DOUBLE})
