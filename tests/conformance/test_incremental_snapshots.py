@@ -8,6 +8,7 @@ the reference engine (and so the same divergences).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from conformance.case.program import Program
 from conformance.gen.check import number
 from conformance.gen.state import GenSettings
 from conformance.gen.strategies import programs
-from conformance.report.trace_codec import outcome_to_json, snapshot_to_json
+from conformance.report.trace_codec import outcome_to_json
 from conformance.run import changes, observe
 from conformance.run.compare import Divergence, compare
 from conformance.run.engine import load_engine
@@ -38,23 +39,52 @@ CASE_DIRS = sorted(p.name for p in (ROOT / "cases").iterdir() if p.is_dir())
 ENGINES = ("torch", "reference_engine")
 
 
-def _names(names: dict[str, Snapshot]) -> list[Any]:
-    return [[n, snapshot_to_json(s)] for n, s in names.items()]
+def _text(value: Any) -> str:
+    """Every field of a snapshot (or a value in one) as text: an array by its dtype, shape
+    and bytes (bit for bit), anything else by repr, dataclasses field by field."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "O":
+            return f"object{value.shape}[{', '.join(_text(v) for v in value.flat)}]"
+        return f"{value.dtype.str}{value.shape}:{value.tobytes().hex()}"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return f"{type(value).__name__}(" + ", ".join(
+            f"{f.name}={_text(getattr(value, f.name))}" for f in dataclasses.fields(value)) + ")"
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__}[{', '.join(_text(v) for v in value)}]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_text(k)}: {_text(v)}" for k, v in value.items()) + "}"
+    return repr(value)
 
 
 def canonical(trace: Trace) -> str:
-    """Every field of the trace as text (values bit for bit, as recordings store them)."""
-    steps = [{"line": s.line, "outcome": outcome_to_json(s.outcome),
-              # a warning torch gives once per process is compared by no one (compare.py)
-              "warnings": [[w.kind, w.category, w.text] for w in s.warnings
-                           if w.kind not in ONCE_PER_PROCESS],
-              "events": [[e.source, _names(e.received), _names(e.returned)]
-                         for e in s.events],
-              "names": _names(s.names)} for s in trace.steps]
+    """Every field of the trace as text, a line per step (values bit for bit). A snapshot
+    object is turned into text once (the incremental trace reuses them from step to step),
+    and the lines are encoded by json's C encoder: the earlier text (trace_codec's JSON of
+    every snapshot of every step, indented, so by json's Python encoder) was 80 % of this
+    file's time (benchmarks/README.md, h35speedA)."""
+    texts: dict[int, str] = {}
+
+    def names(named: dict[str, Snapshot]) -> list[Any]:
+        out = []
+        for n, snapshot in named.items():
+            key = id(snapshot)  # the trace keeps every snapshot alive: ids are not reused
+            if key not in texts:
+                texts[key] = _text(snapshot)
+            out.append([n, texts[key]])
+        return out
+
+    steps = [json.dumps({"line": s.line, "outcome": outcome_to_json(s.outcome),
+                         # a warning torch gives once per process is compared by no one
+                         # (compare.py)
+                         "warnings": [[w.kind, w.category, w.text] for w in s.warnings
+                                      if w.kind not in ONCE_PER_PROCESS],
+                         "events": [[e.source, names(e.received), names(e.returned)]
+                                    for e in s.events],
+                         "names": names(s.names)}, default=repr) for s in trace.steps]
     failure = next((i for i, s in enumerate(trace.steps) if s is trace.failure), None)
-    return json.dumps({"engine": trace.engine, "steps": steps, "failure": failure,
-                       "state_changes": [repr(c) for c in trace.state_changes],
-                       "missing_api": trace.missing_api}, indent=0, default=repr)
+    return "\n".join([json.dumps({"engine": trace.engine, "failure": failure,
+                                  "state_changes": [repr(c) for c in trace.state_changes],
+                                  "missing_api": trace.missing_api}, default=repr), *steps])
 
 
 def run_both(engine: str, program: Program, **kwargs: Any) -> tuple[Any, Any]:
