@@ -146,9 +146,12 @@ SOLVE_TRIANGULAR = OpSpec("LinalgSolveTriangularBackward0", ("self", "B"),
                           _solve_triangular_backward, jvp=_solve_triangular_jvp)
 
 
+@np.errstate(all="ignore")  # a zero pivot divides, inf or NaN, silently as in trsm/getrs
 def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
     """a x = b for a triangular `a` (its other triangle unread), by substitution as trsm
-    solves it, row by row; batches broadcast."""
+    solves it, row by row; batches broadcast. Its callers outside `_compute` (lu_solve's,
+    the determinants' backward and jvp through it, solve_legacy's) rely on the errstate
+    here: NumPy's RuntimeWarning would be a Python warning torch never gives."""
     n = a.shape[-1]
     shape = broadcast_shapes(b.shape[:-2], a.shape[:-2])  # torch names B's batch first
     a = np.broadcast_to(a, shape + a.shape[-2:])

@@ -99,13 +99,17 @@ BACKWARD_JVPS = (_backward_jvp_spec(0), _backward_jvp_spec(1))
 def prelu_kernel_backward(grad_output: Tensor, self: Tensor, weight: Tensor
                           ) -> tuple[Tensor, Tensor]:
     """(grad_self, grad_weight), both of self's shape: the CPU kernel's
-    `self > 0 ? grad : weight * grad` and `self > 0 ? 0 : self * grad`."""
+    `self > 0 ? grad : weight * grad` and `self > 0 ? 0 : self * grad`. Both are outputs of
+    one TensorIterator over (self, weight, grad_output), so they are laid out as its operands
+    order them (a transposed self gives transposed grads)."""
     x, w, g = self._data, weight._data, grad_output._data
     pos = x > 0
     with np.errstate(all="ignore"):
-        gs = np.where(pos, g, w * g)
+        gs = np.where(pos, g, w * g).astype(x.dtype)
         gw = np.where(pos, 0, x * g).astype(x.dtype)
-    outs = (common.new(gs, self.dtype, self.device), common.new(gw, weight.dtype, weight.device))
+    operands = (self, weight, grad_output)
+    outs = (common.iterator_result(gs, self.dtype, self.device, operands),
+            common.iterator_result(gw, weight.dtype, weight.device, operands))
     inputs = [grad_output, self, weight]
     if differentiable(inputs):
         record_multi_input(PRELU_KERNEL_BACKWARD, inputs, outs, {})
@@ -118,7 +122,9 @@ def prelu_kernel(self: Tensor, weight: Tensor) -> Tensor:
     x, w = self._data, weight._data
     with np.errstate(all="ignore"):
         out = np.where(x > 0, x, w * x).astype(x.dtype)
-    return record(PRELU_KERNEL, common.new(out, self.dtype, self.device), [self, weight])
+    # the kernel writes into at::empty_like(self): self's layout
+    result = common.in_layout_of(common.new(out, self.dtype, self.device), self)
+    return record(PRELU_KERNEL, result, [self, weight])
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

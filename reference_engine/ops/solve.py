@@ -77,17 +77,22 @@ LINALG_SOLVE = OpSpec("LinalgSolveExBackward0", ("A", "B"),
 
 def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool) -> tuple[Tensor, Tensor]:
     name = "linalg.solve"   # solve_ex's texts name linalg.solve too
-    _check_square(A, name)
+    # _linalg_solve_ex's meta function: A floating, the dtypes, then checkInputsSolver (A a
+    # batch of square matrices, B, a vector made a column first, at least a matrix)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(messages.linalg_not_floating(name, A.dtype.scalar_name))
     if A.dtype != B.dtype:
         raise RuntimeError(messages.solve_dtypes(name, A.dtype.scalar_name, B.dtype.scalar_name))
+    _check_square(A, name)
     vector = _is_vector_rhs(A, B)
     b = B._data[..., None] if vector else B._data
+    if b.ndim < 2:
+        raise RuntimeError(messages.linalg_at_least_2d(name, "B"))
     n = A.shape[-1]
     rows = b.shape[-2] if left else b.shape[-1]
-    if b.ndim < 2 or rows != n:
-        shape = f"{b.shape[-2]}x{b.shape[-1]}" if b.ndim >= 2 else f"{b.shape[-1]}x1"
+    if rows != n:
         raise RuntimeError(messages.solve_shapes(name, "AX = B" if left else "XA = B",
-                                                 f"{n}x{n}", shape))
+                                                 f"{n}x{n}", f"{b.shape[-2]}x{b.shape[-1]}"))
     # torch 2.13 factors A itself here (det and slogdet factor a contiguous A's transpose)
     use_a_t = False
     a = A._data
