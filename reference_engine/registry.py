@@ -948,11 +948,11 @@ NOT_GENERATED: dict[str, str] = {
               "logit_backward's scalar code `(x < lo || x > hi) ? 0 : g / (x * (1 - x))` "
               "gives NaN, its SIMD code blendv(0, g / (x * (1 - x)), (x >= lo) & (x <= "
               "hi)) gives 0 (BinaryOpsKernel.cpp); the engine gives 0"),
-    # torch's CPU median kernel (median_with_indices_impl, 2.13 and 2.14.1) reads memory it
-    # never wrote when the reduced dimension has stride 0: values 6.9e-310 or whatever the
-    # allocator left, different from run to run (h35gen: /tmp/h35gen/torch_median_expanded.py,
-    # reported to the lead as a torch bug); an expanded tensor (expand, broadcast_to, the
-    # gradient of a sum or mean) is common in programs and the generator does not know strides
+    # torch's CPU median kernel (median_with_indices_impl, 2.13 and 2.14.1) reads the reduced
+    # dimension as if its stride were 1 when it is 0: the storage's next elements, or memory
+    # never written, different from run to run (docs/findings/torch_median.md); an expanded
+    # tensor (expand, broadcast_to, the gradient of a sum or mean) is common in programs and
+    # the generator does not know strides
     **dict.fromkeys(("median", "nanmedian", "masked.median"),
                     "torch bug: its CPU kernel with a dim reads unwritten memory where the "
                     "reduced dimension has stride 0 (an expanded tensor): "
