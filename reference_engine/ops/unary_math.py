@@ -239,7 +239,9 @@ LOGIT = _spec("LogitBackward0", ("self",), _logit_backward)
 
 def logit(self: Tensor, eps: float | None = None) -> Tensor:
     def fn(a: np.ndarray) -> np.ndarray:
-        x = a if eps is None else np.clip(a, eps, 1.0 - eps)
+        # torch's kernel tests `x < eps` before `x > 1 - eps` (np.clip tests them the other
+        # way): with eps above 0.5 an element under eps becomes eps, not 1 - eps
+        x = a if eps is None else np.where(a < eps, eps, np.where(a > 1.0 - eps, 1.0 - eps, a))
         return np.log(x / (1.0 - x))
     return _float(LOGIT, fn, self, eps=eps)
 
