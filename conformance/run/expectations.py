@@ -56,6 +56,11 @@ ENTRY_KEYS = ("items", "generated", "status", "skip", "devices", "dtypes", "torc
               "platform", "engine_version", "backend", "reason")
 # An item's status: its verdict before the expectations, with `timeout` carved from `error`.
 TIMEOUT = "timeout"
+# Every status an item can have (the report schema's item `status` enum, written from this):
+# each verdict but `known` (the expectations' own), and `timeout` after `error`.
+ITEM_STATUSES: tuple[str, ...] = tuple(
+    status for v in Verdict if v is not Verdict.KNOWN
+    for status in ((v.value, TIMEOUT) if v is Verdict.ERROR else (v.value,)))
 # The statuses an entry may expect. `pass` only beside another (an intermittent item).
 # `unsupported` is written by hand only, never by a baseline: it says the engine cannot have
 # an API by design (a compiled graph's node has no `_saved_self`), which no run can tell.

@@ -3,7 +3,8 @@ what it means (its pytest outcome, whether it fails a run, its place in the stat
 
 The runner decides verdicts (run/decision.py); the status line, the reports and the page read
 what a verdict means from here, never from a list of their own. The JSON schema's `verdict`
-and `status` enums and the README are tested to name exactly these (tests/test_verdicts.py).
+and `status` enums are written from here (`python -m conformance.report.schema_enums`), and
+tests/test_verdicts.py holds them and README's list equal to these.
 """
 from __future__ import annotations
 
