@@ -85,3 +85,11 @@ def test_readme_names_every_verdict() -> None:
     listed = re.search(r"verdict: (`[a-z_]+`(?:,\s+`[a-z_]+`)*)", readme)
     assert listed, "README's verdict list is gone: update this test with the README"
     assert re.findall(r"`([a-z_]+)`", listed.group(1)) == VALUES
+
+
+def test_what_an_entry_may_do_with_a_verdict_is_its_own() -> None:
+    # the statuses an entry may expect and a baseline writes are read from the verdicts
+    assert expectations.STATUSES == ("pass", "diverges", "error", "timeout", "unsupported")
+    assert expectations.EXCUSABLE == ("diverges", "error", "timeout")
+    assert all(v.expectable for v in Verdict if v.baselined)
+    assert not Verdict.KNOWN.expectable and not Verdict.UNSUPPORTED.baselined

@@ -56,16 +56,23 @@ ENTRY_KEYS = ("items", "generated", "status", "skip", "devices", "dtypes", "torc
               "platform", "engine_version", "backend", "reason")
 # An item's status: its verdict before the expectations, with `timeout` carved from `error`.
 TIMEOUT = "timeout"
+
+
+def _statuses(verdicts: Iterable[Verdict]) -> tuple[str, ...]:
+    """The statuses of items with these verdicts, in the verdicts' order (`timeout` is an
+    `error`'s)."""
+    return tuple(status for v in verdicts
+                 for status in ((v.value, TIMEOUT) if v is Verdict.ERROR else (v.value,)))
+
+
 # Every status an item can have (the report schema's item `status` enum, written from this):
-# each verdict but `known` (the expectations' own), and `timeout` after `error`.
-ITEM_STATUSES: tuple[str, ...] = tuple(
-    status for v in Verdict if v is not Verdict.KNOWN
-    for status in ((v.value, TIMEOUT) if v is Verdict.ERROR else (v.value,)))
-# The statuses an entry may expect. `pass` only beside another (an intermittent item).
-# `unsupported` is written by hand only, never by a baseline: it says the engine cannot have
-# an API by design (a compiled graph's node has no `_saved_self`), which no run can tell.
-STATUSES = (Verdict.PASS.value, Verdict.DIVERGES.value, Verdict.ERROR.value, TIMEOUT,
-            Verdict.UNSUPPORTED.value)
+# each verdict but `known`, the expectations' own.
+ITEM_STATUSES = _statuses(v for v in Verdict if v is not Verdict.KNOWN)
+# The statuses an entry may expect (verdicts.Verdict.expectable). `pass` only beside another
+# (an intermittent item).
+STATUSES = _statuses(v for v in Verdict if v.expectable)
+# The statuses a baseline writes a new entry for: the failures an entry can excuse.
+EXCUSABLE = _statuses(v for v in Verdict if v.baselined)
 DEFAULT_STATUSES: tuple[str, ...] = (Verdict.DIVERGES.value,)
 # Version conditions: the entry key and the Environment attribute it is checked against.
 VERSION_KEYS = ("torch", "python", "engine_version")

@@ -13,30 +13,47 @@ from enum import Enum
 
 class Verdict(str, Enum):
     # value, what it is to pytest (`passed`, `skipped`, `xfailed`: an expected failure,
-    # listed in the expectations or masked by the engine; `failed`), and its rank in the
-    # status line (counted in that order: what needs attention first)
-    PASS = "pass", "passed", 6
-    DIVERGES = "diverges", "failed", 0
-    CASE_WRONG = "case_disagrees_with_torch", "failed", 1
-    SKIPPED = "skipped", "skipped", 7
-    KNOWN = "known", "xfailed", 4  # a divergence listed in the expectations file
-    MASKED = "masked", "xfailed", 5  # differs only in fields the engine declares unmatched
-    ERROR = "error", "failed", 2
+    # listed in the expectations or masked by the engine; `failed`), its rank in the
+    # status line (counted in that order: what needs attention first), and what an
+    # expectations entry may do with it as an item's status: `expected` (an entry may name
+    # it in `status:`), `written` (and a baseline writes an entry for it: a failure an
+    # entry can excuse), or "" (no entry names it)
+    PASS = "pass", "passed", 6, "expected"  # only beside another status: intermittent
+    DIVERGES = "diverges", "failed", 0, "written"
+    CASE_WRONG = "case_disagrees_with_torch", "failed", 1, ""
+    SKIPPED = "skipped", "skipped", 7, ""
+    KNOWN = "known", "xfailed", 4, ""  # a divergence listed in the expectations file
+    MASKED = "masked", "xfailed", 5, ""  # differs only in fields the engine declares unmatched
+    ERROR = "error", "failed", 2, "written"  # (and `timeout`, the error a time limit caused)
     # the engine lacks an API the case uses (runner.ItemResult.missing_api names it): not a
-    # divergence to debug but an API to add; never a pass
-    UNSUPPORTED = "unsupported", "failed", 3
+    # divergence to debug but an API to add; never a pass. Expected by hand only, never by
+    # a baseline: an entry says the engine cannot have the API by design, which no run tells
+    UNSUPPORTED = "unsupported", "failed", 3, "expected"
 
     _value_: str
     outcome: str
     rank: int
+    listing: str
 
     # (the defaults are never used: they let `Verdict(value)`, a lookup, type-check)
-    def __new__(cls, value: str, outcome: str = "", rank: int = -1) -> Verdict:
+    def __new__(cls, value: str, outcome: str = "", rank: int = -1, listing: str = ""
+                ) -> Verdict:
         member = str.__new__(cls, value)
         member._value_ = value
         member.outcome = outcome
         member.rank = rank
+        member.listing = listing
         return member
+
+    @property
+    def expectable(self) -> bool:
+        """An expectations entry may name it as a status it expects."""
+        return self.listing in ("expected", "written")
+
+    @property
+    def baselined(self) -> bool:
+        """A baseline (--write-expectations) writes a new entry for an item with it."""
+        return self.listing == "written"
 
     @property
     def failing(self) -> bool:
