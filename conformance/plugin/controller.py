@@ -22,7 +22,7 @@ from conformance.plugin.shared import (
 from conformance.report import baseline
 from conformance.report.hit_rates import HitRates
 from conformance.report.records import error_record, generated_record, item_record
-from conformance.run import blackbox, crash, expectations
+from conformance.run import blackbox, crash, expectations, verdicts
 from conformance.run.decision import decide
 from conformance.run.runner import ERROR, ItemResult
 
@@ -76,7 +76,7 @@ class _Collector:
 
     def _crashed_case(self, nodeid: str, report: pytest.TestReport,
                       account: blackbox.Account, text: str) -> dict[str, Any]:
-        status = expectations.TIMEOUT if account.timed_out else None  # else: no verdict
+        status = verdicts.TIMEOUT if account.timed_out else None  # else: no verdict
         item = crash.crashed_item(account)
         if item is None:  # the box ran another item, or the case no longer loads
             record = error_record(nodeid, crash.reason(account))

@@ -4,9 +4,9 @@
 validates against it without this package. So it keeps its enums written out, readable in
 the file, rather than filled in when it is loaded. Its two lists that name verdicts are not
 written by hand, though: `python -m conformance.report.schema_enums` rewrites them from
-`run/verdicts.py` (`$defs.verdict`: every verdict) and `run/expectations.py` (an item's
-`status`: `ITEM_STATUSES`), and `--check` (run by tests/test_verdicts.py) fails while the file
-is not current. Adding a verdict edits verdicts, the runner and README, then runs this.
+`run/verdicts.py` (`$defs.verdict`: every verdict; an item's `status`: `ITEM_STATUSES`), and
+`--check` (run by tests/test_verdicts.py) fails while the file is not current. Adding a
+verdict edits verdicts, the runner and README, then runs this.
 """
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-from conformance.run.expectations import ITEM_STATUSES
-from conformance.run.verdicts import Verdict
+from conformance.run.verdicts import ITEM_STATUSES, Verdict
 
 SCHEMA = Path(__file__).resolve().parent / "schema" / "conformance.schema.json"
 COMMAND = "python -m conformance.report.schema_enums"

@@ -50,29 +50,13 @@ from packaging.version import InvalidVersion, Version
 
 from conformance.case import vocabulary
 from conformance.case.diagnostics import CaseError
-from conformance.run.verdicts import Verdict
+from conformance.run.verdicts import TIMEOUT, Verdict, statuses
 
 ENTRY_KEYS = ("items", "generated", "status", "skip", "devices", "dtypes", "torch", "python",
               "platform", "engine_version", "backend", "reason")
-# An item's status: its verdict before the expectations, with `timeout` carved from `error`.
-TIMEOUT = "timeout"
-
-
-def _statuses(verdicts: Iterable[Verdict]) -> tuple[str, ...]:
-    """The statuses of items with these verdicts, in the verdicts' order (`timeout` is an
-    `error`'s)."""
-    return tuple(status for v in verdicts
-                 for status in ((v.value, TIMEOUT) if v is Verdict.ERROR else (v.value,)))
-
-
-# Every status an item can have (the report schema's item `status` enum, written from this):
-# each verdict but `known`, the expectations' own.
-ITEM_STATUSES = _statuses(v for v in Verdict if v is not Verdict.KNOWN)
 # The statuses an entry may expect (verdicts.Verdict.expectable). `pass` only beside another
 # (an intermittent item).
-STATUSES = _statuses(v for v in Verdict if v.expectable)
-# The statuses a baseline writes a new entry for: the failures an entry can excuse.
-EXCUSABLE = _statuses(v for v in Verdict if v.baselined)
+STATUSES = statuses(v for v in Verdict if v.expectable)
 DEFAULT_STATUSES: tuple[str, ...] = (Verdict.DIVERGES.value,)
 # Version conditions: the entry key and the Environment attribute it is checked against.
 VERSION_KEYS = ("torch", "python", "engine_version")

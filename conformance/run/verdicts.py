@@ -8,6 +8,7 @@ tests/test_verdicts.py holds them and README's list equal to these.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 
 
@@ -83,3 +84,20 @@ PASSING: tuple[str, ...] = tuple(v.value for v in Verdict if v.passing)
 FAILING: tuple[str, ...] = tuple(v.value for v in Verdict if v.failing)
 # The order verdicts are counted in the status line: what needs attention first.
 ORDER: tuple[str, ...] = tuple(v.value for v in sorted(Verdict, key=lambda v: v.rank))
+
+# An item's status: its verdict before the expectations file is consulted
+# (run/expectations.py), with `timeout` carved from `error` (the error a time limit caused).
+TIMEOUT = "timeout"
+
+
+def statuses(verdicts: Iterable[Verdict]) -> tuple[str, ...]:
+    """The statuses of items with these verdicts, in the verdicts' order."""
+    return tuple(status for v in verdicts
+                 for status in ((v.value, TIMEOUT) if v is Verdict.ERROR else (v.value,)))
+
+
+# Every status an item can have (the report schema's item `status` enum, written from this):
+# each verdict but `known`, the expectations' own.
+ITEM_STATUSES = statuses(v for v in Verdict if v is not Verdict.KNOWN)
+# The statuses a baseline writes a new entry for: the failures an entry can excuse.
+EXCUSABLE = statuses(v for v in Verdict if v.baselined)
