@@ -39,6 +39,15 @@ is imported:
 
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
+Three import circles are left, each judged one that must be mutually recursive (issue 21):
+tensor <-> graph, and in ops.basic reductions <-> views and inplace <-> views_strided. The
+two ops circles are ATen's own recursion, not layout: derivatives.yaml gives expand
+`self: at::sum_to(grad, self.sym_sizes())` and sum `self: grad.expand_symint(...)`, so
+under create_graph each family's formula calls the other's op; CopySlices replays a view's
+as_strided, whose AsStridedBackward0 writes in place. ATen shows no import circle only
+because every at:: call goes through the dispatcher's table; routing these calls through
+dispatch.py would do the same here, hiding the recursion rather than removing it.
+
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph),
 ops/basic/ (elementwise.py, views.py, inplace.py first), the other ops/ families, views_*.py
 and inplace_*.py (registry.py lists the public ops, from which this module's op exports and

@@ -297,7 +297,7 @@ class Tensor:
     # ---- ops (tensor_operators.py) --------------------------------------------------
     # A method that is its op's forward (self first, same parameters), and its in-place
     # form, is attached from the registry by __init__.py. Bound here are only the
-    # adapters: another argument order, varargs shapes, conversions.
+    # adapters: the matrix views, another argument order, varargs shapes, conversions.
     where = operators.where
     cpu = operators.cpu
     cuda = operators.cuda
@@ -315,38 +315,11 @@ class Tensor:
     __getitem__ = operators.__getitem__
     __setitem__ = operators.__setitem__
 
-    @property
-    def T(self) -> Tensor:
-        if self.ndim == 0:
-            warn_once(messages.NUMPY_T_0D)
-        elif self.ndim != 2:
-            warn_once(messages.NUMPY_T_NOT_MATRIX)
-        return dispatch.permute(self, tuple(reversed(range(self.ndim))))
-
-    @property
-    def mT(self) -> Tensor:
-        if self.ndim < 2:
-            raise RuntimeError(messages.matrix_property("mT", self.ndim))
-        return dispatch.transpose(self, -2, -1)
-
-    @property
-    def mH(self) -> Tensor:
-        if self.ndim < 2:
-            raise RuntimeError(messages.matrix_property("mH", self.ndim))
-        return self.adjoint()
-
-    def adjoint(self) -> Tensor:
-        if self.ndim < 2:
-            raise RuntimeError(messages.matrix_property("adjoint()", self.ndim))
-        # torch's adjoint is transpose, then a conj view on complex (ConjBackward0 on top)
-        out = dispatch.transpose(self, -2, -1)
-        return dispatch.conj(out) if self._dtype.is_complex else out
-
-    @property
-    def H(self) -> Tensor:
-        if self.ndim != 2:
-            raise RuntimeError(messages.h_not_matrix(self.ndim))
-        return self.adjoint()
+    T = property(operators.T)
+    mT = property(operators.mT)
+    mH = property(operators.mH)
+    adjoint = operators.adjoint
+    H = property(operators.H)
 
     # ---- Python operators (tensor_operators.py) ----------------------------------------
     __add__ = _operator(operators.__add__)

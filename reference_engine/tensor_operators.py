@@ -1,5 +1,6 @@
-"""Tensor's hand-written methods that only adapt a call to an op: the argument adapters
-(another argument order, varargs shapes, conversions) and the Python operators.
+"""Tensor's hand-written methods that only adapt a call to an op: the matrix views (x.T,
+mT, mH, adjoint, H), the argument adapters (another argument order, varargs shapes,
+conversions) and the Python operators.
 
 Plain functions, bound in Tensor's class body (tensor.py), which applies the operator
 slots' NotImplemented rule (`_operator`). The ops sit a layer up (they import Tensor), so
@@ -13,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import dispatch, dtypes
+from . import dispatch, dtypes, messages
 from .dtypes import device
+from .warn import warn_once
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -26,6 +28,41 @@ def _shape_args(args: tuple[Any, ...]) -> tuple[builtins.int, ...]:
     if len(args) == 1 and isinstance(args[0], tuple | list):
         return tuple(builtins.int(a) for a in args[0])
     return tuple(builtins.int(a) for a in args)
+
+
+# ---- matrix views: x.T, mT, mH, adjoint, H (all but adjoint bound as properties) ----
+def T(self: Tensor) -> Tensor:
+    if self.ndim == 0:
+        warn_once(messages.NUMPY_T_0D)
+    elif self.ndim != 2:
+        warn_once(messages.NUMPY_T_NOT_MATRIX)
+    return dispatch.permute(self, tuple(reversed(range(self.ndim))))
+
+
+def mT(self: Tensor) -> Tensor:
+    if self.ndim < 2:
+        raise RuntimeError(messages.matrix_property("mT", self.ndim))
+    return dispatch.transpose(self, -2, -1)
+
+
+def mH(self: Tensor) -> Tensor:
+    if self.ndim < 2:
+        raise RuntimeError(messages.matrix_property("mH", self.ndim))
+    return self.adjoint()
+
+
+def adjoint(self: Tensor) -> Tensor:
+    if self.ndim < 2:
+        raise RuntimeError(messages.matrix_property("adjoint()", self.ndim))
+    # torch's adjoint is transpose, then a conj view on complex (ConjBackward0 on top)
+    out = dispatch.transpose(self, -2, -1)
+    return dispatch.conj(out) if self._dtype.is_complex else out
+
+
+def H(self: Tensor) -> Tensor:
+    if self.ndim != 2:
+        raise RuntimeError(messages.h_not_matrix(self.ndim))
+    return self.adjoint()
 
 
 # ---- argument adapters --------------------------------------------------------------

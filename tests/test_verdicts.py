@@ -7,9 +7,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conformance.report import html as html_report
+from conformance.report import schema_enums
 from conformance.report import status as run_status
-from conformance.run import runner, verdicts
+from conformance.run import expectations, runner, verdicts
 from conformance.run.verdicts import PASSING, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +26,19 @@ def _schema() -> dict[str, Any]:
 
 def test_schema_verdict_enum_is_the_verdict_enum() -> None:
     assert _schema()["$defs"]["verdict"]["enum"] == VALUES
+    statuses = _schema()["$defs"]["item"]["properties"]["status"]["enum"]
+    assert statuses == list(verdicts.ITEM_STATUSES)
+    assert set(statuses) == set(VALUES) - {"known"} | {"timeout"}
+
+
+def test_schema_enums_are_written_from_the_verdicts(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    # the published file is current: `python -m conformance.report.schema_enums` wrote it
+    assert schema_enums.main(["--check"]) == 0, capsys.readouterr().out
+    # and the check can fail: a schema whose list lacks a verdict is rewritten with it
+    text = schema_enums.SCHEMA.read_text(encoding="utf-8")
+    stale = text.replace('"known", ', "", 1)
+    assert stale != text and schema_enums.rewrite(stale) == text
 
 
 def test_verdict_constants_are_the_enum_values() -> None:
@@ -69,3 +85,11 @@ def test_readme_names_every_verdict() -> None:
     listed = re.search(r"verdict: (`[a-z_]+`(?:,\s+`[a-z_]+`)*)", readme)
     assert listed, "README's verdict list is gone: update this test with the README"
     assert re.findall(r"`([a-z_]+)`", listed.group(1)) == VALUES
+
+
+def test_what_an_entry_may_do_with_a_verdict_is_its_own() -> None:
+    # the statuses an entry may expect and a baseline writes are read from the verdicts
+    assert expectations.STATUSES == ("pass", "diverges", "error", "timeout", "unsupported")
+    assert verdicts.EXCUSABLE == ("diverges", "error", "timeout")
+    assert all(v.expectable for v in Verdict if v.baselined)
+    assert not Verdict.KNOWN.expectable and not Verdict.UNSUPPORTED.baselined

@@ -20,14 +20,14 @@ from conformance.case.language import parse, to_source
 from conformance.gen import nan_sign, rounding
 from conformance.gen.flows import complex_hits, tangent_hits
 from conformance.gen.reading import (
-    _api_of,
-    _detaches,
-    _is_backward,
-    _makes_leaf_requiring_grad,
-    _names_in,
-    _ops_in,
+    api_of,
+    detaches,
     features_of,
+    is_backward,
+    makes_leaf_requiring_grad,
+    names_in,
     nodes,
+    ops_in,
     walk,
 )
 from conformance.run.compare import Comparison, Divergence, compare
@@ -185,12 +185,12 @@ class _GradFlow:
         self.compared: set[str] = set()
 
     def flow(self, e: object, enabled: bool) -> tuple[bool, frozenset[str]]:
-        refs = [r for r in _names_in(e) if self.requires.get(r)]
+        refs = [r for r in names_in(e) if self.requires.get(r)]
         if not enabled:
             return False, frozenset()
-        ops = frozenset(_ops_in(e)) if refs else frozenset()
+        ops = frozenset(ops_in(e)) if refs else frozenset()
         carried = frozenset().union(*(self.through.get(r, frozenset()) for r in refs))
-        return bool(refs) or _makes_leaf_requiring_grad(e), ops | carried
+        return bool(refs) or makes_leaf_requiring_grad(e), ops | carried
 
     def gradient(self, stmt: ir.Stmt, root: ir.Expr) -> None:
         if stmt.line in self.ok_lines:
@@ -230,7 +230,7 @@ class _GradFlow:
             return
         names = [target] if isinstance(target, ir.Name) else list(target.elts) \
             if isinstance(target, ir.Tuple) else []
-        rg, ops = (False, frozenset[str]()) if _detaches(value) else self.flow(value, enabled)
+        rg, ops = (False, frozenset[str]()) if detaches(value) else self.flow(value, enabled)
         for n in names:
             if isinstance(n, ir.Name):
                 self.requires[n.id], self.through[n.id] = rg, ops
@@ -251,7 +251,7 @@ def api_hits(program: ir.Program) -> set[str]:
     registry op it calls in any form (function, method, in-place, operator)."""
     found = set()
     for node in nodes(program.body):
-        a = _api_of(node)
+        a = api_of(node)
         if a is not None:
             found.add(a[0])
             if a[1] is not None:
@@ -285,7 +285,7 @@ def hits(checked: Checked) -> set[str]:
             found.add(f"error:{step.outcome.kind}")
         elif step.outcome.status == OK:
             ok_lines.add(step.line)
-            if step.line in by_line and _is_backward(by_line[step.line]) and \
+            if step.line in by_line and is_backward(by_line[step.line]) and \
                     not isinstance(by_line[step.line], (ir.With, ir.For)):
                 found.add("completed_backward")
     if checked.comparison.mask is not None:

@@ -19,7 +19,7 @@ an op, never invent one a statement lacks.
 from __future__ import annotations
 
 from conformance.case import program as ir
-from conformance.gen.reading import BACKWARD_CALLS, _names_in, _ops_in, nodes
+from conformance.gen.reading import BACKWARD_CALLS, names_in, nodes, ops_in
 
 Ops = frozenset[str]
 APPLY = "Function.apply"
@@ -36,10 +36,10 @@ def _targets(target: ir.Expr) -> list[str]:
 def _through(e: object, history: dict[str, Ops]) -> Ops | None:
     """The ops `e` goes through from the names in `history` (theirs and its own), None if
     it reads none of them."""
-    refs = [r for r in _names_in(e) if r in history]
+    refs = [r for r in names_in(e) if r in history]
     if not refs:
         return None
-    own = set(_ops_in(e))
+    own = set(ops_in(e))
     if any(isinstance(n, ir.Attribute) and n.attr == "apply" for n in nodes(e)):
         own.add(APPLY)
     return frozenset(own).union(*(history[r] for r in refs))
@@ -175,19 +175,19 @@ class _ComplexFlow(_Flow):
                 self.real[n] = self.history.pop(n)
             elif n not in self.history and carried is not None:
                 # real ops on a real value made of complex ones add nothing: theirs only
-                self.real[n] = frozenset().union(*(self.real[r] for r in _names_in(value)
+                self.real[n] = frozenset().union(*(self.real[r] for r in names_in(value)
                                                    if r in self.real))
 
     def made(self, value: ir.Expr) -> Ops | None:
         found = super().made(value)
         if found is None and _makes_complex(value):
-            return frozenset(_ops_in(value))
+            return frozenset(ops_in(value))
         return found
 
     def call(self, stmt: ir.Stmt, func: ir.Attribute) -> None:
         if func.attr in BACKWARD_CALLS and stmt.line in self.ok_lines:
             root = func.value
-            for r in _names_in(root):
+            for r in names_in(root):
                 if r in self.real or r in self.history:
                     self.compared |= self.real.get(r, Ops()) | self.history.get(r, Ops())
                     self.observed = True

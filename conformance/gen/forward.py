@@ -29,7 +29,7 @@ from __future__ import annotations
 from conformance.case import program as ir
 from conformance.gen import op_calls, op_table
 from conformance.gen.custom_functions import jvp_function
-from conformance.gen.pieces import _inplace, _view
+from conformance.gen.pieces import inplace, view
 from conformance.gen.state import (
     Dice,
     Emit,
@@ -222,7 +222,7 @@ def _dual_block(dice: Dice, state: State, settings: GenSettings, *, own: bool) -
     # them), so that they act on those; a leaf one makes (an op's partner) is set aside.
     carrying = State(tuple(duals), state.functions, state.counter)
     made: list[Var] = []
-    pieces = (_dual_op, _dual_op, _dual_op, _view, _inplace, jvp_function)
+    pieces = (_dual_op, _dual_op, _dual_op, view, inplace, jvp_function)
     for _ in range(1 + dice.below(4)):
         piece_dice = part()
         if piece_dice is None:

@@ -36,7 +36,7 @@ from conformance.gen.state import (
 )
 
 
-def _matmul(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def matmul(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """x @ w for a new w of compatible shape: 1-D, 2-D and batched operands."""
     dtype = blas_dtype(settings)  # (see op_table.BLAS_PRODUCTS)
     ranked = [v for v in state.vars if v.shape and v.shape[-1] <= settings.side
@@ -56,7 +56,7 @@ def _matmul(dice: Dice, state: State, settings: GenSettings) -> Emit:
                 state.bind(var))
 
 
-def _view(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def view(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """A view (possibly of a view): transpose, reshape, unsqueeze, indexing, unbind."""
     x = dice.recent(state.vars)
     options: list[tuple[Callable[[ir.Expr], ir.Expr], Shape]] = [
@@ -82,7 +82,7 @@ def _view(dice: Dice, state: State, settings: GenSettings) -> Emit:
     return Emit((assign(n, build(name(x.name))),), state.bind(var))
 
 
-def _inplace(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def inplace(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """An in-place write on any name, leaves and views of leaves included: setitem and
     augmented assignment with a number (the registry ops' in-place forms are drawn by
     `registry_op`)."""
@@ -119,7 +119,7 @@ def _loss(terms: Sequence[Var]) -> ir.Expr:
     return loss
 
 
-def _backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     targets = state.differentiable() or state.vars
     v = dice.recent(targets)
     kwargs: dict[str, ir.Expr] = {}
@@ -145,7 +145,7 @@ def _backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
 
 
 
-def _final_backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def final_backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """A program's last backward: often of losses summing the newest results that require
     grad (as training code sums its terms), so the gradients of many chains of ops are
     compared at once; several losses of at most LOSS_TERMS terms each (all but the last
@@ -153,7 +153,7 @@ def _final_backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     in place since) leaves the other losses' gradients compared."""
     results = _live_results(state)
     if not results or dice.chance(1, 12):
-        return _backward(dice, state, settings)
+        return backward(dice, state, settings)
     results = results[-FINAL_TERMS:]
     groups = [results[i:i + LOSS_TERMS] for i in range(0, len(results), LOSS_TERMS)]
     stmts = []
@@ -164,7 +164,7 @@ def _final_backward(dice: Dice, state: State, settings: GenSettings) -> Emit:
     return Emit(tuple(stmts), state)
 
 
-def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """torch.autograd.grad, with allow_unused and materialize_grads, and optionally a
     second-order grad. The generator does not track which leaves a result depends on, so
     the grad of an unused leaf must be zeros, not None: later statements use it as a
@@ -172,7 +172,7 @@ def _autograd_grad(dice: Dice, state: State, settings: GenSettings) -> Emit:
     leaves = state.leaves()
     targets = state.differentiable()
     if not leaves or not targets:
-        return _backward(dice, state, settings)
+        return backward(dice, state, settings)
     v = dice.recent(targets)
     x = dice.pick(leaves)
     create = dice.chance(1, 2)
@@ -210,7 +210,7 @@ HOOK_BODIES: tuple[Callable[[ir.Expr], ir.Expr], ...] = (
 )
 
 
-def _hook(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def hook(dice: Dice, state: State, settings: GenSettings) -> Emit:
     targets = state.differentiable()
     if not targets:
         return Emit((), state)
@@ -224,7 +224,7 @@ def _hook(dice: Dice, state: State, settings: GenSettings) -> Emit:
     return Emit(tuple(stmts), state)
 
 
-def _tensor_state(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def tensor_state(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """retain_grad, detach, .data, requires_grad_, and resetting or zeroing .grad."""
     v = dice.recent(state.vars)
     kind = dice.pick(("retain_grad", "detach", "data", "data=", "requires_grad_",
@@ -252,12 +252,12 @@ def _tensor_state(dice: Dice, state: State, settings: GenSettings) -> Emit:
     return Emit((expr_stmt(method(attr(name(v.name), "grad"), "zero_")),), state)
 
 
-def _grad_mode_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def grad_mode_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """`with torch.no_grad():` (or enable_grad inside it) around an op or in-place op."""
     body: list[ir.Stmt] = []
     inner = state
     for _ in range(1 + dice.below(2)):
-        piece = dice.pick((registry_op, _inplace, _view))
+        piece = dice.pick((registry_op, inplace, view))
         emit = piece(dice, inner, settings)
         body += emit.stmts
         inner = emit.state
@@ -273,7 +273,7 @@ def _grad_mode_block(dice: Dice, state: State, settings: GenSettings) -> Emit:
     return Emit((block,), inner)
 
 
-def _loop(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def loop(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """`for i in range(2):` around a backward that keeps the graph (grads accumulate)."""
     targets = state.differentiable()
     if not targets:
@@ -283,7 +283,7 @@ def _loop(dice: Dice, state: State, settings: GenSettings) -> Emit:
     return Emit((ir.For("i", (const(2),), (body,)),), state)
 
 
-def _shape_assert(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def shape_assert(dice: Dice, state: State, settings: GenSettings) -> Emit:
     v = dice.recent(state.vars)
     test = ir.Compare(attr(name(v.name), "shape"), ("==",), (shape_tuple(v.shape),))
     return Emit((ir.Assert(test),), state)
@@ -291,7 +291,7 @@ def _shape_assert(dice: Dice, state: State, settings: GenSettings) -> Emit:
 
 # ---- motifs: error paths reached on purpose ---------------------------------------------
 
-def _backward_twice(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def backward_twice(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """A loss through ops that save tensors, backwarded twice (the second may fail)."""
     stmts_before: tuple[ir.Stmt, ...] = ()
     if not state.differentiable():
@@ -311,7 +311,7 @@ def _backward_twice(dice: Dice, state: State, settings: GenSettings) -> Emit:
         base._replace(name=loss, shape=(), leaf=False, stale=True)))
 
 
-def _modify_saved(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def modify_saved(dice: Dice, state: State, settings: GenSettings) -> Emit:
     """An op saves a tensor, the tensor is modified in place, then backward runs."""
     emit = leaf(dice, state, settings, requires_grad=True)
     state = emit.state
@@ -335,7 +335,7 @@ def _modify_saved(dice: Dice, state: State, settings: GenSettings) -> Emit:
     return Emit(stmts, state)
 
 
-def _new_leaf(dice: Dice, state: State, settings: GenSettings) -> Emit:
+def new_leaf(dice: Dice, state: State, settings: GenSettings) -> Emit:
     return leaf(dice, state, settings)
 
 

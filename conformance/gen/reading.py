@@ -86,7 +86,7 @@ def features_of(program: ir.Program) -> set[str]:
     return found & set(vocabulary.FEATURES)
 
 
-def _is_backward(stmt: ir.Stmt) -> bool:
+def is_backward(stmt: ir.Stmt) -> bool:
     return any(isinstance(n, ir.Attribute) and n.attr in BACKWARD_CALLS
                for n in nodes(stmt))
 
@@ -104,7 +104,7 @@ _AUGMENTED = {o.symbol: (f"__{o.inplace.__name__}__", OPERATOR_OP.get(o.symbol))
               for o in operators.AUGMENTED if o.inplace is not None}
 
 
-def _api_of(node: object) -> tuple[str, str | None] | None:
+def api_of(node: object) -> tuple[str, str | None] | None:
     """(`api:` path, registry op or None) of one IR node that calls into an engine."""
     if isinstance(node, ir.Call) and isinstance(node.func, ir.Attribute):
         path = ir.dotted(node.func)
@@ -125,26 +125,26 @@ def _api_of(node: object) -> tuple[str, str | None] | None:
     return None
 
 
-def _ops_in(node: object) -> set[str]:
+def ops_in(node: object) -> set[str]:
     found = set()
     for n in nodes(node, into_lambdas=False):
-        a = _api_of(n)
+        a = api_of(n)
         if a is not None and a[1] is not None:
             found.add(a[1])
     return found
 
 
-def _names_in(node: object) -> set[str]:
+def names_in(node: object) -> set[str]:
     return {n.id for n in nodes(node, into_lambdas=False)
             if isinstance(n, ir.Name) and n.id != "torch"}
 
 
-def _detaches(e: ir.Expr) -> bool:
+def detaches(e: ir.Expr) -> bool:
     return (isinstance(e, ir.Attribute) and e.attr == "data") or (
         isinstance(e, ir.Call) and isinstance(e.func, ir.Attribute)
         and e.func.attr == "detach")
 
 
-def _makes_leaf_requiring_grad(e: object) -> bool:
+def makes_leaf_requiring_grad(e: object) -> bool:
     return any(isinstance(n, ir.Keyword) and n.name == "requires_grad"
                and n.value == ir.Const(True) for n in nodes(e, into_lambdas=False))

@@ -57,20 +57,20 @@ from conformance.gen.forward import complex_chain, dual_block, own_dual_block
 from conformance.gen.op_calls import registry_op
 from conformance.gen.pieces import (
     Piece,
-    _autograd_grad,
-    _backward,
-    _backward_twice,
-    _final_backward,
-    _grad_mode_block,
-    _hook,
-    _inplace,
-    _loop,
-    _matmul,
-    _modify_saved,
-    _new_leaf,
-    _shape_assert,
-    _tensor_state,
-    _view,
+    autograd_grad,
+    backward,
+    backward_twice,
+    final_backward,
+    grad_mode_block,
+    hook,
+    inplace,
+    loop,
+    matmul,
+    modify_saved,
+    new_leaf,
+    shape_assert,
+    tensor_state,
+    view,
 )
 from conformance.gen.state import (
     DEFAULT,
@@ -103,20 +103,20 @@ def _action(name_: str, piece: Piece, weight: int, *features: str) -> Action:
 # backward); motifs are frequent enough to reach their error paths in a good share.
 ACTIONS: tuple[Action, ...] = (
     _action("op", registry_op, 60, "ops", "reductions", "views", "matmul", "inplace"),
-    _action("matmul", _matmul, 1, "matmul"),
-    _action("view", _view, 2, "views"),
-    _action("inplace", _inplace, 1, "inplace"),
-    _action("backward", _backward, 2, "backward_options", "retain_graph", "higher_order"),
-    _action("grad", _autograd_grad, 2, "autograd_grad", "higher_order"),
-    _action("hook", _hook, 1, "hooks"),
-    _action("state", _tensor_state, 1, "data", "retain_grad", "requires_grad"),
-    _action("grad_mode", _grad_mode_block, 1, "grad_mode"),
-    _action("loop", _loop, 1, "retain_graph"),
-    _action("assert", _shape_assert, 1),
+    _action("matmul", matmul, 1, "matmul"),
+    _action("view", view, 2, "views"),
+    _action("inplace", inplace, 1, "inplace"),
+    _action("backward", backward, 2, "backward_options", "retain_graph", "higher_order"),
+    _action("grad", autograd_grad, 2, "autograd_grad", "higher_order"),
+    _action("hook", hook, 1, "hooks"),
+    _action("state", tensor_state, 1, "data", "retain_grad", "requires_grad"),
+    _action("grad_mode", grad_mode_block, 1, "grad_mode"),
+    _action("loop", loop, 1, "retain_graph"),
+    _action("assert", shape_assert, 1),
     _action("function", custom_function, 1, "custom_function"),
-    _action("backward_twice", _backward_twice, 1, "retain_graph"),
-    _action("modify_saved", _modify_saved, 1, "inplace"),
-    _action("leaf", _new_leaf, 1),
+    _action("backward_twice", backward_twice, 1, "retain_graph"),
+    _action("modify_saved", modify_saved, 1, "inplace"),
+    _action("leaf", new_leaf, 1),
     # The dual-level block, weight 10 (h32fwd, 2026-11-27): forward.own_dual_block (duals of
     # its own leaves, each piece and unpack a draw of its own) lets the shrinker cut a wrong
     # mul jvp down to a few statements (tests/test_generator_finds_faults.py). With it, the
@@ -196,7 +196,7 @@ def programs(draw: st.DrawFn, settings: GenSettings = DEFAULT,
     if not state.vars:
         add(leaf(end, state, settings))
     if end.chance(9, 10):
-        add(_final_backward(end, state, settings))
+        add(final_backward(end, state, settings))
     if end.chance(2, 5):
         add(end.pick(MOTIFS).piece(end, state, settings))
     # Function classes first: a class statement defines a name later statements call.

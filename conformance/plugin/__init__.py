@@ -31,22 +31,22 @@ import pytest
 # harness (and through it the reference engine, torch, hypothesis) is imported by the hooks
 # that use it, when first called (tests/conformance/test_layers.py holds that).
 from conformance.plugin.shared import (
-    _ACTIVE,
-    _CAMPAIGN,
-    _EXPECTATIONS,
-    _GENERATED_LOG,
-    _LOAD_ERRORS,
-    _MATCHED,
-    _PROFILE,
-    _SHARD_SEED,
-    _STARTED,
+    ACTIVE,
+    CAMPAIGN,
+    EXPECTATIONS,
+    GENERATED_LOG,
     HITS_PROPERTY,
     LOAD_ERROR_ATTRIBUTE,
+    LOAD_ERRORS,
+    MATCHED,
     MATCHED_PROPERTY,
+    PROFILE,
     REPORT_OUTCOME,
     RESULT_PROPERTY,
-    _active,
-    _is_generated,
+    SHARD_SEED,
+    STARTED,
+    active,
+    is_generated,
 )
 
 if TYPE_CHECKING:
@@ -69,24 +69,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
-    if file_path.suffix != ".yaml" or not _active(parent.config):
+    if file_path.suffix != ".yaml" or not active(parent.config):
         return None
-    from conformance.plugin.collection import _case_file, _is_case_path
+    from conformance.plugin.collection import case_file_collector, is_case_path
 
-    return _case_file(parent, file_path) if _is_case_path(parent.config, file_path) else None
+    if not is_case_path(parent.config, file_path):
+        return None
+    return case_file_collector(parent, file_path)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None
                             ) -> Generator[None, object, object]:
     """The black box names the item running (should its process die in it)."""
-    if not _active(item.config):
+    if not active(item.config):
         return (yield)
     from conformance.plugin.collection import CaseItem
     from conformance.run import blackbox
 
     case = item.black_box_case() if isinstance(item, CaseItem) else None
-    with blackbox.running(item.nodeid, case, _is_generated(item)):
+    with blackbox.running(item.nodeid, case, is_generated(item)):
         return (yield)
 
 
@@ -94,7 +96,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
                               ) -> Iterator[None]:
     outcome = yield
-    if not _active(item.config):
+    if not active(item.config):
         return
     rep = outcome.get_result()  # type: ignore[attr-defined]
     from conformance.plugin.collection import CaseItem
@@ -102,13 +104,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
     from conformance.report import generated as generated_report
     from conformance.report import records
 
-    matched = item.config.stash[_MATCHED]
+    matched = item.config.stash[MATCHED]
     if rep.when == "call" and matched:
         rep.user_properties.append((MATCHED_PROPERTY, json.dumps(sorted(matched))))
-    if _is_generated(item) and rep.when == "call":
-        rep.user_properties.append((HITS_PROPERTY, json.dumps(_GENERATED_LOG.as_dict())))
+    if is_generated(item) and rep.when == "call":
+        rep.user_properties.append((HITS_PROPERTY, json.dumps(GENERATED_LOG.as_dict())))
         rep.user_properties.append((RESULT_PROPERTY, json.dumps(generated_report.record(
-            item, call, rep, item.config.stash[_PROFILE]))))
+            item, call, rep, item.config.stash[PROFILE]))))
     if isinstance(item, CaseItem) and rep.when == "call":
         # user_properties travel from xdist workers to the controller, so the report
         # written there sees every worker's results.
@@ -126,13 +128,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 def pytest_make_collect_report(collector: pytest.Collector
                                ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     rep = yield
-    if not _active(collector.config):
+    if not active(collector.config):
         return rep
-    from conformance.plugin.collection import CaseFile, _unreadable_entries
+    from conformance.plugin.collection import CaseFile, unreadable_entries
     from conformance.report.records import collection_error_record
 
     if isinstance(collector, pytest.Dir) and rep.passed:
-        rep.result.extend(_unreadable_entries(collector))
+        rep.result.extend(unreadable_entries(collector))
     if isinstance(collector, CaseFile) and rep.failed:
         text = str(rep.longrepr)
         e = collector.load_error
@@ -141,7 +143,7 @@ def pytest_make_collect_report(collector: pytest.Collector
             text if e is None else e.message, text)
         setattr(rep, LOAD_ERROR_ATTRIBUTE, json.dumps(record))
         stash = collector.config.stash
-        stash[_LOAD_ERRORS] = stash.get(_LOAD_ERRORS, 0) + 1
+        stash[LOAD_ERRORS] = stash.get(LOAD_ERRORS, 0) + 1
     return rep
 
 
@@ -153,7 +155,7 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
     user's project does not set that flag. Other files' collection errors abort as pytest's
     configuration says (counting every error). The errors count again once the items have
     run, so the exit status is a failure."""
-    loads = session.config.stash.get(_LOAD_ERRORS, 0)
+    loads = session.config.stash.get(LOAD_ERRORS, 0)
     hidden = session.testsfailed if session.testsfailed <= loads else 0
     session.testsfailed -= hidden
     try:
@@ -168,9 +170,9 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
 @pytest.fixture(scope="session")
 def conformance_engine(pytestconfig: pytest.Config) -> Engine:
     """The engine under test (--engine)."""
-    from conformance.plugin.collection import _engine
+    from conformance.plugin.collection import configured_engine
 
-    return _engine(pytestconfig)
+    return configured_engine(pytestconfig)
 
 
 @pytest.fixture(scope="session")
@@ -188,7 +190,7 @@ def conformance_item_timeout(pytestconfig: pytest.Config) -> float:
 
 @pytest.fixture(scope="session")
 def generated_log() -> HitRates:
-    return _GENERATED_LOG
+    return GENERATED_LOG
 
 
 @pytest.fixture(scope="session")
@@ -201,12 +203,12 @@ def generated_progress(pytestconfig: pytest.Config) -> progress.Progress:
 
 @pytest.fixture(scope="session")
 def known_divergences(pytestconfig: pytest.Config) -> expectations.Expectations:
-    return pytestconfig.stash[_EXPECTATIONS]
+    return pytestconfig.stash[EXPECTATIONS]
 
 
 @pytest.fixture(scope="session")
 def matched_expectations(pytestconfig: pytest.Config) -> set[int]:
-    return pytestconfig.stash[_MATCHED]
+    return pytestconfig.stash[MATCHED]
 
 
 @pytest.fixture(scope="session")
@@ -216,9 +218,9 @@ def save_divergences(pytestconfig: pytest.Config) -> str | None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    if _is_generated(item):
-        _GENERATED_LOG.programs = 0
-        _GENERATED_LOG.counts.clear()
+    if is_generated(item):
+        GENERATED_LOG.programs = 0
+        GENERATED_LOG.counts.clear()
 
 
 # After hypothesis' own pytest_configure, which loads --hypothesis-profile and sets
@@ -229,15 +231,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if not is_conformance_run(config):  # another project's run: load nothing more
         return
-    config.stash[_ACTIVE] = True
+    config.stash[ACTIVE] = True
     from conformance.case.vocabulary import FEATURES
     from conformance.gen import campaign, profiles
     from conformance.plugin import reporting
-    from conformance.plugin.collection import _engine, _Selection
-    from conformance.plugin.controller import _COLLECTOR, _Collector
-    from conformance.plugin.known import _load_expectations, _start_baseline
+    from conformance.plugin.collection import Selection, configured_engine
+    from conformance.plugin.controller import COLLECTOR, Collector
+    from conformance.plugin.known import load_expectations, start_baseline
     from conformance.plugin.opinfo import opinfo_selected
-    from conformance.plugin.options import _devices
+    from conformance.plugin.options import devices_option
     from conformance.report import files as report
     from conformance.run import blackbox
     from conformance.run.engine import DEFAULT_ENGINE
@@ -247,7 +249,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         spec = config.getoption("--hypothesis-db")
         database = None if spec is None else campaign.open_database(str(spec))
-        config.stash[_PROFILE] = profiles.load(config.getoption("hypothesis_profile", None),
+        config.stash[PROFILE] = profiles.load(config.getoption("hypothesis_profile", None),
                                                database)
         _start_shard(config, None if spec is None else str(spec))
     except ValueError as e:
@@ -256,25 +258,25 @@ def pytest_configure(config: pytest.Config) -> None:
         # (this package's own engine is imported when first used: the plugin is loaded in
         # every pytest run of the environment, and most never run a case)
         if config.getoption("--engine") != DEFAULT_ENGINE:
-            _engine(config)
-        config.pluginmanager.register(_Selection(
-            config.getoption("--generated-programs"), _devices(config),
+            configured_engine(config)
+        config.pluginmanager.register(Selection(
+            config.getoption("--generated-programs"), devices_option(config),
             opinfo_selected(config)), "conformance-selection")
     except ValueError as e:
         raise pytest.UsageError(str(e)) from None
-    in_use = _load_expectations(config)
-    config.stash[_MATCHED] = set()  # this session's matches
+    in_use = load_expectations(config)
+    config.stash[MATCHED] = set()  # this session's matches
     box = getattr(config, "workerinput", {}).get(blackbox.WORKER_INPUT)
     if box is not None:  # an xdist worker: its black box, named by the controller
         blackbox.assign(str(box))
     if not hasattr(config, "workerinput"):
-        collector = _Collector(config.stash[_EXPECTATIONS], config.getoption("--engine"))
+        collector = Collector(config.stash[EXPECTATIONS], config.getoption("--engine"))
         config.add_cleanup(collector.boxes.remove)
-        config.stash[_COLLECTOR] = collector
+        config.stash[COLLECTOR] = collector
         config.pluginmanager.register(collector, "conformance-collector")
-        config.stash[_STARTED] = report.now()
-        _start_baseline(config, collector, in_use)
-        reporting._start_report(config)
+        config.stash[STARTED] = report.now()
+        start_baseline(config, collector, in_use)
+        reporting.start_report(config)
 
 
 def _start_shard(config: pytest.Config, database: str | None) -> None:
@@ -295,8 +297,8 @@ def _start_shard(config: pytest.Config, database: str | None) -> None:
             core.global_force_seed = None
         elif settings().derandomize:  # the profile loaded above
             seed = campaign.shard_seed(shard)
-    config.stash[_SHARD_SEED] = seed
-    config.stash[_CAMPAIGN] = campaign.describe(database, shard, seed)
+    config.stash[SHARD_SEED] = seed
+    config.stash[CAMPAIGN] = campaign.describe(database, shard, seed)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -304,7 +306,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """A hypothesis test of a shard draws from the shard's seed, as with `@seed(...)`, but
     keeping the example database (`@seed` turns it off). A test with a seed of its own keeps
     it. The seed is set for this call only, so the test function is left as it was."""
-    seed = item.config.stash.get(_SHARD_SEED, None)
+    seed = item.config.stash.get(SHARD_SEED, None)
     if seed is None:
         yield
         return
@@ -324,7 +326,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    if not _active(session.config):
+    if not active(session.config):
         return
     from conformance.plugin import reporting
 

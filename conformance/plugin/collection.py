@@ -17,18 +17,18 @@ import pytest
 from conformance.case import paths
 from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case, read_case_text
-from conformance.plugin.engine import _ENGINES, _engine  # noqa: F401 (tests patch it here)
+from conformance.plugin.engine import ENGINES, configured_engine  # noqa: F401 (tests patch it here)
 from conformance.plugin.items import ConformanceItem, fail
 from conformance.plugin.opinfo import OpInfoItem
 from conformance.plugin.opinfo import collect as opinfo_items
-from conformance.plugin.options import _named
+from conformance.plugin.options import named
 from conformance.plugin.shared import (
-    _CASE_ROOTS,
-    _EXPECTATIONS,
-    _IDS,
-    _TAKEN_IDS,
+    CASE_ROOTS,
+    EXPECTATIONS,
     GENERATED_ID,
-    _is_generated,
+    IDS,
+    TAKEN_IDS,
+    is_generated,
 )
 from conformance.run.decision import decide
 from conformance.run.runner import (
@@ -45,34 +45,34 @@ from conformance.run.runner import (
 def _case_roots(config: pytest.Config) -> tuple[Path, ...]:
     """The configured case paths and the paths named on the command line, absolute,
     symlinks kept as pytest keeps them in collected paths."""
-    roots = config.stash.get(_CASE_ROOTS, None)
+    roots = config.stash.get(CASE_ROOTS, None)
     if roots is None:
-        given = [*config.getini("conformance_cases"), *_named(config)]
+        given = [*config.getini("conformance_cases"), *named(config)]
         roots = tuple(Path(os.path.abspath(p)) for p in given)
-        config.stash[_CASE_ROOTS] = roots
+        config.stash[CASE_ROOTS] = roots
     return roots
 
 
-def _is_case_path(config: pytest.Config, path: Path) -> bool:
+def is_case_path(config: pytest.Config, path: Path) -> bool:
     path = Path(os.path.abspath(path))
     return any(path == root or root in path.parents for root in _case_roots(config))
 
 
 def _case_ids(config: pytest.Config) -> paths.CaseIds:
-    ids = config.stash.get(_IDS, None)
+    ids = config.stash.get(IDS, None)
     if ids is None:
-        ids = config.stash[_IDS] = paths.CaseIds(_case_roots(config),
+        ids = config.stash[IDS] = paths.CaseIds(_case_roots(config),
                                                  config.invocation_params.dir)
     return ids
 
 
-def _case_file(parent: pytest.Collector, path: Path) -> CaseFile:
+def case_file_collector(parent: pytest.Collector, path: Path) -> CaseFile:
     """The collector of the case file `path`, under its id as node id (not one derived from
     pytest's rootdir, which moves with every path on the command line)."""
     ids = _case_ids(parent.config)
     nodeid = ids.of(path)
     case_file = CaseFile.from_parent(parent, path=path, nodeid=nodeid)
-    taken = parent.config.stash.setdefault(_TAKEN_IDS, {})
+    taken = parent.config.stash.setdefault(TAKEN_IDS, {})
     other = taken.setdefault(nodeid, path)
     if other != path:
         case_file.load_error = CaseError(
@@ -89,12 +89,12 @@ def _file_or_directory(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _unreadable_entries(directory: pytest.Dir) -> list[CaseFile]:
+def unreadable_entries(directory: pytest.Dir) -> list[CaseFile]:
     """The `*.yaml` entries of a case directory that are neither files nor directories
     (FIFOs, devices, sockets, dangling symlinks): pytest passes over them without a word;
     here each becomes a case file that fails to load, naming what it is."""
     config = directory.config
-    if not _is_case_path(config, directory.path) and \
+    if not is_case_path(config, directory.path) and \
             not any(root.parent == directory.path for root in _case_roots(config)):
         return []
     try:
@@ -105,10 +105,10 @@ def _unreadable_entries(directory: pytest.Dir) -> list[CaseFile]:
     for entry in entries:
         path = Path(entry.path)
         if entry.name.endswith(".yaml") and not _file_or_directory(entry) \
-                and _is_case_path(config, path) \
+                and is_case_path(config, path) \
                 and not directory.ihook.pytest_ignore_collect(collection_path=path,
                                                               config=config):
-            found.append(_case_file(directory, path))
+            found.append(case_file_collector(directory, path))
     return found
 
 
@@ -146,7 +146,7 @@ class CaseItem(ConformanceItem):
 
     def runtest(self) -> None:
         item = self.conformance_item
-        known = self.config.stash[_EXPECTATIONS]
+        known = self.config.stash[EXPECTATIONS]
         entries = known.applying(item.id, item.device, item.dtype)
         skip = next((e for e in entries if e.skip), None)
         if skip is not None:  # never run (the engine hangs or crashes on it)
@@ -155,7 +155,7 @@ class CaseItem(ConformanceItem):
                                      f"skipped by {skip.where(known.path)}: {skip.reason}")
             pytest.skip(self.result.reason)
         self.result = result = run_item(
-            item, _engine(self.config),
+            item, configured_engine(self.config),
             strict_messages=not self.config.getoption("--lenient-messages"),
             item_timeout=self.config.getoption("--item-timeout"))
         decision = decide(result.verdict, result.reason, entries,
@@ -176,7 +176,7 @@ class CaseItem(ConformanceItem):
                 "device": item.device, "dtype": item.dtype, "offset": item.case.line_offset}
 
 
-class _Selection:
+class Selection:
     """--generated-programs, --opinfo and --devices. A registered object rather than a
     module-level hook, so that other collection hooks of this plugin can sit beside it."""
 
@@ -203,7 +203,7 @@ class _Selection:
         for item in items:
             # generated programs and OpInfo items run on cpu
             device = item.conformance_item.device if isinstance(item, CaseItem) else \
-                "cpu" if _is_generated(item) or isinstance(item, OpInfoItem) else None
+                "cpu" if is_generated(item) or isinstance(item, OpInfoItem) else None
             (keep if device is None or device in self.devices else drop).append(item)
         if drop:
             config.hook.pytest_deselected(items=drop)

@@ -12,7 +12,7 @@ import pytest
 from conformance.opinfo import ids as opinfo_ids
 from conformance.plugin.session import collection_error
 from conformance.plugin.shared import (
-    _CASE_ID,
+    CASE_ID,
     GENERATED_TEST,
     HITS_PROPERTY,
     LOAD_ERROR_ATTRIBUTE,
@@ -22,12 +22,12 @@ from conformance.plugin.shared import (
 from conformance.report import baseline
 from conformance.report.hit_rates import HitRates
 from conformance.report.records import error_record, generated_record, item_record
-from conformance.run import blackbox, crash, expectations
+from conformance.run import blackbox, crash, expectations, verdicts
 from conformance.run.decision import decide
 from conformance.run.runner import ERROR, ItemResult
 
 
-class _Collector:
+class Collector:
     """In the controller: every item's record and the generated programs' hit counts."""
 
     def __init__(self, known: expectations.Expectations, engine: str) -> None:
@@ -65,7 +65,7 @@ class _Collector:
         if crashitem.endswith("::" + GENERATED_TEST):
             result = generated_record(crashitem, self.engine, "failed", text)
             result["reason"] = crash.reason(account)
-        elif _CASE_ID.search(crashitem):
+        elif CASE_ID.search(crashitem):
             result = self._crashed_case(crashitem, report, account, text)
         elif opinfo_ids.ID.match(crashitem):
             result = self._opinfo_error(crashitem, text)
@@ -76,7 +76,7 @@ class _Collector:
 
     def _crashed_case(self, nodeid: str, report: pytest.TestReport,
                       account: blackbox.Account, text: str) -> dict[str, Any]:
-        status = expectations.TIMEOUT if account.timed_out else None  # else: no verdict
+        status = verdicts.TIMEOUT if account.timed_out else None  # else: no verdict
         item = crash.crashed_item(account)
         if item is None:  # the box ran another item, or the case no longer loads
             record = error_record(nodeid, crash.reason(account))
@@ -113,7 +113,7 @@ class _Collector:
         # under it, a watchdog's kill, an error in setup) still appears in the report, as an
         # error: a case item, or the generated-program item.
         if report.failed and not recorded:
-            if _CASE_ID.search(report.nodeid):
+            if CASE_ID.search(report.nodeid):
                 self.records.append(error_record(report.nodeid, str(report.longrepr)))
             elif report.nodeid.endswith("::" + GENERATED_TEST):
                 record = generated_record(report.nodeid, self.engine, "failed",
@@ -163,4 +163,4 @@ class _Collector:
                 "(remove it; --write-expectations FILE --prune-expectations does)")
 
 
-_COLLECTOR: pytest.StashKey[_Collector] = pytest.StashKey()  # the controller's, stashed
+COLLECTOR: pytest.StashKey[Collector] = pytest.StashKey()  # the controller's, stashed

@@ -10,17 +10,17 @@ import pytest
 
 from conformance.run.engine import Engine, load_engine
 
-_ENGINES: dict[str, Engine] = {}
+ENGINES: dict[str, Engine] = {}
 
 
-def _engine(config: pytest.Config) -> Engine:
+def configured_engine(config: pytest.Config) -> Engine:
     name = config.getoption("--engine")
-    cached = _ENGINES.get(name)
+    cached = ENGINES.get(name)
     # pytester's in-process runs drop the modules they imported when they end: an engine
     # first imported inside one is imported again, or its lazy imports would build a second
     # copy of its classes beside the first and fail later items (isinstance checks)
     if cached is None or sys.modules.get(name) is not cached.module:
         # the invocation directory, also in xdist workers: `--engine my_engine` finds
         # my_engine.py there, as the printed rerun commands expect
-        _ENGINES[name] = load_engine(name, Path(config.invocation_params.dir))
-    return _ENGINES[name]
+        ENGINES[name] = load_engine(name, Path(config.invocation_params.dir))
+    return ENGINES[name]

@@ -12,18 +12,18 @@ import pytest
 
 from conformance.case import paths
 from conformance.case.diagnostics import CaseError
-from conformance.plugin.shared import _EXPECTATIONS
+from conformance.plugin.shared import EXPECTATIONS
 from conformance.report import baseline
 from conformance.report import files as report
 from conformance.run import expectations
 
 if TYPE_CHECKING:
-    from conformance.plugin.controller import _Collector
+    from conformance.plugin.controller import Collector
 
 
-def _load_expectations(config: pytest.Config) -> Path | None:
+def load_expectations(config: pytest.Config) -> Path | None:
     """Stash the expectations of this run; the file's path (None: no file)."""
-    config.stash[_EXPECTATIONS] = expectations.NONE
+    config.stash[EXPECTATIONS] = expectations.NONE
     explicit = config.getoption("--expectations")
     root, cwd = Path(config.rootpath), Path(config.invocation_params.dir)
     path = cwd / explicit if explicit else expectations.find_default(  # explicit: from cwd
@@ -44,7 +44,7 @@ def _load_expectations(config: pytest.Config) -> Path | None:
         known = known.under(_environment(config, any(k.engine_version for k in known.known)))
     except CaseError as e:
         raise pytest.UsageError(str(e)) from None
-    config.stash[_EXPECTATIONS] = known
+    config.stash[EXPECTATIONS] = known
     return path
 
 
@@ -54,13 +54,13 @@ def _environment(config: pytest.Config, version: bool = True) -> expectations.En
     none), and its backend (read when first needed)."""
     engine = config.getoption("--engine")
     try:
-        engine_version = report._engine_version(engine) if version else None
+        engine_version = report.engine_version(engine) if version else None
     except Exception:  # an engine without a version: conditions on it never hold
         engine_version = None
     return expectations.Environment.current(engine_version, engine)
 
 
-def _start_baseline(config: pytest.Config, collector: _Collector, in_use: Path | None
+def start_baseline(config: pytest.Config, collector: Collector, in_use: Path | None
                     ) -> None:
     """--write-expectations FILE: merge the run into FILE when it ends."""
     target, prune = config.getoption("--write-expectations"), \

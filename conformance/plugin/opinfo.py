@@ -20,8 +20,8 @@ import pytest
 
 from conformance.opinfo import ids
 from conformance.plugin.items import ConformanceItem, fail
-from conformance.plugin.options import _named, opinfo_samples
-from conformance.plugin.shared import _EXPECTATIONS
+from conformance.plugin.options import named, opinfo_samples
+from conformance.plugin.shared import EXPECTATIONS
 
 INI = "conformance_opinfo"
 
@@ -30,7 +30,7 @@ def opinfo_selected(config: pytest.Config) -> bool:
     given = config.getoption("--opinfo")
     if given is not None:
         return bool(given)
-    return bool(config.getini(INI)) and not _named(config)
+    return bool(config.getini(INI)) and not named(config)
 
 
 class OpInfoCollector(pytest.Collector):
@@ -71,20 +71,20 @@ class OpInfoItem(ConformanceItem):
     def runtest(self) -> None:
         from conformance.opinfo import database, item
         from conformance.opinfo.check import Limit
-        from conformance.plugin.engine import _engine
+        from conformance.plugin.engine import configured_engine
         from conformance.run.decision import decide
         from conformance.run.limits import ItemTimeout, RunLimit, contained
         from conformance.run.runner import torch_engine
         from conformance.run.verdicts import Verdict
 
-        known = self.config.stash[_EXPECTATIONS]
+        known = self.config.stash[EXPECTATIONS]
         entries = known.applying(self.nodeid, ids.DEVICE, self.dtype)
         skip = next((e for e in entries if e.skip), None)
         if skip is not None:  # never run (the engine hangs or crashes on it)
             reason = f"skipped by {skip.where(known.path)}: {skip.reason}"
             self.judged = item.Judged(Verdict.SKIPPED.value, reason, Verdict.SKIPPED.value)
             pytest.skip(reason)
-        engine = _engine(self.config)
+        engine = configured_engine(self.config)
         try:
             # read before the item's time limit starts: importing OpInfo is the harness's
             # cost (most of 14 s in a process's first item, more under load), not the item's

@@ -62,7 +62,7 @@ def opinfo_samples(config: pytest.Config) -> int:
     return samples
 
 
-def _named(config: pytest.Config) -> list[Path]:
+def named(config: pytest.Config) -> list[Path]:
     """The paths named on the command line (not testpaths: naming a folder there is no
     request for its YAML)."""
     if config.args_source != pytest.Config.ArgsSource.ARGS:
@@ -89,7 +89,7 @@ def is_conformance_run(config: pytest.Config) -> bool:
     package = Path(options.__file__).resolve().parent
     skipped = [str(p) for p in config.getini("norecursedirs")]
     return any(path.suffix == ".yaml" or package in path.resolve().parents
-               or (path.is_dir() and _holds_yaml(path, skipped)) for path in _named(config))
+               or (path.is_dir() and _holds_yaml(path, skipped)) for path in named(config))
 
 
 def _holds_yaml(directory: Path, skipped: list[str]) -> bool:
@@ -102,15 +102,15 @@ def _holds_yaml(directory: Path, skipped: list[str]) -> bool:
     return False
 
 
-def _devices(config: pytest.Config) -> tuple[str, ...] | None:
+def devices_option(config: pytest.Config) -> tuple[str, ...] | None:
     value = config.getoption("--devices")
     return None if value is None else parse_devices(str(value))
 
 
-def _options(config: pytest.Config) -> dict[str, Any]:
+def run_options(config: pytest.Config) -> dict[str, Any]:
     """The command-line options that shape which items ran and their verdicts (engine,
     hypothesis profile and seed, and the expectations file have their own run_info keys)."""
-    devices = _devices(config)
+    devices = devices_option(config)
     return {
         "keyword": config.getoption("keyword", "") or None,
         "markexpr": config.getoption("markexpr", "") or None,

@@ -9,25 +9,25 @@ from pathlib import Path
 import pytest
 
 from conformance.case import paths
-from conformance.plugin.controller import _COLLECTOR
-from conformance.plugin.options import _named, _options
+from conformance.plugin.controller import COLLECTOR
+from conformance.plugin.options import named, run_options
 from conformance.plugin.session import RunState, terminate_as_interrupt
 from conformance.plugin.shared import (
-    _CAMPAIGN,
-    _PROFILE,
-    _RUN_STATE,
-    _STARTED,
+    CAMPAIGN,
+    PROFILE,
     REPORT_OUTCOME,
+    RUN_STATE,
+    STARTED,
 )
 from conformance.report import directory as report_dir
 from conformance.report import files as report
 from conformance.report.status import not_written
 
 
-def _start_report(config: pytest.Config) -> None:
+def start_report(config: pytest.Config) -> None:
     """Track how far the run gets, and take the report directory for this run alone."""
     state = RunState()
-    config.stash[_RUN_STATE] = state
+    config.stash[RUN_STATE] = state
     config.pluginmanager.register(state, "conformance-run-state")
     directory = config.getoption("--conformance-report")
     if not directory:
@@ -50,7 +50,7 @@ def _start_report(config: pytest.Config) -> None:
 def finish(session: pytest.Session) -> None:
     """The session's end in the controller: --strict-expectations judged, the report written."""
     config = session.config
-    collector = config.stash.get(_COLLECTOR, None)
+    collector = config.stash.get(COLLECTOR, None)
     if collector is None:
         return
     if config.getoption("--strict-expectations") and collector.stale() and \
@@ -59,8 +59,8 @@ def finish(session: pytest.Session) -> None:
     if not config.getoption("--conformance-report"):
         return
     directory = Path(config.getoption("--conformance-report"))
-    state = config.stash[_RUN_STATE]
-    facts = state.facts(session, _options(config))
+    state = config.stash[RUN_STATE]
+    facts = state.facts(session, run_options(config))
     records = collector.records
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     # The session ends mid progress line (`... [100%]`); pytest has no public test for it.
@@ -81,12 +81,12 @@ def finish(session: pytest.Session) -> None:
     try:
         written = report.write(
             directory, records, engine=config.getoption("--engine"),
-            started=config.stash[_STARTED], profile=config.stash[_PROFILE],
+            started=config.stash[STARTED], profile=config.stash[PROFILE],
             generated=collector.hits, known=collector.known,
             unmatched=[k for k, _ in collector.stale()],
             seed=config.getoption("hypothesis_seed", None), run=facts,
-            campaign=config.stash.get(_CAMPAIGN, None),
-            case_sources=paths.case_sources(_named(config) or config.getini("conformance_cases"),
+            campaign=config.stash.get(CAMPAIGN, None),
+            case_sources=paths.case_sources(named(config) or config.getini("conformance_cases"),
                                             config.invocation_params.dir))
     except report.NotWritten as e:
         outcome.error, outcome.status, outcome.torch_version = str(e), e.status, \

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 RESULT_PROPERTY = "conformance_result"
 # ids of case items: path.yaml::device-dtype
-_CASE_ID = re.compile(r"\.yaml::(cpu|cuda)-float(32|64)$")
+CASE_ID = re.compile(r"\.yaml::(cpu|cuda)-float(32|64)$")
 HITS_PROPERTY = "conformance_generated_hits"
 MATCHED_PROPERTY = "conformance_known_matched"
 # The record of a case file that failed to load, carried on its CollectReport (whose extra
@@ -32,31 +32,31 @@ GENERATED_TEST = "test_generated_programs_agree_with_torch"
 GENERATED_ID = f"conformance/generated_suite.py::{GENERATED_TEST}"
 
 # Hit counts of the generated-program items run in this process (reset per item).
-_GENERATED_LOG = HitRates()
+GENERATED_LOG = HitRates()
 # The run's stash keys (typed in annotations: the types are imported for type checking only)
-_EXPECTATIONS: pytest.StashKey[expectations.Expectations] = pytest.StashKey()
-_PROFILE = pytest.StashKey[str]()
-_STARTED = pytest.StashKey[float]()
-_CASE_ROOTS = pytest.StashKey[tuple[Path, ...]]()
-_IDS: pytest.StashKey[paths.CaseIds] = pytest.StashKey()
-_TAKEN_IDS = pytest.StashKey[dict[str, Path]]()
+EXPECTATIONS: pytest.StashKey[expectations.Expectations] = pytest.StashKey()
+PROFILE = pytest.StashKey[str]()
+STARTED = pytest.StashKey[float]()
+CASE_ROOTS = pytest.StashKey[tuple[Path, ...]]()
+IDS: pytest.StashKey[paths.CaseIds] = pytest.StashKey()
+TAKEN_IDS = pytest.StashKey[dict[str, Path]]()
 # Indices of generated-program expectations entries matched by the programs this session ran
 # in this process (case items' entries are judged from their records: baseline.usage).
-_MATCHED = pytest.StashKey[set[int]]()
-_LOAD_ERRORS = pytest.StashKey[int]()  # case files that failed to load in this process
-_RUN_STATE: pytest.StashKey[RunState] = pytest.StashKey()
+MATCHED = pytest.StashKey[set[int]]()
+LOAD_ERRORS = pytest.StashKey[int]()  # case files that failed to load in this process
+RUN_STATE: pytest.StashKey[RunState] = pytest.StashKey()
 # What this run did with its report directory (`run` reads it: cli/final_line.Observer).
 REPORT_OUTCOME: pytest.StashKey[report_dir.ReportOutcome] = pytest.StashKey()
-_SHARD_SEED = pytest.StashKey[int | None]()
+SHARD_SEED = pytest.StashKey[int | None]()
 # Set when this run is a conformance run (options.is_conformance_run): the hooks of any other
 # run return at once, so that it never loads the harness.
-_ACTIVE = pytest.StashKey[bool]()
-_CAMPAIGN = pytest.StashKey[dict[str, Any]]()
+ACTIVE = pytest.StashKey[bool]()
+CAMPAIGN = pytest.StashKey[dict[str, Any]]()
 
 
-def _active(config: pytest.Config) -> bool:
-    return config.stash.get(_ACTIVE, False)
+def active(config: pytest.Config) -> bool:
+    return config.stash.get(ACTIVE, False)
 
 
-def _is_generated(item: pytest.Item) -> bool:
+def is_generated(item: pytest.Item) -> bool:
     return "generated_log" in getattr(item, "fixturenames", ())

@@ -39,14 +39,12 @@ import yaml
 
 from conformance.case.diagnostics import CaseError
 from conformance.report import status as run_status
-from conformance.run import expectations
+from conformance.run import expectations, verdicts
 from conformance.run.decision import decide
 from conformance.run.expectations import Expectations, Known
 from conformance.run.verdicts import Verdict
 
 DIVERGES = Verdict.DIVERGES.value
-# Statuses a new entry is written for: the failures an entry can excuse.
-EXCUSABLE = (DIVERGES, Verdict.ERROR.value, expectations.TIMEOUT)
 # Items listed in the summary, at most (the counts are always complete).
 MAX_LISTED = 20
 
@@ -162,7 +160,7 @@ def usage(known: Expectations, records: Iterable[dict[str, Any]],
         decision = decide(status, "", entries)
         if decision.entry is not None:
             used.add(decision.entry.index)
-        elif status in EXCUSABLE:
+        elif status in verdicts.EXCUSABLE:
             found.new.append((r, status))
         if decision.passes_now is not None:
             found.passing.setdefault(decision.passes_now.index, []).append(str(r["id"]))

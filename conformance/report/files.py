@@ -54,7 +54,7 @@ def git_revision() -> str | None:
     return out.stdout.strip() or None
 
 
-def _engine_version(engine: str) -> str | None:
+def engine_version(engine: str) -> str | None:
     """The engine module's __version__, else the version of the distribution shipping it."""
     module = importlib.import_module(engine)
     version = getattr(module, "__version__", None)
@@ -86,7 +86,7 @@ def run_info(engine: str, started: float, profile: str, seed: object = None,
         "platform": sys.platform,  # what expectations entries' `platform` is checked against
         "numpy_version": np.__version__,
         "engine": engine,
-        "engine_version": _engine_version(engine),
+        "engine_version": engine_version(engine),
         "engine_backend": declared_backend(engine),
         "git_revision": git_revision() if case_sources is None else
         paths.revision_of(case_sources),

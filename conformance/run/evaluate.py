@@ -29,7 +29,7 @@ from conformance.run.trace import (
 )
 
 
-class _StepFailed(Exception):
+class StepFailed(Exception):
     """A recorded step failed; unwinds to the nearest `with raises` or ends the run."""
 
     def __init__(self, step: Step, error_class: type | None = None) -> None:
@@ -189,7 +189,7 @@ class Evaluator(ExpressionEvaluator):
             return
         try:
             self._block(stmt.body, scope)
-        except _StepFailed as failed:
+        except StepFailed as failed:
             got = failed.step.outcome
             if got.status == ERROR and got.kind == context.kind and \
                     not context.type_differs(failed.error_class):

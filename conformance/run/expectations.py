@@ -50,17 +50,13 @@ from packaging.version import InvalidVersion, Version
 
 from conformance.case import vocabulary
 from conformance.case.diagnostics import CaseError
-from conformance.run.verdicts import Verdict
+from conformance.run.verdicts import TIMEOUT, Verdict, statuses
 
 ENTRY_KEYS = ("items", "generated", "status", "skip", "devices", "dtypes", "torch", "python",
               "platform", "engine_version", "backend", "reason")
-# An item's status: its verdict before the expectations, with `timeout` carved from `error`.
-TIMEOUT = "timeout"
-# The statuses an entry may expect. `pass` only beside another (an intermittent item).
-# `unsupported` is written by hand only, never by a baseline: it says the engine cannot have
-# an API by design (a compiled graph's node has no `_saved_self`), which no run can tell.
-STATUSES = (Verdict.PASS.value, Verdict.DIVERGES.value, Verdict.ERROR.value, TIMEOUT,
-            Verdict.UNSUPPORTED.value)
+# The statuses an entry may expect (verdicts.Verdict.expectable). `pass` only beside another
+# (an intermittent item).
+STATUSES = statuses(v for v in Verdict if v.expectable)
 DEFAULT_STATUSES: tuple[str, ...] = (Verdict.DIVERGES.value,)
 # Version conditions: the entry key and the Environment attribute it is checked against.
 VERSION_KEYS = ("torch", "python", "engine_version")

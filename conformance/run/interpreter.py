@@ -22,7 +22,7 @@ from conformance.case import language
 from conformance.case import program as ir
 from conformance.run import changes, isolation, limits
 from conformance.run.engine import Engine
-from conformance.run.evaluate import Evaluator, _StepFailed, warning_record
+from conformance.run.evaluate import Evaluator, StepFailed, warning_record
 from conformance.run.evaluate_expressions import BINARY, COMPARE, INPLACE, UNARY
 from conformance.run.incremental import IncrementalObserver
 from conformance.run.observe import observe
@@ -93,7 +93,7 @@ class Interpreter(Evaluator):
             self.warnings, self.filters = caught, list(warnings.filters)
             try:
                 self._block(program.body, self.globals)
-            except _StepFailed as failed:
+            except StepFailed as failed:
                 self.trace.failure = failed.step
             except limits.RunLimit as stopped:
                 if stopped.line is None:  # the timer's signal cannot know the line
@@ -135,7 +135,7 @@ class Interpreter(Evaluator):
                 with self.statement_context():
                     self._execute(stmt, scope)
             outcome = _OK_OUTCOME
-        except _StepFailed:
+        except StepFailed:
             # an inner step failed: its warnings went with it, and so do this one's (no
             # step records them), as they would leaving a context of this step's own
             del caught[first:]
@@ -163,7 +163,7 @@ class Interpreter(Evaluator):
             if self.continue_on_error:
                 self.trace.failure = self.trace.failure or step
             else:
-                raise _StepFailed(step, error_class)
+                raise StepFailed(step, error_class)
 
     # ---- program-defined callables ---------------------------------------------------
     # Here, not in evaluate: they run the program's statements (as method bodies) and record

@@ -17,7 +17,7 @@ import torch  # noqa: F401
 from conformance.case.diagnostics import CaseError
 from conformance.cli import main
 from conformance.report import baseline
-from conformance.run import expectations
+from conformance.run import expectations, verdicts
 from conformance.run.decision import decide
 from tests.conformance.test_expectations import CASE, PASSING, WRONG_EXP
 
@@ -371,5 +371,5 @@ def test_the_schema_names_every_status() -> None:
     from tests.conformance.test_report_schema import SCHEMA
 
     statuses = set(SCHEMA["$defs"]["item"]["properties"]["status"]["enum"])
-    assert statuses == {v.value for v in Verdict} - {"known"} | {expectations.TIMEOUT}
+    assert statuses == {v.value for v in Verdict} - {"known"} | {verdicts.TIMEOUT}
     assert set(expectations.STATUSES) <= statuses

@@ -146,9 +146,9 @@ def test_an_engine_a_pytester_run_dropped_from_sys_modules_is_imported_again(
     # that is no longer in sys.modules would build a second copy of its classes through its
     # lazy imports, and later items on that worker failed (`Tensor + Tensor` unsupported).
     stale = Engine("reference_engine", types.ModuleType("reference_engine"))
-    monkeypatch.setitem(collection._ENGINES, "reference_engine", stale)
+    monkeypatch.setitem(collection.ENGINES, "reference_engine", stale)
     config = SimpleNamespace(getoption=lambda name: "reference_engine",
                              invocation_params=SimpleNamespace(dir=Path.cwd()))
-    engine = collection._engine(config)  # type: ignore[arg-type]
+    engine = collection.configured_engine(config)  # type: ignore[arg-type]
     assert engine.module is sys.modules["reference_engine"] is not stale.module
-    assert collection._engine(config) is engine  # and it is cached while current
+    assert collection.configured_engine(config) is engine  # and it is cached while current

@@ -46,6 +46,8 @@ CASE = ("description: torch's once-per-process warnings\nfeatures: [views, warni
 REFERENCE = load_engine("reference_engine")
 # the modules (`reference_engine.tensor` is also torch.tensor's name, the function)
 TENSOR_MODULE = importlib.import_module("reference_engine.tensor")
+# x.T's warnings are given where Tensor.T is written (the matrix views)
+OPERATORS_MODULE = importlib.import_module("reference_engine.tensor_operators")
 WARN_MODULE = importlib.import_module("reference_engine.warn")
 
 
@@ -78,6 +80,7 @@ def test_an_engine_lacking_them_diverges_in_both_orders_alike(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the reference engine without its TORCH_WARN_ONCE warnings (x.T's among them)
     monkeypatch.setattr(TENSOR_MODULE, "warn_once", lambda *a, **k: None)
+    monkeypatch.setattr(OPERATORS_MODULE, "warn_once", lambda *a, **k: None)
     verdicts = _verdicts(_twins(tmp_path), REFERENCE)
     assert verdicts == [(DIVERGES, ("warnings", 2, []))] * 4
 
@@ -164,6 +167,7 @@ def test_first_use_warnings_are_warmed_up(monkeypatch: pytest.MonkeyPatch,
 LACKING = """\
 import importlib
 importlib.import_module("reference_engine.tensor").warn_once = lambda *a, **k: None
+importlib.import_module("reference_engine.tensor_operators").warn_once = lambda *a, **k: None
 """
 
 

@@ -218,7 +218,7 @@ def test_a_second_run_into_a_busy_report_directory_is_refused(pytester: pytest.P
 
 
 class _Config:
-    """Just enough of pytest.Config for plugin.options._options."""
+    """Just enough of pytest.Config for plugin.options.run_options."""
 
     def __init__(self, **values: Any) -> None:
         self.values = values
@@ -232,11 +232,11 @@ class _Config:
 
 
 def test_options_record_devices_when_the_plugin_has_the_option() -> None:
-    from conformance.plugin.options import _options
+    from conformance.plugin.options import run_options
 
     given = {"--lenient-messages": False, "--strict-expectations": True}
     config: Any = _Config(**given, **{"--devices": "cpu, cuda"})
-    assert _options(config)["devices"] == ["cpu", "cuda"]
-    assert _options(config)["strict_expectations"] is True
+    assert run_options(config)["devices"] == ["cpu", "cuda"]
+    assert run_options(config)["strict_expectations"] is True
     config = _Config(**given)  # a plugin without --devices: every device
-    assert _options(config)["devices"] is None
+    assert run_options(config)["devices"] is None
