@@ -327,6 +327,8 @@ _BY_HAND: dict[str, Row] = {
     "squeeze_dims_": (lambda a: (a * 1).squeeze_((0, 2)) ** 2, [(1, 2, 1)]),
     "zero__composed": (lambda a: (a * 1).zero_() + a ** 2, [(3,)]),
     "fill__composed": (lambda a: (a * 1).fill_(2.0) * a, [(3,)]),
+    # fill_ with a 0-d tensor value: FillBackward3, the value's gradient the grad's sum
+    "fill__tensor_composed": (lambda a, v: (a * 1).fill_(v.sum()) * a, [(3,), (2,)]),
     "copy__composed": (lambda a, b: (a * 1).copy_(b) ** 2 * a, [(3,), (3,)]),
     "inplace_on_view": (_inplace_view, [(2, 2)]),
     # a Cholesky factor: triangular (the op reads one triangle) with a dominant diagonal
