@@ -141,8 +141,8 @@ def execute(args: argparse.Namespace) -> dict:
     # the fewest items first, the whole command last: a run stopped early has run the most
     sizes = {m["job"]: selection(lines, m, tree) for m in mine}
     mine.sort(key=lambda m: (sizes[m["job"]] is None, len(sizes[m["job"]] or ())))
-    if args.reverse:  # the mutants that run the whole command stay last
-        mine = [m for m in mine if selection(lines, m, tree) is not None]
+    if args.reverse or args.reached_only:  # the mutants that run the whole command stay last
+        mine = [m for m in mine if sizes[m["job"]] is not None]
     for m in reversed(mine) if args.reverse else mine:
         if m["job"] in done or m["job"] in finished(work):  # another process may have run it
             continue
@@ -249,6 +249,9 @@ def main() -> None:
                         help="draw: at a revision other than the map's (see map_offset)")
     parser.add_argument("--reverse", action="store_true",
                         help="exec: the part's mutants from its last (a second process on it)")
+    parser.add_argument("--reached-only", action="store_true",
+                        help="exec: only the mutants some item of the map reached (a map of "
+                             "a subset: the others stay pending, for mutation_by_hand.py)")
     parser.add_argument("--nice", type=int, default=10, help="exec, verify: niceness")
     parser.add_argument("--item-timeout", type=float, default=0,
                         help="exec, verify: the case items' time limit (0: theirs, 60 s)")

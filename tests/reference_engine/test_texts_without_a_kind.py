@@ -48,3 +48,17 @@ def test_gather_refuses_an_index_of_another_dim_count(shape: tuple[int, ...], di
     with pytest.raises(RuntimeError) as ours:
         engine.gather(engine.ones(shape), dim, engine.tensor(index))
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize("shape, dim", [((0,), ()), ((2, 0), 1)])
+def test_amax_amin_of_an_empty_tensor_name_themselves(name: str, shape: tuple[int, ...],
+                                                       dim: int | tuple) -> None:
+    """ReduceOpsUtils.h's zero-numel checks name the op (seed 33's ops/extremes.py:74 AddNot
+    swapped "amax" and "amin")."""
+    with pytest.raises((RuntimeError, IndexError)) as theirs:
+        getattr(torch, name)(torch.empty(shape), dim)
+    with pytest.raises((RuntimeError, IndexError)) as ours:
+        getattr(engine, name)(engine.empty(shape), dim)
+    assert type(ours.value) is type(theirs.value)
+    assert str(ours.value) == str(theirs.value)
