@@ -13,10 +13,12 @@ torch's. A complex input (C -> R) has two vectors, ur and ui, drawn one after th
 real dtype: v^T J u is complex, the numerical side ds/dx(ur) + i ds/dy(ui), the analytical side
 Re(vJ).ur + i Im(vJ).ui, and atol is scaled by (sum(ur) + sum(ui)) sum(v) (_adjusted_atol).
 Complex outputs in fast mode (torch's real and imaginary passes) are not modelled
-(NotImplementedError). Known rounding difference: torch sums a complex v * Ju with its own
-vectorised order (two lanes for a few elements), this module with NumPy's, so the fast
-numbers a failure's text prints may differ from torch's in the last digit (seen: ...4324
-against ...4325); the verdicts and the slow-mode Jacobians are torch's.
+(NotImplementedError). Known rounding differences: torch sums a complex v * Ju in its own
+vectorised order (two lanes for a few elements), this module in NumPy's, and an op's
+last-bit difference from torch's (complex mul, say) grows by 1/eps in a central difference,
+so the fast numbers a failure's text prints may differ from torch's in their last digits
+(seen: ...94324 against ...94325; 3.2904856936880633 against 3.290485693455439 for
+real(z * z)); the verdicts are torch's.
 """
 
 from __future__ import annotations
