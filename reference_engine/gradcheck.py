@@ -15,10 +15,10 @@ inputs (forward) along their imaginary, then their real parts, the other part he
 check_forward_ad is gradcheck_forward.py's; what both checks share (the numerical
 Jacobian, the error) is in gradcheck_common.py.
 
-fast_mode=True is gradcheck_fast.py's, for real functions and backward mode. Not modelled
-(refused with NotImplementedError, never answered wrongly): fast_mode with complex inputs or
-outputs or with check_forward_ad, check_batched_grad, check_batched_forward_grad (vmap),
-masked inputs.
+fast_mode=True is gradcheck_fast.py's, for real outputs (of real or complex inputs) and
+backward mode. Not modelled (refused with NotImplementedError, never answered wrongly):
+fast_mode with complex outputs or with check_forward_ad, check_batched_grad,
+check_batched_forward_grad (vmap), masked inputs.
 check_grad_dtypes and nondet_tol are honoured.
 """
 
