@@ -129,16 +129,19 @@ def reference(engine: Engine, program: ir.Program, device: str = "cpu",
 def jittered(torch: Engine, signs: float | int) -> Iterator[None]:
     """torch's dispatcher, while in it, multiplies every new floating result of an op that
     float32 cannot hold exactly by 1 + s JITTER: s = `signs` if a float (1.0 or -1.0), else
-    +-1 drawn from that seed; views and in-place results (which alias an input) and copies
-    (which round nothing) are left alone."""
+    +-1 drawn from that seed; views and in-place results (which alias an input), copies
+    (which round nothing), ZeroTensors and sparse results are left alone."""
     mode_class = torch.resolve("torch.utils._python_dispatch.TorchDispatchMode")
     tree_map = torch.resolve("torch.utils._pytree.tree_map")
     tensor_class, float32 = torch.resolve("torch.Tensor"), torch.resolve("torch.float32")
+    strided = torch.resolve("torch.strided")
     draw = np.random.default_rng(signs) if isinstance(signs, int) else None
 
     def jitter(t: Any) -> Any:
+        # a ZeroTensor has no storage to read (forward AD makes them: reading one here,
+        # under its dispatch key, crashed the process)
         if not isinstance(t, tensor_class) or not t.dtype.is_floating_point or \
-                t.numel() == 0:
+                t.numel() == 0 or t._is_zerotensor() or t.layout != strided:
             return t
         inexact = t != t.to(float32).to(t.dtype)
         s = signs * JITTER if draw is None else torch.module.from_numpy(
