@@ -134,3 +134,17 @@ def test_a_wrong_formula_in_the_amplifying_chain_still_diverges(engine: Engine) 
     assert checked.diverges
     assert checked.comparison.divergence is not None
     assert checked.comparison.divergence.field in ("y.values", "x.grad.values")
+
+
+def test_jitter_leaves_zerotensors_alone() -> None:
+    # slogdet's sign tangent is an _efficientzerotensor, which has no storage: reading it
+    # under the dispatch mode segfaulted (the ci profile's test with 310 rows, stop 42)
+    import torch.autograd.forward_ad as fwad
+
+    with rounding.jittered(TORCH, 1.0), fwad.dual_level():
+        d = fwad.make_dual(torch.eye(3, dtype=torch.float64) * 2,
+                           torch.ones(3, 3, dtype=torch.float64))
+        sign, logabsdet = torch.linalg.slogdet(d)
+        tangent = fwad.unpack_dual(sign).tangent
+        assert tangent is not None and tangent._is_zerotensor()
+        assert float(fwad.unpack_dual(logabsdet).tangent) == pytest.approx(1.5)
