@@ -29,7 +29,7 @@ from conformance.case.program import Program
 from conformance.gen import rounding
 from conformance.gen.check import number
 from conformance.run.compare import compare
-from conformance.run.engine import Engine
+from conformance.run.engine import Engine, load_engine
 from conformance.run.interpreter import run_program
 from conformance.run.trace import Trace
 from reference_engine import registry
@@ -282,9 +282,8 @@ class FaultSearch:
         is judged against, as gen/check.py judges one against torch's (gen/rounding.py), so
         that a fault the rule would pass for amplified rounding counts as missed."""
         if i not in self._twins:
-            self._twins[i] = run_program(self.oracle_engine,
-                                         rounding.float64_twin(self.programs[i]),
-                                         dtype=rounding.TWIN_DTYPE, continue_on_error=True)
+            self._twins[i] = rounding.reference(self.oracle_engine, self.programs[i],
+                                                torch=load_engine("torch"))
         return self._twins[i]
 
     def detect(self, op: str, order: Sequence[int] | None = None, jvp: bool = False

@@ -90,6 +90,17 @@ def _parts(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.complex128).view(np.float64)
 
 
+class Jittered(np.ndarray):
+    """A float64 twin's value array (conformance/gen/rounding.py) with `jitter`: per element
+    (per real part, for complex), how far rounding the program's chain amplifies may move
+    it, measured; `values_differ` adds it to the bound."""
+
+    jitter: np.ndarray | None = None
+
+    def __array_finalize__(self, obj: object) -> None:
+        self.jitter = getattr(obj, "jitter", None)
+
+
 def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, dtype: str,
                   reference: np.ndarray | None = None) -> str | None:
     """Why two value arrays of the same shape disagree, or None.
@@ -99,7 +110,8 @@ def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, 
     conformance/gen/rounding.py). Where given, a finite element also agrees when the engine
     is within twice torch's own distance from it (plus the dtype's tolerance): no further
     from the float64 value than torch is, by the triangle inequality, so the difference is
-    rounding that the program's chain amplified, not the engine's formula."""
+    rounding that the program's chain amplified, not the engine's formula; a `Jittered`
+    reference adds its measured `jitter` (the chain's amplification of rounding) too."""
     if isinstance(a, TensorSummary) or isinstance(b, TensorSummary):
         if isinstance(a, TensorSummary) and isinstance(b, TensorSummary):
             return summaries_differ(a, b, dtype)
@@ -116,11 +128,15 @@ def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, 
             return "values"
         close = np.isclose(a64, b64, rtol=rtol, atol=atol) | nan_a
         if not close.all() and reference is not None and reference.shape == b.shape:
+            jitter = getattr(reference, "jitter", None)
             ref = _parts(reference) if reference.dtype.kind == "c" else \
-                reference.astype(np.float64)
+                np.asarray(reference, dtype=np.float64)
+            if jitter is None or jitter.shape != ref.shape:
+                jitter = np.zeros(ref.shape)
             with np.errstate(invalid="ignore", over="ignore"):
                 close |= np.isfinite(a64) & np.isfinite(b64) & (
-                    np.abs(a64 - b64) <= atol + rtol * np.abs(b64) + 2 * np.abs(a64 - ref))
+                    np.abs(a64 - b64) <= atol + rtol * np.abs(b64) + 2 * np.abs(a64 - ref)
+                    + jitter)
         if not close.all():
             return "values"
         # A zero's sign is compared where the rest of the values are bit for bit equal.
@@ -207,7 +223,7 @@ def _value_diffs(path: str, e: ValueSnapshot, a: ValueSnapshot, dtype: str,
     if e.kind != a.kind:
         yield f"{path}.kind", e.kind, a.kind
     elif e.kind in ("float", "complex"):
-        reference = np.array(ref.value) if isinstance(ref, ValueSnapshot) and \
+        reference = np.asanyarray(ref.value) if isinstance(ref, ValueSnapshot) and \
             ref.kind == e.kind else None
         why = values_differ(np.array(e.value), np.array(a.value), dtype, reference)
         if why is not None:

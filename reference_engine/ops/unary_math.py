@@ -41,6 +41,7 @@ from .common import (
     _float_dtype,
     _promotes,
     info_zeros,
+    iterator_result,
     new,
     zeros_like,
     zeros_scalar,
@@ -310,8 +311,11 @@ def frexp(self: Tensor) -> frexp_return_type:
     if not self.dtype.is_floating_point:
         raise RuntimeError(messages.FREXP_DTYPE)
     m, e = np.frexp(self._data)
-    exponent = new(e.astype(np.int32), dtypes.int32, self.device)
-    mantissa = record(FREXP, new(m, self.dtype, self.device), [self], exponent=exponent)
+    # both outputs of one TensorIterator: in the layout it gives (a transposed input, a
+    # transposed mantissa and exponent; so the tangent self_t / exponent.exp2() is too)
+    exponent = iterator_result(e.astype(np.int32), dtypes.int32, self.device, [self])
+    mantissa = record(FREXP, iterator_result(m, self.dtype, self.device, [self]), [self],
+                      exponent=exponent)
     return frexp_return_type((mantissa, exponent))
 
 
