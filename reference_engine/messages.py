@@ -3488,3 +3488,9 @@ def must_be_real_number(type_name: str) -> str:
 
 # THPUtils_unpackLong: a Python int outside int64 stored into an integer dtype (a ValueError)
 UNPACK_LONG_OVERFLOW = "Overflow when unpacking long long"
+
+
+# ---- h36eng (issue 24): pow, linear, tensor creation -----------------------------------------
+# aten/src/ATen/native/Pow.cpp, TORCH_META_FUNC2(pow, Tensor_Scalar): an integral (or bool)
+# tensor to a negative integral Scalar (a RuntimeError; a tensor exponent gives 0 / ±1 instead)
+POW_INTEGER_NEGATIVE_EXPONENT = "Integers to negative integer powers are not allowed."

@@ -589,6 +589,14 @@ KINDS += (
          "the recomputation saved other tensors than the forward"),
 )
 
+# h36eng: pow's NumPy compatibility check (aten/src/ATen/native/Pow.cpp)
+KINDS += (
+    Kind("integer_negative_power", False,
+         (r"Integers to negative integer powers are not allowed",),
+         "an integer or bool tensor to a negative integer number (`x ** -1`; a tensor of "
+         "negative exponents gives 0 or ±1 instead)"),
+)
+
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)
 WARNING_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.warning)
 ONCE_PER_PROCESS: frozenset[str] = frozenset(k.name for k in KINDS if k.once)

@@ -306,3 +306,6 @@ MESSAGES.update({
                                        "error because you passed `debug=True` to checkpoint "
                                        "and\n tensors to be saved",
 })
+MESSAGES.update({
+    "integer_negative_power": "Integers to negative integer powers are not allowed.",
+})
