@@ -308,4 +308,6 @@ MESSAGES.update({
 })
 MESSAGES.update({
     "integer_negative_power": "Integers to negative integer powers are not allowed.",
+    "complex_scalar_into_real": "index_fill_(): Converting complex Scalar to non-complex type is "
+                                "not supported",
 })
