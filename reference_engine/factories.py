@@ -191,6 +191,39 @@ def ones_like(t: Tensor, dtype: dtype | None = None, device: device | str | None
     return _like("ones_like", t, 1, dtype, device, requires_grad)
 
 
+def full_like(t: Tensor, fill_value: Any, dtype: dtype | None = None,
+              device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """torch.full_like: t's shape and layout, its dtype by default; the value through
+    checked_convert (a complex number with an imaginary part into a real dtype raises)."""
+    _check_input("full_like", t)
+    return _like("full_like", t, dtypes.scalar_in(fill_value, dtype or t.dtype), dtype,
+                 device, requires_grad)
+
+
+# Tensor.new_zeros / new_ones / new_full: contiguous, of self's dtype and device unless
+# given (bound onto Tensor at the end of this module: tensor.py cannot import it)
+def _new_sized(self: Tensor, fill: Any, size: tuple[Any, ...], dtype: dtype | None,
+               device: device | str | None, requires_grad: bool) -> Tensor:
+    dt = dtype or self.dtype
+    return _finish(np.full(_shape_args(size), dtypes.scalar_in(fill, dt)), dt,
+                   device or self.device, requires_grad)
+
+
+def new_zeros(self: Tensor, *size: Any, dtype: dtype | None = None,
+              device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    return _new_sized(self, 0, size, dtype, device, requires_grad)
+
+
+def new_ones(self: Tensor, *size: Any, dtype: dtype | None = None,
+             device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    return _new_sized(self, 1, size, dtype, device, requires_grad)
+
+
+def new_full(self: Tensor, size: Sequence[int], fill_value: Any, dtype: dtype | None = None,
+             device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    return _new_sized(self, fill_value, (size,), dtype, device, requires_grad)
+
+
 def arange(start: float, end: float | None = None, step: float = 1, dtype: dtype | None = None,
            device: device | str | None = None, requires_grad: bool = False) -> Tensor:
     if end is None:
@@ -254,3 +287,8 @@ def uniform_(t: Tensor, low: float, high: float) -> Tensor:
     values = _rng["gen"].uniform(low, high, t.shape)
     with no_grad():
         return copy_(t, Tensor(dtypes.cast(values, t.dtype.np), t.dtype, t.device))
+
+
+Tensor.new_zeros = new_zeros  # type: ignore[attr-defined]
+Tensor.new_ones = new_ones  # type: ignore[attr-defined]
+Tensor.new_full = new_full  # type: ignore[attr-defined]
