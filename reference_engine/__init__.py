@@ -96,6 +96,7 @@ from .dtypes import (
 )
 from .factories import (
     arange,
+    as_tensor,
     empty,
     empty_strided,
     full,
@@ -304,6 +305,7 @@ __all__ = [
     "_unique",
     "_unique2",
     "arange",
+    "as_tensor",
     "autocast",
     "autograd",
     "bfloat16",

@@ -11,6 +11,7 @@ import numpy as np
 from . import dtypes, messages, python_scalars, tensor_metadata
 from .dtypes import device, dtype
 from .grad_mode import no_grad
+from .ops.basic import to_copy
 from .ops.basic.inplace import copy_
 from .ops.common import in_layout_of
 from .tensor import Tensor, warn_if_requires_grad
@@ -189,6 +190,16 @@ def zeros_like(t: Tensor, dtype: dtype | None = None, device: device | str | Non
 def ones_like(t: Tensor, dtype: dtype | None = None, device: device | str | None = None,
               requires_grad: bool = False) -> Tensor:
     return _like("ones_like", t, 1, dtype, device, requires_grad)
+
+
+def as_tensor(data: Any, dtype: dtype | None = None,
+              device: device | str | None = None) -> Tensor:
+    """torch.as_tensor: a tensor as it is when neither dtype nor device changes it (the
+    same object, graph kept), else its .to(...) (ToCopyBackward0); other data as
+    torch.tensor makes it."""
+    if isinstance(data, Tensor):
+        return to_copy.to(data, device=device, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def full_like(t: Tensor, fill_value: Any, dtype: dtype | None = None,

@@ -167,7 +167,7 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         (TENSOR, "eq_", ()),
         # h36eng: factories of a tensor's shape, or of its dtype and device (not SIZED:
         # operation_limits reads a function's sizes; a method's self is not one)
-        ("torch", "full_like", {PURE}),
+        ("torch", "full_like as_tensor", {PURE}),
         (TENSOR, "new_zeros new_ones new_full", {PURE}),
     ]
 )
