@@ -96,9 +96,11 @@ from .dtypes import (
 )
 from .factories import (
     arange,
+    as_tensor,
     empty,
     empty_strided,
     full,
+    full_like,
     linspace,
     manual_seed,
     ones,
@@ -303,6 +305,7 @@ __all__ = [
     "_unique",
     "_unique2",
     "arange",
+    "as_tensor",
     "autocast",
     "autograd",
     "bfloat16",
@@ -325,6 +328,7 @@ __all__ = [
     "float32",
     "float64",
     "full",
+    "full_like",
     "get_autocast_dtype",
     "get_default_device",
     "get_default_dtype",

@@ -11,6 +11,7 @@ import numpy as np
 from . import dtypes, messages, python_scalars, tensor_metadata
 from .dtypes import device, dtype
 from .grad_mode import no_grad
+from .ops.basic import to_copy
 from .ops.basic.inplace import copy_
 from .ops.common import in_layout_of
 from .tensor import Tensor, warn_if_requires_grad
@@ -191,6 +192,49 @@ def ones_like(t: Tensor, dtype: dtype | None = None, device: device | str | None
     return _like("ones_like", t, 1, dtype, device, requires_grad)
 
 
+def as_tensor(data: Any, dtype: dtype | None = None,
+              device: device | str | None = None) -> Tensor:
+    """torch.as_tensor: a tensor as it is when neither dtype nor device changes it (the
+    same object, graph kept), else its .to(...) (ToCopyBackward0); other data as
+    torch.tensor makes it."""
+    if isinstance(data, Tensor):
+        return to_copy.to(data, device=device, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def full_like(t: Tensor, fill_value: Any, dtype: dtype | None = None,
+              device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """torch.full_like: t's shape and layout, its dtype by default; the value through
+    checked_convert (a complex number with an imaginary part into a real dtype raises)."""
+    _check_input("full_like", t)
+    return _like("full_like", t, dtypes.scalar_in(fill_value, dtype or t.dtype), dtype,
+                 device, requires_grad)
+
+
+# Tensor.new_zeros / new_ones / new_full: contiguous, of self's dtype and device unless
+# given (bound onto Tensor at the end of this module: tensor.py cannot import it)
+def _new_sized(self: Tensor, fill: Any, size: tuple[Any, ...], dtype: dtype | None,
+               device: device | str | None, requires_grad: bool) -> Tensor:
+    dt = dtype or self.dtype
+    return _finish(np.full(_shape_args(size), dtypes.scalar_in(fill, dt)), dt,
+                   device or self.device, requires_grad)
+
+
+def new_zeros(self: Tensor, *size: Any, dtype: dtype | None = None,
+              device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    return _new_sized(self, 0, size, dtype, device, requires_grad)
+
+
+def new_ones(self: Tensor, *size: Any, dtype: dtype | None = None,
+             device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    return _new_sized(self, 1, size, dtype, device, requires_grad)
+
+
+def new_full(self: Tensor, size: Sequence[int], fill_value: Any, dtype: dtype | None = None,
+             device: device | str | None = None, requires_grad: bool = False) -> Tensor:
+    return _new_sized(self, fill_value, (size,), dtype, device, requires_grad)
+
+
 def arange(start: float, end: float | None = None, step: float = 1, dtype: dtype | None = None,
            device: device | str | None = None, requires_grad: bool = False) -> Tensor:
     if end is None:
@@ -254,3 +298,8 @@ def uniform_(t: Tensor, low: float, high: float) -> Tensor:
     values = _rng["gen"].uniform(low, high, t.shape)
     with no_grad():
         return copy_(t, Tensor(dtypes.cast(values, t.dtype.np), t.dtype, t.device))
+
+
+Tensor.new_zeros = new_zeros  # type: ignore[attr-defined]
+Tensor.new_ones = new_ones  # type: ignore[attr-defined]
+Tensor.new_full = new_full  # type: ignore[attr-defined]

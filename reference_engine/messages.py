@@ -3488,3 +3488,26 @@ def must_be_real_number(type_name: str) -> str:
 
 # THPUtils_unpackLong: a Python int outside int64 stored into an integer dtype (a ValueError)
 UNPACK_LONG_OVERFLOW = "Overflow when unpacking long long"
+
+
+# ---- h36eng (issue 24): pow, linear, tensor creation -----------------------------------------
+# aten/src/ATen/native/Pow.cpp, TORCH_META_FUNC2(pow, Tensor_Scalar): an integral (or bool)
+# tensor to a negative integral Scalar (a RuntimeError; a tensor exponent gives 0 / ±1 instead)
+POW_INTEGER_NEGATIVE_EXPONENT = "Integers to negative integer powers are not allowed."
+
+
+# aten/src/ATen/native/TensorAdvancedIndexing.cpp: make_index_put_iterator (setitem with an
+# advanced index, index_put; a tensor value is not cast), index_fill_ (Scalar and Tensor value)
+def index_put_dtype(destination: str, source: str) -> str:
+    return (f"Index put requires the source and destination dtypes match, got {destination} "
+            f"for the destination and {source} for the source.")
+
+
+INDEX_FILL_INDEX_DTYPE = "index_fill_(): Expected dtype int64 for index."
+INDEX_FILL_COMPLEX_INTO_REAL = ("index_fill_(): Converting complex Scalar to non-complex type "
+                                "is not supported")
+
+
+def index_fill_value_dims(ndim: int) -> str:
+    return ("index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{ndim} dimension(s).")

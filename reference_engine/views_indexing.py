@@ -5,7 +5,9 @@ positions that a copy (IndexBackward0) or an in-place write (setitem, at the foo
 from __future__ import annotations
 
 import builtins
+import numbers
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -13,7 +15,7 @@ import numpy as np
 from . import dtypes, messages
 from .grad_mode import no_grad
 from .ops import common
-from .ops.basic import to_copy, views
+from .ops.basic import views
 from .ops.basic.inplace import apply_inplace, copy_
 from .ops.basic.views import ALIAS, _make_view, _positions, select, slice, unsqueeze
 from .tensor import Tensor
@@ -168,10 +170,11 @@ def _index_tensor(item: Any) -> Tensor:
     return common.new(arr, dt, dtypes.get_default_device())
 
 
-def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None]:
+def advanced_target(self: Tensor, index: Any, items: tuple[Any, ...] | None
+                    ) -> tuple[Tensor, np.ndarray | None]:
     """For setitem: the tensor an index writes into (self, or the view its basic items
-    make) and, for an advanced index, the flat positions in it (None for a basic index)."""
-    items = _as_items(index)
+    make) and, for an advanced index, the flat positions in it (None for a basic index).
+    `items`: _as_items(index), which warns, so the caller makes it once."""
     if items is None and _is_advanced(index):
         return self, advanced_positions(self, index)
     out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
@@ -185,20 +188,52 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     on the tensor, or on the view its basic items make (IndexPutBackward0, under a
     CopySlices for a view); the value's leading 1-dims are viewed away first, as
     THPVariable_setitem does (a ViewBackward0 under IndexPutBackward0)."""
-    value_t = common.wrap(value)
-    target, positions = advanced_target(self, index)
+    value_t = _value_tensor(self, value)
+    items = _as_items(index)
+    target, positions = advanced_target(self, index, items)
     if positions is None:
         _copy_to(target, value_t)
         return
     value_t = _without_leading_ones(value_t)
+    fill = index_put_values(target, (index,) if items is None else items, value_t, False)
     try:
         np.broadcast_shapes(tuple(value_t.shape), positions.shape)
     except ValueError:
         raise RuntimeError(messages.index_put_shape_mismatch(
             messages.sizes(value_t.shape), messages.sizes(positions.shape))) from None
     with no_grad():
-        r = common.index_put(target, positions, to_copy.to(value_t, target.dtype))
+        r = common.index_put(target, positions, fill)
     apply_inplace(target, common.INDEX_PUT, r, [value_t], index=positions)
+
+
+def _value_tensor(self: Tensor, value: Any) -> Tensor:
+    """THPVariable_setitem's valueToTensor: a tensor as it is; a Python number a 0-d tensor
+    of self's dtype and device, made by checked_convert (dtypes.scalar_in: a complex number
+    with an imaginary part into a real self is torch's overflow error, without one its real
+    part, with no warning)."""
+    if isinstance(value, Tensor) or not isinstance(value, numbers.Number):
+        return common.wrap(value)
+    v = dtypes.scalar_in(value, self.dtype)
+    return common.new(np.asarray(v, dtype=self.dtype.np), self.dtype, self.device)
+
+
+def index_put_values(self: Tensor, indices: Sequence[Any], values: Tensor,
+                     accumulate: bool) -> Tensor:
+    """_index_put_impl_'s rule for the values, as the kernel writes them into self: a single
+    value on the CPU with one bool mask as the only index tensor is masked_fill_(mask,
+    values.item()) (canDispatchToMaskedFill; the item made self's dtype by checked_convert,
+    dtypes.scalar_in); any other values must be of self's dtype (make_index_put_iterator:
+    no cast, a complex value into a real self included)."""
+    tensors = [_index_tensor(i) for i in indices if _is_advanced(i)]
+    if (not accumulate and values._data.size == 1 and values.device.type == "cpu"
+            and len(tensors) == 1 and tensors[0].dtype is dtypes.bool_):
+        v = dtypes.scalar_in(values._data.reshape(()).item(), self.dtype)
+        return common.new(np.full(values.shape, v, dtype=self.dtype.np), self.dtype,
+                          values.device)
+    if values.dtype is not self.dtype:
+        raise RuntimeError(messages.index_put_dtype(self.dtype.scalar_name,
+                                                    values.dtype.scalar_name))
+    return values
 
 
 def _without_leading_ones(t: Tensor, always: bool = False) -> Tensor:

@@ -165,6 +165,10 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
                     requires_grad_ detach_ cpu cuda""", ()),
         # the in-place comparison (no registry row: `==` is the out-of-place form)
         (TENSOR, "eq_", ()),
+        # h36eng: factories of a tensor's shape, or of its dtype and device (not SIZED:
+        # operation_limits reads a function's sizes; a method's self is not one)
+        ("torch", "full_like as_tensor", {PURE}),
+        (TENSOR, "new_zeros new_ones new_full", {PURE}),
     ]
 )
 

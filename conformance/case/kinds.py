@@ -208,7 +208,8 @@ KINDS: tuple[Kind, ...] = (
           r"expected dtype [\w ]+ for `(end|weight)` but got dtype",
           r"Expected x and y to have the same dtype",
           r"meshgrid expects all tensors to have the same dtype",
-          r"Could not set tensor of type [\w ]+ to a tensor of type"),
+          r"Could not set tensor of type [\w ]+ to a tensor of type",
+          r"Index put requires the source and destination dtypes match"),
          "a matrix product, or a scatter (index_add_, index_copy_, index_reduce_, put_, "
          "masked_scatter), or torch.complex/polar, or lerp, or meshgrid/cartesian_prod, of "
          "tensors of different dtypes (no type promotion there), or set_ to a tensor of another "
@@ -587,6 +588,18 @@ KINDS += (
          (r"You are seeing this error because you passed `debug=True` to checkpoint",),
          "non-reentrant checkpoint with debug=True (or set_checkpoint_debug_enabled(True)): "
          "the recomputation saved other tensors than the forward"),
+)
+
+# h36eng: pow's NumPy compatibility check (aten/src/ATen/native/Pow.cpp)
+KINDS += (
+    Kind("integer_negative_power", False,
+         (r"Integers to negative integer powers are not allowed",),
+         "an integer or bool tensor to a negative integer number (`x ** -1`; a tensor of "
+         "negative exponents gives 0 or ±1 instead)"),
+    Kind("complex_scalar_into_real", False,
+         (r"Converting complex Scalar to non-complex type is not supported",),
+         "index_fill_ or index_fill of a complex value (a number or a 0-d tensor, even one "
+         "with no imaginary part) into a tensor that is not complex"),
 )
 
 ERROR_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if not k.warning)

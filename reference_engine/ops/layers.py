@@ -21,7 +21,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input.ndim == 2 and bias is not None:
         return linalg.addmm(bias, input, views.t(weight))
     if bias is not None and input.is_contiguous():
-        flat = views.reshape(input, (-1, input.shape[-1]))
+        # (ATen's _flatten_nd_linear: the rows' product, not -1, which a 0 in_features
+        # would make ambiguous)
+        rows = int(np.prod(input.shape[:-1]))
+        flat = views.reshape(input, (rows, input.shape[-1]))
         out = linalg.addmm(bias, flat, views.t(weight))
         return views.view(out, (*input.shape[:-1], weight.shape[0]))
     out = linalg.matmul(input, views.t(weight))

@@ -327,9 +327,10 @@ def index_put(self: Tensor, indices: Any, values: Tensor, accumulate: bool = Fal
                   {"self": tuple(saves), "values": tuple(saves)},
                   backward=_index_put_backward,
                   jvp=lambda c: index_put(c.self_t, indices, c.values_t, accumulate))
+    fill = views_indexing.index_put_values(self, indices, values, accumulate)
     arr = np.array(self._data, copy=True)
     flat = arr.reshape(-1)
-    vals = np.broadcast_to(values._data, positions.shape).reshape(-1)
+    vals = np.broadcast_to(fill._data, positions.shape).reshape(-1)
     if accumulate:
         np.add.at(flat, positions.reshape(-1), vals)
     else:

@@ -78,8 +78,9 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     _check_first(self, value)
+    fill = indexing.index_fill_value(self, index, value)
     # an index out of bounds raises with what the kernel filled before it written into self
-    indexing.fill_until_out_of_bounds(self, _wrapped(self, dim), index, value, self._data)
+    indexing.fill_until_out_of_bounds(self, _wrapped(self, dim), index, fill, self._data)
     with no_grad():
         r = indexing.index_fill(self, dim, index, value)
     attrs: dict[str, Any] = {"dim": _wrapped(self, dim), "index": index}

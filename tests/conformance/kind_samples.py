@@ -306,3 +306,8 @@ MESSAGES.update({
                                        "error because you passed `debug=True` to checkpoint "
                                        "and\n tensors to be saved",
 })
+MESSAGES.update({
+    "integer_negative_power": "Integers to negative integer powers are not allowed.",
+    "complex_scalar_into_real": "index_fill_(): Converting complex Scalar to non-complex type is "
+                                "not supported",
+})

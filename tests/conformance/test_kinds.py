@@ -86,6 +86,12 @@ def test_index_put_value_mismatch_is_a_shape_mismatch() -> None:
                     "result of shape [2, 4]", warning=False) == "shape_mismatch"
 
 
+def test_index_put_of_another_dtype_is_a_dtype_mismatch() -> None:
+    assert classify("Index put requires the source and destination dtypes match, got Float for "
+                    "the destination and Double for the source.",
+                    warning=False) == "dtype_mismatch"
+
+
 def test_movedim_lengths_are_a_shape_mismatch() -> None:
     assert classify("movedim: Invalid source or destination dims: source ([0, 1] dims) should "
                     "contain the same number of dims as destination ([0] dims)",

@@ -306,21 +306,37 @@ INDEX_FILL_TENSOR = OpSpec(
     jvp=lambda c: index_fill(c.self_t, c.dim, c.index, c.value_t))
 
 
+def index_fill_value(self: Tensor, index: Tensor, value: Any) -> Any:
+    """index_fill_'s checks before its kernel, and the number it fills: a tensor value must
+    be 0-d (its item() is the Scalar); the index int64; a complex Scalar into a real self is
+    refused, whatever its imaginary part; the kernel's value.to<scalar_t>() is
+    checked_convert (dtypes.scalar_in)."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(messages.index_fill_value_dims(value.ndim))
+        value = value._data.item()
+    if index.dtype is not dtypes.int64:
+        raise IndexError(messages.INDEX_FILL_INDEX_DTYPE)
+    if isinstance(value, complex) and not self.dtype.is_complex:
+        raise RuntimeError(messages.INDEX_FILL_COMPLEX_INTO_REAL)
+    return dtypes.scalar_in(value, self.dtype)
+
+
 def index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of self with the slices at `index` along dim set to value (a number, or a
     0-dim tensor, which is then differentiable: IndexFillBackward1)."""
+    fill = index_fill_value(self, index, value)
     d = common.wrap_dim(dim, self.ndim)
     arr = np.array(self._data, copy=True)
-    fill_until_out_of_bounds(self, d, index, value, arr)
+    fill_until_out_of_bounds(self, d, index, fill, arr)
     # a 0-d self is filled as one of shape (1,), a view of it
     key = (slice(None),) * d + (index._data.reshape(-1).astype(np.int64),)
     if arr.ndim == 0:
         arr = arr.reshape(1)
+    arr[key] = fill
     if isinstance(value, Tensor):
-        arr[key] = dtypes.cast(value._data, self.dtype.np)
         out = common.new(arr.reshape(self.shape), self.dtype, common.common_device([self, value]))
         return record(INDEX_FILL_TENSOR, out, [self, value], dim=d, index=index)
-    arr[key] = value
     out = common.new(arr.reshape(self.shape), self.dtype, self.device)
     return record(INDEX_FILL, out, [self], dim=d, index=index)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import messages
 from ...autograd_meta import OpSpec, record
 from ...tensor import Tensor
 from ..common import (
@@ -94,17 +95,32 @@ def _mul_log_scalar(result: Tensor, base: Number, exponent: Tensor) -> Tensor:
     return mul_scalar(result, log_b)
 
 
+def _power(a: Any, b: Any) -> Any:
+    """ATen's pow kernel: NumPy's, but an integer base to a negative integer exponent (where
+    NumPy raises) is powi's (Pow.h): 1 for base 1, -1 or 1 for base -1 by the exponent's
+    parity, else 0 (0 ** -1 included)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if not (a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any()):
+        return np.power(a, b)
+    one = np.ones((), dtype=a.dtype)
+    negative = np.where(a == 1, one, np.where(a == -1, np.where(b & 1, -one, one), 0 * one))
+    return np.where(b < 0, negative, np.power(a, np.maximum(b, 0)))
+
+
 def pow(self: Any, exponent: Any) -> Tensor:
     parse("pow", (self, exponent), f"Tensor input, Tensor exponent{OUT}",
           f"Number self, Tensor exponent{OUT}", f"Tensor input, Number exponent{OUT}")
     if isinstance(self, Tensor) and not isinstance(exponent, Tensor):
+        # pow.Tensor_Scalar's meta function ("Numpy compatibility check"); a bool base counts
+        if self.dtype.category <= 1 and isinstance(exponent, int) and exponent < 0:
+            raise RuntimeError(messages.POW_INTEGER_NEGATIVE_EXPONENT)
         return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
                             compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
     if isinstance(self, Tensor):
-        return _elementwise(POW1, np.power, (self, exponent))
+        return _elementwise(POW1, _power, (self, exponent))
     # Python number ** tensor (torch.pow.Scalar): only the exponent has an edge.
     dt = _promotes([wrap(self), exponent])
-    arr = _compute(lambda e: np.power(np.asarray(self, dtype=dt.np), e),
+    arr = _compute(lambda e: _power(np.asarray(self, dtype=dt.np), e),
                    exponent._data.astype(dt.np))
     out = new(arr, dt, exponent.device)
     return record(POW2, out, [exponent], self=self)
