@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import re
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -49,6 +50,8 @@ _level: _Level | None = None  # the entered level's token
 _suspended = 0               # > 0 while a jvp formula runs: its primals show no tangent
 # autograd_functional_vmap's recording: formulas run with grad on; saved.py copies primals
 record_tangent_graph = [False]
+# the tangents unpack_dual gave out during that recording (torch's: vmap's BatchedTensors)
+batched_tangents: list[weakref.ref[Tensor]] = []
 
 
 def enter_dual_level() -> int:
@@ -272,7 +275,10 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
         level = _current_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
-    return UnpackedDualTensor(dispatch.make_dual_view(tensor, primal=True), fw_grad(tensor))
+    tangent = fw_grad(tensor)
+    if record_tangent_graph[0] and tangent is not None:
+        batched_tangents.append(weakref.ref(tangent))
+    return UnpackedDualTensor(dispatch.make_dual_view(tensor, primal=True), tangent)
 
 
 # ---- tangents of ops ------------------------------------------------------------------
