@@ -28,18 +28,21 @@ again once per column.
 
 What it does not model:
 - a general vmap (torch.func.vmap, torch._vmap_internals._vmap): only this use of it;
-- the tangents inside the call, but for repr: torch's unpack_dual works there and gives
-  vmap's BatchedTensor (the input's shape and dtype, requires_grad False), whose values
-  cannot be read; this engine gives the seed's image (it requires grad: the recording needs
-  its graph), readable. Modelled: the repr (and str, print) of a dual tensor, or of a
-  tangent unpack_dual gave out, raises torch's "Batching rule not implemented for
-  aten::_unpack_dual; ..." (_batched_tangent_shown; in the per-column fallback below only
-  for a dual tensor, a tangent given out there prints). Not modelled (torch 2.13, probed):
-  `.item()` and `bool()` of such a tangent raise "Batching rule not implemented for
-  aten::item / aten::is_nonzero. We could not generate a fallback.", `.tolist()` raises
-  "Cannot access data pointer of Tensor that doesn't have storage", its requires_grad is
-  False, and a tensor computed from it is batched too (its repr raises as well), where
-  this engine reads them all;
+- the tangents inside the call, but for what follows: torch's unpack_dual works there and
+  gives vmap's BatchedTensor (the input's shape and dtype, a leaf without requires_grad,
+  the same object each time), whose values cannot be read; the recording's tangents are
+  the seeds' images (they require grad: the replay needs their graph). Modelled: unpack_dual
+  there gives the same detached alias of the tangent each time (forward_ad._batched); the
+  repr (and str, print) of a dual tensor, or of such a tangent, raises torch's "Batching
+  rule not implemented for aten::_unpack_dual; ..." (_batched_tangent_shown; in the
+  per-column fallback below only for a dual tensor: a tangent given out there is the
+  column's own, and prints). Not modelled (torch 2.13, probed): `.item()` and `bool()` of
+  such a tangent raise "Batching rule not implemented for aten::item / aten::is_nonzero.
+  We could not generate a fallback.", `.tolist()` raises "Cannot access data pointer of
+  Tensor that doesn't have storage", and a tensor computed from it is batched too (its repr
+  raises as well), where this engine reads them all (the seeds' images: ones); an in-place
+  change of such a tangent changes torch's jvp, not the recording here (the check below
+  then falls back to one call per column, or the replay meets the version check);
 - the graph of the results: torch's results require grad when the batched tangent
   computation did (a hessian's, or an input that requires grad), with vmap's internal
   nodes under them; these are detached leaves;
@@ -97,8 +100,9 @@ def _call_dual(func: Callable[..., Any], inputs: tuple[Tensor, ...],
     duals = tuple(forward_ad.make_dual(inp, t) for inp, t in zip(inputs, tangents, strict=True))
     # torch names no function here: its text says "given to None"
     is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs", "None")
-    unpacked = [forward_ad.unpack_dual(o) for o in outs]
-    return is_outputs_tuple, [u.primal for u in unpacked], [u.tangent for u in unpacked]
+    # the tangents as recorded (unpack_dual gives the user of a recorded call detached aliases)
+    return (is_outputs_tuple, [forward_ad.unpack_dual(o).primal for o in outs],
+            [forward_ad.fw_grad(o) for o in outs])
 
 
 def _recorded(func: Callable[..., Any], inputs: tuple[Tensor, ...]) -> tuple[bool, Jacobian]:
@@ -147,7 +151,8 @@ def _batched_tangent_shown(t: Tensor) -> Tensor | None:
     there the tangent is vmap's BatchedTensor, for which aten::_unpack_dual (a view op) has
     no batching rule. So the repr of a dual tensor, or of a tangent unpack_dual gave out,
     raises torch's error; other tensors print as usual."""
-    if forward_ad.fw_grad(t) is not None or any(ref() is t for ref in forward_ad.batched_tangents):
+    if forward_ad.fw_grad(t) is not None or any(
+            alias is t for _, alias in forward_ad.batched_tangents.values()):
         raise RuntimeError(messages.VMAP_UNPACK_DUAL)
     return None
 
