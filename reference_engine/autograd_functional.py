@@ -10,7 +10,9 @@ where zeros stand in for a gradient that is None. Everything is built on autogra
 - jacobian: one backward per output element (or, `vectorize=True`, one batched backward:
   torch vmaps autograd.grad over the standard basis; this engine's
   `grad(is_grads_batched=True)` runs the backwards one by one and stacks them, the same
-  values);
+  values; not the same graph under create_graph: torch's nodes are legacy vmap's, one per
+  backward formula with a view on each unbatched operand, the engine's a StackBackward0 of
+  per-entry nodes: docs/coverage/test_functional.yaml, test_jacobian_create_graph);
 - hessian: the jacobian of the jacobian (the inner one with create_graph=True);
 - vhp: grad of the grad; hvp: the double-backward trick on top of that.
 

@@ -28,9 +28,21 @@ again once per column.
 
 What it does not model:
 - a general vmap (torch.func.vmap, torch._vmap_internals._vmap): only this use of it;
-- the tangents' visibility inside the call: torch refuses unpack_dual (and so repr) of a
-  dual input there ("Batching rule not implemented for aten::_unpack_dual ..."), where this
-  engine shows the seed's tangent;
+- the tangents inside the call, but for what follows: torch's unpack_dual works there and
+  gives vmap's BatchedTensor (the input's shape and dtype, a leaf without requires_grad,
+  the same object each time), whose values cannot be read; the recording's tangents are
+  the seeds' images (they require grad: the replay needs their graph). Modelled: unpack_dual
+  there gives the same detached alias of the tangent each time (forward_ad._batched); the
+  repr (and str, print) of a dual tensor, or of such a tangent, raises torch's "Batching
+  rule not implemented for aten::_unpack_dual; ..." (_batched_tangent_shown; in the
+  per-column fallback below only for a dual tensor: a tangent given out there is the
+  column's own, and prints). Not modelled (torch 2.13, probed): `.item()` and `bool()` of
+  such a tangent raise "Batching rule not implemented for aten::item / aten::is_nonzero.
+  We could not generate a fallback.", `.tolist()` raises "Cannot access data pointer of
+  Tensor that doesn't have storage", and a tensor computed from it is batched too (its repr
+  raises as well), where this engine reads them all (the seeds' images: ones); an in-place
+  change of such a tangent changes torch's jvp, not the recording here (the check below
+  then falls back to one call per column, or the replay meets the version check);
 - the graph of the results: torch's results require grad when the batched tangent
   computation did (a hessian's, or an input that requires grad), with vmap's internal
   nodes under them; these are detached leaves;
@@ -47,12 +59,13 @@ once per basis column with plain dual tensors: torch's values, not torch's calls
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from . import forward_ad, messages, views_multi_output
+from . import forward_ad, messages, tensor_metadata, views_multi_output
 from .autograd_functional_utils import _as_tuple, _autograd_grad, _tuple_postprocess
 from .factories import ones, zeros, zeros_like
 from .grad_mode import is_grad_enabled
@@ -87,8 +100,9 @@ def _call_dual(func: Callable[..., Any], inputs: tuple[Tensor, ...],
     duals = tuple(forward_ad.make_dual(inp, t) for inp, t in zip(inputs, tangents, strict=True))
     # torch names no function here: its text says "given to None"
     is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs", "None")
-    unpacked = [forward_ad.unpack_dual(o) for o in outs]
-    return is_outputs_tuple, [u.primal for u in unpacked], [u.tangent for u in unpacked]
+    # the tangents as recorded (unpack_dual gives the user of a recorded call detached aliases)
+    return (is_outputs_tuple, [forward_ad.unpack_dual(o).primal for o in outs],
+            [forward_ad.fw_grad(o) for o in outs])
 
 
 def _recorded(func: Callable[..., Any], inputs: tuple[Tensor, ...]) -> tuple[bool, Jacobian]:
@@ -101,10 +115,11 @@ def _recorded(func: Callable[..., Any], inputs: tuple[Tensor, ...]) -> tuple[boo
         seeds.append(seed.requires_grad_() if inp.dtype.is_differentiable else seed)
     forward_ad.record_tangent_graph[0] = True
     try:
-        with forward_ad.dual_level():
+        with forward_ad.dual_level(), _batched_repr():
             is_outputs_tuple, primals, tangents = _call_dual(func, inputs, seeds)
     finally:
         forward_ad.record_tangent_graph[0] = False
+        forward_ad.batched_tangents.clear()
     # after the level: the replay's backward formulas must not compute tangents of their own
     outs = tuple(zeros_like(p) if t is None else t for p, t in zip(primals, tangents, strict=True))
     # the seeds are real: a complex tangent's real and imaginary parts are two real maps
@@ -118,6 +133,28 @@ def _recorded(func: Callable[..., Any], inputs: tuple[Tensor, ...]) -> tuple[boo
         # function again once per column
         return _per_column(func, inputs)
     return is_outputs_tuple, jac
+
+
+@contextlib.contextmanager
+def _batched_repr() -> Iterator[None]:
+    """While the function runs: tensor_metadata's tangent reader is _batched_tangent_shown."""
+    tensor_metadata.TANGENT_READER.insert(0, _batched_tangent_shown)
+    try:
+        yield
+    finally:
+        tensor_metadata.TANGENT_READER.remove(_batched_tangent_shown)
+
+
+def _batched_tangent_shown(t: Tensor) -> Tensor | None:
+    """The repr of a tensor during the recorded call (tensor_metadata's tangent reader, first
+    while recording): torch/_tensor_str.py unpacks a dual tensor to show its tangent, and
+    there the tangent is vmap's BatchedTensor, for which aten::_unpack_dual (a view op) has
+    no batching rule. So the repr of a dual tensor, or of a tangent unpack_dual gave out,
+    raises torch's error; other tensors print as usual."""
+    if forward_ad.fw_grad(t) is not None or any(
+            alias is t for _, alias in forward_ad.batched_tangents.values()):
+        raise RuntimeError(messages.VMAP_UNPACK_DUAL)
+    return None
 
 
 def _out_blocks(out: Tensor, parts_jac: Any) -> list[Tensor]:
@@ -188,7 +225,7 @@ def _per_column(func: Callable[..., Any], inputs: tuple[Tensor, ...]) -> tuple[b
                 column[k - offset] = 1
             tangents.append(column.view_as(inp))
             offset += n
-        with forward_ad.dual_level():
+        with forward_ad.dual_level(), _batched_repr():
             is_outputs_tuple, primals, outs = _call_dual(func, inputs, tangents)
             columns.append([zeros_like(p) if t is None else t
                             for p, t in zip(primals, outs, strict=True)])

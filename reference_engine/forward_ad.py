@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import re
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -49,6 +50,9 @@ _level: _Level | None = None  # the entered level's token
 _suspended = 0               # > 0 while a jvp formula runs: its primals show no tangent
 # autograd_functional_vmap's recording: formulas run with grad on; saved.py copies primals
 record_tangent_graph = [False]
+# what unpack_dual gave out during that recording, by the tangent's id: the tangent (weakly)
+# and the detached alias given in its place (torch's: vmap's BatchedTensor)
+batched_tangents: dict[int, tuple[weakref.ref[Tensor], Tensor]] = {}
 
 
 def enter_dual_level() -> int:
@@ -272,7 +276,20 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
         level = _current_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
-    return UnpackedDualTensor(dispatch.make_dual_view(tensor, primal=True), fw_grad(tensor))
+    tangent = fw_grad(tensor)
+    if record_tangent_graph[0] and tangent is not None:
+        tangent = _batched(tangent)
+    return UnpackedDualTensor(dispatch.make_dual_view(tensor, primal=True), tangent)
+
+
+def _batched(tangent: Tensor) -> Tensor:
+    """In autograd_functional_vmap's recorded call, the tangent that call records requires
+    grad (the replay needs its graph); torch's is vmap's BatchedTensor, a leaf that does not
+    require grad, the same object each time. So the same detached alias is given out."""
+    entry = batched_tangents.get(id(tangent))
+    if entry is None or entry[0]() is not tangent:
+        entry = batched_tangents[id(tangent)] = (weakref.ref(tangent), tangent.detach())
+    return entry[1]
 
 
 # ---- tangents of ops ------------------------------------------------------------------

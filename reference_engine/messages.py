@@ -833,6 +833,10 @@ FWAD_EXIT_NOT_LAST = ("Trying to exit a forward AD level that was not the last o
 # exit_dual_level() with no level entered: the level is -1
 FWAD_LEVEL_NEGATIVE = "Dual level must be a positive number."
 FWAD_INVALID_LEVEL = "Invalid level given to _make_dual"
+# aten/src/ATen/LegacyBatchedFallback.cpp batchedTensorForLoopFallback, for a view op (torch's
+# repr of a dual tensor inside jacobian(strategy="forward-mode", vectorize=True)'s vmap)
+VMAP_UNPACK_DUAL = ("Batching rule not implemented for aten::_unpack_dual; the fallback path "
+                    "doesn't work on out= or view ops.")
 FWAD_CUSTOM_FUNCTION_NO_JVP = ("You must implement the jvp function for custom "
                                "autograd.Function to use it with forward mode AD.")
 

@@ -433,6 +433,10 @@ KINDS: tuple[Kind, ...] = (
           r"You must implement the jvp function for custom autograd\.Function to use it "
           r"with forward mode AD"),
          "forward mode through an op (or a custom Function) without a forward formula"),
+    Kind("vmap_no_batching_rule", False,
+         (r"Batching rule not implemented for aten::\w+",),
+         "an op vmap has no batching rule for, on a batched tensor (the repr of a dual tensor "
+         "inside jacobian(strategy=\"forward-mode\", vectorize=True): aten::_unpack_dual)"),
     Kind("derivative_not_implemented", False,
          (r"the derivative for '[^']+' is not implemented",),
          "backward through an input whose derivatives.yaml formula is not_implemented(...) "

@@ -184,6 +184,8 @@ MESSAGES = {
                          "because it is an out= function",
     "fwad_not_implemented": "You must implement the jvp function for custom autograd.Function "
                             "to use it with forward mode AD.",
+    "vmap_no_batching_rule": "Batching rule not implemented for aten::_unpack_dual; the "
+                             "fallback path doesn't work on out= or view ops.",
     "derivative_not_implemented": "the derivative for 'igamma: input' is not implemented.",
     "custom_function_jvp_output": "A custom Function's forward is returning a view (or an "
                                   "input as-is) but the jvp is not returning a view.",
