@@ -46,7 +46,7 @@ class _Level:
 
 _current_level = -1          # torch's module global, read by the harness's isolation table
 _level: _Level | None = None  # the entered level's token
-_suspended = 0               # > 0 while a jvp formula runs: its primals show no tangent
+suspended_depth = 0          # > 0 while a jvp formula runs: its primals show no tangent
 # autograd_functional_vmap's recording: formulas run with grad on; saved.py copies primals
 record_tangent_graph = [False]
 
@@ -95,7 +95,7 @@ class UnpackedDualTensor(NamedTuple):
 
 def fw_grad(t: Tensor) -> Tensor | None:
     """t's tangent at the current level, or None (torch's _fw_grad)."""
-    if _level is None or _suspended:
+    if _level is None or suspended_depth:
         return None
     own = t._fw
     if own is not None and own[0] is _level:
@@ -169,16 +169,16 @@ def restore_tangent(t: Tensor | None, saved: tuple[_Level, Tensor] | None) -> Te
 def suspended() -> Iterator[None]:
     """Run a jvp formula: the primals it reads carry no tangent (torch's formulas read
     `self_p`, the primal without its forward grad)."""
-    global _suspended
-    _suspended += 1
+    global suspended_depth
+    suspended_depth += 1
     try:
         yield
     finally:
-        _suspended -= 1
+        suspended_depth -= 1
 
 
 def active() -> bool:
-    return _level is not None and not _suspended
+    return _level is not None and not suspended_depth
 
 
 # ---- the API -----------------------------------------------------------------------------

@@ -22,11 +22,11 @@ import numpy as np
 from . import autograd, dtypes, messages
 from .gradcheck_common import (
     GradcheckError,
-    _as_tuple,
-    _diff_inputs,
-    _numerical_jacobian,
-    _tensor_text,
-    _writable,
+    as_tuple,
+    differentiable_inputs,
+    numerical_jacobian,
+    tensor_text,
+    writable_array,
 )
 from .ops.common import new
 from .tensor import Tensor
@@ -67,9 +67,9 @@ def _perturbed_outputs(func: Callable[..., Any], inputs: tuple[Any, ...], data: 
     x moved in place (through x.data in torch)."""
     orig = data.copy()
     data[...] = orig - delta
-    below = [o.clone() for o in _as_tuple(func(*inputs))]
+    below = [o.clone() for o in as_tuple(func(*inputs))]
     data[...] = orig + delta
-    above = [o.clone() for o in _as_tuple(func(*inputs))]
+    above = [o.clone() for o in as_tuple(func(*inputs))]
     data[...] = orig
     result = []
     for a, b in zip(below, above, strict=True):
@@ -84,7 +84,7 @@ def _perturbed_outputs(func: Callable[..., Any], inputs: tuple[Any, ...], data: 
 def _numerical_ju(func: Callable[..., Any], inputs: tuple[Any, ...], inp: Tensor,
                   u: np.ndarray, eps: float) -> list[np.ndarray]:
     delta = (u.reshape(inp.shape) * eps).astype(inp._data.dtype)
-    return _perturbed_outputs(func, inputs, _writable(inp), delta, eps)
+    return _perturbed_outputs(func, inputs, writable_array(inp), delta, eps)
 
 
 def _analytical_vj(output: Tensor, diff: list[Tensor], v: np.ndarray
@@ -135,13 +135,13 @@ def _slow_mode_text(func: Callable[..., Any], inputs: tuple[Any, ...],
                     outputs: tuple[Tensor, ...], i: int, j: int, rtol: float, atol: float,
                     eps: float, slow_analytical: SlowAnalytical) -> str:
     """_run_slow_mode_and_get_error: the whole Jacobians of the pair that failed."""
-    diff = _diff_inputs(inputs)
-    numerical = _numerical_jacobian(func, inputs, outputs, eps)[i][j]
+    diff = differentiable_inputs(inputs)
+    numerical = numerical_jacobian(func, inputs, outputs, eps)[i][j]
     # torch's _get_analytical_jacobian: both runs, any nondeterminism tolerated
     analytical = slow_analytical(outputs[j], diff, float("inf"), False)[i]
     max_diff = np.abs(numerical - analytical).max()
-    n_text = _tensor_text(numerical, outputs[j].dtype)
-    a_text = _tensor_text(analytical, diff[i].dtype)
+    n_text = tensor_text(numerical, outputs[j].dtype)
+    a_text = tensor_text(analytical, diff[i].dtype)
     d_text = str(float(max_diff))   # a 0-dim tensor in an f-string formats as its item()
     slow_ok = bool(np.allclose(analytical, numerical, rtol=rtol, atol=atol))
     return messages.gradcheck_fast_slow_mode(n_text, a_text, d_text, slow_ok)
@@ -151,15 +151,15 @@ def fast_gradcheck(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, .
                    outputs: tuple[Tensor, ...], eps: float, rtol: float, atol: float,
                    check_grad_dtypes: bool, nondet_tol: float,
                    slow_analytical: SlowAnalytical) -> None:
-    diff = _diff_inputs(inputs)
+    diff = differentiable_inputs(inputs)
     if any(t.dtype.is_complex for t in (*diff, *outputs)) or any(
-            isinstance(o, Tensor) and o.dtype.is_complex for o in _as_tuple(func_out)):
+            isinstance(o, Tensor) and o.dtype.is_complex for o in as_tuple(func_out)):
         raise NotImplementedError(messages.GRADCHECK_NOT_MODELLED)
     gen = _TorchCPUGenerator()
     all_u = [_vector(gen, t) for t in diff]
     all_v = [_vector(gen, o) for o in outputs]
     floats = [isinstance(o, Tensor) and (o.is_floating_point() or o.dtype.is_complex)
-              for o in _as_tuple(func_out)]
+              for o in as_tuple(func_out)]
     numerical = []
     for inp, u in zip(diff, all_u, strict=True):
         ju = [j for j, f in zip(_numerical_ju(func, inputs, inp, u, eps), floats,
