@@ -15,7 +15,8 @@ from .grad_mode import no_grad
 from .ops import common
 from .ops.basic import to_copy, views
 from .ops.basic.inplace import apply_inplace, copy_
-from .ops.basic.views import ALIAS, _make_view, _positions, select, slice, unsqueeze
+from .ops.basic.view_making import flat_positions, make_view
+from .ops.basic.views import ALIAS, select, slice, unsqueeze
 from .tensor import Tensor
 
 
@@ -85,7 +86,7 @@ def _pick(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
                 raise IndexError(messages.index_out_of_bounds(int(bad.reshape(-1)[0]), k,
                                                               t.shape[d]))
         k += 1
-    return np.asarray(_positions(t)[key])
+    return np.asarray(flat_positions(t)[key])
 
 
 def _dims_of(item: Any) -> int:
@@ -151,7 +152,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     if key is None:
         # ATen's get_item: an index that selects nothing (x[...], x[:, ...]) still returns a
         # new tensor, an alias view of self
-        return _make_view(self, lambda a: a[...], ALIAS) if out is self else out
+        return make_view(self, lambda a: a[...], ALIAS) if out is self else out
     assert items is not None   # a lone advanced index took the first branch
     return common.gather(out, _pick(out, key), "IndexBackward0",
                          indices=[_index_tensor(i) for i in items if _is_advanced(i)])

@@ -21,7 +21,7 @@ from .. import messages, views_multi_output
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
 from ..tensor import Tensor
 from . import common, joining, shape_views
-from .basic import copying, reductions, views
+from .basic import copying, reductions, view_making, views
 from .basic import indexing as index_ops
 
 
@@ -198,7 +198,7 @@ def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
         raise RuntimeError(messages.narrow_out_of_range(s, length, size))
     key = (builtins.slice(None),) * d + (builtins.slice(s, s + length),)
     out = common.new(self._data[key], self.dtype, self.device)
-    index = views._positions(self)[key] if differentiable([self]) else None
+    index = view_making.flat_positions(self)[key] if differentiable([self]) else None
     return record(NARROW_COPY, out, [self], dim=d, start=s, length=length, index=index,
                   self_sym_sizes=tuple(self.shape))
 

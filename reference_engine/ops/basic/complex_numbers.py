@@ -51,7 +51,7 @@ def _parts_index(positions: np.ndarray) -> np.ndarray:
 
 def view_with_data(src: Tensor, data: np.ndarray, dt: dtypes.dtype, index: np.ndarray | None,
           spec: OpSpec, **attrs: Any) -> Tensor:
-    """A view of src whose data (another dtype) is `data`: views.py's bookkeeping (base,
+    """A view of src whose data (another dtype) is `data`: view_making.py's bookkeeping (base,
     version counter, view positions, creation meta), with the positions given."""
     base = src._base if src._base is not None else src
     out = Tensor(data, dt, src.device)
