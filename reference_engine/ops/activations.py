@@ -75,23 +75,23 @@ class Pointwise:
         return {k: getattr(c, k) for k in self.params}
 
     def __call__(self, input: Tensor, **params: Any) -> Tensor:
-        dt = common._float_dtype(input)
+        dt = common.float_dtype(input)
         attrs: dict[str, Any] = dict(params)
         if self.buffer is not None:
-            attrs["buffer"] = common.new(common._compute(self.buffer, input._data.astype(
+            attrs["buffer"] = common.new(common.compute_on(self.buffer, input._data.astype(
                 np.float64)), dt, input.device)
-        return common._elementwise(self.spec, lambda x: self.f(x, **params), (input,),
-                                   out_dtype=dt, compute_dtype=dtypes.float64, **attrs)
+        return common.elementwise_op(self.spec, lambda x: self.f(x, **params), (input,),
+                                     out_dtype=dt, compute_dtype=dtypes.float64, **attrs)
 
     def backward(self, grad_output: Tensor, self_: Tensor, params: dict[str, Any]) -> Tensor:
         """grad_output * f'(self): torch's `<name>_backward` op."""
-        dt = common._promotes([grad_output, self_])
+        dt = common.result_dtype([grad_output, self_])
 
         def kernel(go: Array, x: Array) -> Array:
             df = self.df(x, **params)
             return np.where(df == 0, 0.0, go * df) if self.selects else go * df
-        return common._elementwise(self.backward_spec, kernel, (grad_output, self_),
-                                   out_dtype=dt, compute_dtype=dtypes.float64, **params)
+        return common.elementwise_op(self.backward_spec, kernel, (grad_output, self_),
+                                     out_dtype=dt, compute_dtype=dtypes.float64, **params)
 
 
 def _mask(x: Tensor, where: Callable[[Array], Array]) -> Tensor:
@@ -276,17 +276,17 @@ MISH = OpSpec("MishBackward0", ("self",), {"self": ("self",)},
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     common.floating_kernel("silu_cpu", input)
     _no_inplace("silu", inplace)
-    return common._elementwise(SILU, lambda x: x * _sigmoid(x), (input,),
-                               out_dtype=common._float_dtype(input),
-                               compute_dtype=dtypes.float64)
+    return common.elementwise_op(SILU, lambda x: x * _sigmoid(x), (input,),
+                                 out_dtype=common.float_dtype(input),
+                                 compute_dtype=dtypes.float64)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     common.floating_kernel("mish_cpu", input)
     _no_inplace("mish", inplace)
-    return common._elementwise(MISH, lambda x: x * np.tanh(np.logaddexp(0, x)), (input,),
-                               out_dtype=common._float_dtype(input),
-                               compute_dtype=dtypes.float64)
+    return common.elementwise_op(MISH, lambda x: x * np.tanh(np.logaddexp(0, x)), (input,),
+                                 out_dtype=common.float_dtype(input),
+                                 compute_dtype=dtypes.float64)
 
 
 # ---- glu: a * sigmoid(b), the halves of `dim` ---------------------------------------
@@ -326,8 +326,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     def kernel(x: Array) -> Array:
         a, b = np.split(x, [h], axis=d)
         return a * _sigmoid(b)
-    dt = common._float_dtype(input)
-    out = common.new(common._compute(kernel, input._data.astype(np.float64)), dt,
+    dt = common.float_dtype(input)
+    out = common.new(common.compute_on(kernel, input._data.astype(np.float64)), dt,
                      input.device)
     return record(GLU, out, [input], dim=d)
 

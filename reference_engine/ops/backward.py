@@ -21,8 +21,8 @@ from .basic import reductions as r
 
 
 def _binary(spec: OpSpec, fn: Any, a: Tensor, b: Tensor, **attrs: Any) -> Tensor:
-    dt = common._promotes([a, b])
-    arr = common._compute(fn, a._data.astype(dt.np), b._data.astype(dt.np))
+    dt = common.result_dtype([a, b])
+    arr = common.compute_on(fn, a._data.astype(dt.np), b._data.astype(dt.np))
     out = common.iterator_result(arr, dt, common.common_device([a, b]), [a, b])
     return record(spec, out, [a, b], **attrs)
 
@@ -46,7 +46,7 @@ def sign_kernel(a: np.ndarray) -> np.ndarray:
 def sgn(self: Tensor) -> Tensor:
     if self.dtype.is_complex:   # z / |z|, with its own formula (sgn_backward)
         return complex_polar.sgn(self)
-    return common._elementwise(SGN, sign_kernel, (self,))
+    return common.elementwise_op(SGN, sign_kernel, (self,))
 
 
 # ---- threshold_backward (relu) ----------------------------------------------------------
@@ -217,8 +217,8 @@ def mse_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
                       reduction: str) -> Tensor:
     norm = 2.0 / self.numel() if reduction == "mean" else 2.0
     ts = [grad_output, self, target]
-    dt = common._promotes(ts)
-    arr = common._compute(lambda go, x, t: norm * (x - t) * go,
+    dt = common.result_dtype(ts)
+    arr = common.compute_on(lambda go, x, t: norm * (x - t) * go,
                        *(t._data.astype(dt.np) for t in ts))
     out = common.new(np.broadcast_to(arr, np.broadcast_shapes(self.shape, target.shape)), dt,
                   common.common_device(ts))

@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from ..warn import warn_once
 from .basic import comparisons, views
 from .basic import elementwise as ops
-from .common import _compute, _promotes, broadcast_shapes, common_device, new
+from .common import broadcast_shapes, common_device, compute_on, new, result_dtype
 from .linalg import matmul
 
 
@@ -62,7 +62,7 @@ def _inverse_from_factor(a: np.ndarray, upper: bool) -> np.ndarray:
 
 
 def cholesky_inverse(self: Tensor, upper: bool = False) -> Tensor:
-    out = _column_major(_compute(lambda a: _inverse_from_factor(a, upper), self._data))
+    out = _column_major(compute_on(lambda a: _inverse_from_factor(a, upper), self._data))
     return record(CHOLESKY_INVERSE, new(out, self.dtype, self.device, order="K"), [self],
                   upper=upper)
 
@@ -103,9 +103,9 @@ def _solve_with_factor(b: np.ndarray, a: np.ndarray, upper: bool) -> np.ndarray:
 
 
 def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
-    dt = _promotes([self, input2])
-    out = _column_major(_compute(lambda b, a: _solve_with_factor(b, a, upper),
-                                 self._data.astype(dt.np), input2._data.astype(dt.np)))
+    dt = result_dtype([self, input2])
+    out = _column_major(compute_on(lambda b, a: _solve_with_factor(b, a, upper),
+                                   self._data.astype(dt.np), input2._data.astype(dt.np)))
     return record(CHOLESKY_SOLVE, new(out, dt, common_device([self, input2]), order="K"),
                   [self, input2], upper=upper)
 
@@ -149,7 +149,7 @@ SOLVE_TRIANGULAR = OpSpec("LinalgSolveTriangularBackward0", ("self", "B"),
 @np.errstate(all="ignore")  # a zero pivot divides, inf or NaN, silently as in trsm/getrs
 def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
     """a x = b for a triangular `a` (its other triangle unread), by substitution as trsm
-    solves it, row by row; batches broadcast. Its callers outside `_compute` (lu_solve's,
+    solves it, row by row; batches broadcast. Its callers outside `compute_on` (lu_solve's,
     the determinants' backward and jvp through it, solve_legacy's) rely on the errstate
     here: NumPy's RuntimeWarning would be a Python warning torch never gives."""
     n = a.shape[-1]
@@ -165,7 +165,7 @@ def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.nda
 
 def solve_triangular(self: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Tensor:
-    dt = _promotes([self, B])
+    dt = result_dtype([self, B])
 
     def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if left:
@@ -174,7 +174,7 @@ def solve_triangular(self: Tensor, B: Tensor, *, upper: bool, left: bool = True,
         xt = _substitute(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper,
                          unitriangular)
         return np.swapaxes(xt, -1, -2)
-    out = _column_major(_compute(solve, self._data.astype(dt.np), B._data.astype(dt.np)))
+    out = _column_major(compute_on(solve, self._data.astype(dt.np), B._data.astype(dt.np)))
     return record(SOLVE_TRIANGULAR, new(out, dt, common_device([self, B]), order="K"), [self, B],
                   upper=upper, left=left, unitriangular=unitriangular)
 
@@ -241,10 +241,10 @@ def _first_failing_minor(a: np.ndarray) -> int:
 def cholesky(self: Tensor, upper: bool = False) -> Tensor:
     """torch.cholesky (deprecated in favour of linalg.cholesky, with torch's warning)."""
     warn_once(messages.CHOLESKY_DEPRECATED)
-    out = _column_major(_compute(lambda a: _factorise(a, upper, "cholesky"), self._data))
+    out = _column_major(compute_on(lambda a: _factorise(a, upper, "cholesky"), self._data))
     return record(CHOLESKY, new(out, self.dtype, self.device, order="K"), [self], upper=upper)
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
-    out = _column_major(_compute(lambda a: _factorise(a, upper, "linalg.cholesky"), A._data))
+    out = _column_major(compute_on(lambda a: _factorise(a, upper, "linalg.cholesky"), A._data))
     return record(LINALG_CHOLESKY, new(out, A.dtype, A.device, order="K"), [A], upper=upper)

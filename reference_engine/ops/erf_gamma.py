@@ -20,10 +20,10 @@ from .basic.comparisons import compare, where
 from .basic.elementwise import add, exp, mul, mul_scalar, neg, sub, sub_scalar
 from .basic.powers import pow
 from .common import (
-    _elementwise,
-    _float_dtype,
-    _promotes,
+    elementwise_op,
+    float_dtype,
     new,
+    result_dtype,
     wrap,
 )
 from .unary_math import _float, _inplace, _spec
@@ -61,10 +61,10 @@ IGAMMA = OpSpec("IgammaBackward0", ("self", "other"), {"other": ("other", "self"
 
 def igamma(self: Tensor, other: Tensor) -> Tensor:
     ts = [wrap(self), wrap(other)]
-    dt = _promotes(ts)
+    dt = result_dtype(ts)
     if not dt.is_floating_point:   # AT_DISPATCH_FLOATING_TYPES: no integer or complex kernel
         raise NotImplementedError(messages.kernel_not_implemented("igamma_cpu", dt.scalar_name))
-    return _elementwise(IGAMMA, sk.igamma, ts, out_dtype=dt, compute_dtype=dtypes.float64)
+    return elementwise_op(IGAMMA, sk.igamma, ts, out_dtype=dt, compute_dtype=dtypes.float64)
 
 
 def erf(self: Tensor) -> Tensor:
@@ -91,8 +91,8 @@ def polygamma(n: int, self: Tensor) -> Tensor:
     if n < 0:
         raise RuntimeError(messages.POLYGAMMA_NEGATIVE)
     if n == 1:   # trigamma, in the input's precision as torch's kernel
-        return _elementwise(POLYGAMMA, sk.trigamma, (self,), compute_dtype=_float_dtype(self),
-                            n=n)
+        return elementwise_op(POLYGAMMA, sk.trigamma, (self,), compute_dtype=float_dtype(self),
+                              n=n)
     return _float(POLYGAMMA, lambda a: sk.polygamma(n, a), self, n=n)
 
 
@@ -146,9 +146,9 @@ def in_kernel_dtype(spec: OpSpec, fn: Callable[[np.ndarray], np.ndarray], self: 
     """A float result computed in its own dtype, as torch's kernel computes it (float16 and
     bfloat16 in float32: Math.h upcasts them), where rounding once from float64 (`_float`)
     differs from torch by more than the comparison forgives downstream (i0, i0e)."""
-    out = _float_dtype(self)
+    out = float_dtype(self)
     compute = out if out in (dtypes.float32, dtypes.float64) else dtypes.float32
-    return _elementwise(spec, fn, (self,), out_dtype=out, compute_dtype=compute)
+    return elementwise_op(spec, fn, (self,), out_dtype=out, compute_dtype=compute)
 
 
 def i0(self: Tensor) -> Tensor:

@@ -19,7 +19,7 @@ from .basic.comparisons import compare, where
 from .basic.elementwise import add, div_scalar, mul, sub
 from .basic.reductions import Dims, _dims, restore_reduced_dims, sum
 from .basic.to_copy import to
-from .common import _elementwise, new, written_in_place
+from .common import elementwise_op, new, written_in_place
 
 # ---- amax / amin --------------------------------------------------------------------------
 
@@ -270,8 +270,8 @@ def _keep_first(pick: Callable[..., Any]) -> Callable[[np.ndarray, np.ndarray], 
 
 
 def maximum(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(MAXIMUM, _keep_first(np.greater), (self, other))
+    return elementwise_op(MAXIMUM, _keep_first(np.greater), (self, other))
 
 
 def minimum(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(MINIMUM, _keep_first(np.less), (self, other))
+    return elementwise_op(MINIMUM, _keep_first(np.less), (self, other))

@@ -12,7 +12,7 @@ from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from .basic import elementwise as ops
-from .common import _compute, new
+from .common import compute_on, new
 from .decompositions import _column_major, _LinAlgError, _mH
 from .linalg import matmul
 
@@ -49,7 +49,7 @@ def _lu_pivots_diagonal(a: np.ndarray) -> np.ndarray:
 
 
 def linalg_inv(A: Tensor) -> Tensor:
-    out = _column_major(_compute(_inverse, A._data))
+    out = _column_major(compute_on(_inverse, A._data))
     return record(LINALG_INV, new(out, A.dtype, A.device, order="K"), [A])
 
 
@@ -125,8 +125,8 @@ def _pseudo_inverse(a: np.ndarray, atol: np.ndarray | None, rtol: np.ndarray | N
 
 def linalg_pinv(A: Tensor, *, atol: Any = None, rtol: Any = None,
                 hermitian: bool = False) -> Tensor:
-    out = _compute(lambda a: _pseudo_inverse(a, _tolerance(atol), _tolerance(rtol), hermitian),
-                   A._data)
+    out = compute_on(lambda a: _pseudo_inverse(a, _tolerance(atol), _tolerance(rtol), hermitian),
+                     A._data)
     return record(LINALG_PINV, new(out, A.dtype, A.device), [A])
 
 

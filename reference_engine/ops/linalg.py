@@ -19,7 +19,7 @@ from .basic import views
 
 # derivatives.yaml's .conj() in the products' formulas: the identity on real tensors
 from .basic.complex_numbers import conj as _conj
-from .common import _compute, _promotes, common_device, new
+from .common import common_device, compute_on, new, result_dtype
 from .shape_views import contiguous as _contiguous
 
 BMM = OpSpec("BmmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
@@ -247,9 +247,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
         # NumPy's broadcast ValueError (found by the generator)
         views.expand(input.detach(), target)
     dev = common_device([input, mat1, mat2])
-    dt = _promotes([mat1, mat2])
-    out = new(_compute(lambda b, x, w: scaled_sum(b, x, w, beta, alpha), input._data,
-                       mat1._data, mat2._data), dt, dev)
+    dt = result_dtype([mat1, mat2])
+    out = new(compute_on(lambda b, x, w: scaled_sum(b, x, w, beta, alpha), input._data,
+                         mat1._data, mat2._data), dt, dev)
     return record(ADDMM, out, [input, mat1, mat2], mat1_sym_sizes=tuple(mat1.shape),
                   mat1_sym_strides=mat1.stride(), mat2_sym_sizes=tuple(mat2.shape),
                   mat2_sym_strides=mat2.stride(), alpha=alpha, beta=beta)
@@ -294,5 +294,5 @@ def _matmul_like(spec: OpSpec, a: Tensor, b: Tensor,
                  product: Callable[[np.ndarray, np.ndarray], np.ndarray] = blas_product,
                  **attrs: Any) -> Tensor:
     dev = common_device([a, b])
-    dt = _promotes([a, b])
-    return record(spec, new(_compute(product, a._data, b._data), dt, dev), [a, b], **attrs)
+    dt = result_dtype([a, b])
+    return record(spec, new(compute_on(product, a._data, b._data), dt, dev), [a, b], **attrs)

@@ -24,7 +24,7 @@ from .basic import comparisons, copying, indexing, powers, views
 from .basic import elementwise as ops
 from .basic import reductions as red
 from .basic.inplace import apply_inplace
-from .common import _promotes, broadcast_shapes, new, wrap_dim, zeros_like
+from .common import broadcast_shapes, new, result_dtype, wrap_dim, zeros_like
 from .losses import REDUCTIONS
 
 EPSILON = 1e-12   # Loss.cpp's
@@ -223,7 +223,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Distance.cpp: both broadcast, each divided by its norm over dim (a clone clamped to
     eps without grad), multiplied and summed over dim."""
-    dt = _promotes([x1, x2])
+    dt = result_dtype([x1, x2])
     if not dt.is_floating_point:
         raise RuntimeError(messages.cosine_similarity_dtype(dt))
     if eps < 0:

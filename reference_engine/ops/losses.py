@@ -119,7 +119,7 @@ class PointwiseLoss:
             weight = attrs.get(name)
             if weight is not None and weight.requires_grad and is_grad_enabled():
                 raise RuntimeError(messages.not_differentiable_argument(self.function, name))
-        dt = common._promotes([input, target])
+        dt = common.result_dtype([input, target])
         if self.into_input:
             # soft_margin_loss_out's exp_ gives an integer's default float dtype
             computed = dt if self.kernel or dt.is_floating_point else dtypes.get_default_dtype()
@@ -131,8 +131,8 @@ class PointwiseLoss:
         shape = common.broadcast_shape(tuple(input.shape), tuple(target.shape))
         values = {k: v._data.astype(np.float64) if isinstance(v, Tensor) else v
                   for k, v in attrs.items()}
-        value = common._compute(lambda x, y: self.loss(x, y, **values),
-                                input._data.astype(np.float64), target._data.astype(np.float64))
+        value = common.compute_on(lambda x, y: self.loss(x, y, **values),
+                                  input._data.astype(np.float64), target._data.astype(np.float64))
         value = np.broadcast_to(value, shape)
         if reduction == "mean":
             value = value.mean() if value.size else np.float64("nan")
@@ -174,7 +174,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     _warn_size(input, target)
     _check_reduction(reduction)
     input, target = _broadcast(input, target)
-    dt = common._promotes([input, target])
+    dt = common.result_dtype([input, target])
     if not dt.is_floating_point:
         raise NotImplementedError(messages.kernel_not_implemented("mse_cpu", dt.scalar_name))
     return nn_ops.mse_loss(input, target, reduction)

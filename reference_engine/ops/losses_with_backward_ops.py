@@ -56,8 +56,8 @@ def soft_margin_loss_backward(grad: Tensor, x: Tensor, y: Tensor, c: Any) -> Ten
     def kernel(go: Array, a: Array, b: Array) -> Array:
         z = np.exp(-b * a)
         return -norm * b * z / (1 + z) * go
-    out = common._elementwise(None, kernel, (grad, x, y), out_dtype=x.dtype,
-                              compute_dtype=dtypes.float64)
+    out = common.elementwise_op(None, kernel, (grad, x, y), out_dtype=x.dtype,
+                                compute_dtype=dtypes.float64)
     return record(SOFT_MARGIN_BACKWARD, out, [grad, x], target=y, reduction=c.reduction,
                   numel=c.numel)
 
@@ -195,8 +195,8 @@ def _loss_backward(spec: OpSpec, grad: Tensor, x: Tensor, y: Tensor, c: Any, wid
         inner = norm * d * go / width if divide else norm * d * go
         return np.where(d <= -width, -norm * go * scale,
                         np.where(d >= width, norm * go * scale, inner))
-    out = common._elementwise(None, kernel, (grad, x, y), out_dtype=x.dtype,
-                              compute_dtype=dtypes.float64)
+    out = common.elementwise_op(None, kernel, (grad, x, y), out_dtype=x.dtype,
+                                compute_dtype=dtypes.float64)
     return record(spec, out, [grad, x, y], reduction=c.reduction, numel=c.numel,
                   **width_attr)
 

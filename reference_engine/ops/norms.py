@@ -175,9 +175,9 @@ DIST = OpSpec("DistBackward0", ("self", "other"),
 
 
 def dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    dt = common._promotes([self, other])
+    dt = common.result_dtype([self, other])
     common.broadcast_shape(tuple(self.shape), tuple(other.shape))   # sub's error, not NumPy's
-    diff = common._compute(np.subtract, self._data.astype(dt.np), other._data.astype(dt.np))
+    diff = common.compute_on(np.subtract, self._data.astype(dt.np), other._data.astype(dt.np))
     out = common.new(_vector_norm_array(diff, float(p), None, False), dt,
                      common.common_device([self, other]))
     return record(DIST, out, [self, other], p=float(p))

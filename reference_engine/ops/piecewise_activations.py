@@ -99,7 +99,7 @@ HARDSHRINK = Pointwise("HardshrinkBackward0", "HardshrinkBackwardBackward0", ("l
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     common.floating_kernel("softshrink_check", input)
-    dt = common._float_dtype(input)
+    dt = common.float_dtype(input)
     top = float(np.finfo(dt.np).max)
     if not 0 <= lambd <= top:
         name = {"float32": "Float", "float64": "Double"}.get(dt.name, dt.name)
@@ -143,8 +143,8 @@ def threshold_values(input: Tensor, threshold: float, value: float) -> Tensor:
     if not input.dtype.is_floating_point:
         # the kernel runs in the tensor's dtype: threshold and value are cast to it (truncated)
         threshold, value = int(threshold), int(value)
-        return common._elementwise(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
-                                   (input,), threshold=threshold, value=value)
-    return common._elementwise(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
-                               (input,), out_dtype=common._float_dtype(input),
-                               threshold=threshold, value=value)
+        return common.elementwise_op(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
+                                     (input,), threshold=threshold, value=value)
+    return common.elementwise_op(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
+                                 (input,), out_dtype=common.float_dtype(input),
+                                 threshold=threshold, value=value)

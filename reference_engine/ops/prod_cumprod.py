@@ -74,11 +74,11 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *,
          dtype: dtype | None = None) -> Tensor:
     dt = dtype or (self.dtype if self.dtype.is_differentiable else dtypes.int64)
     if dim is None:
-        out = common.new(common._compute(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
+        out = common.new(common.compute_on(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
                       self.device)
         return record(PROD0, out, [self], dim=None, keepdim=False)
     d = common.wrap_dim(dim, self.ndim)
-    out = common.new(common._compute(lambda a: np.prod(a, axis=d, keepdims=keepdim, dtype=dt.np),
+    out = common.new(common.compute_on(lambda a: np.prod(a, axis=d, keepdims=keepdim, dtype=dt.np),
                                self._data), dt, self.device)
     return record(PROD1, out, [self], dim=d, keepdim=keepdim)
 
@@ -167,6 +167,6 @@ def cumprod(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     d = _dim(self, dim)
     dt = _out_dtype(self, dtype)
     acc = np.float64 if dt.is_floating_point else dt.np
-    arr = common._compute(lambda a: _along(a.astype(acc), d, lambda x: np.cumprod(x, -1)),
-                          self._data)
+    arr = common.compute_on(lambda a: _along(a.astype(acc), d, lambda x: np.cumprod(x, -1)),
+                            self._data)
     return record(CUMPROD, common.new(arr, dt, self.device), [self], dim=d)

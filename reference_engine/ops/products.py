@@ -18,7 +18,7 @@ from ..warn import warn_once
 from . import linalg
 from .basic import elementwise as ops
 from .basic import reductions, views
-from .common import _compute, _promotes, broadcast_shape, common_device, new, wrap_dim
+from .common import broadcast_shape, common_device, compute_on, new, result_dtype, wrap_dim
 from .linalg import bmm, maybe_multiply, mv
 
 
@@ -35,9 +35,9 @@ def _scaled(beta: Any, alpha: Any, dt: np.dtype) -> Any:
 
 def _add_scaled(spec: OpSpec, input: Tensor, a: Tensor, b: Tensor, product: Any,
                 beta: Any, alpha: Any, **attrs: Any) -> Tensor:
-    dt = _promotes([input, a, b])
-    out = _compute(lambda x, y, z: _scaled(beta, alpha, dt.np)(x, product(y, z)),
-                   input._data.astype(dt.np), a._data.astype(dt.np), b._data.astype(dt.np))
+    dt = result_dtype([input, a, b])
+    out = compute_on(lambda x, y, z: _scaled(beta, alpha, dt.np)(x, product(y, z)),
+                     input._data.astype(dt.np), a._data.astype(dt.np), b._data.astype(dt.np))
     return record(spec, new(out, dt, common_device([input, a, b])), [input, a, b],
                   alpha=alpha, beta=beta, **attrs)
 
@@ -148,7 +148,7 @@ def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
     _batch_check(batch1, batch2)
     b1, b2 = batch1.shape, batch2.shape
     _expand_self(self, (b1[1], b2[2]))
-    dt = _promotes([self, batch1, batch2])
+    dt = result_dtype([self, batch1, batch2])
 
     def accumulate(c: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         # one gemm over the batch folded into the inner dimension: a float32 sum of the
@@ -157,7 +157,7 @@ def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
                                      np.zeros((x.shape[1], 0), x.dtype),
                                      y.reshape(-1, y.shape[2]))
         return _scaled(beta, alpha, dt.np)(c, folded)
-    out = _compute(accumulate, *(t._data.astype(dt.np) for t in (self, batch1, batch2)))
+    out = compute_on(accumulate, *(t._data.astype(dt.np) for t in (self, batch1, batch2)))
     return record(ADDBMM, new(out, dt, common_device([self, batch1, batch2])),
                   [self, batch1, batch2], alpha=alpha, beta=beta,
                   batch1_sym_argsize_0=b1[0], batch1_sym_argsize_1=b1[1],
@@ -264,9 +264,9 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
         raise RuntimeError(messages.bmm_dtypes(input.dtype.scalar_name, other.dtype.scalar_name))
     if input.dtype is dtypes.bool_:
         raise NotImplementedError(messages.kernel_not_implemented("cross", "Bool"))
-    dt = _promotes([input, other])
-    out = _compute(lambda x, y: _cross(x, y, d), input._data.astype(dt.np),
-                   other._data.astype(dt.np))
+    dt = result_dtype([input, other])
+    out = compute_on(lambda x, y: _cross(x, y, d), input._data.astype(dt.np),
+                     other._data.astype(dt.np))
     return record(LINALG_CROSS, new(out, dt, common_device([input, other])), [input, other],
                   dim=dim)
 

@@ -81,8 +81,8 @@ def cumsum(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
     dt = _out_dtype(self, dtype)
     # ATen's CPU kernel accumulates in acc_type (double for float), front to back
     acc = np.float64 if dt.is_floating_point else dt.np
-    arr = common._compute(lambda a: _from_zero(_along(a.astype(acc), d,
-                                                      lambda x: np.cumsum(x, -1))), self._data)
+    arr = common.compute_on(lambda a: _from_zero(_along(a.astype(acc), d,
+                                                        lambda x: np.cumsum(x, -1))), self._data)
     return record(CUMSUM, common.new(arr, dt, self.device), [self], dim=d,
                   self_dtype=self.dtype)
 
@@ -198,8 +198,8 @@ LOGCUMSUMEXP = OpSpec("LogcumsumexpBackward0", ("self",), {"self": ("self", "res
 def logcumsumexp(self: Tensor, dim: int) -> Tensor:
     d = _dim(self, dim)
     common.floating_kernel("logcumsumexp_out_cpu", self)
-    dt = common._float_dtype(self)
-    arr = common._compute(lambda a: _from_zero(_along(
+    dt = common.float_dtype(self)
+    arr = common.compute_on(lambda a: _from_zero(_along(
         a.astype(np.float64), d, lambda x: np.logaddexp.accumulate(x, -1))), self._data)
     return record(LOGCUMSUMEXP, common.new(arr, dt, self.device), [self], dim=d)
 

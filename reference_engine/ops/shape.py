@@ -321,7 +321,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
             raise RuntimeError(messages.block_diag_dims(i, t.ndim))
     dims = [(1, 1) if t.ndim == 0 else (1, t.shape[0]) if t.ndim == 1 else tuple(t.shape)
             for t in ts]
-    dt = common._promotes(ts) if ts else None
+    dt = common.result_dtype(ts) if ts else None
     data = np.zeros((builtins.sum(r for r, _ in dims), builtins.sum(k for _, k in dims)),
                     dtype=dt.np if dt is not None else np.float32)
     row = col = 0

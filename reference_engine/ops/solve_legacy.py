@@ -19,7 +19,7 @@ from ..tensor import Tensor
 from . import common, joining, prod_cumprod, triangular
 from .basic import elementwise as ops
 from .basic import views
-from .common import _promotes, broadcast_shapes, common_device
+from .common import broadcast_shapes, common_device, result_dtype
 from .decompositions import _column_major, _mH, _substitute
 from .linalg import matmul
 
@@ -83,7 +83,7 @@ def triangular_solve(self: Tensor, A: Tensor, upper: bool = True, transpose: boo
     warn.warn_once(messages.triangular_solve_deprecated())
     if self.ndim < 2 or A.ndim < 2:
         raise RuntimeError(messages.triangular_solve_dims(self.ndim, A.ndim))
-    dt = _promotes([self, A])
+    dt = result_dtype([self, A])
     a = A._data.astype(dt.np)
     if transpose:
         a = np.swapaxes(a, -1, -2)

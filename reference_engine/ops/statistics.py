@@ -148,7 +148,7 @@ def logsumexp(self: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> 
     """ATen's logsumexp: amax(self, dim) (infinities taken as 0) + log(sum(exp(self - it))),
     an integral input in the default float dtype."""
     dims = red._dims(self, dim)
-    dt = common._float_dtype(self)
+    dt = common.float_dtype(self)
     a = self._data.astype(dt.np)
 
     def compute(a: np.ndarray) -> np.ndarray:
@@ -158,7 +158,7 @@ def logsumexp(self: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> 
         top = np.where(np.isinf(top), 0, top)
         total = np.log(np.sum(np.exp(a - top), axis=dims, keepdims=True)) + top
         return total if keepdim else np.squeeze(total, dims)
-    out = common.new(common._compute(compute, a), dt, self.device)
+    out = common.new(common.compute_on(compute, a), dt, self.device)
     return record(LOGSUMEXP, out, [self], dim=dims, keepdim=keepdim)
 
 

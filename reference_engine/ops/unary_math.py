@@ -37,11 +37,11 @@ from .basic.elementwise import (
 )
 from .basic.powers import pow
 from .common import (
-    _elementwise,
-    _float_dtype,
-    _promotes,
+    elementwise_op,
+    float_dtype,
     info_zeros,
     new,
+    result_dtype,
     zeros_like,
     zeros_scalar,
 )
@@ -61,9 +61,9 @@ def _spec(name: str, saves: tuple[str, ...], formula: Formula, jvp: Any = "auto_
 def _float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor, **attrs: Any
            ) -> Tensor:
     """A float result (integers give the default dtype), computed in float64 and rounded."""
-    dt = _float_dtype(self)
+    dt = float_dtype(self)
     wide = dtypes.complex128 if dt.is_complex else dtypes.float64
-    return _elementwise(spec, fn, (self,), out_dtype=dt, compute_dtype=wide, **attrs)
+    return elementwise_op(spec, fn, (self,), out_dtype=dt, compute_dtype=wide, **attrs)
 
 
 def _one_minus_square(x: Tensor) -> Tensor:
@@ -203,14 +203,14 @@ def _sinc(a: np.ndarray) -> np.ndarray:
 
 
 def sinc(self: Tensor) -> Tensor:
-    dt = _float_dtype(self)
-    return _elementwise(SINC, _sinc, (self,), out_dtype=dt, compute_dtype=dt)
+    dt = float_dtype(self)
+    return elementwise_op(SINC, _sinc, (self,), out_dtype=dt, compute_dtype=dt)
 
 
 def _scaled(spec: OpSpec, factor: float, self: Tensor) -> Tensor:
     """self * factor in self's float dtype: the factor is a wrapped scalar, rounded to it."""
-    dt = _float_dtype(self)
-    return _elementwise(spec, lambda a: a * dt.np.type(factor), (self,), compute_dtype=dt)
+    dt = float_dtype(self)
+    return elementwise_op(spec, lambda a: a * dt.np.type(factor), (self,), compute_dtype=dt)
 
 
 def deg2rad(self: Tensor) -> Tensor:
@@ -281,7 +281,7 @@ def angle(self: Tensor) -> Tensor:
         return complex_polar.angle(self)
     def fn(a: np.ndarray) -> np.ndarray:
         return np.where(np.isnan(a), a, np.where(a < 0, a.dtype.type(math.pi), a.dtype.type(0)))
-    return _elementwise(ANGLE, fn, (self,), compute_dtype=_float_dtype(self))
+    return elementwise_op(ANGLE, fn, (self,), compute_dtype=float_dtype(self))
 
 
 class frexp_return_type(tuple[Tensor, Tensor]):
@@ -327,11 +327,11 @@ NEXTAFTER = OpSpec(
 
 def nextafter(self: Tensor, other: Tensor) -> Tensor:
     # nextafter_cpu dispatches floating types only, on the operands' promoted dtype
-    promoted = _promotes([self, other])
+    promoted = result_dtype([self, other])
     if not promoted.is_floating_point:
         raise NotImplementedError(messages.kernel_not_implemented("nextafter_cpu",
                                                                   promoted.scalar_name))
-    return _elementwise(NEXTAFTER, np.nextafter, (self, other))
+    return elementwise_op(NEXTAFTER, np.nextafter, (self, other))
 
 
 # ---- in-place forms ------------------------------------------------------------------------

@@ -14,11 +14,11 @@ from ...tensor import Tensor
 from ..common import (
     OUT,
     Number,
-    _compute,
-    _elementwise,
-    _promotes,
+    compute_on,
+    elementwise_op,
     new,
     parse,
+    result_dtype,
     wrap,
     zeros_contiguous,
     zeros_scalar,
@@ -51,7 +51,7 @@ def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> T
     if isinstance(base, Tensor):
         # (`self.to(at::result_type(self, exponent))`: a float16 base of a float64 exponent
         # takes its log in float64; not result's dtype, which an in-place pow_ keeps)
-        promoted = _promotes([base_t, exponent])
+        promoted = result_dtype([base_t, exponent])
         log_b: Any = log(base_t if base_t.dtype is promoted else to_copy.to(base_t, promoted))
     else:
         log_b = complex(np.log(complex(base))) if exponent.dtype.is_complex else \
@@ -98,13 +98,13 @@ def pow(self: Any, exponent: Any) -> Tensor:
     parse("pow", (self, exponent), f"Tensor input, Tensor exponent{OUT}",
           f"Number self, Tensor exponent{OUT}", f"Tensor input, Number exponent{OUT}")
     if isinstance(self, Tensor) and not isinstance(exponent, Tensor):
-        return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
-                            compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
+        return elementwise_op(POW0, lambda a: np.power(a, exponent), (self,),
+                              compute_dtype=result_dtype([self, wrap(exponent)]), exponent=exponent)
     if isinstance(self, Tensor):
-        return _elementwise(POW1, np.power, (self, exponent))
+        return elementwise_op(POW1, np.power, (self, exponent))
     # Python number ** tensor (torch.pow.Scalar): only the exponent has an edge.
-    dt = _promotes([wrap(self), exponent])
-    arr = _compute(lambda e: np.power(np.asarray(self, dtype=dt.np), e),
-                   exponent._data.astype(dt.np))
+    dt = result_dtype([wrap(self), exponent])
+    arr = compute_on(lambda e: np.power(np.asarray(self, dtype=dt.np), e),
+                     exponent._data.astype(dt.np))
     out = new(arr, dt, exponent.device)
     return record(POW2, out, [exponent], self=self)
