@@ -41,7 +41,7 @@ def _as_items(index: Any) -> tuple[Any, ...] | None:
     return None
 
 
-def _index_array(item: Any) -> np.ndarray:
+def index_array(item: Any) -> np.ndarray:
     return item._data if isinstance(item, Tensor) else np.asarray(item)
 
 
@@ -49,10 +49,10 @@ def advanced_positions(self: Tensor, index: Any) -> np.ndarray:
     """Flat positions picked by an advanced (tensor/list/mask) index, as numpy picks them."""
     if _dims_of(index) > self.ndim:
         raise IndexError(messages.too_many_indices(self.ndim))
-    return _pick(self, (_index_array(index),))
+    return picked_positions(self, (index_array(index),))
 
 
-def _pick(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
+def picked_positions(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
     """Flat positions of t that numpy's key picks, after ATen's index checks (with its
     texts): mask shapes, index shapes that broadcast, indices in bounds."""
     dim, arrays = 0, []
@@ -94,7 +94,7 @@ def _dims_of(item: Any) -> int:
     if item is None or item is Ellipsis:
         return 0
     if _is_advanced(item):
-        key = _index_array(item)
+        key = index_array(item)
         return key.ndim if key.dtype == np.bool_ else 1
     return 1
 
@@ -132,7 +132,7 @@ def _apply_basic(self: Tensor, items: tuple[Any, ...], lone: bool
             dim += 1
             key.append(builtins.slice(None))
         elif _is_advanced(item):
-            key.append(_index_array(item))
+            key.append(index_array(item))
             dim += _dims_of(item)
             advanced = True
         else:
@@ -154,7 +154,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         # new tensor, an alias view of self
         return make_view(self, lambda a: a[...], ALIAS) if out is self else out
     assert items is not None   # a lone advanced index took the first branch
-    return common.gather(out, _pick(out, key), "IndexBackward0",
+    return common.gather(out, picked_positions(out, key), "IndexBackward0",
                          indices=[_index_tensor(i) for i in items if _is_advanced(i)])
 
 
@@ -176,7 +176,7 @@ def advanced_target(self: Tensor, index: Any) -> tuple[Tensor, np.ndarray | None
     if items is None and _is_advanced(index):
         return self, advanced_positions(self, index)
     out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
-    return out, None if key is None else _pick(out, key)
+    return out, None if key is None else picked_positions(out, key)
 
 
 # ---- __setitem__ -------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from .tensor import Tensor
 # ops/creation_meta.py with the other creation metas): modifying one in place is an error.
 
 
-def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
+def filled_grads(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
     """Undefined grads of unused outputs become zeros of that output's shape."""
     return [g if g is not None else common.new(np.zeros(meta.shape), meta.dtype, meta.device)
             for g, meta in zip(grads, c._node.input_metadata, strict=True)]
@@ -57,11 +57,11 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
 
 
 UNBIND = OpSpec("UnbindBackward0", ("self",),
-                backward=lambda c, gs: [joining.stack(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+                backward=lambda c, gs: [joining.stack(filled_grads(c, gs), c.dim)])  # type: ignore[arg-type]
 SPLIT = OpSpec("SplitBackward0", ("self",),
-               backward=lambda c, gs: [joining.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+               backward=lambda c, gs: [joining.cat(filled_grads(c, gs), c.dim)])  # type: ignore[arg-type]
 SPLIT_WITH_SIZES = OpSpec("SplitWithSizesBackward0", ("self",),
-                          backward=lambda c, gs: [joining.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+                          backward=lambda c, gs: [joining.cat(filled_grads(c, gs), c.dim)])  # type: ignore[arg-type]
 
 
 def _picker(key: tuple[Any, ...]) -> ViewFn:

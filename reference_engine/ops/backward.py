@@ -78,14 +78,14 @@ SIGMOID_BACKWARD = OpSpec(
     # grad_output: sigmoid_backward(grad, output.conj())
     # output: grad.conj() * grad_output * (-2 * output.conj() + 1)
     lambda c, g: c.grads(
-        lambda: sigmoid_backward(g, ops._conj(c.output)),
-        lambda: ops.mul(ops.mul(ops._conj(g), c.grad_output),
-                        ops.add_scalar(ops.mul_scalar(ops._conj(c.output), -2), 1))),
+        lambda: sigmoid_backward(g, ops.conj_of(c.output)),
+        lambda: ops.mul(ops.mul(ops.conj_of(g), c.grad_output),
+                        ops.add_scalar(ops.mul_scalar(ops.conj_of(c.output), -2), 1))),
     # sigmoid_backward(grad_output_t, output_p)
     #   + output_t.conj() * grad_output_p * (-2 * output_p.conj() + 1)
     jvp=lambda c: ops.add(sigmoid_backward(c.grad_output_t, c.output),
-                          ops.mul(ops.mul(ops._conj(c.output_t), c.grad_output),
-                                  ops.add_scalar(ops.mul_scalar(ops._conj(c.output), -2),
+                          ops.mul(ops.mul(ops.conj_of(c.output_t), c.grad_output),
+                                  ops.add_scalar(ops.mul_scalar(ops.conj_of(c.output), -2),
                                                  1))))
 
 
@@ -100,14 +100,14 @@ TANH_BACKWARD = OpSpec(
     # grad_output: tanh_backward(grad, output.conj())
     # output: grad.conj() * (-2 * output.conj() * grad_output)
     lambda c, g: c.grads(
-        lambda: tanh_backward(g, ops._conj(c.output)),
-        lambda: ops.mul(ops._conj(g),
-                        ops.mul(ops.mul_scalar(ops._conj(c.output), -2), c.grad_output))),
+        lambda: tanh_backward(g, ops.conj_of(c.output)),
+        lambda: ops.mul(ops.conj_of(g),
+                        ops.mul(ops.mul_scalar(ops.conj_of(c.output), -2), c.grad_output))),
     # tanh_backward(grad_output_t, output_p) + output_t.conj() * (-2 * output_p.conj() *
     #   grad_output_p)
     jvp=lambda c: ops.add(tanh_backward(c.grad_output_t, c.output),
-                          ops.mul(ops._conj(c.output_t),
-                                  ops.mul(ops.mul_scalar(ops._conj(c.output), -2),
+                          ops.mul(ops.conj_of(c.output_t),
+                                  ops.mul(ops.mul_scalar(ops.conj_of(c.output), -2),
                                           c.grad_output))))
 
 

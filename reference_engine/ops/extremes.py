@@ -17,7 +17,7 @@ from .basic import comparisons, indexing, to_copy, views
 from .basic import elementwise as ops
 from .basic.comparisons import compare, where
 from .basic.elementwise import add, div_scalar, mul, sub
-from .basic.reductions import Dims, _dims, restore_reduced_dims, sum
+from .basic.reductions import Dims, reduced_dims, restore_reduced_dims, sum
 from .basic.to_copy import to
 from .common import elementwise_op, new, written_in_place
 
@@ -75,7 +75,7 @@ def _extreme(spec: OpSpec, largest: bool, self: Tensor, dim: Dims, keepdim: bool
     if out is not None and out.dtype is not self.dtype:
         raise RuntimeError(messages.out_dtype_match(self.dtype.scalar_name,
                                                     out.dtype.scalar_name))
-    dims = _dims(self, dim)
+    dims = reduced_dims(self, dim)
     if len(set(dims)) != len(dims):
         raise RuntimeError(messages.dim_repeated(next(d for d in dims if dims.count(d) > 1)))
     if self.numel() == 0:

@@ -91,7 +91,7 @@ def var_mean_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None
 def _var_jvp(c: Any) -> Tensor:
     """at::real(var_backward(self_t.conj(), self, dim, correction, keepdim=True)
     .sum(dim or all, keepdim)) (the identity's real and conj on real tensors)"""
-    terms = var_backward(ops._conj(c.self_t), c.self, c.dim, c.correction, True)
+    terms = var_backward(ops.conj_of(c.self_t), c.self, c.dim, c.correction, True)
     return real_part(sum(terms) if not c.dim else sum(terms, c.dim, c.keepdim))
 
 

@@ -125,7 +125,7 @@ def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = F
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(messages.vector_norm_dtype(self.dtype.scalar_name))
     p = float(ord)
-    dims: Dims = () if dim is None else red._dims(self, dim)
+    dims: Dims = () if dim is None else red.reduced_dims(self, dim)
     if self.numel() == 0 and (p < 0 or math.isinf(p)) and (
             not dims or any(self.shape[d] == 0 for d in dims)):
         raise RuntimeError(messages.vector_norm_empty(p))

@@ -33,7 +33,7 @@ def _prod_safe_zeros_backward(g: Tensor, x: Tensor, dim: int) -> Tensor:
     n = x.shape[dim]
     normal = cumprod(joining.cat([ones, views.narrow(x, dim, 0, n - 1)], dim), dim)
     rev = joining.cat([ones, _flip(views.narrow(x, dim, 1, n - 1), dim)], dim)
-    return ops.mul(g, ops._conj(ops.mul(normal, _flip(cumprod(rev, dim), dim))))
+    return ops.mul(g, ops.conj_of(ops.mul(normal, _flip(cumprod(rev, dim), dim))))
 
 
 def _prod_backward(c: Any, g: Tensor) -> Tensor:
@@ -49,7 +49,7 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
         g, result = views.unsqueeze(g, c.dim), views.unsqueeze(result, c.dim)
     zeros = int(np.count_nonzero(x._data == 0))
     if zeros == 0:
-        return ops.mul(g, ops._conj(ops.div(result, x)))
+        return ops.mul(g, ops.conj_of(ops.div(result, x)))
     if c.dim is not None:
         return _prod_safe_zeros_backward(g, x, c.dim)
     if zeros > 1 and not is_grad_enabled():
@@ -60,8 +60,8 @@ def _prod_jvp(c: Any) -> Tensor:
     """(prod_backward(ones_like(result), self, result[, dim, keepdim]) * self_t.conj())
     .sum([dim, keepdim]).conj() (the conjs are the identity on real tensors)"""
     ones = common.new(np.ones(c.result.shape), c.result.dtype, c.result.device)
-    terms = ops.mul(_prod_backward(c, ones), ops._conj(c.self_t))
-    return ops._conj(red.sum(terms) if c.dim is None else red.sum(terms, c.dim, c.keepdim))
+    terms = ops.mul(_prod_backward(c, ones), ops.conj_of(c.self_t))
+    return ops.conj_of(red.sum(terms) if c.dim is None else red.sum(terms, c.dim, c.keepdim))
 
 
 PROD0 = OpSpec("ProdBackward0", ("self",), {"self": ("self", "result")},

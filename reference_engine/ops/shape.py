@@ -205,13 +205,13 @@ def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 UNSAFE_SPLIT = OpSpec("UnsafeSplitBackward0", ("self",),
                       backward=lambda c, gs: [joining.cat(
-                          views_multi_output._filled(c, gs), c.dim)])  # type: ignore[arg-type]
+                          views_multi_output.filled_grads(c, gs), c.dim)])  # type: ignore[arg-type]
 
 
 UNSAFE_SPLIT_WITH_SIZES = OpSpec(
     "UnsafeSplitWithSizesBackward0", ("self",),
     backward=lambda c, gs: [joining.cat(
-        views_multi_output._filled(c, gs), c.dim)])  # type: ignore[arg-type]
+        views_multi_output.filled_grads(c, gs), c.dim)])  # type: ignore[arg-type]
 
 
 def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:

@@ -59,7 +59,7 @@ def _std_jvp(x: Tensor, x_t: Tensor, std: Tensor, dims: Dims | None, correction:
              keepdim: bool) -> Tensor:
     """(handle_r_to_c(var_backward(self_t.conj(), self, dim, correction, true).sum(dim or
     all, keepdim)) / (2 * result)).masked_fill_(result == 0, 0)"""
-    terms = moments.var_backward(ops._conj(x_t), x, dims, correction, True)
+    terms = moments.var_backward(ops.conj_of(x_t), x, dims, correction, True)
     var_t = moments.real_part(red.sum(terms) if not dims else red.sum(terms, dims, keepdim))
     return _masked_zero(ops.div(var_t, ops.mul_scalar(std, 2)), std._data == 0)
 
@@ -147,7 +147,7 @@ LOGSUMEXP = OpSpec("LogsumexpBackward0", ("self",), {"self": ("self", "result")}
 def logsumexp(self: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
     """ATen's logsumexp: amax(self, dim) (infinities taken as 0) + log(sum(exp(self - it))),
     an integral input in the default float dtype."""
-    dims = red._dims(self, dim)
+    dims = red.reduced_dims(self, dim)
     dt = common.float_dtype(self)
     a = self._data.astype(dt.np)
 
@@ -185,7 +185,7 @@ NANSUM = OpSpec("NansumBackward0", ("self",), {"self": ("self",)},
 
 def nansum(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
            dtype: dtype | None = None) -> Tensor:
-    dims = red._dims(self, dim)
+    dims = red.reduced_dims(self, dim)
     dt = dtype or (self.dtype if self.dtype.is_floating_point else dtypes.int64)
     a = np.where(np.isnan(self._data), 0, self._data) if self.dtype.is_floating_point \
         else self._data

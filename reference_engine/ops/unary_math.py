@@ -23,8 +23,8 @@ from . import complex_polar, inplace_ops
 from .basic import complex_numbers
 from .basic.comparisons import compare, where
 from .basic.elementwise import (
-    _conj,
     add_scalar,
+    conj_of,
     cos,
     div,
     mul,
@@ -53,7 +53,7 @@ def _spec(name: str, saves: tuple[str, ...], formula: Formula, jvp: Any = "auto_
           ) -> OpSpec:
     """A one-input derivatives.yaml entry: `self: <formula>`, `result: auto_element_wise`.
     The formulas conjugate the derivative as derivatives.yaml does (grad * f'(z).conj(),
-    the conjugate Wirtinger convention); _conj is the identity on real tensors."""
+    the conjugate Wirtinger convention); conj_of is the identity on real tensors."""
     return OpSpec(name, ("self",), {"self": saves} if saves else {},
                   lambda c, g: [formula(c, g)], jvp=jvp)
 
@@ -74,26 +74,26 @@ def _one_minus_square(x: Tensor) -> Tensor:
 # ---- trigonometric and hyperbolic ---------------------------------------------------------
 
 ACOS = _spec("AcosBackward0", ("self",),
-             lambda c, g: mul(g, neg(_conj(rsqrt(_one_minus_square(c.self))))))
+             lambda c, g: mul(g, neg(conj_of(rsqrt(_one_minus_square(c.self))))))
 ASIN = _spec("AsinBackward0", ("self",),
-             lambda c, g: mul(g, _conj(rsqrt(_one_minus_square(c.self)))))
+             lambda c, g: mul(g, conj_of(rsqrt(_one_minus_square(c.self)))))
 ATAN = _spec("AtanBackward0", ("self",),
-             lambda c, g: div(g, _conj(add_scalar(mul(c.self, c.self), 1))))
+             lambda c, g: div(g, conj_of(add_scalar(mul(c.self, c.self), 1))))
 # self.is_complex() ? grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj()
 #                   : grad * (self * self - 1).rsqrt()   (sqrt(x*y) = sqrt(x)*sqrt(y) only for
 # real x, y >= 0)
-ACOSH = _spec("AcoshBackward0", ("self",), lambda c, g: mul(g, _conj(mul(
+ACOSH = _spec("AcoshBackward0", ("self",), lambda c, g: mul(g, conj_of(mul(
     rsqrt(add_scalar(c.self, 1)), rsqrt(sub_scalar(c.self, 1))))) if c.self.dtype.is_complex
     else mul(g, rsqrt(sub_scalar(mul(c.self, c.self), 1))))
 ASINH = _spec("AsinhBackward0", ("self",),
-              lambda c, g: mul(g, _conj(rsqrt(add_scalar(pow(c.self, 2), 1)))))
+              lambda c, g: mul(g, conj_of(rsqrt(add_scalar(pow(c.self, 2), 1)))))
 # grad * 1 / (1 - self.pow(2))
 ATANH = _spec("AtanhBackward0", ("self",),
-              lambda c, g: div(mul_scalar(g, 1), _conj(one_minus(pow(c.self, 2)))))
-SINH = _spec("SinhBackward0", ("self",), lambda c, g: mul(g, _conj(cosh(c.self))))
-COSH = _spec("CoshBackward0", ("self",), lambda c, g: mul(g, _conj(sinh(c.self))))
+              lambda c, g: div(mul_scalar(g, 1), conj_of(one_minus(pow(c.self, 2)))))
+SINH = _spec("SinhBackward0", ("self",), lambda c, g: mul(g, conj_of(cosh(c.self))))
+COSH = _spec("CoshBackward0", ("self",), lambda c, g: mul(g, conj_of(sinh(c.self))))
 TAN = _spec("TanBackward0", ("result",),
-            lambda c, g: mul(g, _conj(add_scalar(pow(c.result, 2), 1))))
+            lambda c, g: mul(g, conj_of(add_scalar(pow(c.result, 2), 1))))
 
 
 def acos(self: Tensor) -> Tensor:
@@ -136,17 +136,17 @@ def tan(self: Tensor) -> Tensor:
 
 LN2, LN10 = 0.6931471805599453, 2.3025850929940456
 # log1p_backward(grad, self): grad / (self + 1)
-LOG1P = _spec("Log1PBackward0", ("self",), lambda c, g: div(g, _conj(add_scalar(c.self, 1))))
-LOG2 = _spec("Log2Backward0", ("self",), lambda c, g: div(g, mul_scalar(_conj(c.self), LN2)))
+LOG1P = _spec("Log1PBackward0", ("self",), lambda c, g: div(g, conj_of(add_scalar(c.self, 1))))
+LOG2 = _spec("Log2Backward0", ("self",), lambda c, g: div(g, mul_scalar(conj_of(c.self), LN2)))
 LOG10 = _spec("Log10Backward0", ("self",),
-              lambda c, g: div(g, mul_scalar(_conj(c.self), LN10)))
+              lambda c, g: div(g, mul_scalar(conj_of(c.self), LN10)))
 EXPM1 = _spec("Expm1Backward0", ("result",),
-              lambda c, g: mul(g, add_scalar(_conj(c.result), 1)))
+              lambda c, g: mul(g, add_scalar(conj_of(c.result), 1)))
 EXP2 = _spec("Exp2Backward0", ("result",),
-             lambda c, g: mul_scalar(mul(g, _conj(c.result)), LN2))
+             lambda c, g: mul_scalar(mul(g, conj_of(c.result)), LN2))
 # -0.5 * grad * result.pow(3).conj()
 RSQRT: OpSpec = _spec("RsqrtBackward0", ("result",),
-                      lambda c, g: mul(mul_scalar(g, -0.5), _conj(pow(c.result, 3))))
+                      lambda c, g: mul(mul_scalar(g, -0.5), conj_of(pow(c.result, 3))))
 
 
 def _sinc_backward(c: Any, g: Tensor) -> Tensor:

@@ -51,26 +51,27 @@ RSUB = OpSpec("RsubBackward0", ("self", "other"),
 RSUB_SCALAR = OpSpec("RsubBackward1", ("self",),
                      backward=lambda c, g: [_times(neg(g), c.alpha)], jvp="auto_element_wise")
 MUL = OpSpec("MulBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
-             lambda c, g: c.grads(lambda: mul(g, _conj(c.other)), lambda: mul(g, _conj(c.self))),
+             lambda c, g: c.grads(lambda: mul(g, conj_of(c.other)),
+                                  lambda: mul(g, conj_of(c.self))),
              jvp=lambda c: add(mul(c.other_t, c.self), mul(c.self_t, c.other)))
 MUL_SCALAR = OpSpec("MulBackward1", ("self",),
-                    backward=lambda c, g: [mul_scalar(g, _conj(c.other))],
+                    backward=lambda c, g: [mul_scalar(g, conj_of(c.other))],
                     jvp=lambda c: mul_scalar(c.self_t, c.other))
 DIV = OpSpec("DivBackward0", ("self", "other"), {"self": ("other",), "other": ("self", "other")},
-             lambda c, g: c.grads(lambda: div(g, _conj(c.other)),
-                                  lambda: mul(neg(g), _conj(div(div(c.self, c.other), c.other)))),
+             lambda c, g: c.grads(lambda: div(g, conj_of(c.other)),
+                                  lambda: mul(neg(g), conj_of(div(div(c.self, c.other), c.other)))),
              jvp=lambda c: div(sub(c.self_t, mul(c.other_t, c.result)), c.other))
 DIV_SCALAR = OpSpec("DivBackward1", ("self",),
-                    backward=lambda c, g: [div_scalar(g, _conj(c.other))],
+                    backward=lambda c, g: [div_scalar(g, conj_of(c.other))],
                     jvp=lambda c: div_scalar(c.self_t, c.other))
 NEG: OpSpec = OpSpec("NegBackward0", ("self",), backward=lambda c, g: [neg(g)],
                      jvp="auto_element_wise")
 RECIPROCAL = OpSpec("ReciprocalBackward0", ("self",), {"self": ("result",)},
-                    lambda c, g: [mul(neg(g), _conj(mul(c.result, c.result)))],
+                    lambda c, g: [mul(neg(g), conj_of(mul(c.result, c.result)))],
                     jvp="auto_element_wise")
 
 
-def _conj(x: Any) -> Any:
+def conj_of(x: Any) -> Any:
     """derivatives.yaml's .conj() in a formula: the identity on real tensors and numbers."""
     if isinstance(x, Tensor):
         return complex_numbers.conj(x)
@@ -212,16 +213,16 @@ def unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
 # Annotated: inplace.py reads these unary specs, and mypy, checking the import circle, would
 # meet them before it infers their type.
 EXP: OpSpec = OpSpec("ExpBackward0", ("self",), {"self": ("result",)},
-                     lambda c, g: [mul(g, _conj(c.result))], jvp="auto_element_wise")
+                     lambda c, g: [mul(g, conj_of(c.result))], jvp="auto_element_wise")
 LOG: OpSpec = OpSpec("LogBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [div(g, _conj(c.self))], jvp="auto_element_wise")
+                     lambda c, g: [div(g, conj_of(c.self))], jvp="auto_element_wise")
 SQRT: OpSpec = OpSpec("SqrtBackward0", ("self",), {"self": ("result",)},
-                      lambda c, g: [div(g, _conj(mul_scalar(c.result, 2)))],
+                      lambda c, g: [div(g, conj_of(mul_scalar(c.result, 2)))],
                       jvp="auto_element_wise")
 SIN: OpSpec = OpSpec("SinBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [mul(g, _conj(cos(c.self)))], jvp="auto_element_wise")
+                     lambda c, g: [mul(g, conj_of(cos(c.self)))], jvp="auto_element_wise")
 COS: OpSpec = OpSpec("CosBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [mul(g, neg(_conj(sin(c.self))))], jvp="auto_element_wise")
+                     lambda c, g: [mul(g, neg(conj_of(sin(c.self))))], jvp="auto_element_wise")
 def exp(self: Tensor) -> Tensor:
     return unary_float(EXP, np.exp, self, rounded=True)
 

@@ -24,13 +24,13 @@ from ..common import (
     zeros_scalar,
 )
 from . import comparisons, complex_imag, complex_numbers, to_copy
-from .elementwise import _conj, add, log, mul, mul_scalar, sub_scalar
+from .elementwise import add, conj_of, log, mul, mul_scalar, sub_scalar
 
 
 def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     if c.exponent == 0:   # pow_backward: zeros_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT)
         return [zeros_contiguous(c.self)]
-    return [mul(g, _conj(mul_scalar(pow(c.self, c.exponent - 1), c.exponent)))]
+    return [mul(g, conj_of(mul_scalar(pow(c.self, c.exponent - 1), c.exponent)))]
 
 
 def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> Tensor:
@@ -66,8 +66,8 @@ POW1: OpSpec = OpSpec(
     {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
     lambda c, g: c.grads(
         lambda: comparisons.where(comparisons.compare(c.exponent, 0, np.equal), zeros_scalar(g),
-                      mul(g, _conj(mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1)))))),
-        lambda: mul(g, _conj(_log_base_term(c.self, c.exponent, c.result)))),
+                      mul(g, conj_of(mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1)))))),
+        lambda: mul(g, conj_of(_log_base_term(c.self, c.exponent, c.result)))),
     jvp=lambda c: _pow1_jvp(c))
 
 
@@ -75,12 +75,12 @@ def _pow1_jvp(c: Any) -> Tensor:
     """(pow_backward_self(self_t.conj(), ...) + pow_backward_exponent(exponent_t.conj(),
     ...)).conj(): the two backward formulas given the conjugated tangents, conjugated (the
     identity on real tensors)."""
-    return _conj(add(POW1.backward(c, _conj(c.self_t))[0],
-                     POW1.backward(c, _conj(c.exponent_t))[1]))
+    return conj_of(add(POW1.backward(c, conj_of(c.self_t))[0],
+                       POW1.backward(c, conj_of(c.exponent_t))[1]))
 POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")},
-              lambda c, g: [mul(g, _conj(_log_base_term(c.self, c.exponent, c.result)
-                                         if c.self == 0 else
-                                         _mul_log_scalar(c.result, c.self, c.exponent)))],
+              lambda c, g: [mul(g, conj_of(_log_base_term(c.self, c.exponent, c.result)
+                                           if c.self == 0 else
+                                           _mul_log_scalar(c.result, c.self, c.exponent)))],
               jvp="auto_element_wise")
 
 
