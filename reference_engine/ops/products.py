@@ -54,7 +54,7 @@ ADDMV = OpSpec(
                          lambda: maybe_multiply(outer(g, c.vec), c.alpha),   # grad.ger(vec)
                          lambda: maybe_multiply(mv(views.t(c.mat), g), c.alpha)),
     jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
-        linalg._product_jvp(mv, c.mat_t, c.vec, c.mat, c.vec_t), c.alpha)))
+        linalg.product_jvp(mv, c.mat_t, c.vec, c.mat, c.vec_t), c.alpha)))
 
 
 def addmv(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -65,7 +65,7 @@ def addmv(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any =
     if mat.shape[1] != vec.shape[0] or self.numel() not in (1, mat.shape[0]):
         if self.ndim == 0:
             raise IndexError(messages.dim_of_0_dim(0))
-        raise RuntimeError(messages.mv_sizes(self.shape[0], linalg._dims(mat), vec.shape[0]))
+        raise RuntimeError(messages.mv_sizes(self.shape[0], linalg.shape_text(mat), vec.shape[0]))
     if not self.dtype is mat.dtype is vec.dtype:   # no promotion, as mv
         raise RuntimeError(messages.addmv_dtypes(*(t.dtype.scalar_name for t in (self, mat, vec))))
     return _add_scaled(ADDMV, self, mat, vec, linalg.blas_product, beta, alpha)
@@ -77,7 +77,7 @@ ADDR = OpSpec(
                          lambda: maybe_multiply(mv(g, c.vec2), c.alpha),
                          lambda: maybe_multiply(mv(views.t(g), c.vec1), c.alpha)),
     jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
-        linalg._product_jvp(outer, c.vec1_t, c.vec2, c.vec1, c.vec2_t), c.alpha)))
+        linalg.product_jvp(outer, c.vec1_t, c.vec2, c.vec1, c.vec2_t), c.alpha)))
 
 
 def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -101,7 +101,7 @@ def _expand_self(self: Tensor, target: tuple[int, ...]) -> None:
 def _batch_check(batch1: Tensor, batch2: Tensor) -> None:
     if batch1.ndim != 3 or batch2.ndim != 3 or batch1.shape[0] != batch2.shape[0] \
             or batch1.shape[2] != batch2.shape[1]:
-        raise RuntimeError(messages.mm_shapes(linalg._dims(batch1), linalg._dims(batch2)))
+        raise RuntimeError(messages.mm_shapes(linalg.shape_text(batch1), linalg.shape_text(batch2)))
 
 
 BADDBMM = OpSpec(
@@ -112,7 +112,7 @@ BADDBMM = OpSpec(
         lambda: maybe_multiply(bmm(g, views.transpose(c.batch2, 1, 2)), c.alpha),
         lambda: maybe_multiply(bmm(views.transpose(c.batch1, 1, 2), g), c.alpha)),
     jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
-        linalg._product_jvp(bmm, c.batch1_t, c.batch2, c.batch1, c.batch2_t), c.alpha)))
+        linalg.product_jvp(bmm, c.batch1_t, c.batch2, c.batch1, c.batch2_t), c.alpha)))
 
 
 def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
@@ -133,8 +133,8 @@ def _addbmm_grads(c: Any, g: Tensor) -> list[Tensor | None]:
 
 
 def _addbmm_jvp(c: Any) -> Tensor:
-    products = linalg._product_jvp(lambda a, b: reductions.sum(bmm(a, b), 0),
-                                   c.batch1_t, c.batch2, c.batch1, c.batch2_t)
+    products = linalg.product_jvp(lambda a, b: reductions.sum(bmm(a, b), 0),
+                                  c.batch1_t, c.batch2, c.batch1, c.batch2_t)
     return ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(products, c.alpha))
 
 
@@ -168,7 +168,7 @@ def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
 
 VDOT = OpSpec("VdotBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
               lambda c, g: c.grads(lambda: ops.mul(g, c.other), lambda: ops.mul(g, c.self)),
-              jvp=lambda c: linalg._product_jvp(vdot, c.self_t, c.other, c.self, c.other_t))
+              jvp=lambda c: linalg.product_jvp(vdot, c.self_t, c.other, c.self, c.other_t))
 
 
 def vdot(self: Tensor, other: Tensor) -> Tensor:
@@ -179,7 +179,7 @@ def vdot(self: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(messages.dot_not_vectors(self.ndim, other.ndim))
     if self.numel() != other.numel():
         raise RuntimeError(messages.dot_sizes(self.numel(), other.numel()))
-    return linalg._matmul_like(VDOT, self, other)
+    return linalg.matmul_like(VDOT, self, other)
 
 
 def outer(self: Tensor, vec2: Tensor) -> Tensor:
@@ -200,9 +200,9 @@ def kron(self: Tensor, other: Tensor) -> Tensor:
     a_view = [s for d in a_shape for s in (d, 1)]
     b_view = [s for d in b_shape for s in (1, d)]
     out_shape = tuple(x * y for x, y in zip(a_shape, b_shape, strict=True))
-    product = ops.mul(linalg._unsafe_view(self, tuple(a_view)),
-                      linalg._unsafe_view(other, tuple(b_view)))
-    return linalg._unsafe_view(product, out_shape)
+    product = ops.mul(linalg.unsafe_view_of(self, tuple(a_view)),
+                      linalg.unsafe_view_of(other, tuple(b_view)))
+    return linalg.unsafe_view_of(product, out_shape)
 
 
 # ---- cross ---------------------------------------------------------------------------------
