@@ -281,7 +281,7 @@ autograd.GradcheckError = gradcheck.GradcheckError  # type: ignore[attr-defined]
 _unique = _unique_ops._unique
 _unique2 = _unique_ops._unique2
 _VF = types.SimpleNamespace(unique_dim=_unique_ops.unique_dim,
-                            unique_consecutive=_unique_ops._vf_unique_consecutive)
+                            unique_consecutive=_unique_ops.vf_unique_consecutive)
 
 float32 = float = _dtypes.float32
 float64 = double = _dtypes.float64

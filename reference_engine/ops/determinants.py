@@ -23,7 +23,7 @@ from .decompositions import mH_of
 from .linalg import matmul
 from .lu_kernels import check_square, det_p, factorised
 from .lu_solve import solve_with_lu
-from .prod_cumprod import _prod_safe_zeros_backward
+from .prod_cumprod import prod_backward_safe_zeros
 from .solve import linalg_solve
 from .spectral import linalg_svd
 
@@ -45,7 +45,7 @@ def _det_singular(A: Tensor, d: Tensor, g: Tensor) -> Tensor:
     grad, so no division by a zero pivot (the columns' signs cancel in it)."""
     U, S, Vh = linalg_svd(A)
     alpha = ops.mul(ops.mul(linalg_det(U), linalg_det(Vh)), g)
-    D = _prod_safe_zeros_backward(views.unsqueeze(alpha, -1), S, S.ndim - 1)
+    D = prod_backward_safe_zeros(views.unsqueeze(alpha, -1), S, S.ndim - 1)
     return matmul(ops.mul(U, views.unsqueeze(D, -2)), Vh)
 
 

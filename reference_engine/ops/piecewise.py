@@ -35,7 +35,7 @@ from .common import (
     zeros_like,
     zeros_scalar,
 )
-from .unary_math import _inplace, _spec
+from .unary_math import inplace_variant, unary_spec
 
 # ---- sign and rounding: zero gradients ----------------------------------------------------
 
@@ -43,14 +43,14 @@ def _zeros(c: Any, g: Tensor) -> Tensor:
     return zeros_like(g)
 
 
-SIGN = _spec("SignBackward0", (), _zeros)
-TRUNC = _spec("TruncBackward0", (), _zeros)
-FLOOR = _spec("FloorBackward0", (), _zeros)
-CEIL = _spec("CeilBackward0", (), _zeros)
-ROUND = _spec("RoundBackward0", (), _zeros)
-ROUND_DECIMALS = _spec("RoundBackward1", (), _zeros)
+SIGN = unary_spec("SignBackward0", (), _zeros)
+TRUNC = unary_spec("TruncBackward0", (), _zeros)
+FLOOR = unary_spec("FloorBackward0", (), _zeros)
+CEIL = unary_spec("CeilBackward0", (), _zeros)
+ROUND = unary_spec("RoundBackward0", (), _zeros)
+ROUND_DECIMALS = unary_spec("RoundBackward1", (), _zeros)
 # frac: `self: grad`, `result: self_t`
-FRAC = _spec("FracBackward0", (), lambda c, g: g, jvp=lambda c: c.self_t)
+FRAC = unary_spec("FracBackward0", (), lambda c, g: g, jvp=lambda c: c.self_t)
 
 
 def sign(self: Tensor) -> Tensor:
@@ -105,9 +105,9 @@ def positive(self: Tensor) -> Tensor:
 # ---- nan_to_num, clamp_min, clamp_max -----------------------------------------------------
 
 # grad * at::isfinite(self)
-NAN_TO_NUM = _spec("NanToNumBackward0", ("self",),
-                   lambda c, g: mul(g, new(np.isfinite(c.self._data), dtypes.bool_,
-                                           c.self.device)))
+NAN_TO_NUM = unary_spec("NanToNumBackward0", ("self",),
+                        lambda c, g: mul(g, new(np.isfinite(c.self._data), dtypes.bool_,
+                                                c.self.device)))
 
 
 def nan_to_num(self: Tensor, nan: float | None = 0.0, posinf: float | None = None,
@@ -123,11 +123,12 @@ def nan_to_num(self: Tensor, nan: float | None = 0.0, posinf: float | None = Non
     return elementwise_op(NAN_TO_NUM, fn, (self,))
 
 
-CLAMP_MIN = _spec("ClampMinBackward0", ("self",),
-                  lambda c, g: where(compare(c.self, c.min, np.greater_equal), g,
-                                     zeros_scalar(g)))
-CLAMP_MAX = _spec("ClampMaxBackward0", ("self",),
-                  lambda c, g: where(compare(c.self, c.max, np.less_equal), g, zeros_scalar(g)))
+CLAMP_MIN = unary_spec("ClampMinBackward0", ("self",),
+                       lambda c, g: where(compare(c.self, c.min, np.greater_equal), g,
+                                          zeros_scalar(g)))
+CLAMP_MAX = unary_spec("ClampMaxBackward0", ("self",),
+                       lambda c, g: where(compare(c.self, c.max, np.less_equal), g,
+                                          zeros_scalar(g)))
 CLAMP_MIN_T = OpSpec(
     "ClampMinBackward1", ("self", "min"), {"self": ("self", "min"), "min": ("self", "min")},
     lambda c, g: c.grads(lambda: where(compare(c.self, c.min, np.greater_equal), g,
@@ -246,12 +247,12 @@ def clamp_max(self: Tensor, max: Tensor | Number) -> Tensor:
 
 
 # in-place forms (see unary_math._inplace)
-sign_ = _inplace(SIGN, sign)
-sgn_ = _inplace(SGN, sgn)
-trunc_ = _inplace(TRUNC, trunc)
-floor_ = _inplace(FLOOR, floor)
-ceil_ = _inplace(CEIL, ceil)
-frac_ = _inplace(FRAC, frac)
+sign_ = inplace_variant(SIGN, sign)
+sgn_ = inplace_variant(SGN, sgn)
+trunc_ = inplace_variant(TRUNC, trunc)
+floor_ = inplace_variant(FLOOR, floor)
+ceil_ = inplace_variant(CEIL, ceil)
+frac_ = inplace_variant(FRAC, frac)
 
 
 # ---- clamp (Scalar bounds; clamp.Tensor is clamp_tensor above) ----------------------------

@@ -360,16 +360,16 @@ def _nonempty(name: str, tensors: Sequence[Tensor]) -> list[Tensor]:
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
-    ts = [shape_views._at1(t) for t in _nonempty("hstack", tensors)]
+    ts = [shape_views.at1(t) for t in _nonempty("hstack", tensors)]
     return joining.cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
-    return joining.cat([shape_views._at2(t) for t in _nonempty("vstack", tensors)], 0)
+    return joining.cat([shape_views.at2(t) for t in _nonempty("vstack", tensors)], 0)
 
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
-    return joining.cat([shape_views._at3(t) for t in _nonempty("dstack", tensors)], 2)
+    return joining.cat([shape_views.at3(t) for t in _nonempty("dstack", tensors)], 2)
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:

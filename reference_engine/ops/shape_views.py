@@ -112,17 +112,17 @@ def _atleast(n: int, one: Callable[[Tensor], Tensor],
     return tuple(one(t) for t in ts)
 
 
-def _at1(t: Tensor) -> Tensor:
+def at1(t: Tensor) -> Tensor:
     return views.reshape(t, (1,)) if t.ndim == 0 else t
 
 
-def _at2(t: Tensor) -> Tensor:
+def at2(t: Tensor) -> Tensor:
     if t.ndim == 0:
         return views.reshape(t, (1, 1))
     return views.unsqueeze(t, 0) if t.ndim == 1 else t
 
 
-def _at3(t: Tensor) -> Tensor:
+def at3(t: Tensor) -> Tensor:
     if t.ndim == 0:
         return views.reshape(t, (1, 1, 1))
     if t.ndim == 1:
@@ -131,15 +131,15 @@ def _at3(t: Tensor) -> Tensor:
 
 
 def atleast_1d(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
-    return _atleast(1, _at1, tensors)
+    return _atleast(1, at1, tensors)
 
 
 def atleast_2d(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
-    return _atleast(2, _at2, tensors)
+    return _atleast(2, at2, tensors)
 
 
 def atleast_3d(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
-    return _atleast(3, _at3, tensors)
+    return _atleast(3, at3, tensors)
 
 
 # ---- unfold: overlapping windows, a view ----------------------------------------------------
