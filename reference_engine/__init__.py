@@ -6,7 +6,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
     library   nn.*, special, linalg, masked, fft, autograd_functional*, gradcheck*, utils.*
     autograd  autograd, autograd_graph, function, function_forward, factories, _C, autocast_mode
     ops       ops.* (one op family a file; ops.basic.*: see below), views_*, inplace_*
-    core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad
+    core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad, tangent_layout
     base      messages, warn, dtypes, python_scalars, grad_mode, anomaly_mode, registry, dispatch
 
 The core holds the state and the backward pass: a Tensor (tensor.py; in tensor_*.py its
@@ -14,10 +14,11 @@ methods that only read metadata, keep hooks or adapt a call to an op), the graph
 it hangs in (tensor and graph need each other: the one import circle of the core), how an
 op joins the graph (autograd_meta: OpSpec, the op definition holding its backward formula
 and its forward-mode one), saved values, the engine, and forward mode's levels and
-tangents (forward_ad). The ops are written on the core. Their backward formulas are
-written in ops (so that create_graph differentiates them again): the ops every formula
-is written in are one package, ops/basic/, layered inside (its docstring draws it), with the
-ops' two import circles, where formulas recurse as ATen's do (expand's backward is sum_to
+tangents (forward_ad; tangent_layout: the layout a tangent shares with its primal). The
+ops are written on the core. Their backward formulas are written in ops (so that
+create_graph differentiates them again): the ops every formula is written in are one
+package, ops/basic/, layered inside (its docstring draws it), with the ops' two import
+circles, where formulas recurse as ATen's do (expand's backward is sum_to
 and sum's is expand; CopySlices replays as_strided, whose backward writes with copy_).
 Every other op module sits above it (written on the basic ops) or apart from it, and the
 helpers both share sit below it:
@@ -26,7 +27,7 @@ helpers both share sit below it:
                 views_multi_output
     basic       (ops/basic/) inplace, views_strided, indexing, powers, complex_imag,
                 comparisons, elementwise, to_copy, complex_numbers, reductions, views,
-                copying
+                copying, view_making
     below       ops.common, ops.kernels, ops.zero_tensor, ops.out_overloads,
                 ops.creation_meta, views_fn, inplace_write
 
@@ -49,10 +50,10 @@ because every at:: call goes through the dispatcher's table; routing these calls
 dispatch.py would do the same here, hiding the recursion rather than removing it.
 
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph),
-ops/basic/ (elementwise.py, views.py, inplace.py first), the other ops/ families, views_*.py
-and inplace_*.py (registry.py lists the public ops, from which this module's op exports and
-Tensor's op methods are made), engine.py (backward), saved.py, function.py (custom
-Functions). All texts users can see are in messages.py.
+ops/basic/ (elementwise.py, view_making.py, views.py, inplace.py first), the other ops/
+families, views_*.py and inplace_*.py (registry.py lists the public ops, from which this
+module's op exports and Tensor's op methods are made), engine.py (backward), saved.py,
+function.py (custom Functions). All texts users can see are in messages.py.
 """
 
 from __future__ import annotations
@@ -282,7 +283,7 @@ autograd.GradcheckError = gradcheck.GradcheckError  # type: ignore[attr-defined]
 _unique = _unique_ops._unique
 _unique2 = _unique_ops._unique2
 _VF = types.SimpleNamespace(unique_dim=_unique_ops.unique_dim,
-                            unique_consecutive=_unique_ops._vf_unique_consecutive)
+                            unique_consecutive=_unique_ops.vf_unique_consecutive)
 
 float32 = float = _dtypes.float32
 float64 = double = _dtypes.float64

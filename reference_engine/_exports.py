@@ -21,7 +21,7 @@ from . import autocast_mode, messages, registry
 from .ops import aten
 from .tensor import Tensor
 from .utils import checkpoint_selective as selective
-from .utils.checkpoint_selective import _MODES as SAC_MODES
+from .utils.checkpoint_selective import ACTIVE_MODES as SAC_MODES
 
 
 def install(package: ModuleType) -> None:

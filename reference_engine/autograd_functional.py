@@ -35,14 +35,14 @@ from . import messages, views_multi_output
 from .autograd_functional_utils import (
     _as_tuple,
     _autograd_grad,
-    _call,
     _check_requires_grad,
     _fill_in_zeros,
     _grad_postprocess,
     _grad_preprocess,
-    _prepare_v,
-    _results,
     _tuple_postprocess,
+    call_user_function,
+    postprocessed_results,
+    prepare_v,
 )
 from .autograd_functional_vmap import jacobian_forward
 from .factories import zeros_like
@@ -59,13 +59,13 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        is_outputs_tuple, outputs = _call(func, inputs, "vjp", strict)
-        vs = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp",
-                        messages.FUNCTIONAL_V_NONE_OUTPUT)
+        is_outputs_tuple, outputs = call_user_function(func, inputs, "vjp", strict)
+        vs = prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp",
+                       messages.FUNCTIONAL_V_NONE_OUTPUT)
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(outputs, inputs, vs, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    return _results(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
+    return postprocessed_results(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
 
 
 def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
@@ -73,9 +73,9 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        vs = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp",
-                        messages.FUNCTIONAL_V_NONE_INPUT_JVP)
-        is_outputs_tuple, outputs = _call(func, inputs, "jvp", strict)
+        vs = prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp",
+                       messages.FUNCTIONAL_V_NONE_INPUT_JVP)
+        is_outputs_tuple, outputs = call_user_function(func, inputs, "jvp", strict)
         # The backward is linear in grad_outputs, so their value does not reach the result
         # (zeros: no inf or nan); they only have to require grad, to be differentiated.
         grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outputs)
@@ -85,7 +85,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with enable_grad() if create_graph else set_grad_enabled(is_grad_enabled()):
         grad_res = _autograd_grad(grad_inputs, grad_outputs, vs, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    return _results(outputs, is_outputs_tuple, res, is_outputs_tuple, create_graph)
+    return postprocessed_results(outputs, is_outputs_tuple, res, is_outputs_tuple, create_graph)
 
 
 def _standard_basis(tensors: tuple[Tensor, ...], numels: tuple[int, ...]) -> tuple[Tensor, ...]:
@@ -151,7 +151,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        is_outputs_tuple, outputs = _call(func, inputs, "jacobian", strict)
+        is_outputs_tuple, outputs = call_user_function(func, inputs, "jacobian", strict)
         if vectorize:
             if strict:
                 raise RuntimeError(messages.STRICT_AND_VECTORIZE)
@@ -203,16 +203,16 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        vs = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "vhp",
-                        messages.FUNCTIONAL_V_NONE_INPUT)
-        is_outputs_tuple, outputs = _call(func, inputs, "vhp", strict)
+        vs = prepare_v(v, inputs, is_inputs_tuple, create_graph, "vhp",
+                       messages.FUNCTIONAL_V_NONE_INPUT)
+        is_outputs_tuple, outputs = call_user_function(func, inputs, "vhp", strict)
         _single_output(outputs, is_outputs_tuple, "vhp")
         jac = _autograd_grad(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict=strict)
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(jac, inputs, vs, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    return _results(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
+    return postprocessed_results(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
 
 
 def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
@@ -220,9 +220,9 @@ def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        vs = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "hvp",
-                        messages.FUNCTIONAL_V_NONE_INPUT)
-        is_outputs_tuple, outputs = _call(func, inputs, "hvp", strict)
+        vs = prepare_v(v, inputs, is_inputs_tuple, create_graph, "hvp",
+                       messages.FUNCTIONAL_V_NONE_INPUT)
+        is_outputs_tuple, outputs = call_user_function(func, inputs, "hvp", strict)
         _single_output(outputs, is_outputs_tuple, "hvp")
         jac = _autograd_grad(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict=strict)
@@ -233,4 +233,4 @@ def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(double_back, grad_jac, vs, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    return _results(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
+    return postprocessed_results(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)

@@ -1,7 +1,8 @@
 """torch/autograd/functional.py's utility functions (the section of that name: _as_tuple,
 _tuple_postprocess, _grad_preprocess, _grad_postprocess, _validate_v,
 _check_requires_grad, _autograd_grad, _fill_in_zeros), under torch's names, with this
-engine's three steps every public function takes alike (_prepare_v, _call, _results).
+engine's three steps every public function takes alike (prepare_v, call_user_function,
+postprocessed_results).
 vjp, jvp, jacobian, hessian, vhp and hvp (autograd_functional.py) are written on them.
 """
 
@@ -125,8 +126,8 @@ def _fill_in_zeros(grads: Grads, refs: Sequence[Tensor], strict: bool, create_gr
     return tuple(res)
 
 
-def _prepare_v(v: Any, refs: tuple[Tensor, ...], is_refs_tuple: bool, create_graph: bool,
-               fn_name: str, none_message: str) -> tuple[Tensor, ...] | None:
+def prepare_v(v: Any, refs: tuple[Tensor, ...], is_refs_tuple: bool, create_graph: bool,
+              fn_name: str, none_message: str) -> tuple[Tensor, ...] | None:
     """v checked against `refs` (the inputs, or vjp's outputs); None only for one element."""
     if v is None:
         if len(refs) != 1 or refs[0].numel() != 1:
@@ -138,15 +139,16 @@ def _prepare_v(v: Any, refs: tuple[Tensor, ...], is_refs_tuple: bool, create_gra
     return vs
 
 
-def _call(func: Callable[..., Any], inputs: tuple[Tensor, ...], fn_name: str,
-          strict: bool) -> tuple[bool, tuple[Tensor, ...]]:
+def call_user_function(func: Callable[..., Any], inputs: tuple[Tensor, ...], fn_name: str,
+                       strict: bool) -> tuple[bool, tuple[Tensor, ...]]:
     is_outputs_tuple, outputs = _as_tuple(
         func(*inputs), "outputs of the user-provided function", fn_name)
     _check_requires_grad(outputs, "outputs", strict=strict)
     return is_outputs_tuple, outputs
 
 
-def _results(outputs: tuple[Tensor, ...], is_outputs_tuple: bool, res: tuple[Tensor, ...],
-             is_res_tuple: bool, create_graph: bool) -> tuple[Any, Any]:
+def postprocessed_results(outputs: tuple[Tensor, ...], is_outputs_tuple: bool,
+                          res: tuple[Tensor, ...], is_res_tuple: bool,
+                          create_graph: bool) -> tuple[Any, Any]:
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
             _tuple_postprocess(_grad_postprocess(res, create_graph), is_res_tuple))

@@ -15,7 +15,7 @@ from .ops.basic import to_copy
 from .ops.basic.inplace import copy_
 from .ops.common import in_layout_of
 from .tensor import Tensor, warn_if_requires_grad
-from .tensor_operators import _shape_args
+from .tensor_operators import shape_args
 
 _rng = {"gen": np.random.default_rng(0)}
 
@@ -124,7 +124,7 @@ def _scalar(v: Tensor) -> Any:
 
 def _sized(fill: Any, size: tuple[Any, ...], dtype: dtype | None, device: device | str | None,
            requires_grad: bool) -> Tensor:
-    shape = _shape_args(size)
+    shape = shape_args(size)
     return _finish(np.full(shape, fill), dtype or dtypes.get_default_dtype(), device,
                    requires_grad)
 
@@ -149,7 +149,7 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], dtype: dtype | Non
     """A tensor of the given sizes and strides over a storage just large enough (torch's
     empty_strided; its memory, uninitialised in torch, is zeros here: a case fills it
     before it is observed)."""
-    shape, strides = _shape_args((size,)), tuple(int(s) for s in stride)
+    shape, strides = shape_args((size,)), tuple(int(s) for s in stride)
     dt = dtype or dtypes.get_default_dtype()
     extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) \
         if all(shape) else 0
@@ -216,7 +216,7 @@ def full_like(t: Tensor, fill_value: Any, dtype: dtype | None = None,
 def _new_sized(self: Tensor, fill: Any, size: tuple[Any, ...], dtype: dtype | None,
                device: device | str | None, requires_grad: bool) -> Tensor:
     dt = dtype or self.dtype
-    return _finish(np.full(_shape_args(size), dtypes.scalar_in(fill, dt)), dt,
+    return _finish(np.full(shape_args(size), dtypes.scalar_in(fill, dt)), dt,
                    device or self.device, requires_grad)
 
 
@@ -268,13 +268,13 @@ def linspace(start: float, end: float, steps: int, dtype: dtype | None = None,
 
 def rand(*size: Any, dtype: dtype | None = None, device: device | str | None = None,
          requires_grad: bool = False) -> Tensor:
-    arr = _rng["gen"].random(_shape_args(size))
+    arr = _rng["gen"].random(shape_args(size))
     return _finish(arr, dtype or dtypes.get_default_dtype(), device, requires_grad)
 
 
 def randn(*size: Any, dtype: dtype | None = None, device: device | str | None = None,
           requires_grad: bool = False) -> Tensor:
-    arr = _rng["gen"].standard_normal(_shape_args(size))
+    arr = _rng["gen"].standard_normal(shape_args(size))
     return _finish(arr, dtype or dtypes.get_default_dtype(), device, requires_grad)
 
 

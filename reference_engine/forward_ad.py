@@ -30,8 +30,8 @@ import numpy as np
 
 from . import dispatch, messages, tensor_metadata
 from .grad_mode import is_grad_enabled, set_grad_enabled
+from .tangent_layout import same_layout, zeros_with_layout_of
 from .tensor import Tensor
-from .tensor_storage import storage_root
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
            "make_dual", "unpack_dual"]
@@ -47,7 +47,7 @@ class _Level:
 
 _current_level = -1          # torch's module global, read by the harness's isolation table
 _level: _Level | None = None  # the entered level's token
-_suspended = 0               # > 0 while a jvp formula runs: its primals show no tangent
+suspended_depth = 0          # > 0 while a jvp formula runs: its primals show no tangent
 # autograd_functional_vmap's recording: formulas run with grad on; saved.py copies primals
 record_tangent_graph = [False]
 # what unpack_dual gave out during that recording, by the tangent's id: the tangent (weakly)
@@ -99,7 +99,7 @@ class UnpackedDualTensor(NamedTuple):
 
 def fw_grad(t: Tensor) -> Tensor | None:
     """t's tangent at the current level, or None (torch's _fw_grad)."""
-    if _level is None or _suspended:
+    if _level is None or suspended_depth:
         return None
     own = t._fw
     if own is not None and own[0] is _level:
@@ -173,49 +173,19 @@ def restore_tangent(t: Tensor | None, saved: tuple[_Level, Tensor] | None) -> Te
 def suspended() -> Iterator[None]:
     """Run a jvp formula: the primals it reads carry no tangent (torch's formulas read
     `self_p`, the primal without its forward grad)."""
-    global _suspended
-    _suspended += 1
+    global suspended_depth
+    suspended_depth += 1
     try:
         yield
     finally:
-        _suspended -= 1
+        suspended_depth -= 1
 
 
 def active() -> bool:
-    return _level is not None and not _suspended
+    return _level is not None and not suspended_depth
 
 
 # ---- the API -----------------------------------------------------------------------------
-
-def _storage_numel(t: Tensor) -> int:
-    """The storage's size in t's elements (a real view of a complex tensor counts its
-    parts: at::_has_same_storage_numel divides the storage's bytes by t's itemsize). The
-    storage, not the autograd base: a detached slice has none, yet its storage is whole."""
-    return storage_root(t._data).nbytes // t._data.itemsize
-
-
-def _storage_offset(t: Tensor) -> int:
-    """Where t starts in its storage, in t's elements."""
-    a = t._data
-    return (a.__array_interface__["data"][0]
-            - storage_root(a).__array_interface__["data"][0]) // a.itemsize
-
-
-def _same_layout(a: Tensor, b: Tensor) -> bool:
-    """torch's has_same_meta: storage offset, sizes, strides (but a dim of size 1's, which
-    reads no other element), storage size. A ZeroTensor (a formula's result made of missing
-    tangents alone) has no storage: never the same, so set_fw_grad copies it."""
-    if a._zerotensor or b._zerotensor:
-        return False
-    if a.shape != b.shape or any(
-            sa != sb and n != 1 for sa, sb, n in zip(a.stride(), b.stride(), a.shape,
-                                                    strict=True)):
-        return False
-    # the conj and neg bits are part of the layout (a tangent whose bits differ is copied)
-    return _storage_offset(a) == _storage_offset(b) \
-        and _storage_numel(a) == _storage_numel(b) \
-        and (a._is_conj, a._is_neg) == (b._is_conj, b._is_neg)
-
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
     if level is None:
@@ -247,28 +217,15 @@ def _in_layout_of(primal: Tensor, tangent: Tensor) -> Tensor:
     one with the primal's layout stays float32) given the primal's conj and neg bits, then
     copy_ (so the copy is at version 1, a tangent that requires grad gives it
     CopyBackwards, and a primal whose elements overlap is refused)."""
-    if _same_layout(tangent, primal):
+    if same_layout(tangent, primal):
         return tangent
-    copy = Tensor(_zeros_with_layout_of(primal, primal.dtype.np), primal.dtype, primal.device)
+    copy = Tensor(zeros_with_layout_of(primal, primal.dtype.np), primal.dtype, primal.device)
     with suspended():
         dispatch.copy_(copy, tangent)
     # the bits set after the copy (the engine's copy_ does not write through them; its
     # arrays hold the values as read, so the copy reads as the tangent, as in torch)
     copy._is_conj, copy._is_neg = primal._is_conj, primal._is_neg
     return copy
-
-
-def _zeros_with_layout_of(primal: Tensor, np_dtype: Any) -> np.ndarray:
-    """Zeros laid out as `primal` in a storage of its storage's size (in elements); a layout
-    NumPy gives with negative strides (none in torch) gets primal's shape, in order."""
-    a = primal._data
-    if a.size == 0 or any(st < 0 for st in a.strides):
-        return np.zeros_like(a, dtype=np_dtype, order="K")
-    offset = _storage_offset(primal)
-    storage = np.zeros(_storage_numel(primal), dtype=np_dtype)
-    # made on the storage's buffer, so that the storage is its root (Tensor.storage())
-    return np.ndarray(a.shape, storage.dtype, buffer=storage, offset=offset * storage.itemsize,
-                      strides=tuple(st // a.itemsize * storage.itemsize for st in a.strides))
 
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:

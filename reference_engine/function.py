@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import engine, forward_ad, messages
-from .function_forward import _forward_mode
+from .function_forward import forward_mode
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Meta, Node, node_class
 from .ops.basic.inplace import check_inplace, rebase_history
@@ -240,7 +240,7 @@ class Function:
             ctx._to_save = ctx._dirty = ctx._non_differentiable = ()
             raise
         if forward_ad.active():
-            _forward_mode(cls, ctx, args, (outputs,) if single else outputs, outs)
+            forward_mode(cls, ctx, args, (outputs,) if single else outputs, outs)
         ctx._saved_for_forward = None
         # python_function.cpp frees to_save once saved (or not needed), and dirty_tensors
         # and non_differentiable once read ("we're not going to ever need this"): holding

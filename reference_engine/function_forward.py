@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from .function import BackwardCFunction, Function
 
 
-def _forward_mode(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...],
-                  raw: tuple[Any, ...], outs: tuple[Any, ...]) -> None:
+def forward_mode(cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...],
+                 raw: tuple[Any, ...], outs: tuple[Any, ...]) -> None:
     """custom_function.cpp's _process_forward_mode_AD: when an input has a tangent, jvp gets
     one tangent per input (zeros for a floating tensor without one, None for anything else,
     an integer tensor included) and returns one per output, kept as it is, after torch's

@@ -34,15 +34,15 @@ from . import autograd, dtypes, messages
 from .engine import gradient_edge
 from .gradcheck_common import (
     GradcheckError,
-    _as_tuple,
-    _diff_inputs,
-    _differentiable_outputs,
-    _numerical_jacobian,
-    _part,
-    _tensor_text,
+    as_tuple,
+    differentiable_inputs,
+    differentiable_outputs,
+    numerical_jacobian,
+    part_name,
+    tensor_text,
 )
 from .gradcheck_fast import fast_gradcheck
-from .gradcheck_forward import _forward_real_imag
+from .gradcheck_forward import forward_real_imag
 from .graph import Node, node_class
 from .ops.basic import complex_imag, complex_numbers, copying
 from .ops.common import new
@@ -108,8 +108,8 @@ def _slow_gradcheck(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, 
                     outputs: tuple[Tensor, ...], eps: float, rtol: float, atol: float,
                     check_grad_dtypes: bool, nondet_tol: float,
                     complex_indices: Sequence[int] = (), test_imag: bool = False) -> None:
-    all_out = _as_tuple(func_out)
-    numerical = _numerical_jacobian(func, inputs, all_out, eps)
+    all_out = as_tuple(func_out)
+    numerical = numerical_jacobian(func, inputs, all_out, eps)
     if not outputs:
         if any(np.count_nonzero(j) for per_input in numerical for j in per_input):
             raise GradcheckError(messages.GRADCHECK_NONZERO_NUMERICAL)
@@ -117,16 +117,16 @@ def _slow_gradcheck(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, 
     # per output that requires grad, per input
     by_output = [[numerical[i][k] for i in range(len(numerical))]
                  for k, o in enumerate(all_out) if o.requires_grad]
-    diff = _diff_inputs(inputs)
+    diff = differentiable_inputs(inputs)
     for i, o in enumerate(outputs):
         analytical = _analytical_jacobian(o, diff, nondet_tol, check_grad_dtypes)
         for j, (a, n) in enumerate(zip(analytical, by_output[i], strict=True)):
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                prefix = _part(test_imag, "outputs") if i in complex_indices else ""
+                prefix = part_name(test_imag, "outputs") if i in complex_indices else ""
                 # a complex input's numerical column is complex, as its grads are
                 n_dtype = diff[j].dtype if np.iscomplexobj(n) else o.dtype
                 raise GradcheckError(prefix + messages.gradcheck_jacobian_mismatch(
-                    i, j, _tensor_text(n, n_dtype), _tensor_text(a, diff[j].dtype)))
+                    i, j, tensor_text(n, n_dtype), tensor_text(a, diff[j].dtype)))
 
 
 def _real_and_imag_output(func: Callable[..., Any]) -> tuple[Callable[..., Any],
@@ -135,7 +135,7 @@ def _real_and_imag_output(func: Callable[..., Any]) -> tuple[Callable[..., Any],
     def apply(part: Callable[[Tensor], Tensor]) -> Callable[..., Any]:
         def wrapped(*args: Any) -> tuple[Any, ...]:
             return tuple(part(o) if isinstance(o, Tensor) and o.dtype.is_complex else o
-                         for o in _as_tuple(func(*args)))
+                         for o in as_tuple(func(*args)))
         return wrapped
     return apply(complex_numbers.real), apply(complex_imag.imag)
 
@@ -146,20 +146,20 @@ def _backward_real_imag(func: Callable[..., Any], func_out: Any, inputs: tuple[A
     """torch's _gradcheck_real_imag, backward half: a function with complex outputs is
     checked as its imaginary parts, then its real parts."""
     complex_out = [i for i, o in enumerate(outputs) if o.dtype.is_complex]
-    if not any(isinstance(o, Tensor) and o.dtype.is_complex for o in _as_tuple(func_out)):
+    if not any(isinstance(o, Tensor) and o.dtype.is_complex for o in as_tuple(func_out)):
         _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
                         nondet_tol)
         return
     real_fn, imag_fn = _real_and_imag_output(func)
     for fn, test_imag in ((imag_fn, True), (real_fn, False)):
         out = fn(*inputs)
-        _slow_gradcheck(fn, out, inputs, _differentiable_outputs(out), eps, rtol, atol,
+        _slow_gradcheck(fn, out, inputs, differentiable_outputs(out), eps, rtol, atol,
                         check_grad_dtypes, nondet_tol, complex_out, test_imag)
 
 
 def _test_backward_mul_by_grad_output(outputs: tuple[Tensor, ...],
                                       inputs: tuple[Any, ...]) -> None:
-    diff = _diff_inputs(inputs)
+    diff = differentiable_inputs(inputs)
     grads = autograd.grad(outputs, diff, [new(np.zeros(o.shape), o.dtype, o.device)
                                           for o in outputs], allow_unused=True)
     for gi, di in zip(grads, diff, strict=False):
@@ -196,7 +196,7 @@ def _undefined(o: Tensor) -> Tensor:
 
 def _test_undefined_backward_mode(func: Callable[..., Any], outputs: tuple[Tensor, ...],
                                   inputs: tuple[Any, ...]) -> None:
-    diff = _diff_inputs(inputs)
+    diff = differentiable_inputs(inputs)
 
     def check(to_check: list[Tensor]) -> None:
         zeros = [new(np.zeros(o.shape), o.dtype, o.device) for o in to_check]
@@ -210,11 +210,11 @@ def _test_undefined_backward_mode(func: Callable[..., Any], outputs: tuple[Tenso
                 warnings.warn(messages.GRADCHECK_UNDEFINED_BC, UserWarning, stacklevel=4)
                 raise GradcheckError(messages.GRADCHECK_UNDEFINED_NONZERO)
 
-    groups = [[_undefined(o) for o in _differentiable_outputs(func(*inputs))]]
+    groups = [[_undefined(o) for o in differentiable_outputs(func(*inputs))]]
     if len(groups[0]) > 1:
         for k in range(len(outputs)):
             groups.append([_undefined(o) if idx == k else o
-                           for idx, o in enumerate(_differentiable_outputs(func(*inputs)))])
+                           for idx, o in enumerate(differentiable_outputs(func(*inputs)))])
     for group in groups:
         check(group)
 
@@ -233,14 +233,14 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6,
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError(messages.GRADCHECK_BATCHED_FORWARD_NEEDS_FORWARD)
     try:
-        inputs = _as_tuple(inputs)
+        inputs = as_tuple(inputs)
         _check_inputs(inputs)
         # refused only past the input checks, which every mode shares
         if (fast_mode and check_forward_ad) or check_batched_grad \
                 or check_batched_forward_grad or masked:
             raise NotImplementedError(messages.GRADCHECK_NOT_MODELLED)
         func_out = func(*inputs)
-        outputs = _differentiable_outputs(func_out)
+        outputs = differentiable_outputs(func_out)
         # torch's order: backward's Jacobians, forward's, then the other backward checks
         if check_backward_ad and fast_mode:
             fast_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol,
@@ -249,8 +249,8 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6,
             _backward_real_imag(func, func_out, inputs, outputs, eps, rtol, atol,
                                 check_grad_dtypes, nondet_tol)
         if check_forward_ad:
-            _forward_real_imag(func, func_out, inputs, outputs, eps, rtol, atol,
-                               check_undefined_grad)
+            forward_real_imag(func, func_out, inputs, outputs, eps, rtol, atol,
+                              check_undefined_grad)
         if not check_backward_ad:
             return True
         _test_backward_mul_by_grad_output(outputs, inputs)
@@ -282,14 +282,14 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
     compared."""
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError(messages.GRADGRADCHECK_NEEDS_A_MODE)
-    inputs = _as_tuple(inputs)
+    inputs = as_tuple(inputs)
     if grad_outputs is None:
-        outs = _differentiable_outputs(func(*inputs))
+        outs = differentiable_outputs(func(*inputs))
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
             new(_uniform(rng, x), x.dtype if x.is_floating_point() or x.dtype.is_complex
                 else dtypes.float64, x.device).requires_grad_() for x in outs)
-    grad_outputs = _as_tuple(grad_outputs)
+    grad_outputs = as_tuple(grad_outputs)
     n = len(grad_outputs)
     diff_args = {i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad}
     diff_grads = {i for i, x in enumerate(grad_outputs) if x.requires_grad}
@@ -297,7 +297,7 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
     def new_func(*args: Any) -> tuple[Tensor, ...]:
         input_args = tuple(x.requires_grad_() if i in diff_args else x
                            for i, x in enumerate(args[:-n]))
-        outputs = _differentiable_outputs(func(*input_args))
+        outputs = differentiable_outputs(func(*input_args))
         gos = tuple(x.requires_grad_() if i in diff_grads else x
                     for i, x in enumerate(args[-n:]))
         diff_input_args = tuple(x for i, x in enumerate(input_args) if i in diff_args)

@@ -21,26 +21,26 @@ class GradcheckError(RuntimeError):
     """torch.autograd.gradcheck.GradcheckError."""
 
 
-def _as_tuple(x: Any) -> tuple[Any, ...]:
+def as_tuple(x: Any) -> tuple[Any, ...]:
     if isinstance(x, tuple):
         return x
     return tuple(x) if isinstance(x, list) else (x,)
 
 
-def _diff_inputs(inputs: Sequence[Any]) -> list[Tensor]:
+def differentiable_inputs(inputs: Sequence[Any]) -> list[Tensor]:
     return [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
 
 
-def _differentiable_outputs(x: Any) -> tuple[Tensor, ...]:
-    return tuple(o for o in _as_tuple(x) if o.requires_grad)
+def differentiable_outputs(x: Any) -> tuple[Tensor, ...]:
+    return tuple(o for o in as_tuple(x) if o.requires_grad)
 
 
-def _numerical_jacobian(func: Callable[..., Any], inputs: tuple[Any, ...],
-                        outputs: tuple[Tensor, ...], eps: float) -> list[list[np.ndarray]]:
+def numerical_jacobian(func: Callable[..., Any], inputs: tuple[Any, ...],
+                       outputs: tuple[Tensor, ...], eps: float) -> list[list[np.ndarray]]:
     """[input][output] -> (numel of input, numel of output): d output / d input element."""
     result = []
-    for inp in _diff_inputs(inputs):
-        data = _writable(inp)
+    for inp in differentiable_inputs(inputs):
+        data = writable_array(inp)
         columns: list[list[np.ndarray]] = [[] for _ in outputs]
         for idx in itertools.product(*(range(n) for n in data.shape)):
             ds_dx = _central_difference(func, inputs, data, idx, eps)
@@ -57,7 +57,7 @@ def _numerical_jacobian(func: Callable[..., Any], inputs: tuple[Any, ...],
     return result
 
 
-def _writable(t: Tensor) -> np.ndarray:
+def writable_array(t: Tensor) -> np.ndarray:
     """t's elements as an array gradcheck may move in place (torch writes through x.data): a
     complex tensor's part view is read-only here (complex_numbers' views), so it is reached
     through its base's memory."""
@@ -75,17 +75,17 @@ def _central_difference(func: Callable[..., Any], inputs: tuple[Any, ...], data:
     (torch's _compute_numerical_gradient)."""
     orig = data[idx].copy()
     data[idx] = orig - delta
-    below = [o.clone() for o in _as_tuple(func(*inputs))]
+    below = [o.clone() for o in as_tuple(func(*inputs))]
     data[idx] = orig + delta
-    above = [o.clone() for o in _as_tuple(func(*inputs))]
+    above = [o.clone() for o in as_tuple(func(*inputs))]
     data[idx] = orig
     return [((b._data - a._data) / np.asarray(2 * abs(delta), b._data.dtype)).reshape(-1)
             for a, b in zip(below, above, strict=True)]
 
 
-def _tensor_text(a: np.ndarray, dt: dtypes.dtype) -> str:
+def tensor_text(a: np.ndarray, dt: dtypes.dtype) -> str:
     return str(new(a, dt, dtypes.device("cpu")))
 
 
-def _part(test_imag: bool, element: str) -> str:
+def part_name(test_imag: bool, element: str) -> str:
     return messages.gradcheck_complex_part("imaginary" if test_imag else "real", element)

@@ -31,11 +31,11 @@ import numpy as np
 from . import autograd, dtypes, messages
 from .gradcheck_common import (
     GradcheckError,
-    _as_tuple,
-    _diff_inputs,
-    _numerical_jacobian,
-    _tensor_text,
-    _writable,
+    as_tuple,
+    differentiable_inputs,
+    numerical_jacobian,
+    tensor_text,
+    writable_array,
 )
 from .ops.common import new
 from .tensor import Tensor
@@ -93,9 +93,9 @@ def _perturbed_outputs(func: Callable[..., Any], inputs: tuple[Any, ...], data: 
     x moved in place (through x.data in torch)."""
     orig = data.copy()
     data[...] = orig - delta
-    below = [o.clone() for o in _as_tuple(func(*inputs))]
+    below = [o.clone() for o in as_tuple(func(*inputs))]
     data[...] = orig + delta
-    above = [o.clone() for o in _as_tuple(func(*inputs))]
+    above = [o.clone() for o in as_tuple(func(*inputs))]
     data[...] = orig
     result = []
     for a, b in zip(below, above, strict=True):
@@ -113,11 +113,11 @@ def _numerical_ju(func: Callable[..., Any], inputs: tuple[Any, ...], inp: Tensor
         # _compute_numerical_jvps_wrt_specific_input, C -> R: the conjugate Wirtinger
         # derivative ds/dx + i ds/dy along (ur, ui)
         ur, ui = (p.reshape(inp.shape) * eps for p in u)
-        ds_dx = _perturbed_outputs(func, inputs, _writable(inp), ur, eps)
-        ds_dy = _perturbed_outputs(func, inputs, _writable(inp), ui * 1j, eps)
+        ds_dx = _perturbed_outputs(func, inputs, writable_array(inp), ur, eps)
+        ds_dy = _perturbed_outputs(func, inputs, writable_array(inp), ui * 1j, eps)
         return [dx + dy * 1j for dx, dy in zip(ds_dx, ds_dy, strict=True)]
     delta = (u.reshape(inp.shape) * eps).astype(inp._data.dtype)
-    return _perturbed_outputs(func, inputs, _writable(inp), delta, eps)
+    return _perturbed_outputs(func, inputs, writable_array(inp), delta, eps)
 
 
 def _scalar_text(x: Any) -> str:
@@ -180,15 +180,15 @@ def _slow_mode_text(func: Callable[..., Any], inputs: tuple[Any, ...],
                     outputs: tuple[Tensor, ...], i: int, j: int, rtol: float, atol: float,
                     eps: float, slow_analytical: SlowAnalytical) -> str:
     """_run_slow_mode_and_get_error: the whole Jacobians of the pair that failed."""
-    diff = _diff_inputs(inputs)
-    numerical = _numerical_jacobian(func, inputs, outputs, eps)[i][j]
+    diff = differentiable_inputs(inputs)
+    numerical = numerical_jacobian(func, inputs, outputs, eps)[i][j]
     # torch's _get_analytical_jacobian: both runs, any nondeterminism tolerated
     analytical = slow_analytical(outputs[j], diff, float("inf"), False)[i]
     max_diff = np.abs(numerical - analytical).max()
     # a complex input's numerical Jacobian is complex (the conjugate Wirtinger derivative)
-    n_text = _tensor_text(numerical, diff[i].dtype if diff[i].dtype.is_complex
+    n_text = tensor_text(numerical, diff[i].dtype if diff[i].dtype.is_complex
                           else outputs[j].dtype)
-    a_text = _tensor_text(analytical, diff[i].dtype)
+    a_text = tensor_text(analytical, diff[i].dtype)
     d_text = str(float(max_diff))   # a 0-dim tensor in an f-string formats as its item()
     slow_ok = bool(np.allclose(analytical, numerical, rtol=rtol, atol=atol))
     return messages.gradcheck_fast_slow_mode(n_text, a_text, d_text, slow_ok)
@@ -198,14 +198,14 @@ def fast_gradcheck(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, .
                    outputs: tuple[Tensor, ...], eps: float, rtol: float, atol: float,
                    check_grad_dtypes: bool, nondet_tol: float,
                    slow_analytical: SlowAnalytical) -> None:
-    diff = _diff_inputs(inputs)
-    if any(isinstance(o, Tensor) and o.dtype.is_complex for o in _as_tuple(func_out)):
+    diff = differentiable_inputs(inputs)
+    if any(isinstance(o, Tensor) and o.dtype.is_complex for o in as_tuple(func_out)):
         raise NotImplementedError(messages.GRADCHECK_NOT_MODELLED)
     gen = _TorchCPUGenerator()
     all_u = [_input_vector(gen, t) for t in diff]
     all_v = [_vector(gen, o) for o in outputs]
     floats = [isinstance(o, Tensor) and (o.is_floating_point() or o.dtype.is_complex)
-              for o in _as_tuple(func_out)]
+              for o in as_tuple(func_out)]
     numerical = []
     for inp, u in zip(diff, all_u, strict=True):
         ju = [j for j, f in zip(_numerical_ju(func, inputs, inp, u, eps), floats,

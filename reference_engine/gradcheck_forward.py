@@ -23,11 +23,11 @@ from .dtypes import get_default_dtype
 from .factories import zeros_like
 from .gradcheck_common import (
     GradcheckError,
-    _as_tuple,
-    _differentiable_outputs,
-    _numerical_jacobian,
-    _part,
-    _tensor_text,
+    as_tuple,
+    differentiable_outputs,
+    numerical_jacobian,
+    part_name,
+    tensor_text,
 )
 from .ops.basic import complex_imag, complex_numbers, inplace
 from .ops.basic import elementwise as ew
@@ -45,7 +45,7 @@ def _real_and_imag_input(func: Callable[..., Any], indices: list[int],
             new_args = list(args)
             for k in indices:
                 new_args[k] = make(new_args[k], inputs[k])
-            return _as_tuple(func(*new_args))
+            return as_tuple(func(*new_args))
         return wrapped
     return (apply(lambda x, orig: ew.add(x, ew.mul(complex_imag.imag(orig), 1j))),
             apply(lambda y, orig: ew.add(complex_numbers.real(orig), ew.mul(y, 1j))))
@@ -57,9 +57,9 @@ def _parts(inputs: tuple[Any, ...], part: Callable[[Tensor], Tensor]) -> tuple[A
                  for x in inputs)
 
 
-def _forward_real_imag(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, ...],
-                       outputs: tuple[Tensor, ...], eps: float, rtol: float, atol: float,
-                       check_undefined_grad: bool) -> None:
+def forward_real_imag(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, ...],
+                      outputs: tuple[Tensor, ...], eps: float, rtol: float, atol: float,
+                      check_undefined_grad: bool) -> None:
     """torch's _gradcheck_real_imag, forward half: a function of complex inputs is checked
     along their imaginary parts, then their real parts."""
     complex_inp = [i for i, x in enumerate(inputs) if isinstance(x, Tensor)
@@ -72,11 +72,11 @@ def _forward_real_imag(func: Callable[..., Any], func_out: Any, inputs: tuple[An
     real_fn, imag_fn = _real_and_imag_input(func, complex_inp, inputs)
     imag_inputs = _parts(inputs, complex_imag.imag)
     imag_out = imag_fn(*imag_inputs)
-    _slow_gradcheck_forward(imag_fn, imag_out, imag_inputs, _differentiable_outputs(imag_out),
+    _slow_gradcheck_forward(imag_fn, imag_out, imag_inputs, differentiable_outputs(imag_out),
                             eps, rtol, atol, complex_inp, True)
     real_inputs = _parts(inputs, complex_numbers.real)
     real_out = real_fn(*real_inputs)
-    _slow_gradcheck_forward(real_fn, real_out, real_inputs, _differentiable_outputs(real_out),
+    _slow_gradcheck_forward(real_fn, real_out, real_inputs, differentiable_outputs(real_out),
                             eps, rtol, atol, complex_inp, False)
     if check_undefined_grad:
         _test_undefined_forward_mode(imag_fn, imag_inputs)
@@ -115,7 +115,7 @@ def _analytical_jacobian_forward(func: Callable[..., Any], inputs: tuple[Any, ..
         for i, tangent in enumerate(tangents):
             for lin, idx in enumerate(itertools.product(*(range(n) for n in tangent.shape))):
                 tangent[idx] = 1.0
-                outs = [o for o in _as_tuple(func(*duals)) if _float_or_complex(o)]
+                outs = [o for o in as_tuple(func(*duals)) if _float_or_complex(o)]
                 for k, o in enumerate(outs):
                     res = forward_ad.unpack_dual(o).tangent
                     if res is not None:
@@ -128,8 +128,8 @@ def _slow_gradcheck_forward(func: Callable[..., Any], func_out: Any, inputs: tup
                             outputs: tuple[Tensor, ...], eps: float, rtol: float,
                             atol: float, complex_indices: Sequence[int] = (),
                             test_imag: bool = False) -> None:
-    all_out = _as_tuple(func_out)
-    numerical = _numerical_jacobian(func, inputs, all_out, eps)
+    all_out = as_tuple(func_out)
+    numerical = numerical_jacobian(func, inputs, all_out, eps)
     if not outputs:
         if any(np.count_nonzero(j) for per_input in numerical for j in per_input):
             raise GradcheckError(messages.GRADCHECK_NONZERO_NUMERICAL)
@@ -145,9 +145,9 @@ def _slow_gradcheck_forward(func: Callable[..., Any], func_out: Any, inputs: tup
             if not np.allclose(a, n, rtol=rtol, atol=atol):
                 # torch tests the input's index among those requiring grad against the
                 # complex inputs' indices among all inputs
-                prefix = _part(test_imag, "inputs") if j in complex_indices else ""
+                prefix = part_name(test_imag, "inputs") if j in complex_indices else ""
                 raise GradcheckError(prefix + messages.gradcheck_forward_jacobian_mismatch(
-                    i, j, _tensor_text(n, outputs[i].dtype), _tensor_text(a, outputs[i].dtype)))
+                    i, j, tensor_text(n, outputs[i].dtype), tensor_text(a, outputs[i].dtype)))
 
 
 class _TorchCpuGenerator:
@@ -194,9 +194,9 @@ def _test_undefined_forward_mode(func: Callable[..., Any], inputs: tuple[Any, ..
                 continue
             kept = duals[idx]
             duals[idx] = forward_ad.make_dual(inp.detach(), zeros_like(inp))
-            outs1 = [o for o in _as_tuple(func(*duals)) if _float_or_complex(o)]
+            outs1 = [o for o in as_tuple(func(*duals)) if _float_or_complex(o)]
             duals[idx] = inp.detach()
-            outs2 = [o for o in _as_tuple(func(*duals)) if _float_or_complex(o)]
+            outs2 = [o for o in as_tuple(func(*duals)) if _float_or_complex(o)]
             duals[idx] = kept
             for k, (o1, o2) in enumerate(zip(outs1, outs2, strict=False)):
                 r1 = forward_ad.unpack_dual(o1).tangent

@@ -97,7 +97,7 @@ class SavedVariable:
         self._packed: Any = None
         if tensor is None:
             return
-        if forward_ad.record_tangent_graph[0] and forward_ad._suspended \
+        if forward_ad.record_tangent_graph[0] and forward_ad.suspended_depth \
                 and not (tensor.requires_grad or tensor._wrapped_number or tensor._zerotensor):
             # autograd_functional_vmap replays the formulas' graph after the function ran,
             # which may have written a saved primal in place since: its value now is kept

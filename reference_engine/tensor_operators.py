@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def _shape_args(args: tuple[Any, ...]) -> tuple[builtins.int, ...]:
+def shape_args(args: tuple[Any, ...]) -> tuple[builtins.int, ...]:
     """Accept both f(2, 3) and f((2, 3)) like torch."""
     # builtins.int: int is Tensor.int below
     if len(args) == 1 and isinstance(args[0], tuple | list):
@@ -106,15 +106,15 @@ def allclose(self: Tensor, other: Tensor, rtol: builtins.float = 1e-05,
 
 
 def permute(self: Tensor, *dims: Any) -> Tensor:
-    return dispatch.permute(self, _shape_args(dims))
+    return dispatch.permute(self, shape_args(dims))
 
 
 def view(self: Tensor, *shape: Any) -> Tensor:
-    return dispatch.view(self, _shape_args(shape))
+    return dispatch.view(self, shape_args(shape))
 
 
 def reshape(self: Tensor, *shape: Any) -> Tensor:
-    return dispatch.reshape(self, _shape_args(shape))
+    return dispatch.reshape(self, shape_args(shape))
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:
@@ -122,7 +122,7 @@ def view_as(self: Tensor, other: Tensor) -> Tensor:
 
 
 def expand(self: Tensor, *sizes: Any) -> Tensor:
-    return dispatch.expand(self, _shape_args(sizes))
+    return dispatch.expand(self, shape_args(sizes))
 
 
 def __getitem__(self: Tensor, index: Any) -> Tensor:

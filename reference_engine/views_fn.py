@@ -11,7 +11,7 @@ The function (views_strided.replay) remakes the view's grad_fn after its base ch
 last step's node), and CopySlices takes the view's slice of the base's grad with it.
 
 A step is ("as_strided", index), the flat positions in the storage counted in that step's
-dtype, or ("view_as_real",) / ("view_as_complex",). Positions (views.py's `_view_index`)
+dtype, or ("view_as_real",) / ("view_as_complex",). Positions (view_making.py's `_view_index`)
 count a complex root's parts when the view is real, and a real root's elements when the view
 is complex; `storage_index` turns them into the view's own units.
 """

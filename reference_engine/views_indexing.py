@@ -17,7 +17,8 @@ from .grad_mode import no_grad
 from .ops import common
 from .ops.basic import views
 from .ops.basic.inplace import apply_inplace, copy_
-from .ops.basic.views import ALIAS, _make_view, _positions, select, slice, unsqueeze
+from .ops.basic.view_making import flat_positions, make_view
+from .ops.basic.views import ALIAS, select, slice, unsqueeze
 from .tensor import Tensor
 
 
@@ -42,7 +43,7 @@ def _as_items(index: Any) -> tuple[Any, ...] | None:
     return None
 
 
-def _index_array(item: Any) -> np.ndarray:
+def index_array(item: Any) -> np.ndarray:
     return item._data if isinstance(item, Tensor) else np.asarray(item)
 
 
@@ -50,10 +51,10 @@ def advanced_positions(self: Tensor, index: Any) -> np.ndarray:
     """Flat positions picked by an advanced (tensor/list/mask) index, as numpy picks them."""
     if _dims_of(index) > self.ndim:
         raise IndexError(messages.too_many_indices(self.ndim))
-    return _pick(self, (_index_array(index),))
+    return picked_positions(self, (index_array(index),))
 
 
-def _pick(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
+def picked_positions(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
     """Flat positions of t that numpy's key picks, after ATen's index checks (with its
     texts): mask shapes, index shapes that broadcast, indices in bounds."""
     dim, arrays = 0, []
@@ -87,7 +88,7 @@ def _pick(t: Tensor, key: tuple[Any, ...]) -> np.ndarray:
                 raise IndexError(messages.index_out_of_bounds(int(bad.reshape(-1)[0]), k,
                                                               t.shape[d]))
         k += 1
-    return np.asarray(_positions(t)[key])
+    return np.asarray(flat_positions(t)[key])
 
 
 def _dims_of(item: Any) -> int:
@@ -95,7 +96,7 @@ def _dims_of(item: Any) -> int:
     if item is None or item is Ellipsis:
         return 0
     if _is_advanced(item):
-        key = _index_array(item)
+        key = index_array(item)
         return key.ndim if key.dtype == np.bool_ else 1
     return 1
 
@@ -133,7 +134,7 @@ def _apply_basic(self: Tensor, items: tuple[Any, ...], lone: bool
             dim += 1
             key.append(builtins.slice(None))
         elif _is_advanced(item):
-            key.append(_index_array(item))
+            key.append(index_array(item))
             dim += _dims_of(item)
             advanced = True
         else:
@@ -153,9 +154,9 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     if key is None:
         # ATen's get_item: an index that selects nothing (x[...], x[:, ...]) still returns a
         # new tensor, an alias view of self
-        return _make_view(self, lambda a: a[...], ALIAS) if out is self else out
+        return make_view(self, lambda a: a[...], ALIAS) if out is self else out
     assert items is not None   # a lone advanced index took the first branch
-    return common.gather(out, _pick(out, key), "IndexBackward0",
+    return common.gather(out, picked_positions(out, key), "IndexBackward0",
                          indices=[_index_tensor(i) for i in items if _is_advanced(i)])
 
 
@@ -178,7 +179,7 @@ def advanced_target(self: Tensor, index: Any, items: tuple[Any, ...] | None
     if items is None and _is_advanced(index):
         return self, advanced_positions(self, index)
     out, key = _apply_basic(self, (index,) if items is None else items, lone=items is None)
-    return out, None if key is None else _pick(out, key)
+    return out, None if key is None else picked_positions(out, key)
 
 
 # ---- __setitem__ -------------------------------------------------------------------------

@@ -13,7 +13,8 @@ from .autograd_meta import OpSpec, build_node
 from .grad_mode import is_grad_enabled
 from .ops import common
 from .ops.basic import inplace
-from .ops.basic.views import ALIAS, ViewFn, _make_view, squeeze, t, then, transpose, unsqueeze_to
+from .ops.basic.view_making import ViewFn, make_view, then
+from .ops.basic.views import ALIAS, squeeze, t, transpose, unsqueeze_to
 from .tensor import Tensor
 
 # ---- metadata-only in-place views of a plain tensor: t_, transpose_, squeeze_, unsqueeze_ ----
@@ -59,7 +60,7 @@ def restride_(self: Tensor, fn: ViewFn, spec: OpSpec, **attrs: Any) -> Tensor:
         restride_(tangent, fn, spec, **attrs)
     elif self._fw is not None:  # a tangent of an exited level: kept as it was
         level, stale = self._fw
-        self._fw = (level, _make_view(stale, fn, ALIAS))
+        self._fw = (level, make_view(stale, fn, ALIAS))
     self._version_counter.bump()
     if edge[0] is not None and is_grad_enabled():
         node = build_node(spec, [edge], [old], self, attrs)

@@ -15,7 +15,7 @@ from . import messages
 from .autograd_meta import OpSpec, differentiable, record_multi_output
 from .grad_mode import is_grad_enabled
 from .ops import common, creation_meta, joining
-from .ops.basic.views import ViewFn, _forward_view, _inference_alias, _positions
+from .ops.basic.view_making import ViewFn, flat_positions, inference_alias, set_forward_view
 from .tensor import Tensor
 
 # ---- multi-output views: unbind, split, chunk ------------------------------------------------
@@ -24,7 +24,7 @@ from .tensor import Tensor
 # ops/creation_meta.py with the other creation metas): modifying one in place is an error.
 
 
-def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
+def filled_grads(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
     """Undefined grads of unused outputs become zeros of that output's shape."""
     return [g if g is not None else common.new(np.zeros(meta.shape), meta.dtype, meta.device)
             for g, meta in zip(grads, c._node.input_metadata, strict=True)]
@@ -33,9 +33,9 @@ def _filled(c: Any, grads: list[Tensor | None]) -> list[Tensor]:
 def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
                      **attrs: Any) -> tuple[Tensor, ...]:
     if src.is_inference():
-        return tuple(_inference_alias(src, fn) for fn in fns)
+        return tuple(inference_alias(src, fn) for fn in fns)
     base = src._base if src._base is not None else src
-    parent = src._view_index if src._view_index is not None else _positions(base)
+    parent = src._view_index if src._view_index is not None else flat_positions(base)
     outs = []
     for fn in fns:
         out = Tensor(fn(src._data), src.dtype, src.device)
@@ -49,7 +49,7 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
         if is_grad_enabled():
             out._view_creation_meta = creation_meta.MULTI_OUTPUT_NODE
         out._view_creation_meta = creation_meta.inference_mode_meta(src, out._view_creation_meta)
-        _forward_view(out, src, fn)
+        set_forward_view(out, src, fn)
         outs.append(out)
     if src.dtype.is_differentiable and differentiable([src]):
         record_multi_output(spec, src, outs, attrs)
@@ -57,11 +57,11 @@ def _make_multi_view(src: Tensor, fns: Sequence[ViewFn], spec: OpSpec,
 
 
 UNBIND = OpSpec("UnbindBackward0", ("self",),
-                backward=lambda c, gs: [joining.stack(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+                backward=lambda c, gs: [joining.stack(filled_grads(c, gs), c.dim)])  # type: ignore[arg-type]
 SPLIT = OpSpec("SplitBackward0", ("self",),
-               backward=lambda c, gs: [joining.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+               backward=lambda c, gs: [joining.cat(filled_grads(c, gs), c.dim)])  # type: ignore[arg-type]
 SPLIT_WITH_SIZES = OpSpec("SplitWithSizesBackward0", ("self",),
-                          backward=lambda c, gs: [joining.cat(_filled(c, gs), c.dim)])  # type: ignore[arg-type]
+                          backward=lambda c, gs: [joining.cat(filled_grads(c, gs), c.dim)])  # type: ignore[arg-type]
 
 
 def _picker(key: tuple[Any, ...]) -> ViewFn:

@@ -191,7 +191,7 @@ class WrongTangent:
     def _break_view_tangents(self) -> None:
         """Key each forward view by the view ops that made it (`_fault_view_ops`, set on
         the copy's views only), and negate the tangent _view_at makes for a targeted one.
-        The makers of views (views._make_view, views_multi_output._make_multi_view, bound
+        The makers of views (view_making.make_view, views_multi_output._make_multi_view, bound
         by name in several modules) are wrapped wherever the copy binds them; a targeted
         view's tangent, which the view op reads as it runs, is made again through the
         faulty _view_at."""
@@ -228,7 +228,7 @@ class WrongTangent:
             return wrapper
 
         makers = {}
-        for module, name, multi in ((self.module.ops.basic.views, "_make_view", False),
+        for module, name, multi in ((self.module.ops.basic.view_making, "make_view", False),
                                     (self.module.views_multi_output, "_make_multi_view", True)):
             original = getattr(module, name)
             makers[id(original)] = tagged(original, multi)

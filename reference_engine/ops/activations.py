@@ -75,26 +75,26 @@ class Pointwise:
         return {k: getattr(c, k) for k in self.params}
 
     def __call__(self, input: Tensor, **params: Any) -> Tensor:
-        dt = common._float_dtype(input)
+        dt = common.float_dtype(input)
         attrs: dict[str, Any] = dict(params)
         if self.buffer is not None:
-            attrs["buffer"] = common.new(common._compute(self.buffer, input._data.astype(
+            attrs["buffer"] = common.new(common.compute_on(self.buffer, input._data.astype(
                 np.float64)), dt, input.device)
-        return common._elementwise(self.spec, lambda x: self.f(x, **params), (input,),
-                                   out_dtype=dt, compute_dtype=dtypes.float64, **attrs)
+        return common.elementwise_op(self.spec, lambda x: self.f(x, **params), (input,),
+                                     out_dtype=dt, compute_dtype=dtypes.float64, **attrs)
 
     def backward(self, grad_output: Tensor, self_: Tensor, params: dict[str, Any]) -> Tensor:
         """grad_output * f'(self): torch's `<name>_backward` op."""
-        dt = common._promotes([grad_output, self_])
+        dt = common.result_dtype([grad_output, self_])
 
         def kernel(go: Array, x: Array) -> Array:
             df = self.df(x, **params)
             return np.where(df == 0, 0.0, go * df) if self.selects else go * df
-        return common._elementwise(self.backward_spec, kernel, (grad_output, self_),
-                                   out_dtype=dt, compute_dtype=dtypes.float64, **params)
+        return common.elementwise_op(self.backward_spec, kernel, (grad_output, self_),
+                                     out_dtype=dt, compute_dtype=dtypes.float64, **params)
 
 
-def _mask(x: Tensor, where: Callable[[Array], Array]) -> Tensor:
+def value_mask(x: Tensor, where: Callable[[Array], Array]) -> Tensor:
     """A bool tensor from the values of x (no history): the branches of a piecewise f."""
     return common.new(where(x._data), dtypes.bool_, x.device)
 
@@ -103,7 +103,7 @@ def _zero_where(mask: Tensor, value: Tensor) -> Tensor:
     return comparisons.where(mask, common.zeros_scalar(value), value)
 
 
-def _no_inplace(name: str, inplace: bool) -> None:
+def check_no_inplace(name: str, inplace: bool) -> None:
     if inplace:
         raise NotImplementedError(messages.inplace_not_modelled(name))
 
@@ -124,7 +124,7 @@ def _elu_df(x: Array, alpha: float, scale: float, input_scale: float) -> Array:
 def _elu_d2f(x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
     curve = ops.mul_scalar(ops.exp(ops.mul_scalar(x, input_scale)),
                            scale * alpha * input_scale * input_scale)
-    return _zero_where(_mask(x, lambda a: ~(a <= 0)), curve)
+    return _zero_where(value_mask(x, lambda a: ~(a <= 0)), curve)
 
 
 ELU = Pointwise("EluBackward0", "EluBackwardBackward0", ("alpha", "scale", "input_scale"),
@@ -141,19 +141,19 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     common.floating_kernel("elu_cpu", input)
-    _no_inplace("elu", inplace)
+    check_no_inplace("elu", inplace)
     return ELU(input, alpha=alpha, scale=1.0, input_scale=1.0)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     common.floating_kernel("elu_cpu", input)
-    _no_inplace("selu", inplace)
+    check_no_inplace("selu", inplace)
     return ELU(input, alpha=SELU_ALPHA, scale=SELU_SCALE, input_scale=1.0)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     common.floating_kernel("elu_cpu", input)
-    _no_inplace("celu", inplace)
+    check_no_inplace("celu", inplace)
     return CELU(input, alpha=alpha)
 
 
@@ -220,7 +220,7 @@ def _softplus_df(x: Array, beta: float, threshold: float) -> Array:
 def _softplus_d2f(x: Tensor, beta: float, threshold: float) -> Tensor:
     s = ub.sigmoid(ops.mul_scalar(x, beta))
     curve = ops.mul_scalar(ops.mul(s, ops.rsub(s, 1)), beta)
-    return _zero_where(_mask(x, lambda a: a * beta > threshold), curve)
+    return _zero_where(value_mask(x, lambda a: a * beta > threshold), curve)
 
 
 SOFTPLUS = Pointwise("SoftplusBackward0", "SoftplusBackwardBackward0", ("beta", "threshold"),
@@ -275,18 +275,18 @@ MISH = OpSpec("MishBackward0", ("self",), {"self": ("self",)},
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     common.floating_kernel("silu_cpu", input)
-    _no_inplace("silu", inplace)
-    return common._elementwise(SILU, lambda x: x * _sigmoid(x), (input,),
-                               out_dtype=common._float_dtype(input),
-                               compute_dtype=dtypes.float64)
+    check_no_inplace("silu", inplace)
+    return common.elementwise_op(SILU, lambda x: x * _sigmoid(x), (input,),
+                                 out_dtype=common.float_dtype(input),
+                                 compute_dtype=dtypes.float64)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     common.floating_kernel("mish_cpu", input)
-    _no_inplace("mish", inplace)
-    return common._elementwise(MISH, lambda x: x * np.tanh(np.logaddexp(0, x)), (input,),
-                               out_dtype=common._float_dtype(input),
-                               compute_dtype=dtypes.float64)
+    check_no_inplace("mish", inplace)
+    return common.elementwise_op(MISH, lambda x: x * np.tanh(np.logaddexp(0, x)), (input,),
+                                 out_dtype=common.float_dtype(input),
+                                 compute_dtype=dtypes.float64)
 
 
 # ---- glu: a * sigmoid(b), the halves of `dim` ---------------------------------------
@@ -326,8 +326,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     def kernel(x: Array) -> Array:
         a, b = np.split(x, [h], axis=d)
         return a * _sigmoid(b)
-    dt = common._float_dtype(input)
-    out = common.new(common._compute(kernel, input._data.astype(np.float64)), dt,
+    dt = common.float_dtype(input)
+    out = common.new(common.compute_on(kernel, input._data.astype(np.float64)), dt,
                      input.device)
     return record(GLU, out, [input], dim=d)
 

@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from .basic import comparisons, indexing
 from .basic.elementwise import add, div, mul, neg, reciprocal
 from .basic.powers import pow
-from .common import _elementwise, _promotes, wrap
+from .common import elementwise_op, result_dtype, wrap
 
 
 def _atan2_backward(c: Any, g: Tensor) -> list[Tensor | None]:
@@ -33,12 +33,12 @@ ATAN2 = OpSpec("Atan2Backward0", ("self", "other"),
 
 def atan2(self: Tensor, other: Tensor) -> Tensor:
     ts = [wrap(self), wrap(other)]
-    dt = _promotes(ts)
+    dt = result_dtype(ts)
     if dt.is_complex:   # its kernel is dispatched for real types only
         raise NotImplementedError(messages.kernel_not_implemented("atan2_cpu", dt.scalar_name))
     dt = dt if dt.is_floating_point else dtypes.get_default_dtype()   # integers give floats
     # computed in float64 and rounded: NumPy's float32 arctan2 differs from torch's kernel
     # in 37 % of float32 values, the rounded float64 one in 0.6 % (100,000 values in
     # [-4, 4) x [-0.5, 0.5)); a later op magnifies the ulp (the generator: sinh of rad2deg)
-    return _elementwise(ATAN2, np.arctan2, ts, out_dtype=dt,
-                        compute_dtype=dtypes.float64 if dt is dtypes.float32 else dt)
+    return elementwise_op(ATAN2, np.arctan2, ts, out_dtype=dt,
+                          compute_dtype=dtypes.float64 if dt is dtypes.float32 else dt)

@@ -21,8 +21,8 @@ from .basic import reductions as r
 
 
 def _binary(spec: OpSpec, fn: Any, a: Tensor, b: Tensor, **attrs: Any) -> Tensor:
-    dt = common._promotes([a, b])
-    arr = common._compute(fn, a._data.astype(dt.np), b._data.astype(dt.np))
+    dt = common.result_dtype([a, b])
+    arr = common.compute_on(fn, a._data.astype(dt.np), b._data.astype(dt.np))
     out = common.iterator_result(arr, dt, common.common_device([a, b]), [a, b])
     return record(spec, out, [a, b], **attrs)
 
@@ -46,7 +46,7 @@ def sign_kernel(a: np.ndarray) -> np.ndarray:
 def sgn(self: Tensor) -> Tensor:
     if self.dtype.is_complex:   # z / |z|, with its own formula (sgn_backward)
         return complex_polar.sgn(self)
-    return common._elementwise(SGN, sign_kernel, (self,))
+    return common.elementwise_op(SGN, sign_kernel, (self,))
 
 
 # ---- threshold_backward (relu) ----------------------------------------------------------
@@ -78,14 +78,14 @@ SIGMOID_BACKWARD = OpSpec(
     # grad_output: sigmoid_backward(grad, output.conj())
     # output: grad.conj() * grad_output * (-2 * output.conj() + 1)
     lambda c, g: c.grads(
-        lambda: sigmoid_backward(g, ops._conj(c.output)),
-        lambda: ops.mul(ops.mul(ops._conj(g), c.grad_output),
-                        ops.add_scalar(ops.mul_scalar(ops._conj(c.output), -2), 1))),
+        lambda: sigmoid_backward(g, ops.conj_of(c.output)),
+        lambda: ops.mul(ops.mul(ops.conj_of(g), c.grad_output),
+                        ops.add_scalar(ops.mul_scalar(ops.conj_of(c.output), -2), 1))),
     # sigmoid_backward(grad_output_t, output_p)
     #   + output_t.conj() * grad_output_p * (-2 * output_p.conj() + 1)
     jvp=lambda c: ops.add(sigmoid_backward(c.grad_output_t, c.output),
-                          ops.mul(ops.mul(ops._conj(c.output_t), c.grad_output),
-                                  ops.add_scalar(ops.mul_scalar(ops._conj(c.output), -2),
+                          ops.mul(ops.mul(ops.conj_of(c.output_t), c.grad_output),
+                                  ops.add_scalar(ops.mul_scalar(ops.conj_of(c.output), -2),
                                                  1))))
 
 
@@ -100,14 +100,14 @@ TANH_BACKWARD = OpSpec(
     # grad_output: tanh_backward(grad, output.conj())
     # output: grad.conj() * (-2 * output.conj() * grad_output)
     lambda c, g: c.grads(
-        lambda: tanh_backward(g, ops._conj(c.output)),
-        lambda: ops.mul(ops._conj(g),
-                        ops.mul(ops.mul_scalar(ops._conj(c.output), -2), c.grad_output))),
+        lambda: tanh_backward(g, ops.conj_of(c.output)),
+        lambda: ops.mul(ops.conj_of(g),
+                        ops.mul(ops.mul_scalar(ops.conj_of(c.output), -2), c.grad_output))),
     # tanh_backward(grad_output_t, output_p) + output_t.conj() * (-2 * output_p.conj() *
     #   grad_output_p)
     jvp=lambda c: ops.add(tanh_backward(c.grad_output_t, c.output),
-                          ops.mul(ops._conj(c.output_t),
-                                  ops.mul(ops.mul_scalar(ops._conj(c.output), -2),
+                          ops.mul(ops.conj_of(c.output_t),
+                                  ops.mul(ops.mul_scalar(ops.conj_of(c.output), -2),
                                           c.grad_output))))
 
 
@@ -217,8 +217,8 @@ def mse_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor,
                       reduction: str) -> Tensor:
     norm = 2.0 / self.numel() if reduction == "mean" else 2.0
     ts = [grad_output, self, target]
-    dt = common._promotes(ts)
-    arr = common._compute(lambda go, x, t: norm * (x - t) * go,
+    dt = common.result_dtype(ts)
+    arr = common.compute_on(lambda go, x, t: norm * (x - t) * go,
                        *(t._data.astype(dt.np) for t in ts))
     out = common.new(np.broadcast_to(arr, np.broadcast_shapes(self.shape, target.shape)), dt,
                   common.common_device(ts))

@@ -72,7 +72,7 @@ def _backward(c: Any, g: Tensor) -> list[Tensor | None]:
     dims = _dims(x.ndim)
     weight = c.__dict__.get("weight")   # nothing saved where there is none
     if c.training:
-        centred, invstd = normalisation._centred(
+        centred, invstd = normalisation.centred_input(
             x, dims, c.eps, _channel(c.result1, x.ndim), _channel(c.result2, x.ndim))
     else:
         mean, invstd = _eval_stats(c, x.ndim)
@@ -81,7 +81,7 @@ def _backward(c: Any, g: Tensor) -> list[Tensor | None]:
     def grad_input() -> Tensor:
         gw = g if weight is None else ops.mul(g, _channel(weight, x.ndim))
         if c.training:
-            return normalisation._normalised_grad(gw, centred, invstd, dims)
+            return normalisation.normalised_grad(gw, centred, invstd, dims)
         return ops.mul(gw, invstd)
 
     return c.grads(grad_input,
@@ -103,7 +103,7 @@ def _jvp(c: Any) -> Tensor:
     if c.training:
         mean, invstd = _channel(c.result1, ndim), _channel(c.result2, ndim)
         centred = ops.sub(x, mean)
-        out = normalisation._normalised_jvp(c.input_t, centred, invstd, dims)
+        out = normalisation.normalised_jvp(c.input_t, centred, invstd, dims)
     else:
         mean, invstd = _eval_stats(c, ndim)
         centred = ops.sub(x, mean)

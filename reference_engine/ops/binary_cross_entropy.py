@@ -12,7 +12,7 @@ from ..tensor import Tensor
 from . import activations, common, piecewise
 from . import unary_via_backward as ub  # abs, tanh, sigmoid, relu
 from .basic import elementwise as ops
-from .losses import Array, PointwiseLoss, _check_reduction
+from .losses import Array, PointwiseLoss, check_reduction
 
 
 def _bce(x: Array, y: Array, weight: Array | None) -> Array:
@@ -44,7 +44,7 @@ BCE = PointwiseLoss("BinaryCrossEntropyBackward0", ("self", "target"), _bce,
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
-    _check_reduction(reduction)
+    check_reduction(reduction)
     if target.size() != input.size():
         raise ValueError(messages.bce_target_size(target.size(), input.size()))
     if weight is not None:   # F.binary_cross_entropy expands it to the target's size
@@ -119,7 +119,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None, size_average: Any = None,
                                      reduce: Any = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
-    _check_reduction(reduction)
+    check_reduction(reduction)
     if target.size() != input.size():
         raise ValueError(messages.bce_logits_target_size(target.size(), input.size()))
     return BCE_LOGITS(input, target, reduction, weight=weight, pos_weight=pos_weight)

@@ -28,11 +28,11 @@ from .basic.to_copy import to
 from .common import (
     OUT,
     Number,
-    _elementwise,
-    _promotes,
-    _tensor_or_number,
+    check_tensor_or_number,
+    elementwise_op,
     info_zeros,
     parse,
+    result_dtype,
     wrap,
 )
 from .division import div_mode
@@ -42,14 +42,14 @@ LN2 = 0.6931471805599453
 
 def _float_result(ts: list[Tensor]) -> dtypes.dtype:
     """The promoted dtype, integers giving the default float dtype."""
-    dt = _promotes(ts)
+    dt = result_dtype(ts)
     return dt if dt.is_floating_point else dtypes.get_default_dtype()
 
 
 def _binary_float(spec: OpSpec, fn: Callable[..., Any], self: Any, other: Any, **attrs: Any
                   ) -> Tensor:
     ts = [wrap(self), wrap(other)]
-    return _elementwise(spec, fn, ts, compute_dtype=_float_result(ts), **attrs)
+    return elementwise_op(spec, fn, ts, compute_dtype=_float_result(ts), **attrs)
 
 
 def _masked_fill(t: Tensor, mask: Tensor, value: Number) -> Tensor:
@@ -99,11 +99,11 @@ def xlogy(self: Tensor | Number, other: Tensor | Number) -> Tensor:
         return _binary_float(XLOGY, _xlogy_array, self, other)
     if isinstance(other, Tensor):
         ts = [wrap(self), other]
-        return _elementwise(XLOGY_SCALAR_SELF, lambda y: _xlogy_array(
+        return elementwise_op(XLOGY_SCALAR_SELF, lambda y: _xlogy_array(
             np.asarray(self, y.dtype), y), [other], compute_dtype=_float_result(ts), self=self)
     assert isinstance(self, Tensor)
     ts = [self, wrap(other)]
-    return _elementwise(XLOGY_SCALAR_OTHER, lambda x: _xlogy_array(
+    return elementwise_op(XLOGY_SCALAR_OTHER, lambda x: _xlogy_array(
         x, np.asarray(other, x.dtype)), [self], compute_dtype=_float_result(ts), other=other)
 
 
@@ -129,12 +129,12 @@ COPYSIGN_SCALAR = OpSpec(
 
 
 def copysign(self: Tensor, other: Tensor | Number) -> Tensor:
-    _tensor_or_number("copysign", self, other)
+    check_tensor_or_number("copysign", self, other)
     if isinstance(other, Tensor):
         return _binary_float(COPYSIGN, np.copysign, self, other, other_shape=tuple(other.shape))
     ts = [self, wrap(other)]
-    return _elementwise(COPYSIGN_SCALAR, lambda x: np.copysign(x, np.asarray(other, x.dtype)),
-                        [self], compute_dtype=_float_result(ts), other=other)
+    return elementwise_op(COPYSIGN_SCALAR, lambda x: np.copysign(x, np.asarray(other, x.dtype)),
+                          [self], compute_dtype=_float_result(ts), other=other)
 
 
 # ---- fmod, remainder --------------------------------------------------------------------
@@ -169,14 +169,14 @@ def _remainder_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _mod(tensor_spec: OpSpec, scalar_spec: OpSpec, fn: Callable[..., Any], self: Tensor,
          other: Tensor | Number) -> Tensor:
     if isinstance(other, Tensor):
-        return _elementwise(tensor_spec, fn, [self, other])
-    dt = _promotes([self, wrap(other)])
-    return _elementwise(scalar_spec, lambda x: fn(x, np.asarray(other, x.dtype)), [self],
-                        compute_dtype=dt)
+        return elementwise_op(tensor_spec, fn, [self, other])
+    dt = result_dtype([self, wrap(other)])
+    return elementwise_op(scalar_spec, lambda x: fn(x, np.asarray(other, x.dtype)), [self],
+                          compute_dtype=dt)
 
 
 def fmod(self: Tensor, other: Tensor | Number) -> Tensor:
-    _tensor_or_number("fmod", self, other)
+    check_tensor_or_number("fmod", self, other)
     return _mod(FMOD, FMOD_SCALAR, np.fmod, self, other)
 
 
@@ -211,11 +211,11 @@ FMIN = _fmax_spec("FminBackward0", np.less_equal, np.less_equal)
 
 
 def fmax(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(FMAX, np.fmax, [self, other])
+    return elementwise_op(FMAX, np.fmax, [self, other])
 
 
 def fmin(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(FMIN, np.fmin, [self, other])
+    return elementwise_op(FMIN, np.fmin, [self, other])
 
 
 # ---- hypot, logaddexp, logaddexp2, ldexp --------------------------------------------------
@@ -230,7 +230,7 @@ HYPOT = OpSpec(
 
 
 def hypot(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(HYPOT, np.hypot, [self, other])
+    return elementwise_op(HYPOT, np.hypot, [self, other])
 
 
 def _logaddexp_array(base2: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -266,11 +266,11 @@ LOGADDEXP2 = OpSpec(
 
 
 def logaddexp(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(LOGADDEXP, _logaddexp_array(False), [self, other])
+    return elementwise_op(LOGADDEXP, _logaddexp_array(False), [self, other])
 
 
 def logaddexp2(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(LOGADDEXP2, _logaddexp_array(True), [self, other])
+    return elementwise_op(LOGADDEXP2, _logaddexp_array(True), [self, other])
 
 
 # self: grad * at::pow(2, other); other: grad * result * M_LN2
@@ -285,7 +285,7 @@ def ldexp(self: Tensor, other: Tensor) -> Tensor:
     """self * 2 ** other in the promoted float dtype (ATen: at::mul(self, at::pow(2.0, other)))."""
     ts = [wrap(self), wrap(other)]
     dt = _float_result(ts)
-    return _elementwise(LDEXP, lambda a, b: a * np.power(dt.np.type(2), b), ts, compute_dtype=dt)
+    return elementwise_op(LDEXP, lambda a, b: a * np.power(dt.np.type(2), b), ts, compute_dtype=dt)
 
 
 # ---- float_power, true_divide -----------------------------------------------------------
@@ -339,9 +339,9 @@ def lerp(self: Tensor, end: Tensor, weight: Tensor | Number) -> Tensor:
         raise NotImplementedError(messages.kernel_not_implemented(kernel,
                                                                   self.dtype.scalar_name))
     if isinstance(weight, Tensor):
-        return _elementwise(LERP, fma.lerp, [self, end, weight])
-    return _elementwise(LERP_SCALAR, lambda a, b: fma.lerp(a, b, np.asarray(weight, a.dtype)),
-                        [self, end], weight=weight)
+        return elementwise_op(LERP, fma.lerp, [self, end, weight])
+    return elementwise_op(LERP_SCALAR, lambda a, b: fma.lerp(a, b, np.asarray(weight, a.dtype)),
+                          [self, end], weight=weight)
 
 
 def _times_value(t: Tensor, value: Number) -> Tensor:
@@ -381,7 +381,7 @@ ADDCDIV = OpSpec(
 def addcmul(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
     def fn(a: np.ndarray, b: np.ndarray, d: np.ndarray) -> np.ndarray:
         return a + np.asarray(value, a.dtype) * b * d
-    return _elementwise(ADDCMUL, fn, [self, tensor1, tensor2], value=value)
+    return elementwise_op(ADDCMUL, fn, [self, tensor1, tensor2], value=value)
 
 
 def addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
@@ -390,4 +390,4 @@ def addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1
 
     def fn(a: np.ndarray, b: np.ndarray, d: np.ndarray) -> np.ndarray:
         return a + np.asarray(value, a.dtype) * b / d
-    return _elementwise(ADDCDIV, fn, [self, tensor1, tensor2], value=value)
+    return elementwise_op(ADDCDIV, fn, [self, tensor1, tensor2], value=value)

@@ -104,7 +104,7 @@ def wrap(x: Any) -> Tensor:
     return t
 
 
-def _promotes(ts: Sequence[Tensor]) -> dtype:
+def result_dtype(ts: Sequence[Tensor]) -> dtype:
     if len({t._dtype for t in ts}) == 1:   # one dtype promotes to itself, whatever the ranks
         return ts[0]._dtype
     return dtypes.result_type(
@@ -161,22 +161,22 @@ def wrap_dim(dim: int, ndim: int) -> int:
 # torch returns inf/nan silently; so do we. (np.errstate as a decorator sets the state per
 # call without making a context object each time: this runs for every op.)
 @np.errstate(all="ignore")
-def _compute(fn: Callable[..., Any], *arrays: np.ndarray) -> Any:
+def compute_on(fn: Callable[..., Any], *arrays: np.ndarray) -> Any:
     return fn(*arrays)
 
 
-def _elementwise(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any],
-                 out_dtype: dtype | None = None, compute_dtype: dtype | None = None,
-                 **attrs: Any) -> Tensor:
+def elementwise_op(spec: OpSpec | None, fn: Callable[..., Any], args: Sequence[Any],
+                   out_dtype: dtype | None = None, compute_dtype: dtype | None = None,
+                   **attrs: Any) -> Tensor:
     ts = [wrap(a) for a in args]
     dev = common_device(ts)
-    dt = compute_dtype or _promotes(ts)
+    dt = compute_dtype or result_dtype(ts)
     shape: tuple[int, ...] = ()
     for t in ts:
         shape = broadcast_shape(shape, t._data.shape)
     # (astype(copy=False) would return an operand of that dtype as it is, at a method call's cost)
     arrays = [t._data if t._data.dtype == dt.np else t._data.astype(dt.np) for t in ts]
-    out = iterator_result(_compute(fn, *arrays), out_dtype or dt, dev, ts)
+    out = iterator_result(compute_on(fn, *arrays), out_dtype or dt, dev, ts)
     return out if spec is None else record(spec, out, ts, **attrs)
 
 
@@ -213,7 +213,7 @@ def in_loss_storage(out: Tensor, numel: int) -> Tensor:
     return out
 
 
-def _float_dtype(t: Tensor) -> dtype:
+def float_dtype(t: Tensor) -> dtype:
     return t.dtype if t.dtype.is_differentiable else dtypes.get_default_dtype()
 
 
@@ -337,7 +337,7 @@ def parse(name: str, args: tuple[Any, ...], *signatures: str) -> None:
                          for s in signatures)))
 
 
-def _tensor_or_number(name: str, self: Any, other: Any, param: str = "other") -> None:
+def check_tensor_or_number(name: str, self: Any, other: Any, param: str = "other") -> None:
     parse(name, (self, other), f"Tensor input, Tensor {param}{OUT}",
           f"Tensor input, Number {param}{OUT}")
 

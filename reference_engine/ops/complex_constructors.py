@@ -14,7 +14,7 @@ from ..tensor import Tensor
 from .basic import elementwise as ew
 from .basic.complex_imag import imag
 from .basic.complex_numbers import conj, real
-from .common import _elementwise
+from .common import elementwise_op
 from .complex_polar import sgn
 from .out_overloads import into_out
 
@@ -73,8 +73,8 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
     if out is not None:
         return _into_out("complex", real, imag, out, complex)
     _check_pair(real, imag)
-    return _elementwise(COMPLEX, _from_parts, (real, imag),
-                        out_dtype=dtypes.to_complex(real.dtype))
+    return elementwise_op(COMPLEX, _from_parts, (real, imag),
+                          out_dtype=dtypes.to_complex(real.dtype))
 
 
 def _from_parts(re: np.ndarray, im: np.ndarray) -> np.ndarray:
@@ -111,7 +111,7 @@ def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:
     if out is not None:
         return _into_out("polar", abs, angle, out, polar)
     _check_pair(abs, angle)
-    return _elementwise(POLAR, _polar_array, (abs, angle), out_dtype=dtypes.to_complex(abs.dtype))
+    return elementwise_op(POLAR, _polar_array, (abs, angle), out_dtype=dtypes.to_complex(abs.dtype))
 
 
 def _polar_array(r: np.ndarray, t: np.ndarray) -> np.ndarray:

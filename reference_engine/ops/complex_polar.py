@@ -17,7 +17,7 @@ from .basic import comparisons as cmp
 from .basic import elementwise, inplace
 from .basic import elementwise as ew
 from .basic.complex_numbers import conj, real
-from .common import _elementwise, zeros_scalar
+from .common import elementwise_op, zeros_scalar
 
 
 def _abs_array(a: np.ndarray) -> np.ndarray:
@@ -44,7 +44,7 @@ SGN = OpSpec("SgnBackward0", ("self",), {"self": ("self", "result")},
 
 def sgn(self: Tensor) -> Tensor:
     """z / |z| (0 at 0) of a complex tensor."""
-    return _elementwise(SGN, _sgn_array, (self,))
+    return elementwise_op(SGN, _sgn_array, (self,))
 
 
 def sgn_backward(x: Tensor, gx: Tensor, sgn_x: Tensor) -> Tensor:
@@ -67,7 +67,7 @@ def _mul(a: Tensor, b: Tensor) -> Tensor:
 
 def abs(self: Tensor) -> Tensor:
     """|z| of a complex tensor: a real tensor of the parts' dtype."""
-    return _elementwise(ABS, _abs_array, (self,), out_dtype=dtypes.to_real(self.dtype))
+    return elementwise_op(ABS, _abs_array, (self,), out_dtype=dtypes.to_real(self.dtype))
 
 
 def _angle_backward(c: Any, g: Tensor) -> list[Tensor | None]:
@@ -92,4 +92,4 @@ ANGLE = OpSpec("AngleBackward0", ("self",), {"self": ("self",)}, backward=_angle
 
 def angle(self: Tensor) -> Tensor:
     """arg z of a complex tensor: a real tensor of the parts' dtype."""
-    return _elementwise(ANGLE, np.angle, (self,), out_dtype=dtypes.to_real(self.dtype))
+    return elementwise_op(ANGLE, np.angle, (self,), out_dtype=dtypes.to_real(self.dtype))

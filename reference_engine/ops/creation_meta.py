@@ -1,6 +1,6 @@
 """torch's CreationMeta: how a view was made, which decides whether it may be modified in
 place (ops/basic/inplace.py's handle_view_on_rebase reads it). Below the basic ops: a view
-records it when made (ops/basic/views.py, ops/basic/complex_numbers.py,
+records it when made (ops/basic/view_making.py, ops/basic/complex_numbers.py,
 views_multi_output.py), and custom Functions (function.py) when they return one."""
 
 from __future__ import annotations

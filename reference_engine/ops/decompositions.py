@@ -16,16 +16,16 @@ from ..tensor import Tensor
 from ..warn import warn_once
 from .basic import comparisons, views
 from .basic import elementwise as ops
-from .common import _compute, _promotes, broadcast_shapes, common_device, new
+from .common import broadcast_shapes, common_device, compute_on, new, result_dtype
 from .linalg import matmul
 
 
-def _mH(t: Tensor) -> Tensor:
+def mH_of(t: Tensor) -> Tensor:
     """t.mH() of a real tensor: the transpose of its last two dims."""
     return views.transpose(t, -2, -1)
 
 
-def _column_major(a: np.ndarray) -> np.ndarray:
+def column_major(a: np.ndarray) -> np.ndarray:
     """`a` laid out as LAPACK writes a batch of matrices: each matrix column-major."""
     return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
 
@@ -39,15 +39,15 @@ def _factor(a: np.ndarray, upper: bool) -> np.ndarray:
 
 def _cholesky_inverse_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     def grad_l() -> Tensor:
-        common = matmul(c.result, matmul(ops.add(g, _mH(g)), c.result))
+        common = matmul(c.result, matmul(ops.add(g, mH_of(g)), c.result))
         return ops.neg(matmul(c.self, common) if c.upper else matmul(common, c.self))
     return c.grads(grad_l)
 
 
 def _cholesky_inverse_jvp(c: Any) -> Tensor:
-    f, df = (_mH(c.self), _mH(c.self_t)) if c.upper else (c.self, c.self_t)
-    partial = ops.neg(matmul(matmul(matmul(c.result, df), _mH(f)), c.result))
-    return ops.add(partial, _mH(partial))
+    f, df = (mH_of(c.self), mH_of(c.self_t)) if c.upper else (c.self, c.self_t)
+    partial = ops.neg(matmul(matmul(matmul(c.result, df), mH_of(f)), c.result))
+    return ops.add(partial, mH_of(partial))
 
 
 CHOLESKY_INVERSE = OpSpec("CholeskyInverseBackward0", ("self",), {"self": ("self", "result")},
@@ -62,7 +62,7 @@ def _inverse_from_factor(a: np.ndarray, upper: bool) -> np.ndarray:
 
 
 def cholesky_inverse(self: Tensor, upper: bool = False) -> Tensor:
-    out = _column_major(_compute(lambda a: _inverse_from_factor(a, upper), self._data))
+    out = column_major(compute_on(lambda a: _inverse_from_factor(a, upper), self._data))
     return record(CHOLESKY_INVERSE, new(out, self.dtype, self.device, order="K"), [self],
                   upper=upper)
 
@@ -73,16 +73,16 @@ def _cholesky_solve_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     grad_self = cholesky_solve(g, c.input2, c.upper)
 
     def grad_input2() -> Tensor:
-        common = matmul(grad_self, _mH(c.result))
-        common = ops.add(common, _mH(common))
+        common = matmul(grad_self, mH_of(c.result))
+        common = ops.add(common, mH_of(common))
         return ops.neg(matmul(c.input2, common) if c.upper else matmul(common, c.input2))
     return c.grads(lambda: grad_self, grad_input2)
 
 
 def _cholesky_solve_jvp(c: Any) -> Tensor:
     u, du = c.input2, c.input2_t
-    dk = matmul(_mH(du), u) if c.upper else matmul(du, _mH(u))
-    da = ops.add(dk, _mH(dk))
+    dk = matmul(mH_of(du), u) if c.upper else matmul(du, mH_of(u))
+    da = ops.add(dk, mH_of(dk))
     return cholesky_solve(ops.sub(c.self_t, matmul(da, c.result)), u, c.upper)
 
 
@@ -103,9 +103,9 @@ def _solve_with_factor(b: np.ndarray, a: np.ndarray, upper: bool) -> np.ndarray:
 
 
 def cholesky_solve(self: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
-    dt = _promotes([self, input2])
-    out = _column_major(_compute(lambda b, a: _solve_with_factor(b, a, upper),
-                                 self._data.astype(dt.np), input2._data.astype(dt.np)))
+    dt = result_dtype([self, input2])
+    out = column_major(compute_on(lambda b, a: _solve_with_factor(b, a, upper),
+                                  self._data.astype(dt.np), input2._data.astype(dt.np)))
     return record(CHOLESKY_SOLVE, new(out, dt, common_device([self, input2]), order="K"),
                   [self, input2], upper=upper)
 
@@ -124,12 +124,12 @@ def _triangle(t: Tensor, upper: bool, strict: bool) -> Tensor:
 
 
 def _solve_triangular_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    grad_b = solve_triangular(_mH(c.self), g, upper=not c.upper, left=c.left,
+    grad_b = solve_triangular(mH_of(c.self), g, upper=not c.upper, left=c.left,
                               unitriangular=c.unitriangular)
 
     def grad_a() -> Tensor:
-        ga = ops.neg(matmul(grad_b, _mH(c.result)) if c.left else
-                     matmul(_mH(c.result), grad_b))
+        ga = ops.neg(matmul(grad_b, mH_of(c.result)) if c.left else
+                     matmul(mH_of(c.result), grad_b))
         return _triangle(ga, c.upper, c.unitriangular)
     return c.grads(grad_a, lambda: grad_b)
 
@@ -147,9 +147,9 @@ SOLVE_TRIANGULAR = OpSpec("LinalgSolveTriangularBackward0", ("self", "B"),
 
 
 @np.errstate(all="ignore")  # a zero pivot divides, inf or NaN, silently as in trsm/getrs
-def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
+def substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
     """a x = b for a triangular `a` (its other triangle unread), by substitution as trsm
-    solves it, row by row; batches broadcast. Its callers outside `_compute` (lu_solve's,
+    solves it, row by row; batches broadcast. Its callers outside `compute_on` (lu_solve's,
     the determinants' backward and jvp through it, solve_legacy's) rely on the errstate
     here: NumPy's RuntimeWarning would be a Python warning torch never gives."""
     n = a.shape[-1]
@@ -165,16 +165,16 @@ def _substitute(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool) -> np.nda
 
 def solve_triangular(self: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Tensor:
-    dt = _promotes([self, B])
+    dt = result_dtype([self, B])
 
     def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if left:
-            return _substitute(a, b, upper, unitriangular)
+            return substitute(a, b, upper, unitriangular)
         # X A = B is A^T X^T = B^T, A^T triangular the other way
-        xt = _substitute(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper,
-                         unitriangular)
+        xt = substitute(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper,
+                        unitriangular)
         return np.swapaxes(xt, -1, -2)
-    out = _column_major(_compute(solve, self._data.astype(dt.np), B._data.astype(dt.np)))
+    out = column_major(compute_on(solve, self._data.astype(dt.np), B._data.astype(dt.np)))
     return record(SOLVE_TRIANGULAR, new(out, dt, common_device([self, B]), order="K"), [self, B],
                   upper=upper, left=left, unitriangular=unitriangular)
 
@@ -183,10 +183,10 @@ def solve_triangular(self: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 
 def cholesky_backward(g: Tensor, upper: bool, factor: Tensor) -> Tensor:
     """FunctionsManual's cholesky_backward (Iain Murray, arXiv 1602.07527)."""
-    low, gl = (_mH(factor), _mH(g)) if upper else (factor, g)
-    ga = _triangle(matmul(_mH(low), gl), upper=False, strict=False)
-    ga = ops.mul_scalar(ops.add(ga, _mH(_triangle(ga, upper=False, strict=True))), 0.5)
-    ga = solve_triangular(_mH(low), ga, upper=True, left=True)
+    low, gl = (mH_of(factor), mH_of(g)) if upper else (factor, g)
+    ga = _triangle(matmul(mH_of(low), gl), upper=False, strict=False)
+    ga = ops.mul_scalar(ops.add(ga, mH_of(_triangle(ga, upper=False, strict=True))), 0.5)
+    ga = solve_triangular(mH_of(low), ga, upper=True, left=True)
     return solve_triangular(low, ga, upper=False, left=False)
 
 
@@ -198,13 +198,13 @@ def _diagonal_part(t: Tensor) -> Tensor:
 def cholesky_jvp(a_t: Tensor, factor: Tensor, upper: bool) -> Tensor:
     """FunctionsManual's cholesky_jvp: with Φ = L^{-1} dA L^{-H},
     dL = L (Φ.tril() - 0.5 diag(Φ))."""
-    low = _mH(factor) if upper else factor
+    low = mH_of(factor) if upper else factor
     phi = solve_triangular(low, a_t, upper=False, left=True)
-    phi = solve_triangular(_mH(low), phi, upper=True, left=False)
+    phi = solve_triangular(mH_of(low), phi, upper=True, left=False)
     phi = ops.sub(_triangle(phi, upper=False, strict=False),
                   ops.mul_scalar(_diagonal_part(phi), 0.5))
     dl = matmul(low, phi)
-    return _mH(dl) if upper else dl
+    return mH_of(dl) if upper else dl
 
 
 class _LinAlgError(RuntimeError):
@@ -223,13 +223,13 @@ def _factorise(a: np.ndarray, upper: bool, name: str) -> np.ndarray:
         try:
             np.linalg.cholesky(a[index])
         except np.linalg.LinAlgError:
-            order = _first_failing_minor(a[index])
+            order = first_failing_minor(a[index])
             raise _LinAlgError(messages.not_positive_definite(name, order)) from None
     low = np.linalg.cholesky(a) if a.size else a.copy()
     return np.swapaxes(low, -1, -2) if upper else low
 
 
-def _first_failing_minor(a: np.ndarray) -> int:
+def first_failing_minor(a: np.ndarray) -> int:
     for k in range(1, a.shape[-1] + 1):
         try:
             np.linalg.cholesky(a[:k, :k])
@@ -241,10 +241,10 @@ def _first_failing_minor(a: np.ndarray) -> int:
 def cholesky(self: Tensor, upper: bool = False) -> Tensor:
     """torch.cholesky (deprecated in favour of linalg.cholesky, with torch's warning)."""
     warn_once(messages.CHOLESKY_DEPRECATED)
-    out = _column_major(_compute(lambda a: _factorise(a, upper, "cholesky"), self._data))
+    out = column_major(compute_on(lambda a: _factorise(a, upper, "cholesky"), self._data))
     return record(CHOLESKY, new(out, self.dtype, self.device, order="K"), [self], upper=upper)
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
-    out = _column_major(_compute(lambda a: _factorise(a, upper, "linalg.cholesky"), A._data))
+    out = column_major(compute_on(lambda a: _factorise(a, upper, "linalg.cholesky"), A._data))
     return record(LINALG_CHOLESKY, new(out, A.dtype, A.device, order="K"), [A], upper=upper)

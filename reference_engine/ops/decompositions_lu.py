@@ -21,7 +21,7 @@ from ..tensor import Tensor
 from . import common, joining, triangular
 from .basic import elementwise as ops
 from .basic import views
-from .decompositions import _column_major, _mH, solve_triangular
+from .decompositions import column_major, mH_of, solve_triangular
 from .linalg import matmul
 
 # ---- the factorisation --------------------------------------------------------------------
@@ -38,7 +38,7 @@ def _idamax(x: np.ndarray) -> int:
     return arg
 
 
-def _getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def getrf_array(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One m x n matrix's LU, packed as getrf packs it, and its min(m, n) pivots (1-based)."""
     lu = a.copy()
     m, n = lu.shape
@@ -65,7 +65,7 @@ def _factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     piv = np.zeros((*a.shape[:-2], k), np.int32)
     info = np.zeros(a.shape[:-2], np.int32)
     for index in np.ndindex(*a.shape[:-2]):
-        lu[index], piv[index] = _getrf(a[index].astype(wide))
+        lu[index], piv[index] = getrf_array(a[index].astype(wide))
         zeros = np.flatnonzero(np.diagonal(lu[index])[:k] == 0)
         info[index] = zeros[0] + 1 if zeros.size else 0
     return lu.astype(a.dtype), piv, info
@@ -110,28 +110,28 @@ def lu_backward(gl: Tensor | None, gu: Tensor | None, P: Tensor, L: Tensor, U: T
     m, n = L.shape[-2], U.shape[-1]
     k = min(m, n)
     if m == n:
-        ga = triangular.tril(matmul(_mH(L), gl), -1) if gl is not None else None
+        ga = triangular.tril(matmul(mH_of(L), gl), -1) if gl is not None else None
         if gu is not None:
-            upper = triangular.triu(matmul(gu, _mH(U)))
+            upper = triangular.triu(matmul(gu, mH_of(U)))
             ga = upper if ga is None else ops.add(ga, upper)
         assert ga is not None
-        ga = solve_triangular(_mH(U), ga, upper=False, left=False)
-        ga = solve_triangular(_mH(L), ga, upper=True, left=True, unitriangular=True)
+        ga = solve_triangular(mH_of(U), ga, upper=False, left=False)
+        ga = solve_triangular(mH_of(L), ga, upper=True, left=True, unitriangular=True)
     elif m < n:
         def u1(t: Tensor) -> Tensor:
             return views.narrow(t, -1, 0, k)
 
         def u2(t: Tensor) -> Tensor:
             return views.narrow(t, -1, k, n - k)
-        ga = matmul(_mH(L), gl) if gl is not None else None
+        ga = matmul(mH_of(L), gl) if gl is not None else None
         if gu is not None:
-            term = matmul(triangular.triu(gu), _mH(U))
+            term = matmul(triangular.triu(gu), mH_of(U))
             ga = ops.neg(term) if ga is None else ops.sub(ga, term)
         assert ga is not None
-        ga = solve_triangular(_mH(u1(U)), triangular.tril(ga, -1), upper=False, left=False)
+        ga = solve_triangular(mH_of(u1(U)), triangular.tril(ga, -1), upper=False, left=False)
         if gu is not None:
             ga = joining.cat([ops.add(ga, triangular.triu(u1(gu))), u2(gu)], -1)
-        ga = solve_triangular(_mH(L), ga, upper=True, left=True, unitriangular=True)
+        ga = solve_triangular(mH_of(L), ga, upper=True, left=True, unitriangular=True)
         if gu is None:
             ga = joining.cat([ga, common.zeros_like(u2(U))], -1)
     else:
@@ -140,16 +140,16 @@ def lu_backward(gl: Tensor | None, gu: Tensor | None, P: Tensor, L: Tensor, U: T
 
         def l2(t: Tensor) -> Tensor:
             return views.narrow(t, -2, k, m - k)
-        ga = matmul(gu, _mH(U)) if gu is not None else None
+        ga = matmul(gu, mH_of(U)) if gu is not None else None
         if gl is not None:
-            term = matmul(_mH(L), triangular.tril(gl, -1))
+            term = matmul(mH_of(L), triangular.tril(gl, -1))
             ga = ops.neg(term) if ga is None else ops.sub(ga, term)
         assert ga is not None
-        ga = solve_triangular(_mH(l1(L)), triangular.triu(ga), upper=True, left=True,
+        ga = solve_triangular(mH_of(l1(L)), triangular.triu(ga), upper=True, left=True,
                               unitriangular=True)
         if gl is not None:
             ga = joining.cat([ops.add(ga, triangular.tril(l1(gl), -1)), l2(gl)], -2)
-        ga = solve_triangular(_mH(U), ga, upper=False, left=False)
+        ga = solve_triangular(mH_of(U), ga, upper=False, left=False)
         if gl is None:
             ga = joining.cat([ga, common.zeros_like(l2(L))], -2)
     return matmul(P, ga) if pivot else ga
@@ -161,7 +161,7 @@ def lu_jvp(da: Tensor, P: Tensor, L: Tensor, U: Tensor, pivot: bool) -> tuple[Te
     case's dL2 = P^T dA2 U1^{-1} - L2 triu(dK)."""
     m, n = da.shape[-2], da.shape[-1]
     k = min(m, n)
-    pda = matmul(_mH(P), da) if pivot else da
+    pda = matmul(mH_of(P), da) if pivot else da
     l1, u1 = _narrow2(L, (0, k), (0, k)), _narrow2(U, (0, k), (0, k))
     dk = solve_triangular(l1, _narrow2(pda, (0, k), (0, k)), upper=False, left=True,
                           unitriangular=True)
@@ -228,7 +228,7 @@ def _lu_factor_ex(A: Tensor, pivot: bool, name: str) -> tuple[Tensor, Tensor, Te
     if not pivot:
         raise NotImplementedError(messages.LU_NO_PIVOT_NOT_MODELLED)
     lu, piv, info = _factor(np.asarray(A._data))
-    LU = common.new(_column_major(lu), A.dtype, A.device, order="K")
+    LU = common.new(column_major(lu), A.dtype, A.device, order="K")
     pivots = common.new(piv, dtypes.int32, A.device)
     infos = common.new(info, dtypes.int32, A.device)
     attrs: dict[str, Any] = {"LU": LU, "pivots": pivots, "pivot": pivot}

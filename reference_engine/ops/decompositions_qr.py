@@ -17,7 +17,7 @@ from ..tensor import Tensor
 from . import common, joining, triangular
 from .basic import elementwise as ops
 from .basic import views
-from .decompositions import _column_major, _mH, solve_triangular
+from .decompositions import column_major, mH_of, solve_triangular
 from .linalg import matmul
 
 
@@ -35,7 +35,7 @@ def _parse_mode(mode: str) -> tuple[bool, bool]:
 def _copyltu(m: Tensor) -> Tensor:
     """The symmetric matrix whose lower triangle is m's: tril(m) + tril(m, -1)^H (ATen's
     syminvadj of triu(m^H), the same matrix)."""
-    return ops.add(triangular.tril(m), _mH(triangular.tril(m, -1)))
+    return ops.add(triangular.tril(m), mH_of(triangular.tril(m, -1)))
 
 
 def _square_backward(gq: Tensor | None, gr: Tensor | None, q: Tensor, r: Tensor) -> Tensor:
@@ -43,14 +43,14 @@ def _square_backward(gq: Tensor | None, gr: Tensor | None, q: Tensor, r: Tensor)
     M = R gR^H - gQ^H Q (Walter and Lehmann; the m >= n case of linalg_qr_backward)."""
     terms = []
     if gr is not None:
-        terms.append(matmul(r, _mH(gr)))
+        terms.append(matmul(r, mH_of(gr)))
     if gq is not None:
-        terms.append(ops.neg(matmul(_mH(gq), q)))
+        terms.append(ops.neg(matmul(mH_of(gq), q)))
     m = terms[0] if len(terms) == 1 else ops.add(terms[0], terms[1])
     ga = matmul(q, _copyltu(m))
     if gq is not None:
         ga = ops.add(ga, gq)
-    return solve_triangular(_mH(r), ga, upper=False, left=False)
+    return solve_triangular(mH_of(r), ga, upper=False, left=False)
 
 
 def _qr_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
@@ -71,7 +71,7 @@ def _qr_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
     gr1 = None if gr is None else views.narrow(gr, -1, 0, m)
     if gr is not None:
         gr2 = views.narrow(gr, -1, m, n - m)
-        shifted = matmul(matmul(q, r2), _mH(gr2))   # Y = Q R2 (A is not saved)
+        shifted = matmul(matmul(q, r2), mH_of(gr2))   # Y = Q R2 (A is not saved)
         gq = shifted if gq is None else ops.add(gq, shifted)
         gy = matmul(q, gr2)
     else:
@@ -82,7 +82,7 @@ def _qr_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
 def _omega(b: Tensor) -> Tensor:
     """The skew-symmetric part Q^H dQ: tril(b, -1) - tril(b, -1)^H."""
     low = triangular.tril(b, -1)
-    return ops.sub(low, _mH(low))
+    return ops.sub(low, mH_of(low))
 
 
 def _qr_jvp(c: Any) -> tuple[Tensor, Tensor]:
@@ -93,14 +93,14 @@ def _qr_jvp(c: Any) -> tuple[Tensor, Tensor]:
     m, n = q.shape[-2], r.shape[-1]
     if m >= n:
         dx = solve_triangular(r, da, upper=True, left=False)
-        b = matmul(_mH(q), dx)
+        b = matmul(mH_of(q), dx)
         upper = ops.sub(b, _omega(b))
         return ops.sub(dx, matmul(q, upper)), matmul(upper, r)
     r1 = views.narrow(r, -1, 0, m)
     da1 = views.narrow(da, -1, 0, m)
-    b = matmul(_mH(q), solve_triangular(r1, da1, upper=True, left=False))
+    b = matmul(mH_of(q), solve_triangular(r1, da1, upper=True, left=False))
     omega = _omega(b)
-    return matmul(q, omega), ops.sub(matmul(_mH(q), da), matmul(omega, r))
+    return matmul(q, omega), ops.sub(matmul(mH_of(q), da), matmul(omega, r))
 
 
 LINALG_QR = OpSpec("LinalgQrBackward0", ("A",), {"A": ("Q", "R")}, _qr_backward,  # type: ignore[arg-type]
@@ -137,9 +137,9 @@ def _qr(A: Tensor, mode: str, name: str) -> tuple[Tensor, Tensor]:
         raise RuntimeError(messages.linalg_not_floating(name, A.dtype.scalar_name))
     compute_q, _ = _parse_mode(mode)
     q_np, r_np = _factor(np.asarray(A._data), mode)
-    r = common.new(_column_major(r_np), A.dtype, A.device, order="K")
+    r = common.new(column_major(r_np), A.dtype, A.device, order="K")
     if compute_q:
-        q = common.new(_column_major(q_np), A.dtype, A.device, order="K")
+        q = common.new(column_major(q_np), A.dtype, A.device, order="K")
     else:
         q = common.new(np.zeros((0,), q_np.dtype), A.dtype, A.device)
     attrs: dict[str, Any] = {"Q": q, "R": r, "mode": mode}

@@ -19,11 +19,11 @@ from . import common, triangular
 from .basic import comparisons, reductions, views
 from .basic import elementwise as ops
 from .basic.inplace import apply_inplace
-from .decompositions import _mH
+from .decompositions import mH_of
 from .linalg import matmul
-from .lu_kernels import _check_square, _det_p, _factorised
-from .lu_solve import _solve_with_lu
-from .prod_cumprod import _prod_safe_zeros_backward
+from .lu_kernels import check_square, det_p, factorised
+from .lu_solve import solve_with_lu
+from .prod_cumprod import prod_backward_safe_zeros
 from .solve import linalg_solve
 from .spectral import linalg_svd
 
@@ -45,12 +45,12 @@ def _det_singular(A: Tensor, d: Tensor, g: Tensor) -> Tensor:
     grad, so no division by a zero pivot (the columns' signs cancel in it)."""
     U, S, Vh = linalg_svd(A)
     alpha = ops.mul(ops.mul(linalg_det(U), linalg_det(Vh)), g)
-    D = _prod_safe_zeros_backward(views.unsqueeze(alpha, -1), S, S.ndim - 1)
+    D = prod_backward_safe_zeros(views.unsqueeze(alpha, -1), S, S.ndim - 1)
     return matmul(ops.mul(U, views.unsqueeze(D, -2)), Vh)
 
 
 def _det_non_singular(A: Tensor, d: Tensor, g: Tensor) -> Tensor:
-    return linalg_solve(_mH(A), d)
+    return linalg_solve(mH_of(A), d)
 
 
 def _masked_fmap(mask: np.ndarray, A: Tensor, d: Tensor, g: Tensor) -> Tensor:
@@ -89,12 +89,12 @@ def _det_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     if is_grad_enabled():
         eps = np.finfo(c.LU._data.dtype).eps
         return [_masked_fmap(np.abs(c.result._data) < 100 * eps, c.A, d, g)]
-    return [_solve_with_lu(c, d, adjoint=not c.use_a_t, perturb=True)]
+    return [solve_with_lu(c, d, adjoint=not c.use_a_t, perturb=True)]
 
 
 def _det_jvp(c: Any) -> Tensor:
     """linalg_det_jvp: tr(A^{-1} dA) * det, A^{-1} dA from the (perturbed) LU."""
-    a_inv_da = _solve_with_lu(c, c.A_t, adjoint=c.use_a_t, perturb=True)
+    a_inv_da = solve_with_lu(c, c.A_t, adjoint=c.use_a_t, perturb=True)
     return ops.mul(_trace(a_inv_da), c.result)
 
 
@@ -108,10 +108,10 @@ def det(self: Tensor) -> Tensor:
 
 
 def linalg_det(A: Tensor) -> Tensor:
-    _check_square(A, "linalg.det")
-    use_a_t, lu, piv = _factorised(A)
+    check_square(A, "linalg.det")
+    use_a_t, lu, piv = factorised(A)
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
-    value = np.prod(diag, axis=-1) * _det_p(piv).astype(lu.dtype)
+    value = np.prod(diag, axis=-1) * det_p(piv).astype(lu.dtype)
     result = common.new(value, A.dtype, A.device)
     attrs = {"LU": common.new(lu, A.dtype, A.device, order="K"),
              "pivots": common.new(piv, dtypes.int32, A.device), "use_a_t": use_a_t}
@@ -130,7 +130,7 @@ def _slogdet_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None
     d = views.transpose(_scaled_eye(g, c.A.shape[-1]), -2, -1)
     if is_grad_enabled():
         return [_det_non_singular(c.A, d, g)]
-    return [_solve_with_lu(c, d, adjoint=not c.use_a_t, perturb=False)]
+    return [solve_with_lu(c, d, adjoint=not c.use_a_t, perturb=False)]
 
 
 LINALG_SLOGDET = OpSpec("LinalgSlogdetBackward0", ("A",),
@@ -140,7 +140,7 @@ LINALG_SLOGDET = OpSpec("LinalgSlogdetBackward0", ("A",),
 
 def _slogdet_jvp(c: Any) -> Tensor:
     """slogdet_jvp's logabsdet tangent: tr(A^{-1} dA) (sign's is zeros)."""
-    return _trace(_solve_with_lu(c, c.A_t, adjoint=c.use_a_t, perturb=False))
+    return _trace(solve_with_lu(c, c.A_t, adjoint=c.use_a_t, perturb=False))
 
 
 SLOGDET_SIGN_JVP = OpSpec("LinalgSlogdetBackward0", ("A",),
@@ -154,12 +154,12 @@ slogdet_return_type = type("slogdet", (tuple,), {
 
 
 def _slogdet(A: Tensor, name: str) -> tuple[Tensor, Tensor]:
-    _check_square(A, name)
-    use_a_t, lu, piv = _factorised(A)
+    check_square(A, name)
+    use_a_t, lu, piv = factorised(A)
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
     # the sign of each pivot as torch's sgn gives it: 0 for a NaN (np.sign's is NaN)
     signs = np.where(np.isnan(diag), 0, np.sign(diag))
-    sign_value = np.prod(signs, axis=-1) * _det_p(piv).astype(lu.dtype)
+    sign_value = np.prod(signs, axis=-1) * det_p(piv).astype(lu.dtype)
     with np.errstate(divide="ignore"):
         log_value = np.sum(np.log(np.abs(diag)), axis=-1)
     sign = common.new(sign_value, A.dtype, A.device)
@@ -183,6 +183,6 @@ def slogdet(self: Tensor) -> Any:
 
 def logdet(self: Tensor) -> Tensor:
     """ATen's logdet: where(sign == -1, nan, logabsdet) of linalg_slogdet (real input)."""
-    _check_square(self, "logdet")
+    check_square(self, "logdet")
     sign, logabsdet = _slogdet(self, "linalg.slogdet")
     return comparisons.where(comparisons.compare(sign, -1.0, np.equal), float("nan"), logabsdet)

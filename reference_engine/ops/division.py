@@ -17,7 +17,7 @@ from ..autograd_meta import OpSpec
 from ..tensor import Tensor
 from .basic import elementwise as ew
 from .basic.elementwise import mul, neg, sub
-from .common import _elementwise, _promotes, wrap, zeros_contiguous, zeros_like
+from .common import elementwise_op, result_dtype, wrap, zeros_contiguous, zeros_like
 
 
 def _div_mode_backward(c: Any, g: Tensor) -> list[Tensor | None]:
@@ -56,12 +56,12 @@ def div_mode(self: Any, other: Any, rounding_mode: str | None) -> Tensor:
     if rounding_mode not in (None, "trunc", "floor"):
         raise RuntimeError(messages.div_rounding_mode(rounding_mode))
     ts = [wrap(self), wrap(other)]
-    dt = _promotes(ts)
+    dt = result_dtype(ts)
     if rounding_mode is None:
-        return _elementwise(DIV_MODE, np.true_divide, ts, rounding_mode=None,
-                            compute_dtype=dt if dt.is_differentiable
-                            else dtypes.get_default_dtype())
-    return _elementwise(DIV_MODE, _div_rounded(rounding_mode), ts, rounding_mode=rounding_mode)
+        return elementwise_op(DIV_MODE, np.true_divide, ts, rounding_mode=None,
+                              compute_dtype=dt if dt.is_differentiable
+                              else dtypes.get_default_dtype())
+    return elementwise_op(DIV_MODE, _div_rounded(rounding_mode), ts, rounding_mode=rounding_mode)
 
 
 _UNSET: Any = object()   # rounding_mode not given (given, even None: div.Tensor_mode)

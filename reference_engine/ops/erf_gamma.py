@@ -20,30 +20,30 @@ from .basic.comparisons import compare, where
 from .basic.elementwise import add, exp, mul, mul_scalar, neg, sub, sub_scalar
 from .basic.powers import pow
 from .common import (
-    _elementwise,
-    _float_dtype,
-    _promotes,
+    elementwise_op,
+    float_dtype,
     new,
+    result_dtype,
     wrap,
 )
-from .unary_math import _float, _inplace, _spec
+from .unary_math import float_result, inplace_variant, unary_spec
 
 # ---- error and gamma functions ------------------------------------------------------------
 
 _TWO_BY_SQRT_PI = 2.0 / math.sqrt(math.pi)
 # 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
-ERF = _spec("ErfBackward0", ("self",),
-            lambda c, g: mul(mul_scalar(exp(neg(pow(c.self, 2))), _TWO_BY_SQRT_PI), g))
-ERFC = _spec("ErfcBackward0", ("self",),
-             lambda c, g: mul(mul_scalar(exp(neg(pow(c.self, 2))), -_TWO_BY_SQRT_PI), g))
+ERF = unary_spec("ErfBackward0", ("self",),
+                 lambda c, g: mul(mul_scalar(exp(neg(pow(c.self, 2))), _TWO_BY_SQRT_PI), g))
+ERFC = unary_spec("ErfcBackward0", ("self",),
+                  lambda c, g: mul(mul_scalar(exp(neg(pow(c.self, 2))), -_TWO_BY_SQRT_PI), g))
 # 0.5 * sqrt(M_PI) * exp(self.erfinv().pow(2)) * grad
-ERFINV = _spec("ErfinvBackward0", ("self",),
-               lambda c, g: mul(mul_scalar(exp(pow(erfinv(c.self), 2)), 0.5 * math.sqrt(math.pi)),
-                                g))
-LGAMMA = _spec("LgammaBackward0", ("self",), lambda c, g: mul(g, digamma(c.self)))
-DIGAMMA = _spec("DigammaBackward0", ("self",), lambda c, g: mul(g, polygamma(1, c.self)))
-POLYGAMMA = _spec("PolygammaBackward0", ("self",),
-                  lambda c, g: mul(g, polygamma(c.n + 1, c.self)))
+ERFINV = unary_spec("ErfinvBackward0", ("self",),
+                    lambda c, g: mul(mul_scalar(exp(pow(erfinv(c.self), 2)),
+                                                0.5 * math.sqrt(math.pi)), g))
+LGAMMA = unary_spec("LgammaBackward0", ("self",), lambda c, g: mul(g, digamma(c.self)))
+DIGAMMA = unary_spec("DigammaBackward0", ("self",), lambda c, g: mul(g, polygamma(1, c.self)))
+POLYGAMMA = unary_spec("PolygammaBackward0", ("self",),
+                       lambda c, g: mul(g, polygamma(c.n + 1, c.self)))
 
 
 # igamma: derivatives.yaml's `self: not_implemented("igamma: input")`, `other: grad *
@@ -61,39 +61,39 @@ IGAMMA = OpSpec("IgammaBackward0", ("self", "other"), {"other": ("other", "self"
 
 def igamma(self: Tensor, other: Tensor) -> Tensor:
     ts = [wrap(self), wrap(other)]
-    dt = _promotes(ts)
+    dt = result_dtype(ts)
     if not dt.is_floating_point:   # AT_DISPATCH_FLOATING_TYPES: no integer or complex kernel
         raise NotImplementedError(messages.kernel_not_implemented("igamma_cpu", dt.scalar_name))
-    return _elementwise(IGAMMA, sk.igamma, ts, out_dtype=dt, compute_dtype=dtypes.float64)
+    return elementwise_op(IGAMMA, sk.igamma, ts, out_dtype=dt, compute_dtype=dtypes.float64)
 
 
 def erf(self: Tensor) -> Tensor:
-    return _float(ERF, sk.erf, self)
+    return float_result(ERF, sk.erf, self)
 
 
 def erfc(self: Tensor) -> Tensor:
-    return _float(ERFC, sk.erfc, self)
+    return float_result(ERFC, sk.erfc, self)
 
 
 def erfinv(self: Tensor) -> Tensor:
-    return _float(ERFINV, sk.erfinv, self)
+    return float_result(ERFINV, sk.erfinv, self)
 
 
 def lgamma(self: Tensor) -> Tensor:
-    return _float(LGAMMA, sk.lgamma, self)
+    return float_result(LGAMMA, sk.lgamma, self)
 
 
 def digamma(self: Tensor) -> Tensor:
-    return _float(DIGAMMA, sk.digamma, self)
+    return float_result(DIGAMMA, sk.digamma, self)
 
 
 def polygamma(n: int, self: Tensor) -> Tensor:
     if n < 0:
         raise RuntimeError(messages.POLYGAMMA_NEGATIVE)
     if n == 1:   # trigamma, in the input's precision as torch's kernel
-        return _elementwise(POLYGAMMA, sk.trigamma, (self,), compute_dtype=_float_dtype(self),
-                            n=n)
-    return _float(POLYGAMMA, lambda a: sk.polygamma(n, a), self, n=n)
+        return elementwise_op(POLYGAMMA, sk.trigamma, (self,), compute_dtype=float_dtype(self),
+                              n=n)
+    return float_result(POLYGAMMA, lambda a: sk.polygamma(n, a), self, n=n)
 
 
 def _mvlgamma_backward(c: Any, g: Tensor) -> Tensor:
@@ -106,7 +106,7 @@ def _mvlgamma_backward(c: Any, g: Tensor) -> Tensor:
     return mul(g, reductions.sum(digamma_(args), -1))
 
 
-MVLGAMMA = _spec("MvlgammaBackward0", ("self",), _mvlgamma_backward)
+MVLGAMMA = unary_spec("MvlgammaBackward0", ("self",), _mvlgamma_backward)
 
 
 def mvlgamma(self: Tensor, p: int) -> Tensor:
@@ -118,14 +118,14 @@ def mvlgamma(self: Tensor, p: int) -> Tensor:
         for j in range(p):
             out = out + sk.lgamma(a - j / 2)
         return out
-    return _float(MVLGAMMA, fn, self, p=p)
+    return float_result(MVLGAMMA, fn, self, p=p)
 
 
 def _i0_backward(c: Any, g: Tensor) -> Tensor:
     return mul(g, special_i1(c.self))
 
 
-I0 = _spec("I0Backward0", ("self",), _i0_backward)
+I0 = unary_spec("I0Backward0", ("self",), _i0_backward)
 
 
 def _i1_backward(c: Any, g: Tensor) -> Tensor:
@@ -138,17 +138,17 @@ def _i1_backward(c: Any, g: Tensor) -> Tensor:
     return mul(g, where(not_tiny, gradx, new(0.5, c.self.dtype, c.self.device)))
 
 
-SPECIAL_I1 = _spec("SpecialI1Backward0", ("self", "result"), _i1_backward)
+SPECIAL_I1 = unary_spec("SpecialI1Backward0", ("self", "result"), _i1_backward)
 
 
 def in_kernel_dtype(spec: OpSpec, fn: Callable[[np.ndarray], np.ndarray], self: Tensor
                     ) -> Tensor:
     """A float result computed in its own dtype, as torch's kernel computes it (float16 and
-    bfloat16 in float32: Math.h upcasts them), where rounding once from float64 (`_float`)
+    bfloat16 in float32: Math.h upcasts them), where rounding once from float64 (`float_result`)
     differs from torch by more than the comparison forgives downstream (i0, i0e)."""
-    out = _float_dtype(self)
+    out = float_dtype(self)
     compute = out if out in (dtypes.float32, dtypes.float64) else dtypes.float32
-    return _elementwise(spec, fn, (self,), out_dtype=out, compute_dtype=compute)
+    return elementwise_op(spec, fn, (self,), out_dtype=out, compute_dtype=compute)
 
 
 def i0(self: Tensor) -> Tensor:
@@ -157,13 +157,13 @@ def i0(self: Tensor) -> Tensor:
 
 def special_i1(self: Tensor) -> Tensor:
     """torch.special.i1 (i0's gradient)."""
-    return _float(SPECIAL_I1, sk.i1, self)
+    return float_result(SPECIAL_I1, sk.i1, self)
 
 
-# in-place forms (unary_math._inplace: inplace.py's machinery)
-erf_ = _inplace(ERF, erf)
-erfc_ = _inplace(ERFC, erfc)
-erfinv_ = _inplace(ERFINV, erfinv)
-lgamma_ = _inplace(LGAMMA, lgamma)
-digamma_ = _inplace(DIGAMMA, digamma)
-i0_ = _inplace(I0, i0)
+# in-place forms (unary_math.inplace_variant: inplace.py's machinery)
+erf_ = inplace_variant(ERF, erf)
+erfc_ = inplace_variant(ERFC, erfc)
+erfinv_ = inplace_variant(ERFINV, erfinv)
+lgamma_ = inplace_variant(LGAMMA, lgamma)
+digamma_ = inplace_variant(DIGAMMA, digamma)
+i0_ = inplace_variant(I0, i0)

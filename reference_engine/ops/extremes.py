@@ -17,9 +17,9 @@ from .basic import comparisons, indexing, to_copy, views
 from .basic import elementwise as ops
 from .basic.comparisons import compare, where
 from .basic.elementwise import add, div_scalar, mul, sub
-from .basic.reductions import Dims, _dims, restore_reduced_dims, sum
+from .basic.reductions import Dims, reduced_dims, restore_reduced_dims, sum
 from .basic.to_copy import to
-from .common import _elementwise, new, written_in_place
+from .common import elementwise_op, new, written_in_place
 
 # ---- amax / amin --------------------------------------------------------------------------
 
@@ -33,8 +33,8 @@ def _amax_backward(c: Any, g: Tensor) -> Tensor:
     count = common.new(mask.sum(axis=c.dim, keepdims=True), dtypes.int64, x.device)
     g = restore_reduced_dims(g, c.dim, c.keepdim, x.ndim)
     return ops.mul(ops.div(g, count), common.new(mask, dtypes.bool_, x.device))
-def _evenly_read_jvp(x: Tensor, x_t: Tensor, result: Tensor, dims: tuple[int, ...] | None,
-                     keepdim: bool) -> Tensor:
+def evenly_read_tangent(x: Tensor, x_t: Tensor, result: Tensor, dims: tuple[int, ...] | None,
+                        keepdim: bool) -> Tensor:
     """amaxamin_jvp / evenly_read_jvp: the mean of the tangent over the elements that equal
     the result, (self_t * mask).sum(dims) / mask.sum(dims)."""
     if dims is None:
@@ -47,10 +47,10 @@ def _evenly_read_jvp(x: Tensor, x_t: Tensor, result: Tensor, dims: tuple[int, ..
 
 AMAX = OpSpec("AmaxBackward0", ("self",), {"self": ("self", "result")},
               lambda c, g: [_amax_backward(c, g)],
-              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, c.dim, c.keepdim))
+              jvp=lambda c: evenly_read_tangent(c.self, c.self_t, c.result, c.dim, c.keepdim))
 AMIN = OpSpec("AminBackward0", ("self",), {"self": ("self", "result")},
               lambda c, g: [_amax_backward(c, g)],
-              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, c.dim, c.keepdim))
+              jvp=lambda c: evenly_read_tangent(c.self, c.self_t, c.result, c.dim, c.keepdim))
 
 
 def first_extreme(a: np.ndarray, dims: tuple[int, ...], keepdim: bool,
@@ -75,7 +75,7 @@ def _extreme(spec: OpSpec, largest: bool, self: Tensor, dim: Dims, keepdim: bool
     if out is not None and out.dtype is not self.dtype:
         raise RuntimeError(messages.out_dtype_match(self.dtype.scalar_name,
                                                     out.dtype.scalar_name))
-    dims = _dims(self, dim)
+    dims = reduced_dims(self, dim)
     if len(set(dims)) != len(dims):
         raise RuntimeError(messages.dim_repeated(next(d for d in dims if dims.count(d) > 1)))
     if self.numel() == 0:
@@ -123,7 +123,7 @@ max_return_type = type("max", (return_types,), {})
 min_return_type = type("min", (return_types,), {})
 
 
-def _evenly_distribute(c: Any, g: Tensor) -> Tensor:
+def evenly_distribute(c: Any, g: Tensor) -> Tensor:
     """new_zeros(...).masked_fill_(mask, grad / mask.sum()) - on CPU, as torch. A NaN
     result (NaN propagates through min/max) is shared by every NaN element: the mask is then
     input.isnan(), so an all-NaN input gets an even share everywhere."""
@@ -137,7 +137,7 @@ def _evenly_distribute(c: Any, g: Tensor) -> Tensor:
     return common.written_in_place(filled)
 
 
-def _select_backward(c: Any, g: Tensor) -> Tensor:
+def select_backward(c: Any, g: Tensor) -> Tensor:
     """value_selecting_reduction_backward: zeros(sizes).scatter(dim, indices, grad)."""
     idx = c.indices
     if not c.keepdim and len(c.self_sym_sizes) > 0:
@@ -145,7 +145,7 @@ def _select_backward(c: Any, g: Tensor) -> Tensor:
         idx = views.unsqueeze(idx, c.dim)
     zeros = common.new(np.zeros(c.self_sym_sizes), g.dtype, g.device)
     return common.written_in_place(indexing.scatter(zeros, c.dim, idx, g), 2)
-def _select_jvp(c: Any) -> Tensor:
+def select_jvp(c: Any) -> Tensor:
     """gather_with_keepdimed_indices(self_t, dim, indices, keepdim): a gather, squeezed (a
     view of it) unless keepdim; of a 0-d self too (the gather of its unsqueezed 0-d indices
     has one element, so the tangent is a 0-d view, as torch's)."""
@@ -155,15 +155,15 @@ def _select_jvp(c: Any) -> Tensor:
 
 
 MAX0 = OpSpec("MaxBackward0", ("self",), {"self": ("indices",)},
-              lambda c, g: [_select_backward(c, g)], jvp=_select_jvp)
+              lambda c, g: [select_backward(c, g)], jvp=select_jvp)
 MIN0 = OpSpec("MinBackward0", ("self",), {"self": ("indices",)},
-              lambda c, g: [_select_backward(c, g)], jvp=_select_jvp)
+              lambda c, g: [select_backward(c, g)], jvp=select_jvp)
 MAX1 = OpSpec("MaxBackward1", ("self",), {"self": ("self", "result")},
-              lambda c, g: [_evenly_distribute(c, g)],
-              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, None, False))
+              lambda c, g: [evenly_distribute(c, g)],
+              jvp=lambda c: evenly_read_tangent(c.self, c.self_t, c.result, None, False))
 MIN1 = OpSpec("MinBackward1", ("self",), {"self": ("self", "result")},
-              lambda c, g: [_evenly_distribute(c, g)],
-              jvp=lambda c: _evenly_read_jvp(c.self, c.self_t, c.result, None, False))
+              lambda c, g: [evenly_distribute(c, g)],
+              jvp=lambda c: evenly_read_tangent(c.self, c.self_t, c.result, None, False))
 
 
 def _max_min(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
@@ -270,8 +270,8 @@ def _keep_first(pick: Callable[..., Any]) -> Callable[[np.ndarray, np.ndarray], 
 
 
 def maximum(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(MAXIMUM, _keep_first(np.greater), (self, other))
+    return elementwise_op(MAXIMUM, _keep_first(np.greater), (self, other))
 
 
 def minimum(self: Tensor, other: Tensor) -> Tensor:
-    return _elementwise(MINIMUM, _keep_first(np.less), (self, other))
+    return elementwise_op(MINIMUM, _keep_first(np.less), (self, other))

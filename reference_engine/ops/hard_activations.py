@@ -7,7 +7,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import common
-from .activations import Pointwise, _no_inplace
+from .activations import Pointwise, check_no_inplace
 
 HARDSIGMOID = Pointwise("HardsigmoidBackward0", "HardsigmoidBackwardBackward0", (),
                         lambda x: np.minimum(np.maximum(x + 3, 0), 6) / 6,
@@ -17,5 +17,5 @@ HARDSIGMOID = Pointwise("HardsigmoidBackward0", "HardsigmoidBackwardBackward0", 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     common.floating_kernel("hardsigmoid_cpu", input)
-    _no_inplace("hardsigmoid", inplace)
+    check_no_inplace("hardsigmoid", inplace)
     return HARDSIGMOID(input)

@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from . import common, inplace_ops, triangular
 from .basic import elementwise as ops
 from .basic import inplace, reductions, views
-from .decompositions import _column_major, _mH
+from .decompositions import column_major, mH_of
 from .linalg import matmul
 
 # ---- the forwards, in NumPy ----------------------------------------------------------------
@@ -58,8 +58,8 @@ def _reflector(v: Tensor, t: Tensor, K: Tensor, left: bool) -> Tensor:
     """apply_simple_transformation out of place, with I: (I - t v v^H) K or K (I - t v v^H)."""
     t_ = views.unsqueeze(t, -1)
     if left:
-        return ops.sub(K, ops.mul(ops.mul(t_, v), matmul(_mH(v), K)))
-    return ops.sub(K, ops.mul(matmul(K, ops.mul(t_, v)), _mH(v)))
+        return ops.sub(K, ops.mul(ops.mul(t_, v), matmul(mH_of(v), K)))
+    return ops.sub(K, ops.mul(matmul(K, ops.mul(t_, v)), mH_of(v)))
 
 
 def _unit_lower(input_: Tensor) -> Tensor:
@@ -86,7 +86,7 @@ def householder_product_backward(grad: Tensor, result: Tensor, input_: Tensor, t
     m, k = input_.shape[-2], tau.shape[-1]
     v = _unit_lower(input_)
     sigma = _sigma(v, tau)
-    K = matmul(result, _mH(grad))
+    K = matmul(result, mH_of(grad))
 
     def flip(i: int) -> int:
         return i if not flip_order else k - i - 1
@@ -100,7 +100,7 @@ def householder_product_backward(grad: Tensor, result: Tensor, input_: Tensor, t
         v_i, t_i = views.narrow(v, -1, i, 1), views.narrow(tau, -1, i, 1)
         # update_grad: the rows and columns from i on (v_i is zero above i)
         tail = views.narrow(v_i, -2, i, m - i)
-        vHK = matmul(_mH(tail), views.narrow(K, -2, i, m - i))
+        vHK = matmul(mH_of(tail), views.narrow(K, -2, i, m - i))
         Kv = matmul(views.narrow(K, -1, i, m - i), tail)
         t_ = views.unsqueeze(t_i, -1)
         v_grad = ops.sub(views.squeeze(ops.mul(ops.neg(t_), vHK), -2),
@@ -147,7 +147,7 @@ def _householder_jvp(c: Any) -> Tensor:
     sigma = _sigma(v, tau)
 
     def simple(u: Tensor, w: Tensor, t: Tensor, K: Tensor) -> Tensor:   # -t u w^H K
-        return ops.neg(ops.mul(ops.mul(views.unsqueeze(t, -1), u), matmul(_mH(w), K)))
+        return ops.neg(ops.mul(ops.mul(views.unsqueeze(t, -1), u), matmul(mH_of(w), K)))
 
     h_plus = prod
     eye = np.broadcast_to(np.eye(m, dtype=v.dtype.np), (*v.shape[:-2], m, m)).copy()
@@ -194,7 +194,7 @@ def householder_product(input: Tensor, tau: Tensor) -> Tensor:
     k = t.shape[-1]
     eye = np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape).copy()
     q = _apply(_reflectors(a, k), t, eye, left=True, adjoint=False)
-    result = common.new(_column_major(q), input.dtype, input.device, order="K")
+    result = common.new(column_major(q), input.dtype, input.device, order="K")
     return record(HOUSEHOLDER_PRODUCT, result, [input, tau])
 
 
@@ -219,10 +219,10 @@ def _ormqr_backward(c: Any, g: Tensor) -> list[Tensor | None]:
         self_grad = tau_grad = None
         if mask[0] or mask[1]:
             if left ^ transpose:
-                hg, hr = (g, c.result) if not transpose else (_mH(g), _mH(c.result))
+                hg, hr = (g, c.result) if not transpose else (mH_of(g), mH_of(c.result))
                 self_grad, tau_grad = householder_product_backward(hg, hr, c.self, c.input2)
             else:
-                hg, hr = (_mH(c.result), _mH(g)) if not transpose else (c.result, g)
+                hg, hr = (mH_of(c.result), mH_of(g)) if not transpose else (c.result, g)
                 self_grad, tau_grad = householder_product_backward(
                     hg, hr, c.self, c.input2, flip_order=True)
         return self_grad, tau_grad, other
@@ -262,5 +262,5 @@ def ormqr(self: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
     _check_real_floating(self, "ormqr_cpu")
     a, t_np = np.asarray(self._data), np.asarray(tau._data)
     out = _apply(_reflectors(a, t_np.shape[-1]), t_np, np.asarray(other._data), left, transpose)
-    result = common.new(_column_major(out), other.dtype, other.device, order="K")
+    result = common.new(column_major(out), other.dtype, other.device, order="K")
     return record(ORMQR, result, [self, tau, other], left=left, transpose=transpose)

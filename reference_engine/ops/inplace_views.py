@@ -44,5 +44,5 @@ def as_strided_(self: Tensor, size: Sequence[int], stride: Sequence[int],
             raise RuntimeError(messages.as_strided_dims(len(size), len(stride)))
     else:
         index = strided_positions(self, size, stride, storage_offset)
-    return views_inplace.restride_(self, views_strided._strided(index), AS_STRIDED1,
+    return views_inplace.restride_(self, views_strided.strided_fn(index), AS_STRIDED1,
                                    index=index, base_shape=tuple(self.shape))

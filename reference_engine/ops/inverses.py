@@ -12,15 +12,15 @@ from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from .basic import elementwise as ops
-from .common import _compute, new
-from .decompositions import _column_major, _LinAlgError, _mH
+from .common import compute_on, new
+from .decompositions import _LinAlgError, column_major, mH_of
 from .linalg import matmul
 
 # ---- linalg.inv -------------------------------------------------------------------------------
 
 LINALG_INV = OpSpec(
     "LinalgInvExBackward0", ("self",), {"self": ("result",)},   # torch's `inverse`
-    lambda c, g: [ops.neg(matmul(_mH(c.result), matmul(g, _mH(c.result))))],
+    lambda c, g: [ops.neg(matmul(mH_of(c.result), matmul(g, mH_of(c.result))))],
     jvp=lambda c: ops.neg(matmul(matmul(c.result, c.self_t), c.result)))
 
 
@@ -29,14 +29,14 @@ def _inverse(a: np.ndarray) -> np.ndarray:
         return a.copy()
     for index in np.ndindex(*a.shape[:-2]):
         # LAPACK's getrf reports the first zero pivot (1-based); torch names it
-        lu_diag = _lu_pivots_diagonal(a[index])
+        lu_diag = lu_pivots_diagonal(a[index])
         zero = np.flatnonzero(lu_diag == 0)
         if zero.size:
             raise _LinAlgError(messages.singular_inverse(int(zero[0]) + 1))
     return np.linalg.inv(a)
 
 
-def _lu_pivots_diagonal(a: np.ndarray) -> np.ndarray:
+def lu_pivots_diagonal(a: np.ndarray) -> np.ndarray:
     """U's diagonal of a partial-pivoting LU of `a` (getrf's order)."""
     u = a.astype(np.float64).copy()
     n = u.shape[0]
@@ -49,47 +49,47 @@ def _lu_pivots_diagonal(a: np.ndarray) -> np.ndarray:
 
 
 def linalg_inv(A: Tensor) -> Tensor:
-    out = _column_major(_compute(_inverse, A._data))
+    out = column_major(compute_on(_inverse, A._data))
     return record(LINALG_INV, new(out, A.dtype, A.device, order="K"), [A])
 
 
 # ---- linalg.pinv, pinverse --------------------------------------------------------------------
 
-def _pinv_backward(c: Any, g: Tensor) -> list[Tensor | None]:
+def pinv_grads(c: Any, g: Tensor) -> list[Tensor | None]:
     a, p = c.self, c.result
     m, n = a.shape[-2], a.shape[-1]
-    ph, gh = _mH(p), _mH(g)
+    ph, gh = mH_of(p), mH_of(g)
     if m <= n:
         k = matmul(gh, p)
         kph = matmul(k, ph)
-        out = ops.add(ops.sub(ops.add(ops.neg(_mH(matmul(p, k))), kph),
+        out = ops.add(ops.sub(ops.add(ops.neg(mH_of(matmul(p, k))), kph),
                               matmul(matmul(a, p), kph)),
                       matmul(matmul(ph, p), ops.sub(gh, matmul(k, a))))
     else:
         k = matmul(p, gh)
         phk = matmul(ph, k)
-        out = ops.sub(ops.add(ops.add(ops.neg(_mH(matmul(k, p))),
+        out = ops.sub(ops.add(ops.add(ops.neg(mH_of(matmul(k, p))),
                                       matmul(matmul(ops.sub(gh, matmul(a, k)), p), ph)), phk),
                       matmul(matmul(phk, p), a))
     return [out]
 
 
-def _pinv_jvp(c: Any) -> Tensor:
+def pinv_tangent(c: Any) -> Tensor:
     a, p, da = c.self, c.result, c.self_t
     m, n = a.shape[-2], a.shape[-1]
-    dah, ph = _mH(da), _mH(p)
+    dah, ph = mH_of(da), mH_of(p)
     if m <= n:
         k = matmul(ph, dah)
-        return ops.add(matmul(p, ops.sub(ops.sub(k, _mH(k)), matmul(k, matmul(a, p)))),
+        return ops.add(matmul(p, ops.sub(ops.sub(k, mH_of(k)), matmul(k, matmul(a, p)))),
                        matmul(ops.sub(dah, matmul(p, matmul(a, dah))), matmul(ph, p)))
     k = matmul(p, da)
-    kh = _mH(k)
+    kh = mH_of(k)
     return ops.add(matmul(ops.sub(ops.sub(kh, k), matmul(matmul(p, a), kh)), p),
                    matmul(matmul(p, ph), ops.sub(dah, matmul(matmul(dah, a), p))))
 
 
 LINALG_PINV = OpSpec("LinalgPinvBackward0", ("self",), {"self": ("self", "result")},
-                     _pinv_backward, jvp=_pinv_jvp)
+                     pinv_grads, jvp=pinv_tangent)
 
 
 def _tolerance(value: Any) -> np.ndarray | None:
@@ -125,8 +125,8 @@ def _pseudo_inverse(a: np.ndarray, atol: np.ndarray | None, rtol: np.ndarray | N
 
 def linalg_pinv(A: Tensor, *, atol: Any = None, rtol: Any = None,
                 hermitian: bool = False) -> Tensor:
-    out = _compute(lambda a: _pseudo_inverse(a, _tolerance(atol), _tolerance(rtol), hermitian),
-                   A._data)
+    out = compute_on(lambda a: _pseudo_inverse(a, _tolerance(atol), _tolerance(rtol), hermitian),
+                     A._data)
     return record(LINALG_PINV, new(out, A.dtype, A.device), [A])
 
 

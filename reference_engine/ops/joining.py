@@ -10,7 +10,7 @@ from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from .basic import views
-from .common import _promotes, common_device, new, wrap_dim
+from .common import common_device, new, result_dtype, wrap_dim
 from .out_overloads import into_out
 
 CAT = OpSpec("CatBackward0", ("tensors",),
@@ -58,7 +58,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
         if any(out is t or np.shares_memory(out._data, t._data) for t in ts):
             raise RuntimeError(messages.PARTIAL_OVERLAP)
         return into_out("cat", out, ts, lambda: cat(ts, dim))
-    dt = _promotes(ts)
+    dt = result_dtype(ts)
     joined = kept if kept else ts
     data = np.concatenate([t._data.astype(dt.np) for t in joined], axis=d)
     result = new(data, dt, common_device(ts))
@@ -76,6 +76,6 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     ts = list(tensors)
     d = wrap_dim(dim, ts[0].ndim + 1)
-    dt = _promotes(ts)
+    dt = result_dtype(ts)
     out = new(np.stack([t._data.astype(dt.np) for t in ts], axis=d), dt, common_device(ts))
     return record(STACK, out, ts, dim=d, count=len(ts))

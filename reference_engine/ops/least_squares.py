@@ -21,8 +21,8 @@ from ..tensor import Tensor
 from . import common
 from .basic import elementwise as ops
 from .basic import reductions, views
-from .decompositions import _column_major, _mH
-from .inverses import _pinv_backward, _pinv_jvp, linalg_pinv
+from .decompositions import column_major, mH_of
+from .inverses import linalg_pinv, pinv_grads, pinv_tangent
 from .linalg import matmul
 
 DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -57,15 +57,15 @@ def _backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
         pinv = linalg_pinv(A)
         if c._node.should_compute(0):
             ctx = SimpleNamespace(self=A, result=pinv)
-            grad_a = _pinv_backward(ctx, matmul(gX2, _mH(B2)))[0]
+            grad_a = pinv_grads(ctx, matmul(gX2, mH_of(B2)))[0]
         if c._node.should_compute(1):
-            grad_b = _as_vector(matmul(_mH(pinv), gX2), vector)
+            grad_b = _as_vector(matmul(mH_of(pinv), gX2), vector)
     if gL is not None and gL.numel():
         X2 = views.unsqueeze(X, -1) if vector else X
         r = ops.sub(matmul(A, X2), B2)
         gL2 = views.unsqueeze(gL, -2)
         if c._node.should_compute(0):
-            from_l = matmul(ops.mul(2, ops.mul(gL2, r)), _mH(X2))
+            from_l = matmul(ops.mul(2, ops.mul(gL2, r)), mH_of(X2))
             grad_a = from_l if grad_a is None else ops.add(grad_a, from_l)
         if c._node.should_compute(1):
             from_l = _as_vector(ops.mul(ops.mul(-2, gL2), r), vector)
@@ -80,7 +80,7 @@ def _solution_jvp(c: Any) -> Tensor:
     B2 = views.unsqueeze(B, -1) if vector else B
     dB2 = views.unsqueeze(c.b_t, -1) if vector else c.b_t
     pinv = linalg_pinv(A)
-    dpinv = _pinv_jvp(SimpleNamespace(self=A, result=pinv, self_t=c.self_t))
+    dpinv = pinv_tangent(SimpleNamespace(self=A, result=pinv, self_t=c.self_t))
     return _as_vector(ops.add(matmul(dpinv, B2), matmul(pinv, dB2)), vector)
 
 
@@ -163,7 +163,7 @@ def lstsq(self: Tensor, b: Tensor, rcond: float | None = None, *,
     full_rank = chosen == "gels" or bool(np.all(rank == n))
     if m > n and chosen != "gelsy" and full_rank:
         residuals = ((np.broadcast_to(a, x.shape[:-2] + a.shape[-2:]) @ x - b2) ** 2).sum(-2)
-    solution = common.new(_column_major(x[..., 0] if vector else x), A.dtype, A.device,
+    solution = common.new(column_major(x[..., 0] if vector else x), A.dtype, A.device,
                           order="K")
     resid = common.new(residuals.astype(a.dtype), A.dtype, A.device)
     rank_out = common.new(rank if chosen != "gels" else np.zeros((0,), np.int64),

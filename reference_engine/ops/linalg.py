@@ -1,6 +1,6 @@
 """Products: mm, mv, dot, addmm and bmm, with the signs of zero BLAS gives, and matmul,
 composed exactly as ATen's _matmul_impl composes it (dot, mv, mm, folding a batched
-operand into mm/mv, or expand + reshape + bmm + _unsafe_view), so its graph and every
+operand into mm/mv, or expand + reshape + bmm + unsafe_view_of), so its graph and every
 grad's graph name the same nodes as torch's."""
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ from .basic import views
 
 # derivatives.yaml's .conj() in the products' formulas: the identity on real tensors
 from .basic.complex_numbers import conj as _conj
-from .common import _compute, _promotes, common_device, new
+from .common import common_device, compute_on, new, result_dtype
 from .shape_views import contiguous as _contiguous
 
 BMM = OpSpec("BmmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self",)},
              lambda c, g: c.grads(lambda: bmm(g, _conj(views.transpose(c.mat2, 1, 2))),
                                   lambda: bmm(_conj(views.transpose(c.self, 1, 2)), g)),
-             jvp=lambda c: _product_jvp(bmm, c.self_t, c.mat2, c.self, c.mat2_t))
+             jvp=lambda c: product_jvp(bmm, c.self_t, c.mat2, c.self, c.mat2_t))
 
 
-def _product_jvp(product: Any, a_t: Tensor, b: Tensor, a: Tensor, b_t: Tensor) -> Tensor:
+def product_jvp(product: Any, a_t: Tensor, b: Tensor, a: Tensor, b_t: Tensor) -> Tensor:
     """A bilinear product's tangent: product(a_t, b) + product(a, b_t)."""
     return ops.add(product(a_t, b), product(a, b_t))
 
@@ -36,13 +36,13 @@ def _product_jvp(product: Any, a_t: Tensor, b: Tensor, a: Tensor, b_t: Tensor) -
 def bmm(self: Tensor, mat2: Tensor) -> Tensor:
     if self.ndim != 3 or mat2.ndim != 3 or self.shape[0] != mat2.shape[0] \
             or self.shape[2] != mat2.shape[1]:
-        raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
+        raise RuntimeError(messages.mm_shapes(shape_text(self), shape_text(mat2)))
     if self.dtype is not mat2.dtype:
         raise RuntimeError(messages.bmm_dtypes(self.dtype.scalar_name, mat2.dtype.scalar_name))
-    return _matmul_like(BMM, self, mat2)
+    return matmul_like(BMM, self, mat2)
 
 
-def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+def unsafe_view_of(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     out = Tensor(t._data.reshape(shape), t.dtype, t.device)
     return record(views.UNSAFE_VIEW, out, [t], self_sym_sizes=tuple(t.shape))
 
@@ -78,7 +78,7 @@ def _matmul_impl(a: Tensor, b: Tensor) -> Tensor:
         return dot(a, b)
     if da == 2 and db == 1:
         if a.shape[1] != b.shape[0]:
-            raise RuntimeError(messages.mm_shapes(_dims(a), f"{b.shape[0]}x1"))
+            raise RuntimeError(messages.mm_shapes(shape_text(a), f"{b.shape[0]}x1"))
         return mv(a, b)
     if da == 1 and db == 2:
         # ATen: mm(self.unsqueeze(0), other).squeeze_(0) - an in-place squeeze, hence version 1
@@ -108,13 +108,13 @@ def _folded(a: Tensor, b: Tensor) -> Tensor:
         out_shape.append(t2.shape[1])
     t1_folded = views.reshape(t1, (folded, t1.shape[-1]))
     if t2.ndim == 2:
-        out = _unsafe_view(mm(t1_folded, t2), tuple(out_shape))
+        out = unsafe_view_of(mm(t1_folded, t2), tuple(out_shape))
         # ATen: output.mT().contiguous(), which copies unless the transpose is contiguous
         # already (numpy's flag holds for an empty tensor, as torch's does)
         return _contiguous(views.transpose(out, -2, -1)) if transpose else out
     if t1_folded.shape[1] != t2.shape[0]:
-        raise RuntimeError(messages.mm_shapes(_dims(t1_folded), f"{t2.shape[0]}x1"))
-    return _unsafe_view(mv(t1_folded, t2), tuple(out_shape))
+        raise RuntimeError(messages.mm_shapes(shape_text(t1_folded), f"{t2.shape[0]}x1"))
+    return unsafe_view_of(mv(t1_folded, t2), tuple(out_shape))
 
 
 def _batched(a: Tensor, b: Tensor) -> Tensor:
@@ -135,7 +135,7 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
     out = bmm(a_exp, b_exp)
     if vector_rhs:
         out = views.squeeze(out, -1)
-    return _unsafe_view(out, tuple(out_shape))
+    return unsafe_view_of(out, tuple(out_shape))
 
 
 # ---- mm, mv, dot, addmm ---------------------------------------------------------------
@@ -160,17 +160,17 @@ MM = OpSpec("MmBackward0", ("self", "mat2"), {"self": ("mat2",), "mat2": ("self"
             lambda c, g: c.grads(
                 lambda: mm_mat1_backward(g, c.mat2, c.self_sym_sizes, c.self_sym_strides),
                 lambda: mm_mat2_backward(g, c.self, c.mat2_sym_sizes, c.mat2_sym_strides)),
-            jvp=lambda c: _product_jvp(mm, c.self_t, c.mat2, c.self, c.mat2_t))
+            jvp=lambda c: product_jvp(mm, c.self_t, c.mat2, c.self, c.mat2_t))
 MV = OpSpec("MvBackward0", ("self", "vec"), {"self": ("vec",), "vec": ("self",)},
             lambda c, g: c.grads(
                 # ger(): an exact outer product
                 lambda: ops.mul(views.reshape(g, (-1, 1)), _conj(c.vec)),
                 lambda: mv(views.t(_conj(c.self)), g)),
-            jvp=lambda c: _product_jvp(mv, c.self_t, c.vec, c.self, c.vec_t))
+            jvp=lambda c: product_jvp(mv, c.self_t, c.vec, c.self, c.vec_t))
 DOT = OpSpec("DotBackward0", ("self", "tensor"), {"self": ("tensor",), "tensor": ("self",)},
              lambda c, g: c.grads(lambda: ops.mul(g, _conj(c.tensor)),
                                   lambda: ops.mul(g, _conj(c.self))),
-             jvp=lambda c: _product_jvp(dot, c.self_t, c.tensor, c.self, c.tensor_t))
+             jvp=lambda c: product_jvp(dot, c.self_t, c.tensor, c.self, c.tensor_t))
 ADDMM = OpSpec("AddmmBackward0", ("self", "mat1", "mat2"), {"mat1": ("mat2",), "mat2": ("mat1",)},
                lambda c, g: c.grads(
                    lambda: maybe_multiply(g, c.beta),
@@ -179,7 +179,7 @@ ADDMM = OpSpec("AddmmBackward0", ("self", "mat1", "mat2"), {"mat1": ("mat2",), "
                    lambda: maybe_multiply(mm_mat2_backward(g, c.mat1, c.mat2_sym_sizes,
                                                            c.mat2_sym_strides), c.alpha)),
                jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
-                   _product_jvp(mm, c.mat1_t, c.mat2, c.mat1, c.mat2_t), c.alpha)))
+                   product_jvp(mm, c.mat1_t, c.mat2, c.mat1, c.mat2_t), c.alpha)))
 
 
 def maybe_multiply(t: Tensor, s: Any) -> Tensor:
@@ -187,7 +187,7 @@ def maybe_multiply(t: Tensor, s: Any) -> Tensor:
     return t if s == 1 else ops.mul_scalar(t, s)
 
 
-def _dims(t: Tensor) -> str:
+def shape_text(t: Tensor) -> str:
     return "x".join(str(s) for s in t.shape)
 
 
@@ -198,12 +198,12 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
         if t.ndim != 2:
             raise RuntimeError(messages.mm_not_matrix(operand))
     if self.shape[1] != mat2.shape[0]:
-        raise RuntimeError(messages.mm_shapes(_dims(self), _dims(mat2)))
+        raise RuntimeError(messages.mm_shapes(shape_text(self), shape_text(mat2)))
     if self.dtype is not mat2.dtype:
         raise RuntimeError(messages.mm_dtypes(self.dtype.cpp_name, mat2.dtype.cpp_name))
-    return _matmul_like(MM, self, mat2, mm_product, self_sym_sizes=self._data.shape,
-                        self_sym_strides=self.stride(), mat2_sym_sizes=tuple(mat2.shape),
-                        mat2_sym_strides=mat2.stride())
+    return matmul_like(MM, self, mat2, mm_product, self_sym_sizes=self._data.shape,
+                       self_sym_strides=self.stride(), mat2_sym_sizes=tuple(mat2.shape),
+                       mat2_sym_strides=mat2.stride())
 
 
 def mv(self: Tensor, vec: Tensor) -> Tensor:
@@ -211,10 +211,10 @@ def mv(self: Tensor, vec: Tensor) -> Tensor:
     if self.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(messages.mv_ranks(self.ndim, vec.ndim))
     if self.shape[1] != vec.shape[0]:
-        raise RuntimeError(messages.mv_sizes(self.shape[0], _dims(self), vec.shape[0]))
+        raise RuntimeError(messages.mv_sizes(self.shape[0], shape_text(self), vec.shape[0]))
     if self.dtype is not vec.dtype:
         raise RuntimeError(messages.mv_dtypes(self.dtype.scalar_name, vec.dtype.scalar_name))
-    return _matmul_like(MV, self, vec)
+    return matmul_like(MV, self, vec)
 
 
 def dot(self: Tensor, tensor: Tensor) -> Tensor:
@@ -224,7 +224,7 @@ def dot(self: Tensor, tensor: Tensor) -> Tensor:
         raise RuntimeError(messages.dot_not_vectors(self.ndim, tensor.ndim))
     if self.numel() != tensor.numel():
         raise RuntimeError(messages.dot_sizes(self.numel(), tensor.numel()))
-    return _matmul_like(DOT, self, tensor)
+    return matmul_like(DOT, self, tensor)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
@@ -239,7 +239,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
         if t.ndim != 2:
             raise RuntimeError(messages.addmm_not_matrix(operand, t.ndim))
     if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(messages.mm_shapes(_dims(mat1), _dims(mat2)))
+        raise RuntimeError(messages.mm_shapes(shape_text(mat1), shape_text(mat2)))
     target = (mat1.shape[0], mat2.shape[1])
     if input.ndim > 2 or any(s not in (1, n) for s, n in zip(input.shape[::-1], target[::-1],
                                                             strict=False)):
@@ -247,9 +247,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
         # NumPy's broadcast ValueError (found by the generator)
         views.expand(input.detach(), target)
     dev = common_device([input, mat1, mat2])
-    dt = _promotes([mat1, mat2])
-    out = new(_compute(lambda b, x, w: scaled_sum(b, x, w, beta, alpha), input._data,
-                       mat1._data, mat2._data), dt, dev)
+    dt = result_dtype([mat1, mat2])
+    out = new(compute_on(lambda b, x, w: scaled_sum(b, x, w, beta, alpha), input._data,
+                         mat1._data, mat2._data), dt, dev)
     return record(ADDMM, out, [input, mat1, mat2], mat1_sym_sizes=tuple(mat1.shape),
                   mat1_sym_strides=mat1.stride(), mat2_sym_sizes=tuple(mat2.shape),
                   mat2_sym_strides=mat2.stride(), alpha=alpha, beta=beta)
@@ -290,9 +290,9 @@ def mm_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return blas_product(a, b)
 
 
-def _matmul_like(spec: OpSpec, a: Tensor, b: Tensor,
-                 product: Callable[[np.ndarray, np.ndarray], np.ndarray] = blas_product,
-                 **attrs: Any) -> Tensor:
+def matmul_like(spec: OpSpec, a: Tensor, b: Tensor,
+                product: Callable[[np.ndarray, np.ndarray], np.ndarray] = blas_product,
+                **attrs: Any) -> Tensor:
     dev = common_device([a, b])
-    dt = _promotes([a, b])
-    return record(spec, new(_compute(product, a._data, b._data), dt, dev), [a, b], **attrs)
+    dt = result_dtype([a, b])
+    return record(spec, new(compute_on(product, a._data, b._data), dt, dev), [a, b], **attrs)

@@ -11,7 +11,7 @@ from .. import dtypes, messages
 from ..tensor import Tensor
 from . import inverses
 from .common import new
-from .decompositions import _first_failing_minor, linalg_cholesky
+from .decompositions import first_failing_minor, linalg_cholesky
 
 
 class _WithInfo(tuple[Tensor, Tensor]):
@@ -52,7 +52,7 @@ def _info(A: Tensor, failing: Any) -> Tensor:
 def _zero_pivot(a: np.ndarray) -> int:
     if a.size == 0:
         return 0
-    zero = np.flatnonzero(inverses._lu_pivots_diagonal(a) == 0)
+    zero = np.flatnonzero(inverses.lu_pivots_diagonal(a) == 0)
     return int(zero[0]) + 1 if zero.size else 0
 
 
@@ -61,7 +61,7 @@ def _not_positive_definite(a: np.ndarray) -> int:
         np.linalg.cholesky(a)
         return 0
     except np.linalg.LinAlgError:
-        return _first_failing_minor(a)
+        return first_failing_minor(a)
 
 
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> linalg_inv_ex_type:

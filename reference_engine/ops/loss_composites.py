@@ -24,7 +24,7 @@ from .basic import comparisons, copying, indexing, powers, views
 from .basic import elementwise as ops
 from .basic import reductions as red
 from .basic.inplace import apply_inplace
-from .common import _promotes, broadcast_shapes, new, wrap_dim, zeros_like
+from .common import broadcast_shapes, new, result_dtype, wrap_dim, zeros_like
 from .losses import REDUCTIONS
 
 EPSILON = 1e-12   # Loss.cpp's
@@ -45,7 +45,7 @@ def _reduction(reduction: str) -> str:
     return reduction
 
 
-def _apply(t: Tensor, reduction: str) -> Tensor:
+def apply_reduction(t: Tensor, reduction: str) -> Tensor:
     """Loss.cpp's apply_loss_reduction."""
     if reduction == "mean":
         return moments.mean(t)
@@ -70,7 +70,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                                                         target.size()))
     diff = ops.sub(input1, input2)   # (C++ evaluates an operator's right operand first)
     prod = ops.mul(ops.neg(target), diff)
-    return _apply(_clamp_min_(ops.add_scalar(prod, margin), 0), reduction)
+    return apply_reduction(_clamp_min_(ops.add_scalar(prod, margin), 0), reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
@@ -85,7 +85,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     margin_clamp = _clamp_min_(ops.sub(filled, input), 0)
     output_margin = _where_target(target, lambda t: t != 1, margin_clamp, zeros)
     output_self = _where_target(target, lambda t: t != -1, input, zeros)
-    return _apply(ops.add(output_margin, output_self), reduction)
+    return apply_reduction(ops.add(output_margin, output_self), reduction)
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
@@ -112,7 +112,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     neg = _clamp_min_(ops.sub_scalar(cos, margin), 0)
     output_pos = _where_target(target, lambda t: t == 1, pos, zeros)
     output_neg = _where_target(target, lambda t: t == -1, neg, zeros)
-    return _apply(ops.add(output_pos, output_neg), reduction)
+    return apply_reduction(ops.add(output_pos, output_neg), reduction)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -128,7 +128,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     else:
         prod = ops.mul(target, input)
         output = ops.sub(binary_math.xlogy(target, target), prod)
-    reduced = _apply(output, enum)
+    reduced = apply_reduction(output, enum)
     if reduction == "batchmean" and input.ndim != 0:
         reduced = ops.div(reduced, input.shape[0])
     return reduced
@@ -154,7 +154,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
         stirling = ops.add(ops.sub(ops.mul(target, log_target), target), half_log)
         small = new(target._data <= 1, dtypes.bool_, target.device)
         loss = inplace_ops.add_(loss, indexing.masked_fill(stirling, small, 0))
-    return _apply(loss, reduction)
+    return apply_reduction(loss, reduction)
 
 
 # ---- Python losses (torch/nn/functional.py) ------------------------------------------------
@@ -185,7 +185,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
                    0.5)
     if full:
         loss = inplace_ops.add_(loss, 0.5 * math.log(2 * math.pi))
-    return _apply(loss, reduction)
+    return apply_reduction(loss, reduction)
 
 
 def common_ones_like(t: Tensor) -> Tensor:
@@ -205,7 +205,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     loss = ops.div(red.sum(loss, class_dim), input.shape[class_dim])
     if reduction not in REDUCTIONS:
         raise ValueError(messages.gaussian_nll_reduction(reduction))
-    return _apply(loss, reduction)
+    return apply_reduction(loss, reduction)
 
 
 # ---- normalize and distances ---------------------------------------------------------------
@@ -223,7 +223,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Distance.cpp: both broadcast, each divided by its norm over dim (a clone clamped to
     eps without grad), multiplied and summed over dim."""
-    dt = _promotes([x1, x2])
+    dt = result_dtype([x1, x2])
     if not dt.is_floating_point:
         raise RuntimeError(messages.cosine_similarity_dtype(dt))
     if eps < 0:
@@ -251,7 +251,7 @@ def _norm_dim(self: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
     """at::norm(self, p, dim, keepdim) (norm.ScalarOpt_dim: NormBackward1)."""
     d = wrap_dim(dim, self.ndim) if self.ndim else 0
     dims = (d,) if self.ndim else ()
-    arr = norms._vector_norm_array(self._data, float(p), dims or None, keepdim)
+    arr = norms.vector_norm_array(self._data, float(p), dims or None, keepdim)
     out = new(np.asarray(arr), self.dtype, self.device)
     return record(NORM1, out, [self], p=float(p), dim=dims, keepdim=keepdim)
 

@@ -34,12 +34,12 @@ Array = np.ndarray
 REDUCTIONS = ("none", "mean", "sum")
 
 
-def _check_reduction(reduction: str) -> None:
+def check_reduction(reduction: str) -> None:
     if reduction not in REDUCTIONS:
         raise ValueError(messages.invalid_reduction(reduction))
 
 
-def _warn_size(input: Tensor, target: Tensor) -> None:
+def warn_size(input: Tensor, target: Tensor) -> None:
     """F.*_loss's warning where the target's size differs (stacklevel: the caller of the
     registry's export, which wraps the forward)."""
     if target.size() != input.size():
@@ -47,7 +47,7 @@ def _warn_size(input: Tensor, target: Tensor) -> None:
                       stacklevel=4)
 
 
-def _reduce(t: Tensor, reduction: str) -> Tensor:
+def reduce_loss(t: Tensor, reduction: str) -> Tensor:
     if reduction == "mean":
         return moments.mean(t)
     return reductions.sum(t) if reduction == "sum" else t
@@ -111,15 +111,15 @@ class PointwiseLoss:
         terms = [ops.mul(d(c.self, c.target, c), getattr(c, f"{name}_t"))
                  for name, d in zip(self.inputs, self.grads, strict=True)]
         total = terms[0] if len(terms) == 1 else ops.add(terms[0], terms[1])
-        return _reduce(total, c.reduction)
+        return reduce_loss(total, c.reduction)
 
     def __call__(self, input: Tensor, target: Tensor, reduction: str, **attrs: Any) -> Tensor:
-        _check_reduction(reduction)
+        check_reduction(reduction)
         for name in self.weights:
             weight = attrs.get(name)
             if weight is not None and weight.requires_grad and is_grad_enabled():
                 raise RuntimeError(messages.not_differentiable_argument(self.function, name))
-        dt = common._promotes([input, target])
+        dt = common.result_dtype([input, target])
         if self.into_input:
             # soft_margin_loss_out's exp_ gives an integer's default float dtype
             computed = dt if self.kernel or dt.is_floating_point else dtypes.get_default_dtype()
@@ -131,8 +131,8 @@ class PointwiseLoss:
         shape = common.broadcast_shape(tuple(input.shape), tuple(target.shape))
         values = {k: v._data.astype(np.float64) if isinstance(v, Tensor) else v
                   for k, v in attrs.items()}
-        value = common._compute(lambda x, y: self.loss(x, y, **values),
-                                input._data.astype(np.float64), target._data.astype(np.float64))
+        value = common.compute_on(lambda x, y: self.loss(x, y, **values),
+                                  input._data.astype(np.float64), target._data.astype(np.float64))
         value = np.broadcast_to(value, shape)
         if reduction == "mean":
             value = value.mean() if value.size else np.float64("nan")
@@ -151,7 +151,7 @@ def _mask(x: Tensor, where: Callable[[Array], Array]) -> Tensor:
     return common.new(where(x._data), dtypes.bool_, x.device)
 
 
-def _broadcast(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+def broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     """torch.broadcast_tensors(input, target), as F.l1_loss, mse_loss, smooth_l1_loss and
     huber_loss call it before the loss: a tensor of another shape than the broadcast one is
     expanded (ExpandBackward0 in the graph), one of that shape passes as it is."""
@@ -163,18 +163,18 @@ def _broadcast(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean") -> Tensor:
     """ATen's composition: (input - target).abs(), reduced."""
-    _warn_size(input, target)
-    _check_reduction(reduction)
-    input, target = _broadcast(input, target)
-    return _reduce(ub.abs(ops.sub(input, target)), reduction)
+    warn_size(input, target)
+    check_reduction(reduction)
+    input, target = broadcast_pair(input, target)
+    return reduce_loss(ub.abs(ops.sub(input, target)), reduction)
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
-    _warn_size(input, target)
-    _check_reduction(reduction)
-    input, target = _broadcast(input, target)
-    dt = common._promotes([input, target])
+    warn_size(input, target)
+    check_reduction(reduction)
+    input, target = broadcast_pair(input, target)
+    dt = common.result_dtype([input, target])
     if not dt.is_floating_point:
         raise NotImplementedError(messages.kernel_not_implemented("mse_cpu", dt.scalar_name))
     return nn_ops.mse_loss(input, target, reduction)

@@ -19,7 +19,7 @@ from . import common
 from . import unary_via_backward as ub  # abs, tanh, sigmoid, relu
 from .basic import elementwise as ops
 from .basic import reductions
-from .losses import Array, PointwiseLoss, _broadcast, _check_reduction, _reduce, _warn_size
+from .losses import Array, PointwiseLoss, broadcast_pair, check_reduction, reduce_loss, warn_size
 
 # ---- soft_margin_loss: log(1 + exp(-y x)); derivatives.yaml has no target formula -----
 # Its gradient is soft_margin_loss_backward, an op of its own (Loss.cpp: -norm * target * z /
@@ -56,8 +56,8 @@ def soft_margin_loss_backward(grad: Tensor, x: Tensor, y: Tensor, c: Any) -> Ten
     def kernel(go: Array, a: Array, b: Array) -> Array:
         z = np.exp(-b * a)
         return -norm * b * z / (1 + z) * go
-    out = common._elementwise(None, kernel, (grad, x, y), out_dtype=x.dtype,
-                              compute_dtype=dtypes.float64)
+    out = common.elementwise_op(None, kernel, (grad, x, y), out_dtype=x.dtype,
+                                compute_dtype=dtypes.float64)
     return record(SOFT_MARGIN_BACKWARD, out, [grad, x], target=y, reduction=c.reduction,
                   numel=c.numel)
 
@@ -72,7 +72,7 @@ SOFT_MARGIN = PointwiseLoss(
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
-    _check_reduction(reduction)
+    check_reduction(reduction)
     # ATen's soft_margin_loss writes into an output of the input's shape (at::neg_out ...)
     shape = common.broadcast_shape(tuple(input.shape), tuple(target.shape))   # torch's text
     if shape != tuple(input.shape):
@@ -195,8 +195,8 @@ def _loss_backward(spec: OpSpec, grad: Tensor, x: Tensor, y: Tensor, c: Any, wid
         inner = norm * d * go / width if divide else norm * d * go
         return np.where(d <= -width, -norm * go * scale,
                         np.where(d >= width, norm * go * scale, inner))
-    out = common._elementwise(None, kernel, (grad, x, y), out_dtype=x.dtype,
-                              compute_dtype=dtypes.float64)
+    out = common.elementwise_op(None, kernel, (grad, x, y), out_dtype=x.dtype,
+                                compute_dtype=dtypes.float64)
     return record(spec, out, [grad, x, y], reduction=c.reduction, numel=c.numel,
                   **width_attr)
 
@@ -222,19 +222,19 @@ HUBER = PointwiseLoss("HuberLossBackward0", ("self", "target"), _huber,
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
                    reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """F.smooth_l1_loss: l1_loss where beta is 0."""
-    _warn_size(input, target)
-    _check_reduction(reduction)
-    input, target = _broadcast(input, target)
+    warn_size(input, target)
+    check_reduction(reduction)
+    input, target = broadcast_pair(input, target)
     if beta == 0.0:
-        return _reduce(ub.abs(ops.sub(input, target)), reduction)
+        return reduce_loss(ub.abs(ops.sub(input, target)), reduction)
     return SMOOTH_L1(input, target, reduction, beta=beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
-    _warn_size(input, target)
-    _check_reduction(reduction)
+    warn_size(input, target)
+    check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError(messages.HUBER_DELTA)
-    input, target = _broadcast(input, target)
+    input, target = broadcast_pair(input, target)
     return HUBER(input, target, reduction, delta=delta)

@@ -17,7 +17,7 @@ from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, triangular
 from .basic import elementwise as ops
-from .decompositions import _column_major, _mH, _substitute
+from .decompositions import column_major, mH_of, substitute
 from .decompositions_lu import lu_unpack
 from .linalg import matmul
 
@@ -32,12 +32,12 @@ def _solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
     if not left:   # X A = B is A^T X^T = B^T
         return np.swapaxes(_solve(lu, piv, np.swapaxes(b, -1, -2), True, not adjoint), -1, -2)
     if not adjoint:   # L U X = P^T B
-        y = _substitute(lu, _swap_rows(b, piv, last_first=False), upper=False, unit=True)
-        return _substitute(lu, y, upper=True, unit=False)
+        y = substitute(lu, _swap_rows(b, piv, last_first=False), upper=False, unit=True)
+        return substitute(lu, y, upper=True, unit=False)
     # U^T L^T P^T X = B
     lu_t = np.swapaxes(lu, -1, -2)
-    y = _substitute(lu_t, b, upper=False, unit=False)
-    return _swap_rows(_substitute(lu_t, y, upper=True, unit=True), piv, last_first=True)
+    y = substitute(lu_t, b, upper=False, unit=False)
+    return _swap_rows(substitute(lu_t, y, upper=True, unit=True), piv, last_first=True)
 
 
 def _swap_rows(b: np.ndarray, piv: np.ndarray, last_first: bool) -> np.ndarray:
@@ -59,8 +59,8 @@ def _a_grad(c: Any, gb: Tensor, x: Tensor) -> Tensor:
     """The grad A = P L U would get, from B's grad: -gB X^H (A X = B), -X gB^H (A^H X = B),
     -X^H gB (X A = B), -gB^H X (X A^H = B)."""
     if c.left:
-        return ops.neg(matmul(x, _mH(gb)) if c.adjoint else matmul(gb, _mH(x)))
-    return ops.neg(matmul(_mH(gb), x) if c.adjoint else matmul(_mH(x), gb))
+        return ops.neg(matmul(x, mH_of(gb)) if c.adjoint else matmul(gb, mH_of(x)))
+    return ops.neg(matmul(mH_of(gb), x) if c.adjoint else matmul(mH_of(x), gb))
 
 
 def _backward(c: Any, g: Tensor) -> list[Tensor | None]:
@@ -68,9 +68,9 @@ def _backward(c: Any, g: Tensor) -> list[Tensor | None]:
         """linalg_lu_solve_LU: gL = tril(P^T gA U^H, -1), gU = triu(L^H P^T gA)."""
         P, L, U = lu_unpack(c.LU, c.pivots)
         gb = linalg_lu_solve(c.LU, c.pivots, g, left=c.left, adjoint=not c.adjoint)
-        pga = matmul(_mH(P), _a_grad(c, gb, c.result))
-        return ops.add(triangular.tril(matmul(pga, _mH(U)), -1),
-                       triangular.triu(matmul(_mH(L), pga)))
+        pga = matmul(mH_of(P), _a_grad(c, gb, c.result))
+        return ops.add(triangular.tril(matmul(pga, mH_of(U)), -1),
+                       triangular.triu(matmul(mH_of(L), pga)))
     return c.grads(grad_lu,
                    lambda: linalg_lu_solve(c.LU, c.pivots, g, left=c.left,
                                            adjoint=not c.adjoint))
@@ -83,7 +83,7 @@ def _jvp(c: Any) -> Tensor:
     dlu = c.LU_t
     da = matmul(P, ops.add(matmul(triangular.tril(dlu, -1), U),
                            matmul(L, triangular.triu(dlu))))
-    op_da = _mH(da) if c.adjoint else da
+    op_da = mH_of(da) if c.adjoint else da
     x = c.result
     rhs = ops.sub(c.B_t, matmul(op_da, x) if c.left else matmul(x, op_da))
     return linalg_lu_solve(c.LU, c.pivots, rhs, left=c.left, adjoint=c.adjoint)
@@ -110,7 +110,7 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     else:
         x = _solve(lu, np.asarray(pivots._data), b, left, adjoint)
     x = x.astype(LU.dtype.np)
-    out = common.new(_column_major(x) if left else np.ascontiguousarray(x), LU.dtype,
+    out = common.new(column_major(x) if left else np.ascontiguousarray(x), LU.dtype,
                      LU.device, order="K")
     return record(LU_SOLVE, out, [LU, B], pivots=pivots, left=left, adjoint=adjoint)
 
@@ -121,8 +121,8 @@ def lu_solve(self: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     return linalg_lu_solve(LU_data, LU_pivots, self)
 
 
-def _solve_with_lu(c: Any, b: Tensor, adjoint: bool, perturb: bool,
-                   left: bool = True) -> Tensor:
+def solve_with_lu(c: Any, b: Tensor, adjoint: bool, perturb: bool,
+                  left: bool = True) -> Tensor:
     """at::linalg_lu_solve(LU, pivots, b, left, adjoint) with the node's saved LU:
     getrs's substitutions, which divide by a zero pivot (inf or NaN, never an error, where
     an inverse of the matrix raises); `perturb` first adds eps to the LU's zero pivots

@@ -230,7 +230,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
         dist_neg = extremes.minimum(dist_neg, dist_swap)
     # `margin + dist_pos` is C++'s Scalar + Tensor: dist_pos.add(margin), AddBackward1
     output = piecewise.clamp_min(ops.sub(ops.add_scalar(dist_pos, margin), dist_neg), 0)
-    return loss_composites._apply(output, REDUCTIONS[enum])
+    return loss_composites.apply_reduction(output, REDUCTIONS[enum])
 
 
 # ---- triplet_margin_with_distance_loss (h30ops) --------------------------------------------
@@ -257,4 +257,4 @@ def triplet_margin_with_distance_loss(
     if swap:
         dist_neg = extremes.minimum(dist_neg, distance(positive, negative))
     loss = piecewise.clamp_min(margin + dist_pos - dist_neg, 0)
-    return loss_composites._apply(loss, reduction)
+    return loss_composites.apply_reduction(loss, reduction)

@@ -143,7 +143,7 @@ def _count(input: Tensor, mask: Tensor | None, dim: Dims, keepdim: bool) -> Tens
     of the mask) over the same dims."""
     arr = np.ones(tuple(input.shape), bool) if mask is None else mask._data
     dims = _canonical_dim(dim, input.ndim) if mask is None else \
-        red._dims(mask, dim)   # Tensor.sum(dim=dim): None and () are every dim
+        red.reduced_dims(mask, dim)   # Tensor.sum(dim=dim): None and () are every dim
     if arr.ndim == 0:
         dims = ()   # a 0-d tensor's dim 0 is itself
     counted = np.sum(arr, axis=dims, keepdims=keepdim, dtype=np.int64)

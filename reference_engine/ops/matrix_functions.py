@@ -17,7 +17,7 @@ from ..tensor import Tensor
 from . import common
 from .basic import views
 from .basic.inplace import copy_
-from .decompositions import _mH
+from .decompositions import mH_of
 
 # Higham (2005), "The scaling and squaring method for the matrix exponential revisited":
 # the [13/13] Pade approximant's coefficients and the 1-norm bound up to which it is exact to
@@ -67,7 +67,7 @@ def _differential(a: Tensor, e: Tensor) -> Tensor:
 
 
 MATRIX_EXP = OpSpec("LinalgMatrixExpBackward0", ("self",), {"self": ("self",)},
-                    lambda c, g: [_differential(_mH(c.self), g)],
+                    lambda c, g: [_differential(mH_of(c.self), g)],
                     jvp=lambda c: _differential(c.self, c.self_t))
 
 

@@ -25,7 +25,7 @@ from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common, shape_views
 from .basic import indexing, views
-from .pooling import _adaptive_axis, _ints, _one, _with_default
+from .pooling import adaptive_axis, int_list, one_int, with_default_size
 
 Backward = Callable[[Tensor, Tensor, Tensor, int], Tensor]
 
@@ -135,10 +135,10 @@ def _max_pool(op: str, k: int, input: Tensor, kernel_size: Any, stride: Any, pad
     """max_pool{2,3}d_with_indices: the meta function's checks in ATen's order (argument
     lengths, rank, pooling_output_shape per axis, then pool2d/3d_shape_check), then the
     pooling."""
-    kernel = _ints(op, "kernel_size", kernel_size, k)
-    steps = _ints(op, "stride", [] if stride is None else stride, k, omittable=True) or kernel
-    pads = _ints(op, "padding", padding, k)
-    dils = _ints(op, "dilation", dilation, k)
+    kernel = int_list(op, "kernel_size", kernel_size, k)
+    steps = int_list(op, "stride", [] if stride is None else stride, k, omittable=True) or kernel
+    pads = int_list(op, "padding", padding, k)
+    dils = int_list(op, "dilation", dilation, k)
     if input.ndim not in (k + 1, k + 2):
         raise RuntimeError(messages.POOL2D_RANK if k == 2 else messages.POOL3D_INPUT)
     sizes = []
@@ -213,10 +213,10 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     """torch.max_pool1d (its checks first) or max_pool1d_with_indices (checkDimRange): both
     max_pool2d_with_indices of input.unsqueeze(-2) with a 1-high window, squeezed back."""
     op = "max_pool1d_with_indices" if return_indices else "max_pool1d"
-    kernel = _one(op, "kernel_size", kernel_size)
+    kernel = one_int(op, "kernel_size", kernel_size)
     step = kernel if stride is None or (not isinstance(stride, int) and not list(stride)) \
-        else _one(op, "stride", stride)
-    pad, dil = _one(op, "padding", padding), _one(op, "dilation", dilation)
+        else one_int(op, "stride", stride)
+    pad, dil = one_int(op, "padding", padding), one_int(op, "dilation", dilation)
     if return_indices:
         if input.ndim not in (2, 3):
             raise RuntimeError(messages.pool1d_dims("max_pool1d", input.ndim))
@@ -237,7 +237,7 @@ def _adaptive_argmax(a: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
     spatial = a.shape[-k:]
     windows = []
     for n, o in zip(spatial, sizes, strict=True):
-        mat, _ = _adaptive_axis(n, o)
+        mat, _ = adaptive_axis(n, o)
         windows.append([np.flatnonzero(row) for row in mat])
     flat = a.reshape(*a.shape[:-k], -1)
     out = np.empty((*a.shape[:-k], *sizes), np.int64)
@@ -272,13 +272,13 @@ def _adaptive_max(op: str, k: int, input: Tensor, output_size: Any) -> tuple[Ten
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False
                         ) -> Any:
-    out = _adaptive_max("adaptive_max_pool2d", 2, input, _with_default(output_size, input, 2))
+    out = _adaptive_max("adaptive_max_pool2d", 2, input, with_default_size(output_size, input, 2))
     return out if return_indices else out[0]
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False
                         ) -> Any:
-    out = _adaptive_max("adaptive_max_pool3d", 3, input, _with_default(output_size, input, 3))
+    out = _adaptive_max("adaptive_max_pool3d", 3, input, with_default_size(output_size, input, 3))
     return out if return_indices else out[0]
 
 

@@ -19,7 +19,7 @@ from . import common
 from .basic import complex_numbers, views
 from .basic import elementwise as ops
 from .basic.reductions import as_dtype, reduce_dims, sum, sum_array, sum_backward
-from .common import _compute, new
+from .common import compute_on, new
 
 MEAN0 = OpSpec("MeanBackward0", ("self",),
                backward=lambda c, g: [ops.div_scalar(views.expand(g, c.self_sym_sizes),
@@ -40,14 +40,14 @@ def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = F
     given = {} if dtype is None else {"dtype": dtype}
     if dim is None:
         total = sum_array(as_dtype(self, dt), dt)
-        out = new(_compute(lambda t: t / self.numel(), total), dt, self.device)
+        out = new(compute_on(lambda t: t / self.numel(), total), dt, self.device)
         return record(MEAN0, out, [self], self_sym_sizes=self._data.shape,
                       self_sym_numel=self.numel(), **given)
     dims = reduce_dims(self, dim)
     count = int(np.prod([self.shape[d] for d in dims])) if self.ndim else 1
     # mean is sum / count, so a mean of -0.0s is +0.0 too.
     total = sum_array(as_dtype(self, dt), dt, dims, keepdim)
-    out = new(_compute(lambda t: t / count, total), dt, self.device)
+    out = new(compute_on(lambda t: t / count, total), dt, self.device)
     return record(MEAN1, out, [self], dim=dims, keepdim=keepdim,
                   self_sym_sizes=self._data.shape, count=count, **given)
 
@@ -91,7 +91,7 @@ def var_mean_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None
 def _var_jvp(c: Any) -> Tensor:
     """at::real(var_backward(self_t.conj(), self, dim, correction, keepdim=True)
     .sum(dim or all, keepdim)) (the identity's real and conj on real tensors)"""
-    terms = var_backward(ops._conj(c.self_t), c.self, c.dim, c.correction, True)
+    terms = var_backward(ops.conj_of(c.self_t), c.self, c.dim, c.correction, True)
     return real_part(sum(terms) if not c.dim else sum(terms, c.dim, c.keepdim))
 
 

@@ -59,7 +59,7 @@ def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     self = _converted(self, dtype)
     d = common.wrap_dim(dim, self.ndim)
     _floating_softmax("softmax", self, d)
-    dt = common._float_dtype(self)
+    dt = common.float_dtype(self)
     out = common.new(_stable_softmax(self._data.astype(dt.np), d), dt, self.device)
     return record(SOFTMAX, out, [self], dim=d)
 
@@ -68,7 +68,7 @@ def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     self = _converted(self, dtype)
     d = common.wrap_dim(dim, self.ndim)
     _floating_softmax("log_softmax", self, d)
-    dt = common._float_dtype(self)
+    dt = common.float_dtype(self)
     a = self._data.astype(dt.np)
     if a.size == 0:   # nothing to normalise (np.max of an empty axis would raise)
         return record(LOG_SOFTMAX, common.new(a, dt, self.device), [self], dim=d)
@@ -99,7 +99,7 @@ def _mse_jvp(c: Any) -> Tensor:
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     diff = (input._data - target._data) ** 2
     value = diff.mean() if reduction == "mean" else diff.sum() if reduction == "sum" else diff
-    dt, dev = common._promotes([input, target]), common.common_device([input, target])
+    dt, dev = common.result_dtype([input, target]), common.common_device([input, target])
     out = common.new(value, dt, dev)
     if reduction != "none":
         out = common.in_loss_storage(out, diff.size)

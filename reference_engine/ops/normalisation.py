@@ -44,8 +44,8 @@ def _moments(a: np.ndarray, axes: Dims, eps: float, dt: Any) -> tuple[np.ndarray
     return mean.astype(dt), rstd.astype(dt)
 
 
-def _centred(x: Tensor, dims: Dims, eps: float, mean: Tensor, rstd: Tensor
-             ) -> tuple[Tensor, Tensor]:
+def centred_input(x: Tensor, dims: Dims, eps: float, mean: Tensor, rstd: Tensor
+                  ) -> tuple[Tensor, Tensor]:
     """(x - mean, rstd) for a backward: from the saved mean and rstd, or under create_graph
     recomputed from x in engine ops so that their dependence on x is differentiated."""
     if not is_grad_enabled():
@@ -56,7 +56,7 @@ def _centred(x: Tensor, dims: Dims, eps: float, mean: Tensor, rstd: Tensor
     return centred, rsqrt(ops.add_scalar(var, eps))
 
 
-def _normalised_grad(g_hat: Tensor, centred: Tensor, rstd: Tensor, dims: Dims) -> Tensor:
+def normalised_grad(g_hat: Tensor, centred: Tensor, rstd: Tensor, dims: Dims) -> Tensor:
     """d(x_hat) -> dx for x_hat = (x - mean) * rstd over dims:
     rstd * (g - mean(g) - x_hat * mean(g * x_hat))."""
     x_hat = ops.mul(centred, rstd)
@@ -65,7 +65,7 @@ def _normalised_grad(g_hat: Tensor, centred: Tensor, rstd: Tensor, dims: Dims) -
     return ops.mul(rstd, ops.sub(ops.sub(g_hat, mean_g), ops.mul(x_hat, mean_gx)))
 
 
-def _normalised_jvp(x_t: Tensor, centred: Tensor, rstd: Tensor, dims: Dims) -> Tensor:
+def normalised_jvp(x_t: Tensor, centred: Tensor, rstd: Tensor, dims: Dims) -> Tensor:
     """The tangent of x_hat: (dx - mean(dx)) * rstd + (x - mean) * drstd, where
     drstd = -rstd^3 * mean((x - mean) * (dx - mean(dx)))."""
     dx = ops.sub(x_t, moments.mean(x_t, dims, keepdim=True))
@@ -137,7 +137,7 @@ def _layer_norm_backward(c: Any, g: Tensor) -> list[Tensor | None]:
         dx, dw, db = _layer_norm_kernel_backward(c, g)
         return c.grads(lambda: dx, lambda: dw, lambda: db)
     dims, batch = _layer_dims(c)
-    centred, rstd = _centred(c.input, dims, c.eps, c.result1, c.result2)
+    centred, rstd = centred_input(c.input, dims, c.eps, c.result1, c.result2)
 
     def bias_grad() -> Tensor:
         value = np.asarray(g._data).sum(axis=batch) if batch else np.array(g._data)
@@ -146,8 +146,8 @@ def _layer_norm_backward(c: Any, g: Tensor) -> list[Tensor | None]:
                       grad_shape=tuple(g.shape))
 
     return c.grads(
-        lambda: _normalised_grad(g if _weight(c) is None else ops.mul(g, c.weight), centred,
-                                 rstd, dims),
+        lambda: normalised_grad(g if _weight(c) is None else ops.mul(g, c.weight), centred,
+                                rstd, dims),
         lambda: _sum_to(ops.mul(g, ops.mul(centred, rstd)), batch),
         bias_grad)
 
@@ -155,7 +155,7 @@ def _layer_norm_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 def _layer_norm_jvp(c: Any) -> Tensor:
     dims, _ = _layer_dims(c)
     centred = ops.sub(c.input, c.result1)
-    out = _normalised_jvp(c.input_t, centred, c.result2, dims)
+    out = normalised_jvp(c.input_t, centred, c.result2, dims)
     if c.weight is not None:
         x_hat = ops.mul(centred, c.result2)
         out = ops.add(ops.mul(out, c.weight), ops.mul(x_hat, c.weight_t))
@@ -250,15 +250,15 @@ def _group_norm_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | N
     x = c.input
     shape = tuple(x.shape)
     xg = _grouped(x, c)
-    centred, rstd = _centred(xg, (2,), c.eps, views.unsqueeze(c.result1, -1),
-                             views.unsqueeze(c.result2, -1))
+    centred, rstd = centred_input(xg, (2,), c.eps, views.unsqueeze(c.result1, -1),
+                                  views.unsqueeze(c.result2, -1))
     batch = tuple(d for d in range(x.ndim) if d != 1)
 
     def grad_input() -> Tensor:
         out: Tensor | None = None
         if g is not None:
             gw = g if _weight(c) is None else ops.mul(g, _channel(c.weight, x.ndim))
-            out = _normalised_grad(_grouped(gw, c), centred, rstd, (2,))
+            out = normalised_grad(_grouped(gw, c), centred, rstd, (2,))
         d = xg.shape[2]
         if moments:
             assert g_mean is not None and g_rstd is not None
@@ -298,7 +298,7 @@ def _group_jvps(c: Any) -> tuple[Tensor, Tensor, Tensor]:
     cubed = ops.mul(ops.mul(rstd, rstd), rstd)
     drstd = ops.neg(ops.mul(cubed, moments.mean(ops.mul(centred, ops.sub(xg_t, dmean)), (2,),
                                                    keepdim=True)))
-    out = views.reshape(_normalised_jvp(xg_t, centred, rstd, (2,)), tuple(x.shape))
+    out = views.reshape(normalised_jvp(xg_t, centred, rstd, (2,)), tuple(x.shape))
     if c.weight is not None:
         x_hat = views.reshape(ops.mul(centred, rstd), tuple(x.shape))
         out = ops.add(ops.mul(out, _channel(c.weight, x.ndim)),

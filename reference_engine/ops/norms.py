@@ -20,36 +20,36 @@ from .basic import comparisons, powers
 from .basic import elementwise as ops
 from .basic import reductions as red
 from .basic.complex_numbers import conj, real
-from .statistics import Dims, _bool, _masked_zero, _sum, _unsqueeze_multiple
+from .statistics import Dims, bool_tensor, masked_zero, sum_dims, unsqueeze_dims
 
 # ---- norm (linalg_vector_norm) / dist -----------------------------------------------------
 
 def norm_backward(g: Tensor, x: Tensor, p: float, norm: Tensor, dims: Dims,
                   keepdim: bool) -> Tensor | None:
     """FunctionsManual norm_backward, case by case on p (for complex x, sgn x is x / |x|)."""
-    g = _unsqueeze_multiple(g, dims, keepdim, x.ndim)
-    norm = _unsqueeze_multiple(norm, dims, keepdim, x.ndim)
+    g = unsqueeze_dims(g, dims, keepdim, x.ndim)
+    norm = unsqueeze_dims(norm, dims, keepdim, x.ndim)
     if p == 0.0:
         return None      # an undefined grad
     if p == 1.0:
         return ops.mul(bw.sgn(x), g)
     if p == 2.0:
-        return ops.mul(g, _masked_zero(ops.div(x, norm), np.broadcast_to(norm._data == 0,
+        return ops.mul(g, masked_zero(ops.div(x, norm), np.broadcast_to(norm._data == 0,
                                                                           x.shape)))
     if math.isinf(p):
         # the derivative of amax(abs(self)) spread over the maxima (and NaNs)
         absx = np.abs(x._data)
-        mask = _bool(x, (absx == norm._data) | np.isnan(absx))
-        return ops.mul(bw.sgn(x), ops.mul(ops.div(g, _sum(mask, dims, True)), mask))
+        mask = bool_tensor(x, (absx == norm._data) | np.isnan(absx))
+        return ops.mul(bw.sgn(x), ops.mul(ops.div(g, sum_dims(mask, dims, True)), mask))
     if p < 1.0:
-        scaled = ops.mul(bw.sgn(x), _masked_zero(powers.pow(ub.abs(x), p - 1),
-                                                 x._data == 0))
+        scaled = ops.mul(bw.sgn(x), masked_zero(powers.pow(ub.abs(x), p - 1),
+                                                x._data == 0))
         return ops.mul(ops.mul(scaled, g), powers.pow(norm, 1 - p))
     if p < 2.0:
         scaled = ops.mul(bw.sgn(x), powers.pow(ub.abs(x), p - 1))
     else:
         scaled = ops.mul(x, powers.pow(ub.abs(x), p - 2))
-    scale = _masked_zero(ops.div(g, powers.pow(norm, p - 1)), np.broadcast_to(
+    scale = masked_zero(ops.div(g, powers.pow(norm, p - 1)), np.broadcast_to(
         norm._data == 0, np.broadcast_shapes(g.shape, norm.shape)))
     return ops.mul(scaled, scale)
 
@@ -62,29 +62,29 @@ def norm_jvp(x: Tensor, x_t: Tensor, p: float, norm: Tensor, dims: Dims,
         return common.zeros_like(norm)
     sgn_t = real(ops.mul(conj(bw.sgn(x)), x_t))
     if p == 1.0:
-        return _sum(sgn_t, dims, keepdim)
+        return sum_dims(sgn_t, dims, keepdim)
     if p == 2.0:
         # torch's `result.div_(norm).masked_fill_(norm == 0, 0)`: two in-place steps, the
         # tangent at version 2 (the other orders' one masked_fill_: version 1)
-        quotient = ops.div(_sum(real(ops.mul(conj(x), x_t)), dims, keepdim), norm)
-        return common.written_in_place(_masked_zero(quotient, norm._data == 0))
+        quotient = ops.div(sum_dims(real(ops.mul(conj(x), x_t)), dims, keepdim), norm)
+        return common.written_in_place(masked_zero(quotient, norm._data == 0))
     if math.isinf(p):
-        n = _unsqueeze_multiple(norm, dims, keepdim, x.ndim)
+        n = unsqueeze_dims(norm, dims, keepdim, x.ndim)
         is_max = (np.abs(x._data) == n._data) | (np.isnan(x._data) & np.isnan(n._data))
         count = is_max.sum(axis=dims or None, keepdims=True)
         eq = common.new(is_max, norm.dtype, x.device)
         nb = common.new(count, dtypes.int64, x.device)
-        return _sum(ops.div(ops.mul(sgn_t, eq), nb), dims, keepdim)
+        return sum_dims(ops.div(ops.mul(sgn_t, eq), nb), dims, keepdim)
     if p < 1.0:
-        powed = _masked_zero(powers.pow(ub.abs(x), p - 1), x._data == 0)
-        s = _sum(ops.mul(powed, sgn_t), dims, keepdim)
+        powed = masked_zero(powers.pow(ub.abs(x), p - 1), x._data == 0)
+        s = sum_dims(ops.mul(powed, sgn_t), dims, keepdim)
         return ops.mul(s, powers.pow(norm, 1 - p))
     if p < 2.0:
-        s = _sum(ops.mul(powers.pow(ub.abs(x), p - 1), sgn_t), dims, keepdim)
+        s = sum_dims(ops.mul(powers.pow(ub.abs(x), p - 1), sgn_t), dims, keepdim)
     else:
-        s = _sum(ops.mul(powers.pow(ub.abs(x), p - 2), real(ops.mul(conj(x), x_t))), dims,
-                 keepdim)
-    return _masked_zero(ops.div(s, powers.pow(norm, p - 1)), norm._data == 0)
+        s = sum_dims(ops.mul(powers.pow(ub.abs(x), p - 2), real(ops.mul(conj(x), x_t))), dims,
+                     keepdim)
+    return masked_zero(ops.div(s, powers.pow(norm, p - 1)), norm._data == 0)
 
 
 LINALG_VECTOR_NORM = OpSpec(
@@ -93,8 +93,8 @@ LINALG_VECTOR_NORM = OpSpec(
     jvp=lambda c: norm_jvp(c.self, c.self_t, c.ord, c.result, c.dim, c.keepdim))
 
 
-def _vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
-                       ) -> np.ndarray:
+def vector_norm_array(a: np.ndarray, p: float, dims: Dims | None, keepdim: bool
+                      ) -> np.ndarray:
     """The p-norm over dims (None: all) in float64 (of |z| for complex z), except that a sum
     of |a| ** p beyond a's dtype's largest value is inf: torch's norm kernels sum the powers
     in the tensor's (real) dtype, unscaled (the 2-norm of float32 [1.5e19, 1.5e19] is inf)."""
@@ -125,14 +125,14 @@ def vector_norm(self: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = F
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(messages.vector_norm_dtype(self.dtype.scalar_name))
     p = float(ord)
-    dims: Dims = () if dim is None else red._dims(self, dim)
+    dims: Dims = () if dim is None else red.reduced_dims(self, dim)
     if self.numel() == 0 and (p < 0 or math.isinf(p)) and (
             not dims or any(self.shape[d] == 0 for d in dims)):
         raise RuntimeError(messages.vector_norm_empty(p))
     dt = dtype or dtypes.to_real(self.dtype)
     # a real tensor is summed in the dtype asked for; a complex one's |z| in its real dtype
     data = self._data if self.dtype.is_complex else self._data.astype(dt.np, copy=False)
-    arr = _vector_norm_array(data, p, dims or None, keepdim)
+    arr = vector_norm_array(data, p, dims or None, keepdim)
     if keepdim and not dims:
         arr = arr.reshape((1,) * self.ndim)
     out = common.new(arr, dt, self.device)
@@ -175,10 +175,10 @@ DIST = OpSpec("DistBackward0", ("self", "other"),
 
 
 def dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    dt = common._promotes([self, other])
+    dt = common.result_dtype([self, other])
     common.broadcast_shape(tuple(self.shape), tuple(other.shape))   # sub's error, not NumPy's
-    diff = common._compute(np.subtract, self._data.astype(dt.np), other._data.astype(dt.np))
-    out = common.new(_vector_norm_array(diff, float(p), None, False), dt,
+    diff = common.compute_on(np.subtract, self._data.astype(dt.np), other._data.astype(dt.np))
+    out = common.new(vector_norm_array(diff, float(p), None, False), dt,
                      common.common_device([self, other]))
     return record(DIST, out, [self, other], p=float(p))
 
@@ -196,12 +196,12 @@ def _renorm_backward(c: Any, g: Tensor) -> Tensor:
     x, p, maxnorm = c.self, c.p, c.maxnorm
     dims = _others(x.ndim, c.dim)
     norm = vector_norm(x, p, dims, True)
-    grad_output = _sum(ops.mul(x, g), dims, True)
+    grad_output = sum_dims(ops.mul(x, g), dims, True)
     nb = norm_backward(grad_output, x, p, norm, dims, True)
     invnorm = ops.reciprocal(ops.add_scalar(norm, 1e-7))
     factor = ops.mul_scalar(invnorm, maxnorm)   # C++'s Scalar * Tensor: MulBackward1
     inner = g if nb is None else ops.sub(g, ops.mul(invnorm, nb))
-    return comparisons.where(_bool(x, norm._data > maxnorm), ops.mul(factor, inner), g)
+    return comparisons.where(bool_tensor(x, norm._data > maxnorm), ops.mul(factor, inner), g)
 
 
 def _renorm_jvp(c: Any) -> Tensor:
@@ -211,8 +211,8 @@ def _renorm_jvp(c: Any) -> Tensor:
     invnorm = ops.reciprocal(ops.add_scalar(norm, 1e-7))
     factor = ops.mul_scalar(invnorm, maxnorm)
     inner = ops.mul(ops.mul(x, invnorm), norm_jvp(x, x_t, p, norm, dims, True))
-    return comparisons.where(_bool(x, norm._data > maxnorm), ops.mul(factor, ops.sub(x_t, inner)),
-                     x_t)
+    return comparisons.where(bool_tensor(x, norm._data > maxnorm),
+                             ops.mul(factor, ops.sub(x_t, inner)), x_t)
 
 
 RENORM = OpSpec("RenormBackward0", ("self",), {"self": ("self",)},
@@ -225,7 +225,7 @@ def renorm(self: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     if self.ndim < 2:
         raise RuntimeError(messages.renorm_dims(self.ndim))
     d = common.wrap_dim(dim, self.ndim)
-    norms = _vector_norm_array(self._data, float(p), _others(self.ndim, d), True)
+    norms = vector_norm_array(self._data, float(p), _others(self.ndim, d), True)
     factor = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
     arr = (self._data * factor.astype(self._data.dtype)).astype(self._data.dtype)
     return record(RENORM, common.new(arr, self.dtype, self.device), [self], p=float(p),

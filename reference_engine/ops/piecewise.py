@@ -27,15 +27,15 @@ from .basic.elementwise import mul, refuse_complex_clamp
 from .basic.inplace import apply_inplace
 from .common import (
     Number,
-    _elementwise,
-    _promotes,
-    _tensor_or_number,
+    check_tensor_or_number,
+    elementwise_op,
     new,
+    result_dtype,
     wrap,
     zeros_like,
     zeros_scalar,
 )
-from .unary_math import _inplace, _spec
+from .unary_math import inplace_variant, unary_spec
 
 # ---- sign and rounding: zero gradients ----------------------------------------------------
 
@@ -43,37 +43,37 @@ def _zeros(c: Any, g: Tensor) -> Tensor:
     return zeros_like(g)
 
 
-SIGN = _spec("SignBackward0", (), _zeros)
-TRUNC = _spec("TruncBackward0", (), _zeros)
-FLOOR = _spec("FloorBackward0", (), _zeros)
-CEIL = _spec("CeilBackward0", (), _zeros)
-ROUND = _spec("RoundBackward0", (), _zeros)
-ROUND_DECIMALS = _spec("RoundBackward1", (), _zeros)
+SIGN = unary_spec("SignBackward0", (), _zeros)
+TRUNC = unary_spec("TruncBackward0", (), _zeros)
+FLOOR = unary_spec("FloorBackward0", (), _zeros)
+CEIL = unary_spec("CeilBackward0", (), _zeros)
+ROUND = unary_spec("RoundBackward0", (), _zeros)
+ROUND_DECIMALS = unary_spec("RoundBackward1", (), _zeros)
 # frac: `self: grad`, `result: self_t`
-FRAC = _spec("FracBackward0", (), lambda c, g: g, jvp=lambda c: c.self_t)
+FRAC = unary_spec("FracBackward0", (), lambda c, g: g, jvp=lambda c: c.self_t)
 
 
 def sign(self: Tensor) -> Tensor:
     if self.dtype is dtypes.bool_:
         return new(self._data, self.dtype, self.device)
-    return _elementwise(SIGN, sign_kernel, (self,))
+    return elementwise_op(SIGN, sign_kernel, (self,))
 
 
 def trunc(self: Tensor) -> Tensor:
-    return _elementwise(TRUNC, np.trunc, (self,))
+    return elementwise_op(TRUNC, np.trunc, (self,))
 
 
 def floor(self: Tensor) -> Tensor:
-    return _elementwise(FLOOR, np.floor, (self,))
+    return elementwise_op(FLOOR, np.floor, (self,))
 
 
 def ceil(self: Tensor) -> Tensor:
-    return _elementwise(CEIL, np.ceil, (self,))
+    return elementwise_op(CEIL, np.ceil, (self,))
 
 
 def frac(self: Tensor) -> Tensor:
     common.floating_kernel("frac_cpu", self)
-    return _elementwise(FRAC, lambda a: a - np.trunc(a), (self,))
+    return elementwise_op(FRAC, lambda a: a - np.trunc(a), (self,))
 
 
 def _round_decimals(decimals: int) -> Callable[[np.ndarray], np.ndarray]:
@@ -90,8 +90,8 @@ def _round_decimals(decimals: int) -> Callable[[np.ndarray], np.ndarray]:
 def round(self: Tensor, *, decimals: int | None = None) -> Tensor:
     """round.decimals is torch's overload whenever decimals is given, 0 included."""
     if decimals is None:
-        return _elementwise(ROUND, np.rint, (self,))
-    return _elementwise(ROUND_DECIMALS, _round_decimals(decimals), (self,), decimals=decimals)
+        return elementwise_op(ROUND, np.rint, (self,))
+    return elementwise_op(ROUND_DECIMALS, _round_decimals(decimals), (self,), decimals=decimals)
 
 
 def positive(self: Tensor) -> Tensor:
@@ -105,9 +105,9 @@ def positive(self: Tensor) -> Tensor:
 # ---- nan_to_num, clamp_min, clamp_max -----------------------------------------------------
 
 # grad * at::isfinite(self)
-NAN_TO_NUM = _spec("NanToNumBackward0", ("self",),
-                   lambda c, g: mul(g, new(np.isfinite(c.self._data), dtypes.bool_,
-                                           c.self.device)))
+NAN_TO_NUM = unary_spec("NanToNumBackward0", ("self",),
+                        lambda c, g: mul(g, new(np.isfinite(c.self._data), dtypes.bool_,
+                                                c.self.device)))
 
 
 def nan_to_num(self: Tensor, nan: float | None = 0.0, posinf: float | None = None,
@@ -120,14 +120,15 @@ def nan_to_num(self: Tensor, nan: float | None = 0.0, posinf: float | None = Non
         out = np.where(np.isnan(a), a.dtype.type(0.0 if nan is None else nan), a)
         out = np.where(np.isposinf(a), a.dtype.type(info.max if posinf is None else posinf), out)
         return np.where(np.isneginf(a), a.dtype.type(info.min if neginf is None else neginf), out)
-    return _elementwise(NAN_TO_NUM, fn, (self,))
+    return elementwise_op(NAN_TO_NUM, fn, (self,))
 
 
-CLAMP_MIN = _spec("ClampMinBackward0", ("self",),
-                  lambda c, g: where(compare(c.self, c.min, np.greater_equal), g,
-                                     zeros_scalar(g)))
-CLAMP_MAX = _spec("ClampMaxBackward0", ("self",),
-                  lambda c, g: where(compare(c.self, c.max, np.less_equal), g, zeros_scalar(g)))
+CLAMP_MIN = unary_spec("ClampMinBackward0", ("self",),
+                       lambda c, g: where(compare(c.self, c.min, np.greater_equal), g,
+                                          zeros_scalar(g)))
+CLAMP_MAX = unary_spec("ClampMaxBackward0", ("self",),
+                       lambda c, g: where(compare(c.self, c.max, np.less_equal), g,
+                                          zeros_scalar(g)))
 CLAMP_MIN_T = OpSpec(
     "ClampMinBackward1", ("self", "min"), {"self": ("self", "min"), "min": ("self", "min")},
     lambda c, g: c.grads(lambda: where(compare(c.self, c.min, np.greater_equal), g,
@@ -214,7 +215,7 @@ def clamp_tensor(self: Tensor, min: Tensor | None, max: Tensor | None) -> Tensor
         if hi is not None:
             out = np.where(np.isnan(hi), hi, np.where(hi < out, hi, out))
         return out
-    out = _elementwise(None, fn, [self, *bounds])
+    out = elementwise_op(None, fn, [self, *bounds])
     # an absent bound is an attribute None (the formulas test it), a present one is saved
     absent = {k: None for k, b in (("min", min), ("max", max)) if b is None}
     return record(CLAMP_TENSOR, out, [self, min, max], **absent)
@@ -224,17 +225,17 @@ def _bounded(name: str, tensor_spec: OpSpec, scalar_spec: OpSpec, keep: Callable
              self: Tensor, bound: Tensor | Number) -> Tensor:
     """clamp_min / clamp_max: .Tensor (the bound an input) or the Scalar overload."""
     param = name.removeprefix("clamp_")
-    _tensor_or_number(name, self, bound, param)
+    check_tensor_or_number(name, self, bound, param)
     if isinstance(bound, Tensor):
         if self.dtype.is_complex or bound.dtype.is_complex:   # clamp_min.Tensor is maximum
             kernel = "maximum_cpu" if name == "clamp_min" else "minimum_cpu"
-            dt = _promotes([self, bound])
+            dt = result_dtype([self, bound])
             raise NotImplementedError(messages.kernel_not_implemented(kernel, dt.scalar_name))
-        return _elementwise(tensor_spec, _clamp_to(keep), (self, bound))
+        return elementwise_op(tensor_spec, _clamp_to(keep), (self, bound))
     refuse_complex_clamp(self)
     attrs: dict[str, Any] = {param: bound}
-    return _elementwise(scalar_spec, lambda a: _clamp_to(keep)(a, np.asarray(bound, a.dtype)),
-                        (self,), compute_dtype=_promotes([self, wrap(bound)]), **attrs)
+    return elementwise_op(scalar_spec, lambda a: _clamp_to(keep)(a, np.asarray(bound, a.dtype)),
+                          (self,), compute_dtype=result_dtype([self, wrap(bound)]), **attrs)
 
 
 def clamp_min(self: Tensor, min: Tensor | Number) -> Tensor:
@@ -245,13 +246,13 @@ def clamp_max(self: Tensor, max: Tensor | Number) -> Tensor:
     return _bounded("clamp_max", CLAMP_MAX_T, CLAMP_MAX, np.less_equal, self, max)
 
 
-# in-place forms (see unary_math._inplace)
-sign_ = _inplace(SIGN, sign)
-sgn_ = _inplace(SGN, sgn)
-trunc_ = _inplace(TRUNC, trunc)
-floor_ = _inplace(FLOOR, floor)
-ceil_ = _inplace(CEIL, ceil)
-frac_ = _inplace(FRAC, frac)
+# in-place forms (see unary_math.inplace_variant)
+sign_ = inplace_variant(SIGN, sign)
+sgn_ = inplace_variant(SGN, sgn)
+trunc_ = inplace_variant(TRUNC, trunc)
+floor_ = inplace_variant(FLOOR, floor)
+ceil_ = inplace_variant(CEIL, ceil)
+frac_ = inplace_variant(FRAC, frac)
 
 
 # ---- clamp (Scalar bounds; clamp.Tensor is clamp_tensor above) ----------------------------
@@ -280,9 +281,9 @@ def clamp(self: Tensor, min: Tensor | Number | None = None,
         return clamp_tensor(self, bound(min), bound(max))
     # the Scalar bounds take part in type promotion: an integer tensor clamped to float
     # bounds gives the default float dtype (clamp(int32 tensor, -0.5, 0.5) is float32)
-    dt = _promotes([self, *(wrap(b) for b in (min, max) if b is not None)])
-    return _elementwise(CLAMP, lambda a: kernels.clamp(a, min, max), (self,), out_dtype=dt,
-                        compute_dtype=dt, min=min, max=max)
+    dt = result_dtype([self, *(wrap(b) for b in (min, max) if b is not None)])
+    return elementwise_op(CLAMP, lambda a: kernels.clamp(a, min, max), (self,), out_dtype=dt,
+                          compute_dtype=dt, min=min, max=max)
 
 
 def clamp_(self: Tensor, min: float | None = None, max: float | None = None) -> Tensor:

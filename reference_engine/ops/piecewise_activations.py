@@ -12,7 +12,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import backward as grad_ops
 from . import common, piecewise
-from .activations import Array, Pointwise, _mask, _no_inplace
+from .activations import Array, Pointwise, check_no_inplace, value_mask
 from .basic import comparisons
 from .basic.inplace import apply_inplace
 
@@ -29,13 +29,13 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
     if min_val > max_val:
         raise ValueError(messages.HARDTANH_BOUNDS)
-    _no_inplace("hardtanh", inplace)
+    check_no_inplace("hardtanh", inplace)
     return _hardtanh(input, min_val, max_val)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """torch's relu6 is hardtanh(input, 0, 6) (HardtanhBackward0)."""
-    _no_inplace("relu6", inplace)
+    check_no_inplace("relu6", inplace)
     return _hardtanh(input, 0.0, 6.0)
 
 
@@ -56,13 +56,13 @@ LEAKY_RELU = Pointwise("LeakyReluBackward0", "LeakyReluBackwardBackward0", ("neg
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     common.floating_kernel("leaky_relu_cpu", input)
-    _no_inplace("leaky_relu", inplace)
+    check_no_inplace("leaky_relu", inplace)
     return LEAKY_RELU(input, negative_slope=negative_slope)
 
 
 def _hardswish_d2f(x: Tensor) -> Tensor:
     # derivatives.yaml: where(-3 < self < 3, grad * grad_output / 3, 0)
-    inside = _mask(x, lambda a: (a > -3) & (a < 3))
+    inside = value_mask(x, lambda a: (a > -3) & (a < 3))
     return comparisons.where(inside, common.new(1 / 3, x.dtype, x.device), common.zeros_scalar(x))
 
 
@@ -75,7 +75,7 @@ HARDSWISH = Pointwise("HardswishBackward0", "HardswishBackwardBackward0", (),
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     common.floating_kernel("hardswish_cpu", input)
-    _no_inplace("hardswish", inplace)
+    check_no_inplace("hardswish", inplace)
     return HARDSWISH(input)
 
 
@@ -99,7 +99,7 @@ HARDSHRINK = Pointwise("HardshrinkBackward0", "HardshrinkBackwardBackward0", ("l
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     common.floating_kernel("softshrink_check", input)
-    dt = common._float_dtype(input)
+    dt = common.float_dtype(input)
     top = float(np.finfo(dt.np).max)
     if not 0 <= lambd <= top:
         name = {"float32": "Float", "float64": "Double"}.get(dt.name, dt.name)
@@ -143,8 +143,8 @@ def threshold_values(input: Tensor, threshold: float, value: float) -> Tensor:
     if not input.dtype.is_floating_point:
         # the kernel runs in the tensor's dtype: threshold and value are cast to it (truncated)
         threshold, value = int(threshold), int(value)
-        return common._elementwise(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
-                                   (input,), threshold=threshold, value=value)
-    return common._elementwise(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
-                               (input,), out_dtype=common._float_dtype(input),
-                               threshold=threshold, value=value)
+        return common.elementwise_op(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
+                                     (input,), threshold=threshold, value=value)
+    return common.elementwise_op(THRESHOLD, lambda x: np.where(x <= threshold, value, x),
+                                 (input,), out_dtype=common.float_dtype(input),
+                                 threshold=threshold, value=value)

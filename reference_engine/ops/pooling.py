@@ -62,7 +62,7 @@ def _window_matrix(starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarra
     return ((i >= starts[:, None]) & (i < ends[:, None])).astype(np.float64)
 
 
-def _adaptive_axis(size: int, out: int) -> Axis:
+def adaptive_axis(size: int, out: int) -> Axis:
     """start_index / end_index of AdaptiveAvgPoolKernel: floor(o I / O), ceil((o+1) I / O)."""
     o = np.arange(out)
     starts, ends = (o * size) // out, -((-(o + 1) * size) // out)
@@ -96,7 +96,7 @@ def _axes(c: Any, shape: Sequence[int]) -> list[Axis]:
     k = len(c.dims)
     spatial = shape[len(shape) - k:]
     if c.kind == "adaptive":
-        return [_adaptive_axis(n, o) for n, o in zip(spatial, c.dims, strict=True)]
+        return [adaptive_axis(n, o) for n, o in zip(spatial, c.dims, strict=True)]
     return [_avg_axis(n, kk, ss, pp, c.ceil_mode, c.count_include_pad)
             for n, (kk, ss, pp) in zip(spatial, c.dims, strict=True)]
 
@@ -145,7 +145,7 @@ def pool_backward(grad_output: Tensor, self: Tensor, attrs: _Attrs) -> Tensor:
 
 # ---- the functions ------------------------------------------------------------------------
 
-def _ints(op: str, name: str, value: Any, k: int, omittable: bool = False) -> list[int]:
+def int_list(op: str, name: str, value: Any, k: int, omittable: bool = False) -> list[int]:
     """An int or a list of 1 or k ints, as k ints (an omitted stride: empty)."""
     values = [value] if isinstance(value, int) else list(value)
     if not (len(values) in (1, k) or (omittable and not values)):
@@ -157,9 +157,9 @@ def _avg_pool(op: str, k: int, input: Tensor, kernel_size: Any, stride: Any,
               padding: Any, ceil_mode: bool, count_include_pad: bool,
               divisor_override: int | None) -> Tensor:
     """avg_pool{2,3}d's checks in ATen's order, then the pooling."""
-    kernel = _ints(op, "kernel_size", kernel_size, k)
-    steps = _ints(op, "stride", [] if stride is None else stride, k, omittable=True) or kernel
-    pads = _ints(op, "padding", padding, k)
+    kernel = int_list(op, "kernel_size", kernel_size, k)
+    steps = int_list(op, "stride", [] if stride is None else stride, k, omittable=True) or kernel
+    pads = int_list(op, "padding", padding, k)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(messages.POOL_DIVISOR_ZERO)
     if k == 3 and input.ndim not in (4, 5):
@@ -197,7 +197,7 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                      count_include_pad, divisor_override)
 
 
-def _one(op: str, name: str, value: Any) -> int:
+def one_int(op: str, name: str, value: Any) -> int:
     """An int[1] argument (an int, or a list of one)."""
     values = [value] if isinstance(value, int) else list(value)
     if len(values) != 1:
@@ -208,10 +208,10 @@ def _one(op: str, name: str, value: Any) -> int:
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """ATen's composite: avg_pool2d of input.unsqueeze(-2) with a 1-high window."""
-    kernel = _one("avg_pool1d", "kernel_size", kernel_size)
+    kernel = one_int("avg_pool1d", "kernel_size", kernel_size)
     step = kernel if stride is None or (not isinstance(stride, int) and not list(stride)) \
-        else _one("avg_pool1d", "stride", stride)
-    pad = _one("avg_pool1d", "padding", padding)
+        else one_int("avg_pool1d", "stride", stride)
+    pad = one_int("avg_pool1d", "padding", padding)
     if input.ndim not in (2, 3):
         raise RuntimeError(messages.pool1d_dims("avg_pool1d", input.ndim))
     out = avg_pool2d(views.unsqueeze(input, -2), [1, kernel], [1, step], [0, pad], ceil_mode,
@@ -234,7 +234,7 @@ def _adaptive(op: str, k: int, input: Tensor, output_size: Any) -> Tensor:
     return pool(input, _Attrs("adaptive", sizes))
 
 
-def _with_default(output_size: Any, input: Tensor, k: int) -> Any:
+def with_default_size(output_size: Any, input: Tensor, k: int) -> Any:
     """F.adaptive_avg_pool{2,3}d's _list_with_default: None keeps the input's size."""
     if isinstance(output_size, int):
         return output_size
@@ -245,16 +245,16 @@ def _with_default(output_size: Any, input: Tensor, k: int) -> Any:
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    return _adaptive("adaptive_avg_pool2d", 2, input, _with_default(output_size, input, 2))
+    return _adaptive("adaptive_avg_pool2d", 2, input, with_default_size(output_size, input, 2))
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
-    return _adaptive("adaptive_avg_pool3d", 3, input, _with_default(output_size, input, 3))
+    return _adaptive("adaptive_avg_pool3d", 3, input, with_default_size(output_size, input, 3))
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """ATen's composite: adaptive_avg_pool2d of input.unsqueeze(-2) to (1, output_size)."""
-    size = _one("adaptive_avg_pool1d", "output_size", output_size)
+    size = one_int("adaptive_avg_pool1d", "output_size", output_size)
     if input.ndim not in (2, 3):
         raise RuntimeError(messages.pool1d_dims("adaptive_avg_pool1d", input.ndim))
     out = _adaptive("adaptive_avg_pool2d", 2, views.unsqueeze(input, -2), [1, size])

@@ -17,11 +17,11 @@ from . import common, joining
 from .basic import comparisons, copying, inplace, to_copy, views
 from .basic import elementwise as ops
 from .basic import reductions as red
-from .scans import _along, _dim, _flip, _out_dtype, cumsum, reversed_cumsum
+from .scans import along_dim, cumsum, flip_dim, out_dtype, reversed_cumsum, wrapped_dim
 
 # ---- prod -------------------------------------------------------------------------------
 
-def _prod_safe_zeros_backward(g: Tensor, x: Tensor, dim: int) -> Tensor:
+def prod_backward_safe_zeros(g: Tensor, x: Tensor, dim: int) -> Tensor:
     """grad * exclusive cumprod from the front * exclusive cumprod from the back: safe with
     zeros, and differentiable again (FunctionsManual prod_safe_zeros_backward; the product
     conjugated for complex tensors)."""
@@ -32,8 +32,8 @@ def _prod_safe_zeros_backward(g: Tensor, x: Tensor, dim: int) -> Tensor:
     ones = common.new(np.ones(ones_shape), g.dtype, g.device)
     n = x.shape[dim]
     normal = cumprod(joining.cat([ones, views.narrow(x, dim, 0, n - 1)], dim), dim)
-    rev = joining.cat([ones, _flip(views.narrow(x, dim, 1, n - 1), dim)], dim)
-    return ops.mul(g, ops._conj(ops.mul(normal, _flip(cumprod(rev, dim), dim))))
+    rev = joining.cat([ones, flip_dim(views.narrow(x, dim, 1, n - 1), dim)], dim)
+    return ops.mul(g, ops.conj_of(ops.mul(normal, flip_dim(cumprod(rev, dim), dim))))
 
 
 def _prod_backward(c: Any, g: Tensor) -> Tensor:
@@ -49,19 +49,19 @@ def _prod_backward(c: Any, g: Tensor) -> Tensor:
         g, result = views.unsqueeze(g, c.dim), views.unsqueeze(result, c.dim)
     zeros = int(np.count_nonzero(x._data == 0))
     if zeros == 0:
-        return ops.mul(g, ops._conj(ops.div(result, x)))
+        return ops.mul(g, ops.conj_of(ops.div(result, x)))
     if c.dim is not None:
-        return _prod_safe_zeros_backward(g, x, c.dim)
+        return prod_backward_safe_zeros(g, x, c.dim)
     if zeros > 1 and not is_grad_enabled():
         return common.zeros_contiguous(x)   # zeros_like(input, LEGACY_CONTIGUOUS_MEMORY_FORMAT)
     flat = views.view(x if x.is_contiguous() else copying.clone(x), (-1,))
-    return views.view(_prod_safe_zeros_backward(g, flat, 0), tuple(x.shape))
+    return views.view(prod_backward_safe_zeros(g, flat, 0), tuple(x.shape))
 def _prod_jvp(c: Any) -> Tensor:
     """(prod_backward(ones_like(result), self, result[, dim, keepdim]) * self_t.conj())
     .sum([dim, keepdim]).conj() (the conjs are the identity on real tensors)"""
     ones = common.new(np.ones(c.result.shape), c.result.dtype, c.result.device)
-    terms = ops.mul(_prod_backward(c, ones), ops._conj(c.self_t))
-    return ops._conj(red.sum(terms) if c.dim is None else red.sum(terms, c.dim, c.keepdim))
+    terms = ops.mul(_prod_backward(c, ones), ops.conj_of(c.self_t))
+    return ops.conj_of(red.sum(terms) if c.dim is None else red.sum(terms, c.dim, c.keepdim))
 
 
 PROD0 = OpSpec("ProdBackward0", ("self",), {"self": ("self", "result")},
@@ -74,11 +74,11 @@ def prod(self: Tensor, dim: int | None = None, keepdim: bool = False, *,
          dtype: dtype | None = None) -> Tensor:
     dt = dtype or (self.dtype if self.dtype.is_differentiable else dtypes.int64)
     if dim is None:
-        out = common.new(common._compute(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
+        out = common.new(common.compute_on(lambda a: np.prod(a, dtype=dt.np), self._data), dt,
                       self.device)
         return record(PROD0, out, [self], dim=None, keepdim=False)
     d = common.wrap_dim(dim, self.ndim)
-    out = common.new(common._compute(lambda a: np.prod(a, axis=d, keepdims=keepdim, dtype=dt.np),
+    out = common.new(common.compute_on(lambda a: np.prod(a, axis=d, keepdims=keepdim, dtype=dt.np),
                                self._data), dt, self.device)
     return record(PROD1, out, [self], dim=d, keepdim=keepdim)
 
@@ -120,7 +120,7 @@ def _cumprod_backward(c: Any, g: Tensor) -> Tensor:
     if not np.any(x._data == 0):
         return ops.div(reversed_cumsum(w, d), x)
     if not is_grad_enabled():
-        arr = _along(g._data, d, lambda gg: _first_zero_grad(
+        arr = along_dim(g._data, d, lambda gg: _first_zero_grad(
             gg, np.moveaxis(x._data, d, -1), np.moveaxis(out._data, d, -1)))
         return common.new(arr, g.dtype, g.device)
     # with create_graph: torch's O(n^2) formula, whose derivative is cumprod's second one,
@@ -164,9 +164,9 @@ CUMPROD = OpSpec("CumprodBackward0", ("self",), {"self": ("self", "result")},
 
 
 def cumprod(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
-    d = _dim(self, dim)
-    dt = _out_dtype(self, dtype)
+    d = wrapped_dim(self, dim)
+    dt = out_dtype(self, dtype)
     acc = np.float64 if dt.is_floating_point else dt.np
-    arr = common._compute(lambda a: _along(a.astype(acc), d, lambda x: np.cumprod(x, -1)),
-                          self._data)
+    arr = common.compute_on(lambda a: along_dim(a.astype(acc), d, lambda x: np.cumprod(x, -1)),
+                            self._data)
     return record(CUMPROD, common.new(arr, dt, self.device), [self], dim=d)

@@ -18,7 +18,7 @@ from ..warn import warn_once
 from . import linalg
 from .basic import elementwise as ops
 from .basic import reductions, views
-from .common import _compute, _promotes, broadcast_shape, common_device, new, wrap_dim
+from .common import broadcast_shape, common_device, compute_on, new, result_dtype, wrap_dim
 from .linalg import bmm, maybe_multiply, mv
 
 
@@ -35,9 +35,9 @@ def _scaled(beta: Any, alpha: Any, dt: np.dtype) -> Any:
 
 def _add_scaled(spec: OpSpec, input: Tensor, a: Tensor, b: Tensor, product: Any,
                 beta: Any, alpha: Any, **attrs: Any) -> Tensor:
-    dt = _promotes([input, a, b])
-    out = _compute(lambda x, y, z: _scaled(beta, alpha, dt.np)(x, product(y, z)),
-                   input._data.astype(dt.np), a._data.astype(dt.np), b._data.astype(dt.np))
+    dt = result_dtype([input, a, b])
+    out = compute_on(lambda x, y, z: _scaled(beta, alpha, dt.np)(x, product(y, z)),
+                     input._data.astype(dt.np), a._data.astype(dt.np), b._data.astype(dt.np))
     return record(spec, new(out, dt, common_device([input, a, b])), [input, a, b],
                   alpha=alpha, beta=beta, **attrs)
 
@@ -54,7 +54,7 @@ ADDMV = OpSpec(
                          lambda: maybe_multiply(outer(g, c.vec), c.alpha),   # grad.ger(vec)
                          lambda: maybe_multiply(mv(views.t(c.mat), g), c.alpha)),
     jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
-        linalg._product_jvp(mv, c.mat_t, c.vec, c.mat, c.vec_t), c.alpha)))
+        linalg.product_jvp(mv, c.mat_t, c.vec, c.mat, c.vec_t), c.alpha)))
 
 
 def addmv(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -65,7 +65,7 @@ def addmv(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any =
     if mat.shape[1] != vec.shape[0] or self.numel() not in (1, mat.shape[0]):
         if self.ndim == 0:
             raise IndexError(messages.dim_of_0_dim(0))
-        raise RuntimeError(messages.mv_sizes(self.shape[0], linalg._dims(mat), vec.shape[0]))
+        raise RuntimeError(messages.mv_sizes(self.shape[0], linalg.shape_text(mat), vec.shape[0]))
     if not self.dtype is mat.dtype is vec.dtype:   # no promotion, as mv
         raise RuntimeError(messages.addmv_dtypes(*(t.dtype.scalar_name for t in (self, mat, vec))))
     return _add_scaled(ADDMV, self, mat, vec, linalg.blas_product, beta, alpha)
@@ -77,7 +77,7 @@ ADDR = OpSpec(
                          lambda: maybe_multiply(mv(g, c.vec2), c.alpha),
                          lambda: maybe_multiply(mv(views.t(g), c.vec1), c.alpha)),
     jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
-        linalg._product_jvp(outer, c.vec1_t, c.vec2, c.vec1, c.vec2_t), c.alpha)))
+        linalg.product_jvp(outer, c.vec1_t, c.vec2, c.vec1, c.vec2_t), c.alpha)))
 
 
 def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -101,7 +101,7 @@ def _expand_self(self: Tensor, target: tuple[int, ...]) -> None:
 def _batch_check(batch1: Tensor, batch2: Tensor) -> None:
     if batch1.ndim != 3 or batch2.ndim != 3 or batch1.shape[0] != batch2.shape[0] \
             or batch1.shape[2] != batch2.shape[1]:
-        raise RuntimeError(messages.mm_shapes(linalg._dims(batch1), linalg._dims(batch2)))
+        raise RuntimeError(messages.mm_shapes(linalg.shape_text(batch1), linalg.shape_text(batch2)))
 
 
 BADDBMM = OpSpec(
@@ -112,7 +112,7 @@ BADDBMM = OpSpec(
         lambda: maybe_multiply(bmm(g, views.transpose(c.batch2, 1, 2)), c.alpha),
         lambda: maybe_multiply(bmm(views.transpose(c.batch1, 1, 2), g), c.alpha)),
     jvp=lambda c: ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(
-        linalg._product_jvp(bmm, c.batch1_t, c.batch2, c.batch1, c.batch2_t), c.alpha)))
+        linalg.product_jvp(bmm, c.batch1_t, c.batch2, c.batch1, c.batch2_t), c.alpha)))
 
 
 def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
@@ -133,8 +133,8 @@ def _addbmm_grads(c: Any, g: Tensor) -> list[Tensor | None]:
 
 
 def _addbmm_jvp(c: Any) -> Tensor:
-    products = linalg._product_jvp(lambda a, b: reductions.sum(bmm(a, b), 0),
-                                   c.batch1_t, c.batch2, c.batch1, c.batch2_t)
+    products = linalg.product_jvp(lambda a, b: reductions.sum(bmm(a, b), 0),
+                                  c.batch1_t, c.batch2, c.batch1, c.batch2_t)
     return ops.add(maybe_multiply(c.self_t, c.beta), maybe_multiply(products, c.alpha))
 
 
@@ -148,7 +148,7 @@ def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
     _batch_check(batch1, batch2)
     b1, b2 = batch1.shape, batch2.shape
     _expand_self(self, (b1[1], b2[2]))
-    dt = _promotes([self, batch1, batch2])
+    dt = result_dtype([self, batch1, batch2])
 
     def accumulate(c: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         # one gemm over the batch folded into the inner dimension: a float32 sum of the
@@ -157,7 +157,7 @@ def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
                                      np.zeros((x.shape[1], 0), x.dtype),
                                      y.reshape(-1, y.shape[2]))
         return _scaled(beta, alpha, dt.np)(c, folded)
-    out = _compute(accumulate, *(t._data.astype(dt.np) for t in (self, batch1, batch2)))
+    out = compute_on(accumulate, *(t._data.astype(dt.np) for t in (self, batch1, batch2)))
     return record(ADDBMM, new(out, dt, common_device([self, batch1, batch2])),
                   [self, batch1, batch2], alpha=alpha, beta=beta,
                   batch1_sym_argsize_0=b1[0], batch1_sym_argsize_1=b1[1],
@@ -168,7 +168,7 @@ def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
 
 VDOT = OpSpec("VdotBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
               lambda c, g: c.grads(lambda: ops.mul(g, c.other), lambda: ops.mul(g, c.self)),
-              jvp=lambda c: linalg._product_jvp(vdot, c.self_t, c.other, c.self, c.other_t))
+              jvp=lambda c: linalg.product_jvp(vdot, c.self_t, c.other, c.self, c.other_t))
 
 
 def vdot(self: Tensor, other: Tensor) -> Tensor:
@@ -179,7 +179,7 @@ def vdot(self: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(messages.dot_not_vectors(self.ndim, other.ndim))
     if self.numel() != other.numel():
         raise RuntimeError(messages.dot_sizes(self.numel(), other.numel()))
-    return linalg._matmul_like(VDOT, self, other)
+    return linalg.matmul_like(VDOT, self, other)
 
 
 def outer(self: Tensor, vec2: Tensor) -> Tensor:
@@ -200,9 +200,9 @@ def kron(self: Tensor, other: Tensor) -> Tensor:
     a_view = [s for d in a_shape for s in (d, 1)]
     b_view = [s for d in b_shape for s in (1, d)]
     out_shape = tuple(x * y for x, y in zip(a_shape, b_shape, strict=True))
-    product = ops.mul(linalg._unsafe_view(self, tuple(a_view)),
-                      linalg._unsafe_view(other, tuple(b_view)))
-    return linalg._unsafe_view(product, out_shape)
+    product = ops.mul(linalg.unsafe_view_of(self, tuple(a_view)),
+                      linalg.unsafe_view_of(other, tuple(b_view)))
+    return linalg.unsafe_view_of(product, out_shape)
 
 
 # ---- cross ---------------------------------------------------------------------------------
@@ -264,9 +264,9 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
         raise RuntimeError(messages.bmm_dtypes(input.dtype.scalar_name, other.dtype.scalar_name))
     if input.dtype is dtypes.bool_:
         raise NotImplementedError(messages.kernel_not_implemented("cross", "Bool"))
-    dt = _promotes([input, other])
-    out = _compute(lambda x, y: _cross(x, y, d), input._data.astype(dt.np),
-                   other._data.astype(dt.np))
+    dt = result_dtype([input, other])
+    out = compute_on(lambda x, y: _cross(x, y, d), input._data.astype(dt.np),
+                     other._data.astype(dt.np))
     return record(LINALG_CROSS, new(out, dt, common_device([input, other])), [input, other],
                   dim=dim)
 

@@ -34,7 +34,7 @@ LERP1 = OpSpec(
 
 
 def _lerp(self: Tensor, end: Tensor, weight: Tensor) -> Tensor:
-    arr = common._compute(fma.lerp, self._data, end._data, weight._data.astype(self.dtype.np))
+    arr = common.compute_on(fma.lerp, self._data, end._data, weight._data.astype(self.dtype.np))
     return record(LERP1, common.new(arr, self.dtype, self.device), [self, end, weight])
 
 

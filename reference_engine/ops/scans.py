@@ -18,11 +18,11 @@ from .basic import comparisons, copying, indexing, to_copy
 from .basic import elementwise as ops
 
 
-def _dim(self: Tensor, dim: int) -> int:
+def wrapped_dim(self: Tensor, dim: int) -> int:
     return common.wrap_dim(dim, self.ndim)
 
 
-def _along(a: np.ndarray, d: int, fn: Any) -> np.ndarray:
+def along_dim(a: np.ndarray, d: int, fn: Any) -> np.ndarray:
     """fn applied to `a` with dim d moved last (a 0-d tensor as a 1-element line)."""
     if a.ndim == 0:
         return np.asarray(fn(a.reshape(1)).reshape(()))
@@ -39,11 +39,11 @@ def _from_zero(arr: np.ndarray) -> np.ndarray:
 
 # ---- flip (private: reversed_cumsum's flips, so a double backward is FlipBackward0) ------
 
-FLIP = OpSpec("FlipBackward0", ("self",), backward=lambda c, g: [_flip(g, c.dim)],
-              jvp=lambda c: _flip(c.self_t, c.dim))
+FLIP = OpSpec("FlipBackward0", ("self",), backward=lambda c, g: [flip_dim(g, c.dim)],
+              jvp=lambda c: flip_dim(c.self_t, c.dim))
 
 
-def _flip(self: Tensor, dim: int) -> Tensor:
+def flip_dim(self: Tensor, dim: int) -> Tensor:
     out = common.new(np.flip(self._data, dim) if self.ndim else self._data, self.dtype,
                      self.device)
     return record(FLIP, out, [self], dim=dim)
@@ -51,7 +51,7 @@ def _flip(self: Tensor, dim: int) -> Tensor:
 
 def reversed_cumsum(w: Tensor, dim: int) -> Tensor:
     """w.flip(dim).cumsum(dim).flip(dim)"""
-    return _flip(cumsum(_flip(w, dim), dim), dim)
+    return flip_dim(cumsum(flip_dim(w, dim), dim), dim)
 
 
 # ---- cumsum -------------------------------------------------------------------------------
@@ -68,7 +68,7 @@ CUMSUM = OpSpec("CumsumBackward0", ("self",), backward=lambda c, g: [_cumsum_bac
                 jvp="auto_linear")
 
 
-def _out_dtype(self: Tensor, dt: dtype | None) -> dtype:
+def out_dtype(self: Tensor, dt: dtype | None) -> dtype:
     """cumsum/cumprod: an integral (or bool) input accumulates in int64 unless dtype= says."""
     if dt is not None:
         return dt
@@ -77,12 +77,12 @@ def _out_dtype(self: Tensor, dt: dtype | None) -> dtype:
 
 @linear_forward(CUMSUM)
 def cumsum(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
-    d = _dim(self, dim)
-    dt = _out_dtype(self, dtype)
+    d = wrapped_dim(self, dim)
+    dt = out_dtype(self, dtype)
     # ATen's CPU kernel accumulates in acc_type (double for float), front to back
     acc = np.float64 if dt.is_floating_point else dt.np
-    arr = common._compute(lambda a: _from_zero(_along(a.astype(acc), d,
-                                                      lambda x: np.cumsum(x, -1))), self._data)
+    arr = common.compute_on(lambda a: _from_zero(along_dim(a.astype(acc), d,
+                                                           lambda x: np.cumsum(x, -1))), self._data)
     return record(CUMSUM, common.new(arr, dt, self.device), [self], dim=d,
                   self_dtype=self.dtype)
 
@@ -138,7 +138,7 @@ CUMMIN = OpSpec("CumminBackward0", ("self",), {"self": ("self", "indices")},
 
 
 def _cummaxmin(self: Tensor, dim: int, largest: bool) -> Any:
-    d = _dim(self, dim)
+    d = wrapped_dim(self, dim)
     if self.numel() == 0:
         values, idx = self._data.copy(), np.zeros(self.shape, np.int64)
     elif self.ndim == 0:
@@ -174,7 +174,7 @@ def _logcumsumexp_backward(c: Any, g: Tensor) -> Tensor:
     neg = comparisons.where(comparisons.compare(g, 0, np.less), log_abs, lowest)
 
     def reverse(t: Tensor) -> Tensor:
-        return _flip(logcumsumexp(_flip(t, d), d), d)
+        return flip_dim(logcumsumexp(flip_dim(t, d), d), d)
     out_pos = ops.exp(ops.add(reverse(ops.sub(pos, result)), x))
     out_neg = ops.exp(ops.add(reverse(ops.sub(neg, result)), x))
     return ops.sub(out_pos, out_neg)
@@ -196,10 +196,10 @@ LOGCUMSUMEXP = OpSpec("LogcumsumexpBackward0", ("self",), {"self": ("self", "res
 
 
 def logcumsumexp(self: Tensor, dim: int) -> Tensor:
-    d = _dim(self, dim)
+    d = wrapped_dim(self, dim)
     common.floating_kernel("logcumsumexp_out_cpu", self)
-    dt = common._float_dtype(self)
-    arr = common._compute(lambda a: _from_zero(_along(
+    dt = common.float_dtype(self)
+    arr = common.compute_on(lambda a: _from_zero(along_dim(
         a.astype(np.float64), d, lambda x: np.logaddexp.accumulate(x, -1))), self._data)
     return record(LOGCUMSUMEXP, common.new(arr, dt, self.device), [self], dim=d)
 

@@ -321,7 +321,8 @@ def _index_put_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 def index_put(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """self with values written (or added) at the positions the list of index tensors
     picks, as `self[indices] = values` (the indices are saved: IndexPutBackward0's)."""
-    positions = views_indexing._pick(self, tuple(views_indexing._index_array(i) for i in indices))
+    positions = views_indexing.picked_positions(
+        self, tuple(views_indexing.index_array(i) for i in indices))
     saves = {f"indices_{i}": t for i, t in enumerate(indices) if isinstance(t, Tensor)}
     spec = OpSpec("IndexPutBackward0", ("self", "values"),
                   {"self": tuple(saves), "values": tuple(saves)},

@@ -20,8 +20,8 @@ def argsort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool 
             ) -> Tensor:
     """sort(self, dim, descending).indices: ATen's CPU sort is stable whether or not
     stable=True is asked, so equal elements keep their order either way."""
-    a, d = sorting._lines(self, dim)
-    idx = sorting._order(a, descending)
+    a, d = sorting.lines_along(self, dim)
+    idx = sorting.stable_order(a, descending)
     idx = idx.reshape(()) if self.ndim == 0 else np.moveaxis(idx, -1, d)
     return common.new(idx.astype(np.int64), dtypes.int64, self.device)
 

@@ -21,7 +21,7 @@ from .. import messages, views_multi_output
 from ..autograd_meta import OpSpec, differentiable, record, record_multi_output
 from ..tensor import Tensor
 from . import common, joining, shape_views
-from .basic import copying, reductions, views
+from .basic import copying, reductions, view_making, views
 from .basic import indexing as index_ops
 
 
@@ -198,20 +198,20 @@ def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
         raise RuntimeError(messages.narrow_out_of_range(s, length, size))
     key = (builtins.slice(None),) * d + (builtins.slice(s, s + length),)
     out = common.new(self._data[key], self.dtype, self.device)
-    index = views._positions(self)[key] if differentiable([self]) else None
+    index = view_making.flat_positions(self)[key] if differentiable([self]) else None
     return record(NARROW_COPY, out, [self], dim=d, start=s, length=length, index=index,
                   self_sym_sizes=tuple(self.shape))
 
 
 UNSAFE_SPLIT = OpSpec("UnsafeSplitBackward0", ("self",),
                       backward=lambda c, gs: [joining.cat(
-                          views_multi_output._filled(c, gs), c.dim)])  # type: ignore[arg-type]
+                          views_multi_output.filled_grads(c, gs), c.dim)])  # type: ignore[arg-type]
 
 
 UNSAFE_SPLIT_WITH_SIZES = OpSpec(
     "UnsafeSplitWithSizesBackward0", ("self",),
     backward=lambda c, gs: [joining.cat(
-        views_multi_output._filled(c, gs), c.dim)])  # type: ignore[arg-type]
+        views_multi_output.filled_grads(c, gs), c.dim)])  # type: ignore[arg-type]
 
 
 def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -321,7 +321,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
             raise RuntimeError(messages.block_diag_dims(i, t.ndim))
     dims = [(1, 1) if t.ndim == 0 else (1, t.shape[0]) if t.ndim == 1 else tuple(t.shape)
             for t in ts]
-    dt = common._promotes(ts) if ts else None
+    dt = common.result_dtype(ts) if ts else None
     data = np.zeros((builtins.sum(r for r, _ in dims), builtins.sum(k for _, k in dims)),
                     dtype=dt.np if dt is not None else np.float32)
     row = col = 0
@@ -360,16 +360,16 @@ def _nonempty(name: str, tensors: Sequence[Tensor]) -> list[Tensor]:
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
-    ts = [shape_views._at1(t) for t in _nonempty("hstack", tensors)]
+    ts = [shape_views.at1(t) for t in _nonempty("hstack", tensors)]
     return joining.cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
-    return joining.cat([shape_views._at2(t) for t in _nonempty("vstack", tensors)], 0)
+    return joining.cat([shape_views.at2(t) for t in _nonempty("vstack", tensors)], 0)
 
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
-    return joining.cat([shape_views._at3(t) for t in _nonempty("dstack", tensors)], 2)
+    return joining.cat([shape_views.at3(t) for t in _nonempty("dstack", tensors)], 2)
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:

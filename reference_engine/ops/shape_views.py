@@ -24,7 +24,7 @@ from ..grad_mode import enable_grad
 from ..tensor import Tensor
 from ..warn import warn_once
 from . import common
-from .basic import copying, views, views_strided
+from .basic import copying, view_making, views, views_strided
 
 # ---- views composed of views.py's ---------------------------------------------------------
 
@@ -89,7 +89,7 @@ def movedim(self: Tensor, source: int | Sequence[int],
         if len(set(wrapped)) != len(wrapped):
             raise RuntimeError(messages.movedim_repeated(which, messages.sizes(given)))
     if self.ndim == 0:
-        return views._make_view(self, lambda a: a[...], views.ALIAS)
+        return view_making.make_view(self, lambda a: a[...], views.ALIAS)
     order = [-1] * self.ndim
     for a, b in zip(s, t, strict=True):
         order[b] = a
@@ -112,17 +112,17 @@ def _atleast(n: int, one: Callable[[Tensor], Tensor],
     return tuple(one(t) for t in ts)
 
 
-def _at1(t: Tensor) -> Tensor:
+def at1(t: Tensor) -> Tensor:
     return views.reshape(t, (1,)) if t.ndim == 0 else t
 
 
-def _at2(t: Tensor) -> Tensor:
+def at2(t: Tensor) -> Tensor:
     if t.ndim == 0:
         return views.reshape(t, (1, 1))
     return views.unsqueeze(t, 0) if t.ndim == 1 else t
 
 
-def _at3(t: Tensor) -> Tensor:
+def at3(t: Tensor) -> Tensor:
     if t.ndim == 0:
         return views.reshape(t, (1, 1, 1))
     if t.ndim == 1:
@@ -131,15 +131,15 @@ def _at3(t: Tensor) -> Tensor:
 
 
 def atleast_1d(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
-    return _atleast(1, _at1, tensors)
+    return _atleast(1, at1, tensors)
 
 
 def atleast_2d(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
-    return _atleast(2, _at2, tensors)
+    return _atleast(2, at2, tensors)
 
 
 def atleast_3d(*tensors: Any) -> Tensor | tuple[Tensor, ...]:
-    return _atleast(3, _at3, tensors)
+    return _atleast(3, at3, tensors)
 
 
 # ---- unfold: overlapping windows, a view ----------------------------------------------------
@@ -151,7 +151,7 @@ UNFOLD = OpSpec("UnfoldBackward0", ("self",),
                                                           "UnfoldBackwardBackward0")])
 
 
-def _unfold_fn(ndim: int, d: int, size: int, step: int) -> views.ViewFn:
+def _unfold_fn(ndim: int, d: int, size: int, step: int) -> view_making.ViewFn:
     def fn(a: np.ndarray) -> np.ndarray:
         if ndim == 0:
             return np.reshape(a, (1,))
@@ -163,9 +163,9 @@ def _unfold_fn(ndim: int, d: int, size: int, step: int) -> views.ViewFn:
 def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     d = common.wrap_dim(dimension, self.ndim)
     fn = _unfold_fn(self.ndim, d, size, step)
-    return views._make_view(self, fn, UNFOLD, dimension=d, size=size, step=step,
-                            self_sym_sizes=tuple(self.shape),
-                            index=fn(views._positions(self)))
+    return view_making.make_view(self, fn, UNFOLD, dimension=d, size=size, step=step,
+                                 self_sym_sizes=tuple(self.shape),
+                                 index=fn(view_making.flat_positions(self)))
 
 
 # ---- as_strided: a view of the storage itself -------------------------------------------------
@@ -391,7 +391,7 @@ as_strided_copy = _copied(as_strided)
 
 
 def _alias(self: Tensor) -> Tensor:
-    return views._make_view(self, lambda a: a[...], views.ALIAS)
+    return view_making.make_view(self, lambda a: a[...], views.ALIAS)
 
 
 alias_copy = _copied(_alias)

@@ -17,10 +17,10 @@ from ..tensor import Tensor
 from . import common
 from .basic import elementwise as ops
 from .basic import views
-from .decompositions import _column_major, _LinAlgError, _mH
+from .decompositions import _LinAlgError, column_major, mH_of
 from .linalg import matmul
-from .lu_kernels import _check_square, _lu_factor
-from .lu_solve import _solve_with_lu
+from .lu_kernels import check_square, lu_factor_arrays
+from .lu_solve import solve_with_lu
 
 
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
@@ -45,14 +45,14 @@ def _solve_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     def grad_b_matrix() -> Tensor:
         if not cache:
             if is_grad_enabled():
-                cache.append(linalg_solve(_mH(c.A), g_, left=c.left))
+                cache.append(linalg_solve(mH_of(c.A), g_, left=c.left))
             else:   # linalg_lu_solve with the saved factorisation
-                cache.append(_solve_with_lu(c, g_, adjoint=not c.use_a_t, perturb=False,
-                                            left=c.left))
+                cache.append(solve_with_lu(c, g_, adjoint=not c.use_a_t, perturb=False,
+                                           left=c.left))
         return cache[0]
 
     def grad_a() -> Tensor:
-        x_h = _mH(_as_matrix(c.result, vector))
+        x_h = mH_of(_as_matrix(c.result, vector))
         gb = grad_b_matrix()
         return ops.neg(matmul(gb, x_h) if c.left else matmul(x_h, gb))
 
@@ -65,7 +65,7 @@ def _solve_jvp(c: Any) -> Tensor:
     x = _as_matrix(c.result, vector)
     db = _as_matrix(c.B_t, vector)
     rhs = ops.sub(db, matmul(c.A_t, x) if c.left else matmul(x, c.A_t))
-    return _as_vector(_solve_with_lu(c, rhs, adjoint=c.use_a_t, perturb=False, left=c.left),
+    return _as_vector(solve_with_lu(c, rhs, adjoint=c.use_a_t, perturb=False, left=c.left),
                       vector)
 
 
@@ -83,7 +83,7 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool) -> tuple[Tensor
         raise RuntimeError(messages.linalg_not_floating(name, A.dtype.scalar_name))
     if A.dtype != B.dtype:
         raise RuntimeError(messages.solve_dtypes(name, A.dtype.scalar_name, B.dtype.scalar_name))
-    _check_square(A, name)
+    check_square(A, name)
     vector = _is_vector_rhs(A, B)
     b = B._data[..., None] if vector else B._data
     if b.ndim < 2:
@@ -96,7 +96,7 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool) -> tuple[Tensor
     # torch 2.13 factors A itself here (det and slogdet factor a contiguous A's transpose)
     use_a_t = False
     a = A._data
-    lu, piv = _lu_factor(np.asarray(a))
+    lu, piv = lu_factor_arrays(np.asarray(a))
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
     singular = diag == 0
     first = singular.argmax(-1) + 1 if n else np.zeros(singular.shape[:-1], np.int64)
@@ -118,7 +118,7 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool) -> tuple[Tensor
     # torch's left solve is linalg_lu_solve's result, which LAPACK's getrs writes in place:
     # each matrix column-major (a later .contiguous() clones it); a right solve is that of
     # the transposes, transposed back: row-major
-    x = x[..., 0] if vector else (_column_major(x) if left else np.ascontiguousarray(x))
+    x = x[..., 0] if vector else (column_major(x) if left else np.ascontiguousarray(x))
     result = common.new(x, A.dtype, A.device, order="K")
     attrs = {"LU": common.new(lu, A.dtype, A.device, order="K"),
              "pivots": common.new(piv, dtypes.int32, A.device), "use_a_t": use_a_t,

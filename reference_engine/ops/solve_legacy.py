@@ -19,8 +19,8 @@ from ..tensor import Tensor
 from . import common, joining, prod_cumprod, triangular
 from .basic import elementwise as ops
 from .basic import views
-from .common import _promotes, broadcast_shapes, common_device
-from .decompositions import _column_major, _mH, _substitute
+from .common import broadcast_shapes, common_device, result_dtype
+from .decompositions import column_major, mH_of, substitute
 from .linalg import matmul
 
 # ---- triangular_solve ---------------------------------------------------------------------
@@ -42,7 +42,7 @@ def _backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
         grad_b = triangular_solve(gx, c.A, c.upper, not c.transpose, c.unitriangular)[0]
         if c._node.should_compute(1):
             x = c.solution
-            product = matmul(x, _mH(grad_b)) if c.transpose else matmul(grad_b, _mH(x))
+            product = matmul(x, mH_of(grad_b)) if c.transpose else matmul(grad_b, mH_of(x))
             grad_a = _triangle_of(ops.neg(product), c.upper, c.unitriangular)
     if gm is not None:
         grad_a = gm if grad_a is None else ops.add(grad_a, gm)
@@ -55,7 +55,7 @@ def _backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
 
 def _solution_jvp(c: Any) -> Tensor:
     """triangular_solve_jvp: op(A) dX = dB - op(dA) X, solved with A as the forward."""
-    da = _mH(c.A_t) if c.transpose else c.A_t
+    da = mH_of(c.A_t) if c.transpose else c.A_t
     rhs = ops.sub(c.self_t, matmul(da, c.solution))
     return _solve(rhs, c.A, c.upper, c.transpose, c.unitriangular)
 
@@ -83,7 +83,7 @@ def triangular_solve(self: Tensor, A: Tensor, upper: bool = True, transpose: boo
     warn.warn_once(messages.triangular_solve_deprecated())
     if self.ndim < 2 or A.ndim < 2:
         raise RuntimeError(messages.triangular_solve_dims(self.ndim, A.ndim))
-    dt = _promotes([self, A])
+    dt = result_dtype([self, A])
     a = A._data.astype(dt.np)
     if transpose:
         a = np.swapaxes(a, -1, -2)
@@ -93,12 +93,12 @@ def triangular_solve(self: Tensor, A: Tensor, upper: bool = True, transpose: boo
     # in double precision, rounded once: nearer torch's float32 trsm on ill-conditioned
     # samples than float32 substitution
     wide = np.promote_types(dt.np, np.float64)
-    x = (_substitute(a.astype(wide), b.astype(wide), upper != transpose, unitriangular)
+    x = (substitute(a.astype(wide), b.astype(wide), upper != transpose, unitriangular)
          .astype(dt.np) if b.size else np.array(b))
     device = common_device([self, A])
-    solution = common.new(_column_major(x), dt, device, order="K")
+    solution = common.new(column_major(x), dt, device, order="K")
     coefficient_value = np.broadcast_to(A._data.astype(dt.np), shape + A.shape[-2:])
-    cloned = common.new(_column_major(coefficient_value), dt, device, order="K")
+    cloned = common.new(column_major(coefficient_value), dt, device, order="K")
     attrs: dict[str, Any] = {"solution": solution, "upper": upper, "transpose": transpose,
                              "unitriangular": unitriangular}
     outs = (solution, cloned)

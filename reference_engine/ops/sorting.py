@@ -1,7 +1,7 @@
 """Sorting and order statistics: sort, msort, topk, kthvalue, median, nanmedian, mode.
 
 Each picks elements, so its backward is value_selecting_reduction_backward (the grad
-scattered to the picked indices: reductions._select_backward) and its jvp the tangent
+scattered to the picked indices: reductions.select_backward) and its jvp the tangent
 gathered there; median and nanmedian without a dim spread the grad evenly over the elements
 equal to the result (evenly_distribute_backward). Which element of equal ones is picked
 follows ATen's CPU kernels, said at each op."""
@@ -36,7 +36,7 @@ def _selecting(name: str) -> OpSpec:
     """value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(),
     keepdim) and gather_with_keepdimed_indices(self_t, dim, indices, keepdim)."""
     return OpSpec(name, ("self",), {"self": ("indices",)},
-                  lambda c, g: [extremes._select_backward(c, g)], jvp=extremes._select_jvp)
+                  lambda c, g: [extremes.select_backward(c, g)], jvp=extremes.select_jvp)
 
 
 SORT = _selecting("SortBackward0")
@@ -47,22 +47,23 @@ MEDIAN1 = _selecting("MedianBackward1")
 NANMEDIAN1 = _selecting("NanmedianBackward1")
 MODE = _selecting("ModeBackward0")
 MEDIAN0 = OpSpec("MedianBackward0", ("self",), {"self": ("self", "result")},
-                 lambda c, g: [extremes._evenly_distribute(c, g)],
-                 jvp=lambda c: extremes._evenly_read_jvp(c.self, c.self_t, c.result, None, False))
+                 lambda c, g: [extremes.evenly_distribute(c, g)],
+                 jvp=lambda c: extremes.evenly_read_tangent(c.self, c.self_t, c.result, None,
+                                                            False))
 NANMEDIAN0 = OpSpec("NanmedianBackward0", ("self",), {"self": ("self", "result")},
-                    lambda c, g: [extremes._evenly_distribute(c, g)],
-                    jvp=lambda c: extremes._evenly_read_jvp(c.self, c.self_t, c.result, None,
+                    lambda c, g: [extremes.evenly_distribute(c, g)],
+                    jvp=lambda c: extremes.evenly_read_tangent(c.self, c.self_t, c.result, None,
                                                        False))
 
 
-def _lines(self: Tensor, dim: int) -> tuple[np.ndarray, int]:
+def lines_along(self: Tensor, dim: int) -> tuple[np.ndarray, int]:
     """self's data with dim moved last (a 0-d tensor as one 1-element line), and dim."""
     d = common.wrap_dim(dim, self.ndim)
     a = self._data.reshape(1) if self.ndim == 0 else np.moveaxis(self._data, d, -1)
     return a, d
 
 
-def _order(a: np.ndarray, descending: bool) -> np.ndarray:
+def stable_order(a: np.ndarray, descending: bool) -> np.ndarray:
     """The stable order along the last dim, NaN counted larger than every number (ATen's
     sort comparators); equal values keep their order, as ATen's CPU sort (a stable sort
     whether or not stable=True is asked)."""
@@ -95,8 +96,8 @@ def _result(spec: OpSpec, kind: type, self: Tensor, values: np.ndarray, idx: np.
 def sort(self: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = None
          ) -> Any:
     """sort(self, dim, descending), or sort.stable (SortBackward1) when stable= is given."""
-    a, d = _lines(self, dim)
-    idx = _order(a, descending)
+    a, d = lines_along(self, dim)
+    idx = stable_order(a, descending)
     spec = SORT if stable is None else SORT_STABLE
     values, indices = np.take_along_axis(a, idx, -1), idx
     if self.ndim and copying.dense(self._data):
@@ -123,11 +124,11 @@ def msort(self: Tensor) -> Tensor:
 
 def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
          ) -> Any:
-    a, d = _lines(self, dim)
+    a, d = lines_along(self, dim)
     n = a.shape[-1]
     if not 0 <= k <= n:
         raise RuntimeError(messages.TOPK_OUT_OF_RANGE)
-    idx = _order(a, largest)[..., :k]
+    idx = stable_order(a, largest)[..., :k]
     return _result(TOPK, topk_return_type, self, np.take_along_axis(a, idx, -1), idx, d, True)
 
 
@@ -145,7 +146,7 @@ def _nonempty(self: Tensor, d: int, spec: OpSpec) -> None:
 def _pick(self: Tensor, dim: int, keepdim: bool, spec: OpSpec, kind: type,
           choose: Any) -> Any:
     """choose(line) -> (value, index) for each line along dim."""
-    a, d = _lines(self, dim)
+    a, d = lines_along(self, dim)
     _nonempty(self, d, spec)
     flat = a.reshape(-1, a.shape[-1])
     picked = [choose(line) for line in flat]
@@ -167,7 +168,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *,
         if any(np.shares_memory(o._data, self._data) for o in out):
             raise RuntimeError(messages.PARTIAL_OVERLAP)
         raise NotImplementedError(messages.KTHVALUE_OUT_NOT_MODELLED)
-    a, d = _lines(self, dim)
+    a, d = lines_along(self, dim)
     _nonempty(self, d, KTHVALUE)
     if not 1 <= k <= a.shape[-1]:
         raise RuntimeError(messages.kthvalue_out_of_range(d))

@@ -32,8 +32,8 @@ _SQRT_PI = math.sqrt(math.pi)
 
 
 def _unary(spec: OpSpec, fn: Callable[[Array], Array], self: Tensor) -> Tensor:
-    return common._elementwise(spec, fn, (self,), out_dtype=common._float_dtype(self),
-                               compute_dtype=dtypes.float64)
+    return common.elementwise_op(spec, fn, (self,), out_dtype=common.float_dtype(self),
+                                 compute_dtype=dtypes.float64)
 
 
 # ---- erf (ndtr is ATen's composition 0.5 * (1 + erf(x / sqrt(2)))) -------------------
@@ -98,8 +98,8 @@ LOG_NDTR = OpSpec("SpecialLogNdtrBackward0", ("self",), {"self": ("self", "resul
 
 
 def log_ndtr(self: Tensor) -> Tensor:
-    dt = common._float_dtype(self)
-    return common._elementwise(LOG_NDTR, _log_ndtr, (self,), out_dtype=dt, compute_dtype=dt)
+    dt = common.float_dtype(self)
+    return common.elementwise_op(LOG_NDTR, _log_ndtr, (self,), out_dtype=dt, compute_dtype=dt)
 
 
 # ---- ndtri: the inverse of ndtr ----------------------------------------------------
@@ -199,10 +199,10 @@ def xlog1py(self: Any, other: Any) -> Tensor:
         got = ", ".join(type(v).__name__ for v in (self, other))
         raise TypeError(messages.xlog1py_arguments(got))
     a, b = common.wrap(self), common.wrap(other)
-    dt = common._promotes([a, b])
+    dt = common.result_dtype([a, b])
     dt = dt if dt.is_floating_point else dtypes.get_default_dtype()
-    return common._elementwise(XLOG1PY, _xlog1py, (a, b), out_dtype=dt,
-                               compute_dtype=dtypes.float64)
+    return common.elementwise_op(XLOG1PY, _xlog1py, (a, b), out_dtype=dt,
+                                 compute_dtype=dtypes.float64)
 
 
 # ---- modified Bessel functions: i0 (for i1's gradient), i0e, i1, i1e -------------------

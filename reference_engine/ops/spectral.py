@@ -23,7 +23,7 @@ from ..tensor import Tensor
 from . import common, joining, triangular
 from .basic import elementwise as ops
 from .basic import views
-from .decompositions import _column_major, _mH
+from .decompositions import column_major, mH_of
 from .linalg import matmul
 
 
@@ -41,7 +41,7 @@ def _gaps(s2: Tensor) -> Tensor:
 
 
 def _skew(x: Tensor) -> Tensor:
-    return ops.sub(x, _mH(x))
+    return ops.sub(x, mH_of(x))
 
 
 def svd_backward(gU: Tensor | None, gS: Tensor | None, gVh: Tensor | None, U: Tensor,
@@ -55,8 +55,8 @@ def svd_backward(gU: Tensor | None, gS: Tensor | None, gVh: Tensor | None, U: Te
         if m >= n:
             return matmul(U, ops.mul(views.unsqueeze(gS, -1), Vh))
         return matmul(ops.mul(U, views.unsqueeze(gS, -2)), Vh)
-    UhgU = None if gU is None else _skew(matmul(_mH(U), gU))
-    VhgV = None if gVh is None else _skew(matmul(Vh, _mH(gVh)))
+    UhgU = None if gU is None else _skew(matmul(mH_of(U), gU))
+    VhgV = None if gVh is None else _skew(matmul(Vh, mH_of(gVh)))
     E = _gaps(ops.mul(S, S))
     if UhgU is not None and VhgV is not None:
         ret = ops.div(ops.add(ops.mul(UhgU, views.unsqueeze(S, -2)),
@@ -71,12 +71,12 @@ def svd_backward(gU: Tensor | None, gS: Tensor | None, gVh: Tensor | None, U: Te
     if m > n and gU is not None:
         gA = matmul(U, ret)
         gUSinv = ops.div(gU, views.unsqueeze(S, -2))
-        gA = ops.sub(ops.add(gA, gUSinv), matmul(U, matmul(_mH(U), gUSinv)))
+        gA = ops.sub(ops.add(gA, gUSinv), matmul(U, matmul(mH_of(U), gUSinv)))
         return matmul(gA, Vh)
     if m < n and gVh is not None:
         gA = matmul(ret, Vh)
         SinvgVh = ops.div(gVh, views.unsqueeze(S, -1))
-        gA = ops.sub(ops.add(gA, SinvgVh), matmul(matmul(SinvgVh, _mH(Vh)), Vh))
+        gA = ops.sub(ops.add(gA, SinvgVh), matmul(matmul(SinvgVh, mH_of(Vh)), Vh))
         return matmul(U, gA)
     return matmul(U, matmul(ret, Vh)) if m >= n else matmul(matmul(U, ret), Vh)
 
@@ -110,25 +110,25 @@ def _svd_jvp(c: Any) -> tuple[Tensor, Tensor, Tensor]:
     dA, S = c.A_t, c.S
     m, n = dA.shape[-2], dA.shape[-1]
     U, Vh = _narrowed(c)
-    V = _mH(Vh)
-    dP = matmul(_mH(U), matmul(dA, V)) if m < n else matmul(matmul(_mH(U), dA), V)
+    V = mH_of(Vh)
+    dP = matmul(mH_of(U), matmul(dA, V)) if m < n else matmul(matmul(mH_of(U), dA), V)
     dS = views.diagonal(dP, 0, -2, -1)
     dP = ops.sub(dP, triangular.diag_embed(dS))
     E = _gaps(ops.mul(S, S))
 
     def sym(x: Tensor) -> Tensor:
-        return ops.add(x, _mH(x))
+        return ops.add(x, mH_of(x))
 
     dU = matmul(U, ops.div(sym(ops.mul(dP, views.unsqueeze(S, -2))), E))
     if m > n:
         dAVSinv = matmul(dA, ops.div(V, views.unsqueeze(S, -2)))
-        dU = ops.sub(ops.add(dU, dAVSinv), matmul(U, matmul(_mH(U), dAVSinv)))
+        dU = ops.sub(ops.add(dU, dAVSinv), matmul(U, matmul(mH_of(U), dAVSinv)))
         if c.full_matrices:
             dU = joining.cat([dU, common.new(np.zeros((*dU.shape[:-1], m - n)), dU.dtype,
                                              dU.device)], -1)
     dVh = matmul(ops.div(sym(ops.mul(dP, views.unsqueeze(ops.neg(S), -1))), E), Vh)
     if m < n:
-        UHdASinv = matmul(ops.div(_mH(U), views.unsqueeze(S, -1)), dA)
+        UHdASinv = matmul(ops.div(mH_of(U), views.unsqueeze(S, -1)), dA)
         dVh = ops.sub(ops.add(dVh, UHdASinv), matmul(matmul(UHdASinv, V), Vh))
         if c.full_matrices:
             dVh = joining.cat([dVh, common.new(np.zeros((*dVh.shape[:-2], n - m, n)),
@@ -169,9 +169,9 @@ def _svd(A: Tensor, full_matrices: bool) -> tuple[Tensor, Tensor, Tensor]:
     """ATen's _linalg_svd: U, S, Vh, one LinalgSvdBackward0 node over the three."""
     _check_matrix(A, "linalg.svd")
     u, s, vh = _factor(np.asarray(A._data), full_matrices)
-    U = common.new(_column_major(u), A.dtype, A.device, order="K")
+    U = common.new(column_major(u), A.dtype, A.device, order="K")
     S = common.new(s, A.dtype, A.device)
-    Vh = common.new(_column_major(vh), A.dtype, A.device, order="K")
+    Vh = common.new(column_major(vh), A.dtype, A.device, order="K")
     attrs: dict[str, Any] = {"U": U, "S": S, "Vh": Vh, "full_matrices": full_matrices}
     if differentiable([A]):
         record_multi_output(LINALG_SVD, A, (U, S, Vh), attrs)
@@ -202,7 +202,7 @@ def svd(self: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
         raise RuntimeError(messages.svd_at_least_2d(self.ndim))
     if compute_uv:
         U, S, Vh = _svd(self, not some)
-        return svd_return_type((U, S, _mH(Vh)))
+        return svd_return_type((U, S, mH_of(Vh)))
     S = linalg_svdvals(self)
     m, n = self.shape[-2], self.shape[-1]
     batch = self.shape[:-2]
@@ -229,20 +229,20 @@ def _eigh_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:
         return [None]
     if gV is None:   # eigvalsh: V diag(gL) V^H
         assert gL is not None
-        return [matmul(ops.mul(V, views.unsqueeze(gL, -2)), _mH(V))]
-    VhgV = matmul(_mH(V), gV)
-    VhgV = ops.mul(0.5, ops.sub(VhgV, _mH(VhgV)))   # its diagonal is exactly 0
+        return [matmul(ops.mul(V, views.unsqueeze(gL, -2)), mH_of(V))]
+    VhgV = matmul(mH_of(V), gV)
+    VhgV = ops.mul(0.5, ops.sub(VhgV, mH_of(VhgV)))   # its diagonal is exactly 0
     ret = ops.div(VhgV, _gaps(L))
     if gL is not None:   # torch copies gL into the diagonal, which is 0 here
         ret = ops.add(ret, triangular.diag_embed(gL))
-    return [matmul(V, matmul(ret, _mH(V)))]
+    return [matmul(V, matmul(ret, mH_of(V)))]
 
 
 def _eigh_jvp(c: Any) -> tuple[Tensor, Tensor]:
     """FunctionsManual.cpp linalg_eig_jvp with is_hermitian, real case: dP = V^H dA V,
     dL its diagonal, dV = V (dP / (L_j - L_i) off the diagonal, 0 on it)."""
     dA, L, V = c.A_t, c.eigenvalues, c.eigenvectors
-    dP = matmul(matmul(_mH(V), dA), V)
+    dP = matmul(matmul(mH_of(V), dA), V)
     dL = views.diagonal(dP, 0, -2, -1)
     ret = ops.div(dP, _gaps(L))   # the diagonal is zeroed next, whatever it divides by
     ret = ops.sub(ret, triangular.diag_embed(views.diagonal(ret, 0, -2, -1)))
@@ -277,7 +277,7 @@ def _eigh(A: Tensor, UPLO: str) -> tuple[Tensor, Tensor]:
         lam, vec = np.linalg.eigh(a, UPLO="U") if UPLO in ("U", "u") else \
             np.linalg.eigh(a, UPLO="L")
     L = common.new(lam.astype(a.dtype), A.dtype, A.device)
-    V = common.new(_column_major(vec.astype(a.dtype)), A.dtype, A.device, order="K")
+    V = common.new(column_major(vec.astype(a.dtype)), A.dtype, A.device, order="K")
     attrs: dict[str, Any] = {"eigenvalues": L, "eigenvectors": V}
     if differentiable([A]):
         record_multi_output(LINALG_EIGH, A, (L, V), attrs)

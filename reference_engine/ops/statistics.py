@@ -21,18 +21,18 @@ from .basic import reductions as red
 Dims = tuple[int, ...]
 
 
-def _bool(t: Tensor, arr: np.ndarray) -> Tensor:
+def bool_tensor(t: Tensor, arr: np.ndarray) -> Tensor:
     return common.new(arr, dtypes.bool_, t.device)
 
 
-def _sum(t: Tensor, dims: Dims, keepdim: bool) -> Tensor:
+def sum_dims(t: Tensor, dims: Dims, keepdim: bool) -> Tensor:
     """t.sum(dims, keepdim) as the C++ formulas call it: an empty dim list sums every dim."""
     if not dims:
         return red.sum(t, tuple(range(t.ndim)), keepdim) if keepdim and t.ndim else red.sum(t)
     return red.sum(t, dims, keepdim)
 
 
-def _unsqueeze_multiple(t: Tensor, dims: Dims, keepdim: bool, ndim: int) -> Tensor:
+def unsqueeze_dims(t: Tensor, dims: Dims, keepdim: bool, ndim: int) -> Tensor:
     """unsqueeze_multiple(t, dims, ndim) where keepdim is false and self is not 0-d."""
     if keepdim or ndim == 0:
         return t
@@ -41,9 +41,9 @@ def _unsqueeze_multiple(t: Tensor, dims: Dims, keepdim: bool, ndim: int) -> Tens
     return t
 
 
-def _masked_zero(t: Tensor, where: np.ndarray) -> Tensor:
+def masked_zero(t: Tensor, where: np.ndarray) -> Tensor:
     """t.masked_fill_(where, 0) (written in place: the grad's _version is 1)."""
-    return common.written_in_place(indexing.masked_fill(t, _bool(t, where), 0))
+    return common.written_in_place(indexing.masked_fill(t, bool_tensor(t, where), 0))
 
 
 # ---- std / std_mean -----------------------------------------------------------------------
@@ -51,7 +51,7 @@ def _masked_zero(t: Tensor, where: np.ndarray) -> Tensor:
 def _std_backward(g: Tensor, x: Tensor, std: Tensor, dims: Dims | None, correction: float,
                   keepdim: bool) -> Tensor:
     """std_backward: var_backward((grad / (result * 2)).masked_fill_(result == 0, 0), ...)"""
-    grad_var = _masked_zero(ops.div(g, ops.mul_scalar(std, 2)), std._data == 0)
+    grad_var = masked_zero(ops.div(g, ops.mul_scalar(std, 2)), std._data == 0)
     return moments.var_backward(grad_var, x, dims, correction, keepdim)
 
 
@@ -59,9 +59,9 @@ def _std_jvp(x: Tensor, x_t: Tensor, std: Tensor, dims: Dims | None, correction:
              keepdim: bool) -> Tensor:
     """(handle_r_to_c(var_backward(self_t.conj(), self, dim, correction, true).sum(dim or
     all, keepdim)) / (2 * result)).masked_fill_(result == 0, 0)"""
-    terms = moments.var_backward(ops._conj(x_t), x, dims, correction, True)
+    terms = moments.var_backward(ops.conj_of(x_t), x, dims, correction, True)
     var_t = moments.real_part(red.sum(terms) if not dims else red.sum(terms, dims, keepdim))
-    return _masked_zero(ops.div(var_t, ops.mul_scalar(std, 2)), std._data == 0)
+    return masked_zero(ops.div(var_t, ops.mul_scalar(std, 2)), std._data == 0)
 
 
 STD = OpSpec("StdBackward0", ("self",), {"self": ("self", "result")},
@@ -125,8 +125,8 @@ def std_mean(self: Tensor, dim: Any = None, unbiased: bool | None = None,
 def _logsumexp_backward(c: Any, g: Tensor) -> Tensor:
     """grad * (self - result).exp(), grad and result unsqueezed where dims were reduced."""
     x = c.self
-    g = _unsqueeze_multiple(g, c.dim, c.keepdim, x.ndim)
-    result = _unsqueeze_multiple(c.result, c.dim, c.keepdim, x.ndim)
+    g = unsqueeze_dims(g, c.dim, c.keepdim, x.ndim)
+    result = unsqueeze_dims(c.result, c.dim, c.keepdim, x.ndim)
     return ops.mul(g, ops.exp(ops.sub(x, result)))
 
 
@@ -137,7 +137,7 @@ def _logsumexp_jvp(c: Any) -> Tensor:
     x = c.self
     e = ops.exp(ops.sub(x, extremes.amax(x, c.dim, True))) if x.numel() else ops.exp(x)
     return common.written_in_place(
-        ops.div(_sum(ops.mul(e, c.self_t), c.dim, c.keepdim), _sum(e, c.dim, c.keepdim)))
+        ops.div(sum_dims(ops.mul(e, c.self_t), c.dim, c.keepdim), sum_dims(e, c.dim, c.keepdim)))
 
 
 LOGSUMEXP = OpSpec("LogsumexpBackward0", ("self",), {"self": ("self", "result")},
@@ -147,8 +147,8 @@ LOGSUMEXP = OpSpec("LogsumexpBackward0", ("self",), {"self": ("self", "result")}
 def logsumexp(self: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
     """ATen's logsumexp: amax(self, dim) (infinities taken as 0) + log(sum(exp(self - it))),
     an integral input in the default float dtype."""
-    dims = red._dims(self, dim)
-    dt = common._float_dtype(self)
+    dims = red.reduced_dims(self, dim)
+    dt = common.float_dtype(self)
     a = self._data.astype(dt.np)
 
     def compute(a: np.ndarray) -> np.ndarray:
@@ -158,7 +158,7 @@ def logsumexp(self: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> 
         top = np.where(np.isinf(top), 0, top)
         total = np.log(np.sum(np.exp(a - top), axis=dims, keepdims=True)) + top
         return total if keepdim else np.squeeze(total, dims)
-    out = common.new(common._compute(compute, a), dt, self.device)
+    out = common.new(common.compute_on(compute, a), dt, self.device)
     return record(LOGSUMEXP, out, [self], dim=dims, keepdim=keepdim)
 
 
@@ -168,15 +168,15 @@ def _nansum_backward(c: Any, g: Tensor) -> Tensor:
     """nansum_backward: sum_backward(grad, sizes, dims, keepdim) * self.isnan().logical_not()"""
     x = c.self
     g = to_copy.to(g, x.dtype) if g.dtype != x.dtype else g
-    g = views.expand(_unsqueeze_multiple(g, c.dim, c.keepdim, x.ndim), tuple(x.shape))
-    return ops.mul(g, _bool(x, ~np.isnan(x._data)))
+    g = views.expand(unsqueeze_dims(g, c.dim, c.keepdim, x.ndim), tuple(x.shape))
+    return ops.mul(g, bool_tensor(x, ~np.isnan(x._data)))
 
 
 def _nansum_jvp(c: Any) -> Tensor:
     """at::where(self_p.isnan(), 0, self_t).sum(dim, keepdim, dtype)"""
     x = c.self
-    t = comparisons.where(_bool(x, np.isnan(x._data)), 0, c.self_t)
-    return _sum(to_copy.to(t, c.result.dtype), c.dim, c.keepdim)
+    t = comparisons.where(bool_tensor(x, np.isnan(x._data)), 0, c.self_t)
+    return sum_dims(to_copy.to(t, c.result.dtype), c.dim, c.keepdim)
 
 
 NANSUM = OpSpec("NansumBackward0", ("self",), {"self": ("self",)},
@@ -185,7 +185,7 @@ NANSUM = OpSpec("NansumBackward0", ("self",), {"self": ("self",)},
 
 def nansum(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
            dtype: dtype | None = None) -> Tensor:
-    dims = red._dims(self, dim)
+    dims = red.reduced_dims(self, dim)
     dt = dtype or (self.dtype if self.dtype.is_floating_point else dtypes.int64)
     a = np.where(np.isnan(self._data), 0, self._data) if self.dtype.is_floating_point \
         else self._data
@@ -199,7 +199,7 @@ def nanmean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool 
     keepdim)."""
     if not (self.dtype.is_floating_point or (dtype is not None and dtype.is_floating_point)):
         raise RuntimeError(messages.nanmean_dtype((dtype or self.dtype).scalar_name))
-    count = _bool(self, ~np.isnan(self._data))
+    count = bool_tensor(self, ~np.isnan(self._data))
     factor = red.sum(count) if dim is None else red.sum(count, dim, keepdim)
     return ops.div(nansum(self, dim, keepdim, dtype=dtype), factor)
 
@@ -218,7 +218,7 @@ def _scale_grad_by_count(g: Tensor, x: Tensor, value: Tensor, dims: Dims,
     mask = x._data == restored._data
     count = common.new(mask.sum(axis=dims, keepdims=True), dtypes.int64, x.device)
     g = red.restore_reduced_dims(g, dims, keepdim, x.ndim)
-    return ops.mul(ops.div(g, count), _bool(x, mask))
+    return ops.mul(ops.div(g, count), bool_tensor(x, mask))
 
 
 def _aminmax_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:

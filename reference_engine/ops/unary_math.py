@@ -23,8 +23,8 @@ from . import complex_polar, inplace_ops
 from .basic import complex_numbers
 from .basic.comparisons import compare, where
 from .basic.elementwise import (
-    _conj,
     add_scalar,
+    conj_of,
     cos,
     div,
     mul,
@@ -37,12 +37,12 @@ from .basic.elementwise import (
 )
 from .basic.powers import pow
 from .common import (
-    _elementwise,
-    _float_dtype,
-    _promotes,
+    elementwise_op,
+    float_dtype,
     info_zeros,
     iterator_result,
     new,
+    result_dtype,
     zeros_like,
     zeros_scalar,
 )
@@ -50,21 +50,21 @@ from .common import (
 Formula = Callable[[Any, Tensor], Tensor]
 
 
-def _spec(name: str, saves: tuple[str, ...], formula: Formula, jvp: Any = "auto_element_wise"
-          ) -> OpSpec:
+def unary_spec(name: str, saves: tuple[str, ...], formula: Formula, jvp: Any = "auto_element_wise"
+               ) -> OpSpec:
     """A one-input derivatives.yaml entry: `self: <formula>`, `result: auto_element_wise`.
     The formulas conjugate the derivative as derivatives.yaml does (grad * f'(z).conj(),
-    the conjugate Wirtinger convention); _conj is the identity on real tensors."""
+    the conjugate Wirtinger convention); conj_of is the identity on real tensors."""
     return OpSpec(name, ("self",), {"self": saves} if saves else {},
                   lambda c, g: [formula(c, g)], jvp=jvp)
 
 
-def _float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor, **attrs: Any
-           ) -> Tensor:
+def float_result(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor, **attrs: Any
+                 ) -> Tensor:
     """A float result (integers give the default dtype), computed in float64 and rounded."""
-    dt = _float_dtype(self)
+    dt = float_dtype(self)
     wide = dtypes.complex128 if dt.is_complex else dtypes.float64
-    return _elementwise(spec, fn, (self,), out_dtype=dt, compute_dtype=wide, **attrs)
+    return elementwise_op(spec, fn, (self,), out_dtype=dt, compute_dtype=wide, **attrs)
 
 
 def _one_minus_square(x: Tensor) -> Tensor:
@@ -74,80 +74,80 @@ def _one_minus_square(x: Tensor) -> Tensor:
 
 # ---- trigonometric and hyperbolic ---------------------------------------------------------
 
-ACOS = _spec("AcosBackward0", ("self",),
-             lambda c, g: mul(g, neg(_conj(rsqrt(_one_minus_square(c.self))))))
-ASIN = _spec("AsinBackward0", ("self",),
-             lambda c, g: mul(g, _conj(rsqrt(_one_minus_square(c.self)))))
-ATAN = _spec("AtanBackward0", ("self",),
-             lambda c, g: div(g, _conj(add_scalar(mul(c.self, c.self), 1))))
+ACOS = unary_spec("AcosBackward0", ("self",),
+                  lambda c, g: mul(g, neg(conj_of(rsqrt(_one_minus_square(c.self))))))
+ASIN = unary_spec("AsinBackward0", ("self",),
+                  lambda c, g: mul(g, conj_of(rsqrt(_one_minus_square(c.self)))))
+ATAN = unary_spec("AtanBackward0", ("self",),
+                  lambda c, g: div(g, conj_of(add_scalar(mul(c.self, c.self), 1))))
 # self.is_complex() ? grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj()
 #                   : grad * (self * self - 1).rsqrt()   (sqrt(x*y) = sqrt(x)*sqrt(y) only for
 # real x, y >= 0)
-ACOSH = _spec("AcoshBackward0", ("self",), lambda c, g: mul(g, _conj(mul(
+ACOSH = unary_spec("AcoshBackward0", ("self",), lambda c, g: mul(g, conj_of(mul(
     rsqrt(add_scalar(c.self, 1)), rsqrt(sub_scalar(c.self, 1))))) if c.self.dtype.is_complex
     else mul(g, rsqrt(sub_scalar(mul(c.self, c.self), 1))))
-ASINH = _spec("AsinhBackward0", ("self",),
-              lambda c, g: mul(g, _conj(rsqrt(add_scalar(pow(c.self, 2), 1)))))
+ASINH = unary_spec("AsinhBackward0", ("self",),
+                   lambda c, g: mul(g, conj_of(rsqrt(add_scalar(pow(c.self, 2), 1)))))
 # grad * 1 / (1 - self.pow(2))
-ATANH = _spec("AtanhBackward0", ("self",),
-              lambda c, g: div(mul_scalar(g, 1), _conj(one_minus(pow(c.self, 2)))))
-SINH = _spec("SinhBackward0", ("self",), lambda c, g: mul(g, _conj(cosh(c.self))))
-COSH = _spec("CoshBackward0", ("self",), lambda c, g: mul(g, _conj(sinh(c.self))))
-TAN = _spec("TanBackward0", ("result",),
-            lambda c, g: mul(g, _conj(add_scalar(pow(c.result, 2), 1))))
+ATANH = unary_spec("AtanhBackward0", ("self",),
+                   lambda c, g: div(mul_scalar(g, 1), conj_of(one_minus(pow(c.self, 2)))))
+SINH = unary_spec("SinhBackward0", ("self",), lambda c, g: mul(g, conj_of(cosh(c.self))))
+COSH = unary_spec("CoshBackward0", ("self",), lambda c, g: mul(g, conj_of(sinh(c.self))))
+TAN = unary_spec("TanBackward0", ("result",),
+                 lambda c, g: mul(g, conj_of(add_scalar(pow(c.result, 2), 1))))
 
 
 def acos(self: Tensor) -> Tensor:
-    return _float(ACOS, np.arccos, self)
+    return float_result(ACOS, np.arccos, self)
 
 
 def asin(self: Tensor) -> Tensor:
-    return _float(ASIN, np.arcsin, self)
+    return float_result(ASIN, np.arcsin, self)
 
 
 def atan(self: Tensor) -> Tensor:
-    return _float(ATAN, np.arctan, self)
+    return float_result(ATAN, np.arctan, self)
 
 
 def acosh(self: Tensor) -> Tensor:
-    return _float(ACOSH, np.arccosh, self)
+    return float_result(ACOSH, np.arccosh, self)
 
 
 def asinh(self: Tensor) -> Tensor:
-    return _float(ASINH, np.arcsinh, self)
+    return float_result(ASINH, np.arcsinh, self)
 
 
 def atanh(self: Tensor) -> Tensor:
-    return _float(ATANH, np.arctanh, self)
+    return float_result(ATANH, np.arctanh, self)
 
 
 def sinh(self: Tensor) -> Tensor:
-    return _float(SINH, np.sinh, self)
+    return float_result(SINH, np.sinh, self)
 
 
 def cosh(self: Tensor) -> Tensor:
-    return _float(COSH, np.cosh, self)
+    return float_result(COSH, np.cosh, self)
 
 
 def tan(self: Tensor) -> Tensor:
-    return _float(TAN, np.tan, self)
+    return float_result(TAN, np.tan, self)
 
 
 # ---- logs, exps, powers -------------------------------------------------------------------
 
 LN2, LN10 = 0.6931471805599453, 2.3025850929940456
 # log1p_backward(grad, self): grad / (self + 1)
-LOG1P = _spec("Log1PBackward0", ("self",), lambda c, g: div(g, _conj(add_scalar(c.self, 1))))
-LOG2 = _spec("Log2Backward0", ("self",), lambda c, g: div(g, mul_scalar(_conj(c.self), LN2)))
-LOG10 = _spec("Log10Backward0", ("self",),
-              lambda c, g: div(g, mul_scalar(_conj(c.self), LN10)))
-EXPM1 = _spec("Expm1Backward0", ("result",),
-              lambda c, g: mul(g, add_scalar(_conj(c.result), 1)))
-EXP2 = _spec("Exp2Backward0", ("result",),
-             lambda c, g: mul_scalar(mul(g, _conj(c.result)), LN2))
+LOG1P = unary_spec("Log1PBackward0", ("self",), lambda c, g: div(g, conj_of(add_scalar(c.self, 1))))
+LOG2 = unary_spec("Log2Backward0", ("self",), lambda c, g: div(g, mul_scalar(conj_of(c.self), LN2)))
+LOG10 = unary_spec("Log10Backward0", ("self",),
+                   lambda c, g: div(g, mul_scalar(conj_of(c.self), LN10)))
+EXPM1 = unary_spec("Expm1Backward0", ("result",),
+                   lambda c, g: mul(g, add_scalar(conj_of(c.result), 1)))
+EXP2 = unary_spec("Exp2Backward0", ("result",),
+                  lambda c, g: mul_scalar(mul(g, conj_of(c.result)), LN2))
 # -0.5 * grad * result.pow(3).conj()
-RSQRT: OpSpec = _spec("RsqrtBackward0", ("result",),
-                      lambda c, g: mul(mul_scalar(g, -0.5), _conj(pow(c.result, 3))))
+RSQRT: OpSpec = unary_spec("RsqrtBackward0", ("result",),
+                           lambda c, g: mul(mul_scalar(g, -0.5), conj_of(pow(c.result, 3))))
 
 
 def _sinc_backward(c: Any, g: Tensor) -> Tensor:
@@ -160,33 +160,33 @@ def _sinc_backward(c: Any, g: Tensor) -> Tensor:
     return where(compare(self_squared_pi, 0.0, np.equal), zeros_scalar(g), out)
 
 
-SINC = _spec("SincBackward0", ("self",), _sinc_backward)
-DEG2RAD = _spec("Deg2RadBackward0", (), lambda c, g: mul_scalar(g, math.pi / 180))
-RAD2DEG = _spec("Rad2DegBackward0", (), lambda c, g: mul_scalar(g, 180 / math.pi))
+SINC = unary_spec("SincBackward0", ("self",), _sinc_backward)
+DEG2RAD = unary_spec("Deg2RadBackward0", (), lambda c, g: mul_scalar(g, math.pi / 180))
+RAD2DEG = unary_spec("Rad2DegBackward0", (), lambda c, g: mul_scalar(g, 180 / math.pi))
 
 
 def log1p(self: Tensor) -> Tensor:
-    return _float(LOG1P, np.log1p, self)
+    return float_result(LOG1P, np.log1p, self)
 
 
 def log2(self: Tensor) -> Tensor:
-    return _float(LOG2, np.log2, self)
+    return float_result(LOG2, np.log2, self)
 
 
 def log10(self: Tensor) -> Tensor:
-    return _float(LOG10, np.log10, self)
+    return float_result(LOG10, np.log10, self)
 
 
 def expm1(self: Tensor) -> Tensor:
-    return _float(EXPM1, np.expm1, self)
+    return float_result(EXPM1, np.expm1, self)
 
 
 def exp2(self: Tensor) -> Tensor:
-    return _float(EXP2, np.exp2, self)
+    return float_result(EXP2, np.exp2, self)
 
 
 def rsqrt(self: Tensor) -> Tensor:
-    return _float(RSQRT, lambda a: 1.0 / np.sqrt(a), self)
+    return float_result(RSQRT, lambda a: 1.0 / np.sqrt(a), self)
 
 
 def square(self: Tensor) -> Tensor:
@@ -204,14 +204,14 @@ def _sinc(a: np.ndarray) -> np.ndarray:
 
 
 def sinc(self: Tensor) -> Tensor:
-    dt = _float_dtype(self)
-    return _elementwise(SINC, _sinc, (self,), out_dtype=dt, compute_dtype=dt)
+    dt = float_dtype(self)
+    return elementwise_op(SINC, _sinc, (self,), out_dtype=dt, compute_dtype=dt)
 
 
 def _scaled(spec: OpSpec, factor: float, self: Tensor) -> Tensor:
     """self * factor in self's float dtype: the factor is a wrapped scalar, rounded to it."""
-    dt = _float_dtype(self)
-    return _elementwise(spec, lambda a: a * dt.np.type(factor), (self,), compute_dtype=dt)
+    dt = float_dtype(self)
+    return elementwise_op(spec, lambda a: a * dt.np.type(factor), (self,), compute_dtype=dt)
 
 
 def deg2rad(self: Tensor) -> Tensor:
@@ -235,7 +235,7 @@ def _logit_backward(c: Any, g: Tensor) -> Tensor:
     return where(inside, div(g, mul(c.self, one_minus(c.self))), value)
 
 
-LOGIT = _spec("LogitBackward0", ("self",), _logit_backward)
+LOGIT = unary_spec("LogitBackward0", ("self",), _logit_backward)
 
 
 def logit(self: Tensor, eps: float | None = None) -> Tensor:
@@ -244,7 +244,7 @@ def logit(self: Tensor, eps: float | None = None) -> Tensor:
         # way): with eps above 0.5 an element under eps becomes eps, not 1 - eps
         x = a if eps is None else np.where(a < eps, eps, np.where(a > 1.0 - eps, 1.0 - eps, a))
         return np.log(x / (1.0 - x))
-    return _float(LOGIT, fn, self, eps=eps)
+    return float_result(LOGIT, fn, self, eps=eps)
 
 
 # ---- complex-number views of a real tensor, angle, frexp, nextafter --------------------------
@@ -273,7 +273,7 @@ def conj_physical(self: Tensor) -> Tensor:
 
 
 # angle_backward of a real self: zeros_like(self, MemoryFormat::Preserve); the jvp likewise
-ANGLE = _spec("AngleBackward0", ("self",), lambda c, g: zeros_like(c.self))
+ANGLE = unary_spec("AngleBackward0", ("self",), lambda c, g: zeros_like(c.self))
 
 
 def angle(self: Tensor) -> Tensor:
@@ -282,7 +282,7 @@ def angle(self: Tensor) -> Tensor:
         return complex_polar.angle(self)
     def fn(a: np.ndarray) -> np.ndarray:
         return np.where(np.isnan(a), a, np.where(a < 0, a.dtype.type(math.pi), a.dtype.type(0)))
-    return _elementwise(ANGLE, fn, (self,), compute_dtype=_float_dtype(self))
+    return elementwise_op(ANGLE, fn, (self,), compute_dtype=float_dtype(self))
 
 
 class frexp_return_type(tuple[Tensor, Tensor]):
@@ -331,11 +331,11 @@ NEXTAFTER = OpSpec(
 
 def nextafter(self: Tensor, other: Tensor) -> Tensor:
     # nextafter_cpu dispatches floating types only, on the operands' promoted dtype
-    promoted = _promotes([self, other])
+    promoted = result_dtype([self, other])
     if not promoted.is_floating_point:
         raise NotImplementedError(messages.kernel_not_implemented("nextafter_cpu",
                                                                   promoted.scalar_name))
-    return _elementwise(NEXTAFTER, np.nextafter, (self, other))
+    return elementwise_op(NEXTAFTER, np.nextafter, (self, other))
 
 
 # ---- in-place forms ------------------------------------------------------------------------
@@ -343,25 +343,25 @@ def nextafter(self: Tensor, other: Tensor) -> Tensor:
 # a clone of self where the formula reads it). acosh_, asinh_ and atanh_ are left out: torch's
 # autograd refuses them (derivatives.yaml: not_implemented("inplace version of acosh")).
 
-def _inplace(spec: OpSpec, fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+def inplace_variant(spec: OpSpec, fn: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
     def op_(self: Tensor) -> Tensor:
         return inplace_ops.unary_inplace(spec, fn)(self)
     op_.__name__ = op_.__qualname__ = fn.__name__ + "_"
     return op_
 
 
-acos_ = _inplace(ACOS, acos)
-asin_ = _inplace(ASIN, asin)
-atan_ = _inplace(ATAN, atan)
-sinh_ = _inplace(SINH, sinh)
-cosh_ = _inplace(COSH, cosh)
-tan_ = _inplace(TAN, tan)
-log1p_ = _inplace(LOG1P, log1p)
-log2_ = _inplace(LOG2, log2)
-log10_ = _inplace(LOG10, log10)
-expm1_ = _inplace(EXPM1, expm1)
-exp2_ = _inplace(EXP2, exp2)
-rsqrt_ = _inplace(RSQRT, rsqrt)
-sinc_ = _inplace(SINC, sinc)
-deg2rad_ = _inplace(DEG2RAD, deg2rad)
-rad2deg_ = _inplace(RAD2DEG, rad2deg)
+acos_ = inplace_variant(ACOS, acos)
+asin_ = inplace_variant(ASIN, asin)
+atan_ = inplace_variant(ATAN, atan)
+sinh_ = inplace_variant(SINH, sinh)
+cosh_ = inplace_variant(COSH, cosh)
+tan_ = inplace_variant(TAN, tan)
+log1p_ = inplace_variant(LOG1P, log1p)
+log2_ = inplace_variant(LOG2, log2)
+log10_ = inplace_variant(LOG10, log10)
+expm1_ = inplace_variant(EXPM1, expm1)
+exp2_ = inplace_variant(EXP2, exp2)
+rsqrt_ = inplace_variant(RSQRT, rsqrt)
+sinc_ = inplace_variant(SINC, sinc)
+deg2rad_ = inplace_variant(DEG2RAD, deg2rad)
+rad2deg_ = inplace_variant(RAD2DEG, rad2deg)

@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from . import backward as grad_ops
 from . import complex_polar, kernels
 from .basic.elementwise import mul, refuse_complex_clamp, unary_float
-from .common import _elementwise
+from .common import elementwise_op
 from .inplace_ops import unary_inplace
 
 ABS: OpSpec = OpSpec("AbsBackward0", ("self",), {"self": ("self",)},
@@ -35,7 +35,7 @@ RELU: OpSpec = OpSpec("ReluBackward0", ("self",), {"self": ("result",)},
 def abs(self: Tensor) -> Tensor:
     if self.dtype.is_complex:   # a real result, and its own formula
         return complex_polar.abs(self)
-    return _elementwise(ABS, np.abs, (self,))
+    return elementwise_op(ABS, np.abs, (self,))
 
 
 def tanh(self: Tensor) -> Tensor:
@@ -49,7 +49,7 @@ def sigmoid(self: Tensor) -> Tensor:
 def relu(self: Tensor) -> Tensor:
     # relu is clamp_min(self, 0): x < 0 ? 0 : x, so -0.0 stays -0.0 and NaN stays NaN.
     refuse_complex_clamp(self)
-    return _elementwise(RELU, lambda a: kernels.clamp(a, 0, None), (self,))
+    return elementwise_op(RELU, lambda a: kernels.clamp(a, 0, None), (self,))
 
 
 abs_ = unary_inplace(ABS, abs)

@@ -104,9 +104,9 @@ def unique_dim(self: Tensor, dim: int, sorted: bool = True, return_inverse: bool
     return _output(UNIQUE_DIM, self, values), _ints(inverse, self), _ints(counts, self)
 
 
-def _vf_unique_consecutive(self: Tensor, return_inverse: bool = False,
-                           return_counts: bool = False, dim: int | None = None
-                           ) -> tuple[Tensor, Tensor, Tensor]:
+def vf_unique_consecutive(self: Tensor, return_inverse: bool = False,
+                          return_counts: bool = False, dim: int | None = None
+                          ) -> tuple[Tensor, Tensor, Tensor]:
     """torch._VF.unique_consecutive (ATen's unique_consecutive, which calls
     unique_dim_consecutive for a dim: the node is UniqueConsecutiveBackward0 either way)."""
     values, inverse, _, counts = _along(self, dim, True)
@@ -138,5 +138,5 @@ def unique(self: Tensor, sorted: bool = True, return_inverse: bool = False,
 
 def unique_consecutive(self: Tensor, return_inverse: bool = False,
                        return_counts: bool = False, dim: int | None = None) -> Any:
-    out = _vf_unique_consecutive(self, return_inverse, return_counts, dim)
+    out = vf_unique_consecutive(self, return_inverse, return_counts, dim)
     return _pick(*out, return_inverse, return_counts)

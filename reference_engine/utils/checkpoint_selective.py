@@ -88,18 +88,18 @@ Storage = defaultdict[OpOverload, dict[int, Any]]
 
 
 class _Mode:
-    """One of the two modes; entered as a context manager, active while on _MODES."""
+    """One of the two modes; entered as a context manager, active while on ACTIVE_MODES."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.counter: defaultdict[OpOverload, int] = defaultdict(int)
 
     def __enter__(self) -> _Mode:
-        _MODES.append(self)
+        ACTIVE_MODES.append(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _MODES.remove(self)
+        ACTIVE_MODES.remove(self)
 
     def index(self, op: OpOverload) -> int:
         idx = self.counter[op]
@@ -187,30 +187,30 @@ def _below_autograd() -> Iterator[None]:
 
 # The modes entered, innermost last. torch pops a mode while its __torch_dispatch__ runs, so
 # the op's own computation and the policy run without it: `dispatch` does the same.
-_MODES: list[_Mode] = []
+ACTIVE_MODES: list[_Mode] = []
 
 
 @contextlib.contextmanager
 def disable_current_modes() -> Iterator[None]:
     """torch.utils._python_dispatch._disable_current_modes: no mode sees what runs inside
     (the harness reads values under it)."""
-    saved = _MODES[:]
-    _MODES.clear()
+    saved = ACTIVE_MODES[:]
+    ACTIVE_MODES.clear()
     try:
         yield
     finally:
-        _MODES[:] = saved
+        ACTIVE_MODES[:] = saved
 
 
 def dispatch(op: OpOverload, fn: Callable[..., Any], args: tuple[Any, ...],
              kwargs: dict[str, Any]) -> Any:
-    if not _MODES:
+    if not ACTIVE_MODES:
         return fn(*args, **kwargs)
-    mode = _MODES.pop()
+    mode = ACTIVE_MODES.pop()
     try:
         return mode.call(op, fn, args, kwargs)
     finally:
-        _MODES.append(mode)
+        ACTIVE_MODES.append(mode)
 
 
 def create_selective_checkpoint_contexts(policy_fn_or_list: Any,

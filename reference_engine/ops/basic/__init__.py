@@ -28,9 +28,9 @@ hooks; a tensor holds its grad_fn). Every other module here imports only modules
                              formula takes a complex grad's real part
     complex_numbers          complex tensors' views (real, view_as_real, view_as_complex)
                              and lazy conjugation (conj, resolve_conj, conj_physical)
-    reductions, views        sum and sum_to; the view ops and their machinery (a view's
-                             flat positions in its base)
-    copying                  clone, contiguous
+    reductions, views        sum and sum_to; the view ops
+    copying, view_making     clone, contiguous; how a view is made (its flat positions in
+                             its base, creation meta, forward view and graph record)
 
 What sits above (written on these, called by none of their formulas): abs, angle and sgn of
 complex tensors (ops/complex_polar.py, sgn's formula writes in place), maximum/minimum

@@ -12,12 +12,12 @@ from ... import dtypes, messages
 from ...autograd_meta import OpSpec, record
 from ...tensor import Tensor
 from ..common import (
-    _elementwise,
-    _promotes,
     broadcast_shapes,
     common_device,
+    elementwise_op,
     iterator_result,
     new,
+    result_dtype,
     wrap,
     zeros_scalar,
 )
@@ -31,10 +31,10 @@ _ORDERINGS: dict[object, str] = {np.less: "lt_cpu", np.less_equal: "le_cpu",
 def compare(self: Any, other: Any, fn: Callable[..., Any]) -> Tensor:
     kernel = _ORDERINGS.get(fn)
     if kernel is not None:
-        dt = _promotes([wrap(self), wrap(other)])
+        dt = result_dtype([wrap(self), wrap(other)])
         if dt.is_complex:
             raise NotImplementedError(messages.kernel_not_implemented(kernel, dt.scalar_name))
-    return _elementwise(None, fn, (self, other), out_dtype=dtypes.bool_)
+    return elementwise_op(None, fn, (self, other), out_dtype=dtypes.bool_)
 
 
 def logical_not(self: Tensor) -> Tensor:
@@ -75,7 +75,7 @@ def _where_jvp(c: Any) -> Tensor:
 
 def where(condition: Tensor, self: Any, other: Any) -> Tensor:
     a, b = wrap(self), wrap(other)
-    dt = _promotes([a, b])
+    dt = result_dtype([a, b])
     dev = common_device([condition, a, b])
     # TensorIterator's shape, folded over condition, self, other: its error, not NumPy's
     broadcast_shapes(tuple(condition.shape), tuple(a.shape), tuple(b.shape))

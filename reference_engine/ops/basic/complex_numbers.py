@@ -37,7 +37,7 @@ from ...autograd_meta import OpSpec, record
 from ...grad_mode import is_grad_enabled
 from ...tensor import Tensor
 from .. import creation_meta
-from ..common import _elementwise
+from ..common import elementwise_op
 from . import copying, views
 from .copying import contiguous
 
@@ -51,7 +51,7 @@ def _parts_index(positions: np.ndarray) -> np.ndarray:
 
 def view_with_data(src: Tensor, data: np.ndarray, dt: dtypes.dtype, index: np.ndarray | None,
           spec: OpSpec, **attrs: Any) -> Tensor:
-    """A view of src whose data (another dtype) is `data`: views.py's bookkeeping (base,
+    """A view of src whose data (another dtype) is `data`: view_making.py's bookkeeping (base,
     version counter, view positions, creation meta), with the positions given."""
     base = src._base if src._base is not None else src
     out = Tensor(data, dt, src.device)
@@ -189,7 +189,7 @@ def conj_physical(self: Tensor) -> Tensor:
     """A real tensor itself; a complex one's conjugate, computed (ConjPhysicalBackward0)."""
     if not self.dtype.is_complex:
         return self
-    return _elementwise(CONJ_PHYSICAL, np.conj, (self,))
+    return elementwise_op(CONJ_PHYSICAL, np.conj, (self,))
 
 
 # ---- abs, angle, sgn of complex tensors ------------------------------------------------

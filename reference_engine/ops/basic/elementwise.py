@@ -22,13 +22,13 @@ from ...tensor import Tensor
 from .. import kernels, zero_tensor
 from ..common import (
     Number,
-    _compute,
-    _elementwise,
-    _float_dtype,
-    _promotes,
+    compute_on,
+    elementwise_op,
+    float_dtype,
     iterator_result,
     new,
     parse,
+    result_dtype,
     wrap,
 )
 from ..out_overloads import into_out
@@ -51,26 +51,27 @@ RSUB = OpSpec("RsubBackward0", ("self", "other"),
 RSUB_SCALAR = OpSpec("RsubBackward1", ("self",),
                      backward=lambda c, g: [_times(neg(g), c.alpha)], jvp="auto_element_wise")
 MUL = OpSpec("MulBackward0", ("self", "other"), {"self": ("other",), "other": ("self",)},
-             lambda c, g: c.grads(lambda: mul(g, _conj(c.other)), lambda: mul(g, _conj(c.self))),
+             lambda c, g: c.grads(lambda: mul(g, conj_of(c.other)),
+                                  lambda: mul(g, conj_of(c.self))),
              jvp=lambda c: add(mul(c.other_t, c.self), mul(c.self_t, c.other)))
 MUL_SCALAR = OpSpec("MulBackward1", ("self",),
-                    backward=lambda c, g: [mul_scalar(g, _conj(c.other))],
+                    backward=lambda c, g: [mul_scalar(g, conj_of(c.other))],
                     jvp=lambda c: mul_scalar(c.self_t, c.other))
 DIV = OpSpec("DivBackward0", ("self", "other"), {"self": ("other",), "other": ("self", "other")},
-             lambda c, g: c.grads(lambda: div(g, _conj(c.other)),
-                                  lambda: mul(neg(g), _conj(div(div(c.self, c.other), c.other)))),
+             lambda c, g: c.grads(lambda: div(g, conj_of(c.other)),
+                                  lambda: mul(neg(g), conj_of(div(div(c.self, c.other), c.other)))),
              jvp=lambda c: div(sub(c.self_t, mul(c.other_t, c.result)), c.other))
 DIV_SCALAR = OpSpec("DivBackward1", ("self",),
-                    backward=lambda c, g: [div_scalar(g, _conj(c.other))],
+                    backward=lambda c, g: [div_scalar(g, conj_of(c.other))],
                     jvp=lambda c: div_scalar(c.self_t, c.other))
 NEG: OpSpec = OpSpec("NegBackward0", ("self",), backward=lambda c, g: [neg(g)],
                      jvp="auto_element_wise")
 RECIPROCAL = OpSpec("ReciprocalBackward0", ("self",), {"self": ("result",)},
-                    lambda c, g: [mul(neg(g), _conj(mul(c.result, c.result)))],
+                    lambda c, g: [mul(neg(g), conj_of(mul(c.result, c.result)))],
                     jvp="auto_element_wise")
 
 
-def _conj(x: Any) -> Any:
+def conj_of(x: Any) -> Any:
     """derivatives.yaml's .conj() in a formula: the identity on real tensors and numbers."""
     if isinstance(x, Tensor):
         return complex_numbers.conj(x)
@@ -79,7 +80,7 @@ def _conj(x: Any) -> Any:
 
 def _zero_dtype(ts: list[Tensor]) -> Any:
     """The result dtype of a zerotensor kernel (see zero_tensor.on_meta)."""
-    return _promotes([zero_tensor.on_meta(t) for t in ts])
+    return result_dtype([zero_tensor.on_meta(t) for t in ts])
 
 
 def _times(g: Tensor, alpha: Number) -> Tensor:
@@ -93,8 +94,8 @@ def add(self: Any, other: Any, alpha: Number = 1, *, out: Tensor | None = None) 
         ts = [wrap(self), wrap(other)]
         return record(ADD, zero_tensor.total(ts, _zero_dtype(ts), iterator_result, alpha), ts,
                       alpha=alpha)
-    return _elementwise(ADD, lambda a, b: a + alpha * b if alpha != 1 else a + b,
-                        (self, other), alpha=alpha)
+    return elementwise_op(ADD, lambda a, b: a + alpha * b if alpha != 1 else a + b,
+                          (self, other), alpha=alpha)
 
 
 def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
@@ -102,8 +103,8 @@ def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
         ts = [wrap(self), wrap(other)]
         return record(SUB, zero_tensor.total(ts, _zero_dtype(ts), iterator_result, alpha,
                                              subtract=True), ts, alpha=alpha)
-    return _elementwise(SUB, lambda a, b: a - alpha * b if alpha != 1 else a - b,
-                        (self, other), alpha=alpha)
+    return elementwise_op(SUB, lambda a, b: a - alpha * b if alpha != 1 else a - b,
+                          (self, other), alpha=alpha)
 
 
 def one_minus(self: Tensor) -> Tensor:
@@ -115,16 +116,16 @@ def one_minus(self: Tensor) -> Tensor:
 
 def add_scalar(self: Tensor, other: Number) -> Tensor:
     """tensor + Scalar as C++ formulas write it (AddBackward1; the scalar is no input)."""
-    dt = _promotes([self, wrap(other)])
-    arr = _compute(lambda a: a + other, self._data.astype(dt.np))
+    dt = result_dtype([self, wrap(other)])
+    arr = compute_on(lambda a: a + other, self._data.astype(dt.np))
     return record(ADD_SCALAR, iterator_result(arr, dt, self.device, [self]), [self],
                   other=other)
 
 
 def sub_scalar(self: Tensor, other: Number) -> Tensor:
     """tensor - Scalar as C++ formulas write it (SubBackward1)."""
-    dt = _promotes([self, wrap(other)])
-    arr = _compute(lambda a: a - other, self._data.astype(dt.np))
+    dt = result_dtype([self, wrap(other)])
+    arr = compute_on(lambda a: a - other, self._data.astype(dt.np))
     return record(SUB_SCALAR, iterator_result(arr, dt, self.device, [self]), [self],
                   other=other)
 
@@ -136,11 +137,11 @@ def rsub(self: Tensor, other: Tensor | Number, alpha: Number = 1) -> Tensor:
     if isinstance(other, Tensor):
         # ATen's rsub is sub(other, self, alpha): other is TensorIterator's first operand,
         # whose layout the result takes
-        out = _elementwise(None, lambda b, a: b - alpha * a if alpha != 1 else b - a,
-                           (other, self))
+        out = elementwise_op(None, lambda b, a: b - alpha * a if alpha != 1 else b - a,
+                             (other, self))
         return record(RSUB, out, [self, other], alpha=alpha)
-    dt = _promotes([self, wrap(other)])
-    arr = _compute(lambda a: other - alpha * a, self._data.astype(dt.np))
+    dt = result_dtype([self, wrap(other)])
+    arr = compute_on(lambda a: other - alpha * a, self._data.astype(dt.np))
     return record(RSUB_SCALAR, iterator_result(arr, dt, self.device, [self]), [self],
                   alpha=alpha, other=other)
 
@@ -151,7 +152,7 @@ def mul(self: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
         ts = [wrap(self), wrap(other)]
         return record(MUL, zero_tensor.product(ts, _zero_dtype(ts)), ts)
-    return _elementwise(MUL, kernels.multiply, (self, other))
+    return elementwise_op(MUL, kernels.multiply, (self, other))
 
 
 def mul_scalar(self: Tensor, other: Number) -> Tensor:
@@ -159,8 +160,8 @@ def mul_scalar(self: Tensor, other: Number) -> Tensor:
     if self._zerotensor:
         return record(MUL_SCALAR, zero_tensor.scaled(self, _zero_dtype([self, wrap(other)])),
                       [self], other=other)
-    dt = _promotes([self, wrap(other)])
-    arr = _compute(lambda a: kernels.multiply(a, other), self._data.astype(dt.np))
+    dt = result_dtype([self, wrap(other)])
+    arr = compute_on(lambda a: kernels.multiply(a, other), self._data.astype(dt.np))
     return record(MUL_SCALAR, iterator_result(arr, dt, self.device, [self]), [self],
                   other=other)
 
@@ -171,21 +172,21 @@ def div(self: Any, other: Any) -> Tensor:
     ts = [wrap(self), wrap(other)]
     if zero_tensor.is_zero(self) or zero_tensor.is_zero(other):
         return record(DIV, zero_tensor.product(ts, _zero_dtype(ts), divide=True), ts)
-    dt = _promotes(ts)
-    return _elementwise(DIV, np.true_divide, ts,
-                        compute_dtype=dt if dt.is_differentiable else dtypes.get_default_dtype())
+    dt = result_dtype(ts)
+    return elementwise_op(DIV, np.true_divide, ts,
+                          compute_dtype=dt if dt.is_differentiable else dtypes.get_default_dtype())
 
 
 def div_scalar(self: Tensor, other: Number) -> Tensor:
-    arr = _compute(lambda a: a / other, self._data)
-    return record(DIV_SCALAR, iterator_result(arr, _float_dtype(self), self.device, [self]),
+    arr = compute_on(lambda a: a / other, self._data)
+    return record(DIV_SCALAR, iterator_result(arr, float_dtype(self), self.device, [self]),
                   [self], other=other)
 
 
 def neg(self: Tensor) -> Tensor:
     if self.dtype is dtypes.bool_:
         raise RuntimeError(messages.NEG_BOOL)
-    return _elementwise(NEG, np.negative, (self,))
+    return elementwise_op(NEG, np.negative, (self,))
 
 
 def reciprocal(self: Tensor) -> Tensor:
@@ -199,29 +200,29 @@ def reciprocal(self: Tensor) -> Tensor:
 
 def unary_float(spec: OpSpec, fn: Callable[[np.ndarray], Any], self: Tensor,
                  rounded: bool = False) -> Tensor:
-    dt = _float_dtype(self)
+    dt = float_dtype(self)
     if rounded and dt is dtypes.float32:
         # torch's float32 exp/log/sin/cos/tanh (SLEEF, within 1 ULP) are nearly always the
         # correctly rounded value; numpy's float32 SIMD loops are often 1 ULP off, which a
         # chain like exp(x * x) amplifies past the comparison's tolerance. Computing in
         # float64 and rounding once agrees with torch far more often.
-        return _elementwise(spec, fn, (self,), out_dtype=dt, compute_dtype=dtypes.float64)
-    return _elementwise(spec, fn, (self,), compute_dtype=dt)
+        return elementwise_op(spec, fn, (self,), out_dtype=dt, compute_dtype=dtypes.float64)
+    return elementwise_op(spec, fn, (self,), compute_dtype=dt)
 
 
 # Annotated: inplace.py reads these unary specs, and mypy, checking the import circle, would
 # meet them before it infers their type.
 EXP: OpSpec = OpSpec("ExpBackward0", ("self",), {"self": ("result",)},
-                     lambda c, g: [mul(g, _conj(c.result))], jvp="auto_element_wise")
+                     lambda c, g: [mul(g, conj_of(c.result))], jvp="auto_element_wise")
 LOG: OpSpec = OpSpec("LogBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [div(g, _conj(c.self))], jvp="auto_element_wise")
+                     lambda c, g: [div(g, conj_of(c.self))], jvp="auto_element_wise")
 SQRT: OpSpec = OpSpec("SqrtBackward0", ("self",), {"self": ("result",)},
-                      lambda c, g: [div(g, _conj(mul_scalar(c.result, 2)))],
+                      lambda c, g: [div(g, conj_of(mul_scalar(c.result, 2)))],
                       jvp="auto_element_wise")
 SIN: OpSpec = OpSpec("SinBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [mul(g, _conj(cos(c.self)))], jvp="auto_element_wise")
+                     lambda c, g: [mul(g, conj_of(cos(c.self)))], jvp="auto_element_wise")
 COS: OpSpec = OpSpec("CosBackward0", ("self",), {"self": ("self",)},
-                     lambda c, g: [mul(g, neg(_conj(sin(c.self))))], jvp="auto_element_wise")
+                     lambda c, g: [mul(g, neg(conj_of(sin(c.self))))], jvp="auto_element_wise")
 def exp(self: Tensor) -> Tensor:
     return unary_float(EXP, np.exp, self, rounded=True)
 

@@ -15,23 +15,23 @@ from ...tensor import Tensor
 from ..common import (
     OUT,
     Number,
-    _compute,
-    _elementwise,
-    _promotes,
+    compute_on,
+    elementwise_op,
     new,
     parse,
+    result_dtype,
     wrap,
     zeros_contiguous,
     zeros_scalar,
 )
 from . import comparisons, complex_imag, complex_numbers, to_copy
-from .elementwise import _conj, add, log, mul, mul_scalar, sub_scalar
+from .elementwise import add, conj_of, log, mul, mul_scalar, sub_scalar
 
 
 def _pow0_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     if c.exponent == 0:   # pow_backward: zeros_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT)
         return [zeros_contiguous(c.self)]
-    return [mul(g, _conj(mul_scalar(pow(c.self, c.exponent - 1), c.exponent)))]
+    return [mul(g, conj_of(mul_scalar(pow(c.self, c.exponent - 1), c.exponent)))]
 
 
 def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> Tensor:
@@ -52,7 +52,7 @@ def _log_base_term(base: Tensor | Number, exponent: Tensor, result: Tensor) -> T
     if isinstance(base, Tensor):
         # (`self.to(at::result_type(self, exponent))`: a float16 base of a float64 exponent
         # takes its log in float64; not result's dtype, which an in-place pow_ keeps)
-        promoted = _promotes([base_t, exponent])
+        promoted = result_dtype([base_t, exponent])
         log_b: Any = log(base_t if base_t.dtype is promoted else to_copy.to(base_t, promoted))
     else:
         log_b = complex(np.log(complex(base))) if exponent.dtype.is_complex else \
@@ -67,8 +67,8 @@ POW1: OpSpec = OpSpec(
     {"self": ("self", "exponent"), "exponent": ("self", "exponent", "result")},
     lambda c, g: c.grads(
         lambda: comparisons.where(comparisons.compare(c.exponent, 0, np.equal), zeros_scalar(g),
-                      mul(g, _conj(mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1)))))),
-        lambda: mul(g, _conj(_log_base_term(c.self, c.exponent, c.result)))),
+                      mul(g, conj_of(mul(c.exponent, pow(c.self, sub_scalar(c.exponent, 1)))))),
+        lambda: mul(g, conj_of(_log_base_term(c.self, c.exponent, c.result)))),
     jvp=lambda c: _pow1_jvp(c))
 
 
@@ -76,12 +76,12 @@ def _pow1_jvp(c: Any) -> Tensor:
     """(pow_backward_self(self_t.conj(), ...) + pow_backward_exponent(exponent_t.conj(),
     ...)).conj(): the two backward formulas given the conjugated tangents, conjugated (the
     identity on real tensors)."""
-    return _conj(add(POW1.backward(c, _conj(c.self_t))[0],
-                     POW1.backward(c, _conj(c.exponent_t))[1]))
+    return conj_of(add(POW1.backward(c, conj_of(c.self_t))[0],
+                       POW1.backward(c, conj_of(c.exponent_t))[1]))
 POW2 = OpSpec("PowBackward2", ("exponent",), {"exponent": ("exponent", "result")},
-              lambda c, g: [mul(g, _conj(_log_base_term(c.self, c.exponent, c.result)
-                                         if c.self == 0 else
-                                         _mul_log_scalar(c.result, c.self, c.exponent)))],
+              lambda c, g: [mul(g, conj_of(_log_base_term(c.self, c.exponent, c.result)
+                                           if c.self == 0 else
+                                           _mul_log_scalar(c.result, c.self, c.exponent)))],
               jvp="auto_element_wise")
 
 
@@ -114,13 +114,13 @@ def pow(self: Any, exponent: Any) -> Tensor:
         # pow.Tensor_Scalar's meta function ("Numpy compatibility check"); a bool base counts
         if self.dtype.category <= 1 and isinstance(exponent, int) and exponent < 0:
             raise RuntimeError(messages.POW_INTEGER_NEGATIVE_EXPONENT)
-        return _elementwise(POW0, lambda a: np.power(a, exponent), (self,),
-                            compute_dtype=_promotes([self, wrap(exponent)]), exponent=exponent)
+        return elementwise_op(POW0, lambda a: np.power(a, exponent), (self,),
+                            compute_dtype=result_dtype([self, wrap(exponent)]), exponent=exponent)
     if isinstance(self, Tensor):
-        return _elementwise(POW1, _power, (self, exponent))
+        return elementwise_op(POW1, _power, (self, exponent))
     # Python number ** tensor (torch.pow.Scalar): only the exponent has an edge.
-    dt = _promotes([wrap(self), exponent])
-    arr = _compute(lambda e: _power(np.asarray(self, dtype=dt.np), e),
+    dt = result_dtype([wrap(self), exponent])
+    arr = compute_on(lambda e: _power(np.asarray(self, dtype=dt.np), e),
                    exponent._data.astype(dt.np))
     out = new(arr, dt, exponent.device)
     return record(POW2, out, [exponent], self=self)

@@ -29,7 +29,7 @@ def sum_all(t: Tensor) -> Tensor:
     return sum(t)
 
 
-def _dims(t: Tensor, dim: Dims) -> tuple[int, ...]:
+def reduced_dims(t: Tensor, dim: Dims) -> tuple[int, ...]:
     """An empty or absent dim list reduces every dim (amax's default)."""
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         return tuple(range(t.ndim))

@@ -1,4 +1,5 @@
-"""View ops: results share memory and the version counter with their base.
+"""View ops: results share memory and the version counter with their base (each made by
+view_making.make_view).
 
 A view remembers where its elements sit in its root base as flat indices
 (``_view_index``). That one array is enough to write a view's in-place update
@@ -14,69 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from ... import dtypes, forward_ad, messages, views_fn
+from ... import dtypes, forward_ad, messages
 from ...autograd_meta import OpNode, OpSpec, differentiable
 from ...autograd_meta import record as _record
-from ...grad_mode import is_grad_enabled
 from ...graph import node_class
 from ...tensor import Tensor
-from .. import common, creation_meta
+from .. import common
 from . import copying
-
-ViewFn = Callable[[np.ndarray], np.ndarray]
-
-
-def _make_view(src: Tensor, fn: ViewFn, spec: OpSpec, forward_view: bool = True,
-               **attrs: Any) -> Tensor:
-    """A view of src through fn; a `forward_view` (every view op's) reads its tangent as the
-    same view of its forward base's tangent (forward_ad.py)."""
-    if src.is_inference():
-        return _inference_alias(src, fn)
-    base = src._base if src._base is not None else src
-    arr = fn(src._data)
-    out = Tensor(arr, src.dtype, src.device)
-    if arr.size == 0:   # a view's strides are its view fn's (an expand's zeros too), not the
-        out._data = arr   # contiguous ones Tensor() gives an array of NumPy's zero strides
-    # a view of a conj (neg) view reads conjugated (negated) too, as in torch
-    out._is_conj, out._is_neg = src._is_conj, src._is_neg
-    out._base = base
-    out._version_counter = base._version_counter
-    parent = src._view_index if src._view_index is not None else _positions(base)
-    # (a complex view of a real root holds every other position: a strided array, which
-    # the view fns of as_strided read as laid out contiguously; an expanded index, with a
-    # zero stride, is never made contiguous: that would materialise the expansion)
-    dense = parent.flags.c_contiguous or 0 in parent.strides
-    out._view_index = fn(parent if dense else np.ascontiguousarray(parent))
-    out._view_fn = views_fn.for_plain_view(src, out)
-    out._view_version = base._version_counter.value
-    out._view_differentiable = is_grad_enabled()
-    if src._base is not None and is_grad_enabled():   # torch's propagate_creation_meta
-        out._view_creation_meta = creation_meta.creation_meta(src)
-    out._view_creation_meta = creation_meta.inference_mode_meta(src, out._view_creation_meta)
-    if forward_view:
-        _forward_view(out, src, fn)
-    return _record(spec, out, [src], **attrs)
-
-
-def _forward_view(out: Tensor, src: Tensor, fn: ViewFn) -> None:
-    """Make out, fn's view of src, a forward view: its tangent is read from its forward base
-    (forward_ad.fw_grad) at its positions there."""
-    parent = src._fw_index if src._fw_base is not None else None
-    out._fw_base = src._fw_base if src._fw_base is not None else src
-    out._fw_index = fn(parent if parent is not None else _positions(src))
-    out._fw_fn = then(src._fw_fn if src._fw_base is not None else None, fn)
-    if forward_ad.active():
-        # torch makes a view's tangent when the view op runs: read now, it is cached, so an
-        # in-place view op on the base later (d.t_()) restrides the base's tangent, not this
-        forward_ad.fw_grad(out)
-
-
-def then(first: ViewFn | None, fn: ViewFn) -> ViewFn:
-    """fn after first: a forward view's chain of view fns from its forward base."""
-    if first is None:
-        return fn
-    return lambda a: fn(first(a))
-
+from .view_making import flat_positions, make_view
 
 IDENTITY = OpSpec("Identity", ("self",))
 # a C++ node without Python bindings of its own: a CppFunction named torch::autograd::Identity
@@ -89,29 +35,9 @@ def make_dual_view(t: Tensor, primal: bool = False) -> Tensor:
     node): views of t in backward mode, not forward views, with no tangent of their own."""
     with forward_ad.suspended():
         if primal:
-            return _make_view(t, lambda a: a.view(), IDENTITY, forward_view=False)
-        return _make_view(t, lambda a: a.view(), VIEW, forward_view=False,
-                          self_sym_sizes=tuple(t.shape))
-
-
-def _inference_alias(src: Tensor, fn: ViewFn) -> Tensor:
-    """An inference tensor has no autograd metadata, so torch tracks no view of it (in or
-    out of inference mode): the result shares its memory but is a plain inference tensor,
-    a leaf without _base that does not require grad."""
-    data = fn(src._data)
-    if not data.flags.writeable and src._data.flags.writeable:
-        # numpy hands out diagonal() and broadcast_to() read-only; with no _base to write
-        # through, the alias writes its memory directly. An expanded alias is written only
-        # by the ops that may write overlapping memory (zero_, fill_): every other in-place
-        # op refuses it first (inplace.apply_inplace), as torch's TensorIterator does.
-        data.flags.writeable = True
-    out = Tensor(data, src.dtype, src.device)
-    out._version_counter = src._version_counter
-    return out
-
-
-def _positions(t: Tensor) -> np.ndarray:
-    return np.arange(t._data.size).reshape(t._data.shape)
+            return make_view(t, lambda a: a.view(), IDENTITY, forward_view=False)
+        return make_view(t, lambda a: a.view(), VIEW, forward_view=False,
+                         self_sym_sizes=tuple(t.shape))
 
 
 def _infer_shape(t: Tensor, shape: Sequence[int]) -> tuple[int, ...]:
@@ -157,8 +83,8 @@ def view(self: Tensor, shape: Sequence[int]) -> Tensor:
     new_shape = _infer_shape(self, shape)
     if not _viewable(self, new_shape):
         raise RuntimeError(messages.VIEW_NOT_COMPATIBLE)
-    return _make_view(self, lambda a: np.reshape(a, new_shape, copy=False), VIEW,
-                      self_sym_sizes=tuple(self.shape))
+    return make_view(self, lambda a: np.reshape(a, new_shape, copy=False), VIEW,
+                     self_sym_sizes=tuple(self.shape))
 
 
 ALIAS = OpSpec("AliasBackward0", ("self",))
@@ -175,8 +101,8 @@ def reshape(self: Tensor, shape: Sequence[int]) -> Tensor:
     if self._data.flags.c_contiguous:
         return view(self, new_shape)
     if _viewable(self, new_shape):
-        return _make_view(self, lambda a: np.reshape(a, new_shape, copy=False), RESHAPE_ALIAS,
-                          self_sym_sizes=tuple(self.shape))
+        return make_view(self, lambda a: np.reshape(a, new_shape, copy=False), RESHAPE_ALIAS,
+                         self_sym_sizes=tuple(self.shape))
     # ATen: clone to contiguous, then _unsafe_view (a fresh tensor, not a view).
     return unsafe_view(copying.clone(self), new_shape)
 
@@ -191,19 +117,19 @@ PERMUTE = OpSpec("PermuteBackward0", ("self",),
 def t(self: Tensor) -> Tensor:
     if self.ndim > 2:
         raise RuntimeError(messages.t_dims(self.ndim))
-    return _make_view(self, np.transpose, T)
+    return make_view(self, np.transpose, T)
 
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     d0, d1 = common.wrap_dim(dim0, self.ndim), common.wrap_dim(dim1, self.ndim)
     # a 0-d tensor's transpose(0, 0) is an alias with torch's node (numpy has no axis 0)
-    return _make_view(self, lambda a: np.swapaxes(a, d0, d1) if a.ndim else a[...], TRANSPOSE,
-                      dim0=d0, dim1=d1)
+    return make_view(self, lambda a: np.swapaxes(a, d0, d1) if a.ndim else a[...], TRANSPOSE,
+                     dim0=d0, dim1=d1)
 
 
 def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
     ds = tuple(common.wrap_dim(d, self.ndim) for d in dims)
-    return _make_view(self, lambda a: np.transpose(a, ds), PERMUTE, dims=ds)
+    return make_view(self, lambda a: np.transpose(a, ds), PERMUTE, dims=ds)
 
 
 def unsqueeze_to(g: Tensor, dims: Sequence[int], sizes: Sequence[int]) -> Tensor:
@@ -232,19 +158,19 @@ def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
         ds = tuple(common.wrap_dim(d, self.ndim) for d in dim)
         # a 0-d tensor's dim 0 (wrap_dim takes it) has no size to squeeze
         drop = tuple(d for d in ds if self.ndim and self.shape[d] == 1)
-        return _make_view(self, lambda a: np.squeeze(a, drop) if drop else a[...], SQUEEZE2,
-                          dim=ds, self_sym_sizes=sizes)
+        return make_view(self, lambda a: np.squeeze(a, drop) if drop else a[...], SQUEEZE2,
+                         dim=ds, self_sym_sizes=sizes)
     if dim is None:
-        return _make_view(self, np.squeeze, SQUEEZE0, self_sym_sizes=sizes)
+        return make_view(self, np.squeeze, SQUEEZE0, self_sym_sizes=sizes)
     d = common.wrap_dim(dim, self.ndim)
     if self.ndim == 0 or self.shape[d] != 1:
-        return _make_view(self, lambda a: a[...], SQUEEZE1, dim=d, self_sym_sizes=sizes)
-    return _make_view(self, lambda a: np.squeeze(a, d), SQUEEZE1, dim=d, self_sym_sizes=sizes)
+        return make_view(self, lambda a: a[...], SQUEEZE1, dim=d, self_sym_sizes=sizes)
+    return make_view(self, lambda a: np.squeeze(a, d), SQUEEZE1, dim=d, self_sym_sizes=sizes)
 
 
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
     d = common.wrap_dim(dim, self.ndim + 1)
-    return _make_view(self, lambda a: _unsqueeze_array(a, d), UNSQUEEZE, dim=d)
+    return make_view(self, lambda a: _unsqueeze_array(a, d), UNSQUEEZE, dim=d)
 
 
 def _unsqueeze_array(a: np.ndarray, d: int) -> np.ndarray:
@@ -273,8 +199,8 @@ def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
                                                     messages.sizes(self.shape)))
         target.insert(0, new)
     shape = tuple(target)
-    return _make_view(self, lambda a: _expand_array(a, shape), EXPAND,
-                      self_sym_sizes=self._data.shape)
+    return make_view(self, lambda a: _expand_array(a, shape), EXPAND,
+                     self_sym_sizes=self._data.shape)
 
 
 def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -327,8 +253,8 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
         return a[key]
     # positions only for the backward: numbering every element of a large (expanded) tensor
     # is what indexing it without grad must not cost
-    return _make_view(self, fn, SELECT, dim=d, self_sym_sizes=tuple(self.shape),
-                      index=fn(_positions(self)) if differentiable([self]) else None)
+    return make_view(self, fn, SELECT, dim=d, self_sym_sizes=tuple(self.shape),
+                     index=fn(flat_positions(self)) if differentiable([self]) else None)
 
 
 def slice(self: Tensor, dim: int, start: int | None, end: int | None,
@@ -344,8 +270,8 @@ def slice(self: Tensor, dim: int, start: int | None, end: int | None,
         strides = list(out.strides)
         strides[d] = a.strides[d] * step
         return np.lib.stride_tricks.as_strided(out, out.shape, tuple(strides))
-    return _make_view(self, fn, SLICE, dim=d, self_sym_sizes=tuple(self.shape),
-                      index=fn(_positions(self)) if differentiable([self]) else None)
+    return make_view(self, fn, SLICE, dim=d, self_sym_sizes=tuple(self.shape),
+                     index=fn(flat_positions(self)) if differentiable([self]) else None)
 
 
 
@@ -398,8 +324,8 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 
     def fn(a: np.ndarray) -> np.ndarray:
         return np.diagonal(a, offset, d1, d2)
-    return _make_view(self, fn, DIAGONAL, index=fn(_positions(self)), offset=offset,
-                      dim1=d1, dim2=d2, self_sym_sizes=tuple(self.shape))
+    return make_view(self, fn, DIAGONAL, index=fn(flat_positions(self)), offset=offset,
+                     dim1=d1, dim2=d2, self_sym_sizes=tuple(self.shape))
 
 
 # reductions imports this module (expand's formula is sum_to, sum's is expand: the circle of

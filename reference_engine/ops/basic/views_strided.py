@@ -18,7 +18,8 @@ from ...tensor import Tensor
 from ...views_fn import Step, storage_index
 from .. import common
 from . import complex_imag, complex_numbers, indexing, inplace, reductions
-from .views import ViewFn, _make_view, reshape, squeeze
+from .view_making import ViewFn, make_view
+from .views import reshape, squeeze
 
 AS_STRIDED = OpSpec("AsStridedBackward0", ("self",),
                     backward=lambda c, g: [as_strided_backward(g, c.index, c.base_shape)])
@@ -47,7 +48,7 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     view._set_grad_fn(node)
 
 
-def _strided(index: np.ndarray) -> ViewFn:
+def strided_fn(index: np.ndarray) -> ViewFn:
     """The NumPy view of a contiguous array at flat positions `index`. Every view's index is
     affine in its coordinates (offset + sum of coordinate * stride), so its strides can be
     read off the index."""
@@ -97,8 +98,8 @@ def _storage_contiguous(t: Tensor) -> bool:
 def as_strided_view(t: Tensor, index: np.ndarray, fn: ViewFn | None = None) -> Tensor:
     """t.as_strided(...) at the flat positions `index` of contiguous t (AsStridedBackward0);
     with `fn`, the view fn that picks those positions from t's memory whatever its layout."""
-    return _make_view(t, fn or _strided(index), AS_STRIDED, index=index,
-                      base_shape=tuple(t.shape))
+    return make_view(t, fn or strided_fn(index), AS_STRIDED, index=index,
+                     base_shape=tuple(t.shape))
 
 
 def as_strided_backward(g: Tensor, index: np.ndarray, base_shape: tuple[int, ...]) -> Tensor:
