@@ -212,7 +212,10 @@ class ExpressionConverter:
         valid = kinds.WARNING_KINDS if call.func.id == "warns" else kinds.ERROR_KINDS
         name = call.func.id
         self.check_raised_type(node, call, name)
-        keywords = [k for k in call.keywords if not (name == "raises" and k.name == "type")]
+        self.check_warning_count(node, call, name)
+        keywords = [k for k in call.keywords
+                    if not (name == "raises" and k.name == "type")
+                    and not (name == "warns" and k.name == "count")]
         if len(call.args) != 1 or keywords or not (
                 isinstance(call.args[0], ir.Const) and isinstance(call.args[0].value, str)):
             raise self.fail(node, f"{call.func.id}() takes one kind name as a string",
@@ -224,6 +227,15 @@ class ExpressionConverter:
             raise self.fail(node, problem,
                             f"did you mean {', '.join(near)}?" if near else
                             f"valid kinds (conformance/case/kinds.py): {', '.join(valid)}")
+
+    def check_warning_count(self, node: ast.Call, call: ir.Call, name: str) -> None:
+        """`warns(kind, count=N)`: N a positive int literal, checked at load time."""
+        for k in call.keywords:
+            if name == "warns" and k.name == "count" and not (
+                    isinstance(k.value, ir.Const) and type(k.value.value) is int
+                    and k.value.value >= 1):
+                raise self.fail(node, "warns(kind, count=...) takes a positive int literal",
+                                'e.g. warns("mark_dirty_not_input", count=1)')
 
     def check_raised_type(self, node: ast.Call, call: ir.Call, name: str) -> None:
         """`raises(kind, type="Name")`: the error must also be of that class (or derive

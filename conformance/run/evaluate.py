@@ -48,6 +48,7 @@ class _Return(BaseException):
 
 def _check_warnings(context: Expectation, seen: list[str], warn_always: bool) -> None:
     """`warns(kind)`: a warning of that kind was among those the block issued;
+    `warns(kind, count=N)`: the block issued N warnings, all of that kind;
     `no_warnings()`: the block issued none. An engine run without warn-always gives a
     once-per-process kind only the first time in its process: there it is not checked, as
     the comparator does not compare it."""
@@ -56,6 +57,9 @@ def _check_warnings(context: Expectation, seen: list[str], warn_always: bool) ->
     if context.kind is None:
         if seen:
             raise CaseFailure(f"expected no warning; saw {seen}")
+    elif context.count is not None and seen != [context.kind] * context.count:
+        raise CaseFailure(f"expected exactly {context.count} warning(s), each of kind "
+                          f"{context.kind!r}; saw {seen or 'none'}")
     elif context.kind not in seen:
         raise CaseFailure(f"expected a warning of kind {context.kind!r}; saw {seen or 'none'}")
 

@@ -30,7 +30,8 @@ class HarnessBuiltins(OperationLimits):
         self.builtins: dict[str, Any] = {
             "raises": lambda kind, type=None: self._expectation(kind, warning=False,
                                                                 exception=type),
-            "warns": lambda kind: self._expectation(kind, warning=True),
+            "warns": lambda kind, count=None: self._expectation(kind, warning=True,
+                                                               count=count),
             "no_warnings": lambda: Expectation(True, None),
             "assert_close": self._assert_close,
             "range": range, "len": len, "float": float, "int": int, "object": PlainObject,
@@ -55,8 +56,8 @@ class HarnessBuiltins(OperationLimits):
         self._rng = generator
 
     # ---- harness builtins ------------------------------------------------------------
-    def _expectation(self, kind: Any, *, warning: bool,
-                     exception: Any = None) -> Expectation:
+    def _expectation(self, kind: Any, *, warning: bool, exception: Any = None,
+                     count: Any = None) -> Expectation:
         unknown = kinds.unknown_kind(kind, warning=warning)
         if unknown:
             problem, near = unknown
@@ -66,7 +67,9 @@ class HarnessBuiltins(OperationLimits):
         if exception is not None and exception not in api.RAISED_TYPES:
             raise CaseFailure(f"unknown exception class {exception!r} for raises(type=...); "
                               f"valid: {', '.join(sorted(api.RAISED_TYPES))}")
-        return Expectation(warning, kind, exception)
+        if count is not None and (type(count) is not int or count < 1):
+            raise CaseFailure(f"warns(kind, count=...) takes a positive int; got {count!r}")
+        return Expectation(warning, kind, exception, count)
 
     def _assert_close(self, actual: Any, expected: Any, rtol: float | None = None,
                       atol: float | None = None) -> None:

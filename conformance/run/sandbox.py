@@ -35,6 +35,9 @@ class Expectation:
     kind: str | None
     # raises(kind, type="Name"): the error's class or one of its bases is named Name
     exception: str | None = None
+    # warns(kind, count=N): the block issued exactly N warnings, each of that kind (a
+    # test's `len(w) == N` over a block whose warnings it expects all of one kind)
+    count: int | None = None
 
     def describe(self) -> str:
         what = f"kind {self.kind!r}"

@@ -107,6 +107,23 @@ y = Loud.apply(x)
     assert "expected no warning" in str(in_method.failure.outcome.text)
 
 
+def test_warns_with_a_count_fails_on_more_or_other_warnings() -> None:
+    # torch's tests' `len(w) == N`: exactly N warnings, each of the kind
+    prefix = "x = torch.ones(2, requires_grad=True)\ny = x * 2\n"
+    once = run(prefix + "with warns('nonleaf_grad_access', count=1):\n    g = y.grad\n")
+    assert once.failure is None
+    twice = run(prefix + "with warns('nonleaf_grad_access', count=1):\n    g = y.grad\n"
+                "    h = y.grad\n")
+    assert twice.failure is not None and twice.failure.outcome.status == ASSERTION
+    assert "expected exactly 1 warning(s)" in str(twice.failure.outcome.text)
+    assert run(prefix + "with warns('nonleaf_grad_access', count=2):\n    g = y.grad\n"
+               "    h = y.grad\n").failure is None
+    other = Expectation(True, "nonleaf_grad_access", None, 1)
+    with pytest.raises(CaseFailure, match="expected exactly 1"):
+        _check_warnings(other, ["nonleaf_grad_access", "mark_dirty_not_input"],
+                        warn_always=True)
+
+
 def test_warns_of_a_once_per_process_kind() -> None:
     # under warn-always (every run on torch) it is given, and checked, at every call
     program = ("b = torch.ones(2, requires_grad=True)\nc = b * b\n"

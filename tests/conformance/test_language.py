@@ -127,6 +127,10 @@ def test_lambda_carries_its_position() -> None:
          "a class name as a string", None),
         ("with warns('nonleaf_grad_access', type='RuntimeError'):\n    pass", 1,
          "one kind name as a string", None),
+        ("with warns('nonleaf_grad_access', count=0):\n    pass", 1,
+         "takes a positive int literal", None),
+        ("with raises('backward_twice', count=1):\n    pass", 1,
+         "one kind name as a string", None),
     ],
 )
 def test_rejections_name_line_and_fix(source: str, line: int, message: str,
