@@ -22,7 +22,7 @@ import numpy as np
 from . import engine, forward_ad, messages
 from .function_forward import forward_mode
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import Meta, Node, node_class
+from .graph import Meta, Node, RemovableHandle, node_class
 from .ops.basic.inplace import check_inplace, rebase_history
 from .ops.common import new
 from .ops.creation_meta import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE
@@ -145,6 +145,12 @@ class BackwardCFunction(Node, FunctionCtx):
             sv.release()
 
 
+def _hook_handle(table: dict[int, Any], hook: Callable[..., Any]) -> RemovableHandle:
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    return handle
+
+
 class Function:
     """Subclass with @staticmethod forward(ctx, *args) and backward(ctx, *grads)."""
 
@@ -181,6 +187,14 @@ class Function:
     @property
     def metadata(self) -> dict[Any, Any]:
         return self.__dict__.setdefault("_metadata", {})
+
+    def register_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        # torch 2.13 hands back a handle over the instance's own hook dict (_HookMixin's
+        # _register_hook): with no graph the hook is never called
+        return _hook_handle(self.__dict__.setdefault("_backward_hooks", {}), hook)
+
+    def register_prehook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        return _hook_handle(self.__dict__.setdefault("_backward_pre_hooks", {}), hook)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
