@@ -125,6 +125,8 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch.autograd.Variable._execution_engine", "queue_callback", ()),
         # the class of `grad_fn._raw_saved_*`'s items, for `isinstance` (h28cov)
         ("torch._C._autograd", "SavedTensor", ()),
+        # the tensor class, for `isinstance(x, torch.Tensor)` (torch's tests' assertIsInstance)
+        ("torch", "Tensor", ()),
         ("torch.nn", "Linear", {SEEDED_FLAG}),
         ("torch.nn", "Parameter Module MSELoss BatchNorm1d", ()),
         # containers and activations of test_checkpointing's network (h33cov)
