@@ -845,6 +845,9 @@ def vmap_no_fallback(op: str) -> str:
 # c10/core/TensorImpl.h data(): the batched tangent's tolist() (a BatchedTensorImpl has no
 # storage)
 NO_STORAGE_DATA_POINTER = "Cannot access data pointer of Tensor that doesn't have storage"
+# ... numpy() of a batched tensor, which detaches it first (tensor_numpy.cpp)
+VMAP_DETACH = ("Batching rule not implemented for aten::detach; the fallback path doesn't "
+               "work on out= or view ops.")
 FWAD_CUSTOM_FUNCTION_NO_JVP = ("You must implement the jvp function for custom "
                                "autograd.Function to use it with forward mode AD.")
 

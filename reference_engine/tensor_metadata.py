@@ -184,6 +184,8 @@ def numpy(self: Tensor) -> np.ndarray:
     # grad while grad mode is on (under no_grad it converts)
     if self.requires_grad and is_grad_enabled():
         raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
+    if any(check(self) for check in BATCHED_CHECK):   # it detaches: a view op, batched
+        raise RuntimeError(messages.VMAP_DETACH)
     if self.dtype.bits != 8 * self._data.itemsize:   # bfloat16: NumPy has no such type
         raise TypeError(messages.numpy_unsupported_scalar_type(self.dtype.scalar_name))
     return np.array(self._data, copy=True)
