@@ -236,6 +236,7 @@ from .ops.basic import (  # noqa: F401
 from .ops.basic.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
 from .tensor import Size, Tensor, is_tensor
+from .tensor_new import empty_like  # (binds Tensor.new_tensor, new_empty, type)
 from .warn import is_warn_always_enabled, set_warn_always
 
 # torch.autograd.functional is built on autograd.grad, so it sits a layer above autograd
@@ -321,6 +322,7 @@ __all__ = [
     "double",
     "dtype",
     "empty",
+    "empty_like",
     "empty_strided",
     "enable_grad",
     "fft",

@@ -35,14 +35,16 @@ What it does not model:
   there gives the same detached alias of the tangent each time (forward_ad._batched); the
   repr (and str, print) of a dual tensor, or of such a tangent, raises torch's "Batching
   rule not implemented for aten::_unpack_dual; ..." (_batched_tangent_shown; in the
-  per-column fallback below only for a dual tensor: a tangent given out there is the
-  column's own, and prints). Not modelled (torch 2.13, probed): `.item()` and `bool()` of
-  such a tangent raise "Batching rule not implemented for aten::item / aten::is_nonzero.
-  We could not generate a fallback.", `.tolist()` raises "Cannot access data pointer of
-  Tensor that doesn't have storage", and a tensor computed from it is batched too (its repr
-  raises as well), where this engine reads them all (the seeds' images: ones); an in-place
-  change of such a tangent changes torch's jvp, not the recording here (the check below
-  then falls back to one call per column, or the replay meets the version check);
+  per-column fallback below too: the column's own tangent, once unpack_dual gave it out,
+  counts as batched until the call returns). `.item()` (and float(), int()) and `bool()`
+  of such a tangent, or of a tensor computed from it, raise "Batching rule not implemented
+  for aten::item / aten::is_nonzero. We could not generate a fallback.", and `.tolist()`
+  "Cannot access data pointer of Tensor that doesn't have storage", as torch's, and its
+  repr raises as a dual tensor's does, and `.numpy()` aten::detach's batching error
+  (forward_ad.is_batched; in both paths). Not modelled: `.detach()` of such a tensor
+  (torch's raises the same; the engine detaches the aliases itself); an in-place change
+  of such a tangent changes torch's jvp, not the recording here (the check below then
+  falls back to one call per column, or the replay meets the version check);
 - the graph of the results: torch's results require grad when the batched tangent
   computation did (a hessian's, or an input that requires grad), with vmap's internal
   nodes under them; these are detached leaves;
@@ -137,22 +139,27 @@ def _recorded(func: Callable[..., Any], inputs: tuple[Tensor, ...]) -> tuple[boo
 
 @contextlib.contextmanager
 def _batched_repr() -> Iterator[None]:
-    """While the function runs: tensor_metadata's tangent reader is _batched_tangent_shown."""
+    """While the function runs: tensor_metadata's tangent reader is _batched_tangent_shown,
+    and the tangents unpack_dual gives out are batched (forward_ad.is_batched: their data
+    cannot be read), as are the tensors computed from them; after it, none is."""
     tensor_metadata.TANGENT_READER.insert(0, _batched_tangent_shown)
+    forward_ad.tangents_batched[0] = True
     try:
         yield
     finally:
         tensor_metadata.TANGENT_READER.remove(_batched_tangent_shown)
+        forward_ad.tangents_batched[0] = False
+        forward_ad.batched_values.clear()
 
 
 def _batched_tangent_shown(t: Tensor) -> Tensor | None:
     """The repr of a tensor during the recorded call (tensor_metadata's tangent reader, first
     while recording): torch/_tensor_str.py unpacks a dual tensor to show its tangent, and
     there the tangent is vmap's BatchedTensor, for which aten::_unpack_dual (a view op) has
-    no batching rule. So the repr of a dual tensor, or of a tangent unpack_dual gave out,
-    raises torch's error; other tensors print as usual."""
-    if forward_ad.fw_grad(t) is not None or any(
-            alias is t for _, alias in forward_ad.batched_tangents.values()):
+    no batching rule. So the repr of a dual tensor, or of a tangent unpack_dual gave out or
+    a tensor computed from one (batched too), raises torch's error; other tensors print as
+    usual."""
+    if forward_ad.fw_grad(t) is not None or forward_ad.is_batched(t):
         raise RuntimeError(messages.VMAP_UNPACK_DUAL)
     return None
 

@@ -221,6 +221,7 @@ def record(spec: OpSpec, result: Tensor, inputs: Sequence[Tensor | None],
     tangent if an input has one at the current dual level."""
     if forward_ad.active():
         forward_ad.record_tangent(spec, inputs, result, attrs)
+        forward_ad.mark_batched(result, inputs)
     if not (result._dtype.is_differentiable and differentiable(inputs)):
         return result
     edges = [engine.gradient_edge(t) if t is not None else (None, 0) for t in inputs]

@@ -220,14 +220,33 @@ def _new_sized(self: Tensor, fill: Any, size: tuple[Any, ...], dtype: dtype | No
                    device or self.device, requires_grad)
 
 
+def sized_by_name(size: tuple[Any, ...], named: dict[str, Any], function: str
+                  ) -> tuple[Any, ...]:
+    """`*size`, or the `size=` torch's parser also accepts (a method of `*size` cannot name
+    a keyword `size` in Python); any other name is Python's TypeError, as torch's."""
+    if "size" in named:
+        if size:
+            raise TypeError(messages.argument_given_twice(function, "size"))
+        size = (named.pop("size"),)
+    if not size:
+        raise TypeError(messages.missing_size_argument(function))
+    if named:
+        raise TypeError(messages.unexpected_keyword(function, next(iter(named))))
+    return size
+
+
 def new_zeros(self: Tensor, *size: Any, dtype: dtype | None = None,
-              device: device | str | None = None, requires_grad: bool = False) -> Tensor:
-    return _new_sized(self, 0, size, dtype, device, requires_grad)
+              device: device | str | None = None, requires_grad: bool = False,
+              **named: Any) -> Tensor:
+    return _new_sized(self, 0, sized_by_name(size, named, "new_zeros"), dtype, device,
+                      requires_grad)
 
 
 def new_ones(self: Tensor, *size: Any, dtype: dtype | None = None,
-             device: device | str | None = None, requires_grad: bool = False) -> Tensor:
-    return _new_sized(self, 1, size, dtype, device, requires_grad)
+             device: device | str | None = None, requires_grad: bool = False,
+             **named: Any) -> Tensor:
+    return _new_sized(self, 1, sized_by_name(size, named, "new_ones"), dtype, device,
+                      requires_grad)
 
 
 def new_full(self: Tensor, size: Sequence[int], fill_value: Any, dtype: dtype | None = None,

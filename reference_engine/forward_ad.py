@@ -53,6 +53,28 @@ record_tangent_graph = [False]
 # what unpack_dual gave out during that recording, by the tangent's id: the tangent (weakly)
 # and the detached alias given in its place (torch's: vmap's BatchedTensor)
 batched_tangents: dict[int, tuple[weakref.ref[Tensor], Tensor]] = {}
+# ... and every tensor computed from those aliases during the recording, by id (weakly):
+# torch's are batched too, and their data cannot be read (tensor_metadata.BATCHED_CHECK)
+batched_values: dict[int, weakref.ref[Tensor]] = {}
+# whether unpack_dual's tangents are batched: inside autograd_functional_vmap's calls of the
+# function, recorded or per column
+tangents_batched = [False]
+
+
+def is_batched(t: Tensor) -> bool:
+    """Whether t stands for vmap's BatchedTensor: given out by unpack_dual, or computed from
+    such a tensor, during the recorded call."""
+    ref = batched_values.get(id(t))
+    return ref is not None and ref() is t
+
+
+def mark_batched(result: Tensor, inputs: Any) -> None:
+    """During the recording, a result computed from a batched tensor is batched too."""
+    if batched_values and any(isinstance(t, Tensor) and is_batched(t) for t in inputs):
+        batched_values[id(result)] = weakref.ref(result)
+
+
+tensor_metadata.BATCHED_CHECK.append(is_batched)
 
 
 def enter_dual_level() -> int:
@@ -236,6 +258,8 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     tangent = fw_grad(tensor)
     if record_tangent_graph[0] and tangent is not None:
         tangent = _batched(tangent)
+    elif tangents_batched[0] and tangent is not None:   # a column's own tangent
+        batched_values[id(tangent)] = weakref.ref(tangent)
     return UnpackedDualTensor(dispatch.make_dual_view(tensor, primal=True), tangent)
 
 
@@ -246,6 +270,7 @@ def _batched(tangent: Tensor) -> Tensor:
     entry = batched_tangents.get(id(tangent))
     if entry is None or entry[0]() is not tangent:
         entry = batched_tangents[id(tangent)] = (weakref.ref(tangent), tangent.detach())
+        batched_values[id(entry[1])] = weakref.ref(entry[1])
     return entry[1]
 
 

@@ -837,6 +837,17 @@ FWAD_INVALID_LEVEL = "Invalid level given to _make_dual"
 # repr of a dual tensor inside jacobian(strategy="forward-mode", vectorize=True)'s vmap)
 VMAP_UNPACK_DUAL = ("Batching rule not implemented for aten::_unpack_dual; the fallback path "
                     "doesn't work on out= or view ops.")
+# ... for an op that returns no tensor (item, is_nonzero: a tangent's `.item()`, `bool()`)
+def vmap_no_fallback(op: str) -> str:
+    return f"Batching rule not implemented for aten::{op}. We could not generate a fallback."
+
+
+# c10/core/TensorImpl.h data(): the batched tangent's tolist() (a BatchedTensorImpl has no
+# storage)
+NO_STORAGE_DATA_POINTER = "Cannot access data pointer of Tensor that doesn't have storage"
+# ... numpy() of a batched tensor, which detaches it first (tensor_numpy.cpp)
+VMAP_DETACH = ("Batching rule not implemented for aten::detach; the fallback path doesn't "
+               "work on out= or view ops.")
 FWAD_CUSTOM_FUNCTION_NO_JVP = ("You must implement the jvp function for custom "
                                "autograd.Function to use it with forward mode AD.")
 
@@ -3515,3 +3526,30 @@ INDEX_FILL_COMPLEX_INTO_REAL = ("index_fill_(): Converting complex Scalar to non
 def index_fill_value_dims(ndim: int) -> str:
     return ("index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{ndim} dimension(s).")
+
+
+# --- Tensor.new_tensor and Tensor.type() (tensor_new.py): torch/csrc/utils/tensor_new.cpp
+# new_tensor; python_variable_methods.cpp THPVariable_type; tensor_types.cpp
+NEW_TENSOR_COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than "
+    "tensor.new_tensor(sourceTensor).")
+TENSOR_TYPE_ARGUMENT = "dtype must be a type, str, or dtype object"
+
+
+def invalid_tensor_type(name: str) -> str:
+    return f"invalid type: '{name}'"
+
+
+# torch/csrc/utils/python_arg_parser.cpp FunctionSignature::parse, for the new_* methods'
+# `size` (given by position or by name)
+def argument_given_twice(function: str, name: str) -> str:
+    return f"{function}() got multiple values for argument '{name}'"
+
+
+def missing_size_argument(function: str) -> str:
+    return f'{function}() missing 1 required positional arguments: "size"'
+
+
+def unexpected_keyword(function: str, name: str) -> str:
+    return f"{function}() got an unexpected keyword argument '{name}'"

@@ -153,13 +153,29 @@ def _meta(self: Tensor) -> Meta:
     return Meta(tuple(self._data.shape), self._dtype, self._device)
 
 
+# Whether a tensor stands for vmap's BatchedTensor (forward_ad.is_batched, put here as
+# TANGENT_READER is): inside jacobian(strategy="forward-mode", vectorize=True), a tangent
+# unpack_dual gives, or a tensor computed from it. Its data cannot be read: aten::item and
+# aten::is_nonzero have no batching rule (LegacyBatchedFallback.cpp: they return no tensor),
+# and tolist() reads a data pointer a BatchedTensorImpl has not (checked before the numel).
+BATCHED_CHECK: list[Callable[[Tensor], bool]] = []
+
+
+def _refuse_batched(self: Tensor, op: str | None) -> None:
+    if any(check(self) for check in BATCHED_CHECK):
+        raise RuntimeError(messages.NO_STORAGE_DATA_POINTER if op is None
+                           else messages.vmap_no_fallback(op))
+
+
 def item(self: Tensor) -> Any:
+    _refuse_batched(self, "item")
     if self.numel() != 1:
         raise RuntimeError(messages.item_numel(self.numel()))
     return self._data.reshape(()).item()
 
 
 def tolist(self: Tensor) -> Any:
+    _refuse_batched(self, None)
     return self._data.tolist()
 
 
@@ -168,6 +184,8 @@ def numpy(self: Tensor) -> np.ndarray:
     # grad while grad mode is on (under no_grad it converts)
     if self.requires_grad and is_grad_enabled():
         raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
+    if any(check(self) for check in BATCHED_CHECK):   # it detaches: a view op, batched
+        raise RuntimeError(messages.VMAP_DETACH)
     if self.dtype.bits != 8 * self._data.itemsize:   # bfloat16: NumPy has no such type
         raise TypeError(messages.numpy_unsupported_scalar_type(self.dtype.scalar_name))
     return np.array(self._data, copy=True)
@@ -180,6 +198,7 @@ def __len__(self: Tensor) -> builtins.int:
 
 
 def __bool__(self: Tensor) -> builtins.bool:
+    _refuse_batched(self, "is_nonzero")
     return bool(self.item())
 
 

@@ -68,7 +68,8 @@ NAMESPACES: frozenset[str] = frozenset(
 #   conformance/run/changes.py). A method is pure only on an engine tensor: a module's
 #   `double()` converts its parameters in place.
 # - SIZED: a factory whose arguments are the sizes of the tensor it makes (`torch.full`'s
-#   first): its elements are counted against the run's budget before the call
+#   first), a function or a tensor's new_* method (new_tensor: its data, as torch.tensor's):
+#   its elements are counted against the run's budget before the call
 #   (run/operation_limits.py).
 # - SEEDED: served by the harness from its own seeded generator, so that every engine sees
 #   identical random values (run/harness_builtins.py; nn.Linear is built by the engine, then
@@ -167,10 +168,17 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
                     requires_grad_ detach_ cpu cuda""", ()),
         # the in-place comparison (no registry row: `==` is the out-of-place form)
         (TENSOR, "eq_", ()),
-        # h36eng: factories of a tensor's shape, or of its dtype and device (not SIZED:
-        # operation_limits reads a function's sizes; a method's self is not one)
+        # h36eng: factories of a tensor's shape, or of its dtype and device
         ("torch", "full_like as_tensor", {PURE}),
-        (TENSOR, "new_zeros new_ones new_full", {PURE}),
+        # h37fwd: empty_like, like torch.empty_strided, is uninitialised memory in torch: a
+        # case fills it (`.zero_()`) or reads only its metadata in the same statement
+        ("torch", "empty_like", {PURE}),
+        # new_* of the sizes given (counted as torch.zeros' and torch.full's are; new_empty's
+        # memory is filled in the same statement, as empty_like's); new_tensor's data is
+        # counted as torch.tensor's (operation_limits.factory_elements)
+        (TENSOR, "new_zeros new_ones new_full new_empty new_tensor", {PURE, SIZED}),
+        # Tensor.type(): its type string, or a conversion as .to() makes (self unchanged)
+        (TENSOR, "type", {PURE}),
     ]
 )
 
@@ -209,6 +217,7 @@ FUNCTIONS: frozenset[str] = frozenset(FLAGS) - _METHODS
 PURE_FUNCTIONS: frozenset[str] = _flagged(PURE)
 PURE_METHODS: frozenset[str] = _flagged(PURE, methods=True)
 SIZED_FACTORIES: frozenset[str] = _flagged(SIZED)
+SIZED_METHODS: frozenset[str] = _flagged(SIZED, methods=True)
 SEEDED: frozenset[str] = _flagged(SEEDED_FLAG)
 
 _TENSOR_ATTRIBUTES = """

@@ -436,7 +436,16 @@ KINDS: tuple[Kind, ...] = (
     Kind("vmap_no_batching_rule", False,
          (r"Batching rule not implemented for aten::\w+",),
          "an op vmap has no batching rule for, on a batched tensor (the repr of a dual tensor "
-         "inside jacobian(strategy=\"forward-mode\", vectorize=True): aten::_unpack_dual)"),
+         "inside jacobian(strategy=\"forward-mode\", vectorize=True): aten::_unpack_dual; a "
+         "batched tangent's item() or bool(): aten::item, aten::is_nonzero)"),
+    # h37fwd
+    Kind("tensor_without_storage", False,
+         (r"Cannot access data pointer of Tensor that doesn't have storage",),
+         "the data of a tensor without storage read (tolist() of vmap's batched tangent)"),
+    Kind("tensor_copy_construct", True,
+         (r"To copy construct from a tensor, it is recommended to use "
+          r"sourceTensor\.detach\(\)\.clone\(\)",),
+         "torch.tensor(t) or x.new_tensor(t) of a tensor t (tensor_new.cpp)"),
     Kind("derivative_not_implemented", False,
          (r"the derivative for '[^']+' is not implemented",),
          "backward through an input whose derivatives.yaml formula is not_implemented(...) "

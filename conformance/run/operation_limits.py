@@ -91,12 +91,16 @@ class OperationLimits(Sandbox):
     def _check_call(self, func_e: ir.Expr, func: Any, args: list[Any],
                     kwargs: dict[str, Any]) -> None:
         path = api.api_path(func_e)
-        if path is not None:
-            count = factory_elements(path, args, kwargs)
-            if count is not None:
-                limits.check_elements(count, f"`{path}(...)`")
         owner = getattr(func, "__self__", None)
         is_method = owner is not None and self.engine.is_tensor(owner)
+        # a tensor's new_* method is a factory too (`x.new_zeros(n, n)`), named by its name
+        sized = path if path is not None else func_e.attr if is_method and isinstance(
+            func_e, ir.Attribute) and func_e.attr in api.SIZED_METHODS else None
+        if sized is not None:
+            count = factory_elements(sized, args, kwargs)
+            if count is not None:
+                limits.check_elements(count, f"`{sized}(...)`" if path is not None
+                                      else f"`Tensor.{sized}(...)`")
         self.effects.call(func_e, path, is_method, args, kwargs)
         operands = args
         if is_method:
@@ -219,10 +223,15 @@ class OperationLimits(Sandbox):
 
 
 def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int | None:
-    """How many elements a tensor factory call would allocate, when its sizes say so."""
+    """How many elements a tensor factory call would allocate, when its sizes say so (`path`
+    a function's dotted path, or a SIZED Tensor method's name)."""
+    if path == "new_tensor":
+        path = "torch.tensor"   # its data, as torch.tensor's
     try:
-        if path in api.SIZED_FACTORIES:
-            size: Any = args[:1] if path == "torch.full" else args
+        if path in api.SIZED_FACTORIES or path in api.SIZED_METHODS:
+            # full's and new_full's size, then a value; empty_strided's, then strides
+            first = path in ("torch.full", "new_full", "torch.empty_strided")
+            size: Any = args[:1] if first else args
             size = kwargs.get("size", size)
             if len(size) == 1 and isinstance(size[0], (tuple, list)):
                 size = size[0]

@@ -187,6 +187,7 @@ MESSAGES = {
     "vmap_no_batching_rule": "Batching rule not implemented for aten::_unpack_dual; the "
                              "fallback path doesn't work on out= or view ops.",
     "derivative_not_implemented": "the derivative for 'igamma: input' is not implemented.",
+    "tensor_without_storage": "Cannot access data pointer of Tensor that doesn't have storage",
     "custom_function_jvp_output": "A custom Function's forward is returning a view (or an "
                                   "input as-is) but the jvp is not returning a view.",
     "memory_overlap": "unsupported operation: some elements of the input tensor and the "
@@ -199,6 +200,9 @@ MESSAGES = {
     "resize_requires_grad": "cannot resize variables that require grad",
 }
 WARNINGS = {
+    "tensor_copy_construct": "To copy construct from a tensor, it is recommended to use "
+                             "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                             ".requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
     "function_instantiated": "<class 'x.Id'> should not be instantiated. Methods on autograd "
                              "functions are all static, so you should invoke them on the "
                              "class itself.",

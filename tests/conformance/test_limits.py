@@ -45,6 +45,21 @@ def where(program_line: int) -> str:
     ("x = torch.zeros(10 ** 6, 10 ** 6)", 1, "`torch.zeros(...)` would have 1000000000000"),
     ("x = torch.rand((10 ** 5, 10 ** 5))", 1, "`torch.rand(...)` would have 10000000000"),
     ("x = torch.arange(10 ** 9)", 1, "`torch.arange(...)` would have 1000000000"),
+    # a tensor's new_* methods are factories too: counted before the call, not after it
+    # allocated (h37fwd; they were counted only as "a tensor an operation made")
+    ("x = torch.ones(2)\ny = x.new_zeros(10 ** 6, 10 ** 6)", 2,
+     "`Tensor.new_zeros(...)` would have 1000000000000"),
+    ("x = torch.ones(2)\ny = x.new_ones((10 ** 6, 10 ** 6))", 2,
+     "`Tensor.new_ones(...)` would have 1000000000000"),
+    ("x = torch.ones(2)\ny = x.new_full((10 ** 6, 10 ** 6), 2.0)", 2,
+     "`Tensor.new_full(...)` would have 1000000000000"),
+    ("x = torch.ones(2)\ny = x.new_empty(size=(10 ** 6, 10 ** 6))", 2,
+     "`Tensor.new_empty(...)` would have 1000000000000"),
+    ("x = torch.ones(2)\nr = [[0.0] * 100000] * 100000\ny = x.new_tensor(r)", 3,
+     "`Tensor.new_tensor(...)` would have 10000000000"),
+    # its sizes, then its strides (the strides were read as sizes: not counted at all)
+    ("x = torch.empty_strided((10 ** 6, 10 ** 6), (10 ** 6, 1))", 1,
+     "`torch.empty_strided(...)` would have 1000000000000"),
     ("x = nn.Linear(10 ** 5, 10 ** 5)", 1, "`torch.nn.Linear(...)` would have 10000000000"),
     ("r = [[0.0] * 100000] * 100000\nx = torch.tensor(r)", 2,
      "`torch.tensor(...)` would have 10000000000"),
