@@ -235,7 +235,7 @@ from .ops.basic import (  # noqa: F401
 )
 from .ops.basic.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
-from .tensor import Size, Tensor, is_tensor
+from .tensor import Size, Tensor, is_inference, is_tensor
 from .tensor_new import empty_like  # (binds Tensor.new_tensor, new_empty, type)
 from .warn import is_warn_always_enabled, set_warn_always
 
@@ -346,6 +346,7 @@ __all__ = [
     "is_anomaly_enabled",
     "is_autocast_enabled",
     "is_grad_enabled",
+    "is_inference",
     "is_inference_mode_enabled",
     "is_neg",
     "is_tensor",

@@ -375,3 +375,11 @@ def warn_if_requires_grad(t: Tensor) -> None:
 def is_tensor(obj: object) -> builtins.bool:
     return isinstance(obj, Tensor)
 
+
+def is_inference(input: object) -> builtins.bool:
+    """torch.is_inference(input): the method as a function, the form torch's tests use; a
+    non-tensor is the arg parser's TypeError, as torch's."""
+    if not isinstance(input, Tensor):
+        raise TypeError(messages.argument_not_tensor("is_inference", type(input).__name__))
+    return input.is_inference()
+

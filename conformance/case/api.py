@@ -87,7 +87,7 @@ TENSOR = "Tensor"  # the rows of Tensor's methods (named without a namespace)
 _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
     (namespace, names, frozenset(flags)) for namespace, names, flags in [
         ("torch", """tensor zeros_like ones_like arange is_tensor get_default_dtype
-                     is_grad_enabled is_inference_mode_enabled is_neg""", {PURE}),
+                     is_grad_enabled is_inference is_inference_mode_enabled is_neg""", {PURE}),
         ("torch", "zeros ones full", {PURE, SIZED}),
         # its elements (steps) counted before the call by operation_limits.factory_elements
         ("torch", "linspace", {PURE}),
