@@ -137,7 +137,8 @@ def _check(program: ir.Program, source: str, engine: Engine, torch: Engine, dtyp
     program as the reference for values (gen/rounding.py)."""
     expected = run_program(torch, program, dtype=dtype, device=device, continue_on_error=True)
     actual = run_program(engine, program, dtype=dtype, device=device, continue_on_error=True)
-    reference = rounding.reference(torch, program, device) if twin else None
+    reference = rounding.reference(torch, program, device,
+                                   unit=rounding.unit_roundoff(expected)) if twin else None
     return Checked(program, source, expected, actual,
                    compare(expected, actual, dtype, (SIGNED_ZERO, *engine.masks), reference))
 

@@ -282,8 +282,9 @@ class FaultSearch:
         is judged against, as gen/check.py judges one against torch's (gen/rounding.py), so
         that a fault the rule would pass for amplified rounding counts as missed."""
         if i not in self._twins:
-            self._twins[i] = rounding.reference(self.oracle_engine, self.programs[i],
-                                                torch=load_engine("torch"))
+            self._twins[i] = rounding.reference(
+                self.oracle_engine, self.programs[i], torch=load_engine("torch"),
+                unit=rounding.unit_roundoff(self.oracle(i)))
         return self._twins[i]
 
     def detect(self, op: str, order: Sequence[int] | None = None, jvp: bool = False

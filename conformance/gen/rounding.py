@@ -51,6 +51,30 @@ rounding cannot be told from rounding, by this rule or by torch's own float32. V
 jittered run left non-finite, that no longer line up with the twin's (another statement,
 shape or kind), or that a hook event saw, get no jitter.
 
+Two refinements follow from that reasoning (stop 43). First, the rounding jittered is the
+program's own: a program whose every floating tensor is already float64 (or complex128) is
+its own twin, so `|t - ref|` is 0 and the jitter is the whole bound, and its ops round at
+float64's size, not float32's (`unit_roundoff`, read from torch's trace of the program; a
+program with any narrower tensor keeps 2^-24 everywhere): 2^-52, a whole ULP, since the
+factor 1 + 2^-53 is not a float64 (it rounds to 1, and a half ULP added to a float64 value
+rounds back to it or to even). Which results are jittered stays as above: a value float32
+holds exactly (a small integer, a half) is taken for an exact result, whatever the
+precision. Second, multiplying a result by 1 + s u models the rounding of an op whose every
+output element is one correctly rounded function of its inputs (a pointwise op,
+torch.Tag.pointwise), but not of one that sums or factorizes several input elements into
+each output element (a reduction, a product, linalg): its rounding can cancel to an exact 0
+or to a tiny value of either sign, which no factor moves. Such an op's computed result is,
+by backward error analysis, the exact result of inputs each perturbed by about its rounding,
+so a non-pointwise op whose result jitter applies (some element float32 cannot hold) is run
+on its floating inputs each multiplied by 1 +- u (every element, exact or not; a seeded
+random sign per element in each of the three runs, since one sign for all would only scale a
+homogeneous op's result and leave its zeros), and its result then jittered as any other. A
+float64 program's `floor(linalg.inv(A))` met this (torch's inverse has an exact 0 where the
+engine's has -6.5e-18, so floor gives 0 against -1; tests/conformance/test_rounding.py): the
+inverse of A's perturbed entries is about +-1e-16 there, and floor's jitter 1. An op that
+rounds nothing (sum, cat or max of values float32 holds) is not perturbed, so floor of exact
+values keeps its power.
+
 It is applied after the NaN-sign rule (gen/nan_sign.py), to the program that rule leaves. A
 program that agrees under it counts as `masked:float32_rounding`; one that still diverges is
 reported with the divergence the rule left.
@@ -77,6 +101,8 @@ NARROW = {"float32": "float64", "float16": "float64", "bfloat16": "float64",
 NARROW_METHODS = {"float": "double"}   # the case language's only narrowing method
 TWIN_DTYPE = "float64"
 JITTER = 2.0 ** -24  # float32's largest relative rounding error (half an ULP)
+# float64's, for a program with no narrower tensor: one ULP, since 1 + 2^-53 rounds to 1
+JITTER_FLOAT64 = 2.0 ** -52
 # the runs' signs: all up, all down (a monotone chain adds its roundings up), random
 JITTER_RUNS: tuple[float | int, ...] = (1.0, -1.0, 1)
 JITTER_FACTOR = 3.0
@@ -108,20 +134,34 @@ def _narrowed(node: Any) -> Any:
     return node
 
 
+def unit_roundoff(trace: Trace) -> float:
+    """The size of one op's rounding in the program `trace` ran: float64's where every
+    floating tensor it snapshot is float64 or complex128 (the program is its own twin),
+    else (a tensor of a NARROW dtype) float32's (the module's rule)."""
+    for step in trace.steps:
+        for snap in step.names.values():
+            for s in (snap, getattr(snap, "grad", None)):
+                if isinstance(s, TensorSnapshot) and \
+                        s.dtype.removeprefix("torch.") in NARROW:
+                    return JITTER
+    return JITTER_FLOAT64
+
+
 def reference(engine: Engine, program: ir.Program, device: str = "cpu",
-              torch: Engine | None = None) -> Trace:
+              torch: Engine | None = None, unit: float = JITTER) -> Trace:
     """The float64 twin of `program` run on `engine` (torch; the fault search's oracle is
     the reference engine), its float values carrying the `jitter` that torch's jittered runs
-    of the twin measure (`torch`, default `engine`): the trace `compare(..., reference=)`
-    judges a values divergence against (the module's rule)."""
+    of the twin measure (`torch`, default `engine`), each op's rounding of size `unit`
+    (`unit_roundoff` of the program's trace): the trace `compare(..., reference=)` judges a
+    values divergence against (the module's rule)."""
     torch = torch or engine
     twin = float64_twin(program)
     ref = run_program(engine, twin, dtype=TWIN_DTYPE, device=device, continue_on_error=True)
     runs = []
     # an oracle without torch's dispatch modes (the fault search's reference engine, when
     # no torch is given) measures no jitter: the bound is the rule without it
-    for signs in JITTER_RUNS if _dispatches(torch) else ():
-        with jittered(torch, signs):
+    for run, signs in enumerate(JITTER_RUNS if _dispatches(torch) else ()):
+        with jittered(torch, signs, unit, run):
             runs.append(run_program(torch, twin, dtype=TWIN_DTYPE, device=device,
                                     continue_on_error=True))
     return with_jitter(ref, runs)
@@ -136,35 +176,59 @@ def _dispatches(engine: Engine) -> bool:
 
 
 @contextlib.contextmanager
-def jittered(torch: Engine, signs: float | int) -> Iterator[None]:
+def jittered(torch: Engine, signs: float | int, unit: float = JITTER,
+             perturb_seed: int = 0) -> Iterator[None]:
     """torch's dispatcher, while in it, multiplies every new floating result of an op that
-    float32 cannot hold exactly by 1 + s JITTER: s = `signs` if a float (1.0 or -1.0), else
+    float32 cannot hold exactly by 1 + s `unit`: s = `signs` if a float (1.0 or -1.0), else
     +-1 drawn from that seed; views and in-place results (which alias an input), copies
-    (which round nothing), ZeroTensors and sparse results are left alone."""
+    (which round nothing), ZeroTensors and sparse results are left alone. A non-pointwise op
+    with such a result is first run again on its floating inputs multiplied by 1 +- `unit`,
+    a sign per element drawn from `perturb_seed` (its backward error: the module's rule;
+    one sign for all would only scale a homogeneous op's result, and leave its zeros)."""
     mode_class = torch.resolve("torch.utils._python_dispatch.TorchDispatchMode")
     tree_map = torch.resolve("torch.utils._pytree.tree_map")
     tensor_class, float32 = torch.resolve("torch.Tensor"), torch.resolve("torch.float32")
     strided = torch.resolve("torch.strided")
+    pointwise = torch.resolve("torch.Tag.pointwise")
     draw = np.random.default_rng(signs) if isinstance(signs, int) else None
+    perturb_draw = np.random.default_rng(perturb_seed)
 
-    def jitter(t: Any) -> Any:
+    def jitterable(t: Any) -> bool:
         # a ZeroTensor has no storage to read (forward AD makes them: reading one here,
         # under its dispatch key, crashed the process)
-        if not isinstance(t, tensor_class) or not t.dtype.is_floating_point or \
-                t.numel() == 0 or t._is_zerotensor() or t.layout != strided:
+        return isinstance(t, tensor_class) and t.dtype.is_floating_point and \
+            t.numel() > 0 and not t._is_zerotensor() and t.layout == strided
+
+    def factor(t: Any, rng: np.random.Generator | None) -> Any:
+        s = signs * unit if rng is None else torch.module.from_numpy(
+            rng.choice((-unit, unit), size=tuple(t.shape))).to(t.dtype)
+        return 1 + s
+
+    def inexact(t: Any) -> Any:
+        return t != t.to(float32).to(t.dtype)
+
+    def jitter(t: Any) -> Any:
+        if not jitterable(t):
             return t
-        inexact = t != t.to(float32).to(t.dtype)
-        s = signs * JITTER if draw is None else torch.module.from_numpy(
-            draw.choice((-JITTER, JITTER), size=tuple(t.shape))).to(t.dtype)
-        return torch.module.where(inexact, t * (1 + s), t)
+        return torch.module.where(inexact(t), t * factor(t, draw), t)
+
+    def perturbed(t: Any) -> Any:
+        return t * factor(t, perturb_draw) if jitterable(t) else t
+
+    def rounds(out: Any) -> bool:
+        flat = out if isinstance(out, (tuple, list)) else (out,)
+        return any(jitterable(t) and bool(inexact(t).any()) for t in flat)
 
     class Jitter(mode_class):  # type: ignore[misc, valid-type]
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (),
                                kwargs: Any = None) -> Any:
-            out = func(*args, **(kwargs or {}))
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
             if any(r.alias_info is not None for r in func._schema.returns) or \
                     func.overloadpacket.__name__ in COPIES:
                 return out
+            if pointwise not in func.tags and rounds(out):
+                out = func(*tree_map(perturbed, args), **tree_map(perturbed, kwargs))
             return tree_map(jitter, out)
 
     with Jitter():

@@ -45,8 +45,11 @@ def _cholesky_inverse_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 
 
 def _cholesky_inverse_jvp(c: Any) -> Tensor:
-    f, df = (mH_of(c.self), mH_of(c.self_t)) if c.upper else (c.self, c.self_t)
-    partial = ops.neg(matmul(matmul(matmul(c.result, df), mH_of(f)), c.result))
+    # FunctionsManual's cholesky_inverse_jvp as written: -X dCF X CF (CF = F^H for a lower
+    # factor), not -X dL L^H X; the two differ (about 1e-5 relative on OpInfo's samples,
+    # whose tangents are not triangular) and torch's is the one modelled
+    cf, dcf = (c.self, mH_of(c.self_t)) if c.upper else (mH_of(c.self), c.self_t)
+    partial = ops.neg(matmul(matmul(matmul(c.result, dcf), c.result), cf))
     return ops.add(partial, mH_of(partial))
 
 

@@ -22,6 +22,7 @@ from . import common, joining, triangular
 from .basic import elementwise as ops
 from .basic import views
 from .decompositions import column_major, mH_of, solve_triangular
+from .fma import fma
 from .linalg import matmul
 
 # ---- the factorisation --------------------------------------------------------------------
@@ -50,8 +51,17 @@ def getrf_array(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if p != j:
             lu[[j, p]] = lu[[p, j]]
         if lu[j, j] != 0:
-            lu[j + 1:, j] /= lu[j, j]
-            lu[j + 1:, j + 1:] -= np.outer(lu[j + 1:, j], lu[j, j + 1:])
+            # getrf2's column: scaled by the pivot's reciprocal unless that overflows
+            if abs(lu[j, j]) >= np.finfo(lu.dtype).tiny:
+                lu[j + 1:, j] *= 1 / lu[j, j]
+            else:
+                lu[j + 1:, j] /= lu[j, j]
+            # the trailing update's multiply-add fused, as torch's BLAS (MKL) computes it: an
+            # element that cancels keeps the product's rounding error (1 - 0.666..6 x 1.5 is
+            # 5.55e-17, not 0), which decides a pivot and a singular matrix's error
+            # (tests/reference_engine/test_lu_rounding.py)
+            lu[j + 1:, j + 1:] = fma(-lu[j + 1:, j, None], lu[None, j, j + 1:],
+                                     lu[j + 1:, j + 1:])
     return lu, pivots
 
 

@@ -22,7 +22,7 @@ from .decompositions_lu import lu_unpack
 from .linalg import matmul
 
 
-def _solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
+def solve_arrays(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
            adjoint: bool) -> np.ndarray:
     """X for A X = B (left) or X A = B, A or A^H, A = P L U, batches broadcast."""
     shape = common.broadcast_shapes(b.shape[:-2], lu.shape[:-2])  # torch names B's batch first
@@ -30,7 +30,7 @@ def _solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, left: bool,
     piv = np.broadcast_to(piv, shape + piv.shape[-1:])
     b = np.broadcast_to(b, shape + b.shape[-2:])
     if not left:   # X A = B is A^T X^T = B^T
-        return np.swapaxes(_solve(lu, piv, np.swapaxes(b, -1, -2), True, not adjoint), -1, -2)
+        return np.swapaxes(solve_arrays(lu, piv, np.swapaxes(b, -1, -2), True, not adjoint), -1, -2)
     if not adjoint:   # L U X = P^T B
         y = substitute(lu, _swap_rows(b, piv, last_first=False), upper=False, unit=True)
         return substitute(lu, y, upper=True, unit=False)
@@ -108,7 +108,7 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
         shape = common.broadcast_shapes(b.shape[:-2], lu.shape[:-2]) + b.shape[-2:]
         x = np.zeros(shape, wide)
     else:
-        x = _solve(lu, np.asarray(pivots._data), b, left, adjoint)
+        x = solve_arrays(lu, np.asarray(pivots._data), b, left, adjoint)
     x = x.astype(LU.dtype.np)
     out = common.new(column_major(x) if left else np.ascontiguousarray(x), LU.dtype,
                      LU.device, order="K")

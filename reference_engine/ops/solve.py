@@ -20,6 +20,7 @@ from .basic import views
 from .decompositions import _LinAlgError, column_major, mH_of
 from .linalg import matmul
 from .lu_kernels import check_square, lu_factor_arrays
+from .lu_solve import solve_arrays as lu_solve_arrays
 from .lu_solve import solve_with_lu
 
 
@@ -110,11 +111,11 @@ def _solve(A: Tensor, B: Tensor, left: bool, check_errors: bool) -> tuple[Tensor
     b_b = np.broadcast_to(b, (*batch, *b.shape[-2:]))
     if a_b.size == 0 or b_b.size == 0:
         x = np.zeros(b_b.shape, a.dtype)
-    elif left:
-        x = np.linalg.solve(a_b, b_b)
     else:
-        x = np.swapaxes(np.linalg.solve(np.swapaxes(a_b, -1, -2), np.swapaxes(b_b, -1, -2)),
-                        -1, -2)
+        # getrs with A's own factors, as torch's linalg_lu_solve (a solve of other factors,
+        # NumPy's gesv, could find singular a matrix these factors are not: its LU rounds
+        # its update otherwise)
+        x = lu_solve_arrays(np.asarray(lu), piv, np.asarray(b_b), left, False)
     # torch's left solve is linalg_lu_solve's result, which LAPACK's getrs writes in place:
     # each matrix column-major (a later .contiguous() clones it); a right solve is that of
     # the transposes, transposed back: row-major

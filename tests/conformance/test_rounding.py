@@ -148,3 +148,49 @@ def test_jitter_leaves_zerotensors_alone() -> None:
         tangent = fwad.unpack_dual(sign).tangent
         assert tangent is not None and tangent._is_zerotensor()
         assert float(fwad.unpack_dual(logabsdet).tangent) == pytest.approx(1.5)
+
+
+# A float64 program is its own twin, so only the jitter can bound it; torch's inverse of this
+# A has an exact 0 at [3, 2] where the engine's is -6.5e-18 (a cancellation no factor on the
+# result moves), so floor gives 0 against -1 (the 310-row ci profile met
+# mish(masked.logsumexp(linalg.inv(A).floor())), stop 42)
+F64 = rounding.JITTER_FLOAT64
+FLOAT64_CANCELLING = """\
+a = torch.tensor([[-1.0, -1.0, 3.0, -2.0], [0.0, 0.0, 2.0, 1.5], [2.0, 1.5, -1.0, -1.0], \
+[1.5, 1.5, 0.0, 0.0]], dtype=torch.float64, requires_grad=True)
+y = torch.linalg.inv(a).floor()
+"""
+
+
+def test_a_float64_programs_cancellation_is_jittered_at_float64s_size() -> None:
+    program = number(parse(FLOAT64_CANCELLING))
+    raw = _check(program, "", REFERENCE, TORCH, "float32", "cpu")
+    assert raw.comparison.divergence is not None  # without the rule it diverges
+    assert raw.comparison.divergence.field == "y.values"
+    assert rounding.unit_roundoff(raw.torch_trace) == rounding.JITTER_FLOAT64
+    ref = rounding.reference(TORCH, program, unit=F64).steps[1].names["y"].values
+    assert isinstance(ref, Jittered) and ref.jitter is not None
+    assert ref.jitter[3, 2] == rounding.JITTER_FACTOR  # floor flips between 0 and -1 there
+    checked = check(program, REFERENCE, TORCH)
+    assert not checked.diverges
+    assert checked.rounding is not None and checked.rounding.field == "y.values"
+
+
+def test_a_float64_programs_jitter_is_float64s_size_where_nothing_amplifies() -> None:
+    program = number(parse(AMPLIFIED.replace("torch.exp(torch.cosh(x * x))", "torch.exp(x)")
+                           .replace("1.9]", "1.9], dtype=torch.float64")))
+    assert rounding.unit_roundoff(run_program(TORCH, program)) == rounding.JITTER_FLOAT64
+    ref = rounding.reference(TORCH, program, unit=F64).steps[1].names["y"].values
+    assert isinstance(ref, Jittered) and ref.jitter is not None
+    assert (ref.jitter <= rounding.JITTER_FACTOR * 2.0 ** -49 * np.abs(ref)).all()
+    # so exp 1 % off (far below float32's size of jitter) diverges in float64
+    assert check(program, WRONG_EXP, TORCH).diverges
+
+
+def test_an_op_that_rounds_nothing_is_not_perturbed() -> None:
+    # the sum of values float32 holds is exact: floor of it keeps its power
+    program = number(parse("a = torch.tensor([1.0, 2.0, -3.0, 0.5], dtype=torch.float64)\n"
+                           "y = a.sum().floor()\n"))
+    ref = rounding.reference(TORCH, program, unit=F64).steps[1].names["y"].values
+    assert isinstance(ref, Jittered) and ref.jitter is not None
+    assert float(ref.jitter) == 0.0
