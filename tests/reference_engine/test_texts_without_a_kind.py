@@ -82,3 +82,14 @@ def test_householder_refuses_tau_of_other_batch_dims(name: str, shape: tuple[int
         else:
             engine.linalg.householder_product(engine.ones(shape), engine.ones(tau_shape))
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("padding", [-1, (0, -1), -2])
+def test_unfold_refuses_negative_padding(padding: int | tuple[int, int]) -> None:
+    """im2col_shape_check: padding non-negative, -1 too (seed 34's ops/folding.py:106
+    NumberReplacer made the check `min(pad) >= -1`)."""
+    with pytest.raises(RuntimeError) as theirs:
+        torch.nn.functional.unfold(torch.ones(1, 1, 4, 4), 2, padding=padding)
+    with pytest.raises(RuntimeError) as ours:
+        engine.nn.functional.unfold(engine.ones(1, 1, 4, 4), 2, padding=padding)
+    assert str(ours.value) == str(theirs.value)
