@@ -62,3 +62,34 @@ def test_amax_amin_of_an_empty_tensor_name_themselves(name: str, shape: tuple[in
         getattr(engine, name)(engine.empty(shape), dim)
     assert type(ours.value) is type(theirs.value)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("name", ["householder_product", "ormqr"])
+@pytest.mark.parametrize("shape, tau_shape", [((2, 3, 3), (1, 3)), ((2, 3, 3), (3, 3)),
+                                              ((2, 1, 3, 3), (2, 2, 3))])
+def test_householder_refuses_tau_of_other_batch_dims(name: str, shape: tuple[int, ...],
+                                                     tau_shape: tuple[int, ...]) -> None:
+    """tau's batch dims equal the input's, smaller as larger (seed 34's
+    ops/householder.py:204 NotEq_Gt let a smaller batch, (1,) against (2,), through)."""
+    with pytest.raises(RuntimeError) as theirs:
+        if name == "ormqr":
+            torch.ormqr(torch.ones(shape), torch.ones(tau_shape), torch.ones(shape))
+        else:
+            torch.linalg.householder_product(torch.ones(shape), torch.ones(tau_shape))
+    with pytest.raises(RuntimeError) as ours:
+        if name == "ormqr":
+            engine.ormqr(engine.ones(shape), engine.ones(tau_shape), engine.ones(shape))
+        else:
+            engine.linalg.householder_product(engine.ones(shape), engine.ones(tau_shape))
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("padding", [-1, (0, -1), -2])
+def test_unfold_refuses_negative_padding(padding: int | tuple[int, int]) -> None:
+    """im2col_shape_check: padding non-negative, -1 too (seed 34's ops/folding.py:106
+    NumberReplacer made the check `min(pad) >= -1`)."""
+    with pytest.raises(RuntimeError) as theirs:
+        torch.nn.functional.unfold(torch.ones(1, 1, 4, 4), 2, padding=padding)
+    with pytest.raises(RuntimeError) as ours:
+        engine.nn.functional.unfold(engine.ones(1, 1, 4, 4), 2, padding=padding)
+    assert str(ours.value) == str(theirs.value)
