@@ -126,10 +126,16 @@ def _scalar_text(x: Any) -> str:
 
 
 def _vj_dot_u(vj: np.ndarray, u: U) -> Any:
-    """_get_analytical_vJu_backward_mode: vJ.u, or Re(vJ).ur + i Im(vJ).ui (C -> R)."""
+    """_get_analytical_vJu_backward_mode: vJ.u, or Re(vJ).ur + i Im(vJ).ui (C -> R).
+
+    As torch's _dot_with_type_promotion, (vJ * u).sum(), not np.dot: np.dot goes to the BLAS
+    that NumPy ships, whose kernel (and so its order of additions, with or without fused
+    multiply-adds) is chosen by the CPU at run time; at atol = rtol = 0 the verdict turns on
+    that last bit (cases/gradcheck/fast_mode_exact_verdict_follows_torchs_float32_vectors
+    failed on an AVX-512 machine with np.dot)."""
     if isinstance(u, tuple):
-        return np.dot(vj.real, u[0]) + 1j * np.dot(vj.imag, u[1])
-    return np.dot(vj, u)
+        return np.sum(vj.real * u[0]) + 1j * np.sum(vj.imag * u[1])
+    return np.sum(vj * u)
 
 
 def _analytical_vj(output: Tensor, diff: list[Tensor], v: np.ndarray
