@@ -18,8 +18,8 @@ from hypothesis.control import current_build_context
 
 from conformance.case.language import to_source
 from conformance.case.program import Program
-from conformance.gen.check import Checked, check, hits, truncate
 from conformance.gen.divergence_case import as_case, save_case
+from conformance.gen.program_check import Checked, check, hits, truncate
 from conformance.gen.progress import Progress
 from conformance.gen.strategies import programs, without_local_constants
 from conformance.report import generated as generated_report

@@ -66,10 +66,10 @@ def test_the_timeout_ini_is_known_where_pytest_timeout_is_not_installed(
 
 def test_readme_synopsis_of_run_names_every_shared_option() -> None:
     """README's `autograd-conformance run ...` synopsis restates the option names that
-    conformance/options.py declares once: a new option must be named there too."""
-    from conformance import options
+    conformance/shared_options.py declares once: a new option must be named there too."""
+    from conformance import shared_options
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     synopsis = re.search(r"`autograd-conformance run \[CASES\.\.\.\](.*?)`", readme, re.S)
     assert synopsis, "README's synopsis of `run` is gone: update this test with the README"
     named = set(re.findall(r"--[a-z][a-z-]*", synopsis.group(1)))
-    assert {o.name for o in options.OPTIONS} <= named
+    assert {o.name for o in shared_options.OPTIONS} <= named

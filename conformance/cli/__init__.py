@@ -15,7 +15,7 @@ from conformance.case import paths
 from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case
 from conformance.cli import final_line as run_summary
-from conformance.cli import run as run_command
+from conformance.cli import run_command
 from conformance.run.engine import DEFAULT_ENGINE
 
 

@@ -11,7 +11,7 @@ import yaml
 from conformance.case import kinds
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
-from conformance.gen.check import Checked
+from conformance.gen.program_check import Checked
 from conformance.gen.reading import features_of
 from conformance.run.engine import Engine
 from conformance.run.interpreter import run_program

@@ -39,7 +39,7 @@ from typing import Any
 import yaml
 
 from conformance.opinfo import database, opmap
-from conformance.opinfo.check import (
+from conformance.opinfo.entry_check import (
     NO_LIMIT,
     CheckResult,
     Limit,

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import core, settings
 
 from conformance.gen import campaign
-from conformance.gen.check import Checked
+from conformance.gen.program_check import Checked
 from conformance.report import records as report
 from conformance.run import limits
 from conformance.run.engine import DEFAULT_ENGINE

@@ -18,7 +18,7 @@ import jsonschema
 import pytest
 
 from conformance.case.language import parse
-from conformance.gen.check import check, hits
+from conformance.gen.program_check import check, hits
 from conformance.generated_suite import GeneratedLimit, check_generated
 from conformance.report import generated as generated_report
 from conformance.report import records as report_records
@@ -34,7 +34,7 @@ GENERATED_ID = "conformance/generated_suite.py::test_generated_programs_agree_wi
 # An engine every generated program meets the fault of: its leaves' version counters are
 # off by one (an in-place add of 0 before requires_grad_). A fault in a field other than
 # values, so that each failing program hypothesis tries while shrinking is checked in 4
-# runs, not 8 (a values divergence also runs torch's float64 twin, twice: gen/check.py):
+# runs, not 8 (a values divergence also runs torch's float64 twin, twice: gen/program_check.py):
 # the same 103 programs and shrunk program as with values off by 0.5, in 63 s of CPU
 # against 104 (benchmarks/README.md, h35speedA).
 WRONG_LEAVES = '''\
