@@ -71,7 +71,7 @@ def as_case(checked: Checked, engine: str, torch: Engine) -> str:
     failed = {s.line: s.outcome.kind or kinds.UNKNOWN for s in trace.steps
               if s.outcome.status != OK}
     program = ir.Program(_wrap_failures(unrolled.body, failed))
-    d = checked.comparison.divergence
+    d = checked.first
     where = "" if d is None else f" at `{d.field}`"
     features = sorted(features_of(program) | ({"errors"} if failed else set()))
     case = {

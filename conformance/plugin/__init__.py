@@ -189,6 +189,13 @@ def conformance_item_timeout(pytestconfig: pytest.Config) -> float:
 
 
 @pytest.fixture(scope="session")
+def conformance_strict_messages(pytestconfig: pytest.Config) -> bool:
+    """A message text alone that differs diverges (a generated program's, as a case
+    item's), unless --lenient-messages."""
+    return not pytestconfig.getoption("--lenient-messages")
+
+
+@pytest.fixture(scope="session")
 def generated_log() -> HitRates:
     return GENERATED_LOG
 
