@@ -13,7 +13,7 @@ from typing import TextIO
 from conformance import shared_options
 from conformance.case import paths
 from conformance.case.vocabulary import parse_devices
-from conformance.cli import final_line as run_summary
+from conformance.cli import final_line
 from conformance.gen import campaign, profiles
 
 RUN_PROFILE = "default"  # the run command's; plain pytest's is profiles.FALLBACK
@@ -59,10 +59,10 @@ def run(args: argparse.Namespace, passthrough: list[str]) -> int:
     # `run | head`: the run goes on and writes its report when the reader leaves
     sys.stdout = _ClosedPipeToDevnull(real_stdout)
     # what this run did with the report directory (never a report another run left there)
-    observer = run_summary.Observer()
+    observer = final_line.Observer()
     try:
         code = int(pytest.main(pytest_args + passthrough, plugins=[observer]))
-        print(run_summary.final_line(args.engine, args.report_dir, observer.outcome(), code))
+        print(final_line.final_line(args.engine, args.report_dir, observer.outcome(), code))
     finally:
         sys.stdout = real_stdout
     return code
