@@ -44,7 +44,7 @@ import torch
 
 from conformance.case.language import parse
 from conformance.case.program import Program, _ast_stmt
-from conformance.gen.check import number
+from conformance.gen.program_check import number
 from conformance.run import limits
 from conformance.run.compare import compare
 from conformance.run.engine import load_engine

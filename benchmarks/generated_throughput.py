@@ -3,7 +3,7 @@
 End to end (the numerator) = drawing a program (hypothesis), numbering its statements,
 running it on torch and on the reference engine through the interpreter (with the
 observation after every statement), and comparing the two traces: what
-`conformance.gen.check.check` does for a program that agrees (a divergent one is also
+`conformance.gen.program_check.check` does for a program that agrees (a divergent one is also
 printed and parsed, for its report).
 
 The floor (the denominator) = torch alone executing the same programs without any
@@ -73,7 +73,7 @@ from hypothesis import strategies as st
 
 import reference_engine
 from conformance.case.program import Program, _ast_stmt
-from conformance.gen.check import cyclic_gc_paused, number
+from conformance.gen.program_check import cyclic_gc_paused, number
 from conformance.gen.state import GenSettings
 from conformance.gen.strategies import programs
 from conformance.run.compare import compare
@@ -195,7 +195,7 @@ def run_once(n: int, full_snapshots: bool) -> dict[str, float]:
         t0 = clock()
         parsed = number(program)
         t1 = clock()
-        with cyclic_gc_paused():  # as conformance.gen.check.check runs a program
+        with cyclic_gc_paused():  # as conformance.gen.program_check.check runs a program
             expected = run_program(torch_engine, parsed, continue_on_error=True, **mode)
             t2 = clock()
             actual = run_program(engine, parsed, continue_on_error=True, **mode)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from conformance.gen.check import SIGNED_ZERO, check
+from conformance.gen.program_check import SIGNED_ZERO, check
 from conformance.gen.strategies import FORWARD, WEIGHTED, sample_programs
 from conformance.run.engine import load_engine
 

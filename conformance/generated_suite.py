@@ -18,8 +18,8 @@ from hypothesis.control import current_build_context
 
 from conformance.case.language import to_source
 from conformance.case.program import Program
-from conformance.gen.check import Checked, check, hits, truncate
 from conformance.gen.divergence_case import as_case, save_case
+from conformance.gen.program_check import Checked, check, hits, truncate
 from conformance.gen.progress import Progress
 from conformance.gen.strategies import programs, without_local_constants
 from conformance.report import generated as generated_report
@@ -61,15 +61,19 @@ def _bounded_check(program: Program, engine: Engine, torch: Engine, item_timeout
 
 def check_generated(program: Program, engine: Engine, torch: Engine, log: HitRates,
                     save_dir: str | None, known: Expectations = NO_EXPECTATIONS,
-                    matched: set[int] | None = None, item_timeout: float = 0.0) -> None:
+                    matched: set[int] | None = None, item_timeout: float = 0.0,
+                    strict_messages: bool = True) -> None:
     """Run one generated program on both engines; raise GeneratedDivergence if they differ
     in a way the expectations file does not list (a listed one is counted, not shrunk).
+    Whether they differ is the one decision's, as for a case item (run/decision.py: a
+    message text alone differs unless `strict_messages` is off).
     `item_timeout` seconds (0: none) bound the program's runs; a whole-run limit raises
     GeneratedLimit with the program."""
     checked = _bounded_check(program, engine, torch, item_timeout)
     found = hits(checked)
-    d = checked.comparison.divergence
-    if d is not None:
+    diverges = checked.verdict(strict_messages) == DIVERGES
+    d = checked.first
+    if diverges and d is not None:
         lines = checked.source.splitlines()
         statement = lines[d.line - 1].strip() if 0 < d.line <= len(lines) else ""
         entry = known.for_generated(d.field, statement, "cpu", "float32")
@@ -81,12 +85,12 @@ def check_generated(program: Program, engine: Engine, torch: Engine, log: HitRat
             log.record(found)
             return
     log.record(found)
-    if not checked.diverges:
+    if not diverges:
         return
     # Only the final, shrunk example is reported in full (hypothesis replays it last): cut
     # after the divergent statement, and turned into a case.
     if current_build_context().is_final:
-        d = checked.comparison.divergence
+        d = checked.first
         assert d is not None
         checked = check(truncate(checked.program, d.line), engine, torch)
         case = as_case(checked, engine.name, torch)
@@ -112,10 +116,11 @@ def test_generated_programs_agree_with_torch(
         program: Program, conformance_engine: Engine, torch_engine: Engine,
         generated_log: HitRates, save_divergences: str | None,
         known_divergences: Expectations, matched_expectations: set[int],
-        generated_progress: Progress, conformance_item_timeout: float) -> None:
+        generated_progress: Progress, conformance_item_timeout: float,
+        conformance_strict_messages: bool) -> None:
     try:
         check_generated(program, conformance_engine, torch_engine, generated_log,
                         save_divergences, known_divergences, matched_expectations,
-                        conformance_item_timeout)
+                        conformance_item_timeout, conformance_strict_messages)
     finally:
         generated_progress.tick(generated_log.programs)

@@ -245,7 +245,7 @@ def test_the_readmes_sample_final_line_is_what_a_run_prints(
     from conformance.cli.final_line import final_line
     from conformance.report import files as report
     from conformance.report.hit_rates import HitRates
-    from conformance.report.status import RunFacts
+    from conformance.report.status_line import RunFacts
 
     sample = re.search(r"`(autograd-conformance: engine reference_engine vs torch \S+: "
                        r"PASS: .*?; report in reports/)`", _readme())

@@ -66,10 +66,27 @@ def test_the_timeout_ini_is_known_where_pytest_timeout_is_not_installed(
 
 def test_readme_synopsis_of_run_names_every_shared_option() -> None:
     """README's `autograd-conformance run ...` synopsis restates the option names that
-    conformance/options.py declares once: a new option must be named there too."""
-    from conformance import options
+    conformance/shared_options.py declares once: a new option must be named there too."""
+    from conformance import shared_options
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     synopsis = re.search(r"`autograd-conformance run \[CASES\.\.\.\](.*?)`", readme, re.S)
     assert synopsis, "README's synopsis of `run` is gone: update this test with the README"
     named = set(re.findall(r"--[a-z][a-z-]*", synopsis.group(1)))
-    assert {o.name for o in options.OPTIONS} <= named
+    assert {o.name for o in shared_options.OPTIONS} <= named
+
+
+def test_explain_takes_the_engine_option_run_declares(monkeypatch: pytest.MonkeyPatch
+                                                      ) -> None:
+    """`explain --engine` is the shared option (its default and help), not a copy: a
+    changed default in conformance/shared_options.py is explain's too."""
+    import dataclasses
+
+    from conformance import cli, shared_options
+    given: list[str] = []
+    monkeypatch.setattr(cli, "_explain", lambda args: given.append(args.engine) or 0)
+    assert cli.main(["explain", "cases/leaf"]) == 0
+    assert given == [shared_options.ENGINE.default]
+    monkeypatch.setattr(shared_options, "ENGINE",
+                        dataclasses.replace(shared_options.ENGINE, default="other_engine"))
+    assert cli.main(["explain", "cases/leaf"]) == 0
+    assert given[-1] == "other_engine"

@@ -15,7 +15,7 @@ import pytest
 from conformance.report import files as report
 from conformance.report import html as html_report
 from conformance.report import records as report_records
-from conformance.report import status as run_status
+from conformance.report import status_line
 from conformance.report.hit_rates import HitRates
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -315,7 +315,7 @@ def test_interrupted_run_and_a_device_where_nothing_ran(tmp_path: Path) -> None:
              "dtype": "float32", "features": ["devices"]},
             *({**skipped, "id": f"cases/ops/exp.yaml::cuda-{t}", "device": "cuda", "dtype": t}
               for t in ("float32", "float64"))]
-    facts = run_status.RunFacts(collected=5, executed=3, interrupted=True,
+    facts = status_line.RunFacts(collected=5, executed=3, interrupted=True,
                                 interruption="KeyboardInterrupt", exit_status=2)
     report.write(directory, rows, engine=ENGINE, started=report.now(), profile="ci",
                  generated=HitRates(), run=facts)
@@ -366,7 +366,7 @@ def test_page_requests_nothing(built: Path, tmp_path: Path) -> None:
 @needs_chromium
 def test_a_generated_programs_failure_is_a_card_like_a_cases(tmp_path: Path) -> None:
     from conformance.case.language import parse
-    from conformance.gen.check import check
+    from conformance.gen.program_check import check
     from conformance.report import generated as generated_report
     from conformance.run.runner import torch_engine
     from tests.conformance.wrong_engines import WRONG_EXP

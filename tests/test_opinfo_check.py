@@ -14,7 +14,7 @@ pytest.importorskip("expecttest", reason="OpInfo needs the dev extra's expecttes
 
 import reference_engine
 from conformance.gen.fault_injection import WrongSign, engine_copy
-from conformance.opinfo import check, database, opmap, run
+from conformance.opinfo import command, database, entry_check, opmap
 from conformance.run.engine import Engine, load_engine
 from conformance.run.verdicts import Verdict
 
@@ -44,20 +44,20 @@ def test_the_subset_is_covered(omap):
 
 @pytest.mark.parametrize("key", SUBSET)
 def test_opinfo_samples_agree_with_torch_or_are_left_out(key, torch_engine, omap):
-    items = run.run([key], run.DTYPES, REFERENCE, torch_engine, omap)
-    failing = [line for item in items if not item.ok for line in run.report(item, False)]
+    items = command.run([key], command.DTYPES, REFERENCE, torch_engine, omap)
+    failing = [line for item in items if not item.ok for line in command.report(item, False)]
     assert failing == []
-    assert run.stale(items, omap) == []
+    assert command.stale(items, omap) == []
     assert all(item.result and item.result.parts for item in items), "nothing was checked"
 
 
 def test_every_step_runs_on_a_sample_with_gradgrad(torch_engine):
     op = database.autograd_entries()["mul"]
-    plan = check.plan(op, "mul", "float64")
-    assert plan.gradgrad and plan.steps == check.STEPS
-    result = check.check(op, plan, REFERENCE, torch_engine)
+    plan = entry_check.plan(op, "mul", "float64")
+    assert plan.gradgrad and plan.steps == entry_check.STEPS
+    result = entry_check.check(op, plan, REFERENCE, torch_engine)
     lines = {s.line for s in result.expected.steps if s.outcome.status == "ok"}
-    assert {plan.line(0, step) for step in check.STEPS} <= lines
+    assert {plan.line(0, step) for step in entry_check.STEPS} <= lines
     assert [s.line for s in result.actual.steps] == [s.line for s in result.expected.steps]
     assert {p.verdict for p in result.parts} == {Verdict.PASS.value}
 
@@ -67,17 +67,17 @@ def test_a_wrong_gradient_is_found_on_opinfos_samples(torch_engine):
     fault = WrongSign(module)
     faulted = Engine("opinfo_faulted_engine", module)
     op = database.autograd_entries()["mul"]
-    plan = check.plan(op, "mul", "float64")
+    plan = entry_check.plan(op, "mul", "float64")
     fault.targets = frozenset({"MulBackward0"})
     try:
-        result = check.check(op, plan, faulted, torch_engine)
+        result = entry_check.check(op, plan, faulted, torch_engine)
     finally:
         fault.targets = frozenset()
     diverging = [p for p in result.parts if p.verdict == Verdict.DIVERGES.value]
     assert diverging, "the wrong sign of mul's backward went unnoticed"
     assert all(p.short.startswith("grads: grads[") for p in diverging)
     # and without the fault the same copy agrees: the fault, not the copy, diverged
-    again = check.check(op, plan, faulted, torch_engine)
+    again = entry_check.check(op, plan, faulted, torch_engine)
     assert {p.verdict for p in again.parts} == {Verdict.PASS.value}
 
 
@@ -88,11 +88,11 @@ def test_parts_run_alone_have_the_verdicts_they_have_in_full(torch_engine):
     WrongSign(module, frozenset({"MulBackward0"}))
     faulted = Engine("opinfo_only_engine", module)
     op = database.autograd_entries()["mul"]
-    plan = check.plan(op, "mul", "float32")
-    full = {p.part: p for p in check.check(op, plan, faulted, torch_engine).parts}
+    plan = entry_check.plan(op, "mul", "float32")
+    full = {p.part: p for p in entry_check.check(op, plan, faulted, torch_engine).parts}
     only = frozenset({("sample", 1), ("sample", 3), ("jvp", 2), ("error input", 0)}
                      if plan.errors else {("sample", 1), ("sample", 3), ("jvp", 2)})
-    alone = check.check(op, plan, faulted, torch_engine, only=only)
+    alone = entry_check.check(op, plan, faulted, torch_engine, only=only)
     assert {(p.kind, p.index) for p in alone.parts} == only
     assert any(p.verdict == Verdict.DIVERGES.value for p in alone.parts)
     assert [dataclasses.astuple(p) for p in alone.parts] == \
@@ -104,41 +104,41 @@ def test_parts_run_alone_have_the_verdicts_they_have_in_full(torch_engine):
 
 def test_a_left_out_part_is_known_and_stale_once_it_agrees(torch_engine, omap):
     op = database.autograd_entries()["add"]
-    plan = check.plan(op, "add", "float64")
+    plan = entry_check.plan(op, "add", "float64")
     sample_0 = opmap.Part("sample 0: why", "sample", 0, "why", 0)
-    result = check.check(op, plan, REFERENCE, torch_engine, left_out=(sample_0,))
+    result = entry_check.check(op, plan, REFERENCE, torch_engine, left_out=(sample_0,))
     assert result.parts[0].verdict == Verdict.PASS.value  # add's sample 0 agrees
     entry = dataclasses.replace(omap.get("add"), left_out=(sample_0,))
     with_line = dataclasses.replace(omap, entries=(entry,))
-    stale = run.stale([run.Item("add", "float64", result)], with_line)
+    stale = command.stale([command.Item("add", "float64", result)], with_line)
     assert stale == ["add: `sample 0: why` agrees with torch now: delete it"]
     # a part that diverges (cholesky_solve's float32 sample 6, a second-order grad rounded
     # otherwise) is known
     op = database.autograd_entries()["cholesky_solve"]
-    plan = check.plan(op, "cholesky_solve", "float32")
+    plan = entry_check.plan(op, "cholesky_solve", "float32")
     left_out = omap.get("cholesky_solve").left_out
-    result = check.check(op, plan, REFERENCE, torch_engine, left_out=left_out)
+    result = entry_check.check(op, plan, REFERENCE, torch_engine, left_out=left_out)
     assert result.parts[6].verdict == Verdict.KNOWN.value
     assert "gradgrad" in result.parts[6].detail
-    result = check.check(op, plan, REFERENCE, torch_engine)
+    result = entry_check.check(op, plan, REFERENCE, torch_engine)
     assert result.parts[6].verdict == Verdict.DIVERGES.value
 
 
 def test_the_command_runs_entries_and_refuses_unknown_ones(capsys):
-    assert run.main(["mul", "--dtype", "float64"]) == 0
+    assert command.main(["mul", "--dtype", "float64"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"^ok   mul float64: \d+ pass$", out, re.M)
     assert re.match(r"1 entries, 1 items \(0 failing\): \d+ samples", out.splitlines()[-1])
     with pytest.raises(SystemExit):
-        run.main(["no_such_op"])
+        command.main(["no_such_op"])
     assert "not OpInfo entries with autograd in the map: no_such_op" in capsys.readouterr().err
 
 
 def test_the_forward_mode_step_is_a_part_of_its_own(torch_engine):
     op = database.autograd_entries()["mul"]
-    plan = check.plan(op, "mul", "float64")
+    plan = entry_check.plan(op, "mul", "float64")
     assert plan.forward_ad and "jvp" in plan.steps
-    result = check.check(op, plan, REFERENCE, torch_engine)
+    result = entry_check.check(op, plan, REFERENCE, torch_engine)
     jvps = [p for p in result.parts if p.kind == "jvp"]
     assert len(jvps) == len(plan.samples) and {p.verdict for p in jvps} == {"pass"}
     line = plan.line(0, "jvp")
@@ -157,8 +157,8 @@ def test_a_wrong_jvp_is_found_and_only_in_the_jvp_parts(torch_engine):
 
     module.forward_ad.tangent_of = wrong
     op = database.autograd_entries()["mul"]
-    plan = check.plan(op, "mul", "float64")
-    result = check.check(op, plan, Engine("opinfo_wrong_jvp_engine", module), torch_engine)
+    plan = entry_check.plan(op, "mul", "float64")
+    result = entry_check.check(op, plan, Engine("opinfo_wrong_jvp_engine", module), torch_engine)
     diverging = [p for p in result.parts if p.verdict == Verdict.DIVERGES.value]
     assert diverging and {p.kind for p in diverging} == {"jvp"}
     assert all(p.short.startswith("jvp: jvp[0]") for p in diverging)
@@ -168,7 +168,7 @@ def test_a_wrong_jvp_is_found_and_only_in_the_jvp_parts(torch_engine):
 def test_an_engine_without_forward_ad_is_unsupported_there(torch_engine):
     lacking = load_engine("tests.conformance.engine_lacks_api")  # its autograd has no forward_ad
     op = database.autograd_entries()["mul"]
-    result = check.check(op, check.plan(op, "mul", "float64"), lacking, torch_engine)
+    result = entry_check.check(op, entry_check.plan(op, "mul", "float64"), lacking, torch_engine)
     jvps = [p for p in result.parts if p.kind == "jvp"]
     assert jvps and {p.verdict for p in jvps} == {Verdict.UNSUPPORTED.value}
     assert all("torch.autograd.forward_ad" in p.detail for p in jvps)
@@ -176,13 +176,13 @@ def test_an_engine_without_forward_ad_is_unsupported_there(torch_engine):
 
 def test_a_jvp_part_is_left_out_by_its_own_line(torch_engine):
     op = database.autograd_entries()["mul"]
-    plan = check.plan(op, "mul", "float64")
+    plan = entry_check.plan(op, "mul", "float64")
     jvp_0 = opmap.Part("jvp 0: why", "jvp", 0, "why", 0)
     assert opmap._part("mul", "jvp 0: why") == jvp_0  # the map's syntax
     assert opmap._part("mul", "jvp 1-2: why").last == 2
     assert jvp_0.covers("jvp", 0) and not jvp_0.covers("sample", 0)
     assert opmap.Part("kwarg alpha: why", "kwarg", "alpha", "why").covers("jvp", 3, ("alpha",))
-    result = check.check(op, plan, REFERENCE, torch_engine, left_out=(jvp_0,))
+    result = entry_check.check(op, plan, REFERENCE, torch_engine, left_out=(jvp_0,))
     assert [p.left_out for p in result.parts if p.left_out] == ["jvp 0: why"]
 
 
@@ -205,14 +205,15 @@ def test_the_time_limit_is_each_samples(torch_engine):
     module.mul = slow_mul
     slow = Engine("opinfo_slow_mul_engine", module)
     op = database.autograd_entries()["mul"]
-    plan = check.plan(op, "mul", "float64")
+    plan = entry_check.plan(op, "mul", "float64")
     plan = dataclasses.replace(plan, samples=plan.samples[:8], errors=())
-    result = check.check(op, plan, slow, torch_engine, limit=check.Limit(0.8, "the item X"))
+    result = entry_check.check(op, plan, slow, torch_engine,
+                               limit=entry_check.Limit(0.8, "the item X"))
     assert len(calls) * 0.05 > 0.8  # the samples' sleeps alone are over the limit ...
     assert {p.verdict for p in result.parts} == {Verdict.PASS.value}  # ... and none stopped
     with pytest.raises(ItemTimeout, match=r"^sample 0 of the item X ran longer than the time "
                        r"limit of 0\.1 s \(--item-timeout\)"):
-        check.check(op, plan, slow, torch_engine, limit=check.Limit(0.1, "the item X"))
+        entry_check.check(op, plan, slow, torch_engine, limit=entry_check.Limit(0.1, "the item X"))
 
 
 def test_the_running_test_is_found_as_torch_finds_it_without_reading_sources() -> None:

@@ -13,7 +13,7 @@ pytest.importorskip("expecttest", reason="OpInfo needs the dev extra's expecttes
 
 import reference_engine
 from conformance.gen.fault_injection import WrongSign, engine_copy
-from conformance.opinfo import check, database, gauge
+from conformance.opinfo import database, entry_check, gauge
 from conformance.run.engine import Engine, load_engine
 from conformance.run.trace import TensorSnapshot
 from conformance.run.verdicts import Verdict
@@ -28,19 +28,19 @@ def torch_engine() -> Engine:
     return load_engine("torch")
 
 
-def _plan(key: str, samples: slice, higher: bool = True) -> check.Plan:
+def _plan(key: str, samples: slice, higher: bool = True) -> entry_check.Plan:
     """A few of the entry's float64 samples (the check of all of them takes seconds);
     without their gradgrad and jvp steps unless `higher`."""
     op = database.autograd_entries()[key]
-    full = check.plan(op, key, "float64")
+    full = entry_check.plan(op, key, "float64")
     return dataclasses.replace(full, samples=full.samples[samples], errors=[],
                                gradgrad=full.gradgrad and higher,
                                forward_ad=full.forward_ad and higher)
 
 
-def _verdicts(key: str, plan: check.Plan, engine: Engine, torch_engine: Engine) -> set[str]:
+def _verdicts(key: str, plan: entry_check.Plan, engine: Engine, torch_engine: Engine) -> set[str]:
     op = database.autograd_entries()[key]
-    return {p.verdict for p in check.check(op, plan, engine, torch_engine).parts}
+    return {p.verdict for p in entry_check.check(op, plan, engine, torch_engine).parts}
 
 
 def test_canonical_form_is_the_same_for_every_sign_and_differs_otherwise() -> None:
@@ -71,8 +71,8 @@ def test_only_the_named_vectors_are_canonicalised() -> None:
     assert got["out[0]"].values.tolist() == [[1.0, -0.5], [-0.25, 2.0]]
     assert got["saved[1]"].values.tolist() == [[1.0, -0.5], [-0.25, 2.0]]
     assert got["out[1]"] is observed["out[1]"] and got["grads[0]"] is observed["grads[0]"]
-    assert gauge.of("mul", check.Call(None, (), {})) is None
-    assert gauge.of("linalg.matrix_norm", check.Call(None, ("fro",), {})) is None
+    assert gauge.of("mul", entry_check.Call(None, (), {})) is None
+    assert gauge.of("linalg.matrix_norm", entry_check.Call(None, ("fro",), {})) is None
 
 
 def test_flipped_vectors_agree_and_only_through_the_gauge(torch_engine, monkeypatch):
@@ -108,7 +108,7 @@ def test_a_wrong_singular_value_diverges(torch_engine, monkeypatch):
 
     monkeypatch.setattr(spectral, "_factor", wrong)
     op = database.autograd_entries()["linalg.svdvals"]
-    parts = check.check(op, plan, REFERENCE, torch_engine).parts
+    parts = entry_check.check(op, plan, REFERENCE, torch_engine).parts
     assert any(p.verdict == DIVERGES and p.short.startswith("forward: out.values")
                for p in parts), [p.short for p in parts]
 
@@ -121,7 +121,7 @@ def test_a_wrong_gradient_of_eigh_diverges(torch_engine):
     fault.targets = frozenset({"LinalgEighBackward0"})
     try:
         op = database.autograd_entries()["linalg.eigh"]
-        parts = check.check(op, plan, faulted, torch_engine).parts
+        parts = entry_check.check(op, plan, faulted, torch_engine).parts
     finally:
         fault.targets = frozenset()
     assert any(p.verdict == DIVERGES and p.short.startswith("grads: grads[")

@@ -1,4 +1,4 @@
-"""OpInfo items in the plugin (conformance/plugin/opinfo.py, conformance/opinfo/item.py):
+"""OpInfo items in the plugin (conformance/plugin/opinfo_items.py, conformance/opinfo/item.py):
 their ids and selection, a wrong gradient failing its item with the sample, step and field,
 a part the map leaves out as `known` and a left-out line that agrees as 'passes now', an
 entry OpInfo lacks or a line naming a sample it no longer has as an error, OpInfo
@@ -19,7 +19,7 @@ import torch  # noqa: F401
 
 import reference_engine
 from conformance import cli
-from conformance.opinfo import check, database, ids, item, opmap
+from conformance.opinfo import database, entry_check, ids, item, opmap
 from conformance.run.engine import Engine, load_engine
 from conformance.run.verdicts import Verdict
 
@@ -37,7 +37,7 @@ def collected(pytester: pytest.Pytester, *args: str) -> list[str]:
 
 
 def test_items_are_one_per_covered_entry_and_dtype(pytester: pytest.Pytester) -> None:
-    assert ids.DEVICE == check.DEVICE
+    assert ids.DEVICE == entry_check.DEVICE
     expected = [f"opinfo/{k}::cpu-{d}" for k in item.covered() for d in ("float32", "float64")]
     assert "opinfo/mul::cpu-float64" in expected
     assert collected(pytester, "--opinfo") == expected
@@ -169,7 +169,7 @@ def test_the_other_dtype_checks_only_the_parts_of_lines_that_agree_here(
     # a line whose parts fail here is decided here (known): no other dtype is run
     calls.clear()
     wrong = Engine(item.MAP_ENGINE, load_engine(WRONG_MUL).module)
-    samples = len(check.plan(database.autograd_entries()["mul"], "mul", "float64").samples)
+    samples = len(entry_check.plan(database.autograd_entries()["mul"], "mul", "float64").samples)
     _with_left_out(monkeypatch, "mul", f"sample 0-{samples - 1}: the sign is wrong")
     judged = item.judge("mul", "float64", wrong, torch_engine)
     assert (judged.verdict, judged.passes_now, calls) == \
@@ -196,7 +196,7 @@ def test_a_cap_of_samples_checks_a_seeded_subset_and_every_part_a_line_names(
         torch_engine, monkeypatch) -> None:
     # the README's quick command caps each item's samples (pyproject.toml); CI and `run`
     # check every sample: the cap may leave a sample unchecked, never a left-out line
-    the_plan = check.plan(database.autograd_entries()["mul"], "mul", "float64")
+    the_plan = entry_check.plan(database.autograd_entries()["mul"], "mul", "float64")
     n = len(the_plan.samples)
     assert n > 4 and the_plan.forward_ad
     _with_left_out(monkeypatch, "mul", f"sample {n - 1}: why")
@@ -207,7 +207,7 @@ def test_a_cap_of_samples_checks_a_seeded_subset_and_every_part_a_line_names(
     drawn = {i for kind, i in only if kind == "jvp"}  # a drawn sample's jvp part comes too
     assert len(drawn) == 3 and drawn <= samples and samples - drawn <= {n - 1} < samples
     assert {i for kind, i in only if kind == "error input"} == set(range(len(the_plan.errors)))
-    other = check.plan(database.autograd_entries()["mul"], "mul", "float32")
+    other = entry_check.plan(database.autograd_entries()["mul"], "mul", "float32")
     assert item.sampled(other, left_out, 3) != only  # each item its own draw
     assert item.sampled(the_plan, left_out, 0) is None
     assert item.sampled(the_plan, left_out, n) is None
@@ -226,7 +226,7 @@ def test_a_cap_of_samples_checks_a_seeded_subset_and_every_part_a_line_names(
 def test_a_capped_item_runs_a_lines_parts_until_one_fails(torch_engine, monkeypatch) -> None:
     # a left-out part that fails is known however it fails, and one decides its line: the
     # line's other parts run only while all its parts so far agree (item.capped_check)
-    the_plan = check.plan(database.autograd_entries()["mul"], "mul", "float64")
+    the_plan = entry_check.plan(database.autograd_entries()["mul"], "mul", "float64")
     n = len(the_plan.samples)
     line = f"sample 0-{n - 1}: the sign is wrong"
     _with_left_out(monkeypatch, "mul", line)
@@ -248,7 +248,7 @@ def test_a_capped_item_runs_a_lines_parts_until_one_fails(torch_engine, monkeypa
     assert f"known divergence (conformance/opinfo/opinfo.yaml:0): {line}" in judged.reason
     # the parts in the plan's order, each failing part's divergence read from its own round
     order = [(p.kind, p.index) for p in judged.result.parts]
-    assert order == [(k, i) for k, i, _ in check.parts_of(the_plan) if (k, i) in order]
+    assert order == [(k, i) for k, i, _ in entry_check.parts_of(the_plan) if (k, i) in order]
     assert all(item.divergence_of(judged.result, p) is not None
                for p in judged.result.parts if p.verdict == Verdict.KNOWN.value)
     # where every part agrees, every part runs (rounds of one more) and the line is stale

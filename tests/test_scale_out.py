@@ -24,7 +24,7 @@ from tests.case_files import write_cases
 GENERATED_ID = "conformance/generated_suite.py::test_generated_programs_agree_with_torch"
 # An engine every generated program meets the fault of: its leaves' version counters are
 # off by one. Not their values, so that the finder's shrinking checks each failing program
-# in 4 runs, not 8 (a values divergence also runs torch's float64 twin: gen/check.py, and
+# in 4 runs, not 8 (a values divergence also runs torch's float64 twin: gen/program_check.py, and
 # tests/conformance/test_generated_report.py, which measured it).
 WRONG_LEAVES = '''\
 """torch whose `tensor` factory bumps every new tensor's version counter (an in-place add

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from conformance.report import html as html_report
-from conformance.report import schema_enums
-from conformance.report import status as run_status
+from conformance.report import schema_enums, status_line
 from conformance.run import expectations, runner, verdicts
 from conformance.run.verdicts import PASSING, Verdict
 
@@ -49,15 +48,15 @@ def test_verdict_constants_are_the_enum_values() -> None:
 
 def test_status_line_orders_every_verdict_once() -> None:
     assert sorted(v.rank for v in Verdict) == list(range(len(Verdict)))
-    assert sorted(run_status.ORDER) == sorted(VALUES)
-    assert run_status.ORDER[0] == Verdict.DIVERGES.value  # what needs attention first
+    assert sorted(status_line.ORDER) == sorted(VALUES)
+    assert status_line.ORDER[0] == Verdict.DIVERGES.value  # what needs attention first
 
 
 def test_what_a_verdict_means_is_its_own() -> None:
     # the status line and the page read these from the verdicts, never from a list of theirs
     assert {"diverges", "case_disagrees_with_torch", "error", "unsupported"} <= \
-        set(run_status.FAILING)
-    assert not {"known", "masked", "pass", "skipped"} & set(run_status.FAILING)
+        set(status_line.FAILING)
+    assert not {"known", "masked", "pass", "skipped"} & set(status_line.FAILING)
     assert PASSING == html_report.PASSING
     assert {"pass", "skipped"} <= set(PASSING)
     assert not {"known", "masked", "diverges", "error"} & set(PASSING)

@@ -40,7 +40,7 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     """A kind's pattern, compiled once: `re.search(pattern)` looks it up in re's own cache of
     512 patterns, which the other regular expressions of a run (torch's, the engine's)
     evict, and every classify then compiled its ~200 patterns again (38 ms a call in an
-    OpInfo item's profile, conformance/opinfo/check.py)."""
+    OpInfo item's profile, conformance/opinfo/entry_check.py)."""
     return re.compile(pattern)
 
 

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import conformance
+from conformance import shared_options
 from conformance.case import paths
 from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case
-from conformance.cli import final_line as run_summary
-from conformance.cli import run as run_command
-from conformance.run.engine import DEFAULT_ENGINE
+from conformance.cli import final_line
+from conformance.cli import run_command
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -38,7 +38,7 @@ def _merge(args: argparse.Namespace) -> int:
         return 2
     from conformance.report.files import status_of
 
-    print(f"{run_summary.PREFIX} merged {len(args.reports)} reports: "
+    print(f"{final_line.PREFIX} merged {len(args.reports)} reports: "
           f"{status_of(written[0])}; report in {args.out}/")
     return 0 if outcome == "PASS" else 1
 
@@ -265,8 +265,7 @@ def _main(argv: list[str]) -> int:
                          "its case file's path, or its id as reports show it (found from "
                          "here, this project's root or the clone's); a bare case file: its "
                          "first item")
-    explain.add_argument("--engine", default=DEFAULT_ENGINE,
-                         help="importable module of the engine (default: %(default)s)")
+    shared_options.ENGINE.add_to(explain)  # as `run` and the plugin declare it
     explain.add_argument("--all-names", action="store_true",
                          help="show every name at every step, not only new or changed ones")
     record = sub.add_parser("record", help="run every case item on one engine and store "

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.report.directory import ReportOutcome
-from conformance.report.status import not_written
+from conformance.report.status_line import not_written
 
 PREFIX = "autograd-conformance:"
 
@@ -44,7 +44,7 @@ def final_line(engine: str, directory: Path, outcome: ReportOutcome | None,
                f"(pytest exit code {exit_code})"
     torch = f" vs torch {outcome.torch_version}" if outcome.torch_version else ""
     if outcome.written and outcome.status:
-        # the report's own status line (run_status), so the terminal says what it says
+        # the report's own status line (status_line), so the terminal says what it says
         return f"{PREFIX} engine {engine}{torch}: {outcome.status}; report in {directory}/"
     counts = f"{not_written(outcome.status)}; " if outcome.status else ""
     return f"{PREFIX} engine {engine}{torch}: {counts}{outcome.error or 'no report written'}" \

@@ -11,7 +11,7 @@ import yaml
 from conformance.case import kinds
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
-from conformance.gen.check import Checked
+from conformance.gen.program_check import Checked
 from conformance.gen.reading import features_of
 from conformance.run.engine import Engine
 from conformance.run.interpreter import run_program
@@ -71,7 +71,7 @@ def as_case(checked: Checked, engine: str, torch: Engine) -> str:
     failed = {s.line: s.outcome.kind or kinds.UNKNOWN for s in trace.steps
               if s.outcome.status != OK}
     program = ir.Program(_wrap_failures(unrolled.body, failed))
-    d = checked.comparison.divergence
+    d = checked.first
     where = "" if d is None else f" at `{d.field}`"
     features = sorted(features_of(program) | ({"errors"} if failed else set()))
     case = {

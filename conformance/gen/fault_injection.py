@@ -27,7 +27,7 @@ from typing import Any
 import reference_engine
 from conformance.case.program import Program
 from conformance.gen import rounding
-from conformance.gen.check import number
+from conformance.gen.program_check import number
 from conformance.run.compare import compare
 from conformance.run.engine import Engine, load_engine
 from conformance.run.interpreter import run_program
@@ -279,7 +279,7 @@ class FaultSearch:
 
     def twin(self, i: int) -> Trace:
         """The oracle's run of program i's float64 twin: the reference a values divergence
-        is judged against, as gen/check.py judges one against torch's (gen/rounding.py), so
+        is judged against, as gen/program_check.py judges one against torch's (gen/rounding.py), so
         that a fault the rule would pass for amplified rounding counts as missed."""
         if i not in self._twins:
             self._twins[i] = rounding.reference(

@@ -1,6 +1,6 @@
 """Where a generated program compares a tangent or a complex gradient: static data-flow
 walks of its assignments, as `check._GradFlow` does for backward mode, for the hit-rate
-table (conformance.gen.check.hits).
+table (conformance.gen.program_check.hits).
 
 - `jvp:<op>`: a tangent unpacked (`fwAD.unpack_dual(y)`, on a statement that completed on
   torch) went through that op: `y` was made, inside a dual level, by expressions over

@@ -1,5 +1,5 @@
 import sys
 
-from conformance.opinfo.run import main
+from conformance.opinfo.command import main
 
 sys.exit(main())

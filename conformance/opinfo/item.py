@@ -39,7 +39,7 @@ from typing import Any
 import yaml
 
 from conformance.opinfo import database, opmap
-from conformance.opinfo.check import (
+from conformance.opinfo.entry_check import (
     NO_LIMIT,
     CheckResult,
     Limit,
@@ -56,7 +56,7 @@ from conformance.run.decision import Decision, decide
 from conformance.run.engine import DEFAULT_ENGINE, Engine
 from conformance.run.expectations import Known
 from conformance.run.trace import Trace
-from conformance.run.verdicts import Verdict
+from conformance.run.verdicts import FAILING, Verdict
 
 MAP_SHOWN = "conformance/opinfo/opinfo.yaml"  # how reasons name the map
 DESCRIPTION = ("OpInfo's samples and error inputs of this entry (torch's op_db), run on torch "
@@ -64,9 +64,8 @@ DESCRIPTION = ("OpInfo's samples and error inputs of this entry (torch's op_db),
 SOURCE = database.OPINFO_MODULE + ".op_db"
 # The engine the map's left-out lines describe: only its lines can go stale.
 MAP_ENGINE = DEFAULT_ENGINE
-# What a counted part may be and still let the item pass; failing ones, first needing attention.
+# What a counted part may be and still let the item pass (a failing one: Verdict.failing).
 _ACCEPTED = (Verdict.PASS.value, Verdict.MASKED.value)
-_FAILING = (Verdict.DIVERGES.value, Verdict.ERROR.value, Verdict.UNSUPPORTED.value)
 
 
 @functools.cache
@@ -228,8 +227,10 @@ def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
         return Judged(Verdict.ERROR.value, beyond, Verdict.ERROR.value)
     result = capped_check(op, the_plan, engine, torch_engine, left_out, limit, samples)
     counted = [p for p in result.parts if not p.left_out]
-    failing = [p for v in _FAILING for p in counted if p.verdict == v]
-    report = "\n".join(_failing_detail(p) for p in counted if p.verdict in _FAILING)
+    # the failing parts, the verdict needing attention first (its rank), then in part order
+    failing = sorted((p for p in counted if Verdict(p.verdict).failing),
+                     key=lambda p: Verdict(p.verdict).rank)
+    report = "\n".join(_failing_detail(p) for p in counted if Verdict(p.verdict).failing)
     verdict = failing[0].verdict if failing else \
         Verdict.MASKED.value if any(p.verdict == Verdict.MASKED.value for p in counted) else \
         Verdict.PASS.value
@@ -283,7 +284,7 @@ def _map_lines(key: str, dtype: str, result: CheckResult, op: Any, engine: Engin
         mine = [p for p in result.parts if p.left_out == part.text]
         text = "; ".join(f"{p.part}: {p.detail}" for p in mine if p.verdict == "known")
         entry = Known(index, numbers.get(part.text, 0), numbers.get(part.text, 0),
-                      part.text, items=item_id(key, dtype), statuses=_FAILING)
+                      part.text, items=item_id(key, dtype), statuses=FAILING)
         if part.text in known_here:
             # the underlying verdict of the first failing part: "diverges: ..." (check.check)
             status = next(p.detail.split(":", 1)[0] for p in mine

@@ -35,15 +35,15 @@ import yaml
 from conformance.case.unique_keys import unique_key_loader
 from conformance.opinfo.database import FAMILIES, family_of_key
 
-# the statuses and the error are the maps' shared ones (report/map_status.py)
-from conformance.report.map_status import COVERED as COVERED
-from conformance.report.map_status import LEFT_OUT as LEFT_OUT
-from conformance.report.map_status import OUT_OF_SCOPE as OUT_OF_SCOPE
-from conformance.report.map_status import PARTLY as PARTLY
-from conformance.report.map_status import STATUSES as STATUSES
-from conformance.report.map_status import TODO as TODO
-from conformance.report.map_status import MapError as MapError
-from conformance.report.map_status import MapForm, read_line
+# the statuses and the error are the maps' shared ones (report/map_lines.py)
+from conformance.report.map_lines import COVERED as COVERED
+from conformance.report.map_lines import LEFT_OUT as LEFT_OUT
+from conformance.report.map_lines import OUT_OF_SCOPE as OUT_OF_SCOPE
+from conformance.report.map_lines import PARTLY as PARTLY
+from conformance.report.map_lines import STATUSES as STATUSES
+from conformance.report.map_lines import TODO as TODO
+from conformance.report.map_lines import MapError as MapError
+from conformance.report.map_lines import MapForm, read_line
 from reference_engine import registry
 
 MAP_PATH = Path(__file__).with_name("opinfo.yaml")

@@ -1,4 +1,4 @@
-"""One engine's run of a sample's backward-mode steps (conformance/opinfo/check.py lists
+"""One engine's run of a sample's backward-mode steps (conformance/opinfo/entry_check.py lists
 them): each step a program line, its outcome, warnings and named values observed into the
 engine's Trace. A step the engine fails (or torch) ends its sample there."""
 

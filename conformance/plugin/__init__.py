@@ -100,7 +100,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
         return
     rep = outcome.get_result()  # type: ignore[attr-defined]
     from conformance.plugin.collection import CaseItem
-    from conformance.plugin.opinfo import OpInfoItem
+    from conformance.plugin.opinfo_items import OpInfoItem
     from conformance.report import generated as generated_report
     from conformance.report import records
 
@@ -189,6 +189,13 @@ def conformance_item_timeout(pytestconfig: pytest.Config) -> float:
 
 
 @pytest.fixture(scope="session")
+def conformance_strict_messages(pytestconfig: pytest.Config) -> bool:
+    """A message text alone that differs diverges (a generated program's, as a case
+    item's), unless --lenient-messages."""
+    return not pytestconfig.getoption("--lenient-messages")
+
+
+@pytest.fixture(scope="session")
 def generated_log() -> HitRates:
     return GENERATED_LOG
 
@@ -238,7 +245,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from conformance.plugin.collection import Selection, configured_engine
     from conformance.plugin.controller import COLLECTOR, Collector
     from conformance.plugin.known import load_expectations, start_baseline
-    from conformance.plugin.opinfo import opinfo_selected
+    from conformance.plugin.opinfo_items import opinfo_selected
     from conformance.plugin.options import devices_option
     from conformance.report import files as report
     from conformance.run import blackbox

@@ -1,8 +1,8 @@
 """Collection: case files under the configured paths and those named on the command line
 become CaseFiles, each case a CaseItem per device x dtype; a case item's run and its verdict
 (run/decision.py) made a pytest outcome; the generated-program suite, the OpInfo items
-(plugin/opinfo.py) and --devices (the selection). The engine under test is loaded once per
-process (plugin/engine.py)."""
+(plugin/opinfo_items.py) and --devices (the selection). The engine under test is loaded once per
+process (plugin/engine_under_test.py)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ import pytest
 from conformance.case import paths
 from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case, read_case_text
-from conformance.plugin.engine import ENGINES, configured_engine  # noqa: F401 (tests patch it here)
+from conformance.plugin.engine_under_test import ENGINES, configured_engine  # noqa: F401 (tests patch it here)
 from conformance.plugin.items import ConformanceItem, fail
-from conformance.plugin.opinfo import OpInfoItem
-from conformance.plugin.opinfo import collect as opinfo_items
+from conformance.plugin.opinfo_items import OpInfoItem
+from conformance.plugin.opinfo_items import collect as opinfo_items
 from conformance.plugin.options import named
 from conformance.plugin.shared import (
     CASE_ROOTS,

@@ -1,5 +1,5 @@
 """What the plugin's items share (case items, plugin/collection.py; OpInfo items,
-plugin/opinfo.py): a verdict made a pytest outcome, and a failure shown as its own text."""
+plugin/opinfo_items.py): a verdict made a pytest outcome, and a failure shown as its own text."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The plugin's options: those it shares with `autograd-conformance run` (conformance/options.py)
-and its own, and the options of a run as its report records them."""
+"""The plugin's options: those it shares with `autograd-conformance run`
+(conformance/shared_options.py) and its own, and the options of a run as its report records them."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from conformance import options
+from conformance import shared_options
 from conformance.case.vocabulary import parse_devices
 
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("autograd-conformance")
-    options.add_to_pytest(group)  # those `run` shares (conformance/options.py)
+    shared_options.add_to_pytest(group)  # those `run` shares (conformance/shared_options.py)
     group.addoption("--conformance-report", default=None, metavar="DIR",
                     help="write conformance.json and summary.md for this run into DIR")
     group.addoption("--generated-programs", action="store_true",
@@ -79,14 +79,14 @@ def is_conformance_run(config: pytest.Config) -> bool:
     this package (its generated-program suite)."""
     if config.getini("conformance_cases") or config.getini("conformance_opinfo"):
         return True
-    for option in options.OPTIONS:
+    for option in shared_options.OPTIONS:
         value = config.getoption(option.dest)
         if (bool(value) if option.flag else value != option.default):
             return True
     if config.getoption("--conformance-report") is not None or \
             config.getoption("--generated-programs") or config.getoption("opinfo") is not None:
         return True
-    package = Path(options.__file__).resolve().parent
+    package = Path(shared_options.__file__).resolve().parent
     skipped = [str(p) for p in config.getini("norecursedirs")]
     return any(path.suffix == ".yaml" or package in path.resolve().parents
                or (path.is_dir() and _holds_yaml(path, skipped)) for path in named(config))

@@ -21,7 +21,7 @@ from conformance.plugin.shared import (
 )
 from conformance.report import directory as report_dir
 from conformance.report import files as report
-from conformance.report.status import not_written
+from conformance.report.status_line import not_written
 
 
 def start_report(config: pytest.Config) -> None:

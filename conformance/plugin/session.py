@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conformance.report.status import RunFacts
+from conformance.report.status_line import RunFacts
 
 # "cases/x.yaml:8: message": the loader's errors name their file and line first.
 _FILE_LINE = re.compile(r"^(?P<file>[^\s:][^:\n]*):(?P<line>\d+): (?P<message>.*)", re.S)

@@ -38,7 +38,7 @@ import pytest
 import yaml
 
 from conformance.case.diagnostics import CaseError
-from conformance.report import status as run_status
+from conformance.report import status_line
 from conformance.run import expectations, verdicts
 from conformance.run.decision import decide
 from conformance.run.expectations import Expectations, Known
@@ -67,7 +67,7 @@ def shown_id(text: str) -> str:
 
 
 def _is_case_item(record: dict[str, Any]) -> bool:
-    return not run_status.is_load_error(record) and record.get("features") != ["generated"]
+    return not status_line.is_load_error(record) and record.get("features") != ["generated"]
 
 
 def _status(record: dict[str, Any]) -> str | None:
@@ -138,7 +138,7 @@ def usage(known: Expectations, records: Iterable[dict[str, Any]],
     found = Usage()
     generated_ran = False
     for r in records:
-        if run_status.is_load_error(r):
+        if status_line.is_load_error(r):
             continue
         status = _status(r)
         if not _is_case_item(r):

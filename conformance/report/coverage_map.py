@@ -36,15 +36,15 @@ import yaml
 from conformance.case.loader import CaseError, load_case
 from conformance.case.unique_keys import unique_key_loader
 
-# the statuses and the error are the maps' shared ones (report/map_status.py)
-from conformance.report.map_status import COVERED as COVERED
-from conformance.report.map_status import LEFT_OUT as LEFT_OUT
-from conformance.report.map_status import OUT_OF_SCOPE as OUT_OF_SCOPE
-from conformance.report.map_status import PARTLY as PARTLY
-from conformance.report.map_status import STATUSES as STATUSES
-from conformance.report.map_status import TODO as TODO
-from conformance.report.map_status import MapError as MapError
-from conformance.report.map_status import MapForm, read_line
+# the statuses and the error are the maps' shared ones (report/map_lines.py)
+from conformance.report.map_lines import COVERED as COVERED
+from conformance.report.map_lines import LEFT_OUT as LEFT_OUT
+from conformance.report.map_lines import OUT_OF_SCOPE as OUT_OF_SCOPE
+from conformance.report.map_lines import PARTLY as PARTLY
+from conformance.report.map_lines import STATUSES as STATUSES
+from conformance.report.map_lines import TODO as TODO
+from conformance.report.map_lines import MapError as MapError
+from conformance.report.map_lines import MapForm, read_line
 
 ROOT = Path(__file__).resolve().parents[2]
 MAPS_DIR = ROOT / "docs" / "coverage"

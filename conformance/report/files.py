@@ -3,7 +3,7 @@ report/summary.py) and `index.html` (report/html.py), each replaced atomically.
 
 Records (report/records.py) are plain JSON-able dicts built on whichever process ran the
 item (an xdist worker or the controller) and merged in the controller. A record with verdict
-`error` and no device stands for a file that failed to load (run_status.is_load_error): it
+`error` and no device stands for a file that failed to load (status_line.is_load_error): it
 has no cell in the matrix, and counts in the status line and the lists of failures.
 """
 
@@ -23,8 +23,7 @@ import numpy as np
 
 from conformance.case import paths
 from conformance.report import html as html_report
-from conformance.report import status as run_status
-from conformance.report import summary
+from conformance.report import status_line, summary
 from conformance.report.directory import ReportOutcome, write_set
 from conformance.report.hit_rates import HitRates
 from conformance.run.expectations import NONE as NO_EXPECTATIONS
@@ -67,7 +66,7 @@ def engine_version(engine: str) -> str | None:
 
 
 def run_info(engine: str, started: float, profile: str, seed: object = None,
-             run: run_status.RunFacts | None = None,
+             run: status_line.RunFacts | None = None,
              campaign: dict[str, Any] | None = None,
              case_sources: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """`case_sources`: paths.case_sources of the run's case roots; git_revision is theirs
@@ -76,7 +75,7 @@ def run_info(engine: str, started: float, profile: str, seed: object = None,
 
     from conformance.gen.campaign import describe
 
-    run = run or run_status.RunFacts()
+    run = run or status_line.RunFacts()
     cuda = bool(torch.cuda.is_available())
     return {
         "torch_version": torch.__version__,
@@ -116,7 +115,7 @@ def _normalized(record: dict[str, Any]) -> dict[str, Any]:
     record.setdefault("reason", "")
     record.setdefault("pytest_outcome", "failed" if record.get("verdict") == ERROR
                       else "passed")
-    if run_status.is_load_error(record):
+    if status_line.is_load_error(record):
         record.setdefault("line", None)
         record.setdefault("message", record["reason"] or "failed to load")
     return record
@@ -125,17 +124,17 @@ def _normalized(record: dict[str, Any]) -> dict[str, Any]:
 def write(directory: Path, records: list[dict[str, Any]], *, engine: str, started: float,
           profile: str, generated: HitRates, known: Expectations = NO_EXPECTATIONS,
           unmatched: list[Known] | None = None, seed: object = None,
-          run: run_status.RunFacts | None = None,
+          run: status_line.RunFacts | None = None,
           campaign: dict[str, Any] | None = None,
           case_sources: list[dict[str, Any]] | None = None) -> list[Path]:
     """Write the three files of one run. Without `run` (a caller outside pytest), every
     record of an item counts as collected and executed."""
     records = sorted((_normalized(r) for r in records), key=lambda r: r["id"])
     if run is None:
-        ran = sum(not run_status.is_load_error(r) for r in records)
-        run = run_status.RunFacts(collected=ran, executed=ran)
+        ran = sum(not status_line.is_load_error(r) for r in records)
+        run = status_line.RunFacts(collected=ran, executed=ran)
     info = run_info(engine, started, profile, seed, run, campaign, case_sources)
-    word, text = run_status.line(records, info)
+    word, text = status_line.line(records, info)
     expected = {"file": known.path, "entries": len(known.known),
                 "unmatched": [{"line": k.line, "reason": k.reason} for k in unmatched or []]}
     return write_data(directory, {"status": {"outcome": word, "line": text}, "run_info": info,

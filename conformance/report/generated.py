@@ -17,9 +17,10 @@ import pytest
 from hypothesis import core, settings
 
 from conformance.gen import campaign
-from conformance.gen.check import Checked
+from conformance.gen.program_check import Checked
 from conformance.report import records as report
 from conformance.run import limits
+from conformance.run.compare import Divergence
 from conformance.run.engine import DEFAULT_ENGINE
 from conformance.run.runner import DIVERGES, ERROR
 
@@ -47,17 +48,25 @@ def divergence(checked: Checked, engine: str, case: str | None = None,
                saved: str | None = None) -> tuple[str, list[str], dict[str, Any]]:
     """The headline, detail lines and record fields of a divergent generated program
     (`case`: it as a YAML case; `saved`: where --save-divergences wrote that)."""
-    d = checked.comparison.divergence
+    d = checked.first  # the behavioural divergence, else the message text (strict)
     assert d is not None
     lines = checked.source.splitlines()
+
+    def record(found: Divergence | None) -> dict[str, Any] | None:
+        if found is None:
+            return None
+        at = lines[found.line - 1].strip() if 0 < found.line <= len(lines) else "?"
+        return report.divergence_record(found, found.line, at, checked.torch_trace,
+                                        checked.engine_trace)
+
     statement = lines[d.line - 1].strip() if 0 < d.line <= len(lines) else "?"
     details = [f"  at line {d.line} `{statement}`", f"  {d.describe()}",
                "  program (shrunk, up to the divergent statement):", *numbered(checked.source)]
+    # as a case item's record: the behavioural divergence and the first message text apart
     fields: dict[str, Any] = {
         "program": checked.source, "program_first_line": 1,
-        "divergence": report.divergence_record(d, d.line, statement, checked.torch_trace,
-                                               checked.engine_trace),
-        "message_divergence": None,
+        "divergence": record(checked.comparison.divergence),
+        "message_divergence": record(checked.comparison.message),
     }
     if case is not None:
         details.append("  as a YAML case" + (f" (saved to {saved})" if saved else "") + ":")

@@ -1,5 +1,5 @@
 """The hit-rate table: how many generated programs exercised each feature, error kind, op,
-API and gradient path (the keys gen.check.hits finds in one program). Counted by the
+API and gradient path (the keys gen.program_check.hits finds in one program). Counted by the
 generated-program suite, merged across xdist workers and report merges, shown at the end of
 a run and kept in `conformance.json` under `generated`."""
 

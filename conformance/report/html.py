@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from conformance.report import status as run_status
+from conformance.report import status_line
 from conformance.report.directory import write_atomic
 from conformance.run import verdicts
 
@@ -46,14 +46,14 @@ def render(report: dict[str, Any]) -> str:
     items = report.get("items", [])
     status = report.get("status")
     if not isinstance(status, dict):  # a report of schema 1: derived as the writer would
-        word, line = run_status.line(items, info)
+        word, line = status_line.line(items, info)
         status = {"outcome": word, "line": line}
     data = {
         "status": status,
         "run_info": info,
         "items": [_page_record(r) for r in items],
         # computed once, for this page and summary.md alike
-        "hidden_devices": run_status.hidden_devices(items),
+        "hidden_devices": status_line.hidden_devices(items),
         "generated": report.get("generated"),
         "expectations": report.get("expectations"),
         "missing_api": report.get("missing_api") or {},
@@ -88,7 +88,7 @@ def _finite(value: Any) -> Any:
 
 def _page_record(record: dict[str, Any]) -> dict[str, Any]:
     record = dict(record)
-    record["group"] = run_status.failure_group(record)
+    record["group"] = status_line.failure_group(record)
     for key in ("divergence", "message_divergence"):
         d = record.get(key)
         if isinstance(d, dict):

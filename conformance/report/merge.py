@@ -4,7 +4,7 @@ index.html), never greener than its inputs.
 
 - **Items**: a case item that several reports hold is one record. Where their verdicts
   differ (skipped ones aside: a machine without CUDA skips what another runs), the record
-  keeps the verdict needing attention first (run_status.ORDER) and lists every report's in
+  keeps the verdict needing attention first (status_line.ORDER) and lists every report's in
   `conflict`; the status line counts them. The generated-program item is one record per shard
   (`...[shard 2/4]`: the shards ran different programs), or per report when the runs were
   not sharded; two reports of the same shard ran the same programs and are compared.
@@ -28,7 +28,7 @@ from typing import Any
 from conformance.gen.campaign import describe
 from conformance.report import directory as report_dir
 from conformance.report import files as report
-from conformance.report import status as run_status
+from conformance.report import status_line
 from conformance.report.hit_rates import HitRates
 from conformance.run.runner import ERROR, SKIPPED
 
@@ -90,7 +90,7 @@ def _same(inputs: list[Input], key: str, what: str) -> None:
 
 def _rank(verdict: str) -> int:
     """Lower: needs attention first. A verdict this version does not know comes first."""
-    return run_status.ORDER.index(verdict) if verdict in run_status.ORDER else -1
+    return status_line.ORDER.index(verdict) if verdict in status_line.ORDER else -1
 
 
 def _key(record: dict[str, Any], source: Input) -> str:
@@ -114,7 +114,7 @@ def _merge_records(inputs: list[Input]) -> tuple[list[dict[str, Any]], int]:
         ran = [(path, r) for path, r in group if r.get("verdict") != SKIPPED]
         if len({r.get("verdict") for _, r in ran}) > 1:
             chosen["conflict"] = [{"report": path, "verdict": r["verdict"]} for path, r in ran]
-        if not run_status.is_load_error(chosen):
+        if not status_line.is_load_error(chosen):
             folded += len(group) - 1
         merged.append(chosen)
     return merged, folded
@@ -186,7 +186,7 @@ def merge(paths: list[Path]) -> tuple[dict[str, Any], HitRates]:
                              if i.get("exit_status") not in (0, None)), 0),
         "merged": [_summary_of(i) for i in inputs],
     }
-    word, text = run_status.line(records, info)
+    word, text = status_line.line(records, info)
     notes = [f"merged from {len(inputs)} reports"]
     conflicts = sum(bool(r.get("conflict")) for r in records)
     if conflicts:
@@ -198,8 +198,8 @@ def merge(paths: list[Path]) -> tuple[dict[str, Any], HitRates]:
     if missing:
         notes.append(f"shards missing: {', '.join(missing)}")
     if unreadable or missing:  # results are missing: whatever the rest says
-        text = run_status.INCOMPLETE + text[len(word):]
-        word = run_status.INCOMPLETE
+        text = status_line.INCOMPLETE + text[len(word):]
+        word = status_line.INCOMPLETE
     status = {"outcome": word, "line": f"{text}; {'; '.join(notes)}"}
     return {"status": status, "run_info": info, "items": records,
             "expectations": _expectations(loaded)}, hits

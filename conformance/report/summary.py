@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from conformance.report import status as run_status
+from conformance.report import status_line
 from conformance.report.hit_rates import HitRates
 from conformance.run.verdicts import KNOWN, MASKED, PASS, SKIPPED, UNSUPPORTED, Verdict
 
@@ -30,8 +30,8 @@ def _matrix(records: list[dict[str, Any]]) -> list[str]:
     """The feature x device x dtype table of passed/ran, with a totals row (each item once)
     and, in a run that has any, a column of unsupported items; devices where nothing ran are
     left out, with a note saying why."""
-    items = [r for r in records if not run_status.is_load_error(r)]
-    hidden = run_status.hidden_devices(items)
+    items = [r for r in records if not status_line.is_load_error(r)]
+    hidden = status_line.hidden_devices(items)
     columns = sorted({(r["device"], r["dtype"]) for r in items if r["device"] not in hidden})
     # unsupported items of a feature, on any device and dtype: their own column (in a run
     # that has any), so that an API the engine lacks never reads as a divergence
@@ -76,11 +76,11 @@ def _matrix(records: list[dict[str, Any]]) -> list[str]:
 
 def _failures(items: list[dict[str, Any]]) -> list[str]:
     """Each failure once: the same failure of one case on one device in several dtypes is
-    one entry naming them (run_status.failure_group), with the report of the first."""
+    one entry naming them (status_line.failure_group), with the report of the first."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in items:
         if r["verdict"] not in _NOT_FAILING:
-            groups.setdefault(run_status.failure_group(r), []).append(r)
+            groups.setdefault(status_line.failure_group(r), []).append(r)
     if not groups:
         return []
     count = sum(len(g) for g in groups.values())
@@ -101,8 +101,8 @@ def _failures(items: list[dict[str, Any]]) -> list[str]:
 
 def render(info: dict[str, Any], status: dict[str, str], records: list[dict[str, Any]],
              generated: HitRates | None = None) -> str:
-    loads = [r for r in records if run_status.is_load_error(r)]
-    items = [r for r in records if not run_status.is_load_error(r)]
+    loads = [r for r in records if status_line.is_load_error(r)]
+    items = [r for r in records if not status_line.is_load_error(r)]
     word, _, rest = status["line"].partition(": ")
     lines = [
         f"**{word}**: {rest}",

@@ -270,7 +270,7 @@ def contained() -> Iterator[None]:
     """Turn an engine's KeyboardInterrupt, SystemExit and MemoryError into EngineFault.
 
     A KeyboardInterrupt is the user's when the Python handler of SIGINT (Ctrl-C) or SIGTERM
-    (which the plugin makes one: run_state.terminate_as_interrupt) raised it during the
+    (which the plugin makes one: plugin/session.terminate_as_interrupt) raised it during the
     block: that one passes, and if the code running swallowed it or raised something else
     instead, it is raised again as the block ends. So a real interrupt always ends the run,
     and an engine's own KeyboardInterrupt ends only its item."""

@@ -15,9 +15,9 @@ from hypothesis import given
 from conformance.case import program as ir
 from conformance.case.language import parse, to_source
 from conformance.gen import op_table, strategies
-from conformance.gen.check import Checked, hits, number
 from conformance.gen.custom_functions import JVP_FUNCTIONS
 from conformance.gen.forward import COMPLEX_OPS
+from conformance.gen.program_check import Checked, hits, number
 from conformance.gen.strategies import programs, sample_programs
 from conformance.report.hit_rates import HitRates
 from conformance.run.compare import Comparison

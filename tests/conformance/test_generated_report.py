@@ -18,7 +18,7 @@ import jsonschema
 import pytest
 
 from conformance.case.language import parse
-from conformance.gen.check import check, hits
+from conformance.gen.program_check import check, hits
 from conformance.generated_suite import GeneratedLimit, check_generated
 from conformance.report import generated as generated_report
 from conformance.report import records as report_records
@@ -34,7 +34,7 @@ GENERATED_ID = "conformance/generated_suite.py::test_generated_programs_agree_wi
 # An engine every generated program meets the fault of: its leaves' version counters are
 # off by one (an in-place add of 0 before requires_grad_). A fault in a field other than
 # values, so that each failing program hypothesis tries while shrinking is checked in 4
-# runs, not 8 (a values divergence also runs torch's float64 twin, twice: gen/check.py):
+# runs, not 8 (a values divergence also runs torch's float64 twin, twice: gen/program_check.py):
 # the same 103 programs and shrunk program as with values off by 0.5, in 63 s of CPU
 # against 104 (benchmarks/README.md, h35speedA).
 WRONG_LEAVES = '''\
@@ -252,3 +252,44 @@ def test_a_random_profiles_failure_replays_from_the_seed_it_drew(tmp_path: Path)
     for key in ("program", "divergence", "case_yaml", "repro"):
         assert same[key] == record[key], key
     assert replayed["generated"] == data["generated"]
+
+
+def test_a_message_text_alone_diverges_as_for_a_case_item(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A generated program is decided by the one decision of case items (run/decision.py):
+    a message text alone that differs diverges (reported as the message divergence, as a
+    case item's record carries it), and passes with --lenient-messages."""
+    from dataclasses import replace
+
+    from conformance import generated_suite
+    from conformance.gen.program_check import Checked
+    from conformance.run.compare import Comparison, Divergence
+
+    engine = load_engine("torch")
+    source = "a = torch.tensor([1.0, 2.0])\nb = torch.exp(a)\n"
+    agrees = check(parse(source), engine, torch_engine())
+    assert not agrees.diverges
+    text = Divergence(1, 2, "warnings.text", ["torch's"], ["the engine's"], strict=True)
+    # the comparison the check found, but for one warning's text (as compare gives it)
+    only_text = replace(agrees, source=source, comparison=Comparison(None, text))
+
+    def checked(*_: Any) -> Checked:
+        return only_text
+
+    monkeypatch.setattr(generated_suite, "_bounded_check", checked)
+    monkeypatch.setattr(generated_suite, "current_build_context",
+                        lambda: type("Context", (), {"is_final": False})())
+    assert only_text.diverges and only_text.verdict(strict_messages=False) == "pass"
+    log = HitRates()
+    generated_suite.check_generated(parse(source), engine, torch_engine(), log, None,
+                                    strict_messages=False)  # lenient: a pass
+    with pytest.raises(generated_suite.GeneratedDivergence) as info:
+        generated_suite.check_generated(parse(source), engine, torch_engine(), log, None)
+    fields = info.value.fields
+    assert fields["divergence"] is None
+    assert (fields["message_divergence"]["field"], fields["message_divergence"]["line"],
+            fields["message_divergence"]["statement"]) == ("warnings.text", 2,
+                                                           "b = torch.exp(a)")
+    record = report_records.generated_record(GENERATED_ID, "torch", "failed", "text",
+                                             verdict=DIVERGES, fields=fields, repro="pytest")
+    jsonschema.validate(record, {**SCHEMA["$defs"]["item"], "$defs": SCHEMA["$defs"]})

@@ -22,7 +22,7 @@ from conformance.case.kinds import ONCE_PER_PROCESS
 from conformance.case.language import parse
 from conformance.case.loader import load_case
 from conformance.case.program import Program
-from conformance.gen.check import number
+from conformance.gen.program_check import number
 from conformance.gen.state import GenSettings
 from conformance.gen.strategies import programs
 from conformance.report.trace_codec import outcome_to_json

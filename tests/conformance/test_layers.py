@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # engines loaded by name with --engine: nothing below imports them
     ("shipped engines", ("engines",)),
     # the options of a run, which the plugin and the command line share
-    ("the run's options", ("options",)),
+    ("the run's options", ("shared_options",)),
     # the test module the plugin collects for generated programs (its path is its item id)
     ("the generated-program suite", ("generated_suite",)),
     ("the pytest plugin", ("plugin",)),

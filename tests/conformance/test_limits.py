@@ -264,11 +264,11 @@ def test_a_summary_survives_a_recording_round_trip() -> None:
 
 
 def test_a_generated_program_runs_with_the_collector_paused_and_imports_frozen() -> None:
-    # what conformance.gen.check.check runs a program in: the collector is off inside and
+    # what conformance.gen.program_check.check runs a program in: the collector is off inside and
     # back on after, and what was alive before the first program is frozen (long-lived)
     import gc
 
-    from conformance.gen.check import cyclic_gc_paused
+    from conformance.gen.program_check import cyclic_gc_paused
 
     assert gc.isenabled()
     with cyclic_gc_paused():

@@ -15,7 +15,7 @@ from conformance import cli
 from conformance.gen import campaign
 from conformance.report import files as report
 from conformance.report import records as report_records
-from conformance.report import status as run_status
+from conformance.report import status_line
 from conformance.report.hit_rates import HitRates
 from conformance.report.merge import MergeError, merge
 
@@ -38,7 +38,7 @@ def generated(outcome: str = "passed") -> dict[str, Any]:
 
 
 def write(directory: Path, records: list[dict[str, Any]], *, shard: str | None = None,
-          hits: HitRates | None = None, run: run_status.RunFacts | None = None,
+          hits: HitRates | None = None, run: status_line.RunFacts | None = None,
           **info: Any) -> Path:
     report.write(directory, records, engine=ENGINE, started=0.0, profile="default",
                  generated=hits or HitRates(), run=run,
@@ -141,7 +141,7 @@ def test_an_unreadable_report_stays_visible_and_the_merge_is_incomplete(
 
 def test_an_interrupted_input_or_a_missing_shard_makes_it_incomplete(tmp_path: Path) -> None:
     one = write(tmp_path / "one", [item("a")], shard="1/3")
-    stopped = write(tmp_path / "two", [item("b")], shard="2/3", run=run_status.RunFacts(
+    stopped = write(tmp_path / "two", [item("b")], shard="2/3", run=status_line.RunFacts(
         collected=2, executed=1, interrupted=True, interruption="terminated (SIGTERM)"))
     data, _ = merge([one, stopped])
     assert data["status"]["outcome"] == "INCOMPLETE"
@@ -160,7 +160,7 @@ def test_an_interrupted_input_or_a_missing_shard_makes_it_incomplete(tmp_path: P
 def test_a_failed_run_without_failing_records_stays_failed(tmp_path: Path) -> None:
     # e.g. --strict-expectations: a stale entry made pytest exit 1
     one = write(tmp_path / "one", [item("a")])
-    strict = write(tmp_path / "two", [item("a")], run=run_status.RunFacts(
+    strict = write(tmp_path / "two", [item("a")], run=status_line.RunFacts(
         collected=1, executed=1, exit_status=1))
     data, _ = merge([one, strict])
     assert data["status"]["outcome"] == "FAIL"

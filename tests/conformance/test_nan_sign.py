@@ -7,7 +7,7 @@ import pytest
 
 from conformance.case.language import parse, to_source
 from conformance.gen import nan_sign
-from conformance.gen.check import check, hits
+from conformance.gen.program_check import check, hits
 from conformance.run.engine import load_engine
 
 TORCH = load_engine("torch")

@@ -1,4 +1,4 @@
-"""The status line (run_status), atomic report files and the report-directory lock
+"""The status line (status_line), atomic report files and the report-directory lock
 (report_dir), and report.write on records of files that failed to load."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from conformance.plugin.session import collection_error
 from conformance.report import directory as report_dir
 from conformance.report import files as report
-from conformance.report import status as run_status
+from conformance.report import status_line
 from conformance.report.hit_rates import HitRates
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "report" / "schema"
@@ -59,14 +59,14 @@ def run(collected: int, executed: int | None = None, **kw: Any) -> dict[str, Any
 ])
 def test_status_line(records: list[dict[str, Any]], info: dict[str, Any],
                      expected: tuple[str, str]) -> None:
-    assert run_status.line(records, info) == expected
+    assert status_line.line(records, info) == expected
 
 
 def test_collection_error_record_names_file_line_and_message() -> None:
     r = collection_error("cases/f/b.yaml", "cases/f/b.yaml:3: unknown key `x`\n  fix: drop it")
     assert (r["file"], r["line"], r["message"]) == ("cases/f/b.yaml", 3,
                                                     "unknown key `x`\n  fix: drop it")
-    assert r["device"] is None and r["verdict"] == "error" and run_status.is_load_error(r)
+    assert r["device"] is None and r["verdict"] == "error" and status_line.is_load_error(r)
     r = collection_error("f/b.yaml", "/abs/cases/f/b.yaml:7: syntax error\n  fix: close it")
     assert (r["id"], r["file"], r["line"]) == ("f/b.yaml", "/abs/cases/f/b.yaml", 7)
     assert r["message"] == "syntax error\n  fix: close it"

@@ -10,7 +10,7 @@ import torch
 
 from conformance.case.language import parse, to_source
 from conformance.gen import rounding
-from conformance.gen.check import _check, check, hits, number
+from conformance.gen.program_check import _check, check, hits, number
 from conformance.run.compare import Jittered, values_differ
 from conformance.run.engine import Engine, load_engine
 from conformance.run.interpreter import run_program

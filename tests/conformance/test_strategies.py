@@ -14,8 +14,8 @@ from conformance.case import program as ir
 from conformance.case.language import parse, to_source
 from conformance.gen import op_table, strategies
 from conformance.gen import state as gen_state
-from conformance.gen.check import api_hits, check, hits
 from conformance.gen.forward import COMPLEX_DTYPE
+from conformance.gen.program_check import api_hits, check, hits
 from conformance.gen.reading import nodes, walk
 from conformance.gen.state import GenSettings
 from conformance.gen.strategies import programs, sample_programs

@@ -34,7 +34,7 @@ def test_an_engine_op_that_never_returns_is_stopped_by_the_item_timeout() -> Non
 
 
 def test_a_generated_program_that_never_returns_is_stopped() -> None:
-    from conformance.gen.check import cyclic_gc_paused
+    from conformance.gen.program_check import cyclic_gc_paused
 
     hangs = load_engine("tests.conformance.engine_hangs")
     # The first generated program of a process first collects and freezes what is alive (a

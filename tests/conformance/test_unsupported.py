@@ -10,10 +10,9 @@ from pathlib import Path
 import jsonschema
 
 from conformance.case.loader import load_case
-from conformance.report import explain
+from conformance.report import explain, status_line
 from conformance.report import files as report
 from conformance.report import records as report_records
-from conformance.report import status as run_status
 from conformance.report.hit_rates import HitRates
 from conformance.run.engine import MissingAPI, lacks, load_engine
 from conformance.run.runner import DIVERGES, PASS, UNSUPPORTED, items_of, run_item
@@ -121,7 +120,7 @@ def test_report_counts_unsupported_apart_and_lists_the_missing_paths(tmp_path):
     data = json.loads((tmp_path / "out" / "conformance.json").read_text())
     jsonschema.validate(data, SCHEMA)
     assert data["missing_api"] == {"torch.amin": 2, "Tensor.sum": 1}
-    assert data["status"]["outcome"] == run_status.FAILED
+    assert data["status"]["outcome"] == status_line.FAILED
     assert data["status"]["line"].startswith("FAIL: 3 unsupported, 1 pass of 4 collected")
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "| feature | cpu float32 | unsupported |" in summary

@@ -146,10 +146,6 @@ class CheckResult:
         return sum(1 for p in self.parts if p.verdict == verdict)
 
 
-# What a part the map leaves out may do and be `known`: anything but agree with torch.
-_FAILING = (Verdict.DIVERGES.value, Verdict.UNSUPPORTED.value, Verdict.ERROR.value)
-
-
 def _brief(value: Any) -> str:
     text = " ".join(str(value).split())
     return text if len(text) <= 90 else text[:87] + "..."
@@ -182,7 +178,9 @@ def check(op: Any, plan: Plan, engine: Engine, torch_engine: Engine,
         e, a = (Trace(t.engine, steps.get((kind, index), []), warn_always=t.warn_always)
                 for t, steps in zip((expected, actual), by_part, strict=True))
         result = _verdict(plan, kind, index, expected, actual, e, a, run, mine, masks, known)
-        if known and result.verdict in _FAILING:  # the map's line says why
+        # a part the map leaves out may do anything but agree with torch (a failing
+        # verdict) and be `known`: the map's line says why
+        if known and Verdict(result.verdict).failing:
             result = replace(result, verdict=Verdict.KNOWN.value,
                              detail=f"{result.verdict}: {result.detail}")
         results.append(result)

@@ -70,8 +70,8 @@ class OpInfoItem(ConformanceItem):
 
     def runtest(self) -> None:
         from conformance.opinfo import database, item
-        from conformance.opinfo.check import Limit
-        from conformance.plugin.engine import configured_engine
+        from conformance.opinfo.entry_check import Limit
+        from conformance.plugin.engine_under_test import configured_engine
         from conformance.run.decision import decide
         from conformance.run.limits import ItemTimeout, RunLimit, contained
         from conformance.run.runner import torch_engine

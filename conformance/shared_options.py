@@ -29,6 +29,10 @@ class Option:
     def dest(self) -> str:
         return self.name.removeprefix("--").replace("-", "_")
 
+    def add_to(self, parser: argparse.ArgumentParser, more_help: str = "") -> None:
+        """This option, to a command's parser (`run`'s, or another command that takes it)."""
+        parser.add_argument(self.name, help=self.help + more_help, **self._kwargs())
+
     def _kwargs(self) -> dict[str, Any]:
         if self.flag:
             return {"action": "store_true"}
@@ -38,9 +42,11 @@ class Option:
         return kwargs
 
 
+# the engine under test: also `explain`'s (cli/__init__.py), declared here once
+ENGINE = Option("--engine", f"importable module of the engine under test (default: "
+                f"{DEFAULT_ENGINE})", default=DEFAULT_ENGINE)
 OPTIONS = (
-    Option("--engine", f"importable module of the engine under test (default: "
-           f"{DEFAULT_ENGINE})", default=DEFAULT_ENGINE),
+    ENGINE,
     Option("--lenient-messages", "pass items whose only difference from torch is an exact "
            "error/warning text (kinds must still agree)", flag=True),
     Option("--expectations", "known divergences of the engine under test (default: "
@@ -83,8 +89,7 @@ def add_to_pytest(group: Any) -> None:
 def add_to_run(parser: argparse.ArgumentParser) -> None:
     """Each option, to `run`'s parser."""
     for option in OPTIONS:
-        parser.add_argument(option.name, help=option.help + option.run_help,
-                            **option._kwargs())
+        option.add_to(parser, option.run_help)
 
 
 def to_pytest(args: argparse.Namespace) -> list[str]:

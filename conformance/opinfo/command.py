@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.opinfo import database, opmap
-from conformance.opinfo.check import CheckResult, check, plan
+from conformance.opinfo.entry_check import CheckResult, check, plan
 from conformance.opinfo.ids import DTYPES
 from conformance.run.engine import Engine, load_engine
 from conformance.run.verdicts import Verdict

@@ -31,9 +31,11 @@ from conformance.gen.reading import (
     walk,
 )
 from conformance.run.compare import Comparison, Divergence, compare
+from conformance.run.decision import compared
 from conformance.run.engine import Engine
 from conformance.run.interpreter import run_program
 from conformance.run.trace import ERROR, OK, FieldMask, Trace
+from conformance.run.verdicts import Verdict
 
 # Generated programs do not compare the sign of a zero (hand-written cases do). torch's CPU
 # loops run each full 64-byte block of a contiguous run of elements (16 float32, 8 float64,
@@ -62,9 +64,21 @@ class Checked:
     # explains (gen/rounding.py: torch's float64 twin of the program bounds it)
     rounding: Divergence | None = None
 
+    def verdict(self, strict_messages: bool = True) -> str:
+        """The program's verdict by the one decision of case items and `explain`
+        (run/decision.py `compared`): diverges, masked or pass; a message text alone that
+        differs diverges unless `strict_messages` is off (--lenient-messages)."""
+        return compared(self.comparison, strict_messages=strict_messages)[0]
+
     @property
     def diverges(self) -> bool:
-        return self.comparison.divergence is not None
+        """Diverges with strict messages (the default verdict)."""
+        return self.verdict() == Verdict.DIVERGES.value
+
+    @property
+    def first(self) -> Divergence | None:
+        """The difference a report names first: the behavioural one, else a message text."""
+        return self.comparison.divergence or self.comparison.message
 
 
 def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "float32",
@@ -76,13 +90,16 @@ def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "f
     numbered = number(program)
     with cyclic_gc_paused():
         checked = _check(numbered, "", engine, torch, dtype, device)
-    if checked.diverges and nan_sign.calls_copysign(program):
+    # the NaN-sign and rounding re-checks concern values, so a behavioural divergence
+    if checked.comparison.divergence is not None and nan_sign.calls_copysign(program):
         rewritten = nan_sign.nan_signs_positive(program)
         with cyclic_gc_paused():
             again = _check(number(rewritten), "", engine, torch, dtype, device)
-        if not again.diverges:  # the same statements and lines: the hits are the program's
-            return replace(again, program=numbered, nan_sign=checked.comparison.divergence)
-        program, checked = rewritten, again
+        # the NaN's sign carried the divergence: the program agrees once every such NaN is +nan
+        signed = checked.comparison.divergence if again.comparison.divergence is None else None
+        if signed is not None and not again.diverges:  # the same statements and lines: the
+            return replace(again, program=numbered, nan_sign=signed)  # hits are the program's
+        program, checked = rewritten, replace(again, nan_sign=signed)
     if rounding.concerns_values(checked.comparison.divergence):
         with cyclic_gc_paused():
             again = _check(checked.program, "", engine, torch, dtype, device, twin=True)
@@ -92,7 +109,7 @@ def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "f
         with cyclic_gc_paused():
             checked = replace(_check(parse(source), source, engine, torch, dtype, device,
                                      twin=checked.rounding is not None),
-                              rounding=checked.rounding)
+                              rounding=checked.rounding, nan_sign=checked.nan_sign)
     return checked
 
 
@@ -293,7 +310,7 @@ def hits(checked: Checked) -> set[str]:
                   else "masked:engine")
     if checked.nan_sign is not None:
         found.add("masked:nan_sign")
-    if checked.rounding is not None and not checked.diverges:
+    if checked.rounding is not None and checked.comparison.divergence is None:
         found.add("masked:float32_rounding")
 
     return (found | api_hits(checked.program) | grad_hits(checked.program, ok_lines)

@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from conformance import options
+from conformance import shared_options
 from conformance.case import paths
 from conformance.case.vocabulary import parse_devices
-from conformance.cli import final_line as run_summary
+from conformance.cli import final_line
 from conformance.gen import campaign, profiles
 
 RUN_PROFILE = "default"  # the run command's; plain pytest's is profiles.FALLBACK
@@ -54,15 +54,15 @@ def run(args: argparse.Namespace, passthrough: list[str]) -> int:
     # project's pyproject.toml does, for the quick `pytest -n auto`); an argument after `--`
     # may still cap them
     pytest_args.append("--opinfo-samples=0")
-    pytest_args += options.to_pytest(args)
+    pytest_args += shared_options.to_pytest(args)
     real_stdout = sys.stdout
     # `run | head`: the run goes on and writes its report when the reader leaves
     sys.stdout = _ClosedPipeToDevnull(real_stdout)
     # what this run did with the report directory (never a report another run left there)
-    observer = run_summary.Observer()
+    observer = final_line.Observer()
     try:
         code = int(pytest.main(pytest_args + passthrough, plugins=[observer]))
-        print(run_summary.final_line(args.engine, args.report_dir, observer.outcome(), code))
+        print(final_line.final_line(args.engine, args.report_dir, observer.outcome(), code))
     finally:
         sys.stdout = real_stdout
     return code
@@ -143,7 +143,7 @@ def prepare(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
                ) -> argparse.ArgumentParser:
-    """`run`'s parser: its own options and those it shares with the plugin (options.py)."""
+    """`run`'s parser: its own options and those it shares with the plugin (shared_options.py)."""
     run = sub.add_parser("run", help="run the conformance suite in worker processes and "
                          "write the report; pytest's own arguments go after `--`",
                          usage="%(prog)s [CASES...] [options] [-- PYTEST ARGS]")
@@ -165,5 +165,5 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
                           "x float32, float64), or not (default: only when the whole suite "
                           "runs: no cases named, no --no-generated, --devices or pytest "
                           "arguments)")
-    options.add_to_run(run)
+    shared_options.add_to_run(run)
     return run
