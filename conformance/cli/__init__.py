@@ -15,8 +15,7 @@ from conformance import shared_options
 from conformance.case import paths
 from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case
-from conformance.cli import final_line
-from conformance.cli import run_command
+from conformance.cli import final_line, run_command
 
 
 def _merge(args: argparse.Namespace) -> int:
