@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.case import api
 from conformance.case import program as ir
-from conformance.run import changes, limits, predict
+from conformance.run import changes, limits, predict, value_sizes
 from conformance.run.blackbox import LineStore
 from conformance.run.engine import Engine
 from conformance.run.sandbox import Sandbox, resolve_on
@@ -97,6 +97,11 @@ class OperationLimits(Sandbox):
                 limits.check_elements(count, f"`{path}(...)`")
         owner = getattr(func, "__self__", None)
         is_method = owner is not None and self.engine.is_tensor(owner)
+        name = path or (func_e.attr if is_method and isinstance(func_e, ir.Attribute) else "")
+        if name:  # an op whose result's size is in its operands' values
+            limits.check_elements(value_sizes.elements(
+                name, [owner, *args] if is_method else args, kwargs, self.engine.is_tensor),
+                f"the call `{name.rsplit('.', 1)[-1]}(...)`")
         self.effects.call(func_e, path, is_method, args, kwargs)
         operands = args
         if is_method:
