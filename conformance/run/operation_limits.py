@@ -241,7 +241,7 @@ def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int 
             return max(int(kwargs.get("steps", args[2] if len(args) > 2 else 0)), 0)
         if path == "torch.nn.Linear":
             return max(int(args[0]), 0) * max(int(args[1]), 0)
-        if path == "torch.tensor":
+        if path in ("torch.tensor", "torch.as_tensor"):
             # nested sequences may repeat one list many times: `[[0.0] * n] * n` is small
             # in Python and n * n elements in a tensor; a range is not materialised either
             data, count = (args[0] if args else kwargs.get("data")), 1

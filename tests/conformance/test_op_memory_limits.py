@@ -132,6 +132,9 @@ REFUSED: dict[str, tuple[str, int, str]] = {
                 "the call `one_hot(...)` would have 33554433"),
     "repeat_interleave": ("x = torch.ones(1)\nw = x.repeat_interleave(torch.tensor([2 ** 25]))",
                           2, "the call `repeat_interleave(...)` would have 33554432"),
+    # ... a range given to as_tensor (torch.tensor's was counted) ...
+    "as_tensor": ("w = torch.as_tensor(range(2 ** 25))", 1,
+                  "`torch.as_tensor(...)` would have 33554432"),
     # ... and a power of a size: torch masks a grid of 48 ** 5 elements for a small result
     "combinations": ("x = torch.ones(48)\nw = torch.combinations(x, r=5)", 2,
                      "the call `combinations(...)` would have 254803968"),
