@@ -134,11 +134,15 @@ def _compose(path: str, text: str) -> yaml.Node | None:
     """The YAML node tree of `text`, every failure a CaseError."""
     fix = "check indentation, and write the program as a block: `program: |`"
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return _file_lines(text, yaml.compose(text, Loader=yaml.SafeLoader))
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         raise CaseError(f"malformed YAML: {e.problem or e}", file=path,
-                        line=None if mark is None else mark.line + 1, fix=fix) from None
+                        # a problem found at the end of the file is on its last line
+                        line=None if mark is None else min(
+                            text.count("\n", 0, mark.index) + 1,
+                            max(text.count("\n", 0, len(text.rstrip("\n"))) + 1, 1)),
+                        fix=fix) from None
     except yaml.reader.ReaderError as e:  # a character YAML does not allow
         char = f"#x{e.character:04x}" if isinstance(e.character, int) else repr(e.character)
         raise CaseError(f"malformed YAML: character {char} is not allowed",
@@ -150,6 +154,27 @@ def _compose(path: str, text: str) -> yaml.Node | None:
         raise CaseError("the YAML nests too deeply to be read", file=path,
                         fix="a case file is a flat mapping: description, features, program, "
                             "...") from None
+
+
+# PyYAML (YAML 1.1) also breaks lines at NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR, which a
+# quoted scalar or a comment may hold; an editor, Python and the file's readers count only
+# "\n": every mark's line is counted again so (a program's lines were one off after one).
+_OTHER_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+def _file_lines(text: str, root: yaml.Node | None) -> yaml.Node | None:
+    if root is None or not any(c in text for c in _OTHER_BREAKS):
+        return root
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for mark in (node.start_mark, node.end_mark):
+            mark.line = text.count("\n", 0, mark.index)
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(n for pair in node.value for n in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return root
 
 
 def _parse_program(path: str, source_text: str, offset: int) -> ir.Program:

@@ -290,6 +290,15 @@ def contained() -> Iterator[None]:
                           ) from e
     except MemoryError as e:
         raise EngineFault(f"it raised {_one_line(e)}") from e
+    except BaseException as e:
+        # any other BaseException of an engine's (its own subclass, GeneratorExit) would
+        # leave the item, and in-process the run, without a verdict; the harness's own
+        # (RunLimit, the interpreter's control flow) and pytest's outcomes pass
+        if isinstance(e, Exception) or type(e).__module__.split(".")[0] in (
+                "conformance", "_pytest", "pytest"):
+            raise
+        raise EngineFault(f"it raised {_one_line(e)}, a BaseException that is not an "
+                          "Exception") from e
     finally:
         for signum, handler in handlers.items():
             signal.signal(signum, handler)

@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.case import api
 from conformance.case import program as ir
-from conformance.run import changes, limits, predict
+from conformance.run import changes, limits, predict, value_sizes
 from conformance.run.blackbox import LineStore
 from conformance.run.engine import Engine
 from conformance.run.sandbox import Sandbox, resolve_on
@@ -101,6 +101,11 @@ class OperationLimits(Sandbox):
             if count is not None:
                 limits.check_elements(count, f"`{sized}(...)`" if path is not None
                                       else f"`Tensor.{sized}(...)`")
+        name = path or (func_e.attr if is_method and isinstance(func_e, ir.Attribute) else "")
+        if name:  # an op whose result's size is in its operands' values
+            limits.check_elements(value_sizes.elements(
+                name, [owner, *args] if is_method else args, kwargs, self.engine.is_tensor),
+                f"the call `{name.rsplit('.', 1)[-1]}(...)`")
         self.effects.call(func_e, path, is_method, args, kwargs)
         operands = args
         if is_method:
@@ -245,7 +250,7 @@ def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int 
             return max(int(kwargs.get("steps", args[2] if len(args) > 2 else 0)), 0)
         if path == "torch.nn.Linear":
             return max(int(args[0]), 0) * max(int(args[1]), 0)
-        if path == "torch.tensor":
+        if path in ("torch.tensor", "torch.as_tensor"):
             # nested sequences may repeat one list many times: `[[0.0] * n] * n` is small
             # in Python and n * n elements in a tensor; a range is not materialised either
             data, count = (args[0] if args else kwargs.get("data")), 1

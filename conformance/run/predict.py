@@ -6,8 +6,9 @@ Two rules, one for every op family:
 - `scan`: an operand beyond the limit refuses the operation outright (nearly every op makes a
   tensor at least the size of its input; a view beyond the limit, such as an `expand`'s, can
   be made and observed, not operated on). It also gives a cheap upper bound on any tensor the
-  operation can make: the product of every operand's sizes (each dimension, integer and list
-  length counted at least 1). Below the limit nothing more is done: the common case costs
+  operation can make: the product of every operand's sizes (each tensor's elements squared,
+  for the ops that make n * n of n; each integer, float scale and list length counted at
+  least 1). Below the limit nothing more is done: the common case costs
   one pass over the operands.
 - `largest_made`: above that bound, the operation is run on torch's meta device (tensors of
   the operands' shapes and dtypes, no data, no memory), and every aten op it runs is
@@ -51,13 +52,17 @@ def scan(operands: Iterable[Any], is_tensor: Callable[[Any], bool]
             count = math.prod(v.shape)
             if count > MAX_TENSOR_ELEMENTS:
                 return tuple(int(n) for n in v.shape), bound, True
-            # a dimension of 0 counts 1: (n, 0) @ (0, m) makes n * m zeros
-            bound *= count or math.prod(max(int(n), 1) for n in v.shape)
+            # a dimension of 0 counts 1: (n, 0) @ (0, m) makes n * m zeros; and counted
+            # squared: an op may make n * n elements of n (diag, diag_embed, diagflat)
+            count = count or math.prod(max(int(n), 1) for n in v.shape)
+            bound *= count * count
         elif isinstance(v, (list, tuple)):
             bound *= max(len(v), 1)
             stack.extend(v)
         elif isinstance(v, int) and not isinstance(v, bool):
             bound *= max(abs(v), 1)
+        elif isinstance(v, float):  # a scale (F.interpolate's scale_factor)
+            bound *= max(math.ceil(abs(v)), 1) if math.isfinite(v) else MAX_TENSOR_ELEMENTS + 1
     return None, bound, tensors
 
 

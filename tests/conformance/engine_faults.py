@@ -1,5 +1,6 @@
 """An engine module for containment tests: real torch, except that `exp` raises
-KeyboardInterrupt itself (no signal), `sin` raises SystemExit and `cos` MemoryError. Each is
+KeyboardInterrupt itself (no signal), `sin` raises SystemExit, `cos` MemoryError, and `tan` and
+`sinh` other BaseExceptions (its own, GeneratorExit). Each is
 that item's error, and the run goes on."""
 
 from __future__ import annotations
@@ -20,6 +21,18 @@ def sin(x: Any) -> Any:
 
 def cos(x: Any) -> Any:
     raise MemoryError("engine_faults: cos ran out of memory\n(a second line)")
+
+
+class EngineStop(BaseException):
+    """An engine's own BaseException (not an Exception), as `tan` raises it."""
+
+
+def tan(x: Any) -> Any:
+    raise EngineStop("engine_faults: tan stops")
+
+
+def sinh(x: Any) -> Any:
+    raise GeneratorExit
 
 
 def __getattr__(name: str) -> Any:

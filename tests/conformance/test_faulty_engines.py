@@ -56,6 +56,20 @@ def test_an_engines_fault_is_its_items_error(op: str) -> None:
     assert run_item(item("tanh"), load_engine(ENGINE)).verdict == PASS
 
 
+@pytest.mark.parametrize(("op", "raised"), [
+    ("tan", "EngineStop: engine_faults: tan stops"), ("sinh", "GeneratorExit")])
+def test_any_other_base_exception_of_an_engines_is_its_items_error(op: str, raised: str
+                                                                    ) -> None:
+    """Round four: an engine's own BaseException subclass, or GeneratorExit, left run_item
+    (and an in-process run) without a verdict."""
+    result = run_item(item(op), load_engine(ENGINE))
+    assert result.verdict == ERROR
+    assert result.reason == (f"stopped at cases/family/{op}.yaml:7 `b = torch.{op}(a)` on "
+                             f"{ENGINE}: it raised {raised}, a BaseException that is not an "
+                             "Exception")
+    assert run_item(item("tanh"), load_engine(ENGINE)).verdict == PASS
+
+
 @pytest.mark.usefixtures("ctrl_c")  # tests/ctrl_c.py
 def test_a_real_interrupt_passes_even_when_the_engine_swallows_it() -> None:
     with pytest.raises(KeyboardInterrupt):

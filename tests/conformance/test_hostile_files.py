@@ -72,6 +72,16 @@ HOSTILE_TEXTS: dict[str, tuple[str | bytes, str, int | None]] = {
                                          "\n  assert x.is_leaf\n",
                                          'program: "x = torch.ones(2)\\0"\n'),
                             "the program contains a null character", 5),
+    # YAML 1.1 also breaks lines at U+2028, U+2029 and NEL; the file's lines are "\n"'s
+    # (round four: each moved every later line one down, past the end of the file)
+    "line_separator_in_description.yaml": (
+        GOOD.replace("a leaf", "\"a\u2028b\"").replace("assert x.is_leaf", "y = x.foo()"),
+        "attribute `foo` is not in the supported API", 7),
+    "nel_in_description.yaml": (
+        GOOD.replace("a leaf", "\"a\x85b\u2029c\"").replace("assert x.is_leaf", "y = x.foo("),
+        "syntax error", 7),
+    "line_separator_in_program.yaml": (_with_program("x = 1  # a\u2028b\ny = 2"),
+                                       "malformed YAML", 8),
     "long_name.yaml": (_with_program("y = " + "q" * 60_000), "unknown name `qqq", 7),
     "deep_parens.yaml": (_with_program("y = " + "(" * 5000 + "x" + ")" * 5000),
                          "syntax error: too many nested parentheses", 7),

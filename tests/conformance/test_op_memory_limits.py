@@ -116,6 +116,28 @@ REFUSED: dict[str, tuple[str, int, str]] = {
                  "the call on tensors of shapes [8192, 1], [1, 8192] would have 67108864"),
     "allclose": (REDUCED + "w = torch.allclose(a, b)", 3,
                  "the call on tensors of shapes [8192, 1], [1, 8192] would have 67108864"),
+    # round four (h37audit): a result the operands' sizes do not bound. n elements make
+    # n * n (the diagonal family) ...
+    "diag_embed": ("x = torch.ones(8192)\nw = torch.diag_embed(x)", 2,
+                   "the call on tensors of shapes [8192] would have 67108864"),
+    "diagflat": ("x = torch.ones(8192)\nw = torch.diagflat(x)", 2,
+                 "the call on tensors of shapes [8192] would have 67108864"),
+    "diag": ("x = torch.ones(8192)\nw = x.diag()", 2,
+             "the call on tensors of shapes [8192] would have 67108864"),
+    # ... a float scale ...
+    "interpolate": ("x = torch.ones(1, 1, 64)\nw = F.interpolate(x, scale_factor=1048576.0)",
+                    2, "the call on tensors of shapes [1, 1, 64] would have 67108864"),
+    # ... the values of an operand, which the meta device does not have ...
+    "one_hot": ("i = torch.tensor([2 ** 25])\nw = F.one_hot(i)", 2,
+                "the call `one_hot(...)` would have 33554433"),
+    "repeat_interleave": ("x = torch.ones(1)\nw = x.repeat_interleave(torch.tensor([2 ** 25]))",
+                          2, "the call `repeat_interleave(...)` would have 33554432"),
+    # ... a range given to as_tensor (torch.tensor's was counted) ...
+    "as_tensor": ("w = torch.as_tensor(range(2 ** 25))", 1,
+                  "`torch.as_tensor(...)` would have 33554432"),
+    # ... and a power of a size: torch masks a grid of 48 ** 5 elements for a small result
+    "combinations": ("x = torch.ones(48)\nw = torch.combinations(x, r=5)", 2,
+                     "the call `combinations(...)` would have 254803968"),
 }
 
 
@@ -156,6 +178,16 @@ ALLOWED = {
     "view_as": "x = torch.ones(8192, 1)\ny = torch.ones(1, 8192)\nw = x.view_as(y)",
     "a module through checkpoint": "m = nn.Linear(2, 64)\nw = torch.utils.checkpoint."
                                    "checkpoint(m, torch.ones(64, 2), use_reentrant=False)",
+    # the rules of round four, within the limit
+    "diag_embed at the limit": "x = torch.ones(4096)\nw = torch.diag_embed(x)",
+    "interpolate by 2": "x = torch.ones(1, 1, 4096)\nw = F.interpolate(x, scale_factor=2.0)",
+    # (`.sum(0)`: the version of one_hot's own result differs on the reference engine)
+    "one_hot": "i = torch.tensor([3, 0, 4095])\nw = F.one_hot(i).sum(0)",
+    "one_hot with its classes": "i = torch.tensor([3, 0])\nw = F.one_hot(i, 5).sum(0)",
+    "repeat_interleave": "x = torch.ones(2, 3)\nw = x.repeat_interleave(torch.tensor([2, 5]), "
+                         "dim=0)",
+    "combinations": "x = torch.arange(16.0)\nw = torch.combinations(x, r=3, "
+                    "with_replacement=True)",
 }
 
 
@@ -194,7 +226,8 @@ MARGIN = 64 << 20
 BOUND = limits.MAX_TENSOR_ELEMENTS * 8 + MARGIN
 MEASURED = ["unary -", "comparison", "advanced index", "advanced index grows",
             "index assignment grows", "mm", "module", "module through checkpoint",
-            "index_select", "cat", "mse_loss", "allclose", "broadcast +"]
+            "index_select", "cat", "mse_loss", "allclose", "broadcast +", "diag_embed",
+            "interpolate", "one_hot", "repeat_interleave", "combinations"]
 # Runs each named program (argv) after a warm-up and prints, as JSON, its peak resident
 # memory above the baseline (ru_maxrss, reset between programs by /proc/self/clear_refs) and
 # its verdict.
