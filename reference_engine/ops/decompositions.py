@@ -45,9 +45,11 @@ def _cholesky_inverse_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 
 
 def _cholesky_inverse_jvp(c: Any) -> Tensor:
-    # FunctionsManual's cholesky_inverse_jvp as written: -X dCF X CF (CF = F^H for a lower
-    # factor), not -X dL L^H X; the two differ (about 1e-5 relative on OpInfo's samples,
-    # whose tangents are not triangular) and torch's is the one modelled
+    # FunctionsManual's cholesky_inverse_jvp as written in torch 2.13: -X dCF X CF (CF = F^H
+    # for a lower factor). The derivative is -X dL L^H X (+ its ^H): torch's factors are in
+    # the wrong order, a wrong tangent for any non-diagonal factor (pytorch/pytorch#196682,
+    # open; fix in PR #197010). The engine models torch's, as the specification is torch's;
+    # tests/reference_engine/test_forward_ad.py's central-difference check xfails on it.
     cf, dcf = (c.self, mH_of(c.self_t)) if c.upper else (mH_of(c.self), c.self_t)
     partial = ops.neg(matmul(matmul(matmul(c.result, dcf), c.result), cf))
     return ops.add(partial, mH_of(partial))

@@ -60,6 +60,12 @@ _NO_RESULT_FORMULA = {"nn.functional.multi_margin_loss": "multi_margin_loss",
 # to fail (strict: one that starts to pass must leave this list)
 _ENGINE_GAPS = {"batch_norm_eval": "native_batch_norm's jvp (derivatives.yaml batch_norm_jvp) "
                                    "is not modelled: eval-mode BatchNorm1d refuses forward mode"}
+# Ops whose jvp the engine computes as torch 2.13 does, where torch's is not the derivative:
+# the central difference tells them apart, so the test fails there, as it must.
+_TORCH_WRONG = {n: "torch 2.13's cholesky_inverse_jvp (FunctionsManual.cpp) multiplies "
+                   "-X dCF X CF, not -X dCF CF X: a wrong tangent for a non-diagonal factor "
+                   "(pytorch/pytorch#196682, fix in PR #197010); the engine models torch's"
+                for n in ("cholesky_inverse_lower", "cholesky_inverse_upper")}
 EPS = 1e-6
 
 
@@ -99,7 +105,10 @@ def test_an_op_with_no_result_formula_refuses_forward_mode(name: str) -> None:
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=pytest.mark.xfail(reason=_ENGINE_GAPS[n], strict=True,
                                             raises=NotImplementedError))
-    if n in _ENGINE_GAPS else n
+    if n in _ENGINE_GAPS else
+    pytest.param(n, marks=pytest.mark.xfail(reason=_TORCH_WRONG[n], strict=True,
+                                            raises=AssertionError))
+    if n in _TORCH_WRONG else n
     for n in OPS if n not in _OWN_LEVEL and n not in _NO_FORMULA
     and n not in _NO_RESULT_FORMULA])
 def test_tangent_matches_central_difference(name: str) -> None:
