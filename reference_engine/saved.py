@@ -77,8 +77,14 @@ def _check_enabled() -> None:
 
 
 def short_name(node: Node) -> str:
-    # torch 2.13 prints "output 0 of Mul" for MulBackward0 (but keeps C++ names whole).
-    return re.sub(r"Backward\d*$", "", node.name())
+    """Node::forward_op_name (function.cpp): name() without its "Backward<N>" suffix, N kept
+    unless it is 0 ("output 0 of Mul" for MulBackward0, "of Prod1" for ProdBackward1); a
+    C++ name (no such suffix) whole."""
+    match = re.fullmatch(r"(.*)Backward(\d*)", node.name(), flags=re.S)
+    if match is None:
+        return node.name()
+    stem, number = match.groups()
+    return stem if number in ("", "0") else stem + number
 
 
 class SavedVariable:
