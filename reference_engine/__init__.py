@@ -4,7 +4,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
 
     facade    __init__ (this module: the torch namespace), _exports (the registry's ops)
     library   nn.*, special, linalg, masked, fft, autograd_functional*, gradcheck*, utils.*
-    autograd  autograd, autograd_graph, function, function_forward, factories, _C, autocast_mode
+    autograd  autograd, autograd_graph, function, function_forward, factories*, _C, autocast_mode
     ops       ops.* (one op family a file; ops.basic.*: see below), views_*, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad, tangent_layout
     base      messages, warn, dtypes, python_scalars, grad_mode, anomaly_mode, registry, dispatch
@@ -114,6 +114,7 @@ from .factories import (
     zeros,
     zeros_like,
 )
+from .factories_of_self import empty_like  # (binds Tensor.new_tensor, new_empty, type)
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -236,7 +237,6 @@ from .ops.basic import (  # noqa: F401
 from .ops.basic.complex_numbers import is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
 from .tensor import Size, Tensor, is_inference, is_tensor
-from .tensor_new import empty_like  # (binds Tensor.new_tensor, new_empty, type)
 from .warn import is_warn_always_enabled, set_warn_always
 
 # torch.autograd.functional is built on autograd.grad, so it sits a layer above autograd
