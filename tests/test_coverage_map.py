@@ -149,6 +149,8 @@ def test_cases_count_for_the_map_of_the_file_they_cite(tmp_path):
      "is not `<assertion>: <reason>`"),
     ("  TestA.test_x: todo\n  TestA.test_y: {left out: [\"a: b\", \"a: b\"]}\n", "TestA: 2",
      "listed twice"),
+    ("  TestA.test_x: todo\n  TestA.test_y: \"todo:  \"\n", "TestA: 2", "gives no reason"),
+    ("  TestA.test_x: todo\n  TestA.test_y: \"done: yes\"\n", "TestA: 2", "is not a status"),
 ])
 def test_malformed_maps_are_refused_with_the_fix(tmp_path, tests, classes, message):
     with pytest.raises(cm.MapError, match=message):
@@ -217,6 +219,27 @@ def test_left_out_assertions_make_a_test_partly_covered_and_are_refused_without_
             "del x.grad: the case language has no del<br>x._is_view(): internal API |") in table
     assert "| `TestA.test_orphan` | todo |  | a \\| b: needs forward-mode AD |" in table
     assert "| `TestA.test_out` | out of scope |  | profiler |" in table
+
+
+def test_a_todo_may_say_why_and_is_refused_once_cases_cite_it(tmp_path):
+    cmap = cm.load_map(_write_map(tmp_path, (
+        "  TestA.test_hard: \"todo: needs an iterative solver | not modelled\"\n"
+        "  TestA.test_done: \"todo: needs a C++ op\"\n"), "TestA: 2"))
+    assert [(e.status, e.reason) for e in cmap.entries] == [
+        (cm.TODO, "needs an iterative solver | not modelled"), (cm.TODO, "needs a C++ op")]
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "done.yaml").write_text(CASE.format(source="test_autograd.py test_done"),
+                                     encoding="utf-8")
+    coverage = cm.join(cmap, cm.case_sources(cases))
+    # still counted todo (in scope, not covered); the reason is shown in the table
+    assert coverage.status == {"TestA.test_hard": cm.TODO, "TestA.test_done": cm.COVERED}
+    table = cm.render(cmap, coverage)
+    assert "| `TestA.test_hard` | todo |  | needs an iterative solver \\| not modelled |" in table
+    # a reason for not covering a test that cases cite is stale
+    assert coverage.problems == [
+        "TestA.test_done says why it is todo but cases/done.yaml cite it: write `todo`, "
+        "listing under `left out` what the cases do not state"]
 
 
 def test_functions_of_lists_test_methods_of_test_classes_in_order():

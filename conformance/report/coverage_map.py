@@ -2,7 +2,8 @@
 
 Each map (docs/coverage/<file>.yaml, one per test file: test_autograd.yaml for
 test/test_autograd.py, test_functional.yaml for test/autograd/test_functional.py) names the
-file (`path`) and lists every test function of it at one PyTorch commit, each `todo`,
+file (`path`) and lists every test function of it at one PyTorch commit, each `todo`
+(`todo: <reason>` when it is judged not doable yet, the reason shown in the table),
 `out of scope: <category>[: detail]`, or, in scope, a mapping
 `{left out: ["<assertion>: <reason>", ...]}` naming the assertions of the test its cases do
 not state. Which tests have cases is derived, never written: a case cites the test its
@@ -76,7 +77,7 @@ _FORM = MapForm("an in-scope entry with assertions left out", "<assertion>: <rea
 class Entry:
     key: str  # Class.test_name
     status: str  # TODO (in scope) or OUT_OF_SCOPE, as written in the map
-    reason: str = ""  # for OUT_OF_SCOPE: "<category>[: detail]"
+    reason: str = ""  # OUT_OF_SCOPE: "<category>[: detail]"; TODO: why no case covers it yet
     left_out: tuple[str, ...] = ()  # in scope: "<assertion>: <reason>" the cases do not state
 
     @property
@@ -143,7 +144,7 @@ def _left_out(key: str, items: tuple[object, ...]) -> tuple[str, ...]:
 def _entry(key: object, value: object) -> Entry:
     if not isinstance(key, str) or not _KEY.fullmatch(key):
         raise MapError(f"`{key}` is not a test key; write `Class.test_name`")
-    line = read_line(key, value, _FORM, CATEGORIES)
+    line = read_line(key, value, _FORM, CATEGORIES, todo_reasons=True)
     return Entry(key, line.status, line.reason, _left_out(key, line.left_out))
 
 
@@ -257,6 +258,10 @@ def join(cmap: CoverageMap, cited: Cited) -> Coverage:
             coverage.problems.append(
                 f"{entry.key} is marked out of scope ({entry.reason}) but "
                 f"{', '.join(covering)} cover it: mark it `{TODO}` or cite another test")
+        if covering and entry.status == TODO and entry.reason:
+            coverage.problems.append(
+                f"{entry.key} says why it is todo but {', '.join(covering)} cite it: "
+                f"write `{TODO}`, listing under `{LEFT_OUT}` what the cases do not state")
         if entry.left_out and not covering:
             coverage.problems.append(
                 f"{entry.key} lists assertions left out but no case cites it: it is `{TODO}`; "

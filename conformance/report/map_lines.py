@@ -1,7 +1,8 @@
 """What the coverage maps share (the autograd test files' maps, report/coverage_map.py, and
 the OpInfo op map, opinfo/opmap.py): the statuses an entry has and how its map line is read,
 `todo`, `out of scope: <category>[: detail]` or `{left out: [<item>, ...]}`, each map
-checking its own categories and left-out items."""
+checking its own categories and left-out items. A map may also let a todo say why it is
+not done yet (`todo: <reason>`)."""
 
 from __future__ import annotations
 
@@ -32,14 +33,23 @@ class MapForm:
 @dataclass(frozen=True)
 class Line:
     status: str  # TODO (in scope, maybe with items left out) or OUT_OF_SCOPE
-    reason: str = ""  # OUT_OF_SCOPE: "<category>[: detail]"
+    reason: str = ""  # OUT_OF_SCOPE: "<category>[: detail]"; TODO: why it is not done yet
     left_out: tuple[object, ...] = ()  # the items as written, for the map to read
 
 
-def read_line(key: str, value: object, form: MapForm, categories: Collection[str]) -> Line:
-    """The status of the entry `key` written `value`; MapError naming it if it is none."""
+def read_line(key: str, value: object, form: MapForm, categories: Collection[str], *,
+              todo_reasons: bool = False) -> Line:
+    """The status of the entry `key` written `value`; MapError naming it if it is none.
+    With `todo_reasons`, `todo: <reason>` is a todo that says why it is not done yet."""
     if value == TODO:
         return Line(TODO)
+    todo_prefix = TODO + ": "
+    if todo_reasons and isinstance(value, str) and value.startswith(todo_prefix):
+        reason = value[len(todo_prefix):].strip()
+        if not reason:
+            raise MapError(f"{key}: `{value}` gives no reason; write `{TODO}` or "
+                           f"`\"{TODO}: <why it is not done yet>\"`")
+        return Line(TODO, reason)
     if isinstance(value, dict):
         items = value.get(LEFT_OUT)
         if set(value) != {LEFT_OUT} or not isinstance(items, list) or not items:
