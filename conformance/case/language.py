@@ -193,10 +193,20 @@ class _Converter(FunctionClassConverter):
 
     def for_loop(self, node: ast.For, *, in_method: bool) -> ir.For:
         it = node.iter
+        if isinstance(node.target, ast.Name) and isinstance(it, (ast.Tuple, ast.List)) \
+                and not node.orelse:
+            # `for x in (True, False):`, the loop the tests write over a few values
+            if not it.elts or len(it.elts) > api.MAX_RANGE or any(
+                    isinstance(e, ast.Starred) for e in it.elts):
+                raise self.fail(node, f"a loop over a written tuple takes 1 to "
+                                f"{api.MAX_RANGE} values, none starred")
+            return ir.For(node.target.id, (), self.body(node.body, in_method=in_method),
+                          line=node.lineno, items=tuple(self.expr(e) for e in it.elts))
         if not (isinstance(node.target, ast.Name) and isinstance(it, ast.Call)
                 and isinstance(it.func, ast.Name) and it.func.id == "range"
                 and not it.keywords and 1 <= len(it.args) <= 3) or node.orelse:
-            raise self.fail(node, "only `for NAME in range(...)` loops are supported")
+            raise self.fail(node, "only `for NAME in range(...)` loops and loops over a "
+                            "written tuple or list (`for NAME in (a, b):`) are supported")
         args = tuple(self.expr(a) for a in it.args)
         for a in args:
             if isinstance(a, ir.Const) and isinstance(a.value, int) and a.value > api.MAX_RANGE:

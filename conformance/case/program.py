@@ -167,9 +167,12 @@ class Raise:
 @dataclass(frozen=True)
 class For:
     var: str
-    range_args: tuple[Expr, ...]  # the arguments of range(...)
+    range_args: tuple[Expr, ...]  # the arguments of range(...); () when `items` is given
     body: tuple[Stmt, ...]
     line: int = field(default=0, compare=False)
+    # `for NAME in (a, b, ...)`: the elements of the tuple or list written in the program,
+    # evaluated once before the first iteration, as Python does; None for a range loop
+    items: tuple[Expr, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -361,7 +364,10 @@ def _ast_stmt(s: Stmt) -> ast.stmt:
         return ast.ClassDef(s.name, [ast.Name(s.base, ast.Load())], [], [ast.Pass()], [],
                             **_TYPE_PARAMS)
     if isinstance(s, For):
-        it = ast.Call(ast.Name("range", ast.Load()), [_ast_expr(a) for a in s.range_args], [])
+        it: ast.expr = ast.Call(ast.Name("range", ast.Load()),
+                                [_ast_expr(a) for a in s.range_args], [])
+        if s.items is not None:
+            it = ast.Tuple([_ast_expr(a) for a in s.items], ast.Load())
         return ast.For(ast.Name(s.var, ast.Store()), it, _ast_body(s.body), [], lineno=0)
     if isinstance(s, Return):
         return ast.Return(None if s.value is None else _ast_expr(s.value))

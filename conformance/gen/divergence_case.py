@@ -38,8 +38,8 @@ def _unroll(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
     for stmt in body:
         bounds = [a.value for a in stmt.range_args if isinstance(a, ir.Const)] \
             if isinstance(stmt, ir.For) else []
-        if isinstance(stmt, ir.For) and len(bounds) == len(stmt.range_args) and all(
-                isinstance(b, int) for b in bounds):
+        if isinstance(stmt, ir.For) and stmt.items is None and \
+                len(bounds) == len(stmt.range_args) and all(isinstance(b, int) for b in bounds):
             for i in range(*(int(b) for b in bounds if isinstance(b, int))):
                 out.append(ir.Assign(ir.Name(stmt.var), ir.Const(i)))
                 out.extend(_unroll(stmt.body))

@@ -101,6 +101,10 @@ class Evaluator(ExpressionEvaluator):
                 raise CaseFailure(f"assert failed{msg}")
         elif isinstance(stmt, ir.With):
             self._with(stmt, scope)
+        elif isinstance(stmt, ir.For) and stmt.items is not None:
+            for value in [self._eval(a, scope) for a in stmt.items]:
+                scope.vars[stmt.var] = value
+                self._block(stmt.body, scope)
         elif isinstance(stmt, ir.For):
             args = [self._eval(a, scope) for a in stmt.range_args]
             iterations = range(*args)

@@ -179,6 +179,14 @@ def test_loops_record_each_iteration() -> None:
     assert isinstance(x, TensorSnapshot) and x.version == 3
 
 
+def test_a_loop_over_a_written_tuple_takes_each_value_in_order() -> None:
+    trace = run("x = torch.zeros(3)\nn = 0\nfor v in (2, n + 5, 1):\n    x[n] = v\n"
+                "    n = n + 1\n")
+    # the values are evaluated once, before the first iteration (n + 5 is 5)
+    assert np.array_equal(values(trace, "x"), [2.0, 5.0, 1.0])
+    assert [s.line for s in trace.steps] == [1, 2, 4, 5, 4, 5, 4, 5, 3]
+
+
 def test_aliases_and_inplace_identity() -> None:
     trace = run("a = torch.ones(2)\nb = a\nc = a.add_(1)\nd = a.clone()\n")
     names = trace.steps[-1].names

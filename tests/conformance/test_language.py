@@ -48,6 +48,19 @@ def test_round_trip_of_every_statement_kind() -> None:
     assert to_source(parse(printed)) == printed
 
 
+def test_a_loop_over_a_written_tuple_keeps_its_values_and_round_trips() -> None:
+    """`for rg in (True, False):`, the tests' loop over a few values (a list prints as a
+    tuple: the same loop)."""
+    program = parse("for rg in [True, 2, torch.ones(1)]:\n    x = rg\n")
+    loop = program.body[0]
+    assert isinstance(loop, ir.For) and loop.range_args == () and loop.items is not None
+    assert loop.items[:2] == (ir.Const(True), ir.Const(2))
+    printed = to_source(program)
+    assert printed.startswith("for rg in (True, 2, torch.ones(1)):")
+    assert parse(printed) == program
+    assert parse("for i in range(2):\n    pass\n") != parse("for i in (0, 1):\n    pass\n")
+
+
 def test_complex_literals_are_constants() -> None:
     """`1+2j` is Python's: 1 plus the imaginary constant 2j; `-2j` a negated constant."""
     program = parse("x = torch.tensor([1 + 2j, -2j], dtype=torch.complex64)\n")
@@ -108,7 +121,9 @@ def test_lambda_carries_its_position() -> None:
          "literal"),
         ("d = {1.5: 1}", 1, "key must be a string, int or bool literal", "literal"),
         ("for i in range(1000):\n    pass", 1, "exceeds", None),
-        ("for i in [1, 2]:\n    pass", 1, "only `for NAME in range(...)`", None),
+        ("for i in x:\n    pass", 1, "only `for NAME in range(...)`", None),
+        ("for i in ():\n    pass", 1, "takes 1 to 64 values", None),
+        ("for i in (*x,):\n    pass", 1, "none starred", None),
         ("return 1", 1, "`return` outside", None),
         ("x = (1,\n", 1, "syntax error", "valid Python"),
         ("class A:\n    pass", 1, "derive from torch.autograd.Function", None),
