@@ -59,7 +59,7 @@ class Interpreter(Evaluator):
 
     def __init__(self, engine: Engine, *, seed: int = 0, dtype: str = "float32",
                  device: str = "cpu", continue_on_error: bool = False,
-                 full_snapshots: bool | None = None) -> None:
+                 full_snapshots: bool | None = None, observe_names: bool = True) -> None:
         super().__init__(engine, seed)
         # Generated programs run on past a failing statement (the failure is recorded), so
         # that what follows an error is explored too; case programs stop, as Python would.
@@ -75,6 +75,10 @@ class Interpreter(Evaluator):
         self.observer = IncrementalObserver(
             engine, engine.exempt(observe), self.engine_made,
             FULL_SNAPSHOTS if full_snapshots is None else full_snapshots)
+        # Off: no name is snapshot after a step (each step's `names` empty), for a reader
+        # of outcomes alone (tests/conformance/test_forward_programs.py's hit rates): the
+        # snapshots were about three quarters of torch's run of a forward-mode program.
+        self.observe_names = observe_names
         # The warning filters that record every warning (see run).
         self.filters: list[Any] = []
 
@@ -148,7 +152,8 @@ class Interpreter(Evaluator):
         records = [warning_record(w) for w in caught[first:]]
         names = self.observer.names(
             {n: v for n, v in scope.vars.items() if not isinstance(v, type)}, stmt,
-            may_reuse=(quiet or (not compound and effects.pure)) and not self.events)
+            may_reuse=(quiet or (not compound and effects.pure)) and not self.events
+        ) if self.observe_names else {}
         del caught[first:]  # the observation's warnings
         if warnings.filters != self.filters:
             # engine code changed the filters: set back, as leaving a step's own context
@@ -363,10 +368,12 @@ def warm_up(engine: Engine) -> None:
 
 def run_program(engine: Engine, program: ir.Program, *, seed: int = 0,
                 dtype: str = "float32", device: str = "cpu",
-                continue_on_error: bool = False, full_snapshots: bool | None = None) -> Trace:
+                continue_on_error: bool = False, full_snapshots: bool | None = None,
+                observe_names: bool = True) -> Trace:
     """The trace of `program` run on `engine` with the item's default dtype and device;
-    `full_snapshots` chooses the reference observation (None: FULL_SNAPSHOTS)."""
+    `full_snapshots` chooses the reference observation (None: FULL_SNAPSHOTS); without
+    `observe_names` the steps record outcomes, warnings and events but no names."""
     warm_up(engine)
     return Interpreter(engine, seed=seed, dtype=dtype, device=device,
-                       continue_on_error=continue_on_error,
-                       full_snapshots=full_snapshots).run(program)
+                       continue_on_error=continue_on_error, full_snapshots=full_snapshots,
+                       observe_names=observe_names).run(program)
