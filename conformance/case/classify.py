@@ -43,6 +43,18 @@ def normalise_text(text: str) -> str:
     return _ADDRESS.sub(" at 0x...>", text).strip()
 
 
+def text_of(raised: BaseException | Warning | str) -> str:
+    """`str(raised)`, or, where that fails (an engine's exception or warning whose `__str__`
+    raises, recurses or returns no string), a text naming what happened: the harness must
+    report the engine's error, not crash on it. Always a plain str: a subclass's overridden
+    methods (strip, splitlines) are the engine's code too."""
+    try:
+        return str.__str__(str(raised))
+    except Exception as e:
+        return (f"<the {type(raised).__name__}'s str() raised "
+                f"{type(e).__name__} (the engine's message cannot be read)>")
+
+
 def exception_name(error: BaseException) -> str:
     """The name of `error`'s nearest builtin exception class: what traces record and compare,
     so that an engine's own subclass (dynamo's TorchRuntimeError, torch's _LinAlgError) is

@@ -287,7 +287,7 @@ def statement_outcome(error: Exception, *, case_raised: bool = False) -> Outcome
         return Outcome(LIMIT, text=str(error))
     if isinstance(error, CaseFailure):
         return Outcome(ASSERTION, text=str(error))
-    text = classify.normalise_text(str(error))
+    text = classify.normalise_text(classify.text_of(error))
     name = classify.exception_name(error)
     kind = kinds.CASE_RAISED if case_raised else \
         classify.classify(text, warning=False, exception=name)
@@ -295,7 +295,7 @@ def statement_outcome(error: Exception, *, case_raised: bool = False) -> Outcome
 
 
 def warning_record(w: warnings.WarningMessage) -> WarningRecord:
-    text = classify.normalise_text(str(w.message))
+    text = classify.normalise_text(classify.text_of(w.message))
     return WarningRecord(classify.classify(text, warning=True), w.category.__name__, text)
 
 

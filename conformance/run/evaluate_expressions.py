@@ -61,7 +61,7 @@ class ExpressionEvaluator(HarnessBuiltins):
             raise CaseFailure(f"{func} is not callable")
         args = [self._eval(a, scope) for a in e.args]
         kwargs = {k.name: self._eval(k.value, scope) for k in e.keywords}
-        self._check_call(e.func, func, args, kwargs)
+        args = self._check_call(e.func, func, args, kwargs)
         owner = getattr(func, "__self__", None)
         return self._check_made(func(*args, **kwargs), [owner, *args, *kwargs.values()])
 

@@ -23,7 +23,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 Resolve = Callable[[str], Any]
 
@@ -107,6 +107,8 @@ def _flag_of_pair(name: str, reads: tuple[str, str], setter: str, which: int,
     return Setting(name, reads, lambda r: r(reads[which])(), (setter,), write, _on_off)
 
 
+_PRINT_OPTIONS = "torch._tensor_str.get_printoptions"
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("the default dtype", ("torch.get_default_dtype",),
             lambda r: r("torch.get_default_dtype")(), ("torch.set_default_dtype",),
@@ -134,6 +136,16 @@ SETTINGS: tuple[Setting, ...] = (
             _pop_saved_tensor_hooks, _hooks),
     Setting("forward AD", (_DUAL_LEVEL,), lambda r: r(_DUAL_LEVEL),
             (f"{_FORWARD_AD}.exit_dual_level",), _exit_dual_levels, _dual_level),
+    # round five: an engine that set these changed every later item's torch run (a print
+    # precision of 2 made each later `str(x)` diverge; one intra-op thread can change a
+    # parallel reduction's order). torch reads its print options only through a private
+    # getter; an engine without it has nothing checked.
+    Setting("the print options", (_PRINT_OPTIONS,), lambda r: r(_PRINT_OPTIONS)(),
+            ("torch.set_printoptions",), lambda r, v: r("torch.set_printoptions")(
+                **cast(dict[str, Any], v))),
+    Setting("the number of intra-op threads", ("torch.get_num_threads",),
+            lambda r: r("torch.get_num_threads")(), ("torch.set_num_threads",),
+            lambda r, v: r("torch.set_num_threads")(v)),
 )
 
 

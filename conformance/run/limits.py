@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from conformance.case import classify
 from conformance.run import blackbox
 
 # Executed statements per run: top-level, loop and `with` bodies, Function method bodies, and
@@ -330,5 +331,5 @@ def _note_interrupts(interrupts: list[KeyboardInterrupt]) -> dict[int, Any]:
 
 
 def _one_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
+    text = classify.text_of(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0][:200]}" if text else type(e).__name__

@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.case import api
 from conformance.case import program as ir
-from conformance.run import changes, limits, predict, value_sizes
+from conformance.run import changes, functional, limits, predict, value_sizes
 from conformance.run.blackbox import LineStore
 from conformance.run.engine import Engine
 from conformance.run.sandbox import Sandbox, resolve_on
@@ -89,7 +89,9 @@ class OperationLimits(Sandbox):
         return limits.check_result(op(left, right))
 
     def _check_call(self, func_e: ir.Expr, func: Any, args: list[Any],
-                    kwargs: dict[str, Any]) -> None:
+                    kwargs: dict[str, Any]) -> list[Any]:
+        """Refuse the call before it runs when it would go beyond a limit; the arguments to
+        call it with (a function given to jacobian or hessian is bounded: functional)."""
         path = api.api_path(func_e)
         owner = getattr(func, "__self__", None)
         is_method = owner is not None and self.engine.is_tensor(owner)
@@ -126,6 +128,7 @@ class OperationLimits(Sandbox):
 
         self._limit("the call", operation, operands, kwargs)
         self._check_passed_modules([*args, *kwargs.values()])
+        return functional.bounded(path, args, kwargs, self.engine.is_tensor)
 
     def _check_passed_modules(self, operands: list[Any]) -> None:
         """A module given to a call (`checkpoint(m, x)`, `checkpoint_sequential([m1, m2], 1,

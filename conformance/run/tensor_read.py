@@ -179,7 +179,7 @@ def _attempt(read: Callable[[], Any]) -> Any:
     try:
         return read()
     except Exception as e:
-        text = classify.normalise_text(str(e))
+        text = classify.normalise_text(classify.text_of(e))
         kind = classify.classify(text, warning=False, exception=classify.exception_name(e))
         return RaisedOnRead(f"raises {kind}: {text}")
 

@@ -12,7 +12,7 @@ from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
 from .basic import comparisons, indexing, views
 from .basic import elementwise as ops
-from .common import new
+from .common import new, written_in_place
 
 
 def _embedding_backward(c: Any, g: Tensor) -> Tensor:
@@ -82,4 +82,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if idx.size and idx.max() >= num_classes:
         raise RuntimeError(messages.ONE_HOT_TOO_SMALL)
     arr = (idx[..., None] == np.arange(num_classes)).astype(np.int64)
-    return new(arr, dtypes.int64, tensor.device)
+    out = new(arr, dtypes.int64, tensor.device)
+    # ATen's one_hot (Onehot.cpp) is composite: at::zeros, whose zero_ is not below the
+    # ADInplaceOrView key as torch.zeros' is from Python, then scatter_: two in-place
+    # writes, _version 2. An empty input's result is at::empty (_version 0).
+    return written_in_place(out, 2) if arr.size else out

@@ -21,7 +21,7 @@ import torch  # noqa: F401
 
 from conformance.case.loader import load_case
 from conformance.run.engine import load_engine
-from conformance.run.runner import ERROR, PASS, Item, run_item
+from conformance.run.runner import DIVERGES, ERROR, PASS, Item, run_item
 from tests.case_files import CASE, write_cases
 from tests.ctrl_c import ctrl_c_raises
 from tests.test_cli_run import GENERATED_ID, run
@@ -68,6 +68,36 @@ def test_any_other_base_exception_of_an_engines_is_its_items_error(op: str, rais
                              f"{ENGINE}: it raised {raised}, a BaseException that is not an "
                              "Exception")
     assert run_item(item("tanh"), load_engine(ENGINE)).verdict == PASS
+
+
+BAD_MESSAGES = "tests.conformance.engine_bad_messages"
+
+
+@pytest.mark.parametrize(("op", "raised"), [
+    ("exp", "StrRaises's str() raised ValueError"), ("tan", "StrNotText's str() raised TypeError"),
+    ("sqrt", "StrRecurses's str() raised RecursionError")])
+def test_an_engine_error_whose_message_cannot_be_read_is_its_items_divergence(
+        op: str, raised: str) -> None:
+    """Round five: an engine exception whose `__str__` raised crashed the harness (the
+    ValueError of `__str__` left run_item)."""
+    result = run_item(item(op), load_engine(BAD_MESSAGES))
+    assert result.verdict == DIVERGES
+    assert result.divergence is not None and result.divergence.field == "outcome.status"
+    assert result.divergence.actual == (f"RuntimeError [unknown]: <the {raised} (the "
+                                        "engine's message cannot be read)>")
+
+
+@pytest.mark.parametrize(("op", "raised"), [
+    ("sinh", "BaseStrRaises: <the BaseStrRaises's str() raised ValueError (the engine's "
+             "message cannot be read)>, a BaseException that is not an Exception"),
+    ("cosh", "MemoryStrRaises: <the MemoryStrRaises's str() raised ValueError (the engine's "
+             "message cannot be read)>")])
+def test_an_engine_fault_whose_message_cannot_be_read_is_its_items_error(op: str, raised: str
+                                                                         ) -> None:
+    result = run_item(item(op), load_engine(BAD_MESSAGES))
+    assert result.verdict == ERROR
+    assert result.reason == (f"stopped at cases/family/{op}.yaml:7 `b = torch.{op}(a)` on "
+                             f"{BAD_MESSAGES}: it raised {raised}")
 
 
 @pytest.mark.usefixtures("ctrl_c")  # tests/ctrl_c.py

@@ -104,6 +104,7 @@ def test_every_torch_setting_in_the_table_is_read_restored_and_named() -> None:
     from torch.autograd.graph import saved_tensors_hooks
 
     hooks = saved_tensors_hooks(lambda t: t, lambda t: t)
+    threads = torch.get_num_threads()
     with isolation.guard(TORCH) as changes:
         torch.set_default_dtype(torch.float64)
         torch.set_grad_enabled(False)
@@ -112,6 +113,8 @@ def test_every_torch_setting_in_the_table_is_read_restored_and_named() -> None:
         hooks.__enter__()
         hooks.__enter__()
         torch.autograd.forward_ad.enter_dual_level()
+        torch.set_printoptions(precision=2)
+        torch.set_num_threads(threads + 1)
     named = {c.setting: c for c in changes}
     assert set(named) == {s.name for s in isolation.SETTINGS} - {"the default device",
                                                                   "inference mode"}
@@ -125,7 +128,9 @@ def test_every_torch_setting_in_the_table_is_read_restored_and_named() -> None:
         "grad mode": True, "inference mode": False, "anomaly mode": False,
         "anomaly mode's NaN check": True, "deterministic algorithms": False,
         "deterministic algorithms' warn-only": False, "the saved-tensor default hooks": None,
-        "forward AD": -1}
+        "forward AD": -1, "the number of intra-op threads": threads, "the print options": {
+            "precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80,
+            "sci_mode": None}}
 
 
 def test_an_engine_lacking_a_setting_is_checked_for_what_it_has() -> None:
@@ -229,3 +234,32 @@ def test_the_reference_engines_saved_tensor_hooks_are_restored() -> None:
     assert [c.describe() for c in changes] == [
         "the saved-tensor default hooks with a (pack, unpack) pair on top (was empty)"]
     assert reference_engine._C._autograd._top_saved_tensors_default_hooks(True) is None
+
+
+def _exp_printing_briefly(x: Any) -> Any:
+    torch.set_printoptions(precision=2)
+    return torch.exp(x)
+
+
+def _exp_on_one_thread(x: Any) -> Any:
+    torch.set_num_threads(1 if torch.get_num_threads() != 1 else 2)
+    return torch.exp(x)
+
+
+PRINTED = "x = torch.tensor([1.0, 2.0])\ny = torch.exp(x)\ns = str(torch.tanh(x))\n"
+
+
+@pytest.mark.parametrize(("exp", "setting"), [
+    (_exp_printing_briefly, "the print options"),
+    (_exp_on_one_thread, "the number of intra-op threads")])
+def test_an_engine_leaving_print_options_or_threads_is_an_error_and_the_next_passes(
+        exp: Any, setting: str) -> None:
+    """Round five: torch's print options and intra-op thread count were not in the table:
+    an engine that set a precision of 2 made every later item's `str(x)` diverge."""
+    threads = torch.get_num_threads()
+    result = run_item(item(PRINTED), patched("leaky", exp=exp))
+    assert result.verdict == ERROR
+    assert result.reason.startswith(f"leaky left {setting} at "), result.reason
+    assert torch._tensor_str.get_printoptions()["precision"] == 4  # type: ignore[attr-defined]
+    assert torch.get_num_threads() == threads
+    assert run_item(item(PRINTED), REFERENCE).verdict == PASS
