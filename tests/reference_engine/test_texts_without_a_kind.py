@@ -93,3 +93,18 @@ def test_unfold_refuses_negative_padding(padding: int | tuple[int, int]) -> None
     with pytest.raises(RuntimeError) as ours:
         engine.nn.functional.unfold(engine.ones(1, 1, 4, 4), 2, padding=padding)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int16", "bool"])
+@pytest.mark.parametrize("size, stride, offset", [((3, 3), (3, 1), 1), ((2, 5), (1, 2), 0)])
+def test_as_strided_out_of_bounds_names_the_element_size(dtype: str, size: tuple[int, ...],
+                                                         stride: tuple[int, ...],
+                                                         offset: int) -> None:
+    """setStorage's text gives the itemsize and the byte counts it implies (seed 35's
+    ops/shape_views.py:201 `bits // 8` made `bits - 8` survived: the 32 items that run
+    as_strided stay in bounds)."""
+    with pytest.raises(RuntimeError) as theirs:
+        torch.zeros(9, dtype=getattr(torch, dtype)).as_strided(size, stride, offset)
+    with pytest.raises(RuntimeError) as ours:
+        engine.zeros(9, dtype=getattr(engine, dtype)).as_strided(size, stride, offset)
+    assert str(ours.value) == str(theirs.value)
