@@ -23,10 +23,10 @@ import argparse
 import contextlib
 
 from conformance.gen.program_check import SIGNED_ZERO, check
-from conformance.gen.strategies import FORWARD, WEIGHTED, sample_programs
+from conformance.gen.strategies import COMPLEX, FORWARD, WEIGHTED, sample_programs
 from conformance.run.engine import load_engine
 
-TABLES = {"default": WEIGHTED, "FORWARD": FORWARD}
+TABLES = {"default": WEIGHTED, "FORWARD": FORWARD, "COMPLEX": COMPLEX}
 
 
 def main() -> None:
@@ -39,9 +39,10 @@ def main() -> None:
                              "derandomized programs")
     parser.add_argument("--engine", default="reference_engine")
     parser.add_argument("--sources", help="also write each diverging program's source here")
-    parser.add_argument("--table", choices=("default", "FORWARD"), default="default",
+    parser.add_argument("--table", choices=tuple(TABLES), default="default",
                         help="FORWARD: the forward-mode table's programs (every action a "
-                             "dual-level block), not the default mix's")
+                             "dual-level block), not the default mix's; COMPLEX: the complex "
+                             "chains' table (weight 0 in the default mix)")
     parser.add_argument("--each", action="store_true",
                         help="print every program's verdict (pass, masked, diverges) as it ends")
     args = parser.parse_args()

@@ -234,7 +234,7 @@ from .ops.basic import (  # noqa: F401
     views,
     views_strided,
 )
-from .ops.basic.complex_numbers import is_neg
+from .ops.basic.complex_numbers import is_conj, is_neg
 from .registry import FUNCTIONS as _FUNCTIONS
 from .tensor import Size, Tensor, is_inference, is_tensor
 from .warn import is_warn_always_enabled, set_warn_always
@@ -345,6 +345,7 @@ __all__ = [
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
     "is_autocast_enabled",
+    "is_conj",
     "is_grad_enabled",
     "is_inference",
     "is_inference_mode_enabled",

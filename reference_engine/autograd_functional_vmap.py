@@ -41,8 +41,8 @@ What it does not model:
   for aten::item / aten::is_nonzero. We could not generate a fallback.", and `.tolist()`
   "Cannot access data pointer of Tensor that doesn't have storage", as torch's, and its
   repr raises as a dual tensor's does, and `.numpy()` aten::detach's batching error
-  (forward_ad.is_batched; in both paths). Not modelled: `.detach()` of such a tensor
-  (torch's raises the same; the engine detaches the aliases itself); an in-place change
+  (forward_ad.is_batched; in both paths), its `.detach()` aten::detach's, its `.detach_()`
+  a view's in-place detach error, and its `.data` is batched too. Not modelled: an in-place change
   of such a tangent changes torch's jvp, not the recording here (the check below then
   falls back to one call per column, or the replay meets the version check);
 - the graph of the results: torch's results require grad when the batched tangent

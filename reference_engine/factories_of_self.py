@@ -1,4 +1,4 @@
-"""Tensor.new_tensor, Tensor.new_empty, torch.empty_like and Tensor.type(): the factories
+"""Tensor.new_tensor, Tensor.new_empty, torch.empty_like, Tensor.type() and type_as: the factories
 and the conversion named after a tensor's options (torch/csrc/utils/tensor_new.cpp,
 tensor_types.cpp, python_variable_methods.cpp THPVariable_type). Bound onto Tensor below:
 tensor.py cannot import the factories."""
@@ -86,6 +86,16 @@ def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False,
     return to_copy.to(self, device=target, dtype=dt, non_blocking=non_blocking, **extra)
 
 
+def type_as(self: Tensor, other: Any) -> Tensor:
+    """ATen's type_as, `self.to(other.options())`: other's dtype and device (self itself when
+    neither changes; ToCopyBackward0 otherwise)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(messages.argument_must_be_tensor("type_as", "other", 1,
+                                                         type(other).__name__))
+    return to_copy.to(self, dtype=other.dtype, device=other.device)
+
+
 Tensor.new_tensor = new_tensor  # type: ignore[attr-defined]
+Tensor.type_as = type_as  # type: ignore[attr-defined]
 Tensor.new_empty = new_empty  # type: ignore[attr-defined]
 Tensor.type = type_  # type: ignore[attr-defined]

@@ -75,6 +75,7 @@ def mark_batched(result: Tensor, inputs: Any) -> None:
 
 
 tensor_metadata.BATCHED_CHECK.append(is_batched)
+tensor_metadata.BATCHED_MARK.append(mark_batched)
 
 
 def enter_dual_level() -> int:

@@ -192,12 +192,17 @@ class Tensor:
         dispatch.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
+        if metadata.is_batched(self):
+            # vmap's BatchedTensor (inside jacobian(forward-mode, vectorize=True)): aten::detach
+            # is a view op without a batching rule, and the fallback refuses view ops
+            raise RuntimeError(messages.VMAP_DETACH)
         out = Tensor(self._data, self._dtype, self._device)
         out._version_counter = self._version_counter   # detach() aliases: same counter
         return out
 
     def detach_(self) -> Tensor:
-        if self._base is not None:
+        # a BatchedTensor is refused as a view is (torch 2.13's text, probed)
+        if self._base is not None or metadata.is_batched(self):
             raise RuntimeError(messages.DETACH_VIEW_INPLACE)
         self._grad_fn = None
         self._requires_grad = False
@@ -211,7 +216,10 @@ class Tensor:
     def data(self) -> Tensor:
         # .data aliases the values but gets a fresh version counter: writes through it are
         # invisible to autograd's checks, exactly the hazard torch documents.
-        return Tensor(self._data, self._dtype, self._device)
+        out = Tensor(self._data, self._dtype, self._device)
+        for mark in metadata.BATCHED_MARK:   # a BatchedTensor's .data is batched too
+            mark(out, (self,))
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:

@@ -159,10 +159,17 @@ def _meta(self: Tensor) -> Meta:
 # aten::is_nonzero have no batching rule (LegacyBatchedFallback.cpp: they return no tensor),
 # and tolist() reads a data pointer a BatchedTensorImpl has not (checked before the numel).
 BATCHED_CHECK: list[Callable[[Tensor], bool]] = []
+# ... and how a tensor made from such a tensor outside an op (`.data`) is marked batched too
+# (forward_ad.mark_batched)
+BATCHED_MARK: list[Callable[[Tensor, Any], None]] = []
+
+
+def is_batched(self: Tensor) -> bool:
+    return any(check(self) for check in BATCHED_CHECK)
 
 
 def _refuse_batched(self: Tensor, op: str | None) -> None:
-    if any(check(self) for check in BATCHED_CHECK):
+    if is_batched(self):
         raise RuntimeError(messages.NO_STORAGE_DATA_POINTER if op is None
                            else messages.vmap_no_fallback(op))
 
@@ -184,7 +191,7 @@ def numpy(self: Tensor) -> np.ndarray:
     # grad while grad mode is on (under no_grad it converts)
     if self.requires_grad and is_grad_enabled():
         raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
-    if any(check(self) for check in BATCHED_CHECK):   # it detaches: a view op, batched
+    if is_batched(self):   # it detaches: a view op, batched
         raise RuntimeError(messages.VMAP_DETACH)
     if self.dtype.bits != 8 * self._data.itemsize:   # bfloat16: NumPy has no such type
         raise TypeError(messages.numpy_unsupported_scalar_type(self.dtype.scalar_name))

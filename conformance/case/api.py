@@ -87,7 +87,8 @@ TENSOR = "Tensor"  # the rows of Tensor's methods (named without a namespace)
 _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
     (namespace, names, frozenset(flags)) for namespace, names, flags in [
         ("torch", """tensor zeros_like ones_like arange is_tensor get_default_dtype
-                     is_grad_enabled is_inference is_inference_mode_enabled is_neg""", {PURE}),
+                     is_grad_enabled is_inference is_inference_mode_enabled is_neg
+                     is_conj""", {PURE}),
         ("torch", "zeros ones full", {PURE, SIZED}),
         # its elements (steps) counted before the call by operation_limits.factory_elements
         ("torch", "linspace", {PURE}),
@@ -179,6 +180,11 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         (TENSOR, "new_zeros new_ones new_full new_empty new_tensor", {PURE, SIZED}),
         # Tensor.type(): its type string, or a conversion as .to() makes (self unchanged)
         (TENSOR, "type", {PURE}),
+        # h38fwd: Tensor.type_as(other), a conversion to other's dtype and device (.to's)
+        (TENSOR, "type_as", {PURE}),
+        # the integer conversions beside the registry's float() and double() (test_functional's
+        # `a.long().float()` makes a tensor unconnected to `a`)
+        (TENSOR, "long int", {PURE}),
     ]
 )
 

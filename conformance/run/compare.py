@@ -101,8 +101,8 @@ class Jittered(np.ndarray):
         self.jitter = getattr(obj, "jitter", None)
 
 
-def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, dtype: str,
-                  reference: np.ndarray | None = None) -> str | None:
+def values_differ(a: np.ndarray | TensorSummary | str, b: np.ndarray | TensorSummary | str,
+                  dtype: str, reference: np.ndarray | None = None) -> str | None:
     """Why two value arrays of the same shape disagree, or None.
 
     `a` is torch's value (the comparator passes the expected one first), `b` the engine's.
@@ -112,6 +112,8 @@ def values_differ(a: np.ndarray | TensorSummary, b: np.ndarray | TensorSummary, 
     from the float64 value than torch is, by the triangle inequality, so the difference is
     rounding that the program's chain amplified, not the engine's formula; a `Jittered`
     reference adds its measured `jitter` (the chain's amplification of rounding) too."""
+    if isinstance(a, str) or isinstance(b, str):   # what reading the values raised
+        return None if isinstance(a, str) and isinstance(b, str) and a == b else "values"
     if isinstance(a, TensorSummary) or isinstance(b, TensorSummary):
         if isinstance(a, TensorSummary) and isinstance(b, TensorSummary):
             return summaries_differ(a, b, dtype)

@@ -264,6 +264,12 @@ class Evaluator(ExpressionEvaluator):
             scope.vars[target.id] = self._binary(op, stmt.op, scope.get(target.id), value)
         elif isinstance(target, ir.Subscript):
             obj = self._eval(target.value, scope)
+            if type(obj) is tuple:
+                # Python runs the in-place op on the item first, then refuses the store (an
+                # in-place add on an output of unbind raises torch's error before that)
+                index = self._index(target.index, scope)
+                self._binary(op, stmt.op, self._item(obj, index), value)
+                raise TypeError("'tuple' object does not support item assignment")
             self._check_item_store(obj, _is_metadata(target.value))
             index = self._index(target.index, scope)
             self._set_item(obj, index, self._binary(op, stmt.op, self._item(obj, index), value))

@@ -38,10 +38,14 @@ def tensor_values(t: Any) -> np.ndarray:
             # float32 value, so its float32 copy holds it exactly
             copy = copy.float()
         return np.asarray(copy.numpy())
-    except RuntimeError:
+    except RuntimeError as e:
         # torch's efficient zero tensors (the grads of some double backwards) refuse a
-        # plain .numpy(); force=True materialises them.
-        return np.array(t.numpy(force=True), copy=True)
+        # plain .numpy(); force=True materialises them. Where that raises too (a tensor that
+        # cannot be detached), the first error is what reading raised.
+        try:
+            return np.array(t.numpy(force=True), copy=True)
+        except Exception:
+            raise e from None
 
 
 def observed_values(engine: Engine, t: Any) -> np.ndarray | TensorSummary:
@@ -49,6 +53,17 @@ def observed_values(engine: Engine, t: Any) -> np.ndarray | TensorSummary:
     if math.prod(t.shape) <= limits.SUMMARY_THRESHOLD:
         return tensor_values(t)
     return tensor_summary(engine, t)
+
+
+def read_values(engine: Engine, t: Any) -> np.ndarray | TensorSummary | str:
+    """observed_values, or the text of what reading them raised: vmap's BatchedTensor (a
+    tangent inside jacobian(strategy="forward-mode", vectorize=True), given to a function of
+    the program) cannot be detached, so its values cannot be copied out; that is compared,
+    and the program goes on as it would without the harness."""
+    try:
+        return observed_values(engine, t)
+    except Exception as e:
+        return raised_on_read(e)
 
 
 def tensor_summary(engine: Engine, t: Any) -> TensorSummary:
@@ -179,9 +194,14 @@ def _attempt(read: Callable[[], Any]) -> Any:
     try:
         return read()
     except Exception as e:
-        text = classify.normalise_text(classify.text_of(e))
-        kind = classify.classify(text, warning=False, exception=classify.exception_name(e))
-        return RaisedOnRead(f"raises {kind}: {text}")
+        return raised_on_read(e)
+
+
+def raised_on_read(e: Exception) -> RaisedOnRead:
+    """An error a read raised, as an observation: its kind and normalised text."""
+    text = classify.normalise_text(classify.text_of(e))
+    kind = classify.classify(text, warning=False, exception=classify.exception_name(e))
+    return RaisedOnRead(f"raises {kind}: {text}")
 
 
 class RaisedOnRead(str):
@@ -217,7 +237,7 @@ def snapshot_tensor(engine: Engine, t: Any, alias: str | None = None,
         shape=tuple(map(int, t.shape)),
         dtype=str(t.dtype),
         device=str(t.device),
-        values=observed_values(engine, t),
+        values=read_values(engine, t),
         requires_grad=requires_grad,
         is_leaf=is_leaf,
         grad_fn=None if grad_fn is None else type(grad_fn).__name__,
@@ -247,7 +267,7 @@ def _snapshot_tensor_field_by_field(engine: Engine, t: Any, alias: str | None,
         shape=tuple(int(n) for n in t.shape),
         dtype=str(t.dtype),
         device=str(t.device),
-        values=observed_values(engine, t),
+        values=read_values(engine, t),
         requires_grad=bool(_attempt(lambda: t.requires_grad)),
         is_leaf=bool(_attempt(lambda: t.is_leaf)),
         grad_fn=grad_fn_name,

@@ -73,7 +73,9 @@ class TensorSnapshot:
     shape: tuple[int, ...]
     dtype: str
     device: str
-    values: np.ndarray | TensorSummary  # a summary above limits.SUMMARY_THRESHOLD elements
+    # a summary above limits.SUMMARY_THRESHOLD elements; the text of the error where the
+    # values cannot be read (tensor_read.read_values)
+    values: np.ndarray | TensorSummary | str
     requires_grad: bool
     is_leaf: bool
     grad_fn: str | None

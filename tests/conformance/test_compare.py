@@ -147,3 +147,31 @@ def test_engine_made_tensors_skip_kernel_artefact_fields() -> None:
     object.__setattr__(snap, "grad_fn", "MulBackward0")
     d = compare(expected, actual, "float32").divergence
     assert d is not None and d.field == "g.grad_fn"
+
+
+BATCHED_ARGUMENT = parse("""\
+x = torch.tensor([1.0, 2.0])
+def g(t):
+    return t * 2
+def f(a):
+    g(fwAD.unpack_dual(a).tangent)
+    return a * 2
+j = torch.autograd.functional.jacobian(f, x, strategy="forward-mode", vectorize=True)
+""")
+
+
+def test_unreadable_values_are_observed_as_the_error_reading_them_raised() -> None:
+    # a batched tangent given to a program's function (an event's argument): torch's detach
+    # has no batching rule, so the harness's copy of its values raises; the program goes on
+    # and the event records the error's kind and text in place of the values
+    trace = run_program(TORCH, BATCHED_ARGUMENT, dtype="float64")
+    assert trace.failure is None
+    received = [e.received["arg0"] for e in trace.steps[-1].events if e.source.startswith("g@")]
+    assert received, "g's call was recorded"
+    values = received[0].values  # type: ignore[union-attr]
+    assert isinstance(values, str) and values.startswith("raises vmap_no_batching_rule: ")
+    assert "aten::detach" in values
+    # the comparator: equal texts agree; a text against values, or another text, differs
+    assert values_differ(values, values, "torch.float64") is None
+    assert values_differ(values, np.array([1.0, 2.0]), "torch.float64") == "values"
+    assert values_differ(np.array([1.0, 2.0]), "raises other: x", "torch.float64") == "values"

@@ -422,3 +422,18 @@ def test_a_dict_display_is_evaluated_and_observed_by_item() -> None:
     assert values(trace, "inp['tensor']").tolist() == [1.0, 1.0]
     assert values(trace, "t").tolist() == [2.0, 2.0]
     assert names["inp[2][0]"].value == 1  # type: ignore[union-attr]
+
+
+def test_augmented_store_into_a_tuple_item_runs_the_op_then_raises_pythons_error() -> None:
+    # as in Python: `t[0] += v` runs t[0].__iadd__(v) (which may raise first: an in-place
+    # add on an output of unbind), then the tuple refuses the store
+    trace = run("a = torch.zeros(2)\nt = (a,)\nt[0] += 1\n")
+    outcome = trace.steps[-1].outcome
+    assert (outcome.status, outcome.type) == (ERROR, "TypeError")
+    assert outcome.text == "'tuple' object does not support item assignment"
+    assert values(trace, "a").tolist() == [1.0, 1.0]
+    trace = run("x = torch.zeros(2, 2)\nres = x.unbind(0)\n"
+                "res[0] += torch.ones(2, requires_grad=True)\n")
+    outcome = trace.steps[-1].outcome
+    assert (outcome.status, outcome.kind) == (ERROR, "no_grad_view_inplace")
+    assert "output of a function that returns multiple views" in (outcome.text or "")

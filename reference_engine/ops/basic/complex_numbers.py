@@ -151,6 +151,10 @@ CONJ_PHYSICAL = OpSpec("ConjPhysicalBackward0", ("self",),
 
 
 def is_conj(self: Tensor) -> bool:
+    """torch.is_conj: whether self is a conjugate view (the conj bit; a non-tensor is the
+    arg parser's TypeError)."""
+    if not isinstance(self, Tensor):
+        raise TypeError(messages.argument_not_tensor("is_conj", type(self).__name__))
     return bool(getattr(self, "_is_conj", False))
 
 

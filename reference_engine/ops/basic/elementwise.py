@@ -83,6 +83,10 @@ def _zero_dtype(ts: list[Tensor]) -> Any:
     return result_dtype([zero_tensor.on_meta(t) for t in ts])
 
 
+def _complex(a: Any, b: Any) -> bool:
+    return bool(np.iscomplexobj(a) or np.iscomplexobj(b))
+
+
 def _times(g: Tensor, alpha: Number) -> Tensor:
     return g if alpha == 1 else mul_scalar(g, alpha)
 
@@ -94,8 +98,10 @@ def add(self: Any, other: Any, alpha: Number = 1, *, out: Tensor | None = None) 
         ts = [wrap(self), wrap(other)]
         return record(ADD, zero_tensor.total(ts, _zero_dtype(ts), iterator_result, alpha), ts,
                       alpha=alpha)
-    return elementwise_op(ADD, lambda a, b: a + alpha * b if alpha != 1 else a + b,
-                          (self, other), alpha=alpha)
+    # ATen's add kernel computes self + alpha * other, for a complex result with alpha
+    # (1 + 0j) too: inf * 0 makes NaN parts (inf+pi j + itself is inf+nan j in torch)
+    return elementwise_op(ADD, lambda a, b: a + alpha * b if alpha != 1 or _complex(a, b)
+                          else a + b, (self, other), alpha=alpha)
 
 
 def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
@@ -103,8 +109,8 @@ def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
         ts = [wrap(self), wrap(other)]
         return record(SUB, zero_tensor.total(ts, _zero_dtype(ts), iterator_result, alpha,
                                              subtract=True), ts, alpha=alpha)
-    return elementwise_op(SUB, lambda a, b: a - alpha * b if alpha != 1 else a - b,
-                          (self, other), alpha=alpha)
+    return elementwise_op(SUB, lambda a, b: a - alpha * b if alpha != 1 or _complex(a, b)
+                          else a - b, (self, other), alpha=alpha)
 
 
 def one_minus(self: Tensor) -> Tensor:
