@@ -25,7 +25,7 @@ from conformance.opinfo import database, opmap
 from conformance.opinfo.entry_check import CheckResult, check, plan
 from conformance.opinfo.ids import DTYPES
 from conformance.run.engine import Engine, load_engine
-from conformance.run.verdicts import FAILING, Verdict
+from conformance.run.verdicts import AGREEING, FAILING, Verdict
 
 
 @dataclass
@@ -83,7 +83,7 @@ def stale(items: Iterable[Item], omap: opmap.OpMap) -> list[str]:
             seen = verdicts.get((key, line.text))
             if seen is None:
                 found.append(f"{key}: `{line.text}` names no sample or error input of OpInfo's")
-            elif seen <= {Verdict.PASS.value, Verdict.MASKED.value} and not line.unstable:
+            elif seen <= set(AGREEING) and not line.unstable:
                 # (an unstable line never goes stale: item.py's module docstring)
                 found.append(f"{key}: `{line.text}` agrees with torch now: delete it")
     return found
