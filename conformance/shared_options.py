@@ -2,7 +2,9 @@
 `autograd-conformance run` to its parser, passing each one given on to pytest under the same
 name. Options of one side only stay with it: the plugin's `--conformance-report` and
 `--generated-programs` (which `run` sets from `--report-dir` and `--no-generated`), `run`'s
-`--workers`, `--profile` and the rest of its parser."""
+`--workers`, `--profile` and the rest of its parser. `--opinfo` is declared on each side, by
+design: its default differs (pytest's is the ini option conformance_opinfo; run's, whether the
+whole suite runs), and `run` passes pytest `--opinfo` or `--no-opinfo` explicitly."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
 
     facade    __init__ (this module: the torch namespace), _exports (the registry's ops)
     library   nn.*, special, linalg, masked, fft, autograd_functional*, gradcheck*, utils.*
-    autograd  autograd, autograd_graph, function, function_forward, factories*, _C, autocast_mode
+    autograd  autograd, autograd_graph, function*, factories*, _C, autocast_mode
     ops       ops.* (one op family a file; ops.basic.*: see below), views_*, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad, tangent_layout
     base      messages, warn, dtypes, python_scalars, grad_mode, anomaly_mode, registry, dispatch
@@ -17,9 +17,9 @@ and its forward-mode one), saved values, the engine, and forward mode's levels a
 tangents (forward_ad; tangent_layout: the layout a tangent shares with its primal). The
 ops are written on the core. Their backward formulas are written in ops (so that
 create_graph differentiates them again): the ops every formula is written in are one
-package, ops/basic/, layered inside (its docstring draws it), with the ops' two import
-circles, where formulas recurse as ATen's do (expand's backward is sum_to
-and sum's is expand; CopySlices replays as_strided, whose backward writes with copy_).
+package, ops/basic/, layered inside (its docstring draws it), with the ops' one import
+circle, where formulas recurse as ATen's do (CopySlices replays as_strided, whose backward
+writes with copy_; expand's backward is sum_to and sum's is expand, one module holding both).
 Every other op module sits above it (written on the basic ops) or apart from it, and the
 helpers both share sit below it:
 
@@ -40,14 +40,15 @@ is imported:
 
 tests/reference_engine/test_layout.py holds the imports to this drawing.
 
-Three import circles are left, each judged one that must be mutually recursive (issue 21):
-tensor <-> graph, and in ops.basic reductions <-> views and inplace <-> views_strided. The
-two ops circles are ATen's own recursion, not layout: derivatives.yaml gives expand
-`self: at::sum_to(grad, self.sym_sizes())` and sum `self: grad.expand_symint(...)`, so
-under create_graph each family's formula calls the other's op; CopySlices replays a view's
-as_strided, whose AsStridedBackward0 writes in place. ATen shows no import circle only
-because every at:: call goes through the dispatcher's table; routing these calls through
-dispatch.py would do the same here, hiding the recursion rather than removing it.
+Two import circles are left, each judged one that must be mutually recursive (issue 21):
+tensor <-> graph, and in ops.basic inplace <-> views_strided. The second is ATen's own
+recursion, not layout: CopySlices replays a view's as_strided, whose AsStridedBackward0
+writes in place (copy_), and copy_ rebases history onto a CopySlices. ATen shows no import
+circle only because every at:: call goes through the dispatcher's table; routing these calls
+through dispatch.py would do the same here, hiding the recursion rather than removing it,
+and one module holding both would pass 400 lines. sum and expand, which recurse alike
+(derivatives.yaml gives expand `at::sum_to(grad, self.sym_sizes())` and sum
+`grad.expand_symint(...)`), share ops/basic/reductions.py and no circle.
 
 Read in this order: tensor.py (state), autograd_meta.py (how ops join the graph),
 ops/basic/ (elementwise.py, view_making.py, views.py, inplace.py first), the other ops/
@@ -255,7 +256,7 @@ _dispatch.provide(
     add_=inplace_ops.add_, sub_=inplace_ops.sub_, mul_=inplace_ops.mul_, div_=inplace_ops.div_,
     setitem=views_indexing.setitem, getitem=views_indexing.getitem,
     permute=views.permute, transpose=views.transpose, view=views.view, reshape=views.reshape,
-    expand=views.expand, real=complex_numbers.real, imag=complex_imag.imag,
+    expand=reductions.expand, real=complex_numbers.real, imag=complex_imag.imag,
     clone=copying.clone, to=to_copy.to, backward=autograd.backward,
     handle_view_on_rebase=inplace.handle_view_on_rebase,
     regenerate_view_grad_fn=views_strided.regenerate_view_grad_fn,

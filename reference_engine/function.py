@@ -2,11 +2,9 @@
 forward without grad and, if grad mode is on and any input requires grad, makes the
 outputs share one ``<Name>Backward`` node whose apply calls the user's backward.
 
-The output rules follow torch/csrc/autograd/custom_function.cpp (_wrap_outputs): an
-input returned as-is comes back as a view of itself carrying the node; an input marked
-dirty keeps its identity and has its history rebased; views returned from forward may not
-be modified in place later; non-differentiable outputs get no history. Forward mode
-(the user's jvp) is function_forward.py's.
+The output rules (an input returned as-is, one marked dirty, a view, a non-differentiable
+output) follow torch/csrc/autograd/custom_function.cpp's _wrap_outputs, in
+function_outputs.py. Forward mode (the user's jvp) is function_forward.py's.
 """
 
 from __future__ import annotations
@@ -21,11 +19,10 @@ import numpy as np
 
 from . import engine, forward_ad, messages
 from .function_forward import forward_mode
+from .function_outputs import UNDEFINED_INPUT, wrap_outputs
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Meta, Node, RemovableHandle, node_class
-from .ops.basic.inplace import check_inplace, rebase_history
 from .ops.common import new
-from .ops.creation_meta import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE
 from .saved import SavedVariable
 from .tensor import Tensor
 
@@ -242,7 +239,7 @@ class Function:
             else:
                 outputs = cls.forward(ctx, *args)
         single = not isinstance(outputs, tuple)
-        outs = _wrap_outputs(ctx if executable else None, ctx, tensor_args,
+        outs = wrap_outputs(ctx if executable else None, ctx, tensor_args,
                              (outputs,) if single else outputs)
         # torch saves (and runs saved-tensor pack hooks) only for a node that will run
         try:
@@ -261,88 +258,6 @@ class Function:
         # them would keep a dirty input alive with the node (its graph's cycle)
         ctx._to_save = ctx._dirty = ctx._non_differentiable = ()
         return outs[0] if single else outs
-
-
-def _wrap_outputs(node: BackwardCFunction | None, ctx: BackwardCFunction, inputs: list[Tensor],
-                  raw: tuple[Any, ...]) -> tuple[Any, ...]:
-    dirty = ctx._dirty
-    for t in dirty:                     # _mark_dirty: every dirty tensor's version is bumped
-        t._version_counter.bump()
-    outs: list[Any] = []
-    diff_outputs = 0
-    for i, var in enumerate(raw):
-        if not isinstance(var, Tensor):
-            ctx._output_info.append(None)
-            if node is not None:
-                node.input_metadata.append(UNDEFINED_INPUT)
-            outs.append(var)
-            continue
-        is_input = any(var is t for t in inputs)
-        is_modified = any(var is t for t in dirty)
-        differentiable = node is not None and var.dtype.is_differentiable \
-            and not any(var is t for t in ctx._non_differentiable)
-        ctx._output_info.append(var._meta())
-        if node is not None:
-            node.input_metadata.append(var._meta())
-        if not differentiable:
-            if not var.requires_grad:
-                if is_input and not is_modified:
-                    var = _view_as_self(var)
-            elif is_input:
-                var = var.detach()
-            elif var._base is None:
-                var.detach_()
-        elif is_modified:
-            if not is_input:
-                if var._base is not None:
-                    raise RuntimeError(messages.MARK_DIRTY_NOT_INPUT)
-                warnings.warn(messages.MARK_DIRTY_NOT_INPUT, UserWarning, stacklevel=2)
-            if var._base is not None:    # a dirty view is checked as any in-place on a view
-                check_inplace(var)
-            # C++ is_leaf() reads the grad_fn_ field: the check must not regenerate a dirty
-            # view's grad_fn against its base's history from before the rebase.
-            if var._grad_fn is None and var.requires_grad:
-                raise RuntimeError(messages.MARK_DIRTY_LEAF)
-            if var._base is not None and len(raw) > 1:
-                raise RuntimeError(messages.MARK_DIRTY_VIEW_MULTIPLE_OUTPUTS)
-            var._grad = None
-            if var._base is not None:
-                rebase_history(var, node)  # type: ignore[arg-type]
-            else:
-                var._set_grad_fn(node, i)  # type: ignore[arg-type]
-        elif is_input:
-            var = _view_as_self(var)
-            var._set_grad_fn(node, i)  # type: ignore[arg-type]
-        else:
-            var._set_grad_fn(node, i)  # type: ignore[arg-type]
-        if not (is_input and is_modified) and var._base is not None:
-            var._view_creation_meta = IN_CUSTOM_FUNCTION
-        diff_outputs += differentiable
-        outs.append(var)
-    if any(not any(t is o for o in outs) for t in dirty):
-        raise RuntimeError(messages.MARK_DIRTY_NOT_RETURNED)
-    if diff_outputs > 1:
-        for var in outs:
-            if isinstance(var, Tensor) and var._base is not None:
-                var._view_creation_meta = MULTI_OUTPUT_NODE
-    return tuple(outs)
-
-
-def _view_as_self(t: Tensor) -> Tensor:
-    """An alias of t that is a view of t's base (torch's view_as(self) under no_grad)."""
-    base = t._base if t._base is not None else t
-    out = Tensor(t._data[...], t.dtype, t.device)
-    out._base = base
-    out._version_counter = base._version_counter
-    out._view_index = t._view_index if t._view_index is not None \
-        else np.arange(base.numel()).reshape(base.shape)
-    out._view_version = base._version_counter.value
-    out._view_differentiable = True
-    return out
-
-
-# Node::undefined_input(): the metadata slot of an output that is not a tensor.
-UNDEFINED_INPUT = Meta((), None, None)  # type: ignore[arg-type]
 
 
 def _zeros(meta: Meta) -> Tensor:

@@ -399,7 +399,7 @@ OPS: tuple[OpRow, ...] = (
     # tensor_operators.py); rows without a sample take a list or need a second tensor's shape only:
     # test_gradcheck.py writes them by hand
     _row("view", "ops.basic.views", function=False, method=False, feature="views"),
-    _row("expand", "ops.basic.views", function=False, method=False, feature="views"),
+    _row("expand", "ops.basic.reductions", function=False, method=False, feature="views"),
     _row("view_as", "ops.shape_views", function=False, method=False, feature="views"),
     _row("expand_as", "ops.shape_views", function=False, feature="views"),
     _row("reshape_as", "ops.shape_views", function=False, feature="views"),

@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes, messages
 from .grad_mode import no_grad
 from .ops import common
-from .ops.basic import views
+from .ops.basic import reductions, views
 from .ops.basic.inplace import apply_inplace, copy_
 from .ops.basic.view_making import flat_positions, make_view
 from .ops.basic.views import ALIAS, select, slice, unsqueeze
@@ -259,5 +259,5 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
     src = _without_leading_ones(src, always=True)
     if tuple(src.shape) != tuple(dst.shape):
         common.broadcast_shape(tuple(dst.shape), tuple(src.shape))
-        src = views.expand(src, tuple(dst.shape))
+        src = reductions.expand(src, tuple(dst.shape))
     copy_(dst, src)

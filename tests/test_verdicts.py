@@ -62,6 +62,9 @@ def test_what_a_verdict_means_is_its_own() -> None:
     assert not {"known", "masked", "diverges", "error"} & set(PASSING)
     assert {v.outcome for v in Verdict} == {"passed", "skipped", "xfailed", "failed"}
     assert not any(v.failing and v.passing for v in Verdict)
+    # what an entry expecting a failure, or an OpInfo map line, calls "passes now"
+    assert verdicts.AGREEING == ("pass", "masked")
+    assert not any(v.agrees and v.failing for v in Verdict)
 
 
 def test_page_reads_the_passing_verdicts_from_its_data() -> None:

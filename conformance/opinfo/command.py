@@ -25,11 +25,7 @@ from conformance.opinfo import database, opmap
 from conformance.opinfo.entry_check import CheckResult, check, plan
 from conformance.opinfo.ids import DTYPES
 from conformance.run.engine import Engine, load_engine
-from conformance.run.verdicts import Verdict
-
-# Verdicts a run may hold and still pass: a part left out by the map that still diverges
-# is known; masked, an engine's declared field, as in a case run.
-ACCEPTED = (Verdict.PASS.value, Verdict.KNOWN.value, Verdict.MASKED.value)
+from conformance.run.verdicts import AGREEING, FAILING, Verdict
 
 
 @dataclass
@@ -49,7 +45,8 @@ class Item:
 
     @property
     def ok(self) -> bool:
-        return self.result is not None and all(p.verdict in ACCEPTED
+        # a part the map leaves out that still fails is `known`, not failing
+        return self.result is not None and all(p.verdict not in FAILING
                                                for p in self.result.parts)
 
 
@@ -86,7 +83,7 @@ def stale(items: Iterable[Item], omap: opmap.OpMap) -> list[str]:
             seen = verdicts.get((key, line.text))
             if seen is None:
                 found.append(f"{key}: `{line.text}` names no sample or error input of OpInfo's")
-            elif seen <= {Verdict.PASS.value, Verdict.MASKED.value} and not line.unstable:
+            elif seen <= set(AGREEING) and not line.unstable:
                 # (an unstable line never goes stale: item.py's module docstring)
                 found.append(f"{key}: `{line.text}` agrees with torch now: delete it")
     return found
@@ -120,7 +117,7 @@ def report(item: Item, verbose: bool) -> list[str]:
     lines = [f"{'ok  ' if item.ok else 'FAIL'} {item.key} {item.dtype}: "
              f"{item.error or counts}"]
     for part in item.result.parts if item.result else ():
-        if part.verdict not in ACCEPTED or (verbose and part.verdict != Verdict.PASS.value):
+        if part.verdict in FAILING or (verbose and part.verdict != Verdict.PASS.value):
             why = f" (left out: {part.left_out})" if part.left_out else ""
             lines.append(f"    {part.part}: {part.verdict}{why}: {part.detail}")
         if verbose and part.message:
@@ -136,7 +133,7 @@ def proposed_left_out(items: list[Item]) -> str:
     failing: dict[str, dict[tuple[str, int], str]] = {}
     for item in items:
         for part in item.result.parts if item.result else ():
-            if part.verdict not in ACCEPTED:
+            if part.verdict in FAILING:
                 failing.setdefault(item.key, {}).setdefault((part.kind, part.index),
                                                             part.short)
     lines = []

@@ -56,7 +56,7 @@ from conformance.run.decision import Decision, decide
 from conformance.run.engine import DEFAULT_ENGINE, Engine
 from conformance.run.expectations import Known
 from conformance.run.trace import Trace
-from conformance.run.verdicts import FAILING, Verdict
+from conformance.run.verdicts import AGREEING, FAILING, Verdict
 
 MAP_SHOWN = "conformance/opinfo/opinfo.yaml"  # how reasons name the map
 DESCRIPTION = ("OpInfo's samples and error inputs of this entry (torch's op_db), run on torch "
@@ -64,8 +64,6 @@ DESCRIPTION = ("OpInfo's samples and error inputs of this entry (torch's op_db),
 SOURCE = database.OPINFO_MODULE + ".op_db"
 # The engine the map's left-out lines describe: only its lines can go stale.
 MAP_ENGINE = DEFAULT_ENGINE
-# What a counted part may be and still let the item pass (a failing one: Verdict.failing).
-_ACCEPTED = (Verdict.PASS.value, Verdict.MASKED.value)
 
 
 @functools.cache
@@ -249,7 +247,7 @@ def judge(key: str, dtype: str, engine: Engine, torch_engine: Engine,
         judged.passes_now = (f"listed at {entry_now.where(listed_in)} as "
                              f"{entry_now.expects()}, but it passes now: remove or narrow "
                              "the entry")
-    if decision.verdict not in _ACCEPTED and decision.verdict != Verdict.KNOWN.value:
+    if decision.verdict in FAILING:
         return judged  # a counted part fails: that comes first
     lines = _map_lines(key, dtype, result, op, engine, torch_engine, left_out, limit)
     known_reasons = [decision.reason] if decision.known else []
@@ -293,7 +291,7 @@ def _map_lines(key: str, dtype: str, result: CheckResult, op: Any, engine: Engin
             continue
         if other is None or part.text not in undecided:
             continue
-        if all(p.verdict in _ACCEPTED for p in other.parts if p.left_out == part.text):
+        if all(p.verdict in AGREEING for p in other.parts if p.left_out == part.text):
             decisions.append(decide(Verdict.PASS.value, "", (entry,), listed_in=MAP_SHOWN))
     return decisions
 

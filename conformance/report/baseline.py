@@ -185,7 +185,7 @@ def usage(known: Expectations, records: Iterable[dict[str, Any]],
 
 def _stale_why(entry: Known, statuses: Counter[str]) -> str:
     count = sum(statuses.values())
-    passing = statuses[Verdict.PASS.value] + statuses[Verdict.MASKED.value]
+    passing = sum(statuses[v] for v in verdicts.AGREEING)
     if passing == count:
         return f"the {_plural(count, 'item')} it lists pass{'es' if count == 1 else ''} now"
     now = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))

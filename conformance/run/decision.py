@@ -16,9 +16,7 @@ from dataclasses import dataclass
 
 from conformance.run.compare import Comparison
 from conformance.run.expectations import Known, status_of
-from conformance.run.verdicts import Verdict
-
-_PASSES = (Verdict.PASS.value, Verdict.MASKED.value)
+from conformance.run.verdicts import AGREEING, Verdict
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,7 @@ def decide(verdict: str, reason: str = "", entries: Sequence[Known] = (), *,
         return Decision(verdict, reason, status)
     allowing = next((e for e in entries if e.allows(status)), None)
     if allowing is not None:
-        if status in _PASSES:  # a pass an intermittent entry allows stays a pass
+        if status in AGREEING:  # a pass an intermittent entry allows stays a pass
             return Decision(verdict, reason, status, allowing)
         what = "divergence" if status == Verdict.DIVERGES.value else status
         detail = "" if status == Verdict.DIVERGES.value else f" [{reason}]"
@@ -67,6 +65,6 @@ def decide(verdict: str, reason: str = "", entries: Sequence[Known] = (), *,
                         f"known {what} ({allowing.where(listed_in)}): {allowing.reason}{detail}",
                         status, allowing)
     listed = [e for e in entries if not e.skip]
-    if listed and status in _PASSES:
+    if listed and status in AGREEING:
         return Decision(verdict, reason, status, passes_now=listed[0])
     return Decision(verdict, reason, status)

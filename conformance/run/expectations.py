@@ -50,7 +50,7 @@ from packaging.version import InvalidVersion, Version
 
 from conformance.case import vocabulary
 from conformance.case.diagnostics import CaseError
-from conformance.run.verdicts import TIMEOUT, Verdict, statuses
+from conformance.run.verdicts import AGREEING, TIMEOUT, Verdict, statuses
 
 ENTRY_KEYS = ("items", "generated", "status", "skip", "devices", "dtypes", "torch", "python",
               "platform", "engine_version", "backend", "reason")
@@ -152,7 +152,7 @@ class Known:
 
     def allows(self, status: str) -> bool:
         # masked: the engine differs only in fields it declares it does not match, a pass
-        status = Verdict.PASS.value if status == Verdict.MASKED.value else status
+        status = Verdict.PASS.value if status in AGREEING else status
         return not self.skip and status in self.statuses
 
     def _conditions(self, device: str, dtype: str, env: Environment) -> bool:

@@ -67,6 +67,14 @@ class Verdict(str, Enum):
         """Does not count against a cell of the page or its "failing" filter."""
         return self.outcome in ("passed", "skipped")
 
+    @property
+    def agrees(self) -> bool:
+        """The engine showed torch's behaviour: a pass, or masked (it differs only in fields
+        it declares it does not match). Not a skip (nothing was shown), nor a `known`
+        failure: an entry that expects a failure of an item that agrees is listed but
+        passes now (run/decision.py), and so is an OpInfo map line whose parts agree."""
+        return self is Verdict.PASS or self is Verdict.MASKED
+
 
 # The verdict names as plain strings (what the records and the JSON report carry).
 PASS = Verdict.PASS.value
@@ -82,6 +90,8 @@ UNSUPPORTED = Verdict.UNSUPPORTED.value  # the engine lacks an API the case uses
 PASSING: tuple[str, ...] = tuple(v.value for v in Verdict if v.passing)
 # Verdicts that make a run fail.
 FAILING: tuple[str, ...] = tuple(v.value for v in Verdict if v.failing)
+# Verdicts in which the engine showed torch's behaviour (Verdict.agrees).
+AGREEING: tuple[str, ...] = tuple(v.value for v in Verdict if v.agrees)
 # The order verdicts are counted in the status line: what needs attention first.
 ORDER: tuple[str, ...] = tuple(v.value for v in sorted(Verdict, key=lambda v: v.rank))
 

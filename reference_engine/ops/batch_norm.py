@@ -50,7 +50,7 @@ def _eval_stats(c: Any, ndim: int) -> tuple[Tensor, Tensor]:
 
 def _bias_grad_backward(c: Any, gg: Tensor) -> list[Tensor | None]:
     """dbias = grad summed over all dims but 1: its grad_out's grad is gg broadcast."""
-    return [views.expand(_channel(gg, len(c.grad_shape)), c.grad_shape), None, None]
+    return [reductions.expand(_channel(gg, len(c.grad_shape)), c.grad_shape), None, None]
 
 
 # ATen's one node (NativeBatchNormBackwardBackward0) gives all three grads: the bias's

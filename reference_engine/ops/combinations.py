@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes, messages
 from ..tensor import Tensor
 from . import common, joining
-from .basic import views
+from .basic import reductions, views
 from .masked import masked_select
 
 
@@ -40,6 +40,6 @@ def combinations(self: Tensor, r: int = 2, with_replacement: bool = False) -> Te
     for i in range(r):   # meshgrid "ij": the vector along dim i, expanded
         shape = [1] * r
         shape[i] = -1
-        grid = views.expand(views.view(self, tuple(shape)), (n,) * r)
+        grid = reductions.expand(views.view(self, tuple(shape)), (n,) * r)
         grids.append(masked_select(grid, mask))
     return joining.stack(grids, 1)

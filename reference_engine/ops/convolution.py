@@ -27,7 +27,7 @@ from ..autograd_meta import OpSpec, differentiable, record, record_multi_input
 from ..tensor import Tensor
 from . import common
 from .basic import elementwise as ops
-from .basic import views
+from .basic import reductions, views
 from .conv_windows import Geometry, conv, conv_input_grad, conv_weight_grad
 
 
@@ -88,7 +88,7 @@ CONVOLUTION = OpSpec(
 def _bias_view(ggb: Tensor, like: Tensor) -> Tensor:
     """ggb (C,) as (1, C, 1, ...) expanded to grad_output's shape."""
     shape = [1, ggb.shape[0]] + [1] * (like.ndim - 2)
-    return views.expand(views.view(ggb, shape), list(like.shape))
+    return reductions.expand(views.view(ggb, shape), list(like.shape))
 
 
 def _double_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None]:

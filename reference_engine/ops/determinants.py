@@ -34,7 +34,7 @@ def _trace(t: Tensor) -> Tensor:
 
 def _scaled_eye(scale: Tensor, n: int) -> Tensor:
     """diag_embed(scale.unsqueeze(-1).expand(..., n)): the batch of scale * I."""
-    return triangular.diag_embed(views.expand(views.unsqueeze(scale, -1), (*scale.shape, n)))
+    return triangular.diag_embed(reductions.expand(views.unsqueeze(scale, -1), (*scale.shape, n)))
 
 
 # ---- linalg.det, det --------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def _det_backward(c: Any, g: Tensor) -> list[Tensor | None]:
     if c.A.numel() == 0:
         return [common.zeros_like(c.A)]
     if n == 1:
-        return [views.expand(views.unsqueeze(views.unsqueeze(g, -1), -1), tuple(c.A.shape))]
+        return [reductions.expand(views.unsqueeze(views.unsqueeze(g, -1), -1), tuple(c.A.shape))]
     # d = diag_embed(grad * det), F-transposed (.mT()) as lu_solve takes it
     d = views.transpose(_scaled_eye(ops.mul(g, c.result), n), -2, -1)
     if is_grad_enabled():

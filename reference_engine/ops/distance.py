@@ -185,7 +185,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
 
 def _flat_batch(x: Tensor, batch: Sequence[int], size: int) -> Tensor:
     """x.expand(batch + its matrix shape).contiguous().view(size, its matrix shape)."""
-    expanded = views.expand(x, (*batch, *x.shape[-2:]))
+    expanded = red.expand(x, (*batch, *x.shape[-2:]))
     return views.view(shape_views.contiguous(expanded), (size, *x.shape[-2:]))
 
 

@@ -15,7 +15,7 @@ from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
 from .basic import elementwise as ops
-from .basic import views
+from .basic import reductions, views
 
 # derivatives.yaml's .conj() in the products' formulas: the identity on real tensors
 from .basic.complex_numbers import conj as _conj
@@ -126,9 +126,9 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
     batch = common.broadcast_shape(tuple(a.shape[:max(da - 2, 0)]),
                                 tuple(b.shape[:max(db - 2, 0)]))
     product = int(np.prod(batch, dtype=np.int64))
-    a_exp = views.reshape(views.expand(a, (*batch, n, m1)), (product, n, m1))
+    a_exp = views.reshape(reductions.expand(a, (*batch, n, m1)), (product, n, m1))
     vector_rhs = db == 1
-    b_exp = views.expand(b, (*batch, m2) if vector_rhs else (*batch, m2, p))
+    b_exp = reductions.expand(b, (*batch, m2) if vector_rhs else (*batch, m2, p))
     b_exp = views.unsqueeze(views.reshape(b_exp, (product, m2)), 2) if vector_rhs \
         else views.reshape(b_exp, (product, m2, p))
     out_shape = list(batch) + ([n] if da > 1 else []) + ([p] if db > 1 else [])
@@ -245,7 +245,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
                                                             strict=False)):
         # ATen expands the input to the result's shape first (expand_size): its error, not
         # NumPy's broadcast ValueError (found by the generator)
-        views.expand(input.detach(), target)
+        reductions.expand(input.detach(), target)
     dev = common_device([input, mat1, mat2])
     dt = result_dtype([mat1, mat2])
     out = new(compute_on(lambda b, x, w: scaled_sum(b, x, w, beta, alpha), input._data,

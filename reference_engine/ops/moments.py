@@ -16,13 +16,13 @@ from ..autograd_meta import OpSpec, differentiable, linear_forward, record, reco
 from ..dtypes import dtype
 from ..tensor import Tensor
 from . import common
-from .basic import complex_numbers, views
+from .basic import complex_numbers, reductions, views
 from .basic import elementwise as ops
 from .basic.reductions import as_dtype, reduce_dims, sum, sum_array, sum_backward
 from .common import compute_on, new
 
 MEAN0 = OpSpec("MeanBackward0", ("self",),
-               backward=lambda c, g: [ops.div_scalar(views.expand(g, c.self_sym_sizes),
+               backward=lambda c, g: [ops.div_scalar(reductions.expand(g, c.self_sym_sizes),
                                                  c.self_sym_numel)], jvp="auto_linear")
 MEAN1 = OpSpec("MeanBackward1", ("self",),
                backward=lambda c, g: [ops.div_scalar(sum_backward(c, g), c.count)],
@@ -83,7 +83,7 @@ def var_mean_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | None
                     gmean = views.unsqueeze(gmean, d)
         else:
             n = x.numel()
-        aux = ops.div_scalar(views.expand(gmean, tuple(x.shape)), n)
+        aux = ops.div_scalar(reductions.expand(gmean, tuple(x.shape)), n)
         out = aux if out is None else ops.add(out, aux)
     return [out]
 

@@ -122,7 +122,7 @@ def _layer_norm_kernel_backward(c: Any, g: Tensor) -> tuple[Tensor, Tensor, Tens
 
 def _bias_grad_backward(c: Any, gg: Tensor) -> list[Tensor | None]:
     """dbeta = grad summed over the batch dims: its grad_output's grad is gg expanded."""
-    return [views.expand(gg, c.grad_shape), None, None]
+    return [reductions.expand(gg, c.grad_shape), None, None]
 
 
 # ATen's one node (NativeLayerNormBackwardBackward0) gives all three grads: the bias's
@@ -263,7 +263,8 @@ def _group_norm_backward(c: Any, gs: Sequence[Tensor | None]) -> list[Tensor | N
         if moments:
             assert g_mean is not None and g_rstd is not None
             # mean: 1 / D of each element of its group; rstd: -rstd^3 (x - mean) / D
-            term = ops.div_scalar(views.expand(views.unsqueeze(g_mean, -1), tuple(xg.shape)), d)
+            term = ops.div_scalar(
+                reductions.expand(views.unsqueeze(g_mean, -1), tuple(xg.shape)), d)
             out = term if out is None else ops.add(out, term)
             cubed = ops.mul(ops.mul(rstd, rstd), rstd)
             term = ops.div_scalar(ops.neg(ops.mul(ops.mul(views.unsqueeze(g_rstd, -1), cubed),

@@ -26,7 +26,7 @@ def prod_backward_safe_zeros(g: Tensor, x: Tensor, dim: int) -> Tensor:
     zeros, and differentiable again (FunctionsManual prod_safe_zeros_backward; the product
     conjugated for complex tensors)."""
     if x.numel() == 0:
-        return views.expand(g, tuple(x.shape))
+        return red.expand(g, tuple(x.shape))
     ones_shape = list(x.shape)
     ones_shape[dim] = 1
     ones = common.new(np.ones(ones_shape), g.dtype, g.device)
@@ -139,7 +139,7 @@ def _cumprod_backward(c: Any, g: Tensor) -> Tensor:
         else:
             until = prod(views.narrow(x, d, 0, k), d, True)
             after = cumprod(views.narrow(x, d, k + 1, n - k - 1), d)
-            omitted = joining.cat([until, ops.mul(views.expand(until, after.shape), after)], d)
+            omitted = joining.cat([until, ops.mul(red.expand(until, after.shape), after)], d)
         grad_slice = red.sum(ops.mul(views.narrow(g, d, k, n - k), omitted), d)
         inplace.copy_(views.select(grad_input, d, k), grad_slice)
     return grad_input

@@ -95,7 +95,7 @@ def _expand_self(self: Tensor, target: tuple[int, ...]) -> None:
     not broadcast, not NumPy's ValueError."""
     if self.ndim > len(target) or any(s not in (1, n) for s, n in zip(
             self.shape[::-1], target[::-1], strict=False)):
-        views.expand(self.detach(), target)
+        reductions.expand(self.detach(), target)
 
 
 def _batch_check(batch1: Tensor, batch2: Tensor) -> None:
@@ -125,7 +125,7 @@ def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
 def _addbmm_grads(c: Any, g: Tensor) -> list[Tensor | None]:
     def spread() -> Tensor:   # grad.unsqueeze(0).expand({batch, rows, cols})
         sizes = (c.batch1_sym_argsize_0, c.batch1_sym_argsize_1, c.batch2_sym_argsize_2)
-        return views.expand(views.unsqueeze(g, 0), sizes)
+        return reductions.expand(views.unsqueeze(g, 0), sizes)
     return c.grads(
         lambda: _self_grad(c, g),
         lambda: maybe_multiply(bmm(spread(), views.transpose(c.batch2, 1, 2)), c.alpha),

@@ -9,7 +9,7 @@ from .. import messages
 from ..autograd_meta import OpSpec, linear_forward, record
 from ..tensor import Tensor
 from . import common, out_overloads
-from .basic import indexing, views
+from .basic import indexing, reductions, views
 
 # ---- put / take ---------------------------------------------------------------------------------
 
@@ -88,5 +88,5 @@ def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Ten
     # the index is not differentiable: torch's broadcast of it is no view to autograd
     index_b = common.new(np.broadcast_to(indices._data, shape), indices.dtype, indices.device)
     shape[d] = self.shape[d]
-    self_b = views.expand(self, common.broadcast_shape(tuple(shape), tuple(self.shape)))
+    self_b = reductions.expand(self, common.broadcast_shape(tuple(shape), tuple(self.shape)))
     return indexing.gather(self_b, d, index_b)

@@ -15,7 +15,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import common, fma
 from .basic import elementwise as ops
-from .basic import indexing, inplace, views
+from .basic import indexing, inplace, reductions, views
 from .sorting import sort
 
 INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -109,9 +109,9 @@ def _quantile(self: Tensor, q: Any, dim: int | None, keepdim: bool, interpolatio
         any_nan = nan.any(-1, keepdims=True)
         shape = np.broadcast_shapes(scaled.shape, any_nan.shape)
         if tuple(scaled.shape) != shape:
-            scaled = views.expand(scaled, shape)
+            scaled = reductions.expand(scaled, shape)
         # broadcast_tensors: the mask is an expand of any(-1, keepdim) (a view, saved)
-        mask = views.expand(common.new(any_nan, dtypes.bool_, self.device), shape)
+        mask = reductions.expand(common.new(any_nan, dtypes.bool_, self.device), shape)
         ranks = indexing.masked_fill(scaled, mask, last)
     if interpolation in ("lower", "higher", "nearest"):
         raise NotImplementedError(messages.QUANTILE_INTERPOLATION_NOT_MODELLED)

@@ -171,7 +171,7 @@ def repeat_interleave(self: Tensor, repeats: int | Tensor, dim: int | None = Non
     u = views.unsqueeze(t, d + 1)
     shape = list(u.shape)
     shape[d + 1] = r
-    return views.flatten(copying.clone(views.expand(u, shape)), d, d + 1)
+    return views.flatten(copying.clone(reductions.expand(u, shape)), d, d + 1)
 
 
 # ---- narrow_copy, unsafe_split(_with_sizes), unsafe_chunk ------------------------------------

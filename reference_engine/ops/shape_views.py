@@ -24,7 +24,7 @@ from ..grad_mode import enable_grad
 from ..tensor import Tensor
 from ..warn import warn_once
 from . import common
-from .basic import copying, view_making, views, views_strided
+from .basic import copying, reductions, view_making, views, views_strided
 
 # ---- views composed of views.py's ---------------------------------------------------------
 
@@ -39,11 +39,11 @@ view_as = Tensor.view_as
 
 
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
-    return views.expand(self, tuple(other.shape))
+    return reductions.expand(self, tuple(other.shape))
 
 
 def broadcast_to(self: Tensor, size: Sequence[int]) -> Tensor:
-    return views.expand(self, size)
+    return reductions.expand(self, size)
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
@@ -51,7 +51,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     ts = list(tensors[0]) if len(tensors) == 1 and isinstance(tensors[0], list | tuple) \
         else list(tensors)
     shape = common.broadcast_shapes(*(tuple(t.shape) for t in ts))
-    return tuple(t if tuple(t.shape) == shape else views.expand(t, shape) for t in ts)
+    return tuple(t if tuple(t.shape) == shape else reductions.expand(t, shape) for t in ts)
 
 
 def reshape_as(self: Tensor, other: Tensor) -> Tensor:
@@ -288,7 +288,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if swap:
         ts[0], ts[1] = ts[1], ts[0]
     shape = tuple(t.numel() for t in ts)
-    grids = [views.expand(views.view(t, tuple(-1 if j == i else 1 for j in range(len(ts)))),
+    grids = [reductions.expand(views.view(t, tuple(-1 if j == i else 1 for j in range(len(ts)))),
                           shape) for i, t in enumerate(ts)]
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
@@ -376,7 +376,7 @@ def mH(self: Tensor) -> Tensor:
     return self.mH
 
 
-expand_copy = _copied(views.expand)
+expand_copy = _copied(reductions.expand)
 view_copy = _copied(views.view, contiguous=True)
 permute_copy = _copied(views.permute)
 squeeze_copy = _copied(views.squeeze)

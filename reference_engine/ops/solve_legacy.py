@@ -18,7 +18,7 @@ from ..autograd_meta import OpSpec, differentiable, record_multi_input
 from ..tensor import Tensor
 from . import common, joining, prod_cumprod, triangular
 from .basic import elementwise as ops
-from .basic import views
+from .basic import reductions, views
 from .common import broadcast_shapes, common_device, result_dtype
 from .decompositions import column_major, mH_of, substitute
 from .linalg import matmul
@@ -120,6 +120,6 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     if n <= 1:
         raise RuntimeError(messages.VANDER_N)
     shape = (*x_.shape, n - 1)
-    result = prod_cumprod.cumprod(views.expand(views.unsqueeze(x_, -1), shape), -1)
+    result = prod_cumprod.cumprod(reductions.expand(views.unsqueeze(x_, -1), shape), -1)
     ones = common.new(np.ones((*x_.shape, 1), result.dtype.np), result.dtype, result.device)
     return joining.cat([ones, result], -1)

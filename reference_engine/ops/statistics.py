@@ -168,7 +168,7 @@ def _nansum_backward(c: Any, g: Tensor) -> Tensor:
     """nansum_backward: sum_backward(grad, sizes, dims, keepdim) * self.isnan().logical_not()"""
     x = c.self
     g = to_copy.to(g, x.dtype) if g.dtype != x.dtype else g
-    g = views.expand(unsqueeze_dims(g, c.dim, c.keepdim, x.ndim), tuple(x.shape))
+    g = red.expand(unsqueeze_dims(g, c.dim, c.keepdim, x.ndim), tuple(x.shape))
     return ops.mul(g, bool_tensor(x, ~np.isnan(x._data)))
 
 

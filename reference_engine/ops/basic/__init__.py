@@ -1,19 +1,21 @@
-"""The basic ops: the ones every derivative formula is written in. Layered, with two small
-import circles where the formulas really recurse.
+"""The basic ops: the ones every derivative formula is written in. Layered, with one small
+import circle where the formulas really recurse.
 
 A backward formula is written in differentiable ops, so that create_graph=True
 differentiates it again (derivatives.yaml's formulas call at:: ops through the dispatcher
-for the same reason). Two pairs of families call each other's ops, and only these, as
-ATen's formulas do:
+for the same reason). Two pairs of ops call each other's ops, as ATen's formulas do:
 
-- sum and expand: expand's backward is sum_to (reductions.py) and sum's is expand
-  (views.py);
+- sum and expand: expand's backward is sum_to and sum's is expand. They share one module,
+  reductions.py (expand is a view, made by view_making; its neighbours in views.py call
+  neither), so they hold no import circle;
 - in-place and as_strided: CopySlices (inplace.py) replays a view's as_strided function
-  and regenerates its grad_fn (views_strided.py), whose formula writes with copy_.
+  and regenerates its grad_fn (views_strided.py), whose formula writes with copy_. inplace
+  imports views_strided at its foot: the one circle here. One module would hold them only
+  past 400 lines (inplace.py 293, views_strided.py 129).
 
-Each pair imports the other at the foot of one module (views.py, inplace.py); no other
-module of the engine is part of an import circle but tensor and graph (a node holds tensor
-hooks; a tensor holds its grad_fn). Every other module here imports only modules below it:
+No other module of the engine is part of an import circle but tensor and graph (a node holds
+tensor hooks; a tensor holds its grad_fn). Every other module here imports only modules
+below it:
 
     inplace, views_strided   the in-place machinery (version counters, rebasing history,
                              CopySlices) with copy_ and masked_fill_, the two in-place ops
@@ -28,7 +30,8 @@ hooks; a tensor holds its grad_fn). Every other module here imports only modules
                              formula takes a complex grad's real part
     complex_numbers          complex tensors' views (real, view_as_real, view_as_complex)
                              and lazy conjugation (conj, resolve_conj, conj_physical)
-    reductions, views        sum and sum_to; the view ops
+    reductions               sum, sum_to and expand (a view; each the other's backward)
+    views                    the other view ops
     copying, view_making     clone, contiguous; how a view is made (its flat positions in
                              its base, creation meta, forward view and graph record)
 

@@ -28,7 +28,7 @@ from ...saved import short_name
 from ...tensor import Tensor
 from .. import common
 from ..creation_meta import DEFAULT, INFERENCE_MODE, NO_GRAD_MODE, creation_meta
-from . import complex_numbers, copying, indexing, to_copy, views
+from . import complex_numbers, copying, indexing, reductions, to_copy
 
 
 def handle_view_on_rebase(t: Tensor, indirect: bool = False) -> None:
@@ -245,7 +245,7 @@ def _copy_jvp(c: Any) -> Tensor:
     into self's layout unless it has it: a size-1 leading dim keeps the view), else a clone;
     in src's tangent's dtype either way. A self with a tangent has src's copied into it."""
     if tuple(c.src_t.shape) != tuple(c.self.shape):
-        return views.expand(c.src_t, tuple(c.self.shape))
+        return reductions.expand(c.src_t, tuple(c.self.shape))
     return copying.clone(c.src_t)
 
 

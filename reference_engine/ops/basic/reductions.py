@@ -1,6 +1,7 @@
-"""Reductions: sum, mean (and sum_to, the engine's sum of a broadcast grad), prod,
-var/var_mean, trace (amax/amin, max/min, argmax/argmin: ops/extremes.py). Each entry follows its
-derivatives.yaml formula and saved values."""
+"""Reductions: sum, and sum_to (the engine's sum of a broadcast grad); with expand, a view,
+because each is the other's backward (mean, prod, var, trace: the families above;
+amax/amin, max/min, argmax/argmin: ops/extremes.py). Each entry follows its derivatives.yaml
+formula and saved values."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ...grad_mode import is_grad_enabled
 from ...tensor import Tensor
 from ..common import new, wrap_dim
 from . import views
+from .view_making import make_view
 
 Dims = int | Sequence[int] | None
 
@@ -55,8 +57,8 @@ def sum_backward(c: Any, g: Tensor) -> Tensor:
     if not c.keepdim:
         for d in sorted(c.dim):
             g = views.unsqueeze(g, d)
-    return views.expand(g, c.self_sym_sizes)
-SUM0 = OpSpec("SumBackward0", ("self",), backward=lambda c, g: [views.expand(g, c.self_sym_sizes)],
+    return expand(g, c.self_sym_sizes)
+SUM0 = OpSpec("SumBackward0", ("self",), backward=lambda c, g: [expand(g, c.self_sym_sizes)],
               jvp="auto_linear")
 SUM1 = OpSpec("SumBackward1", ("self",), backward=lambda c, g: [sum_backward(c, g)],
               jvp="auto_linear")
@@ -121,3 +123,54 @@ def sum_to(g: Tensor, shape: Sequence[int]) -> Tensor:
     return views.view(g, tuple(shape)) if lead > 0 else g
 
 
+# ---- expand: sum's backward, whose own backward is sum_to -------------------------------
+# It lives with sum, not with the views (it is one: make_view), because the two formulas call
+# each other's op (derivatives.yaml: expand's `at::sum_to(grad, self.sym_sizes())`, sum's
+# `grad.expand_symint(...)`): one module, so that no import circle holds them.
+
+EXPAND = OpSpec("ExpandBackward0", ("self",),
+                backward=lambda c, g: [sum_to(g, c.self_sym_sizes)])
+
+
+def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
+    sizes = tuple(sizes)
+    lead = len(sizes) - self.ndim
+    if lead < 0:  # ATen's inferExpandGeometry
+        raise RuntimeError(messages.expand_too_few_sizes(
+            dtypes.type_string(self.dtype, self.device), list(self.shape), list(sizes)))
+    target: list[int] = []
+    for i in reversed(range(len(sizes))):   # from the last dim, as ATen: its error names it
+        old = self._data.shape[i - lead] if i >= lead else 1
+        new = old if sizes[i] == -1 else sizes[i]
+        if i >= lead and old != 1 and old != new:
+            raise RuntimeError(messages.expand_size(new, old, i, messages.sizes(sizes),
+                                                    messages.sizes(self.shape)))
+        target.insert(0, new)
+    shape = tuple(target)
+    return make_view(self, lambda a: _expand_array(a, shape), EXPAND,
+                     self_sym_sizes=self._data.shape)
+
+
+def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """torch's expand strides (inferExpandGeometry): 0 for size-1 dims that grow and for new
+    leading dims of another size than 1; a new leading dim of size 1 strides over the dims
+    after it (size times stride of the next dim: ones(3).expand(1, 3) has strides (3, 1));
+    a dim that keeps its size keeps its stride (np.broadcast_to zeroes every size-1 dim,
+    which changes what matmul's should_fold sees)."""
+    lead = len(shape) - a.ndim
+    kept = [0 if old == 1 and new != 1 else st
+            for old, new, st in zip(a.shape, shape[lead:], a.strides, strict=True)]
+    new_dims: list[int] = []
+    after = (shape[lead], kept[0]) if kept else (1, 0)   # (a 0-d tensor's new dims: 0)
+    for size in reversed(shape[:lead]):
+        stride = after[0] * after[1] if size == 1 else 0
+        new_dims.insert(0, stride)
+        after = (size, stride)
+    strides = tuple(new_dims) + tuple(kept)
+    if not a.flags.c_contiguous:
+        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
+    # the same read-only view of a's memory, made directly on a's buffer (as_strided goes
+    # through __array_interface__ in Python: the cost of an expand)
+    out = np.ndarray(shape, a.dtype, buffer=a, strides=strides)
+    out.flags.writeable = False
+    return out

@@ -1,5 +1,5 @@
 """View ops: results share memory and the version counter with their base (each made by
-view_making.make_view).
+view_making.make_view). expand is in reductions.py, beside sum (each is the other's backward).
 
 A view remembers where its elements sit in its root base as flat indices
 (``_view_index``). That one array is enough to write a view's in-place update
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import dtypes, forward_ad, messages
+from ... import forward_ad, messages
 from ...autograd_meta import OpNode, OpSpec, differentiable
 from ...autograd_meta import record as _record
 from ...graph import node_class
@@ -148,8 +148,6 @@ SQUEEZE1 = OpSpec("SqueezeBackward1", ("self",),
 SQUEEZE2 = OpSpec("SqueezeBackward2", ("self",),
                   backward=lambda c, g: [unsqueeze_to(g, c.dim, c.self_sym_sizes)])
 UNSQUEEZE = OpSpec("UnsqueezeBackward0", ("self",), backward=lambda c, g: [squeeze(g, c.dim)])
-EXPAND = OpSpec("ExpandBackward0", ("self",),
-                backward=lambda c, g: [reductions.sum_to(g, c.self_sym_sizes)])
 
 
 def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
@@ -184,48 +182,7 @@ def _unsqueeze_array(a: np.ndarray, d: int) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(out, out.shape, (*a.strides[:d], new, *a.strides[d:]))
 
 
-def expand(self: Tensor, sizes: Sequence[int]) -> Tensor:
-    sizes = tuple(sizes)
-    lead = len(sizes) - self.ndim
-    if lead < 0:  # ATen's inferExpandGeometry
-        raise RuntimeError(messages.expand_too_few_sizes(
-            dtypes.type_string(self.dtype, self.device), list(self.shape), list(sizes)))
-    target: list[int] = []
-    for i in reversed(range(len(sizes))):   # from the last dim, as ATen: its error names it
-        old = self._data.shape[i - lead] if i >= lead else 1
-        new = old if sizes[i] == -1 else sizes[i]
-        if i >= lead and old != 1 and old != new:
-            raise RuntimeError(messages.expand_size(new, old, i, messages.sizes(sizes),
-                                                    messages.sizes(self.shape)))
-        target.insert(0, new)
-    shape = tuple(target)
-    return make_view(self, lambda a: _expand_array(a, shape), EXPAND,
-                     self_sym_sizes=self._data.shape)
-
-
-def _expand_array(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """torch's expand strides (inferExpandGeometry): 0 for size-1 dims that grow and for new
-    leading dims of another size than 1; a new leading dim of size 1 strides over the dims
-    after it (size times stride of the next dim: ones(3).expand(1, 3) has strides (3, 1));
-    a dim that keeps its size keeps its stride (np.broadcast_to zeroes every size-1 dim,
-    which changes what matmul's should_fold sees)."""
-    lead = len(shape) - a.ndim
-    kept = [0 if old == 1 and new != 1 else st
-            for old, new, st in zip(a.shape, shape[lead:], a.strides, strict=True)]
-    new_dims: list[int] = []
-    after = (shape[lead], kept[0]) if kept else (1, 0)   # (a 0-d tensor's new dims: 0)
-    for size in reversed(shape[:lead]):
-        stride = after[0] * after[1] if size == 1 else 0
-        new_dims.insert(0, stride)
-        after = (size, stride)
-    strides = tuple(new_dims) + tuple(kept)
-    if not a.flags.c_contiguous:
-        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
-    # the same read-only view of a's memory, made directly on a's buffer (as_strided goes
-    # through __array_interface__ in Python: the cost of an expand)
-    out = np.ndarray(shape, a.dtype, buffer=a, strides=strides)
-    out.flags.writeable = False
-    return out
+# expand: ops/basic/reductions.py, beside sum (each is the other's backward)
 
 
 # ---- indexing ----------------------------------------------------------------------------
@@ -326,8 +283,3 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
         return np.diagonal(a, offset, d1, d2)
     return make_view(self, fn, DIAGONAL, index=fn(flat_positions(self)), offset=offset,
                      dim1=d1, dim2=d2, self_sym_sizes=tuple(self.shape))
-
-
-# reductions imports this module (expand's formula is sum_to, sum's is expand: the circle of
-# ops/basic/__init__.py); used at call time.
-from . import reductions  # noqa: E402
