@@ -593,6 +593,30 @@ def split_sizes_wrong_sum(n: int, dim: int, sizes: list[int]) -> str:
             f"size at dimension {dim}), but got split_sizes={sizes}")
 
 
+# ATen's split, split_with_sizes, chunk and their unsafe_ forms (TensorShape.cpp): checked
+# before the dim is wrapped, chunk's then split's
+SPLIT_0D = "split expects at least a 1-dimensional tensor"
+CHUNK_0D = "chunk expects at least a 1-dimensional tensor"
+
+
+def chunk_count(chunks: int) -> str:
+    return f"chunk expects `chunks` to be greater than 0, got: {chunks}"
+
+
+def split_size_negative(split_size: int) -> str:
+    return f"split expects split_size be non-negative, but got split_size={split_size}"
+
+
+def split_size_zero(dim_size: int) -> str:
+    return ("split_size can only be 0 if dimension size is 0, but got dimension size of "
+            f"{dim_size}")
+
+
+def split_sizes_negative(sizes: list[int]) -> str:
+    return ("split_with_sizes expects split_sizes have only non-negative entries, but got "
+            f"split_sizes={sizes}")
+
+
 # ATen's advanced indexing (TensorAdvancedIndexing.cpp, IndexKernel, TensorIterator)
 def index_out_of_bounds(index: int, k: int, size: int) -> str:
     return f"index {index} is out of bounds for dimension {k} with size {size}"

@@ -93,3 +93,23 @@ def test_unfold_refuses_negative_padding(padding: int | tuple[int, int]) -> None
     with pytest.raises(RuntimeError) as ours:
         engine.nn.functional.unfold(engine.ones(1, 1, 4, 4), 2, padding=padding)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("call", [
+    "x0.chunk(2, 0)", "x0.chunk(0, 0)", "x.chunk(0)", "x.chunk(-1)", "x.chunk(0, 5)",
+    "x0.split(1)", "x.split(-1)", "x.split(-1, 5)", "x.split(0)", "x0.split([1])",
+    "x.split([1, -1, 3])", "x.split([1, -1])", "x.split([5, 1])", "x0.unsafe_split(1)",
+    "x.unsafe_split(0)", "x0.unsafe_chunk(1)", "x.unsafe_chunk(0)",
+    "x.unsafe_split_with_sizes([1, -1, 3])", "x0.split_with_sizes([1])"])
+def test_split_and_chunk_check_as_aten(call: str) -> None:
+    """TensorShape.cpp's split, split_with_sizes, chunk and unsafe_ forms: a 0-d tensor,
+    chunks < 1, a negative or (of a non-empty dim) zero split size, a negative entry before
+    a wrong sum; chunk's and split's checks before the dim is wrapped. The default probe
+    with every row drawn (h38ops, program 140) met chunk of a 0-d tensor: the engine raised
+    Python's IndexError out of `shape[d]`."""
+    errors = []
+    for module in (torch, engine):
+        with pytest.raises((RuntimeError, IndexError)) as raised:
+            eval(call, {"x": module.ones(3), "x0": module.ones(())})
+        errors.append((type(raised.value), str(raised.value)))
+    assert errors[1] == errors[0]
