@@ -1550,6 +1550,12 @@ SCATTER_INDEX_DIMS_SELF = "Index tensor must have the same number of dimensions 
 SCATTER_INDEX_DIMS_SRC = "Index tensor must have the same number of dimensions as src tensor"
 
 
+# masked_scatter__cpu's TORCH_WARN (TensorAdvancedIndexing.cpp): no space after the comma
+MASKED_SCATTER_UINT8 = ("masked_scatter_ received a mask with dtype torch.uint8, this "
+                        "behavior is now deprecated,please use a mask with dtype torch.bool "
+                        "instead.")
+
+
 def masked_scatter_mask_dtype(scalar_name: str) -> str:
     return f"masked_scatter_ only supports boolean masks, but got mask with dtype {scalar_name}"
 
@@ -1615,6 +1621,15 @@ def out_resized(old: str, new: str) -> str:
             "inplace, to zero elements with t.resize_(0).")
 
 
+# IndexingUtils.h expandTensors' TORCH_WARN for a uint8 index tensor (taken as a mask)
+UINT8_INDEX = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+               "torch.bool instead.")
+def masked_fill_mask_dtype(cpp_name: str) -> str:
+    """masked_fill__cpu's check, with the caffe2 type name ('unsigned char')."""
+    return f"masked_fill_ only supports boolean masks, but got mask with dtype {cpp_name}"
+
+
+GATHER_INDEX_DTYPE = "gather(): Expected dtype int32/int64 for index"
 GATHER_INDEX_DIMS = "Index tensor must have the same number of dimensions as input tensor"
 
 

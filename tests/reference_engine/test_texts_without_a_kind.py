@@ -6,6 +6,8 @@ tensor)."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 
@@ -113,3 +115,46 @@ def test_split_and_chunk_check_as_aten(call: str) -> None:
             eval(call, {"x": module.ones(3), "x0": module.ones(())})
         errors.append((type(raised.value), str(raised.value)))
     assert errors[1] == errors[0]
+
+
+
+@pytest.mark.parametrize("call", [
+    "x.gather(0, i(1, 'uint8'))", "x.gather(0, i(1, 'int16'))",
+    "x.masked_scatter(i(3, 'uint8'), x)", "x.masked_scatter(i(3, 'int8'), x.double())",
+    "x.index_put((i(3, 'uint8'),), t(5.0))", "t([256], dtype=u8)", "t([-256], dtype=u8)",
+    "t([-0.5], dtype=u8)", "x.to(u8).fill_(256)"])
+def test_uint8_refusals_as_atens(call: str) -> None:
+    """uint8 (the engine's since h38ops, for OpInfo's gather and masked_scatter samples): a
+    non-empty gather index of another dtype than int32/int64, a non-bool mask (a uint8
+    mask's deprecation warning first), index_put's masked_fill_ of a single value refusing
+    a uint8 mask, and checked_convert's range (-255 to 255 from an integer, 0 to 255 from
+    a float)."""
+    seen = []
+    for module in (torch, engine):
+        names = {"x": module.ones(3), "u8": module.uint8, "t": module.tensor,
+                 "i": lambda shape, name, m=module: m.zeros(shape, dtype=getattr(m, name))}
+        with warnings.catch_warnings(record=True) as caught, \
+                pytest.raises(RuntimeError) as raised:
+            warnings.simplefilter("always")
+            eval(call, names)
+        seen.append((str(raised.value),
+                     [str(w.message).split(" (Triggered internally")[0] for w in caught]))
+    assert seen[1] == seen[0]
+
+
+@pytest.mark.parametrize("call", ["x[i(3, 'uint8')]", "x.gather(0, i((2, 0), 'uint8'))",
+                                  "x.gather(0, i(0, 'uint8'))", "x.to(u8).fill_(-1)",
+                                  "t([-1, 255], dtype=u8)", "x.to(u8) * 300"])
+def test_uint8_values_as_atens(call: str) -> None:
+    """A uint8 index tensor is a mask (with its deprecation warning); gather checks nothing
+    of an empty index; a negative integer wraps into uint8."""
+    seen = []
+    for module in (torch, engine):
+        names = {"x": module.tensor([1.0, 2.0, 3.0]), "u8": module.uint8, "t": module.tensor,
+                 "i": lambda shape, name, m=module: m.ones(shape, dtype=getattr(m, name))}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = eval(call, names)
+        seen.append((out.tolist(), str(out.dtype), tuple(out.shape),
+                     [str(w.message).split(" (Triggered internally")[0] for w in caught]))
+    assert seen[1] == seen[0]
