@@ -159,6 +159,8 @@ def bytes_as_masks(index: Any, values: Tensor | None = None, accumulate: bool = 
             warnings.warn(messages.UINT8_INDEX, UserWarning, stacklevel=5)
             return common.new(item._data != 0, dtypes.bool_, item.device)
         return item
+    if not any(isinstance(i, Tensor) and i.dtype is dtypes.uint8 for i in items):
+        return index   # unchanged, the same object
     if isinstance(index, tuple | list):
         return type(index)(as_mask(i) for i in index)
     return as_mask(index)
