@@ -295,6 +295,7 @@ int64 = long = _dtypes.int64
 int32 = int = _dtypes.int32
 int16 = short = _dtypes.int16
 int8 = _dtypes.int8
+uint8 = _dtypes.uint8
 bool = _dtypes.bool_
 complex64 = cfloat = _dtypes.complex64
 complex128 = cdouble = _dtypes.complex128
@@ -376,6 +377,7 @@ __all__ = [
     "short",
     "special",
     "tensor",
+    "uint8",
     "utils",
     "zeros",
     "zeros_like",

@@ -40,6 +40,7 @@ class dtype:
 
 
 bool_ = dtype("bool", np.bool_, "Bool", "bool", "BoolTensor", 0)
+uint8 = dtype("uint8", np.uint8, "Byte", "unsigned char", "ByteTensor", 1)
 int8 = dtype("int8", np.int8, "Char", "signed char", "CharTensor", 1)
 int16 = dtype("int16", np.int16, "Short", "short int", "ShortTensor", 1)
 int32 = dtype("int32", np.int32, "Int", "int", "IntTensor", 1)
@@ -57,7 +58,7 @@ complex64 = dtype("complex64", np.complex64, "ComplexFloat", "c10::complex<float
 complex128 = dtype("complex128", np.complex128, "ComplexDouble", "c10::complex<double>",
                    "ComplexDoubleTensor", 3)
 # bfloat16 after float32, so that float32 storage maps back to float32 (from_numpy)
-ALL = (bool_, int8, int16, int32, int64, float16, float32, float64, bfloat16, complex64,
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, bfloat16, complex64,
        complex128)
 # a complex dtype and the real dtype of its parts (c10::toRealValueType / toComplexType)
 _PARTS = {complex64: float32, complex128: float64}
@@ -178,6 +179,8 @@ def _wider(a: dtype, b: dtype) -> dtype:
         return a if a.category > b.category else b
     if a.bits == b.bits and a is not b and a.is_floating_point:
         return float32   # float16 with bfloat16: neither holds the other (promoteTypes)
+    if {a, b} == {uint8, int8}:
+        return int16     # neither holds the other's range (promoteTypes: u1 with i1 is i2)
     return a if a.bits >= b.bits else b
 
 
@@ -282,6 +285,8 @@ def _overflows(value: Any, dt: dtype) -> bool:
     largest value; bool takes anything."""
     if dt is bool_ or isinstance(value, bool | np.bool_):
         return False
+    if dt is uint8 and isinstance(value, int | np.integer):
+        return not -255 <= value <= 255   # c10 lets a negative integer wrap (-1 is 255)
     if dt.category == 1:
         info = np.iinfo(dt.np)
         return value != value or not info.min <= value <= info.max
@@ -309,4 +314,6 @@ def scalar_in(value: Any, dt: dtype) -> Any:
         return value if dt.is_complex else value.real
     if name is not None and _overflows(value, dt):
         raise RuntimeError(messages.value_overflow(name))
+    if dt is uint8 and isinstance(value, int | np.integer):
+        return int(value) % 256
     return value

@@ -593,6 +593,30 @@ def split_sizes_wrong_sum(n: int, dim: int, sizes: list[int]) -> str:
             f"size at dimension {dim}), but got split_sizes={sizes}")
 
 
+# ATen's split, split_with_sizes, chunk and their unsafe_ forms (TensorShape.cpp): checked
+# before the dim is wrapped, chunk's then split's
+SPLIT_0D = "split expects at least a 1-dimensional tensor"
+CHUNK_0D = "chunk expects at least a 1-dimensional tensor"
+
+
+def chunk_count(chunks: int) -> str:
+    return f"chunk expects `chunks` to be greater than 0, got: {chunks}"
+
+
+def split_size_negative(split_size: int) -> str:
+    return f"split expects split_size be non-negative, but got split_size={split_size}"
+
+
+def split_size_zero(dim_size: int) -> str:
+    return ("split_size can only be 0 if dimension size is 0, but got dimension size of "
+            f"{dim_size}")
+
+
+def split_sizes_negative(sizes: list[int]) -> str:
+    return ("split_with_sizes expects split_sizes have only non-negative entries, but got "
+            f"split_sizes={sizes}")
+
+
 # ATen's advanced indexing (TensorAdvancedIndexing.cpp, IndexKernel, TensorIterator)
 def index_out_of_bounds(index: int, k: int, size: int) -> str:
     return f"index {index} is out of bounds for dimension {k} with size {size}"
@@ -1526,6 +1550,12 @@ SCATTER_INDEX_DIMS_SELF = "Index tensor must have the same number of dimensions 
 SCATTER_INDEX_DIMS_SRC = "Index tensor must have the same number of dimensions as src tensor"
 
 
+# masked_scatter__cpu's TORCH_WARN (TensorAdvancedIndexing.cpp): no space after the comma
+MASKED_SCATTER_UINT8 = ("masked_scatter_ received a mask with dtype torch.uint8, this "
+                        "behavior is now deprecated,please use a mask with dtype torch.bool "
+                        "instead.")
+
+
 def masked_scatter_mask_dtype(scalar_name: str) -> str:
     return f"masked_scatter_ only supports boolean masks, but got mask with dtype {scalar_name}"
 
@@ -1591,6 +1621,15 @@ def out_resized(old: str, new: str) -> str:
             "inplace, to zero elements with t.resize_(0).")
 
 
+# IndexingUtils.h expandTensors' TORCH_WARN for a uint8 index tensor (taken as a mask)
+UINT8_INDEX = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+               "torch.bool instead.")
+def masked_fill_mask_dtype(cpp_name: str) -> str:
+    """masked_fill__cpu's check, with the caffe2 type name ('unsigned char')."""
+    return f"masked_fill_ only supports boolean masks, but got mask with dtype {cpp_name}"
+
+
+GATHER_INDEX_DTYPE = "gather(): Expected dtype int32/int64 for index"
 GATHER_INDEX_DIMS = "Index tensor must have the same number of dimensions as input tensor"
 
 

@@ -18,9 +18,9 @@ import numpy as np
 from . import dtypes, messages
 
 # the type names unpackIntegral passes to checked_convert, by dtype
-# (the engine has no unsigned dtype, whose rule differs: c10 lets a negative number wrap)
-_INTEGRAL_NAMES = {dtypes.int8: "int8", dtypes.int16: "int16", dtypes.int32: "int32",
-                   dtypes.int64: "int64"}
+# (uint8's rule differs: c10 lets a negative integer wrap, -1 is 255)
+_INTEGRAL_NAMES = {dtypes.uint8: "uint8", dtypes.int8: "int8", dtypes.int16: "int16",
+                   dtypes.int32: "int32", dtypes.int64: "int64"}
 
 
 def store_scalar(value: Any, dt: dtypes.dtype) -> Any:
@@ -59,6 +59,10 @@ def _as_integral(value: Any, dt: dtypes.dtype) -> int:
     number = operator.index(value)
     if not -2 ** 63 <= number < 2 ** 63:
         raise ValueError(messages.UNPACK_LONG_OVERFLOW)
+    if dt is dtypes.uint8:
+        if not -255 <= number <= 255:
+            raise RuntimeError(messages.value_overflow(name))
+        return number % 256
     if not info.min <= number <= info.max:   # c10::overflows<T>(int64)
         raise RuntimeError(messages.value_overflow(name))
     return number

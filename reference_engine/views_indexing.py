@@ -142,10 +142,35 @@ def _apply_basic(self: Tensor, items: tuple[Any, ...], lone: bool
     return out, (tuple(key) if advanced else None)
 
 
+def bytes_as_masks(index: Any, values: Tensor | None = None, accumulate: bool = False
+                   ) -> Any:
+    """IndexingUtils.h expandTensors: a uint8 index tensor is a mask, with its deprecation
+    warning (once per such tensor of the index). For a write (`values`), index_put_'s
+    canDispatchToMaskedFill first sends a single CPU value with one uint8 or bool mask as the
+    only index tensor to masked_fill_, which refuses a uint8 mask."""
+    items = index if isinstance(index, tuple | list) else (index,)
+    tensors = [i for i in items if _is_advanced(i)]
+    if (values is not None and not accumulate and values._data.size == 1
+            and values.device.type == "cpu" and len(tensors) == 1
+            and isinstance(tensors[0], Tensor) and tensors[0].dtype is dtypes.uint8):
+        raise RuntimeError(messages.masked_fill_mask_dtype(tensors[0].dtype.cpp_name))
+    def as_mask(item: Any) -> Any:
+        if isinstance(item, Tensor) and item.dtype is dtypes.uint8:
+            warnings.warn(messages.UINT8_INDEX, UserWarning, stacklevel=5)
+            return common.new(item._data != 0, dtypes.bool_, item.device)
+        return item
+    if not any(isinstance(i, Tensor) and i.dtype is dtypes.uint8 for i in items):
+        return index   # unchanged, the same object
+    if isinstance(index, tuple | list):
+        return type(index)(as_mask(i) for i in index)
+    return as_mask(index)
+
+
 def getitem(self: Tensor, index: Any) -> Tensor:
     """Basic indexing decomposes into select/slice/unsqueeze steps, one node each, as in
     torch's python_variable_indexing; advanced items then make a copy (IndexBackward0) of
     that view."""
+    index = bytes_as_masks(index)
     items = _as_items(index)
     if items is None and _is_advanced(index):
         return common.gather(self, advanced_positions(self, index), "IndexBackward0",
@@ -190,6 +215,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     CopySlices for a view); the value's leading 1-dims are viewed away first, as
     THPVariable_setitem does (a ViewBackward0 under IndexPutBackward0)."""
     value_t = _value_tensor(self, value)
+    index = bytes_as_masks(index, value_t)
     items = _as_items(index)
     target, positions = advanced_target(self, index, items)
     if positions is None:

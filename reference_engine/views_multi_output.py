@@ -84,21 +84,56 @@ def _split_at(self: Tensor, d: int, sizes: Sequence[int], spec: OpSpec,
     return _make_multi_view(self, fns, spec, dim=d, self_sym_sizes=tuple(self.shape), **attrs)
 
 
-def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def split_sizes(self: Tensor, split_size: int, dim: int) -> tuple[int, list[int]]:
+    """split's checks in ATen's order (TensorShape.cpp) and its pieces' sizes along the
+    wrapped dim: one piece, maybe empty, when split_size exceeds the dim's size."""
+    if self.ndim == 0:
+        raise RuntimeError(messages.SPLIT_0D)
+    if split_size < 0:
+        raise RuntimeError(messages.split_size_negative(split_size))
     d = common.wrap_dim(dim, self.ndim)
     n = self.shape[d]
-    if not isinstance(split_size, int):
-        sizes = [int(s) for s in split_size]
-        if builtins.sum(sizes) != n:
-            raise RuntimeError(messages.split_sizes_wrong_sum(n, d, list(sizes)))
-        return _split_at(self, d, sizes, SPLIT_WITH_SIZES, split_sizes=tuple(sizes))
+    if split_size == 0 and n != 0:
+        raise RuntimeError(messages.split_size_zero(n))
     step = builtins.max(split_size, 1)
-    sizes = [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
+    return d, [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
+
+
+def checked_sizes(self: Tensor, split_sizes: Sequence[int], dim: int) -> tuple[int, list[int]]:
+    """split_with_sizes's checks in ATen's order: a negative entry before a wrong sum."""
+    if self.ndim == 0:
+        raise RuntimeError(messages.SPLIT_0D)
+    d = common.wrap_dim(dim, self.ndim)
+    sizes = [int(s) for s in split_sizes]
+    if builtins.any(s < 0 for s in sizes):
+        raise RuntimeError(messages.split_sizes_negative(sizes))
+    if builtins.sum(sizes) != self.shape[d]:
+        raise RuntimeError(messages.split_sizes_wrong_sum(self.shape[d], d, sizes))
+    return d, sizes
+
+
+def chunk_split(self: Tensor, chunks: int, dim: int) -> tuple[int, int | list[int]]:
+    """chunk's checks and what it splits by: split's size ceil(n / chunks), or, when the
+    dim is empty, `chunks` empty pieces through split_with_sizes (ATen keeps their count)."""
+    if self.ndim == 0:
+        raise RuntimeError(messages.CHUNK_0D)
+    if chunks <= 0:
+        raise RuntimeError(messages.chunk_count(chunks))
+    d = common.wrap_dim(dim, self.ndim)
+    n = self.shape[d]
+    return d, [0] * chunks if n == 0 else -(-n // chunks)
+
+
+def split(self: Tensor, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    if not isinstance(split_size, int):
+        d, sizes = checked_sizes(self, split_size, dim)
+        return _split_at(self, d, sizes, SPLIT_WITH_SIZES, split_sizes=tuple(sizes))
+    d, sizes = split_sizes(self, split_size, dim)
     return _split_at(self, d, sizes, SPLIT, split_size=split_size)
 
 
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """torch.chunk is split(ceil(size / chunks)): SplitBackward0."""
-    d = common.wrap_dim(dim, self.ndim)
-    size = -(-self.shape[d] // chunks)
-    return split(self, size, d)
+    """torch.chunk is split(ceil(size / chunks)): SplitBackward0 (of an empty dim,
+    split_with_sizes: SplitWithSizesBackward0)."""
+    d, by = chunk_split(self, chunks, dim)
+    return split(self, by, d)

@@ -4,6 +4,7 @@ forms.)"""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -68,12 +69,16 @@ MASKED_SCATTER = OpSpec(
 
 
 def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    _check_mask("masked_scatter", mask)
+    """masked_scatter__cpu's order: the dtypes, the broadcast (expand_outplace(mask, self):
+    the mask is tensor a in the mismatch error), a uint8 mask's deprecation warning, then
+    the CPU kernel's refusal of any mask that is not bool."""
     if self.dtype is not source.dtype:
         raise RuntimeError(messages.masked_scatter_dtype(self.dtype.scalar_name,
                                                          source.dtype.scalar_name))
-    # expand_outplace(mask, self): the mask is tensor a in the mismatch error
     shape = common.broadcast_shape(tuple(mask.shape), tuple(self.shape))
+    if mask.dtype is dtypes.uint8:
+        warnings.warn(messages.MASKED_SCATTER_UINT8, UserWarning, stacklevel=2)
+    _check_mask("masked_scatter", mask)
     arr = np.array(np.broadcast_to(self._data, shape), copy=True)
     m = np.broadcast_to(mask._data, shape)
     k = int(m.sum())

@@ -321,6 +321,7 @@ def _index_put_backward(c: Any, g: Tensor) -> list[Tensor | None]:
 def index_put(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """self with values written (or added) at the positions the list of index tensors
     picks, as `self[indices] = values` (the indices are saved: IndexPutBackward0's)."""
+    indices = views_indexing.bytes_as_masks(list(indices), values, accumulate)
     positions = views_indexing.picked_positions(
         self, tuple(views_indexing.index_array(i) for i in indices))
     saves = {f"indices_{i}": t for i, t in enumerate(indices) if isinstance(t, Tensor)}

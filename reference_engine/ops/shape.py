@@ -218,10 +218,7 @@ def unsafe_split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, .
     """split's pieces without view tracking: they share self's memory (a write to one shows
     in self) but are no views: each has its own version counter, and one multi-output node
     (UnsafeSplitBackward0) whose outputs may be written in place."""
-    d = common.wrap_dim(dim, self.ndim)
-    n = self.shape[d]
-    step = builtins.max(split_size, 1)
-    sizes = [builtins.min(step, n - s) for s in range(0, n, step)] or [0]
+    d, sizes = views_multi_output.split_sizes(self, split_size, dim)
     outs = _pieces(self, d, sizes)
     if self.dtype.is_differentiable and differentiable([self]):
         record_multi_output(UNSAFE_SPLIT, self, outs,
@@ -234,10 +231,7 @@ def unsafe_split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int =
                             ) -> tuple[Tensor, ...]:
     """split_with_sizes's pieces without view tracking, as unsafe_split's
     (UnsafeSplitWithSizesBackward0); split_with_sizes's check of the sizes."""
-    d = common.wrap_dim(dim, self.ndim)
-    sizes = [int(s) for s in split_sizes]
-    if builtins.sum(sizes) != self.shape[d]:
-        raise RuntimeError(messages.split_sizes_wrong_sum(self.shape[d], d, sizes))
+    d, sizes = views_multi_output.checked_sizes(self, split_sizes, dim)
     outs = _pieces(self, d, sizes)
     if self.dtype.is_differentiable and differentiable([self]):
         record_multi_output(UNSAFE_SPLIT_WITH_SIZES, self, outs,
@@ -254,8 +248,11 @@ def _pieces(self: Tensor, d: int, sizes: list[int]) -> list[Tensor]:
 
 
 def unsafe_chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    d = common.wrap_dim(dim, self.ndim)
-    return unsafe_split(self, -(-self.shape[d] // chunks), d)
+    """chunk's checks; an empty dim's `chunks` empty pieces through unsafe_split_with_sizes."""
+    d, by = views_multi_output.chunk_split(self, chunks, dim)
+    if isinstance(by, list):
+        return unsafe_split_with_sizes(self, by, d)
+    return unsafe_split(self, by, d)
 
 
 # ---- constant_pad_nd ----------------------------------------------------------------------

@@ -6,6 +6,8 @@ tensor)."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 
@@ -108,3 +110,65 @@ def test_as_strided_out_of_bounds_names_the_element_size(dtype: str, size: tuple
     with pytest.raises(RuntimeError) as ours:
         engine.zeros(9, dtype=getattr(engine, dtype)).as_strided(size, stride, offset)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("call", [
+    "x0.chunk(2, 0)", "x0.chunk(0, 0)", "x.chunk(0)", "x.chunk(-1)", "x.chunk(0, 5)",
+    "x0.split(1)", "x.split(-1)", "x.split(-1, 5)", "x.split(0)", "x0.split([1])",
+    "x.split([1, -1, 3])", "x.split([1, -1])", "x.split([5, 1])", "x0.unsafe_split(1)",
+    "x.unsafe_split(0)", "x0.unsafe_chunk(1)", "x.unsafe_chunk(0)",
+    "x.unsafe_split_with_sizes([1, -1, 3])", "x0.split_with_sizes([1])"])
+def test_split_and_chunk_check_as_aten(call: str) -> None:
+    """TensorShape.cpp's split, split_with_sizes, chunk and unsafe_ forms: a 0-d tensor,
+    chunks < 1, a negative or (of a non-empty dim) zero split size, a negative entry before
+    a wrong sum; chunk's and split's checks before the dim is wrapped. The default probe
+    with every row drawn (h38ops, program 140) met chunk of a 0-d tensor: the engine raised
+    Python's IndexError out of `shape[d]`."""
+    errors = []
+    for module in (torch, engine):
+        with pytest.raises((RuntimeError, IndexError)) as raised:
+            eval(call, {"x": module.ones(3), "x0": module.ones(())})
+        errors.append((type(raised.value), str(raised.value)))
+    assert errors[1] == errors[0]
+
+
+@pytest.mark.parametrize("call", [
+    "x.gather(0, i(1, 'uint8'))", "x.gather(0, i(1, 'int16'))",
+    "x.masked_scatter(i(3, 'uint8'), x)", "x.masked_scatter(i(3, 'int8'), x.double())",
+    "x.index_put((i(3, 'uint8'),), t(5.0))", "t([256], dtype=u8)", "t([-256], dtype=u8)",
+    "t([-0.5], dtype=u8)", "x.to(u8).fill_(256)"])
+def test_uint8_refusals_as_atens(call: str) -> None:
+    """uint8 (the engine's since h38ops, for OpInfo's gather and masked_scatter samples): a
+    non-empty gather index of another dtype than int32/int64, a non-bool mask (a uint8
+    mask's deprecation warning first), index_put's masked_fill_ of a single value refusing
+    a uint8 mask, and checked_convert's range (-255 to 255 from an integer, 0 to 255 from
+    a float)."""
+    seen = []
+    for module in (torch, engine):
+        names = {"x": module.ones(3), "u8": module.uint8, "t": module.tensor,
+                 "i": lambda shape, name, m=module: m.zeros(shape, dtype=getattr(m, name))}
+        with warnings.catch_warnings(record=True) as caught, \
+                pytest.raises(RuntimeError) as raised:
+            warnings.simplefilter("always")
+            eval(call, names)
+        seen.append((str(raised.value),
+                     [str(w.message).split(" (Triggered internally")[0] for w in caught]))
+    assert seen[1] == seen[0]
+
+
+@pytest.mark.parametrize("call", ["x[i(3, 'uint8')]", "x.gather(0, i((2, 0), 'uint8'))",
+                                  "x.gather(0, i(0, 'uint8'))", "x.to(u8).fill_(-1)",
+                                  "t([-1, 255], dtype=u8)", "x.to(u8) * 300"])
+def test_uint8_values_as_atens(call: str) -> None:
+    """A uint8 index tensor is a mask (with its deprecation warning); gather checks nothing
+    of an empty index; a negative integer wraps into uint8."""
+    seen = []
+    for module in (torch, engine):
+        names = {"x": module.tensor([1.0, 2.0, 3.0]), "u8": module.uint8, "t": module.tensor,
+                 "i": lambda shape, name, m=module: m.ones(shape, dtype=getattr(m, name))}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = eval(call, names)
+        seen.append((out.tolist(), str(out.dtype), tuple(out.shape),
+                     [str(w.message).split(" (Triggered internally")[0] for w in caught]))
+    assert seen[1] == seen[0]

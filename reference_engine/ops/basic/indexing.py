@@ -63,14 +63,19 @@ def _dims_1(a: np.ndarray) -> np.ndarray:
 def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
            out: Tensor | None = None) -> Tensor:
     d = common.wrap_dim(dim, self.ndim)
-    _gather_checks(self, d, index)
+    if index.numel():   # gather's meta function checks nothing of an empty index
+        if index.dtype not in (dtypes.int64, dtypes.int32):
+            raise RuntimeError(messages.GATHER_INDEX_DTYPE)
+        _gather_checks(self, d, index)
     if out is not None:
         if out.dtype is not self.dtype:
             raise RuntimeError(messages.out_dtype(C_NAMES.get(self.dtype.scalar_name, ""),
                                                   C_NAMES.get(out.dtype.scalar_name, "")))
         return out_overloads.into_out("gather", out, (self, index),
                                       lambda: gather(self, dim, index), no_overlap=True)
-    out = common.new(_dims_1(self._data)[_grid(index, d)], self.dtype, self.device)
+    picked = _dims_1(self._data)[_grid(index, d)] if index.numel() else \
+        np.zeros(index.shape, self._data.dtype)
+    out = common.new(picked, self.dtype, self.device)
     return record(GATHER, out, [self], dim=d, index=index)
 
 
@@ -129,8 +134,13 @@ def scatter_checks(name: str, self: Tensor, dim: int, index: Tensor, src: Tensor
 def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """Repeated indices add up (np.add.at, as the kernel's accumulation)."""
     d = common.wrap_dim(dim, self.ndim)
-    scatter_checks("scatter", self, d, index, src)   # torch's text names scatter
     arr = np.array(self._data, copy=True)
+    if not index.numel():   # scatter_shape_check checks nothing of an empty index
+        if self.dtype is not src.dtype:
+            raise RuntimeError(messages.scatter_dtype("scatter"))
+        return record(SCATTER_ADD, common.new(arr, self.dtype, self.device), [self, src],
+                      dim=d, index=index)
+    scatter_checks("scatter", self, d, index, src)   # torch's text names scatter
     np.add.at(_dims_1(arr), _write_grid(index, d),
               _dims_1(src._data)[tuple(slice(0, n) for n in _dims_1(index._data).shape)])
     return record(SCATTER_ADD, common.new(arr, self.dtype, self.device), [self, src], dim=d,
