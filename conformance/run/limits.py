@@ -23,7 +23,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from conformance.case import classify
 from conformance.run import blackbox
 
 # Executed statements per run: top-level, loop and `with` bodies, Function method bodies, and
@@ -331,5 +330,10 @@ def _note_interrupts(interrupts: list[KeyboardInterrupt]) -> dict[int, Any]:
 
 
 def _one_line(e: BaseException) -> str:
+    # imported here, not at the top: the plugin's options import this module in every pytest
+    # run of the environment, and classify loads the case API and with it the reference
+    # engine (tests/conformance/test_layers.py: another project's run loads no harness)
+    from conformance.case import classify
+
     text = classify.text_of(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0][:200]}" if text else type(e).__name__
