@@ -65,6 +65,8 @@ NO_JVP = {
     "IgammaBackward0": "torch gives igamma no forward formula (derivatives.yaml: its input's "
                        "derivative is not_implemented): forward mode refuses it, as torch's",
     "SqueezeBackward4": _VIEW,
+    # a view that lives with sum, its backward (ops/basic/reductions.py says why)
+    reductions.EXPAND.grad_fn: _VIEW,
 }
 
 
