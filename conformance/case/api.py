@@ -58,8 +58,7 @@ NAMESPACES: frozenset[str] = frozenset(
 
 # The ops are the rows of the reference engine's op registry, read from it: a case must run
 # on that engine (the executable specification), so its ops are the cases' vocabulary. The
-# registry is pure data; only its names are read here. `torch.empty` is left out: its values
-# are uninitialised memory, which traces would compare (a case writes zeros instead).
+# registry is pure data; only its names are read here.
 #
 # Every other callable or value a program reaches by a dotted path is a row below: a
 # namespace, its names, and the flags they share.
@@ -90,6 +89,10 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
                      is_grad_enabled is_inference is_inference_mode_enabled is_neg
                      is_conj""", {PURE}),
         ("torch", "zeros ones full", {PURE, SIZED}),
+        # torch.empty's memory is uninitialised, which traces would compare: a case fills it
+        # in the statement that makes it (`torch.empty(5, 5).fill_(v)`, the tests' form), as
+        # it does empty_strided's and empty_like's (h39cov: test_inplace, test_indexing)
+        ("torch", "empty", {PURE, SIZED}),
         # its elements (steps) counted before the call by operation_limits.factory_elements
         ("torch", "linspace", {PURE}),
         # the ATen ops under torch.unique and torch.unique_consecutive (test_integer_outputs)
