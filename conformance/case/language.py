@@ -193,6 +193,9 @@ class _Converter(FunctionClassConverter):
 
     def for_loop(self, node: ast.For, *, in_method: bool) -> ir.For:
         it = node.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
+                it.func.id == "product":
+            return self.product_loop(node, it, in_method=in_method)
         if isinstance(node.target, ast.Name) and isinstance(it, (ast.Tuple, ast.List)) \
                 and not node.orelse:
             # `for x in (True, False):`, the loop the tests write over a few values
@@ -205,8 +208,9 @@ class _Converter(FunctionClassConverter):
         if not (isinstance(node.target, ast.Name) and isinstance(it, ast.Call)
                 and isinstance(it.func, ast.Name) and it.func.id == "range"
                 and not it.keywords and 1 <= len(it.args) <= 3) or node.orelse:
-            raise self.fail(node, "only `for NAME in range(...)` loops and loops over a "
-                            "written tuple or list (`for NAME in (a, b):`) are supported")
+            raise self.fail(node, "only `for NAME in range(...)` loops, loops over a "
+                            "written tuple or list (`for NAME in (a, b):`) and over "
+                            "product(...) of such tuples of literals are supported")
         args = tuple(self.expr(a) for a in it.args)
         for a in args:
             if isinstance(a, ir.Const) and isinstance(a.value, int) and a.value > api.MAX_RANGE:
@@ -214,6 +218,40 @@ class _Converter(FunctionClassConverter):
                                 f"keep loops to at most {api.MAX_RANGE} iterations")
         return ir.For(node.target.id, args, self.body(node.body, in_method=in_method),
                       line=node.lineno)
+
+    def product_loop(self, node: ast.For, it: ast.Call, *, in_method: bool) -> ir.For:
+        """`for a, b in product((True, False), (1, 2)):` or `product((True, False),
+        repeat=2)`, itertools.product over tuples of literals as the tests write their
+        grids: nested loops, the first name outermost (product's order). Literals only, so
+        that a nested loop's evaluating an inner tuple at each outer pass is product's
+        evaluating it once."""
+        example = "write `for a, b in product((True, False), (1, 2)):`"
+        repeat = 1
+        for kw in it.keywords:
+            n = kw.value.value if isinstance(kw.value, ast.Constant) else None
+            if kw.arg != "repeat" or type(n) is not int or not 1 <= n <= 8:
+                raise self.fail(node, "product(...) takes tuples and at most `repeat=N` "
+                                "(1 to 8)", example)
+            repeat = n
+        pools, names = list(it.args) * repeat, getattr(node.target, "elts", None)
+        if node.orelse or not pools or names is None or len(names) != len(pools) or \
+                not all(isinstance(n, ast.Name) for n in names):
+            raise self.fail(node, "a loop over product(...) names one variable per tuple "
+                            f"({len(pools)} here)", example)
+        for pool in pools:
+            if not isinstance(pool, (ast.Tuple, ast.List)) or not pool.elts or \
+                    len(pool.elts) > api.MAX_RANGE or not all(map(_literal, pool.elts)):
+                raise self.fail(pool, f"product(...) takes tuples or lists written in the "
+                                f"program of 1 to {api.MAX_RANGE} literals (numbers, "
+                                "strings, True, False, None)", example)
+        body = self.body(node.body, in_method=in_method)
+        loop: ir.For | None = None
+        for name, pool in reversed(list(zip(names, pools, strict=True))):
+            loop = ir.For(name.id, (), body, line=node.lineno,
+                          items=tuple(self.expr(e) for e in pool.elts))
+            body = (loop,)
+        assert loop is not None
+        return loop
 
     def target(self, node: ast.expr) -> ir.Expr:
         if isinstance(node, ast.Name):
@@ -306,6 +344,16 @@ def _engine_aliases(tree: ast.Module, classes: set[str]) -> dict[str, tuple[int,
                 or (isinstance(value, ast.Attribute) and value.attr not in api.TENSOR_VALUED):
             aliases.setdefault(node.targets[0].id, (node.lineno, ast.unparse(value)))
     return aliases
+
+
+def _literal(node: ast.expr) -> bool:
+    """A number, string, bool or None written as such (a negative number too)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+        return isinstance(node, ast.Constant) and isinstance(node.value, (int, float,
+                                                                           complex))
+    return isinstance(node, ast.Constant) and (node.value is None or isinstance(
+        node.value, (bool, int, float, complex, str)))
 
 
 def _bindings(tree: ast.AST) -> Counter[str]:

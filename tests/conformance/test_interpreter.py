@@ -102,6 +102,12 @@ def test_a_loop_over_a_written_tuple_takes_each_value_in_order() -> None:
     assert [s.line for s in trace.steps] == [1, 2, 4, 5, 4, 5, 4, 5, 3]
 
 
+def test_a_product_loop_runs_every_pair_in_products_order() -> None:
+    trace = run("x = torch.zeros(4)\nn = 0\nfor a, b in product((10, 20), (1, 2)):\n"
+                "    x[n] = a + b\n    n = n + 1\n")
+    assert np.array_equal(values(trace, "x"), [11.0, 12.0, 21.0, 22.0])
+
+
 def test_aliases_and_inplace_identity() -> None:
     trace = run("a = torch.ones(2)\nb = a\nc = a.add_(1)\nd = a.clone()\n")
     names = trace.steps[-1].names

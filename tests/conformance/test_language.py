@@ -61,6 +61,37 @@ def test_a_loop_over_a_written_tuple_keeps_its_values_and_round_trips() -> None:
     assert parse("for i in range(2):\n    pass\n") != parse("for i in (0, 1):\n    pass\n")
 
 
+def test_a_product_loop_is_nested_loops_in_products_order() -> None:
+    """`for a, b in product(X, Y):` (itertools.product, as the tests import it) is the loop
+    over X holding the loop over Y; `repeat=N` repeats the tuples; it prints as those loops."""
+    nested = parse("for a in (True, False):\n    for b in (1, -2.5, 'x', None):\n"
+                   "        y = a\n")
+    assert parse("for a, b in product((True, False), [1, -2.5, 'x', None]):\n"
+                 "    y = a\n") == nested
+    repeated = parse("for a, b in product((0, 1), repeat=2):\n    pass\n")
+    assert repeated == parse("for a in (0, 1):\n    for b in (0, 1):\n        pass\n")
+    assert parse(to_source(repeated)) == repeated
+    loop = repeated.body[0]
+    assert isinstance(loop, ir.For) and loop.line == 1 and loop.body[0].line == 1
+
+
+@pytest.mark.parametrize(("source", "says"), [
+    # a non-literal could differ between product's one evaluation and an inner loop's many
+    ("n = 1\nfor a, b in product((1, 2), (n,)):\n    pass\n", "literals"),
+    ("for a, b in product((1, 2), range(2)):\n    pass\n", "literals"),
+    ("for a, b in product((1, 2), ()):\n    pass\n", "literals"),
+    ("for t in product((1, 2), (3, 4)):\n    pass\n", "one variable per tuple"),
+    ("for a, b in product((1, 2)):\n    pass\n", "one variable per tuple"),
+    ("for a, b in product((1, 2), repeat=0):\n    pass\n", "repeat=N"),
+    ("for a, b in product((1, 2), times=2):\n    pass\n", "repeat=N"),
+])
+def test_a_product_loop_refuses_what_nested_loops_would_not_mean(source: str,
+                                                                 says: str) -> None:
+    with pytest.raises(CaseError) as err:
+        parse(source)
+    assert says in str(err.value) and "product((True, False), (1, 2))" in str(err.value)
+
+
 def test_complex_literals_are_constants() -> None:
     """`1+2j` is Python's: 1 plus the imaginary constant 2j; `-2j` a negated constant."""
     program = parse("x = torch.tensor([1 + 2j, -2j], dtype=torch.complex64)\n")
