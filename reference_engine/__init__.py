@@ -91,10 +91,12 @@ from .dtypes import (
     dtype,
     get_default_device,
     get_default_dtype,
+    layout,
     memory_format,
     preserve_format,
     set_default_device,
     set_default_dtype,
+    strided,
 )
 from .factories import (
     arange,
@@ -354,6 +356,7 @@ __all__ = [
     "is_neg",
     "is_tensor",
     "is_warn_always_enabled",
+    "layout",
     "linalg",
     "linspace",
     "long",
@@ -376,6 +379,7 @@ __all__ = [
     "set_warn_always",
     "short",
     "special",
+    "strided",
     "tensor",
     "uint8",
     "utils",

@@ -104,6 +104,18 @@ class memory_format:
         return f"torch.{self.name}"
 
 
+class layout:
+    """A tensor layout (torch.strided): the engine's tensors are all dense and strided,
+    so torch.strided is the one layout, a label that Tensor.layout returns."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+strided = layout("strided")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")

@@ -248,6 +248,10 @@ class Tensor:
         return self._device
 
     @property
+    def layout(self) -> dtypes.layout:
+        return dtypes.strided   # dense tensors only (no sparse or mkldnn layouts)
+
+    @property
     def is_cuda(self) -> builtins.bool:
         return self._device.type == "cuda"
 

@@ -108,7 +108,7 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
                      float32 float64 float double float16 half bfloat16
                      int64 long int32 int int16 short int8 bool
                      complex64 complex128 cfloat cdouble
-                     contiguous_format channels_last preserve_format""", ()),
+                     contiguous_format channels_last preserve_format strided""", ()),
         ("torch.autograd", "grad backward Function Variable", ()),
         ("torch.autograd.function", "once_differentiable InplaceFunction", ()),
         # gradient edges (accepted by autograd.grad and backward), context managers for
@@ -231,7 +231,7 @@ SEEDED: frozenset[str] = _flagged(SEEDED_FLAG)
 
 _TENSOR_ATTRIBUTES = """
 grad grad_fn requires_grad is_leaf data shape dtype device is_cuda retains_grad _version
-_base ndim T mT mH H is_inference output_nr volatile real imag grad_dtype
+_base ndim T mT mH H is_inference output_nr volatile real imag grad_dtype layout
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
