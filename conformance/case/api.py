@@ -235,6 +235,9 @@ _base ndim T mT mH H is_inference output_nr volatile real imag grad_dtype layout
 """
 # grad_fn's generated `_saved_*` properties that cases read (e.g. after the graph is freed).
 _SAVED = "_saved_self _saved_other _saved_result _saved_exponent _saved_mat2"
+# ... and non-tensor ones the engine keeps as node attributes (test_grad_fn_attr_bindings:
+# stack's dim, mean's self_sym_sizes)
+_SAVED_VALUES = "_saved_dim _saved_self_sym_sizes"
 # ... the SavedTensor objects behind them (`_raw_saved_*`; none for a Scalar such as pow's
 # exponent), and a custom Function's.
 _RAW_SAVED = " ".join(n.replace("_saved_", "_raw_saved_") for n in _SAVED.split()
@@ -249,6 +252,7 @@ OBJECT_ATTRIBUTES: dict[str, frozenset[str]] = {
     "tensor attribute": frozenset(_TENSOR_ATTRIBUTES.split()),
     "grad_fn": frozenset({"name", "next_functions", "register_hook", "register_prehook",
                           "metadata", "variable", *_SAVED.split(), *_RAW_SAVED.split(),
+                          *_SAVED_VALUES.split(),
                           *_FUNCTION_SAVED.split()}),   # variable: AccumulateGrad's
     "ctx": frozenset(
         {"save_for_backward", "save_for_forward", "saved_tensors", "needs_input_grad",
