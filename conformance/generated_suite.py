@@ -49,11 +49,11 @@ class GeneratedLimit(GeneratedFailure):
     verdict = ERROR
 
 
-def _bounded_check(program: Program, engine: Engine, torch: Engine, item_timeout: float
-                   ) -> Checked:
+def _bounded_check(program: Program, engine: Engine, torch: Engine, item_timeout: float,
+                   source_lines: bool = True) -> Checked:
     try:
         with deadline(item_timeout, "a generated program"), contained():
-            return check(program, engine, torch)
+            return check(program, engine, torch, source_lines=source_lines)
     except RunLimit as stopped:  # also an engine's own KeyboardInterrupt, SystemExit, ...
         raise GeneratedLimit(*generated_report.limit(to_source(program), stopped.line,
                                                      str(stopped))) from None
@@ -69,7 +69,13 @@ def check_generated(program: Program, engine: Engine, torch: Engine, log: HitRat
     message text alone differs unless `strict_messages` is off).
     `item_timeout` seconds (0: none) bound the program's runs; a whole-run limit raises
     GeneratedLimit with the program."""
-    checked = _bounded_check(program, engine, torch, item_timeout)
+    # A divergent program's source lines (a print, a parse and its runs again) serve only
+    # to match its statement against the expectations' entries that name one: without such
+    # entries the shrinker's candidates skip them (the field an entry names is the same
+    # either way; the final example is checked again below, with its lines; a candidate's
+    # own exception, which no report shows, names no statement then).
+    checked = _bounded_check(program, engine, torch, item_timeout, source_lines=any(
+        k.statement is not None for k in known.known))
     found = hits(checked)
     diverges = checked.verdict(strict_messages) == DIVERGES
     d = checked.first

@@ -82,11 +82,15 @@ class Checked:
 
 
 def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "float32",
-          device: str = "cpu") -> Checked:
+          device: str = "cpu", source_lines: bool = True) -> Checked:
     """Run `program` on both engines and compare, with the engine's `conformance_masks`
     (a masked difference is noted in `comparison.masked`, never a divergence). Statements
     are told apart by their order (`number`); only a divergent program is printed and
-    parsed, so that its report and case carry the lines of its source."""
+    parsed (and run again: 2 runs, 3 with the float64 twin), so that its report and case
+    carry the lines of its source. Without `source_lines` it is not: its statements keep
+    their order numbers and `source` is empty, for a caller that needs only the verdict (a
+    search's candidate whose report no one reads: the same runs of the same program give
+    the same verdict)."""
     numbered = number(program)
     with cyclic_gc_paused():
         checked = _check(numbered, "", engine, torch, dtype, device)
@@ -101,10 +105,12 @@ def check(program: ir.Program, engine: Engine, torch: Engine, *, dtype: str = "f
             return replace(again, program=numbered, nan_sign=signed)  # hits are the program's
         program, checked = rewritten, replace(again, nan_sign=signed)
     if rounding.concerns_values(checked.comparison.divergence):
+        # the same program's runs again gave the same traces: only the twin is new
         with cyclic_gc_paused():
-            again = _check(checked.program, "", engine, torch, dtype, device, twin=True)
+            again = _check(checked.program, "", engine, torch, dtype, device, twin=True,
+                           runs=(checked.torch_trace, checked.engine_trace))
         checked = replace(again, rounding=checked.comparison.divergence)
-    if checked.diverges:
+    if checked.diverges and source_lines:
         source = to_source(program)
         with cyclic_gc_paused():
             checked = replace(_check(parse(source), source, engine, torch, dtype, device,
@@ -149,11 +155,14 @@ def _freeze_long_lived() -> None:
 
 
 def _check(program: ir.Program, source: str, engine: Engine, torch: Engine, dtype: str,
-           device: str, twin: bool = False) -> Checked:
-    """One run on each engine, compared; with `twin`, against torch's float64 twin of the
-    program as the reference for values (gen/rounding.py)."""
-    expected = run_program(torch, program, dtype=dtype, device=device, continue_on_error=True)
-    actual = run_program(engine, program, dtype=dtype, device=device, continue_on_error=True)
+           device: str, twin: bool = False, runs: tuple[Trace, Trace] | None = None
+           ) -> Checked:
+    """One run on each engine (or `runs`, their traces of this `program`), compared; with
+    `twin`, against torch's float64 twin of the program as the reference for values
+    (gen/rounding.py)."""
+    expected, actual = runs or (
+        run_program(torch, program, dtype=dtype, device=device, continue_on_error=True),
+        run_program(engine, program, dtype=dtype, device=device, continue_on_error=True))
     reference = rounding.reference(torch, program, device,
                                    unit=rounding.unit_roundoff(expected)) if twin else None
     return Checked(program, source, expected, actual,

@@ -273,7 +273,7 @@ def test_a_message_text_alone_diverges_as_for_a_case_item(
     # the comparison the check found, but for one warning's text (as compare gives it)
     only_text = replace(agrees, source=source, comparison=Comparison(None, text))
 
-    def checked(*_: Any) -> Checked:
+    def checked(*_: Any, **__: Any) -> Checked:
         return only_text
 
     monkeypatch.setattr(generated_suite, "_bounded_check", checked)
