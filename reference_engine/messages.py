@@ -1122,10 +1122,8 @@ def pad_too_long(length: int, ndim: int) -> str:
             f"got padding length {length} and input of dimension {ndim}")
 
 
-def pad_mode_not_modelled(mode: str) -> str:
-    """The engine's own: F.pad's modes but 'constant'."""
-    return (f"reference engine: F.pad mode '{mode}' is not modelled (only 'constant', 'reflect' "
-            "and 'replicate')")
+PAD_CIRCULAR_WRAPS = "Padding value causes wrapping around more than once."   # PadNd.cpp
+PAD_CIRCULAR_EMPTY = "Negative padding value is resulting in an empty dimension"   # PadNd.cpp
 
 
 # ---- products and linear algebra (issue 24) ----
