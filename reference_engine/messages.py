@@ -1122,6 +1122,13 @@ def pad_too_long(length: int, ndim: int) -> str:
             f"got padding length {length} and input of dimension {ndim}")
 
 
+def undefined_argument(position: int, name: str) -> str:
+    """ATen's checked_dense_tensor_unwrap (an op given an undefined tensor, as
+    layer_norm_double_backward's add_ of a bias term it never defined without a weight)."""
+    return (f"Expected a proper Tensor but got None (or an undefined Tensor in C++) for "
+            f"argument #{position} '{name}'")
+
+
 PAD_CIRCULAR_WRAPS = "Padding value causes wrapping around more than once."   # PadNd.cpp
 PAD_CIRCULAR_EMPTY = "Negative padding value is resulting in an empty dimension"   # PadNd.cpp
 

@@ -857,11 +857,6 @@ NOT_GENERATED: dict[str, str] = {
     "linalg.solve_ex": "as linalg.inv_ex: the engine refuses a singular A "
                        "(NotImplementedError), where torch returns LAPACK's partial result "
                        "and a nonzero info: 2 of 500 probe programs with every row",
-    **dict.fromkeys(("native_layer_norm", "nn.functional.layer_norm"),
-                    "its create_graph gradient is torch's NativeLayerNormBackwardBackward0 "
-                    "node, which the engine builds from the ops of its formula (values "
-                    "equal, node names not: issue 24's modelling limit): 1 of 500 probe "
-                    "programs with every row"),
     "nn.functional.hardsigmoid": "torch gives hardsigmoid_backward no derivative: a "
                                  "create_graph gradient through it is a NotImplemented node, "
                                  "which the engine does not model (it builds "
