@@ -3510,11 +3510,10 @@ def ormqr_dtype(arg: str, input: str, other: str) -> str:
     return (f"torch.ormqr: Expected input and {arg} to have the same dtype, but input has "
             f"dtype{input} and {arg} has dtype {other}")
 # the engine's own (ops/attention.py)
-SDPA_MATH_NOT_MODELLED = ("reference_engine models scaled_dot_product_attention only where "
-                          "torch's CPU dispatch takes the fused kernel (4-d query, key and "
-                          "value of one batch, head count and head dimension, nonempty "
-                          "sequences, last dims of stride 1, no attn_mask, dropout_p=0, "
-                          "enable_gqa=False): its math composite is not modelled")
+SDPA_NOT_MODELLED = ("reference_engine does not model scaled_dot_product_attention's dropout "
+                     "(dropout_p > 0: a Bernoulli mask from torch's generator), grouped-query "
+                     "attention (enable_gqa=True) or query, key and value of differing or "
+                     "non-floating dtypes")
 
 
 # torch.autocast (torch/amp/autocast_mode.py), and the engine's limit of its CPU policy
