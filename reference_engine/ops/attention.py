@@ -1,4 +1,4 @@
-"""nn.functional.scaled_dot_product_attention on CPU, its fused kernel only.
+"""nn.functional.scaled_dot_product_attention on CPU: the fused kernel and the math composite.
 
 ATen's scaled_dot_product_attention picks a backend per call (sdp_utils_cpp.cpp): for 4-d
 query, key and value without dropout it runs _scaled_dot_product_flash_attention_for_cpu,
