@@ -1122,10 +1122,15 @@ def pad_too_long(length: int, ndim: int) -> str:
             f"got padding length {length} and input of dimension {ndim}")
 
 
-def pad_mode_not_modelled(mode: str) -> str:
-    """The engine's own: F.pad's modes but 'constant'."""
-    return (f"reference engine: F.pad mode '{mode}' is not modelled (only 'constant', 'reflect' "
-            "and 'replicate')")
+def undefined_argument(position: int, name: str) -> str:
+    """ATen's checked_dense_tensor_unwrap (an op given an undefined tensor, as
+    layer_norm_double_backward's add_ of a bias term it never defined without a weight)."""
+    return (f"Expected a proper Tensor but got None (or an undefined Tensor in C++) for "
+            f"argument #{position} '{name}'")
+
+
+PAD_CIRCULAR_WRAPS = "Padding value causes wrapping around more than once."   # PadNd.cpp
+PAD_CIRCULAR_EMPTY = "Negative padding value is resulting in an empty dimension"   # PadNd.cpp
 
 
 # ---- products and linear algebra (issue 24) ----
@@ -3505,11 +3510,10 @@ def ormqr_dtype(arg: str, input: str, other: str) -> str:
     return (f"torch.ormqr: Expected input and {arg} to have the same dtype, but input has "
             f"dtype{input} and {arg} has dtype {other}")
 # the engine's own (ops/attention.py)
-SDPA_MATH_NOT_MODELLED = ("reference_engine models scaled_dot_product_attention only where "
-                          "torch's CPU dispatch takes the fused kernel (4-d query, key and "
-                          "value of one batch, head count and head dimension, nonempty "
-                          "sequences, last dims of stride 1, no attn_mask, dropout_p=0, "
-                          "enable_gqa=False): its math composite is not modelled")
+SDPA_NOT_MODELLED = ("reference_engine does not model scaled_dot_product_attention's dropout "
+                     "(dropout_p > 0: a Bernoulli mask from torch's generator), grouped-query "
+                     "attention (enable_gqa=True) or query, key and value of differing or "
+                     "non-floating dtypes")
 
 
 # torch.autocast (torch/amp/autocast_mode.py), and the engine's limit of its CPU policy

@@ -858,10 +858,10 @@ NOT_GENERATED: dict[str, str] = {
                        "(NotImplementedError), where torch returns LAPACK's partial result "
                        "and a nonzero info: 2 of 500 probe programs with every row",
     **dict.fromkeys(("native_layer_norm", "nn.functional.layer_norm"),
-                    "its create_graph gradient is torch's NativeLayerNormBackwardBackward0 "
-                    "node, which the engine builds from the ops of its formula (values "
-                    "equal, node names not: issue 24's modelling limit): 1 of 500 probe "
-                    "programs with every row"),
+                    "its forward-mode tangent: torch's layer_norm_jvp writes it in place (at "
+                    "_version 2 without a weight, 4 with one), the engine's is at 0 (that "
+                    "formula's in-place steps are not modelled): the ci profile's test with "
+                    "the row drawn, stop 45 (its create_graph node is torch's since then)"),
     "nn.functional.hardsigmoid": "torch gives hardsigmoid_backward no derivative: a "
                                  "create_graph gradient through it is a NotImplemented node, "
                                  "which the engine does not model (it builds "

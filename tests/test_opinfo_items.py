@@ -15,7 +15,7 @@ import pytest
 
 # pytester's in-process runs drop the modules they imported when they end; torch's C
 # extension cannot be imported twice in one process, so it is imported here, once, first.
-import torch  # noqa: F401
+import torch
 
 import reference_engine
 from conformance import cli
@@ -143,6 +143,25 @@ def test_a_left_out_line_that_agrees_passes_now(torch_engine, monkeypatch) -> No
     # and still allows a divergence of its parts
     judged = item.judge("mul", "float64", load_engine(WRONG_MUL), torch_engine)
     assert judged.failing is not None and judged.failing.part != "sample 0"
+
+
+@needs_opinfo
+def test_a_cpu_marked_line_goes_stale_on_its_cpu_class_only(torch_engine, monkeypatch) -> None:
+    # MKL's, OpenBLAS' and torch's kernels are chosen by the CPU's instructions: a line
+    # marked with the class its difference was measured on allows its parts elsewhere, and
+    # on that class must still fail, rounding or not (a line failing nowhere is stale)
+    marked = ("sample 0: float32 rounding only (fails where torch's CPU capability is "
+              "SOMECLASS or THIRDCLASS)")
+    _with_left_out(monkeypatch, "mul", marked)
+    line = opmap._part("mul", marked)
+    assert line.cpus == ("SOMECLASS", "THIRDCLASS") and line.unstable
+    assert opmap.cpu_capability() == torch.backends.cpu.get_cpu_capability()
+    monkeypatch.setattr(opmap, "cpu_capability", lambda: "OTHERCLASS")
+    judged = item.judge("mul", "float32", REFERENCE, torch_engine)
+    assert (judged.verdict, judged.passes_now) == (Verdict.PASS.value, "")
+    monkeypatch.setattr(opmap, "cpu_capability", lambda: "SOMECLASS")
+    judged = item.judge("mul", "float32", REFERENCE, torch_engine)
+    assert f"`{marked}`" in judged.passes_now and "delete it" in judged.passes_now
 
 
 @needs_opinfo

@@ -83,8 +83,9 @@ def stale(items: Iterable[Item], omap: opmap.OpMap) -> list[str]:
             seen = verdicts.get((key, line.text))
             if seen is None:
                 found.append(f"{key}: `{line.text}` names no sample or error input of OpInfo's")
-            elif seen <= set(AGREEING) and not line.unstable:
-                # (an unstable line never goes stale: item.py's module docstring)
+            elif seen <= set(AGREEING) and line.can_go_stale:
+                # (an unstable line never goes stale, a CPU-marked one only on its CPU
+                # class: item.py's module docstring)
                 found.append(f"{key}: `{line.text}` agrees with torch now: delete it")
     return found
 

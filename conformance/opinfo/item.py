@@ -21,6 +21,10 @@ The verdict comes from the one rule, decision.decide, over the item's parts
   run time, so such a line allows its parts and never goes stale (a float32 sum that differs
   on one machine agrees on another); so does a line about torch's nondeterminism (its reason
   says "not deterministic": which input's value lands at a shared output position, say).
+  A line whose reason says "fails where torch's CPU capability is <X>" (AVX512, AVX2:
+  torch.backends.cpu.get_cpu_capability(), the class of CPU whose instructions MKL's,
+  OpenBLAS' and torch's kernels are chosen by) goes stale on a CPU of that class only,
+  rounding or not, and allows its parts elsewhere: on its own class it must still fail.
   The lines describe the reference engine: for another engine a line only allows (its parts
   may pass), never goes stale.
 An entry OpInfo lacks, or a line naming a sample or error input OpInfo no longer has (the
@@ -275,7 +279,7 @@ def _map_lines(key: str, dtype: str, result: CheckResult, op: Any, engine: Engin
     known_here = {p.left_out for p in result.parts if p.verdict == Verdict.KNOWN.value}
     # the lines that may be stale: none of their parts fails here; the other dtype decides
     undecided = {part.text for part in left_out if part.text not in known_here
-                 and engine.name == MAP_ENGINE and not part.unstable}
+                 and engine.name == MAP_ENGINE and part.can_go_stale}
     other = _other_dtype(key, dtype, op, engine, torch_engine, left_out, undecided, limit) \
         if undecided else None
     for index, part in enumerate(left_out):

@@ -23,6 +23,7 @@ is up to date); `--against-opinfo` lists how the map differs from the installed 
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 from collections import Counter
@@ -69,6 +70,20 @@ CATEGORIES: dict[str, str] = {
 # N-M`, `kwarg NAME` (every sample passing NAME, its jvp step too).
 _PART = re.compile(r"(sample|jvp|error input) (\d+)(?:-(\d+))?|kwarg (\w+)")
 _KEY = re.compile(r"[\w.\-]+")
+# A line's mark of the CPU class its difference shows on: MKL's and OpenBLAS' kernels (and
+# torch's vectorized ones) are chosen at run time by the CPU's instructions, so a float32
+# last bit or a signed zero of an LAPACK-based grad may differ on an AVX-512 machine and
+# agree on an AVX2 one; torch's CPU capability names that class.
+_CPU = re.compile(r"fails where torch's CPU capability is (\w+(?: or \w+)*)")
+
+
+@functools.cache
+def cpu_capability() -> str:
+    """torch's CPU capability here (AVX512, AVX2, DEFAULT, ...): what its kernels dispatch
+    on, following the CPU's instructions (or ATEN_CPU_CAPABILITY)."""
+    import torch  # the OpInfo check's dependency; the map's writer never calls this
+
+    return str(torch.backends.cpu.get_cpu_capability())
 
 
 _FORM = MapForm("a covered entry with parts left out", "<part>: <reason>",
@@ -96,6 +111,24 @@ class Part:
         says "not deterministic"), so agreeing here does not make the line stale."""
         reason = self.reason.lower()
         return "rounding" in reason or "not deterministic" in reason
+
+    @property
+    def cpus(self) -> tuple[str, ...]:
+        """The CPU classes the line's difference was measured on, where its reason says
+        "fails where torch's CPU capability is <X>[ or <Y>...]"
+        (torch.backends.cpu.get_cpu_capability: AVX512, AVX2, DEFAULT...), or ()."""
+        found = _CPU.search(self.reason)
+        return tuple(found.group(1).split(" or ")) if found else ()
+
+    @property
+    def can_go_stale(self) -> bool:
+        """Whether agreeing here makes the line stale: a line marked with CPU classes can
+        on a CPU of those classes only (there it must still fail, rounding or not: a marked
+        line that agrees on its own class is stale) and never elsewhere; an unmarked one
+        unless it is unstable."""
+        if self.cpus:
+            return cpu_capability() in self.cpus
+        return not self.unstable
 
     def covers(self, kind: str, index: int, kwargs: Iterable[str] = ()) -> bool:
         """Whether this part names sample or error input `index` (`kwargs`: its keywords)."""

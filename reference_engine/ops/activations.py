@@ -47,6 +47,9 @@ class Pointwise:
     # torch's backward kernel selects 0 where f' is 0 (`x <= min ? 0 : grad`): +0 there,
     # where grad * 0 would be -0 for a negative grad
     selects: bool = False
+    # the forward's result (and buffer) contiguous whatever the input's layout, not
+    # TensorIterator's (log_sigmoid_forward_cpu: at::empty_like(input, Contiguous))
+    contiguous: bool = False
     spec: OpSpec = field(init=False, repr=False)
     backward_spec: OpSpec = field(init=False, repr=False)
 
@@ -78,10 +81,17 @@ class Pointwise:
         dt = common.float_dtype(input)
         attrs: dict[str, Any] = dict(params)
         if self.buffer is not None:
-            attrs["buffer"] = common.new(common.compute_on(self.buffer, input._data.astype(
-                np.float64)), dt, input.device)
-        return common.elementwise_op(self.spec, lambda x: self.f(x, **params), (input,),
-                                     out_dtype=dt, compute_dtype=dtypes.float64, **attrs)
+            buffer = common.compute_on(self.buffer, input._data.astype(np.float64))
+            if self.contiguous:
+                buffer = np.array(buffer, order="C")   # (0-d stays 0-d)
+            attrs["buffer"] = common.new(buffer, dt, input.device)
+        if not self.contiguous:
+            return common.elementwise_op(self.spec, lambda x: self.f(x, **params), (input,),
+                                         out_dtype=dt, compute_dtype=dtypes.float64, **attrs)
+        values = common.elementwise_op(None, lambda x: self.f(x, **params), (input,),
+                                       out_dtype=dt, compute_dtype=dtypes.float64)
+        out = common.new(np.array(values._data, order="C"), dt, input.device)
+        return record(self.spec, out, [input], **attrs)
 
     def backward(self, grad_output: Tensor, self_: Tensor, params: dict[str, Any]) -> Tensor:
         """grad_output * f'(self): torch's `<name>_backward` op."""
@@ -241,7 +251,7 @@ def _logsigmoid_d2f(x: Tensor) -> Tensor:
 LOGSIGMOID = Pointwise("LogSigmoidBackward0", "LogSigmoidBackwardBackward0", (),
                        lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))),
                        lambda x: _sigmoid(-x), _logsigmoid_d2f,
-                       buffer=lambda x: np.exp(-np.abs(x)))
+                       buffer=lambda x: np.exp(-np.abs(x)), contiguous=True)
 
 
 def logsigmoid(input: Tensor) -> Tensor:

@@ -43,6 +43,10 @@ def bmm(self: Tensor, mat2: Tensor) -> Tensor:
 
 
 def unsafe_view_of(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """ATen's _unsafe_view: view_impl's strides, refused where the layout has none (kron's
+    product of a transposed operand, whose TensorIterator layout interleaves the dims)."""
+    if not views.viewable(t, shape):
+        raise RuntimeError(messages.VIEW_NOT_COMPATIBLE)
     out = Tensor(t._data.reshape(shape), t.dtype, t.device)
     return record(views.UNSAFE_VIEW, out, [t], self_sym_sizes=tuple(t.shape))
 

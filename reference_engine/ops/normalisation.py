@@ -6,8 +6,8 @@ rounded to the input's dtype (ATen's kernels accumulate in float for float32: th
 may differ). Each backward is the normalisation's gradient written in engine ops; under
 create_graph it recomputes the mean and rstd from the input in engine ops, so its own
 derivative counts their dependence on the input, as ATen's double-backward formulas
-(layer_norm_double_backward, infinitely_differentiable_native_group_norm_backward) do;
-their graph's node names are not ATen's (NativeLayerNormBackwardBackward0 is not modelled)."""
+(infinitely_differentiable_native_group_norm_backward) does. native_layer_norm's backward is
+ATen's op native_layer_norm_backward, one node for its three grads (ops/layer_norm_backward.py)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ..tensor import Tensor
 from . import common, moments, shape_views
 from .basic import elementwise as ops
 from .basic import powers, reductions, views
+from .layer_norm_backward import native_layer_norm_backward
 from .unary_math import rsqrt
 
 Dims = tuple[int, ...]
@@ -91,65 +92,13 @@ def _layer_dims(c: Any) -> tuple[Dims, Dims]:
     return tuple(range(ndim - k, ndim)), tuple(range(ndim - k))
 
 
-def _layer_norm_kernel_backward(c: Any, g: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    """LayerNormKernel.cpp's backward, row by row (M rows of N): ds = sum(dy * gamma * x),
-    db = sum(dy * gamma), b = (db * mean - ds) * rstd^3 / N, c = -b * mean - db * rstd / N,
-    dx = rstd * dy * gamma + b * x + c (its rounding: a one-element row's dx is not 0);
-    dgamma = sum over rows of dy * (x - mean) * rstd, dbeta = sum over rows of dy."""
-    k = len(c.normalized_shape)
-    x = c.input._data
-    n = int(np.prod(x.shape[x.ndim - k:], dtype=np.int64))
-    x2 = x.reshape(-1, n)
-    dy = np.asarray(g._data, x.dtype).reshape(-1, n)
-    weight = _weight(c)
-    gamma = np.ones(n, x.dtype) if weight is None else weight._data.reshape(n)
-    mean, rstd = c.result1._data.reshape(-1, 1), c.result2._data.reshape(-1, 1)
-    scale = x.dtype.type(1 / n) if n else x.dtype.type(0)
-    with np.errstate(all="ignore"):
-        ds = (dy * gamma * x2).sum(axis=1, keepdims=True)
-        db = (dy * gamma).sum(axis=1, keepdims=True)
-        b = (db * mean - ds) * rstd * rstd * rstd * scale
-        cc = -b * mean - db * rstd * scale
-        dx = rstd * dy * gamma + b * x2 + cc
-        dgamma = (dy * (x2 - mean) * rstd).sum(axis=0)
-    dbeta = dy.sum(axis=0)
-    shape = tuple(c.normalized_shape)
-
-    def make(a: np.ndarray, sizes: tuple[int, ...]) -> Tensor:
-        return common.new(a.reshape(sizes), c.input.dtype, c.input.device)
-    return make(dx, tuple(x.shape)), make(dgamma, shape), make(dbeta, shape)
-
-
-def _bias_grad_backward(c: Any, gg: Tensor) -> list[Tensor | None]:
-    """dbeta = grad summed over the batch dims: its grad_output's grad is gg expanded."""
-    return [reductions.expand(gg, c.grad_shape), None, None]
-
-
-# ATen's one node (NativeLayerNormBackwardBackward0) gives all three grads: the bias's
-# requires grad under create_graph as the others do (its derivative in input and weight
-# is zero); here the node of the bias's grad alone
-LAYER_NORM_BIAS_GRAD = OpSpec("NativeLayerNormBackwardBackward0",
-                              ("grad_out", "input", "weight"), {}, _bias_grad_backward)
-
-
 def _layer_norm_backward(c: Any, g: Tensor) -> list[Tensor | None]:
-    if not is_grad_enabled():
-        dx, dw, db = _layer_norm_kernel_backward(c, g)
-        return c.grads(lambda: dx, lambda: dw, lambda: db)
-    dims, batch = _layer_dims(c)
-    centred, rstd = centred_input(c.input, dims, c.eps, c.result1, c.result2)
-
-    def bias_grad() -> Tensor:
-        value = np.asarray(g._data).sum(axis=batch) if batch else np.array(g._data)
-        db = common.new(value, g.dtype, g.device)
-        return record(LAYER_NORM_BIAS_GRAD, db, [g, c.input, _weight(c)],
-                      grad_shape=tuple(g.shape))
-
-    return c.grads(
-        lambda: normalised_grad(g if _weight(c) is None else ops.mul(g, c.weight), centred,
-                                rstd, dims),
-        lambda: _sum_to(ops.mul(g, ops.mul(centred, rstd)), batch),
-        bias_grad)
+    """native_layer_norm_backward: one op (and, under create_graph, one node) for the
+    three grads the mask asks for."""
+    mask = [c._node.should_compute(i) for i in range(3)]
+    return list(native_layer_norm_backward(g, c.input, c.normalized_shape, c.result1,
+                                           c.result2, _weight(c), c.__dict__.get("bias"),
+                                           mask))
 
 
 def _layer_norm_jvp(c: Any) -> Tensor:

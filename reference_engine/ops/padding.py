@@ -1,6 +1,7 @@
 """F.pad's modes 'reflect' and 'replicate' (ATen's reflection_pad{1,2,3}d and
 replication_pad{1,2,3}d), each with its backward op, so a create_graph grad's node is torch's
-ReflectionPad2DBackwardBackward0 and the like.
+ReflectionPad2DBackwardBackward0 and the like; and 'circular' (ATen's composite _pad_circular:
+slices copied in place, so its graph is CopySlices over SliceBackward0 nodes).
 
 Each padded dimension maps every output position to one input position (the kernels' index
 arithmetic, ReflectionPad.cpp / ReplicationPadding.cpp, negative padding cropping first): the
@@ -17,6 +18,7 @@ from .. import messages
 from ..autograd_meta import OpSpec, record
 from ..tensor import Tensor
 from . import common
+from .basic import inplace, views
 
 
 def _index_map(mode: str, size: int, before: int, after: int) -> np.ndarray:
@@ -126,6 +128,45 @@ def pad_backward(grad_output: Tensor, self: Tensor, padding: Sequence[int],
                   mode=mode, self_shape=tuple(self.shape))
 
 
+def pad_circular(self: Tensor, padding: Sequence[int]) -> Tensor:
+    """PadNd.cpp _pad_circular: the input (cropped where a padding is negative) copied into
+    the middle of an empty result, then, dimension by dimension from the last, the result's
+    own slices copied into its margins (the left margin from the right end of what is
+    written, the right margin from its left end), each a copy_ into a slice: CopySlices."""
+    shape = list(self.shape)
+    k = len(padding) // 2
+    lead = len(shape) - k   # 1 unbatched or 2 (pad() dispatches nothing else here)
+    out_shape = list(shape)
+    for i in range(k):
+        left, right = padding[2 * (k - i - 1)], padding[2 * (k - i - 1) + 1]
+        size = shape[lead + i]
+        out_shape[lead + i] = size + left + right
+        if not (left <= size and right <= size):
+            raise RuntimeError(messages.PAD_CIRCULAR_WRAPS)
+        if out_shape[lead + i] < 0:
+            raise RuntimeError(messages.PAD_CIRCULAR_EMPTY)
+    # self.new_empty: memory nothing reads before the copies below write all of it
+    out = common.new(np.zeros(out_shape), self.dtype, self.device)
+    out_slice, in_slice = out, self
+    for i in range(k):   # padding[2i:2i+2] is dimension -i-1's
+        dim = k - i + lead - 1
+        left, right = padding[2 * i], padding[2 * i + 1]
+        out_slice = views.slice(out_slice, dim, max(left, 0), out_shape[dim] - max(right, 0))
+        in_slice = views.slice(in_slice, dim, max(-left, 0), shape[dim] - max(-right, 0))
+    inplace.copy_(out_slice, in_slice)
+    for i in range(k):   # corners are written more than once when k > 1, as in ATen
+        dim = k - i + lead - 1
+        left, right = padding[2 * i], padding[2 * i + 1]
+        n = out_shape[dim]
+        if left > 0:
+            inplace.copy_(views.slice(out, dim, 0, left),
+                          views.slice(out, dim, n - left - max(right, 0), n - max(right, 0)))
+        if right > 0:
+            inplace.copy_(views.slice(out, dim, n - right, n),
+                          views.slice(out, dim, max(left, 0), max(left, 0) + right))
+    return out
+
+
 def pad(input: Tensor, pad: Sequence[int], mode: str, value: float | None) -> Tensor:
     """at::_pad_enum past its constant case: the mode, the padding's length, the value,
     then the op of the padding's length and the input's rank."""
@@ -138,8 +179,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str, value: float | None) -> Te
         raise RuntimeError(messages.pad_too_long(len(pad), input.ndim))
     if value is not None and value != 0:
         raise RuntimeError(messages.pad_mode_value(mode))
-    if mode == "circular":
-        raise NotImplementedError(messages.pad_mode_not_modelled(mode))
     if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
         raise NotImplementedError(messages.pad_not_supported(len(pad), input.ndim))
+    if mode == "circular":
+        return pad_circular(input, list(pad))
     return mode_pad(input, pad, mode)

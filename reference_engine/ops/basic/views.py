@@ -56,7 +56,7 @@ def _infer_shape(t: Tensor, shape: Sequence[int]) -> tuple[int, ...]:
     raise RuntimeError(messages.invalid_shape(messages.sizes(shape), numel))
 
 
-def _viewable(t: Tensor, shape: tuple[int, ...]) -> bool:
+def viewable(t: Tensor, shape: tuple[int, ...]) -> bool:
     try:
         np.reshape(t._data, shape, copy=False)
     except ValueError:
@@ -81,7 +81,7 @@ def unsafe_view(self: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 def view(self: Tensor, shape: Sequence[int]) -> Tensor:
     new_shape = _infer_shape(self, shape)
-    if not _viewable(self, new_shape):
+    if not viewable(self, new_shape):
         raise RuntimeError(messages.VIEW_NOT_COMPATIBLE)
     return make_view(self, lambda a: np.reshape(a, new_shape, copy=False), VIEW,
                      self_sym_sizes=tuple(self.shape))
@@ -100,7 +100,7 @@ def reshape(self: Tensor, shape: Sequence[int]) -> Tensor:
     new_shape = _infer_shape(self, shape)
     if self._data.flags.c_contiguous:
         return view(self, new_shape)
-    if _viewable(self, new_shape):
+    if viewable(self, new_shape):
         return make_view(self, lambda a: np.reshape(a, new_shape, copy=False), RESHAPE_ALIAS,
                          self_sym_sizes=tuple(self.shape))
     # ATen: clone to contiguous, then _unsafe_view (a fresh tensor, not a view).
