@@ -158,17 +158,29 @@ class OpNode(Node):
 
     def __getattr__(self, name: str) -> Any:
         # grad_fn._saved_self etc., for introspection like torch's generated properties.
+        # A name the spec saves but this node did not (no input needed it) reads None, as
+        # torch's property of an undefined SavedVariable; a name the node's class does not
+        # have raises as torch's (h39cov: it read None, IndexBackward0's _saved_indices).
+        saved = self.__dict__.get("saved", {})
         if name.startswith("_saved_"):
             key = name[len("_saved_"):]
-            if key in self.__dict__.get("saved", {}):
-                return self.saved[key].unpack(self, in_backward=False)
+            if key in saved:
+                return saved[key].unpack(self, in_backward=False)
             if key in self.__dict__.get("attrs", {}):
                 return self.attrs[key]
-            return None
-        if name.startswith("_raw_saved_"):
+            if key in self._saved_names():
+                return None
+        elif name.startswith("_raw_saved_"):
             # torch's SavedTensor object itself (register_hooks, data, unpack_hook)
-            return self.__dict__.get("saved", {}).get(name[len("_raw_saved_"):])
-        raise AttributeError(name)
+            key = name[len("_raw_saved_"):]
+            if key in saved or key in self._saved_names():
+                return saved.get(key)
+        raise AttributeError(messages.no_attribute(type(self).__name__, name))
+
+    def _saved_names(self) -> set[str]:
+        """Every name this node's spec can save (its generated class's properties)."""
+        spec = self.__dict__.get("spec")
+        return {n for names in spec.saves.values() for n in names} if spec else set()
 
 
 # torch's fallback node for an op without a derivatives.yaml entry is a hand-written C++ node,

@@ -2317,6 +2317,12 @@ def sac_index_not_in_storage(op: str, idx: int) -> str:
             f"storage. {_SAC_MISMATCH}")
 
 
+# CPython's AttributeError for an attribute a grad_fn's class does not have (torch's generated
+# node classes define their _saved_*/_raw_saved_* as properties, so any other name is Python's)
+def no_attribute(cls: str, name: str) -> str:
+    return f"'{cls}' object has no attribute '{name}'"
+
+
 # torch/_ops.py: an op or overload torch.ops.aten does not have
 def aten_no_op(name: str) -> str:
     return f"'_OpNamespace' 'aten' object has no attribute '{name}'"

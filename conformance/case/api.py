@@ -314,7 +314,8 @@ CTX_ENGINE_MEMBERS: frozenset[str] = (
 # `str(x)`: a value's printed form, for what torch's tests look for in it (`"tangent=" in
 # str(x)`); a tensor's full text is its engine's formatting, compared only where bound
 PURE_BUILTINS: frozenset[str] = frozenset(
-    {"len", "range", "float", "int", "assert_close", "object", "str", "repr", "isinstance"})
+    {"len", "range", "float", "int", "assert_close", "object", "str", "repr", "isinstance",
+     "slice"})   # slice(None), slice(a, b, c): literal ints or None only (expressions.call)
 # `weakref` (only `weakref.ref`): calling a weak reference reads nothing a snapshot records,
 # but the call is a value's, so a step holding one is observed in full (changes.py)
 # The exception classes a program may raise (`raise RuntimeError("...")`) or derive its own

@@ -203,7 +203,23 @@ class ExpressionConverter:
         call = ir.Call(self.expr(node.func), tuple(self.expr(a) for a in node.args),
                        tuple(keywords))
         self.check_expectation(node, call)
+        self.check_slice(node)
         return call
+
+    def check_slice(self, node: ast.Call) -> None:
+        """`slice(None)`, `slice(a, b, c)`: the tests build index tuples of them; literal
+        ints or None only, so the object is the one a written `a:b:c` makes."""
+        if not (isinstance(node.func, ast.Name) and node.func.id == "slice"):
+            return
+        def literal(a: ast.expr) -> bool:
+            if isinstance(a, ast.Constant):
+                return a.value is None or type(a.value) is int
+            return (isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub)
+                    and isinstance(a.operand, ast.Constant) and type(a.operand.value) is int)
+        if node.keywords or not 1 <= len(node.args) <= 3 or \
+                not all(literal(a) for a in node.args):
+            raise self.fail(node, "slice(...) takes one to three literal ints or None",
+                            "e.g. slice(None) or slice(1, None, 2)")
 
     def check_expectation(self, node: ast.Call, call: ir.Call) -> None:
         """`raises(kind)` / `warns(kind)` must name a known kind, checked at load time."""

@@ -97,14 +97,14 @@ class FunctionClassConverter(ExpressionConverter):
         return ir.FunctionClass(node.name, tuple(methods), tuple(attributes),
                                 line=node.lineno)
 
-    def default_value(self, node: ast.expr) -> ir.Const:
-        """A default of forward's: a number, a bool or None, as written (never an expression
-        that would run when the class is made)."""
+    def default_value(self, node: ast.expr, function: str = "forward") -> ir.Const:
+        """A default of forward's (or of a top-level def's): a number, a bool or None, as
+        written (never an expression that would run when the function is made)."""
         value = self.expr(node)
         if not isinstance(value, ir.Const) or isinstance(value.value, str) or \
                 value.value is Ellipsis:
-            raise self.fail(node, "a default of forward is a literal number, bool or None",
-                            "write e.g. `def forward(x, y=3):`")
+            raise self.fail(node, f"a default of {function} is a literal number, bool or None",
+                            f"write e.g. `def {function}(x, y=3):`")
         return value
 
     def class_attribute(self, item: ast.Assign,

@@ -169,15 +169,19 @@ class _Converter(FunctionClassConverter):
             raise self.fail(node, f"cannot name a function `{node.name}`: a reserved name",
                             "choose another function name")
         a = node.args
-        if node.decorator_list or node.returns or a.kwonlyargs or a.defaults or \
-                a.posonlyargs or any(p.annotation for p in (a.vararg, a.kwarg) if p):
+        if node.decorator_list or node.returns or a.kwonlyargs or a.posonlyargs or \
+                (a.defaults and (a.vararg or a.kwarg)) or \
+                any(p.annotation for p in (a.vararg, a.kwarg) if p):
             raise self.fail(node, "a function of the program takes plain positional "
-                            "parameters (and `*args`, `**kwargs`), with no decorators or "
-                            "annotations", f"write `def {node.name}(grad):`")
+                            "parameters (the last ones may have literal defaults; or "
+                            "`*args`, `**kwargs`), with no decorators or annotations",
+                            f"write `def {node.name}(grad):`")
+        # literal defaults, as the tests' helpers take them (`def fn(x, retain=True)`)
+        defaults = tuple(self.default_value(d, node.name) for d in a.defaults)
         body = self.body(node.body, in_method=True)   # `return` and `raise` as in a method
         return ir.Def(node.name, tuple(p.arg for p in a.args), body, line=node.lineno,
                       vararg=a.vararg.arg if a.vararg else None,
-                      kwarg=a.kwarg.arg if a.kwarg else None)
+                      kwarg=a.kwarg.arg if a.kwarg else None, defaults=defaults)
 
     def exception_class(self, node: ast.ClassDef) -> ir.ExceptionClass:
         base = node.bases[0]

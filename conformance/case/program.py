@@ -234,6 +234,8 @@ class Def:
     line: int = field(default=0, compare=False)
     vararg: str | None = None
     kwarg: str | None = None
+    # literal values of its last parameters (`def fn(x, retain=True)`), as a method's
+    defaults: tuple[Const, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -355,7 +357,8 @@ def _ast_stmt(s: Stmt) -> ast.stmt:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in s.params],
                              vararg=None if s.vararg is None else ast.arg(s.vararg),
                              kwarg=None if s.kwarg is None else ast.arg(s.kwarg),
-                             kwonlyargs=[], kw_defaults=[], defaults=[])
+                             kwonlyargs=[], kw_defaults=[],
+                             defaults=[_ast_expr(d) for d in s.defaults])
         return ast.FunctionDef(s.name, args, _ast_body(s.body), [], None, lineno=0,
                                **_TYPE_PARAMS)
     if isinstance(s, Delete):

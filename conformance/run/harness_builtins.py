@@ -36,7 +36,7 @@ class HarnessBuiltins(OperationLimits):
             "assert_close": self._assert_close,
             "range": range, "len": len, "float": float, "int": int, "object": PlainObject,
             "weakref": WEAKREF,
-            "str": str, "repr": repr, "isinstance": isinstance,
+            "str": str, "repr": repr, "isinstance": isinstance, "slice": slice,
             # the exception classes a program may raise or derive its own from
             **{name: getattr(builtins, name) for name in api.EXCEPTIONS},
         }

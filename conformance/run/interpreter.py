@@ -196,6 +196,7 @@ class Interpreter(Evaluator):
     def _def(self, stmt: ir.Def, scope: Scope) -> Callable[..., Any]:
         return self._program_function(stmt.name, f"{stmt.name}@{stmt.line}", stmt.params,
                                       stmt.body, scope, has_ctx=False,
+                                      defaults=tuple(d.value for d in stmt.defaults),
                                       star=(stmt.vararg, stmt.kwarg))
 
     def _program_function(self, name: str, source: str, params: Sequence[str],

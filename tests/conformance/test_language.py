@@ -259,3 +259,26 @@ def test_dict_display_round_trips() -> None:
     value = program.body[0].value  # type: ignore[attr-defined]
     assert isinstance(value, ir.Dict) and value.keys == (ir.Const("tensor"), ir.Const(2))
     assert parse(to_source(program)) == program
+
+
+def test_slice_objects_round_trip_and_take_only_literals() -> None:
+    """`slice(None)`, `slice(a, b, c)` with literal ints or None, as the tests build index
+    tuples; anything else (a name, a float, a keyword, no or four arguments) is refused."""
+    source = "x = torch.ones(3, 4)\nidx = (slice(None), slice(1, -1, 2))\ny = x[idx]\n"
+    assert to_source(parse(source)) == source
+    for bad in ("slice()", "slice(1, 2, 3, 4)", "slice(1.5)", "slice(True)", "slice(-None)",
+                "slice(stop=1)", "slice(len(x))"):
+        with pytest.raises(CaseError, match="literal ints or None"):
+            parse(f"x = torch.ones(3)\ny = {bad}\n")
+
+
+def test_a_def_takes_literal_defaults_for_its_last_parameters() -> None:
+    source = "def fn(x, k=2, retain=True, y=None):\n    return x * k\n"
+    program = parse(source)
+    assert [d.value for d in program.body[0].defaults]  # type: ignore[union-attr] == [2, True, None]
+    assert to_source(program) == source
+    for bad in ("def fn(x, k=len(x)):\n    pass\n", "def fn(x, k='a'):\n    pass\n"):
+        with pytest.raises(CaseError, match="a default of fn is a literal"):
+            parse(bad)
+    with pytest.raises(CaseError, match="plain positional"):
+        parse("def fn(x, k=1, *args):\n    pass\n")

@@ -207,7 +207,9 @@ def test_a_function_of_the_program_is_a_hook_that_may_raise() -> None:
     ("class G(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
      "        def g(y):\n            return y\n        return x\n", "top level"),
     ("@staticmethod\ndef f(x):\n    return x\n", "plain positional"),
-    ("def f(x=1):\n    return x\n", "plain positional"),
+    # literal defaults are the language's (5b6719c6), not beside *args nor computed ones
+    ("def f(x=1, *xs):\n    return x\n", "plain positional"),
+    ("def f(x=[1]):\n    return x\n", "a default of f is a literal"),
     ("def f(*, k):\n    return k\n", "plain positional"),
     ("def f(*xs: int):\n    return xs\n", "plain positional"),
     ("def f(x) -> int:\n    return x\n", "plain positional"),

@@ -313,6 +313,21 @@ def test_saved_output_unpacks_as_new_alias():
     assert r is not y and r.grad_fn is y.grad_fn and r._version_counter is y._version_counter
 
 
+def test_grad_fn_unknown_saved_name_raises_as_torch():
+    # torch 2.13: a name the node's generated class lacks raises Python's AttributeError;
+    # one it has but did not save (mul's self, other needing no grad) reads None
+    x = torch.ones(2, requires_grad=True)
+    y = x * torch.ones(2)
+    assert y.grad_fn._saved_self is None and y.grad_fn._saved_other is not None
+    assert y.grad_fn._raw_saved_other is not None
+    for name in ("_saved_foo", "_raw_saved_foo", "_foo"):
+        with pytest.raises(AttributeError) as e:
+            getattr(y.grad_fn, name)
+        assert str(e.value) == f"'MulBackward0' object has no attribute '{name}'"
+    assert not hasattr(x.exp().grad_fn, "_saved_self_foo")
+    assert torch.stack([x, x], 1).grad_fn._saved_dim == 1   # a kept non-tensor value
+
+
 def test_no_numpy_warnings_from_inf_and_nan():
     # torch computes inf and nan silently; NumPy's RuntimeWarnings must not leak from the
     # forward reductions or from any backward formula (0 ** b, inf - inf in a sum of grads).
