@@ -16,7 +16,7 @@ import pytest
 
 from conformance.case import paths
 from conformance.case.diagnostics import CaseError
-from conformance.case.loader import load_case, read_case_text
+from conformance.case.load_cache import cache_directory, load_case_cached
 from conformance.plugin.engine_under_test import ENGINES, configured_engine  # noqa: F401 (tests patch it here)
 from conformance.plugin.items import ConformanceItem, fail
 from conformance.plugin.opinfo_items import OpInfoItem
@@ -120,7 +120,7 @@ class CaseFile(pytest.File):
         try:
             if self.load_error is not None:
                 raise self.load_error
-            case = load_case(name, read_case_text(self.path, name))
+            case = load_case_cached(name, self.path, cache_directory())
         except CaseError as e:
             self.load_error = e
             raise self.CollectError(str(e)) from None
