@@ -18,7 +18,8 @@ The entries live in the user's cache directory, `$XDG_CACHE_HOME/autograd-confor
 (`~/.cache/...` without it), in a folder per fingerprint of the code (the 8 most recently made
 are kept: a change of the engine or the case format starts a new one), or in the folder
 AUTOGRAD_CONFORMANCE_CACHE names; set empty, nothing is kept. Unpickling an entry trusts
-that folder as much as the code that runs: it is the user's own, as is ~/.cache/pip's.
+that folder as much as the code that runs: it is the user's own, as is ~/.cache/pip's, and a
+folder another user owns or can write to is not used at all.
 """
 
 from __future__ import annotations
@@ -87,9 +88,14 @@ def cache_directory() -> Path | None:
     directory = root / code_fingerprint()[:32]
     try:
         if not directory.is_dir():
-            directory.mkdir(parents=True, exist_ok=True)
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             _prune(root, directory)
+        status = directory.stat()
     except OSError:  # a read-only home: every file loaded afresh
+        return None
+    # Entries are unpickled: a folder that another user owns or can write to (a cache
+    # variable pointing into /tmp, say) could hold what they planted, so none is read.
+    if status.st_uid != os.getuid() or status.st_mode & 0o022:
         return None
     return directory
 

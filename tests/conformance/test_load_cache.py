@@ -151,3 +151,21 @@ def test_only_the_latest_fingerprints_folders_are_kept(tmp_path: Path) -> None:
     load_cache._prune(tmp_path, current)
     kept = sorted(p.name for p in tmp_path.iterdir())
     assert kept == ["current", *(f"old{i:02d}" for i in range(3, load_cache.KEPT_FINGERPRINTS + 3))]
+
+
+def test_a_folder_others_can_write_is_not_read(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # Entries are unpickled: a fingerprint folder that another user could have filled (group-
+    # or world-writable, as under /tmp) is never used, and a planted entry is never read.
+    folder = tmp_path / load_cache.code_fingerprint()[:32]
+    folder.mkdir()
+    case_file = tmp_path / "c.yaml"
+    case_file.write_text(CASE)
+    try:
+        monkeypatch.setenv(load_cache.CACHE_VARIABLE, str(tmp_path))
+        for mode, used in ((0o777, False), (0o720, False), (0o700, True)):
+            folder.chmod(mode)
+            load_cache.cache_directory.cache_clear()
+            assert (load_cache.cache_directory() == folder) is used, oct(mode)
+    finally:
+        load_cache.cache_directory.cache_clear()
