@@ -203,11 +203,12 @@ def _test_undefined_backward_mode(func: Callable[..., Any], outputs: tuple[Tenso
         try:
             grads = autograd.grad(to_check, diff, zeros, allow_unused=True)
         except RuntimeError as e:
-            warnings.warn(messages.GRADCHECK_UNDEFINED_BC, UserWarning, stacklevel=4)
+            # torch warns without a stacklevel: the warning points into its gradcheck
+            warnings.warn(messages.GRADCHECK_UNDEFINED_BC, UserWarning, stacklevel=1)
             raise GradcheckError(messages.GRADCHECK_UNDEFINED_FAILED) from e
         for g in grads:
             if g is not None and np.any(g._data != 0):
-                warnings.warn(messages.GRADCHECK_UNDEFINED_BC, UserWarning, stacklevel=4)
+                warnings.warn(messages.GRADCHECK_UNDEFINED_BC, UserWarning, stacklevel=1)
                 raise GradcheckError(messages.GRADCHECK_UNDEFINED_NONZERO)
 
     groups = [[_undefined(o) for o in differentiable_outputs(func(*inputs))]]

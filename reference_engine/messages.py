@@ -341,6 +341,12 @@ def index_out_of_range(index: int, dim: int, size: int) -> str:
     return f"index {index} is out of bounds for dimension {dim} with size {size}"
 
 
+def select_out_of_range(index: int, shape: tuple[int, ...], dim: int) -> str:
+    """TensorShape.cpp select_symint (torch.select, Tensor.select): the dim wrapped."""
+    return (f"select(): index {index} out of range for tensor of size "
+            f"[{', '.join(str(s) for s in shape)}] at dimension {dim}")
+
+
 # TensorAdvancedIndexing.cpp (index_select_out_cpu_): the index checks of its paths; a 1-d or
 # 0-d self's and the general path's (TORCH_CHECK_INDEX, an IndexError), the dim-1 fast path's
 # and an empty self's (TORCH_CHECK, a RuntimeError)
@@ -1265,6 +1271,11 @@ def reduction_dim_empty(op: str, dim: int) -> str:
 def reduction_dim_unspecified(op: str) -> str:
     return (f"{op}: Expected reduction dim to be specified for input.numel() == 0. Specify "
             "the reduction dim with the 'dim' argument.")
+
+
+def arg_extreme_of_empty(op: str) -> str:
+    """ReduceOps.cpp argmax/argmin_out without a dim: an IndexError (TORCH_CHECK_INDEX)."""
+    return f"{op}: Expected reduction dim to be specified for input.numel() == 0."
 
 
 def dim_repeated(dim: int) -> str:

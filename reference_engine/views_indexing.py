@@ -120,7 +120,7 @@ def _apply_basic(self: Tensor, items: tuple[Any, ...], lone: bool
     out, dim = self, 0
     key: list[Any] = []
     advanced = False
-    for item in items:
+    for position, item in enumerate(items):
         if item is None:
             out, dim = unsqueeze(out, dim), dim + 1
             key.append(builtins.slice(None))
@@ -138,6 +138,11 @@ def _apply_basic(self: Tensor, items: tuple[Any, ...], lone: bool
             dim += _dims_of(item)
             advanced = True
         else:
+            # applySelect's text names the item's position in the index (its real_dim, None
+            # and ... counted), not the dim it selects from: t[None, 5] names dimension 1
+            size = out.shape[dim]
+            if not -size <= int(item) < size:
+                raise IndexError(messages.index_out_of_range(int(item), position, size))
             out = select(out, dim, int(item))
     return out, (tuple(key) if advanced else None)
 

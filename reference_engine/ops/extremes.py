@@ -63,7 +63,9 @@ def first_extreme(a: np.ndarray, dims: tuple[int, ...], keepdim: bool,
     differs; that is not modelled."""
     keep = [d for d in range(a.ndim) if d not in dims]
     order = sorted(dims, key=lambda d: -a.strides[d])   # stable: outermost first
-    moved = np.transpose(a, keep + order).reshape([a.shape[d] for d in keep] + [-1])
+    # the reduced length spelled out: with a kept dim of size 0, -1 would be ambiguous
+    n = int(np.prod([a.shape[d] for d in order], dtype=np.int64))
+    moved = np.transpose(a, keep + order).reshape([a.shape[d] for d in keep] + [n])
     pick = (np.argmax if largest else np.argmin)(moved, axis=-1)   # first max, or first NaN
     out = np.take_along_axis(moved, pick[..., None], -1)[..., 0]
     return np.expand_dims(out, dims) if keepdim else out
@@ -81,7 +83,9 @@ def _extreme(spec: OpSpec, largest: bool, self: Tensor, dim: Dims, keepdim: bool
     if self.numel() == 0:
         if dim is None or (not isinstance(dim, int) and len(dim) == 0):
             raise RuntimeError(messages.reduction_dim_unspecified(name + "()"))
-        empty = [d for d in dims if self.shape[d] == 0]
+        # zero_numel_check_dims over the dims as given: its text names -1, not 1
+        given = [dim] if isinstance(dim, int) else list(dim)
+        empty = [g for g, d in zip(given, dims, strict=True) if self.shape[d] == 0]
         if empty:
             raise IndexError(messages.reduction_dim_empty(name + "()", empty[0]))
     if self.dtype.is_complex:   # max_values / min_values are dispatched for real types only
@@ -197,10 +201,15 @@ def _max_min(self: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
             raise NotImplementedError(messages.kernel_not_implemented(f"{name}_all",
                                                                    self.dtype.scalar_name))
         raise RuntimeError(messages.max_min_complex(name))
+    name = "max()" if largest else "min()"
     if dim is None:
+        if self.numel() == 0:   # TensorCompare.cpp max()/min() of every element
+            raise RuntimeError(messages.reduction_dim_unspecified(name))
         out = common.new(_extreme_of_all(self._data, largest), self.dtype, self.device)
         return record(MAX1 if largest else MIN1, out, [self])
     d = common.wrap_dim(dim, self.ndim)
+    if self.ndim and self.shape[d] == 0:   # zero_numel_check_dims, the wrapped dim
+        raise IndexError(messages.reduction_dim_empty(name, d))
     arg = np.argmax if largest else np.argmin
     idx = np.expand_dims(arg(self._data, axis=d), d) if self.ndim else np.zeros((), np.int64)
     values = np.take_along_axis(self._data, idx, d) if self.ndim else self._data
@@ -229,12 +238,17 @@ def _arg_extreme(self: Tensor, dim: int | None, keepdim: bool, largest: bool) ->
     if self.dtype is dtypes.bool_:   # ReduceOps.cpp argmax/argmin_out check
         raise RuntimeError(messages.arg_extreme_bool("argmax" if largest else "argmin"))
     pick = np.argmax if largest else np.argmin
+    name = "argmax()" if largest else "argmin()"
     if dim is None:
+        if self.numel() == 0:
+            raise IndexError(messages.arg_extreme_of_empty(name))
         idx = np.asarray(pick(self._data.reshape(-1)), dtype=np.int64)
         if keepdim:
             idx = idx.reshape((1,) * self.ndim)
         return common.new(idx, dtypes.int64, self.device)
     d = common.wrap_dim(dim, self.ndim)
+    if self.ndim and self.shape[d] == 0:
+        raise IndexError(messages.reduction_dim_empty(name, d))
     data = self._data.reshape(1) if self.ndim == 0 else self._data
     idx = np.asarray(pick(data, axis=d if self.ndim else 0), dtype=np.int64)
     if keepdim and self.ndim:

@@ -128,7 +128,9 @@ def var_values(self: Tensor, dims: tuple[int, ...] | None, correction: float,
     """(var, mean); with `sqrt` (std, std_mean) the root taken in double before rounding."""
     axis = dims if dims else None
     n = self.numel() if axis is None else int(np.prod([self.shape[d] for d in axis]))
-    if n - correction <= 0:
+    # ATen's reduction factor is input numel / output numel: 0 for an empty input, also
+    # where the reduced dims themselves are not empty (var of a (0, 3) tensor along dim 1)
+    if (n if self.numel() else 0) - correction <= 0:
         warnings.warn(messages.var_dof_warning(op), UserWarning, stacklevel=3)
     # ATen's CPU var/var_mean (WelfordOps) accumulate a float32 tensor in double and round
     # once: in float32 the two-pass sum came out an ulp off (found by the generator). A

@@ -285,10 +285,12 @@ def nanmedian(self: Tensor, dim: int | None = None, keepdim: bool = False) -> An
 
 def _mode_line(line: np.ndarray) -> tuple[Any, int]:
     """The most frequent value (of equally frequent ones, the smallest) and the index of
-    its last occurrence."""
+    its last occurrence. The value is read at that index, as ATen's mode_kernel reads the
+    last element of the value's run in its sorted pairs: of 0.0 and -0.0, which compare
+    equal, it gives the later one's sign (np.unique would give the first's)."""
     values, counts = np.unique(line, return_counts=True)
-    v = values[int(np.argmax(counts))]
-    return v, int(np.flatnonzero(line == v)[-1])
+    i = int(np.flatnonzero(line == values[int(np.argmax(counts))])[-1])
+    return line[i], i
 
 
 def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Any:

@@ -288,6 +288,10 @@ def _eigh(A: Tensor, UPLO: str) -> tuple[Tensor, Tensor]:
 
 def linalg_eigh(A: Tensor, UPLO: str = "L") -> Any:
     """torch.linalg.eigh."""
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) and A.ndim >= 2:
+        # as eigvalsh's: the kernel's dispatch refuses an integer or bool A first
+        raise NotImplementedError(messages.kernel_not_implemented("linalg_eigh_cpu",
+                                                                  A.dtype.scalar_name))
     return linalg_eigh_return_type(_eigh(A, UPLO))
 
 

@@ -35,3 +35,29 @@ def test_the_detect_anomaly_warning_points_at_the_callers_line(module: Any) -> N
         with module.autograd.detect_anomaly():
             pass
     assert [w.filename for w in caught] == [__file__]
+
+
+@pytest.mark.parametrize("module", [torch, engine], ids=["torch", "engine"])
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_the_gradcheck_undefined_grad_warning_points_into_gradcheck(module: Any,
+                                                                    fast_mode: bool) -> None:
+    # torch's _check_undefined_grad_support warns without a stacklevel, so the warning points
+    # at its own gradcheck module; the engine's must point at its own likewise (mutation
+    # testing seed 36: the engine's stacklevel=4 pointed at the caller, and 4 made 5 survived)
+    def boom(g: Any) -> None:
+        if g is None:
+            raise RuntimeError("x is undefined")
+
+    def fn(x: Any) -> Any:
+        y = x.clone()
+        y.register_hook(boom)
+        return y
+
+    x = module.ones(1, dtype=module.float64, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        passed = module.autograd.gradcheck(fn, (x,), raise_exception=False,
+                                           fast_mode=fast_mode)
+    assert passed is False
+    gradcheck_file = module.autograd.gradcheck.__code__.co_filename
+    assert [w.filename for w in caught] == [gradcheck_file]

@@ -202,7 +202,7 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
     d = common.wrap_dim(dim, self.ndim)
     size = self.shape[d]
     if not -size <= index < size:
-        raise IndexError(messages.index_out_of_range(index, d, size))
+        raise IndexError(messages.select_out_of_range(index, tuple(self.shape), d))
     i = index % size
     key: tuple[Any, ...] = (builtins.slice(None),) * d + (i, Ellipsis)  # 0-d stays a view
 
