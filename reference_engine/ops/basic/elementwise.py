@@ -109,8 +109,12 @@ def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
         ts = [wrap(self), wrap(other)]
         return record(SUB, zero_tensor.total(ts, _zero_dtype(ts), iterator_result, alpha,
                                              subtract=True), ts, alpha=alpha)
-    return elementwise_op(SUB, lambda a, b: a - alpha * b if alpha != 1 or _complex(a, b)
-                          else a - b, (self, other), alpha=alpha)
+    # ATen's sub is add's kernel with -alpha: self + (-alpha) * other, which for a complex
+    # result differs from self - alpha * other in a zero's sign ((-0-0j) - itself is 0+0j
+    # in torch, whose log is -inf+0j; -0+0j the other way, whose log is -inf+pi j)
+    return elementwise_op(SUB, lambda a, b: a + (-alpha) * b if _complex(a, b)
+                          else a - alpha * b if alpha != 1 else a - b,
+                          (self, other), alpha=alpha)
 
 
 def one_minus(self: Tensor) -> Tensor:
