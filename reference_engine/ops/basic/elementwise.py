@@ -227,7 +227,9 @@ EXP: OpSpec = OpSpec("ExpBackward0", ("self",), {"self": ("result",)},
 LOG: OpSpec = OpSpec("LogBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [div(g, conj_of(c.self))], jvp="auto_element_wise")
 SQRT: OpSpec = OpSpec("SqrtBackward0", ("self",), {"self": ("result",)},
-                      lambda c, g: [div(g, conj_of(mul_scalar(c.result, 2)))],
+                      # derivatives.yaml's grad / (2 * result.conj()): conj, then the
+                      # scalar product (a double backward's graph shows the order)
+                      lambda c, g: [div(g, mul_scalar(conj_of(c.result), 2))],
                       jvp="auto_element_wise")
 SIN: OpSpec = OpSpec("SinBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [mul(g, conj_of(cos(c.self)))], jvp="auto_element_wise")
