@@ -29,6 +29,7 @@ when it diverges from the unfaulted engine. Rows whose node sets are equal share
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import platform
 import re
@@ -75,7 +76,7 @@ class Suite:
             case = load_case(path.relative_to(ROOT), text)
             for item in items_of(case):
                 self.names.append(item.id)
-                self.runs.append(lambda item=item: run_item(item, self.engine).verdict)
+                self.runs.append(functools.partial(self._case, item))
         entries = database.autograd_entries()
         for key in covered():
             if key not in entries:
@@ -85,16 +86,23 @@ class Suite:
                 only = frozenset((k, i) for k, i, _ in parts_of(p) if k == JVP)
                 if only:
                     self.names.append(f"opinfo/{key}::cpu-{dtype}")
-                    self.runs.append(lambda op=entries[key], p=p, only=only: frozenset(
-                        r.part for r in check(op, p, self.engine, torch_engine(),
-                                              self.engine.masks, only=only).parts
-                        if r.verdict not in AGREEING))
+                    self.runs.append(functools.partial(self._jvp_parts, entries[key], p,
+                                                       only))
         self.first_program = len(self.names)
         for name in ("FORWARD", "default"):
             for j in range(programs):
                 self.names.append(f"program {name} {j}")
         for j in range(len(search.programs)):
-            self.runs.append(lambda j=j: search.diverges(j))
+            self.runs.append(functools.partial(search.diverges, j))
+
+    def _case(self, item: Any) -> str:
+        return run_item(item, self.engine).verdict
+
+    def _jvp_parts(self, op: Any, p: Any, only: frozenset[tuple[str, int]]) -> frozenset[str]:
+        """The jvp parts that do not agree with torch."""
+        return frozenset(r.part for r in check(op, p, self.engine, torch_engine(),
+                                                self.engine.masks, only=only).parts
+                         if r.verdict not in AGREEING)
 
     def kind(self, i: int) -> str:
         return "program" if i >= self.first_program else \
@@ -112,7 +120,7 @@ def rows_with_a_jvp(module: Any) -> dict[str, frozenset[str]]:
              if name.startswith(module.__name__ + ".") and name.rsplit(".", 1)[-1] in VIEWS
              for v in vars(sub).values() if isinstance(v, spec_type) and v.jvp is None}
     views |= {"ExpandBackward0", "SqueezeBackward4"}
-    out = {}
+    out: dict[str, frozenset[str]] = {}
     for row in registry.OPS:
         if row.sample is None:
             continue
