@@ -126,6 +126,18 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .legacy_tensor_types import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from .nn import dropout as _dropout_ops  # noqa: F401   (h29ops2: F.feature_alpha_dropout)
 from .ops import (  # noqa: F401
     activations,
@@ -306,6 +318,16 @@ complex128 = cdouble = _dtypes.complex128
 __all__ = [
     "_C",
     "_VF",
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
     "Size",
     "Tensor",
     "_unique",

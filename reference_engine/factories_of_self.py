@@ -13,6 +13,7 @@ import numpy as np
 from . import dtypes, messages
 from .dtypes import device, dtype
 from .factories import _check_input, _finish, _from_array, sized_by_name, tensor
+from .legacy_tensor_types import TensorType
 from .ops.basic import to_copy
 from .ops.common import in_layout_of
 from .tensor import Tensor
@@ -79,6 +80,8 @@ def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False,
     extra = {} if memory_format is None else {"memory_format": memory_format}
     if isinstance(dtype, dtypes.dtype):
         return to_copy.to(self, dtype=dtype, non_blocking=non_blocking, **extra)
+    if isinstance(dtype, TensorType):  # a legacy class: its type string
+        dtype = _type_string(dtype.dtype, device("cpu"))
     if not isinstance(dtype, str):
         raise TypeError(messages.TENSOR_TYPE_ARGUMENT)
     dt, dev = _options_from_string(dtype)

@@ -106,7 +106,7 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch", "manual_seed", {SEEDED_FLAG}),
         ("torch", """no_grad enable_grad set_grad_enabled inference_mode
                      float32 float64 float double float16 half bfloat16
-                     int64 long int32 int int16 short int8 bool
+                     int64 long int32 int int16 short int8 uint8 bool
                      complex64 complex128 cfloat cdouble
                      contiguous_format channels_last preserve_format strided""", ()),
         ("torch.autograd", "grad backward Function Variable", ()),
@@ -132,6 +132,12 @@ _ROWS: tuple[tuple[str, str, frozenset[str]], ...] = tuple(
         ("torch._C._autograd", "SavedTensor", ()),
         # the tensor class, for `isinstance(x, torch.Tensor)` (torch's tests' assertIsInstance)
         ("torch", "Tensor", ()),
+        # the legacy tensor classes (h39fwd): `isinstance(x, torch.FloatTensor)`, their
+        # legacy constructor (sizes, or data) and `x.type(torch.DoubleTensor)`, as
+        # test_autograd's forward-mode and complex tests write them; sized as torch.zeros
+        # (sizes) or torch.tensor (data) by operation_limits.factory_elements
+        ("torch", """FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor
+                     ShortTensor IntTensor LongTensor BoolTensor""", {PURE}),
         ("torch.nn", "Linear", {SEEDED_FLAG}),
         ("torch.nn", "Parameter Module MSELoss BatchNorm1d", ()),
         # containers and activations of test_checkpointing's network (h33cov)

@@ -263,6 +263,7 @@ COMPLEX_UNARY = ("neg", "exp", "log", "sqrt", "clone", "conj")
 COMPLEX_BINARY = ("add", "sub", "mul", "div")
 COMPLEX_REDUCTIONS = ("sum", "mean")
 COMPLEX_OPS = COMPLEX_UNARY + COMPLEX_BINARY + COMPLEX_REDUCTIONS
+BRANCH_CUT = ("log", "sqrt")   # a zero part's sign chooses their value's side of the cut
 # a nonzero complex value's parts: log, sqrt, reciprocal and div by it stay finite
 _PARTS = (0.5, 1.0, -1.0, 1.5, -0.5, 2.0)
 COMPLEX_DTYPE = {"float32": "complex64", "float64": "complex128"}
@@ -299,11 +300,22 @@ def complex_chain(dice: Dice, state: State, settings: GenSettings) -> Emit:
     z, state = state.fresh(COMPLEX_PREFIX)
     stmts.append(assign(z, value))
     zs = [z]
+    negated: set[str] = set()   # the names that descend from a neg
     for _ in range(1 + dice.below(4)):
         op = dice.pick(COMPLEX_UNARY + COMPLEX_BINARY)
         x = name(dice.recent(zs))
+        tainted = x.id in negated
+        if op in BRANCH_CUT and tainted:
+            # torch's complex neg gives a zero part the sign its kernel path gives it: on
+            # this CPU (AVX-512) 0 - x in the vectorized loop (+0), -x in its scalar tail
+            # (-0), so one tensor holds both (neg of six complex128 zeros: four +0, two
+            # -0), and log and sqrt turn that sign into +-pi, +-j (generator_probe.py 100
+            # --table COMPLEX, program 65). Not drawn after a neg: exp instead, the same
+            # dice (the programs without it stay as they were)
+            op = "exp"
         if op in COMPLEX_BINARY:
             other = name(dice.pick(zs)) if dice.chance(2, 3) else _complex_const(dice)
+            tainted = tainted or (isinstance(other, ir.Name) and other.id in negated)
             expr = (call(torch_fn(op), x, other) if dice.chance(1, 2) else
                     ir.BinOp({"add": "+", "sub": "-", "mul": "*", "div": "/"}[op], x, other))
         elif dice.chance(1, 2):
@@ -315,6 +327,8 @@ def complex_chain(dice: Dice, state: State, settings: GenSettings) -> Emit:
         n, state = state.fresh(COMPLEX_PREFIX)
         stmts.append(assign(n, expr))
         zs.append(n)
+        if tainted or op == "neg":
+            negated.add(n)
     last = name(zs[-1])
     ends: tuple[ir.Expr, ...] = (method(last, "abs"), attr(last, "real"), attr(last, "imag"),
                                  call(torch_fn("view_as_real"), last))

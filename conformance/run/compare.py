@@ -121,6 +121,10 @@ def values_differ(a: np.ndarray | TensorSummary | str, b: np.ndarray | TensorSum
     if a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes():
         return None  # bit for bit equal (signed zeros and NaNs included): the common case
     rtol, atol = tolerances(dtype)
+    # the reference's shape is the values' own: a complex one is split into parts below
+    # with them (before, a complex value's parts never matched its reference's shape, so
+    # the float64 twin was never consulted for complex values)
+    referenced = reference is not None and reference.shape == np.shape(b)
     if a.dtype.kind == "c" or b.dtype.kind == "c":
         a, b = _parts(a), _parts(b)
     if a.dtype.kind in "fc" or b.dtype.kind in "fc":
@@ -129,7 +133,7 @@ def values_differ(a: np.ndarray | TensorSummary | str, b: np.ndarray | TensorSum
         if not np.array_equal(nan_a, nan_b):
             return "values"
         close = np.isclose(a64, b64, rtol=rtol, atol=atol) | nan_a
-        if not close.all() and reference is not None and reference.shape == b.shape:
+        if not close.all() and reference is not None and referenced:
             jitter = getattr(reference, "jitter", None)
             ref = _parts(reference) if reference.dtype.kind == "c" else \
                 np.asarray(reference, dtype=np.float64)

@@ -230,11 +230,17 @@ class OperationLimits(Sandbox):
                 self.live -= count
 
 
+LEGACY_CLASSES = frozenset(f"torch.{n}Tensor" for n in (
+    "Float", "Double", "Half", "BFloat16", "Byte", "Char", "Short", "Int", "Long", "Bool"))
+
+
 def factory_elements(path: str, args: list[Any], kwargs: dict[str, Any]) -> int | None:
     """How many elements a tensor factory call would allocate, when its sizes say so (`path`
     a function's dotted path, or a SIZED Tensor method's name)."""
     if path == "new_tensor":
         path = "torch.tensor"   # its data, as torch.tensor's
+    if path in LEGACY_CLASSES:  # torch.FloatTensor(2, 3) is sized, FloatTensor([1.0]) data
+        path = "torch.zeros" if all(isinstance(a, int) for a in args) else "torch.tensor"
     try:
         if path in api.SIZED_FACTORIES or path in api.SIZED_METHODS:
             # full's and new_full's size, then a value; empty_strided's, then strides

@@ -194,3 +194,18 @@ def test_an_op_that_rounds_nothing_is_not_perturbed() -> None:
     ref = rounding.reference(TORCH, program, unit=F64).steps[1].names["y"].values
     assert isinstance(ref, Jittered) and ref.jitter is not None
     assert float(ref.jitter) == 0.0
+
+
+def test_a_complex_value_is_judged_against_its_twin_too() -> None:
+    # benchmarks/generator_probe.py --table COMPLEX, program 46: exp of a complex64 sum of
+    # exps; torch's sum is an ULP further from float64 than the engine's, and exp turns that
+    # into 0.2 on the imaginary part (15 ULPs). The twin's shape is the values' (complex),
+    # not their parts': it was never consulted for a complex value before.
+    t = np.array(483402.28125 + 179403.078125j, dtype=np.complex64)
+    e = np.array(483402.1875 + 179403.3125j, dtype=np.complex64)
+    ref = np.array(483402.2329221748 + 179403.27378715668j)
+    assert values_differ(t, e, "float32") == "values"
+    assert values_differ(t, e, "float32", ref) is None
+    # an engine as far again on the other side is further than torch: still diverges
+    far = np.array(483402.1875 + 179404.0j, dtype=np.complex64)
+    assert values_differ(t, far, "float32", ref) == "values"

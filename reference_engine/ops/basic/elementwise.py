@@ -109,8 +109,12 @@ def sub(self: Any, other: Any, alpha: Number = 1) -> Tensor:
         ts = [wrap(self), wrap(other)]
         return record(SUB, zero_tensor.total(ts, _zero_dtype(ts), iterator_result, alpha,
                                              subtract=True), ts, alpha=alpha)
-    return elementwise_op(SUB, lambda a, b: a - alpha * b if alpha != 1 or _complex(a, b)
-                          else a - b, (self, other), alpha=alpha)
+    # ATen's sub is add's kernel with -alpha: self + (-alpha) * other, which for a complex
+    # result differs from self - alpha * other in a zero's sign ((-0-0j) - itself is 0+0j
+    # in torch, whose log is -inf+0j; -0+0j the other way, whose log is -inf+pi j)
+    return elementwise_op(SUB, lambda a, b: a + (-alpha) * b if _complex(a, b)
+                          else a - alpha * b if alpha != 1 else a - b,
+                          (self, other), alpha=alpha)
 
 
 def one_minus(self: Tensor) -> Tensor:
@@ -223,7 +227,9 @@ EXP: OpSpec = OpSpec("ExpBackward0", ("self",), {"self": ("result",)},
 LOG: OpSpec = OpSpec("LogBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [div(g, conj_of(c.self))], jvp="auto_element_wise")
 SQRT: OpSpec = OpSpec("SqrtBackward0", ("self",), {"self": ("result",)},
-                      lambda c, g: [div(g, conj_of(mul_scalar(c.result, 2)))],
+                      # derivatives.yaml's grad / (2 * result.conj()): conj, then the
+                      # scalar product (a double backward's graph shows the order)
+                      lambda c, g: [div(g, mul_scalar(conj_of(c.result), 2))],
                       jvp="auto_element_wise")
 SIN: OpSpec = OpSpec("SinBackward0", ("self",), {"self": ("self",)},
                      lambda c, g: [mul(g, conj_of(cos(c.self)))], jvp="auto_element_wise")
