@@ -745,6 +745,12 @@ _H33OPS: dict[str, Row] = {
         q, k, v, is_causal=True), [(1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)]),
     "sdpa_fused_scaled": (lambda q, k, v: F.scaled_dot_product_attention(
         q, k, v, scale=0.7), [(2, 1, 4, 3), (2, 1, 2, 3), (2, 1, 2, 3)]),
+    # where torch runs the math composite (3-d inputs are not the fused kernel's): its
+    # _safe_softmax node, causal and not
+    "sdpa_math": (lambda q, k, v: F.scaled_dot_product_attention(
+        q, k, v), [(2, 3, 4), (2, 5, 4), (2, 5, 4)]),
+    "sdpa_math_causal": (lambda q, k, v: F.scaled_dot_product_attention(
+        q, k, v, is_causal=True, scale=0.7), [(2, 4, 3), (2, 4, 3), (2, 4, 3)]),
 }
 assert not OPS.keys() & _H33OPS.keys(), "a row of h33ops's is named twice"
 OPS.update(_H33OPS)
