@@ -1,0 +1,67 @@
+"""Round six of hostile and faulty input (issue 20): what a fault looks like in the report.
+
+An engine's 10 MB message went whole into the trace, the terminal and all three report
+files (50 MB); a report directory whose name holds a newline or an escape sequence split or
+redrew the printed lines that name it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NoReturn
+
+import pytest
+
+from conformance.case import classify
+from conformance.case.loader import load_case
+from conformance.cli.final_line import final_line
+from conformance.report.directory import ReportOutcome, shown
+from conformance.report.files import NotWritten
+from conformance.run.runner import DIVERGES, Item, describe_failure, run_item
+from tests.conformance.wrong_engines import patched
+
+CASE = ("description: d\nfeatures: [grad_fn]\ndevices: [cpu]\ndtypes: [float32]\n"
+        "program: |\n  a = torch.ones(2, requires_grad=True)\n  b = torch.exp(a)\n")
+HUGE = 10_000_000
+
+
+def item() -> Item:
+    return Item(load_case("cases/family/huge.yaml", CASE), "cpu", "float32")
+
+
+def _raises_huge(tail: str) -> Any:
+    def exp(x: Any) -> NoReturn:
+        raise RuntimeError("The size of tensor a " + "x" * HUGE + tail)
+    return exp
+
+
+def test_a_huge_engine_message_is_cut_and_says_how_much() -> None:
+    result = run_item(item(), patched("huge", exp=_raises_huge("")))
+    assert result.verdict == DIVERGES
+    report = describe_failure(result)
+    assert len(report) < 3 * classify.MESSAGE_LIMIT, len(report)
+    cut = HUGE + len("The size of tensor a ") - classify.MESSAGE_LIMIT
+    assert f"... <{cut:,} more characters cut; sha256 of the whole message " in report
+
+
+def test_messages_that_differ_only_after_the_cut_still_differ() -> None:
+    one = classify.text_of(RuntimeError("m" * HUGE + "a"))
+    other = classify.text_of(RuntimeError("m" * HUGE + "b"))
+    assert one != other and len(one) == len(other) < classify.MESSAGE_LIMIT + 100
+    assert classify.text_of(RuntimeError("m" * classify.MESSAGE_LIMIT)) == \
+        "m" * classify.MESSAGE_LIMIT
+
+
+@pytest.mark.parametrize("name", ["rep\nort", "rep\x1b[31mort", "rep\rort", "rep\u2028ort"])
+def test_a_report_directory_name_with_control_characters_is_shown_on_one_line(
+        name: str) -> None:
+    directory = Path("/tmp") / name
+    assert "\n" not in shown(directory) and "\x1b" not in shown(directory)
+    assert shown(directory).isprintable() and name.encode("unicode_escape").decode() \
+        .replace("\\x1b", "\\u001b") in shown(directory)
+    written = ReportOutcome(written=True, status="PASS: 1 pass of 1 collected; 1 executed")
+    for line in (final_line("e", directory, written, 0), final_line("e", directory, None, 4),
+                 str(NotWritten(directory, OSError(28, "No space left on device"),
+                                {}, "PASS"))):
+        assert line.isprintable(), line
+    assert shown(Path("/tmp/plain dir")) == "/tmp/plain dir"
