@@ -7,17 +7,22 @@ redrew the printed lines that name it.
 
 from __future__ import annotations
 
+import os
+import signal
+import warnings
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+import torch
 
 from conformance.case import classify
 from conformance.case.loader import load_case
 from conformance.cli.final_line import final_line
 from conformance.report.directory import ReportOutcome, shown
 from conformance.report.files import NotWritten
-from conformance.run.runner import DIVERGES, Item, describe_failure, run_item
+from conformance.run import compare
+from conformance.run.runner import DIVERGES, PASS, Item, describe_failure, run_item
 from tests.conformance.wrong_engines import patched
 
 CASE = ("description: d\nfeatures: [grad_fn]\ndevices: [cpu]\ndtypes: [float32]\n"
@@ -38,10 +43,12 @@ def _raises_huge(tail: str) -> Any:
 def test_a_huge_engine_message_is_cut_and_says_how_much() -> None:
     result = run_item(item(), patched("huge", exp=_raises_huge("")))
     assert result.verdict == DIVERGES
-    report = describe_failure(result)
-    assert len(report) < 3 * classify.MESSAGE_LIMIT, len(report)
+    assert result.engine_trace is not None and result.engine_trace.failure is not None
+    recorded = str(result.engine_trace.failure.outcome.text)
+    assert len(recorded) < classify.MESSAGE_LIMIT + 100, len(recorded)
     cut = HUGE + len("The size of tensor a ") - classify.MESSAGE_LIMIT
-    assert f"... <{cut:,} more characters cut; sha256 of the whole message " in report
+    assert f"... <{cut:,} more characters cut; sha256 of the whole message " in recorded
+    assert len(describe_failure(result)) < 3 * compare.SHOWN_LIMIT
 
 
 def test_messages_that_differ_only_after_the_cut_still_differ() -> None:
@@ -65,3 +72,50 @@ def test_a_report_directory_name_with_control_characters_is_shown_on_one_line(
                                 {}, "PASS"))):
         assert line.isprintable(), line
     assert shown(Path("/tmp/plain dir")) == "/tmp/plain dir"
+
+
+class _Proxy:
+    """What an engine might return: an object every attribute lookup of which raises."""
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise RuntimeError(f"getattr {name}!")
+
+    def __eq__(self, other: object) -> NoReturn:
+        raise RuntimeError("eq!")
+
+    def __bool__(self) -> NoReturn:
+        raise RuntimeError("bool!")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_an_engine_object_whose_attribute_lookup_raises_is_observed_not_a_crash() -> None:
+    # before: the observer's hasattr(value, "next_functions") raised out of the harness
+    result = run_item(item(), patched("proxy", exp=lambda x: _Proxy()))
+    assert result.verdict == DIVERGES
+    d = result.divergence
+    assert d is not None and d.field == "b.kind" and d.actual == "opaque"
+
+
+def _alarms_itself(x: Any) -> Any:
+    os.kill(os.getpid(), signal.SIGALRM)
+    return torch.exp(x)
+
+
+def test_an_engines_own_sigalrm_is_not_the_item_timing_out() -> None:
+    # before: "ran longer than the time limit of 60 s" for an item that ran for a moment
+    result = run_item(item(), patched("alarm", exp=_alarms_itself), item_timeout=60.0)
+    assert result.verdict == PASS and not result.timed_out, result.reason
+
+
+def _warns_a_lot(x: Any) -> Any:
+    for i in range(20_000):
+        warnings.warn(f"warning {i}", stacklevel=2)
+    return torch.exp(x)
+
+
+def test_a_flood_of_warnings_is_shown_cut() -> None:
+    result = run_item(item(), patched("warner", exp=_warns_a_lot))
+    assert result.verdict == DIVERGES
+    report = describe_failure(result)
+    assert len(report) < 3 * compare.SHOWN_LIMIT and "more characters cut>" in report
