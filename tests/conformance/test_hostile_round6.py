@@ -17,11 +17,12 @@ import pytest
 import torch
 
 from conformance.case import classify
+from conformance.case.diagnostics import CaseError
 from conformance.case.loader import load_case
 from conformance.cli.final_line import final_line
 from conformance.report.directory import ReportOutcome, shown
 from conformance.report.files import NotWritten
-from conformance.run import compare
+from conformance.run import compare, expectations
 from conformance.run.runner import DIVERGES, PASS, Item, describe_failure, run_item
 from tests.conformance.wrong_engines import patched
 
@@ -119,3 +120,17 @@ def test_a_flood_of_warnings_is_shown_cut() -> None:
     assert result.verdict == DIVERGES
     report = describe_failure(result)
     assert len(report) < 3 * compare.SHOWN_LIMIT and "more characters cut>" in report
+
+
+@pytest.mark.parametrize("reason", ['"line\\u001b[31m red"', '"hidden\\rshown"'])
+def test_an_expectations_reason_with_control_characters_is_refused_at_its_line(
+        tmp_path: Path, reason: str) -> None:
+    # before: the escape sequence went raw into the terminal's XFAIL line and summary.md
+    path = tmp_path / "known.yaml"
+    path.write_text(f'known:\n  - items: "cases/b.yaml::*"\n    reason: {reason}\n')
+    with pytest.raises(CaseError, match="the `reason` holds a control character") as e:
+        expectations.load(path)
+    assert e.value.line == 3
+    path.write_text('known:\n  - items: "cases/b.yaml::*"\n    reason: |\n      two\n'
+                    '      lines\n')
+    assert expectations.load(path).known[0].reason == "two\nlines\n"
