@@ -4,6 +4,7 @@ its canonical kind, looked up in the table of kinds.py."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from conformance.case.kinds import KINDS, UNKNOWN
@@ -49,10 +50,26 @@ def text_of(raised: BaseException | Warning | str) -> str:
     report the engine's error, not crash on it. Always a plain str: a subclass's overridden
     methods (strip, splitlines) are the engine's code too."""
     try:
-        return str.__str__(str(raised))
+        text = str.__str__(str(raised))
     except Exception as e:
         return (f"<the {type(raised).__name__}'s str() raised "
                 f"{type(e).__name__} (the engine's message cannot be read)>")
+    return bounded(text)
+
+
+# No torch message comes near this; an engine's 10 MB message went whole into the trace,
+# the terminal and all three report files (50 MB).
+MESSAGE_LIMIT = 10_000
+
+
+def bounded(text: str) -> str:
+    """`text`, or its first MESSAGE_LIMIT characters and a note of how many were cut, with a
+    digest of the whole: two long messages that differ only after the cut still differ."""
+    if len(text) <= MESSAGE_LIMIT:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return (f"{text[:MESSAGE_LIMIT]}... <{len(text) - MESSAGE_LIMIT:,} more characters cut; "
+            f"sha256 of the whole message {digest}>")
 
 
 def exception_name(error: BaseException) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conformance.report.directory import ReportOutcome
+from conformance.report.directory import ReportOutcome, shown
 from conformance.report.status_line import not_written
 
 PREFIX = "autograd-conformance:"
@@ -37,7 +37,7 @@ class Observer:
 def final_line(engine: str, directory: Path, outcome: ReportOutcome | None,
                exit_code: int) -> str:
     if outcome is None:
-        return f"{PREFIX} engine {engine}: no report written to {directory}/ " \
+        return f"{PREFIX} engine {engine}: no report written to {shown(f'{directory}/')} " \
                f"(pytest exit code {exit_code})"
     if outcome.refused:
         return f"{PREFIX} engine {engine}: REFUSED, no report written: {outcome.error} " \
@@ -45,7 +45,8 @@ def final_line(engine: str, directory: Path, outcome: ReportOutcome | None,
     torch = f" vs torch {outcome.torch_version}" if outcome.torch_version else ""
     if outcome.written and outcome.status:
         # the report's own status line (status_line), so the terminal says what it says
-        return f"{PREFIX} engine {engine}{torch}: {outcome.status}; report in {directory}/"
+        where = shown(f"{directory}/")
+        return f"{PREFIX} engine {engine}{torch}: {outcome.status}; report in {where}"
     counts = f"{not_written(outcome.status)}; " if outcome.status else ""
     return f"{PREFIX} engine {engine}{torch}: {counts}{outcome.error or 'no report written'}" \
            f" (pytest exit code {exit_code})"

@@ -40,8 +40,8 @@ def start_report(config: pytest.Config) -> None:
         outcome.error, outcome.refused = str(e), True
         raise pytest.UsageError(str(e)) from None
     except OSError as e:
-        outcome.error = (f"--conformance-report {directory}: cannot use it as the report "
-                         f"directory ({e}); name a writable directory")
+        outcome.error = (f"--conformance-report {report_dir.shown(directory)}: cannot use "
+                         f"it as the report directory ({e}); name a writable directory")
         raise pytest.UsageError(outcome.error) from None
     config.add_cleanup(lambda: lock.release(wrote=config.stash[REPORT_OUTCOME].written))
     config.add_cleanup(terminate_as_interrupt())
@@ -98,5 +98,6 @@ def finish(session: pytest.Session) -> None:
         return
     config.stash[REPORT_OUTCOME] = outcome = report.outcome_of(written[0])
     if reporter is not None:
-        reporter.write_sep("-", f"conformance report: {', '.join(str(p) for p in written)}")
+        reporter.write_sep("-", "conformance report: " +
+                           ", ".join(report_dir.shown(p) for p in written))
         reporter.write_line(outcome.status)

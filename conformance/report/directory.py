@@ -13,6 +13,7 @@ with the fix.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -39,6 +40,13 @@ class ReportOutcome:
     torch_version: str | None = None
     error: str | None = None  # why nothing was written
     refused: bool = False  # another run holds the directory
+
+
+def shown(path: Path | str) -> str:
+    """A path as a message line shows it: quoted, with escapes, when it holds a newline, an
+    escape sequence or the like, which would end the line or redraw the terminal."""
+    text = str(path)
+    return text if text.isprintable() else json.dumps(text)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -153,7 +161,7 @@ class ReportLock:
                 holder = f.read().strip() or "unknown"
                 f.close()
                 raise ReportDirBusy(
-                    f"--conformance-report {self.directory}: another run (pid {holder}) is "
+                    f"--conformance-report {shown(self.directory)}: another run (pid {holder}) is "
                     "writing its report there; wait for it to finish, or give this run a "
                     "directory of its own (--conformance-report OTHER_DIR, or "
                     "autograd-conformance run --report-dir OTHER_DIR)") from None

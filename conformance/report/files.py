@@ -24,7 +24,7 @@ import numpy as np
 from conformance.case import paths
 from conformance.report import html as html_report
 from conformance.report import status_line, summary
-from conformance.report.directory import ReportOutcome, write_set
+from conformance.report.directory import ReportOutcome, shown, write_set
 from conformance.report.hit_rates import HitRates
 from conformance.run.expectations import NONE as NO_EXPECTATIONS
 from conformance.run.expectations import Expectations, Known, declared_backend
@@ -151,8 +151,9 @@ class NotWritten(OSError):
         self.status = status  # the status line the report would have opened with
         self.torch_version = str(info.get("torch_version"))
         reason = f"[Errno {error.errno}] {error.strerror}" if error.strerror else str(error)
-        self.message = (f"the report could not be written to {directory}/ ({reason}); "
-                        f"{directory}/ is left as it was")
+        where = shown(f"{directory}/")
+        self.message = (f"the report could not be written to {where} ({reason}); "
+                        f"{where} is left as it was")
 
     def __str__(self) -> str:
         return self.message

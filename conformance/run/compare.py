@@ -64,12 +64,20 @@ class Divergence:
                 f"engine has {_show(self.actual)}")
 
 
+# A divergence's values as a report shows them, at most this long: an engine that gave 100,000
+# warnings in one statement made a 1 MB line in summary.md and 8 MB of conformance.json.
+SHOWN_LIMIT = 2_000
+
+
 def _show(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return np.array2string(value, precision=8, threshold=64)
     if isinstance(value, TensorSummary):
         return str(value)
-    return repr(value)
+    text = repr(value)
+    if len(text) <= SHOWN_LIMIT:
+        return text
+    return f"{text[:SHOWN_LIMIT]}... <{len(text) - SHOWN_LIMIT:,} more characters cut>"
 
 
 # A complex dtype has the tolerances of its parts' dtype, as in torch.testing.

@@ -288,6 +288,11 @@ def _entry(path: str, index: int, entry: yaml.Node, lines: list[str]) -> Known:
             raise _fail(path, k, f"unknown key `{k.value}`", f"keys: {', '.join(ENTRY_KEYS)}")
     if "reason" not in fields or not str(fields["reason"].value).strip():
         raise _fail(path, entry, "every entry needs a `reason`")
+    if not str(fields["reason"].value).replace("\n", " ").isprintable():
+        # it is printed as the item's xfail reason and written into summary.md: an escape
+        # sequence there redraws the terminal, a carriage return hides what precedes it
+        raise _fail(path, fields["reason"], "the `reason` holds a control character",
+                    "write the reason as plain text (line breaks are allowed)")
     if ("items" in fields) == ("generated" in fields):
         raise _fail(path, entry, "an entry names either `items` or `generated`")
     generated: dict[str, str] = {}

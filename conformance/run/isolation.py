@@ -20,10 +20,13 @@ instead, `interpreter.warn_always`, which gives those warnings every time).
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol, cast
+
+from conformance.run import threads
 
 Resolve = Callable[[str], Any]
 
@@ -190,8 +193,11 @@ class StateChange:
     before: object
     after: object
     restored: bool
+    text: str = ""  # what changed, for what is not a setting (a thread left running)
 
     def describe(self) -> str:
+        if self.text:
+            return self.text
         show = next(s.show for s in SETTINGS if s.name == self.setting)
         text = f"{self.setting} {show(self.after)} (was {show(self.before)})"
         return text if self.restored else f"{text}, which could not be restored"
@@ -223,15 +229,34 @@ class Guarded(Protocol):
     def restore_global_state(self, before: dict[str, object]) -> list[StateChange]: ...
 
 
+# Each engine's settings as its last guarded run left them (after restoring): what the next
+# run must start from. Weak: a test's throwaway engine goes with it.
+_settled: weakref.WeakKeyDictionary[Guarded, dict[str, object]] = \
+    weakref.WeakKeyDictionary()
+
+
 @contextlib.contextmanager
 def guard(engine: Guarded) -> Iterator[list[StateChange]]:
-    """Record the engine's settings; on exit restore them and fill the list with changes."""
+    """Record the engine's settings; on exit restore them, stop the threads the run left
+    running (threads.watch) and fill the list with both.
+
+    Before the run, whatever changed since the engine's last guarded run ended (something
+    outside any item: a thread the harness could not stop, or one that ended before its
+    item did but changed a setting afterwards) is set back first, and not blamed on this
+    item: a verdict depends on its own item only."""
+    settled = _settled.get(engine)
+    if settled is not None:
+        engine.restore_global_state(settled)
     before = engine.global_state()
     changes: list[StateChange] = []
     try:
-        yield changes
+        with threads.watch() as left:
+            yield changes
     finally:
         changes.extend(engine.restore_global_state(before))
+        changes.extend(StateChange("a thread", None, t.name, t.stopped,
+                                   t.describe()) for t in left)
+        _settled[engine] = engine.global_state()
 
 
 def describe(engine: str, changes: list[StateChange]) -> str:

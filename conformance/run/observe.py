@@ -106,6 +106,16 @@ class Observer:
         if value is None or isinstance(value, SCALARS):
             self.out[path] = ValueSnapshot(type(value).__name__, value)
             return
+        try:
+            self._add_value(path, value)
+        except Exception as e:
+            # an engine's object whose attribute lookup, len or iteration raises (a proxy
+            # with a hostile __getattr__): observed as what reading it raised, which
+            # torch's values never do, so the item diverges there instead of crashing
+            self.out[path] = ValueSnapshot(
+                "opaque", f"<reading it raised {type(e).__name__}>")
+
+    def _add_value(self, path: str, value: Any) -> None:
         type_name = type(value).__name__
         if type_name in ("dtype", "device"):
             self.out[path] = ValueSnapshot(type_name, str(value))

@@ -159,8 +159,9 @@ def stopped_at(item: Item, line: int, engine: str, why: str) -> str:
 def _left_changed(item: Item, trace: Trace, *, torch_clean: bool = False) -> str:
     """Why an item whose run left process-global state changed is an error (isolation)."""
     restored = all(c.restored for c in trace.state_changes)
+    undid = "stopped it" if all(c.text for c in trace.state_changes) else "set it back"
     text = (f"{isolation.describe(trace.engine, trace.state_changes)} after running the "
-            "item; " + ("the harness set it back so that no other item sees it. " if restored
+            "item; " + (f"the harness {undid} so that no other item sees it. " if restored
                         else "later items in this process may see what was not restored. "))
     text += ("torch left it as it found it: the engine does not restore what torch restores"
              if torch_clean else
