@@ -4,7 +4,7 @@ Layers, top to bottom; a module imports from its own layer and the layers below 
 
     facade    __init__ (this module: the torch namespace), _exports (the registry's ops)
     library   nn.*, special, linalg, masked, fft, autograd_functional*, gradcheck*, utils.*
-    autograd  autograd, autograd_graph, function*, factories*, _C, autocast_mode
+    autograd  autograd, autograd_graph, function*, factories*, legacy_*, _C, autocast_mode
     ops       ops.* (one op family a file; ops.basic.*: see below), views_*, inplace_*
     core      tensor, tensor_*, graph, autograd_meta, saved, engine, forward_ad, tangent_layout
     base      messages, warn, dtypes, python_scalars, grad_mode, anomaly_mode, registry, dispatch
