@@ -54,11 +54,13 @@ def text_of(raised: BaseException | Warning | str) -> str:
     except Exception as e:
         return (f"<the {type(raised).__name__}'s str() raised "
                 f"{type(e).__name__} (the engine's message cannot be read)>")
-    return bounded(text)
+    return text
 
 
-# No torch message comes near this; an engine's 10 MB message went whole into the trace,
-# the terminal and all three report files (50 MB).
+# What a trace keeps of a message: an engine's 10 MB message went whole into the trace, the
+# terminal and all three report files (50 MB). A message is classified whole and normalised
+# before it is cut: checkpoint's debug error is longer than this until normalise_text drops
+# its operator logs, and its kind is named after them.
 MESSAGE_LIMIT = 10_000
 
 

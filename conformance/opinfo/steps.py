@@ -81,12 +81,14 @@ class Run:
 def _outcome(error: BaseException) -> Outcome:
     text = classify.normalise_text(classify.text_of(error))
     name = classify.exception_name(error)
-    return Outcome(ERROR, classify.classify(text, warning=False, exception=name), name, text)
+    return Outcome(ERROR, classify.classify(text, warning=False, exception=name), name,
+                   classify.bounded(text))
 
 
 def _warning_record(w: warnings.WarningMessage) -> WarningRecord:
     text = classify.normalise_text(classify.text_of(w.message))
-    return WarningRecord(classify.classify(text, warning=True), w.category.__name__, text)
+    return WarningRecord(classify.classify(text, warning=True), w.category.__name__,
+                         classify.bounded(text))
 
 
 def tensors(engine: Engine, value: Any) -> Iterator[Any]:

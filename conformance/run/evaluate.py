@@ -297,12 +297,13 @@ def statement_outcome(error: Exception, *, case_raised: bool = False) -> Outcome
     name = classify.exception_name(error)
     kind = kinds.CASE_RAISED if case_raised else \
         classify.classify(text, warning=False, exception=name)
-    return Outcome(ERROR, kind, name, text)
+    return Outcome(ERROR, kind, name, classify.bounded(text))
 
 
 def warning_record(w: warnings.WarningMessage) -> WarningRecord:
     text = classify.normalise_text(classify.text_of(w.message))
-    return WarningRecord(classify.classify(text, warning=True), w.category.__name__, text)
+    return WarningRecord(classify.classify(text, warning=True), w.category.__name__,
+                         classify.bounded(text))
 
 
 def _is_metadata(e: ir.Expr) -> bool:

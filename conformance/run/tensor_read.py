@@ -201,7 +201,7 @@ def raised_on_read(e: Exception) -> RaisedOnRead:
     """An error a read raised, as an observation: its kind and normalised text."""
     text = classify.normalise_text(classify.text_of(e))
     kind = classify.classify(text, warning=False, exception=classify.exception_name(e))
-    return RaisedOnRead(f"raises {kind}: {text}")
+    return RaisedOnRead(f"raises {kind}: {classify.bounded(text)}")
 
 
 class RaisedOnRead(str):
