@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, messages
 from .factories import _finish
 from .factories import tensor as _tensor
 from .tensor import Size, Tensor
@@ -36,9 +36,8 @@ class TensorType(type):
     def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
         device = kwargs.pop("device", None)
         if kwargs or (device is not None and dtypes.device(device).type != "cpu"):
-            raise NotImplementedError(
-                f"{cls.__name__}(...) with {sorted(kwargs) or ['device']}: not modelled by "
-                "the reference engine")
+            raise NotImplementedError(messages.legacy_constructor_keywords_not_modelled(
+                cls.__name__, sorted(kwargs) or ["device"]))
         if len(args) == 1 and isinstance(args[0], Size):
             args = tuple(args[0])
         if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
@@ -46,9 +45,8 @@ class TensorType(type):
             return _finish(np.zeros(shape, cls.dtype.np), cls.dtype, dtypes.CPU, False)
         if len(args) == 1 and isinstance(args[0], (list, tuple)):
             return _tensor(args[0], dtype=cls.dtype)
-        raise NotImplementedError(
-            f"{cls.__name__}({', '.join(type(a).__name__ for a in args)}): not modelled by "
-            "the reference engine (a tensor or storage argument)")
+        raise NotImplementedError(messages.legacy_constructor_arguments_not_modelled(
+            cls.__name__, ", ".join(type(a).__name__ for a in args)))
 
 
 def _make(dt: dtypes.dtype) -> TensorType:

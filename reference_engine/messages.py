@@ -3613,3 +3613,14 @@ def missing_size_argument(function: str) -> str:
 
 def unexpected_keyword(function: str, name: str) -> str:
     return f"{function}() got an unexpected keyword argument '{name}'"
+
+
+# The legacy tensor classes' forms the engine does not model (legacy_tensor_types.py): never a
+# silent result; not torch's texts (torch accepts these forms).
+def legacy_constructor_keywords_not_modelled(cls: str, keywords: list[str]) -> str:
+    return f"{cls}(...) with {keywords}: not modelled by the reference engine"
+
+
+def legacy_constructor_arguments_not_modelled(cls: str, kinds: str) -> str:
+    return (f"{cls}({kinds}): not modelled by the reference engine (a tensor or storage "
+            "argument)")

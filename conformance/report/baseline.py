@@ -66,6 +66,14 @@ def shown_id(text: str) -> str:
     return text if text.isprintable() else _quoted(text)
 
 
+def printable(text: str) -> str:
+    """`text` with each character that is neither printable nor a line break written as its
+    escape: a reason holding one is refused when the file is read back (it would reach the
+    terminal and summary.md), and a written reason quotes a file name or a message."""
+    return "".join(c if c.isprintable() or c == "\n" else
+                   c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def _is_case_item(record: dict[str, Any]) -> bool:
     return not status_line.is_load_error(record) and record.get("features") != ["generated"]
 
@@ -242,7 +250,8 @@ def _entry_lines(record: dict[str, Any], status: str, indent: int,
         # what an engine gets wrong depends on the backend it compiled with (inductor's
         # divergences are not aot_eager's): the entry holds for the run's backend only
         lines.append(f"{pad}  backend: {_quoted(backend)}")
-    lines.append(f"{pad}  reason: {_quoted('TODO (written from a run): ' + _why(record, status))}")
+    reason = printable("TODO (written from a run): " + _why(record, status))
+    lines.append(f"{pad}  reason: {_quoted(reason)}")
     return lines
 
 
